@@ -1,0 +1,129 @@
+# vigil: the build pipeline, in the order data flows through it.
+#
+#   /sys/kernel/btf/vmlinux --bpftool btf dump--> build/vmlinux.h
+#   bpf/*.bpf.c --clang -target bpf--> build/bpf/*.bpf.o
+#   build/bpf/X.bpf.o --bpftool gen skeleton--> build/X.skel.h
+#   user/**/*.c (+ skeletons) --cc--> build/libvigil.a + build/vigil
+#   tests/targets/*.c --cc--> build/targets/*   (programs vigil is run on)
+#   tests/unit/test_*.c --cc + cmocka--> build/tests/*
+#
+# `make demo` and `make test` run scripts/setup.sh first (fast when nothing
+# is missing), so a fresh Debian 12 machine needs no other step.
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+BUILD := build
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+CFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser
+LDLIBS := -lbpf -ldwarf -lelf -lz
+
+# make test SANITIZE=1: the userspace under ASan and UBSan.
+ifeq ($(SANITIZE),1)
+BUILD := build-san
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+
+MAIN_SRC := user/cli/main.c
+LIB_SRCS := $(filter-out $(MAIN_SRC),$(shell find user -name '*.c' | sort))
+LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+MAIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(MAIN_SRC))
+
+TARGET_SRCS := $(wildcard tests/targets/*.c)
+TARGETS := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(TARGET_SRCS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNITS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all setup demo test unit e2e targets clean bench fuzz install
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(BUILD)/vigil targets
+
+setup:
+	@bash scripts/setup.sh
+
+# --- BPF ---------------------------------------------------------------
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard include/*.h bpf/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
+		-Iinclude -I$(BUILD) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+# --- userspace ---------------------------------------------------------
+$(BUILD)/obj/%.o: %.c $(SKELS) $(wildcard include/*.h) $(shell find user -name '*.h')
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libvigil.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/vigil: $(MAIN_OBJ) $(BUILD)/libvigil.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# --- test targets: built with symbols and frame pointers so a backtrace
+# through them is readable; noinline keeps probed functions real calls.
+targets: $(TARGETS)
+$(BUILD)/targets/%: tests/targets/%.c
+	@mkdir -p $(@D)
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+
+# --- tests -------------------------------------------------------------
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libvigil.a -lcmocka $(LDLIBS)
+
+unit: $(UNITS)
+
+test: setup
+	@$(MAKE) --no-print-directory all unit
+	@BUILD=$(BUILD) bash tests/run.sh
+
+demo: setup
+	@$(MAKE) --no-print-directory all
+	@bash scripts/demo.sh $(BUILD)
+
+include bench/Makefile.inc
+bench: setup bench-progs
+	@$(MAKE) --no-print-directory $(BUILD)/vigil || echo "bench: $(BUILD)/vigil does not build: the vigil rows will be skipped"
+	@QUICK=$(QUICK) BUILD=$(BUILD) bash bench/run.sh
+
+clean:
+	rm -rf build build-san
+
+# --- fuzzing (libFuzzer, clang): make fuzz [FUZZ_SECONDS=600] -------------
+# Each tests/fuzz/fuzz_X.c is built with the parts of user/ that need no
+# kernel and run for FUZZ_SECONDS on its corpus tests/fuzz/corpus_X/.
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_LIB_SRCS := $(wildcard user/spec/*.c user/monitor/*.c user/trace/*.c) user/util/err.c user/util/json.c
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
+	@mkdir -p $(@D)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+		-Iinclude -Iuser -I$(BUILD) -o $@ $< $(FUZZ_LIB_SRCS)
+
+fuzz: $(FUZZERS)
+	@for f in $(FUZZERS); do \
+		name=$$(basename $$f); corpus=tests/fuzz/corpus_$${name#fuzz_}; \
+		mkdir -p $(BUILD)/fuzz/work_$$name; \
+		echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -detect_leaks=1 \
+			$(BUILD)/fuzz/work_$$name $$corpus || exit 1; \
+	done

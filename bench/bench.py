@@ -1,0 +1,765 @@
+#!/usr/bin/env python3
+"""bench/bench.py - vigil's benchmarks (run through bench/run.sh, `make bench`).
+
+1. Per-event cost: build/bench/loop calls a no-op function N times; each row
+   runs the same loop under one observer and reports the loop's own wall
+   time / N (median of K repetitions, interleaved so drift hits every row):
+     native     no probe
+     floor      a near-empty BPF uprobe (bench/floor.bpf.c, own loader)
+     bpftrace   uprobe:LOOP:FUNC { @n = count(); }
+     vigil-user / vigil-kernel   build/vigil run --tier=... bench/loop*.vigil
+     gdb        a breakpoint whose Python stop() reads $rdi and continues
+   for both probed functions: vg_bench_op (starts with push %rbp, emulated by
+   the kernel) and vg_bench_op_ss (starts with test, single-stepped).
+2. Event-gap curve: the same loop with a calibrated amount of work between
+   calls, 1 us .. 10 ms; slowdown = monitored time / native time per call at
+   the same gap, for floor, vigil-user, vigil-kernel and gdb.
+
+Every probed run is checked: the observer must report exactly N hits, the
+target must exit 0 and leave nothing behind, and no uprobe may remain on the
+loop binary at the end. A failed measurement prints FAILED (never a number)
+and makes the driver exit 1.
+
+Outputs: build/bench/*.csv, build/bench/summary.md, build/bench/event_gap.png
+(and docs/perf/event_gap.png on a full run); a summary on stdout.
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FUNC = {"op": "vg_bench_op", "ss": "vg_bench_op_ss"}
+FUNC_DESC = {
+    "op": "vg_bench_op (push %rbp: emulated)",
+    "ss": "vg_bench_op_ss (test: single-stepped)",
+}
+SPEC = "bench/loop.vigil"  # one property per function
+PER_EVENT_TOOLS = ["native", "floor", "bpftrace", "vigil-user", "vigil-kernel", "gdb"]
+GAP_TOOLS = ["native", "floor", "vigil-user", "vigil-kernel", "gdb"]
+
+
+def log(msg):
+    print("bench: " + msg, flush=True)
+
+
+class Failure(Exception):
+    """A measurement that did not give a trustworthy number."""
+
+
+# --------------------------------------------------------------------------
+# running one observed loop
+
+
+def descendants(pid):
+    """Pids of pid's descendants (children first found through /proc)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                kids = open("/proc/%d/task/%s/children" % (p, t)).read().split()
+            except OSError:
+                continue
+            for k in kids:
+                out.append(int(k))
+                todo.append(int(k))
+    return out
+
+
+def kill_pid(pid):
+    for sig in (signal.SIGCONT, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+class Bench:
+    def __init__(self, args):
+        self.build = os.path.join(ROOT, args.build)
+        self.out = os.path.join(self.build, "bench")
+        self.loop = os.path.join(self.out, "loop")
+        self.floor = os.path.join(self.out, "floor")
+        self.vigil = os.path.join(self.build, "vigil")
+        self.gdbpy = os.path.join(ROOT, "bench", "gdb_count.py")
+        self.tmp = tempfile.mkdtemp(prefix="vigil-bench.")
+        self.logdir = os.path.join(self.out, "logs")  # output of failed runs
+        shutil.rmtree(self.logdir, ignore_errors=True)
+        os.makedirs(self.logdir, exist_ok=True)
+        self.nrun = 0
+        self.rec_event = None  # ring-buffer bytes of one user-tier record
+        self.rec_kstep = None
+
+    def cleanup(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _kill_target(self, pidfile):
+        """Kill the loop process if it outlived its observer. True if it did."""
+        try:
+            pid = int(open(pidfile).read())
+        except (OSError, ValueError):
+            return False
+        try:
+            exe = os.readlink("/proc/%d/exe" % pid)
+        except OSError:
+            return False  # gone
+        if os.path.realpath(exe) != os.path.realpath(self.loop):
+            return False  # pid reused by someone else's process
+        for sig in (signal.SIGCONT, signal.SIGKILL):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        return True
+
+    def run(self, tool, phases, timeout):
+        """Run the loop under one observer. phases: [(fn, n, work_units)].
+        Returns a dict: phase_ns (per phase), wall_s, hits {fn: n} (None for
+        native), and for vigil events, lost and rb_bytes."""
+        self.nrun += 1
+        label = "%s#%d" % (tool, self.nrun)
+        pidfile = os.path.join(self.tmp, "pid.%d" % self.nrun)
+        jsonfile = os.path.join(self.tmp, "vigil.%d.json" % self.nrun)
+        used = []
+        for fn, _, _ in phases:
+            if fn not in used:
+                used.append(fn)
+        loop = [self.loop]
+        for fn, n, work in phases:
+            loop += ["--phase", "%s:%d:%d" % (fn, n, work)]
+        loop += ["--pidfile", pidfile, "--max-seconds", str(int(timeout) + 5)]
+        env = None
+        if tool == "native":
+            cmd = loop
+        elif tool == "floor":
+            cmd = [self.floor, ",".join(FUNC[f] for f in used), "--"] + loop
+        elif tool == "bpftrace":
+            prog = " ".join("uprobe:%s:%s { @%s = count(); }" % (self.loop, FUNC[f], f)
+                            for f in used)
+            cmd = ["bpftrace", "-e", prog, "-c", " ".join(loop)]
+        elif tool in ("vigil-user", "vigil-kernel"):
+            cmd = [self.vigil, "run", "--tier=" + tool.split("-")[1],
+                   "--json", jsonfile, os.path.join(ROOT, SPEC), "--"] + loop
+        elif tool == "gdb":
+            cmd = ["gdb", "-batch", "-nx", "-x", self.gdbpy, "--args"] + loop
+            env = dict(os.environ, VG_BENCH_FN=",".join(FUNC[f] for f in used))
+        else:
+            raise ValueError(tool)
+
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, env=env, cwd=ROOT,
+                             start_new_session=True, text=True)
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # the observer's descendants may be in sessions of their own
+            # (vigil runs its target in one): kill them by pid first
+            for pid in descendants(p.pid):
+                kill_pid(pid)
+            os.killpg(p.pid, signal.SIGKILL)
+            out, err = p.communicate()
+            self._kill_target(pidfile)
+            path = self._save_log(label, cmd, out, err, "timeout")
+            raise Failure("%s: no result within %ds (output in %s)" % (tool, timeout, path))
+        wall = time.monotonic() - t0
+        # Everything the observer started must be gone with it.
+        try:
+            os.killpg(p.pid, 0)
+            os.killpg(p.pid, signal.SIGKILL)
+            leftover = True
+        except ProcessLookupError:
+            leftover = False
+        if self._kill_target(pidfile):
+            leftover = True
+        text = out + "\n" + err
+        if leftover:
+            path = self._save_log(label, cmd, out, err, "leftover")
+            raise Failure("%s: left a process behind, killed it (output in %s)" % (tool, path))
+        if p.returncode != 0:
+            path = self._save_log(label, cmd, out, err, "exit %d" % p.returncode)
+            raise Failure("%s: exit status %d (output in %s)" % (tool, p.returncode, path))
+
+        phase_ns = []
+        for i, (fn, n, work) in enumerate(phases):
+            m = re.search(r"^loop: phase=%d fn=%s n=%d work=%d ns=(\d+)$" % (i, fn, n, work),
+                          text, re.M)
+            if not m:
+                path = self._save_log(label, cmd, out, err, "no phase line")
+                raise Failure("%s: the loop did not report phase %d (output in %s)"
+                              % (tool, i, path))
+            phase_ns.append(int(m.group(1)))
+        m = re.search(r"^loop: warmup op=(\d+) ss=(\d+)$", text, re.M)
+        if not m:
+            path = self._save_log(label, cmd, out, err, "no warmup line")
+            raise Failure("%s: the loop did not report its warm-up (output in %s)" % (tool, path))
+        # what an observer must have seen: the phases plus the untimed warm-up
+        calls = {"op": int(m.group(1)), "ss": int(m.group(2))}
+        for fn, n, _ in phases:
+            calls[fn] += n
+        r = {"phase_ns": phase_ns, "wall_s": wall, "hits": {}, "events": None,
+             "lost": None, "rb_bytes": None, "calls": sum(calls.values())}
+
+        for fn in used:
+            if tool == "floor":
+                r["hits"][fn] = self._int(r"^floor: %s hits=(\d+)$" % FUNC[fn], text)
+            elif tool == "bpftrace":
+                # bpftrace prints nothing for a map that was never written
+                h = self._int(r"^@%s: (\d+)$" % fn, text)
+                r["hits"][fn] = 0 if h is None else h
+            elif tool == "gdb":
+                r["hits"][fn] = self._int(r"^gdb: %s hits=(\d+) " % FUNC[fn], text)
+        if tool.startswith("vigil"):
+            self._vigil_stats(r, jsonfile, tool)
+        if tool != "native":
+            for fn in used:
+                if r["hits"].get(fn) != calls[fn]:
+                    path = self._save_log(label, cmd, out, err, "hits")
+                    raise Failure("%s: %s reported %s hits for %d calls (output in %s)"
+                                  % (tool, FUNC[fn], r["hits"].get(fn), calls[fn], path))
+        return r
+
+    @staticmethod
+    def _int(rx, text):
+        m = re.search(rx, text, re.M)
+        return int(m.group(1)) if m else None
+
+    def _vigil_stats(self, r, jsonfile, tool):
+        stats = None
+        try:
+            with open(jsonfile) as f:
+                for line in f:
+                    line = line.strip()
+                    if line:
+                        obj = json.loads(line)
+                        if obj.get("type") == "stats":
+                            stats = obj
+        except (OSError, ValueError):
+            stats = None
+        if stats is None:
+            raise Failure("%s: no {\"type\":\"stats\"} line in --json output" % tool)
+        if stats.get("violations"):
+            raise Failure("%s: reported a violation of a property that holds" % tool)
+        r["events"] = stats.get("events")
+        r["lost"] = stats.get("lost")
+        if r["lost"]:
+            # the monitor did less than the full work: its time would flatter it
+            raise Failure("%s: lost %s events (ring buffer full)" % (tool, r["lost"]))
+        for pr in stats.get("probes", []):
+            for fn, name in FUNC.items():
+                if pr.get("name") == name:
+                    r["hits"][fn] = pr.get("hits")
+        # Ring-buffer bytes: the records the user side received ("events" in
+        # the stats counts records) x their size in the ring buffer. The user
+        # tier sends one VG_REC_EVENT per hit; the kernel tier only
+        # VG_REC_KSTEP records for transitions worth reporting.
+        if r["events"] is not None and self.rec_event:
+            size = self.rec_event if tool == "vigil-user" else self.rec_kstep
+            r["rb_bytes"] = r["events"] * size
+
+    def _save_log(self, label, cmd, out, err, why):
+        path = os.path.join(self.logdir, "fail-%s.log" % label.replace("#", "-"))
+        with open(path, "w") as f:
+            f.write("# %s\n# %s\n--- stdout\n%s\n--- stderr\n%s\n"
+                    % (why, " ".join(cmd), out, err))
+        return os.path.relpath(path, ROOT)
+
+
+# --------------------------------------------------------------------------
+# statistics and tables
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, digits=3):
+    """A number with `digits` significant figures, no exponent for ordinary sizes."""
+    if x is None:
+        return "-"
+    if x == 0:
+        return "0"
+    mag = int(math.floor(math.log10(abs(x))))
+    dec = max(0, digits - 1 - mag)
+    return "%.*f" % (dec, x)
+
+
+def fmt_ns(ns):
+    if ns is None:
+        return "-"
+    if abs(ns) >= 999.5e3:
+        return fmt(ns / 1e6) + " ms"
+    if abs(ns) >= 999.5:
+        return fmt(ns / 1e3) + " us"
+    return fmt(ns) + " ns"
+
+
+def table(header, rows):
+    """Aligned columns: first column left, the others right."""
+    rows = [list(r) + [""] * (len(header) - len(r)) for r in rows]
+    cols = [header] + rows
+    w = [max(len(str(r[i])) for r in cols) for i in range(len(header))]
+    lines = []
+    for k, r in enumerate(cols):
+        cells = [str(c).ljust(w[i]) if i == 0 else str(c).rjust(w[i])
+                 for i, c in enumerate(r)]
+        lines.append("  ".join(cells).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * x for x in w))
+    return "\n".join(lines)
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(out)
+
+
+def write_csv(path, header, rows):
+    with open(path, "w") as f:
+        f.write(",".join(header) + "\n")
+        for r in rows:
+            f.write(",".join("" if c is None else str(c) for c in r) + "\n")
+
+
+# --------------------------------------------------------------------------
+# the machine
+
+
+def machine_info():
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+
+    def version(cmd):
+        try:
+            o = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+            return (o.stdout or o.stderr).splitlines()[0].strip()
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            return "?"
+
+    return [
+        ("nproc", str(os.cpu_count())),
+        ("kernel", platform.release()),
+        ("cpu", cpu),
+        ("load average at start", " ".join(open("/proc/loadavg").read().split()[:3])),
+        ("gcc", version(["cc", "--version"])),
+        ("bpftrace", version(["bpftrace", "--version"])),
+        ("gdb", version(["gdb", "--version"])),
+    ]
+
+
+def probes_on_loop(loop):
+    """Uprobes (bpftool perf list) attached to the loop binary right now."""
+    try:
+        o = subprocess.run(["bpftool", "perf", "list"], capture_output=True,
+                           text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise Failure("bpftool perf list: %s" % e)
+    return [l for l in o.stdout.splitlines() if loop in l]
+
+
+# --------------------------------------------------------------------------
+# 1. per-event cost
+
+
+# rough cost per call of each observer, only to set generous time limits
+EST_NS = {"native": 0, "floor": 15e3, "bpftrace": 15e3, "vigil-user": 50e3,
+          "vigil-kernel": 25e3, "gdb": 2e6}
+
+
+def timeout_for(tool, phases, unit):
+    est = sum(n * (w * unit + 10 + EST_NS[tool]) for _, n, w in phases) / 1e9
+    return int(60 + 5 * est)
+
+
+def per_event(b, cfg, tools, failures):
+    """One run per tool and repetition, with one phase per function (order
+    alternating between repetitions). Returns {tool: [run dicts]}."""
+    raw = []
+    res = {t: [] for t in tools}
+    for rep in range(cfg["reps"]):
+        order = ["op", "ss"] if rep % 2 == 0 else ["ss", "op"]
+        for tool in tools:
+            if res[tool] is None:
+                continue  # failed before: no more runs
+            phases = [(fn, cfg["n"][tool][fn], 0) for fn in order]
+            try:
+                r = b.run(tool, phases, timeout_for(tool, phases, 1.0))
+            except Failure as e:
+                failures.append("per-event %s: %s" % (tool, e))
+                log("FAILED per-event %s: %s" % (tool, e))
+                res[tool] = None
+                continue
+            r["per_call"] = {}
+            r["n"] = {}
+            for (fn, n, _), ns in zip(phases, r["phase_ns"]):
+                r["per_call"][fn] = ns / n
+                r["n"][fn] = n
+                raw.append([rep + 1, tool, fn, n, ns, "%.3f" % (ns / n), "%.3f" % r["wall_s"],
+                            r["hits"].get(fn), r["events"], r["lost"], r["rb_bytes"]])
+            r["fixed_s"] = r["wall_s"] - sum(r["phase_ns"]) / 1e9
+            res[tool].append(r)
+        log("per-event: repetition %d/%d done" % (rep + 1, cfg["reps"]))
+    write_csv(os.path.join(b.out, "per_event_raw.csv"),
+              ["rep", "row", "function", "n", "loop_ns", "ns_per_event", "run_wall_s",
+               "hits", "vigil_records", "vigil_lost", "run_rb_bytes"], raw)
+    return res
+
+
+def per_event_summary(b, res, skipped):
+    """The per-event tables (one per function) and the fixed-cost table."""
+    header = ["row", "N", "ns/event", "spread", "added", "x native", "x floor",
+              "ringbuf B/event"]
+    out = {}
+    csv_rows = []
+    for fn in FUNC:
+        stats = {}
+        for tool, runs in res.items():
+            if runs:
+                per = [r["per_call"][fn] for r in runs]
+                rb = [r["rb_bytes"] / r["calls"] for r in runs if r["rb_bytes"] is not None]
+                stats[tool] = {"n": runs[0]["n"][fn], "med": med(per), "min": min(per),
+                               "max": max(per), "reps": len(per),
+                               "rb": med(rb) if rb else None}
+        nat = stats.get("native", {}).get("med")
+        flo = stats.get("floor", {}).get("med")
+        rows = []
+        for tool in PER_EVENT_TOOLS:
+            if tool in skipped:
+                rows.append([tool, "-", "skipped: " + skipped[tool], "", "", "", "", ""])
+                continue
+            st = stats.get(tool)
+            if st is None:
+                rows.append([tool, "-", "FAILED", "", "", "", "", ""])
+                continue
+            spread = (st["max"] - st["min"]) / st["med"] * 100 if st["med"] else 0
+            added = st["med"] - nat if nat is not None and tool != "native" else None
+            rows.append([tool, st["n"], fmt_ns(st["med"]), "%.0f%%" % spread,
+                         fmt_ns(added) if added is not None else "-",
+                         fmt(st["med"] / nat) if nat else "-",
+                         fmt(st["med"] / flo) if flo else "-",
+                         fmt(st["rb"]) if st["rb"] is not None else "-"])
+            csv_rows.append([fn, tool, st["n"], st["reps"], "%.3f" % st["med"],
+                             "%.3f" % st["min"], "%.3f" % st["max"],
+                             "%.3f" % added if added is not None else "",
+                             "%.4f" % (st["med"] / nat) if nat else "",
+                             "%.4f" % (st["med"] / flo) if flo else "",
+                             "%.1f" % st["rb"] if st["rb"] is not None else ""])
+        out[fn] = (header, rows)
+    write_csv(os.path.join(b.out, "per_event.csv"),
+              ["function", "row", "n", "reps", "ns_per_event_median", "ns_min", "ns_max",
+               "added_ns", "ratio_native", "ratio_floor", "rb_bytes_per_event"], csv_rows)
+
+    # what a run costs besides the loop: start, load, attach, warm-up, exit
+    fixed_rows = []
+    for tool in PER_EVENT_TOOLS:
+        runs = res.get(tool)
+        if runs:
+            f = [r["fixed_s"] for r in runs]
+            fixed_rows.append([tool, "%.2f" % med(f), "%.2f" % min(f), "%.2f" % max(f)])
+    return out, (["row", "median s", "min s", "max s"], fixed_rows)
+
+
+# --------------------------------------------------------------------------
+# 2. event-gap curve
+
+
+def calibrate(b):
+    vals = []
+    for _ in range(3):
+        o = subprocess.run([b.loop, "--calibrate"], capture_output=True, text=True,
+                           timeout=60)
+        m = re.search(r"ns_per_unit=([0-9.]+)", o.stdout)
+        if o.returncode != 0 or not m:
+            raise Failure("loop --calibrate failed: %s" % (o.stdout + o.stderr))
+        vals.append(float(m.group(1)))
+    return med(vals)
+
+
+def gap_n(tool, gap_ns, cfg):
+    """Calls per run at this gap: about cfg's target time of native work."""
+    if tool == "gdb":
+        n = cfg["gap_time_gdb_s"] * 1e9 / (gap_ns + 300e3)  # ~300 us per gdb hit
+        return int(max(cfg["gap_nmin_gdb"], min(cfg["gap_nmax_gdb"], round(n))))
+    n = cfg["gap_time_s"] * 1e9 / gap_ns
+    return int(max(cfg["gap_nmin"], min(cfg["gap_nmax"], round(n))))
+
+
+def event_gap(b, cfg, tools, failures):
+    """One run per tool and repetition, one phase per gap (ascending, then
+    descending on the next repetition)."""
+    unit = calibrate(b)
+    log("work calibration: %.4f ns per unit" % unit)
+    gaps = cfg["gaps"]
+    work = {g: max(0, int(round(g / unit))) for g in gaps}
+    samples = {(g, t): [] for g in gaps for t in tools}
+    failed = set()
+    raw = []
+    for rep in range(cfg["reps_gap"]):
+        order = gaps if rep % 2 == 0 else list(reversed(gaps))
+        for tool in tools:
+            if tool in failed:
+                continue
+            phases = [("op", gap_n(tool, g, cfg), work[g]) for g in order]
+            try:
+                r = b.run(tool, phases, timeout_for(tool, phases, unit))
+            except Failure as e:
+                failures.append("event-gap %s: %s" % (tool, e))
+                log("FAILED event-gap %s: %s" % (tool, e))
+                failed.add(tool)
+                continue
+            for g, (_, n, w), ns in zip(order, phases, r["phase_ns"]):
+                samples[(g, tool)].append(ns / n)
+                raw.append([g, w, tool, rep + 1, n, ns, "%.3f" % (ns / n)])
+        log("event-gap: repetition %d/%d done" % (rep + 1, cfg["reps_gap"]))
+    write_csv(os.path.join(b.out, "event_gap_raw.csv"),
+              ["gap_nominal_ns", "work_units", "tool", "rep", "n", "loop_ns",
+               "ns_per_call"], raw)
+
+    curve = {t: [] for t in tools if t != "native" and t not in failed}
+    if "native" in failed:
+        return unit, {}, failed
+    rows = []
+    for g in gaps:
+        nat = med(samples[(g, "native")])
+        for t in curve:
+            mon = med(samples[(g, t)])
+            curve[t].append((g, nat, mon, mon / nat))
+            rows.append([g, work[g], "%.1f" % nat, t, "%.1f" % mon, "%.4f" % (mon / nat)])
+    write_csv(os.path.join(b.out, "event_gap.csv"),
+              ["gap_nominal_ns", "work_units", "native_ns_per_call", "tool",
+               "monitored_ns_per_call", "slowdown"], rows)
+    return unit, curve, failed
+
+
+def crossing(points, thr):
+    """Smallest native time per call beyond which every measured slowdown is
+    below thr, interpolated in log-log between the two points around it."""
+    if not points:
+        return None
+    above = [i for i, p in enumerate(points) if p[3] >= thr]
+    if not above:
+        return "< " + fmt_ns(points[0][1]) + " (below at every gap)"
+    j = above[-1]
+    if j == len(points) - 1:
+        return "> " + fmt_ns(points[-1][1]) + " (not reached)"
+    (x0, s0), (x1, s1) = (points[j][1], points[j][3]), (points[j + 1][1], points[j + 1][3])
+    lx0, lx1, ls0, ls1 = math.log(x0), math.log(x1), math.log(s0), math.log(s1)
+    lx = lx0 + (math.log(thr) - ls0) * (lx1 - lx0) / (ls1 - ls0) if ls1 != ls0 else lx0
+    return fmt_ns(math.exp(lx))
+
+
+def plot(b, curve, png_paths):
+    if not shutil.which("gnuplot"):
+        raise Failure("gnuplot not found")
+    names = {"floor": "empty BPF uprobe (floor)", "vigil-user": "vigil user tier",
+             "vigil-kernel": "vigil kernel tier", "gdb": "gdb Python breakpoint"}
+    plots = []
+    for t, pts in curve.items():
+        dat = os.path.join(b.out, "event_gap_%s.dat" % t)
+        with open(dat, "w") as f:
+            f.write("# native_us_per_call slowdown\n")
+            for g, nat, mon, s in pts:
+                f.write("%.6f %.6f\n" % (nat / 1e3, s))
+        plots.append("'%s' using 1:2 with linespoints lw 2 pt 7 title '%s'" % (dat, names[t]))
+    plots.append("1.05 with lines dt 2 lc rgb 'gray40' title '1.05x (5%)'")
+    plots.append("2 with lines dt 3 lc rgb 'gray20' title '2x'")
+    term = "pngcairo size 960,600 font ',11'"
+    probe = subprocess.run(["gnuplot", "-e", "set terminal pngcairo"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0 or probe.stderr.strip():
+        term = "png size 960,600"
+    xs = [p[1] / 1e3 for pts in curve.values() for p in pts]
+    xrange = "set xrange [%g:%g]" % (min(xs) / 1.5, max(xs) * 1.5)
+    for png in png_paths:
+        os.makedirs(os.path.dirname(png), exist_ok=True)
+        script = "\n".join([
+            "set terminal " + term,
+            "set output '%s'" % png,
+            "set title 'Slowdown of a loop calling one monitored function (vg\\_bench\\_op)'",
+            "set xlabel 'time between monitored calls, native (microseconds)'",
+            "set ylabel 'slowdown: monitored / native time'",
+            "set logscale xy", xrange, "set yrange [0.8:*]",
+            "set grid xtics ytics mxtics",
+            "set key top right",
+            "set format x '%g'", "set format y '%g'",
+            "plot " + ", \\\n  ".join(plots),
+            ""])
+        o = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True,
+                           timeout=60)
+        if o.returncode != 0 or not os.path.exists(png):
+            raise Failure("gnuplot failed: %s" % o.stderr)
+
+
+# --------------------------------------------------------------------------
+
+
+def config(quick):
+    if quick:
+        return {
+            "reps": 5, "reps_gap": 3,
+            "n": {"native": {"op": 2000000, "ss": 2000000},
+                  "floor": {"op": 100000, "ss": 10000},
+                  "bpftrace": {"op": 100000, "ss": 10000},
+                  "vigil-user": {"op": 100000, "ss": 10000},
+                  "vigil-kernel": {"op": 100000, "ss": 10000},
+                  "gdb": {"op": 300, "ss": 300}},
+            "gaps": [1e3, 1e4, 1e5, 1e6, 1e7],
+            "gap_time_s": 0.05, "gap_nmin": 5, "gap_nmax": 50000,
+            "gap_time_gdb_s": 0.15, "gap_nmin_gdb": 5, "gap_nmax_gdb": 400,
+        }
+    return {
+        "reps": 7, "reps_gap": 7,
+        "n": {"native": {"op": 20000000, "ss": 20000000},
+              "floor": {"op": 400000, "ss": 40000},
+              "bpftrace": {"op": 400000, "ss": 40000},
+              "vigil-user": {"op": 400000, "ss": 40000},
+              "vigil-kernel": {"op": 400000, "ss": 40000},
+              "gdb": {"op": 2000, "ss": 2000}},
+        "gaps": [1e3 * 10 ** (i / 3) for i in range(13)],  # 1 us .. 10 ms
+        "gap_time_s": 0.25, "gap_nmin": 20, "gap_nmax": 200000,
+        "gap_time_gdb_s": 0.6, "gap_nmin_gdb": 20, "gap_nmax_gdb": 2000,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions and gaps")
+    ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
+    ap.add_argument("--only", choices=["per-event", "event-gap"], help="run one part")
+    args = ap.parse_args()
+    t_start = time.monotonic()
+
+    if os.geteuid() != 0:
+        print("bench: needs root (uprobes, BPF, ptrace); run it as root", file=sys.stderr)
+        return 3
+    b = Bench(args)
+    for p in (b.loop, b.floor, os.path.join(b.out, "recsize")):
+        if not os.access(p, os.X_OK):
+            print("bench: %s missing: run `make bench`, which builds it" % p,
+                  file=sys.stderr)
+            return 3
+    o = subprocess.run([os.path.join(b.out, "recsize")], capture_output=True, text=True)
+    m = re.match(r"event=(\d+) kstep=(\d+)", o.stdout)
+    if m:
+        b.rec_event, b.rec_kstep = int(m.group(1)), int(m.group(2))
+
+    cfg = config(args.quick)
+    skipped = {}
+    for tool, exe in (("bpftrace", "bpftrace"), ("gdb", "gdb")):
+        if not shutil.which(exe):
+            skipped[tool] = exe + " not installed"
+    if not os.access(b.vigil, os.X_OK):
+        skipped["vigil-user"] = skipped["vigil-kernel"] = "vigil not built"
+        log("vigil not built (%s missing): the vigil rows are skipped"
+            % os.path.relpath(b.vigil, ROOT))
+    mode = "QUICK" if args.quick else "full"
+    info = machine_info()
+    log("%s run; %s" % (mode, "; ".join("%s: %s" % kv for kv in info[:4])))
+    if probes_on_loop(b.loop):
+        log("uprobes already attached to %s before the run:" % b.loop)
+        for l in probes_on_loop(b.loop):
+            log("  " + l)
+        return 3
+
+    failures = []
+    summary_md = ["# vigil benchmark summary (%s run)" % mode, ""]
+    summary_md += ["- %s: %s" % kv for kv in info]
+    summary_md.append("")
+    try:
+        if args.only in (None, "per-event"):
+            tools = [t for t in PER_EVENT_TOOLS if t not in skipped]
+            res = per_event(b, cfg, tools, failures)
+            tabs, fixed = per_event_summary(b, res, skipped)
+            print()
+            for fn in FUNC:
+                header, rows = tabs[fn]
+                print("Per-event cost, %s, median of %d runs:" % (FUNC_DESC[fn], cfg["reps"]))
+                print(table(header, rows))
+                print()
+                summary_md += ["## Per-event cost: %s" % FUNC_DESC[fn], "",
+                               md_table(header, rows), ""]
+            print("Fixed cost of one run besides the loop (start, load, attach, "
+                  "warm-up, exit):")
+            print(table(*fixed))
+            print()
+            summary_md += ["## Fixed cost of one run (start, load, attach, warm-up, exit)",
+                           "", md_table(*fixed), ""]
+        if args.only in (None, "event-gap"):
+            tools = [t for t in GAP_TOOLS if t not in skipped]
+            unit, curve, gap_failed = event_gap(b, cfg, tools, failures)
+            gap_rows = []
+            for t, pts in curve.items():
+                gap_rows.append([t] + [fmt(p[3]) for p in pts])
+            header = ["tool"] + [fmt_ns(p[1]) for p in next(iter(curve.values()), [])]
+            cross = [[t, crossing(pts, 2.0), crossing(pts, 1.05)] for t, pts in curve.items()]
+            for t in GAP_TOOLS[1:]:
+                if t in skipped:
+                    cross.append([t, "skipped: " + skipped[t], ""])
+                elif t not in curve:
+                    cross.append([t, "FAILED", ""])
+                    gap_rows.append([t] + ["FAILED"] * (len(header) - 1))
+            print("Event-gap slowdown (monitored / native), by native time per call, "
+                  "median of %d runs:" % cfg["reps_gap"])
+            print(table(header, gap_rows))
+            print()
+            print("Where each curve falls below 2x and below 1.05x (5%):")
+            print(table(["tool", "2x below gap", "5% below gap"], cross))
+            print()
+            summary_md += ["## Event-gap slowdown (monitored / native time per call)", "",
+                           "Columns: native time per call (the gap).", "",
+                           md_table(header, gap_rows), "",
+                           md_table(["tool", "below 2x from", "below 1.05x from"], cross), ""]
+            if curve:
+                pngs = [os.path.join(b.out, "event_gap.png")]
+                if not args.quick:
+                    pngs.append(os.path.join(ROOT, "docs", "perf", "event_gap.png"))
+                try:
+                    plot(b, curve, pngs)
+                    log("plot: " + ", ".join(os.path.relpath(p, ROOT) for p in pngs))
+                except Failure as e:
+                    failures.append(str(e))
+    finally:
+        left = probes_on_loop(b.loop)
+        b.cleanup()
+    if left:
+        failures.append("uprobes still attached to the loop after the run: %s" % left)
+
+    elapsed = time.monotonic() - t_start
+    summary_md.append("Total benchmark time: %.0f s." % elapsed)
+    with open(os.path.join(b.out, "summary.md"), "w") as f:
+        f.write("\n".join(summary_md) + "\n")
+    log("results in %s/ (*.csv, summary.md)" % os.path.relpath(b.out, ROOT))
+    log("%s run took %.0f s" % (mode, elapsed))
+    if failures:
+        log("%d measurement(s) FAILED:" % len(failures))
+        for f in failures:
+            log("  " + f)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

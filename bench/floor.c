@@ -1,0 +1,125 @@
+/* bench/floor.c - minimal libbpf loader for bench/floor.bpf.c.
+ *
+ *   floor FUNC[,FUNC2] -- PROGRAM [ARGS]
+ *
+ * Loads the empty uprobe programs, starts PROGRAM held before its exec,
+ * attaches a probe to each FUNC in PROGRAM's binary for that pid only, lets
+ * it exec and run, waits for it, then prints one line per function
+ *   floor: FUNC hits=N
+ * and exits with PROGRAM's status (3 on a set-up failure). The link is owned
+ * by this process's file descriptor: the probe goes away when it exits,
+ * whatever way it exits. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include "floor.skel.h"
+
+static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct floor_bpf *skel;
+	struct bpf_link *link[2] = { NULL, NULL };
+	char path[PATH_MAX], *func[2] = { NULL, NULL };
+	int go[2], status, nfunc = 0, ret = 0;
+	pid_t pid;
+
+	if (argc < 4 || strcmp(argv[2], "--")) {
+		fprintf(stderr, "usage: floor FUNC[,FUNC2] -- PROGRAM [ARGS]\n");
+		return 2;
+	}
+	for (char *f = strtok(argv[1], ","); f; f = strtok(NULL, ",")) {
+		if (nfunc == 2) {
+			fprintf(stderr, "floor: at most two functions\n");
+			return 2;
+		}
+		func[nfunc++] = f;
+	}
+	if (!nfunc) {
+		fprintf(stderr, "floor: no function named\n");
+		return 2;
+	}
+	if (!realpath(argv[3], path)) {
+		fprintf(stderr, "floor: %s: %s\n", argv[3], strerror(errno));
+		return 3;
+	}
+	libbpf_set_print(quiet_libbpf);
+	skel = floor_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "floor: cannot load the BPF program: %s\n", strerror(errno));
+		return 3;
+	}
+	if (pipe(go)) {
+		perror("floor: pipe");
+		return 3;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("floor: fork");
+		return 3;
+	}
+	if (pid == 0) {		/* wait for the probes, then become PROGRAM */
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);	/* the parent gave up */
+		close(go[0]);
+		execv(path, &argv[3]);
+		perror("floor: exec");
+		_exit(127);
+	}
+	close(go[0]);
+
+	for (int i = 0; i < nfunc; i++) {
+		struct bpf_program *prog = i ? skel->progs.floor_probe1 : skel->progs.floor_probe0;
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = func[i]);
+
+		link[i] = bpf_program__attach_uprobe_opts(prog, pid, path, 0, &opts);
+		if (!link[i]) {
+			fprintf(stderr, "floor: cannot attach to %s:%s: %s\n", path, func[i],
+				strerror(errno));
+			close(go[1]);	/* the child exits with 127 */
+			waitpid(pid, NULL, 0);
+			ret = 3;
+			goto out;
+		}
+	}
+	if (write(go[1], "g", 1) != 1) {
+		perror("floor: write");
+		kill(pid, SIGKILL);
+	}
+	close(go[1]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror("floor: waitpid");
+			kill(pid, SIGKILL);
+			ret = 3;
+			goto out;
+		}
+	}
+	for (int i = 0; i < nfunc; i++)
+		printf("floor: %s hits=%llu\n", func[i],
+		       (unsigned long long)(i ? skel->bss->hits1 : skel->bss->hits0));
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "floor: target killed by signal %d\n", WTERMSIG(status));
+		ret = 3;
+	} else {
+		ret = WEXITSTATUS(status);
+	}
+out:
+	for (int i = 0; i < nfunc; i++)
+		bpf_link__destroy(link[i]);
+	floor_bpf__destroy(skel);
+	return ret;
+}

@@ -1,0 +1,423 @@
+/* The in-kernel tier: the automaton of an eligible property evaluated inside
+ * the probe, so a violation stops the target at the violating call itself
+ * and events that change nothing never wake user space.
+ *
+ * The tables come from user/probe/ktier.c: per property (kprops), the
+ * transitions of each (property, state, event) in first-match order
+ * (ktrans), and the guard/update bytecode (kcode). Slices live in kslices,
+ * keyed by the property and its slice parameter values.
+ *
+ * Concurrency: two threads can hit the same slice at once (two CPUs pushing
+ * to one queue). BPF forbids bpf_spin_lock in tracing programs, so each slice
+ * carries its own lock word taken with compare-and-swap, spinning a bounded
+ * number of times; a thread that cannot take it in time reports
+ * VG_REC_KBUSY and the user side marks the property inconclusive, rather than
+ * risk a torn update. Slices are deleted only after being marked dead under
+ * their lock, and the map is not preallocated, so a thread still holding a
+ * pointer to a deleted slice sees `dead` (RCU keeps the memory) and looks
+ * the slice up again.
+ */
+#ifndef VIGIL_KSTEP_BPF_H
+#define VIGIL_KSTEP_BPF_H
+
+#define SIGSTOP 19
+#define VG_KLOCK_SPINS 4096
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, VG_KMAX_PROPS);
+	__type(key, __u32);
+	__type(value, struct vg_kprop);
+} kprops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct vg_ktrans_key);
+	__type(value, struct vg_ktrans);
+} ktrans SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, VG_KMAX_CODE);
+	__type(key, __u32);
+	__type(value, struct vg_insn);
+} kcode SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);	/* --max-slices, set by user space */
+	__type(key, struct vg_kslice_key);
+	__type(value, struct vg_kslice);
+} kslices SEC(".maps");
+
+/* The interpreter's state, handed to the bpf_loop callback. */
+struct vm {
+	__u32 off, len, pc;
+	__u32 sp;
+	int err;
+	__u32 tid;
+	__u64 now;
+	__u64 *slot;		/* [VG_NSLOTS] */
+	__s64 *vars;		/* [VG_KMAX_VARS] */
+	__u64 *key;		/* [VG_KMAX_PARAMS] */
+	__s64 st[VG_STACK_MAX];
+};
+
+#define SP(x) ((x) & (VG_STACK_MAX - 1))
+
+static __always_inline __s64 sdiv(__s64 a, __s64 b)
+{
+	__u64 ua, ub, q;
+	bool neg;
+
+	if (b == 0)
+		return 0;
+	neg = (a < 0) != (b < 0);
+	ua = a < 0 ? -(__u64)a : (__u64)a;
+	ub = b < 0 ? -(__u64)b : (__u64)b;
+	q = ua / ub;
+	return neg ? (__s64)(-q) : (__s64)q;
+}
+
+static __always_inline __s64 smod(__s64 a, __s64 b)
+{
+	if (b == 0)
+		return a;
+	return a - sdiv(a, b) * b;	/* sign follows the dividend, as in C */
+}
+
+static __always_inline __s64 binop(__u8 op, __s64 a, __s64 b, int *err)
+{
+	__u64 ua = a, ub = b;
+
+	switch (op) {
+	case VG_OP_ADD: return (__s64)(ua + ub);
+	case VG_OP_SUB: return (__s64)(ua - ub);
+	case VG_OP_MUL: return (__s64)(ua * ub);
+	case VG_OP_DIVS: return sdiv(a, b);
+	case VG_OP_DIVU: return ub ? (__s64)(ua / ub) : 0;
+	case VG_OP_MODS: return smod(a, b);
+	case VG_OP_MODU: return ub ? (__s64)(ua % ub) : a;
+	case VG_OP_AND: return a & b;
+	case VG_OP_OR: return a | b;
+	case VG_OP_XOR: return a ^ b;
+	case VG_OP_SHL: return (__s64)(ua << (ub & 63));
+	case VG_OP_SHRS: return a >> (ub & 63);
+	case VG_OP_SHRU: return (__s64)(ua >> (ub & 63));
+	case VG_OP_EQ: return a == b;
+	case VG_OP_NE: return a != b;
+	case VG_OP_LTS: return a < b;
+	case VG_OP_LES: return a <= b;
+	case VG_OP_GTS: return a > b;
+	case VG_OP_GES: return a >= b;
+	case VG_OP_LTU: return ua < ub;
+	case VG_OP_LEU: return ua <= ub;
+	case VG_OP_GTU: return ua > ub;
+	case VG_OP_GEU: return ua >= ub;
+	}
+	*err = 1;
+	return 0;
+}
+
+/* One instruction; returns 1 to stop the loop. */
+static int vm_step(__u32 i, struct vm *m)
+{
+	struct vg_insn *in;
+	__u32 k;
+	__s64 a, b;
+
+	if (m->err || m->pc >= m->len)
+		return 1;
+	k = m->off + m->pc;
+	in = bpf_map_lookup_elem(&kcode, &k);
+	if (!in) {
+		m->err = 1;
+		return 1;
+	}
+	m->pc++;
+	switch (in->op) {
+	case VG_OP_END:
+		m->pc = m->len;
+		return 1;
+	case VG_OP_PUSH:
+		m->st[SP(m->sp)] = in->imm;
+		m->sp++;
+		break;
+	case VG_OP_FIELD:
+		m->st[SP(m->sp)] = m->slot[in->idx < VG_NSLOTS ? in->idx : 0];
+		m->sp++;
+		break;
+	case VG_OP_PARAM:
+		m->st[SP(m->sp)] = m->key[in->idx & (VG_KMAX_PARAMS - 1)];
+		m->sp++;
+		break;
+	case VG_OP_LDVAR:
+		m->st[SP(m->sp)] = m->vars[in->idx & (VG_KMAX_VARS - 1)];
+		m->sp++;
+		break;
+	case VG_OP_STVAR:
+		m->sp--;
+		m->vars[in->idx & (VG_KMAX_VARS - 1)] = m->st[SP(m->sp)];
+		break;
+	case VG_OP_TID:
+		m->st[SP(m->sp)] = m->tid;
+		m->sp++;
+		break;
+	case VG_OP_TIME:
+		m->st[SP(m->sp)] = m->now;
+		m->sp++;
+		break;
+	case VG_OP_DUP:
+		m->st[SP(m->sp)] = m->st[SP(m->sp - 1)];
+		m->sp++;
+		break;
+	case VG_OP_POP:
+		m->sp--;
+		break;
+	case VG_OP_NEG:
+		m->st[SP(m->sp - 1)] = -m->st[SP(m->sp - 1)];
+		break;
+	case VG_OP_NOT:
+		m->st[SP(m->sp - 1)] = m->st[SP(m->sp - 1)] == 0;
+		break;
+	case VG_OP_BNOT:
+		m->st[SP(m->sp - 1)] = ~m->st[SP(m->sp - 1)];
+		break;
+	case VG_OP_JMP:
+		m->pc += (__u32)in->imm;
+		break;
+	case VG_OP_JZ:
+	case VG_OP_JNZ:
+		m->sp--;
+		a = m->st[SP(m->sp)];
+		if ((in->op == VG_OP_JZ) == (a == 0))
+			m->pc += (__u32)in->imm;
+		break;
+	default:
+		/* binary operators */
+		b = m->st[SP(m->sp - 1)];
+		a = m->st[SP(m->sp - 2)];
+		m->sp--;
+		m->st[SP(m->sp - 1)] = binop(in->op, a, b, &m->err);
+		break;
+	}
+	if (m->sp > VG_STACK_MAX)
+		m->err = 1;
+	return m->err ? 1 : 0;
+}
+
+/* Run code [off, off+len); returns the top of stack, 1 when empty. */
+static __always_inline __s64 vm_run(struct vm *m, __u32 off, __u32 len)
+{
+	m->off = off;
+	m->len = len;
+	m->pc = 0;
+	m->sp = 0;
+	bpf_loop(VG_KMAX_PROG, vm_step, m, 0);
+	if (m->err)
+		return 0;
+	return m->sp ? m->st[SP(m->sp - 1)] : 1;
+}
+
+struct klock_try {
+	struct vg_kslice *s;
+	bool got;
+};
+
+static int klock_step(__u32 i, struct klock_try *t)
+{
+	if (__sync_val_compare_and_swap(&t->s->lock, 0, 1) == 0) {
+		t->got = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* bpf_loop, not a plain loop: the verifier would walk every spin. */
+static __always_inline bool klock(struct vg_kslice *s)
+{
+	struct klock_try t = { .s = s };
+
+	bpf_loop(VG_KLOCK_SPINS, klock_step, &t, 0);
+	return t.got;
+}
+
+static __always_inline void kunlock(struct vg_kslice *s)
+{
+	__sync_fetch_and_and(&s->lock, 0);
+}
+
+static __always_inline void kreport(__u16 kind, __u16 flags, __u32 event,
+				    __u32 prop, __u32 from, __u32 to,
+				    __u32 tid, __u64 now,
+				    struct vg_kslice_key *key, __s64 *vars,
+				    __u64 *slot)
+{
+	struct vg_rec_kstep *r;
+
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count(&ev_lost, event);
+		count(&counters, VG_CNT_RB_LOST);
+		return;
+	}
+	r->h.kind = kind;
+	r->h.flags = flags;
+	r->h.event = event;
+	r->h.pid = target_tgid;
+	r->h.tid = tid;
+	r->h.time_ns = now;
+	r->prop = prop;
+	r->from = from;
+	r->to = to;
+	r->pad = 0;
+	r->key[0] = key->v[0];
+	r->key[1] = key->v[1];
+	__builtin_memcpy(r->vars, vars, sizeof(r->vars));
+	__builtin_memcpy(r->slot, slot, sizeof(r->slot));
+	bpf_ringbuf_submit(r, 0);
+}
+
+/* Apply the first transition whose guard holds. Returns the new state, or
+ * -1 when no transition matches. m->vars is updated in place. */
+static __always_inline int kapply(struct vm *m, __u32 prop, __u32 state,
+				  __u32 event)
+{
+	struct vg_ktrans_key tk = { .prop = prop, .state = state,
+				    .event = event };
+	struct vg_ktrans *t = bpf_map_lookup_elem(&ktrans, &tk);
+
+	if (!t)
+		return -1;
+	for (int i = 0; i < VG_KMAX_TRANS; i++) {
+		if (i >= t->n)
+			break;
+		if (t->t[i].guard_len &&
+		    !vm_run(m, t->t[i].guard_off, t->t[i].guard_len))
+			continue;
+		if (t->t[i].upd_len)
+			vm_run(m, t->t[i].upd_off, t->t[i].upd_len);
+		return t->t[i].to;
+	}
+	return -1;
+}
+
+static __always_inline bool vars_initial(struct vg_kprop *p, __s64 *vars)
+{
+	for (int i = 0; i < VG_KMAX_VARS; i++)
+		if (vars[i] != p->init_vars[i])
+			return false;
+	return true;
+}
+
+/* One event for one kernel-tier property. */
+static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 event,
+				       __u32 tid, __u64 now, __u64 *slot,
+				       struct vm *m)
+{
+	struct vg_kslice_key key = { .prop = prop };
+	struct vg_kprop *p = bpf_map_lookup_elem(&kprops, &prop);
+	struct vg_kslice *s, fresh = {};
+	__s64 vars[VG_KMAX_VARS];
+	int to = -1, from = 0;
+	__u16 flags = 0;
+
+	if (!p)
+		return;
+	for (int i = 0; i < VG_KMAX_PARAMS; i++)
+		if (i < p->nparams)
+			key.v[i] = slot[kslot[i] < VG_NSLOTS ? kslot[i] : 0];
+
+	m->vars = vars;
+	m->key = key.v;
+	m->err = 0;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		s = bpf_map_lookup_elem(&kslices, &key);
+		if (!s) {
+			/* no slice: it is in the initial state; create it
+			 * only if the event moves it somewhere else */
+			__builtin_memcpy(vars, p->init_vars, sizeof(vars));
+			to = kapply(m, prop, 0, event);
+			if (to < 0)
+				return;
+			from = 0;
+			if (to == 0 && vars_initial(p, vars))
+				break;	/* a self-loop that stores nothing */
+			fresh.state = to;
+			__builtin_memcpy(fresh.vars, vars, sizeof(vars));
+			if (bpf_map_update_elem(&kslices, &key, &fresh,
+						BPF_NOEXIST)) {
+				if (bpf_map_lookup_elem(&kslices, &key))
+					continue;	/* lost a race: retry */
+				count(&counters, VG_CNT_KFULL);
+				kreport(VG_REC_KFULL, 0, event, prop, 0, to,
+					tid, now, &key, vars, slot);
+				return;
+			}
+			from = 0;
+			break;
+		}
+		if (!klock(s)) {
+			count(&counters, VG_CNT_KBUSY);
+			kreport(VG_REC_KBUSY, 0, event, prop, 0, 0, tid, now,
+				&key, vars, slot);
+			return;
+		}
+		if (s->dead) {
+			kunlock(s);
+			continue;
+		}
+		from = s->state;
+		__builtin_memcpy(vars, s->vars, sizeof(vars));
+		to = kapply(m, prop, from, event);
+		if (to < 0) {
+			kunlock(s);
+			return;
+		}
+		if (to == 0 && vars_initial(p, vars)) {
+			/* back to initial: the slice is the same as none */
+			s->dead = 1;
+			kunlock(s);
+			bpf_map_delete_elem(&kslices, &key);
+		} else {
+			s->state = to;
+			__builtin_memcpy(s->vars, vars, sizeof(vars));
+			kunlock(s);
+		}
+		break;
+	}
+	if (to < 0)
+		return;		/* the slice kept being deleted under us */
+	if (m->err) {
+		count(&counters, VG_CNT_KERR);
+		return;
+	}
+	if ((p->stop_mask >> (to & 31)) & 1) {
+		/* Stops every thread of the process before the probed
+		 * instruction runs: the target halts at the violating call. */
+		bpf_send_signal(SIGSTOP);
+		flags |= VG_RF_STOPPED;
+	}
+	if (from != to || ((p->notify_mask >> (to & 31)) & 1) ||
+	    ((p->notify_mask >> (from & 31)) & 1))
+		kreport(VG_REC_KSTEP, flags, event, prop, from, to, tid, now,
+			&key, vars, slot);
+}
+
+static __always_inline void kstep_event(struct vg_ev_conf *conf, __u32 event,
+					__u32 tid, __u64 now, __u64 *slot)
+{
+	struct vm m = { .tid = tid, .now = now, .slot = slot };
+
+	for (int i = 0; i < VG_KMAX_EV_PROPS; i++) {
+		if (i >= conf->nkprops)
+			break;
+		kstep_prop(conf->kprop[i], conf->kslot[i], event, tid, now,
+			   slot, &m);
+	}
+}
+
+#endif

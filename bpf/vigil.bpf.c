@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vigil's probe programs.
+ *
+ * One program per probe kind, attached many times: the BPF cookie of each
+ * attachment is the index of the event in the spec, so one uprobe program
+ * serves every function a spec names.
+ *
+ *   vg_entry   uprobe     `before f(...)`: reads the argument registers
+ *   vg_stash   uprobe     `after f(...)`: saves the entry arguments ...
+ *   vg_return  uretprobe  ... and this one pairs them with the return value
+ *   vg_entry_k, vg_return_k: the same with the kernel tier compiled in
+ *
+ * Each event then goes to the user tier (a VG_REC_EVENT record), to the
+ * kernel tier (kstep.bpf.h: the automaton evaluated right here), or both,
+ * as the vg_ev_conf map says.
+ *
+ * Nothing here writes user memory: the only effect on the target is the
+ * SIGSTOP a violation may send.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "vigil_event.h"
+
+/* libbpf 1.1 stops at PARM5 on x86-64; the sixth integer argument is r9 */
+#ifndef PT_REGS_PARM6
+#define PT_REGS_PARM6(x) ((x)->r9)
+#endif
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before the programs are attached. */
+__u32 target_tgid = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);	/* resized by user space */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, VG_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, struct vg_ev_conf);
+} ev_conf SEC(".maps");
+
+/* per-event hit and loss counts, per CPU */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VG_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} ev_hits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VG_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} ev_lost SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VG_CNT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/* Entry arguments of `after` events, per thread and event, as a small
+ * stack so that recursion pairs each return with its own entry. */
+#define VG_STASH_DEPTH 8
+struct stash_key {
+	__u32 tid, event;
+};
+struct stash {
+	__u32 depth;
+	__u32 pad;
+	__u64 args[VG_STASH_DEPTH][VG_NARGS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct stash_key);
+	__type(value, struct stash);
+} stashes SEC(".maps");
+
+/* scratch space: struct stash is too big for the BPF stack */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stash);
+} stash_init SEC(".maps");
+
+static __always_inline void count(void *map, __u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(map, &idx);
+
+	if (c)
+		*c += 1;	/* per-CPU: no atomic needed */
+}
+
+static __always_inline bool is_target(__u32 *tid)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	*tid = (__u32)id;
+	return (id >> 32) == target_tgid;
+}
+
+#include "kstep.bpf.h"
+
+static __always_inline int handle(struct pt_regs *ctx, __u32 event,
+				  __u32 tid, __u64 *slot, bool ktier)
+{
+	struct vg_ev_conf *conf = bpf_map_lookup_elem(&ev_conf, &event);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!conf)
+		return 0;
+	count(&ev_hits, event);
+
+	if (conf->flags & VG_EVF_USER) {
+		struct vg_rec_event *r;
+
+		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+		if (!r) {
+			count(&ev_lost, event);
+			count(&counters, VG_CNT_RB_LOST);
+		} else {
+			r->h.kind = VG_REC_EVENT;
+			r->h.flags = 0;
+			r->h.event = event;
+			r->h.pid = target_tgid;
+			r->h.tid = tid;
+			r->h.time_ns = now;
+			__builtin_memcpy(r->slot, slot, sizeof(r->slot));
+			bpf_ringbuf_submit(r, 0);
+		}
+	}
+	if (ktier && conf->nkprops)
+		kstep_event(conf, event, tid, now, slot);
+	return 0;
+}
+
+static __always_inline void read_args(struct pt_regs *ctx, __u64 *slot)
+{
+	slot[0] = PT_REGS_PARM1(ctx);
+	slot[1] = PT_REGS_PARM2(ctx);
+	slot[2] = PT_REGS_PARM3(ctx);
+	slot[3] = PT_REGS_PARM4(ctx);
+	slot[4] = PT_REGS_PARM5(ctx);
+	slot[5] = PT_REGS_PARM6(ctx);
+}
+
+static __always_inline int entry(struct pt_regs *ctx, bool ktier)
+{
+	__u64 slot[VG_NSLOTS] = {};
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	read_args(ctx, slot);
+	return handle(ctx, (__u32)bpf_get_attach_cookie(ctx), tid, slot, ktier);
+}
+
+/* Each probe comes in two builds: without the kernel tier, which the
+ * verifier checks in milliseconds, and with it (_k), which costs about a
+ * second to load. User space loads only the pair the spec needs. */
+SEC("uprobe")
+int vg_entry(struct pt_regs *ctx)
+{
+	return entry(ctx, false);
+}
+
+SEC("uprobe")
+int vg_entry_k(struct pt_regs *ctx)
+{
+	return entry(ctx, true);
+}
+
+SEC("uprobe")
+int vg_stash(struct pt_regs *ctx)
+{
+	struct stash_key k = { .event = (__u32)bpf_get_attach_cookie(ctx) };
+	struct stash *s;
+	__u32 zero = 0;
+
+	if (!is_target(&k.tid))
+		return 0;
+	s = bpf_map_lookup_elem(&stashes, &k);
+	if (!s) {
+		struct stash *init = bpf_map_lookup_elem(&stash_init, &zero);
+
+		if (!init)
+			return 0;
+		init->depth = 0;
+		bpf_map_update_elem(&stashes, &k, init, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&stashes, &k);
+		if (!s)
+			return 0;
+	}
+	if (s->depth < VG_STASH_DEPTH) {
+		__u32 d = s->depth & (VG_STASH_DEPTH - 1);
+
+		s->args[d][0] = PT_REGS_PARM1(ctx);
+		s->args[d][1] = PT_REGS_PARM2(ctx);
+		s->args[d][2] = PT_REGS_PARM3(ctx);
+		s->args[d][3] = PT_REGS_PARM4(ctx);
+		s->args[d][4] = PT_REGS_PARM5(ctx);
+		s->args[d][5] = PT_REGS_PARM6(ctx);
+	}
+	/* deeper frames keep counting so returns still pair up; their
+	 * arguments read as 0 */
+	s->depth++;
+	return 0;
+}
+
+static __always_inline int ret(struct pt_regs *ctx, bool ktier)
+{
+	struct stash_key k = { .event = (__u32)bpf_get_attach_cookie(ctx) };
+	__u64 slot[VG_NSLOTS] = {};
+	struct stash *s;
+
+	if (!is_target(&k.tid))
+		return 0;
+	s = bpf_map_lookup_elem(&stashes, &k);
+	if (s && s->depth > 0) {
+		s->depth--;
+		if (s->depth < VG_STASH_DEPTH) {
+			__u32 d = s->depth & (VG_STASH_DEPTH - 1);
+
+			__builtin_memcpy(slot, s->args[d], VG_NARGS * 8);
+		}
+		if (s->depth == 0)
+			bpf_map_delete_elem(&stashes, &k);
+	}
+	slot[VG_SLOT_RET] = PT_REGS_RC(ctx);
+	return handle(ctx, k.event, k.tid, slot, ktier);
+}
+
+SEC("uretprobe")
+int vg_return(struct pt_regs *ctx)
+{
+	return ret(ctx, false);
+}
+
+SEC("uretprobe")
+int vg_return_k(struct pt_regs *ctx)
+{
+	return ret(ctx, true);
+}

@@ -1,0 +1,96 @@
+/* Guard and update bytecode, shared by the user monitor (user/monitor/vm.c)
+ * and the in-kernel tier (bpf/vigil.bpf.c).
+ *
+ * It is a tiny stack machine over 64-bit values. Both interpreters must agree
+ * exactly, so the semantics written here are the contract:
+ *
+ *  - Every value is 64 bits. Signedness lives in the opcode (LTS vs LTU...).
+ *  - Arithmetic wraps (two's complement). Shift counts are taken modulo 64.
+ *  - x / 0 == 0 and x % 0 == x, as in the BPF instruction set, so a guard can
+ *    never fault. INT64_MIN / -1 == INT64_MIN.
+ *  - Jumps are forward only (imm = instructions to skip after this one). The
+ *    program counter therefore only grows, which is what lets the BPF
+ *    verifier accept the interpreter as a bounded loop.
+ *  - A guard program leaves its verdict on top of the stack at END
+ *    (non-zero = holds). An empty guard holds.
+ *  - An update program stores through STVAR/STGLOB and leaves nothing.
+ *  - The stack holds at most VG_STACK_MAX values; the compiler guarantees it.
+ *
+ * Strings are interned by the user side before they reach a program, so EQ
+ * and NE compare them; no other operator takes a string.
+ *
+ * Event values are addressed by slot: 0..VG_MAX_FIELDS-1 are the positional
+ * parameters of the event (function arguments, CSV fields), VG_SLOT_RET is the
+ * return value of an `after` event.
+ */
+#ifndef VIGIL_CODE_H
+#define VIGIL_CODE_H
+
+#ifdef __bpf__
+/* vmlinux.h provides __u8 ... __s64 */
+#else
+#include <linux/types.h>
+#endif
+
+#define VG_MAX_FIELDS 8
+#define VG_SLOT_RET VG_MAX_FIELDS
+#define VG_NSLOTS (VG_MAX_FIELDS + 1)
+#define VG_STACK_MAX 8
+
+enum vg_opcode {
+	VG_OP_END = 0,	/* stop */
+	VG_OP_PUSH,	/* push imm */
+	VG_OP_FIELD,	/* push event slot idx */
+	VG_OP_PARAM,	/* push the slice's parameter idx */
+	VG_OP_LDVAR,	/* push slice variable idx */
+	VG_OP_STVAR,	/* pop into slice variable idx */
+	VG_OP_LDGLOB,	/* push property-global variable idx (user tier only) */
+	VG_OP_STGLOB,	/* pop into property-global variable idx (user tier only) */
+	VG_OP_TID,	/* push the thread id of the event */
+	VG_OP_TIME,	/* push the event time, ns, CLOCK_MONOTONIC */
+	VG_OP_DUP,
+	VG_OP_POP,
+	/* binary: pop b, pop a, push a OP b */
+	VG_OP_ADD,
+	VG_OP_SUB,
+	VG_OP_MUL,
+	VG_OP_DIVS,
+	VG_OP_DIVU,
+	VG_OP_MODS,
+	VG_OP_MODU,
+	VG_OP_AND,
+	VG_OP_OR,
+	VG_OP_XOR,
+	VG_OP_SHL,
+	VG_OP_SHRS,
+	VG_OP_SHRU,
+	VG_OP_EQ,
+	VG_OP_NE,
+	VG_OP_LTS,
+	VG_OP_LES,
+	VG_OP_GTS,
+	VG_OP_GES,
+	VG_OP_LTU,
+	VG_OP_LEU,
+	VG_OP_GTU,
+	VG_OP_GEU,
+	/* unary: pop a, push OP a */
+	VG_OP_NEG,
+	VG_OP_NOT,	/* logical: a == 0 */
+	VG_OP_BNOT,	/* bitwise ~a */
+	/* control, forward only */
+	VG_OP_JMP,	/* pc += imm */
+	VG_OP_JZ,	/* pop a; if a == 0: pc += imm */
+	VG_OP_JNZ,	/* pop a; if a != 0: pc += imm */
+	VG_OP__COUNT
+};
+
+struct vg_insn {
+	__u8 op;
+	__u8 pad;
+	__u16 idx;	/* slot or variable index */
+	__u32 pad2;
+	__s64 imm;	/* constant or jump distance */
+};
+
+#endif

@@ -1,0 +1,122 @@
+/* The records the BPF programs write to the ring buffer, and the tables the
+ * user side writes into BPF maps to configure them. One definition, included
+ * by bpf/vigil.bpf.c and by user/probe/.
+ *
+ * Two tiers (docs/ARCHITECTURE.md):
+ *  - user tier: the probe sends every event (VG_REC_EVENT) and the user
+ *    monitor evaluates the automaton;
+ *  - kernel tier: the probe evaluates the automaton itself and sends only
+ *    what the user side must see (VG_REC_KSTEP): state changes, states with
+ *    reactions, verdicts.
+ */
+#ifndef VIGIL_EVENT_H
+#define VIGIL_EVENT_H
+
+#include "vigil_code.h"
+
+#define VG_MAX_EVENTS 256	/* distinct events (probes) in one run */
+#define VG_NARGS 6		/* integer argument registers, x86-64 SysV */
+
+/* kernel tier bounds; a property that needs more runs in the user tier */
+#define VG_KMAX_PROPS 8		/* kernel-tier properties in one run */
+#define VG_KMAX_PARAMS 2	/* slice parameters */
+#define VG_KMAX_VARS 8		/* int/bool variables per slice */
+#define VG_KMAX_STATES 32	/* states per property (bit masks are u32) */
+#define VG_KMAX_TRANS 4		/* transitions per (property, state, event) */
+#define VG_KMAX_PROG 64		/* instructions per guard or update */
+#define VG_KMAX_CODE 4096	/* instructions in all kernel-tier code */
+#define VG_KMAX_EV_PROPS 4	/* kernel-tier properties one event feeds */
+
+enum vg_rec_kind {
+	VG_REC_EVENT = 1,	/* one event, for the user tier */
+	VG_REC_KSTEP = 2,	/* a kernel-tier transition worth reporting */
+	VG_REC_KFULL = 3,	/* kernel tier: slice table full, slice refused */
+	VG_REC_KBUSY = 4,	/* kernel tier: slice lock not acquired in time */
+};
+
+/* flags of a record */
+#define VG_RF_STOPPED 0x1	/* the probe sent SIGSTOP to the process */
+
+struct vg_rec_hdr {
+	__u16 kind;		/* enum vg_rec_kind */
+	__u16 flags;		/* VG_RF_* */
+	__u32 event;		/* event index in the spec */
+	__u32 pid, tid;
+	__u64 time_ns;		/* bpf_ktime_get_ns: CLOCK_MONOTONIC */
+};
+
+struct vg_rec_event {
+	struct vg_rec_hdr h;
+	__u64 slot[VG_NSLOTS];	/* args 0..5, 6..7 unused live, ret */
+};
+
+struct vg_rec_kstep {
+	struct vg_rec_hdr h;
+	__u16 prop;		/* kernel-tier property index (vg_kprop) */
+	__u16 from, to;		/* states */
+	__u16 pad;
+	__u64 key[VG_KMAX_PARAMS];	/* slice parameter values */
+	__s64 vars[VG_KMAX_VARS];	/* after the transition */
+	__u64 slot[VG_NSLOTS];	/* the event, for the report */
+};
+
+/* --- configuration written by user space ------------------------------- */
+
+/* per event: how the probe handles it */
+#define VG_EVF_USER 0x1		/* send VG_REC_EVENT to the user tier */
+
+struct vg_ev_conf {
+	__u32 flags;
+	__u32 nkprops;		/* kernel-tier properties fed by this event */
+	__u8 kprop[VG_KMAX_EV_PROPS];
+	/* for each of them, the slot binding slice parameter 0 and 1 */
+	__u8 kslot[VG_KMAX_EV_PROPS][VG_KMAX_PARAMS];
+};
+
+/* per kernel-tier property */
+struct vg_kprop {
+	__u32 nparams, nvars;
+	__u32 violation_mask;	/* states of kind violation */
+	__u32 stop_mask;	/* states whose entry stops the process */
+	__u32 notify_mask;	/* states with a reaction: report entering/leaving */
+	__u32 pad;
+	__s64 init_vars[VG_KMAX_VARS];
+};
+
+/* the transitions of one (property, state, event), in first-match order */
+struct vg_ktrans_key {
+	__u32 prop, state, event;
+};
+
+struct vg_ktrans {
+	__u32 n;
+	struct {
+		__u16 guard_off, guard_len;	/* into the kcode map */
+		__u16 upd_off, upd_len;
+		__u32 to;
+	} t[VG_KMAX_TRANS];
+};
+
+/* the kernel-tier slice table */
+struct vg_kslice_key {
+	__u32 prop, pad;
+	__u64 v[VG_KMAX_PARAMS];
+};
+
+struct vg_kslice {
+	__u32 lock;		/* 0 free, 1 held; see bpf/vigil.bpf.c */
+	__u16 state;
+	__u16 dead;		/* being deleted: look it up again */
+	__s64 vars[VG_KMAX_VARS];
+};
+
+/* per-CPU counters the user side sums for the stats line */
+enum vg_counter {
+	VG_CNT_RB_LOST,		/* ring-buffer reservation failed */
+	VG_CNT_KFULL,		/* kernel slice table full */
+	VG_CNT_KBUSY,		/* slice lock contention beyond the bound */
+	VG_CNT_KERR,		/* bad kernel-tier code (should never happen) */
+	VG_CNT__COUNT
+};
+
+#endif

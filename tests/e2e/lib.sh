@@ -1,0 +1,54 @@
+# Helpers for end-to-end tests: each test is a bash script that runs
+# build/vigil on a real target and fails (non-zero exit, with a message)
+# when an expectation does not hold.
+set -u
+BUILD=${BUILD:-build}
+VIGIL=$BUILD/vigil
+TARGETS=$BUILD/targets
+TMP=$(mktemp -d /tmp/vigil-e2e.XXXXXX)
+LEFT_PIDS=()
+
+cleanup() {
+	for p in "${LEFT_PIDS[@]}"; do
+		kill -CONT "$p" 2>/dev/null
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# run_vigil ARGS...: runs vigil, output in $TMP/out, status in $RC
+run_vigil() {
+	echo "+ vigil $*"
+	"$VIGIL" "$@" >"$TMP/out" 2>&1
+	RC=$?
+	cat "$TMP/out"
+	echo "+ exit $RC"
+}
+
+expect_rc() {
+	[ "$RC" -eq "$1" ] || fail "expected exit status $1, got $RC"
+}
+
+expect_out() {
+	grep -qE -- "$1" "$TMP/out" || fail "output lacks /$1/"
+}
+
+expect_no_out() {
+	! grep -qE -- "$1" "$TMP/out" || fail "output has /$1/"
+}
+
+# process state letter from /proc (R, S, T, Z...), empty when gone
+proc_state() {
+	awk '{ sub(/.*\) /, ""); print substr($0, 1, 1) }' "/proc/$1/stat" 2>/dev/null
+}
+
+# the pid vigil printed as stopped
+stopped_pid() {
+	sed -nE 's/.*target pid ([0-9]+) is left stopped.*/\1/p' "$TMP/out" | head -1
+}

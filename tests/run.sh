@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs every test: the cmocka unit tests (build/tests/test_*) and the
+# end-to-end tests (tests/e2e/*.sh, which run build/vigil on real targets).
+# Ends with the line "N passed, N failed"; exits non-zero on any failure.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+LOGS=$BUILD/test-logs
+mkdir -p "$LOGS"
+passed=0
+failed=0
+failures=()
+
+# Unit tests: cmocka's TAP output gives one line per test.
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
+	rc=$?
+	echo "$out" >"$LOGS/$name.log"
+	ok=$(grep -c '^ok ' <<<"$out")
+	bad=$(grep -c '^not ok ' <<<"$out")
+	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
+		bad=1	# crashed before reporting
+	fi
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	printf '%-40s %d passed, %d failed\n' "$name" "$ok" "$bad"
+	if [ "$bad" -ne 0 ]; then
+		failures+=("$name")
+		grep -E '^not ok|error|Error' <<<"$out" | head -20 | sed 's/^/    /'
+	fi
+done
+
+# End-to-end tests: one script each; exit status 0 = pass.
+for t in tests/e2e/*.sh; do
+	case "$t" in */lib.sh) continue ;; esac
+	name=$(basename "$t" .sh)
+	start=$(date +%s%N)
+	BUILD=$BUILD timeout 300 bash "$t" >"$LOGS/e2e-$name.log" 2>&1
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	secs=$((ms / 1000)).$((ms % 1000 / 100))
+	if [ "$rc" -eq 0 ]; then
+		passed=$((passed + 1))
+		printf '%-40s ok (%ss)\n' "e2e/$name" "$secs"
+	else
+		failed=$((failed + 1))
+		failures+=("e2e/$name")
+		printf '%-40s FAILED (exit %d, %ss)\n' "e2e/$name" "$rc" "$secs"
+		tail -25 "$LOGS/e2e-$name.log" | sed 's/^/    /'
+	fi
+done
+
+[ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]} (logs in $LOGS/)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

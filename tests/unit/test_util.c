@@ -1,0 +1,207 @@
+/* Unit tests for the small modules the live path relies on: value
+ * formatting and JSON escaping (report/, util/), process control (proc/)
+ * and ELF symbol lookup (sym/elf.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "act/gdb.h"
+#include "proc/proc.h"
+#include "report/report.h"
+#include "sym/elf.h"
+#include "util/json.h"
+
+static void test_format_value(void **state)
+{
+	char buf[64];
+
+	vg_format_value(NULL, VG_TYPE_PTR, 0x1234abcdULL, buf, sizeof(buf));
+	assert_string_equal(buf, "0x1234abcd");
+	vg_format_value(NULL, VG_TYPE_INT, (uint64_t)-5, buf, sizeof(buf));
+	assert_string_equal(buf, "-5");
+	vg_format_value(NULL, VG_TYPE_UINT, UINT64_MAX, buf, sizeof(buf));
+	assert_string_equal(buf, "18446744073709551615");
+	vg_format_value(NULL, VG_TYPE_BOOL, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "true");
+	vg_format_value(NULL, VG_TYPE_BOOL, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "false");
+}
+
+static char *json_of(void (*fn)(FILE *, const char *), const char *s)
+{
+	static char out[256];
+	FILE *f = fmemopen(out, sizeof(out), "w");
+
+	fn(f, s);
+	fclose(f);
+	return out;
+}
+
+static void json_str_wrap(FILE *f, const char *s)
+{
+	vg_json_str(f, s);
+}
+
+static void json_ptr_wrap(FILE *f, const char *s)
+{
+	vg_json_value(f, VG_TYPE_PTR, s);
+}
+
+static void json_int_wrap(FILE *f, const char *s)
+{
+	vg_json_value(f, VG_TYPE_INT, s);
+}
+
+static void test_json_escape(void **state)
+{
+	assert_string_equal(json_of(json_str_wrap, "a\"b\\c\n\x01"),
+			    "\"a\\\"b\\\\c\\n\\u0001\"");
+	assert_string_equal(json_of(json_ptr_wrap, "0x10"), "\"0x10\"");
+	assert_string_equal(json_of(json_int_wrap, "-7"), "-7");
+}
+
+static void test_json_file_private(void **state)
+{
+	char path[] = "/tmp/vigil-test-XXXXXX";
+	int fd = mkstemp(path);
+	struct vg_err e = { 0 };
+	struct stat st;
+	FILE *f;
+
+	close(fd);
+	unlink(path);
+	f = vg_json_open(path, &e);
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	unlink(path);
+}
+
+static void test_spawn_stopped(void **state)
+{
+	char *argv[] = { "/bin/true", NULL };
+	struct vg_err e = { 0 };
+	int code = -2, sig = -2, r;
+	pid_t pid = vg_proc_spawn_stopped("/bin/true", argv, &e);
+
+	assert_true(pid > 0);
+	assert_true(vg_proc_is_stopped(pid));
+	/* it is in its own session, so vigil's exit cannot SIGHUP it */
+	assert_int_equal(getsid(pid), pid);
+	assert_int_equal(vg_proc_release(pid, &e), 0);
+	for (int i = 0; i < 500; i++) {
+		r = vg_proc_reap(pid, &code, &sig);
+		if (r)
+			break;
+		usleep(2000);
+	}
+	assert_int_equal(r, 1);
+	assert_int_equal(code, 0);
+	assert_int_equal(sig, 0);
+}
+
+static void test_spawn_exec_failure(void **state)
+{
+	char *argv[] = { "/nonexistent/prog", NULL };
+	struct vg_err e = { 0 };
+	int code = 0, sig = 0, r = 0;
+	pid_t pid = vg_proc_spawn_stopped("/nonexistent/prog", argv, &e);
+
+	assert_true(pid > 0);
+	vg_proc_release(pid, &e);
+	for (int i = 0; i < 500 && !r; i++) {
+		r = vg_proc_reap(pid, &code, &sig);
+		usleep(2000);
+	}
+	assert_int_equal(r, 1);
+	assert_int_equal(code, 127);
+}
+
+static void test_gdb_prepare(void **state)
+{
+	char cmd[4096], path[4096], text[4096];
+	struct vg_err e = { 0 };
+	struct stat st;
+	FILE *f;
+	size_t n;
+
+	assert_int_equal(vg_gdb_prepare(4242, 4243, "VIOLATION of \"p\"",
+					cmd, sizeof(cmd), &e), 0);
+	assert_int_equal(sscanf(cmd, "gdb -p 4242 -x %4095s", path), 1);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = 0;
+	fclose(f);
+	assert_non_null(strstr(text, "handle SIGCONT nostop noprint pass\n"));
+	assert_non_null(strstr(text, "shell kill -CONT 4242\n"));
+	assert_non_null(strstr(text, "t.ptid[1] == 4243"));
+	assert_non_null(strstr(text, "VIOLATION of \\\"p\\\""));
+	unlink(path);
+}
+
+static void test_elf_find_func(void **state)
+{
+	struct vg_func fn;
+	struct vg_err e = { 0 };
+	const char *bin = getenv("VIGIL_TEST_QUEUE");
+
+	if (!bin)
+		bin = "build/targets/queue";
+	assert_int_equal(vg_elf_find_func(bin, "queue_push", &fn, &e), 0);
+	assert_true(fn.size > 0);
+	assert_true(fn.offset > 0);
+	/* a PIE's first segment maps file offset 0 at vaddr 0 */
+	assert_int_equal(fn.offset, fn.addr);
+
+	assert_int_equal(vg_elf_find_func(bin, "queue_pushx", &fn, &e), -1);
+	assert_non_null(strstr(e.msg, "queue_pushx"));
+	assert_non_null(strstr(e.msg, bin));
+	assert_int_equal(e.exit_code, VG_EXIT_USAGE);
+
+	/* a function only in .dynsym */
+	assert_int_equal(vg_elf_find_func("/lib/x86_64-linux-gnu/libc.so.6",
+					  "malloc", &fn, &e), 0);
+	assert_true(fn.offset > 0);
+}
+
+static void test_resolve_program(void **state)
+{
+	char out[4096];
+	struct vg_err e = { 0 };
+
+	assert_int_equal(vg_resolve_program("true", out, &e), 0);
+	assert_non_null(strstr(out, "/true"));
+	assert_int_equal(out[0], '/');
+	assert_int_equal(vg_resolve_program("no-such-program-xyz", out, &e), -1);
+	assert_non_null(strstr(e.msg, "no-such-program-xyz"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_value),
+		cmocka_unit_test(test_json_escape),
+		cmocka_unit_test(test_json_file_private),
+		cmocka_unit_test(test_spawn_stopped),
+		cmocka_unit_test(test_spawn_exec_failure),
+		cmocka_unit_test(test_gdb_prepare),
+		cmocka_unit_test(test_elf_find_func),
+		cmocka_unit_test(test_resolve_program),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

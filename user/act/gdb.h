@@ -1,0 +1,22 @@
+/* The gdb hand-off: what a user types to debug a target vigil stopped. */
+#ifndef VIGIL_GDB_H
+#define VIGIL_GDB_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "util/err.h"
+
+/* Write a gdb command file (private to the user) that, once gdb attaches
+ * to the stopped pid:
+ *  - lets the process run again under gdb: gdb cannot resume a
+ *    SIGSTOPped process until it gets SIGCONT (DESIGN.md), so SIGCONT is
+ *    passed silently and sent;
+ *  - selects thread tid, the one that hit the violation, so `bt`,
+ *    `next` and `step` start at the bad call;
+ *  - prints `why` (one line, the violation).
+ * cmd receives the command to type: "gdb -p PID -x FILE". */
+int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
+		   size_t len, struct vg_err *e);
+
+#endif

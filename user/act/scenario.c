@@ -1,0 +1,191 @@
+#include "scenario.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "proc/proc.h"
+
+struct vg_scenario {
+	const struct vg_spec *spec;
+	pid_t pid;
+	struct vg_report *report;
+	enum vg_on_violation ov;
+	bool stopped, killed, violated;
+	pid_t stop_tid;		/* the thread at the event that stopped it */
+	char why[256];
+};
+
+static bool supported(enum vg_action_kind k)
+{
+	return k == VG_ACT_STOP || k == VG_ACT_LOG || k == VG_ACT_KILL;
+}
+
+struct vg_scenario *vg_scenario_new(const struct vg_spec *spec, pid_t pid,
+				    struct vg_report *report,
+				    enum vg_on_violation ov, struct vg_err *e)
+{
+	struct vg_scenario *sc;
+
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *p = &spec->props[i];
+
+		for (int r = 0; r < p->nreactions; r++)
+			for (int a = 0; a < p->reactions[r].nactions; a++) {
+				const struct vg_action *act =
+					&p->reactions[r].actions[a];
+
+				if (!supported(act->kind)) {
+					vg_errf_code(e, VG_EXIT_USAGE,
+						     "%s:%d:%d: this build of vigil cannot perform this action yet (it can: stop, log, kill)",
+						     act->loc.file, act->loc.line,
+						     act->loc.col);
+					return NULL;
+				}
+			}
+	}
+	sc = calloc(1, sizeof(*sc));
+	if (!sc) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	sc->spec = spec;
+	sc->pid = pid;
+	sc->report = report;
+	sc->ov = ov;
+	return sc;
+}
+
+void vg_scenario_free(struct vg_scenario *sc)
+{
+	free(sc);
+}
+
+static bool has_reaction(const struct vg_property *p, int state)
+{
+	for (int r = 0; r < p->nreactions; r++)
+		if (p->reactions[r].state == state)
+			return true;
+	return false;
+}
+
+uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop)
+{
+	const struct vg_property *p = &sc->spec->props[prop];
+	uint32_t m = 0;
+
+	for (int s = 0; s < p->nstates && s < 32; s++) {
+		if (vg_property_state_has_action(p, s, true, VG_ACT_STOP) ||
+		    vg_property_state_has_action(p, s, true, VG_ACT_GDB))
+			m |= 1u << s;
+		if (p->states[s].kind == VG_STATE_VIOLATION &&
+		    !has_reaction(p, s) && sc->ov == VG_OV_STOP)
+			m |= 1u << s;
+	}
+	return m;
+}
+
+static void note_stop(struct vg_scenario *sc, const struct vg_slice_view *s,
+		      const struct vg_mon_event *ev)
+{
+	const struct vg_property *p = &sc->spec->props[s->prop];
+
+	if (sc->stop_tid)
+		return;		/* the first stop is the one gdb should see */
+	sc->stopped = true;
+	sc->stop_tid = ev->tid;
+	snprintf(sc->why, sizeof(sc->why), "%s entered state %s at %s %s",
+		 p->name, p->states[s->state].name,
+		 vg_event_kind_name(sc->spec->events[ev->event].kind),
+		 sc->spec->events[ev->event].name);
+}
+
+static void act(struct vg_scenario *sc, const struct vg_action *a,
+		const struct vg_slice_view *s, const struct vg_mon_event *ev)
+{
+	struct vg_err e = { 0 };
+
+	switch (a->kind) {
+	case VG_ACT_LOG:
+		vg_report_log(sc->report, s, ev, a->arg ? a->arg : "");
+		break;
+	case VG_ACT_STOP:
+		if (!sc->stopped && !sc->killed &&
+		    vg_proc_stop(sc->pid, &e))
+			fprintf(stderr, "vigil: %s\n", e.msg);
+		note_stop(sc, s, ev);
+		break;
+	case VG_ACT_KILL:
+		kill(sc->pid, SIGKILL);
+		sc->killed = true;
+		break;
+	default:
+		break;	/* refused by vg_scenario_new */
+	}
+}
+
+static void run_reactions(struct vg_scenario *sc, const struct vg_property *p,
+			  int state, bool on_enter,
+			  const struct vg_slice_view *s,
+			  const struct vg_mon_event *ev)
+{
+	for (int r = 0; r < p->nreactions; r++) {
+		const struct vg_reaction *re = &p->reactions[r];
+
+		if (re->state != state || re->on_enter != on_enter)
+			continue;
+		for (int a = 0; a < re->nactions; a++)
+			act(sc, &re->actions[a], s, ev);
+	}
+}
+
+void vg_scenario_transition(struct vg_scenario *sc,
+			    const struct vg_slice_view *s, int from, int to,
+			    const struct vg_mon_event *ev, bool stopped)
+{
+	const struct vg_property *p = &sc->spec->props[s->prop];
+
+	if (stopped)
+		note_stop(sc, s, ev);
+	if (p->states[to].kind == VG_STATE_VIOLATION && from != to) {
+		sc->violated = true;
+		vg_report_violation(sc->report, s, from, ev,
+				    sc->stopped || (vg_scenario_stop_mask(sc, s->prop) >> to & 1));
+	}
+	/* a self-loop leaves and enters again */
+	run_reactions(sc, p, from, false, s, ev);
+	run_reactions(sc, p, to, true, s, ev);
+	if (p->states[to].kind == VG_STATE_VIOLATION && from != to &&
+	    !has_reaction(p, to)) {
+		if (sc->ov == VG_OV_STOP && !sc->stopped) {
+			struct vg_action stop = { .kind = VG_ACT_STOP };
+
+			act(sc, &stop, s, ev);
+		} else if (sc->ov == VG_OV_KILL) {
+			struct vg_action k = { .kind = VG_ACT_KILL };
+
+			act(sc, &k, s, ev);
+		}
+	}
+}
+
+bool vg_scenario_target_stopped(const struct vg_scenario *sc)
+{
+	return sc->stopped;
+}
+
+pid_t vg_scenario_stop_tid(const struct vg_scenario *sc, const char **why)
+{
+	*why = sc->why;
+	return sc->stop_tid;
+}
+
+bool vg_scenario_target_killed(const struct vg_scenario *sc)
+{
+	return sc->killed;
+}
+
+bool vg_scenario_violated(const struct vg_scenario *sc)
+{
+	return sc->violated;
+}

@@ -1,0 +1,42 @@
+/* The scenario: what vigil does when a slice moves. It runs the spec's
+ * `on enter` / `on leave` reactions and the --on-violation default, and
+ * reports violations. */
+#ifndef VIGIL_SCENARIO_H
+#define VIGIL_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "monitor/monitor.h"
+#include "report/report.h"
+#include "session/session.h"
+
+struct vg_scenario;
+
+/* Fails (exit status 2) if the spec uses an action this build cannot
+ * perform yet, naming it and its spec line. */
+struct vg_scenario *vg_scenario_new(const struct vg_spec *spec, pid_t pid,
+				    struct vg_report *report,
+				    enum vg_on_violation ov, struct vg_err *e);
+void vg_scenario_free(struct vg_scenario *sc);
+
+/* States of a property whose entry stops the target: bit s set. The
+ * kernel tier stops synchronously in the probe for these. */
+uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop);
+
+/* A slice took a transition. stopped: the probe already stopped the
+ * target at this event. */
+void vg_scenario_transition(struct vg_scenario *sc,
+			    const struct vg_slice_view *s, int from, int to,
+			    const struct vg_mon_event *ev, bool stopped);
+
+/* Has a reaction left the target stopped (or killed it)? Then the session
+ * is over. */
+bool vg_scenario_target_stopped(const struct vg_scenario *sc);
+/* The thread whose event stopped the target, and a one-line reason. */
+pid_t vg_scenario_stop_tid(const struct vg_scenario *sc, const char **why);
+bool vg_scenario_target_killed(const struct vg_scenario *sc);
+bool vg_scenario_violated(const struct vg_scenario *sc);
+
+#endif

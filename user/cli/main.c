@@ -1,0 +1,290 @@
+/* vigil's command line: parses options and hands each command to its
+ * module. The only place that prints errors and chooses exit statuses. */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/offline_cmds.h"
+#include "session/session.h"
+#include "spec/spec.h"
+#include "util/caps.h"
+
+#ifndef VIGIL_VERSION
+#define VIGIL_VERSION "0.1.0"
+#endif
+
+static const char usage_main[] =
+	"usage: vigil COMMAND [OPTIONS] ...\n"
+	"\n"
+	"Check behavioural properties of a running process; stop it for gdb\n"
+	"the moment one breaks.\n"
+	"\n"
+	"commands:\n"
+	"  run SPEC... -- PROGRAM [ARGS]   start PROGRAM monitored\n"
+	"  attach SPEC... -p PID           monitor a running process\n"
+	"  check SPEC... TRACE             run the specs over a CSV or recorded trace\n"
+	"  graph [--svg] SPEC...           the automata as Graphviz DOT\n"
+	"  lint SPEC...                    check specs, show warnings and tiers\n"
+	"\n"
+	"  vigil COMMAND --help            options of a command\n"
+	"  vigil --version\n"
+	"\n"
+	"example:\n"
+	"  vigil run specs/queue_bounds.vigil -- build/targets/queue --bug\n";
+
+static const char usage_run[] =
+	"usage: vigil run [OPTIONS] SPEC... -- PROGRAM [ARGS]\n"
+	"\n"
+	"Start PROGRAM with every property of the SPEC files monitored from its\n"
+	"first instruction.\n"
+	"\n"
+	"options:\n"
+	"  --json FILE              write verdicts and stats as JSON lines (- = stdout)\n"
+	"  --record FILE            record every event, for vigil check FILE\n"
+	"  --tier=auto|kernel|user  where automata run (default auto: kernel when\n"
+	"                           the property is eligible, see vigil lint)\n"
+	"  --on-violation=stop|continue|kill\n"
+	"                           reaction to a violation state that has none of\n"
+	"                           its own (default stop)\n"
+	"  --ringbuf-size BYTES     ring buffer size (default 8M; suffix K/M)\n"
+	"  --max-slices N           bound on live slices per property\n"
+	"\n"
+	"exit status: 0 no violation, 1 violation, 2 bad usage or spec,\n"
+	"             3 runtime failure\n"
+	"\n"
+	"example:\n"
+	"  vigil run --json out.jsonl specs/queue_bounds.vigil -- build/targets/queue --bug\n";
+
+static const char usage_attach[] =
+	"usage: vigil attach [OPTIONS] SPEC... -p PID\n"
+	"\n"
+	"Monitor the running process PID, all its threads. Interrupting vigil\n"
+	"detaches it and the process runs on. Takes the options of vigil run.\n"
+	"\n"
+	"example:\n"
+	"  vigil attach specs/queue_bounds.vigil -p 1234\n";
+
+static const char usage_lint[] =
+	"usage: vigil lint SPEC...\n"
+	"\n"
+	"Parse and check the specs; print warnings (unused or unreachable states,\n"
+	"transitions that can never fire) and the tier each property gets.\n"
+	"\n"
+	"example:\n"
+	"  vigil lint specs/queue_bounds.vigil\n";
+
+static int fail(const struct vg_err *e)
+{
+	fprintf(stderr, "vigil: %s\n", e->msg);
+	return e->exit_code ? e->exit_code : 3;
+}
+
+static int usage_error(const char *usage, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "vigil: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n\n%s", usage);
+	return 2;
+}
+
+static int load_specs(struct vg_spec *spec, int n, char **files,
+		      struct vg_err *e)
+{
+	for (int i = 0; i < n; i++)
+		if (vg_spec_load_file(spec, files[i], e))
+			return -1;
+	return 0;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (end == s)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30, end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* vigil run and vigil attach share their options; attach takes -p PID
+ * instead of -- PROGRAM. */
+static int cmd_run(int argc, char **argv, bool attach)
+{
+	static const struct option opts[] = {
+		{ "json", required_argument, 0, 'j' },
+		{ "tier", required_argument, 0, 't' },
+		{ "on-violation", required_argument, 0, 'v' },
+		{ "ringbuf-size", required_argument, 0, 'r' },
+		{ "max-slices", required_argument, 0, 'm' },
+		{ "pid", required_argument, 0, 'p' },
+		{ "record", required_argument, 0, 'R' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	const char *usage = attach ? usage_attach : usage_run;
+	struct vg_session_opts o = { 0 };
+	struct vg_err e = { 0 };
+	struct vg_spec *spec;
+	int c, nspecs, rc;
+	char *end;
+	size_t n;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, attach ? "+hp:" : "+h", opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json_path = optarg;
+			break;
+		case 'R':
+			o.record_path = optarg;
+			break;
+		case 't':
+			if (!strcmp(optarg, "auto"))
+				o.tier = VG_TIER_AUTO;
+			else if (!strcmp(optarg, "kernel"))
+				o.tier = VG_TIER_KERNEL;
+			else if (!strcmp(optarg, "user"))
+				o.tier = VG_TIER_USER;
+			else
+				return usage_error(usage, "--tier: '%s' is not auto, kernel or user", optarg);
+			break;
+		case 'v':
+			if (!strcmp(optarg, "stop"))
+				o.on_violation = VG_OV_STOP;
+			else if (!strcmp(optarg, "continue"))
+				o.on_violation = VG_OV_CONTINUE;
+			else if (!strcmp(optarg, "kill"))
+				o.on_violation = VG_OV_KILL;
+			else
+				return usage_error(usage, "--on-violation: '%s' is not stop, continue or kill", optarg);
+			break;
+		case 'r':
+			if (parse_size(optarg, &o.ringbuf_bytes) ||
+			    o.ringbuf_bytes < 4096)
+				return usage_error(usage, "--ringbuf-size: '%s' is not a size of at least 4K", optarg);
+			break;
+		case 'm':
+			if (parse_size(optarg, &n) || !n || n > UINT32_MAX)
+				return usage_error(usage, "--max-slices: '%s' is not a positive count", optarg);
+			o.max_slices = n;
+			break;
+		case 'p':
+			if (!attach)
+				return usage_error(usage, "%s", "-p is for vigil attach");
+			o.pid = strtol(optarg, &end, 10);
+			if (*end || o.pid <= 0)
+				return usage_error(usage, "-p: '%s' is not a process id", optarg);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			return usage_error(usage, "%s", "bad option");
+		}
+	}
+	if (attach) {
+		nspecs = argc - optind;
+		if (!o.pid)
+			return usage_error(usage, "%s", "no -p PID given");
+	} else {
+		for (nspecs = 0; optind + nspecs < argc &&
+				 strcmp(argv[optind + nspecs], "--");
+		     nspecs++)
+			;
+		if (optind + nspecs >= argc - 1)
+			return usage_error(usage, "%s", "no PROGRAM given after --");
+		o.argv = argv + optind + nspecs + 1;
+	}
+	if (nspecs == 0)
+		return usage_error(usage, "%s", "no SPEC given");
+
+	spec = vg_spec_new();
+	if (!spec)
+		return 3;
+	if (load_specs(spec, nspecs, argv + optind, &e) ||
+	    vg_check_privileges(&e)) {
+		vg_spec_free(spec);
+		return fail(&e);
+	}
+	rc = vg_session_run(spec, &o, &e);
+	vg_spec_free(spec);
+	return rc < 0 ? fail(&e) : rc;
+}
+
+static int cmd_lint(int argc, char **argv)
+{
+	struct vg_err e = { 0 };
+	struct vg_spec *spec;
+	bool *kernel;
+	int warnings;
+
+	if (argc < 2)
+		return usage_error(usage_lint, "%s", "no SPEC given");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_lint, stdout);
+		return 0;
+	}
+	spec = vg_spec_new();
+	if (!spec)
+		return 3;
+	if (load_specs(spec, argc - 1, argv + 1, &e)) {
+		vg_spec_free(spec);
+		return fail(&e);
+	}
+	warnings = vg_spec_lint(spec, stdout);
+	kernel = calloc(spec->nprops + 1, sizeof(bool));
+	char (*why)[256] = calloc(spec->nprops + 1, sizeof(*why));
+	if (kernel && why &&
+	    !vg_session_choose_tiers(spec, VG_TIER_AUTO, kernel, why, &e))
+		for (int i = 0; i < spec->nprops; i++)
+			printf("%s: %s tier%s%s\n", spec->props[i].name,
+			       kernel[i] ? "kernel" : "user",
+			       kernel[i] ? "" : ": not kernel because ",
+			       kernel[i] ? "" : why[i]);
+	printf("%d propert%s, %d warning%s\n", spec->nprops,
+	       spec->nprops == 1 ? "y" : "ies", warnings,
+	       warnings == 1 ? "" : "s");
+	free(kernel);
+	free(why);
+	vg_spec_free(spec);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_error(usage_main, "%s", "no command given");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("vigil %s\n", VIGIL_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1, false);
+	if (!strcmp(argv[1], "attach"))
+		return cmd_run(argc - 1, argv + 1, true);
+	if (!strcmp(argv[1], "check"))
+		return vg_cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "graph"))
+		return vg_cmd_graph(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "lint"))
+		return cmd_lint(argc - 1, argv + 1);
+	return usage_error(usage_main, "unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,213 @@
+/* Which properties can run inside the probe, and their tables.
+ *
+ * The BPF interpreter is deliberately small (bpf/kstep.bpf.h), so a property
+ * is eligible only when everything it needs fits it: every event binds every
+ * slice parameter (no joins: a join would need to scan slices in the probe),
+ * at most VG_KMAX_PARAMS parameters and VG_KMAX_VARS integer variables, no
+ * globals (shared state across slices would need a second lock), and code
+ * within the interpreter's bounds. */
+#include "ktier.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool code_in_subset(const struct vg_property *p,
+			   struct vg_code_ref r)
+{
+	for (uint32_t i = r.off; i < r.off + r.len; i++)
+		if (p->code[i].op == VG_OP_LDGLOB ||
+		    p->code[i].op == VG_OP_STGLOB)
+			return false;
+	return true;
+}
+
+const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
+				char *buf, size_t len)
+{
+	const struct vg_property *p = &spec->props[prop];
+	uint32_t all = (1u << p->nparams) - 1;
+
+	if (p->nparams > VG_KMAX_PARAMS)
+		snprintf(buf, len, "it slices on %d parameters (the kernel tier takes %d)",
+			 p->nparams, VG_KMAX_PARAMS);
+	else if (p->nvars > VG_KMAX_VARS)
+		snprintf(buf, len, "it has %d variables (the kernel tier takes %d)",
+			 p->nvars, VG_KMAX_VARS);
+	else if (p->nglobals)
+		snprintf(buf, len, "global variable '%s' is shared across slices",
+			 p->globals[0].name);
+	else if (p->nstates > VG_KMAX_STATES)
+		snprintf(buf, len, "it has %d states (the kernel tier takes %d)",
+			 p->nstates, VG_KMAX_STATES);
+	else
+		buf[0] = 0;
+	if (buf[0])
+		return buf;
+	for (int i = 0; i < p->nvars; i++)
+		if (p->vars[i].type == VG_TYPE_STR) {
+			snprintf(buf, len, "variable '%s' is a string",
+				 p->vars[i].name);
+			return buf;
+		}
+	for (int i = 0; i < p->nbindings; i++) {
+		const struct vg_event *ev = &spec->events[p->bindings[i].event];
+
+		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
+			snprintf(buf, len, "event %s %s is not a function call",
+				 vg_event_kind_name(ev->kind), ev->name);
+			return buf;
+		}
+		if (p->bindings[i].mask != all) {
+			snprintf(buf, len, "%s %s binds only some slice parameters (a join)",
+				 vg_event_kind_name(ev->kind), ev->name);
+			return buf;
+		}
+	}
+	for (int i = 0; i < p->ntrans; i++) {
+		const struct vg_transition *t = &p->trans[i];
+		int same = 0;
+
+		if (t->guard.len > VG_KMAX_PROG || t->update.len > VG_KMAX_PROG) {
+			snprintf(buf, len, "line %d: guard or update longer than %d instructions",
+				 t->loc.line, VG_KMAX_PROG);
+			return buf;
+		}
+		if (!code_in_subset(p, t->guard) ||
+		    !code_in_subset(p, t->update)) {
+			snprintf(buf, len, "line %d: uses a global variable",
+				 t->loc.line);
+			return buf;
+		}
+		for (int j = 0; j < i; j++)
+			same += p->trans[j].from == t->from &&
+				p->trans[j].event == t->event;
+		if (same >= VG_KMAX_TRANS) {
+			snprintf(buf, len, "line %d: more than %d transitions of state %s on one event",
+				 t->loc.line, VG_KMAX_TRANS,
+				 p->states[t->from].name);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static uint32_t state_mask(const struct vg_property *p, bool violation_only,
+			   bool with_reaction)
+{
+	uint32_t m = 0;
+
+	for (int s = 0; s < p->nstates; s++) {
+		if (violation_only && p->states[s].kind == VG_STATE_VIOLATION)
+			m |= 1u << s;
+		if (with_reaction)
+			for (int r = 0; r < p->nreactions; r++)
+				if (p->reactions[r].state == s)
+					m |= 1u << s;
+	}
+	return m;
+}
+
+static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
+		     int prop, int k, struct bpf_map *kprops,
+		     struct bpf_map *ktrans, struct bpf_map *kcode,
+		     uint32_t *code_base, struct vg_err *e)
+{
+	const struct vg_property *p = &spec->props[prop];
+	struct vg_kprop kp = {
+		.nparams = p->nparams,
+		.nvars = p->nvars,
+		.violation_mask = state_mask(p, true, false),
+		.stop_mask = o->stop_mask[prop],
+		.notify_mask = state_mask(p, false, true),
+	};
+	uint32_t base = *code_base, key = k;
+
+	for (int i = 0; i < p->nvars; i++)
+		kp.init_vars[i] = p->vars[i].init;
+	if (bpf_map_update_elem(bpf_map__fd(kprops), &key, &kp, 0))
+		return vg_errf(e, "kernel tier: writing property table: %s",
+			       strerror(errno));
+	if (base + p->ncode > VG_KMAX_CODE)
+		return vg_errf(e, "kernel tier: more than %d instructions of code in all",
+			       VG_KMAX_CODE);
+	for (int i = 0; i < p->ncode; i++) {
+		uint32_t ci = base + i;
+
+		if (bpf_map_update_elem(bpf_map__fd(kcode), &ci, &p->code[i], 0))
+			return vg_errf(e, "kernel tier: writing code: %s",
+				       strerror(errno));
+	}
+	*code_base = base + p->ncode;
+
+	/* group transitions by (state, event), keeping source order */
+	for (int i = 0; i < p->ntrans; i++) {
+		const struct vg_transition *t = &p->trans[i];
+		struct vg_ktrans_key tk = { k, t->from, t->event };
+		struct vg_ktrans kt;
+		bool first = true;
+
+		for (int j = 0; j < i; j++)
+			if (p->trans[j].from == t->from &&
+			    p->trans[j].event == t->event)
+				first = false;
+		if (!first)
+			continue;
+		memset(&kt, 0, sizeof(kt));
+		for (int j = i; j < p->ntrans; j++) {
+			const struct vg_transition *u = &p->trans[j];
+
+			if (u->from != t->from || u->event != t->event)
+				continue;
+			kt.t[kt.n].guard_off = base + u->guard.off;
+			kt.t[kt.n].guard_len = u->guard.len;
+			kt.t[kt.n].upd_off = base + u->update.off;
+			kt.t[kt.n].upd_len = u->update.len;
+			kt.t[kt.n].to = u->to;
+			kt.n++;
+		}
+		if (bpf_map_update_elem(bpf_map__fd(ktrans), &tk, &kt, 0))
+			return vg_errf(e, "kernel tier: writing transitions: %s",
+				       strerror(errno));
+	}
+	return 0;
+}
+
+int vg_ktier_load(const struct vg_spec *spec, const struct vg_probe_opts *opts,
+		  struct bpf_map *kprops, struct bpf_map *ktrans,
+		  struct bpf_map *kcode, struct vg_ev_conf *conf,
+		  int *kprop_map, int *nkprops, struct vg_err *e)
+{
+	uint32_t code_base = 0;
+	int k = 0;
+
+	for (int prop = 0; prop < spec->nprops; prop++) {
+		const struct vg_property *p = &spec->props[prop];
+
+		if (!opts->kernel || !opts->kernel[prop])
+			continue;
+		if (k == VG_KMAX_PROPS)
+			return vg_errf(e, "kernel tier: more than %d properties; run some with --tier=user",
+				       VG_KMAX_PROPS);
+		if (load_prop(spec, opts, prop, k, kprops, ktrans, kcode,
+			      &code_base, e))
+			return -1;
+		for (int b = 0; b < p->nbindings; b++) {
+			struct vg_ev_conf *c = &conf[p->bindings[b].event];
+
+			if (c->nkprops == VG_KMAX_EV_PROPS)
+				return vg_errf(e, "kernel tier: more than %d properties on event %s",
+					       VG_KMAX_EV_PROPS,
+					       spec->events[p->bindings[b].event].name);
+			c->kprop[c->nkprops] = k;
+			for (int i = 0; i < VG_KMAX_PARAMS; i++)
+				c->kslot[c->nkprops][i] =
+					i < p->nparams ? p->bindings[b].slot[i] : 0;
+			c->nkprops++;
+		}
+		kprop_map[k++] = prop;
+	}
+	*nkprops = k;
+	return 0;
+}

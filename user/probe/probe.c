@@ -1,0 +1,333 @@
+/* Loading the BPF object, configuring it from the spec, attaching the
+ * probes, and reading the ring buffer. */
+#include "probe.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ktier.h"
+#include "sym/elf.h"
+#include "vigil.skel.h"
+
+#define VG_DEFAULT_RINGBUF (8u << 20)
+#define VG_DEFAULT_KSLICES 65536
+
+struct vg_probe {
+	const struct vg_spec *spec;
+	struct vigil_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	int nlinks;
+	int ncpus;
+	int kprop_map[VG_KMAX_PROPS];
+	int nkprops;
+	struct bpf_program *entry, *ret;	/* the builds loaded */
+	/* during vg_probe_drain */
+	vg_probe_cb cb;
+	void *cb_ctx;
+	int cb_failed;
+};
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	/* libbpf's own warnings are noise to a vigil user; its errors come
+	 * back to us as return codes that we explain. VIGIL_DEBUG shows all. */
+	if (getenv("VIGIL_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t p = 4096;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+static int attach_one(struct vg_probe *p, struct bpf_program *prog,
+		      const struct vg_probe_opts *o, const struct vg_event *ev,
+		      int event, bool retprobe, struct vg_err *e)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = retprobe,
+		    .bpf_cookie = (uint64_t)event);
+	struct vg_func fn;
+	struct bpf_link *l;
+
+	if (vg_elf_find_func(o->binary, ev->name, &fn, e)) {
+		/* say where the spec asked for it */
+		char tmp[sizeof(e->msg)];
+
+		snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %.3800s", ev->loc.file,
+			 ev->loc.line, ev->loc.col, e->msg);
+		snprintf(e->msg, sizeof(e->msg), "%s", tmp);
+		return -1;
+	}
+	l = bpf_program__attach_uprobe_opts(prog, o->pid, o->binary,
+					    fn.offset, &uo);
+	if (!l)
+		return vg_errf(e, "attaching a %s to %s in %s: %s",
+			       retprobe ? "uretprobe" : "uprobe", ev->name,
+			       o->binary, strerror(errno));
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
+		      struct vg_err *e)
+{
+	const struct vg_spec *s = p->spec;
+
+	p->links = calloc(2 * s->nevents + 1, sizeof(*p->links));
+	if (!p->links)
+		return vg_errf(e, "out of memory");
+	for (int i = 0; i < s->nevents; i++) {
+		const struct vg_event *ev = &s->events[i];
+		int rc = 0;
+
+		switch (ev->kind) {
+		case VG_EV_BEFORE:
+			rc = attach_one(p, p->entry, o, ev, i,
+					false, e);
+			break;
+		case VG_EV_AFTER:
+			/* the entry half saves the arguments the return
+			 * half reports */
+			if (ev->nfields)
+				rc = attach_one(p, p->skel->progs.vg_stash, o,
+						ev, i, false, e);
+			if (!rc)
+				rc = attach_one(p, p->ret, o,
+						ev, i, true, e);
+			break;
+		case VG_EV_NAMED:
+			rc = vg_errf_code(e, VG_EXIT_USAGE,
+					  "%s:%d:%d: event '%s' is declared for traces: a live run has no source for it (use vigil check)",
+					  ev->loc.file, ev->loc.line,
+					  ev->loc.col, ev->name);
+			break;
+		default:
+			rc = vg_errf_code(e, VG_EXIT_USAGE,
+					  "%s:%d:%d: '%s' events are not supported in live runs yet",
+					  ev->loc.file, ev->loc.line,
+					  ev->loc.col,
+					  vg_event_kind_name(ev->kind));
+			break;
+		}
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
+		     struct vg_err *e)
+{
+	const struct vg_spec *s = p->spec;
+	struct vg_ev_conf *conf;
+	int rc = -1;
+
+	if (s->nevents > VG_MAX_EVENTS)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "the spec uses %d events; at most %d",
+				    s->nevents, VG_MAX_EVENTS);
+	conf = calloc(VG_MAX_EVENTS, sizeof(*conf));
+	if (!conf)
+		return vg_errf(e, "out of memory");
+	/* an event goes to the user tier if any user-tier property uses it,
+	 * or if the run is being recorded */
+	for (int prop = 0; prop < s->nprops; prop++) {
+		const struct vg_property *pr = &s->props[prop];
+
+		if (o->kernel && o->kernel[prop] && !o->all_events)
+			continue;
+		for (int b = 0; b < pr->nbindings; b++)
+			conf[pr->bindings[b].event].flags |= VG_EVF_USER;
+	}
+	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
+			  p->skel->maps.kcode, conf, p->kprop_map,
+			  &p->nkprops, e))
+		goto out;
+	for (uint32_t i = 0; i < (uint32_t)s->nevents; i++)
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.ev_conf),
+					&i, &conf[i], 0)) {
+			vg_errf(e, "writing the event table: %s",
+				strerror(errno));
+			goto out;
+		}
+	rc = 0;
+out:
+	free(conf);
+	return rc;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct vg_probe *p = ctx;
+	struct vg_probe_rec r = { .h = data };
+
+	if (size < sizeof(*r.h))
+		return 0;
+	if (r.h->kind == VG_REC_EVENT && size >= sizeof(*r.ev))
+		r.ev = data;
+	else if (r.h->kind != VG_REC_EVENT && size >= sizeof(*r.ks))
+		r.ks = data;
+	else
+		return 0;
+	if (p->cb(p->cb_ctx, &r)) {
+		p->cb_failed = 1;
+		return -1;	/* stops ring_buffer__consume */
+	}
+	return 0;
+}
+
+struct vg_probe *vg_probe_open(const struct vg_spec *spec,
+			       const struct vg_probe_opts *o, struct vg_err *e)
+{
+	struct vg_probe *p = calloc(1, sizeof(*p));
+	size_t rb = o->ringbuf_bytes ? o->ringbuf_bytes : VG_DEFAULT_RINGBUF;
+	bool ktier = false;
+	int err;
+
+	if (!p) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	p->spec = spec;
+	p->ncpus = libbpf_num_possible_cpus();
+	libbpf_set_print(libbpf_quiet);
+
+	p->skel = vigil_bpf__open();
+	if (!p->skel) {
+		vg_errf(e, "opening the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	bpf_map__set_max_entries(p->skel->maps.events, pow2_at_least(rb));
+	/* load only the probe builds this spec needs (see vigil.bpf.c) */
+	for (int i = 0; i < spec->nprops; i++)
+		ktier |= o->kernel && o->kernel[i];
+	bpf_program__set_autoload(p->skel->progs.vg_entry, !ktier);
+	bpf_program__set_autoload(p->skel->progs.vg_return, !ktier);
+	bpf_program__set_autoload(p->skel->progs.vg_entry_k, ktier);
+	bpf_program__set_autoload(p->skel->progs.vg_return_k, ktier);
+	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
+	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
+	bpf_map__set_max_entries(p->skel->maps.kslices,
+				 o->max_kslices ? o->max_kslices
+						: VG_DEFAULT_KSLICES);
+	err = vigil_bpf__load(p->skel);
+	if (err) {
+		vg_errf(e, "loading the BPF programs: %s%s", strerror(-err),
+			err == -EPERM ? " (vigil needs CAP_BPF and CAP_PERFMON, or root)"
+				      : " (run with VIGIL_DEBUG=1 for the verifier log)");
+		goto fail;
+	}
+	p->skel->bss->target_tgid = o->pid;
+	if (configure(p, o, e) || attach_all(p, o, e))
+		goto fail;
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), on_record,
+				 p, NULL);
+	if (!p->rb) {
+		vg_errf(e, "opening the ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	return p;
+fail:
+	vg_probe_close(p);
+	return NULL;
+}
+
+void vg_probe_close(struct vg_probe *p)
+{
+	if (!p)
+		return;
+	ring_buffer__free(p->rb);
+	for (int i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	free(p->links);
+	vigil_bpf__destroy(p->skel);
+	free(p);
+}
+
+int vg_probe_fd(const struct vg_probe *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
+		   struct vg_err *e)
+{
+	int n;
+
+	p->cb = cb;
+	p->cb_ctx = ctx;
+	p->cb_failed = 0;
+	n = ring_buffer__consume(p->rb);
+	if (p->cb_failed)
+		return -1;	/* cb filled e */
+	if (n < 0)
+		return vg_errf(e, "reading the ring buffer: %s",
+			       strerror(-n));
+	return n;
+}
+
+static uint64_t percpu_sum(const struct vg_probe *p, struct bpf_map *map,
+			   uint32_t key)
+{
+	uint64_t vals[p->ncpus], sum = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &key, vals))
+		return 0;
+	for (int i = 0; i < p->ncpus; i++)
+		sum += vals[i];
+	return sum;
+}
+
+void vg_probe_counts(const struct vg_probe *p, int event, uint64_t *hits,
+		     uint64_t *lost)
+{
+	*hits = percpu_sum(p, p->skel->maps.ev_hits, event);
+	*lost = percpu_sum(p, p->skel->maps.ev_lost, event);
+}
+
+uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c)
+{
+	return percpu_sum(p, p->skel->maps.counters, c);
+}
+
+int vg_probe_kprop_of(const struct vg_probe *p, int kprop)
+{
+	return kprop >= 0 && kprop < p->nkprops ? p->kprop_map[kprop] : -1;
+}
+
+int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
+			    void *ctx)
+{
+	int fd = bpf_map__fd(p->skel->maps.kslices);
+	struct vg_kslice_key key, next;
+	struct vg_kslice val;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, &val) == 0 && !val.dead) {
+			int prop = vg_probe_kprop_of(p, next.prop);
+			uint64_t k[VG_KMAX_PARAMS];
+			int64_t vars[VG_KMAX_VARS];
+
+			memcpy(k, next.v, sizeof(k));
+			memcpy(vars, val.vars, sizeof(vars));
+			if (prop >= 0)
+				cb(ctx, prop, k, val.state, vars);
+		}
+		key = next;
+		prev = &key;
+	}
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* The probe layer: loads bpf/vigil.bpf.c, writes the spec's configuration
+ * into its maps, attaches one uprobe per event of the spec to the target,
+ * and hands the ring-buffer records back decoded.
+ *
+ * Everything it attaches is owned by file descriptors of this process
+ * (nothing is pinned), so the kernel detaches every probe when vigil exits,
+ * however it exits.
+ */
+#ifndef VIGIL_PROBE_H
+#define VIGIL_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../spec/spec.h"
+#include "vigil_event.h"
+
+struct vg_probe;
+
+struct vg_probe_opts {
+	pid_t pid;			/* the target's tgid */
+	const char *binary;		/* the target's executable, absolute */
+	size_t ringbuf_bytes;		/* power of two; 0 = default */
+	uint32_t max_kslices;		/* kernel-tier slice table; 0 = default */
+	bool all_events;		/* send every event to user space (--record) */
+	/* [spec->nprops]: which properties run in the kernel tier */
+	const bool *kernel;
+	/* [spec->nprops][nstates] bitmasks: states whose entry must stop
+	 * the target (a `stop`/`gdb` reaction or --on-violation) */
+	const uint32_t *stop_mask;
+};
+
+/* One record from the ring buffer. */
+struct vg_probe_rec {
+	const struct vg_rec_hdr *h;
+	const struct vg_rec_event *ev;	/* kind VG_REC_EVENT */
+	const struct vg_rec_kstep *ks;	/* the VG_REC_K* kinds */
+};
+
+typedef int (*vg_probe_cb)(void *ctx, const struct vg_probe_rec *r);
+
+struct vg_probe *vg_probe_open(const struct vg_spec *spec,
+			       const struct vg_probe_opts *opts,
+			       struct vg_err *e);
+void vg_probe_close(struct vg_probe *p);
+
+/* A file descriptor that becomes readable when records are waiting. */
+int vg_probe_fd(const struct vg_probe *p);
+
+/* Deliver every waiting record to cb; returns how many, or -1 (e set) if
+ * cb failed or the ring buffer could not be read. */
+int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
+		   struct vg_err *e);
+
+/* Per event: how many times the probe fired, and how many records it could
+ * not deliver because the ring buffer was full. */
+void vg_probe_counts(const struct vg_probe *p, int event, uint64_t *hits,
+		     uint64_t *lost);
+/* Global counters, enum vg_counter. */
+uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
+
+/* Visit the kernel tier's slice table (end-of-run verdicts). kprop is the
+ * index of the property among kernel-tier ones; vg_probe_kprop_of maps it
+ * back to the spec's property index. */
+typedef void (*vg_kslice_cb)(void *ctx, int prop, const uint64_t *key,
+			     int state, const int64_t *vars);
+int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
+			    void *ctx);
+int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
+
+/* Why a property cannot run in the kernel tier: NULL when it can. */
+const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
+				char *buf, size_t len);
+
+#endif

@@ -1,0 +1,139 @@
+#include "proc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
+			    struct vg_err *e)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0) {
+		vg_errf(e, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		setsid();
+		raise(SIGSTOP);
+		/* Only async-signal-safe calls from here: no allocation
+		 * between the probes being attached and the exec, so none of
+		 * vigil's own calls can be mistaken for the target's. */
+		execv(path, argv);
+		dprintf(2, "vigil: cannot run %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st)) {
+		vg_errf(e, "starting %s: the child did not stop before exec",
+			path);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+int vg_proc_release(pid_t pid, struct vg_err *e)
+{
+	if (kill(pid, SIGCONT))
+		return vg_errf(e, "resuming pid %d: %s", pid, strerror(errno));
+	return 0;
+}
+
+void vg_proc_kill_child(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+int vg_proc_exe(pid_t pid, char *out, struct vg_err *e)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, out, PATH_MAX - 1);
+	if (n < 0) {
+		if (errno == ENOENT)
+			return vg_errf_code(e, VG_EXIT_RUNTIME,
+					    "no process with pid %d", pid);
+		return vg_errf(e, "cannot inspect pid %d (%s): vigil needs CAP_SYS_PTRACE or the same user",
+			       pid, strerror(errno));
+	}
+	out[n] = 0;
+	return 0;
+}
+
+int vg_proc_pidfd(pid_t pid, struct vg_err *e)
+{
+	int fd = syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd < 0)
+		return vg_errf(e, "pidfd_open(%d): %s", pid, strerror(errno));
+	return fd;
+}
+
+int vg_proc_reap(pid_t pid, int *code, int *sig)
+{
+	int st;
+	pid_t r = waitpid(pid, &st, WNOHANG);
+
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		return -1;
+	if (WIFEXITED(st)) {
+		*code = WEXITSTATUS(st);
+		*sig = 0;
+		return 1;
+	}
+	if (WIFSIGNALED(st)) {
+		*code = -1;
+		*sig = WTERMSIG(st);
+		return 1;
+	}
+	return 0;
+}
+
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* the command name may contain spaces and parentheses */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+bool vg_proc_is_stopped(pid_t pid)
+{
+	char s = proc_state(pid);
+
+	return s == 'T' || s == 't';
+}
+
+int vg_proc_stop(pid_t pid, struct vg_err *e)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	if (kill(pid, SIGSTOP))
+		return vg_errf(e, "stopping pid %d: %s", pid, strerror(errno));
+	for (int i = 0; i < 2000 && !vg_proc_is_stopped(pid); i++)
+		nanosleep(&ts, NULL);
+	return 0;
+}

@@ -1,0 +1,43 @@
+/* The target process: starting it under vigil's control, watching it end,
+ * stopping and resuming it. */
+#ifndef VIGIL_PROC_H
+#define VIGIL_PROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util/err.h"
+
+/* Fork a child that will exec argv[0] (already resolved to an absolute
+ * path in `path`). The child is left stopped before exec, so probes can be
+ * attached before its first instruction; vg_proc_release lets it go.
+ *
+ * The child runs in a session of its own: when vigil exits and leaves it
+ * stopped for a debugger, no SIGHUP/SIGCONT from an orphaned process group
+ * may wake or kill it. */
+pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
+			    struct vg_err *e);
+int vg_proc_release(pid_t pid, struct vg_err *e);
+
+/* Kill a child we started and wait for it. */
+void vg_proc_kill_child(pid_t pid);
+
+/* The executable of a running process, absolute (PATH_MAX bytes). Fails
+ * with a clear message when the process does not exist or may not be
+ * traced by us. */
+int vg_proc_exe(pid_t pid, char *out, struct vg_err *e);
+
+/* A pollable descriptor that becomes readable when pid exits. */
+int vg_proc_pidfd(pid_t pid, struct vg_err *e);
+
+/* Reap a child that exited; fills exit code or signal. Returns 1 when it
+ * has exited, 0 if not yet, -1 on error. */
+int vg_proc_reap(pid_t pid, int *code, int *sig);
+
+/* Is the process in a stopped state (T) right now? */
+bool vg_proc_is_stopped(pid_t pid);
+
+/* Stop every thread of the process (SIGSTOP) and wait until it is. */
+int vg_proc_stop(pid_t pid, struct vg_err *e);
+
+#endif

@@ -1,0 +1,408 @@
+/* Text and JSON-lines reports. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/json.h"
+
+struct vg_report {
+	const struct vg_spec *spec;
+	FILE *text;
+	FILE *json;
+	uint64_t violations;
+};
+
+struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
+				const char *json_path, struct vg_err *e)
+{
+	struct vg_report *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	r->spec = spec;
+	r->text = text;
+	if (json_path) {
+		r->json = strcmp(json_path, "-") ? vg_json_open(json_path, e)
+						 : stdout;
+		if (!r->json) {
+			free(r);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+void vg_report_free(struct vg_report *r)
+{
+	if (!r)
+		return;
+	if (r->json && r->json != stdout)
+		fclose(r->json);
+	else if (r->json)
+		fflush(r->json);
+	free(r);
+}
+
+void vg_format_value(const struct vg_spec *spec, enum vg_type t, uint64_t v,
+		     char *buf, size_t len)
+{
+	switch (t) {
+	case VG_TYPE_PTR:
+		snprintf(buf, len, "0x%" PRIx64, v);
+		break;
+	case VG_TYPE_UINT:
+		snprintf(buf, len, "%" PRIu64, v);
+		break;
+	case VG_TYPE_BOOL:
+		snprintf(buf, len, "%s", v ? "true" : "false");
+		break;
+	case VG_TYPE_STR: {
+		const char *s = vg_spec_string(spec, v);
+
+		snprintf(buf, len, "\"%s\"", s ? s : "?");
+		break;
+	}
+	default:
+		snprintf(buf, len, "%" PRId64, (int64_t)v);
+		break;
+	}
+}
+
+/* Event fields have no declared type: small values read best in decimal,
+ * addresses in hex. */
+static void format_field(uint64_t v, char *buf, size_t len)
+{
+	if ((int64_t)v > -65536 && (int64_t)v < (1 << 20))
+		snprintf(buf, len, "%" PRId64, (int64_t)v);
+	else
+		snprintf(buf, len, "0x%" PRIx64, v);
+}
+
+static const char *verdict_of(const struct vg_property *p, int state,
+			      bool inconclusive)
+{
+	switch (p->states[state].kind) {
+	case VG_STATE_VIOLATION:
+		return "violation";
+	case VG_STATE_NONACCEPTING:
+		return inconclusive ? "inconclusive" : "nonaccepting";
+	default:
+		return inconclusive ? "inconclusive" : "accepting";
+	}
+}
+
+static void text_slice(struct vg_report *r, const struct vg_slice_view *s)
+{
+	const struct vg_property *p = &r->spec->props[s->prop];
+	char buf[128];
+
+	if (!p->nparams) {
+		fprintf(r->text, "(the one instance)");
+		return;
+	}
+	for (int i = 0, first = 1; i < p->nparams; i++) {
+		if (!(s->mask & (1u << i)))
+			continue;
+		vg_format_value(r->spec, p->param_types[i], s->params[i], buf,
+				sizeof(buf));
+		fprintf(r->text, "%s%s=%s", first ? "" : " ", p->params[i], buf);
+		first = 0;
+	}
+}
+
+static void text_vars(struct vg_report *r, const struct vg_slice_view *s)
+{
+	const struct vg_property *p = &r->spec->props[s->prop];
+	char buf[128];
+
+	for (int i = 0; s->vars && i < p->nvars; i++) {
+		vg_format_value(r->spec, p->vars[i].type, (uint64_t)s->vars[i],
+				buf, sizeof(buf));
+		fprintf(r->text, "%s%s=%s", i ? " " : "", p->vars[i].name, buf);
+	}
+}
+
+static void text_event(struct vg_report *r, const struct vg_mon_event *ev)
+{
+	const struct vg_event *e = &r->spec->events[ev->event];
+	char buf[64];
+
+	fprintf(r->text, "%s %s(", vg_event_kind_name(e->kind), e->name);
+	for (int i = 0; i < e->nfields; i++) {
+		format_field(ev->slot[i], buf, sizeof(buf));
+		fprintf(r->text, "%s%s", i ? ", " : "", buf);
+	}
+	fprintf(r->text, ")");
+	if (e->uses_ret || e->kind == VG_EV_AFTER) {
+		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
+		fprintf(r->text, " returned %s", buf);
+	}
+}
+
+static void json_slice(struct vg_report *r, const struct vg_slice_view *s)
+{
+	const struct vg_property *p = &r->spec->props[s->prop];
+	char buf[128];
+	int first = 1;
+
+	fputs("\"slice\":{", r->json);
+	for (int i = 0; i < p->nparams; i++) {
+		if (!(s->mask & (1u << i)))
+			continue;
+		vg_format_value(r->spec, p->param_types[i], s->params[i], buf,
+				sizeof(buf));
+		fprintf(r->json, "%s", first ? "" : ",");
+		vg_json_str(r->json, p->params[i]);
+		fputc(':', r->json);
+		vg_json_value(r->json, p->param_types[i], buf);
+		first = 0;
+	}
+	fputs("},\"vars\":{", r->json);
+	for (int i = 0; s->vars && i < p->nvars; i++) {
+		vg_format_value(r->spec, p->vars[i].type, (uint64_t)s->vars[i],
+				buf, sizeof(buf));
+		fprintf(r->json, "%s", i ? "," : "");
+		vg_json_str(r->json, p->vars[i].name);
+		fputc(':', r->json);
+		vg_json_value(r->json, p->vars[i].type, buf);
+	}
+	fputc('}', r->json);
+}
+
+static void json_event(struct vg_report *r, const struct vg_mon_event *ev)
+{
+	const struct vg_event *e = &r->spec->events[ev->event];
+	char buf[64];
+
+	fputs("\"event\":{\"kind\":", r->json);
+	vg_json_str(r->json, vg_event_kind_name(e->kind));
+	fputs(",\"name\":", r->json);
+	vg_json_str(r->json, e->name);
+	fputs(",\"args\":[", r->json);
+	for (int i = 0; i < e->nfields; i++) {
+		format_field(ev->slot[i], buf, sizeof(buf));
+		fprintf(r->json, "%s", i ? "," : "");
+		vg_json_str(r->json, buf);
+	}
+	fputc(']', r->json);
+	if (e->kind == VG_EV_AFTER) {
+		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
+		fputs(",\"ret\":", r->json);
+		vg_json_str(r->json, buf);
+	}
+	fprintf(r->json, "},\"pid\":%u,\"tid\":%u,\"time_ns\":%" PRIu64
+		",\"seq\":%" PRIu64, ev->pid, ev->tid, ev->time_ns, ev->seq);
+}
+
+void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
+			 int from, const struct vg_mon_event *ev, bool stopped)
+{
+	const struct vg_property *p = &r->spec->props[s->prop];
+
+	r->violations++;
+	fprintf(r->text, "vigil: VIOLATION of %s", p->name);
+	if (p->description && *p->description)
+		fprintf(r->text, " (\"%s\")", p->description);
+	fprintf(r->text, "\n  slice  ");
+	text_slice(r, s);
+	fprintf(r->text, "\n  state  %s -> %s (violation)\n  event  ",
+		p->states[from].name, p->states[s->state].name);
+	text_event(r, ev);
+	fprintf(r->text, " in tid %u\n", ev->tid);
+	if (p->nvars) {
+		fprintf(r->text, "  vars   ");
+		text_vars(r, s);
+		fputc('\n', r->text);
+	}
+	if (stopped)
+		fprintf(r->text, "  target pid %u is stopped at this event\n",
+			ev->pid);
+	fflush(r->text);
+
+	if (!r->json)
+		return;
+	fputs("{\"type\":\"verdict\",\"property\":", r->json);
+	vg_json_str(r->json, p->name);
+	fputc(',', r->json);
+	json_slice(r, s);
+	fputs(",\"from\":", r->json);
+	vg_json_str(r->json, p->states[from].name);
+	fputs(",\"state\":", r->json);
+	vg_json_str(r->json, p->states[s->state].name);
+	fputs(",\"verdict\":\"violation\",", r->json);
+	json_event(r, ev);
+	fprintf(r->json, ",\"stopped\":%s}\n", stopped ? "true" : "false");
+	fflush(r->json);
+}
+
+void vg_report_log(struct vg_report *r, const struct vg_slice_view *s,
+		   const struct vg_mon_event *ev, const char *fmt)
+{
+	const struct vg_property *p = &r->spec->props[s->prop];
+	char buf[128];
+
+	fprintf(r->text, "vigil: %s: ", p->name);
+	for (const char *c = fmt; *c; c++) {
+		const char *end = *c == '{' ? strchr(c, '}') : NULL;
+		int n = end ? (int)(end - c - 1) : 0;
+		bool done = false;
+
+		if (!end) {
+			fputc(*c, r->text);
+			continue;
+		}
+		for (int i = 0; i < p->nparams && !done; i++)
+			if ((int)strlen(p->params[i]) == n &&
+			    !strncmp(c + 1, p->params[i], n)) {
+				vg_format_value(r->spec, p->param_types[i],
+						s->params[i], buf, sizeof(buf));
+				fputs(buf, r->text);
+				done = true;
+			}
+		for (int i = 0; i < p->nvars && s->vars && !done; i++)
+			if ((int)strlen(p->vars[i].name) == n &&
+			    !strncmp(c + 1, p->vars[i].name, n)) {
+				vg_format_value(r->spec, p->vars[i].type,
+						s->vars[i], buf, sizeof(buf));
+				fputs(buf, r->text);
+				done = true;
+			}
+		if (!done && n == 3 && !strncmp(c + 1, "tid", 3)) {
+			fprintf(r->text, "%u", ev->tid);
+			done = true;
+		}
+		if (!done)
+			fprintf(r->text, "%.*s", n + 2, c);
+		c = end;
+	}
+	fputc('\n', r->text);
+}
+
+struct final_ctx {
+	struct vg_report *r;
+	int nonaccepting;
+	uint64_t *per_state;	/* [prop][state] counts, flattened */
+	int *base;
+};
+
+static void final_one(void *ctx, const struct vg_slice_view *s)
+{
+	struct final_ctx *f = ctx;
+	struct vg_report *r = f->r;
+	const struct vg_property *p = &r->spec->props[s->prop];
+	const char *v = verdict_of(p, s->state, s->inconclusive);
+
+	f->per_state[f->base[s->prop] + s->state]++;
+	if (p->states[s->state].kind == VG_STATE_VIOLATION)
+		return;		/* reported when it happened */
+	if (strcmp(v, "accepting")) {
+		if (f->nonaccepting < 20) {
+			fprintf(r->text, "vigil: %s: slice ", p->name);
+			text_slice(r, s);
+			fprintf(r->text, " ends %s in state %s\n", v,
+				p->states[s->state].name);
+		}
+		f->nonaccepting++;
+	}
+	if (!r->json)
+		return;
+	fputs("{\"type\":\"verdict\",\"property\":", r->json);
+	vg_json_str(r->json, p->name);
+	fputc(',', r->json);
+	json_slice(r, s);
+	fputs(",\"state\":", r->json);
+	vg_json_str(r->json, p->states[s->state].name);
+	fputs(",\"verdict\":", r->json);
+	vg_json_str(r->json, v);
+	fputs(",\"at\":\"exit\"}\n", r->json);
+}
+
+int vg_report_final(struct vg_report *r, struct vg_monitor *m)
+{
+	struct final_ctx f = { .r = r };
+	int total = 0;
+
+	f.base = calloc(r->spec->nprops + 1, sizeof(int));
+	for (int i = 0; i < r->spec->nprops; i++) {
+		f.base[i] = total;
+		total += r->spec->props[i].nstates;
+	}
+	f.per_state = calloc(total + 1, sizeof(uint64_t));
+	if (!f.base || !f.per_state) {
+		free(f.base);
+		free(f.per_state);
+		return -1;
+	}
+	vg_monitor_foreach(m, final_one, &f);
+	if (f.nonaccepting > 20)
+		fprintf(r->text, "vigil: ... and %d more slices not accepting\n",
+			f.nonaccepting - 20);
+	for (int i = 0; i < r->spec->nprops; i++) {
+		const struct vg_property *p = &r->spec->props[i];
+
+		fprintf(r->text, "vigil: %s: live slices by state:", p->name);
+		for (int s = 0; s < p->nstates; s++)
+			fprintf(r->text, " %s=%" PRIu64, p->states[s].name,
+				f.per_state[f.base[i] + s]);
+		fputc('\n', r->text);
+	}
+	free(f.base);
+	free(f.per_state);
+	return f.nonaccepting;
+}
+
+void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
+		     const struct vg_run_stats *st)
+{
+	struct vg_monitor_stats ms;
+	const struct vg_spec *spec = r->spec;
+
+	vg_monitor_stats(m, &ms);
+	fprintf(r->text,
+		"vigil: stats: events=%" PRIu64 " lost=%" PRIu64
+		" violations=%" PRIu64 " slices created=%" PRIu64
+		" freed=%" PRIu64 " live=%" PRIu64,
+		st->events, st->lost, r->violations, ms.slices_created,
+		ms.slices_freed, ms.slices_live);
+	for (int i = 0; st->hits && i < spec->nevents; i++)
+		fprintf(r->text, " %s:%s=%" PRIu64,
+			vg_event_kind_name(spec->events[i].kind),
+			spec->events[i].name, st->hits[i]);
+	fputc('\n', r->text);
+	if (st->target_exited) {
+		if (st->exit_signal)
+			fprintf(r->text, "vigil: target killed by signal %d (%s)\n",
+				st->exit_signal, strsignal(st->exit_signal));
+		else
+			fprintf(r->text, "vigil: target exited with status %d\n",
+				st->exit_code);
+	}
+	if (!r->json)
+		return;
+	fprintf(r->json,
+		"{\"type\":\"stats\",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"violations\":%" PRIu64 ",\"slices_created\":%" PRIu64
+		",\"slices_freed\":%" PRIu64 ",\"slices_live\":%" PRIu64
+		",\"kernel_slices_refused\":%" PRIu64
+		",\"kernel_lock_timeouts\":%" PRIu64 ",\"probes\":[",
+		st->events, st->lost, r->violations, ms.slices_created,
+		ms.slices_freed, ms.slices_live, st->kfull, st->kbusy);
+	for (int i = 0; st->hits && i < spec->nevents; i++) {
+		fprintf(r->json, "%s{\"kind\":", i ? "," : "");
+		vg_json_str(r->json, vg_event_kind_name(spec->events[i].kind));
+		fputs(",\"name\":", r->json);
+		vg_json_str(r->json, spec->events[i].name);
+		fprintf(r->json, ",\"hits\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
+			st->hits[i], st->lost_per_event[i]);
+	}
+	fputc(']', r->json);
+	if (st->target_exited)
+		fprintf(r->json, ",\"exit_code\":%d,\"exit_signal\":%d",
+			st->exit_code, st->exit_signal);
+	fputs("}\n", r->json);
+	fflush(r->json);
+}

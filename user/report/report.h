@@ -1,0 +1,50 @@
+/* Reports: what the user reads (text on stderr) and what tools read (JSON
+ * lines, --json FILE). Both say the same things; the JSON schema is the
+ * contract in DESIGN.md. */
+#ifndef VIGIL_REPORT_H
+#define VIGIL_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "monitor/monitor.h"
+
+struct vg_report;
+
+struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
+				const char *json_path, struct vg_err *e);
+/* Flushes and closes the JSON file. */
+void vg_report_free(struct vg_report *r);
+
+/* A slice entered a violation state from state `from`. stopped: the
+ * target is stopped at the event. */
+void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
+			 int from, const struct vg_mon_event *ev, bool stopped);
+
+/* `log "fmt"`: {name} expands a slice parameter, variable, global or
+ * event field by name. */
+void vg_report_log(struct vg_report *r, const struct vg_slice_view *s,
+		   const struct vg_mon_event *ev, const char *fmt);
+
+/* End of run: one verdict per live slice (tombstones were reported when
+ * they happened). Returns how many slices ended non-accepting. */
+int vg_report_final(struct vg_report *r, struct vg_monitor *m);
+
+struct vg_run_stats {
+	uint64_t events, lost;
+	uint64_t *hits, *lost_per_event;	/* [spec->nevents] */
+	uint64_t kfull, kbusy;
+	int exit_code;		/* target's, or -1 */
+	int exit_signal;	/* or 0 */
+	bool target_exited;
+};
+
+void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
+		     const struct vg_run_stats *st);
+
+/* A value as text according to its type (pointers in hex, strings
+ * quoted). */
+void vg_format_value(const struct vg_spec *spec, enum vg_type t, uint64_t v,
+		     char *buf, size_t len);
+
+#endif

@@ -1,0 +1,410 @@
+/* The live session loop: target, probes, monitor, scenario, reports. */
+#include "session.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "act/gdb.h"
+#include "act/scenario.h"
+#include "monitor/monitor.h"
+#include "probe/probe.h"
+#include "proc/proc.h"
+#include "report/report.h"
+#include "sym/elf.h"
+#include "trace/trace.h"
+
+struct session {
+	struct vg_spec *spec;
+	const struct vg_session_opts *o;
+	pid_t pid;
+	bool *kernel;
+	struct vg_probe *probe;
+	struct vg_monitor *mon;
+	struct vg_report *report;
+	struct vg_scenario *sc;
+	struct vg_recorder *rec;
+	uint64_t seq, events;
+	bool warned_loss;
+	/* the record being handled, for the monitor hook */
+	bool rec_stopped;
+};
+
+int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
+			    bool *kernel, char (*why)[256], struct vg_err *e)
+{
+	for (int i = 0; i < spec->nprops; i++) {
+		const char *no = vg_ktier_ineligible(spec, i, why[i],
+						     sizeof(why[i]));
+
+		if (tier == VG_TIER_KERNEL && no)
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "%s:%d:%d: property %s cannot run in the kernel tier: %s",
+					    spec->props[i].loc.file,
+					    spec->props[i].loc.line,
+					    spec->props[i].loc.col,
+					    spec->props[i].name, no);
+		kernel[i] = tier != VG_TIER_USER && !no;
+		if (tier == VG_TIER_USER)
+			snprintf(why[i], sizeof(why[i]), "--tier=user");
+	}
+	return 0;
+}
+
+static void on_transition(void *ctx, const struct vg_slice_view *s, int from,
+			  int to, const struct vg_mon_event *ev)
+{
+	struct session *ss = ctx;
+
+	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+}
+
+static void rec_to_event(struct session *ss, const struct vg_rec_hdr *h,
+			 const void *slot, struct vg_mon_event *ev)
+{
+	ev->event = h->event;
+	ev->pid = h->pid;
+	ev->tid = h->tid;
+	ev->time_ns = h->time_ns;
+	ev->seq = ++ss->seq;
+	memcpy(ev->slot, slot, sizeof(ev->slot));
+}
+
+/* A kernel-tier step: mirror it, then react as the user tier would. */
+static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
+		    struct vg_err *e)
+{
+	int prop = vg_probe_kprop_of(ss->probe, k->prop);
+	const struct vg_property *p;
+	struct vg_slice_view v = { 0 };
+	struct vg_mon_event ev;
+	uint64_t params[VG_MAX_PARAMS] = { k->key[0], k->key[1] };
+	int64_t vars[VG_KMAX_VARS];
+
+	if (prop < 0)
+		return 0;
+	p = &ss->spec->props[prop];
+	if (k->h.kind == VG_REC_KFULL || k->h.kind == VG_REC_KBUSY) {
+		if (!ss->warned_loss)
+			fprintf(stderr, "vigil: %s: kernel tier %s; its verdicts are inconclusive (see --max-slices)\n",
+				p->name, k->h.kind == VG_REC_KFULL
+					? "slice table full"
+					: "could not lock a slice in time");
+		ss->warned_loss = true;
+		vg_monitor_mark_inconclusive(ss->mon, prop);
+		return 0;
+	}
+	memcpy(vars, k->vars, sizeof(vars));
+	if (vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params,
+			   k->to, vars, e))
+		return -1;
+	rec_to_event(ss, &k->h, k->slot, &ev);
+	v.prop = prop;
+	v.mask = (1u << p->nparams) - 1;
+	v.params = params;
+	v.state = k->to;
+	v.vars = vars;
+	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
+			       k->h.flags & VG_RF_STOPPED);
+	return 0;
+}
+
+static int on_record(void *ctx, const struct vg_probe_rec *r)
+{
+	struct session *ss = ctx;
+	struct vg_err *e = NULL;
+	struct vg_err err;
+
+	ss->events++;
+	if (r->ev) {
+		struct vg_mon_event ev;
+
+		rec_to_event(ss, r->h, r->ev->slot, &ev);
+		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
+		if (ss->rec && vg_recorder_write(ss->rec, &ev)) {
+			fprintf(stderr, "vigil: writing %s failed\n",
+				ss->o->record_path);
+			return -1;
+		}
+		if (vg_monitor_event(ss->mon, &ev, &err)) {
+			fprintf(stderr, "vigil: %s\n", err.msg);
+			return -1;
+		}
+		return 0;
+	}
+	if (on_kstep(ss, r->ks, &err)) {
+		fprintf(stderr, "vigil: %s\n", err.msg);
+		return -1;
+	}
+	(void)e;
+	return 0;
+}
+
+static int open_all(struct session *ss, struct vg_err *e)
+{
+	char why[ss->spec->nprops][256];
+	char path[PATH_MAX];
+	uint32_t *stop_mask;
+	struct vg_monitor_opts mo = { 0 };
+	struct vg_monitor_hooks hooks = { .ctx = ss,
+					  .transition = on_transition };
+	bool *user;
+	int rc = -1;
+
+	ss->kernel = calloc(ss->spec->nprops, sizeof(bool));
+	user = calloc(ss->spec->nprops, sizeof(bool));
+	stop_mask = calloc(ss->spec->nprops, sizeof(uint32_t));
+	if (!ss->kernel || !user || !stop_mask) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
+	if (vg_session_choose_tiers(ss->spec, ss->o->tier, ss->kernel, why, e))
+		goto out;
+	if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
+			   : vg_resolve_program(ss->o->argv[0], path, e))
+		goto out;
+	ss->report = vg_report_new(ss->spec, stderr, ss->o->json_path, e);
+	if (!ss->report)
+		goto out;
+	for (int i = 0; i < ss->spec->nprops; i++)
+		user[i] = !ss->kernel[i];
+	mo.evaluate = user;
+	mo.max_slices = ss->o->max_slices;
+	ss->mon = vg_monitor_new(ss->spec, &mo, &hooks, e);
+	if (!ss->mon)
+		goto out;
+
+	ss->pid = ss->o->pid > 0 ? ss->o->pid
+				 : vg_proc_spawn_stopped(path, ss->o->argv, e);
+	if (ss->pid < 0)
+		goto out;
+	ss->sc = vg_scenario_new(ss->spec, ss->pid, ss->report,
+				 ss->o->on_violation, e);
+	if (!ss->sc)
+		goto out;
+	for (int i = 0; i < ss->spec->nprops; i++) {
+		stop_mask[i] = vg_scenario_stop_mask(ss->sc, i);
+		fprintf(stderr, "vigil: %s: %s tier%s%s\n",
+			ss->spec->props[i].name,
+			ss->kernel[i] ? "kernel" : "user",
+			ss->kernel[i] ? "" : " because ",
+			ss->kernel[i] ? "" : why[i]);
+	}
+	struct vg_probe_opts po = {
+		.pid = ss->pid,
+		.binary = path,
+		.ringbuf_bytes = ss->o->ringbuf_bytes,
+		.max_kslices = ss->o->max_slices,
+		.kernel = ss->kernel,
+		.stop_mask = stop_mask,
+		.all_events = ss->o->record_path != NULL,
+	};
+	if (ss->o->record_path) {
+		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,
+					   ss->pid, e);
+		if (!ss->rec)
+			goto out;
+	}
+	ss->probe = vg_probe_open(ss->spec, &po, e);
+	if (!ss->probe)
+		goto out;
+	rc = 0;
+out:
+	free(user);
+	free(stop_mask);
+	return rc;
+}
+
+static void mirror_kslice(void *ctx, int prop, const uint64_t *key,
+			  int state, const int64_t *vars)
+{
+	struct session *ss = ctx;
+	const struct vg_property *p = &ss->spec->props[prop];
+	uint64_t params[VG_MAX_PARAMS] = { key[0], key[1] };
+	struct vg_err e;
+
+	vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params, state,
+		       vars, &e);
+}
+
+static int finish(struct session *ss, bool exited, int code, int sig)
+{
+	struct vg_run_stats st = { .exit_code = code, .exit_signal = sig,
+				   .target_exited = exited };
+	int n = ss->spec->nevents;
+	char gdb[4200];
+
+	/* the kernel tier's slice table is the truth about its slices */
+	vg_probe_foreach_kslice(ss->probe, mirror_kslice, ss);
+	st.hits = calloc(n + 1, sizeof(uint64_t));
+	st.lost_per_event = calloc(n + 1, sizeof(uint64_t));
+	for (int i = 0; st.hits && st.lost_per_event && i < n; i++) {
+		vg_probe_counts(ss->probe, i, &st.hits[i],
+				&st.lost_per_event[i]);
+		st.lost += st.lost_per_event[i];
+	}
+	st.events = ss->events;
+	st.kfull = vg_probe_counter(ss->probe, VG_CNT_KFULL);
+	st.kbusy = vg_probe_counter(ss->probe, VG_CNT_KBUSY);
+	if (st.lost)
+		for (int i = 0; i < ss->spec->nprops; i++)
+			vg_monitor_mark_inconclusive(ss->mon, i);
+	vg_report_final(ss->report, ss->mon);
+	vg_report_stats(ss->report, ss->mon, &st);
+	free(st.hits);
+	free(st.lost_per_event);
+
+	if (!exited && vg_scenario_target_stopped(ss->sc)) {
+		const char *why;
+		pid_t tid = vg_scenario_stop_tid(ss->sc, &why);
+		struct vg_err ge = { 0 };
+
+		if (vg_gdb_prepare(ss->pid, tid ? tid : ss->pid, why, gdb,
+				   sizeof(gdb), &ge))
+			fprintf(stderr, "vigil: %s\n", ge.msg);
+		else
+			fprintf(stderr,
+				"vigil: target pid %d is left stopped at the violation. Debug it with:\n  %s\n",
+				ss->pid, gdb);
+	}
+	return vg_scenario_violated(ss->sc) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
+}
+
+/* Has the target exited? A child we started is reaped for its status; a
+ * process we attached to is not ours to reap, so its pidfd tells. */
+static bool target_gone(struct session *ss, int pidfd, int *code, int *sig)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	if (!ss->o->pid)
+		return vg_proc_reap(ss->pid, code, sig) == 1;
+	if (poll(&pfd, 1, 0) != 1)
+		return false;
+	*code = -1;
+	*sig = 0;
+	return true;
+}
+
+static int loop(struct session *ss, struct vg_err *e)
+{
+	int ep = -1, pidfd = -1, sigfd = -1, rc = -1, code = 0, sig = 0;
+	int interrupts = 0;
+	bool exited = false;
+	struct epoll_event evs[4], ev = { .events = EPOLLIN };
+	sigset_t mask;
+
+	/* Signals are taken synchronously so that an interrupted vigil still
+	 * detaches cleanly and reports; blocked only now, after the fork, so
+	 * the target does not inherit the mask. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	pidfd = vg_proc_pidfd(ss->pid, e);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (sigfd < 0 || pidfd < 0 || ep < 0) {
+		if (pidfd >= 0)
+			vg_errf(e, "setting up the event loop: %s",
+				strerror(errno));
+		goto out;
+	}
+	ev.data.fd = vg_probe_fd(ss->probe);
+	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	ev.data.fd = pidfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+	ev.data.fd = sigfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
+
+	if (!ss->o->pid && vg_proc_release(ss->pid, e))
+		goto out;
+	for (;;) {
+		int n = epoll_wait(ep, evs, 4, 1000);
+
+		if (n < 0 && errno != EINTR) {
+			vg_errf(e, "epoll_wait: %s", strerror(errno));
+			goto out;
+		}
+		if (vg_probe_drain(ss->probe, on_record, ss, e) < 0)
+			goto out;
+		if (vg_scenario_target_stopped(ss->sc) ||
+		    vg_scenario_target_killed(ss->sc)) {
+			/* drain what was already in flight, then go */
+			if (vg_probe_drain(ss->probe, on_record, ss, e) < 0)
+				goto out;
+			if (!vg_scenario_target_killed(ss->sc))
+				break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.fd == sigfd) {
+				struct signalfd_siginfo si;
+
+				if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (ss->o->pid) {
+					/* not our child: leave it alone */
+					fprintf(stderr, "vigil: %s: detaching, the target runs on\n",
+						strsignal(si.ssi_signo));
+					goto done;
+				}
+				if (++interrupts > 1) {
+					fprintf(stderr, "vigil: interrupted again: detaching, the target runs on\n");
+					goto done;
+				}
+				fprintf(stderr, "vigil: %s: passing it to the target (again to detach)\n",
+					strsignal(si.ssi_signo));
+				kill(ss->pid, si.ssi_signo);
+			}
+		}
+		if (target_gone(ss, pidfd, &code, &sig)) {
+			exited = true;
+			if (vg_probe_drain(ss->probe, on_record, ss, e) < 0)
+				goto out;
+			break;
+		}
+	}
+done:
+	rc = finish(ss, exited, code, sig);
+out:
+	if (ep >= 0)
+		close(ep);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (sigfd >= 0)
+		close(sigfd);
+	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	return rc;
+}
+
+int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
+		   struct vg_err *e)
+{
+	struct session ss = { .spec = spec, .o = o, .pid = -1 };
+	int rc = -1;
+
+	if (open_all(&ss, e)) {
+		/* never leave a child we started stopped before its exec */
+		if (ss.pid > 0 && !o->pid)
+			vg_proc_kill_child(ss.pid);
+		rc = -1;
+		goto out;
+	}
+	rc = loop(&ss, e);
+out:
+	vg_probe_close(ss.probe);
+	if (vg_recorder_close(ss.rec, e))
+		rc = -1;
+	vg_scenario_free(ss.sc);
+	vg_monitor_free(ss.mon);
+	vg_report_free(ss.report);
+	free(ss.kernel);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/* A live monitoring session: starts (or will attach to) the target, and
+ * runs events from the probe layer through the monitor to the scenario and
+ * the reports until the target exits, a violation stops it, or the user
+ * interrupts vigil. */
+#ifndef VIGIL_SESSION_H
+#define VIGIL_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "spec/spec.h"
+
+enum vg_tier { VG_TIER_AUTO, VG_TIER_USER, VG_TIER_KERNEL };
+
+/* the default reaction to a violation state without a reaction of its own */
+enum vg_on_violation { VG_OV_STOP, VG_OV_CONTINUE, VG_OV_KILL };
+
+struct vg_session_opts {
+	char *const *argv;		/* vigil run: the program and its args */
+	pid_t pid;			/* vigil attach: the process (argv unused) */
+	const char *json_path;		/* --json */
+	const char *record_path;	/* --record: every event, for vigil check */
+	enum vg_tier tier;
+	enum vg_on_violation on_violation;
+	size_t ringbuf_bytes;		/* --ringbuf-size */
+	uint32_t max_slices;		/* --max-slices */
+};
+
+/* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or
+ * -1 with e set. */
+int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
+		   struct vg_err *e);
+
+/* The tier each property gets under `tier`; why[i] says why not kernel
+ * (NULL when kernel). Returns -1 (e set) when --tier=kernel is asked of a
+ * property that cannot run there. */
+int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
+			    bool *kernel, char (*why)[256], struct vg_err *e);
+
+#endif

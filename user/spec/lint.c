@@ -1,0 +1,142 @@
+/* Warnings about specs that load but cannot mean what their author meant:
+ * states nothing enters or nothing reaches, and transitions that never
+ * fire. It reads only the compiled spec, so it sees what the monitor will
+ * run (a guard counts as constant when its bytecode reads nothing). */
+#include "spec_internal.h"
+
+#include <stdlib.h>
+
+/* 1: always holds, 0: never holds, -1: depends on the event */
+static int guard_value(const struct vg_property *p, struct vg_code_ref g)
+{
+	int64_t v;
+
+	if (!g.len)
+		return 1;
+	if (vg_code_eval_const(p->code + g.off, g.len, &v))
+		return -1;
+	return v != 0;
+}
+
+static void warn(FILE *out, struct vg_loc loc, const char *what)
+{
+	if (out)
+		fprintf(out, "%s:%d:%d: warning: %s\n", loc.file, loc.line,
+			loc.col, what);
+}
+
+/* Transitions that can never fire: a constant-false guard, or an earlier
+ * transition of the same state and event that always fires first.
+ * why[i]: -1 live, -2 guard always false, j shadowed by transition j. */
+static void dead_transitions(const struct vg_property *p, int *why)
+{
+	for (int i = 0; i < p->ntrans; i++) {
+		const struct vg_transition *t = &p->trans[i];
+
+		why[i] = -1;
+		for (int j = 0; j < i && why[i] == -1; j++)
+			if (p->trans[j].from == t->from &&
+			    p->trans[j].event == t->event &&
+			    guard_value(p, p->trans[j].guard) == 1)
+				why[i] = j;
+		if (why[i] == -1 && guard_value(p, t->guard) == 0)
+			why[i] = -2;
+	}
+}
+
+/* A state is unused when no transition names it; unreachable when only
+ * transitions that cannot fire, or only other unreachable states, lead
+ * to it. */
+static int lint_states(const struct vg_property *p, const int *why, FILE *out)
+{
+	char msg[512];
+	bool *entered = calloc((size_t)p->nstates + 1, sizeof(bool));
+	bool *reached = calloc((size_t)p->nstates + 1, sizeof(bool));
+	int *queue = calloc((size_t)p->nstates + 1, sizeof(int));
+	int n = 0, head = 0, tail = 0;
+
+	if (!entered || !reached || !queue)
+		goto out;
+	for (int i = 0; i < p->ntrans; i++)
+		if (p->trans[i].from != p->trans[i].to)
+			entered[p->trans[i].to] = true;
+	reached[0] = true;
+	queue[tail++] = 0;
+	while (head < tail) {
+		int s = queue[head++];
+
+		for (int i = 0; i < p->ntrans; i++)
+			if (p->trans[i].from == s && why[i] == -1 &&
+			    !reached[p->trans[i].to]) {
+				reached[p->trans[i].to] = true;
+				queue[tail++] = p->trans[i].to;
+			}
+	}
+	for (int s = 1; s < p->nstates; s++) {
+		if (!entered[s])
+			snprintf(msg, sizeof(msg), "unused state '%s' in property %s: no transition enters it",
+				 p->states[s].name, p->name);
+		else if (!reached[s])
+			snprintf(msg, sizeof(msg), "state '%s' in property %s is not reachable from the initial state '%s'",
+				 p->states[s].name, p->name, p->states[0].name);
+		else
+			continue;
+		warn(out, p->states[s].loc, msg);
+		n++;
+	}
+out:
+	free(entered);
+	free(reached);
+	free(queue);
+	return n;
+}
+
+static int lint_transitions(const struct vg_spec *spec,
+			    const struct vg_property *p, const int *why,
+			    FILE *out)
+{
+	char msg[512];
+	int n = 0;
+
+	for (int i = 0; i < p->ntrans; i++) {
+		const struct vg_transition *t = &p->trans[i];
+		const struct vg_event *ev = &spec->events[t->event];
+
+		if (why[i] >= 0)
+			snprintf(msg, sizeof(msg), "transition on %s%s%s can never fire: the transition at line %d on the same event in state '%s' %s",
+				 vg_event_kind_name(ev->kind),
+				 ev->name[0] ? " " : "", ev->name,
+				 p->trans[why[i]].loc.line,
+				 p->states[t->from].name,
+				 p->trans[why[i]].guard.len
+					 ? "has a guard that always holds"
+					 : "has no guard and comes first");
+		else if (why[i] == -2)
+			snprintf(msg, sizeof(msg), "transition on %s%s%s can never fire: its guard is always false",
+				 vg_event_kind_name(ev->kind),
+				 ev->name[0] ? " " : "", ev->name);
+		else
+			continue;
+		warn(out, t->loc, msg);
+		n++;
+	}
+	return n;
+}
+
+int vg_spec_lint(const struct vg_spec *spec, FILE *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *p = &spec->props[i];
+		int *why = calloc((size_t)p->ntrans + 1, sizeof(int));
+
+		if (!why)
+			return n;
+		dead_transitions(p, why);
+		n += lint_states(p, why, out);
+		n += lint_transitions(spec, p, why, out);
+		free(why);
+	}
+	return n;
+}

@@ -1,0 +1,707 @@
+/* The property language's grammar: tokens to the syntax tree of
+ * spec_internal.h. Names are checked later (compile.c), so the parser only
+ * knows shapes; its errors say what it was looking for.
+ *
+ * The language is newline-insensitive, so an item ends where the next one
+ * begins: a property at the next `property`/`include`, an initializer or a
+ * `watch` expression at the first token that cannot continue it. The one
+ * real ambiguity is `->`, both C's member arrow and the transition arrow:
+ * inside a transition's pattern and guard, `-> NAME` followed by `}`, a name
+ * or the end is the transition's target (see arrow_is_target). */
+#include "spec_internal.h"
+
+#include <string.h>
+
+struct parser {
+	struct vg_ld *ld;
+	struct vg_token *toks;
+	int ntok, pos;
+	int depth;		/* recursion in expressions */
+	bool in_trans;		/* pattern or guard: `-> s` may end it */
+};
+
+static struct vg_token *peek(struct parser *p, int k)
+{
+	int i = p->pos + k;
+
+	return &p->toks[i < p->ntok ? i : p->ntok - 1];
+}
+
+/* The current token. A lexical error is reported when the parser reaches
+ * it, not before, so errors come in source order. */
+static struct vg_token *cur(struct parser *p)
+{
+	struct vg_token *t = peek(p, 0);
+
+	if (t->kind == T_ERROR)
+		vg_ld_error(p->ld, t->loc, "%s", t->str);
+	return t;
+}
+
+static struct vg_token *next(struct parser *p)
+{
+	struct vg_token *t = cur(p);
+
+	if (t->kind != T_EOF)
+		p->pos++;
+	return t;
+}
+
+static bool is_word(struct vg_token *t, const char *w)
+{
+	return t->kind == T_IDENT && !strcmp(t->str, w);
+}
+
+static const char *describe(struct parser *p, struct vg_token *t)
+{
+	char buf[96];
+
+	switch (t->kind) {
+	case T_EOF:
+		return "end of file";
+	case T_IDENT:
+		snprintf(buf, sizeof(buf), "'%.80s'", t->str);
+		break;
+	case T_INT:
+	case T_STRING:
+		snprintf(buf, sizeof(buf), "%s %.*s", vg_tok_name(t->kind),
+			 (int)(t->len > 40 ? 40 : t->len), t->start);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "'%s'", vg_tok_name(t->kind));
+		break;
+	}
+	return vg_ld_strndup(p->ld, buf, strlen(buf));
+}
+
+_Noreturn static void unexpected(struct parser *p, const char *expected)
+{
+	struct vg_token *t = cur(p);
+
+	vg_ld_error(p->ld, t->loc, "unexpected %s, expected %s",
+		    describe(p, t), expected);
+}
+
+static struct vg_token *expect(struct parser *p, enum vg_tok k,
+			       const char *expected)
+{
+	if (cur(p)->kind != k)
+		unexpected(p, expected);
+	return next(p);
+}
+
+static void expect_word(struct parser *p, const char *w, const char *expected)
+{
+	if (!is_word(cur(p), w))
+		unexpected(p, expected);
+	next(p);
+}
+
+static bool accept(struct parser *p, enum vg_tok k)
+{
+	if (cur(p)->kind != k)
+		return false;
+	next(p);
+	return true;
+}
+
+/* ---- expressions ------------------------------------------------------ */
+
+static struct vg_expr *parse_expr(struct parser *p);
+
+static struct vg_expr *node(struct parser *p, enum vg_ex kind,
+			    struct vg_loc loc, struct vg_expr *a,
+			    struct vg_expr *b, struct vg_expr *c)
+{
+	struct vg_expr *e = vg_ld_alloc(p->ld, sizeof(*e));
+	int h = 0;
+
+	e->kind = kind;
+	e->loc = e->start = loc;
+	e->a = a;
+	e->b = b;
+	e->c = c;
+	if (a) {
+		h = a->height;
+		e->start = a->start;
+	}
+	if (b && b->height > h)
+		h = b->height;
+	if (c && c->height > h)
+		h = c->height;
+	e->height = h + 1;
+	/* left-leaning chains (a+b+c+...) grow without recursion in the
+	 * parser; the walks over the tree recurse, so bound the height */
+	if (e->height > VG_MAX_EXPR_HEIGHT)
+		vg_ld_error(p->ld, loc, "expression too complex, expected at most %d nested operations",
+			    VG_MAX_EXPR_HEIGHT);
+	return e;
+}
+
+static void enter(struct parser *p)
+{
+	if (++p->depth > VG_MAX_EXPR_HEIGHT)
+		vg_ld_error(p->ld, cur(p)->loc, "expression nested too deeply, expected at most %d levels",
+			    VG_MAX_EXPR_HEIGHT);
+}
+
+/* `-> NAME` ends a transition's pattern or guard when what follows NAME
+ * cannot continue an expression: the next transition (a name), the end of
+ * the state (`}`) or of the file. `p->next { ... } -> s` and `p->a.b`
+ * therefore stay member accesses. */
+static bool arrow_is_target(struct parser *p)
+{
+	enum vg_tok after = peek(p, 2)->kind;
+
+	return p->in_trans && peek(p, 1)->kind == T_IDENT &&
+	       (after == T_RBRACE || after == T_IDENT || after == T_EOF ||
+		after == T_ERROR);
+}
+
+static struct vg_expr *parse_primary(struct parser *p)
+{
+	struct vg_token *t = cur(p);
+	struct vg_expr *e;
+
+	switch (t->kind) {
+	case T_INT:
+		next(p);
+		e = node(p, EX_INT, t->loc, NULL, NULL, NULL);
+		e->ival = (int64_t)t->ival;
+		e->unsig = t->ival > INT64_MAX;
+		return e;
+	case T_STRING:
+		next(p);
+		e = node(p, EX_STR, t->loc, NULL, NULL, NULL);
+		e->str = t->str;
+		return e;
+	case T_IDENT:
+		next(p);
+		if (!strcmp(t->str, "true") || !strcmp(t->str, "false")) {
+			e = node(p, EX_BOOL, t->loc, NULL, NULL, NULL);
+			e->ival = t->str[0] == 't';
+		} else if (!strcmp(t->str, "null")) {
+			e = node(p, EX_NULL, t->loc, NULL, NULL, NULL);
+		} else {
+			e = node(p, EX_NAME, t->loc, NULL, NULL, NULL);
+			e->str = t->str;
+		}
+		return e;
+	case T_LPAREN: {
+		next(p);
+		bool saved = p->in_trans;
+
+		/* inside parentheses an arrow is always a member access */
+		p->in_trans = false;
+		e = parse_expr(p);
+		p->in_trans = saved;
+		expect(p, T_RPAREN, "')' to close the '('");
+		return e;
+	}
+	default:
+		unexpected(p, "an expression");
+	}
+}
+
+static struct vg_expr *parse_postfix(struct parser *p)
+{
+	struct vg_expr *e = parse_primary(p);
+
+	for (;;) {
+		struct vg_token *t = cur(p);
+		struct vg_expr *m;
+
+		if (t->kind == T_ARROW && arrow_is_target(p))
+			break;
+		if (t->kind != T_ARROW && t->kind != T_DOT)
+			break;
+		next(p);
+		m = node(p, EX_MEMBER, t->loc, e, NULL, NULL);
+		m->arrow = t->kind == T_ARROW;
+		m->str = expect(p, T_IDENT, t->kind == T_ARROW
+				? "a field name after '->'"
+				: "a field name after '.'")->str;
+		e = m;
+	}
+	return e;
+}
+
+static struct vg_expr *parse_unary(struct parser *p)
+{
+	struct vg_token *t = cur(p);
+	struct vg_expr *e;
+
+	if (t->kind != T_MINUS && t->kind != T_BANG && t->kind != T_TILDE &&
+	    t->kind != T_STAR)
+		return parse_postfix(p);
+	enter(p);
+	next(p);
+	e = parse_unary(p);
+	p->depth--;
+	if (t->kind == T_MINUS && e->kind == EX_INT) {
+		/* so that -5 is one PUSH and INT64_MIN can be written */
+		e->unsig = (uint64_t)e->ival > (uint64_t)INT64_MAX + 1;
+		e->ival = (int64_t)(0 - (uint64_t)e->ival);
+		e->loc = e->start = t->loc;
+		return e;
+	}
+	e = node(p, EX_UNARY, t->loc, e, NULL, NULL);
+	e->start = t->loc;
+	e->op = t->kind;
+	return e;
+}
+
+/* Binary operators by C precedence, loosest first. */
+static const enum vg_tok levels[][5] = {
+	{ T_OROR },
+	{ T_ANDAND },
+	{ T_PIPE },
+	{ T_CARET },
+	{ T_AMP },
+	{ T_EQEQ, T_NE },
+	{ T_LT, T_LE, T_GT, T_GE },
+	{ T_SHL, T_SHR },
+	{ T_PLUS, T_MINUS },
+	{ T_STAR, T_SLASH, T_PERCENT },
+};
+#define NLEVELS (int)(sizeof(levels) / sizeof(levels[0]))
+
+static struct vg_expr *parse_binary(struct parser *p, int level)
+{
+	struct vg_expr *e;
+
+	if (level == NLEVELS)
+		return parse_unary(p);
+	e = parse_binary(p, level + 1);
+	for (;;) {
+		struct vg_token *t = cur(p);
+		bool match = false;
+
+		for (int i = 0; i < 5 && levels[level][i]; i++)
+			match |= t->kind == levels[level][i];
+		if (!match)
+			return e;
+		next(p);
+		e = node(p, EX_BINARY, t->loc, e, parse_binary(p, level + 1),
+			 NULL);
+		e->op = t->kind;
+	}
+}
+
+static struct vg_expr *parse_expr(struct parser *p)
+{
+	struct vg_expr *c, *e;
+	struct vg_token *q;
+
+	enter(p);
+	c = parse_binary(p, 0);
+	q = cur(p);
+	if (q->kind == T_QUESTION) {
+		struct vg_expr *a;
+
+		next(p);
+		a = parse_expr(p);
+		expect(p, T_COLON, "':' of the '?:'");
+		e = node(p, EX_COND, q->loc, c, a, parse_expr(p));
+		c = e;
+	}
+	p->depth--;
+	return c;
+}
+
+/* ---- properties ------------------------------------------------------- */
+
+static bool type_word(struct vg_token *t, enum vg_type *ty)
+{
+	static const struct {
+		const char *w;
+		enum vg_type t;
+	} types[] = {
+		{ "int", VG_TYPE_INT }, { "int64", VG_TYPE_INT },
+		{ "uint", VG_TYPE_UINT }, { "uint64", VG_TYPE_UINT },
+		{ "bool", VG_TYPE_BOOL }, { "ptr", VG_TYPE_PTR },
+		{ "string", VG_TYPE_STR },
+	};
+
+	if (t->kind != T_IDENT)
+		return false;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(t->str, types[i].w)) {
+			*ty = types[i].t;
+			return true;
+		}
+	return false;
+}
+
+static bool item_start(struct vg_token *t)
+{
+	return t->kind == T_EOF || is_word(t, "property") ||
+	       is_word(t, "include");
+}
+
+static void parse_slice(struct parser *p, struct vg_prop_ast *pr)
+{
+	struct vg_token *t = next(p);	/* slice */
+
+	if (pr->sliced)
+		vg_ld_error(p->ld, t->loc, "second 'slice on' in property %s, expected one list of slice parameters (first at line %d)",
+			    pr->name, pr->slice_loc.line);
+	pr->sliced = true;
+	pr->slice_loc = t->loc;
+	expect_word(p, "on", "'on' after 'slice'");
+	do {
+		struct vg_param_ast *pa;
+		enum vg_type ty = VG_TYPE_INT;
+
+		if (type_word(cur(p), &ty) && peek(p, 1)->kind == T_IDENT)
+			next(p);
+		t = expect(p, T_IDENT, "a slice parameter name");
+		if (pr->nparams == VG_MAX_PARAMS)
+			vg_ld_error(p->ld, t->loc, "too many slice parameters, expected at most %d",
+				    VG_MAX_PARAMS);
+		pa = &pr->params[pr->nparams++];
+		pa->name = t->str;
+		pa->loc = t->loc;
+		pa->type = ty;
+	} while (accept(p, T_COMMA));
+}
+
+static void parse_vars(struct parser *p, struct vg_prop_ast *pr, bool global)
+{
+	enum vg_type ty;
+
+	if (!type_word(cur(p), &ty))
+		unexpected(p, "a type (int, int64, uint, uint64, bool, ptr, string) after 'global'");
+	next(p);
+	do {
+		struct vg_token *t = expect(p, T_IDENT, "a variable name");
+		struct vg_var_ast *v = VG_PUSH(p->ld, pr->vars, pr->nvars,
+					       pr->capvars);
+
+		v->name = t->str;
+		v->loc = t->loc;
+		v->type = ty;
+		v->global = global;
+		if (accept(p, T_ASSIGN))
+			v->init = parse_expr(p);
+	} while (accept(p, T_COMMA));
+}
+
+static void parse_evdecl(struct parser *p, struct vg_prop_ast *pr)
+{
+	struct vg_evdecl *d;
+	struct vg_token *t;
+
+	next(p);	/* event */
+	t = expect(p, T_IDENT, "an event name after 'event'");
+	d = VG_PUSH(p->ld, pr->evdecls, pr->nevdecls, pr->capevdecls);
+	d->name = t->str;
+	d->loc = t->loc;
+	expect(p, T_LPAREN, "'(' after the event name");
+	if (cur(p)->kind != T_RPAREN)
+		do {
+			t = expect(p, T_IDENT, "a field name");
+			if (d->nfields == VG_MAX_FIELDS)
+				vg_ld_error(p->ld, t->loc, "too many event fields, expected at most %d",
+					    VG_MAX_FIELDS);
+			*VG_PUSH(p->ld, d->fields, d->nfields, d->capfields) =
+				t->str;
+		} while (accept(p, T_COMMA));
+	expect(p, T_RPAREN, "',' or ')' after an event field");
+}
+
+/* `(a, _, b)`: positional names; a prefix of the fields is enough. */
+static void parse_names(struct parser *p, struct vg_pattern *pat, int max)
+{
+	expect(p, T_LPAREN, "'(' before the parameters");
+	if (cur(p)->kind != T_RPAREN)
+		do {
+			struct vg_token *t = expect(p, T_IDENT, "a parameter name or '_'");
+			struct vg_pname *n;
+
+			if (pat->nnames == max)
+				vg_ld_error(p->ld, t->loc, "too many parameters, expected at most %d",
+					    max);
+			n = VG_PUSH(p->ld, pat->names, pat->nnames,
+				    pat->capnames);
+			n->name = strcmp(t->str, "_") ? t->str : NULL;
+			n->loc = t->loc;
+		} while (accept(p, T_COMMA));
+	expect(p, T_RPAREN, "',' or ')' after a parameter");
+}
+
+static void parse_pattern(struct parser *p, struct vg_pattern *pat)
+{
+	static const struct {
+		const char *w;
+		enum vg_event_kind k;
+	} kinds[] = {
+		{ "before", VG_EV_BEFORE }, { "after", VG_EV_AFTER },
+		{ "write", VG_EV_WRITE }, { "read", VG_EV_READ },
+		{ "access", VG_EV_ACCESS }, { "change", VG_EV_CHANGE },
+		{ "syscall", VG_EV_SYSCALL }, { "exit", VG_EV_EXIT },
+		{ "signal", VG_EV_SIGNAL },
+		{ "thread_start", VG_EV_THREAD_START },
+		{ "thread_exit", VG_EV_THREAD_EXIT },
+	};
+	struct vg_token *t = cur(p);
+	size_t i;
+
+	if (t->kind != T_IDENT)
+		unexpected(p, "a transition (before, after, write, read, access, change, syscall, exit, signal, thread_start, thread_exit or a declared event) or '}'");
+	pat->loc = pat->name_loc = t->loc;
+	pat->name = "";
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(t->str, kinds[i].w))
+			break;
+	/* `name(` is a declared event even if name is a keyword whose own
+	 * form cannot go on with '(' (before, after, syscall, thread_*);
+	 * `change (a + b)`, `write (*p)` and `exit(code)` keep their meaning */
+	if (i == sizeof(kinds) / sizeof(kinds[0]) ||
+	    (peek(p, 1)->kind == T_LPAREN &&
+	     (kinds[i].k == VG_EV_BEFORE || kinds[i].k == VG_EV_AFTER ||
+	      kinds[i].k == VG_EV_SYSCALL || kinds[i].k == VG_EV_THREAD_START ||
+	      kinds[i].k == VG_EV_THREAD_EXIT))) {
+		if (peek(p, 1)->kind != T_LPAREN)
+			unexpected(p, "a transition (before, after, write, read, access, change, syscall, exit, signal, thread_start, thread_exit or a declared event followed by '(')");
+		pat->kind = VG_EV_NAMED;
+		pat->name = next(p)->str;
+		parse_names(p, pat, VG_MAX_FIELDS);
+		return;
+	}
+	pat->kind = kinds[i].k;
+	next(p);
+	switch (pat->kind) {
+	case VG_EV_BEFORE:
+	case VG_EV_AFTER:
+	case VG_EV_SYSCALL:
+		t = expect(p, T_IDENT, pat->kind == VG_EV_SYSCALL
+			   ? "a system call name" : "a function name");
+		pat->name = t->str;
+		pat->name_loc = t->loc;
+		parse_names(p, pat, VG_MAX_FIELDS);
+		if (pat->kind == VG_EV_AFTER && is_word(cur(p), "returns")) {
+			next(p);
+			t = expect(p, T_IDENT, "a name for the return value after 'returns'");
+			pat->has_ret = true;
+			pat->ret.name = strcmp(t->str, "_") ? t->str : NULL;
+			pat->ret.loc = t->loc;
+		}
+		break;
+	case VG_EV_WRITE:
+	case VG_EV_READ:
+	case VG_EV_ACCESS:
+	case VG_EV_CHANGE: {
+		struct vg_expr *e;
+
+		pat->name_loc = cur(p)->loc;
+		e = pat->kind == VG_EV_CHANGE ? parse_expr(p) : parse_unary(p);
+		if (pat->kind != VG_EV_CHANGE && e->kind != EX_NAME &&
+		    e->kind != EX_MEMBER &&
+		    !(e->kind == EX_UNARY && e->op == T_STAR))
+			vg_ld_error(p->ld, e->start, "cannot watch this expression, expected a variable, *p or p->field");
+		pat->name = vg_expr_text(&p->ld->arena, e);
+		if (!pat->name)
+			vg_ld_oom(p->ld);
+		break;
+	}
+	case VG_EV_EXIT:
+	case VG_EV_SIGNAL:
+		parse_names(p, pat, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+static void parse_stmt(struct parser *p, struct vg_trans_ast *tr)
+{
+	struct vg_token *t = expect(p, T_IDENT, "a variable to assign or '}'");
+	struct vg_stmt *s = VG_PUSH(p->ld, tr->stmts, tr->nstmts, tr->capstmts);
+	struct vg_token *op = cur(p);
+
+	s->name = t->str;
+	s->loc = t->loc;
+	s->op = op->kind;
+	s->op_loc = op->loc;
+	switch (op->kind) {
+	case T_INC:
+	case T_DEC:
+		next(p);
+		break;
+	case T_ASSIGN: case T_ADDEQ: case T_SUBEQ: case T_MULEQ:
+	case T_DIVEQ: case T_MODEQ: case T_ANDEQ: case T_OREQ:
+	case T_XOREQ: case T_SHLEQ: case T_SHREQ:
+		next(p);
+		s->value = parse_expr(p);
+		break;
+	default:
+		unexpected(p, "an assignment ('=', '+=', ..., '++' or '--')");
+	}
+	/* the last statement of a block may omit its ';' */
+	if (cur(p)->kind != T_RBRACE)
+		expect(p, T_SEMI, "';' after the statement");
+}
+
+static void parse_trans(struct parser *p, struct vg_state_ast *st)
+{
+	struct vg_trans_ast *tr = VG_PUSH(p->ld, st->trans, st->ntrans,
+					  st->captrans);
+	struct vg_token *t;
+
+	p->in_trans = true;
+	parse_pattern(p, &tr->pat);
+	if (is_word(cur(p), "when")) {
+		next(p);
+		tr->guard = parse_expr(p);
+	}
+	p->in_trans = false;
+	if (accept(p, T_LBRACE)) {
+		while (cur(p)->kind != T_RBRACE)
+			parse_stmt(p, tr);
+		next(p);
+	}
+	expect(p, T_ARROW, tr->guard || tr->nstmts
+		   ? "'->' and the target state"
+		   : "'when', '{' or '->' after the event");
+	t = expect(p, T_IDENT, "a target state name after '->'");
+	tr->to = t->str;
+	tr->to_loc = t->loc;
+}
+
+static void parse_state(struct parser *p, struct vg_prop_ast *pr)
+{
+	struct vg_state_ast *st;
+	struct vg_token *t;
+
+	next(p);	/* state */
+	t = expect(p, T_IDENT, "a state name after 'state'");
+	st = VG_PUSH(p->ld, pr->states, pr->nstates, pr->capstates);
+	st->name = t->str;
+	st->loc = t->loc;
+	st->kind = VG_STATE_ACCEPTING;
+	if (is_word(cur(p), "accepting")) {
+		next(p);
+	} else if (is_word(cur(p), "nonaccepting")) {
+		next(p);
+		st->kind = VG_STATE_NONACCEPTING;
+	} else if (is_word(cur(p), "violation")) {
+		next(p);
+		st->kind = VG_STATE_VIOLATION;
+	}
+	if (!accept(p, T_LBRACE))
+		return;
+	while (!accept(p, T_RBRACE))
+		parse_trans(p, st);
+}
+
+static void parse_reaction(struct parser *p, struct vg_prop_ast *pr)
+{
+	static const struct {
+		const char *w;
+		enum vg_action_kind k;
+	} acts[] = {
+		{ "log", VG_ACT_LOG }, { "stop", VG_ACT_STOP },
+		{ "gdb", VG_ACT_GDB }, { "backtrace", VG_ACT_BACKTRACE },
+		{ "checkpoint", VG_ACT_CHECKPOINT },
+		{ "restore", VG_ACT_RESTORE }, { "watch", VG_ACT_WATCH },
+		{ "unwatch", VG_ACT_UNWATCH }, { "exec", VG_ACT_EXEC },
+		{ "kill", VG_ACT_KILL },
+	};
+	struct vg_reaction_ast *r = VG_PUSH(p->ld, pr->reactions,
+					    pr->nreactions, pr->capreactions);
+	struct vg_token *t = next(p);	/* on */
+
+	r->loc = t->loc;
+	if (is_word(cur(p), "enter"))
+		r->on_enter = true;
+	else if (!is_word(cur(p), "leave"))
+		unexpected(p, "'enter' or 'leave' after 'on'");
+	next(p);
+	t = expect(p, T_IDENT, "a state name");
+	r->state = t->str;
+	r->state_loc = t->loc;
+	expect(p, T_COLON, "':' after the state name");
+	do {
+		struct vg_action_ast *a;
+		size_t i;
+
+		t = cur(p);
+		for (i = 0; t->kind == T_IDENT && i < sizeof(acts) / sizeof(acts[0]); i++)
+			if (!strcmp(t->str, acts[i].w))
+				break;
+		if (t->kind != T_IDENT || i == sizeof(acts) / sizeof(acts[0]))
+			unexpected(p, "an action (log, stop, gdb, backtrace, checkpoint, restore, watch, unwatch, exec, kill)");
+		next(p);
+		a = VG_PUSH(p->ld, r->actions, r->nactions, r->capactions);
+		a->kind = acts[i].k;
+		a->loc = t->loc;
+		if (a->kind == VG_ACT_LOG || a->kind == VG_ACT_EXEC) {
+			a->arg = expect(p, T_STRING, a->kind == VG_ACT_LOG
+					? "a format string after 'log'"
+					: "a command string after 'exec'")->str;
+		} else if (a->kind == VG_ACT_WATCH || a->kind == VG_ACT_UNWATCH) {
+			a->arg = vg_expr_text(&p->ld->arena, parse_expr(p));
+			if (!a->arg)
+				vg_ld_oom(p->ld);
+		}
+	} while (accept(p, T_COMMA));
+}
+
+static void parse_property(struct parser *p)
+{
+	struct vg_prop_ast *pr;
+	struct vg_token *t = next(p);	/* property */
+
+	pr = VG_PUSH(p->ld, p->ld->props, p->ld->nprops, p->ld->capprops);
+	pr->loc = t->loc;
+	pr->name = expect(p, T_IDENT, "a property name after 'property'")->str;
+	pr->desc = "";
+	if (cur(p)->kind == T_STRING)
+		pr->desc = next(p)->str;
+	for (;;) {
+		enum vg_type ty;
+
+		t = cur(p);
+		if (item_start(t))
+			return;
+		if (is_word(t, "slice"))
+			parse_slice(p, pr);
+		else if (is_word(t, "global")) {
+			next(p);
+			parse_vars(p, pr, true);
+		} else if (type_word(t, &ty))
+			parse_vars(p, pr, false);
+		else if (is_word(t, "event"))
+			parse_evdecl(p, pr);
+		else if (is_word(t, "state"))
+			parse_state(p, pr);
+		else if (is_word(t, "on"))
+			parse_reaction(p, pr);
+		else
+			unexpected(p, "slice, a variable declaration, event, state, on, property or include");
+	}
+}
+
+void vg_parse_src(struct vg_ld *ld, int src)
+{
+	/* ld->srcs may move while includes load: keep what is needed */
+	const char *name = ld->srcs[src].name;
+	struct parser p = { .ld = ld };
+
+	p.toks = vg_lex(ld, name, ld->srcs[src].text, ld->srcs[src].len,
+			&p.ntok);
+	while (cur(&p)->kind != T_EOF) {
+		struct vg_token *t = cur(&p);
+
+		if (is_word(t, "include")) {
+			next(&p);
+			t = expect(&p, T_STRING, "a file name in quotes after 'include'");
+			vg_ld_include(ld, t->str, &t->loc);
+		} else if (is_word(t, "property")) {
+			parse_property(&p);
+		} else {
+			unexpected(&p, "'property' or 'include'");
+		}
+	}
+}

@@ -1,0 +1,215 @@
+/* The compiled spec: what the parser produces from .vigil files and what the
+ * monitor, the probe layer, the kernel tier and the reports consume.
+ *
+ * A spec is a list of properties plus the table of distinct events they use.
+ * Events are shared: two properties that both say `before free(p)` use one
+ * event (and so one probe). Each property is an automaton whose transitions
+ * refer to events by index into spec->events.
+ *
+ * This header is the contract between user/spec/ and everything else. Other
+ * modules read these structs; only user/spec/ builds them.
+ */
+#ifndef VIGIL_SPEC_H
+#define VIGIL_SPEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vigil_code.h"
+#include "../util/err.h"
+
+#define VG_MAX_PARAMS 4		/* slice parameters of one property */
+#define VG_UNBOUND 0xff		/* binding slot: event does not bind this parameter */
+
+struct vg_loc {
+	const char *file;	/* owned by the spec */
+	int line, col;		/* 1-based */
+};
+
+enum vg_type {
+	VG_TYPE_INT,		/* int64 */
+	VG_TYPE_UINT,		/* uint64 */
+	VG_TYPE_BOOL,
+	VG_TYPE_PTR,
+	VG_TYPE_STR,		/* interned: the value is an id from vg_spec_intern */
+};
+
+enum vg_event_kind {
+	VG_EV_BEFORE,		/* before f(args): uprobe at entry */
+	VG_EV_AFTER,		/* after f(args) returns r: uretprobe; args from entry */
+	VG_EV_WRITE,		/* write x */
+	VG_EV_READ,		/* read x */
+	VG_EV_ACCESS,		/* access x */
+	VG_EV_CHANGE,		/* change EXPR */
+	VG_EV_SYSCALL,		/* syscall name(args) */
+	VG_EV_EXIT,		/* exit(code) */
+	VG_EV_SIGNAL,		/* signal(sig) */
+	VG_EV_THREAD_START,
+	VG_EV_THREAD_EXIT,
+	VG_EV_NAMED,		/* `event name(a, b)` declared for traces */
+};
+
+/* A distinct event of the run. */
+struct vg_event {
+	enum vg_event_kind kind;
+	char *name;		/* function, syscall, variable or expression
+				 * text, or declared event name; "" for
+				 * exit/signal/thread_* */
+	int nfields;		/* positional fields used: slots 0..nfields-1 */
+	bool uses_ret;		/* slot VG_SLOT_RET is used */
+	struct vg_loc loc;	/* first use */
+};
+
+struct vg_var {
+	char *name;
+	enum vg_type type;
+	int64_t init;		/* initial value (bit pattern for uint/ptr) */
+	struct vg_loc loc;
+};
+
+enum vg_state_kind {
+	VG_STATE_ACCEPTING,
+	VG_STATE_NONACCEPTING,
+	VG_STATE_VIOLATION,	/* bad and final */
+};
+
+struct vg_state {
+	char *name;
+	enum vg_state_kind kind;
+	struct vg_loc loc;
+};
+
+/* How one event binds the property's slice parameters: for parameter i,
+ * slot[i] is the event slot that holds its value, or VG_UNBOUND. It is the
+ * same for every transition on that event within the property (the checker
+ * enforces it), so the monitor can find the slice before it knows the state. */
+struct vg_binding {
+	int event;		/* index into spec->events */
+	uint8_t slot[VG_MAX_PARAMS];
+	uint32_t mask;		/* bit i set when parameter i is bound */
+};
+
+/* A code range in prop->code; len == 0 means "none" (a guard that holds, an
+ * update that does nothing). The last instruction of a range is VG_OP_END. */
+struct vg_code_ref {
+	uint32_t off, len;
+};
+
+struct vg_transition {
+	int from, to;		/* state indices */
+	int event;		/* index into spec->events */
+	int binding;		/* index into prop->bindings */
+	struct vg_code_ref guard, update;
+	struct vg_loc loc;
+};
+
+enum vg_action_kind {
+	VG_ACT_LOG,		/* arg: format, "{name}" expands a parameter or variable */
+	VG_ACT_STOP,
+	VG_ACT_GDB,
+	VG_ACT_BACKTRACE,
+	VG_ACT_CHECKPOINT,
+	VG_ACT_RESTORE,
+	VG_ACT_WATCH,		/* arg: expression text */
+	VG_ACT_UNWATCH,		/* arg: expression text */
+	VG_ACT_EXEC,		/* arg: command */
+	VG_ACT_KILL,
+};
+
+struct vg_action {
+	enum vg_action_kind kind;
+	char *arg;		/* NULL when the action takes none */
+	struct vg_loc loc;
+};
+
+/* `on enter S: a, b` / `on leave S: ...`. A self-loop counts as both. */
+struct vg_reaction {
+	bool on_enter;		/* false: on leave */
+	int state;
+	int nactions;
+	struct vg_action *actions;
+	struct vg_loc loc;
+};
+
+struct vg_property {
+	char *name;
+	char *description;	/* may be "" */
+	struct vg_loc loc;
+
+	int nparams;		/* `slice on a, b`; 0 = one instance */
+	char *params[VG_MAX_PARAMS];
+	enum vg_type param_types[VG_MAX_PARAMS];
+
+	int nvars;		/* per-slice variables: VG_OP_LDVAR/STVAR idx */
+	struct vg_var *vars;
+	int nglobals;		/* `global` variables: VG_OP_LDGLOB/STGLOB idx */
+	struct vg_var *globals;
+
+	int nstates;		/* states[0] is the initial state: the first declared */
+	struct vg_state *states;
+
+	int ntrans;		/* in source order; the first whose guard holds wins */
+	struct vg_transition *trans;
+
+	int nbindings;		/* one per event the property uses */
+	struct vg_binding *bindings;
+
+	int nreactions;
+	struct vg_reaction *reactions;
+
+	int ncode;
+	struct vg_insn *code;
+};
+
+struct vg_spec {
+	int nprops;
+	struct vg_property *props;
+	int nevents;
+	struct vg_event *events;
+	/* private: files, string table */
+	struct vg_spec_priv *priv;
+};
+
+struct vg_spec *vg_spec_new(void);
+void vg_spec_free(struct vg_spec *spec);
+
+/* Parse a .vigil file and append its properties (and those of the files it
+ * includes) to spec. On error returns -1 with e->msg like
+ *   "specs/x.vigil:3:14: error: expected ')' after parameters\n"
+ *   "    before queue_push(q -> ready\n"
+ *   "                        ^\n"
+ * and e->exit_code == VG_EXIT_USAGE. The spec is left as before the call. */
+int vg_spec_load_file(struct vg_spec *spec, const char *path, struct vg_err *e);
+/* Same for text in memory; name is used in messages as the file name. */
+int vg_spec_load_string(struct vg_spec *spec, const char *name,
+			const char *text, struct vg_err *e);
+
+/* Warnings a user wants to see before running: unused or unreachable
+ * states, transitions that can never fire. One line each, file:line:col:
+ * warning: ..., written to out. Returns the number of warnings. */
+int vg_spec_lint(const struct vg_spec *spec, FILE *out);
+
+/* Strings: values of VG_TYPE_STR are ids into a table owned by the spec,
+ * shared by constants in the code and by values read from traces. */
+uint64_t vg_spec_intern(struct vg_spec *spec, const char *s);
+const char *vg_spec_string(const struct vg_spec *spec, uint64_t id);
+
+/* Lookups, -1 when absent. */
+int vg_spec_find_event(const struct vg_spec *spec, enum vg_event_kind kind,
+		       const char *name);
+int vg_property_find_state(const struct vg_property *p, const char *name);
+
+/* The binding of an event in a property, or NULL if the property does not
+ * use the event. */
+const struct vg_binding *vg_property_binding(const struct vg_property *p,
+					     int event);
+
+/* Does the state have a reaction with an action of this kind? */
+bool vg_property_state_has_action(const struct vg_property *p, int state,
+				  bool on_enter, enum vg_action_kind kind);
+
+const char *vg_event_kind_name(enum vg_event_kind k);
+const char *vg_state_kind_name(enum vg_state_kind k);
+
+#endif

@@ -1,0 +1,858 @@
+/* Shared-library resolution (as glibc's ld.so does it, elf/dl-load.c
+ * _dl_map_object) and /proc/PID/maps reading, for user/sym/libs.h. */
+#include "libs.h"
+#include "dwarf.h"
+#include "sym_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* Debian's multiarch glibc: the expansion of $LIB and the system
+ * directories searched last. */
+#define DST_LIB "lib/x86_64-linux-gnu"
+#define DST_PLATFORM "x86_64"
+static const char *const default_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib",
+	"/usr/lib",
+};
+
+/* --- /etc/ld.so.cache (glibc >= 2.32 writes only the new format) ------- */
+
+#define CACHE_MAGIC_NEW "glibc-ld.so.cache"
+#define CACHE_VERSION "1.1"
+#define CACHE_MAGIC_OLD "ld.so-1.7.0"
+#define FLAG_TYPE_MASK 0x00ff
+#define FLAG_ELF_LIBC6 0x0003
+#define FLAG_REQUIRED_MASK 0xff00
+#define FLAG_X8664_LIB64 0x0300
+
+struct cache_entry {
+	int32_t flags;
+	uint32_t key, value;	/* string offsets */
+	uint32_t osversion;
+	uint64_t hwcap;
+};
+
+struct cache_head {
+	char magic[17];
+	char version[3];
+	uint32_t nlibs;
+	uint32_t len_strings;
+	uint8_t flags;
+	uint8_t pad[3];
+	uint32_t extension_offset;
+	uint32_t unused[3];
+};
+
+struct ldcache {
+	char *data;
+	size_t len;
+	const struct cache_head *h;	/* inside data */
+	const char *strbase;		/* string offsets are from here */
+};
+
+static void cache_load(struct ldcache *c)
+{
+	FILE *f = fopen("/etc/ld.so.cache", "re");
+	size_t off = 0;
+	long len;
+
+	memset(c, 0, sizeof(*c));
+	if (!f)
+		return;
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 ||
+	    fseek(f, 0, SEEK_SET) || !(c->data = malloc((size_t)len)) ||
+	    fread(c->data, 1, (size_t)len, f) != (size_t)len) {
+		free(c->data);
+		c->data = NULL;
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	c->len = (size_t)len;
+	/* the old format may precede the new one: skip its entries */
+	if (c->len >= 16 && !memcmp(c->data, CACHE_MAGIC_OLD, 11)) {
+		uint32_t n;
+
+		memcpy(&n, c->data + 12, 4);
+		off = (16 + (size_t)n * 12 + 7) & ~(size_t)7;
+	}
+	if (off + sizeof(struct cache_head) > c->len ||
+	    memcmp(c->data + off, CACHE_MAGIC_NEW, 17) ||
+	    memcmp(c->data + off + 17, CACHE_VERSION, 3)) {
+		free(c->data);
+		c->data = NULL;
+		return;
+	}
+	c->h = (const struct cache_head *)(c->data + off);
+	c->strbase = c->data + off;
+	if (off + sizeof(*c->h) + (size_t)c->h->nlibs *
+	    sizeof(struct cache_entry) > c->len) {
+		free(c->data);
+		c->data = NULL;
+		c->h = NULL;
+	}
+}
+
+static const char *cache_str(const struct ldcache *c, uint32_t off)
+{
+	const char *s = c->strbase + off;
+
+	if (s < c->data || s >= c->data + c->len ||
+	    !memchr(s, 0, c->data + c->len - s))
+		return NULL;
+	return s;
+}
+
+/* The path of NAME for x86-64 in the cache. Entries for glibc-hwcaps
+ * subdirectories (hwcap != 0) are skipped: they need CPU checks. */
+static const char *cache_find(const struct ldcache *c, const char *name)
+{
+	const struct cache_entry *en;
+
+	if (!c->h)
+		return NULL;
+	en = (const struct cache_entry *)(c->h + 1);
+	for (uint32_t i = 0; i < c->h->nlibs; i++) {
+		const char *k;
+
+		if ((en[i].flags & FLAG_TYPE_MASK) != FLAG_ELF_LIBC6 ||
+		    (en[i].flags & FLAG_REQUIRED_MASK) != FLAG_X8664_LIB64 ||
+		    en[i].hwcap)
+			continue;
+		k = cache_str(c, en[i].key);
+		if (k && !strcmp(k, name))
+			return cache_str(c, en[i].value);
+	}
+	return NULL;
+}
+
+/* --- one object's dynamic section -------------------------------------- */
+
+struct dyninfo {
+	char **needed;
+	size_t nneeded;
+	char *soname, *rpath, *runpath;
+	char *origin;		/* directory for $ORIGIN */
+	bool nodeflib;
+};
+
+static void dyninfo_free(struct dyninfo *d)
+{
+	for (size_t i = 0; i < d->nneeded; i++)
+		free(d->needed[i]);
+	free(d->needed);
+	free(d->soname);
+	free(d->rpath);
+	free(d->runpath);
+	free(d->origin);
+	memset(d, 0, sizeof(*d));
+}
+
+static int dyninfo_read(const char *path, struct dyninfo *d, bool is_main,
+			struct vg_err *e)
+{
+	struct vg_elf_file f;
+	Elf_Scn *scn = NULL;
+	char real[PATH_MAX], *slash;
+	int ret = -1;
+
+	memset(d, 0, sizeof(*d));
+	if (vg_elf_file_open(path, &f, e))
+		return -1;
+	/* $ORIGIN: the directory of the object; for the executable ld.so
+	 * takes it from /proc/self/exe, which is the resolved path */
+	if (is_main && realpath(path, real))
+		d->origin = strdup(real);
+	else
+		d->origin = strdup(path);
+	if (!d->origin)
+		goto oom;
+	if ((slash = strrchr(d->origin, '/')))
+		*(slash == d->origin ? slash + 1 : slash) = 0;
+	else
+		strcpy(d->origin, ".");
+	while ((scn = elf_nextscn(f.elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *s;
+			char **slot = NULL;
+
+			if (!gelf_getdyn(data, i, &dyn) || dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == DT_FLAGS_1 &&
+			    (dyn.d_un.d_val & DF_1_NODEFLIB))
+				d->nodeflib = true;
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME &&
+			    dyn.d_tag != DT_RPATH && dyn.d_tag != DT_RUNPATH)
+				continue;
+			s = elf_strptr(f.elf, sh.sh_link, dyn.d_un.d_val);
+			if (!s)
+				continue;
+			if (dyn.d_tag == DT_NEEDED) {
+				void *p = realloc(d->needed,
+						  (d->nneeded + 1) *
+							  sizeof(*d->needed));
+				if (!p)
+					goto oom;
+				d->needed = p;
+				slot = &d->needed[d->nneeded++];
+				*slot = NULL;
+			} else if (dyn.d_tag == DT_SONAME) {
+				slot = &d->soname;
+			} else if (dyn.d_tag == DT_RPATH) {
+				slot = &d->rpath;
+			} else {
+				slot = &d->runpath;
+			}
+			free(*slot);
+			if (!(*slot = strdup(s)))
+				goto oom;
+		}
+	}
+	ret = 0;
+	goto out;
+oom:
+	vg_errf(e, "out of memory");
+	dyninfo_free(d);
+out:
+	vg_elf_file_close(&f);
+	return ret;
+}
+
+/* --- search ---------------------------------------------------------------- */
+
+/* Replace $ORIGIN, $LIB and $PLATFORM (also as ${...}). */
+static bool expand(const char *in, const char *origin, char *out,
+		   size_t len)
+{
+	static const struct {
+		const char *tok;
+		size_t n;
+	} toks[] = { { "ORIGIN", 6 }, { "LIB", 3 }, { "PLATFORM", 8 } };
+	size_t o = 0;
+
+	while (*in) {
+		const char *rep = NULL;
+		size_t skip = 0;
+
+		if (*in == '$') {
+			bool brace = in[1] == '{';
+
+			for (size_t t = 0; t < 3 && !rep; t++) {
+				const char *p = in + 1 + brace;
+
+				if (strncmp(p, toks[t].tok, toks[t].n))
+					continue;
+				if (brace ? p[toks[t].n] != '}' :
+					    (p[toks[t].n] == '_' ||
+					     (p[toks[t].n] >= 'A' &&
+					      p[toks[t].n] <= 'Z') ||
+					     (p[toks[t].n] >= 'a' &&
+					      p[toks[t].n] <= 'z') ||
+					     (p[toks[t].n] >= '0' &&
+					      p[toks[t].n] <= '9')))
+					continue;
+				rep = t == 0 ? origin : t == 1 ? DST_LIB :
+								  DST_PLATFORM;
+				skip = 1 + toks[t].n + 2 * brace;
+			}
+		}
+		if (rep) {
+			size_t n = strlen(rep);
+
+			if (o + n >= len)
+				return false;
+			memcpy(out + o, rep, n);
+			o += n;
+			in += skip;
+		} else {
+			if (o + 1 >= len)
+				return false;
+			out[o++] = *in++;
+		}
+	}
+	out[o] = 0;
+	return true;
+}
+
+/* Could ld.so load this file for an x86-64 process? */
+static bool usable(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
+	     !memcmp(h, ELFMAG, SELFMAG) && h[EI_CLASS] == ELFCLASS64 &&
+	     h[EI_DATA] == ELFDATA2LSB && (h[18] | h[19] << 8) == EM_X86_64;
+	close(fd);
+	return ok;
+}
+
+/* Look for NAME in each directory of LIST (':'-separated; an empty entry
+ * is the current directory), tokens expanded with ORIGIN. */
+static char *search_list(const char *list, const char *origin,
+			 const char *name, const char *seps)
+{
+	char dir[PATH_MAX], exp[PATH_MAX], path[PATH_MAX];
+
+	while (list) {
+		size_t n = strcspn(list, seps);
+
+		if (n < sizeof(dir)) {
+			memcpy(dir, list, n);
+			dir[n] = 0;
+			if (expand(n ? dir : ".", origin, exp, sizeof(exp)) &&
+			    snprintf(path, sizeof(path), "%s/%s", exp, name) <
+				    (int)sizeof(path) &&
+			    usable(path))
+				return strdup(path);
+		}
+		list = list[n] ? list + n + 1 : NULL;
+	}
+	return NULL;
+}
+
+struct resolver {
+	struct vg_libs *libs;
+	struct dyninfo *info;	/* parallel to libs->v */
+	struct ldcache cache;
+};
+
+static char *resolve(struct resolver *r, size_t obj, const char *name,
+		     const char **how)
+{
+	struct dyninfo *d = &r->info[obj];
+	const char *llp = getenv("LD_LIBRARY_PATH"), *c;
+	char buf[PATH_MAX];
+	char *p;
+
+	if (strchr(name, '/')) {
+		*how = "path";
+		if (expand(name, d->origin, buf, sizeof(buf)) && usable(buf))
+			return strdup(buf);
+		return NULL;
+	}
+	/* DT_RPATH of the object and of its loaders up to the executable,
+	 * unless the object has DT_RUNPATH (which also turns off theirs) */
+	if (!d->runpath) {
+		for (size_t l = obj;; l = r->libs->v[l].loader) {
+			struct dyninfo *ld = &r->info[l];
+
+			*how = "rpath";
+			if (!ld->runpath && ld->rpath &&
+			    (p = search_list(ld->rpath, ld->origin, name, ":")))
+				return p;
+			if (l == 0)
+				break;
+		}
+	}
+	*how = "LD_LIBRARY_PATH";
+	if (llp && *llp &&
+	    (p = search_list(llp, r->info[0].origin, name, ":;")))
+		return p;
+	*how = "runpath";
+	if (d->runpath && (p = search_list(d->runpath, d->origin, name, ":")))
+		return p;
+	if (d->nodeflib)
+		return NULL;
+	*how = "ld.so.cache";
+	if ((c = cache_find(&r->cache, name)) && usable(c))
+		return strdup(c);
+	*how = "default";
+	for (size_t i = 0; i < sizeof(default_dirs) / sizeof(*default_dirs);
+	     i++) {
+		snprintf(buf, sizeof(buf), "%s/%s", default_dirs[i], name);
+		if (usable(buf))
+			return strdup(buf);
+	}
+	return NULL;
+}
+
+/* already loaded under this name (its DT_NEEDED string or its soname)? */
+static bool loaded_as(struct resolver *r, const char *name)
+{
+	for (size_t i = 0; i < r->libs->n; i++)
+		if ((r->libs->v[i].needed &&
+		     !strcmp(r->libs->v[i].needed, name)) ||
+		    (r->info[i].soname && !strcmp(r->info[i].soname, name)))
+			return true;
+	return false;
+}
+
+static bool loaded_file(struct resolver *r, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < r->libs->n; i++)
+		if (r->libs->v[i].path && r->libs->v[i].dev == dev &&
+		    r->libs->v[i].ino == ino)
+			return true;
+	return false;
+}
+
+static int add_obj(struct resolver *r, const char *needed, char *path,
+		   const char *how, size_t loader, struct vg_err *e)
+{
+	struct vg_libs *l = r->libs;
+	struct vg_lib *lib;
+	void *p, *q;
+	struct stat st;
+
+	p = realloc(l->v, (l->n + 1) * sizeof(*l->v));
+	if (p)
+		l->v = p;
+	q = realloc(r->info, (l->n + 1) * sizeof(*r->info));
+	if (q)
+		r->info = q;
+	if (!p || !q) {
+		free(path);
+		return vg_errf(e, "out of memory");
+	}
+	lib = &l->v[l->n];
+	memset(lib, 0, sizeof(*lib));
+	memset(&r->info[l->n], 0, sizeof(r->info[l->n]));
+	lib->path = path;
+	lib->how = how;
+	lib->loader = loader;
+	if (path && stat(path, &st) == 0) {
+		lib->dev = st.st_dev;
+		lib->ino = st.st_ino;
+	}
+	l->n++;
+	if (!(lib->needed = strdup(needed)))
+		return vg_errf(e, "out of memory");
+	return 0;
+}
+
+/* PT_INTERP: the dynamic loader itself, always mapped. */
+static char *interp_of(const char *binary)
+{
+	struct vg_elf_file f;
+	struct vg_err e;
+	char *ret = NULL;
+	size_t n;
+
+	if (vg_elf_file_open(binary, &f, &e))
+		return NULL;
+	if (!elf_getphdrnum(f.elf, &n)) {
+		for (size_t i = 0; i < n && !ret; i++) {
+			GElf_Phdr ph;
+			char buf[PATH_MAX];
+
+			if (!gelf_getphdr(f.elf, i, &ph) ||
+			    ph.p_type != PT_INTERP || !ph.p_filesz ||
+			    ph.p_filesz >= sizeof(buf))
+				continue;
+			if (pread(f.fd, buf, ph.p_filesz, ph.p_offset) ==
+			    (ssize_t)ph.p_filesz) {
+				buf[ph.p_filesz] = 0;
+				ret = strdup(buf);
+			}
+		}
+	}
+	vg_elf_file_close(&f);
+	return ret;
+}
+
+int vg_libs_load(const char *binary, struct vg_libs *out, struct vg_err *e)
+{
+	struct resolver r = { .libs = out };
+	char *path, *interp;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	cache_load(&r.cache);
+	if (!(path = strdup(binary))) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
+	if (add_obj(&r, binary, path, "binary", 0, e))
+		goto out;
+	/* breadth first, as ld.so loads them */
+	for (size_t i = 0; i < out->n; i++) {
+		if (!out->v[i].path)
+			continue;
+		if (dyninfo_read(out->v[i].path, &r.info[i], i == 0, e)) {
+			if (i == 0)
+				goto out;
+			continue;	/* unreadable library: no deps */
+		}
+		for (size_t k = 0; k < r.info[i].nneeded; k++) {
+			const char *name = r.info[i].needed[k], *how = NULL;
+			struct stat st;
+
+			if (loaded_as(&r, name))
+				continue;
+			path = resolve(&r, i, name, &how);
+			if (path && stat(path, &st) == 0 &&
+			    loaded_file(&r, st.st_dev, st.st_ino)) {
+				free(path);
+				continue;
+			}
+			if (add_obj(&r, name, path, path ? how : NULL, i, e))
+				goto out;
+		}
+	}
+	/* the loader is mapped even when nothing names it */
+	if ((interp = interp_of(binary))) {
+		struct stat st;
+
+		if (stat(interp, &st) == 0 &&
+		    !loaded_file(&r, st.st_dev, st.st_ino)) {
+			if (add_obj(&r, interp, interp, "interp", 0, e))
+				goto out;
+		} else {
+			free(interp);
+		}
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; r.info && i < out->n; i++)
+		dyninfo_free(&r.info[i]);
+	free(r.info);
+	free(r.cache.data);
+	if (ret)
+		vg_libs_free(out);
+	return ret;
+}
+
+void vg_libs_free(struct vg_libs *libs)
+{
+	for (size_t i = 0; i < libs->n; i++) {
+		free(libs->v[i].needed);
+		free(libs->v[i].path);
+	}
+	free(libs->v);
+	memset(libs, 0, sizeof(*libs));
+}
+
+/* --- which object defines a function -------------------------------------- */
+
+static int found_in(const struct vg_libs *libs, size_t i,
+		    struct vg_elf_file *f, const GElf_Sym *sym, int tab,
+		    const char *name, struct vg_func_where *out,
+		    struct vg_err *e)
+{
+	out->obj = i;
+	snprintf(out->path, sizeof(out->path), "%s", libs->v[i].path);
+	out->fn.addr = sym->st_value;
+	out->fn.size = sym->st_size;
+	out->fn.source = tab == VG_TAB_SYMTAB ? VG_SRC_SYMTAB : VG_SRC_DYNSYM;
+	out->fn.ifunc = GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC;
+	if (vg_elf_vaddr_to_offset(f->elf, sym->st_value, &out->fn.offset))
+		return vg_errf(e, "function '%s' in %s: address 0x%llx is in no loadable segment",
+			       name, libs->v[i].path,
+			       (unsigned long long)sym->st_value);
+	return 0;
+}
+
+int vg_libs_find_func(const struct vg_libs *libs, const char *name,
+		      struct vg_func_where *out, struct vg_err *e)
+{
+	struct vg_elf_file f;
+	struct vg_dwarf *dw;
+	enum vg_nofunc why;
+	GElf_Sym sym;
+	size_t missing = 0;
+	char names[512] = "";
+	bool have_reason = false;
+	int tab, r;
+
+	memset(out, 0, sizeof(*out));
+	if (!libs->n)
+		return vg_errf(e, "no binary to look for '%s' in", name);
+	/* 1. the binary's own symbols, local ones too; 2. what each library
+	 * exports, in load order (the first definition is the one calls
+	 * bind to); 3. local symbols of unstripped libraries */
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t i = pass ? 1 : 0; i < (pass ? libs->n : 1); i++) {
+			if (!libs->v[i].path)
+				continue;
+			if (vg_elf_file_open(libs->v[i].path, &f, e))
+				continue;
+			tab = vg_elf_lookup(f.elf,
+					    pass == 0 ? VG_TAB_SYMTAB | VG_TAB_DYNSYM :
+					    pass == 1 ? VG_TAB_DYNSYM :
+							VG_TAB_SYMTAB,
+					    name, VG_SYM_FUNC, pass == 1, &sym);
+			if (tab) {
+				r = found_in(libs, i, &f, &sym, tab, name, out,
+					     e);
+				vg_elf_file_close(&f);
+				return r;
+			}
+			vg_elf_file_close(&f);
+		}
+	}
+	/* 4. DWARF, the binary's then each library's (a separate debug
+	 * file, such as libc6-dbg's, has what the stripped library lost):
+	 * a function without a symbol, or the reason it has no address. The
+	 * first such reason beats "not found". Only reached when no symbol
+	 * matched, so the cost of indexing the DWARF is paid on this path
+	 * alone. */
+	for (size_t i = 0; i < libs->n; i++) {
+		struct vg_err de;
+
+		if (!libs->v[i].path ||
+		    !(dw = vg_dwarf_open(libs->v[i].path, &de)))
+			continue;
+		r = vg_dwarf_func_why(dw, name, &out->fn, &why, &de);
+		vg_dwarf_close(dw);
+		if (!r) {
+			out->obj = i;
+			snprintf(out->path, sizeof(out->path), "%s",
+				 libs->v[i].path);
+			return 0;
+		}
+		if (why != VG_NOFUNC_ABSENT && why != VG_NOFUNC_DECLARED &&
+		    !have_reason) {
+			*e = de;
+			have_reason = true;
+		}
+	}
+	if (have_reason)
+		return -1;
+	for (size_t i = 1; i < libs->n; i++) {
+		if (libs->v[i].path)
+			continue;
+		missing++;
+		if (strlen(names) + strlen(libs->v[i].needed) + 3 <
+		    sizeof(names)) {
+			if (names[0])
+				strcat(names, ", ");
+			strcat(names, libs->v[i].needed);
+		}
+	}
+	if (missing)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "function '%s' not found in %s or its %zu libraries; %zu could not be found (%s): set LD_LIBRARY_PATH as the program will run",
+				    name, libs->v[0].path, libs->n - 1 - missing,
+				    missing, names);
+	return vg_errf_code(e, VG_EXIT_USAGE,
+			    "function '%s' not found in %s or its %zu libraries",
+			    name, libs->v[0].path, libs->n - 1);
+}
+
+/* --- /proc/PID/maps --------------------------------------------------------- */
+
+int vg_maps_read(pid_t pid, struct vg_maps *out, struct vg_err *e)
+{
+	char fname[64], *line = NULL;
+	size_t cap = 0, lcap = 0;
+	FILE *f;
+
+	memset(out, 0, sizeof(*out));
+	out->pid = pid;
+	snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(fname, "re")))
+		return vg_errf(e, "cannot read %s: %s%s", fname,
+			       strerror(errno),
+			       errno == ENOENT ? " (the process is gone)" : "");
+	while (getline(&line, &lcap, f) > 0) {
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		int pos = 0;
+		struct vg_map *m;
+		char *path;
+		size_t n;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start,
+			   &end, perms, &off, &maj, &min, &ino, &pos) < 7)
+			continue;
+		if (out->n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			void *p = realloc(out->v, ncap * sizeof(*out->v));
+
+			if (!p) {
+				free(line);
+				fclose(f);
+				vg_maps_free(out);
+				return vg_errf(e, "out of memory");
+			}
+			out->v = p;
+			cap = ncap;
+		}
+		m = &out->v[out->n];
+		memset(m, 0, sizeof(*m));
+		m->start = start;
+		m->end = end;
+		m->offset = off;
+		snprintf(m->perms, sizeof(m->perms), "%.4s", perms);
+		m->dev = makedev(maj, min);
+		m->ino = (ino_t)ino;
+		path = line + pos;
+		n = strcspn(path, "\n");
+		path[n] = 0;
+		if (n && !(m->path = strdup(path))) {
+			free(line);
+			fclose(f);
+			vg_maps_free(out);
+			return vg_errf(e, "out of memory");
+		}
+		out->n++;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+void vg_maps_free(struct vg_maps *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	memset(m, 0, sizeof(*m));
+}
+
+/* A mapped file's path without the " (deleted)" the kernel appends. */
+static void file_of(const struct vg_map *m, char *buf, size_t len)
+{
+	size_t n;
+
+	snprintf(buf, len, "%s", m->path ? m->path : "");
+	n = strlen(buf);
+	if (n > 10 && !strcmp(buf + n - 10, " (deleted)"))
+		buf[n - 10] = 0;
+}
+
+/* The bias of the object whose lowest mapping is m: the PT_LOAD segment
+ * mapped at m's file offset gives the link-time address of m->start. */
+static int bias_of(const char *elfpath, const struct vg_map *m,
+		   uint64_t *bias)
+{
+	struct vg_elf_file f;
+	struct vg_err e;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	size_t n;
+	int ret = -1;
+
+	if (vg_elf_file_open(elfpath, &f, &e))
+		return -1;
+	if (!elf_getphdrnum(f.elf, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(f.elf, i, &ph) ||
+			    ph.p_type != PT_LOAD ||
+			    (ph.p_offset & ~(page - 1)) != m->offset)
+				continue;
+			*bias = m->start - (ph.p_vaddr & ~(page - 1));
+			ret = 0;
+			break;
+		}
+	}
+	vg_elf_file_close(&f);
+	return ret;
+}
+
+int vg_maps_objects(const struct vg_maps *m, struct vg_objects *out,
+		    struct vg_err *e)
+{
+	char path[PATH_MAX];
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < m->n; i++) {
+		const struct vg_map *mp = &m->v[i];
+		struct vg_object *o;
+		bool seen = false;
+		uint64_t bias;
+		void *p;
+
+		if (!mp->ino || !mp->path || mp->path[0] != '/')
+			continue;
+		for (size_t k = 0; k < out->n && !seen; k++)
+			seen = out->v[k].dev == mp->dev &&
+			       out->v[k].ino == mp->ino;
+		if (seen)
+			continue;
+		/* maps are in address order: this is the lowest mapping */
+		file_of(mp, path, sizeof(path));
+		if (bias_of(path, mp, &bias))
+			continue;	/* not ELF, or not readable */
+		p = realloc(out->v, (out->n + 1) * sizeof(*out->v));
+		if (!p) {
+			vg_objects_free(out);
+			return vg_errf(e, "out of memory");
+		}
+		out->v = p;
+		o = &out->v[out->n];
+		if (!(o->path = strdup(path))) {
+			vg_objects_free(out);
+			return vg_errf(e, "out of memory");
+		}
+		o->dev = mp->dev;
+		o->ino = mp->ino;
+		o->start = mp->start;
+		o->bias = bias;
+		out->n++;
+	}
+	return 0;
+}
+
+void vg_objects_free(struct vg_objects *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		free(o->v[i].path);
+	free(o->v);
+	memset(o, 0, sizeof(*o));
+}
+
+int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
+		      uint64_t *bias, struct vg_err *e)
+{
+	char real[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+	bool have_st = stat(binary, &st) == 0;
+	bool have_real = realpath(binary, real) != NULL;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const struct vg_map *mp = &m->v[i];
+
+		if (!mp->ino || !mp->path)
+			continue;
+		file_of(mp, path, sizeof(path));
+		if (!((have_st && mp->dev == st.st_dev &&
+		       mp->ino == st.st_ino) ||
+		      (have_real && !strcmp(path, real))))
+			continue;
+		/* first (lowest) mapping of the file; read the segments from
+		 * the file we were given, which is the same file */
+		if (bias_of(binary, mp, bias))
+			return vg_errf(e, "%s is mapped in process %d at 0x%llx, but that offset (0x%llx) is no PT_LOAD segment of it",
+				       binary, (int)m->pid,
+				       (unsigned long long)mp->start,
+				       (unsigned long long)mp->offset);
+		return 0;
+	}
+	return vg_errf(e, "%s is not mapped in process %d%s", binary,
+		       (int)m->pid,
+		       have_st ? "" : " (and it cannot be read here)");
+}
+
+int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,
+		      struct vg_err *e)
+{
+	struct vg_maps m;
+	int r;
+
+	if (vg_maps_read(pid, &m, e))
+		return -1;
+	r = vg_maps_load_bias(&m, binary, bias, e);
+	vg_maps_free(&m);
+	return r;
+}

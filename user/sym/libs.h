@@ -1,0 +1,134 @@
+/* Shared libraries and load addresses.
+ *
+ * Before the target runs, vigil must know which file defines a probed
+ * function: `before malloc(n)` is a uprobe on libc.so.6, not on the
+ * program. vg_libs_load works out the libraries the dynamic loader will
+ * map, the way ld.so does it, without running anything; vg_libs_find_func
+ * then searches them in the loader's symbol-lookup order.
+ *
+ * Once the target runs, its link-time addresses (globals, watchpoints)
+ * must be moved to run-time ones: vg_maps_* read /proc/PID/maps and give
+ * each mapped object's load bias. */
+#ifndef VIGIL_SYM_LIBS_H
+#define VIGIL_SYM_LIBS_H
+
+#include <limits.h>
+#ifndef PATH_MAX
+#include <linux/limits.h>
+#endif
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../util/err.h"
+#include "elf.h"
+
+struct vg_lib {
+	char *needed;		/* the DT_NEEDED string ("libc.so.6");
+				 * for v[0], the binary as given */
+	char *path;		/* where the loader finds it; NULL: nowhere
+				 * (the program would not start) */
+	const char *how;	/* "rpath", "LD_LIBRARY_PATH", "runpath",
+				 * "ld.so.cache", "default", "path" (a
+				 * DT_NEEDED with a slash), "interp"
+				 * (PT_INTERP), "binary"; NULL when not
+				 * found */
+	size_t loader;		/* index of the object that needed it */
+	dev_t dev;		/* of path: matches /proc/PID/maps entries */
+	ino_t ino;
+};
+
+/* v[0] is the binary; then every library it loads, directly or not, in
+ * breadth-first order: the loader's load order, which is also the order in
+ * which it looks symbols up. */
+struct vg_libs {
+	size_t n;
+	struct vg_lib *v;
+};
+
+/* Resolve the libraries of BINARY as ld.so would: for each DT_NEEDED of an
+ * object, DT_RPATH of the object and of the objects that loaded it (only
+ * when the object has no DT_RUNPATH), LD_LIBRARY_PATH, the object's
+ * DT_RUNPATH, /etc/ld.so.cache, then /lib/x86_64-linux-gnu,
+ * /usr/lib/x86_64-linux-gnu, /lib, /usr/lib ($ORIGIN, $LIB and $PLATFORM
+ * expanded; files of another ELF class or machine skipped, as ld.so does).
+ * A library that cannot be found is kept with path NULL: the caller
+ * decides whether that matters. Not modelled: glibc-hwcaps
+ * subdirectories, LD_PRELOAD, dlopen. Fails only when BINARY is unreadable
+ * or not an ELF file. */
+int vg_libs_load(const char *binary, struct vg_libs *out, struct vg_err *e);
+void vg_libs_free(struct vg_libs *libs);
+
+/* A function and the object that defines it. */
+struct vg_func_where {
+	size_t obj;		/* index into vg_libs.v; 0: the binary */
+	char path[PATH_MAX];	/* of that object: attach the uprobe here */
+	struct vg_func fn;	/* offset is a file offset in path */
+};
+
+/* Which object defines NAME, in the loader's order: the binary (.symtab,
+ * .dynsym), then each library's exported symbols (.dynsym, default
+ * version), then the libraries' local symbols when they are not stripped,
+ * then DWARF (the binary's, then the libraries' debug files) for functions
+ * that have no symbol. malloc -> /lib/x86_64-linux-gnu/libc.so.6. On
+ * failure, e says why (inlined everywhere, only compiler clones, or found
+ * nowhere, naming the binary and how many libraries were searched). */
+int vg_libs_find_func(const struct vg_libs *libs, const char *name,
+		      struct vg_func_where *out, struct vg_err *e);
+
+/* --- a running process -------------------------------------------------- */
+
+struct vg_map {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t offset;	/* file offset mapped at start */
+	char perms[5];		/* "r-xp" */
+	dev_t dev;
+	ino_t ino;		/* 0: anonymous, [heap], [stack], ... */
+	char *path;		/* NULL when anonymous; " (deleted)" kept */
+};
+
+struct vg_maps {
+	pid_t pid;
+	size_t n;
+	struct vg_map *v;
+};
+
+/* Read /proc/PID/maps. */
+int vg_maps_read(pid_t pid, struct vg_maps *out, struct vg_err *e);
+void vg_maps_free(struct vg_maps *m);
+
+/* A mapped ELF object and its load bias: run-time address = link-time
+ * address (st_value, DW_AT_low_pc, DW_OP_addr) + bias. 0 for a non-PIE
+ * executable. */
+struct vg_object {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	uint64_t start;		/* lowest mapped address */
+	uint64_t bias;
+};
+
+struct vg_objects {
+	size_t n;
+	struct vg_object *v;
+};
+
+/* Every ELF file mapped in the process (the executable, ld.so, each
+ * library), in address order. Files that are not ELF (a mapped data file,
+ * locale archives) are left out. */
+int vg_maps_objects(const struct vg_maps *m, struct vg_objects *out,
+		    struct vg_err *e);
+void vg_objects_free(struct vg_objects *o);
+
+/* The load bias of BINARY (matched by device and inode, so any path to
+ * the same file works) in the process: for a PIE, the load base. Fails
+ * naming the binary and the pid when it is not mapped there. */
+int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
+		      uint64_t *bias, struct vg_err *e);
+
+/* The same from the pid alone, for `vigil attach -p PID`. */
+int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,
+		      struct vg_err *e);
+
+#endif

@@ -1,0 +1,301 @@
+/* vigil's recorded traces, and reading any trace back.
+ *
+ * A recording is compact because a busy target produces millions of
+ * events: after the header, each event is a run of LEB128 varints
+ *   event index, tid, time delta from the previous event (ns),
+ *   then its fields (zigzag-encoded) and the return value if it has one,
+ * so a typical call costs 8 to 20 bytes instead of a 96-byte record.
+ *
+ * Header: "VIGILREC", u32 version, u32 pid, u32 number of events, then per
+ * event u8 kind, u8 nfields, u8 uses_ret, u16 name length, name. Events
+ * are matched to the reading spec by kind and name, so a recording can be
+ * checked against any spec that uses some of its events. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "util/json.h"
+
+struct vg_recorder {
+	FILE *f;
+	const struct vg_spec *spec;
+	uint64_t last_time;
+};
+
+static void put_varint(FILE *f, uint64_t v)
+{
+	do {
+		uint8_t b = v & 0x7f;
+
+		v >>= 7;
+		fputc(b | (v ? 0x80 : 0), f);
+	} while (v);
+}
+
+static int get_varint(FILE *f, uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (int shift = 0; shift < 70; shift += 7) {
+		int c = fgetc(f);
+
+		if (c == EOF)
+			return shift ? -1 : 0;
+		r |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = r;
+			return 1;
+		}
+	}
+	return -1;
+}
+
+static uint64_t zigzag(uint64_t v)
+{
+	return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+static uint64_t unzigzag(uint64_t v)
+{
+	return (v >> 1) ^ -(v & 1);
+}
+
+struct vg_recorder *vg_recorder_open(const struct vg_spec *spec,
+				     const char *path, uint32_t pid,
+				     struct vg_err *e)
+{
+	struct vg_recorder *r = calloc(1, sizeof(*r));
+	uint32_t hdr[3] = { VG_REC_VERSION, pid, spec->nevents };
+
+	if (!r) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	r->spec = spec;
+	r->f = vg_json_open(path, e);	/* private file, like every output */
+	if (!r->f) {
+		free(r);
+		return NULL;
+	}
+	fwrite(VG_REC_MAGIC, 1, 8, r->f);
+	fwrite(hdr, sizeof(hdr), 1, r->f);
+	for (int i = 0; i < spec->nevents; i++) {
+		const struct vg_event *ev = &spec->events[i];
+		uint16_t n = strlen(ev->name);
+		uint8_t b[3] = { ev->kind, ev->nfields, ev->uses_ret ||
+							ev->kind == VG_EV_AFTER };
+
+		fwrite(b, 3, 1, r->f);
+		fwrite(&n, 2, 1, r->f);
+		fwrite(ev->name, 1, n, r->f);
+	}
+	return r;
+}
+
+int vg_recorder_write(struct vg_recorder *r, const struct vg_mon_event *ev)
+{
+	const struct vg_event *def = &r->spec->events[ev->event];
+
+	put_varint(r->f, ev->event);
+	put_varint(r->f, ev->tid);
+	put_varint(r->f, ev->time_ns - r->last_time);
+	r->last_time = ev->time_ns;
+	for (int i = 0; i < def->nfields; i++)
+		put_varint(r->f, zigzag(ev->slot[i]));
+	if (def->uses_ret || def->kind == VG_EV_AFTER)
+		put_varint(r->f, zigzag(ev->slot[VG_SLOT_RET]));
+	return ferror(r->f) ? -1 : 0;
+}
+
+int vg_recorder_close(struct vg_recorder *r, struct vg_err *e)
+{
+	int rc = 0;
+
+	if (!r)
+		return 0;
+	if (ferror(r->f) | fclose(r->f))
+		rc = vg_errf(e, "writing the recording: %s", strerror(errno));
+	free(r);
+	return rc;
+}
+
+/* --- reading ------------------------------------------------------------ */
+
+struct rec_event {
+	int spec_event;		/* -1: the spec does not use it */
+	uint8_t nfields, has_ret;
+};
+
+struct vg_trace {
+	struct vg_spec *spec;
+	FILE *f;
+	const char *path;
+	bool binary;
+	uint64_t lineno, skipped, seq, time;
+	/* binary */
+	uint32_t pid, nrec;
+	struct rec_event *rec;
+	/* csv */
+	char *line;
+	size_t cap;
+};
+
+static int read_header(struct vg_trace *t, struct vg_err *e)
+{
+	uint32_t hdr[3];
+
+	if (fread(hdr, sizeof(hdr), 1, t->f) != 1)
+		return vg_errf_code(e, VG_EXIT_USAGE, "%s: truncated header",
+				    t->path);
+	if (hdr[0] != VG_REC_VERSION)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "%s: recording version %u, this vigil reads version %u",
+				    t->path, hdr[0], VG_REC_VERSION);
+	t->pid = hdr[1];
+	t->nrec = hdr[2];
+	if (t->nrec > 65536)
+		return vg_errf_code(e, VG_EXIT_USAGE, "%s: corrupt header",
+				    t->path);
+	t->rec = calloc(t->nrec + 1, sizeof(*t->rec));
+	if (!t->rec)
+		return vg_errf(e, "out of memory");
+	for (uint32_t i = 0; i < t->nrec; i++) {
+		uint8_t b[3];
+		uint16_t n;
+		char name[65536];
+
+		if (fread(b, 3, 1, t->f) != 1 || fread(&n, 2, 1, t->f) != 1 ||
+		    fread(name, 1, n, t->f) != n || b[1] > VG_MAX_FIELDS)
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "%s: truncated event table", t->path);
+		name[n] = 0;
+		t->rec[i].spec_event = vg_spec_find_event(t->spec, b[0], name);
+		t->rec[i].nfields = b[1];
+		t->rec[i].has_ret = b[2];
+	}
+	return 0;
+}
+
+struct vg_trace *vg_trace_open(struct vg_spec *spec, const char *path,
+			       struct vg_err *e)
+{
+	struct vg_trace *t = calloc(1, sizeof(*t));
+	char magic[8];
+
+	if (!t) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	t->spec = spec;
+	t->path = path;
+	t->f = fopen(path, "rb");
+	if (!t->f) {
+		vg_errf_code(e, VG_EXIT_USAGE, "cannot read %s: %s", path,
+			     strerror(errno));
+		free(t);
+		return NULL;
+	}
+	t->binary = fread(magic, 1, 8, t->f) == 8 &&
+		    !memcmp(magic, VG_REC_MAGIC, 8);
+	if (!t->binary)
+		rewind(t->f);
+	else if (read_header(t, e)) {
+		vg_trace_close(t);
+		return NULL;
+	}
+	return t;
+}
+
+void vg_trace_close(struct vg_trace *t)
+{
+	if (!t)
+		return;
+	if (t->f)
+		fclose(t->f);
+	free(t->rec);
+	free(t->line);
+	free(t);
+}
+
+uint64_t vg_trace_skipped(const struct vg_trace *t)
+{
+	return t->skipped;
+}
+
+static int next_binary(struct vg_trace *t, struct vg_mon_event *ev,
+		       struct vg_err *e)
+{
+	for (;;) {
+		uint64_t id, tid, dt, v;
+		struct rec_event *re;
+		int r = get_varint(t->f, &id);
+
+		if (r == 0)
+			return 0;
+		t->lineno++;
+		if (r < 0 || id >= t->nrec || get_varint(t->f, &tid) != 1 ||
+		    get_varint(t->f, &dt) != 1)
+			goto bad;
+		re = &t->rec[id];
+		memset(ev, 0, sizeof(*ev));
+		for (int i = 0; i < re->nfields; i++) {
+			if (get_varint(t->f, &v) != 1)
+				goto bad;
+			ev->slot[i] = unzigzag(v);
+		}
+		if (re->has_ret) {
+			if (get_varint(t->f, &v) != 1)
+				goto bad;
+			ev->slot[VG_SLOT_RET] = unzigzag(v);
+		}
+		t->time += dt;
+		if (re->spec_event < 0) {
+			t->skipped++;
+			continue;
+		}
+		ev->event = re->spec_event;
+		ev->tid = tid;
+		ev->pid = t->pid;
+		ev->time_ns = t->time;
+		ev->seq = ++t->seq;
+		return 1;
+	}
+bad:
+	return vg_errf_code(e, VG_EXIT_USAGE,
+			    "%s: record %llu is truncated or corrupt", t->path,
+			    (unsigned long long)t->lineno);
+}
+
+int vg_trace_next(struct vg_trace *t, struct vg_mon_event *ev,
+		  struct vg_err *e)
+{
+	if (t->binary)
+		return next_binary(t, ev, e);
+	for (;;) {
+		ssize_t n = getline(&t->line, &t->cap, t->f);
+		int r;
+
+		if (n < 0)
+			return 0;
+		t->lineno++;
+		if (n && t->line[n - 1] == '\n')
+			n--;
+		r = vg_csv_parse_line(t->spec, t->line, n, t->lineno, ev, e);
+		if (r < 0) {
+			char msg[sizeof(e->msg)];
+
+			snprintf(msg, sizeof(msg), "%.1024s:%.3000s", t->path,
+				 e->msg);
+			snprintf(e->msg, sizeof(e->msg), "%s", msg);
+			return -1;
+		}
+		if (r == 0) {
+			if (n)
+				t->skipped++;
+			continue;
+		}
+		ev->seq = ++t->seq;
+		return 1;
+	}
+}

@@ -1,0 +1,15 @@
+/* A directory only the invoking user can read, for the files vigil leaves
+ * behind for the user (gdb command files, by default checkpoints). */
+#ifndef VIGIL_RUNDIR_H
+#define VIGIL_RUNDIR_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/* ${TMPDIR:-/tmp}/vigil-UID, created 0700; refused when it exists but is
+ * not a directory owned by us with mode 0700 (someone could read or plant
+ * files there). */
+int vg_rundir(char *out, size_t len, struct vg_err *e);
+
+#endif
