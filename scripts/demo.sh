@@ -12,8 +12,13 @@ bold "== 1. The property (specs/queue_bounds.vigil)"
 grep -v '^#' specs/queue_bounds.vigil | sed '/^$/d'
 echo
 bold "== 2. vigil run specs/queue_bounds.vigil -- $BUILD/targets/queue --bug"
-out=$("$BUILD/vigil" run specs/queue_bounds.vigil -- "$BUILD/targets/queue" --bug 2>&1)
+# To a file, not $(...): the stopped target still holds vigil's stdout, so
+# a pipe would never see end-of-file.
+log=$(mktemp /tmp/vigil-demo.XXXXXX)
+"$BUILD/vigil" run specs/queue_bounds.vigil -- "$BUILD/targets/queue" --bug >"$log" 2>&1
 rc=$?
+out=$(cat "$log")
+rm -f "$log"
 echo "$out"
 echo "(vigil exit status: $rc)"
 pid=$(sed -nE 's/.*target pid ([0-9]+) is left stopped.*/\1/p' <<<"$out" | head -1)
@@ -23,14 +28,13 @@ if [ -z "$pid" ]; then
 fi
 echo
 bold "== 3. The target is stopped (state $(awk '{sub(/.*\) /,""); print substr($0,1,1)}' /proc/$pid/stat)) inside queue_push. What gdb sees:"
-gdb -q -p "$pid" -batch -ex 'handle SIGCONT nostop noprint pass' \
-	-ex bt -ex 'frame function queue_push' -ex 'print *qq' -ex detach 2>&1 |
-	grep -E '^#|^\$|queue_push' | head -20
+cmd=$(grep -A1 'Debug it with' <<<"$out" | tail -1)
+eval "$cmd -q -batch -ex bt -ex 'print qq->count' -ex 'print qq->cap' -ex detach" 2>&1 |
+	grep -E '^#|^\$|^vigil' | head -20
 echo
 if [ -t 0 ] && [ -t 1 ]; then
 	read -r -p "Attach gdb to pid $pid now? [y/N] " ans
 	if [ "$ans" = y ] || [ "$ans" = Y ]; then
-		cmd=$(grep -A1 'Debug it with' <<<"$out" | tail -1)
 		eval "$cmd"
 	fi
 fi

@@ -1056,6 +1056,43 @@ static void test_many_slices(void **state)
 	mb_free(&b);
 }
 
+/* vg_monitor_events (prefetching batches) gives what single events give */
+static void test_batch(void **state)
+{
+	struct vg_mon_event evs[3000];
+	struct vg_monitor_stats s1, s2;
+	struct vg_monitor *m1, *m2;
+	struct vg_err e;
+	struct mb b;
+	int n = 0;
+
+	build_iter(&b);
+	for (uint64_t i = 0; i < 1000; i++) {
+		evs[n++] = MB_EV(ev_create, i % 37, i);
+		evs[n++] = MB_EV(ev_update, (i * 7) % 37);
+		evs[n++] = MB_EV(ev_next, (i * 13) % 1000);
+	}
+	m1 = new_mon(&b, 0);
+	for (int i = 0; i < n; i++)
+		feed(m1, evs[i]);
+	m2 = new_mon(&b, 0);
+	assert_int_equal(vg_monitor_events(m2, evs, n, &e), 0);
+	vg_monitor_stats(m1, &s1);
+	vg_monitor_stats(m2, &s2);
+	assert_int_equal(s1.transitions, s2.transitions);
+	assert_int_equal(s1.tombstones, s2.tombstones);
+	assert_int_equal(s1.slices_live, s2.slices_live);
+	assert_true(s1.tombstones > 0);
+	for (uint64_t i = 0; i < 1000; i += 7)
+		assert_int_equal(slice(m1, 0, 3, i % 37, i).state,
+				 slice(m2, 0, 3, i % 37, i).state);
+	evs[5].event = 99;
+	assert_int_equal(vg_monitor_events(m2, evs, n, &e), -1);
+	vg_monitor_free(m1);
+	vg_monitor_free(m2);
+	mb_free(&b);
+}
+
 static void test_bad_spec(void **state)
 {
 	struct mb b;
@@ -1088,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(test_mark_inconclusive),
 		cmocka_unit_test(test_no_params_and_options),
 		cmocka_unit_test(test_many_slices),
+		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_bad_spec),
 	};
 

@@ -7,8 +7,10 @@
 #ifndef VIGIL_MONITOR_INTERNAL_H
 #define VIGIL_MONITOR_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "monitor.h"
 
@@ -149,5 +151,64 @@ uint32_t vg_store_next(const struct vg_mstore *ms, uint32_t ref, uint32_t sub);
 #define VG_STORE_FOREACH(ms_, i_, ref_)                                    \
 	for (uint32_t i_ = 0, ref_; i_ < (ms_)->tab.cap; i_++)             \
 		if ((ref_ = (ms_)->tab.ent[i_].ref) != VG_REF_NONE)
+
+/* ---- monitor state (monitor.c, access.c) ---------------------------- */
+
+struct bind_rt {
+	uint32_t mask;
+	uint8_t slot[VG_MAX_PARAMS];
+};
+
+struct prop_rt {
+	const struct vg_property *p;
+	int k;
+	uint32_t nvars, nglobals, nmasks;
+	bool evaluate;
+	bool inconclusive;		/* refused a slice, or marked */
+	int64_t *globals, *init_vars, *tmp_vars, *saved_globals;
+	int nb;
+	struct bind_rt *b;
+	int16_t *ev2b;			/* spec event -> b index, or -1 */
+	uint32_t *tr_off;		/* [nstates * nb + 1] into tr_list */
+	int *tr_list;
+	uint8_t *viol;			/* [nstates] */
+	/* proper submasks of each mask, most parameters first */
+	uint8_t order[1 << VG_MAX_PARAMS][1 << VG_MAX_PARAMS];
+	uint8_t norder[1 << VG_MAX_PARAMS];
+	uint64_t stored;		/* live slices + tombstones */
+	struct vg_store st;
+};
+
+struct vg_fin {
+	uint32_t mask, ref;
+};
+
+struct vg_monitor {
+	const struct vg_spec *spec;
+	struct vg_monitor_hooks hooks;
+	uint64_t max_slices;
+	int nprops;
+	struct prop_rt *pr;
+	struct vg_monitor_stats s;	/* live/tombstones/bytes computed */
+	struct vg_fin *fin;		/* slices to finalise after an event */
+	size_t nfin, capfin;
+};
+
+static inline bool vg_vars_initial(const struct prop_rt *pr, const int64_t *vars)
+{
+	return !pr->nvars ||
+	       !memcmp(vars, pr->init_vars, pr->nvars * sizeof(int64_t));
+}
+
+static inline bool vg_full_up(const struct vg_monitor *m, const struct prop_rt *pr)
+{
+	return m->max_slices && pr->stored >= m->max_slices;
+}
+
+static inline void vg_refuse(struct vg_monitor *m, struct prop_rt *pr)
+{
+	m->s.slices_refused++;
+	pr->inconclusive = true;
+}
 
 #endif
