@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "ktier.h"
-#include "sym/elf.h"
+#include "sym/libs.h"
 #include "vigil.skel.h"
 
 #define VG_DEFAULT_RINGBUF (8u << 20)
@@ -27,6 +27,8 @@ struct vg_probe {
 	int kprop_map[VG_KMAX_PROPS];
 	int nkprops;
 	struct bpf_program *entry, *ret;	/* the builds loaded */
+	struct vg_libs libs;		/* the target's shared libraries */
+	bool libs_loaded;
 	/* during vg_probe_drain */
 	vg_probe_cb cb;
 	void *cb_ctx;
@@ -52,30 +54,46 @@ static size_t pow2_at_least(size_t n)
 	return p;
 }
 
+/* Where a function lives: the binary, or one of the shared libraries the
+ * loader maps for it (libc's malloc). The library list is computed once. */
+static int locate(struct vg_probe *p, const char *binary, const char *name,
+		  struct vg_func_where *where, struct vg_err *e)
+{
+	if (!p->libs_loaded) {
+		if (vg_libs_load(binary, &p->libs, e))
+			return -1;
+		p->libs_loaded = true;
+	}
+	return vg_libs_find_func(&p->libs, name, where, e);
+}
+
 static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 		      const struct vg_probe_opts *o, const struct vg_event *ev,
 		      int event, bool retprobe, struct vg_err *e)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = retprobe,
 		    .bpf_cookie = (uint64_t)event);
-	struct vg_func fn;
+	struct vg_func_where where;
 	struct bpf_link *l;
 
-	if (vg_elf_find_func(o->binary, ev->name, &fn, e)) {
+	if (locate(p, o->binary, ev->name, &where, e)) {
 		/* say where the spec asked for it */
 		char tmp[sizeof(e->msg)];
 
 		snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %.3800s", ev->loc.file,
 			 ev->loc.line, ev->loc.col, e->msg);
 		snprintf(e->msg, sizeof(e->msg), "%s", tmp);
+		e->exit_code = VG_EXIT_USAGE;
 		return -1;
 	}
-	l = bpf_program__attach_uprobe_opts(prog, o->pid, o->binary,
-					    fn.offset, &uo);
+	/* pid-filtered: other processes using the same library are not
+	 * touched */
+	l = bpf_program__attach_uprobe_opts(prog, o->pid, where.path,
+					    where.fn.offset, &uo);
 	if (!l)
 		return vg_errf(e, "attaching a %s to %s in %s: %s",
 			       retprobe ? "uretprobe" : "uprobe", ev->name,
-			       o->binary, strerror(errno));
+			       where.path, strerror(errno));
 	p->links[p->nlinks++] = l;
 	return 0;
 }
@@ -252,6 +270,8 @@ void vg_probe_close(struct vg_probe *p)
 	for (int i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);
+	if (p->libs_loaded)
+		vg_libs_free(&p->libs);
 	vigil_bpf__destroy(p->skel);
 	free(p);
 }
