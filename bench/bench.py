@@ -4,18 +4,24 @@
 1. Per-event cost: build/bench/loop calls a no-op function N times; each row
    runs the same loop under one observer and reports the loop's own wall
    time / N (median of K repetitions, interleaved so drift hits every row):
-     native     no probe
-     floor      a near-empty BPF uprobe (bench/floor.bpf.c, own loader)
-     bpftrace   uprobe:LOOP:FUNC { @n = count(); }
-     vigil-user / vigil-kernel   build/vigil run --tier=... bench/loop*.vigil
-     gdb        a breakpoint whose Python stop() reads $rdi and continues
+     native         no probe
+     floor          a near-empty BPF uprobe (bench/floor.bpf.c, own loader)
+     floor+rb-wake  floor + one 104-byte ring-buffer record per hit, submitted
+                    with flags 0 (reader woken when it had caught up: vigil's way)
+     floor+rb-poll  the same with BPF_RB_NO_WAKEUP, reader polling every 10 ms
+     bpftrace       uprobe:LOOP:FUNC { @n = count(); }
+     vigil-user / vigil-kernel   build/vigil run --tier=... bench/loop.vigil
+     gdb            a breakpoint whose Python stop() reads $rdi and continues
    for both probed functions: vg_bench_op (starts with push %rbp, emulated by
-   the kernel) and vg_bench_op_ss (starts with test, single-stepped).
+   the kernel) and vg_bench_op_ss (starts with test, single-stepped). One run
+   per row and repetition times both functions, one loop phase each.
 2. Event-gap curve: the same loop with a calibrated amount of work between
-   calls, 1 us .. 10 ms; slowdown = monitored time / native time per call at
-   the same gap, for floor, vigil-user, vigil-kernel and gdb.
+   calls, 1 us .. 10 ms (one phase per gap in one run); slowdown = monitored
+   time / native time per call at the same gap, for the rows above but
+   bpftrace.
 
-Every probed run is checked: the observer must report exactly N hits, the
+Every probed run is checked: the observer must report exactly as many hits
+as the loop made calls (the phases plus an untimed warm-up), the
 target must exit 0 and leave nothing behind, and no uprobe may remain on the
 loop binary at the end. A failed measurement prints FAILED (never a number)
 and makes the driver exit 1.
@@ -44,8 +50,10 @@ FUNC_DESC = {
     "ss": "vg_bench_op_ss (test: single-stepped)",
 }
 SPEC = "bench/loop.vigil"  # one property per function
-PER_EVENT_TOOLS = ["native", "floor", "bpftrace", "vigil-user", "vigil-kernel", "gdb"]
-GAP_TOOLS = ["native", "floor", "vigil-user", "vigil-kernel", "gdb"]
+PER_EVENT_TOOLS = ["native", "floor", "floor+rb-wake", "floor+rb-poll", "bpftrace",
+                   "vigil-user", "vigil-kernel", "gdb"]
+GAP_TOOLS = ["native", "floor", "floor+rb-wake", "floor+rb-poll", "vigil-user",
+             "vigil-kernel", "gdb"]
 
 
 def log(msg):
@@ -147,6 +155,9 @@ class Bench:
             cmd = loop
         elif tool == "floor":
             cmd = [self.floor, ",".join(FUNC[f] for f in used), "--"] + loop
+        elif tool in ("floor+rb-wake", "floor+rb-poll"):
+            mode = "wakeup" if tool == "floor+rb-wake" else "nowakeup"
+            cmd = [self.floor, "--ringbuf", mode, ",".join(FUNC[f] for f in used), "--"] + loop
         elif tool == "bpftrace":
             prog = " ".join("uprobe:%s:%s { @%s = count(); }" % (self.loop, FUNC[f], f)
                             for f in used)
@@ -214,8 +225,15 @@ class Bench:
         r = {"phase_ns": phase_ns, "wall_s": wall, "hits": {}, "events": None,
              "lost": None, "rb_bytes": None, "calls": sum(calls.values())}
 
+        if tool.startswith("floor+rb"):
+            r["events"] = self._int(r"^floor: records=(\d+)$", text)
+            if r["events"] != r["calls"]:
+                path = self._save_log(label, cmd, out, err, "records")
+                raise Failure("%s: read %s records for %d calls (output in %s)"
+                              % (tool, r["events"], r["calls"], path))
+            r["rb_bytes"] = r["events"] * self.rec_event if self.rec_event else None
         for fn in used:
-            if tool == "floor":
+            if tool.startswith("floor"):
                 r["hits"][fn] = self._int(r"^floor: %s hits=(\d+)$" % FUNC[fn], text)
             elif tool == "bpftrace":
                 # bpftrace prints nothing for a map that was never written
@@ -385,7 +403,8 @@ def probes_on_loop(loop):
 
 
 # rough cost per call of each observer, only to set generous time limits
-EST_NS = {"native": 0, "floor": 15e3, "bpftrace": 15e3, "vigil-user": 50e3,
+EST_NS = {"native": 0, "floor": 15e3, "floor+rb-wake": 50e3, "floor+rb-poll": 15e3,
+          "bpftrace": 15e3, "vigil-user": 50e3,
           "vigil-kernel": 25e3, "gdb": 2e6}
 
 
@@ -574,8 +593,18 @@ def crossing(points, thr):
 def plot(b, curve, png_paths):
     if not shutil.which("gnuplot"):
         raise Failure("gnuplot not found")
-    names = {"floor": "empty BPF uprobe (floor)", "vigil-user": "vigil user tier",
+    names = {"floor": "empty BPF uprobe (floor)",
+             "floor+rb-wake": "floor + 104 B ring-buffer record, reader woken",
+             "floor+rb-poll": "floor + 104 B ring-buffer record, reader polls 10 ms",
+             "vigil-user": "vigil user tier",
              "vigil-kernel": "vigil kernel tier", "gdb": "gdb Python breakpoint"}
+    # reference rows thin, the measured tools thick
+    styles = {"floor": "lw 1.5 dt 1 pt 6 lc rgb '#808080'",
+              "floor+rb-wake": "lw 1.5 dt 2 pt 4 lc rgb '#b07aa1'",
+              "floor+rb-poll": "lw 1.5 dt 4 pt 12 lc rgb '#59a14f'",
+              "vigil-user": "lw 2.5 pt 7 lc rgb '#f28e2b'",
+              "vigil-kernel": "lw 2.5 pt 5 lc rgb '#4e79a7'",
+              "gdb": "lw 2.5 pt 9 lc rgb '#e15759'"}
     plots = []
     for t, pts in curve.items():
         dat = os.path.join(b.out, "event_gap_%s.dat" % t)
@@ -583,7 +612,8 @@ def plot(b, curve, png_paths):
             f.write("# native_us_per_call slowdown\n")
             for g, nat, mon, s in pts:
                 f.write("%.6f %.6f\n" % (nat / 1e3, s))
-        plots.append("'%s' using 1:2 with linespoints lw 2 pt 7 title '%s'" % (dat, names[t]))
+        plots.append("'%s' using 1:2 with linespoints %s title '%s'"
+                     % (dat, styles[t], names[t]))
     plots.append("1.05 with lines dt 2 lc rgb 'gray40' title '1.05x (5%)'")
     plots.append("2 with lines dt 3 lc rgb 'gray20' title '2x'")
     term = "pngcairo size 960,600 font ',11'"
@@ -617,31 +647,28 @@ def plot(b, curve, png_paths):
 
 
 def config(quick):
+    """Sizes: probed rows call each function enough for ~0.3 s (full) of the
+    floor's cost; gdb fewer, it is ~400x slower."""
     if quick:
-        return {
+        probe_n, native_n, gdb_n = {"op": 100000, "ss": 10000}, 2000000, 300
+        cfg = {
             "reps": 5, "reps_gap": 3,
-            "n": {"native": {"op": 2000000, "ss": 2000000},
-                  "floor": {"op": 100000, "ss": 10000},
-                  "bpftrace": {"op": 100000, "ss": 10000},
-                  "vigil-user": {"op": 100000, "ss": 10000},
-                  "vigil-kernel": {"op": 100000, "ss": 10000},
-                  "gdb": {"op": 300, "ss": 300}},
             "gaps": [1e3, 1e4, 1e5, 1e6, 1e7],
             "gap_time_s": 0.05, "gap_nmin": 5, "gap_nmax": 50000,
             "gap_time_gdb_s": 0.15, "gap_nmin_gdb": 5, "gap_nmax_gdb": 400,
         }
-    return {
-        "reps": 7, "reps_gap": 7,
-        "n": {"native": {"op": 20000000, "ss": 20000000},
-              "floor": {"op": 400000, "ss": 40000},
-              "bpftrace": {"op": 400000, "ss": 40000},
-              "vigil-user": {"op": 400000, "ss": 40000},
-              "vigil-kernel": {"op": 400000, "ss": 40000},
-              "gdb": {"op": 2000, "ss": 2000}},
-        "gaps": [1e3 * 10 ** (i / 3) for i in range(13)],  # 1 us .. 10 ms
-        "gap_time_s": 0.25, "gap_nmin": 20, "gap_nmax": 200000,
-        "gap_time_gdb_s": 0.6, "gap_nmin_gdb": 20, "gap_nmax_gdb": 2000,
-    }
+    else:
+        probe_n, native_n, gdb_n = {"op": 400000, "ss": 40000}, 20000000, 2000
+        cfg = {
+            "reps": 7, "reps_gap": 7,
+            "gaps": [1e3 * 10 ** (i / 3) for i in range(13)],  # 1 us .. 10 ms
+            "gap_time_s": 0.25, "gap_nmin": 20, "gap_nmax": 200000,
+            "gap_time_gdb_s": 0.6, "gap_nmin_gdb": 20, "gap_nmax_gdb": 2000,
+        }
+    cfg["n"] = {t: dict(probe_n) for t in PER_EVENT_TOOLS}
+    cfg["n"]["native"] = {"op": native_n, "ss": native_n}
+    cfg["n"]["gdb"] = {"op": gdb_n, "ss": gdb_n}
+    return cfg
 
 
 def main():

@@ -93,7 +93,7 @@ static void test_spawn_stopped(void **state)
 	char *argv[] = { "/bin/true", NULL };
 	struct vg_err e = { 0 };
 	int code = -2, sig = -2, r;
-	pid_t pid = vg_proc_spawn_stopped("/bin/true", argv, &e);
+	pid_t pid = vg_proc_spawn_stopped("/bin/true", argv, false, &e);
 
 	assert_true(pid > 0);
 	assert_true(vg_proc_is_stopped(pid));
@@ -116,7 +116,8 @@ static void test_spawn_exec_failure(void **state)
 	char *argv[] = { "/nonexistent/prog", NULL };
 	struct vg_err e = { 0 };
 	int code = 0, sig = 0, r = 0;
-	pid_t pid = vg_proc_spawn_stopped("/nonexistent/prog", argv, &e);
+	pid_t pid = vg_proc_spawn_stopped("/nonexistent/prog", argv, false,
+					  &e);
 
 	assert_true(pid > 0);
 	vg_proc_release(pid, &e);

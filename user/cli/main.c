@@ -44,6 +44,8 @@ static const char usage_run[] =
 	"options:\n"
 	"  --json FILE              write verdicts and stats as JSON lines (- = stdout)\n"
 	"  --record FILE            record every event, for vigil check FILE\n"
+	"  --disable-aslr           run PROGRAM without address randomization, so\n"
+	"                           addresses repeat from run to run (as gdb does)\n"
 	"  --tier=auto|kernel|user  where automata run (default auto: kernel when\n"
 	"                           the property is eligible, see vigil lint)\n"
 	"  --on-violation=stop|continue|kill\n"
@@ -130,6 +132,7 @@ static int cmd_run(int argc, char **argv, bool attach)
 		{ "max-slices", required_argument, 0, 'm' },
 		{ "pid", required_argument, 0, 'p' },
 		{ "record", required_argument, 0, 'R' },
+		{ "disable-aslr", no_argument, 0, 'A' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
@@ -150,6 +153,9 @@ static int cmd_run(int argc, char **argv, bool attach)
 			break;
 		case 'R':
 			o.record_path = optarg;
+			break;
+		case 'A':
+			o.no_aslr = true;
 			break;
 		case 't':
 			if (!strcmp(optarg, "auto"))

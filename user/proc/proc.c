@@ -5,13 +5,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
-			    struct vg_err *e)
+			    bool no_aslr, struct vg_err *e)
 {
 	pid_t pid = fork();
 	int st;
@@ -22,6 +23,8 @@ pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
 	}
 	if (pid == 0) {
 		setsid();
+		if (no_aslr)	/* like gdb's disable-randomization */
+			personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);
 		raise(SIGSTOP);
 		/* Only async-signal-safe calls from here: no allocation
 		 * between the probes being attached and the exec, so none of

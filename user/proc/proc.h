@@ -14,9 +14,10 @@
  *
  * The child runs in a session of its own: when vigil exits and leaves it
  * stopped for a debugger, no SIGHUP/SIGCONT from an orphaned process group
- * may wake or kill it. */
+ * may wake or kill it. no_aslr: run it without address-space layout
+ * randomization, so addresses repeat from run to run. */
 pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
-			    struct vg_err *e);
+			    bool no_aslr, struct vg_err *e);
 int vg_proc_release(pid_t pid, struct vg_err *e);
 
 /* Kill a child we started and wait for it. */

@@ -131,7 +131,10 @@ static void text_event(struct vg_report *r, const struct vg_mon_event *ev)
 	const struct vg_event *e = &r->spec->events[ev->event];
 	char buf[64];
 
-	fprintf(r->text, "%s %s(", vg_event_kind_name(e->kind), e->name);
+	if (e->kind == VG_EV_NAMED)
+		fprintf(r->text, "%s(", e->name);
+	else
+		fprintf(r->text, "%s %s(", vg_event_kind_name(e->kind), e->name);
 	for (int i = 0; i < e->nfields; i++) {
 		format_field(ev->slot[i], buf, sizeof(buf));
 		fprintf(r->text, "%s%s", i ? ", " : "", buf);
@@ -212,7 +215,11 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	fprintf(r->text, "\n  state  %s -> %s (violation)\n  event  ",
 		p->states[from].name, p->states[s->state].name);
 	text_event(r, ev);
-	fprintf(r->text, " in tid %u\n", ev->tid);
+	if (ev->pid)
+		fprintf(r->text, " in tid %u\n", ev->tid);
+	else	/* offline: where in the trace */
+		fprintf(r->text, ", event %llu of the trace\n",
+			(unsigned long long)ev->seq);
 	if (p->nvars) {
 		fprintf(r->text, "  vars   ");
 		text_vars(r, s);

@@ -182,7 +182,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 
 	ss->pid = ss->o->pid > 0 ? ss->o->pid
-				 : vg_proc_spawn_stopped(path, ss->o->argv, e);
+				 : vg_proc_spawn_stopped(path, ss->o->argv,
+							ss->o->no_aslr, e);
 	if (ss->pid < 0)
 		goto out;
 	ss->sc = vg_scenario_new(ss->spec, ss->pid, ss->report,

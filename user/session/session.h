@@ -20,6 +20,7 @@ enum vg_on_violation { VG_OV_STOP, VG_OV_CONTINUE, VG_OV_KILL };
 struct vg_session_opts {
 	char *const *argv;		/* vigil run: the program and its args */
 	pid_t pid;			/* vigil attach: the process (argv unused) */
+	bool no_aslr;			/* --disable-aslr */
 	const char *json_path;		/* --json */
 	const char *record_path;	/* --record: every event, for vigil check */
 	enum vg_tier tier;

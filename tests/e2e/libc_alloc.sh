@@ -1,0 +1,29 @@
+# Functions in a shared library (libc malloc/free): exact per-probe counts,
+# and a double free stopped inside free, before glibc aborts the process.
+. "$(dirname "$0")/lib.sh"
+
+for tier in kernel user; do
+	run_vigil run --tier=$tier specs/lib/double_free.vigil -- "$TARGETS/allocs"
+	expect_rc 0
+	expect_out "after:malloc=1000 before:free=1000( |$)"
+	expect_out "allocs: calls malloc=1000 free=1000"
+
+	run_vigil run --tier=$tier specs/lib/double_free.vigil -- "$TARGETS/allocs" --double-free
+	pid=$(stopped_pid)
+	[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+	expect_rc 1
+	expect_out "state  freed -> double_free"
+	expect_no_out "allocs: calls"	# it never finished
+	if [ $tier = kernel ]; then
+		# synchronous: the second free has not run, glibc has not aborted
+		[ "$(proc_state "$pid")" = T ] || fail "target not stopped"
+		cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
+		eval "$cmd -batch -ex bt" >"$TMP/gdb" 2>&1
+		cat "$TMP/gdb"
+		grep -qE '^#0 .*free' "$TMP/gdb" || fail "not stopped in free"
+		grep -qE '^#1 .*release' "$TMP/gdb" || fail "release() is not the caller"
+		kill -KILL "$pid"
+	fi
+	# the user tier stops late: glibc may already have aborted on the
+	# second free (docs/ARCHITECTURE.md, two tiers)
+done
