@@ -21,6 +21,10 @@ static void q(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
+		if (*s == '\n') {
+			fputs("\\n", out);	/* DOT's line break */
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			fputc('\\', out);
 		fputc(*s, out);
@@ -35,9 +39,13 @@ static void edge_label(const struct vg_spec *spec,
 	const struct vg_event *ev = &spec->events[t->event];
 	char buf[512];
 
-	snprintf(buf, sizeof(buf), "%s%s%s%s", vg_event_kind_name(ev->kind),
-		 ev->name[0] ? " " : "", ev->name,
-		 t->guard.len ? " [guard]" : "");
+	if (ev->kind == VG_EV_NAMED)
+		snprintf(buf, sizeof(buf), "%s%s", ev->name,
+			 t->guard.len ? " [guard]" : "");
+	else
+		snprintf(buf, sizeof(buf), "%s%s%s%s",
+			 vg_event_kind_name(ev->kind), ev->name[0] ? " " : "",
+			 ev->name, t->guard.len ? " [guard]" : "");
 	q(out, buf);
 	(void)p;
 }
