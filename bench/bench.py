@@ -30,6 +30,7 @@ Outputs: build/bench/*.csv, build/bench/summary.md, build/bench/event_gap.png
 (and docs/perf/event_gap.png on a full run); a summary on stdout.
 """
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -698,21 +699,39 @@ def main():
     for tool, exe in (("bpftrace", "bpftrace"), ("gdb", "gdb")):
         if not shutil.which(exe):
             skipped[tool] = exe + " not installed"
+    vigil_id = None
     if not os.access(b.vigil, os.X_OK):
         skipped["vigil-user"] = skipped["vigil-kernel"] = "vigil not built"
         log("vigil not built (%s missing): the vigil rows are skipped"
             % os.path.relpath(b.vigil, ROOT))
+    else:
+        # Measure a private copy: someone rebuilding build/vigil during the
+        # run must not mix two versions in one table.
+        copy = os.path.join(b.tmp, "vigil")
+        shutil.copy2(b.vigil, copy)
+        with open(copy, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:12]
+        vigil_id = "%s, built %s, sha256 %s" % (
+            os.path.relpath(b.vigil, ROOT),
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(copy))), digest)
+        b.vigil = copy
     mode = "QUICK" if args.quick else "full"
     info = machine_info()
-    log("%s run; %s" % (mode, "; ".join("%s: %s" % kv for kv in info[:4])))
+    if vigil_id:
+        info.append(("vigil", vigil_id))
+    log("%s run, %s" % (mode, time.strftime("%Y-%m-%d %H:%M:%S")))
+    for k, v in info:
+        log("  %s: %s" % (k, v))
     if probes_on_loop(b.loop):
         log("uprobes already attached to %s before the run:" % b.loop)
         for l in probes_on_loop(b.loop):
             log("  " + l)
+        b.cleanup()
         return 3
 
     failures = []
-    summary_md = ["# vigil benchmark summary (%s run)" % mode, ""]
+    summary_md = ["# vigil benchmark summary (%s run, %s)"
+                  % (mode, time.strftime("%Y-%m-%d %H:%M")), ""]
     summary_md += ["- %s: %s" % kv for kv in info]
     summary_md.append("")
     try:

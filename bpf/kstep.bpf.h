@@ -277,7 +277,10 @@ static __always_inline void kreport(__u16 kind, __u16 flags, __u32 event,
 	r->key[1] = key->v[1];
 	__builtin_memcpy(r->vars, vars, sizeof(r->vars));
 	__builtin_memcpy(r->slot, slot, sizeof(r->slot));
-	bpf_ringbuf_submit(r, 0);
+	/* a verdict or a stop must reach user space now */
+	bpf_ringbuf_submit(r, (flags & (VG_RF_STOPPED | VG_RF_VERDICT)) ||
+				      kind != VG_REC_KSTEP
+			      ? BPF_RB_FORCE_WAKEUP : wake_flags());
 }
 
 /* Apply the first transition whose guard holds. Returns the new state, or
@@ -395,6 +398,8 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 event,
 		count(&counters, VG_CNT_KERR);
 		return;
 	}
+	if ((p->violation_mask >> (to & 31)) & 1)
+		flags |= VG_RF_VERDICT;
 	if ((p->stop_mask >> (to & 31)) & 1) {
 		/* Stops every thread of the process before the probed
 		 * instruction runs: the target halts at the violating call. */

@@ -33,6 +33,10 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before the programs are attached. */
 __u32 target_tgid = 0;
+/* Wake the consumer only once this much is waiting: a busy target then
+ * costs one wake-up per batch, not per event. The consumer also polls on a
+ * short timeout, so a lone event waits at most that long. */
+__u64 wake_bytes = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -111,6 +115,12 @@ static __always_inline bool is_target(__u32 *tid)
 	return (id >> 32) == target_tgid;
 }
 
+static __always_inline __u64 wake_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_bytes
+		       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 #include "kstep.bpf.h"
 
 static __always_inline int handle(struct pt_regs *ctx, __u32 event,
@@ -138,7 +148,7 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 			r->h.tid = tid;
 			r->h.time_ns = now;
 			__builtin_memcpy(r->slot, slot, sizeof(r->slot));
-			bpf_ringbuf_submit(r, 0);
+			bpf_ringbuf_submit(r, wake_flags());
 		}
 	}
 	if (ktier && conf->nkprops)

@@ -36,6 +36,7 @@ enum vg_rec_kind {
 
 /* flags of a record */
 #define VG_RF_STOPPED 0x1	/* the probe sent SIGSTOP to the process */
+#define VG_RF_VERDICT 0x2	/* entered a violation state */
 
 struct vg_rec_hdr {
 	__u16 kind;		/* enum vg_rec_kind */

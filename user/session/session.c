@@ -21,6 +21,8 @@
 #include "sym/elf.h"
 #include "trace/trace.h"
 
+#define VG_POLL_MS 10
+
 struct session {
 	struct vg_spec *spec;
 	const struct vg_session_opts *o;
@@ -328,7 +330,9 @@ static int loop(struct session *ss, struct vg_err *e)
 	if (!ss->o->pid && vg_proc_release(ss->pid, e))
 		goto out;
 	for (;;) {
-		int n = epoll_wait(ep, evs, 4, 1000);
+		/* the probes wake us per batch (vigil.bpf.c, wake_bytes); the
+		 * timeout bounds how long a lone event waits */
+		int n = epoll_wait(ep, evs, 4, VG_POLL_MS);
 
 		if (n < 0 && errno != EINTR) {
 			vg_errf(e, "epoll_wait: %s", strerror(errno));
