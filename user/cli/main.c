@@ -145,7 +145,9 @@ static int cmd_run(int argc, char **argv, bool attach)
 	size_t n;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, attach ? "+hp:" : "+h", opts,
+	/* run: options end at the first SPEC ("+"), as for env or strace;
+	 * attach: -p PID may follow the specs, as DESIGN.md writes it */
+	while ((c = getopt_long(argc, argv, attach ? "hp:" : "+h", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'j':

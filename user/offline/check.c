@@ -67,6 +67,7 @@ int vg_check_trace(struct vg_spec *spec, const char *trace_path,
 		goto out;
 	while ((r = vg_trace_next(t, &ev, e)) == 1) {
 		st.events++;
+		st.records++;
 		st.hits[ev.event]++;
 		if (vg_monitor_event(m, &ev, e))
 			goto out;

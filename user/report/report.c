@@ -370,10 +370,11 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 
 	vg_monitor_stats(m, &ms);
 	fprintf(r->text,
-		"vigil: stats: events=%" PRIu64 " lost=%" PRIu64
-		" violations=%" PRIu64 " slices created=%" PRIu64
-		" freed=%" PRIu64 " live=%" PRIu64,
-		st->events, st->lost, r->violations, ms.slices_created,
+		"vigil: stats: events=%" PRIu64 " records=%" PRIu64
+		" lost=%" PRIu64 " violations=%" PRIu64
+		" slices created=%" PRIu64 " freed=%" PRIu64 " live=%" PRIu64,
+		st->events, st->records, st->lost, r->violations,
+		ms.slices_created,
 		ms.slices_freed, ms.slices_live);
 	for (int i = 0; st->hits && i < spec->nevents; i++)
 		fprintf(r->text, " %s:%s=%" PRIu64,
@@ -391,13 +392,15 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 	if (!r->json)
 		return;
 	fprintf(r->json,
-		"{\"type\":\"stats\",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
+		"{\"type\":\"stats\",\"events\":%" PRIu64
+		",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"violations\":%" PRIu64 ",\"slices_created\":%" PRIu64
 		",\"slices_freed\":%" PRIu64 ",\"slices_live\":%" PRIu64
 		",\"kernel_slices_refused\":%" PRIu64
 		",\"kernel_lock_timeouts\":%" PRIu64 ",\"probes\":[",
-		st->events, st->lost, r->violations, ms.slices_created,
-		ms.slices_freed, ms.slices_live, st->kfull, st->kbusy);
+		st->events, st->records, st->lost, r->violations,
+		ms.slices_created, ms.slices_freed, ms.slices_live, st->kfull,
+		st->kbusy);
 	for (int i = 0; st->hits && i < spec->nevents; i++) {
 		fprintf(r->json, "%s{\"kind\":", i ? "," : "");
 		vg_json_str(r->json, vg_event_kind_name(spec->events[i].kind));

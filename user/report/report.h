@@ -32,6 +32,7 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m);
 
 struct vg_run_stats {
 	uint64_t events, lost;
+	uint64_t records;	/* ring-buffer records read (live runs) */
 	uint64_t *hits, *lost_per_event;	/* [spec->nevents] */
 	uint64_t kfull, kbusy;
 	int exit_code;		/* target's, or -1 */

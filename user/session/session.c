@@ -253,7 +253,11 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 				&st.lost_per_event[i]);
 		st.lost += st.lost_per_event[i];
 	}
-	st.events = ss->events;
+	/* events: what the probes saw; records: what reached user space
+	 * (fewer in the kernel tier, which keeps quiet events to itself) */
+	st.records = ss->events;
+	for (int i = 0; st.hits && i < n; i++)
+		st.events += st.hits[i];
 	st.kfull = vg_probe_counter(ss->probe, VG_CNT_KFULL);
 	st.kbusy = vg_probe_counter(ss->probe, VG_CNT_KBUSY);
 	if (st.lost)
