@@ -30,10 +30,12 @@ struct {
 	__type(value, struct vg_kprop);
 } kprops SEC(".maps");
 
+/* indexed by VG_KTRANS_INDEX(kprop, state, binding): an array, not a
+ * hash, because this lookup is on every event's path */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct vg_ktrans_key);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, VG_KMAX_PROPS * VG_KMAX_STATES * VG_KMAX_BINDINGS);
+	__type(key, __u32);
 	__type(value, struct vg_ktrans);
 } ktrans SEC(".maps");
 
@@ -58,10 +60,11 @@ struct vm {
 	__u32 sp;
 	int err;
 	__u32 tid;
-	__u64 now;
 	__u64 *slot;		/* [VG_NSLOTS] */
-	__s64 *vars;		/* [VG_KMAX_VARS] */
-	__u64 *key;		/* [VG_KMAX_PARAMS] */
+	/* arrays, not pointers: the verifier forbids storing a pointer to a
+	 * callee's stack in the caller's frame */
+	__s64 vars[VG_KMAX_VARS];
+	__u64 key[VG_KMAX_PARAMS];
 	__s64 st[VG_STACK_MAX];
 };
 
@@ -166,7 +169,7 @@ static int vm_step(__u32 i, struct vm *m)
 		m->sp++;
 		break;
 	case VG_OP_TIME:
-		m->st[SP(m->sp)] = m->now;
+		m->st[SP(m->sp)] = bpf_ktime_get_ns();
 		m->sp++;
 		break;
 	case VG_OP_DUP:
@@ -240,6 +243,8 @@ static __always_inline bool klock(struct vg_kslice *s)
 {
 	struct klock_try t = { .s = s };
 
+	if (__sync_val_compare_and_swap(&s->lock, 0, 1) == 0)
+		return true;	/* the common case: nobody else is here */
 	bpf_loop(VG_KLOCK_SPINS, klock_step, &t, 0);
 	return t.got;
 }
@@ -251,7 +256,7 @@ static __always_inline void kunlock(struct vg_kslice *s)
 
 static __always_inline void kreport(__u16 kind, __u16 flags, __u32 event,
 				    __u32 prop, __u32 from, __u32 to,
-				    __u32 tid, __u64 now,
+				    __u32 tid,
 				    struct vg_kslice_key *key, __s64 *vars,
 				    __u64 *slot)
 {
@@ -268,7 +273,9 @@ static __always_inline void kreport(__u16 kind, __u16 flags, __u32 event,
 	r->h.event = event;
 	r->h.pid = target_tgid;
 	r->h.tid = tid;
-	r->h.time_ns = now;
+	/* read the clock only when something is reported: it is a good part
+	 * of the cost of an event that changes nothing */
+	r->h.time_ns = bpf_ktime_get_ns();
 	r->prop = prop;
 	r->from = from;
 	r->to = to;
@@ -285,11 +292,32 @@ static __always_inline void kreport(__u16 kind, __u16 flags, __u32 event,
 
 /* Apply the first transition whose guard holds. Returns the new state, or
  * -1 when no transition matches. m->vars is updated in place. */
-static __always_inline int kapply(struct vm *m, __u32 prop, __u32 state,
-				  __u32 event)
+static __always_inline __s64 kopnd(struct vm *m, struct vg_kopnd *o)
 {
-	struct vg_ktrans_key tk = { .prop = prop, .state = state,
-				    .event = event };
+	switch (o->kind) {
+	case VG_KO_FIELD:
+		return m->slot[o->idx < VG_NSLOTS ? o->idx : 0];
+	case VG_KO_VAR:
+		return m->vars[o->idx & (VG_KMAX_VARS - 1)];
+	case VG_KO_PARAM:
+		return m->key[o->idx & (VG_KMAX_PARAMS - 1)];
+	}
+	return o->imm;
+}
+
+static __always_inline __s64 kexpr(struct vm *m, struct vg_kexpr *x)
+{
+	__s64 a = kopnd(m, &x->a);
+
+	if (x->op == VG_OP_END)
+		return a;
+	return binop(x->op, a, kopnd(m, &x->b), &m->err);
+}
+
+static __always_inline int kapply(struct vm *m, __u32 prop, __u32 state,
+				  __u32 bind)
+{
+	__u32 tk = VG_KTRANS_INDEX(prop, state, bind);
 	struct vg_ktrans *t = bpf_map_lookup_elem(&ktrans, &tk);
 
 	if (!t)
@@ -297,11 +325,26 @@ static __always_inline int kapply(struct vm *m, __u32 prop, __u32 state,
 	for (int i = 0; i < VG_KMAX_TRANS; i++) {
 		if (i >= t->n)
 			break;
-		if (t->t[i].guard_len &&
-		    !vm_run(m, t->t[i].guard_off, t->t[i].guard_len))
+		if (t->t[i].guard_fast) {
+			if (!kexpr(m, &t->t[i].guard))
+				continue;
+		} else if (t->t[i].guard_len &&
+			   !vm_run(m, t->t[i].guard_off, t->t[i].guard_len)) {
 			continue;
-		if (t->t[i].upd_len)
+		}
+		if (t->t[i].upd_fast) {
+			/* statements in order: the second may read the first */
+			__s64 v = kexpr(m, &t->t[i].upd[0]);
+
+			m->vars[t->t[i].upd[0].dst & (VG_KMAX_VARS - 1)] = v;
+			if (t->t[i].upd_fast > 1) {
+				v = kexpr(m, &t->t[i].upd[1]);
+				m->vars[t->t[i].upd[1].dst &
+					(VG_KMAX_VARS - 1)] = v;
+			}
+		} else if (t->t[i].upd_len) {
 			vm_run(m, t->t[i].upd_off, t->t[i].upd_len);
+		}
 		return t->t[i].to;
 	}
 	return -1;
@@ -316,14 +359,15 @@ static __always_inline bool vars_initial(struct vg_kprop *p, __s64 *vars)
 }
 
 /* One event for one kernel-tier property. */
-static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 event,
-				       __u32 tid, __u64 now, __u64 *slot,
+static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
+				       __u32 event,
+				       __u32 tid, __u64 *slot,
 				       struct vm *m)
 {
 	struct vg_kslice_key key = { .prop = prop };
 	struct vg_kprop *p = bpf_map_lookup_elem(&kprops, &prop);
-	struct vg_kslice *s, fresh = {};
-	__s64 vars[VG_KMAX_VARS];
+	struct vg_kslice *s, fresh = {};	/* state 0 */
+	__s64 *vars = m->vars;
 	int to = -1, from = 0;
 	__u16 flags = 0;
 
@@ -332,68 +376,65 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 event,
 	for (int i = 0; i < VG_KMAX_PARAMS; i++)
 		if (i < p->nparams)
 			key.v[i] = slot[kslot[i] < VG_NSLOTS ? kslot[i] : 0];
-
-	m->vars = vars;
-	m->key = key.v;
+	m->key[0] = key.v[0];
+	m->key[1] = key.v[1];
 	m->err = 0;
 
-	for (int attempt = 0; attempt < 2; attempt++) {
+	s = bpf_map_lookup_elem(&kslices, &key);
+	if (!s) {
+		/* A slice we have not seen is in the initial state. Create
+		 * it (in that state) only if a transition of the initial
+		 * state on this event changes something; another thread may create it at
+		 * the same moment, which is why creation and the step below
+		 * are separate: whoever wins, both step it under its lock. */
+		__u32 t0 = VG_KTRANS_INDEX(prop, 0, bind);
+		struct vg_ktrans *t = bpf_map_lookup_elem(&ktrans, &t0);
+		long err;
+
+		if (!t || !t->moves)
+			return;	/* nothing here can leave the initial state */
+		__builtin_memcpy(fresh.vars, p->init_vars, sizeof(m->vars));
+		err = bpf_map_update_elem(&kslices, &key, &fresh, BPF_NOEXIST);
+		if (err && err != -17 /* EEXIST */) {
+			count(&counters, VG_CNT_KFULL);
+			kreport(VG_REC_KFULL, 0, event, prop, 0, 0, tid, &key,
+				vars, slot);
+			return;
+		}
 		s = bpf_map_lookup_elem(&kslices, &key);
-		if (!s) {
-			/* no slice: it is in the initial state; create it
-			 * only if the event moves it somewhere else */
-			__builtin_memcpy(vars, p->init_vars, sizeof(vars));
-			to = kapply(m, prop, 0, event);
-			if (to < 0)
-				return;
-			from = 0;
-			if (to == 0 && vars_initial(p, vars))
-				break;	/* a self-loop that stores nothing */
-			fresh.state = to;
-			__builtin_memcpy(fresh.vars, vars, sizeof(vars));
-			if (bpf_map_update_elem(&kslices, &key, &fresh,
-						BPF_NOEXIST)) {
-				if (bpf_map_lookup_elem(&kslices, &key))
-					continue;	/* lost a race: retry */
-				count(&counters, VG_CNT_KFULL);
-				kreport(VG_REC_KFULL, 0, event, prop, 0, to,
-					tid, now, &key, vars, slot);
-				return;
-			}
-			from = 0;
-			break;
-		}
-		if (!klock(s)) {
-			count(&counters, VG_CNT_KBUSY);
-			kreport(VG_REC_KBUSY, 0, event, prop, 0, 0, tid, now,
-				&key, vars, slot);
-			return;
-		}
-		if (s->dead) {
-			kunlock(s);
-			continue;
-		}
-		from = s->state;
-		__builtin_memcpy(vars, s->vars, sizeof(vars));
-		to = kapply(m, prop, from, event);
-		if (to < 0) {
-			kunlock(s);
-			return;
-		}
-		if (to == 0 && vars_initial(p, vars)) {
-			/* back to initial: the slice is the same as none */
-			s->dead = 1;
-			kunlock(s);
-			bpf_map_delete_elem(&kslices, &key);
-		} else {
+	}
+	if (!s || !klock(s)) {
+		count(&counters, VG_CNT_KBUSY);
+		kreport(VG_REC_KBUSY, 0, event, prop, 0, 0, tid, &key, vars,
+			slot);
+		return;
+	}
+	if (s->dead) {
+		/* deleted while we waited for it: rare, and reported rather
+		 * than retried (a retry would double the verifier's work) */
+		kunlock(s);
+		count(&counters, VG_CNT_KBUSY);
+		kreport(VG_REC_KBUSY, 0, event, prop, 0, 0, tid, &key, vars,
+			slot);
+		return;
+	}
+	from = s->state;
+	__builtin_memcpy(vars, s->vars, sizeof(m->vars));
+	to = kapply(m, prop, from, bind);
+	if ((to < 0 ? from : to) == 0 && vars_initial(p, vars)) {
+		/* initial state, initial variables: the same as no slice */
+		s->dead = 1;
+		kunlock(s);
+		bpf_map_delete_elem(&kslices, &key);
+	} else {
+		if (to >= 0) {
 			s->state = to;
-			__builtin_memcpy(s->vars, vars, sizeof(vars));
-			kunlock(s);
+			__builtin_memcpy(s->vars, vars, sizeof(m->vars));
 		}
-		break;
+		kunlock(s);
 	}
 	if (to < 0)
-		return;		/* the slice kept being deleted under us */
+		return;		/* no transition: nothing to report */
 	if (m->err) {
 		count(&counters, VG_CNT_KERR);
 		return;
@@ -408,21 +449,36 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 event,
 	}
 	if (from != to || ((p->notify_mask >> (to & 31)) & 1) ||
 	    ((p->notify_mask >> (from & 31)) & 1))
-		kreport(VG_REC_KSTEP, flags, event, prop, from, to, tid, now,
+		kreport(VG_REC_KSTEP, flags, event, prop, from, to, tid,
 			&key, vars, slot);
 }
 
-static __always_inline void kstep_event(struct vg_ev_conf *conf, __u32 event,
-					__u32 tid, __u64 now, __u64 *slot)
-{
-	struct vm m = { .tid = tid, .now = now, .slot = slot };
+/* bpf_loop over the event's properties: the verifier then checks one
+ * property step, not VG_KMAX_EV_PROPS copies of it. */
+struct kstep_ctx {
+	struct vg_ev_conf *conf;
+	__u32 event, tid;
+	__u64 *slot;
+	struct vm *m;
+};
 
-	for (int i = 0; i < VG_KMAX_EV_PROPS; i++) {
-		if (i >= conf->nkprops)
-			break;
-		kstep_prop(conf->kprop[i], conf->kslot[i], event, tid, now,
-			   slot, &m);
-	}
+static int kstep_one(__u32 i, struct kstep_ctx *c)
+{
+	__u32 k = i & (VG_KMAX_EV_PROPS - 1);
+
+	kstep_prop(c->conf->kprop[k], c->conf->kslot[k], c->conf->kbind[k],
+		   c->event, c->tid, c->slot, c->m);
+	return 0;
+}
+
+static __always_inline void kstep_event(struct vg_ev_conf *conf, __u32 event,
+					__u32 tid, __u64 *slot)
+{
+	struct vm m = { .tid = tid, .slot = slot };
+	struct kstep_ctx c = { conf, event, tid, slot, &m };
+	__u32 n = conf->nkprops;
+
+	bpf_loop(n < VG_KMAX_EV_PROPS ? n : VG_KMAX_EV_PROPS, kstep_one, &c, 0);
 }
 
 #endif

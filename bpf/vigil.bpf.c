@@ -127,7 +127,6 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 				  __u32 tid, __u64 *slot, bool ktier)
 {
 	struct vg_ev_conf *conf = bpf_map_lookup_elem(&ev_conf, &event);
-	__u64 now = bpf_ktime_get_ns();
 
 	if (!conf)
 		return 0;
@@ -146,13 +145,13 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 			r->h.event = event;
 			r->h.pid = target_tgid;
 			r->h.tid = tid;
-			r->h.time_ns = now;
+			r->h.time_ns = bpf_ktime_get_ns();
 			__builtin_memcpy(r->slot, slot, sizeof(r->slot));
 			bpf_ringbuf_submit(r, wake_flags());
 		}
 	}
 	if (ktier && conf->nkprops)
-		kstep_event(conf, event, tid, now, slot);
+		kstep_event(conf, event, tid, slot);
 	return 0;
 }
 

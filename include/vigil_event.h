@@ -26,6 +26,10 @@
 #define VG_KMAX_PROG 64		/* instructions per guard or update */
 #define VG_KMAX_CODE 4096	/* instructions in all kernel-tier code */
 #define VG_KMAX_EV_PROPS 4	/* kernel-tier properties one event feeds */
+#define VG_KMAX_BINDINGS 16	/* distinct events of one property */
+#define VG_KTRANS_INDEX(kprop, state, binding) \
+	((((kprop) * VG_KMAX_STATES + (state)) * VG_KMAX_BINDINGS + (binding)) & \
+	 (VG_KMAX_PROPS * VG_KMAX_STATES * VG_KMAX_BINDINGS - 1))
 
 enum vg_rec_kind {
 	VG_REC_EVENT = 1,	/* one event, for the user tier */
@@ -72,6 +76,8 @@ struct vg_ev_conf {
 	__u8 kprop[VG_KMAX_EV_PROPS];
 	/* for each of them, the slot binding slice parameter 0 and 1 */
 	__u8 kslot[VG_KMAX_EV_PROPS][VG_KMAX_PARAMS];
+	/* and the index of this event among the property's bindings */
+	__u8 kbind[VG_KMAX_EV_PROPS];
 };
 
 /* per kernel-tier property */
@@ -84,17 +90,43 @@ struct vg_kprop {
 	__s64 init_vars[VG_KMAX_VARS];
 };
 
-/* the transitions of one (property, state, event), in first-match order */
-struct vg_ktrans_key {
-	__u32 prop, state, event;
+/* the transitions of one (property, state, event), in first-match order,
+ * at VG_KTRANS_INDEX in the ktrans array */
+/* The fast form of the commonest guards and updates, `a OP b` and
+ * `v = a OP b`, evaluated without the interpreter loop. ktier.c derives it
+ * from the bytecode by pattern, so it computes exactly what the bytecode
+ * would. */
+enum vg_kopnd_kind { VG_KO_IMM, VG_KO_FIELD, VG_KO_VAR, VG_KO_PARAM };
+
+struct vg_kopnd {
+	__u8 kind;		/* enum vg_kopnd_kind */
+	__u8 idx;
+	__u8 pad[6];
+	__s64 imm;
 };
 
+struct vg_kexpr {
+	__u8 op;		/* a binary VG_OP_*, or VG_OP_END: just a */
+	__u8 dst;		/* updates: the variable assigned */
+	__u8 pad[6];
+	struct vg_kopnd a, b;
+};
+
+#define VG_KFAST_STMTS 2
+
 struct vg_ktrans {
-	__u32 n;
+	__u16 n;
+	__u16 moves;		/* some transition changes state or variables */
 	struct {
 		__u16 guard_off, guard_len;	/* into the kcode map */
 		__u16 upd_off, upd_len;
 		__u32 to;
+		/* fast forms: guard_fast 1 when `guard` replaces the guard
+		 * code; upd_fast N when upd[0..N) replace the update code */
+		__u8 guard_fast, upd_fast;
+		__u8 pad[2];
+		struct vg_kexpr guard;
+		struct vg_kexpr upd[VG_KFAST_STMTS];
 	} t[VG_KMAX_TRANS];
 };
 

@@ -41,6 +41,9 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 	else if (p->nstates > VG_KMAX_STATES)
 		snprintf(buf, len, "it has %d states (the kernel tier takes %d)",
 			 p->nstates, VG_KMAX_STATES);
+	else if (p->nbindings > VG_KMAX_BINDINGS)
+		snprintf(buf, len, "it uses %d distinct events (the kernel tier takes %d)",
+			 p->nbindings, VG_KMAX_BINDINGS);
 	else
 		buf[0] = 0;
 	if (buf[0])
@@ -109,6 +112,89 @@ static uint32_t state_mask(const struct vg_property *p, bool violation_only,
 	return m;
 }
 
+/* --- fast forms (see struct vg_kexpr) --------------------------------- */
+
+static bool operand(const struct vg_insn *in, struct vg_kopnd *o)
+{
+	memset(o, 0, sizeof(*o));
+	switch (in->op) {
+	case VG_OP_PUSH:
+		o->kind = VG_KO_IMM;
+		o->imm = in->imm;
+		return true;
+	case VG_OP_FIELD:
+		o->kind = VG_KO_FIELD;
+		break;
+	case VG_OP_LDVAR:
+		o->kind = VG_KO_VAR;
+		break;
+	case VG_OP_PARAM:
+		o->kind = VG_KO_PARAM;
+		break;
+	default:
+		return false;
+	}
+	o->idx = in->idx;
+	return true;
+}
+
+static bool is_binop(uint8_t op)
+{
+	return op >= VG_OP_ADD && op <= VG_OP_GEU;
+}
+
+/* `a` or `a OP b` at code[*pc]; advances *pc past it. */
+static bool expr_at(const struct vg_insn *code, uint32_t end, uint32_t *pc,
+		    struct vg_kexpr *x)
+{
+	uint32_t i = *pc;
+
+	memset(x, 0, sizeof(*x));
+	if (i >= end || !operand(&code[i], &x->a))
+		return false;
+	x->op = VG_OP_END;
+	if (i + 2 < end && operand(&code[i + 1], &x->b) &&
+	    is_binop(code[i + 2].op)) {
+		x->op = code[i + 2].op;
+		*pc = i + 3;
+		return true;
+	}
+	*pc = i + 1;
+	return true;
+}
+
+static bool fast_guard(const struct vg_property *p, struct vg_code_ref r,
+		       struct vg_kexpr *x)
+{
+	uint32_t pc = r.off, end = r.off + r.len;
+
+	return r.len && expr_at(p->code, end, &pc, x) && pc < end &&
+	       p->code[pc].op == VG_OP_END;
+}
+
+static int fast_update(const struct vg_property *p, struct vg_code_ref r,
+		       struct vg_kexpr *x)
+{
+	uint32_t pc = r.off, end = r.off + r.len;
+	int n = 0;
+
+	while (r.len && pc < end && p->code[pc].op != VG_OP_END) {
+		if (n == VG_KFAST_STMTS || !expr_at(p->code, end, &pc, &x[n]) ||
+		    pc >= end || p->code[pc].op != VG_OP_STVAR)
+			return 0;
+		x[n++].dst = p->code[pc++].idx;
+	}
+	return pc < end ? n : 0;
+}
+
+static int binding_of(const struct vg_property *p, int event)
+{
+	for (int b = 0; b < p->nbindings; b++)
+		if (p->bindings[b].event == event)
+			return b;
+	return 0;	/* the checker gives every used event a binding */
+}
+
 static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 		     int prop, int k, struct bpf_map *kprops,
 		     struct bpf_map *ktrans, struct bpf_map *kcode,
@@ -144,7 +230,7 @@ static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 	/* group transitions by (state, event), keeping source order */
 	for (int i = 0; i < p->ntrans; i++) {
 		const struct vg_transition *t = &p->trans[i];
-		struct vg_ktrans_key tk = { k, t->from, t->event };
+		uint32_t tk = VG_KTRANS_INDEX(k, t->from, binding_of(p, t->event));
 		struct vg_ktrans kt;
 		bool first = true;
 
@@ -165,7 +251,15 @@ static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 			kt.t[kt.n].upd_off = base + u->update.off;
 			kt.t[kt.n].upd_len = u->update.len;
 			kt.t[kt.n].to = u->to;
+			kt.t[kt.n].guard_fast =
+				fast_guard(p, u->guard, &kt.t[kt.n].guard);
+			kt.t[kt.n].upd_fast =
+				fast_update(p, u->update, kt.t[kt.n].upd);
 			kt.n++;
+			/* a self-loop without update changes nothing, unless
+			 * the state has a reaction that must see it */
+			kt.moves |= u->to != u->from || u->update.len ||
+				    (kp.notify_mask >> u->from & 1);
 		}
 		if (bpf_map_update_elem(bpf_map__fd(ktrans), &tk, &kt, 0))
 			return vg_errf(e, "kernel tier: writing transitions: %s",
@@ -201,6 +295,7 @@ int vg_ktier_load(const struct vg_spec *spec, const struct vg_probe_opts *opts,
 					       VG_KMAX_EV_PROPS,
 					       spec->events[p->bindings[b].event].name);
 			c->kprop[c->nkprops] = k;
+			c->kbind[c->nkprops] = b;
 			for (int i = 0; i < VG_KMAX_PARAMS; i++)
 				c->kslot[c->nkprops][i] =
 					i < p->nparams ? p->bindings[b].slot[i] : 0;
