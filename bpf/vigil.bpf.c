@@ -9,6 +9,7 @@
  *   vg_stash   uprobe     `after f(...)`: saves the entry arguments ...
  *   vg_return  uretprobe  ... and this one pairs them with the return value
  *   vg_entry_k, vg_return_k: the same with the kernel tier compiled in
+ *   vg_signal, vg_exit, vg_fork: lifecycle events (lifecycle.bpf.h)
  *
  * Each event then goes to the user tier (a VG_REC_EVENT record), to the
  * kernel tier (kstep.bpf.h: the automaton evaluated right here), or both,
@@ -147,13 +148,17 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 			r->h.tid = tid;
 			r->h.time_ns = bpf_ktime_get_ns();
 			__builtin_memcpy(r->slot, slot, sizeof(r->slot));
-			bpf_ringbuf_submit(r, wake_flags());
+			bpf_ringbuf_submit(r, conf->flags & VG_EVF_WAKE
+						      ? BPF_RB_FORCE_WAKEUP
+						      : wake_flags());
 		}
 	}
 	if (ktier && conf->nkprops)
 		kstep_event(conf, event, tid, slot);
 	return 0;
 }
+
+#include "lifecycle.bpf.h"
 
 static __always_inline void read_args(struct pt_regs *ctx, __u64 *slot)
 {

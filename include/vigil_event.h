@@ -69,6 +69,8 @@ struct vg_rec_kstep {
 
 /* per event: how the probe handles it */
 #define VG_EVF_USER 0x1		/* send VG_REC_EVENT to the user tier */
+#define VG_EVF_WAKE 0x2		/* wake the consumer at once: the event can
+				 * lead a user-tier slice into a stop */
 
 struct vg_ev_conf {
 	__u32 flags;

@@ -23,5 +23,5 @@ s = [o for o in objs if o["type"] == "stats"]
 assert len(s) == 1 and "lost" in s[0] and "probes" in s[0], s
 print("ok", v)
 PY
-	kill -KILL "$pid" 2>/dev/null
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
 done

@@ -110,9 +110,12 @@ static void act(struct vg_scenario *sc, const struct vg_action *a,
 		vg_report_log(sc->report, s, ev, a->arg ? a->arg : "");
 		break;
 	case VG_ACT_STOP:
-		if (!sc->stopped && !sc->killed &&
-		    vg_proc_stop(sc->pid, &e))
+		if (sc->stopped || sc->killed)
+			break;
+		if (vg_proc_stop(sc->pid, &e)) {
 			fprintf(stderr, "vigil: %s\n", e.msg);
+			break;
+		}
 		note_stop(sc, s, ev);
 		break;
 	case VG_ACT_KILL:
@@ -149,19 +152,21 @@ void vg_scenario_transition(struct vg_scenario *sc,
 		note_stop(sc, s, ev);
 	if (p->states[to].kind == VG_STATE_VIOLATION && from != to) {
 		sc->violated = true;
-		vg_report_violation(sc->report, s, from, ev,
-				    sc->stopped || (vg_scenario_stop_mask(sc, s->prop) >> to & 1));
+		/* stop first (a user-tier stop is already late), so that the
+		 * report says whether the target really is stopped */
+		if (vg_scenario_stop_mask(sc, s->prop) >> to & 1) {
+			struct vg_action stop = { .kind = VG_ACT_STOP };
+
+			act(sc, &stop, s, ev);
+		}
+		vg_report_violation(sc->report, s, from, ev, sc->stopped);
 	}
 	/* a self-loop leaves and enters again */
 	run_reactions(sc, p, from, false, s, ev);
 	run_reactions(sc, p, to, true, s, ev);
 	if (p->states[to].kind == VG_STATE_VIOLATION && from != to &&
 	    !has_reaction(p, to)) {
-		if (sc->ov == VG_OV_STOP && !sc->stopped) {
-			struct vg_action stop = { .kind = VG_ACT_STOP };
-
-			act(sc, &stop, s, ev);
-		} else if (sc->ov == VG_OV_KILL) {
+		if (sc->ov == VG_OV_KILL) {
 			struct vg_action k = { .kind = VG_ACT_KILL };
 
 			act(sc, &k, s, ev);

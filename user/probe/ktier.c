@@ -58,8 +58,9 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 		const struct vg_event *ev = &spec->events[p->bindings[i].event];
 
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
-			snprintf(buf, len, "event %s %s is not a function call",
-				 vg_event_kind_name(ev->kind), ev->name);
+			snprintf(buf, len, "event %s%s%s is not a function call",
+				 vg_event_kind_name(ev->kind),
+				 ev->name[0] ? " " : "", ev->name);
 			return buf;
 		}
 		if (p->bindings[i].mask != all) {

@@ -22,6 +22,7 @@ struct vg_probe {
 	struct vigil_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link **links;
+	int *link_prog_fd;	/* the program of each link */
 	int nlinks;
 	int ncpus;
 	int kprop_map[VG_KMAX_PROPS];
@@ -98,13 +99,82 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 	return 0;
 }
 
+/* The tracepoint program of a lifecycle event; which event index it
+ * reports was set before load (lifecycle_setup). */
+static struct bpf_program *lifecycle_prog(struct vg_probe *p,
+					  enum vg_event_kind k)
+{
+	switch (k) {
+	case VG_EV_SIGNAL:
+		return p->skel->progs.vg_signal;
+	case VG_EV_THREAD_START:
+		return p->skel->progs.vg_fork;
+	default:
+		return p->skel->progs.vg_exit;	/* exit, thread_exit */
+	}
+}
+
+static int attach_lifecycle(struct vg_probe *p, enum vg_event_kind k,
+			    struct vg_err *e)
+{
+	struct bpf_program *prog = lifecycle_prog(p, k);
+	struct bpf_link *l;
+
+	for (int i = 0; i < p->nlinks; i++)
+		if (bpf_link__fd(p->links[i]) >= 0 &&
+		    bpf_program__fd(prog) == p->link_prog_fd[i])
+			return 0;	/* exit and thread_exit share one */
+	l = bpf_program__attach(prog);
+	if (!l)
+		return vg_errf(e, "attaching the %s tracepoint: %s (vigil needs a kernel with BTF tracepoints, 5.5 or later)",
+			       bpf_program__name(prog), strerror(errno));
+	p->link_prog_fd[p->nlinks] = bpf_program__fd(prog);
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+/* Before load: tell the lifecycle programs their event indices, and load
+ * only those the spec uses. */
+static void lifecycle_setup(struct vg_probe *p)
+{
+	const struct vg_spec *s = p->spec;
+	bool used[3] = { false };
+
+	for (int i = 0; i < s->nevents; i++) {
+		switch (s->events[i].kind) {
+		case VG_EV_EXIT:
+			p->skel->data->ev_exit = i;
+			used[0] = true;
+			break;
+		case VG_EV_THREAD_EXIT:
+			p->skel->data->ev_thread_exit = i;
+			used[0] = true;
+			break;
+		case VG_EV_SIGNAL:
+			p->skel->data->ev_signal = i;
+			used[1] = true;
+			break;
+		case VG_EV_THREAD_START:
+			p->skel->data->ev_thread_start = i;
+			used[2] = true;
+			break;
+		default:
+			break;
+		}
+	}
+	bpf_program__set_autoload(p->skel->progs.vg_exit, used[0]);
+	bpf_program__set_autoload(p->skel->progs.vg_signal, used[1]);
+	bpf_program__set_autoload(p->skel->progs.vg_fork, used[2]);
+}
+
 static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 		      struct vg_err *e)
 {
 	const struct vg_spec *s = p->spec;
 
 	p->links = calloc(2 * s->nevents + 1, sizeof(*p->links));
-	if (!p->links)
+	p->link_prog_fd = calloc(2 * s->nevents + 1, sizeof(int));
+	if (!p->links || !p->link_prog_fd)
 		return vg_errf(e, "out of memory");
 	for (int i = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
@@ -124,6 +194,12 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 			if (!rc)
 				rc = attach_one(p, p->ret, o,
 						ev, i, true, e);
+			break;
+		case VG_EV_EXIT:
+		case VG_EV_SIGNAL:
+		case VG_EV_THREAD_START:
+		case VG_EV_THREAD_EXIT:
+			rc = attach_lifecycle(p, ev->kind, e);
 			break;
 		case VG_EV_NAMED:
 			rc = vg_errf_code(e, VG_EXIT_USAGE,
@@ -168,6 +244,11 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 			continue;
 		for (int b = 0; b < pr->nbindings; b++)
 			conf[pr->bindings[b].event].flags |= VG_EVF_USER;
+		/* a user-tier stop is late by the time to wake us: keep it
+		 * short for the events that can cause one */
+		for (int t = 0; t < pr->ntrans; t++)
+			if (o->stop_mask[prop] >> pr->trans[t].to & 1)
+				conf[pr->trans[t].event].flags |= VG_EVF_WAKE;
 	}
 	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
 			  p->skel->maps.kcode, conf, p->kprop_map,
@@ -237,6 +318,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	bpf_program__set_autoload(p->skel->progs.vg_return_k, ktier);
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
+	lifecycle_setup(p);
 	bpf_map__set_max_entries(p->skel->maps.kslices,
 				 o->max_kslices ? o->max_kslices
 						: VG_DEFAULT_KSLICES);
@@ -272,6 +354,7 @@ void vg_probe_close(struct vg_probe *p)
 	for (int i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	free(p->links);
+	free(p->link_prog_fd);
 	if (p->libs_loaded)
 		vg_libs_free(&p->libs);
 	vigil_bpf__destroy(p->skel);

@@ -133,10 +133,17 @@ bool vg_proc_is_stopped(pid_t pid)
 int vg_proc_stop(pid_t pid, struct vg_err *e)
 {
 	struct timespec ts = { 0, 1000000 };
+	char st;
 
 	if (kill(pid, SIGSTOP))
 		return vg_errf(e, "stopping pid %d: %s", pid, strerror(errno));
-	for (int i = 0; i < 2000 && !vg_proc_is_stopped(pid); i++)
+	for (int i = 0; i < 2000; i++) {
+		st = proc_state(pid);
+		if (st == 'T' || st == 't')
+			return 0;
+		if (st == 0 || st == 'Z' || st == 'X')
+			break;
 		nanosleep(&ts, NULL);
-	return 0;
+	}
+	return vg_errf(e, "pid %d could not be stopped: it is exiting", pid);
 }

@@ -38,7 +38,8 @@ int vg_proc_reap(pid_t pid, int *code, int *sig);
 /* Is the process in a stopped state (T) right now? */
 bool vg_proc_is_stopped(pid_t pid);
 
-/* Stop every thread of the process (SIGSTOP) and wait until it is. */
+/* Stop every thread of the process (SIGSTOP) and wait until it is; fails
+ * when the process is exiting and cannot stop any more. */
 int vg_proc_stop(pid_t pid, struct vg_err *e);
 
 #endif

@@ -133,6 +133,8 @@ static void text_event(struct vg_report *r, const struct vg_mon_event *ev)
 
 	if (e->kind == VG_EV_NAMED)
 		fprintf(r->text, "%s(", e->name);
+	else if (!e->name[0])	/* exit(code), signal(sig), thread_* */
+		fprintf(r->text, "%s(", vg_event_kind_name(e->kind));
 	else
 		fprintf(r->text, "%s %s(", vg_event_kind_name(e->kind), e->name);
 	for (int i = 0; i < e->nfields; i++) {
@@ -377,8 +379,9 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		ms.slices_created,
 		ms.slices_freed, ms.slices_live);
 	for (int i = 0; st->hits && i < spec->nevents; i++)
-		fprintf(r->text, " %s:%s=%" PRIu64,
+		fprintf(r->text, " %s%s%s=%" PRIu64,
 			vg_event_kind_name(spec->events[i].kind),
+			spec->events[i].name[0] ? ":" : "",
 			spec->events[i].name, st->hits[i]);
 	fputc('\n', r->text);
 	if (st->target_exited) {

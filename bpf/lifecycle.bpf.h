@@ -1,0 +1,68 @@
+/* Lifecycle events from tracepoints: exit(code), signal(sig),
+ * thread_start, thread_exit. They go to the user tier only.
+ *
+ * Each program serves one event kind, so instead of a BPF cookie the event
+ * index comes from a variable user space sets before attaching (-1: the
+ * spec does not use it and the program is not loaded). */
+#ifndef VIGIL_LIFECYCLE_BPF_H
+#define VIGIL_LIFECYCLE_BPF_H
+
+__s32 ev_exit = -1, ev_signal = -1, ev_thread_start = -1, ev_thread_exit = -1;
+
+/* signal_deliver fires in get_signal() as the signal is delivered, before
+ * a handler or the default action (core dump, termination) runs. */
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(vg_signal, int sig, struct kernel_siginfo *info,
+	     struct k_sigaction *ka)
+{
+	__u64 slot[VG_NSLOTS] = { (__u64)sig };
+	__u32 tid;
+
+	if (ev_signal < 0 || !is_target(&tid))
+		return 0;
+	return handle(NULL, ev_signal, tid, slot, false);
+}
+
+/* sched_process_exit runs for every exiting thread; group_dead marks the
+ * last one, whose exit code is the process's. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
+{
+	__u64 slot[VG_NSLOTS] = {};
+	__u32 tid;
+	int code;
+
+	if (!is_target(&tid))
+		return 0;
+	if (ev_thread_exit >= 0) {
+		slot[0] = tid;
+		handle(NULL, ev_thread_exit, tid, slot, false);
+	}
+	if (ev_exit >= 0 && group_dead) {
+		code = BPF_CORE_READ(p, signal, group_exit_code);
+		if (!code)
+			code = BPF_CORE_READ(p, exit_code);
+		/* as wait(2) encodes it: status in bits 8-15, signal in 0-6 */
+		slot[0] = (code >> 8) & 0xff;
+		slot[1] = code & 0x7f;
+		handle(NULL, ev_exit, tid, slot, false);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(vg_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u64 slot[VG_NSLOTS] = {};
+	__u32 tid;
+
+	if (ev_thread_start < 0 || !is_target(&tid))
+		return 0;
+	/* a new thread of the target, not a new process */
+	if (BPF_CORE_READ(child, tgid) != target_tgid)
+		return 0;
+	slot[0] = BPF_CORE_READ(child, pid);
+	return handle(NULL, ev_thread_start, tid, slot, false);
+}
+
+#endif
