@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "act/gdb.h"
+#include "probe/placement.h"
 #include "proc/proc.h"
 #include "report/report.h"
 #include "sym/elf.h"
@@ -179,6 +180,45 @@ static void test_elf_find_func(void **state)
 	assert_true(fn.offset > 0);
 }
 
+static void test_placement(void **state)
+{
+	/* glibc's free: test %rdi,%rdi; je ...: moves to the je */
+	static const uint8_t free_start[] = { 0x48, 0x85, 0xff, 0x0f, 0x84,
+					      0xbf, 0, 0, 0, 0x55 };
+	/* endbr64; push %rbp */
+	static const uint8_t cet[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55 };
+	/* push %rbp at once: stays */
+	static const uint8_t push[] = { 0x55, 0x48, 0x89, 0xe5 };
+	/* lea -0x10(%rdi),%rsi: writes a register, must stay */
+	static const uint8_t lea[] = { 0x48, 0x8d, 0x77, 0xf0, 0x55 };
+	/* test %rdi,%rdi; ret: ret is not emulated here, stays */
+	static const uint8_t test_ret[] = { 0x48, 0x85, 0xff, 0xc3 };
+	/* cmp (%rdi),%eax reads memory operand form 3b /r mod 00: stays */
+	static const uint8_t cmp_mem[] = { 0x3b, 0x07, 0x55 };
+	struct vg_placement pl;
+
+	vg_place_bytes(free_start, sizeof(free_start), 0x1000, &pl);
+	assert_int_equal(pl.offset, 0x1003);
+	assert_int_equal(pl.skipped, 1);
+	assert_true(pl.emulated);
+	vg_place_bytes(cet, sizeof(cet), 0x2000, &pl);
+	assert_int_equal(pl.offset, 0x2004);
+	assert_string_equal(pl.insn, "push %rbp");
+	vg_place_bytes(push, sizeof(push), 0x3000, &pl);
+	assert_int_equal(pl.offset, 0x3000);
+	assert_int_equal(pl.skipped, 0);
+	assert_true(pl.emulated);
+	vg_place_bytes(lea, sizeof(lea), 0x4000, &pl);
+	assert_int_equal(pl.offset, 0x4000);
+	assert_false(pl.emulated);
+	vg_place_bytes(test_ret, sizeof(test_ret), 0x5000, &pl);
+	assert_int_equal(pl.offset, 0x5000);
+	assert_false(pl.emulated);
+	vg_place_bytes(cmp_mem, sizeof(cmp_mem), 0x6000, &pl);
+	assert_int_equal(pl.offset, 0x6000);
+	assert_false(pl.emulated);
+}
+
 static void test_resolve_program(void **state)
 {
 	char out[4096];
@@ -201,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_spawn_exec_failure),
 		cmocka_unit_test(test_gdb_prepare),
 		cmocka_unit_test(test_elf_find_func),
+		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_resolve_program),
 	};
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/offline_cmds.h"
+#include "probe/probe.h"
 #include "session/session.h"
 #include "spec/spec.h"
 #include "util/caps.h"
@@ -70,10 +71,12 @@ static const char usage_attach[] =
 	"  vigil attach specs/queue_bounds.vigil -p 1234\n";
 
 static const char usage_lint[] =
-	"usage: vigil lint SPEC...\n"
+	"usage: vigil lint [--binary PROGRAM] SPEC...\n"
 	"\n"
 	"Parse and check the specs; print warnings (unused or unreachable states,\n"
 	"transitions that can never fire) and the tier each property gets.\n"
+	"With --binary, also where each probe goes in PROGRAM (or its shared\n"
+	"libraries) and whether the kernel must single-step it (slow).\n"
 	"\n"
 	"example:\n"
 	"  vigil lint specs/queue_bounds.vigil\n";
@@ -234,21 +237,28 @@ static int cmd_run(int argc, char **argv, bool attach)
 
 static int cmd_lint(int argc, char **argv)
 {
+	const char *binary = NULL;
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
 	bool *kernel;
-	int warnings;
+	int warnings, i = 1, rc = 0;
 
-	if (argc < 2)
-		return usage_error(usage_lint, "%s", "no SPEC given");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(usage_lint, stdout);
-		return 0;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_lint, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--binary") && i + 1 < argc) {
+			binary = argv[++i];
+		} else {
+			return usage_error(usage_lint, "bad option '%s'", argv[i]);
+		}
 	}
+	if (i >= argc)
+		return usage_error(usage_lint, "%s", "no SPEC given");
 	spec = vg_spec_new();
 	if (!spec)
 		return 3;
-	if (load_specs(spec, argc - 1, argv + 1, &e)) {
+	if (load_specs(spec, argc - i, argv + i, &e)) {
 		vg_spec_free(spec);
 		return fail(&e);
 	}
@@ -257,18 +267,20 @@ static int cmd_lint(int argc, char **argv)
 	char (*why)[256] = calloc(spec->nprops + 1, sizeof(*why));
 	if (kernel && why &&
 	    !vg_session_choose_tiers(spec, VG_TIER_AUTO, kernel, why, &e))
-		for (int i = 0; i < spec->nprops; i++)
-			printf("%s: %s tier%s%s\n", spec->props[i].name,
-			       kernel[i] ? "kernel" : "user",
-			       kernel[i] ? "" : ": not kernel because ",
-			       kernel[i] ? "" : why[i]);
+		for (int p = 0; p < spec->nprops; p++)
+			printf("%s: %s tier%s%s\n", spec->props[p].name,
+			       kernel[p] ? "kernel" : "user",
+			       kernel[p] ? "" : ": not kernel because ",
+			       kernel[p] ? "" : why[p]);
+	if (binary && vg_probe_describe(spec, binary, stdout, &e))
+		rc = fail(&e);
 	printf("%d propert%s, %d warning%s\n", spec->nprops,
 	       spec->nprops == 1 ? "y" : "ies", warnings,
 	       warnings == 1 ? "" : "s");
 	free(kernel);
 	free(why);
 	vg_spec_free(spec);
-	return 0;
+	return rc;
 }
 
 int main(int argc, char **argv)

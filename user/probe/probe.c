@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ktier.h"
+#include "placement.h"
 #include "sym/libs.h"
 #include "vigil.skel.h"
 
@@ -86,6 +87,17 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 		snprintf(e->msg, sizeof(e->msg), "%s", tmp);
 		e->exit_code = VG_EXIT_USAGE;
 		return -1;
+	}
+	/* an entry probe goes on the first instruction the kernel emulates
+	 * when the ones before it cannot matter (placement.h); a return
+	 * probe stays at the entry, where the return address is at %rsp.
+	 * VIGIL_NO_PLACEMENT=1 keeps every probe at the entry, for the
+	 * benchmark that measures the gain. */
+	if (!retprobe && !getenv("VIGIL_NO_PLACEMENT")) {
+		struct vg_placement pl;
+
+		vg_place_entry(where.path, where.fn.offset, &pl);
+		where.fn.offset = pl.offset;
 	}
 	/* pid-filtered: other processes using the same library are not
 	 * touched */
@@ -435,4 +447,41 @@ int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 		prev = &key;
 	}
 	return 0;
+}
+
+int vg_probe_describe(const struct vg_spec *spec, const char *binary,
+		      FILE *out, struct vg_err *e)
+{
+	struct vg_probe p = { .spec = spec };
+	int rc = 0;
+
+	for (int i = 0; i < spec->nevents && !rc; i++) {
+		const struct vg_event *ev = &spec->events[i];
+		struct vg_func_where where;
+		struct vg_placement pl;
+
+		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
+			continue;
+		if (locate(&p, binary, ev->name, &where, e)) {
+			rc = -1;
+			break;
+		}
+		vg_place_entry(where.path, where.fn.offset, &pl);
+		fprintf(out, "probe %s %s: %s+0x%llx", vg_event_kind_name(ev->kind),
+			ev->name, where.path, (unsigned long long)where.fn.offset);
+		if (pl.skipped)
+			fprintf(out, ", entry probe moved +%llu past %d instruction%s to %s",
+				(unsigned long long)(pl.offset - where.fn.offset),
+				pl.skipped, pl.skipped == 1 ? "" : "s", pl.insn);
+		else if (pl.emulated)
+			fprintf(out, ", on %s", pl.insn);
+		fprintf(out, ": %s\n", pl.emulated ? "fast (emulated)"
+					     : "SLOW (single-stepped, ~10x the cost)");
+		if (ev->kind == VG_EV_AFTER)
+			fprintf(out, "probe %s %s: return probe at the entry\n",
+				vg_event_kind_name(ev->kind), ev->name);
+	}
+	if (p.libs_loaded)
+		vg_libs_free(&p.libs);
+	return rc;
 }

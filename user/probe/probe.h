@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "../spec/spec.h"
@@ -69,6 +70,13 @@ typedef void (*vg_kslice_cb)(void *ctx, int prop, const uint64_t *key,
 int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx);
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
+
+/* For `vigil lint --binary`: one line per function probe of the spec,
+ * where it is found, where the entry probe goes and whether the kernel
+ * must single-step it (slow). Returns -1 (e set) if a function is
+ * missing. */
+int vg_probe_describe(const struct vg_spec *spec, const char *binary,
+		      FILE *out, struct vg_err *e);
 
 /* Why a property cannot run in the kernel tier: NULL when it can. */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
