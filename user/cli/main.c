@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/offline_cmds.h"
 #include "probe/probe.h"
 #include "session/session.h"
@@ -81,29 +82,6 @@ static const char usage_lint[] =
 	"example:\n"
 	"  vigil lint specs/queue_bounds.vigil\n";
 
-static int fail(const struct vg_err *e)
-{
-	fprintf(stderr, "vigil: %s\n", e->msg);
-	return e->exit_code ? e->exit_code : 3;
-}
-
-static int usage_error(const char *usage, const char *fmt, const char *arg)
-{
-	fprintf(stderr, "vigil: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n\n%s", usage);
-	return 2;
-}
-
-static int load_specs(struct vg_spec *spec, int n, char **files,
-		      struct vg_err *e)
-{
-	for (int i = 0; i < n; i++)
-		if (vg_spec_load_file(spec, files[i], e))
-			return -1;
-	return 0;
-}
-
 static int parse_size(const char *s, size_t *out)
 {
 	char *end;
@@ -170,7 +148,7 @@ static int cmd_run(int argc, char **argv, bool attach)
 			else if (!strcmp(optarg, "user"))
 				o.tier = VG_TIER_USER;
 			else
-				return usage_error(usage, "--tier: '%s' is not auto, kernel or user", optarg);
+				return vg_cli_usage(usage, "--tier: '%s' is not auto, kernel or user", optarg);
 			break;
 		case 'v':
 			if (!strcmp(optarg, "stop"))
@@ -180,59 +158,59 @@ static int cmd_run(int argc, char **argv, bool attach)
 			else if (!strcmp(optarg, "kill"))
 				o.on_violation = VG_OV_KILL;
 			else
-				return usage_error(usage, "--on-violation: '%s' is not stop, continue or kill", optarg);
+				return vg_cli_usage(usage, "--on-violation: '%s' is not stop, continue or kill", optarg);
 			break;
 		case 'r':
 			if (parse_size(optarg, &o.ringbuf_bytes) ||
 			    o.ringbuf_bytes < 4096)
-				return usage_error(usage, "--ringbuf-size: '%s' is not a size of at least 4K", optarg);
+				return vg_cli_usage(usage, "--ringbuf-size: '%s' is not a size of at least 4K", optarg);
 			break;
 		case 'm':
 			if (parse_size(optarg, &n) || !n || n > UINT32_MAX)
-				return usage_error(usage, "--max-slices: '%s' is not a positive count", optarg);
+				return vg_cli_usage(usage, "--max-slices: '%s' is not a positive count", optarg);
 			o.max_slices = n;
 			break;
 		case 'p':
 			if (!attach)
-				return usage_error(usage, "%s", "-p is for vigil attach");
+				return vg_cli_usage(usage, "%s", "-p is for vigil attach");
 			o.pid = strtol(optarg, &end, 10);
 			if (*end || o.pid <= 0)
-				return usage_error(usage, "-p: '%s' is not a process id", optarg);
+				return vg_cli_usage(usage, "-p: '%s' is not a process id", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
 		default:
-			return usage_error(usage, "%s", "bad option");
+			return vg_cli_usage(usage, "%s", "bad option");
 		}
 	}
 	if (attach) {
 		nspecs = argc - optind;
 		if (!o.pid)
-			return usage_error(usage, "%s", "no -p PID given");
+			return vg_cli_usage(usage, "%s", "no -p PID given");
 	} else {
 		for (nspecs = 0; optind + nspecs < argc &&
 				 strcmp(argv[optind + nspecs], "--");
 		     nspecs++)
 			;
 		if (optind + nspecs >= argc - 1)
-			return usage_error(usage, "%s", "no PROGRAM given after --");
+			return vg_cli_usage(usage, "%s", "no PROGRAM given after --");
 		o.argv = argv + optind + nspecs + 1;
 	}
 	if (nspecs == 0)
-		return usage_error(usage, "%s", "no SPEC given");
+		return vg_cli_usage(usage, "%s", "no SPEC given");
 
 	spec = vg_spec_new();
 	if (!spec)
 		return 3;
-	if (load_specs(spec, nspecs, argv + optind, &e) ||
+	if (vg_cli_load_specs(spec, nspecs, argv + optind, &e) ||
 	    vg_check_privileges(&e)) {
 		vg_spec_free(spec);
-		return fail(&e);
+		return vg_cli_fail(&e);
 	}
 	rc = vg_session_run(spec, &o, &e);
 	vg_spec_free(spec);
-	return rc < 0 ? fail(&e) : rc;
+	return rc < 0 ? vg_cli_fail(&e) : rc;
 }
 
 static int cmd_lint(int argc, char **argv)
@@ -250,17 +228,17 @@ static int cmd_lint(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--binary") && i + 1 < argc) {
 			binary = argv[++i];
 		} else {
-			return usage_error(usage_lint, "bad option '%s'", argv[i]);
+			return vg_cli_usage(usage_lint, "bad option '%s'", argv[i]);
 		}
 	}
 	if (i >= argc)
-		return usage_error(usage_lint, "%s", "no SPEC given");
+		return vg_cli_usage(usage_lint, "%s", "no SPEC given");
 	spec = vg_spec_new();
 	if (!spec)
 		return 3;
-	if (load_specs(spec, argc - i, argv + i, &e)) {
+	if (vg_cli_load_specs(spec, argc - i, argv + i, &e)) {
 		vg_spec_free(spec);
-		return fail(&e);
+		return vg_cli_fail(&e);
 	}
 	warnings = vg_spec_lint(spec, stdout);
 	kernel = calloc(spec->nprops + 1, sizeof(bool));
@@ -273,7 +251,7 @@ static int cmd_lint(int argc, char **argv)
 			       kernel[p] ? "" : ": not kernel because ",
 			       kernel[p] ? "" : why[p]);
 	if (binary && vg_probe_describe(spec, binary, stdout, &e))
-		rc = fail(&e);
+		rc = vg_cli_fail(&e);
 	printf("%d propert%s, %d warning%s\n", spec->nprops,
 	       spec->nprops == 1 ? "y" : "ies", warnings,
 	       warnings == 1 ? "" : "s");
@@ -286,7 +264,7 @@ static int cmd_lint(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage_error(usage_main, "%s", "no command given");
+		return vg_cli_usage(usage_main, "%s", "no command given");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		fputs(usage_main, stdout);
@@ -306,5 +284,5 @@ int main(int argc, char **argv)
 		return vg_cmd_graph(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "lint"))
 		return cmd_lint(argc - 1, argv + 1);
-	return usage_error(usage_main, "unknown command '%s'", argv[1]);
+	return vg_cli_usage(usage_main, "unknown command '%s'", argv[1]);
 }

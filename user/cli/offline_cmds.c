@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "offline/check.h"
 #include "report/dot.h"
 
@@ -32,26 +33,6 @@ const char vg_usage_graph[] =
 	"example:\n"
 	"  vigil graph --svg -o queue.svg specs/queue_bounds.vigil\n";
 
-static int fail(const struct vg_err *e)
-{
-	fprintf(stderr, "vigil: %s\n", e->msg);
-	return e->exit_code ? e->exit_code : 3;
-}
-
-static int usage(const char *u, const char *msg)
-{
-	fprintf(stderr, "vigil: %s\n\n%s", msg, u);
-	return 2;
-}
-
-static int load(struct vg_spec *spec, int n, char **files, struct vg_err *e)
-{
-	for (int i = 0; i < n; i++)
-		if (vg_spec_load_file(spec, files[i], e))
-			return -1;
-	return 0;
-}
-
 int vg_cmd_check(int argc, char **argv)
 {
 	const char *json = NULL;
@@ -68,21 +49,21 @@ int vg_cmd_check(int argc, char **argv)
 		} else if (!strncmp(argv[i], "--json=", 7)) {
 			json = argv[i] + 7;
 		} else {
-			return usage(vg_usage_check, "bad option");
+			return vg_cli_usage(vg_usage_check, "%s", "bad option");
 		}
 	}
 	if (argc - i < 2)
-		return usage(vg_usage_check, "need at least one SPEC and a TRACE");
+		return vg_cli_usage(vg_usage_check, "%s", "need at least one SPEC and a TRACE");
 	spec = vg_spec_new();
 	if (!spec)
 		return 3;
-	if (load(spec, argc - i - 1, argv + i, &e)) {
+	if (vg_cli_load_specs(spec, argc - i - 1, argv + i, &e)) {
 		vg_spec_free(spec);
-		return fail(&e);
+		return vg_cli_fail(&e);
 	}
 	rc = vg_check_trace(spec, argv[argc - 1], json, &e);
 	vg_spec_free(spec);
-	return rc < 0 ? fail(&e) : rc;
+	return rc < 0 ? vg_cli_fail(&e) : rc;
 }
 
 int vg_cmd_graph(int argc, char **argv)
@@ -108,15 +89,15 @@ int vg_cmd_graph(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			outpath = argv[++i];
 		} else {
-			return usage(vg_usage_graph, "bad option");
+			return vg_cli_usage(vg_usage_graph, "%s", "bad option");
 		}
 	}
 	if (i >= argc)
-		return usage(vg_usage_graph, "no SPEC given");
+		return vg_cli_usage(vg_usage_graph, "%s", "no SPEC given");
 	spec = vg_spec_new();
 	if (!spec)
 		return 3;
-	if (load(spec, argc - i, argv + i, &e))
+	if (vg_cli_load_specs(spec, argc - i, argv + i, &e))
 		goto err;
 	if (trace) {
 		int n = vg_dot_nstates(spec);
@@ -168,7 +149,7 @@ int vg_cmd_graph(int argc, char **argv)
 	}
 	goto done;
 err:
-	rc = fail(&e);
+	rc = vg_cli_fail(&e);
 done:
 	free(reached);
 	free(ended);

@@ -178,6 +178,22 @@ static void json_slice(struct vg_report *r, const struct vg_slice_view *s)
 	fputc('}', r->json);
 }
 
+/* The start of a verdict object, up to and including "verdict". */
+static void json_verdict(struct vg_report *r, const struct vg_slice_view *s,
+			 const char *verdict)
+{
+	const struct vg_property *p = &r->spec->props[s->prop];
+
+	fputs("{\"type\":\"verdict\",\"property\":", r->json);
+	vg_json_str(r->json, p->name);
+	fputc(',', r->json);
+	json_slice(r, s);
+	fputs(",\"state\":", r->json);
+	vg_json_str(r->json, p->states[s->state].name);
+	fputs(",\"verdict\":", r->json);
+	vg_json_str(r->json, verdict);
+}
+
 static void json_event(struct vg_report *r, const struct vg_mon_event *ev)
 {
 	const struct vg_event *e = &r->spec->events[ev->event];
@@ -234,15 +250,10 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 
 	if (!r->json)
 		return;
-	fputs("{\"type\":\"verdict\",\"property\":", r->json);
-	vg_json_str(r->json, p->name);
-	fputc(',', r->json);
-	json_slice(r, s);
+	json_verdict(r, s, "violation");
 	fputs(",\"from\":", r->json);
 	vg_json_str(r->json, p->states[from].name);
-	fputs(",\"state\":", r->json);
-	vg_json_str(r->json, p->states[s->state].name);
-	fputs(",\"verdict\":\"violation\",", r->json);
+	fputc(',', r->json);
 	json_event(r, ev);
 	fprintf(r->json, ",\"stopped\":%s}\n", stopped ? "true" : "false");
 	fflush(r->json);
@@ -319,14 +330,7 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	}
 	if (!r->json)
 		return;
-	fputs("{\"type\":\"verdict\",\"property\":", r->json);
-	vg_json_str(r->json, p->name);
-	fputc(',', r->json);
-	json_slice(r, s);
-	fputs(",\"state\":", r->json);
-	vg_json_str(r->json, p->states[s->state].name);
-	fputs(",\"verdict\":", r->json);
-	vg_json_str(r->json, v);
+	json_verdict(r, s, v);
 	fputs(",\"at\":\"exit\"}\n", r->json);
 }
 
