@@ -1,0 +1,31 @@
+# specs/lib/mutex.vigil: quiet on the clean target; each bug found, the
+# kernel-tier ones with the target stopped at the bad call.
+. "$(dirname "$0")/lib.sh"
+
+run_vigil run specs/lib/mutex.vigil -- "$TARGETS/locks"
+expect_rc 0
+expect_no_out VIOLATION
+expect_out "mutex_discipline: kernel tier"
+expect_out "locks: done"
+
+check_stop() {	# $1: flag, $2: state, $3: function at frame 0
+	run_vigil run specs/lib/mutex.vigil -- "$TARGETS/locks" "$1"
+	pid=$(stopped_pid)
+	[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+	expect_rc 1
+	expect_out "state  held -> $2"
+	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
+	expect_no_out "second lock returned|locks: done"	# stopped first
+	# (the gdb command file lets the target run on once gdb detaches)
+	cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
+	eval "$cmd -batch -ex bt" >"$TMP/gdb" 2>&1
+	grep -qE "^#0 .*$3" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: not stopped in $3"; }
+	kill -KILL "$pid"
+}
+check_stop --wrong-thread wrong_thread 'pthread_mutex_unlock'
+check_stop --double-lock self_deadlock 'pthread_mutex_lock'
+
+run_vigil run specs/lib/mutex.vigil -- "$TARGETS/locks" --exit-held
+expect_rc 1
+expect_out "VIOLATION of mutex_held_at_exit"
+expect_out "state  held -> exited_holding"
