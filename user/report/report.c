@@ -388,6 +388,14 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 			spec->events[i].name[0] ? ":" : "",
 			spec->events[i].name, st->hits[i]);
 	fputc('\n', r->text);
+	if (ms.slices_refused || st->kfull)
+		fprintf(r->text,
+			"vigil: %" PRIu64 " new slices refused: the slice table was full (--max-slices); the verdicts of the properties involved are inconclusive\n",
+			ms.slices_refused + st->kfull);
+	if (st->kbusy)
+		fprintf(r->text,
+			"vigil: %" PRIu64 " kernel-tier events could not lock their slice in time; the verdicts of the properties involved are inconclusive\n",
+			st->kbusy);
 	if (st->target_exited) {
 		if (st->exit_signal)
 			fprintf(r->text, "vigil: target killed by signal %d (%s)\n",
@@ -403,11 +411,12 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"violations\":%" PRIu64 ",\"slices_created\":%" PRIu64
 		",\"slices_freed\":%" PRIu64 ",\"slices_live\":%" PRIu64
+		",\"slices_refused\":%" PRIu64
 		",\"kernel_slices_refused\":%" PRIu64
 		",\"kernel_lock_timeouts\":%" PRIu64 ",\"probes\":[",
 		st->events, st->records, st->lost, r->violations,
-		ms.slices_created, ms.slices_freed, ms.slices_live, st->kfull,
-		st->kbusy);
+		ms.slices_created, ms.slices_freed, ms.slices_live,
+		ms.slices_refused, st->kfull, st->kbusy);
 	for (int i = 0; st->hits && i < spec->nevents; i++) {
 		fprintf(r->json, "%s{\"kind\":", i ? "," : "");
 		vg_json_str(r->json, vg_event_kind_name(spec->events[i].kind));
