@@ -9,7 +9,7 @@
      floor+rb-wake  floor + one 104-byte ring-buffer record per hit, submitted
                     with flags 0 (reader woken when it had caught up: vigil's way)
      floor+rb-poll  the same with BPF_RB_NO_WAKEUP, reader polling every 10 ms
-     bpftrace       uprobe:LOOP:FUNC { @n = count(); }
+     bpftrace       uprobe:LOOP:FUNC /pid == cpid/ { @n = count(); }
      vigil-user / vigil-kernel   build/vigil run --tier=... bench/loop.vigil
      gdb            a breakpoint whose Python stop() reads $rdi and continues
    for both probed functions: vg_bench_op (starts with push %rbp, emulated by
@@ -110,6 +110,7 @@ class Bench:
         shutil.rmtree(self.logdir, ignore_errors=True)
         os.makedirs(self.logdir, exist_ok=True)
         self.nrun = 0
+        self.spawned = set()  # pids of the observers and loops we started
         self.rec_event = None  # ring-buffer bytes of one user-tier record
         self.rec_kstep = None
 
@@ -122,17 +123,14 @@ class Bench:
             pid = int(open(pidfile).read())
         except (OSError, ValueError):
             return False
+        self.spawned.add(pid)
         try:
             exe = os.readlink("/proc/%d/exe" % pid)
         except OSError:
             return False  # gone
         if os.path.realpath(exe) != os.path.realpath(self.loop):
             return False  # pid reused by someone else's process
-        for sig in (signal.SIGCONT, signal.SIGKILL):
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
+        kill_pid(pid)
         return True
 
     def run(self, tool, phases, timeout):
@@ -160,8 +158,10 @@ class Bench:
             mode = "wakeup" if tool == "floor+rb-wake" else "nowakeup"
             cmd = [self.floor, "--ringbuf", mode, ",".join(FUNC[f] for f in used), "--"] + loop
         elif tool == "bpftrace":
-            prog = " ".join("uprobe:%s:%s { @%s = count(); }" % (self.loop, FUNC[f], f)
-                            for f in used)
+            # bpftrace's uprobes see every process running the binary:
+            # count only the loop it started (cpid)
+            prog = " ".join("uprobe:%s:%s /pid == cpid/ { @%s = count(); }"
+                            % (self.loop, FUNC[f], f) for f in used)
             cmd = ["bpftrace", "-e", prog, "-c", " ".join(loop)]
         elif tool in ("vigil-user", "vigil-kernel"):
             cmd = [self.vigil, "run", "--tier=" + tool.split("-")[1],
@@ -176,6 +176,7 @@ class Bench:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              stdin=subprocess.DEVNULL, env=env, cwd=ROOT,
                              start_new_session=True, text=True)
+        self.spawned.add(p.pid)
         try:
             out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -206,15 +207,16 @@ class Bench:
             path = self._save_log(label, cmd, out, err, "exit %d" % p.returncode)
             raise Failure("%s: exit status %d (output in %s)" % (tool, p.returncode, path))
 
-        phase_ns = []
+        phase_ns, phase_cpu = [], []
         for i, (fn, n, work) in enumerate(phases):
-            m = re.search(r"^loop: phase=%d fn=%s n=%d work=%d ns=(\d+)$" % (i, fn, n, work),
-                          text, re.M)
+            m = re.search(r"^loop: phase=%d fn=%s n=%d work=%d ns=(\d+) parent_cpu_ns=(\d+)$"
+                          % (i, fn, n, work), text, re.M)
             if not m:
                 path = self._save_log(label, cmd, out, err, "no phase line")
                 raise Failure("%s: the loop did not report phase %d (output in %s)"
                               % (tool, i, path))
             phase_ns.append(int(m.group(1)))
+            phase_cpu.append(int(m.group(2)))
         m = re.search(r"^loop: warmup op=(\d+) ss=(\d+)$", text, re.M)
         if not m:
             path = self._save_log(label, cmd, out, err, "no warmup line")
@@ -223,7 +225,7 @@ class Bench:
         calls = {"op": int(m.group(1)), "ss": int(m.group(2))}
         for fn, n, _ in phases:
             calls[fn] += n
-        r = {"phase_ns": phase_ns, "wall_s": wall, "hits": {}, "events": None,
+        r = {"phase_ns": phase_ns, "phase_cpu": phase_cpu, "wall_s": wall, "hits": {}, "events": None,
              "lost": None, "rb_bytes": None, "calls": sum(calls.values())}
 
         if tool.startswith("floor+rb"):
@@ -273,7 +275,9 @@ class Bench:
             raise Failure("%s: no {\"type\":\"stats\"} line in --json output" % tool)
         if stats.get("violations"):
             raise Failure("%s: reported a violation of a property that holds" % tool)
-        r["events"] = stats.get("events")
+        # "records": what reached user space; older builds called it "events"
+        # (newer ones use "events" for what the probes saw)
+        r["events"] = stats.get("records", stats.get("events"))
         r["lost"] = stats.get("lost")
         if r["lost"]:
             # the monitor did less than the full work: its time would flatter it
@@ -282,8 +286,8 @@ class Bench:
             for fn, name in FUNC.items():
                 if pr.get("name") == name:
                     r["hits"][fn] = pr.get("hits")
-        # Ring-buffer bytes: the records the user side received ("events" in
-        # the stats counts records) x their size in the ring buffer. The user
+        # Ring-buffer bytes: the records the user side received x their size
+        # in the ring buffer. The user
         # tier sends one VG_REC_EVENT per hit; the kernel tier only
         # VG_REC_KSTEP records for transitions worth reporting.
         if r["events"] is not None and self.rec_event:
@@ -390,13 +394,22 @@ def machine_info():
 
 
 def probes_on_loop(loop):
-    """Uprobes (bpftool perf list) attached to the loop binary right now."""
+    """(pid, line) of every uprobe attached to the loop binary right now
+    (bpftool perf list names the process holding it). Others on this machine
+    may probe the same binary: a probe filtered to their own process does
+    not touch our runs, a system-wide one (bpftrace without -p) would slow
+    them, so the driver names them at the start."""
     try:
         o = subprocess.run(["bpftool", "perf", "list"], capture_output=True,
                            text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise Failure("bpftool perf list: %s" % e)
-    return [l for l in o.stdout.splitlines() if loop in l]
+    out = []
+    for l in o.stdout.splitlines():
+        m = re.match(r"\s*pid (\d+) ", l)
+        if loop in l and m:
+            out.append((int(m.group(1)), l.strip()))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -432,18 +445,20 @@ def per_event(b, cfg, tools, failures):
                 log("FAILED per-event %s: %s" % (tool, e))
                 res[tool] = None
                 continue
-            r["per_call"] = {}
-            r["n"] = {}
-            for (fn, n, _), ns in zip(phases, r["phase_ns"]):
+            r["per_call"], r["cpu_per_call"], r["n"] = {}, {}, {}
+            for (fn, n, _), ns, cpu in zip(phases, r["phase_ns"], r["phase_cpu"]):
                 r["per_call"][fn] = ns / n
+                r["cpu_per_call"][fn] = cpu / n
                 r["n"][fn] = n
-                raw.append([rep + 1, tool, fn, n, ns, "%.3f" % (ns / n), "%.3f" % r["wall_s"],
+                raw.append([rep + 1, tool, fn, n, ns, "%.3f" % (ns / n), cpu,
+                            "%.3f" % (cpu / n), "%.3f" % r["wall_s"],
                             r["hits"].get(fn), r["events"], r["lost"], r["rb_bytes"]])
             r["fixed_s"] = r["wall_s"] - sum(r["phase_ns"]) / 1e9
             res[tool].append(r)
         log("per-event: repetition %d/%d done" % (rep + 1, cfg["reps"]))
     write_csv(os.path.join(b.out, "per_event_raw.csv"),
-              ["rep", "row", "function", "n", "loop_ns", "ns_per_event", "run_wall_s",
+              ["rep", "row", "function", "n", "loop_ns", "ns_per_event", "observer_cpu_ns",
+               "observer_cpu_ns_per_event", "run_wall_s",
                "hits", "vigil_records", "vigil_lost", "run_rb_bytes"], raw)
     return res
 
@@ -451,7 +466,7 @@ def per_event(b, cfg, tools, failures):
 def per_event_summary(b, res, skipped):
     """The per-event tables (one per function) and the fixed-cost table."""
     header = ["row", "N", "ns/event", "spread", "added", "x native", "x floor",
-              "ringbuf B/event"]
+              "observer CPU/event", "ringbuf B/event"]
     out = {}
     csv_rows = []
     for fn in FUNC:
@@ -460,19 +475,20 @@ def per_event_summary(b, res, skipped):
             if runs:
                 per = [r["per_call"][fn] for r in runs]
                 rb = [r["rb_bytes"] / r["calls"] for r in runs if r["rb_bytes"] is not None]
+                cpu = [r["cpu_per_call"][fn] for r in runs]
                 stats[tool] = {"n": runs[0]["n"][fn], "med": med(per), "min": min(per),
-                               "max": max(per), "reps": len(per),
+                               "max": max(per), "reps": len(per), "cpu": med(cpu),
                                "rb": med(rb) if rb else None}
         nat = stats.get("native", {}).get("med")
         flo = stats.get("floor", {}).get("med")
         rows = []
         for tool in PER_EVENT_TOOLS:
             if tool in skipped:
-                rows.append([tool, "-", "skipped: " + skipped[tool], "", "", "", "", ""])
+                rows.append([tool, "-", "skipped: " + skipped[tool]])
                 continue
             st = stats.get(tool)
             if st is None:
-                rows.append([tool, "-", "FAILED", "", "", "", "", ""])
+                rows.append([tool, "-", "FAILED"])
                 continue
             spread = (st["max"] - st["min"]) / st["med"] * 100 if st["med"] else 0
             added = st["med"] - nat if nat is not None and tool != "native" else None
@@ -480,17 +496,20 @@ def per_event_summary(b, res, skipped):
                          fmt_ns(added) if added is not None else "-",
                          fmt(st["med"] / nat) if nat else "-",
                          fmt(st["med"] / flo) if flo else "-",
+                         fmt_ns(st["cpu"]) if tool != "native" else "-",
                          fmt(st["rb"]) if st["rb"] is not None else "-"])
             csv_rows.append([fn, tool, st["n"], st["reps"], "%.3f" % st["med"],
                              "%.3f" % st["min"], "%.3f" % st["max"],
                              "%.3f" % added if added is not None else "",
                              "%.4f" % (st["med"] / nat) if nat else "",
                              "%.4f" % (st["med"] / flo) if flo else "",
+                             "%.1f" % st["cpu"],
                              "%.1f" % st["rb"] if st["rb"] is not None else ""])
         out[fn] = (header, rows)
     write_csv(os.path.join(b.out, "per_event.csv"),
               ["function", "row", "n", "reps", "ns_per_event_median", "ns_min", "ns_max",
-               "added_ns", "ratio_native", "ratio_floor", "rb_bytes_per_event"], csv_rows)
+               "added_ns", "ratio_native", "ratio_floor", "observer_cpu_ns_per_event",
+               "rb_bytes_per_event"], csv_rows)
 
     # what a run costs besides the loop: start, load, attach, warm-up, exit
     fixed_rows = []
@@ -515,7 +534,7 @@ def calibrate(b):
         if o.returncode != 0 or not m:
             raise Failure("loop --calibrate failed: %s" % (o.stdout + o.stderr))
         vals.append(float(m.group(1)))
-    return med(vals)
+    return min(vals)  # the least disturbed; see loop.c
 
 
 def gap_n(tool, gap_ns, cfg):
@@ -550,13 +569,13 @@ def event_gap(b, cfg, tools, failures):
                 log("FAILED event-gap %s: %s" % (tool, e))
                 failed.add(tool)
                 continue
-            for g, (_, n, w), ns in zip(order, phases, r["phase_ns"]):
+            for g, (_, n, w), ns, cpu in zip(order, phases, r["phase_ns"], r["phase_cpu"]):
                 samples[(g, tool)].append(ns / n)
-                raw.append([g, w, tool, rep + 1, n, ns, "%.3f" % (ns / n)])
+                raw.append([g, w, tool, rep + 1, n, ns, "%.3f" % (ns / n), cpu])
         log("event-gap: repetition %d/%d done" % (rep + 1, cfg["reps_gap"]))
     write_csv(os.path.join(b.out, "event_gap_raw.csv"),
               ["gap_nominal_ns", "work_units", "tool", "rep", "n", "loop_ns",
-               "ns_per_call"], raw)
+               "ns_per_call", "observer_cpu_ns"], raw)
 
     curve = {t: [] for t in tools if t != "native" and t not in failed}
     if "native" in failed:
@@ -688,6 +707,7 @@ def main():
         if not os.access(p, os.X_OK):
             print("bench: %s missing: run `make bench`, which builds it" % p,
                   file=sys.stderr)
+            b.cleanup()
             return 3
     o = subprocess.run([os.path.join(b.out, "recsize")], capture_output=True, text=True)
     m = re.match(r"event=(\d+) kstep=(\d+)", o.stdout)
@@ -722,12 +742,8 @@ def main():
     log("%s run, %s" % (mode, time.strftime("%Y-%m-%d %H:%M:%S")))
     for k, v in info:
         log("  %s: %s" % (k, v))
-    if probes_on_loop(b.loop):
-        log("uprobes already attached to %s before the run:" % b.loop)
-        for l in probes_on_loop(b.loop):
-            log("  " + l)
-        b.cleanup()
-        return 3
+    for pid, l in probes_on_loop(b.loop):
+        log("note: a process not ours probes the loop binary (left alone): " + l)
 
     failures = []
     summary_md = ["# vigil benchmark summary (%s run, %s)"
@@ -787,11 +803,14 @@ def main():
                     log("plot: " + ", ".join(os.path.relpath(p, ROOT) for p in pngs))
                 except Failure as e:
                     failures.append(str(e))
+    except Failure as e:  # one that stops the benchmark (calibration, bpftool)
+        failures.append(str(e))
+        log("FAILED: %s" % e)
     finally:
-        left = probes_on_loop(b.loop)
+        left = [l for pid, l in probes_on_loop(b.loop) if pid in b.spawned]
         b.cleanup()
     if left:
-        failures.append("uprobes still attached to the loop after the run: %s" % left)
+        failures.append("uprobes of ours still attached after the run: %s" % left)
 
     elapsed = time.monotonic() - t_start
     summary_md.append("Total benchmark time: %.0f s." % elapsed)
