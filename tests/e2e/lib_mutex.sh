@@ -26,6 +26,8 @@ check_stop --wrong-thread wrong_thread 'pthread_mutex_unlock'
 check_stop --double-lock self_deadlock 'pthread_mutex_lock'
 
 run_vigil run specs/lib/mutex.vigil -- "$TARGETS/locks" --exit-held
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
 expect_rc 1
 expect_out "VIOLATION of mutex_held_at_exit"
 expect_out "state  held -> exited_holding"
