@@ -52,6 +52,16 @@ for t in tests/e2e/*.sh; do
 	fi
 done
 
+# No test may leave a target behind, stopped or running.
+left=$(ps -eo pid=,stat=,args= | grep -E "$BUILD/targets/|build/bench/loop" | grep -v grep)
+if [ -n "$left" ]; then
+	failed=$((failed + 1))
+	failures+=("leftover-processes")
+	echo "leftover processes after the tests:"
+	echo "$left" | sed 's/^/    /'
+	echo "$left" | awk '{print $1}' | xargs -r kill -KILL 2>/dev/null
+fi
+
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]} (logs in $LOGS/)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
