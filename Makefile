@@ -102,10 +102,14 @@ demo: setup
 	@$(MAKE) --no-print-directory all
 	@bash scripts/demo.sh $(BUILD)
 
+# make bench [QUICK=1]: the live cost (bench/) then the monitor alone,
+# offline (tests/bench/): every figure docs/PERFORMANCE.md publishes.
 include bench/Makefile.inc
-bench: setup bench-progs
+include tests/bench/Makefile.inc
+bench: setup bench-progs $(BUILD)/bench_monitor
 	@$(MAKE) --no-print-directory $(BUILD)/vigil || echo "bench: $(BUILD)/vigil does not build: the vigil rows will be skipped"
 	@QUICK=$(QUICK) BUILD=$(BUILD) bash bench/run.sh
+	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 
 clean:
 	rm -rf build build-san

@@ -1,26 +1,46 @@
-/* Throughput and memory of the parametric monitor, on event streams made
- * in memory (no kernel, no parser: specs are built by hand).
+/* Throughput and memory of the parametric monitor on generated event
+ * streams (no kernel, no parser: specs are built by hand with
+ * tests/unit/monitor_builder.h).
  *
- *   cc -O2 -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -Itests/unit
- *      -o build/bench_monitor tests/bench/bench_monitor.c
- *      user/monitor/[a-z]*.c user/util/err.c
- *   build/bench_monitor [events_millions]
+ *   make build/bench_monitor          (rule in tests/bench/Makefile.inc)
+ *   build/bench_monitor [CSV]         CSV, e.g. build/bench/monitor.csv
+ *   QUICK=1 build/bench_monitor CSV   fewer events, sweep stops at 1M
+ *   ONLY=1param build/bench_monitor   only scenarios whose name has it
  *
- * Every scenario runs twice: events fed one at a time (vg_monitor_event),
- * then in batches of 256 (vg_monitor_events, "/batch", which prefetches).
- * Each scenario runs in its own child process so that its peak RSS
- * (getrusage) is its own. Scenarios:
- *   1param-1K       queue_bounds, 2^10 live queues (all in cache): CPU cost
- *   1param-random   queue_bounds, 2^20 live queues, push on a random queue
- *   1param-seq      the same, queues visited in creation order
- *   2param-next     unsafe_iter, 2^17 collections x 8 iterators, next(i)
- *   2param-mixed    the same, 80% next(i), 10% update(c), 10% create(c,i)
- *   churn           files: open(x) ... close(x), 2^16 open at any time,
- *                   every event creates or frees a slice
+ * Run it on one core (taskset -c 1 ...). Every figure is the median of
+ * RUNS runs over the same stream, measured in the same process as a
+ * baseline: a bare open-addressing hash lookup (+1 on a counter) over the
+ * same keys, on a table of the same number of keys -- the floor that the
+ * memory system sets for "find something by key" on this machine. Each
+ * scenario runs in its own child process so that its peak RSS is its own.
+ *
+ * APIs: "event" feeds vg_monitor_event one at a time; "batch" feeds
+ * vg_monitor_events 256 at a time (it prefetches). Access patterns, stated
+ * because they decide the result on a store larger than the caches:
+ *   uniform  every event picks a live object uniformly at random
+ *   zipf     object rank r with P(rank <= r) = ln(r+1)/ln(n+1) (Zipf-like,
+ *            s = 1), ranks scattered over the objects at random
+ *   burst    a uniformly random object gets 1..16 events in a row (mean
+ *            8.5), as a program works on one queue or iterator at a time
+ * Streams are precomputed (reading them costs ~nothing), except 2param-
+ * mixed, generated on the fly (splitmix64, ~2 ns/event, included).
+ *
+ * Scenarios (1M = 2^20 live slices):
+ *   1param-*   queue_bounds: push(q) with a guard n < max and update n++
+ *   2param-next-*   unsafe_iter, 2^17 collections x 8 iterators, next(i)
+ *   2param-mixed-*  80% next(i), 10% update(c), 10% create(c, new i):
+ *                   live slices grow during the run (reported at the end)
+ *   churn      open(x)/close(x), 2^16 open at once: every event creates or
+ *              frees a slice; store bytes at start/middle/end show whether
+ *              memory stays flat
+ *   sweep-N    1param uniform with N live slices, N = 1, 1K, 100K, 1M, 10M
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,7 +48,12 @@
 
 #include "monitor_builder.h"
 
-static uint64_t nevents = 20000000;
+#define RUNS 5
+#define BATCH 256
+
+static uint64_t nev = 5000000;		/* events per run */
+static bool quick;
+static const char *csv_path, *only;
 
 static double now(void)
 {
@@ -38,48 +63,13 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void feed(struct vg_monitor *m, struct vg_mon_event *ev)
+static uint64_t splitmix(uint64_t *s)
 {
-	struct vg_err e;
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
 
-	if (vg_monitor_event(m, ev, &e)) {
-		fprintf(stderr, "bench: %s\n", e.msg);
-		exit(1);
-	}
-}
-
-/* Events are made by a generator, then fed one by one (vg_monitor_event)
- * or in batches of BATCH (vg_monitor_events, which prefetches). */
-#define BATCH 256
-static bool batched;
-
-typedef void (*gen_fn)(uint64_t i, struct vg_mon_event *ev);
-
-static double drive(struct vg_monitor *m, gen_fn gen, uint64_t n)
-{
-	static struct vg_mon_event evs[BATCH];
-	struct vg_mon_event ev = { 0 };
-	struct vg_err e;
-	double t = now();
-
-	if (!batched) {
-		for (uint64_t i = 0; i < n; i++) {
-			gen(i, &ev);
-			feed(m, &ev);
-		}
-		return now() - t;
-	}
-	for (uint64_t i = 0; i < n; i += BATCH) {
-		uint64_t k = n - i < BATCH ? n - i : BATCH;
-
-		for (uint64_t j = 0; j < k; j++)
-			gen(i + j, &evs[j]);
-		if (vg_monitor_events(m, evs, k, &e)) {
-			fprintf(stderr, "bench: %s\n", e.msg);
-			exit(1);
-		}
-	}
-	return now() - t;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
 }
 
 /* A key that looks like a heap address. */
@@ -88,49 +78,126 @@ static inline uint64_t addr(uint64_t k)
 	return 0x7f0000000000ull + k * 48;
 }
 
-/* i-th element of a pseudo-random permutation of [0, 2^bits). */
-static inline uint64_t perm(uint64_t i, int bits)
+static int cmp_d(const void *a, const void *b)
 {
-	uint64_t m = (1ull << bits) - 1;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	i = (i * 0x9e3779b97f4a7c15ull) & m;
-	i ^= i >> (bits / 2);
-	return (i * 0xbf58476d1ce4e5b9ull) & m;
+	return x < y ? -1 : x > y;
 }
 
-static void report(const char *name0, struct vg_monitor *m, uint64_t n,
-		   double secs, uint64_t bytes_before)
+static double median(double *v, int n)
 {
-	struct vg_monitor_stats st;
-	struct rusage ru;
-
-	char name[64];
-
-	snprintf(name, sizeof(name), "%s%s", name0, batched ? "/batch" : "");
-	vg_monitor_stats(m, &st);
-	getrusage(RUSAGE_SELF, &ru);
-	printf("%-20s %7.2f Mev/s %7.1f ns/ev  live %8" PRIu64
-	       "  %6.1f B/slice  store %7.1f MB (before run %7.1f MB)  peak RSS %7.1f MB"
-	       "  created %" PRIu64 " freed %" PRIu64 " tomb %" PRIu64 "\n",
-	       name, n / secs / 1e6, secs * 1e9 / n, st.slices_live,
-	       st.slices_live ? (double)st.bytes / st.slices_live : 0.0,
-	       st.bytes / 1048576.0, bytes_before / 1048576.0,
-	       ru.ru_maxrss / 1024.0, st.slices_created, st.slices_freed,
-	       st.tombstones);
-	fflush(stdout);
+	qsort(v, n, sizeof(*v), cmp_d);
+	return v[n / 2];
 }
 
-static uint64_t store_bytes(struct vg_monitor *m)
+static void die(const char *what, struct vg_err *e)
 {
-	struct vg_monitor_stats st;
-
-	vg_monitor_stats(m, &st);
-	return st.bytes;
+	fprintf(stderr, "bench_monitor: %s: %s\n", what, e ? e->msg : "failed");
+	exit(1);
 }
 
-/* ---- queue_bounds, one parameter ------------------------------------- */
+/* ---- streams ----------------------------------------------------------- */
 
-static int qnew, qpush, qpop;
+enum pattern { UNIFORM, ZIPF, BURST };
+static const char *const pat_name[] = { "uniform", "zipf", "burst" };
+
+/* n indices into [0, nobj) following pattern p. */
+static uint32_t *make_stream(enum pattern p, uint64_t nobj, uint64_t n,
+			     uint64_t seed)
+{
+	uint32_t *s = malloc(n * sizeof(*s)), *perm = NULL;
+	uint64_t r = seed;
+
+	if (!s)
+		die("stream", NULL);
+	if (p == ZIPF) {		/* rank -> object, scattered */
+		perm = malloc(nobj * sizeof(*perm));
+		for (uint64_t i = 0; i < nobj; i++)
+			perm[i] = (uint32_t)i;
+		for (uint64_t i = nobj - 1; i > 0; i--) {
+			uint64_t j = splitmix(&r) % (i + 1);
+			uint32_t t = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+	}
+	for (uint64_t i = 0; i < n;) {
+		uint64_t x = splitmix(&r);
+
+		if (p == UNIFORM) {
+			s[i++] = (uint32_t)(x % nobj);
+		} else if (p == ZIPF) {
+			double u = (x >> 11) * 0x1.0p-53;
+			uint64_t rank = (uint64_t)exp(u * log((double)nobj + 1)) - 1;
+
+			s[i++] = perm[rank < nobj ? rank : nobj - 1];
+		} else {
+			uint64_t len = 1 + (x >> 60), obj = (x & 0xffffffffu) % nobj;
+
+			for (uint64_t k = 0; k < len && i < n; k++)
+				s[i++] = (uint32_t)obj;
+		}
+	}
+	free(perm);
+	return s;
+}
+
+/* ---- baseline: a bare hash lookup over the same keys ------------------- */
+
+struct bent {
+	uint64_t key, count;
+};
+
+static inline uint64_t bhash(uint64_t k)
+{
+	k *= 0xbf58476d1ce4e5b9ull;
+	return k ^ (k >> 31);
+}
+
+/* Mlookups/s of find-and-increment for keys addr(idx[i]) in a table of
+ * nobj keys at load <= 1/2, on huge pages like the monitor's tables;
+ * without (pf = 0) and with prefetching 8 keys ahead. */
+static double baseline(uint64_t nobj, const uint32_t *idx, uint64_t n, int pf)
+{
+	uint64_t cap = 16, sum = 0;
+	struct bent *t;
+	double secs;
+
+	while (cap < 2 * nobj)
+		cap *= 2;
+	t = aligned_alloc(2 << 20, ((cap * sizeof(*t)) + (2 << 20) - 1) &
+					   ~(size_t)((2 << 20) - 1));
+	madvise(t, cap * sizeof(*t), MADV_HUGEPAGE);
+	memset(t, 0, cap * sizeof(*t));
+	for (uint64_t k = 0; k < nobj; k++) {
+		uint64_t j = bhash(addr(k)) & (cap - 1);
+
+		while (t[j].key)
+			j = (j + 1) & (cap - 1);
+		t[j].key = addr(k);
+	}
+	secs = now();
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t key = addr(idx[i]), j = bhash(key) & (cap - 1);
+
+		if (pf && i + 8 < n)
+			__builtin_prefetch(&t[bhash(addr(idx[i + 8])) & (cap - 1)]);
+		while (t[j].key != key)
+			j = (j + 1) & (cap - 1);
+		sum += ++t[j].count;
+	}
+	secs = now() - secs;
+	free(t);
+	if (sum == 42)			/* keep the loop */
+		putchar(' ');
+	return n / secs / 1e6;
+}
+
+/* ---- specs ----------------------------------------------------------------- */
+
+static int qnew, qpush, icreate, iupdate, inext, fopen_, fclose_;
 
 static void build_queue(struct mb *b)
 {
@@ -140,72 +207,22 @@ static void build_queue(struct mb *b)
 					     I_OP(VG_OP_LTS), I_END };
 	static const struct vg_insn inc[] = { I_LDV(N), I_PUSH(1),
 					      I_OP(VG_OP_ADD), I_STV(N), I_END };
-	static const struct vg_insn gt0[] = { I_LDV(N), I_PUSH(0),
-					      I_OP(VG_OP_GTS), I_END };
-	static const struct vg_insn dec[] = { I_LDV(N), I_PUSH(1),
-					      I_OP(VG_OP_SUB), I_STV(N), I_END };
 
 	mb_init(b);
 	qnew = mb_event(b, "queue_new", 1);
 	qpush = mb_event(b, "queue_push", 1);
-	qpop = mb_event(b, "queue_pop", 1);
 	mb_prop(b, "queue_bounds", 1, "q");
 	mb_var(b, "n", 0);
 	mb_var(b, "max", 0);
 	mb_state(b, "init", VG_STATE_ACCEPTING);
 	mb_state(b, "ready", VG_STATE_ACCEPTING);
 	mb_state(b, "overflow", VG_STATE_VIOLATION);
-	mb_state(b, "underflow", VG_STATE_VIOLATION);
 	mb_bind(b, qnew, VG_SLOT_RET);
 	mb_bind(b, qpush, 0);
-	mb_bind(b, qpop, 0);
 	mb_trans_u(b, 0, qnew, 1, setmax);
 	mb_trans_gu(b, 1, qpush, 1, lt, inc);
 	mb_trans(b, 1, qpush, 2);
-	mb_trans_gu(b, 1, qpop, 1, gt0, dec);
-	mb_trans(b, 1, qpop, 3);
 }
-
-static int qbits = 20;
-static bool qrandom;
-
-static void gen_push(uint64_t i, struct vg_mon_event *ev)
-{
-	ev->event = qpush;
-	ev->slot[0] = addr(qrandom ? perm(i, qbits)
-				   : (i & ((1ull << qbits) - 1)));
-}
-
-static void bench_1param(bool random)
-{
-	const int bits = qbits;
-	struct vg_mon_event ev = { 0 };
-	struct vg_err e;
-	struct mb b;
-	struct vg_monitor *m;
-	uint64_t before;
-	double t;
-
-	build_queue(&b);
-	m = vg_monitor_new(&b.spec, NULL, NULL, &e);
-	ev.event = qnew;
-	ev.slot[0] = 1ull << 40;		/* capacity: never overflows */
-	for (uint64_t k = 0; k < (1ull << bits); k++) {
-		ev.slot[VG_SLOT_RET] = addr(k);
-		feed(m, &ev);
-	}
-	before = store_bytes(m);
-	qrandom = random;
-	t = drive(m, gen_push, nevents);
-	report(bits < 20 ? "1param-1K" : random ? "1param-random" : "1param-seq",
-	       m, nevents, t, before);
-	vg_monitor_free(m);
-	mb_free(&b);
-}
-
-/* ---- unsafe_iter, two parameters ------------------------------------- */
-
-static int icreate, iupdate, inext;
 
 static void build_iter(struct mb *b)
 {
@@ -228,145 +245,342 @@ static void build_iter(struct mb *b)
 	mb_trans(b, 2, inext, 3);
 }
 
-static bool imixed;
+static void build_files(struct mb *b)
+{
+	mb_init(b);
+	fopen_ = mb_event(b, "open", 1);
+	fclose_ = mb_event(b, "close", 1);
+	mb_prop(b, "files", 1, "x");
+	mb_state(b, "closed", VG_STATE_ACCEPTING);
+	mb_state(b, "opened", VG_STATE_NONACCEPTING);
+	mb_bind(b, fopen_, 0);
+	mb_bind(b, fclose_, 0);
+	mb_trans(b, 0, fopen_, 1);
+	mb_trans(b, 1, fclose_, 0);
+}
+
+/* ---- driving --------------------------------------------------------------- */
+
+/* Makes event i of a stream into *ev. */
+struct gen {
+	void (*fn)(const struct gen *g, uint64_t i, struct vg_mon_event *ev);
+	const uint32_t *idx;
+	int event;
+	uint64_t off;			/* added to the object index */
+	uint64_t *rng;
+};
+
+static void gen_idx(const struct gen *g, uint64_t i, struct vg_mon_event *ev)
+{
+	ev->event = g->event;
+	ev->slot[0] = addr(g->idx[i] + g->off);
+}
+
 static uint64_t next_iter;
 
-static void gen_iter(uint64_t i, struct vg_mon_event *ev)
+/* 2param-mixed: drawn as it goes (creates need fresh iterators). */
+static void gen_mixed(const struct gen *g, uint64_t i, struct vg_mon_event *ev)
 {
-	const int cbits = 17, ibits = 20;
-	uint64_t r = perm(i, 30);
-	int k = imixed ? (int)(r % 10) : 0;
+	uint64_t r = splitmix(g->rng);
+	int k = (int)((r >> 56) % 10);
 
+	if (g->idx)			/* burst: the object comes from idx */
+		r = g->idx[i];
 	if (k < 8) {
 		ev->event = inext;
-		ev->slot[0] = addr(r & ((1ull << ibits) - 1)) + 8;
+		ev->slot[0] = addr((r & ((1u << 20) - 1)) + (1ull << 30));
 	} else if (k == 8) {
 		ev->event = iupdate;
-		ev->slot[0] = addr((r >> 4) & ((1ull << cbits) - 1));
+		ev->slot[0] = addr((r >> 3) & ((1u << 17) - 1));
 	} else {
 		ev->event = icreate;
-		ev->slot[0] = addr((r >> 4) & ((1ull << cbits) - 1));
-		ev->slot[1] = addr(next_iter++) + 8;
+		ev->slot[0] = addr((r >> 3) & ((1u << 17) - 1));
+		ev->slot[1] = addr(next_iter++ + (1ull << 30));
 	}
 }
 
-static void bench_2param(bool mixed)
+static double drive(struct vg_monitor *m, const struct gen *g, uint64_t n,
+		    bool batch)
 {
-	const int per = 8, ibits = 20;	/* 2^17 collections * 8 = 2^20 */
-	struct vg_mon_event ev = { 0 };
+	static struct vg_mon_event evs[BATCH];
 	struct vg_err e;
-	struct mb b;
-	struct vg_monitor *m;
-	uint64_t before;
-	double t;
+	double t = now();
 
-	next_iter = 1ull << ibits;
+	for (uint64_t i = 0; i < n; i += BATCH) {
+		uint64_t k = n - i < BATCH ? n - i : BATCH;
+
+		for (uint64_t j = 0; j < k; j++)
+			g->fn(g, i + j, &evs[j]);
+		if (batch) {
+			if (vg_monitor_events(m, evs, k, &e))
+				die("events", &e);
+			continue;
+		}
+		for (uint64_t j = 0; j < k; j++)
+			if (vg_monitor_event(m, &evs[j], &e))
+				die("event", &e);
+	}
+	return now() - t;
+}
+
+static void feed1(struct vg_monitor *m, int event, int slot, uint64_t v,
+		  uint64_t v2)
+{
+	struct vg_mon_event ev = { .event = event };
+	struct vg_err e;
+
+	ev.slot[slot] = v;
+	ev.slot[1] = slot == 0 ? v2 : ev.slot[1];
+	if (slot == VG_SLOT_RET)
+		ev.slot[0] = v2;
+	if (vg_monitor_event(m, &ev, &e))
+		die("setup", &e);
+}
+
+static FILE *csv;
+
+/* Runs the stream RUNS times per API; prints and writes one row each. */
+static void measure(const char *scen, const char *pat, struct vg_monitor *m,
+		    const struct gen *g, uint64_t n, double base, double basepf)
+{
+	for (int api = 0; api < 2; api++) {
+		double r[RUNS], lo = 1e30, hi = 0, med;
+		struct vg_monitor_stats st;
+		struct rusage ru;
+
+		for (int k = 0; k < RUNS; k++) {
+			r[k] = n / drive(m, g, n, api) / 1e6;
+			lo = r[k] < lo ? r[k] : lo;
+			hi = r[k] > hi ? r[k] : hi;
+		}
+		med = median(r, RUNS);
+		vg_monitor_stats(m, &st);
+		getrusage(RUSAGE_SELF, &ru);
+		printf("%-18s %-7s %-5s %7.2f Mev/s %6.1f ns/ev [%6.2f..%6.2f]"
+		       "  live %8" PRIu64 " %6.1f B/slice  RSS %7.1f MB"
+		       "  baseline %6.2f / pf %6.2f Ml/s\n",
+		       scen, pat, api ? "batch" : "event", med, 1e3 / med, lo,
+		       hi, st.slices_live,
+		       st.slices_live ? (double)st.bytes / st.slices_live : 0.0,
+		       ru.ru_maxrss / 1024.0, base, basepf);
+		if (csv)
+			fprintf(csv, "%s,%s,%s,%" PRIu64 ",%" PRIu64
+				     ",%.3f,%.2f,%.3f,%.3f,%.1f,%.1f,%.3f,%.3f\n",
+				scen, pat, api ? "batch" : "event",
+				st.slices_live, n, med, 1e3 / med, lo, hi,
+				st.slices_live ? (double)st.bytes / st.slices_live : 0.0,
+				ru.ru_maxrss / 1024.0, base, basepf);
+	}
+	fflush(stdout);
+	if (csv)
+		fflush(csv);
+}
+
+/* ---- scenarios ------------------------------------------------------------- */
+
+static void bench_queue(const char *scen, uint64_t nobj, enum pattern p)
+{
+	struct mb b;
+	struct vg_err e;
+	struct vg_monitor *m;
+	uint64_t n = nev;
+	uint32_t *idx;
+	struct gen g = { gen_idx };
+	double base, basepf;
+
+	build_queue(&b);
+	m = vg_monitor_new(&b.spec, NULL, NULL, &e);
+	if (!m)
+		die("new", &e);
+	for (uint64_t k = 0; k < nobj; k++)	/* capacity: never full */
+		feed1(m, qnew, VG_SLOT_RET, addr(k), 1ull << 40);
+	idx = make_stream(p, nobj, n, 42 + nobj);
+	base = baseline(nobj, idx, n, 0);
+	basepf = baseline(nobj, idx, n, 1);
+	g.idx = idx;
+	g.event = qpush;
+	measure(scen, pat_name[p], m, &g, n, base, basepf);
+	free(idx);
+	vg_monitor_free(m);
+	mb_free(&b);
+}
+
+static void bench_iter(const char *scen, bool mixed, enum pattern p)
+{
+	const uint64_t nit = 1u << 20, per = 8;
+	struct mb b;
+	struct vg_err e;
+	struct vg_monitor *m;
+	uint64_t n = nev, rng = 7;
+	uint32_t *idx = NULL;
+	struct gen g = { gen_idx };
+	double base, basepf;
+
 	build_iter(&b);
 	m = vg_monitor_new(&b.spec, NULL, NULL, &e);
-	ev.event = icreate;
-	for (uint64_t i = 0; i < (1ull << ibits); i++) {
-		ev.slot[0] = addr(i / per);
-		ev.slot[1] = addr(i) + 8;
-		feed(m, &ev);
+	if (!m)
+		die("new", &e);
+	for (uint64_t i = 0; i < nit; i++)
+		feed1(m, icreate, 0, addr(i / per), addr(i + (1ull << 30)));
+	next_iter = nit;
+	idx = make_stream(p, nit, n, 99);
+	base = baseline(nit, idx, n, 0);	/* the iterators' keys */
+	basepf = baseline(nit, idx, n, 1);
+	g.event = inext;
+	g.off = 1ull << 30;
+	g.idx = idx;
+	if (mixed) {
+		g.fn = gen_mixed;
+		g.rng = &rng;
+		/* burst: objects from idx (scaled to each kind by gen_mixed) */
+		g.idx = p == BURST ? idx : NULL;
 	}
-	before = store_bytes(m);
-	imixed = mixed;
-	t = drive(m, gen_iter, nevents);
-	report(mixed ? "2param-mixed" : "2param-next", m, nevents, t, before);
+	measure(scen, pat_name[p], m, &g, n, base, basepf);
+	free(idx);
 	vg_monitor_free(m);
 	mb_free(&b);
 }
 
-/* ---- churn: slices die as fast as they are born ---------------------- */
-
-static void bench_churn(void)
+static uint64_t store_bytes(struct vg_monitor *m)
 {
-	const uint64_t window = 1 << 16;
-	struct vg_mon_event ev = { 0 };
-	struct vg_err e;
+	struct vg_monitor_stats st;
+
+	vg_monitor_stats(m, &st);
+	return st.bytes;
+}
+
+static void bench_churn(const char *scen, uint64_t unused, enum pattern p)
+{
+	const uint64_t window = 1u << 16;
 	struct mb b;
+	struct vg_err e;
 	struct vg_monitor *m;
-	int eo, ec;
-	uint64_t before, mid = 0;
-	double t;
+	uint64_t half = nev / 2, before, mid = 0, base = 0;
+	double r[RUNS];
 
-	mb_init(&b);
-	eo = mb_event(&b, "open", 1);
-	ec = mb_event(&b, "close", 1);
-	mb_prop(&b, "files", 1, "x");
-	mb_state(&b, "closed", VG_STATE_ACCEPTING);
-	mb_state(&b, "opened", VG_STATE_NONACCEPTING);
-	mb_bind(&b, eo, 0);
-	mb_bind(&b, ec, 0);
-	mb_trans(&b, 0, eo, 1);
-	mb_trans(&b, 1, ec, 0);
+	build_files(&b);
 	m = vg_monitor_new(&b.spec, NULL, NULL, &e);
-	ev.event = eo;
-	for (uint64_t k = 0; k < window; k++) {
-		ev.slot[0] = addr(k);
-		feed(m, &ev);
-	}
+	if (!m)
+		die("new", &e);
+	for (uint64_t k = 0; k < window; k++)
+		feed1(m, fopen_, 0, addr(k), 0);
 	before = store_bytes(m);
-	t = now();
 	/* open a new file, close the oldest: every key is new */
-	for (uint64_t i = 0; i < nevents / 2; i++) {
-		ev.event = ec;
-		ev.slot[0] = addr(i);
-		feed(m, &ev);
-		ev.event = eo;
-		ev.slot[0] = addr(i + window);
-		feed(m, &ev);
-		if (i == nevents / 4)
-			mid = store_bytes(m);
+	for (int k = 0; k < RUNS; k++) {
+		double t = now();
+
+		for (uint64_t i = 0; i < half; i++) {
+			feed1(m, fclose_, 0, addr(base + i), 0);
+			feed1(m, fopen_, 0, addr(base + i + window), 0);
+			if (k == RUNS / 2 && i == half / 2)
+				mid = store_bytes(m);
+		}
+		r[k] = 2 * half / (now() - t) / 1e6;
+		base += half;
 	}
-	t = now() - t;
-	report("churn", m, nevents / 2 * 2, t, before);
-	printf("%-20s store bytes: after warm-up %" PRIu64 ", half-way %" PRIu64
-	       ", end %" PRIu64 "\n",
-	       "churn", before, mid, store_bytes(m));
+	{
+		struct vg_monitor_stats st;
+		struct rusage ru;
+		double med = median(r, RUNS);
+
+		vg_monitor_stats(m, &st);
+		getrusage(RUSAGE_SELF, &ru);
+		printf("%-18s %-7s %-5s %7.2f Mev/s %6.1f ns/ev  live %8" PRIu64
+		       " %6.1f B/slice  RSS %7.1f MB  store bytes: start %" PRIu64
+		       " middle %" PRIu64 " end %" PRIu64 " (%s)\n",
+		       scen, "fifo", "event", med, 1e3 / med, st.slices_live,
+		       (double)st.bytes / st.slices_live, ru.ru_maxrss / 1024.0,
+		       before, mid, st.bytes,
+		       st.bytes <= before + before / 8 ? "flat" : "GROWS");
+		if (csv)
+			fprintf(csv, "%s,fifo,event,%" PRIu64 ",%" PRIu64
+				     ",%.3f,%.2f,,,%.1f,%.1f,,\n",
+				scen, st.slices_live, 2 * half * RUNS, med,
+				1e3 / med, (double)st.bytes / st.slices_live,
+				ru.ru_maxrss / 1024.0);
+	}
 	vg_monitor_free(m);
 	mb_free(&b);
+	(void)unused, (void)p;
 }
 
-static void small_wrap(bool random)
+static void iter_next(const char *s, uint64_t u, enum pattern p)
 {
-	qbits = 10;
-	bench_1param(random);
+	(void)u;
+	bench_iter(s, false, p);
 }
 
-static void run(void (*fn)(bool), bool arg)
+static void iter_mixed(const char *s, uint64_t u, enum pattern p)
 {
-	pid_t p;
+	(void)u;
+	bench_iter(s, true, p);
+}
 
+/* Each scenario in its own process: its peak RSS is its own. */
+static void run(const char *scen, void (*fn)(const char *, uint64_t,
+					     enum pattern),
+		uint64_t nobj, enum pattern p)
+{
+	pid_t pid;
+	int status;
+
+	if (only && !strstr(scen, only))
+		return;
 	fflush(stdout);
-	p = fork();
-
-	if (p == 0) {
-		fn(arg);
-		exit(0);
+	if (csv)
+		fflush(csv);
+	pid = fork();
+	if (pid == 0) {
+		fn(scen, nobj, p);
+		fflush(stdout);		/* _exit does not */
+		if (csv)
+			fclose(csv);
+		_exit(0);
 	}
-	waitpid(p, NULL, 0);
-}
-
-static void churn_wrap(bool unused)
-{
-	(void)unused;
-	bench_churn();
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || status)
+		fprintf(stderr, "bench_monitor: %s failed\n", scen);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc > 1)
-		nevents = (uint64_t)(atof(argv[1]) * 1e6);
-	printf("bench_monitor: %" PRIu64 " events per scenario\n", nevents);
-	for (int b = 0; b < 2; b++) {
-		batched = b;
-		run(small_wrap, true);
-		run(bench_1param, true);
-		run(bench_1param, false);
-		run(bench_2param, false);
-		run(bench_2param, true);
-		run(churn_wrap, false);
+	static const uint64_t sweep[] = { 1, 1000, 100000, 1u << 20, 10000000 };
+	double t0 = now();
+
+	quick = getenv("QUICK") && atoi(getenv("QUICK"));
+	only = getenv("ONLY");
+	if (quick)
+		nev = 1000000;
+	if (argc > 1) {
+		csv_path = argv[1];
+		csv = fopen(csv_path, "w");
+		if (!csv) {
+			perror(csv_path);
+			return 2;
+		}
+		fprintf(csv, "scenario,pattern,api,live_slices,events_per_run,"
+			     "median_mev_s,ns_per_event,min_mev_s,max_mev_s,"
+			     "bytes_per_slice,peak_rss_mb,baseline_mlookup_s,"
+			     "baseline_prefetch_mlookup_s\n");
 	}
+	printf("bench_monitor: %" PRIu64 " events per run, median of %d runs%s\n",
+	       nev, RUNS, quick ? " (QUICK)" : "");
+	run("1param-1M", bench_queue, 1u << 20, UNIFORM);
+	run("1param-1M", bench_queue, 1u << 20, ZIPF);
+	run("1param-1M", bench_queue, 1u << 20, BURST);
+	run("2param-next", iter_next, 0, UNIFORM);
+	run("2param-next", iter_next, 0, BURST);
+	run("2param-mixed", iter_mixed, 0, UNIFORM);
+	run("2param-mixed", iter_mixed, 0, BURST);
+	run("churn", bench_churn, 0, UNIFORM);
+	for (size_t i = 0; i < sizeof(sweep) / sizeof(sweep[0]); i++) {
+		char name[32];
+
+		if (quick && sweep[i] > (1u << 20))
+			break;
+		snprintf(name, sizeof(name), "sweep-%" PRIu64, sweep[i]);
+		run(name, bench_queue, sweep[i], UNIFORM);
+	}
+	printf("bench_monitor: %.0f s%s%s\n", now() - t0,
+	       csv_path ? ", CSV in " : "", csv_path ? csv_path : "");
 	return 0;
 }

@@ -10,10 +10,20 @@
  * record) that no amount of computing can hide. Given several events at
  * once we can touch the entry of event i + 2*PF_DIST and the record of event
  * i + PF_DIST while handling event i, so the misses of consecutive events
- * overlap. Only the first probe of the exact table (and of the sub-binding
+ * overlap. Inline masks (monitor_internal.h) need only the first step. Only the first probe of the exact table (and of the sub-binding
  * index an event uses) is prefetched: that is where the slice is nearly
  * always. Prefetching never changes the result. */
 #define PF_DIST 6
+
+/* GCC sees that prefetch() below only loads and prefetches, finds it pure
+ * and deletes every call to it (it did: the batch API ran at the speed of
+ * single events). The empty asm volatile is a side effect it must keep. */
+#define PREFETCH(p_)                                                       \
+	do {                                                               \
+		const void *pp_ = (p_);                                    \
+		__builtin_prefetch(pp_);                                   \
+		__asm__ volatile("" : : "r"(pp_));                         \
+	} while (0)
 
 static void prefetch(const struct vg_monitor *m, const struct vg_mon_event *ev,
 		     bool rec)
@@ -25,7 +35,8 @@ static void prefetch(const struct vg_monitor *m, const struct vg_mon_event *ev,
 		int bi = pr->ev2b[ev->event];
 		uint64_t beta[VG_MAX_PARAMS] = { 0 };
 		uint32_t bm;
-		uint32_t hv;
+		uint32_t hv = 0;
+		bool hashed = false;
 
 		if (bi < 0 || !pr->evaluate)
 			continue;
@@ -33,7 +44,6 @@ static void prefetch(const struct vg_monitor *m, const struct vg_mon_event *ev,
 		for (int i = 0; i < pr->k; i++)
 			if (bm & (1u << i))
 				beta[i] = ev->slot[pr->b[bi].slot[i]];
-		hv = vg_h32(vg_store_hash(bm, beta));
 		for (uint32_t mk = bm; mk < pr->nmasks; mk++) {
 			const struct vg_mstore *ms = &pr->st.ms[mk];
 			const struct vg_htab *t;
@@ -41,6 +51,19 @@ static void prefetch(const struct vg_monitor *m, const struct vg_mon_event *ev,
 
 			if ((mk & bm) != bm || !ms->nlive)
 				continue;
+			/* the hash only once, and only when some table is
+			 * probed: this runs twice per event */
+			if (!hashed && (!ms->inl || (!rec && mk == bm))) {
+				hv = vg_h32(vg_store_hash(bm, beta));
+				hashed = true;
+			}
+			if (ms->inl) {	/* the slot is the record: one step */
+				if (!rec && mk == bm)
+					PREFETCH(ms->itab +
+						(size_t)(hv & (ms->icap - 1)) *
+							ms->esize);
+				continue;
+			}
 			if (mk == bm)
 				t = &ms->tab;
 			else if (bm && ms->idx_k[bm] >= 0)
@@ -51,12 +74,12 @@ static void prefetch(const struct vg_monitor *m, const struct vg_mon_event *ev,
 				continue;
 			en = &t->ent[hv & (t->cap - 1)];
 			if (!rec) {
-				__builtin_prefetch(en);
+				PREFETCH(en);
 			} else if (en->ref != VG_REF_NONE) {
 				const char *r = (const char *)vg_store_rec(ms, en->ref);
 
-				__builtin_prefetch(r);
-				__builtin_prefetch(r + ms->live.rec_size - 1);
+				PREFETCH(r);
+				PREFETCH(r + ms->live.rec_size - 1);
 			}
 		}
 	}
@@ -199,7 +222,7 @@ void vg_monitor_foreach(struct vg_monitor *m,
 		}
 		/* a property without parameters always has its one instance,
 		 * even when it sits in the initial state (and is not stored) */
-		if (!pr->k && !pr->st.ms[0].tab.count) {
+		if (!pr->k && !pr->st.ms[0].nlive && !pr->st.ms[0].ntomb) {
 			static const uint64_t none[VG_MAX_PARAMS];
 			struct vg_slice_view v = {
 				.prop = p, .params = none, .state = 0,

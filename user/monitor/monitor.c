@@ -82,9 +82,10 @@ static int prop_init(struct vg_monitor *m, struct prop_rt *pr,
 	pr->viol = calloc(ns, 1);
 	pr->tr_off = calloc((size_t)ns * (nev + 1) + 1, sizeof(uint32_t));
 	pr->tr_list = calloc(p->ntrans + 1, sizeof(int));
+	pr->trc = calloc(p->ntrans + 1, sizeof(*pr->trc));
 	if (!pr->globals || !pr->saved_globals || !pr->init_vars ||
 	    !pr->tmp_vars || !pr->b || !pr->ev2b || !pr->viol ||
-	    !pr->tr_off || !pr->tr_list)
+	    !pr->tr_off || !pr->tr_list || !pr->trc)
 		return vg_errf(e, "out of memory");
 	for (uint32_t i = 0; i < pr->nglobals; i++)
 		pr->globals[i] = p->globals[i].init;
@@ -148,6 +149,21 @@ static int prop_init(struct vg_monitor *m, struct prop_rt *pr,
 		}
 		free(fill);
 	}
+	for (int i = 0; i < p->ntrans; i++) {
+		const struct vg_transition *t = &p->trans[pr->tr_list[i]];
+		struct tr_rt *r = &pr->trc[i];
+
+		r->index = pr->tr_list[i];
+		r->to = (uint16_t)t->to;
+		r->guard = p->code + t->guard.off;
+		r->glen = t->guard.len;
+		r->gfast = vg_vm_check(r->guard, r->glen, pr->nvars,
+				       pr->nglobals);
+		r->update = p->code + t->update.off;
+		r->ulen = t->update.len;
+		r->ufast = vg_vm_check(r->update, r->ulen, pr->nvars,
+				       pr->nglobals);
+	}
 
 	/* a mask keeps an index on s when an event's binding meets it in s:
 	 * that is how A and C look slices up by a sub-binding */
@@ -183,6 +199,7 @@ static void prop_fini(struct prop_rt *pr)
 	free(pr->viol);
 	free(pr->tr_off);
 	free(pr->tr_list);
+	free(pr->trc);
 }
 
 struct vg_monitor *vg_monitor_new(const struct vg_spec *spec,
@@ -236,7 +253,6 @@ static int choose(const struct prop_rt *pr, int bi, int state,
 		  const uint64_t *params, int64_t *vars,
 		  const struct vg_mon_event *ev)
 {
-	const struct vg_property *p = pr->p;
 	uint32_t c = (uint32_t)state * pr->nb + bi;
 	struct vg_vm_ctx x = {
 		.slot = ev->slot, .params = params, .vars = vars,
@@ -246,20 +262,20 @@ static int choose(const struct prop_rt *pr, int bi, int state,
 	};
 
 	for (uint32_t i = pr->tr_off[c]; i < pr->tr_off[c + 1]; i++) {
-		const struct vg_transition *t = &p->trans[pr->tr_list[i]];
+		const struct tr_rt *t = &pr->trc[i];
 
-		if (t->guard.len) {
-			x.code = p->code + t->guard.off;
-			x.len = t->guard.len;
-			if (!vg_vm_exec(&x))
+		if (t->glen) {
+			x.code = t->guard;
+			x.len = t->glen;
+			if (!(t->gfast ? vg_vm_fast(&x) : vg_vm_exec(&x)))
 				continue;
 		}
-		if (t->update.len) {
-			x.code = p->code + t->update.off;
-			x.len = t->update.len;
-			vg_vm_exec(&x);
+		if (t->ulen) {
+			x.code = t->update;
+			x.len = t->ulen;
+			t->ufast ? vg_vm_fast(&x) : vg_vm_exec(&x);
 		}
-		return pr->tr_list[i];
+		return t->index;
 	}
 	return -1;
 }
@@ -386,21 +402,16 @@ static int join(struct vg_monitor *m, struct prop_rt *pr, uint32_t n,
 	return 0;
 }
 
-/* Step D: beta's slice from the initial state. */
-static int from_scratch(struct vg_monitor *m, int prop, struct prop_rt *pr,
-			int bi, uint32_t bmask, const uint64_t *beta,
-			const struct vg_mon_event *ev, struct vg_err *e)
+/* Step D once nothing at or below beta is known to exist (h: its hash). */
+static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
+		 uint32_t bmask, const uint64_t *beta, uint64_t h,
+		 const struct vg_mon_event *ev, struct vg_err *e)
 {
 	struct vg_mstore *ms = &pr->st.ms[bmask];
-	uint64_t h = vg_store_hash(bmask, beta);
-	uint32_t dummy, ref;
+	uint32_t ref;
 	bool full = vg_full_up(m, pr), keep;
 	int t, to;
 
-	if ((ms->nlive || ms->ntomb) && vg_store_find(ms, beta, h) != VG_REF_NONE)
-		return 0;
-	if (most_specific(pr, bmask, beta, -1, &dummy) != VG_REF_NONE)
-		return 0;		/* step A started from it */
 	memcpy(pr->tmp_vars, pr->init_vars, pr->nvars * sizeof(int64_t));
 	if (full && pr->nglobals)
 		memcpy(pr->saved_globals, pr->globals,
@@ -436,6 +447,31 @@ static int from_scratch(struct vg_monitor *m, int prop, struct prop_rt *pr,
 	return 0;
 }
 
+/* Step D: beta's slice from the initial state. */
+static int from_scratch(struct vg_monitor *m, int prop, struct prop_rt *pr,
+			int bi, uint32_t bmask, const uint64_t *beta,
+			const struct vg_mon_event *ev, struct vg_err *e)
+{
+	struct vg_mstore *ms = &pr->st.ms[bmask];
+	uint64_t h = vg_store_hash(bmask, beta);
+	uint32_t dummy;
+
+	if ((ms->nlive || ms->ntomb) && vg_store_find(ms, beta, h) != VG_REF_NONE)
+		return 0;
+	if (most_specific(pr, bmask, beta, -1, &dummy) != VG_REF_NONE)
+		return 0;		/* step A started from it */
+	return start(m, prop, pr, bi, bmask, beta, h, ev, e);
+}
+
+/* Does no slice bind a proper subset of the full mask `all`? */
+static bool lower_empty(const struct prop_rt *pr, uint32_t all)
+{
+	for (uint32_t n = 0; n < all; n++)
+		if (pr->st.ms[n].nlive || pr->st.ms[n].ntomb)
+			return false;
+	return true;
+}
+
 /* Step F. */
 static int finalise(struct vg_monitor *m, struct prop_rt *pr,
 		    struct vg_err *e)
@@ -443,20 +479,15 @@ static int finalise(struct vg_monitor *m, struct prop_rt *pr,
 	for (size_t i = 0; i < m->nfin; i++) {
 		struct vg_mstore *ms = &pr->st.ms[m->fin[i].mask];
 		uint32_t ref = m->fin[i].ref;
-		struct vg_rec *r = vg_store_rec(ms, ref);
-		uint64_t full[VG_MAX_PARAMS];
-		int state = r->state;
-		uint8_t flags = r->flags;
+		int state = vg_store_rec(ms, ref)->state;
 
-		vg_rec_expand(ms, vg_rec_params(ms, r, ref), full);
-		vg_store_remove(ms, ref);
 		if (!pr->viol[state]) {
+			vg_store_remove(ms, ref);
 			pr->stored--;
 			m->s.slices_freed++;
 			continue;
 		}
-		if (vg_store_add_tomb(ms, full, vg_store_hash(ms->mask, full),
-				      state, flags) == VG_REF_NONE) {
+		if (vg_store_to_tomb(ms, ref, state) == VG_REF_NONE) {
 			pr->stored--;
 			m->nfin = 0;
 			return vg_errf(e, "out of memory");
@@ -484,6 +515,25 @@ static int prop_event(struct vg_monitor *m, int prop, struct prop_rt *pr,
 	for (int i = 0; i < pr->k; i++)
 		if (bm & (1u << i))
 			beta[i] = ev->slot[b->slot[i]];
+
+	/* The usual case, worth its own path: the event binds every parameter
+	 * (every event of a one-parameter property does) and no slice binds
+	 * fewer. Then A has nothing to join, C reaches beta's slice alone and
+	 * D has nothing below beta to find: one lookup in all. */
+	if (bm && bm == pr->nmasks - 1 && lower_empty(pr, bm)) {
+		struct vg_mstore *ms = &pr->st.ms[bm];
+		uint64_t h = vg_store_hash(bm, beta);
+		uint32_t ref = ms->inl ? vg_itab_find(ms, beta, vg_h32(h))
+				       : vg_store_find(ms, beta, h);
+
+		if (ref == VG_REF_NONE) {
+			if (pr->tr_off[bi] != pr->tr_off[bi + 1])
+				rc = start(m, prop, pr, bi, bm, beta, h, ev, e);
+		} else if (!(ref & VG_REF_TOMB)) {
+			rc = apply(m, prop, pr, bi, bm, ref, ev, e);
+		}
+		goto fin;
+	}
 
 	/* A: joins with slices that lack part of beta */
 	for (uint32_t n = 0; bm && n < pr->nmasks && !rc; n++) {
@@ -536,6 +586,7 @@ static int prop_event(struct vg_monitor *m, int prop, struct prop_rt *pr,
 	/* D: only when the initial state reacts to e at all */
 	if (!rc && pr->tr_off[bi] != pr->tr_off[bi + 1])
 		rc = from_scratch(m, prop, pr, bi, bm, beta, ev, e);
+fin:
 	if (m->nfin) {
 		int r2 = finalise(m, pr, e);
 

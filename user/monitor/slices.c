@@ -16,7 +16,17 @@
  * list, threaded through the records, of the live slices that extend them.
  * That lets an event binding s reach every slice above it without a scan,
  * and lets a slice leave every list in O(1). Tombstones are only in the
- * exact table: nothing ever needs to enumerate them by a sub-binding. */
+ * exact table: nothing ever needs to enumerate them by a sub-binding.
+ *
+ * Inline masks (monitor_internal.h) put the records in the table slots.
+ * Their references are slot numbers, so slots must not move while the
+ * monitor holds references -- during one event, between step C and step
+ * F. Hence removal leaves a HOLE (turned back into EMPTY when the run
+ * after it is empty, which under churn is most of the time), a violation
+ * becomes a tombstone in place, and only an insertion rebuilds the table
+ * (to grow, or to sweep the holes out). Insertions happen in steps A and
+ * D, into masks no held reference points into, and in step F after the
+ * references of that mask have been used. */
 #include "monitor_internal.h"
 
 #include <stdlib.h>
@@ -103,20 +113,7 @@ static void pool_free(struct vg_pool *p, uint32_t id)
 
 /* ---- hashing --------------------------------------------------------- */
 
-uint64_t vg_store_hash(uint32_t mask, const uint64_t *full)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull * (mask + 1);
-
-	for (int i = 0; i < VG_MAX_PARAMS; i++) {
-		if (!(mask & (1u << i)))
-			continue;
-		h ^= full[i];
-		h *= 0xbf58476d1ce4e5b9ull;
-		h ^= h >> 31;
-	}
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 29);
-}
+/* vg_store_hash: monitor_internal.h */
 
 #define h32 vg_h32
 
@@ -200,6 +197,118 @@ static void htab_del_slot(struct vg_htab *t, uint32_t i)
 	t->count--;
 }
 
+/* ---- inline tables ---------------------------------------------------- */
+
+static inline struct vg_rec *islot(const struct vg_mstore *ms, uint32_t i)
+{
+	return (struct vg_rec *)(ms->itab + (size_t)i * ms->esize);
+}
+
+static inline uint32_t iref(const struct vg_rec *r, uint32_t i)
+{
+	return r->kind == VG_SLOT_TOMB ? i | VG_REF_TOMB : i;
+}
+
+static int itab_rebuild(struct vg_mstore *ms, uint64_t ncap)
+{
+	size_t bytes = (size_t)ncap * ms->esize;
+	char *n;
+
+	if (ncap > VG_REF_TOMB)		/* slot numbers must stay below it */
+		return -1;
+	n = table_alloc(bytes);
+	if (!n)
+		return -1;
+	memset(n, 0, bytes);		/* every slot VG_SLOT_EMPTY */
+	for (uint32_t i = 0; i < ms->icap; i++) {
+		struct vg_rec *r = islot(ms, i);
+		uint32_t j;
+
+		if (r->kind != VG_SLOT_LIVE && r->kind != VG_SLOT_TOMB)
+			continue;
+		j = r->aux & (uint32_t)(ncap - 1);
+		while (((struct vg_rec *)(n + (size_t)j * ms->esize))->kind)
+			j = (j + 1) & (uint32_t)(ncap - 1);
+		memcpy(n + (size_t)j * ms->esize, r, ms->esize);
+	}
+	free(ms->itab);
+	ms->itab = n;
+	ms->icap = (uint32_t)ncap;
+	ms->iholes = 0;
+	return 0;
+}
+
+
+static uint32_t itab_put(struct vg_mstore *ms, const uint64_t *full,
+			 uint32_t hv, uint8_t kind, int state, uint8_t flags,
+			 const int64_t *vars)
+{
+	uint64_t n = ms->nlive + ms->ntomb;
+	struct vg_rec *r;
+	uint32_t j;
+
+	/* Grow past 3/4 live (so a fresh table is at least 3/8 full: the
+	 * memory per slice stays bounded), sweep holes out past 7/8 used
+	 * (so probes always end at an empty slot, and stay short). */
+	if ((n + 1) * 4 > (uint64_t)ms->icap * 3) {
+		uint64_t ncap = ms->icap ? 2ull * ms->icap : MIN_CAP;
+
+		if (itab_rebuild(ms, ncap))
+			return VG_REF_NONE;
+	} else if ((n + ms->iholes + 1) * 8 > (uint64_t)ms->icap * 7) {
+		if (itab_rebuild(ms, ms->icap))
+			return VG_REF_NONE;
+	}
+	for (j = hv & (ms->icap - 1);; j = (j + 1) & (ms->icap - 1)) {
+		r = islot(ms, j);
+		if (r->kind == VG_SLOT_EMPTY)
+			break;
+		if (r->kind == VG_SLOT_HOLE) {	/* binding known absent */
+			ms->iholes--;
+			break;
+		}
+	}
+	r->kind = kind;
+	r->state = (uint16_t)state;
+	r->flags = flags;
+	r->aux = hv;
+	for (int i = 0; i < ms->npar; i++)
+		((uint64_t *)(r + 1))[i] = full[ms->par[i]];
+	if (kind == VG_SLOT_LIVE) {
+		if (ms->nvars)
+			memcpy(vg_rec_vars(ms, r), vars,
+			       ms->nvars * sizeof(int64_t));
+		ms->nlive++;
+	} else {
+		ms->ntomb++;
+	}
+	return iref(r, j);
+}
+
+static void itab_del(struct vg_mstore *ms, uint32_t ref)
+{
+	uint32_t m = ms->icap - 1, i = ref & ~VG_REF_TOMB;
+	struct vg_rec *r = islot(ms, i);
+
+	if (r->kind == VG_SLOT_LIVE)
+		ms->nlive--;
+	else
+		ms->ntomb--;
+	if (islot(ms, (i + 1) & m)->kind != VG_SLOT_EMPTY) {
+		r->kind = VG_SLOT_HOLE;
+		ms->iholes++;
+		return;
+	}
+	/* no probe goes past an empty slot: this one and the holes just
+	 * before it can be empty too */
+	r->kind = VG_SLOT_EMPTY;
+	for (i = (i - 1) & m; islot(ms, i)->kind == VG_SLOT_HOLE;
+	     i = (i - 1) & m) {
+		islot(ms, i)->kind = VG_SLOT_EMPTY;
+		ms->iholes--;
+	}
+}
+
 /* ---- records --------------------------------------------------------- */
 
 static inline uint32_t *rec_links(struct vg_rec *r)
@@ -234,6 +343,8 @@ uint32_t vg_store_find(const struct vg_mstore *ms, const uint64_t *full,
 	const struct vg_htab *t = &ms->tab;
 	uint32_t hv = h32(h), j;
 
+	if (ms->inl)
+		return vg_itab_find(ms, full, hv);
 	if (!t->count)
 		return VG_REF_NONE;
 	for (j = hv & (t->cap - 1); t->ent[j].ref != VG_REF_NONE;
@@ -360,15 +471,19 @@ uint32_t vg_store_add_live(struct vg_mstore *ms, const uint64_t *full,
 			   uint64_t h, int state, uint8_t flags,
 			   const int64_t *vars)
 {
-	uint32_t ref = pool_alloc(&ms->live);
+	uint32_t ref;
 	struct vg_rec *r;
 
+	if (ms->inl)
+		return itab_put(ms, full, h32(h), VG_SLOT_LIVE, state, flags,
+				vars);
+	ref = pool_alloc(&ms->live);
 	if (ref == VG_REF_NONE)
 		return VG_REF_NONE;
 	r = vg_store_rec(ms, ref);
 	r->state = (uint16_t)state;
 	r->flags = flags;
-	r->pad = 0;
+	r->kind = 0;
 	r->aux = 0;
 	store_params(ms, vg_rec_params(ms, r, ref), full);
 	if (ms->nvars)
@@ -389,16 +504,20 @@ uint32_t vg_store_add_live(struct vg_mstore *ms, const uint64_t *full,
 uint32_t vg_store_add_tomb(struct vg_mstore *ms, const uint64_t *full,
 			   uint64_t h, int state, uint8_t flags)
 {
-	uint32_t id = pool_alloc(&ms->tomb), ref;
+	uint32_t id, ref;
 	struct vg_rec *r;
 
+	if (ms->inl)
+		return itab_put(ms, full, h32(h), VG_SLOT_TOMB, state, flags,
+				NULL);
+	id = pool_alloc(&ms->tomb);
 	if (id == VG_REF_NONE)
 		return VG_REF_NONE;
 	ref = id | VG_REF_TOMB;
 	r = vg_store_rec(ms, ref);
 	r->state = (uint16_t)state;
 	r->flags = flags;
-	r->pad = 0;
+	r->kind = 0;
 	r->aux = 0;
 	store_params(ms, vg_rec_params(ms, r, ref), full);
 	if (htab_put(&ms->tab, ref, h32(h))) {
@@ -415,6 +534,10 @@ void vg_store_remove(struct vg_mstore *ms, uint32_t ref)
 	uint64_t full[VG_MAX_PARAMS];
 	uint64_t h;
 
+	if (ms->inl) {
+		itab_del(ms, ref);
+		return;
+	}
 	vg_rec_expand(ms, vg_rec_params(ms, r, ref), full);
 	h = vg_store_hash(ms->mask, full);
 	htab_del_slot(&ms->tab, htab_slot_of(&ms->tab, ref, h32(h)));
@@ -426,6 +549,25 @@ void vg_store_remove(struct vg_mstore *ms, uint32_t ref)
 	idx_unlink(ms, ref, full, ms->nidx);
 	pool_free(&ms->live, ref);
 	ms->nlive--;
+}
+
+uint32_t vg_store_to_tomb(struct vg_mstore *ms, uint32_t ref, int state)
+{
+	struct vg_rec *r = vg_store_rec(ms, ref);
+	uint64_t full[VG_MAX_PARAMS];
+	uint8_t flags = r->flags;
+
+	if (ms->inl) {			/* in place: no slot moves */
+		r->kind = VG_SLOT_TOMB;
+		r->state = (uint16_t)state;
+		ms->nlive--;
+		ms->ntomb++;
+		return ref | VG_REF_TOMB;
+	}
+	vg_rec_expand(ms, vg_rec_params(ms, r, ref), full);
+	vg_store_remove(ms, ref);
+	return vg_store_add_tomb(ms, full, vg_store_hash(ms->mask, full), state,
+				 flags);
 }
 
 /* ---- setup ----------------------------------------------------------- */
@@ -453,6 +595,8 @@ int vg_store_init(struct vg_store *st, int nparams, uint32_t nvars,
 		ms->off_params = sizeof(struct vg_rec) + 8u * ms->nidx;
 		ms->off_vars = ms->off_params + 8u * ms->npar;
 		pool_init(&ms->live, ms->off_vars + 8u * nvars);
+		ms->esize = ms->off_vars + 8u * nvars;
+		ms->inl = !ms->nidx && ms->esize <= VG_INLINE_MAX;
 		pool_init(&ms->tomb, sizeof(struct vg_rec) + 8u * ms->npar);
 	}
 	return 0;
@@ -466,6 +610,7 @@ void vg_store_fini(struct vg_store *st)
 		pool_fini(&ms->live);
 		pool_fini(&ms->tomb);
 		free(ms->tab.ent);
+		free(ms->itab);
 		for (int k = 0; k < ms->nidx; k++)
 			free(ms->idx[k].ent);
 	}
@@ -480,6 +625,7 @@ uint64_t vg_store_bytes(const struct vg_store *st)
 		const struct vg_mstore *ms = &st->ms[m];
 
 		b += ms->live.bytes + ms->tomb.bytes;
+		b += (uint64_t)ms->icap * ms->esize;
 		b += (uint64_t)ms->tab.cap * sizeof(struct vg_htab_ent);
 		for (int k = 0; k < ms->nidx; k++)
 			b += (uint64_t)ms->idx[k].cap *

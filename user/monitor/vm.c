@@ -6,6 +6,7 @@
 #include "monitor_internal.h"
 
 #include <limits.h>
+#include <string.h>
 
 static int64_t sdiv(int64_t a, int64_t b)
 {
@@ -204,4 +205,201 @@ int64_t vg_vm_run(const struct vg_insn *code, const uint64_t *slot,
 	};
 
 	return vg_vm_exec(&c);
+}
+
+/* ---- the monitor's fast path ------------------------------------------ */
+
+/* vg_vm_exec checks every push, pop and index because the programs it is
+ * given may be malformed. The monitor runs the same few programs millions
+ * of times a second, so it checks each one once, at set-up: a forward pass
+ * (jumps only go forward) that records the stack depth at every reachable
+ * instruction. A program whose depth at a join depends on the path, or
+ * that would fail any check, is left to vg_vm_exec; one that passes cannot
+ * fail at run time, so vg_vm_fast gives exactly vg_vm_exec's answer and
+ * side effects without the checks. */
+bool vg_vm_check(const struct vg_insn *code, uint32_t len, uint32_t nvars,
+		 uint32_t nglobals)
+{
+	int8_t depth[VG_VM_CHECK_MAX + 1];
+
+	if (!len || len > VG_VM_CHECK_MAX)
+		return false;
+	memset(depth, -1, sizeof(depth));
+	depth[0] = 0;
+	for (uint32_t pc = 0; pc < len; pc++) {
+		const struct vg_insn *in = &code[pc];
+		int d = depth[pc], pop = 0, push = 0;
+		bool falls = true;
+		uint64_t target = UINT64_MAX;
+
+		if (d < 0)
+			continue;	/* never reached: never run */
+		switch (in->op) {
+		case VG_OP_END:
+			falls = false;
+			break;
+		case VG_OP_PUSH: case VG_OP_TID: case VG_OP_TIME:
+			push = 1;
+			break;
+		case VG_OP_FIELD:
+			if (in->idx >= VG_NSLOTS)
+				return false;
+			push = 1;
+			break;
+		case VG_OP_PARAM:
+			if (in->idx >= VG_MAX_PARAMS)
+				return false;
+			push = 1;
+			break;
+		case VG_OP_LDVAR: case VG_OP_STVAR:
+			if (in->idx >= nvars)
+				return false;
+			push = in->op == VG_OP_LDVAR;
+			pop = !push;
+			break;
+		case VG_OP_LDGLOB: case VG_OP_STGLOB:
+			if (in->idx >= nglobals)
+				return false;
+			push = in->op == VG_OP_LDGLOB;
+			pop = !push;
+			break;
+		case VG_OP_DUP:
+			pop = 1, push = 2;
+			break;
+		case VG_OP_POP:
+			pop = 1;
+			break;
+		case VG_OP_NEG: case VG_OP_NOT: case VG_OP_BNOT:
+			pop = 1, push = 1;
+			break;
+		case VG_OP_JMP:
+			falls = false;
+			target = (uint64_t)pc + 1 + (uint32_t)in->imm;
+			break;
+		case VG_OP_JZ: case VG_OP_JNZ:
+			pop = 1;
+			target = (uint64_t)pc + 1 + (uint32_t)in->imm;
+			break;
+		default:
+			if (in->op < VG_OP_ADD || in->op > VG_OP_GEU)
+				return false;
+			pop = 2, push = 1;
+			break;
+		}
+		if (d < pop || d - pop + push > VG_STACK_MAX)
+			return false;
+		d = d - pop + push;
+		if (target < len) {
+			if (depth[target] >= 0 && depth[target] != d)
+				return false;
+			depth[target] = (int8_t)d;
+		}
+		if (falls && pc + 1 < len) {
+			if (depth[pc + 1] >= 0 && depth[pc + 1] != d)
+				return false;
+			depth[pc + 1] = (int8_t)d;
+		}
+	}
+	return true;
+}
+
+/* Direct-threaded (computed goto): one indirect jump per instruction,
+ * each with its own branch-predictor entry, instead of a shared switch. */
+int64_t vg_vm_fast(const struct vg_vm_ctx *c)
+{
+	static const void *const op[VG_OP__COUNT] = {
+		[VG_OP_END] = &&l_end, [VG_OP_PUSH] = &&l_push,
+		[VG_OP_FIELD] = &&l_field, [VG_OP_PARAM] = &&l_param,
+		[VG_OP_LDVAR] = &&l_ldvar, [VG_OP_STVAR] = &&l_stvar,
+		[VG_OP_LDGLOB] = &&l_ldglob, [VG_OP_STGLOB] = &&l_stglob,
+		[VG_OP_TID] = &&l_tid, [VG_OP_TIME] = &&l_time,
+		[VG_OP_DUP] = &&l_dup, [VG_OP_POP] = &&l_pop,
+		[VG_OP_ADD] = &&l_add, [VG_OP_SUB] = &&l_sub,
+		[VG_OP_MUL] = &&l_mul, [VG_OP_DIVS] = &&l_divs,
+		[VG_OP_DIVU] = &&l_divu, [VG_OP_MODS] = &&l_mods,
+		[VG_OP_MODU] = &&l_modu, [VG_OP_AND] = &&l_and,
+		[VG_OP_OR] = &&l_or, [VG_OP_XOR] = &&l_xor,
+		[VG_OP_SHL] = &&l_shl, [VG_OP_SHRS] = &&l_shrs,
+		[VG_OP_SHRU] = &&l_shru, [VG_OP_EQ] = &&l_eq, [VG_OP_NE] = &&l_ne,
+		[VG_OP_LTS] = &&l_lts, [VG_OP_LES] = &&l_les,
+		[VG_OP_GTS] = &&l_gts, [VG_OP_GES] = &&l_ges,
+		[VG_OP_LTU] = &&l_ltu, [VG_OP_LEU] = &&l_leu,
+		[VG_OP_GTU] = &&l_gtu, [VG_OP_GEU] = &&l_geu,
+		[VG_OP_NEG] = &&l_neg, [VG_OP_NOT] = &&l_not,
+		[VG_OP_BNOT] = &&l_bnot, [VG_OP_JMP] = &&l_jmp,
+		[VG_OP_JZ] = &&l_jz, [VG_OP_JNZ] = &&l_jnz,
+	};
+	const struct vg_insn *code = c->code, *in;
+	uint32_t len = c->len, pc = 0;
+	int64_t st[VG_STACK_MAX + 1], *sp = st;	/* sp: next free */
+	uint64_t a, b;
+
+#define NEXT                                                               \
+	do {                                                               \
+		if (pc >= len)                                             \
+			goto l_end;                                        \
+		in = &code[pc++];                                          \
+		goto *op[in->op];                                          \
+	} while (0)
+#define BIN(lab, expr)                                                     \
+	lab:                                                               \
+	a = (uint64_t)sp[-2];                                              \
+	b = (uint64_t)sp[-1];                                              \
+	sp[-2] = (int64_t)(expr);                                          \
+	sp--;                                                              \
+	NEXT;
+#define JUMP                                                               \
+	do {                                                               \
+		uint64_t npc = (uint64_t)pc + (uint32_t)in->imm;           \
+		if (npc >= len)                                            \
+			goto l_end;                                        \
+		pc = (uint32_t)npc;                                        \
+	} while (0)
+
+	NEXT;
+l_push:	*sp++ = in->imm; NEXT;
+l_field: *sp++ = (int64_t)c->slot[in->idx]; NEXT;
+l_param: *sp++ = (int64_t)c->params[in->idx]; NEXT;
+l_ldvar: *sp++ = c->vars[in->idx]; NEXT;
+l_stvar: c->vars[in->idx] = *--sp; NEXT;
+l_ldglob: *sp++ = c->globals[in->idx]; NEXT;
+l_stglob: c->globals[in->idx] = *--sp; NEXT;
+l_tid:	*sp++ = (int64_t)c->tid; NEXT;
+l_time:	*sp++ = (int64_t)c->time_ns; NEXT;
+l_dup:	sp[0] = sp[-1]; sp++; NEXT;
+l_pop:	sp--; NEXT;
+	BIN(l_add, a + b)
+	BIN(l_sub, a - b)
+	BIN(l_mul, a * b)
+	BIN(l_divs, sdiv((int64_t)a, (int64_t)b))
+	BIN(l_divu, b ? a / b : 0)
+	BIN(l_mods, smod((int64_t)a, (int64_t)b))
+	BIN(l_modu, b ? a % b : a)
+	BIN(l_and, a & b)
+	BIN(l_or, a | b)
+	BIN(l_xor, a ^ b)
+	BIN(l_shl, a << (b & 63))
+	BIN(l_shrs, (int64_t)a >> (b & 63))
+	BIN(l_shru, a >> (b & 63))
+	BIN(l_eq, a == b)
+	BIN(l_ne, a != b)
+	BIN(l_lts, (int64_t)a < (int64_t)b)
+	BIN(l_les, (int64_t)a <= (int64_t)b)
+	BIN(l_gts, (int64_t)a > (int64_t)b)
+	BIN(l_ges, (int64_t)a >= (int64_t)b)
+	BIN(l_ltu, a < b)
+	BIN(l_leu, a <= b)
+	BIN(l_gtu, a > b)
+	BIN(l_geu, a >= b)
+l_neg:	sp[-1] = (int64_t)(0 - (uint64_t)sp[-1]); NEXT;
+l_not:	sp[-1] = sp[-1] == 0; NEXT;
+l_bnot:	sp[-1] = ~sp[-1]; NEXT;
+l_jmp:	JUMP; NEXT;
+l_jz:	if (*--sp == 0) JUMP; NEXT;
+l_jnz:	if (*--sp != 0) JUMP; NEXT;
+l_end:
+	return sp > st ? sp[-1] : 1;
+#undef NEXT
+#undef BIN
+#undef JUMP
 }

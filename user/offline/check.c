@@ -7,6 +7,8 @@
 #include "report/report.h"
 #include "trace/trace.h"
 
+#define CHECK_BATCH 256
+
 struct check {
 	const struct vg_spec *spec;
 	struct vg_report *report;
@@ -47,9 +49,13 @@ int vg_check_trace(struct vg_spec *spec, const char *trace_path,
 	struct vg_run_stats st = { 0 };
 	struct vg_monitor *m = NULL;
 	struct vg_trace *t = NULL;
-	struct vg_mon_event ev;
-	int rc = -1, r;
+	struct vg_mon_event *batch = malloc(CHECK_BATCH * sizeof(*batch));
+	int rc = -1, r = 0;
 
+	if (!batch) {
+		vg_errf(e, "out of memory");
+		return -1;
+	}
 	st.hits = calloc(spec->nevents + 1, sizeof(uint64_t));
 	st.lost_per_event = calloc(spec->nevents + 1, sizeof(uint64_t));
 	if (!st.hits || !st.lost_per_event) {
@@ -65,12 +71,21 @@ int vg_check_trace(struct vg_spec *spec, const char *trace_path,
 	t = vg_trace_open(spec, trace_path, e);
 	if (!t)
 		goto out;
-	while ((r = vg_trace_next(t, &ev, e)) == 1) {
-		st.events++;
-		st.records++;
-		st.hits[ev.event]++;
-		if (vg_monitor_event(m, &ev, e))
+	/* in batches: the monitor overlaps the cache misses of the slices
+	 * of a batch (vg_monitor_events), several times faster on big runs */
+	for (;;) {
+		size_t n = 0;
+
+		while (n < CHECK_BATCH && (r = vg_trace_next(t, &batch[n], e)) == 1) {
+			st.hits[batch[n].event]++;
+			n++;
+		}
+		st.events += n;
+		st.records += n;
+		if (n && vg_monitor_events(m, batch, n, e))
 			goto out;
+		if (r != 1)
+			break;
 	}
 	if (r < 0)
 		goto out;
@@ -81,6 +96,7 @@ out:
 	vg_trace_close(t);
 	vg_monitor_free(m);
 	vg_report_free(c.report);
+	free(batch);
 	free(st.hits);
 	free(st.lost_per_event);
 	return rc;
