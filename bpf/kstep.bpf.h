@@ -70,60 +70,6 @@ struct vm {
 
 #define SP(x) ((x) & (VG_STACK_MAX - 1))
 
-static __always_inline __s64 sdiv(__s64 a, __s64 b)
-{
-	__u64 ua, ub, q;
-	bool neg;
-
-	if (b == 0)
-		return 0;
-	neg = (a < 0) != (b < 0);
-	ua = a < 0 ? -(__u64)a : (__u64)a;
-	ub = b < 0 ? -(__u64)b : (__u64)b;
-	q = ua / ub;
-	return neg ? (__s64)(-q) : (__s64)q;
-}
-
-static __always_inline __s64 smod(__s64 a, __s64 b)
-{
-	if (b == 0)
-		return a;
-	return a - sdiv(a, b) * b;	/* sign follows the dividend, as in C */
-}
-
-static __always_inline __s64 binop(__u8 op, __s64 a, __s64 b, int *err)
-{
-	__u64 ua = a, ub = b;
-
-	switch (op) {
-	case VG_OP_ADD: return (__s64)(ua + ub);
-	case VG_OP_SUB: return (__s64)(ua - ub);
-	case VG_OP_MUL: return (__s64)(ua * ub);
-	case VG_OP_DIVS: return sdiv(a, b);
-	case VG_OP_DIVU: return ub ? (__s64)(ua / ub) : 0;
-	case VG_OP_MODS: return smod(a, b);
-	case VG_OP_MODU: return ub ? (__s64)(ua % ub) : a;
-	case VG_OP_AND: return a & b;
-	case VG_OP_OR: return a | b;
-	case VG_OP_XOR: return a ^ b;
-	case VG_OP_SHL: return (__s64)(ua << (ub & 63));
-	case VG_OP_SHRS: return a >> (ub & 63);
-	case VG_OP_SHRU: return (__s64)(ua >> (ub & 63));
-	case VG_OP_EQ: return a == b;
-	case VG_OP_NE: return a != b;
-	case VG_OP_LTS: return a < b;
-	case VG_OP_LES: return a <= b;
-	case VG_OP_GTS: return a > b;
-	case VG_OP_GES: return a >= b;
-	case VG_OP_LTU: return ua < ub;
-	case VG_OP_LEU: return ua <= ub;
-	case VG_OP_GTU: return ua > ub;
-	case VG_OP_GEU: return ua >= ub;
-	}
-	*err = 1;
-	return 0;
-}
-
 /* One instruction; returns 1 to stop the loop. */
 static int vm_step(__u32 i, struct vm *m)
 {
@@ -203,7 +149,7 @@ static int vm_step(__u32 i, struct vm *m)
 		b = m->st[SP(m->sp - 1)];
 		a = m->st[SP(m->sp - 2)];
 		m->sp--;
-		m->st[SP(m->sp - 1)] = binop(in->op, a, b, &m->err);
+		m->st[SP(m->sp - 1)] = vg_binop(in->op, a, b, &m->err);
 		break;
 	}
 	if (m->sp > VG_STACK_MAX)
@@ -311,7 +257,7 @@ static __always_inline __s64 kexpr(struct vm *m, struct vg_kexpr *x)
 
 	if (x->op == VG_OP_END)
 		return a;
-	return binop(x->op, a, kopnd(m, &x->b), &m->err);
+	return vg_binop(x->op, a, kopnd(m, &x->b), &m->err);
 }
 
 static __always_inline int kapply(struct vm *m, __u32 prop, __u32 state,

@@ -24,6 +24,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "vigil_event.h"
+#include "vigil_ops.h"
 
 /* libbpf 1.1 stops at PARM5 on x86-64; the sixth integer argument is r9 */
 #ifndef PT_REGS_PARM6

@@ -1,69 +1,13 @@
 /* The guard/update interpreter. include/vigil_code.h is the contract; the
  * BPF tier (bpf/kstep.bpf.h) runs the same bytecode, so every corner case
  * here (division by zero, INT64_MIN / -1, shift counts, malformed programs)
- * is decided the way that file decides it. Arithmetic is done on uint64_t
- * so that wrapping is defined behaviour in C. */
+ * is decided the way that file decides it: both take their operators from
+ * include/vigil_ops.h. */
 #include "monitor_internal.h"
+#include "vigil_ops.h"
 
 #include <limits.h>
 #include <string.h>
-
-static int64_t sdiv(int64_t a, int64_t b)
-{
-	uint64_t ua, ub, q;
-	int neg;
-
-	if (b == 0)
-		return 0;
-	/* through magnitudes: INT64_MIN / -1 would trap on x86 in C */
-	neg = (a < 0) != (b < 0);
-	ua = a < 0 ? -(uint64_t)a : (uint64_t)a;
-	ub = b < 0 ? -(uint64_t)b : (uint64_t)b;
-	q = ua / ub;
-	return (int64_t)(neg ? -q : q);
-}
-
-static int64_t smod(int64_t a, int64_t b)
-{
-	if (b == 0)
-		return a;
-	/* the remainder takes the sign of the dividend, as in C */
-	return (int64_t)((uint64_t)a - (uint64_t)sdiv(a, b) * (uint64_t)b);
-}
-
-static int64_t binop(uint8_t op, int64_t a, int64_t b, int *err)
-{
-	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-
-	switch (op) {
-	case VG_OP_ADD: return (int64_t)(ua + ub);
-	case VG_OP_SUB: return (int64_t)(ua - ub);
-	case VG_OP_MUL: return (int64_t)(ua * ub);
-	case VG_OP_DIVS: return sdiv(a, b);
-	case VG_OP_DIVU: return ub ? (int64_t)(ua / ub) : 0;
-	case VG_OP_MODS: return smod(a, b);
-	case VG_OP_MODU: return ub ? (int64_t)(ua % ub) : a;
-	case VG_OP_AND: return a & b;
-	case VG_OP_OR: return a | b;
-	case VG_OP_XOR: return a ^ b;
-	case VG_OP_SHL: return (int64_t)(ua << (ub & 63));
-	/* gcc and clang shift signed values arithmetically */
-	case VG_OP_SHRS: return a >> (ub & 63);
-	case VG_OP_SHRU: return (int64_t)(ua >> (ub & 63));
-	case VG_OP_EQ: return a == b;
-	case VG_OP_NE: return a != b;
-	case VG_OP_LTS: return a < b;
-	case VG_OP_LES: return a <= b;
-	case VG_OP_GTS: return a > b;
-	case VG_OP_GES: return a >= b;
-	case VG_OP_LTU: return ua < ub;
-	case VG_OP_LEU: return ua <= ub;
-	case VG_OP_GTU: return ua > ub;
-	case VG_OP_GEU: return ua >= ub;
-	}
-	*err = 1;
-	return 0;
-}
 
 /* pc += imm, the distance read as unsigned (jumps only go forward). A
  * distance that leaves the program, or would wrap the counter around to an
@@ -181,7 +125,7 @@ int64_t vg_vm_exec(const struct vg_vm_ctx *c)
 			break;
 		default:
 			NEED(2);
-			st[sp - 2] = binop(in->op, st[sp - 2], st[sp - 1], &err);
+			st[sp - 2] = vg_binop(in->op, st[sp - 2], st[sp - 1], &err);
 			sp--;
 			if (err)
 				return 0;
@@ -371,9 +315,9 @@ l_pop:	sp--; NEXT;
 	BIN(l_add, a + b)
 	BIN(l_sub, a - b)
 	BIN(l_mul, a * b)
-	BIN(l_divs, sdiv((int64_t)a, (int64_t)b))
+	BIN(l_divs, vg_sdiv((int64_t)a, (int64_t)b))
 	BIN(l_divu, b ? a / b : 0)
-	BIN(l_mods, smod((int64_t)a, (int64_t)b))
+	BIN(l_mods, vg_smod((int64_t)a, (int64_t)b))
 	BIN(l_modu, b ? a % b : a)
 	BIN(l_and, a & b)
 	BIN(l_or, a | b)

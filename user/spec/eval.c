@@ -3,49 +3,13 @@
  * of include/vigil_code.h, which the monitor and the BPF interpreter
  * implement too. */
 #include "spec_internal.h"
+#include "vigil_ops.h"
 
 static int64_t binary(enum vg_opcode op, int64_t a, int64_t b)
 {
-	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+	int err = 0;
 
-	switch (op) {
-	case VG_OP_ADD: return (int64_t)(ua + ub);
-	case VG_OP_SUB: return (int64_t)(ua - ub);
-	case VG_OP_MUL: return (int64_t)(ua * ub);
-	case VG_OP_DIVS:
-		if (b == 0)
-			return 0;
-		if (a == INT64_MIN && b == -1)
-			return INT64_MIN;
-		return a / b;
-	case VG_OP_DIVU: return b ? (int64_t)(ua / ub) : 0;
-	case VG_OP_MODS:
-		if (b == 0)
-			return a;
-		if (b == -1)
-			return 0;
-		return a % b;
-	case VG_OP_MODU: return b ? (int64_t)(ua % ub) : a;
-	case VG_OP_AND: return a & b;
-	case VG_OP_OR: return a | b;
-	case VG_OP_XOR: return a ^ b;
-	case VG_OP_SHL: return (int64_t)(ua << (ub & 63));
-	case VG_OP_SHRS:
-		/* arithmetic shift without relying on implementation-defined >> */
-		return a < 0 ? (int64_t)~(~ua >> (ub & 63)) : (int64_t)(ua >> (ub & 63));
-	case VG_OP_SHRU: return (int64_t)(ua >> (ub & 63));
-	case VG_OP_EQ: return a == b;
-	case VG_OP_NE: return a != b;
-	case VG_OP_LTS: return a < b;
-	case VG_OP_LES: return a <= b;
-	case VG_OP_GTS: return a > b;
-	case VG_OP_GES: return a >= b;
-	case VG_OP_LTU: return ua < ub;
-	case VG_OP_LEU: return ua <= ub;
-	case VG_OP_GTU: return ua > ub;
-	case VG_OP_GEU: return ua >= ub;
-	default: return 0;
-	}
+	return vg_binop(op, a, b, &err);	/* non-binary ops give 0 */
 }
 
 int vg_code_eval_const(const struct vg_insn *code, uint32_t len, int64_t *out)
