@@ -12,10 +12,15 @@
  * carries its own lock word taken with compare-and-swap, spinning a bounded
  * number of times; a thread that cannot take it in time reports
  * VG_REC_KBUSY and the user side marks the property inconclusive, rather than
- * risk a torn update. Slices are deleted only after being marked dead under
- * their lock, and the map is not preallocated, so a thread still holding a
- * pointer to a deleted slice sees `dead` (RCU keeps the memory) and looks
- * the slice up again.
+ * risk a torn update.
+ *
+ * Slices are never deleted here, not even when they are back in the initial
+ * state with initial variables (which the user tier frees): a thread may
+ * be waiting for the lock of a slice another thread would delete, and
+ * telling it to start again would double the verifier's work. A slice in
+ * the initial state means the same as no slice, so verdicts do not change;
+ * the cost is that the table holds every object seen, bounded by
+ * --max-slices (overflow reported, never silent).
  */
 #ifndef VIGIL_KSTEP_BPF_H
 #define VIGIL_KSTEP_BPF_H
@@ -355,30 +360,14 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 			slot);
 		return;
 	}
-	if (s->dead) {
-		/* deleted while we waited for it: rare, and reported rather
-		 * than retried (a retry would double the verifier's work) */
-		kunlock(s);
-		count(&counters, VG_CNT_KBUSY);
-		kreport(VG_REC_KBUSY, 0, event, prop, 0, 0, tid, &key, vars,
-			slot);
-		return;
-	}
 	from = s->state;
 	__builtin_memcpy(vars, s->vars, sizeof(m->vars));
 	to = kapply(m, prop, from, bind);
-	if ((to < 0 ? from : to) == 0 && vars_initial(p, vars)) {
-		/* initial state, initial variables: the same as no slice */
-		s->dead = 1;
-		kunlock(s);
-		bpf_map_delete_elem(&kslices, &key);
-	} else {
-		if (to >= 0) {
-			s->state = to;
-			__builtin_memcpy(s->vars, vars, sizeof(m->vars));
-		}
-		kunlock(s);
+	if (to >= 0) {
+		s->state = to;
+		__builtin_memcpy(s->vars, vars, sizeof(m->vars));
 	}
+	kunlock(s);
 	if (to < 0)
 		return;		/* no transition: nothing to report */
 	if (m->err) {

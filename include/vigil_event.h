@@ -141,7 +141,7 @@ struct vg_kslice_key {
 struct vg_kslice {
 	__u32 lock;		/* 0 free, 1 held; see bpf/vigil.bpf.c */
 	__u16 state;
-	__u16 dead;		/* being deleted: look it up again */
+	__u16 pad;
 	__s64 vars[VG_KMAX_VARS];
 };
 

@@ -433,7 +433,7 @@ int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 	void *prev = NULL;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, &val) == 0 && !val.dead) {
+		if (bpf_map_lookup_elem(fd, &next, &val) == 0) {
 			int prop = vg_probe_kprop_of(p, next.prop);
 			uint64_t k[VG_KMAX_PARAMS];
 			int64_t vars[VG_KMAX_VARS];

@@ -33,6 +33,7 @@ struct session {
 	struct vg_report *report;
 	struct vg_scenario *sc;
 	struct vg_recorder *rec;
+	struct vg_err *err;		/* where on_record reports */
 	uint64_t seq, events;
 	bool warned_loss;
 	/* the record being handled, for the monitor hook */
@@ -118,11 +119,11 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	return 0;
 }
 
+/* Errors here end the session: they go to ss->err, which the loop
+ * returns. */
 static int on_record(void *ctx, const struct vg_probe_rec *r)
 {
 	struct session *ss = ctx;
-	struct vg_err *e = NULL;
-	struct vg_err err;
 
 	ss->events++;
 	if (r->ev) {
@@ -130,23 +131,12 @@ static int on_record(void *ctx, const struct vg_probe_rec *r)
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
-		if (ss->rec && vg_recorder_write(ss->rec, &ev)) {
-			fprintf(stderr, "vigil: writing %s failed\n",
-				ss->o->record_path);
-			return -1;
-		}
-		if (vg_monitor_event(ss->mon, &ev, &err)) {
-			fprintf(stderr, "vigil: %s\n", err.msg);
-			return -1;
-		}
-		return 0;
+		if (ss->rec && vg_recorder_write(ss->rec, &ev))
+			return vg_errf(ss->err, "writing %s failed",
+				       ss->o->record_path);
+		return vg_monitor_event(ss->mon, &ev, ss->err);
 	}
-	if (on_kstep(ss, r->ks, &err)) {
-		fprintf(stderr, "vigil: %s\n", err.msg);
-		return -1;
-	}
-	(void)e;
-	return 0;
+	return on_kstep(ss, r->ks, ss->err);
 }
 
 static int open_all(struct session *ss, struct vg_err *e)
@@ -396,7 +386,7 @@ out:
 int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		   struct vg_err *e)
 {
-	struct session ss = { .spec = spec, .o = o, .pid = -1 };
+	struct session ss = { .spec = spec, .o = o, .pid = -1, .err = e };
 	int rc = -1;
 
 	if (open_all(&ss, e)) {
