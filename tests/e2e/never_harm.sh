@@ -9,14 +9,31 @@
 links() { bpftool perf list 2>/dev/null | grep -c "filename $(readlink -f "$TARGETS/ticker") " ; }
 base=0
 
+start_ticker() {	# sets tpid
+	"$TARGETS/ticker" >"$TMP/ticker.out" &
+	tpid=$!
+	LEFT_PIDS+=("$tpid")
+	sleep 0.3
+}
+
+wait_probes() {	# until vigil's probes are attached (BPF load takes ~1 s)
+	for _ in $(seq 100); do [ "$(links)" -gt "$base" ] && return; sleep 0.1; done
+}
+
+interrupt_vigil() {	# SIGINT to vigil once attached; sets rc
+	wait_probes
+	sleep 0.5
+	kill -INT "$vpid"
+	wait "$vpid"
+	rc=$?
+	cat "$TMP/out"
+}
+
 # --- SIGKILL of vigil attached to a running process -----------------------
-"$TARGETS/ticker" >"$TMP/ticker.out" &
-tpid=$!
-LEFT_PIDS+=("$tpid")
-sleep 0.3
+start_ticker
 "$VIGIL" attach specs/ticks.vigil -p "$tpid" >"$TMP/out" 2>&1 &
 vpid=$!
-for _ in $(seq 100); do [ "$(links)" -gt "$base" ] && break; sleep 0.1; done
+wait_probes
 cat "$TMP/out"
 [ "$(links)" -gt "$base" ] || fail "vigil attached no probe"
 kill -KILL "$vpid"
@@ -31,18 +48,10 @@ wait "$tpid"
 grep -q 'ticker: calls tick=[0-9]* (interrupted)' "$TMP/ticker.out" || fail "target did not finish cleanly"
 
 # --- vigil attach + SIGINT: detach, the target runs on --------------------
-"$TARGETS/ticker" >"$TMP/ticker.out" &
-tpid=$!
-LEFT_PIDS+=("$tpid")
-sleep 0.3
+start_ticker
 "$VIGIL" attach specs/ticks.vigil -p "$tpid" >"$TMP/out" 2>&1 &
 vpid=$!
-for _ in $(seq 100); do [ "$(links)" -gt "$base" ] && break; sleep 0.1; done
-sleep 0.5
-kill -INT "$vpid"
-wait "$vpid"
-rc=$?
-cat "$TMP/out"
+interrupt_vigil
 [ "$rc" -eq 0 ] || fail "vigil exited $rc after SIGINT"
 grep -q 'detaching, the target runs on' "$TMP/out" || fail "no detach message"
 grep -qE 'before:tick=[1-9][0-9]*' "$TMP/out" || fail "no tick counted"
@@ -55,12 +64,7 @@ wait "$tpid"
 # --- vigil run + SIGINT: the target gets it and exits cleanly -------------
 "$VIGIL" run specs/ticks.vigil -- "$TARGETS/ticker" >"$TMP/out" 2>&1 &
 vpid=$!
-for _ in $(seq 100); do [ "$(links)" -gt "$base" ] && break; sleep 0.1; done
-sleep 0.5
-kill -INT "$vpid"
-wait "$vpid"
-rc=$?
-cat "$TMP/out"
+interrupt_vigil
 [ "$rc" -eq 0 ] || fail "vigil exited $rc"
 expect_out "passing it to the target"
 expect_out "ticker: calls tick=[0-9]+ \(interrupted\)"
