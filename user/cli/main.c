@@ -72,7 +72,7 @@ static const char usage_attach[] =
 	"  vigil attach specs/queue_bounds.vigil -p 1234\n";
 
 static const char usage_lint[] =
-	"usage: vigil lint [--binary PROGRAM] SPEC...\n"
+	"usage: vigil lint SPEC... [--binary PROGRAM]\n"
 	"\n"
 	"Parse and check the specs; print warnings (unused or unreachable states,\n"
 	"transitions that can never fire) and the tier each property gets.\n"
@@ -219,24 +219,41 @@ static int cmd_lint(int argc, char **argv)
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
 	bool *kernel;
-	int warnings, i = 1, rc = 0;
+	int warnings, i = 1, rc;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
+	/* options may come before or after the specs, as in DESIGN.md's
+	 * `vigil lint SPEC --binary PATH` */
+	char **specs = calloc(argc, sizeof(char *));
+	int nspecs = 0;
+
+	if (!specs)
+		return 3;
+	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage_lint, stdout);
+			free(specs);
 			return 0;
 		} else if (!strcmp(argv[i], "--binary") && i + 1 < argc) {
 			binary = argv[++i];
-		} else {
+		} else if (argv[i][0] == '-') {
+			free(specs);
 			return vg_cli_usage(usage_lint, "bad option '%s'", argv[i]);
+		} else {
+			specs[nspecs++] = argv[i];
 		}
 	}
-	if (i >= argc)
+	if (!nspecs) {
+		free(specs);
 		return vg_cli_usage(usage_lint, "%s", "no SPEC given");
+	}
 	spec = vg_spec_new();
-	if (!spec)
+	if (!spec) {
+		free(specs);
 		return 3;
-	if (vg_cli_load_specs(spec, argc - i, argv + i, &e)) {
+	}
+	rc = vg_cli_load_specs(spec, nspecs, specs, &e);
+	free(specs);
+	if (rc) {
 		vg_spec_free(spec);
 		return vg_cli_fail(&e);
 	}

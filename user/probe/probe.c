@@ -69,6 +69,19 @@ static int locate(struct vg_probe *p, const char *binary, const char *name,
 	return vg_libs_find_func(&p->libs, name, where, e);
 }
 
+/* A function that cannot be found is the spec's error: say where the spec
+ * asked for it (exit status 2). */
+static int at_spec_line(const struct vg_event *ev, struct vg_err *e)
+{
+	char tmp[sizeof(e->msg)];
+
+	snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %.3800s", ev->loc.file,
+		 ev->loc.line, ev->loc.col, e->msg);
+	snprintf(e->msg, sizeof(e->msg), "%s", tmp);
+	e->exit_code = VG_EXIT_USAGE;
+	return -1;
+}
+
 static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 		      const struct vg_probe_opts *o, const struct vg_event *ev,
 		      int event, bool retprobe, struct vg_err *e)
@@ -78,16 +91,8 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 	struct vg_func_where where;
 	struct bpf_link *l;
 
-	if (locate(p, o->binary, ev->name, &where, e)) {
-		/* say where the spec asked for it */
-		char tmp[sizeof(e->msg)];
-
-		snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %.3800s", ev->loc.file,
-			 ev->loc.line, ev->loc.col, e->msg);
-		snprintf(e->msg, sizeof(e->msg), "%s", tmp);
-		e->exit_code = VG_EXIT_USAGE;
-		return -1;
-	}
+	if (locate(p, o->binary, ev->name, &where, e))
+		return at_spec_line(ev, e);
 	/* an entry probe goes on the first instruction the kernel emulates
 	 * when the ones before it cannot matter (placement.h); a return
 	 * probe stays at the entry, where the return address is at %rsp.
@@ -463,7 +468,7 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
 			continue;
 		if (locate(&p, binary, ev->name, &where, e)) {
-			rc = -1;
+			rc = at_spec_line(ev, e);
 			break;
 		}
 		vg_place_entry(where.path, where.fn.offset, &pl);
