@@ -28,6 +28,7 @@ int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 	}
 	fprintf(f,
 		"# written by vigil for pid %d, stopped at a violation\n"
+		"set pagination off\n"
 		"handle SIGCONT nostop noprint pass\n"
 		"shell kill -CONT %d\n"
 		"python\n"
@@ -46,6 +47,9 @@ int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 		fprintf(f, "\\n\necho vigil: thread %d is selected; 'bt' shows the call, 'continue' resumes\\n\n",
 			tid);
 	}
+	/* no pager prompt in the middle of the hand-off, the user's setting
+	 * afterwards */
+	fputs("set pagination on\n", f);
 	if (fclose(f))
 		return vg_errf(e, "cannot write %s: %s", path, strerror(errno));
 	snprintf(cmd, len, "gdb -p %d -x %s", pid, path);

@@ -11,14 +11,15 @@ struct vg_scenario {
 	pid_t pid;
 	struct vg_report *report;
 	enum vg_on_violation ov;
-	bool stopped, killed, violated;
+	bool stopped, killed, violated, want_gdb;
 	pid_t stop_tid;		/* the thread at the event that stopped it */
 	char why[256];
 };
 
 static bool supported(enum vg_action_kind k)
 {
-	return k == VG_ACT_STOP || k == VG_ACT_LOG || k == VG_ACT_KILL;
+	return k == VG_ACT_STOP || k == VG_ACT_GDB || k == VG_ACT_LOG ||
+	       k == VG_ACT_KILL;
 }
 
 struct vg_scenario *vg_scenario_new(const struct vg_spec *spec, pid_t pid,
@@ -37,7 +38,7 @@ struct vg_scenario *vg_scenario_new(const struct vg_spec *spec, pid_t pid,
 
 				if (!supported(act->kind)) {
 					vg_errf_code(e, VG_EXIT_USAGE,
-						     "%s:%d:%d: this build of vigil cannot perform this action yet (it can: stop, log, kill)",
+						     "%s:%d:%d: this build of vigil cannot perform this action yet (it can: stop, gdb, log, kill)",
 						     act->loc.file, act->loc.line,
 						     act->loc.col);
 					return NULL;
@@ -79,7 +80,8 @@ uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop)
 		    vg_property_state_has_action(p, s, true, VG_ACT_GDB))
 			m |= 1u << s;
 		if (p->states[s].kind == VG_STATE_VIOLATION &&
-		    !has_reaction(p, s) && sc->ov == VG_OV_STOP)
+		    !has_reaction(p, s) &&
+		    (sc->ov == VG_OV_STOP || sc->ov == VG_OV_GDB))
 			m |= 1u << s;
 	}
 	return m;
@@ -110,6 +112,17 @@ static void act(struct vg_scenario *sc, const struct vg_action *a,
 		vg_report_log(sc->report, s, ev, a->arg ? a->arg : "");
 		break;
 	case VG_ACT_STOP:
+		if (sc->stopped || sc->killed)
+			break;
+		if (vg_proc_stop(sc->pid, &e)) {
+			fprintf(stderr, "vigil: %s\n", e.msg);
+			break;
+		}
+		note_stop(sc, s, ev);
+		break;
+	case VG_ACT_GDB:
+		/* a stop, and the session hands the stopped target to gdb */
+		sc->want_gdb = true;
 		if (sc->stopped || sc->killed)
 			break;
 		if (vg_proc_stop(sc->pid, &e)) {
@@ -157,6 +170,8 @@ void vg_scenario_transition(struct vg_scenario *sc,
 		if (vg_scenario_stop_mask(sc, s->prop) >> to & 1) {
 			struct vg_action stop = { .kind = VG_ACT_STOP };
 
+			if (sc->ov == VG_OV_GDB && !has_reaction(p, to))
+				stop.kind = VG_ACT_GDB;
 			act(sc, &stop, s, ev);
 		}
 		vg_report_violation(sc->report, s, from, ev, sc->stopped);
@@ -183,6 +198,11 @@ pid_t vg_scenario_stop_tid(const struct vg_scenario *sc, const char **why)
 {
 	*why = sc->why;
 	return sc->stop_tid;
+}
+
+bool vg_scenario_want_gdb(const struct vg_scenario *sc)
+{
+	return sc->want_gdb && sc->stopped;
 }
 
 bool vg_scenario_target_killed(const struct vg_scenario *sc)

@@ -36,6 +36,8 @@ void vg_scenario_transition(struct vg_scenario *sc,
 bool vg_scenario_target_stopped(const struct vg_scenario *sc);
 /* The thread whose event stopped the target, and a one-line reason. */
 pid_t vg_scenario_stop_tid(const struct vg_scenario *sc, const char **why);
+/* Did a `gdb` reaction (or --on-violation=gdb) stop the target? */
+bool vg_scenario_want_gdb(const struct vg_scenario *sc);
 bool vg_scenario_target_killed(const struct vg_scenario *sc);
 bool vg_scenario_violated(const struct vg_scenario *sc);
 

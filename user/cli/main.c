@@ -50,9 +50,10 @@ static const char usage_run[] =
 	"                           addresses repeat from run to run (as gdb does)\n"
 	"  --tier=auto|kernel|user  where automata run (default auto: kernel when\n"
 	"                           the property is eligible, see vigil lint)\n"
-	"  --on-violation=stop|continue|kill\n"
+	"  --on-violation=stop|gdb|continue|kill\n"
 	"                           reaction to a violation state that has none of\n"
-	"                           its own (default stop)\n"
+	"                           its own (default stop; gdb: stop, then open gdb\n"
+	"                           on the target when run from a terminal)\n"
 	"  --ringbuf-size BYTES     ring buffer size (default 8M; suffix K/M)\n"
 	"  --max-slices N           bound on live slices per property\n"
 	"\n"
@@ -153,12 +154,14 @@ static int cmd_run(int argc, char **argv, bool attach)
 		case 'v':
 			if (!strcmp(optarg, "stop"))
 				o.on_violation = VG_OV_STOP;
+			else if (!strcmp(optarg, "gdb"))
+				o.on_violation = VG_OV_GDB;
 			else if (!strcmp(optarg, "continue"))
 				o.on_violation = VG_OV_CONTINUE;
 			else if (!strcmp(optarg, "kill"))
 				o.on_violation = VG_OV_KILL;
 			else
-				return vg_cli_usage(usage, "--on-violation: '%s' is not stop, continue or kill", optarg);
+				return vg_cli_usage(usage, "--on-violation: '%s' is not stop, gdb, continue or kill", optarg);
 			break;
 		case 'r':
 			if (parse_size(optarg, &o.ringbuf_bytes) ||

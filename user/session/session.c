@@ -34,6 +34,7 @@ struct session {
 	struct vg_scenario *sc;
 	struct vg_recorder *rec;
 	struct vg_err *err;		/* where on_record reports */
+	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */
 	uint64_t seq, events;
 	bool warned_loss;
 	/* the record being handled, for the monitor hook */
@@ -270,6 +271,13 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 			fprintf(stderr,
 				"vigil: target pid %d is left stopped at the violation. Debug it with:\n  %s\n",
 				ss->pid, gdb);
+		if (!ge.msg[0] && vg_scenario_want_gdb(ss->sc)) {
+			if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
+				snprintf(ss->exec_gdb, sizeof(ss->exec_gdb),
+					 "%s", gdb);
+			else
+				fprintf(stderr, "vigil: not on a terminal: gdb not started\n");
+		}
 	}
 	return vg_scenario_violated(ss->sc) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
 }
@@ -405,5 +413,12 @@ out:
 	vg_monitor_free(ss.mon);
 	vg_report_free(ss.report);
 	free(ss.kernel);
+	if (ss.exec_gdb[0]) {
+		/* every probe is gone with vg_probe_close: hand the terminal
+		 * and the stopped target to gdb */
+		fflush(NULL);
+		execl("/bin/sh", "sh", "-c", ss.exec_gdb, (char *)NULL);
+		fprintf(stderr, "vigil: cannot start gdb: %s\n", strerror(errno));
+	}
 	return rc;
 }

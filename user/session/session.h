@@ -15,7 +15,7 @@
 enum vg_tier { VG_TIER_AUTO, VG_TIER_USER, VG_TIER_KERNEL };
 
 /* the default reaction to a violation state without a reaction of its own */
-enum vg_on_violation { VG_OV_STOP, VG_OV_CONTINUE, VG_OV_KILL };
+enum vg_on_violation { VG_OV_STOP, VG_OV_GDB, VG_OV_CONTINUE, VG_OV_KILL };
 
 struct vg_session_opts {
 	char *const *argv;		/* vigil run: the program and its args */
