@@ -52,8 +52,14 @@ for t in tests/e2e/*.sh; do
 	fi
 done
 
-# No test may leave a target behind, stopped or running.
-left=$(ps -eo pid=,stat=,args= | grep -E "$BUILD/targets/|build/bench/loop" | grep -v grep)
+# No test may leave a target behind, stopped or running. Only processes
+# started from this checkout count (their cwd is here): other checkouts on
+# the same machine may be running their own tests.
+here=$(pwd -P)
+left=$(ps -eo pid=,stat=,args= | grep -E "$BUILD/targets/|build/bench/loop" | grep -v grep |
+	while read -r pid rest; do
+		[ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$here" ] && echo "$pid $rest"
+	done)
 if [ -n "$left" ]; then
 	failed=$((failed + 1))
 	failures+=("leftover-processes")
