@@ -2,7 +2,8 @@
 # scripts/setup.sh - install what vigil needs on Debian 12 (bookworm), as root.
 #
 # Idempotent: packages are installed only when dpkg says they are missing, and
-# CRIU is only touched when no `criu check` on this machine says "Looks good".
+# CRIU is only touched when no CRIU on this machine passes `criu check` and
+# has --allow-uprobes (CRIU 4.2: dumping a process that has hit a uprobe).
 # A second run therefore installs nothing and takes a second or two.
 # Detailed output of apt and make goes to $LOG; the terminal gets `setup:` lines.
 set -Eeuo pipefail
@@ -30,7 +31,7 @@ PACKAGES=(
     # tests, debugger hand-off, benchmarks, reports
     gdb libcmocka-dev python3 valgrind bpftrace graphviz gnuplot-nox
     sqlite3 libsqlite3-dev xz-utils
-    # build deps of CRIU 4.1 (see criu/Makefile.packages and Makefile.config)
+    # build deps of CRIU 4.2 (see criu/Makefile.packages and Makefile.config)
     libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev protobuf-compiler
     python3-protobuf libnl-3-dev libnet1-dev libcap-dev libbsd-dev
     libnftables-dev libgnutls28-dev uuid-dev
@@ -38,14 +39,18 @@ PACKAGES=(
     iproute2
 )
 
-# CRIU 4.1 comes from Debian trixie's *source* package. Its deb-src entry lives
+# CRIU comes from Debian unstable's *source* package (4.2.x), built here
+# against bookworm's libraries. Why not 4.1 (trixie): the kernel maps a
+# [uprobes] page into every process that has hit a uprobe, for good, and
+# CRIU before 4.2 refuses to dump such a process ("Unsupported mapping");
+# 4.2 added --allow-uprobes, which vigil's checkpoints need. Its deb-src entry lives
 # outside /etc/apt/sources.list.d and has its own lists directory, so the
 # normal apt (bookworm binaries) never sees it; the package caches are
 # disabled for these calls so they do not overwrite the system's pkgcache.bin.
-TRIXIE_SOURCES=/etc/vigil/trixie-src.sources
-TRIXIE_LISTS=/var/lib/vigil/apt-lists-trixie
-APT_TRIXIE=(-o Dir::Etc::SourceList="$TRIXIE_SOURCES" -o Dir::Etc::SourceParts=/dev/null
-            -o Dir::State::Lists="$TRIXIE_LISTS"
+SID_SOURCES=/etc/vigil/sid-src.sources
+SID_LISTS=/var/lib/vigil/apt-lists-sid
+APT_SID=(-o Dir::Etc::SourceList="$SID_SOURCES" -o Dir::Etc::SourceParts=/dev/null
+            -o Dir::State::Lists="$SID_LISTS"
             -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
 CRIU_BUILD=/var/cache/vigil/criu
 CRIU_DEST=/usr/local/sbin/criu
@@ -61,7 +66,10 @@ installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "in
 
 # `criu check` exits non-zero on failure, but "Looks good" is the real verdict.
 criu_check_out() { "$1" check 2>&1 || true; }
-criu_ok() { [ -x "$1" ] && criu_check_out "$1" | grep -q "Looks good"; }
+criu_ok() {
+    [ -x "$1" ] && criu_check_out "$1" | grep -q "Looks good" &&
+        "$1" dump --help 2>&1 | grep -q -- --allow-uprobes
+}
 
 # ---------------------------------------------------------------- preconditions
 step "check system"
@@ -91,30 +99,30 @@ find_working_criu() {
     return 1
 }
 
-build_criu_from_trixie() {
-    step "fetch Debian trixie source index (separate apt state in $TRIXIE_LISTS)"
-    mkdir -p "$(dirname "$TRIXIE_SOURCES")" "$TRIXIE_LISTS/partial" "$CRIU_BUILD"
-    cat >"$TRIXIE_SOURCES" <<'EOF'
+build_criu_from_sid() {
+    step "fetch Debian unstable source index (separate apt state in $SID_LISTS)"
+    mkdir -p "$(dirname "$SID_SOURCES")" "$SID_LISTS/partial" "$CRIU_BUILD"
+    cat >"$SID_SOURCES" <<'EOF'
 # Written by vigil's scripts/setup.sh. Deliberately NOT in sources.list.d:
 # only used with -o Dir::Etc::SourceList=<this file> to fetch CRIU's source.
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: trixie
+Suites: sid
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
-    apt-get "${APT_TRIXIE[@]}" update >>"$LOG" 2>&1
+    apt-get "${APT_SID[@]}" update >>"$LOG" 2>&1
 
     # The orig tarball's SHA256 comes from the signed Sources index, so we can
     # check the download ourselves whatever apt-get source's exit status is.
-    step "look up criu in trixie"
+    step "look up criu in unstable"
     local orig sha
-    read -r sha orig < <(apt-cache "${APT_TRIXIE[@]}" showsrc criu 2>>"$LOG" | awk '
+    read -r sha orig < <(apt-cache "${APT_SID[@]}" showsrc criu 2>>"$LOG" | awk '
         /^Checksums-Sha256:/ { f = 1; next }
         f && /^ / { if ($3 ~ /\.orig\.tar\./) { print $1, $3; exit } ; next }
         { f = 0 }') || true
-    [ -n "${orig:-}" ] || die "no criu source package with an orig tarball in trixie (see $LOG)"
-    [[ $orig == criu_4.* ]] || die "trixie offers $orig, expected CRIU 4.x"
+    [ -n "${orig:-}" ] || die "no criu source package with an orig tarball in unstable (see $LOG)"
+    [[ $orig =~ ^criu_4\.([2-9]|[1-9][0-9]) ]] || die "unstable offers $orig, expected CRIU 4.2 or later"
 
     step "download $orig into $CRIU_BUILD"
     cd "$CRIU_BUILD"
@@ -124,7 +132,7 @@ EOF
         # The archive currently lacks the .dsc and debian tarball (404), so
         # apt-get exits 100 even though the orig tarball arrives: ignore the
         # status and judge by the tarball and its checksum.
-        apt-get "${APT_TRIXIE[@]}" source --download-only criu >>"$LOG" 2>&1 || true
+        apt-get "${APT_SID[@]}" source --download-only criu >>"$LOG" 2>&1 || true
         tarball_ok || die "$orig missing or SHA256 mismatch after apt-get source (see $LOG)"
     fi
 
@@ -151,12 +159,12 @@ if ! criu="$(find_working_criu)"; then
         criu=/usr/sbin/criu
     else
         out=$(criu_check_out /usr/sbin/criu); echo "$out" >>"$LOG"
-        echo "setup: Debian's criu $(dpkg-query -W -f='${Version}' criu) fails 'criu check':" \
+        echo "setup: Debian's criu $(dpkg-query -W -f='${Version}' criu) fails 'criu check' or lacks --allow-uprobes:" \
              "$(awk '/Error/ && !/exited, status/ && !n++' <<<"$out")"
         # Remove it so neither its binary nor its 3.17 libcriu/headers shadow 4.x.
         step "remove Debian's criu package"
         apt-get purge -y criu >>"$LOG" 2>&1
-        build_criu_from_trixie
+        build_criu_from_sid
         criu=$CRIU_DEST
     fi
 fi
@@ -167,5 +175,5 @@ if [ "$found" != "$criu" ]; then
     echo "setup: WARNING: 'criu' on PATH is '${found:-nothing}', not the working $criu;" \
          "put $(dirname "$criu") first in PATH" >&2
 fi
-echo "setup: criu OK: $criu ($("$criu" --version | sed -n 1p)), 'criu check': Looks good"
+echo "setup: criu OK: $criu ($("$criu" --version | sed -n 1p)), 'criu check': Looks good, --allow-uprobes"
 echo "setup: done"

@@ -3,7 +3,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "act/exec.h"
 #include "proc/proc.h"
 
 struct vg_scenario {
@@ -14,12 +16,14 @@ struct vg_scenario {
 	bool stopped, killed, violated, want_gdb;
 	pid_t stop_tid;		/* the thread at the event that stopped it */
 	char why[256];
+	struct vg_scenario_req req;	/* for the session, see the header */
 };
 
 static bool supported(enum vg_action_kind k)
 {
 	return k == VG_ACT_STOP || k == VG_ACT_GDB || k == VG_ACT_LOG ||
-	       k == VG_ACT_KILL;
+	       k == VG_ACT_KILL || k == VG_ACT_CHECKPOINT ||
+	       k == VG_ACT_RESTORE || k == VG_ACT_EXEC;
 }
 
 struct vg_scenario *vg_scenario_new(const struct vg_spec *spec, pid_t pid,
@@ -38,7 +42,7 @@ struct vg_scenario *vg_scenario_new(const struct vg_spec *spec, pid_t pid,
 
 				if (!supported(act->kind)) {
 					vg_errf_code(e, VG_EXIT_USAGE,
-						     "%s:%d:%d: this build of vigil cannot perform this action yet (it can: stop, gdb, log, kill)",
+						     "%s:%d:%d: this build of vigil cannot perform this action yet (it can: stop, gdb, log, kill, checkpoint, restore, exec)",
 						     act->loc.file, act->loc.line,
 						     act->loc.col);
 					return NULL;
@@ -102,12 +106,38 @@ static void note_stop(struct vg_scenario *sc, const struct vg_slice_view *s,
 		 sc->spec->events[ev->event].name);
 }
 
+/* The checkpoint is the session's to take (it needs the probes and the
+ * monitor); the first request of an event batch wins the reason. */
+static void want_checkpoint(struct vg_scenario *sc,
+			    const struct vg_slice_view *s)
+{
+	const struct vg_property *p = &sc->spec->props[s->prop];
+
+	if (sc->req.checkpoint)
+		return;
+	sc->req.checkpoint = true;
+	sc->req.good = p->states[s->state].kind == VG_STATE_ACCEPTING;
+	snprintf(sc->req.reason, sizeof(sc->req.reason), "%s entered %s",
+		 p->name, p->states[s->state].name);
+}
+
 static void act(struct vg_scenario *sc, const struct vg_action *a,
 		const struct vg_slice_view *s, const struct vg_mon_event *ev)
 {
 	struct vg_err e = { 0 };
 
 	switch (a->kind) {
+	case VG_ACT_CHECKPOINT:
+		want_checkpoint(sc, s);
+		break;
+	case VG_ACT_RESTORE:
+		sc->req.restore = true;
+		break;
+	case VG_ACT_EXEC:
+		if (vg_act_exec(a->arg ? a->arg : "true", sc->spec, sc->pid, s,
+				ev, &e))
+			fprintf(stderr, "vigil: %s\n", e.msg);
+		break;
 	case VG_ACT_LOG:
 		vg_report_log(sc->report, s, ev, a->arg ? a->arg : "");
 		break;
@@ -186,6 +216,8 @@ void vg_scenario_transition(struct vg_scenario *sc,
 
 			act(sc, &k, s, ev);
 		}
+		if (sc->ov == VG_OV_CHECKPOINT)
+			want_checkpoint(sc, s);
 	}
 }
 
@@ -213,4 +245,20 @@ bool vg_scenario_target_killed(const struct vg_scenario *sc)
 bool vg_scenario_violated(const struct vg_scenario *sc)
 {
 	return sc->violated;
+}
+
+void vg_scenario_take_requests(struct vg_scenario *sc,
+			       struct vg_scenario_req *r)
+{
+	*r = sc->req;
+	memset(&sc->req, 0, sizeof(sc->req));
+}
+
+void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
+			    const char *why)
+{
+	sc->pid = pid;
+	sc->stopped = stopped;
+	sc->stop_tid = pid;
+	snprintf(sc->why, sizeof(sc->why), "%s", why);
 }

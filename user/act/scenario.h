@@ -41,4 +41,21 @@ bool vg_scenario_want_gdb(const struct vg_scenario *sc);
 bool vg_scenario_target_killed(const struct vg_scenario *sc);
 bool vg_scenario_violated(const struct vg_scenario *sc);
 
+/* What reactions asked of the session, which owns the probes and the
+ * monitor these need: `checkpoint` (or --on-violation=checkpoint) and
+ * `restore`. Taking them clears them. */
+struct vg_scenario_req {
+	bool checkpoint;
+	bool good;		/* the state entered is accepting */
+	char reason[256];
+	bool restore;
+};
+void vg_scenario_take_requests(struct vg_scenario *sc,
+			       struct vg_scenario_req *r);
+
+/* The target is now pid (a `restore` brought back a checkpoint), stopped
+ * or not, for the reason why. */
+void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
+			    const char *why);
+
 #endif

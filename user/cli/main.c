@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/offline_cmds.h"
+#include "cli/ckpt_cmds.h"
 #include "probe/probe.h"
 #include "session/session.h"
 #include "spec/spec.h"
@@ -30,6 +31,8 @@ static const char usage_main[] =
 	"  check SPEC... TRACE             run the specs over a CSV or recorded trace\n"
 	"  graph [--svg] SPEC...           the automata as Graphviz DOT\n"
 	"  lint SPEC...                    check specs, show warnings and tiers\n"
+	"  checkpoint -p PID               ask the vigil monitoring PID for a checkpoint\n"
+	"  restore DIR                     bring a checkpointed process back, stopped\n"
 	"\n"
 	"  vigil COMMAND --help            options of a command\n"
 	"  vigil --version\n"
@@ -50,10 +53,16 @@ static const char usage_run[] =
 	"                           addresses repeat from run to run (as gdb does)\n"
 	"  --tier=auto|kernel|user  where automata run (default auto: kernel when\n"
 	"                           the property is eligible, see vigil lint)\n"
-	"  --on-violation=stop|gdb|continue|kill\n"
+	"  --on-violation=stop|gdb|checkpoint|continue|kill\n"
 	"                           reaction to a violation state that has none of\n"
 	"                           its own (default stop; gdb: stop, then open gdb\n"
-	"                           on the target when run from a terminal)\n"
+	"                           on the target when run from a terminal;\n"
+	"                           checkpoint: a CRIU checkpoint, and run on)\n"
+	"  --checkpoint-dir DIR     where checkpoints go (default a private\n"
+	"                           directory under ${TMPDIR:-/tmp}/vigil-UID)\n"
+	"  --checkpoints N          checkpoints kept, the oldest dropped (default 8)\n"
+	"  --checkpoint-gap MS      at most one checkpoint per MS milliseconds\n"
+	"                           (default 500; 0: one at every request)\n"
 	"  --ringbuf-size BYTES     ring buffer size (default 8M; suffix K/M)\n"
 	"  --max-slices N           bound on live slices per property\n"
 	"\n"
@@ -115,11 +124,14 @@ static int cmd_run(int argc, char **argv, bool attach)
 		{ "pid", required_argument, 0, 'p' },
 		{ "record", required_argument, 0, 'R' },
 		{ "disable-aslr", no_argument, 0, 'A' },
+		{ "checkpoint-dir", required_argument, 0, 'C' },
+		{ "checkpoints", required_argument, 0, 'N' },
+		{ "checkpoint-gap", required_argument, 0, 'G' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	const char *usage = attach ? usage_attach : usage_run;
-	struct vg_session_opts o = { 0 };
+	struct vg_session_opts o = { .checkpoint_gap_ms = 500 };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
 	int c, nspecs, rc;
@@ -160,8 +172,23 @@ static int cmd_run(int argc, char **argv, bool attach)
 				o.on_violation = VG_OV_CONTINUE;
 			else if (!strcmp(optarg, "kill"))
 				o.on_violation = VG_OV_KILL;
+			else if (!strcmp(optarg, "checkpoint"))
+				o.on_violation = VG_OV_CHECKPOINT;
 			else
-				return vg_cli_usage(usage, "--on-violation: '%s' is not stop, gdb, continue or kill", optarg);
+				return vg_cli_usage(usage, "--on-violation: '%s' is not stop, gdb, checkpoint, continue or kill", optarg);
+			break;
+		case 'C':
+			o.checkpoint_dir = optarg;
+			break;
+		case 'N':
+			if (parse_size(optarg, &n) || !n || n > 100000)
+				return vg_cli_usage(usage, "--checkpoints: '%s' is not a count from 1 to 100000", optarg);
+			o.checkpoints = (int)n;
+			break;
+		case 'G':
+			if (parse_size(optarg, &n))
+				return vg_cli_usage(usage, "--checkpoint-gap: '%s' is not a number of milliseconds", optarg);
+			o.checkpoint_gap_ms = n;
 			break;
 		case 'r':
 			if (parse_size(optarg, &o.ringbuf_bytes) ||
@@ -304,5 +331,9 @@ int main(int argc, char **argv)
 		return vg_cmd_graph(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "lint"))
 		return cmd_lint(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "restore"))
+		return vg_cmd_restore(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "checkpoint"))
+		return vg_cmd_checkpoint(argc - 1, argv + 1);
 	return vg_cli_usage(usage_main, "unknown command '%s'", argv[1]);
 }

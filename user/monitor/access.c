@@ -258,3 +258,14 @@ const int64_t *vg_monitor_globals(const struct vg_monitor *m, int prop)
 		return NULL;
 	return m->pr[prop].globals;
 }
+
+int vg_monitor_set_global(struct vg_monitor *m, int prop, int idx,
+			  int64_t value, struct vg_err *e)
+{
+	if (prop < 0 || prop >= m->nprops || idx < 0 ||
+	    (uint32_t)idx >= m->pr[prop].nglobals)
+		return vg_errf(e, "monitor: no global %d in property %d", idx,
+			       prop);
+	m->pr[prop].globals[idx] = value;
+	return 0;
+}

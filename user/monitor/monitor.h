@@ -98,6 +98,9 @@ void vg_monitor_stats(const struct vg_monitor *m, struct vg_monitor_stats *st);
 
 /* Global variables of a property, [prop->nglobals]. */
 const int64_t *vg_monitor_globals(const struct vg_monitor *m, int prop);
+/* Set one (restoring a checkpoint's monitor state). */
+int vg_monitor_set_global(struct vg_monitor *m, int prop, int idx,
+			  int64_t value, struct vg_err *e);
 
 /* The bytecode interpreter, exposed for tests and the offline tools.
  * Runs code[0..] until END; returns the top of stack (1 if empty). */

@@ -24,7 +24,10 @@ struct vg_probe {
 	struct ring_buffer *rb;
 	struct bpf_link **links;
 	int *link_prog_fd;	/* the program of each link */
+	struct uprobe_site *sites;	/* per link; path NULL: not a uprobe */
 	int nlinks;
+	pid_t pid;
+	bool suspended;
 	int ncpus;
 	int kprop_map[VG_KMAX_PROPS];
 	int nkprops;
@@ -35,6 +38,16 @@ struct vg_probe {
 	vg_probe_cb cb;
 	void *cb_ctx;
 	int cb_failed;
+};
+
+/* Where a uprobe link was attached, so that it can be attached again
+ * after vg_probe_suspend (a CRIU dump must not see the int3 in the text). */
+struct uprobe_site {
+	struct bpf_program *prog;
+	char *path;
+	uint64_t offset;
+	uint64_t cookie;
+	bool retprobe;
 };
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -112,6 +125,10 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 		return vg_errf(e, "attaching a %s to %s in %s: %s",
 			       retprobe ? "uretprobe" : "uprobe", ev->name,
 			       where.path, strerror(errno));
+	p->sites[p->nlinks] = (struct uprobe_site){
+		.prog = prog, .path = strdup(where.path),
+		.offset = where.fn.offset, .cookie = (uint64_t)event,
+		.retprobe = retprobe };
 	p->links[p->nlinks++] = l;
 	return 0;
 }
@@ -191,7 +208,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 
 	p->links = calloc(2 * s->nevents + 1, sizeof(*p->links));
 	p->link_prog_fd = calloc(2 * s->nevents + 1, sizeof(int));
-	if (!p->links || !p->link_prog_fd)
+	p->sites = calloc(2 * s->nevents + 1, sizeof(*p->sites));
+	p->pid = o->pid;
+	if (!p->links || !p->link_prog_fd || !p->sites)
 		return vg_errf(e, "out of memory");
 	for (int i = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
@@ -368,14 +387,77 @@ void vg_probe_close(struct vg_probe *p)
 	if (!p)
 		return;
 	ring_buffer__free(p->rb);
-	for (int i = 0; i < p->nlinks; i++)
+	for (int i = 0; i < p->nlinks; i++) {
 		bpf_link__destroy(p->links[i]);
+		if (p->sites)
+			free(p->sites[i].path);
+	}
 	free(p->links);
 	free(p->link_prog_fd);
+	free(p->sites);
 	if (p->libs_loaded)
 		vg_libs_free(&p->libs);
 	vigil_bpf__destroy(p->skel);
 	free(p);
+}
+
+int vg_probe_suspend(struct vg_probe *p)
+{
+	if (p->suspended)
+		return 0;
+	for (int i = 0; i < p->nlinks; i++)
+		if (p->sites[i].path) {
+			bpf_link__destroy(p->links[i]);
+			p->links[i] = NULL;
+		}
+	p->suspended = true;
+	return 0;
+}
+
+int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
+{
+	if (!p->suspended)
+		return 0;
+	for (int i = 0; i < p->nlinks; i++) {
+		struct uprobe_site *u = &p->sites[i];
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = u->retprobe,
+			    .bpf_cookie = u->cookie);
+
+		if (!u->path || p->links[i])
+			continue;
+		p->links[i] = bpf_program__attach_uprobe_opts(
+			u->prog, p->pid, u->path, u->offset, &uo);
+		if (!p->links[i])
+			return vg_errf(e, "attaching the %s at %s+0x%llx again: %s",
+				       u->retprobe ? "uretprobe" : "uprobe",
+				       u->path, (unsigned long long)u->offset,
+				       strerror(errno));
+	}
+	p->suspended = false;
+	return 0;
+}
+
+int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
+			int state, const int64_t *vars, struct vg_err *e)
+{
+	struct vg_kslice_key k = { 0 };
+	struct vg_kslice v = { 0 };
+	int kprop = -1;
+
+	for (int i = 0; i < p->nkprops; i++)
+		if (p->kprop_map[i] == prop)
+			kprop = i;
+	if (kprop < 0)
+		return vg_errf(e, "property %d is not in the kernel tier", prop);
+	k.prop = kprop;
+	memcpy(k.v, key, sizeof(k.v));
+	v.state = state;
+	memcpy(v.vars, vars, sizeof(v.vars));
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.kslices), &k, &v,
+				BPF_ANY))
+		return vg_errf(e, "writing a kernel-tier slice: %s",
+			       strerror(errno));
+	return 0;
 }
 
 int vg_probe_fd(const struct vg_probe *p)

@@ -47,6 +47,18 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			       struct vg_err *e);
 void vg_probe_close(struct vg_probe *p);
 
+/* Detach every uprobe (lifecycle tracepoints stay) and attach them again,
+ * at the same places. A CRIU dump must not see the int3 a uprobe writes
+ * into the text page: the restored process would die of SIGTRAP. The
+ * caller keeps the target stopped in between, so no call is missed. */
+int vg_probe_suspend(struct vg_probe *p);
+int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
+
+/* Write one kernel-tier slice (restoring a checkpoint's monitor state).
+ * prop is the spec's property index; key and vars as in vg_kslice_cb. */
+int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
+			int state, const int64_t *vars, struct vg_err *e);
+
 /* A file descriptor that becomes readable when records are waiting. */
 int vg_probe_fd(const struct vg_probe *p);
 

@@ -1,5 +1,6 @@
 /* The live session loop: target, probes, monitor, scenario, reports. */
 #include "session.h"
+#include "session_internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,29 +18,12 @@
 #include "monitor/monitor.h"
 #include "probe/probe.h"
 #include "proc/proc.h"
+#include "monstate.h"
 #include "report/report.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
 
 #define VG_POLL_MS 10
-
-struct session {
-	struct vg_spec *spec;
-	const struct vg_session_opts *o;
-	pid_t pid;
-	bool *kernel;
-	struct vg_probe *probe;
-	struct vg_monitor *mon;
-	struct vg_report *report;
-	struct vg_scenario *sc;
-	struct vg_recorder *rec;
-	struct vg_err *err;		/* where on_record reports */
-	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */
-	uint64_t seq, events;
-	bool warned_loss;
-	/* the record being handled, for the monitor hook */
-	bool rec_stopped;
-};
 
 int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
 			    bool *kernel, char (*why)[256], struct vg_err *e)
@@ -122,7 +106,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 
 /* Errors here end the session: they go to ss->err, which the loop
  * returns. */
-static int on_record(void *ctx, const struct vg_probe_rec *r)
+int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 {
 	struct session *ss = ctx;
 
@@ -209,6 +193,12 @@ static int open_all(struct session *ss, struct vg_err *e)
 	ss->probe = vg_probe_open(ss->spec, &po, e);
 	if (!ss->probe)
 		goto out;
+	snprintf(ss->exe, sizeof(ss->exe), "%s", path);
+	/* vigil restore --monitor: the monitor goes on from the checkpoint */
+	if (ss->o->state_path &&
+	    vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
+			     ss->kernel, e))
+		goto out;
 	rc = 0;
 out:
 	free(user);
@@ -259,6 +249,13 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	free(st.hits);
 	free(st.lost_per_event);
 
+	if (ss->ckpt_taken || ss->ckpt_skipped || ss->ckpt_failed)
+		fprintf(stderr, "vigil: checkpoints: taken=%llu skipped=%llu (--checkpoint-gap) failed=%llu\n",
+			(unsigned long long)ss->ckpt_taken,
+			(unsigned long long)ss->ckpt_skipped,
+			(unsigned long long)ss->ckpt_failed);
+	if (ss->restored && !ss->restored_from[0])
+		fprintf(stderr, "vigil: the restore failed and the target is gone\n");
 	if (!exited && vg_scenario_target_stopped(ss->sc)) {
 		const char *why;
 		pid_t tid = vg_scenario_stop_tid(ss->sc, &why);
@@ -267,6 +264,10 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 		if (vg_gdb_prepare(ss->pid, tid ? tid : ss->pid, why, gdb,
 				   sizeof(gdb), &ge))
 			fprintf(stderr, "vigil: %s\n", ge.msg);
+		else if (ss->restored)
+			fprintf(stderr,
+				"vigil: target pid %d is restored from %s and left stopped there. Debug it with:\n  %s\n",
+				ss->pid, ss->restored_from, gdb);
 		else
 			fprintf(stderr,
 				"vigil: target pid %d is left stopped at the violation. Debug it with:\n  %s\n",
@@ -312,6 +313,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);	/* vigil checkpoint */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	pidfd = vg_proc_pidfd(ss->pid, e);
@@ -331,6 +333,11 @@ static int loop(struct session *ss, struct vg_err *e)
 
 	if (!ss->o->pid && vg_proc_release(ss->pid, e))
 		goto out;
+	/* restored stopped by vigil restore --monitor: probes and state are
+	 * in place, let it go */
+	if (ss->o->state_path)
+		kill(ss->pid, SIGCONT);
+	vg_session_advertise(ss);
 	for (;;) {
 		/* the probes wake us per batch (vigil.bpf.c, wake_bytes); the
 		 * timeout bounds how long a lone event waits */
@@ -340,12 +347,16 @@ static int loop(struct session *ss, struct vg_err *e)
 			vg_errf(e, "epoll_wait: %s", strerror(errno));
 			goto out;
 		}
-		if (vg_probe_drain(ss->probe, on_record, ss, e) < 0)
+		if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 			goto out;
+		if (vg_session_requests(ss, e))
+			goto out;
+		if (ss->restored)
+			break;
 		if (vg_scenario_target_stopped(ss->sc) ||
 		    vg_scenario_target_killed(ss->sc)) {
 			/* drain what was already in flight, then go */
-			if (vg_probe_drain(ss->probe, on_record, ss, e) < 0)
+			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 				goto out;
 			if (!vg_scenario_target_killed(ss->sc))
 				break;
@@ -356,6 +367,12 @@ static int loop(struct session *ss, struct vg_err *e)
 
 				if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 					continue;
+				if (si.ssi_signo == SIGUSR2) {
+					if (vg_session_checkpoint(ss, "on demand (vigil checkpoint)",
+								  true, e))
+						goto out;
+					continue;
+				}
 				if (ss->o->pid) {
 					/* not our child: leave it alone */
 					fprintf(stderr, "vigil: %s: detaching, the target runs on\n",
@@ -373,7 +390,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 		if (target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
-			if (vg_probe_drain(ss->probe, on_record, ss, e) < 0)
+			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 				goto out;
 			break;
 		}
@@ -381,6 +398,7 @@ static int loop(struct session *ss, struct vg_err *e)
 done:
 	rc = finish(ss, exited, code, sig);
 out:
+	vg_session_unadvertise(ss);
 	if (ep >= 0)
 		close(ep);
 	if (pidfd >= 0)
@@ -409,6 +427,7 @@ out:
 	vg_probe_close(ss.probe);
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;
+	vg_session_ckpt_free(&ss);
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
 	vg_report_free(ss.report);

@@ -15,7 +15,8 @@
 enum vg_tier { VG_TIER_AUTO, VG_TIER_USER, VG_TIER_KERNEL };
 
 /* the default reaction to a violation state without a reaction of its own */
-enum vg_on_violation { VG_OV_STOP, VG_OV_GDB, VG_OV_CONTINUE, VG_OV_KILL };
+enum vg_on_violation { VG_OV_STOP, VG_OV_GDB, VG_OV_CONTINUE, VG_OV_KILL,
+		       VG_OV_CHECKPOINT };
 
 struct vg_session_opts {
 	char *const *argv;		/* vigil run: the program and its args */
@@ -27,6 +28,12 @@ struct vg_session_opts {
 	enum vg_on_violation on_violation;
 	size_t ringbuf_bytes;		/* --ringbuf-size */
 	uint32_t max_slices;		/* --max-slices */
+	const char *checkpoint_dir;	/* --checkpoint-dir */
+	int checkpoints;		/* --checkpoints N: images kept */
+	uint64_t checkpoint_gap_ms;	/* --checkpoint-gap: at most one per */
+	/* vigil restore --monitor: the target (pid) is stopped, restored from
+	 * a checkpoint; load this monitor state, then resume it */
+	const char *state_path;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

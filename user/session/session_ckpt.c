@@ -1,0 +1,210 @@
+/* Checkpoints and restores inside a live session: the order of freezing,
+ * detaching, dumping and resuming, and the i-RV loop "checkpoint while
+ * good, restore on violation". CRIU itself is act/checkpoint.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "act/checkpoint.h"
+#include "act/scenario.h"
+#include "monitor/monitor.h"
+#include "proc/proc.h"
+#include "session_internal.h"
+#include "util/rundir.h"
+#include "monstate.h"
+
+static int write_state(void *ctx, FILE *out, struct vg_err *e)
+{
+	struct session *ss = ctx;
+
+	return vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
+				 e);
+}
+
+static int ensure_ring(struct session *ss, struct vg_err *e)
+{
+	struct vg_ckpt_opts co = {
+		.dir = ss->o->checkpoint_dir,
+		.keep = ss->o->checkpoints,
+		.min_gap_ms = ss->o->checkpoint_gap_ms,
+	};
+
+	if (ss->ck)
+		return 0;
+	ss->ck = vg_ckpt_new(ss->pid, ss->exe, &co, e);
+	return ss->ck ? 0 : -1;
+}
+
+/* The order matters:
+ *  1. stop every thread of the target, so it makes no call while
+ *     2. the uprobes are detached (CRIU must not save their int3s);
+ *  3. drain the ring buffer: every event before the stop reaches the
+ *     monitor, whose state is then exactly the target's;
+ *  4. dump, with the monitor state beside the image;
+ *  5. attach the probes again, 6. resume the target.
+ * A stop the target was already in (a `stop` reaction) is kept. */
+int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
+			  struct vg_err *e)
+{
+	bool keep_stopped = vg_scenario_target_stopped(ss->sc);
+	struct vg_err ce = { 0 };
+	char img[PATH_MAX + 64];
+	int rc;
+
+	if (ensure_ring(ss, &ce)) {
+		fprintf(stderr, "vigil: checkpoint failed: %s; monitoring continues\n",
+			ce.msg);
+		ss->ckpt_failed++;
+		return 0;
+	}
+	if (!vg_ckpt_due(ss->ck)) {
+		ss->ckpt_skipped++;
+		return 0;
+	}
+	if (!keep_stopped && vg_proc_stop(ss->pid, &ce)) {
+		fprintf(stderr, "vigil: checkpoint failed: %s; monitoring continues\n",
+			ce.msg);
+		ss->ckpt_failed++;
+		return 0;
+	}
+	vg_probe_suspend(ss->probe);
+	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
+		return -1;
+	/* good means "no violation yet": the drain above may have met one */
+	good = good && !vg_scenario_violated(ss->sc);
+	rc = vg_ckpt_take(ss->ck, reason, ss->events, good, write_state, ss,
+			  img, sizeof(img), &ce);
+	if (rc) {
+		fprintf(stderr, "vigil: %s; monitoring continues\n", ce.msg);
+		ss->ckpt_failed++;
+	} else {
+		ss->ckpt_taken++;
+		fprintf(stderr, "vigil: checkpoint %s (%s, after %llu events)\n",
+			img, reason, (unsigned long long)ss->events);
+	}
+	if (vg_probe_resume(ss->probe, e)) {
+		/* never leave the target frozen for a monitor that is gone */
+		if (!keep_stopped)
+			kill(ss->pid, SIGCONT);
+		return -1;
+	}
+	if (!keep_stopped)
+		kill(ss->pid, SIGCONT);
+	return 0;
+}
+
+/* Wait until pid is gone, reaping it when it is our child. */
+static void wait_gone(struct session *ss)
+{
+	int fd = (int)syscall(SYS_pidfd_open, ss->pid, 0);
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (!ss->o->pid) {
+		int st;
+
+		while (waitpid(ss->pid, &st, 0) < 0 && errno == EINTR)
+			;
+	} else if (fd >= 0) {
+		poll(&pfd, 1, 5000);
+	}
+	if (fd >= 0)
+		close(fd);
+	/* the parent (not us) may take a moment to reap an attached target */
+	for (int i = 0; i < 500 && kill(ss->pid, 0) == 0; i++)
+		usleep(10000);
+}
+
+/* `restore`: kill the target, bring back the newest checkpoint taken in an
+ * accepting state, left stopped. The session then ends, handing that
+ * process to the user; `vigil restore --monitor` resumes monitoring. */
+static int restore_last_good(struct session *ss)
+{
+	const char *img = ss->ck ? vg_ckpt_last_good(ss->ck) : NULL;
+	struct vg_err re = { 0 };
+	char why[512];
+	pid_t pid;
+
+	if (!img) {
+		fprintf(stderr, "vigil: restore: no checkpoint was taken in an accepting state; the target stays as it is\n");
+		return 0;
+	}
+	snprintf(ss->restored_from, sizeof(ss->restored_from), "%s", img);
+	kill(ss->pid, SIGKILL);
+	wait_gone(ss);
+	pid = vg_ckpt_restore(img, &re);
+	if (pid < 0) {
+		fprintf(stderr, "vigil: %s\n", re.msg);
+		ss->restored = true;	/* the target is gone: end the session */
+		ss->restored_from[0] = 0;
+		return 0;
+	}
+	ss->pid = pid;
+	ss->restored = true;
+	snprintf(why, sizeof(why), "restored from the checkpoint %s", img);
+	vg_scenario_set_target(ss->sc, pid, true, why);
+	return 0;
+}
+
+int vg_session_requests(struct session *ss, struct vg_err *e)
+{
+	struct vg_scenario_req r;
+
+	vg_scenario_take_requests(ss->sc, &r);
+	/* a restore makes a checkpoint of the bad state pointless */
+	if (r.checkpoint && !r.restore && !vg_scenario_target_killed(ss->sc)) {
+		struct vg_scenario_req later;
+
+		if (vg_session_checkpoint(ss, r.reason, r.good, e))
+			return -1;
+		/* the drain inside may ask again: this checkpoint is later
+		 * than those requests, so it answers them; a restore stays */
+		vg_scenario_take_requests(ss->sc, &later);
+		r.restore |= later.restore;
+	}
+	if (r.restore && !vg_scenario_target_killed(ss->sc))
+		return restore_last_good(ss);
+	return 0;
+}
+
+void vg_session_advertise(struct session *ss)
+{
+	char dir[PATH_MAX - 64];
+	struct vg_err e;
+	FILE *f;
+	int fd;
+
+	if (vg_rundir(dir, sizeof(dir), &e))
+		return;
+	snprintf(ss->session_file, sizeof(ss->session_file), "%s/session-%d",
+		 dir, ss->pid);
+	fd = open(ss->session_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  0600);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		ss->session_file[0] = 0;
+		return;
+	}
+	fprintf(f, "%d\n", getpid());
+	fclose(f);
+}
+
+void vg_session_unadvertise(struct session *ss)
+{
+	if (ss->session_file[0])
+		unlink(ss->session_file);
+	ss->session_file[0] = 0;
+}
+
+void vg_session_ckpt_free(struct session *ss)
+{
+	vg_ckpt_free(ss->ck);
+	ss->ck = NULL;
+}

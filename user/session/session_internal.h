@@ -1,0 +1,55 @@
+/* Private to user/session/: the live session's state, shared by the loop
+ * (session.c) and the checkpoint/restore glue (session_ckpt.c). */
+#ifndef VIGIL_SESSION_INTERNAL_H
+#define VIGIL_SESSION_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "session.h"
+#include "probe/probe.h"
+
+struct vg_ckpt;
+
+struct session {
+	struct vg_spec *spec;
+	const struct vg_session_opts *o;
+	pid_t pid;
+	bool *kernel;
+	struct vg_probe *probe;
+	struct vg_monitor *mon;
+	struct vg_report *report;
+	struct vg_scenario *sc;
+	struct vg_recorder *rec;
+	struct vg_err *err;		/* where on_record reports */
+	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */
+	uint64_t seq, events;
+	bool warned_loss;
+	/* the record being handled, for the monitor hook */
+	bool rec_stopped;
+	/* checkpoints (session_ckpt.c) */
+	char exe[PATH_MAX];
+	struct vg_ckpt *ck;		/* created at the first checkpoint */
+	uint64_t ckpt_taken, ckpt_skipped, ckpt_failed;
+	bool restored;			/* a `restore` replaced the target */
+	char restored_from[PATH_MAX + 64];
+	char session_file[PATH_MAX + 64];	/* for `vigil checkpoint` */
+};
+
+/* The ring-buffer callback: one record through the monitor. */
+int vg_session_on_record(void *ctx, const struct vg_probe_rec *r);
+
+/* Carry out what reactions asked (vg_scenario_take_requests): a
+ * checkpoint, a restore. A failed checkpoint is reported and monitoring
+ * goes on; -1 (e set) only when the session cannot go on. */
+int vg_session_requests(struct session *ss, struct vg_err *e);
+/* Take a checkpoint now (`vigil checkpoint`, SIGUSR2). */
+int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
+			  struct vg_err *e);
+/* Say where `vigil checkpoint -p PID` finds this session; and forget it. */
+void vg_session_advertise(struct session *ss);
+void vg_session_unadvertise(struct session *ss);
+void vg_session_ckpt_free(struct session *ss);
+
+#endif
