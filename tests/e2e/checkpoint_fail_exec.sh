@@ -1,9 +1,10 @@
-# When CRIU fails, vigil says so and monitoring goes on: the violation is
+# Reactions of a kernel-tier property (log, exec, checkpoint) run in user
+# space from the kernel tier's steps. When CRIU fails, vigil says so and monitoring goes on: the violation is
 # still found and the target still stopped at it. The exec action runs its
 # command with the violation in the environment.
 . "$(dirname "$0")/lib.sh"
 
-sed -e 's/^on enter overflow: stop$/on enter ready: checkpoint\non enter overflow: exec "echo \\"$VIGIL_PROPERTY|$VIGIL_STATE|$VIGIL_SLICE|$VIGIL_PID|$VIGIL_JSON\\" >'"${TMP//\//\\/}"'\/exec.out", stop/' \
+sed -e 's/^on enter overflow: stop$/on enter ready: checkpoint\non enter overflow: log "overflow of {q} at n={n}", exec "echo \\"$VIGIL_PROPERTY|$VIGIL_STATE|$VIGIL_SLICE|$VIGIL_PID|$VIGIL_JSON\\" >'"${TMP//\//\\/}"'\/exec.out", stop/' \
 	specs/queue_bounds.vigil >"$TMP/spec.vigil"
 cat "$TMP/spec.vigil" | grep '^on'
 grep -q 'exec "echo' "$TMP/spec.vigil" || fail "could not derive the spec"
@@ -16,6 +17,9 @@ pid=$(stopped_pid)
 expect_rc 1
 expect_out "checkpoint failed: criu dump exited 1: .*; monitoring continues"
 expect_out "VIOLATION of queue_bounds"
+# the reactions run from the kernel tier's steps, as from the user tier's
+expect_out "queue_bounds: kernel tier"
+expect_out "queue_bounds: overflow of 0x[0-9a-f]+ at n=8"
 expect_out "checkpoints: taken=0 skipped=[0-9]+ \(--checkpoint-gap\) failed=[1-9]"
 [ "$(proc_state "$pid")" = T ] || fail "target not stopped at the violation"
 ls "$TMP"/ck/failed-dump-*.log >/dev/null || fail "the failed dump's log is not kept"

@@ -21,6 +21,7 @@ cat "$TMP/out"
 pid=$(sed -nE 's/.*target pid ([0-9]+) is restored from.*/\1/p' "$TMP/out")
 [ -n "$pid" ] && LEFT_PIDS+=("$pid")
 expect_rc 1
+expect_out "queue_bounds: kernel tier"
 expect_out "VIOLATION of queue_bounds"
 expect_out "checkpoint $TMP/ck/ck-[0-9]+ \(queue_bounds entered ready, after [0-9]+ events\)"
 [ -n "$pid" ] || fail "no restored pid printed"

@@ -13,6 +13,7 @@ sed 's/^on enter double_free: stop/on enter double_free: gdb/' specs/lib/double_
 sed -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\r//g' "$TMP/raw" >"$TMP/out"
 cat "$TMP/out"
 expect_out "VIOLATION of double_free"
+expect_out "double_free: kernel tier"
 expect_out "thread [0-9]+ is selected"
 expect_out "^#0 .*free"
 expect_out "^#1 .*release"

@@ -28,6 +28,18 @@ static int write_state(void *ctx, FILE *out, struct vg_err *e)
 				 e);
 }
 
+/* Events the probes saw: in the kernel tier most never become records. */
+static uint64_t events_seen(const struct session *ss)
+{
+	uint64_t sum = 0, hits, lost;
+
+	for (int i = 0; i < ss->spec->nevents; i++) {
+		vg_probe_counts(ss->probe, i, &hits, &lost);
+		sum += hits;
+	}
+	return sum;
+}
+
 static int ensure_ring(struct session *ss, struct vg_err *e)
 {
 	struct vg_ckpt_opts co = {
@@ -56,6 +68,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	bool keep_stopped = vg_scenario_target_stopped(ss->sc);
 	struct vg_err ce = { 0 };
 	char img[PATH_MAX + 64];
+	uint64_t events;
 	int rc;
 
 	if (ensure_ring(ss, &ce)) {
@@ -79,15 +92,16 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		return -1;
 	/* good means "no violation yet": the drain above may have met one */
 	good = good && !vg_scenario_violated(ss->sc);
-	rc = vg_ckpt_take(ss->ck, reason, ss->events, good, write_state, ss,
-			  img, sizeof(img), &ce);
+	events = events_seen(ss);
+	rc = vg_ckpt_take(ss->ck, reason, events, good, write_state, ss, img,
+			  sizeof(img), &ce);
 	if (rc) {
 		fprintf(stderr, "vigil: %s; monitoring continues\n", ce.msg);
 		ss->ckpt_failed++;
 	} else {
 		ss->ckpt_taken++;
 		fprintf(stderr, "vigil: checkpoint %s (%s, after %llu events)\n",
-			img, reason, (unsigned long long)ss->events);
+			img, reason, (unsigned long long)events);
 	}
 	if (vg_probe_resume(ss->probe, e)) {
 		/* never leave the target frozen for a monitor that is gone */
