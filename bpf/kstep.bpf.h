@@ -381,6 +381,13 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		 * instruction runs: the target halts at the violating call. */
 		bpf_send_signal(SIGSTOP);
 		flags |= VG_RF_STOPPED;
+	} else if (((p->ckpt_mask >> (to & 31)) & 1) &&
+		   bpf_ktime_get_ns() >= ckpt_next_ns) {
+		/* two CPUs may both pass: user space handles a second stop
+		 * like the first, it costs a checkpoint skipped, no more */
+		ckpt_next_ns = ~0ull;
+		bpf_send_signal(SIGSTOP);
+		flags |= VG_RF_CKPT;
 	}
 	if (from != to || ((p->notify_mask >> (to & 31)) & 1) ||
 	    ((p->notify_mask >> (from & 31)) & 1))

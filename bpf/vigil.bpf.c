@@ -39,6 +39,11 @@ __u32 target_tgid = 0;
  * costs one wake-up per batch, not per event. The consumer also polls on a
  * short timeout, so a lone event waits at most that long. */
 __u64 wake_bytes = 0;
+/* Kernel tier: entering a state with a `checkpoint` reaction stops the
+ * target (so the image is of that very moment) once this time has come;
+ * user space moves it on after each checkpoint (--checkpoint-gap), and
+ * the first thread to pass it pushes it to "never" until then. */
+__u64 ckpt_next_ns = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

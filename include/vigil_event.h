@@ -41,6 +41,8 @@ enum vg_rec_kind {
 /* flags of a record */
 #define VG_RF_STOPPED 0x1	/* the probe sent SIGSTOP to the process */
 #define VG_RF_VERDICT 0x2	/* entered a violation state */
+#define VG_RF_CKPT 0x4		/* stopped so that user space checkpoints the
+				 * target exactly at this event */
 
 struct vg_rec_hdr {
 	__u16 kind;		/* enum vg_rec_kind */
@@ -88,7 +90,8 @@ struct vg_kprop {
 	__u32 violation_mask;	/* states of kind violation */
 	__u32 stop_mask;	/* states whose entry stops the process */
 	__u32 notify_mask;	/* states with a reaction: report entering/leaving */
-	__u32 pad;
+	__u32 ckpt_mask;	/* states whose entry is checkpointed (stop, at
+				 * most once per ckpt_next_ns, bpf/kstep.bpf.h) */
 	__s64 init_vars[VG_KMAX_VARS];
 };
 

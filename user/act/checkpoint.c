@@ -158,6 +158,16 @@ bool vg_ckpt_due(const struct vg_ckpt *c)
 	       now_ns(CLOCK_MONOTONIC) - c->last_ns >= c->min_gap_ns;
 }
 
+bool vg_ckpt_gap_ok(uint64_t *last_ns, uint64_t gap_ms)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	if (*last_ns && now - *last_ns < gap_ms * 1000000ull)
+		return false;
+	*last_ns = now;
+	return true;
+}
+
 /* Run argv, its output into log; returns the exit status, or -1. */
 static int run_logged(char *const argv[], const char *log)
 {

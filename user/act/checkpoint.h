@@ -49,6 +49,9 @@ void vg_ckpt_free(struct vg_ckpt *c);
 /* Is a checkpoint due, or would it come too soon after the last one
  * (opts.min_gap_ms)? */
 bool vg_ckpt_due(const struct vg_ckpt *c);
+/* The same rule for other kinds of snapshot: true (and *last_ns = now)
+ * when gap_ms have passed since *last_ns, or it is 0. */
+bool vg_ckpt_gap_ok(uint64_t *last_ns, uint64_t gap_ms);
 
 /* Dump the (frozen, probe-free) target with `criu dump --leave-running`
  * into a new image directory, then write meta and, through state(), the

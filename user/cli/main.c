@@ -63,6 +63,10 @@ static const char usage_run[] =
 	"  --checkpoints N          checkpoints kept, the oldest dropped (default 8)\n"
 	"  --checkpoint-gap MS      at most one checkpoint per MS milliseconds\n"
 	"                           (default 500; 0: one at every request)\n"
+	"  --snapshot=criu|fork     how checkpoints are taken: CRIU images\n"
+	"                           (default), or fork() injected into a\n"
+	"                           single-threaded target (much faster; kept\n"
+	"                           only while vigil runs)\n"
 	"  --ringbuf-size BYTES     ring buffer size (default 8M; suffix K/M)\n"
 	"  --max-slices N           bound on live slices per property\n"
 	"\n"
@@ -127,6 +131,7 @@ static int cmd_run(int argc, char **argv, bool attach)
 		{ "checkpoint-dir", required_argument, 0, 'C' },
 		{ "checkpoints", required_argument, 0, 'N' },
 		{ "checkpoint-gap", required_argument, 0, 'G' },
+		{ "snapshot", required_argument, 0, 'S' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
@@ -184,6 +189,12 @@ static int cmd_run(int argc, char **argv, bool attach)
 			if (parse_size(optarg, &n) || !n || n > 100000)
 				return vg_cli_usage(usage, "--checkpoints: '%s' is not a count from 1 to 100000", optarg);
 			o.checkpoints = (int)n;
+			break;
+		case 'S':
+			if (!strcmp(optarg, "fork"))
+				o.fork_snapshots = true;
+			else if (strcmp(optarg, "criu"))
+				return vg_cli_usage(usage, "--snapshot: '%s' is not criu or fork", optarg);
 			break;
 		case 'G':
 			if (parse_size(optarg, &n))

@@ -113,6 +113,16 @@ static uint32_t state_mask(const struct vg_property *p, bool violation_only,
 	return m;
 }
 
+static uint32_t ckpt_states(const struct vg_property *p)
+{
+	uint32_t m = 0;
+
+	for (int s = 0; s < p->nstates && s < 32; s++)
+		if (vg_property_state_has_action(p, s, true, VG_ACT_CHECKPOINT))
+			m |= 1u << s;
+	return m;
+}
+
 /* --- fast forms (see struct vg_kexpr) --------------------------------- */
 
 static bool operand(const struct vg_insn *in, struct vg_kopnd *o)
@@ -208,6 +218,7 @@ static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 		.violation_mask = state_mask(p, true, false),
 		.stop_mask = o->stop_mask[prop],
 		.notify_mask = state_mask(p, false, true),
+		.ckpt_mask = ckpt_states(p),
 	};
 	uint32_t base = *code_base, key = k;
 

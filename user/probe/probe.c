@@ -437,6 +437,11 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
 	return 0;
 }
 
+void vg_probe_arm_checkpoint(struct vg_probe *p, uint64_t next_ns)
+{
+	p->skel->bss->ckpt_next_ns = next_ns;
+}
+
 int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 			int state, const int64_t *vars, struct vg_err *e)
 {

@@ -54,6 +54,10 @@ void vg_probe_close(struct vg_probe *p);
 int vg_probe_suspend(struct vg_probe *p);
 int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
 
+/* Kernel tier: the next checkpoint stop may come at monotonic time
+ * next_ns (bpf/kstep.bpf.h, ckpt_next_ns). */
+void vg_probe_arm_checkpoint(struct vg_probe *p, uint64_t next_ns);
+
 /* Write one kernel-tier slice (restoring a checkpoint's monitor state).
  * prop is the spec's property index; key and vars as in vg_kslice_cb. */
 int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,

@@ -90,6 +90,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		return 0;
 	}
 	memcpy(vars, k->vars, sizeof(vars));
+	if (k->h.flags & VG_RF_CKPT)
+		ss->ckpt_stop = true;
 	if (vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params,
 			   k->to, vars, e))
 		return -1;

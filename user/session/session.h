@@ -34,6 +34,7 @@ struct vg_session_opts {
 	/* vigil restore --monitor: the target (pid) is stopped, restored from
 	 * a checkpoint; load this monitor state, then resume it */
 	const char *state_path;
+	bool fork_snapshots;		/* --snapshot=fork: checkpoints by fork() */
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

@@ -10,10 +10,12 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "act/checkpoint.h"
 #include "act/scenario.h"
+#include "act/snapshot_fork.h"
 #include "monitor/monitor.h"
 #include "proc/proc.h"
 #include "session_internal.h"
@@ -40,6 +42,18 @@ static uint64_t events_seen(const struct session *ss)
 	return sum;
 }
 
+/* The kernel tier may stop the target for the next checkpoint from
+ * --checkpoint-gap on. */
+static void rearm(struct session *ss)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	vg_probe_arm_checkpoint(ss->probe, (uint64_t)ts.tv_sec * 1000000000ull +
+						   ts.tv_nsec +
+						   ss->o->checkpoint_gap_ms * 1000000ull);
+}
+
 static int ensure_ring(struct session *ss, struct vg_err *e)
 {
 	struct vg_ckpt_opts co = {
@@ -52,6 +66,34 @@ static int ensure_ring(struct session *ss, struct vg_err *e)
 		return 0;
 	ss->ck = vg_ckpt_new(ss->pid, ss->exe, &co, e);
 	return ss->ck ? 0 : -1;
+}
+
+/* A fork snapshot: no CRIU, and the probes may stay, because the child
+ * shares the text pages and their int3s go with the uprobes (a child hit
+ * is filtered out by pid, and vigil's exit removes them from every
+ * process). */
+static void fork_snapshot(struct session *ss, const char *reason, bool good,
+			  bool keep_stopped)
+{
+	struct vg_err fe = { 0 };
+	pid_t child;
+
+	if (!ss->fs && !(ss->fs = vg_fsnap_new(ss->o->checkpoints))) {
+		fprintf(stderr, "vigil: fork snapshot failed: out of memory\n");
+		ss->ckpt_failed++;
+		return;
+	}
+	child = vg_fsnap_take(ss->fs, ss->pid, good, &fe);
+	if (child < 0) {
+		fprintf(stderr, "vigil: %s; monitoring continues\n", fe.msg);
+		ss->ckpt_failed++;
+	} else {
+		ss->ckpt_taken++;
+		fprintf(stderr, "vigil: fork snapshot pid %d (%s, after %llu events)\n",
+			child, reason, (unsigned long long)events_seen(ss));
+	}
+	if (!keep_stopped)
+		kill(ss->pid, SIGCONT);
 }
 
 /* The order matters:
@@ -71,13 +113,34 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	uint64_t events;
 	int rc;
 
+	/* a kernel-tier stop for this checkpoint already kept the gap */
+	bool forced = ss->ckpt_stop;
+
+	ss->ckpt_stop = false;
+	if (ss->o->fork_snapshots) {
+		good = good && !vg_scenario_violated(ss->sc);
+		if (!vg_ckpt_gap_ok(&ss->last_fsnap_ns,
+				    ss->o->checkpoint_gap_ms) && !forced) {
+			ss->ckpt_skipped++;
+			return 0;
+		}
+		if (!keep_stopped && vg_proc_stop(ss->pid, &ce)) {
+			fprintf(stderr, "vigil: fork snapshot failed: %s; monitoring continues\n",
+				ce.msg);
+			ss->ckpt_failed++;
+			return 0;
+		}
+		fork_snapshot(ss, reason, good, keep_stopped);
+		rearm(ss);
+		return 0;
+	}
 	if (ensure_ring(ss, &ce)) {
 		fprintf(stderr, "vigil: checkpoint failed: %s; monitoring continues\n",
 			ce.msg);
 		ss->ckpt_failed++;
 		return 0;
 	}
-	if (!vg_ckpt_due(ss->ck)) {
+	if (!vg_ckpt_due(ss->ck) && !forced) {
 		ss->ckpt_skipped++;
 		return 0;
 	}
@@ -111,6 +174,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	}
 	if (!keep_stopped)
 		kill(ss->pid, SIGCONT);
+	rearm(ss);
 	return 0;
 }
 
@@ -138,6 +202,27 @@ static void wait_gone(struct session *ss)
 /* `restore`: kill the target, bring back the newest checkpoint taken in an
  * accepting state, left stopped. The session then ends, handing that
  * process to the user; `vigil restore --monitor` resumes monitoring. */
+static int restore_fork_snapshot(struct session *ss)
+{
+	pid_t child = ss->fs ? vg_fsnap_last_good(ss->fs) : 0;
+	char why[PATH_MAX + 128];
+
+	if (!child) {
+		fprintf(stderr, "vigil: restore: no fork snapshot was taken in an accepting state; the target stays as it is\n");
+		return 0;
+	}
+	kill(ss->pid, SIGKILL);
+	wait_gone(ss);
+	snprintf(ss->restored_from, sizeof(ss->restored_from),
+		 "the fork snapshot pid %d", child);
+	snprintf(why, sizeof(why), "restored from %s", ss->restored_from);
+	ss->pid = child;
+	ss->restored = true;
+	ss->restored_child = child;
+	vg_scenario_set_target(ss->sc, child, true, why);
+	return 0;
+}
+
 static int restore_last_good(struct session *ss)
 {
 	const char *img = ss->ck ? vg_ckpt_last_good(ss->ck) : NULL;
@@ -145,6 +230,8 @@ static int restore_last_good(struct session *ss)
 	char why[512];
 	pid_t pid;
 
+	if (ss->o->fork_snapshots)
+		return restore_fork_snapshot(ss);
 	if (!img) {
 		fprintf(stderr, "vigil: restore: no checkpoint was taken in an accepting state; the target stays as it is\n");
 		return 0;
@@ -184,6 +271,14 @@ int vg_session_requests(struct session *ss, struct vg_err *e)
 	}
 	if (r.restore && !vg_scenario_target_killed(ss->sc))
 		return restore_last_good(ss);
+	/* stopped for a checkpoint that was not taken: let it go */
+	if (ss->ckpt_stop) {
+		ss->ckpt_stop = false;
+		if (!vg_scenario_target_stopped(ss->sc) &&
+		    !vg_scenario_target_killed(ss->sc))
+			kill(ss->pid, SIGCONT);
+		rearm(ss);
+	}
 	return 0;
 }
 
@@ -221,4 +316,8 @@ void vg_session_ckpt_free(struct session *ss)
 {
 	vg_ckpt_free(ss->ck);
 	ss->ck = NULL;
+	/* snapshots are copies of the target: none outlives the session,
+	 * but the one a restore handed to the user */
+	vg_fsnap_free(ss->fs, ss->restored_child);
+	ss->fs = NULL;
 }

@@ -11,6 +11,7 @@
 #include "probe/probe.h"
 
 struct vg_ckpt;
+struct vg_fsnap;
 
 struct session {
 	struct vg_spec *spec;
@@ -31,8 +32,13 @@ struct session {
 	/* checkpoints (session_ckpt.c) */
 	char exe[PATH_MAX];
 	struct vg_ckpt *ck;		/* created at the first checkpoint */
+	struct vg_fsnap *fs;		/* --snapshot=fork, likewise */
 	uint64_t ckpt_taken, ckpt_skipped, ckpt_failed;
+	uint64_t last_fsnap_ns;		/* for --checkpoint-gap */
+	bool ckpt_stop;			/* the kernel tier stopped the target
+					 * for a checkpoint (VG_RF_CKPT) */
 	bool restored;			/* a `restore` replaced the target */
+	pid_t restored_child;		/* a fork snapshot handed over */
 	char restored_from[PATH_MAX + 64];
 	char session_file[PATH_MAX + 64];	/* for `vigil checkpoint` */
 };
