@@ -9,13 +9,9 @@
 #    saved beside it and reports the same violation again.
 . "$(dirname "$0")/lib.sh"
 
-sed -e 's/^on enter overflow: stop$/on enter ready: checkpoint\non enter overflow: restore, stop/' \
-	specs/queue_bounds.vigil >"$TMP/loop.vigil"
-grep -q 'restore, stop' "$TMP/loop.vigil" || fail "could not derive the spec"
-
-echo "+ vigil run --checkpoint-dir $TMP/ck --checkpoints 3 --checkpoint-gap 100 loop.vigil -- queue --bug"
+echo "+ vigil run --checkpoint-dir $TMP/ck --checkpoints 3 --checkpoint-gap 100 specs/queue_loop.vigil -- queue --bug"
 "$VIGIL" run --checkpoint-dir "$TMP/ck" --checkpoints 3 --checkpoint-gap 100 \
-	"$TMP/loop.vigil" -- "$TARGETS/queue" --bug >>"$TMP/target.out" 2>>"$TMP/out"
+	specs/queue_loop.vigil -- "$TARGETS/queue" --bug >>"$TMP/target.out" 2>>"$TMP/out"
 RC=$?
 cat "$TMP/out"
 pid=$(sed -nE 's/.*target pid ([0-9]+) is restored from.*/\1/p' "$TMP/out")
