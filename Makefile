@@ -102,13 +102,15 @@ demo: setup
 	@$(MAKE) --no-print-directory all
 	@bash scripts/demo.sh $(BUILD)
 
-# make bench [QUICK=1]: the live cost (bench/) then the monitor alone,
-# offline (tests/bench/): every figure docs/PERFORMANCE.md publishes.
+# make bench [QUICK=1]: the live cost (bench/), checkpoint and restore
+# times (bench/checkpoint.py), then the monitor alone, offline
+# (tests/bench/): every figure docs/PERFORMANCE.md publishes.
 include bench/Makefile.inc
 include tests/bench/Makefile.inc
 bench: setup bench-progs $(BUILD)/bench_monitor
 	@$(MAKE) --no-print-directory $(BUILD)/vigil || echo "bench: $(BUILD)/vigil does not build: the vigil rows will be skipped"
 	@QUICK=$(QUICK) BUILD=$(BUILD) bash bench/run.sh
+	@python3 bench/checkpoint.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 
 clean:
