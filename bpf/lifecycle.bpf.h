@@ -20,7 +20,7 @@ int BPF_PROG(vg_signal, int sig, struct kernel_siginfo *info,
 
 	if (ev_signal < 0 || !is_target(&tid))
 		return 0;
-	return handle(NULL, ev_signal, tid, slot, false);
+	return handle(NULL, ev_signal, tid, slot, false, false);
 }
 
 /* sched_process_exit runs for every exiting thread; group_dead marks the
@@ -36,7 +36,7 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 		return 0;
 	if (ev_thread_exit >= 0) {
 		slot[0] = tid;
-		handle(NULL, ev_thread_exit, tid, slot, false);
+		handle(NULL, ev_thread_exit, tid, slot, false, false);
 	}
 	if (ev_exit >= 0 && group_dead) {
 		code = BPF_CORE_READ(p, signal, group_exit_code);
@@ -45,7 +45,7 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 		/* as wait(2) encodes it: status in bits 8-15, signal in 0-6 */
 		slot[0] = (code >> 8) & 0xff;
 		slot[1] = code & 0x7f;
-		handle(NULL, ev_exit, tid, slot, false);
+		handle(NULL, ev_exit, tid, slot, false, false);
 	}
 	return 0;
 }
@@ -62,7 +62,7 @@ int BPF_PROG(vg_fork, struct task_struct *parent, struct task_struct *child)
 	if (BPF_CORE_READ(child, tgid) != target_tgid)
 		return 0;
 	slot[0] = BPF_CORE_READ(child, pid);
-	return handle(NULL, ev_thread_start, tid, slot, false);
+	return handle(NULL, ev_thread_start, tid, slot, false, false);
 }
 
 #endif

@@ -57,6 +57,15 @@ struct {
 	__type(value, struct vg_ev_conf);
 } ev_conf SEC(".maps");
 
+/* User stacks of VG_EVF_STACK events, deduplicated by the kernel: a
+ * record carries a 4-byte id, not the frames. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, VG_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
 /* per-event hit and loss counts, per CPU */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -131,13 +140,27 @@ static __always_inline __u64 wake_flags(void)
 #include "kstep.bpf.h"
 
 static __always_inline int handle(struct pt_regs *ctx, __u32 event,
-				  __u32 tid, __u64 *slot, bool ktier)
+				  __u32 tid, __u64 *slot, bool ktier,
+				  bool at_entry)
 {
 	struct vg_ev_conf *conf = bpf_map_lookup_elem(&ev_conf, &event);
 
 	if (!conf)
 		return 0;
 	count(&ev_hits, event);
+	/* the stack, for the evidence, only for events that ask: walking the
+	 * user stack costs more than the rest of the probe. (ctx is NULL for
+	 * the lifecycle tracepoints, which have no user stack to offer.) */
+	if (ctx && (conf->flags & VG_EVF_STACK)) {
+		slot[VG_SLOT_STACK] = (__u64)(__s64)bpf_get_stackid(
+			ctx, &stacks, BPF_F_USER_STACK);
+		/* at a function's entry its frame is not built yet, so the
+		 * frame-pointer walk skips the caller: its return address is
+		 * on top of the stack */
+		if (at_entry)
+			bpf_probe_read_user(&slot[VG_SLOT_CALLER], sizeof(__u64),
+					    (void *)PT_REGS_SP(ctx));
+	}
 
 	if (conf->flags & VG_EVF_USER) {
 		struct vg_rec_event *r;
@@ -178,13 +201,14 @@ static __always_inline void read_args(struct pt_regs *ctx, __u64 *slot)
 
 static __always_inline int entry(struct pt_regs *ctx, bool ktier)
 {
+	__u32 event = (__u32)bpf_get_attach_cookie(ctx);
 	__u64 slot[VG_NSLOTS] = {};
 	__u32 tid;
 
 	if (!is_target(&tid))
 		return 0;
 	read_args(ctx, slot);
-	return handle(ctx, (__u32)bpf_get_attach_cookie(ctx), tid, slot, ktier);
+	return handle(ctx, event, tid, slot, ktier, true);
 }
 
 /* Each probe comes in two builds: without the kernel tier, which the
@@ -259,7 +283,7 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier)
 			bpf_map_delete_elem(&stashes, &k);
 	}
 	slot[VG_SLOT_RET] = PT_REGS_RC(ctx);
-	return handle(ctx, k.event, k.tid, slot, ktier);
+	return handle(ctx, k.event, k.tid, slot, ktier, false);
 }
 
 SEC("uretprobe")

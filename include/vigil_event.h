@@ -73,6 +73,17 @@ struct vg_rec_kstep {
 #define VG_EVF_USER 0x1		/* send VG_REC_EVENT to the user tier */
 #define VG_EVF_WAKE 0x2		/* wake the consumer at once: the event can
 				 * lead a user-tier slice into a stop */
+#define VG_EVF_STACK 0x4	/* capture the user stack (--stacks, or a
+				 * `backtrace` reaction): its id in the
+				 * stacks map goes in slot VG_SLOT_STACK */
+
+/* Live runs read arguments into slots 0..VG_NARGS-1 only; for
+ * VG_EVF_STACK events slot 7 then carries the user stack's id (negative:
+ * none) and slot 6, at entry probes, the caller's return address. */
+#define VG_SLOT_STACK 7
+#define VG_SLOT_CALLER 6	/* entry events: the return address on top of
+				 * the stack (the walk cannot see that frame) */
+#define VG_STACK_DEPTH 32	/* frames kept per stack */
 
 struct vg_ev_conf {
 	__u32 flags;

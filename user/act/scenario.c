@@ -23,7 +23,8 @@ static bool supported(enum vg_action_kind k)
 {
 	return k == VG_ACT_STOP || k == VG_ACT_GDB || k == VG_ACT_LOG ||
 	       k == VG_ACT_KILL || k == VG_ACT_CHECKPOINT ||
-	       k == VG_ACT_RESTORE || k == VG_ACT_EXEC;
+	       k == VG_ACT_RESTORE || k == VG_ACT_EXEC ||
+	       k == VG_ACT_BACKTRACE;
 }
 
 struct vg_scenario *vg_scenario_new(const struct vg_spec *spec, pid_t pid,
@@ -42,7 +43,7 @@ struct vg_scenario *vg_scenario_new(const struct vg_spec *spec, pid_t pid,
 
 				if (!supported(act->kind)) {
 					vg_errf_code(e, VG_EXIT_USAGE,
-						     "%s:%d:%d: this build of vigil cannot perform this action yet (it can: stop, gdb, log, kill, checkpoint, restore, exec)",
+						     "%s:%d:%d: this build of vigil cannot perform this action yet (it can: stop, gdb, log, backtrace, kill, checkpoint, restore, exec)",
 						     act->loc.file, act->loc.line,
 						     act->loc.col);
 					return NULL;
@@ -132,6 +133,9 @@ static void act(struct vg_scenario *sc, const struct vg_action *a,
 		break;
 	case VG_ACT_RESTORE:
 		sc->req.restore = true;
+		break;
+	case VG_ACT_BACKTRACE:
+		vg_report_backtrace(sc->report, s, ev);
 		break;
 	case VG_ACT_EXEC:
 		if (vg_act_exec(a->arg ? a->arg : "true", sc->spec, sc->pid, s,

@@ -68,6 +68,12 @@ static const char usage_run[] =
 	"                           single-threaded target (much faster; kept\n"
 	"                           only while vigil runs)\n"
 	"  --ringbuf-size BYTES     ring buffer size (default 8M; suffix K/M)\n"
+	"  --stacks                 capture the user stack of every function event,\n"
+	"                           for the evidence of a violation (costs about a\n"
+	"                           microsecond per event; without it, only events\n"
+	"                           of properties with a `backtrace` reaction)\n"
+	"  --evidence N             steps of the violating slice a report shows\n"
+	"                           (default 16)\n"
 	"  --max-slices N           bound on live slices per property\n"
 	"\n"
 	"exit status: 0 no violation, 1 violation, 2 bad usage or spec,\n"
@@ -132,6 +138,8 @@ static int cmd_run(int argc, char **argv, bool attach)
 		{ "checkpoints", required_argument, 0, 'N' },
 		{ "checkpoint-gap", required_argument, 0, 'G' },
 		{ "snapshot", required_argument, 0, 'S' },
+		{ "stacks", no_argument, 0, 'K' },
+		{ "evidence", required_argument, 0, 'E' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
@@ -189,6 +197,14 @@ static int cmd_run(int argc, char **argv, bool attach)
 			if (parse_size(optarg, &n) || !n || n > 100000)
 				return vg_cli_usage(usage, "--checkpoints: '%s' is not a count from 1 to 100000", optarg);
 			o.checkpoints = (int)n;
+			break;
+		case 'K':
+			o.stacks = true;
+			break;
+		case 'E':
+			if (parse_size(optarg, &n) || !n || n > 100000)
+				return vg_cli_usage(usage, "--evidence: '%s' is not a count from 1 to 100000", optarg);
+			o.evidence = (int)n;
 			break;
 		case 'S':
 			if (!strcmp(optarg, "fork"))

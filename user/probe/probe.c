@@ -286,6 +286,9 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 			if (o->stop_mask[prop] >> pr->trans[t].to & 1)
 				conf[pr->trans[t].event].flags |= VG_EVF_WAKE;
 	}
+	for (int i = 0; o->stack_events && i < s->nevents; i++)
+		if (o->stack_events[i])
+			conf[i].flags |= VG_EVF_STACK;
 	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
 			  p->skel->maps.kcode, conf, p->kprop_map,
 			  &p->nkprops, e))
@@ -435,6 +438,21 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
 	}
 	p->suspended = false;
 	return 0;
+}
+
+int vg_probe_stack(const struct vg_probe *p, int64_t id, uint64_t *ips,
+		   int max)
+{
+	uint64_t frames[VG_STACK_DEPTH] = { 0 };
+	uint32_t key = (uint32_t)id;
+	int n = 0;
+
+	if (id < 0 || bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stacks),
+					  &key, frames))
+		return 0;
+	while (n < max && n < VG_STACK_DEPTH && frames[n])
+		ips[n] = frames[n], n++;
+	return n;
 }
 
 void vg_probe_arm_checkpoint(struct vg_probe *p, uint64_t next_ns)

@@ -31,6 +31,8 @@ struct vg_probe_opts {
 	/* [spec->nprops][nstates] bitmasks: states whose entry must stop
 	 * the target (a `stop`/`gdb` reaction or --on-violation) */
 	const uint32_t *stop_mask;
+	/* [spec->nevents], may be NULL: events whose user stack is captured */
+	const bool *stack_events;
 };
 
 /* One record from the ring buffer. */
@@ -53,6 +55,11 @@ void vg_probe_close(struct vg_probe *p);
  * caller keeps the target stopped in between, so no call is missed. */
 int vg_probe_suspend(struct vg_probe *p);
 int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
+
+/* The frames (return addresses, innermost first) of a captured user
+ * stack; returns how many (at most max), 0 when the id is unknown. */
+int vg_probe_stack(const struct vg_probe *p, int64_t id, uint64_t *ips,
+		   int max);
 
 /* Kernel tier: the next checkpoint stop may come at monotonic time
  * next_ns (bpf/kstep.bpf.h, ckpt_next_ns). */

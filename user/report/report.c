@@ -2,13 +2,17 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/evidence.h"
 #include "util/json.h"
+#include "util/rundir.h"
 
 struct vg_report {
 	const struct vg_spec *spec;
+	struct vg_evidence *evidence;	/* may be NULL (offline) */
 	FILE *text;
 	FILE *json;
 	uint64_t violations;
@@ -34,6 +38,11 @@ struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
 		}
 	}
 	return r;
+}
+
+void vg_report_set_evidence(struct vg_report *r, struct vg_evidence *x)
+{
+	r->evidence = x;
 }
 
 void vg_report_free(struct vg_report *r)
@@ -126,97 +135,139 @@ static void text_vars(struct vg_report *r, const struct vg_slice_view *s)
 	}
 }
 
-static void text_event(struct vg_report *r, const struct vg_mon_event *ev)
+void vg_event_text(const struct vg_spec *spec, FILE *out,
+		   const struct vg_mon_event *ev)
 {
-	const struct vg_event *e = &r->spec->events[ev->event];
+	const struct vg_event *e = &spec->events[ev->event];
 	char buf[64];
 
 	if (e->kind == VG_EV_NAMED)
-		fprintf(r->text, "%s(", e->name);
+		fprintf(out, "%s(", e->name);
 	else if (!e->name[0])	/* exit(code), signal(sig), thread_* */
-		fprintf(r->text, "%s(", vg_event_kind_name(e->kind));
+		fprintf(out, "%s(", vg_event_kind_name(e->kind));
 	else
-		fprintf(r->text, "%s %s(", vg_event_kind_name(e->kind), e->name);
+		fprintf(out, "%s %s(", vg_event_kind_name(e->kind), e->name);
 	for (int i = 0; i < e->nfields; i++) {
 		format_field(ev->slot[i], buf, sizeof(buf));
-		fprintf(r->text, "%s%s", i ? ", " : "", buf);
+		fprintf(out, "%s%s", i ? ", " : "", buf);
 	}
-	fprintf(r->text, ")");
+	fprintf(out, ")");
 	if (e->uses_ret || e->kind == VG_EV_AFTER) {
 		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
-		fprintf(r->text, " returned %s", buf);
+		fprintf(out, " returned %s", buf);
 	}
 }
 
-static void json_slice(struct vg_report *r, const struct vg_slice_view *s)
+static void json_slice(struct vg_report *r, FILE *out,
+		       const struct vg_slice_view *s)
 {
 	const struct vg_property *p = &r->spec->props[s->prop];
 	char buf[128];
 	int first = 1;
 
-	fputs("\"slice\":{", r->json);
+	fputs("\"slice\":{", out);
 	for (int i = 0; i < p->nparams; i++) {
 		if (!(s->mask & (1u << i)))
 			continue;
 		vg_format_value(r->spec, p->param_types[i], s->params[i], buf,
 				sizeof(buf));
-		fprintf(r->json, "%s", first ? "" : ",");
-		vg_json_str(r->json, p->params[i]);
-		fputc(':', r->json);
-		vg_json_value(r->json, p->param_types[i], buf);
+		fprintf(out, "%s", first ? "" : ",");
+		vg_json_str(out, p->params[i]);
+		fputc(':', out);
+		vg_json_value(out, p->param_types[i], buf);
 		first = 0;
 	}
-	fputs("},\"vars\":{", r->json);
+	fputs("},\"vars\":{", out);
 	for (int i = 0; s->vars && i < p->nvars; i++) {
 		vg_format_value(r->spec, p->vars[i].type, (uint64_t)s->vars[i],
 				buf, sizeof(buf));
-		fprintf(r->json, "%s", i ? "," : "");
-		vg_json_str(r->json, p->vars[i].name);
-		fputc(':', r->json);
-		vg_json_value(r->json, p->vars[i].type, buf);
+		fprintf(out, "%s", i ? "," : "");
+		vg_json_str(out, p->vars[i].name);
+		fputc(':', out);
+		vg_json_value(out, p->vars[i].type, buf);
 	}
-	fputc('}', r->json);
+	fputc('}', out);
 }
 
 /* The start of a verdict object, up to and including "verdict". */
-static void json_verdict(struct vg_report *r, const struct vg_slice_view *s,
-			 const char *verdict)
+static void json_verdict(struct vg_report *r, FILE *out,
+			 const struct vg_slice_view *s, const char *verdict)
 {
 	const struct vg_property *p = &r->spec->props[s->prop];
 
-	fputs("{\"type\":\"verdict\",\"property\":", r->json);
-	vg_json_str(r->json, p->name);
-	fputc(',', r->json);
-	json_slice(r, s);
-	fputs(",\"state\":", r->json);
-	vg_json_str(r->json, p->states[s->state].name);
-	fputs(",\"verdict\":", r->json);
-	vg_json_str(r->json, verdict);
+	fputs("{\"type\":\"verdict\",\"property\":", out);
+	vg_json_str(out, p->name);
+	fputc(',', out);
+	json_slice(r, out, s);
+	fputs(",\"state\":", out);
+	vg_json_str(out, p->states[s->state].name);
+	fputs(",\"verdict\":", out);
+	vg_json_str(out, verdict);
 }
 
-static void json_event(struct vg_report *r, const struct vg_mon_event *ev)
+void vg_event_json(const struct vg_spec *spec, FILE *out,
+		   const struct vg_mon_event *ev)
 {
-	const struct vg_event *e = &r->spec->events[ev->event];
+	const struct vg_event *e = &spec->events[ev->event];
 	char buf[64];
 
-	fputs("\"event\":{\"kind\":", r->json);
-	vg_json_str(r->json, vg_event_kind_name(e->kind));
-	fputs(",\"name\":", r->json);
-	vg_json_str(r->json, e->name);
-	fputs(",\"args\":[", r->json);
+	fputs("\"event\":{\"kind\":", out);
+	vg_json_str(out, vg_event_kind_name(e->kind));
+	fputs(",\"name\":", out);
+	vg_json_str(out, e->name);
+	fputs(",\"args\":[", out);
 	for (int i = 0; i < e->nfields; i++) {
 		format_field(ev->slot[i], buf, sizeof(buf));
-		fprintf(r->json, "%s", i ? "," : "");
-		vg_json_str(r->json, buf);
+		fprintf(out, "%s", i ? "," : "");
+		vg_json_str(out, buf);
 	}
-	fputc(']', r->json);
+	fputc(']', out);
 	if (e->kind == VG_EV_AFTER) {
 		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
-		fputs(",\"ret\":", r->json);
-		vg_json_str(r->json, buf);
+		fputs(",\"ret\":", out);
+		vg_json_str(out, buf);
 	}
-	fprintf(r->json, "},\"pid\":%u,\"tid\":%u,\"time_ns\":%" PRIu64
+	fprintf(out, "},\"pid\":%u,\"tid\":%u,\"time_ns\":%" PRIu64
 		",\"seq\":%" PRIu64, ev->pid, ev->tid, ev->time_ns, ev->seq);
+}
+
+static void json_violation(struct vg_report *r, FILE *out,
+			   const struct vg_slice_view *s, int from,
+			   const struct vg_mon_event *ev, bool stopped)
+{
+	const struct vg_property *p = &r->spec->props[s->prop];
+
+	json_verdict(r, out, s, "violation");
+	fputs(",\"from\":", out);
+	vg_json_str(out, p->states[from].name);
+	fputc(',', out);
+	vg_event_json(r->spec, out, ev);
+	if (r->evidence) {
+		fputs(",\"stack\":", out);
+		vg_evidence_stack_json(r->evidence, ev, out);
+		fputs(",\"evidence\":", out);
+		vg_evidence_json(r->evidence, s, out);
+	}
+	fprintf(out, ",\"stopped\":%s}\n", stopped ? "true" : "false");
+}
+
+/* The last violation of the run, for `vigil status` in gdb
+ * (scripts/gdb/vigil.py): RUNDIR/violation-PID.json, private to the user. */
+static void violation_file(struct vg_report *r, const struct vg_slice_view *s,
+			   int from, const struct vg_mon_event *ev,
+			   bool stopped)
+{
+	char dir[PATH_MAX - 64], path[PATH_MAX];
+	struct vg_err e;
+	FILE *f;
+
+	if (vg_rundir(dir, sizeof(dir), &e))
+		return;
+	snprintf(path, sizeof(path), "%s/violation-%u.json", dir, ev->pid);
+	if (!(f = vg_json_open(path, &e)))
+		return;
+	json_violation(r, f, s, from, ev, stopped);
+	fclose(f);
 }
 
 void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
@@ -232,7 +283,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	text_slice(r, s);
 	fprintf(r->text, "\n  state  %s -> %s (violation)\n  event  ",
 		p->states[from].name, p->states[s->state].name);
-	text_event(r, ev);
+	vg_event_text(r->spec, r->text, ev);
 	if (ev->pid)
 		fprintf(r->text, " in tid %u\n", ev->tid);
 	else	/* offline: where in the trace */
@@ -246,17 +297,40 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	if (stopped)
 		fprintf(r->text, "  target pid %u is stopped at this event\n",
 			ev->pid);
-	fflush(r->text);
 
-	if (!r->json)
+	if (r->evidence)
+		vg_evidence_text(r->evidence, s, r->text);
+	fflush(r->text);
+	if (r->json) {
+		json_violation(r, r->json, s, from, ev, stopped);
+		fflush(r->json);
+	}
+	/* the one gdb will see: the stop, or else the first */
+	if (ev->pid && (stopped || r->violations == 1))
+		violation_file(r, s, from, ev, stopped);
+}
+
+void vg_report_backtrace(struct vg_report *r, const struct vg_slice_view *s,
+			 const struct vg_mon_event *ev)
+{
+	const struct vg_property *p = &r->spec->props[s->prop];
+
+	fprintf(r->text, "vigil: %s: backtrace of tid %u at ", p->name, ev->tid);
+	vg_event_text(r->spec, r->text, ev);
+	fputc('\n', r->text);
+	if (!r->evidence ||
+	    !vg_evidence_stack_text(r->evidence, ev, r->text, "    "))
+		fprintf(r->text, "    (no user stack was captured for this event)\n");
+	fflush(r->text);
+	if (!r->json || !r->evidence)
 		return;
-	json_verdict(r, s, "violation");
-	fputs(",\"from\":", r->json);
-	vg_json_str(r->json, p->states[from].name);
+	fputs("{\"type\":\"backtrace\",\"property\":", r->json);
+	vg_json_str(r->json, p->name);
 	fputc(',', r->json);
-	json_event(r, ev);
-	fprintf(r->json, ",\"stopped\":%s}\n", stopped ? "true" : "false");
-	fflush(r->json);
+	vg_event_json(r->spec, r->json, ev);
+	fputs(",\"stack\":", r->json);
+	vg_evidence_stack_json(r->evidence, ev, r->json);
+	fputs("}\n", r->json);
 }
 
 void vg_report_log(struct vg_report *r, const struct vg_slice_view *s,
@@ -330,7 +404,7 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	}
 	if (!r->json)
 		return;
-	json_verdict(r, s, v);
+	json_verdict(r, r->json, s, v);
 	fputs(",\"at\":\"exit\"}\n", r->json);
 }
 

@@ -13,6 +13,10 @@ struct vg_report;
 
 struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
 				const char *json_path, struct vg_err *e);
+/* Violations then show the evidence (report/evidence.h), and each is also
+ * written to RUNDIR/violation-PID.json for `vigil status` in gdb. */
+struct vg_evidence;
+void vg_report_set_evidence(struct vg_report *r, struct vg_evidence *x);
 /* Flushes and closes the JSON file. */
 void vg_report_free(struct vg_report *r);
 
@@ -20,6 +24,10 @@ void vg_report_free(struct vg_report *r);
  * target is stopped at the event. */
 void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 			 int from, const struct vg_mon_event *ev, bool stopped);
+
+/* `backtrace`: the event's symbolized user stack, text and JSON. */
+void vg_report_backtrace(struct vg_report *r, const struct vg_slice_view *s,
+			 const struct vg_mon_event *ev);
 
 /* `log "fmt"`: {name} expands a slice parameter, variable, global or
  * event field by name. */
@@ -47,5 +55,12 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
  * quoted). */
 void vg_format_value(const struct vg_spec *spec, enum vg_type t, uint64_t v,
 		     char *buf, size_t len);
+
+/* An event as the reports show it: "before queue_push(0x5614...)" and
+ * "event":{...},"pid":..,"tid":..,"time_ns":..,"seq":.. */
+void vg_event_text(const struct vg_spec *spec, FILE *out,
+		   const struct vg_mon_event *ev);
+void vg_event_json(const struct vg_spec *spec, FILE *out,
+		   const struct vg_mon_event *ev);
 
 #endif

@@ -19,6 +19,8 @@
 #include "probe/probe.h"
 #include "proc/proc.h"
 #include "monstate.h"
+#include "report/evidence.h"
+#include "sym/symbolize.h"
 #include "report/report.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
@@ -51,7 +53,62 @@ static void on_transition(void *ctx, const struct vg_slice_view *s, int from,
 {
 	struct session *ss = ctx;
 
+	vg_evidence_add(ss->evidence, s, from, to, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+}
+
+/* vg_stack_fn: the captured user stack of an event, symbolized in the
+ * target (alive: stopped, or running on). */
+static int event_stack(void *ctx, const struct vg_mon_event *ev,
+		       char (*lines)[320], int max)
+{
+	struct session *ss = ctx;
+	uint64_t ips[VG_STACK_DEPTH];
+	int n;
+
+	if (!ss->stack_on || !ss->stack_on[ev->event] || !ss->probe)
+		return 0;	/* not captured (see stack_events) */
+	n = vg_probe_stack(ss->probe, (int64_t)ev->slot[VG_SLOT_STACK], ips,
+			   max < VG_STACK_DEPTH ? max : VG_STACK_DEPTH);
+	/* an entry probe's caller, which the frame-pointer walk missed */
+	if (n && n < max && n < VG_STACK_DEPTH && ev->slot[VG_SLOT_CALLER] &&
+	    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
+		memmove(ips + 2, ips + 1, (n - 1) * sizeof(ips[0]));
+		ips[1] = ev->slot[VG_SLOT_CALLER];
+		n++;
+	}
+	if (n && !ss->sym)
+		ss->sym = vg_symbolizer_new(ss->pid);
+	for (int i = 0; i < n; i++) {
+		struct vg_frame f;
+
+		vg_symbolize(ss->sym, ips[i], i > 0, &f);
+		vg_frame_format(&f, lines[i], sizeof(lines[i]));
+	}
+	return n;
+}
+
+/* Which events capture their user stack: every function event with
+ * --stacks, else those of properties with a `backtrace` reaction. */
+static bool *stack_events(const struct vg_spec *spec, bool all)
+{
+	bool *on = calloc(spec->nevents ? spec->nevents : 1, sizeof(bool));
+
+	for (int i = 0; on && i < spec->nprops; i++) {
+		const struct vg_property *p = &spec->props[i];
+		bool bt = all;
+
+		for (int s = 0; !bt && s < p->nstates; s++)
+			bt = vg_property_state_has_action(p, s, true, VG_ACT_BACKTRACE) ||
+			     vg_property_state_has_action(p, s, false, VG_ACT_BACKTRACE);
+		for (int b = 0; bt && b < p->nbindings; b++) {
+			enum vg_event_kind k = spec->events[p->bindings[b].event].kind;
+
+			/* the lifecycle tracepoints have no user stack */
+			on[p->bindings[b].event] = k == VG_EV_BEFORE || k == VG_EV_AFTER;
+		}
+	}
+	return on;
 }
 
 static void rec_to_event(struct session *ss, const struct vg_rec_hdr *h,
@@ -101,6 +158,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.params = params;
 	v.state = k->to;
 	v.vars = vars;
+	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
 	return 0;
@@ -134,7 +192,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	struct vg_monitor_opts mo = { 0 };
 	struct vg_monitor_hooks hooks = { .ctx = ss,
 					  .transition = on_transition };
-	bool *user;
+	bool *user, *stacks = ss->stack_on = stack_events(ss->spec, ss->o->stacks);
 	int rc = -1;
 
 	ss->kernel = calloc(ss->spec->nprops, sizeof(bool));
@@ -152,6 +210,13 @@ static int open_all(struct session *ss, struct vg_err *e)
 	ss->report = vg_report_new(ss->spec, stderr, ss->o->json_path, e);
 	if (!ss->report)
 		goto out;
+	ss->evidence = vg_evidence_new(ss->spec, 0, ss->o->evidence);
+	if (!ss->evidence) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
+	vg_evidence_set_stacks(ss->evidence, event_stack, ss);
+	vg_report_set_evidence(ss->report, ss->evidence);
 	for (int i = 0; i < ss->spec->nprops; i++)
 		user[i] = !ss->kernel[i];
 	mo.evaluate = user;
@@ -185,6 +250,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.kernel = ss->kernel,
 		.stop_mask = stop_mask,
 		.all_events = ss->o->record_path != NULL,
+		.stack_events = stacks,
 	};
 	if (ss->o->record_path) {
 		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,
@@ -433,6 +499,9 @@ out:
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
 	vg_report_free(ss.report);
+	vg_evidence_free(ss.evidence);
+	vg_symbolizer_free(ss.sym);
+	free(ss.stack_on);
 	free(ss.kernel);
 	if (ss.exec_gdb[0]) {
 		/* every probe is gone with vg_probe_close: hand the terminal

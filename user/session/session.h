@@ -35,6 +35,8 @@ struct vg_session_opts {
 	 * a checkpoint; load this monitor state, then resume it */
 	const char *state_path;
 	bool fork_snapshots;		/* --snapshot=fork: checkpoints by fork() */
+	bool stacks;			/* --stacks: every event's user stack */
+	int evidence;			/* --evidence N: steps shown; 0 = 16 */
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

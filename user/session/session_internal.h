@@ -12,6 +12,8 @@
 
 struct vg_ckpt;
 struct vg_fsnap;
+struct vg_evidence;
+struct vg_symbolizer;
 
 struct session {
 	struct vg_spec *spec;
@@ -29,6 +31,9 @@ struct session {
 	bool warned_loss;
 	/* the record being handled, for the monitor hook */
 	bool rec_stopped;
+	struct vg_evidence *evidence;	/* what reports show of a slice */
+	struct vg_symbolizer *sym;	/* the target's, made at first use */
+	bool *stack_on;			/* [nevents]: the probe captures stacks */
 	/* checkpoints (session_ckpt.c) */
 	char exe[PATH_MAX];
 	struct vg_ckpt *ck;		/* created at the first checkpoint */

@@ -1,0 +1,357 @@
+#include "symbolize.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fsym {
+	uint64_t addr, size;
+	char *name;
+};
+
+struct fline {
+	uint64_t addr;
+	int line;		/* 0: end of a sequence, no line here */
+	const char *file;	/* into obj->files */
+};
+
+/* One mapped file, read once per symbolizer. */
+struct obj {
+	char *path;
+	bool loaded;
+	GElf_Phdr *load;	/* PT_LOAD segments */
+	size_t nload;
+	struct fsym *syms;
+	size_t nsyms;
+	struct fline *lines;
+	size_t nlines;
+	char **files;
+	size_t nfiles;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct obj *o;
+};
+
+struct vg_symbolizer {
+	struct map *maps;
+	size_t nmaps;
+	struct obj **objs;
+	size_t nobjs;
+};
+
+static struct obj *obj_for(struct vg_symbolizer *s, const char *path)
+{
+	struct obj **grown, *o;
+
+	for (size_t i = 0; i < s->nobjs; i++)
+		if (!strcmp(s->objs[i]->path, path))
+			return s->objs[i];
+	grown = realloc(s->objs, (s->nobjs + 1) * sizeof(*grown));
+	o = calloc(1, sizeof(*o));
+	if (!grown || !o) {
+		free(o);
+		if (grown)
+			s->objs = grown;
+		return NULL;
+	}
+	s->objs = grown;
+	o->path = strdup(path);
+	s->objs[s->nobjs++] = o;
+	return o;
+}
+
+struct vg_symbolizer *vg_symbolizer_new(pid_t pid)
+{
+	struct vg_symbolizer *s = calloc(1, sizeof(*s));
+	char path[64], line[4400], file[4096];
+	FILE *f;
+
+	if (!s)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "r"))) {
+		free(s);
+		return NULL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, off;
+		char perms[8];
+		struct map *grown;
+
+		file[0] = 0;
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095[^\n]", &lo, &hi,
+			   perms, &off, file) < 4 || file[0] != '/' ||
+		    perms[2] != 'x')
+			continue;
+		grown = realloc(s->maps, (s->nmaps + 1) * sizeof(*grown));
+		if (!grown)
+			break;
+		s->maps = grown;
+		s->maps[s->nmaps++] = (struct map){ lo, hi, off,
+						    obj_for(s, file) };
+	}
+	fclose(f);
+	return s;
+}
+
+static void obj_free(struct obj *o)
+{
+	for (size_t i = 0; i < o->nsyms; i++)
+		free(o->syms[i].name);
+	for (size_t i = 0; i < o->nfiles; i++)
+		free(o->files[i]);
+	free(o->syms);
+	free(o->lines);
+	free(o->files);
+	free(o->load);
+	free(o->path);
+	free(o);
+}
+
+void vg_symbolizer_free(struct vg_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nobjs; i++)
+		obj_free(s->objs[i]);
+	free(s->objs);
+	free(s->maps);
+	free(s);
+}
+
+/* By address; among aliases (free, cfree, __libc_free) the shortest name
+ * last, which is the one a lookup finds. */
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (int)strlen(y->name) - (int)strlen(x->name);
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	const struct fline *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return y->line - x->line;	/* a real line before an end marker */
+}
+
+static void read_elf(struct obj *o, Elf *elf)
+{
+	size_t n;
+	Elf_Scn *scn = NULL;
+
+	if (!elf_getphdrnum(elf, &n) && (o->load = calloc(n, sizeof(GElf_Phdr))))
+		for (size_t i = 0; i < n; i++)
+			if (gelf_getphdr(elf, i, &o->load[o->nload]) &&
+			    o->load[o->nload].p_type == PT_LOAD)
+				o->nload++;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			struct fsym *grown;
+
+			if (!gelf_getsym(d, i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value ||
+			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				continue;
+			grown = realloc(o->syms, (o->nsyms + 1) * sizeof(*grown));
+			if (!grown)
+				return;
+			o->syms = grown;
+			o->syms[o->nsyms++] = (struct fsym){
+				sym.st_value, sym.st_size, strdup(name) };
+		}
+	}
+	qsort(o->syms, o->nsyms, sizeof(*o->syms), sym_cmp);
+}
+
+static const char *intern_file(struct obj *o, const char *name)
+{
+	char **grown;
+
+	for (size_t i = o->nfiles; i-- > 0;)
+		if (!strcmp(o->files[i], name))
+			return o->files[i];
+	grown = realloc(o->files, (o->nfiles + 1) * sizeof(*grown));
+	if (!grown)
+		return "";
+	o->files = grown;
+	return o->files[o->nfiles++] = strdup(name);
+}
+
+static void add_line(struct obj *o, uint64_t addr, int line, const char *file)
+{
+	struct fline *grown;
+
+	grown = realloc(o->lines, (o->nlines + 1) * sizeof(*grown));
+	if (!grown)
+		return;
+	o->lines = grown;
+	o->lines[o->nlines++] = (struct fline){ addr, line, file };
+}
+
+/* The DWARF line table, all of it, sorted by address. */
+static void read_lines(struct obj *o)
+{
+	Dwarf_Debug dbg = NULL;
+	Dwarf_Error err = NULL;
+
+	if (dwarf_init_path(o->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
+			    NULL, NULL, &dbg, NULL, 0, NULL, &err) != DW_DLV_OK)
+		return;
+	for (;;) {
+		Dwarf_Unsigned hlen, abbrev, typeoff, next, version, count;
+		Dwarf_Half ver, asize, lsize, xsize, cutype;
+		Dwarf_Small table_count;
+		Dwarf_Line_Context lctx;
+		Dwarf_Line *lines;
+		Dwarf_Signed n;
+		Dwarf_Sig8 sig;
+		Dwarf_Die cu = NULL;
+
+		if (dwarf_next_cu_header_d(dbg, 1, &hlen, &ver, &abbrev, &asize,
+					   &lsize, &xsize, &sig, &typeoff,
+					   &next, &cutype, &err) != DW_DLV_OK)
+			break;
+		if (dwarf_siblingof_b(dbg, NULL, 1, &cu, &err) != DW_DLV_OK)
+			continue;
+		if (dwarf_srclines_b(cu, &version, &table_count, &lctx, &err) ==
+			    DW_DLV_OK &&
+		    dwarf_srclines_from_linecontext(lctx, &lines, &n, &err) ==
+			    DW_DLV_OK) {
+			for (Dwarf_Signed i = 0; i < n; i++) {
+				Dwarf_Addr a;
+				Dwarf_Bool end = 0;
+				char *src = NULL;
+
+				if (dwarf_lineaddr(lines[i], &a, &err) != DW_DLV_OK)
+					continue;
+				dwarf_lineendsequence(lines[i], &end, &err);
+				count = 0;
+				dwarf_lineno(lines[i], &count, &err);
+				if (end || dwarf_linesrc(lines[i], &src, &err) != DW_DLV_OK) {
+					add_line(o, a, 0, "");
+					continue;
+				}
+				add_line(o, a, (int)count, intern_file(o, src));
+				dwarf_dealloc(dbg, src, DW_DLA_STRING);
+			}
+			dwarf_srclines_dealloc_b(lctx);
+		}
+		dwarf_dealloc_die(cu);
+	}
+	dwarf_finish(dbg, &err);
+	qsort(o->lines, o->nlines, sizeof(*o->lines), line_cmp);
+}
+
+static void load(struct obj *o)
+{
+	int fd;
+	Elf *elf;
+
+	o->loaded = true;
+	if ((fd = open(o->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	elf_version(EV_CURRENT);
+	if ((elf = elf_begin(fd, ELF_C_READ, NULL))) {
+		read_elf(o, elf);
+		elf_end(elf);
+	}
+	close(fd);
+	read_lines(o);
+}
+
+/* The last entry at or below addr in a sorted array, or -1. */
+#define FLOOR(arr, n, key, field)                                          \
+	({                                                                 \
+		ssize_t lo_ = 0, hi_ = (ssize_t)(n) - 1, at_ = -1;         \
+		while (lo_ <= hi_) {                                       \
+			ssize_t mid_ = (lo_ + hi_) / 2;                    \
+			if ((arr)[mid_].field <= (key))                    \
+				at_ = mid_, lo_ = mid_ + 1;                \
+			else                                               \
+				hi_ = mid_ - 1;                            \
+		}                                                          \
+		at_;                                                       \
+	})
+
+void vg_symbolize(struct vg_symbolizer *s, uint64_t ip, bool caller,
+		  struct vg_frame *f)
+{
+	uint64_t look = caller ? ip - 1 : ip, fileoff = 0, vaddr = 0;
+	struct obj *o = NULL;
+	bool found = false;
+	ssize_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->ip = ip;
+	for (size_t m = 0; s && m < s->nmaps; m++)
+		if (look >= s->maps[m].start && look < s->maps[m].end) {
+			o = s->maps[m].o;
+			fileoff = look - s->maps[m].start + s->maps[m].pgoff;
+			break;
+		}
+	if (!o)
+		return;
+	if (!o->loaded)
+		load(o);
+	snprintf(f->obj, sizeof(f->obj), "%s", o->path);
+	for (size_t k = 0; k < o->nload; k++)
+		if (fileoff >= o->load[k].p_offset &&
+		    fileoff < o->load[k].p_offset + o->load[k].p_filesz) {
+			vaddr = fileoff - o->load[k].p_offset + o->load[k].p_vaddr;
+			found = true;
+			break;
+		}
+	if (!found)
+		return;
+	i = FLOOR(o->syms, o->nsyms, vaddr, addr);
+	if (i >= 0 && (vaddr < o->syms[i].addr + o->syms[i].size ||
+		       !o->syms[i].size)) {
+		snprintf(f->func, sizeof(f->func), "%s", o->syms[i].name);
+		f->off = vaddr - o->syms[i].addr + (caller ? 1 : 0);
+	}
+	i = FLOOR(o->lines, o->nlines, vaddr, addr);
+	if (i >= 0 && o->lines[i].line) {
+		snprintf(f->file, sizeof(f->file), "%s", o->lines[i].file);
+		f->line = o->lines[i].line;
+	}
+}
+
+void vg_frame_format(const struct vg_frame *f, char *buf, size_t len)
+{
+	const char *base = strrchr(f->obj, '/');
+
+	base = base ? base + 1 : f->obj;
+	if (f->func[0] && f->line)
+		snprintf(buf, len, "%s+0x%llx (%s:%d)", f->func,
+			 (unsigned long long)f->off, f->file, f->line);
+	else if (f->func[0])
+		snprintf(buf, len, "%s+0x%llx (%s)", f->func,
+			 (unsigned long long)f->off, base);
+	else if (f->obj[0])
+		snprintf(buf, len, "0x%llx (%s)", (unsigned long long)f->ip, base);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)f->ip);
+}

@@ -1,0 +1,37 @@
+/* Addresses in a running process to function, offset and source line:
+ * the frames of a captured user stack, for the evidence of a violation.
+ * Function names come from the ELF symbol tables, file:line from the DWARF
+ * line table of the binary or library mapped there (none without DWARF). */
+#ifndef VIGIL_SYMBOLIZE_H
+#define VIGIL_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct vg_symbolizer;
+
+struct vg_frame {
+	uint64_t ip;
+	char func[128];		/* "" when no symbol covers ip */
+	uint64_t off;		/* ip - the function's start */
+	char file[256];		/* source file, "" without DWARF */
+	int line;
+	char obj[256];		/* the mapped file, "" when not file-backed */
+};
+
+/* Reads pid's mappings now: symbolize while the process is alive (it is
+ * stopped at a violation when vigil reports one). NULL when the process
+ * is gone. */
+struct vg_symbolizer *vg_symbolizer_new(pid_t pid);
+void vg_symbolizer_free(struct vg_symbolizer *s);
+
+/* caller: ip is a return address (every frame but the innermost), so the
+ * call is the instruction before it. */
+void vg_symbolize(struct vg_symbolizer *s, uint64_t ip, bool caller,
+		  struct vg_frame *f);
+
+/* "release+0x12 (tests/targets/allocs.c:13)", "free+0x1e (libc.so.6)" */
+void vg_frame_format(const struct vg_frame *f, char *buf, size_t len);
+
+#endif
