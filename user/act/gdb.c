@@ -3,11 +3,50 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "util/rundir.h"
+
+/* scripts/gdb/vigil.py, found beside the vigil binary: in the source tree
+ * (build/vigil -> scripts/gdb/) or installed (bin/vigil ->
+ * share/vigil/). */
+static bool find_extension(char *out, size_t len)
+{
+	static const char *const rel[] = { "/../scripts/gdb/vigil.py",
+					   "/../share/vigil/vigil.py" };
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	if (!(slash = strrchr(exe, '/')))
+		return false;
+	*slash = 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(out, len, "%s%s", exe, rel[i]);
+		if (access(out, R_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* `vigil status`: the extension, and the violation report it reads. */
+static void gdb_extension(FILE *f, const char *dir, pid_t pid)
+{
+	char py[PATH_MAX + 64], report[PATH_MAX + 64];
+
+	snprintf(report, sizeof(report), "%s/violation-%d.json", dir, pid);
+	if (!find_extension(py, sizeof(py)) || access(report, R_OK))
+		return;
+	fprintf(f, "source %s\nset $vigil_report = \"%s\"\n"
+		   "echo vigil: 'vigil status' shows the violation and its evidence\\n\n",
+		py, report);
+}
 
 int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 		   size_t len, struct vg_err *e)
@@ -47,6 +86,7 @@ int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 		fprintf(f, "\\n\necho vigil: thread %d is selected; 'bt' shows the call, 'continue' resumes\\n\n",
 			tid);
 	}
+	gdb_extension(f, dir, pid);
 	/* no pager prompt in the middle of the hand-off, the user's setting
 	 * afterwards */
 	fputs("set pagination on\n", f);
