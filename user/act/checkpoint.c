@@ -124,7 +124,7 @@ struct vg_ckpt *vg_ckpt_new(pid_t pid, const char *exe,
 	if (o && o->dir) {
 		snprintf(c->dir, sizeof(c->dir), "%s", o->dir);
 	} else {
-		if (vg_rundir(run, sizeof(run), e))
+		if (vg_memdir(run, sizeof(run), e))
 			goto fail;
 		snprintf(c->dir, sizeof(c->dir), "%s/ckpt-%d", run, pid);
 	}

@@ -3,7 +3,8 @@
  * meta file per image (time, event count, reason) beside the monitor's own
  * state, which the caller writes through a callback.
  *
- * Layout (DIR is --checkpoint-dir, default RUNDIR/ckpt-PID):
+ * Layout (DIR is --checkpoint-dir, default /dev/shm/vigil-UID/ckpt-PID on
+ * a tmpfs /dev/shm, else RUNDIR/ckpt-PID):
  *   DIR/ck-0001/          criu images of checkpoint 1
  *   DIR/ck-0001/meta      key=value lines, see vg_ckpt_meta
  *   DIR/ck-0001/monitor.state   written by the caller
@@ -24,7 +25,7 @@
 struct vg_ckpt;
 
 struct vg_ckpt_opts {
-	const char *dir;	/* NULL: RUNDIR/ckpt-PID */
+	const char *dir;	/* NULL: see the layout above */
 	int keep;		/* images kept; 0 = default (8) */
 	uint64_t min_gap_ms;	/* at most one checkpoint per gap; 0 = none */
 };

@@ -59,7 +59,7 @@ static const char usage_run[] =
 	"                           on the target when run from a terminal;\n"
 	"                           checkpoint: a CRIU checkpoint, and run on)\n"
 	"  --checkpoint-dir DIR     where checkpoints go (default a private\n"
-	"                           directory under ${TMPDIR:-/tmp}/vigil-UID)\n"
+	"                           directory in memory: /dev/shm/vigil-UID)\n"
 	"  --checkpoints N          checkpoints kept, the oldest dropped (default 8)\n"
 	"  --checkpoint-gap MS      at most one checkpoint per MS milliseconds\n"
 	"                           (default 500; 0: one at every request)\n"

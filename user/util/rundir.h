@@ -11,5 +11,10 @@
  * not a directory owned by us with mode 0700 (someone could read or plant
  * files there). */
 int vg_rundir(char *out, size_t len, struct vg_err *e);
+/* The same under /dev/shm when it is a tmpfs (checkpoints: memory-speed
+ * dumps, as the i-RV paper took them), else vg_rundir. */
+int vg_memdir(char *out, size_t len, struct vg_err *e);
+/* BASE/vigil-UID, with the same checks. */
+int vg_private_dir(const char *base, char *out, size_t len, struct vg_err *e);
 
 #endif
