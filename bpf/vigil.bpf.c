@@ -39,6 +39,13 @@ __u32 target_tgid = 0;
  * costs one wake-up per batch, not per event. The consumer also polls on a
  * short timeout, so a lone event waits at most that long. */
 __u64 wake_bytes = 0;
+/* Events that can lead a user-tier slice into a stop wake the consumer at
+ * once, but at most once per wake_gap_ns: a forced wake-up costs the
+ * target microseconds, and while records keep coming the consumer polls
+ * every wake_gap_ns anyway (user/session/session.c), so the latency of a
+ * stop stays about wake_gap_ns either way. */
+__u64 wake_gap_ns = 0;
+__u64 last_wake_ns = 0;
 /* Kernel tier: entering a state with a `checkpoint` reaction stops the
  * target (so the image is of that very moment) once this time has come;
  * user space moves it on after each checkpoint (--checkpoint-gap), and
@@ -177,9 +184,13 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 			r->h.tid = tid;
 			r->h.time_ns = bpf_ktime_get_ns();
 			__builtin_memcpy(r->slot, slot, sizeof(r->slot));
-			bpf_ringbuf_submit(r, conf->flags & VG_EVF_WAKE
-						      ? BPF_RB_FORCE_WAKEUP
-						      : wake_flags());
+			if ((conf->flags & VG_EVF_WAKE) &&
+			    r->h.time_ns - last_wake_ns >= wake_gap_ns) {
+				last_wake_ns = r->h.time_ns;
+				bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+			} else {
+				bpf_ringbuf_submit(r, wake_flags());
+			}
 		}
 	}
 	if (ktier && conf->nkprops)

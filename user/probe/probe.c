@@ -371,6 +371,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->target_tgid = o->pid;
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
+	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;
 	if (configure(p, o, e) || attach_all(p, o, e))
 		goto fail;
 	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), on_record,

@@ -20,6 +20,10 @@
 
 struct vg_probe;
 
+/* While records keep coming, the consumer polls this often, and the probes
+ * force at most one wake-up per this time (bpf/vigil.bpf.c, wake_gap_ns). */
+#define VG_WAKE_GAP_US 100
+
 struct vg_probe_opts {
 	pid_t pid;			/* the target's tgid */
 	const char *binary;		/* the target's executable, absolute */

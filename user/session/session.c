@@ -370,7 +370,7 @@ static int loop(struct session *ss, struct vg_err *e)
 {
 	int ep = -1, pidfd = -1, sigfd = -1, rc = -1, code = 0, sig = 0;
 	int interrupts = 0;
-	bool exited = false;
+	bool exited = false, busy = false;
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
 	sigset_t mask;
 
@@ -408,15 +408,18 @@ static int loop(struct session *ss, struct vg_err *e)
 	vg_session_advertise(ss);
 	for (;;) {
 		/* the probes wake us per batch (vigil.bpf.c, wake_bytes); the
-		 * timeout bounds how long a lone event waits */
-		int n = epoll_wait(ep, evs, 4, VG_POLL_MS);
+		 * timeout bounds how long a lone event waits: short while
+		 * records keep coming, when the probes spare their wake-ups */
+		struct timespec to = { 0, busy ? VG_WAKE_GAP_US * 1000 : VG_POLL_MS * 1000000 };
+		int n = epoll_pwait2(ep, evs, 4, &to, NULL), got;
 
 		if (n < 0 && errno != EINTR) {
 			vg_errf(e, "epoll_wait: %s", strerror(errno));
 			goto out;
 		}
-		if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
+		if ((got = vg_probe_drain(ss->probe, vg_session_on_record, ss, e)) < 0)
 			goto out;
+		busy = got > 0;
 		if (vg_session_requests(ss, e))
 			goto out;
 		if (ss->restored)

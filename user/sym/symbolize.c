@@ -183,7 +183,8 @@ static void read_elf(struct obj *o, Elf *elf)
 				sym.st_value, sym.st_size, strdup(name) };
 		}
 	}
-	qsort(o->syms, o->nsyms, sizeof(*o->syms), sym_cmp);
+	if (o->nsyms)
+		qsort(o->syms, o->nsyms, sizeof(*o->syms), sym_cmp);
 }
 
 static const char *intern_file(struct obj *o, const char *name)
@@ -262,7 +263,8 @@ static void read_lines(struct obj *o)
 		dwarf_dealloc_die(cu);
 	}
 	dwarf_finish(dbg, &err);
-	qsort(o->lines, o->nlines, sizeof(*o->lines), line_cmp);
+	if (o->nlines)
+		qsort(o->lines, o->nlines, sizeof(*o->lines), line_cmp);
 }
 
 static void load(struct obj *o)
