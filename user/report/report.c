@@ -399,6 +399,9 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 			text_slice(r, s);
 			fprintf(r->text, " ends %s in state %s\n", v,
 				p->states[s->state].name);
+			/* how it got there: the allocation of a leak */
+			if (r->evidence)
+				vg_evidence_text(r->evidence, s, r->text);
 		}
 		f->nonaccepting++;
 	}

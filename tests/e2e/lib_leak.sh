@@ -1,0 +1,18 @@
+# specs/lib/leak.vigil: a clean target ends with every block freed; a leaky
+# one has exactly its 5 unfreed blocks reported nonaccepting at exit, each
+# with the allocation's evidence (--stacks: realloc called from main, the
+# block first made in make_record).
+. "$(dirname "$0")/lib.sh"
+
+run_vigil run specs/lib/leak.vigil -- "$TARGETS/leaky"
+expect_rc 0
+expect_out "leaky: done"
+expect_no_out "nonaccepting|VIOLATION|inconclusive"
+
+run_vigil run --stacks specs/lib/leak.vigil -- "$TARGETS/leaky" --leak
+expect_rc 0
+expect_out "leaky: done"
+n=$(grep -cE "leak: slice p=0x[0-9a-f]+ ends nonaccepting in state allocated" "$TMP/out")
+[ "$n" = 5 ] || fail "$n blocks reported leaked, expected 5"
+expect_out "after realloc\(0x[0-9a-f]+, 20[13579]\) returned 0x[0-9a-f]+  free -> allocated"
+expect_out "^ +at main\+0x[0-9a-f]+ \(.*tests/targets/leaky.c:[0-9]+\)"

@@ -1,0 +1,30 @@
+/* malloc'ed blocks for specs/lib/leak.vigil: all freed by default; with
+ * --leak, the blocks made by make_record() for odd i are never freed (5 of
+ * them). No stdio: its buffer would be a block libc keeps until exit. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((noinline)) static char *make_record(int i)
+{
+	char *r = malloc(32 + i);
+
+	memset(r, 'x', 32 + i);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	int leak = argc > 1 && !strcmp(argv[1], "--leak");
+	char *keep[10];
+
+	for (int i = 0; i < 10; i++) {
+		keep[i] = make_record(i);
+		keep[i] = realloc(keep[i], 200 + i);
+	}
+	for (int i = 0; i < 10; i++)
+		if (!leak || i % 2 == 0)
+			free(keep[i]);
+	write(1, "leaky: done\n", 12);
+	return 0;
+}
