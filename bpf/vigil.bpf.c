@@ -65,12 +65,15 @@ struct {
 } ev_conf SEC(".maps");
 
 /* User stacks of VG_EVF_STACK events, deduplicated by the kernel: a
- * record carries a 4-byte id, not the frames. */
+ * record carries a 4-byte id, not the frames. Frames are kept as (build
+ * id, file offset), so they can be symbolized after the process is gone:
+ * a leak is reported at exit. */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_STACK_BUILD_ID);
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, VG_STACK_DEPTH * sizeof(__u64));
+	__uint(value_size, VG_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
 } stacks SEC(".maps");
 
 /* per-event hit and loss counts, per CPU */

@@ -441,18 +441,25 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
 	return 0;
 }
 
-int vg_probe_stack(const struct vg_probe *p, int64_t id, uint64_t *ips,
-		   int max)
+int vg_probe_stack(const struct vg_probe *p, int64_t id,
+		   struct vg_stack_frame *out, int max)
 {
-	uint64_t frames[VG_STACK_DEPTH] = { 0 };
+	struct bpf_stack_build_id frames[VG_STACK_DEPTH];
 	uint32_t key = (uint32_t)id;
 	int n = 0;
 
+	memset(frames, 0, sizeof(frames));
 	if (id < 0 || bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stacks),
 					  &key, frames))
 		return 0;
-	while (n < max && n < VG_STACK_DEPTH && frames[n])
-		ips[n] = frames[n], n++;
+	for (; n < max && n < VG_STACK_DEPTH; n++) {
+		if (frames[n].status == BPF_STACK_BUILD_ID_EMPTY)
+			break;
+		out[n].has_build_id = frames[n].status == BPF_STACK_BUILD_ID_VALID;
+		memcpy(out[n].build_id, frames[n].build_id, 20);
+		out[n].offset = out[n].has_build_id ? frames[n].offset
+						    : frames[n].ip;
+	}
 	return n;
 }
 

@@ -60,10 +60,18 @@ void vg_probe_close(struct vg_probe *p);
 int vg_probe_suspend(struct vg_probe *p);
 int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
 
-/* The frames (return addresses, innermost first) of a captured user
- * stack; returns how many (at most max), 0 when the id is unknown. */
-int vg_probe_stack(const struct vg_probe *p, int64_t id, uint64_t *ips,
-		   int max);
+/* A frame of a captured user stack: the file (by build id) and the offset
+ * in it, or, when the kernel could not tell, the address. */
+struct vg_stack_frame {
+	bool has_build_id;
+	uint8_t build_id[20];
+	uint64_t offset;	/* in the file, or the address */
+};
+
+/* The frames (innermost first) of a captured user stack; returns how many
+ * (at most max), 0 when the id is unknown. */
+int vg_probe_stack(const struct vg_probe *p, int64_t id,
+		   struct vg_stack_frame *out, int max);
 
 /* Kernel tier: the next checkpoint stop may come at monotonic time
  * next_ns (bpf/kstep.bpf.h, ckpt_next_ns). */

@@ -20,6 +20,7 @@
 #include "proc/proc.h"
 #include "monstate.h"
 #include "report/evidence.h"
+#include "sym/libs.h"
 #include "sym/symbolize.h"
 #include "report/report.h"
 #include "sym/elf.h"
@@ -57,35 +58,61 @@ static void on_transition(void *ctx, const struct vg_slice_view *s, int from,
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
 }
 
-/* vg_stack_fn: the captured user stack of an event, symbolized in the
- * target (alive: stopped, or running on). */
+/* The target's symbolizer, made when the first stack-bearing record
+ * arrives: its mappings are read while it is alive, since a leak's stack
+ * is symbolized at exit, when /proc/PID is gone. Frames with a build id
+ * are found in the files named there, the executable, or mapped later. */
+static struct vg_symbolizer *symbolizer(struct session *ss)
+{
+	struct vg_libs libs;
+	struct vg_err e;
+
+	if (ss->sym || !(ss->sym = vg_symbolizer_new(ss->pid)))
+		return ss->sym;
+	/* a short-lived target is often gone before its first record is
+	 * read: the files the loader maps for it stand in for its maps */
+	if (!vg_libs_load(ss->exe, &libs, &e)) {
+		for (size_t i = 0; i < libs.n; i++)
+			vg_symbolizer_add_file(ss->sym, libs.v[i].path);
+		vg_libs_free(&libs);
+	}
+	vg_symbolizer_add_file(ss->sym, ss->exe);
+	return ss->sym;
+}
+
+/* vg_stack_fn: the captured user stack of an event, symbolized. */
 static int event_stack(void *ctx, const struct vg_mon_event *ev,
 		       char (*lines)[320], int max)
 {
 	struct session *ss = ctx;
-	uint64_t ips[VG_STACK_DEPTH];
-	int n;
+	struct vg_stack_frame fr[VG_STACK_DEPTH];
+	int n, out = 0;
 
 	if (!ss->stack_on || !ss->stack_on[ev->event] || !ss->probe)
 		return 0;	/* not captured (see stack_events) */
-	n = vg_probe_stack(ss->probe, (int64_t)ev->slot[VG_SLOT_STACK], ips,
-			   max < VG_STACK_DEPTH ? max : VG_STACK_DEPTH);
-	/* an entry probe's caller, which the frame-pointer walk missed */
-	if (n && n < max && n < VG_STACK_DEPTH && ev->slot[VG_SLOT_CALLER] &&
-	    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
-		memmove(ips + 2, ips + 1, (n - 1) * sizeof(ips[0]));
-		ips[1] = ev->slot[VG_SLOT_CALLER];
-		n++;
-	}
-	if (n && !ss->sym)
-		ss->sym = vg_symbolizer_new(ss->pid);
-	for (int i = 0; i < n; i++) {
+	n = vg_probe_stack(ss->probe, (int64_t)ev->slot[VG_SLOT_STACK], fr,
+			   VG_STACK_DEPTH);
+	for (int i = 0; i < n && out < max; i++) {
 		struct vg_frame f;
 
-		vg_symbolize(ss->sym, ips[i], i > 0, &f);
-		vg_frame_format(&f, lines[i], sizeof(lines[i]));
+		if (fr[i].has_build_id)
+			vg_symbolize_file(symbolizer(ss), fr[i].build_id,
+					  fr[i].offset, out > 0, &f);
+		else
+			vg_symbolize(symbolizer(ss), fr[i].offset, out > 0, &f);
+		vg_frame_format(&f, lines[out], sizeof(lines[out]));
+		out++;
+		/* an entry probe's caller, which the frame-pointer walk
+		 * missed: the return address the probe read at entry */
+		if (i == 0 && out < max && ev->slot[VG_SLOT_CALLER] &&
+		    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
+			vg_symbolize(symbolizer(ss), ev->slot[VG_SLOT_CALLER],
+				     true, &f);
+			vg_frame_format(&f, lines[out], sizeof(lines[out]));
+			out++;
+		}
 	}
-	return n;
+	return out;
 }
 
 /* Which events capture their user stack: every function event with
@@ -147,6 +174,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		return 0;
 	}
 	memcpy(vars, k->vars, sizeof(vars));
+	if (ss->stack_on && ss->stack_on[k->h.event])
+		symbolizer(ss);
 	if (k->h.flags & VG_RF_CKPT)
 		ss->ckpt_stop = true;
 	if (vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params,
@@ -176,6 +205,8 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
+		if (ss->stack_on && ss->stack_on[ev.event])
+			symbolizer(ss);
 		if (ss->rec && vg_recorder_write(ss->rec, &ev))
 			return vg_errf(ss->err, "writing %s failed",
 				       ss->o->record_path);

@@ -1,6 +1,7 @@
 #include "symbolize.h"
 
 #include <fcntl.h>
+#include <elf.h>
 #include <gelf.h>
 #include <libdwarf/dwarf.h>
 #include <libdwarf/libdwarf.h>
@@ -25,6 +26,8 @@ struct fline {
 struct obj {
 	char *path;
 	bool loaded;
+	int build_id_len;	/* -1: not read yet, 0: none */
+	uint8_t build_id[20];
 	GElf_Phdr *load;	/* PT_LOAD segments */
 	size_t nload;
 	struct fsym *syms;
@@ -41,6 +44,7 @@ struct map {
 };
 
 struct vg_symbolizer {
+	pid_t pid;
 	struct map *maps;
 	size_t nmaps;
 	struct obj **objs;
@@ -64,23 +68,23 @@ static struct obj *obj_for(struct vg_symbolizer *s, const char *path)
 	}
 	s->objs = grown;
 	o->path = strdup(path);
+	o->build_id_len = -1;
 	s->objs[s->nobjs++] = o;
 	return o;
 }
 
-struct vg_symbolizer *vg_symbolizer_new(pid_t pid)
+/* (Re)reads the process's executable mappings; keeps the old ones when
+ * the process is gone. */
+static void read_maps(struct vg_symbolizer *s)
 {
-	struct vg_symbolizer *s = calloc(1, sizeof(*s));
 	char path[64], line[4400], file[4096];
+	struct map *maps = NULL;
+	size_t n = 0;
 	FILE *f;
 
-	if (!s)
-		return NULL;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (!(f = fopen(path, "r"))) {
-		free(s);
-		return NULL;
-	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", s->pid);
+	if (!(f = fopen(path, "r")))
+		return;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long lo, hi, off;
 		char perms[8];
@@ -91,15 +95,36 @@ struct vg_symbolizer *vg_symbolizer_new(pid_t pid)
 			   perms, &off, file) < 4 || file[0] != '/' ||
 		    perms[2] != 'x')
 			continue;
-		grown = realloc(s->maps, (s->nmaps + 1) * sizeof(*grown));
-		if (!grown)
+		if (!(grown = realloc(maps, (n + 1) * sizeof(*grown))))
 			break;
-		s->maps = grown;
-		s->maps[s->nmaps++] = (struct map){ lo, hi, off,
-						    obj_for(s, file) };
+		maps = grown;
+		maps[n++] = (struct map){ lo, hi, off, obj_for(s, file) };
 	}
 	fclose(f);
+	if (!n) {
+		free(maps);
+		return;
+	}
+	free(s->maps);
+	s->maps = maps;
+	s->nmaps = n;
+}
+
+struct vg_symbolizer *vg_symbolizer_new(pid_t pid)
+{
+	struct vg_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->pid = pid;
+	read_maps(s);
 	return s;
+}
+
+void vg_symbolizer_add_file(struct vg_symbolizer *s, const char *path)
+{
+	if (s && path)
+		obj_for(s, path);
 }
 
 static void obj_free(struct obj *o)
@@ -298,24 +323,53 @@ static void load(struct obj *o)
 		at_;                                                       \
 	})
 
-void vg_symbolize(struct vg_symbolizer *s, uint64_t ip, bool caller,
-		  struct vg_frame *f)
+/* The GNU build id from the file's notes; read once. */
+static void read_build_id(struct obj *o)
 {
-	uint64_t look = caller ? ip - 1 : ip, fileoff = 0, vaddr = 0;
-	struct obj *o = NULL;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+
+	o->build_id_len = 0;
+	if ((fd = open(o->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	elf_version(EV_CURRENT);
+	if (!(elf = elf_begin(fd, ELF_C_READ, NULL))) {
+		close(fd);
+		return;
+	}
+	while (!o->build_id_len && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t at = 0, name_at, desc_at;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((at = gelf_getnote(d, at, &nh, &name_at, &desc_at)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_at, "GNU", 4) &&
+			    nh.n_descsz && nh.n_descsz <= sizeof(o->build_id)) {
+				memcpy(o->build_id, (char *)d->d_buf + desc_at,
+				       nh.n_descsz);
+				o->build_id_len = (int)nh.n_descsz;
+				break;
+			}
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+/* function and line of a file offset (look: already moved into the call
+ * instruction for a return address) */
+static void symbolize_in(struct obj *o, uint64_t fileoff, bool caller,
+			 struct vg_frame *f)
+{
+	uint64_t vaddr = 0;
 	bool found = false;
 	ssize_t i;
 
-	memset(f, 0, sizeof(*f));
-	f->ip = ip;
-	for (size_t m = 0; s && m < s->nmaps; m++)
-		if (look >= s->maps[m].start && look < s->maps[m].end) {
-			o = s->maps[m].o;
-			fileoff = look - s->maps[m].start + s->maps[m].pgoff;
-			break;
-		}
-	if (!o)
-		return;
 	if (!o->loaded)
 		load(o);
 	snprintf(f->obj, sizeof(f->obj), "%s", o->path);
@@ -339,6 +393,67 @@ void vg_symbolize(struct vg_symbolizer *s, uint64_t ip, bool caller,
 		snprintf(f->file, sizeof(f->file), "%s", o->lines[i].file);
 		f->line = o->lines[i].line;
 	}
+}
+
+static const struct map *map_at(const struct vg_symbolizer *s, uint64_t a)
+{
+	for (size_t m = 0; s && m < s->nmaps; m++)
+		if (a >= s->maps[m].start && a < s->maps[m].end)
+			return &s->maps[m];
+	return NULL;
+}
+
+void vg_symbolize(struct vg_symbolizer *s, uint64_t ip, bool caller,
+		  struct vg_frame *f)
+{
+	uint64_t look = caller ? ip - 1 : ip;
+	const struct map *m;
+
+	memset(f, 0, sizeof(*f));
+	f->ip = ip;
+	if (!s)
+		return;
+	if (!(m = map_at(s, look))) {
+		read_maps(s);	/* mapped since (dlopen), if still alive */
+		m = map_at(s, look);
+	}
+	if (m && m->o)
+		symbolize_in(m->o, look - m->start + m->pgoff, caller, f);
+}
+
+static struct obj *obj_by_build_id(struct vg_symbolizer *s, const uint8_t *id)
+{
+	for (size_t i = 0; i < s->nobjs; i++) {
+		struct obj *o = s->objs[i];
+
+		if (o->build_id_len < 0)
+			read_build_id(o);
+		/* the kernel pads a shorter id with zeroes to 20 bytes */
+		if (o->build_id_len > 0 &&
+		    !memcmp(o->build_id, id, (size_t)o->build_id_len))
+			return o;
+	}
+	return NULL;
+}
+
+void vg_symbolize_file(struct vg_symbolizer *s, const uint8_t *build_id,
+		       uint64_t fileoff, bool caller, struct vg_frame *f)
+{
+	uint64_t look = caller ? fileoff - 1 : fileoff;
+	struct obj *o;
+
+	memset(f, 0, sizeof(*f));
+	f->ip = fileoff;
+	if (!s)
+		return;
+	if (!(o = obj_by_build_id(s, build_id))) {
+		size_t known = s->nobjs;
+
+		read_maps(s);
+		if (s->nobjs == known || !(o = obj_by_build_id(s, build_id)))
+			return;
+	}
+	symbolize_in(o, look, caller, f);
 }
 
 void vg_frame_format(const struct vg_frame *f, char *buf, size_t len)

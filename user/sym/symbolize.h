@@ -20,9 +20,9 @@ struct vg_frame {
 	char obj[256];		/* the mapped file, "" when not file-backed */
 };
 
-/* Reads pid's mappings now: symbolize while the process is alive (it is
- * stopped at a violation when vigil reports one). NULL when the process
- * is gone. */
+/* Reads pid's mappings now (none when the process is gone): addresses
+ * are symbolized through them, frames by build id through the files they
+ * name and those added. NULL only when out of memory. */
 struct vg_symbolizer *vg_symbolizer_new(pid_t pid);
 void vg_symbolizer_free(struct vg_symbolizer *s);
 
@@ -30,6 +30,12 @@ void vg_symbolizer_free(struct vg_symbolizer *s);
  * call is the instruction before it. */
 void vg_symbolize(struct vg_symbolizer *s, uint64_t ip, bool caller,
 		  struct vg_frame *f);
+
+/* A frame by file: the file with this GNU build id among those the
+ * process had mapped when the symbolizer read its maps, or were added. */
+void vg_symbolize_file(struct vg_symbolizer *s, const uint8_t *build_id,
+		       uint64_t fileoff, bool caller, struct vg_frame *f);
+void vg_symbolizer_add_file(struct vg_symbolizer *s, const char *path);
 
 /* "release+0x12 (tests/targets/allocs.c:13)", "free+0x1e (libc.so.6)" */
 void vg_frame_format(const struct vg_frame *f, char *buf, size_t len);
