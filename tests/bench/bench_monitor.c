@@ -28,8 +28,9 @@
  * Scenarios (1M = 2^20 live slices):
  *   1param-*   queue_bounds: push(q) with a guard n < max and update n++
  *   2param-next-*   unsafe_iter, 2^17 collections x 8 iterators, next(i)
- *   2param-mixed-*  80% next(i), 10% update(c), 10% create(c, new i):
- *                   live slices grow during the run (reported at the end)
+ *   2param-mixed-*  next(i), and 1 event in 10 from a change: update(c),
+ *                   dispose(i) and create(c, new i) for c's 8 iterators;
+ *                   live slices stay at 2^20 (see gen_mixed)
  *   churn      open(x)/close(x), 2^16 open at once: every event creates or
  *              frees a slice; store bytes at start/middle/end show whether
  *              memory stays flat
@@ -197,7 +198,7 @@ static double baseline(uint64_t nobj, const uint32_t *idx, uint64_t n, int pf)
 
 /* ---- specs ----------------------------------------------------------------- */
 
-static int qnew, qpush, icreate, iupdate, inext, fopen_, fclose_;
+static int qnew, qpush, icreate, iupdate, inext, idispose, fopen_, fclose_;
 
 static void build_queue(struct mb *b)
 {
@@ -230,6 +231,7 @@ static void build_iter(struct mb *b)
 	icreate = mb_event(b, "create", 2);
 	iupdate = mb_event(b, "update", 1);
 	inext = mb_event(b, "next", 1);
+	idispose = mb_event(b, "dispose", 1);
 	mb_prop(b, "unsafe_iter", 2, "c", "i");
 	mb_state(b, "init", VG_STATE_ACCEPTING);
 	mb_state(b, "live", VG_STATE_ACCEPTING);
@@ -238,11 +240,15 @@ static void build_iter(struct mb *b)
 	mb_bind(b, icreate, 0, 1);
 	mb_bind(b, iupdate, 0, VG_UNBOUND);
 	mb_bind(b, inext, VG_UNBOUND, 0);
+	mb_bind(b, idispose, VG_UNBOUND, 0);
 	mb_trans(b, 0, icreate, 1);
 	mb_trans(b, 1, iupdate, 2);
 	mb_trans(b, 1, inext, 1);
 	mb_trans(b, 2, iupdate, 2);
 	mb_trans(b, 2, inext, 3);
+	/* back to the initial state: the slice is freed */
+	mb_trans(b, 1, idispose, 0);
+	mb_trans(b, 2, idispose, 0);
 }
 
 static void build_files(struct mb *b)
@@ -278,25 +284,49 @@ static void gen_idx(const struct gen *g, uint64_t i, struct vg_mon_event *ev)
 
 static uint64_t next_iter;
 
-/* 2param-mixed: drawn as it goes (creates need fresh iterators). */
+/* 2param-mixed: a correct program that, after it changes a collection,
+ * drops its iterators and makes new ones. Iterator slot s (8 per
+ * collection, collection s / 8) holds iter_of[s]. Mostly next(i) on a
+ * random slot; about 1 event in 10 belongs to a change: update(c), then
+ * for each of c's 8 slots dispose(old i) and create(c, new i). Live slices
+ * stay at 2^20, every update walks 8 slices, disposes free slices and
+ * creates join new ones. */
+static uint64_t *iter_of;
+static struct {
+	int left;		/* events of the change still to come */
+	uint64_t c;
+} change;
+
 static void gen_mixed(const struct gen *g, uint64_t i, struct vg_mon_event *ev)
 {
-	uint64_t r = splitmix(g->rng);
-	int k = (int)((r >> 56) % 10);
+	uint64_t r = splitmix(g->rng), s;
 
-	if (g->idx)			/* burst: the object comes from idx */
-		r = g->idx[i];
-	if (k < 8) {
-		ev->event = inext;
-		ev->slot[0] = addr((r & ((1u << 20) - 1)) + (1ull << 30));
-	} else if (k == 8) {
-		ev->event = iupdate;
-		ev->slot[0] = addr((r >> 3) & ((1u << 17) - 1));
-	} else {
-		ev->event = icreate;
-		ev->slot[0] = addr((r >> 3) & ((1u << 17) - 1));
-		ev->slot[1] = addr(next_iter++ + (1ull << 30));
+	if (change.left) {
+		int step = 16 - change.left--;	/* 0..15 */
+
+		s = change.c * 8 + (uint64_t)step / 2;
+		if (step % 2 == 0) {
+			ev->event = idispose;
+			ev->slot[0] = addr(iter_of[s] + (1ull << 30));
+		} else {
+			iter_of[s] = next_iter++;
+			ev->event = icreate;
+			ev->slot[0] = addr(change.c);
+			ev->slot[1] = addr(iter_of[s] + (1ull << 30));
+		}
+		return;
 	}
+	if ((r >> 54) % 1000 < 6) {
+		change.c = (r >> 3) & ((1u << 17) - 1);
+		change.left = 16;
+		ev->event = iupdate;
+		ev->slot[0] = addr(change.c);
+		return;
+	}
+	if (g->idx)			/* burst: the slot comes from idx */
+		r = g->idx[i];
+	ev->event = inext;
+	ev->slot[0] = addr(iter_of[r & ((1u << 20) - 1)] + (1ull << 30));
 }
 
 static double drive(struct vg_monitor *m, const struct gen *g, uint64_t n,
@@ -423,6 +453,12 @@ static void bench_iter(const char *scen, bool mixed, enum pattern p)
 	for (uint64_t i = 0; i < nit; i++)
 		feed1(m, icreate, 0, addr(i / per), addr(i + (1ull << 30)));
 	next_iter = nit;
+	free(iter_of);
+	iter_of = malloc(nit * sizeof(*iter_of));
+	if (!iter_of)
+		abort();
+	for (uint64_t i = 0; i < nit; i++)
+		iter_of[i] = i;
 	idx = make_stream(p, nit, n, 99);
 	base = baseline(nit, idx, n, 0);	/* the iterators' keys */
 	basepf = baseline(nit, idx, n, 1);
