@@ -4,7 +4,7 @@
  *
  * The tables come from user/probe/ktier.c: per property (kprops), the
  * transitions of each (property, state, event) in first-match order
- * (ktrans), and the guard/update bytecode (kcode). Slices live in kslices,
+ * (ktrans), and the guard/update bytecode (kcode). Slices live in kslots,
  * keyed by the property and its slice parameter values.
  *
  * Concurrency: two threads can hit the same slice at once (two CPUs pushing
@@ -14,10 +14,13 @@
  * VG_REC_KBUSY and the user side marks the property inconclusive, rather than
  * risk a torn update.
  *
+ * Slices live in kslots, an array used as an open-addressed hash table
+ * (include/vigil_event.h): finding a slice is a multiply and, usually, one
+ * array access, where a BPF hash map lookup cost ~50 ns a quiet event.
  * Slices are never deleted here, not even when they are back in the initial
  * state with initial variables (which the user tier frees): a thread may
- * be waiting for the lock of a slice another thread would delete, and
- * telling it to start again would double the verifier's work. A slice in
+ * be waiting for the lock of a slice another thread would delete, and an
+ * open-addressed table cannot lose a slot from a probe path. A slice in
  * the initial state means the same as no slice, so verdicts do not change;
  * the cost is that the table holds every object seen, bounded by
  * --max-slices (overflow reported, never silent).
@@ -52,12 +55,18 @@ struct {
 } kcode SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);	/* --max-slices, set by user space */
-	__type(key, struct vg_kslice_key);
-	__type(value, struct vg_kslice);
-} kslices SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* kslot_mask + 1, set by user space */
+	__type(key, __u32);
+	__type(value, struct vg_kslot);
+} kslots SEC(".maps");
+
+/* Set by user space: the table has kslot_mask + 1 slots (a power of two,
+ * at least twice --max-slices, so probe paths stay short) and takes at
+ * most kslot_max slices; kslot_count is how many it holds. */
+__u32 kslot_mask = 0;
+__u32 kslot_max = 0;
+__u32 kslot_count = 0;
 
 /* The interpreter's state, handed to the bpf_loop callback. */
 struct vm {
@@ -175,8 +184,78 @@ static __always_inline __s64 vm_run(struct vm *m, __u32 off, __u32 len)
 	return m->sp ? m->st[SP(m->sp - 1)] : 1;
 }
 
+/* Finding a slice: linear probing from its hash, at most VG_KPROBES slots,
+ * claiming the first empty one when the event would create the slice. */
+enum { KF_ABSENT = -1, KF_FULL = -2, KF_WAIT = -3 };
+
+struct kfind {
+	__u64 k0, k1;
+	__u32 prop, h;
+	bool create;
+	bool claimed;		/* res is a slot this thread just claimed */
+	int res;		/* a slot index, or KF_* */
+};
+
+static int kfind_step(__u32 i, struct kfind *f)
+{
+	__u32 idx = (f->h + i) & kslot_mask;
+	struct vg_kslot *s = bpf_map_lookup_elem(&kslots, &idx);
+	__u32 use;
+
+	if (!s) {
+		f->res = KF_FULL;
+		return 1;
+	}
+	use = *(volatile __u32 *)&s->use;
+	if (use == VG_KSLOT_READY) {
+		if (s->prop != f->prop || s->key[0] != f->k0 ||
+		    s->key[1] != f->k1)
+			return 0;	/* another slice: probe on */
+		f->res = (int)idx;
+		return 1;
+	}
+	if (use == VG_KSLOT_EMPTY) {
+		if (!f->create) {
+			f->res = KF_ABSENT;
+			return 1;
+		}
+		if (__sync_fetch_and_add(&kslot_count, 1) >= kslot_max) {
+			__sync_fetch_and_sub(&kslot_count, 1);
+			f->res = KF_FULL;
+			return 1;
+		}
+		if (__sync_val_compare_and_swap(&s->use, VG_KSLOT_EMPTY,
+						VG_KSLOT_CLAIMED) ==
+		    VG_KSLOT_EMPTY) {
+			f->res = (int)idx;
+			f->claimed = true;
+			return 1;
+		}
+		__sync_fetch_and_sub(&kslot_count, 1);
+	}
+	/* claimed by another thread that is writing its key: it may be
+	 * this very slice; wait for it (kwait_ready), then look again */
+	f->res = KF_WAIT;
+	f->h = idx;
+	return 1;
+}
+
+static __always_inline int kfind(struct kfind *f)
+{
+	f->res = KF_FULL;	/* every slot of the path taken */
+	bpf_loop(VG_KPROBES, kfind_step, f, 0);
+	return f->res;
+}
+
+static int kready_step(__u32 i, __u32 *idx)
+{
+	struct vg_kslot *s = bpf_map_lookup_elem(&kslots, idx);
+
+	return !s || *(volatile __u32 *)&s->use == VG_KSLOT_READY;
+}
+
 struct klock_try {
-	struct vg_kslice *s;
+	struct vg_kslot *s;
 	bool got;
 };
 
@@ -190,7 +269,7 @@ static int klock_step(__u32 i, struct klock_try *t)
 }
 
 /* bpf_loop, not a plain loop: the verifier would walk every spin. */
-static __always_inline bool klock(struct vg_kslice *s)
+static __always_inline bool klock(struct vg_kslot *s)
 {
 	struct klock_try t = { .s = s };
 
@@ -200,7 +279,7 @@ static __always_inline bool klock(struct vg_kslice *s)
 	return t.got;
 }
 
-static __always_inline void kunlock(struct vg_kslice *s)
+static __always_inline void kunlock(struct vg_kslot *s)
 {
 	__sync_fetch_and_and(&s->lock, 0);
 }
@@ -208,7 +287,7 @@ static __always_inline void kunlock(struct vg_kslice *s)
 static __always_inline void kreport(__u16 kind, __u16 flags, __u32 event,
 				    __u32 prop, __u32 from, __u32 to,
 				    __u32 tid,
-				    struct vg_kslice_key *key, __s64 *vars,
+				    __u64 *key, __s64 *vars,
 				    __u64 *slot)
 {
 	struct vg_rec_kstep *r;
@@ -231,8 +310,8 @@ static __always_inline void kreport(__u16 kind, __u16 flags, __u32 event,
 	r->from = from;
 	r->to = to;
 	r->pad = 0;
-	r->key[0] = key->v[0];
-	r->key[1] = key->v[1];
+	r->key[0] = key[0];
+	r->key[1] = key[1];
 	__builtin_memcpy(r->vars, vars, sizeof(r->vars));
 	__builtin_memcpy(r->slot, slot, sizeof(r->slot));
 	/* a verdict or a stop must reach user space now */
@@ -315,48 +394,62 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 				       __u32 tid, __u64 *slot,
 				       struct vm *m)
 {
-	struct vg_kslice_key key = { .prop = prop };
 	struct vg_kprop *p = bpf_map_lookup_elem(&kprops, &prop);
-	struct vg_kslice *s, fresh = {};	/* state 0 */
+	__u32 t0 = VG_KTRANS_INDEX(prop, 0, bind);
+	struct vg_ktrans *t;
+	struct kfind f = { .prop = prop };
+	struct vg_kslot *s;
 	__s64 *vars = m->vars;
-	int to = -1, from = 0;
+	int to = -1, from = 0, idx;
 	__u16 flags = 0;
 
 	if (!p)
 		return;
 	for (int i = 0; i < VG_KMAX_PARAMS; i++)
 		if (i < p->nparams)
-			key.v[i] = slot[kslot[i] < VG_NSLOTS ? kslot[i] : 0];
-	m->key[0] = key.v[0];
-	m->key[1] = key.v[1];
+			m->key[i] = slot[kslot[i] < VG_NSLOTS ? kslot[i] : 0];
+		else
+			m->key[i] = 0;
 	m->err = 0;
+	f.k0 = m->key[0];
+	f.k1 = m->key[1];
+	f.h = vg_kslot_hash(prop, f.k0, f.k1);
+	/* A slice we have not seen is in the initial state: create it only
+	 * if a transition of the initial state on this event changes
+	 * something. Two threads may meet a new object at once: one claims
+	 * the slot, the other waits until its key is written; then both step
+	 * it under its lock. */
+	t = bpf_map_lookup_elem(&ktrans, &t0);
+	f.create = t && t->moves;
+	idx = kfind(&f);
+	if (idx == KF_WAIT) {
+		__u32 w = f.h;
 
-	s = bpf_map_lookup_elem(&kslices, &key);
-	if (!s) {
-		/* A slice we have not seen is in the initial state. Create
-		 * it (in that state) only if a transition of the initial
-		 * state on this event changes something; another thread may create it at
-		 * the same moment, which is why creation and the step below
-		 * are separate: whoever wins, both step it under its lock. */
-		__u32 t0 = VG_KTRANS_INDEX(prop, 0, bind);
-		struct vg_ktrans *t = bpf_map_lookup_elem(&ktrans, &t0);
-		long err;
-
-		if (!t || !t->moves)
-			return;	/* nothing here can leave the initial state */
-		__builtin_memcpy(fresh.vars, p->init_vars, sizeof(m->vars));
-		err = bpf_map_update_elem(&kslices, &key, &fresh, BPF_NOEXIST);
-		if (err && err != -17 /* EEXIST */) {
-			count(&counters, VG_CNT_KFULL);
-			kreport(VG_REC_KFULL, 0, event, prop, 0, 0, tid, &key,
-				vars, slot);
-			return;
-		}
-		s = bpf_map_lookup_elem(&kslices, &key);
+		bpf_loop(VG_KLOCK_SPINS, kready_step, &w, 0);
+		f.h = vg_kslot_hash(prop, f.k0, f.k1);
+		idx = kfind(&f);
+	}
+	if (idx == KF_ABSENT)
+		return;	/* nothing here can leave the initial state */
+	if (idx == KF_FULL) {
+		count(&counters, VG_CNT_KFULL);
+		kreport(VG_REC_KFULL, 0, event, prop, 0, 0, tid, m->key,
+			vars, slot);
+		return;
+	}
+	s = idx >= 0 ? bpf_map_lookup_elem(&kslots, &idx) : NULL;
+	if (s && f.claimed) {
+		s->prop = prop;
+		s->key[0] = f.k0;
+		s->key[1] = f.k1;
+		s->state = 0;
+		__builtin_memcpy(s->vars, p->init_vars, sizeof(s->vars));
+		/* publish: a full barrier, the key is written before READY */
+		__sync_lock_test_and_set(&s->use, VG_KSLOT_READY);
 	}
 	if (!s || !klock(s)) {
 		count(&counters, VG_CNT_KBUSY);
-		kreport(VG_REC_KBUSY, 0, event, prop, 0, 0, tid, &key, vars,
+		kreport(VG_REC_KBUSY, 0, event, prop, 0, 0, tid, m->key, vars,
 			slot);
 		return;
 	}
@@ -392,7 +485,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	if (from != to || ((p->notify_mask >> (to & 31)) & 1) ||
 	    ((p->notify_mask >> (from & 31)) & 1))
 		kreport(VG_REC_KSTEP, flags, event, prop, from, to, tid,
-			&key, vars, slot);
+			m->key, vars, slot);
 }
 
 /* bpf_loop over the event's properties: the verifier then checks one

@@ -146,18 +146,39 @@ struct vg_ktrans {
 	} t[VG_KMAX_TRANS];
 };
 
-/* the kernel-tier slice table */
-struct vg_kslice_key {
-	__u32 prop, pad;
-	__u64 v[VG_KMAX_PARAMS];
+/* The kernel-tier slice table: an array used as an open-addressed hash
+ * table (linear probing, VG_KPROBES slots at most), because a BPF hash map
+ * lookup was the largest part of the cost of an event that changes
+ * nothing. Slots are claimed, never freed, so an empty slot on the probe
+ * path means "no such slice". Both sides insert (the probe; user space
+ * when it restores a monitor state), so both use vg_kslot_hash. */
+#define VG_KPROBES 8
+
+enum vg_kslot_use {
+	VG_KSLOT_EMPTY = 0,
+	VG_KSLOT_CLAIMED,	/* its key is being written */
+	VG_KSLOT_READY,
 };
 
-struct vg_kslice {
-	__u32 lock;		/* 0 free, 1 held; see bpf/vigil.bpf.c */
+struct vg_kslot {
+	__u32 lock;		/* 0 free, 1 held; see bpf/kstep.bpf.h */
+	__u32 use;		/* enum vg_kslot_use */
+	__u32 prop;
 	__u16 state;
 	__u16 pad;
+	__u64 key[VG_KMAX_PARAMS];
 	__s64 vars[VG_KMAX_VARS];
 };
+
+/* Slice addresses are 16-byte aligned, small integers dense: multiply
+ * and keep the high bits. */
+static inline __u32 vg_kslot_hash(__u32 prop, __u64 a, __u64 b)
+{
+	__u64 h = (a ^ (b * 0x9e3779b97f4a7c15ull) ^ ((__u64)prop << 59)) *
+		  0xbf58476d1ce4e5b9ull;
+
+	return (__u32)(h >> 32);
+}
 
 /* per-CPU counters the user side sums for the stats line */
 enum vg_counter {

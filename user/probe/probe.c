@@ -31,6 +31,7 @@ struct vg_probe {
 	int ncpus;
 	int kprop_map[VG_KMAX_PROPS];
 	int nkprops;
+	uint32_t kslot_max, kslot_cap;	/* the kernel-tier slice table */
 	struct bpf_program *entry, *ret;	/* the builds loaded */
 	struct vg_libs libs;		/* the target's shared libraries */
 	bool libs_loaded;
@@ -358,9 +359,11 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	lifecycle_setup(p);
-	bpf_map__set_max_entries(p->skel->maps.kslices,
-				 o->max_kslices ? o->max_kslices
-						: VG_DEFAULT_KSLICES);
+	p->kslot_max = o->max_kslices ? o->max_kslices : VG_DEFAULT_KSLICES;
+	p->kslot_cap = pow2_at_least(2 * (size_t)p->kslot_max);
+	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);
+	p->skel->bss->kslot_mask = p->kslot_cap - 1;
+	p->skel->bss->kslot_max = p->kslot_max;
 	err = vigil_bpf__load(p->skel);
 	if (err) {
 		vg_errf(e, "loading the BPF programs: %s%s", strerror(-err),
@@ -471,8 +474,9 @@ void vg_probe_arm_checkpoint(struct vg_probe *p, uint64_t next_ns)
 int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 			int state, const int64_t *vars, struct vg_err *e)
 {
-	struct vg_kslice_key k = { 0 };
-	struct vg_kslice v = { 0 };
+	int fd = bpf_map__fd(p->skel->maps.kslots);
+	struct vg_kslot v;
+	uint32_t h;
 	int kprop = -1;
 
 	for (int i = 0; i < p->nkprops; i++)
@@ -480,15 +484,37 @@ int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 			kprop = i;
 	if (kprop < 0)
 		return vg_errf(e, "property %d is not in the kernel tier", prop);
-	k.prop = kprop;
-	memcpy(k.v, key, sizeof(k.v));
-	v.state = state;
-	memcpy(v.vars, vars, sizeof(v.vars));
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.kslices), &k, &v,
-				BPF_ANY))
-		return vg_errf(e, "writing a kernel-tier slice: %s",
-			       strerror(errno));
-	return 0;
+	/* the probe's own search (bpf/kstep.bpf.h, kfind), done while the
+	 * target is stopped: nothing else writes the table */
+	h = vg_kslot_hash((uint32_t)kprop, key[0], key[1]);
+	for (uint32_t i = 0; i < VG_KPROBES; i++) {
+		uint32_t idx = (h + i) & (p->kslot_cap - 1);
+
+		if (bpf_map_lookup_elem(fd, &idx, &v))
+			break;
+		if (v.use == VG_KSLOT_READY &&
+		    (v.prop != (uint32_t)kprop || v.key[0] != key[0] ||
+		     v.key[1] != key[1]))
+			continue;
+		if (v.use != VG_KSLOT_READY) {
+			if (p->skel->bss->kslot_count >= p->kslot_max)
+				break;
+			p->skel->bss->kslot_count++;
+		}
+		memset(&v, 0, sizeof(v));
+		v.use = VG_KSLOT_READY;
+		v.prop = (uint32_t)kprop;
+		v.key[0] = key[0];
+		v.key[1] = key[1];
+		v.state = (uint16_t)state;
+		memcpy(v.vars, vars, sizeof(v.vars));
+		if (bpf_map_update_elem(fd, &idx, &v, BPF_ANY))
+			return vg_errf(e, "writing a kernel-tier slice: %s",
+				       strerror(errno));
+		return 0;
+	}
+	return vg_errf(e, "the kernel-tier slice table is full (--max-slices %u)",
+		       p->kslot_max);
 }
 
 int vg_probe_fd(const struct vg_probe *p)
@@ -545,26 +571,43 @@ int vg_probe_kprop_of(const struct vg_probe *p, int kprop)
 int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx)
 {
-	int fd = bpf_map__fd(p->skel->maps.kslices);
-	struct vg_kslice_key key, next;
-	struct vg_kslice val;
-	void *prev = NULL;
+	enum { CHUNK = 4096 };
+	int fd = bpf_map__fd(p->skel->maps.kslots);
+	struct vg_kslot *vals = malloc(CHUNK * sizeof(*vals));
+	uint32_t *keys = malloc(CHUNK * sizeof(*keys));
+	uint32_t batch, at = 0;
+	int rc = 0;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, &val) == 0) {
-			int prop = vg_probe_kprop_of(p, next.prop);
+	if (!vals || !keys) {
+		rc = -1;
+		goto out;
+	}
+	/* the whole array, a chunk per system call */
+	while (at < p->kslot_cap && !rc) {
+		__u32 n = CHUNK;
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+		rc = bpf_map_lookup_batch(fd, at ? &batch : NULL, &batch, keys,
+					  vals, &n, &bo);
+		if (rc && errno == ENOENT)
+			rc = 0, at = p->kslot_cap;	/* the last chunk */
+		for (__u32 i = 0; i < n; i++) {
+			int prop = vg_probe_kprop_of(p, (int)vals[i].prop);
 			uint64_t k[VG_KMAX_PARAMS];
 			int64_t vars[VG_KMAX_VARS];
 
-			memcpy(k, next.v, sizeof(k));
-			memcpy(vars, val.vars, sizeof(vars));
-			if (prop >= 0)
-				cb(ctx, prop, k, val.state, vars);
+			if (vals[i].use != VG_KSLOT_READY || prop < 0)
+				continue;
+			memcpy(k, vals[i].key, sizeof(k));
+			memcpy(vars, vals[i].vars, sizeof(vars));
+			cb(ctx, prop, k, vals[i].state, vars);
 		}
-		key = next;
-		prev = &key;
+		at += n;
 	}
-	return 0;
+out:
+	free(vals);
+	free(keys);
+	return rc;
 }
 
 int vg_probe_describe(const struct vg_spec *spec, const char *binary,
