@@ -1,0 +1,70 @@
+# Faults vigil must survive, and say what happened:
+#  - the target is SIGKILLed mid-run: vigil reports the signal and the
+#    verdicts at that point, exits, and leaves no probe behind;
+#  - SIGTERM or SIGHUP to an attached vigil: it detaches, the target runs on;
+#  - a thread storm (2000 short threads on one mutex, both tiers): no loss,
+#    no false verdict, and the per-probe counts equal the program's own
+#    (plus glibc's one lock per thread).
+. "$(dirname "$0")/lib.sh"
+
+links() { bpftool perf list 2>/dev/null | grep -c "filename $(readlink -f "$TARGETS/ticker") " ; }
+
+wait_probes() {	# until vigil's probes are on the ticker
+	for _ in $(seq 100); do [ "$(links)" -gt 0 ] && return; sleep 0.1; done
+	fail "vigil attached no probe"
+}
+
+# --- the target is killed mid-run -----------------------------------------
+"$VIGIL" run specs/ticks.vigil -- "$TARGETS/ticker" >"$TMP/out" 2>&1 &
+vpid=$!
+wait_probes
+sleep 0.3
+tpid=$(pgrep -f "^$TARGETS/ticker" | head -1)
+[ -n "$tpid" ] || fail "no ticker process"
+kill -KILL "$tpid"
+wait "$vpid"
+RC=$?
+cat "$TMP/out"
+expect_rc 0
+expect_out "target killed by signal 9"
+expect_out "before:tick=[1-9][0-9]*"
+sleep 0.3
+[ "$(links)" -eq 0 ] || fail "probes left after the target died"
+
+# --- SIGTERM and SIGHUP: detach, the target runs on -----------------------
+for s in TERM HUP; do
+	"$TARGETS/ticker" >"$TMP/ticker.out" &
+	tpid=$!
+	LEFT_PIDS+=("$tpid")
+	"$VIGIL" attach specs/ticks.vigil -p "$tpid" >"$TMP/out" 2>&1 &
+	vpid=$!
+	wait_probes
+	sleep 0.3
+	kill -"$s" "$vpid"
+	wait "$vpid"
+	RC=$?
+	cat "$TMP/out"
+	expect_rc 0
+	expect_out "detaching, the target runs on"
+	sleep 0.3
+	[ "$(links)" -eq 0 ] || fail "SIG$s: probes left after detach"
+	[ "$(proc_state "$tpid")" != T ] || fail "SIG$s: target left stopped"
+	kill -INT "$tpid"
+	wait "$tpid"
+	grep -q 'ticker: calls tick=[0-9]* (interrupted)' "$TMP/ticker.out" ||
+		fail "SIG$s: the target did not run on and finish cleanly"
+done
+
+# --- a thread storm, in both tiers -----------------------------------------
+for tier in auto user; do	# auto: mutex_discipline in the kernel
+	run_vigil run --tier=$tier specs/lib/mutex.vigil -- "$TARGETS/storm" --threads 2000
+	expect_rc 0
+	expect_out "storm: threads=2000 pthread_mutex_lock=20000 pthread_mutex_unlock=20000"
+	# glibc itself locks and unlocks a mutex once per thread: 2000 threads
+	# and main, as thread_exit counts them
+	expect_out "thread_exit=2001( |$)"
+	expect_out "after:pthread_mutex_lock=22001 "
+	expect_out "before:pthread_mutex_unlock=22001 "
+	expect_out " lost=0 "
+	expect_no_out "VIOLATION|inconclusive|nonaccepting"
+done
