@@ -399,7 +399,8 @@ static bool target_gone(struct session *ss, int pidfd, int *code, int *sig)
 
 static int loop(struct session *ss, struct vg_err *e)
 {
-	int ep = -1, pidfd = -1, sigfd = -1, rc = -1, code = 0, sig = 0;
+	int ep = -1, ep_ctl = -1, pidfd = -1, sigfd = -1, rc = -1, code = 0,
+	    sig = 0;
 	int interrupts = 0;
 	bool exited = false, busy = false;
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
@@ -417,7 +418,8 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	pidfd = vg_proc_pidfd(ss->pid, e);
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sigfd < 0 || pidfd < 0 || ep < 0) {
+	ep_ctl = epoll_create1(EPOLL_CLOEXEC);
+	if (sigfd < 0 || pidfd < 0 || ep < 0 || ep_ctl < 0) {
 		if (pidfd >= 0)
 			vg_errf(e, "setting up the event loop: %s",
 				strerror(errno));
@@ -427,8 +429,10 @@ static int loop(struct session *ss, struct vg_err *e)
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = pidfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
 	ev.data.fd = sigfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
+	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
 
 	if (!ss->o->pid && vg_proc_release(ss->pid, e))
 		goto out;
@@ -438,11 +442,14 @@ static int loop(struct session *ss, struct vg_err *e)
 		kill(ss->pid, SIGCONT);
 	vg_session_advertise(ss);
 	for (;;) {
-		/* the probes wake us per batch (vigil.bpf.c, wake_bytes); the
-		 * timeout bounds how long a lone event waits: short while
-		 * records keep coming, when the probes spare their wake-ups */
+		/* Idle, the probes wake us per batch (vigil.bpf.c, wake_bytes)
+		 * and the timeout bounds how long a lone event waits. While
+		 * records keep coming the ring is always readable, so waiting
+		 * on it would spin a CPU: wait for signals and the target's
+		 * exit only, and drain once per wake-up gap, a batch at a time
+		 * (the probes spare their wake-ups then). */
 		struct timespec to = { 0, busy ? VG_WAKE_GAP_US * 1000 : VG_POLL_MS * 1000000 };
-		int n = epoll_pwait2(ep, evs, 4, &to, NULL), got;
+		int n = epoll_pwait2(busy ? ep_ctl : ep, evs, 4, &to, NULL), got;
 
 		if (n < 0 && errno != EINTR) {
 			vg_errf(e, "epoll_wait: %s", strerror(errno));
@@ -503,6 +510,8 @@ out:
 	vg_session_unadvertise(ss);
 	if (ep >= 0)
 		close(ep);
+	if (ep_ctl >= 0)
+		close(ep_ctl);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (sigfd >= 0)
