@@ -16,6 +16,12 @@ cases=(
 	"specs/ticks.vigil|$TARGETS/ticker 20000"
 	"specs/lib/mutex.vigil|$TARGETS/locks"
 	"specs/lib/mutex.vigil|$TARGETS/locks --wrong-thread"
+	"specs/lib/file.vigil|$TARGETS/files"
+	"specs/lib/file.vigil|$TARGETS/files --use-after"
+	"specs/lib/file.vigil|$TARGETS/files --double-close"
+	"specs/lib/file.vigil|$TARGETS/files --leak"
+	"specs/lib/leak.vigil|$TARGETS/leaky"
+	"specs/lib/leak.vigil|$TARGETS/leaky --leak"
 )
 checked=0
 for c in "${cases[@]}"; do
@@ -51,4 +57,4 @@ PY
 	diff "$TMP/kernel.verdicts" "$TMP/user.verdicts" || fail "tiers disagree on $spec $target"
 	checked=$((checked + 1))
 done
-[ "$checked" -ge 8 ] || fail "only $checked eligible cases checked"
+[ "$checked" -ge 14 ] || fail "only $checked eligible cases checked"
