@@ -149,6 +149,44 @@ static __always_inline __u64 wake_flags(void)
 
 #include "kstep.bpf.h"
 
+/* The event's captures (struct vg_cap_plan): values read from target
+ * memory now, at the probe, into VG_SLOT_CAP0.. */
+static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot)
+{
+	for (int k = 0; k < VG_MAX_CAPS; k++) {
+		struct vg_cap_plan *c = &conf->cap[k];
+		__u64 addr, v = 0;
+		int bad = 0;
+
+		if (k >= conf->ncaps)
+			break;
+		addr = slot[c->src < VG_NSLOTS ? c->src : 0];
+		for (int i = 0; i < VG_CAP_STEPS - 1; i++)
+			if (i + 1 < c->nsteps &&
+			    bpf_probe_read_user(&addr, sizeof(addr),
+						(void *)(addr + c->off[i])))
+				bad = 1;
+		if (!bad) {
+			__u32 last = c->nsteps ? c->nsteps - 1 : 0;
+			__u32 n = c->size;
+
+			if (n > 8)
+				n = 8;
+			addr += c->off[last < VG_CAP_STEPS ? last : 0];
+			if (n == 0 || bpf_probe_read_user(&v, n, (void *)addr))
+				bad = 1;
+			else if (c->is_signed && n < 8)
+				v = (__u64)(((__s64)(v << (64 - 8 * n))) >>
+					    (64 - 8 * n));
+		}
+		if (bad) {
+			v = 0;
+			count(&counters, VG_CNT_CAPFAULT);
+		}
+		slot[VG_SLOT_CAP0 + k] = v;
+	}
+}
+
 static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 				  __u32 tid, __u64 *slot, bool ktier,
 				  bool at_entry)
@@ -158,6 +196,8 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 	if (!conf)
 		return 0;
 	count(&ev_hits, event);
+	if (conf->ncaps)
+		capture(conf, slot);
 	/* the stack, for the evidence, only for events that ask: walking the
 	 * user stack costs more than the rest of the probe. (ctx is NULL for
 	 * the lifecycle tracepoints, which have no user stack to offer.) */

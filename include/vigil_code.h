@@ -21,7 +21,9 @@
  *
  * Event values are addressed by slot: 0..VG_MAX_FIELDS-1 are the positional
  * parameters of the event (function arguments, CSV fields), VG_SLOT_RET is the
- * return value of an `after` event.
+ * return value of an `after` event, and VG_SLOT_CAP0.. hold the values the
+ * probe read from target memory for the event's `p->field` and `*p`
+ * expressions (its captures, struct vg_capture in user/spec/spec.h).
  */
 #ifndef VIGIL_CODE_H
 #define VIGIL_CODE_H
@@ -34,7 +36,9 @@
 
 #define VG_MAX_FIELDS 8
 #define VG_SLOT_RET VG_MAX_FIELDS
-#define VG_NSLOTS (VG_MAX_FIELDS + 1)
+#define VG_MAX_CAPS 4
+#define VG_SLOT_CAP0 (VG_SLOT_RET + 1)
+#define VG_NSLOTS (VG_SLOT_CAP0 + VG_MAX_CAPS)
 #define VG_STACK_MAX 8
 
 enum vg_opcode {

@@ -54,7 +54,8 @@ struct vg_rec_hdr {
 
 struct vg_rec_event {
 	struct vg_rec_hdr h;
-	__u64 slot[VG_NSLOTS];	/* args 0..5, 6..7 unused live, ret */
+	__u64 slot[VG_NSLOTS];	/* args 0..5, 6..7 unused live, ret,
+				 * captures */
 };
 
 struct vg_rec_kstep {
@@ -85,8 +86,21 @@ struct vg_rec_kstep {
 				 * the stack (the walk cannot see that frame) */
 #define VG_STACK_DEPTH 32	/* frames kept per stack */
 
+/* A value the probe reads from target memory (`q->count`, `p->a->b`, `*p`):
+ * start at slot src (a pointer), then for each step but the last load the
+ * pointer at addr + off[i]; the value is `size` bytes at addr + off[last],
+ * sign-extended when is_signed. A read that faults gives 0 and counts
+ * VG_CNT_CAPFAULT. Offsets come from DWARF (user/probe/capture.c). */
+#define VG_CAP_STEPS 3
+struct vg_cap_plan {
+	__u8 src, nsteps, size, is_signed;
+	__u32 off[VG_CAP_STEPS];
+};
+
 struct vg_ev_conf {
 	__u32 flags;
+	__u32 ncaps;		/* captures, into VG_SLOT_CAP0.. */
+	struct vg_cap_plan cap[VG_MAX_CAPS];
 	__u32 nkprops;		/* kernel-tier properties fed by this event */
 	__u8 kprop[VG_KMAX_EV_PROPS];
 	/* for each of them, the slot binding slice parameter 0 and 1 */
@@ -186,6 +200,7 @@ enum vg_counter {
 	VG_CNT_KFULL,		/* kernel slice table full */
 	VG_CNT_KBUSY,		/* slice lock contention beyond the bound */
 	VG_CNT_KERR,		/* bad kernel-tier code (should never happen) */
+	VG_CNT_CAPFAULT,	/* a capture's memory read faulted */
 	VG_CNT__COUNT
 };
 

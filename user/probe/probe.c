@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ktier.h"
+#include "capture.h"
 #include "placement.h"
 #include "sym/libs.h"
 #include "vigil.skel.h"
@@ -258,6 +259,31 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	return 0;
 }
 
+/* An event's `p->field` reads, planned from DWARF; an error names the
+ * spec line and the expression. */
+static int plan_captures(const struct vg_event *ev, const char *binary,
+			 struct vg_ev_conf *conf, struct vg_err *e)
+{
+	struct vg_cap_req req[VG_MAX_CAPS];
+	char tmp[sizeof(e->msg)];
+	const struct vg_capture *c;
+	int bad;
+
+	for (int k = 0; k < ev->ncaps; k++)
+		req[k] = (struct vg_cap_req){ ev->caps[k].src, ev->caps[k].path };
+	if (!vg_capture_plan(binary, ev->name, req, ev->ncaps, conf->cap, &bad,
+			     e)) {
+		conf->ncaps = (uint32_t)ev->ncaps;
+		return 0;
+	}
+	c = &ev->caps[bad];
+	snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: cannot read '%.128s': %.3600s",
+		 c->loc.file, c->loc.line, c->loc.col, c->text, e->msg);
+	snprintf(e->msg, sizeof(e->msg), "%s", tmp);
+	e->exit_code = VG_EXIT_USAGE;
+	return -1;
+}
+
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		     struct vg_err *e)
 {
@@ -290,6 +316,20 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 	for (int i = 0; o->stack_events && i < s->nevents; i++)
 		if (o->stack_events[i])
 			conf[i].flags |= VG_EVF_STACK;
+	/* what the event reads from target memory, from the DWARF of the
+	 * object its function lives in */
+	for (int i = 0; i < s->nevents; i++) {
+		struct vg_func_where where;
+
+		if (!s->events[i].ncaps)
+			continue;
+		if (locate(p, o->binary, s->events[i].name, &where, e)) {
+			at_spec_line(&s->events[i], e);
+			goto out;
+		}
+		if (plan_captures(&s->events[i], where.path, &conf[i], e))
+			goto out;
+	}
 	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
 			  p->skel->maps.kcode, conf, p->kprop_map,
 			  &p->nkprops, e))

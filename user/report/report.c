@@ -156,6 +156,12 @@ void vg_event_text(const struct vg_spec *spec, FILE *out,
 		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
 		fprintf(out, " returned %s", buf);
 	}
+	/* what the probe read from memory: "with q->count=8 q->cap=8" */
+	for (int k = 0; k < e->ncaps; k++) {
+		format_field(ev->slot[VG_SLOT_CAP0 + k], buf, sizeof(buf));
+		fprintf(out, "%s%s=%s", k ? " " : " with ", e->caps[k].text,
+			buf);
+	}
 }
 
 static void json_slice(struct vg_report *r, FILE *out,
@@ -226,6 +232,17 @@ void vg_event_json(const struct vg_spec *spec, FILE *out,
 		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
 		fputs(",\"ret\":", out);
 		vg_json_str(out, buf);
+	}
+	if (e->ncaps) {
+		fputs(",\"read\":{", out);
+		for (int k = 0; k < e->ncaps; k++) {
+			format_field(ev->slot[VG_SLOT_CAP0 + k], buf, sizeof(buf));
+			fprintf(out, "%s", k ? "," : "");
+			vg_json_str(out, e->caps[k].text);
+			fputc(':', out);
+			vg_json_str(out, buf);
+		}
+		fputc('}', out);
 	}
 	fprintf(out, "},\"pid\":%u,\"tid\":%u,\"time_ns\":%" PRIu64
 		",\"seq\":%" PRIu64, ev->pid, ev->tid, ev->time_ns, ev->seq);
@@ -473,6 +490,10 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		fprintf(r->text,
 			"vigil: %" PRIu64 " kernel-tier events could not lock their slice in time; the verdicts of the properties involved are inconclusive\n",
 			st->kbusy);
+	if (st->capfaults)
+		fprintf(r->text,
+			"vigil: %" PRIu64 " reads of target memory (p->field, *p) faulted and read as 0\n",
+			st->capfaults);
 	if (st->target_exited) {
 		if (st->exit_signal)
 			fprintf(r->text, "vigil: target killed by signal %d (%s)\n",
@@ -490,10 +511,11 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		",\"slices_freed\":%" PRIu64 ",\"slices_live\":%" PRIu64
 		",\"slices_refused\":%" PRIu64
 		",\"kernel_slices_refused\":%" PRIu64
-		",\"kernel_lock_timeouts\":%" PRIu64 ",\"probes\":[",
+		",\"kernel_lock_timeouts\":%" PRIu64
+		",\"memory_read_faults\":%" PRIu64 ",\"probes\":[",
 		st->events, st->records, st->lost, r->violations,
 		ms.slices_created, ms.slices_freed, ms.slices_live,
-		ms.slices_refused, st->kfull, st->kbusy);
+		ms.slices_refused, st->kfull, st->kbusy, st->capfaults);
 	for (int i = 0; st->hits && i < spec->nevents; i++) {
 		fprintf(r->json, "%s{\"kind\":", i ? "," : "");
 		vg_json_str(r->json, vg_event_kind_name(spec->events[i].kind));

@@ -43,6 +43,7 @@ struct vg_run_stats {
 	uint64_t records;	/* ring-buffer records read (live runs) */
 	uint64_t *hits, *lost_per_event;	/* [spec->nevents] */
 	uint64_t kfull, kbusy;
+	uint64_t capfaults;	/* p->field reads that faulted (read as 0) */
 	int exit_code;		/* target's, or -1 */
 	int exit_signal;	/* or 0 */
 	bool target_exited;

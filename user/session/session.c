@@ -340,6 +340,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 		st.events += st.hits[i];
 	st.kfull = vg_probe_counter(ss->probe, VG_CNT_KFULL);
 	st.kbusy = vg_probe_counter(ss->probe, VG_CNT_KBUSY);
+	st.capfaults = vg_probe_counter(ss->probe, VG_CNT_CAPFAULT);
 	if (st.lost)
 		for (int i = 0; i < ss->spec->nprops; i++)
 			vg_monitor_mark_inconclusive(ss->mon, i);

@@ -329,6 +329,79 @@ static int compile_name(struct cc *c, const struct vg_expr *e)
 	return r.type;
 }
 
+/* The path of a member chain below its base name, "a.b->c" for
+ * p->a.b->c; false when the chain is not NAME->... */
+static bool member_path(const struct vg_expr *e, const struct vg_expr **base,
+			char *buf, size_t len)
+{
+	size_t n;
+
+	if (e->kind != EX_MEMBER)
+		return false;
+	if (e->a->kind == EX_NAME) {
+		if (!e->arrow)
+			return false;	/* p.x: p is a pointer, not a struct */
+		*base = e->a;
+		buf[0] = 0;
+	} else if (!member_path(e->a, base, buf, len)) {
+		return false;
+	} else {
+		n = strlen(buf);
+		snprintf(buf + n, len - n, "%s", e->arrow ? "->" : ".");
+	}
+	n = strlen(buf);
+	snprintf(buf + n, len - n, "%s", e->str);
+	return true;
+}
+
+/* `q->count`, `p->a.b`, `p->next->val`, `*p`: a value the probe reads from
+ * target memory when the event happens, into a capture slot. */
+static int compile_capture(struct cc *c, const struct vg_expr *e)
+{
+	struct vg_event *ev = &c->ld->events[c->ev];
+	const struct vg_expr *base = NULL;
+	char path[96], *text;
+	struct ref r;
+	int k;
+
+	text = vg_expr_text(&c->ld->arena, e);
+	if (c->konst)
+		vg_ld_error(c->ld, e->start, "'%s' reads target memory, expected a constant initializer",
+			    text ? text : "");
+	if (e->kind == EX_UNARY && e->a->kind == EX_NAME) {
+		base = e->a;
+		path[0] = 0;
+	} else if (e->kind != EX_MEMBER ||
+		   !member_path(e, &base, path, sizeof(path))) {
+		vg_ld_error(c->ld, e->start, "cannot read '%s', expected p->field, p->a.b, p->a->b or *p with p a parameter of the event",
+			    text ? text : "");
+	}
+	if (!resolve(c, base->str, &r) || r.kind != R_FIELD)
+		vg_ld_error(c->ld, base->loc, "'%s' is not a parameter of this event, expected p->field or *p with p a parameter of the event",
+			    base->str);
+	if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
+		vg_ld_error(c->ld, e->start, "'%s' reads target memory, which only function events (before/after) can do",
+			    text ? text : "");
+	if (r.idx != VG_SLOT_RET && ev->nfields <= r.idx)
+		ev->nfields = r.idx + 1;
+	for (k = 0; k < ev->ncaps; k++)
+		if (ev->caps[k].src == r.idx && !strcmp(ev->caps[k].path, path))
+			break;
+	if (k == ev->ncaps) {
+		if (k == VG_MAX_CAPS)
+			vg_ld_error(c->ld, e->start, "'%s' is a %dth memory read for %s, expected at most %d per event",
+				    text ? text : "", k + 1, ev->name, VG_MAX_CAPS);
+		ev->caps[k].src = (uint8_t)r.idx;
+		snprintf(ev->caps[k].path, sizeof(ev->caps[k].path), "%s", path);
+		snprintf(ev->caps[k].text, sizeof(ev->caps[k].text), "%s",
+			 text ? text : "");
+		ev->caps[k].loc = e->start;
+		ev->ncaps++;
+	}
+	emit(c, VG_OP_FIELD, VG_SLOT_CAP0 + k, 0, e->loc);
+	return TY_ANY;
+}
+
 static int compile_expr(struct cc *c, const struct vg_expr *e)
 {
 	int t;
@@ -355,7 +428,7 @@ static int compile_expr(struct cc *c, const struct vg_expr *e)
 		return compile_name(c, e);
 	case EX_UNARY:
 		if (e->op == T_STAR)
-			break;
+			return compile_capture(c, e);
 		t = compile_expr(c, e->a);
 		not_string(c, t, e, e->loc);
 		if (e->op == T_BANG) {
@@ -369,12 +442,9 @@ static int compile_expr(struct cc *c, const struct vg_expr *e)
 	case EX_COND:
 		return compile_cond(c, e);
 	case EX_MEMBER:
-		break;
+		return compile_capture(c, e);
 	}
-	/* memory forms parse (the tree keeps them) but reading target
-	 * memory from a guard needs capture support that is not there yet */
-	vg_ld_error(c->ld, e->start, "dereference (*p / p->field) is not supported yet: %s, expected parameters, variables and constants",
-		    vg_expr_text(&c->ld->arena, e) ? vg_expr_text(&c->ld->arena, e) : "");
+	vg_ld_error(c->ld, e->start, "unexpected expression");
 }
 
 /* ---- statements ------------------------------------------------------- */

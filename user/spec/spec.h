@@ -51,6 +51,17 @@ enum vg_event_kind {
 };
 
 /* A distinct event of the run. */
+/* A value read from target memory when the event happens: `q->count`,
+ * `p->a.b`, `p->next->val` or `*p`, where q and p are fields of the event
+ * (a parameter, or ret). Its value is in slot VG_SLOT_CAP0 + its index;
+ * the probe learns the offsets from the binary's DWARF. */
+struct vg_capture {
+	uint8_t src;		/* the slot of the pointer */
+	char path[96];		/* "count", "a.b", "next->val"; "" for *p */
+	char text[128];		/* as written: "q->count" */
+	struct vg_loc loc;	/* first use */
+};
+
 struct vg_event {
 	enum vg_event_kind kind;
 	char *name;		/* function, syscall, variable or expression
@@ -59,6 +70,8 @@ struct vg_event {
 	int nfields;		/* positional fields used: slots 0..nfields-1 */
 	bool uses_ret;		/* slot VG_SLOT_RET is used */
 	struct vg_loc loc;	/* first use */
+	int ncaps;
+	struct vg_capture caps[VG_MAX_CAPS];
 };
 
 struct vg_var {

@@ -7,9 +7,12 @@
  * so a typical call costs 8 to 20 bytes instead of a 96-byte record.
  *
  * Header: "VIGILREC", u32 version, u32 pid, u32 number of events, then per
- * event u8 kind, u8 nfields, u8 uses_ret, u16 name length, name. Events
- * are matched to the reading spec by kind and name, so a recording can be
- * checked against any spec that uses some of its events. */
+ * event u8 kind, u8 nfields, u8 uses_ret, u8 ncaps, u16 name length, name,
+ * and per capture (a value read from memory, `q->count`) u16 length and
+ * its key "SRC:PATH" ("0:count"); the captured values follow the return
+ * value in each record. Events are matched to the reading spec by kind and
+ * name, captures by key, so a recording can be checked against any spec
+ * that uses some of its events. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,12 +86,22 @@ struct vg_recorder *vg_recorder_open(const struct vg_spec *spec,
 	for (int i = 0; i < spec->nevents; i++) {
 		const struct vg_event *ev = &spec->events[i];
 		uint16_t n = strlen(ev->name);
-		uint8_t b[3] = { ev->kind, ev->nfields, ev->uses_ret ||
-							ev->kind == VG_EV_AFTER };
+		uint8_t b[4] = { ev->kind, ev->nfields, ev->uses_ret ||
+							ev->kind == VG_EV_AFTER,
+				 (uint8_t)ev->ncaps };
 
-		fwrite(b, 3, 1, r->f);
+		fwrite(b, 4, 1, r->f);
 		fwrite(&n, 2, 1, r->f);
 		fwrite(ev->name, 1, n, r->f);
+		for (int k = 0; k < ev->ncaps; k++) {
+			char key[128];
+			uint16_t kn = (uint16_t)snprintf(key, sizeof(key), "%d:%s",
+							 ev->caps[k].src,
+							 ev->caps[k].path);
+
+			fwrite(&kn, 2, 1, r->f);
+			fwrite(key, 1, kn, r->f);
+		}
 	}
 	return r;
 }
@@ -105,6 +118,8 @@ int vg_recorder_write(struct vg_recorder *r, const struct vg_mon_event *ev)
 		put_varint(r->f, zigzag(ev->slot[i]));
 	if (def->uses_ret || def->kind == VG_EV_AFTER)
 		put_varint(r->f, zigzag(ev->slot[VG_SLOT_RET]));
+	for (int k = 0; k < def->ncaps; k++)
+		put_varint(r->f, zigzag(ev->slot[VG_SLOT_CAP0 + k]));
 	return ferror(r->f) ? -1 : 0;
 }
 
@@ -124,7 +139,10 @@ int vg_recorder_close(struct vg_recorder *r, struct vg_err *e)
 
 struct rec_event {
 	int spec_event;		/* -1: the spec does not use it */
-	uint8_t nfields, has_ret;
+	uint8_t nfields, has_ret, ncaps;
+	/* recorded capture k is the spec event's capture cap_to[k], or
+	 * -1 when the spec does not read it */
+	int8_t cap_to[VG_MAX_CAPS];
 };
 
 struct vg_trace {
@@ -140,6 +158,38 @@ struct vg_trace {
 	char *line;
 	size_t cap;
 };
+
+
+/* Which recorded capture feeds each of the spec event's: by key, since
+ * two specs may read the same memory in another order. A capture the spec
+ * needs and the recording lacks is an error (its value would read 0). */
+static int match_captures(struct vg_trace *t, struct rec_event *re,
+			  char (*keys)[128], struct vg_err *e)
+{
+	const struct vg_event *ev = &t->spec->events[re->spec_event];
+
+	for (int k = 0; k < re->ncaps; k++)
+		re->cap_to[k] = -1;
+	for (int j = 0; j < ev->ncaps; j++) {
+		char key[128];
+		int found = -1;
+
+		snprintf(key, sizeof(key), "%d:%s", ev->caps[j].src,
+			 ev->caps[j].path);
+		for (int k = 0; k < re->ncaps; k++)
+			if (!strcmp(keys[k], key))
+				found = k;
+		if (found < 0)
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "%s:%d:%d: '%s' was not read from memory in %s (a recording holds what its own spec read)",
+					    ev->caps[j].loc.file,
+					    ev->caps[j].loc.line,
+					    ev->caps[j].loc.col,
+					    ev->caps[j].text, t->path);
+		re->cap_to[found] = (int8_t)j;
+	}
+	return 0;
+}
 
 static int read_header(struct vg_trace *t, struct vg_err *e)
 {
@@ -161,18 +211,32 @@ static int read_header(struct vg_trace *t, struct vg_err *e)
 	if (!t->rec)
 		return vg_errf(e, "out of memory");
 	for (uint32_t i = 0; i < t->nrec; i++) {
-		uint8_t b[3];
+		struct rec_event *re = &t->rec[i];
+		char keys[VG_MAX_CAPS][128];
+		uint8_t b[4];
 		uint16_t n;
 		char name[65536];
 
-		if (fread(b, 3, 1, t->f) != 1 || fread(&n, 2, 1, t->f) != 1 ||
-		    fread(name, 1, n, t->f) != n || b[1] > VG_MAX_FIELDS)
+		if (fread(b, 4, 1, t->f) != 1 || fread(&n, 2, 1, t->f) != 1 ||
+		    fread(name, 1, n, t->f) != n || b[1] > VG_MAX_FIELDS ||
+		    b[3] > VG_MAX_CAPS)
 			return vg_errf_code(e, VG_EXIT_USAGE,
 					    "%s: truncated event table", t->path);
 		name[n] = 0;
-		t->rec[i].spec_event = vg_spec_find_event(t->spec, b[0], name);
-		t->rec[i].nfields = b[1];
-		t->rec[i].has_ret = b[2];
+		for (int k = 0; k < b[3]; k++)
+			if (fread(&n, 2, 1, t->f) != 1 || n >= sizeof(keys[k]) ||
+			    fread(keys[k], 1, n, t->f) != n)
+				return vg_errf_code(e, VG_EXIT_USAGE,
+						    "%s: truncated event table",
+						    t->path);
+			else
+				keys[k][n] = 0;
+		re->spec_event = vg_spec_find_event(t->spec, b[0], name);
+		re->nfields = b[1];
+		re->has_ret = b[2];
+		re->ncaps = b[3];
+		if (re->spec_event >= 0 && match_captures(t, re, keys, e))
+			return -1;
 	}
 	return 0;
 }
@@ -198,9 +262,21 @@ struct vg_trace *vg_trace_open(struct vg_spec *spec, const char *path,
 	}
 	t->binary = fread(magic, 1, 8, t->f) == 8 &&
 		    !memcmp(magic, VG_REC_MAGIC, 8);
-	if (!t->binary)
+	if (!t->binary) {
 		rewind(t->f);
-	else if (read_header(t, e)) {
+		/* a CSV trace has fields, not the target's memory */
+		for (int i = 0; i < spec->nevents; i++)
+			if (spec->events[i].ncaps) {
+				const struct vg_capture *c = &spec->events[i].caps[0];
+
+				vg_errf_code(e, VG_EXIT_USAGE,
+					     "%s:%d:%d: '%s' reads target memory, which the text trace %s does not have (check a recording of a live run: vigil run --record)",
+					     c->loc.file, c->loc.line,
+					     c->loc.col, c->text, path);
+				vg_trace_close(t);
+				return NULL;
+			}
+	} else if (read_header(t, e)) {
 		vg_trace_close(t);
 		return NULL;
 	}
@@ -248,6 +324,12 @@ static int next_binary(struct vg_trace *t, struct vg_mon_event *ev,
 			if (get_varint(t->f, &v) != 1)
 				goto bad;
 			ev->slot[VG_SLOT_RET] = unzigzag(v);
+		}
+		for (int k = 0; k < re->ncaps; k++) {
+			if (get_varint(t->f, &v) != 1)
+				goto bad;
+			if (re->spec_event >= 0 && re->cap_to[k] >= 0)
+				ev->slot[VG_SLOT_CAP0 + re->cap_to[k]] = unzigzag(v);
 		}
 		t->time += dt;
 		if (re->spec_event < 0) {

@@ -40,7 +40,7 @@ int vg_csv_parse_line(struct vg_spec *spec, const char *line, size_t len,
 
 /* --- recording ---------------------------------------------------------- */
 #define VG_REC_MAGIC "VIGILREC"
-#define VG_REC_VERSION 1
+#define VG_REC_VERSION 2	/* 2: captures (p->field values) */
 
 struct vg_recorder;
 

@@ -1,0 +1,150 @@
+#include "capture.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sym/dwarf.h"
+
+/* the slot read_args puts an integer argument register in */
+static int reg_slot(enum vg_reg r)
+{
+	static const enum vg_reg order[] = { VG_REG_RDI, VG_REG_RSI, VG_REG_RDX,
+					     VG_REG_RCX, VG_REG_R8, VG_REG_R9 };
+
+	for (int i = 0; i < 6; i++)
+		if (order[i] == r)
+			return i;
+	return -1;
+}
+
+static bool scalar(const struct vg_type *t)
+{
+	return (t->kind == VG_TK_SINT || t->kind == VG_TK_UINT ||
+		t->kind == VG_TK_BOOL || t->kind == VG_TK_PTR ||
+		t->kind == VG_TK_ENUM) && t->size >= 1 && t->size <= 8;
+}
+
+/* why never points into e */
+static int fail(struct vg_err *e, const char *why)
+{
+	snprintf(e->msg, sizeof(e->msg), "%s", why);
+	e->exit_code = VG_EXIT_USAGE;
+	return -1;
+}
+
+/* The pointer the capture starts from: its slot (by the ABI location
+ * DWARF gives, not the spec's position, so a double before it does not
+ * shift it) and its type. */
+static int source(const struct vg_proto *pr, const struct vg_cap_req *c,
+		  const char *binary, struct vg_cap_plan *plan,
+		  struct vg_type *t, struct vg_err *e)
+{
+	char why[512];
+	const struct vg_param *p;
+	int slot;
+
+	if (c->src == VG_SLOT_RET) {
+		if (!pr->has_ret)
+			return fail(e, "the function returns nothing");
+		plan->src = VG_SLOT_RET;
+		*t = pr->ret;
+		return 0;
+	}
+	if ((size_t)c->src >= pr->nparams) {
+		snprintf(why, sizeof(why), "%s in %s has %zu parameters in DWARF, the spec uses parameter %d",
+			 pr->func, binary, pr->nparams, c->src + 1);
+		return fail(e, why);
+	}
+	p = &pr->params[c->src];
+	slot = p->loc.kind == VG_LOC_REG && p->loc.nregs == 1
+		       ? reg_slot(p->loc.reg[0]) : -1;
+	if (slot < 0) {
+		snprintf(why, sizeof(why), "parameter %d of %s in %s is passed %s, not in an integer register",
+			 c->src + 1, pr->func, binary,
+			 p->loc.kind == VG_LOC_STACK ? "on the stack" : "in SSE registers or split");
+		return fail(e, why);
+	}
+	plan->src = (uint8_t)slot;
+	*t = p->type;
+	return 0;
+}
+
+static int plan_one(struct vg_dwarf *dw, const struct vg_proto *pr,
+		    const char *binary, const struct vg_cap_req *c,
+		    struct vg_cap_plan *plan, struct vg_err *e)
+{
+	char why[700], path[128], *seg, *next;
+	struct vg_type t, last;
+	struct vg_err fe = { 0 };
+
+	memset(plan, 0, sizeof(*plan));
+	if (source(pr, c, binary, plan, &t, e))
+		return -1;
+	if (t.kind != VG_TK_PTR) {
+		snprintf(why, sizeof(why), "it is a %s in %s (%s), not a pointer",
+			 t.name, pr->func, binary);
+		return fail(e, why);
+	}
+	if (!c->path[0]) {	/* *p */
+		if (!t.target || vg_dwarf_type(dw, t.target, &last, &fe))
+			return fail(e, "it points to void");
+		plan->nsteps = 1;
+	} else {
+		snprintf(path, sizeof(path), "%s", c->path);
+		for (seg = path; seg; seg = next) {
+			struct vg_field f;
+
+			if ((next = strstr(seg, "->")))
+				*next = 0, next += 2;
+			if (plan->nsteps == VG_CAP_STEPS)
+				return fail(e, "more than 3 dereferences");
+			if (plan->nsteps && t.kind != VG_TK_PTR) {
+				snprintf(why, sizeof(why), "the member before '->%s' is a %s, not a pointer",
+					 seg, t.name);
+				return fail(e, why);
+			}
+			if (vg_dwarf_field(dw, t.id, seg, &f, &fe))
+				return fail(e, fe.msg);
+			if (f.bit_size)
+				return fail(e, "bit-fields are not supported");
+			plan->off[plan->nsteps++] = (uint32_t)f.offset;
+			t = f.type;
+		}
+		last = t;
+	}
+	if (!scalar(&last)) {
+		snprintf(why, sizeof(why), "it is a %s, expected an integer, bool, enum or pointer of at most 8 bytes",
+			 last.name);
+		return fail(e, why);
+	}
+	plan->size = (uint8_t)last.size;
+	plan->is_signed = last.kind == VG_TK_SINT ||
+			  (last.kind == VG_TK_ENUM && last.enum_signed);
+	return 0;
+}
+
+int vg_capture_plan(const char *binary, const char *func,
+		    const struct vg_cap_req *req, int n,
+		    struct vg_cap_plan *out, int *bad, struct vg_err *e)
+{
+	struct vg_dwarf *dw;
+	struct vg_proto pr;
+	struct vg_err de = { 0 };
+	int rc = 0;
+
+	*bad = 0;
+	if (!(dw = vg_dwarf_open(binary, &de)))
+		return fail(e, de.msg);
+	if (vg_dwarf_proto(dw, func, &pr, &de)) {
+		vg_dwarf_close(dw);
+		return fail(e, de.msg);
+	}
+	if (pr.sret)
+		rc = fail(e, "the function returns a struct in memory (not supported)");
+	for (int k = 0; !rc && k < n; k++)
+		if ((rc = plan_one(dw, &pr, binary, &req[k], &out[k], e)))
+			*bad = k;
+	vg_proto_free(&pr);
+	vg_dwarf_close(dw);
+	return rc;
+}
