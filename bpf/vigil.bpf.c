@@ -5,7 +5,7 @@
  * attachment is the index of the event in the spec, so one uprobe program
  * serves every function a spec names.
  *
- *   vg_entry   uprobe     `before f(...)`: reads the argument registers
+ *   vg_entry   uprobe     `before f(...)`: reads the arguments
  *   vg_stash   uprobe     `after f(...)`: saves the entry arguments ...
  *   vg_return  uretprobe  ... and this one pairs them with the return value
  *   vg_entry_k, vg_return_k: the same with the kernel tier compiled in
@@ -107,7 +107,7 @@ struct stash_key {
 struct stash {
 	__u32 depth;
 	__u32 pad;
-	__u64 args[VG_STASH_DEPTH][VG_NARGS];
+	__u64 args[VG_STASH_DEPTH][VG_MAX_FIELDS];
 };
 
 struct {
@@ -187,14 +187,11 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot)
 	}
 }
 
-static __always_inline int handle(struct pt_regs *ctx, __u32 event,
-				  __u32 tid, __u64 *slot, bool ktier,
-				  bool at_entry)
+static __always_inline int handle_conf(struct pt_regs *ctx,
+				       struct vg_ev_conf *conf, __u32 event,
+				       __u32 tid, __u64 *slot, bool ktier,
+				       bool at_entry)
 {
-	struct vg_ev_conf *conf = bpf_map_lookup_elem(&ev_conf, &event);
-
-	if (!conf)
-		return 0;
 	count(&ev_hits, event);
 	if (conf->ncaps)
 		capture(conf, slot);
@@ -241,28 +238,83 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 	return 0;
 }
 
+static __always_inline int handle(struct pt_regs *ctx, __u32 event,
+				  __u32 tid, __u64 *slot, bool ktier,
+				  bool at_entry)
+{
+	struct vg_ev_conf *conf = bpf_map_lookup_elem(&ev_conf, &event);
+
+	if (!conf)
+		return 0;
+	return handle_conf(ctx, conf, event, tid, slot, ktier, at_entry);
+}
+
 #include "lifecycle.bpf.h"
 
-static __always_inline void read_args(struct pt_regs *ctx, __u64 *slot)
+/* The bits of an argument or return value as its C type makes them: an
+ * `int` in %edi leaves garbage in the upper half of %rdi. */
+static __always_inline __u64 convert(__u64 v, __u8 conv, __u8 size)
 {
-	slot[0] = PT_REGS_PARM1(ctx);
-	slot[1] = PT_REGS_PARM2(ctx);
-	slot[2] = PT_REGS_PARM3(ctx);
-	slot[3] = PT_REGS_PARM4(ctx);
-	slot[4] = PT_REGS_PARM5(ctx);
-	slot[5] = PT_REGS_PARM6(ctx);
+	__u32 sh = size >= 1 && size < 8 ? 64 - 8 * size : 0;
+
+	if (conv == VG_CONV_SEXT)
+		return (__u64)((__s64)(v << sh) >> sh);
+	if (conv == VG_CONV_ZEXT)
+		return (v << sh) >> sh;
+	if (conv == VG_CONV_BOOL)
+		return (v & 0xff) != 0;
+	return v;
+}
+
+/* The positional parameters into slots 0..VG_MAX_FIELDS-1: integer
+ * register i by default; by the event's plan (VG_EVF_ARGS) when DWARF
+ * says a parameter is narrower than 8 bytes, on the stack, or after an
+ * SSE parameter that shifts the integer registers. */
+static __always_inline void read_args(struct pt_regs *ctx,
+				      const struct vg_ev_conf *conf,
+				      __u64 *slot)
+{
+	__u64 reg[VG_NARGS] = {
+		PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
+		PT_REGS_PARM4(ctx), PT_REGS_PARM5(ctx), PT_REGS_PARM6(ctx),
+	};
+
+	if (!(conf->flags & VG_EVF_ARGS)) {
+		__builtin_memcpy(slot, reg, sizeof(reg));
+		return;
+	}
+	for (int i = 0; i < VG_MAX_FIELDS; i++) {
+		const struct vg_arg_plan *a = &conf->arg[i];
+		__u64 v = 0;
+
+		if (a->where == VG_ARG_REG) {
+			v = reg[a->reg < VG_NARGS ? a->reg : 0];
+		} else if (a->where == VG_ARG_STACK) {
+			if (bpf_probe_read_user(&v, sizeof(v),
+						(void *)(PT_REGS_SP(ctx) +
+							 a->stack_off))) {
+				v = 0;
+				count(&counters, VG_CNT_CAPFAULT);
+			}
+		}
+		slot[i] = convert(v, a->conv, a->size);
+	}
 }
 
 static __always_inline int entry(struct pt_regs *ctx, bool ktier)
 {
 	__u32 event = (__u32)bpf_get_attach_cookie(ctx);
 	__u64 slot[VG_NSLOTS] = {};
+	struct vg_ev_conf *conf;
 	__u32 tid;
 
 	if (!is_target(&tid))
 		return 0;
-	read_args(ctx, slot);
-	return handle(ctx, event, tid, slot, ktier, true);
+	conf = bpf_map_lookup_elem(&ev_conf, &event);
+	if (!conf)
+		return 0;
+	read_args(ctx, conf, slot);
+	return handle_conf(ctx, conf, event, tid, slot, ktier, true);
 }
 
 /* Each probe comes in two builds: without the kernel tier, which the
@@ -284,10 +336,14 @@ SEC("uprobe")
 int vg_stash(struct pt_regs *ctx)
 {
 	struct stash_key k = { .event = (__u32)bpf_get_attach_cookie(ctx) };
+	struct vg_ev_conf *conf;
 	struct stash *s;
 	__u32 zero = 0;
 
 	if (!is_target(&k.tid))
+		return 0;
+	conf = bpf_map_lookup_elem(&ev_conf, &k.event);
+	if (!conf)
 		return 0;
 	s = bpf_map_lookup_elem(&stashes, &k);
 	if (!s) {
@@ -304,12 +360,8 @@ int vg_stash(struct pt_regs *ctx)
 	if (s->depth < VG_STASH_DEPTH) {
 		__u32 d = s->depth & (VG_STASH_DEPTH - 1);
 
-		s->args[d][0] = PT_REGS_PARM1(ctx);
-		s->args[d][1] = PT_REGS_PARM2(ctx);
-		s->args[d][2] = PT_REGS_PARM3(ctx);
-		s->args[d][3] = PT_REGS_PARM4(ctx);
-		s->args[d][4] = PT_REGS_PARM5(ctx);
-		s->args[d][5] = PT_REGS_PARM6(ctx);
+		/* placed now: stack arguments are at %rsp at entry */
+		read_args(ctx, conf, s->args[d]);
 	}
 	/* deeper frames keep counting so returns still pair up; their
 	 * arguments read as 0 */
@@ -321,9 +373,13 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier)
 {
 	struct stash_key k = { .event = (__u32)bpf_get_attach_cookie(ctx) };
 	__u64 slot[VG_NSLOTS] = {};
+	struct vg_ev_conf *conf;
 	struct stash *s;
 
 	if (!is_target(&k.tid))
+		return 0;
+	conf = bpf_map_lookup_elem(&ev_conf, &k.event);
+	if (!conf)
 		return 0;
 	s = bpf_map_lookup_elem(&stashes, &k);
 	if (s && s->depth > 0) {
@@ -331,13 +387,17 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier)
 		if (s->depth < VG_STASH_DEPTH) {
 			__u32 d = s->depth & (VG_STASH_DEPTH - 1);
 
-			__builtin_memcpy(slot, s->args[d], VG_NARGS * 8);
+			__builtin_memcpy(slot, s->args[d],
+					 sizeof(s->args[d]));
 		}
 		if (s->depth == 0)
 			bpf_map_delete_elem(&stashes, &k);
 	}
 	slot[VG_SLOT_RET] = PT_REGS_RC(ctx);
-	return handle(ctx, k.event, k.tid, slot, ktier, false);
+	if (conf->flags & VG_EVF_RETX)
+		slot[VG_SLOT_RET] = convert(slot[VG_SLOT_RET], conf->ret_conv,
+					    conf->ret_size);
+	return handle_conf(ctx, conf, k.event, k.tid, slot, ktier, false);
 }
 
 SEC("uretprobe")

@@ -38,7 +38,12 @@
 #define VG_SLOT_RET VG_MAX_FIELDS
 #define VG_MAX_CAPS 4
 #define VG_SLOT_CAP0 (VG_SLOT_RET + 1)
-#define VG_NSLOTS (VG_SLOT_CAP0 + VG_MAX_CAPS)
+/* Two slots no program addresses, filled by live probes for the evidence
+ * (include/vigil_event.h): the caller's return address at an entry probe,
+ * and the id of the captured user stack. */
+#define VG_SLOT_CALLER (VG_SLOT_CAP0 + VG_MAX_CAPS)
+#define VG_SLOT_STACK (VG_SLOT_CALLER + 1)
+#define VG_NSLOTS (VG_SLOT_STACK + 1)
 #define VG_STACK_MAX 8
 
 enum vg_opcode {

@@ -54,8 +54,8 @@ struct vg_rec_hdr {
 
 struct vg_rec_event {
 	struct vg_rec_hdr h;
-	__u64 slot[VG_NSLOTS];	/* args 0..5, 6..7 unused live, ret,
-				 * captures */
+	__u64 slot[VG_NSLOTS];	/* arguments, ret, captures, evidence
+				 * (include/vigil_code.h) */
 };
 
 struct vg_rec_kstep {
@@ -78,13 +78,33 @@ struct vg_rec_kstep {
 				 * `backtrace` reaction): its id in the
 				 * stacks map goes in slot VG_SLOT_STACK */
 
-/* Live runs read arguments into slots 0..VG_NARGS-1 only; for
- * VG_EVF_STACK events slot 7 then carries the user stack's id (negative:
- * none) and slot 6, at entry probes, the caller's return address. */
-#define VG_SLOT_STACK 7
-#define VG_SLOT_CALLER 6	/* entry events: the return address on top of
-				 * the stack (the walk cannot see that frame) */
+#define VG_EVF_ARGS 0x8		/* place the arguments by arg[] (below), not
+				 * integer register i in slot i */
+#define VG_EVF_RETX 0x10	/* convert the return value by ret_conv */
+
+/* For VG_EVF_STACK events, slot VG_SLOT_STACK carries the user stack's id
+ * (negative: none) and, at entry probes, VG_SLOT_CALLER the return address
+ * on top of the stack (the frame-pointer walk cannot see that frame). */
 #define VG_STACK_DEPTH 32	/* frames kept per stack */
+
+/* Where positional parameter i is at the function's entry, and how its
+ * bits become a 64-bit value, from the function's DWARF types and the
+ * x86-64 ABI (user/probe/args.c). Without VG_EVF_ARGS the probe puts
+ * integer register i in slot i, which is right for 8-byte integers and
+ * pointers in order. */
+enum vg_arg_where { VG_ARG_REG, VG_ARG_STACK, VG_ARG_NONE };
+enum vg_arg_conv {
+	VG_CONV_RAW,		/* 8 bytes, as they are */
+	VG_CONV_SEXT,		/* signed integer of `size` bytes */
+	VG_CONV_ZEXT,		/* unsigned integer of `size` bytes */
+	VG_CONV_BOOL,		/* _Bool: the low byte, 0 or 1 */
+};
+struct vg_arg_plan {
+	__u8 where;		/* enum vg_arg_where */
+	__u8 reg;		/* VG_ARG_REG: integer argument register 0..5 */
+	__u8 conv, size;	/* enum vg_arg_conv, bytes */
+	__s32 stack_off;	/* VG_ARG_STACK: from %rsp at entry */
+};
 
 /* A value the probe reads from target memory (`q->count`, `p->a->b`, `*p`):
  * start at slot src (a pointer), then for each step but the last load the
@@ -101,6 +121,9 @@ struct vg_ev_conf {
 	__u32 flags;
 	__u32 ncaps;		/* captures, into VG_SLOT_CAP0.. */
 	struct vg_cap_plan cap[VG_MAX_CAPS];
+	struct vg_arg_plan arg[VG_MAX_FIELDS];	/* with VG_EVF_ARGS */
+	__u8 ret_conv, ret_size;		/* with VG_EVF_RETX */
+	__u8 pad[2];
 	__u32 nkprops;		/* kernel-tier properties fed by this event */
 	__u8 kprop[VG_KMAX_EV_PROPS];
 	/* for each of them, the slot binding slice parameter 0 and 1 */

@@ -5,18 +5,6 @@
 
 #include "sym/dwarf.h"
 
-/* the slot read_args puts an integer argument register in */
-static int reg_slot(enum vg_reg r)
-{
-	static const enum vg_reg order[] = { VG_REG_RDI, VG_REG_RSI, VG_REG_RDX,
-					     VG_REG_RCX, VG_REG_R8, VG_REG_R9 };
-
-	for (int i = 0; i < 6; i++)
-		if (order[i] == r)
-			return i;
-	return -1;
-}
-
 static bool scalar(const struct vg_type *t)
 {
 	return (t->kind == VG_TK_SINT || t->kind == VG_TK_UINT ||
@@ -32,20 +20,20 @@ static int fail(struct vg_err *e, const char *why)
 	return -1;
 }
 
-/* The pointer the capture starts from: its slot (by the ABI location
- * DWARF gives, not the spec's position, so a double before it does not
- * shift it) and its type. */
+/* The pointer the capture starts from: its slot and its type. The probe
+ * has put each parameter in the slot of its position by then, from
+ * wherever the ABI passed it (user/probe/args.c). */
 static int source(const struct vg_proto *pr, const struct vg_cap_req *c,
 		  const char *binary, struct vg_cap_plan *plan,
 		  struct vg_type *t, struct vg_err *e)
 {
 	char why[512];
-	const struct vg_param *p;
-	int slot;
 
 	if (c->src == VG_SLOT_RET) {
 		if (!pr->has_ret)
 			return fail(e, "the function returns nothing");
+		if (pr->sret)
+			return fail(e, "the function returns a struct in memory (not supported)");
 		plan->src = VG_SLOT_RET;
 		*t = pr->ret;
 		return 0;
@@ -55,17 +43,8 @@ static int source(const struct vg_proto *pr, const struct vg_cap_req *c,
 			 pr->func, binary, pr->nparams, c->src + 1);
 		return fail(e, why);
 	}
-	p = &pr->params[c->src];
-	slot = p->loc.kind == VG_LOC_REG && p->loc.nregs == 1
-		       ? reg_slot(p->loc.reg[0]) : -1;
-	if (slot < 0) {
-		snprintf(why, sizeof(why), "parameter %d of %s in %s is passed %s, not in an integer register",
-			 c->src + 1, pr->func, binary,
-			 p->loc.kind == VG_LOC_STACK ? "on the stack" : "in SSE registers or split");
-		return fail(e, why);
-	}
-	plan->src = (uint8_t)slot;
-	*t = p->type;
+	plan->src = (uint8_t)c->src;
+	*t = pr->params[c->src].type;
 	return 0;
 }
 
@@ -123,28 +102,22 @@ static int plan_one(struct vg_dwarf *dw, const struct vg_proto *pr,
 	return 0;
 }
 
-int vg_capture_plan(const char *binary, const char *func,
-		    const struct vg_cap_req *req, int n,
+int vg_capture_plan(struct vg_dwarf *dw, const char *binary,
+		    const char *func, const struct vg_cap_req *req, int n,
 		    struct vg_cap_plan *out, int *bad, struct vg_err *e)
 {
-	struct vg_dwarf *dw;
 	struct vg_proto pr;
 	struct vg_err de = { 0 };
 	int rc = 0;
 
 	*bad = 0;
-	if (!(dw = vg_dwarf_open(binary, &de)))
+	if (!dw)
+		return fail(e, "the binary is not a readable ELF file");
+	if (vg_dwarf_proto(dw, func, &pr, &de))
 		return fail(e, de.msg);
-	if (vg_dwarf_proto(dw, func, &pr, &de)) {
-		vg_dwarf_close(dw);
-		return fail(e, de.msg);
-	}
-	if (pr.sret)
-		rc = fail(e, "the function returns a struct in memory (not supported)");
 	for (int k = 0; !rc && k < n; k++)
 		if ((rc = plan_one(dw, &pr, binary, &req[k], &out[k], e)))
 			*bad = k;
 	vg_proto_free(&pr);
-	vg_dwarf_close(dw);
 	return rc;
 }

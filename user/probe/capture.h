@@ -9,6 +9,8 @@
 #include "util/err.h"
 #include "vigil_event.h"
 
+struct vg_dwarf;
+
 struct vg_cap_req {
 	int src;		/* the spec's field: parameter index or
 				 * VG_SLOT_RET */
@@ -16,12 +18,12 @@ struct vg_cap_req {
 };
 
 /* Plans captures req[0..n) of FUNC, which lives in BINARY (the program or
- * a library), into out[0..n). On failure returns -1, *bad is the capture
+ * a library) whose DWARF handle is dw, into out[0..n). On failure returns -1, *bad is the capture
  * at fault (0 for what concerns them all) and e->msg says why: no DWARF,
  * no such field, a member that is not an integer or pointer, naming the
  * function and the binary. */
-int vg_capture_plan(const char *binary, const char *func,
-		    const struct vg_cap_req *req, int n,
+int vg_capture_plan(struct vg_dwarf *dw, const char *binary,
+		    const char *func, const struct vg_cap_req *req, int n,
 		    struct vg_cap_plan *out, int *bad, struct vg_err *e);
 
 #endif

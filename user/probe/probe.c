@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "ktier.h"
-#include "capture.h"
 #include "placement.h"
+#include "plan.h"
+#include "sym/dwarf_cache.h"
 #include "sym/libs.h"
 #include "vigil.skel.h"
 
@@ -259,35 +260,11 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	return 0;
 }
 
-/* An event's `p->field` reads, planned from DWARF; an error names the
- * spec line and the expression. */
-static int plan_captures(const struct vg_event *ev, const char *binary,
-			 struct vg_ev_conf *conf, struct vg_err *e)
-{
-	struct vg_cap_req req[VG_MAX_CAPS];
-	char tmp[sizeof(e->msg)];
-	const struct vg_capture *c;
-	int bad;
-
-	for (int k = 0; k < ev->ncaps; k++)
-		req[k] = (struct vg_cap_req){ ev->caps[k].src, ev->caps[k].path };
-	if (!vg_capture_plan(binary, ev->name, req, ev->ncaps, conf->cap, &bad,
-			     e)) {
-		conf->ncaps = (uint32_t)ev->ncaps;
-		return 0;
-	}
-	c = &ev->caps[bad];
-	snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: cannot read '%.128s': %.3600s",
-		 c->loc.file, c->loc.line, c->loc.col, c->text, e->msg);
-	snprintf(e->msg, sizeof(e->msg), "%s", tmp);
-	e->exit_code = VG_EXIT_USAGE;
-	return -1;
-}
-
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		     struct vg_err *e)
 {
 	const struct vg_spec *s = p->spec;
+	struct vg_dwarf_cache *dc = NULL;
 	struct vg_ev_conf *conf;
 	int rc = -1;
 
@@ -316,18 +293,20 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 	for (int i = 0; o->stack_events && i < s->nevents; i++)
 		if (o->stack_events[i])
 			conf[i].flags |= VG_EVF_STACK;
-	/* what the event reads from target memory, from the DWARF of the
-	 * object its function lives in */
+	/* where its arguments are and what it reads from target memory,
+	 * from the DWARF of the object its function lives in */
 	for (int i = 0; i < s->nevents; i++) {
+		const struct vg_event *ev = &s->events[i];
 		struct vg_func_where where;
 
-		if (!s->events[i].ncaps)
+		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
 			continue;
-		if (locate(p, o->binary, s->events[i].name, &where, e)) {
-			at_spec_line(&s->events[i], e);
+		if (locate(p, o->binary, ev->name, &where, e)) {
+			at_spec_line(ev, e);
 			goto out;
 		}
-		if (plan_captures(&s->events[i], where.path, &conf[i], e))
+		if (vg_plan_event(ev, where.path, &dc, &conf[i], NULL, o->warn,
+				  e))
 			goto out;
 	}
 	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
@@ -343,6 +322,7 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		}
 	rc = 0;
 out:
+	vg_dwarf_cache_free(dc);
 	free(conf);
 	return rc;
 }
@@ -654,11 +634,14 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 		      FILE *out, struct vg_err *e)
 {
 	struct vg_probe p = { .spec = spec };
+	struct vg_dwarf_cache *dc = NULL;
 	int rc = 0;
 
 	for (int i = 0; i < spec->nevents && !rc; i++) {
 		const struct vg_event *ev = &spec->events[i];
+		struct vg_ev_conf conf = { 0 };
 		struct vg_func_where where;
+		struct vg_args_plan args;
 		struct vg_placement pl;
 
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
@@ -681,7 +664,18 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 		if (ev->kind == VG_EV_AFTER)
 			fprintf(out, "probe %s %s: return probe at the entry\n",
 				vg_event_kind_name(ev->kind), ev->name);
+		if ((rc = vg_plan_event(ev, where.path, &dc, &conf, &args, out,
+					e)))
+			break;
+		for (int k = 0; k < ev->nfields; k++)
+			if (ev->argname[k][0])
+				fprintf(out, "    %s: %s\n", ev->argname[k],
+					args.what[k]);
+		if (ev->kind == VG_EV_AFTER && ev->uses_ret)
+			fprintf(out, "    return value: %s\n",
+				args.what[VG_SLOT_RET]);
 	}
+	vg_dwarf_cache_free(dc);
 	if (p.libs_loaded)
 		vg_libs_free(&p.libs);
 	return rc;

@@ -37,6 +37,9 @@ struct vg_probe_opts {
 	const uint32_t *stop_mask;
 	/* [spec->nevents], may be NULL: events whose user stack is captured */
 	const bool *stack_events;
+	/* warnings found while attaching (a spec's parameter name that is
+	 * not the function's own); NULL: not shown */
+	FILE *warn;
 };
 
 /* One record from the ring buffer. */

@@ -282,6 +282,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.stop_mask = stop_mask,
 		.all_events = ss->o->record_path != NULL,
 		.stack_events = stacks,
+		.warn = stderr,
 	};
 	if (ss->o->record_path) {
 		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,

@@ -6,6 +6,7 @@
  * spec stays as it was. */
 #include "spec_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -322,9 +323,11 @@ static int compile_name(struct cc *c, const struct vg_expr *e)
 	if (!resolve(c, e->str, &r))
 		vg_ld_error(c->ld, e->loc, "unknown name '%s', expected an event parameter, slice parameter, variable, tid or time",
 			    e->str);
-	if (r.kind == R_FIELD && r.idx != VG_SLOT_RET &&
-	    c->ld->events[c->ev].nfields <= r.idx)
-		c->ld->events[c->ev].nfields = r.idx + 1;
+	if (r.kind == R_FIELD && r.idx != VG_SLOT_RET) {
+		if (c->ld->events[c->ev].nfields <= r.idx)
+			c->ld->events[c->ev].nfields = r.idx + 1;
+		c->ld->events[c->ev].used |= 1u << r.idx;
+	}
 	emit(c, ops[r.kind], r.idx, 0, e->loc);
 	return r.type;
 }
@@ -384,6 +387,8 @@ static int compile_capture(struct cc *c, const struct vg_expr *e)
 			    text ? text : "");
 	if (r.idx != VG_SLOT_RET && ev->nfields <= r.idx)
 		ev->nfields = r.idx + 1;
+	if (r.idx != VG_SLOT_RET)
+		ev->used |= 1u << r.idx;
 	for (k = 0; k < ev->ncaps; k++)
 		if (ev->caps[k].src == r.idx && !strcmp(ev->caps[k].path, path))
 			break;
@@ -633,6 +638,8 @@ static int bind_event(struct cc *c, const struct vg_pattern *pat, int ev)
 			if (!strcmp(pr->params[j], n->name)) {
 				b.slot[j] = (uint8_t)(i < pat->nnames ? i : VG_SLOT_RET);
 				b.mask |= 1u << j;
+				if (i < pat->nnames)
+					c->ld->events[ev].used |= 1u << i;
 				where[j] = n->loc;
 			}
 	}
@@ -698,9 +705,15 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 	ev = &c->ld->events[c->ev];
 	if (pat->kind == VG_EV_NAMED && ev->nfields < c->ast->evdecls[d].nfields)
 		ev->nfields = c->ast->evdecls[d].nfields;
-	for (int i = 0; i < pat->nnames; i++)
+	for (int i = 0; i < pat->nnames; i++) {
 		if (pat->names[i].name && ev->nfields <= i)
 			ev->nfields = i + 1;
+		if (pat->names[i].name && !ev->argname[i][0]) {
+			snprintf(ev->argname[i], sizeof(ev->argname[i]), "%s",
+				 pat->names[i].name);
+			ev->argloc[i] = pat->names[i].loc;
+		}
+	}
 	if (pat->has_ret)
 		ev->uses_ret = true;
 	t->binding = bind_event(c, pat, c->ev);

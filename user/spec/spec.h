@@ -68,6 +68,12 @@ struct vg_event {
 				 * text, or declared event name; "" for
 				 * exit/signal/thread_* */
 	int nfields;		/* positional fields used: slots 0..nfields-1 */
+	/* the first name a pattern gives each position ("": none, or `_`),
+	 * where it is; a live run compares it with the function's own */
+	char argname[VG_MAX_FIELDS][64];
+	struct vg_loc argloc[VG_MAX_FIELDS];
+	uint32_t used;		/* bit i: a guard, update, binding or
+				 * capture reads position i */
 	bool uses_ret;		/* slot VG_SLOT_RET is used */
 	struct vg_loc loc;	/* first use */
 	int ncaps;

@@ -1,0 +1,73 @@
+/* Planning one event's probe (user/probe/plan.h): the spec's side of
+ * args.c and capture.c, which know DWARF but not the spec. */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "capture.h"
+#include "sym/dwarf_cache.h"
+
+/* e->msg prefixed with the spec line it concerns */
+static int at(const struct vg_loc *l, const char *what, struct vg_err *e)
+{
+	char tmp[sizeof(e->msg)];
+
+	snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %s%.3600s", l->file, l->line,
+		 l->col, what, e->msg);
+	snprintf(e->msg, sizeof(e->msg), "%s", tmp);
+	e->exit_code = VG_EXIT_USAGE;
+	return -1;
+}
+
+/* An event's `p->field` reads; an error names the expression. */
+static int plan_captures(const struct vg_event *ev, struct vg_dwarf *dw,
+			 const char *object, struct vg_ev_conf *conf,
+			 struct vg_err *e)
+{
+	struct vg_cap_req req[VG_MAX_CAPS];
+	char what[200];
+	const struct vg_capture *c;
+	int bad;
+
+	for (int k = 0; k < ev->ncaps; k++)
+		req[k] = (struct vg_cap_req){ ev->caps[k].src, ev->caps[k].path };
+	if (!vg_capture_plan(dw, object, ev->name, req, ev->ncaps, conf->cap,
+			     &bad, e)) {
+		conf->ncaps = (uint32_t)ev->ncaps;
+		return 0;
+	}
+	c = &ev->caps[bad];
+	snprintf(what, sizeof(what), "cannot read '%.128s': ", c->text);
+	return at(&c->loc, what, e);
+}
+
+int vg_plan_event(const struct vg_event *ev, const char *object,
+		  struct vg_dwarf_cache **dc, struct vg_ev_conf *conf,
+		  struct vg_args_plan *what, FILE *warn, struct vg_err *e)
+{
+	struct vg_dwarf *dw = vg_dwarf_cached(dc, object);
+	struct vg_args_req req = {
+		.func = ev->name,
+		.nfields = ev->nfields,
+		.names = ev->argname,
+		.used = ev->used,
+		.uses_ret = ev->kind == VG_EV_AFTER && ev->uses_ret,
+	};
+	struct vg_args_plan local, *ap = what ? what : &local;
+
+	if (vg_args_plan(dw, object, &req, conf, ap, e))
+		return at(ap->bad == VG_SLOT_RET ? &ev->loc
+						 : &ev->argloc[ap->bad], "", e);
+	for (int i = 0; warn && i < VG_MAX_FIELDS; i++)
+		if (ap->warn_mask >> i & 1)
+			fprintf(warn, "%s:%d:%d: warning: %s\n",
+				ev->argloc[i].file, ev->argloc[i].line,
+				ev->argloc[i].col, ap->warn[i]);
+	if (warn && ap->caveat[0])
+		fprintf(warn, "%s:%d:%d: warning: %s\n", ev->loc.file,
+			ev->loc.line, ev->loc.col, ap->caveat);
+	if (ev->ncaps && plan_captures(ev, dw, object, conf, e))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* What one event's probe reads: its arguments and return value (where,
+ * and as which C type: user/probe/args.c) and the target memory its
+ * `p->field` expressions name (user/probe/capture.c), both planned from
+ * the DWARF of the object the function lives in. */
+#ifndef VIGIL_PROBE_PLAN_H
+#define VIGIL_PROBE_PLAN_H
+
+#include <stdio.h>
+
+#include "../spec/spec.h"
+#include "args.h"
+#include "vigil_event.h"
+
+struct vg_dwarf_cache;
+
+/* Plans event ev, whose function lives in OBJECT, into conf. Warnings (a
+ * spec name that is not the function's own) go to warn with the spec line,
+ * when warn is not NULL; `what` (may be NULL) gets the description of
+ * each argument for `vigil lint --binary`. Errors name the spec line. */
+int vg_plan_event(const struct vg_event *ev, const char *object,
+		  struct vg_dwarf_cache **dc, struct vg_ev_conf *conf,
+		  struct vg_args_plan *what, FILE *warn, struct vg_err *e);
+
+#endif
