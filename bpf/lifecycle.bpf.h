@@ -9,6 +9,11 @@
 
 __s32 ev_exit = -1, ev_signal = -1, ev_thread_start = -1, ev_thread_exit = -1;
 
+/* the target's wait status, once its last thread has exited (user space
+ * reads it for a process it attached to: only the parent can wait) */
+__u32 target_exited = 0;
+__s32 target_exit_status = 0;
+
 /* signal_deliver fires in get_signal() as the signal is delivered, before
  * a handler or the default action (core dump, termination) runs. */
 SEC("tp_btf/signal_deliver")
@@ -38,10 +43,14 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 		slot[0] = tid;
 		handle(NULL, ev_thread_exit, tid, slot, false, false);
 	}
-	if (ev_exit >= 0 && group_dead) {
+	if (group_dead) {
 		code = BPF_CORE_READ(p, signal, group_exit_code);
 		if (!code)
 			code = BPF_CORE_READ(p, exit_code);
+		target_exit_status = code;
+		target_exited = 1;
+	}
+	if (ev_exit >= 0 && group_dead) {
 		/* as wait(2) encodes it: status in bits 8-15, signal in 0-6 */
 		slot[0] = (code >> 8) & 0xff;
 		slot[1] = code & 0x7f;

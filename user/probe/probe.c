@@ -199,7 +199,10 @@ static void lifecycle_setup(struct vg_probe *p)
 			break;
 		}
 	}
-	bpf_program__set_autoload(p->skel->progs.vg_exit, used[0]);
+	/* always: the exit status of a process we attached to, which is not
+	 * ours to wait for, comes from its exit tracepoint */
+	bpf_program__set_autoload(p->skel->progs.vg_exit, true);
+	(void)used[0];
 	bpf_program__set_autoload(p->skel->progs.vg_signal, used[1]);
 	bpf_program__set_autoload(p->skel->progs.vg_fork, used[2]);
 }
@@ -215,6 +218,8 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	p->pid = o->pid;
 	if (!p->links || !p->link_prog_fd || !p->sites)
 		return vg_errf(e, "out of memory");
+	if (attach_lifecycle(p, VG_EV_EXIT, e))
+		return -1;
 	for (int i = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
 		int rc = 0;
@@ -407,6 +412,17 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 fail:
 	vg_probe_close(p);
 	return NULL;
+}
+
+bool vg_probe_exit_status(const struct vg_probe *p, int *code, int *sig)
+{
+	int status = p->skel->bss->target_exit_status;
+
+	if (!p->skel->bss->target_exited)
+		return false;
+	*code = (status >> 8) & 0xff;
+	*sig = status & 0x7f;
+	return true;
 }
 
 void vg_probe_close(struct vg_probe *p)

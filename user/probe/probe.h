@@ -56,6 +56,12 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			       struct vg_err *e);
 void vg_probe_close(struct vg_probe *p);
 
+/* The target's exit, as its last thread's exit tracepoint saw it: the
+ * status (0-255) or the killing signal. False until it has exited. This is
+ * how vigil knows the status of a process it attached to, which only the
+ * parent can wait for. */
+bool vg_probe_exit_status(const struct vg_probe *p, int *code, int *sig);
+
 /* Detach every uprobe (lifecycle tracepoints stay) and attach them again,
  * at the same places. A CRIU dump must not see the int3 a uprobe writes
  * into the text page: the restored process would die of SIGTRAP. The

@@ -394,8 +394,10 @@ static bool target_gone(struct session *ss, int pidfd, int *code, int *sig)
 		return vg_proc_reap(ss->pid, code, sig) == 1;
 	if (poll(&pfd, 1, 0) != 1)
 		return false;
-	*code = -1;
-	*sig = 0;
+	if (!vg_probe_exit_status(ss->probe, code, sig)) {
+		*code = -1;	/* exited before the probes were in place */
+		*sig = 0;
+	}
 	return true;
 }
 
