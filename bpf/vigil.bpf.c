@@ -9,6 +9,7 @@
  *   vg_stash   uprobe     `after f(...)`: saves the entry arguments ...
  *   vg_return  uretprobe  ... and this one pairs them with the return value
  *   vg_entry_k, vg_return_k: the same with the kernel tier compiled in
+ *   vg_entry_s, vg_return_s: sleepable, for events that read C strings
  *   vg_signal, vg_exit, vg_fork: lifecycle events (lifecycle.bpf.h)
  *
  * Each event then goes to the user tier (a VG_REC_EVENT record), to the
@@ -32,6 +33,12 @@
 #endif
 
 char LICENSE[] SEC("license") = "GPL";
+
+/* kfunc (Linux 6.12): copies a C string from user memory, faulting pages
+ * in; sleepable programs only */
+extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz,
+				  const void *unsafe_ptr__ign,
+				  __u64 flags) __ksym;
 
 /* Set by user space before the programs are attached. */
 __u32 target_tgid = 0;
@@ -151,7 +158,19 @@ static __always_inline __u64 wake_flags(void)
 
 /* The event's captures (struct vg_cap_plan): values read from target
  * memory now, at the probe, into VG_SLOT_CAP0.. */
-static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot)
+/* Reading target memory: a sleepable program (the _s builds) may take
+ * the page fault that brings in a page the target has not touched yet (a
+ * string literal in .rodata before its first use); the others read only
+ * what is present. */
+static __always_inline long read_user(void *dst, __u32 n, const void *src,
+				      bool sleep)
+{
+	return sleep ? bpf_copy_from_user(dst, n, src)
+		     : bpf_probe_read_user(dst, n, src);
+}
+
+static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot,
+				    bool sleep)
 {
 	for (int k = 0; k < VG_MAX_CAPS; k++) {
 		struct vg_cap_plan *c = &conf->cap[k];
@@ -163,8 +182,8 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot)
 		addr = slot[c->src < VG_NSLOTS ? c->src : 0];
 		for (int i = 0; i < VG_CAP_STEPS - 1; i++)
 			if (i + 1 < c->nsteps &&
-			    bpf_probe_read_user(&addr, sizeof(addr),
-						(void *)(addr + c->off[i])))
+			    read_user(&addr, sizeof(addr),
+				      (void *)(addr + c->off[i]), sleep))
 				bad = 1;
 		if (!bad) {
 			__u32 last = c->nsteps ? c->nsteps - 1 : 0;
@@ -173,7 +192,13 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot)
 			if (n > 8)
 				n = 8;
 			addr += c->off[last < VG_CAP_STEPS ? last : 0];
-			if (n == 0 || bpf_probe_read_user(&v, n, (void *)addr))
+			if (c->str == VG_CAPS_AT)	/* the string's address */
+				v = addr;
+			else if (c->str == VG_CAPS_PTR)
+				bad = read_user(&v, sizeof(v), (void *)addr,
+						sleep) != 0;
+			else if (n == 0 ||
+				 read_user(&v, n, (void *)addr, sleep))
 				bad = 1;
 			else if (c->is_signed && n < 8)
 				v = (__u64)(((__s64)(v << (64 - 8 * n))) >>
@@ -187,18 +212,72 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot)
 	}
 }
 
+/* Fill and submit a reserved event record (of either size: the strings,
+ * if any, are in place already). */
+static __always_inline void send_event(struct vg_ev_conf *conf,
+				       struct vg_rec_event *r, __u32 event,
+				       __u32 tid, __u64 *slot)
+{
+	r->h.kind = VG_REC_EVENT;
+	r->h.flags = 0;
+	r->h.event = event;
+	r->h.pid = target_tgid;
+	r->h.tid = tid;
+	r->h.time_ns = bpf_ktime_get_ns();
+	__builtin_memcpy(r->slot, slot, sizeof(r->slot));
+	if ((conf->flags & VG_EVF_WAKE) &&
+	    r->h.time_ns - last_wake_ns >= wake_gap_ns) {
+		last_wake_ns = r->h.time_ns;
+		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	} else {
+		bpf_ringbuf_submit(r, wake_flags());
+	}
+}
+
+/* The C strings of str(p) captures, from the addresses capture() left in
+ * their slots, into the record; the slot keeps the address, or 0 when the
+ * string could not be read (user space then sees "", as for NULL). */
+static __always_inline void read_strings(struct vg_ev_conf *conf,
+					 __u64 *slot,
+					 struct vg_rec_event_str *rs,
+					 bool sleep)
+{
+	for (int k = 0; k < VG_MAX_CAPS; k++) {
+		struct vg_cap_plan *c = &conf->cap[k];
+		char *dst;
+
+		if (k >= conf->ncaps)
+			break;
+		if (c->str == VG_CAPS_NONE)
+			continue;
+		dst = rs->str[c->str_idx & (VG_MAX_STRS - 1)];
+		dst[0] = 0;
+		if (!slot[VG_SLOT_CAP0 + k])	/* NULL: "", not a fault */
+			continue;
+		if ((sleep ? bpf_copy_from_user_str(dst, VG_STR_MAX,
+						    (void *)slot[VG_SLOT_CAP0 + k],
+						    0)
+			   : bpf_probe_read_user_str(dst, VG_STR_MAX,
+						     (void *)slot[VG_SLOT_CAP0 + k])) < 0) {
+			dst[0] = 0;
+			slot[VG_SLOT_CAP0 + k] = 0;
+			count(&counters, VG_CNT_CAPFAULT);
+		}
+	}
+}
+
 static __always_inline int handle_conf(struct pt_regs *ctx,
 				       struct vg_ev_conf *conf, __u32 event,
 				       __u32 tid, __u64 *slot, bool ktier,
-				       bool at_entry)
+				       bool at_entry, bool sleep)
 {
 	count(&ev_hits, event);
 	if (conf->ncaps)
-		capture(conf, slot);
+		capture(conf, slot, sleep);
 	/* the stack, for the evidence, only for events that ask: walking the
 	 * user stack costs more than the rest of the probe. (ctx is NULL for
 	 * the lifecycle tracepoints, which have no user stack to offer.) */
-	if (ctx && (conf->flags & VG_EVF_STACK)) {
+	if (ctx && !sleep && (conf->flags & VG_EVF_STACK)) {
 		slot[VG_SLOT_STACK] = (__u64)(__s64)bpf_get_stackid(
 			ctx, &stacks, BPF_F_USER_STACK);
 		/* at a function's entry its frame is not built yet, so the
@@ -209,28 +288,27 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 					    (void *)PT_REGS_SP(ctx));
 	}
 
-	if (conf->flags & VG_EVF_USER) {
+	if ((conf->flags & (VG_EVF_USER | VG_EVF_STRS)) ==
+	    (VG_EVF_USER | VG_EVF_STRS)) {
+		struct vg_rec_event_str *rs;
+
+		rs = bpf_ringbuf_reserve(&events, sizeof(*rs), 0);
+		if (rs) {
+			read_strings(conf, slot, rs, sleep);
+			send_event(conf, &rs->ev, event, tid, slot);
+		} else {
+			count(&ev_lost, event);
+			count(&counters, VG_CNT_RB_LOST);
+		}
+	} else if (conf->flags & VG_EVF_USER) {
 		struct vg_rec_event *r;
 
 		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-		if (!r) {
+		if (r) {
+			send_event(conf, r, event, tid, slot);
+		} else {
 			count(&ev_lost, event);
 			count(&counters, VG_CNT_RB_LOST);
-		} else {
-			r->h.kind = VG_REC_EVENT;
-			r->h.flags = 0;
-			r->h.event = event;
-			r->h.pid = target_tgid;
-			r->h.tid = tid;
-			r->h.time_ns = bpf_ktime_get_ns();
-			__builtin_memcpy(r->slot, slot, sizeof(r->slot));
-			if ((conf->flags & VG_EVF_WAKE) &&
-			    r->h.time_ns - last_wake_ns >= wake_gap_ns) {
-				last_wake_ns = r->h.time_ns;
-				bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
-			} else {
-				bpf_ringbuf_submit(r, wake_flags());
-			}
 		}
 	}
 	if (ktier && conf->nkprops)
@@ -246,7 +324,8 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 
 	if (!conf)
 		return 0;
-	return handle_conf(ctx, conf, event, tid, slot, ktier, at_entry);
+	return handle_conf(ctx, conf, event, tid, slot, ktier, at_entry,
+			   false);
 }
 
 #include "lifecycle.bpf.h"
@@ -301,7 +380,7 @@ static __always_inline void read_args(struct pt_regs *ctx,
 	}
 }
 
-static __always_inline int entry(struct pt_regs *ctx, bool ktier)
+static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 {
 	__u32 event = (__u32)bpf_get_attach_cookie(ctx);
 	__u64 slot[VG_NSLOTS] = {};
@@ -314,7 +393,7 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier)
 	if (!conf)
 		return 0;
 	read_args(ctx, conf, slot);
-	return handle_conf(ctx, conf, event, tid, slot, ktier, true);
+	return handle_conf(ctx, conf, event, tid, slot, ktier, true, sleep);
 }
 
 /* Each probe comes in two builds: without the kernel tier, which the
@@ -323,13 +402,23 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier)
 SEC("uprobe")
 int vg_entry(struct pt_regs *ctx)
 {
-	return entry(ctx, false);
+	return entry(ctx, false, false);
 }
 
 SEC("uprobe")
 int vg_entry_k(struct pt_regs *ctx)
 {
-	return entry(ctx, true);
+	return entry(ctx, true, false);
+}
+
+/* Events that read C strings (str(p)): sleepable, so that reading a page
+ * the target has not touched yet faults it in instead of failing. Such
+ * events feed only user-tier properties, and carry no stack (a stack map
+ * is not allowed in a sleepable program). */
+SEC("uprobe.s")
+int vg_entry_s(struct pt_regs *ctx)
+{
+	return entry(ctx, false, true);
 }
 
 SEC("uprobe")
@@ -369,7 +458,7 @@ int vg_stash(struct pt_regs *ctx)
 	return 0;
 }
 
-static __always_inline int ret(struct pt_regs *ctx, bool ktier)
+static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
 {
 	struct stash_key k = { .event = (__u32)bpf_get_attach_cookie(ctx) };
 	__u64 slot[VG_NSLOTS] = {};
@@ -397,17 +486,24 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier)
 	if (conf->flags & VG_EVF_RETX)
 		slot[VG_SLOT_RET] = convert(slot[VG_SLOT_RET], conf->ret_conv,
 					    conf->ret_size);
-	return handle_conf(ctx, conf, k.event, k.tid, slot, ktier, false);
+	return handle_conf(ctx, conf, k.event, k.tid, slot, ktier, false,
+			   sleep);
 }
 
 SEC("uretprobe")
 int vg_return(struct pt_regs *ctx)
 {
-	return ret(ctx, false);
+	return ret(ctx, false, false);
 }
 
 SEC("uretprobe")
 int vg_return_k(struct pt_regs *ctx)
 {
-	return ret(ctx, true);
+	return ret(ctx, true, false);
+}
+
+SEC("uretprobe.s")
+int vg_return_s(struct pt_regs *ctx)
+{
+	return ret(ctx, false, true);
 }

@@ -37,6 +37,9 @@
 #define VG_MAX_FIELDS 8
 #define VG_SLOT_RET VG_MAX_FIELDS
 #define VG_MAX_CAPS 4
+#define VG_MAX_STRS 4		/* of the captures, C strings (str(p));
+				 * a power of two */
+#define VG_STR_MAX 64		/* bytes of a string read, with its NUL */
 #define VG_SLOT_CAP0 (VG_SLOT_RET + 1)
 /* Two slots no program addresses, filled by live probes for the evidence
  * (include/vigil_event.h): the caller's return address at an entry probe,

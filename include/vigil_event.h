@@ -58,6 +58,13 @@ struct vg_rec_event {
 				 * (include/vigil_code.h) */
 };
 
+/* An event with C strings (str(p)): the record above, then the strings,
+ * each NUL-terminated and cut at VG_STR_MAX - 1 bytes. */
+struct vg_rec_event_str {
+	struct vg_rec_event ev;
+	char str[VG_MAX_STRS][VG_STR_MAX];
+};
+
 struct vg_rec_kstep {
 	struct vg_rec_hdr h;
 	__u16 prop;		/* kernel-tier property index (vg_kprop) */
@@ -81,6 +88,8 @@ struct vg_rec_kstep {
 #define VG_EVF_ARGS 0x8		/* place the arguments by arg[] (below), not
 				 * integer register i in slot i */
 #define VG_EVF_RETX 0x10	/* convert the return value by ret_conv */
+#define VG_EVF_STRS 0x20	/* reads C strings: send struct
+				 * vg_rec_event_str */
 
 /* For VG_EVF_STACK events, slot VG_SLOT_STACK carries the user stack's id
  * (negative: none) and, at entry probes, VG_SLOT_CALLER the return address
@@ -112,9 +121,19 @@ struct vg_arg_plan {
  * sign-extended when is_signed. A read that faults gives 0 and counts
  * VG_CNT_CAPFAULT. Offsets come from DWARF (user/probe/capture.c). */
 #define VG_CAP_STEPS 3
+enum vg_cap_str {
+	VG_CAPS_NONE,		/* a value of `size` bytes */
+	VG_CAPS_AT,		/* the C string at addr + off[last] (str(p),
+				 * a char array member) */
+	VG_CAPS_PTR,		/* the C string the pointer at addr + off[last]
+				 * points to (a char * member) */
+};
 struct vg_cap_plan {
 	__u8 src, nsteps, size, is_signed;
 	__u32 off[VG_CAP_STEPS];
+	__u8 str;		/* enum vg_cap_str */
+	__u8 str_idx;		/* its buffer in struct vg_rec_event_str */
+	__u8 pad[2];
 };
 
 struct vg_ev_conf {

@@ -48,6 +48,30 @@ static int source(const struct vg_proto *pr, const struct vg_cap_req *c,
 	return 0;
 }
 
+static bool char_like(const struct vg_type *t)
+{
+	return (t->kind == VG_TK_SINT || t->kind == VG_TK_UINT) && t->size == 1;
+}
+
+/* str(p->name): a `char *` member is followed to its string, a char array
+ * member is the string itself. */
+static int plan_string(struct vg_dwarf *dw, const struct vg_type *m,
+		       struct vg_cap_plan *plan, struct vg_err *e)
+{
+	struct vg_err fe = { 0 };
+	struct vg_type el;
+	char why[300];
+
+	if ((m->kind == VG_TK_PTR || m->kind == VG_TK_ARRAY) && m->target &&
+	    !vg_dwarf_type(dw, m->target, &el, &fe) && char_like(&el)) {
+		plan->str = m->kind == VG_TK_PTR ? VG_CAPS_PTR : VG_CAPS_AT;
+		return 0;
+	}
+	snprintf(why, sizeof(why), "it is a %s, expected a char * or a char array",
+		 m->name);
+	return fail(e, why);
+}
+
 static int plan_one(struct vg_dwarf *dw, const struct vg_proto *pr,
 		    const char *binary, const struct vg_cap_req *c,
 		    struct vg_cap_plan *plan, struct vg_err *e)
@@ -63,6 +87,16 @@ static int plan_one(struct vg_dwarf *dw, const struct vg_proto *pr,
 		snprintf(why, sizeof(why), "it is a %s in %s (%s), not a pointer",
 			 t.name, pr->func, binary);
 		return fail(e, why);
+	}
+	if (c->is_str && !c->path[0]) {		/* str(p) */
+		if (t.target && (vg_dwarf_type(dw, t.target, &last, &fe) ||
+				 !char_like(&last))) {
+			snprintf(why, sizeof(why), "it is a %s, expected a char *",
+				 t.name);
+			return fail(e, why);
+		}
+		plan->str = VG_CAPS_AT;
+		return 0;
 	}
 	if (!c->path[0]) {	/* *p */
 		if (!t.target || vg_dwarf_type(dw, t.target, &last, &fe))
@@ -91,6 +125,8 @@ static int plan_one(struct vg_dwarf *dw, const struct vg_proto *pr,
 		}
 		last = t;
 	}
+	if (c->is_str)
+		return plan_string(dw, &last, plan, e);
 	if (!scalar(&last)) {
 		snprintf(why, sizeof(why), "it is a %s, expected an integer, bool, enum or pointer of at most 8 bytes",
 			 last.name);
@@ -113,8 +149,20 @@ int vg_capture_plan(struct vg_dwarf *dw, const char *binary,
 	*bad = 0;
 	if (!dw)
 		return fail(e, "the binary is not a readable ELF file");
-	if (vg_dwarf_proto(dw, func, &pr, &de))
-		return fail(e, de.msg);
+	if (vg_dwarf_proto(dw, func, &pr, &de)) {
+		/* str(p) needs only p's value: libc's fopen(path) has no
+		 * DWARF on most systems, and its path is still a string */
+		for (int k = 0; k < n; k++) {
+			if (!req[k].is_str || req[k].path[0]) {
+				*bad = k;
+				return fail(e, de.msg);
+			}
+			memset(&out[k], 0, sizeof(out[k]));
+			out[k].src = (uint8_t)req[k].src;
+			out[k].str = VG_CAPS_AT;
+		}
+		return 0;
+	}
 	for (int k = 0; !rc && k < n; k++)
 		if ((rc = plan_one(dw, &pr, binary, &req[k], &out[k], e)))
 			*bad = k;

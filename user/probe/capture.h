@@ -6,6 +6,8 @@
 #ifndef VIGIL_PROBE_CAPTURE_H
 #define VIGIL_PROBE_CAPTURE_H
 
+#include <stdbool.h>
+
 #include "util/err.h"
 #include "vigil_event.h"
 
@@ -15,6 +17,7 @@ struct vg_cap_req {
 	int src;		/* the spec's field: parameter index or
 				 * VG_SLOT_RET */
 	const char *path;	/* "count", "a.b", "next->val"; "" for *p */
+	bool is_str;		/* str(p), str(p->name): the C string there */
 };
 
 /* Plans captures req[0..n) of FUNC, which lives in BINARY (the program or

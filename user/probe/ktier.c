@@ -63,6 +63,13 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 				 ev->name[0] ? " " : "", ev->name);
 			return buf;
 		}
+		/* its probe is the sleepable build, which has no kernel
+		 * tier (bpf/vigil.bpf.c) */
+		if (ev->nstrs) {
+			snprintf(buf, len, "%s %s reads a C string (str)",
+				 vg_event_kind_name(ev->kind), ev->name);
+			return buf;
+		}
 		if (p->bindings[i].mask != all) {
 			snprintf(buf, len, "%s %s binds only some slice parameters (a join)",
 				 vg_event_kind_name(ev->kind), ev->name);

@@ -31,10 +31,15 @@ static int plan_captures(const struct vg_event *ev, struct vg_dwarf *dw,
 	int bad;
 
 	for (int k = 0; k < ev->ncaps; k++)
-		req[k] = (struct vg_cap_req){ ev->caps[k].src, ev->caps[k].path };
+		req[k] = (struct vg_cap_req){ ev->caps[k].src, ev->caps[k].path,
+					      ev->caps[k].is_str };
 	if (!vg_capture_plan(dw, object, ev->name, req, ev->ncaps, conf->cap,
 			     &bad, e)) {
 		conf->ncaps = (uint32_t)ev->ncaps;
+		for (int k = 0; k < ev->ncaps; k++)
+			conf->cap[k].str_idx = ev->caps[k].str_idx;
+		if (ev->nstrs)
+			conf->flags |= VG_EVF_STRS;
 		return 0;
 	}
 	c = &ev->caps[bad];

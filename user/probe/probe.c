@@ -226,8 +226,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 
 		switch (ev->kind) {
 		case VG_EV_BEFORE:
-			rc = attach_one(p, p->entry, o, ev, i,
-					false, e);
+			rc = attach_one(p, ev->nstrs ? p->skel->progs.vg_entry_s
+						     : p->entry,
+					o, ev, i, false, e);
 			break;
 		case VG_EV_AFTER:
 			/* the entry half saves the arguments the return
@@ -236,8 +237,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 				rc = attach_one(p, p->skel->progs.vg_stash, o,
 						ev, i, false, e);
 			if (!rc)
-				rc = attach_one(p, p->ret, o,
-						ev, i, true, e);
+				rc = attach_one(p, ev->nstrs
+						? p->skel->progs.vg_return_s
+						: p->ret, o, ev, i, true, e);
 			break;
 		case VG_EV_EXIT:
 		case VG_EV_SIGNAL:
@@ -341,6 +343,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	if (r.h->kind == VG_REC_EVENT && size >= sizeof(*r.ev))
 		r.ev = data;
+	if (r.ev && size >= sizeof(*r.strs))
+		r.strs = data;
 	else if (r.h->kind != VG_REC_EVENT && size >= sizeof(*r.ks))
 		r.ks = data;
 	else
@@ -357,7 +361,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 {
 	struct vg_probe *p = calloc(1, sizeof(*p));
 	size_t rb = o->ringbuf_bytes ? o->ringbuf_bytes : VG_DEFAULT_RINGBUF;
-	bool ktier = false;
+	bool ktier = false, strs = false;
 	int err;
 
 	if (!p) {
@@ -381,6 +385,10 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	bpf_program__set_autoload(p->skel->progs.vg_return, !ktier);
 	bpf_program__set_autoload(p->skel->progs.vg_entry_k, ktier);
 	bpf_program__set_autoload(p->skel->progs.vg_return_k, ktier);
+	for (int i = 0; i < spec->nevents; i++)
+		strs |= spec->events[i].nstrs > 0;
+	bpf_program__set_autoload(p->skel->progs.vg_entry_s, strs);
+	bpf_program__set_autoload(p->skel->progs.vg_return_s, strs);
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	lifecycle_setup(p);

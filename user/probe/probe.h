@@ -46,6 +46,9 @@ struct vg_probe_opts {
 struct vg_probe_rec {
 	const struct vg_rec_hdr *h;
 	const struct vg_rec_event *ev;	/* kind VG_REC_EVENT */
+	/* with the C strings of str(p), for events that read some; else
+	 * NULL */
+	const struct vg_rec_event_str *strs;
 	const struct vg_rec_kstep *ks;	/* the VG_REC_K* kinds */
 };
 

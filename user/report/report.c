@@ -91,6 +91,45 @@ static void format_field(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, "0x%" PRIx64, v);
 }
 
+/* A str(p) capture as C would write it: "a\tb", non-printable bytes as
+ * \xNN. */
+static void format_string(const char *str, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[n++] = '"';
+	for (; *str && n + 6 < len; str++) {
+		unsigned char c = (unsigned char)*str;
+
+		if (c == '"' || c == '\\')
+			n += snprintf(buf + n, len - n, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			n += snprintf(buf + n, len - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n++] = '"';
+	buf[n] = 0;
+}
+
+/* capture k of event e: a number, or for str(p) the string (quoted when
+ * `quoted`, as in the text report; raw for JSON) */
+static void format_capture(const struct vg_spec *spec, const struct vg_event *e,
+			   int k, uint64_t v, bool quoted, char *buf, size_t len)
+{
+	const char *str;
+
+	if (!e->caps[k].is_str) {
+		format_field(v, buf, len);
+		return;
+	}
+	str = vg_spec_string(spec, v);
+	if (!quoted)
+		snprintf(buf, len, "%s", str ? str : "");
+	else
+		format_string(str ? str : "", buf, len);
+}
+
 static const char *verdict_of(const struct vg_property *p, int state,
 			      bool inconclusive)
 {
@@ -158,9 +197,12 @@ void vg_event_text(const struct vg_spec *spec, FILE *out,
 	}
 	/* what the probe read from memory: "with q->count=8 q->cap=8" */
 	for (int k = 0; k < e->ncaps; k++) {
-		format_field(ev->slot[VG_SLOT_CAP0 + k], buf, sizeof(buf));
+		char sbuf[4 * VG_STR_MAX + 4];
+
+		format_capture(spec, e, k, ev->slot[VG_SLOT_CAP0 + k], true,
+			       sbuf, sizeof(sbuf));
 		fprintf(out, "%s%s=%s", k ? " " : " with ", e->caps[k].text,
-			buf);
+			sbuf);
 	}
 }
 
@@ -236,11 +278,14 @@ void vg_event_json(const struct vg_spec *spec, FILE *out,
 	if (e->ncaps) {
 		fputs(",\"read\":{", out);
 		for (int k = 0; k < e->ncaps; k++) {
-			format_field(ev->slot[VG_SLOT_CAP0 + k], buf, sizeof(buf));
+			char sbuf[VG_STR_MAX + 1];
+
+			format_capture(spec, e, k, ev->slot[VG_SLOT_CAP0 + k],
+				       false, sbuf, sizeof(sbuf));
 			fprintf(out, "%s", k ? "," : "");
 			vg_json_str(out, e->caps[k].text);
 			fputc(':', out);
-			vg_json_str(out, buf);
+			vg_json_str(out, sbuf);
 		}
 		fputc('}', out);
 	}

@@ -149,6 +149,30 @@ static void rec_to_event(struct session *ss, const struct vg_rec_hdr *h,
 	memcpy(ev->slot, slot, sizeof(ev->slot));
 }
 
+/* str(p) captures: the probe sent the bytes, the monitor compares
+ * interned ids (include/vigil_code.h). */
+static int intern_strings(struct session *ss,
+			  const struct vg_rec_event_str *rs,
+			  struct vg_mon_event *ev)
+{
+	const struct vg_event *def = &ss->spec->events[ev->event];
+	char buf[VG_STR_MAX];
+
+	for (int k = 0; k < def->ncaps; k++) {
+		uint64_t id;
+
+		if (!def->caps[k].is_str)
+			continue;
+		memcpy(buf, rs->str[def->caps[k].str_idx % VG_MAX_STRS],
+		       sizeof(buf));
+		buf[sizeof(buf) - 1] = 0;
+		if ((id = vg_spec_intern(ss->spec, buf)) == UINT64_MAX)
+			return -1;
+		ev->slot[VG_SLOT_CAP0 + k] = id;
+	}
+	return 0;
+}
+
 /* A kernel-tier step: mirror it, then react as the user tier would. */
 static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		    struct vg_err *e)
@@ -204,6 +228,8 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		struct vg_mon_event ev;
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
+		if (r->strs && intern_strings(ss, r->strs, &ev))
+			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
 		if (ss->stack_on && ss->stack_on[ev.event])
 			symbolizer(ss);

@@ -358,8 +358,10 @@ static bool member_path(const struct vg_expr *e, const struct vg_expr **base,
 }
 
 /* `q->count`, `p->a.b`, `p->next->val`, `*p`: a value the probe reads from
- * target memory when the event happens, into a capture slot. */
-static int compile_capture(struct cc *c, const struct vg_expr *e)
+ * target memory when the event happens, into a capture slot. With is_str,
+ * the C string `str(p)` or `str(p->name)` names (e is what is inside the
+ * parentheses): the probe copies it, user space interns it. */
+static int compile_capture(struct cc *c, const struct vg_expr *e, bool is_str)
 {
 	struct vg_event *ev = &c->ld->events[c->ev];
 	const struct vg_expr *base = NULL;
@@ -371,13 +373,27 @@ static int compile_capture(struct cc *c, const struct vg_expr *e)
 	if (c->konst)
 		vg_ld_error(c->ld, e->start, "'%s' reads target memory, expected a constant initializer",
 			    text ? text : "");
-	if (e->kind == EX_UNARY && e->a->kind == EX_NAME) {
+	if (is_str && e->kind == EX_NAME) {
+		base = e;
+		path[0] = 0;
+	} else if (!is_str && e->kind == EX_UNARY && e->a->kind == EX_NAME) {
 		base = e->a;
 		path[0] = 0;
 	} else if (e->kind != EX_MEMBER ||
 		   !member_path(e, &base, path, sizeof(path))) {
+		if (is_str)
+			vg_ld_error(c->ld, e->start, "cannot read a string at '%s', expected str(p), str(p->field) or str(p->a.b) with p a parameter of the event",
+				    text ? text : "");
 		vg_ld_error(c->ld, e->start, "cannot read '%s', expected p->field, p->a.b, p->a->b or *p with p a parameter of the event",
 			    text ? text : "");
+	}
+	if (is_str) {	/* the text the report shows: str(p->name) */
+		char *t = vg_arena_alloc(&c->ld->arena, strlen(text ? text : "") + 6);
+
+		if (!t)
+			vg_ld_oom(c->ld);
+		sprintf(t, "str(%s)", text ? text : "");
+		text = t;
 	}
 	if (!resolve(c, base->str, &r) || r.kind != R_FIELD)
 		vg_ld_error(c->ld, base->loc, "'%s' is not a parameter of this event, expected p->field or *p with p a parameter of the event",
@@ -390,12 +406,19 @@ static int compile_capture(struct cc *c, const struct vg_expr *e)
 	if (r.idx != VG_SLOT_RET)
 		ev->used |= 1u << r.idx;
 	for (k = 0; k < ev->ncaps; k++)
-		if (ev->caps[k].src == r.idx && !strcmp(ev->caps[k].path, path))
+		if (ev->caps[k].src == r.idx && ev->caps[k].is_str == is_str &&
+		    !strcmp(ev->caps[k].path, path))
 			break;
 	if (k == ev->ncaps) {
 		if (k == VG_MAX_CAPS)
 			vg_ld_error(c->ld, e->start, "'%s' is a %dth memory read for %s, expected at most %d per event",
 				    text ? text : "", k + 1, ev->name, VG_MAX_CAPS);
+		if (is_str && ev->nstrs == VG_MAX_STRS)
+			vg_ld_error(c->ld, e->start, "'%s' is one string read too many for %s, expected at most %d per event",
+				    text ? text : "", ev->name, VG_MAX_STRS);
+		ev->caps[k].is_str = is_str;
+		if (is_str)
+			ev->caps[k].str_idx = (uint8_t)ev->nstrs++;
 		ev->caps[k].src = (uint8_t)r.idx;
 		snprintf(ev->caps[k].path, sizeof(ev->caps[k].path), "%s", path);
 		snprintf(ev->caps[k].text, sizeof(ev->caps[k].text), "%s",
@@ -404,7 +427,7 @@ static int compile_capture(struct cc *c, const struct vg_expr *e)
 		ev->ncaps++;
 	}
 	emit(c, VG_OP_FIELD, VG_SLOT_CAP0 + k, 0, e->loc);
-	return TY_ANY;
+	return is_str ? VG_TYPE_STR : TY_ANY;
 }
 
 static int compile_expr(struct cc *c, const struct vg_expr *e)
@@ -433,7 +456,7 @@ static int compile_expr(struct cc *c, const struct vg_expr *e)
 		return compile_name(c, e);
 	case EX_UNARY:
 		if (e->op == T_STAR)
-			return compile_capture(c, e);
+			return compile_capture(c, e, false);
 		t = compile_expr(c, e->a);
 		not_string(c, t, e, e->loc);
 		if (e->op == T_BANG) {
@@ -447,7 +470,9 @@ static int compile_expr(struct cc *c, const struct vg_expr *e)
 	case EX_COND:
 		return compile_cond(c, e);
 	case EX_MEMBER:
-		return compile_capture(c, e);
+		return compile_capture(c, e, false);
+	case EX_STRREAD:
+		return compile_capture(c, e->a, true);
 	}
 	vg_ld_error(c->ld, e->start, "unexpected expression");
 }

@@ -182,6 +182,16 @@ static struct vg_expr *parse_primary(struct parser *p)
 			e->ival = t->str[0] == 't';
 		} else if (!strcmp(t->str, "null")) {
 			e = node(p, EX_NULL, t->loc, NULL, NULL, NULL);
+		} else if (!strcmp(t->str, "str") &&
+			   cur(p)->kind == T_LPAREN) {
+			bool saved = p->in_trans;
+
+			next(p);
+			p->in_trans = false;
+			e = node(p, EX_STRREAD, t->loc, parse_expr(p), NULL,
+				 NULL);
+			p->in_trans = saved;
+			expect(p, T_RPAREN, "')' to close 'str('");
 		} else {
 			e = node(p, EX_NAME, t->loc, NULL, NULL, NULL);
 			e->str = t->str;

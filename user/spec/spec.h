@@ -57,7 +57,10 @@ enum vg_event_kind {
  * the probe learns the offsets from the binary's DWARF. */
 struct vg_capture {
 	uint8_t src;		/* the slot of the pointer */
-	char path[96];		/* "count", "a.b", "next->val"; "" for *p */
+	bool is_str;		/* str(...): the C string there, interned */
+	uint8_t str_idx;	/* is_str: its buffer in the record */
+	char path[96];		/* "count", "a.b", "next->val"; "" for *p
+				 * (and for str(p)) */
 	char text[128];		/* as written: "q->count" */
 	struct vg_loc loc;	/* first use */
 };
@@ -78,6 +81,7 @@ struct vg_event {
 	struct vg_loc loc;	/* first use */
 	int ncaps;
 	struct vg_capture caps[VG_MAX_CAPS];
+	int nstrs;		/* of the captures, str(...) ones */
 };
 
 struct vg_var {

@@ -70,6 +70,7 @@ enum vg_ex {
 	EX_BINARY,		/* op: the operator token */
 	EX_COND,		/* a ? b : c */
 	EX_MEMBER,		/* a->str (arrow) or a.str */
+	EX_STRREAD,		/* str(a): the C string at a, read by the probe */
 };
 
 struct vg_expr {

@@ -118,6 +118,11 @@ static void expr(struct buf *b, const struct vg_expr *e, bool paren)
 		put(b, e->arrow ? "->" : ".");
 		put(b, e->str);
 		break;
+	case EX_STRREAD:
+		put(b, "str(");
+		expr(b, e->a, false);
+		put(b, ")");
+		break;
 	}
 	if (paren)
 		put(b, ")");

@@ -9,8 +9,10 @@
  * Header: "VIGILREC", u32 version, u32 pid, u32 number of events, then per
  * event u8 kind, u8 nfields, u8 uses_ret, u8 ncaps, u16 name length, name,
  * and per capture (a value read from memory, `q->count`) u16 length and
- * its key "SRC:PATH" ("0:count"); the captured values follow the return
- * value in each record. Events are matched to the reading spec by kind and
+ * its key "SRC:PATH" ("0:count"; "SRC:str:PATH" for a C string, str(p) is
+ * "0:str:"); the captured values follow the return value in each record, a
+ * string as its length and its bytes. (Version 2 had no strings; it reads
+ * the same.) Events are matched to the reading spec by kind and
  * name, captures by key, so a recording can be checked against any spec
  * that uses some of its events. */
 #include <errno.h>
@@ -19,6 +21,13 @@
 
 #include "trace.h"
 #include "util/json.h"
+
+/* how a capture is named in the header */
+static void cap_key(const struct vg_capture *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d:%s%s", c->src, c->is_str ? "str:" : "",
+		 c->path);
+}
 
 struct vg_recorder {
 	FILE *f;
@@ -95,10 +104,10 @@ struct vg_recorder *vg_recorder_open(const struct vg_spec *spec,
 		fwrite(ev->name, 1, n, r->f);
 		for (int k = 0; k < ev->ncaps; k++) {
 			char key[128];
-			uint16_t kn = (uint16_t)snprintf(key, sizeof(key), "%d:%s",
-							 ev->caps[k].src,
-							 ev->caps[k].path);
+			uint16_t kn;
 
+			cap_key(&ev->caps[k], key, sizeof(key));
+			kn = (uint16_t)strlen(key);
 			fwrite(&kn, 2, 1, r->f);
 			fwrite(key, 1, kn, r->f);
 		}
@@ -118,8 +127,18 @@ int vg_recorder_write(struct vg_recorder *r, const struct vg_mon_event *ev)
 		put_varint(r->f, zigzag(ev->slot[i]));
 	if (def->uses_ret || def->kind == VG_EV_AFTER)
 		put_varint(r->f, zigzag(ev->slot[VG_SLOT_RET]));
-	for (int k = 0; k < def->ncaps; k++)
-		put_varint(r->f, zigzag(ev->slot[VG_SLOT_CAP0 + k]));
+	for (int k = 0; k < def->ncaps; k++) {
+		const char *str;
+
+		if (!def->caps[k].is_str) {
+			put_varint(r->f, zigzag(ev->slot[VG_SLOT_CAP0 + k]));
+			continue;
+		}
+		str = vg_spec_string(r->spec, ev->slot[VG_SLOT_CAP0 + k]);
+		str = str ? str : "";
+		put_varint(r->f, strlen(str));
+		fputs(str, r->f);
+	}
 	return ferror(r->f) ? -1 : 0;
 }
 
@@ -143,6 +162,7 @@ struct rec_event {
 	/* recorded capture k is the spec event's capture cap_to[k], or
 	 * -1 when the spec does not read it */
 	int8_t cap_to[VG_MAX_CAPS];
+	bool cap_str[VG_MAX_CAPS];	/* recorded capture k is a string */
 };
 
 struct vg_trace {
@@ -174,8 +194,7 @@ static int match_captures(struct vg_trace *t, struct rec_event *re,
 		char key[128];
 		int found = -1;
 
-		snprintf(key, sizeof(key), "%d:%s", ev->caps[j].src,
-			 ev->caps[j].path);
+		cap_key(&ev->caps[j], key, sizeof(key));
 		for (int k = 0; k < re->ncaps; k++)
 			if (!strcmp(keys[k], key))
 				found = k;
@@ -198,9 +217,9 @@ static int read_header(struct vg_trace *t, struct vg_err *e)
 	if (fread(hdr, sizeof(hdr), 1, t->f) != 1)
 		return vg_errf_code(e, VG_EXIT_USAGE, "%s: truncated header",
 				    t->path);
-	if (hdr[0] != VG_REC_VERSION)
+	if (hdr[0] != VG_REC_VERSION && hdr[0] != 2)
 		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "%s: recording version %u, this vigil reads version %u",
+				    "%s: recording version %u, this vigil reads versions 2 and %u",
 				    t->path, hdr[0], VG_REC_VERSION);
 	t->pid = hdr[1];
 	t->nrec = hdr[2];
@@ -235,6 +254,8 @@ static int read_header(struct vg_trace *t, struct vg_err *e)
 		re->nfields = b[1];
 		re->has_ret = b[2];
 		re->ncaps = b[3];
+		for (int k = 0; k < re->ncaps; k++)
+			re->cap_str[k] = strstr(keys[k], ":str:") != NULL;
 		if (re->spec_event >= 0 && match_captures(t, re, keys, e))
 			return -1;
 	}
@@ -326,10 +347,23 @@ static int next_binary(struct vg_trace *t, struct vg_mon_event *ev,
 			ev->slot[VG_SLOT_RET] = unzigzag(v);
 		}
 		for (int k = 0; k < re->ncaps; k++) {
+			char str[VG_STR_MAX];
+
 			if (get_varint(t->f, &v) != 1)
 				goto bad;
+			if (re->cap_str[k]) {	/* length, then the bytes */
+				if (v >= sizeof(str) ||
+				    fread(str, 1, v, t->f) != v)
+					goto bad;
+				str[v] = 0;
+				v = vg_spec_intern(t->spec, str);
+				if (v == UINT64_MAX)
+					return vg_errf(e, "out of memory");
+			} else {
+				v = unzigzag(v);
+			}
 			if (re->spec_event >= 0 && re->cap_to[k] >= 0)
-				ev->slot[VG_SLOT_CAP0 + re->cap_to[k]] = unzigzag(v);
+				ev->slot[VG_SLOT_CAP0 + re->cap_to[k]] = v;
 		}
 		t->time += dt;
 		if (re->spec_event < 0) {

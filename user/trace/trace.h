@@ -40,7 +40,8 @@ int vg_csv_parse_line(struct vg_spec *spec, const char *line, size_t len,
 
 /* --- recording ---------------------------------------------------------- */
 #define VG_REC_MAGIC "VIGILREC"
-#define VG_REC_VERSION 2	/* 2: captures (p->field values) */
+#define VG_REC_VERSION 3	/* 2: captures (p->field values); 3: strings
+				 * (str(p)); 2 is still read */
 
 struct vg_recorder;
 
