@@ -341,11 +341,11 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*r.h))
 		return 0;
-	if (r.h->kind == VG_REC_EVENT && size >= sizeof(*r.ev))
+	if (r.h->kind == VG_REC_EVENT && size >= sizeof(*r.ev)) {
 		r.ev = data;
-	if (r.ev && size >= sizeof(*r.strs))
-		r.strs = data;
-	else if (r.h->kind != VG_REC_EVENT && size >= sizeof(*r.ks))
+		if (size >= sizeof(*r.strs))
+			r.strs = data;
+	} else if (r.h->kind != VG_REC_EVENT && size >= sizeof(*r.ks))
 		r.ks = data;
 	else
 		return 0;

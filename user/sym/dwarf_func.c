@@ -1,0 +1,762 @@
+/* DWARF functions (user/sym/dwarf.h): addresses, prototypes, where each
+ * parameter is at entry by the x86-64 SysV ABI, and globals. */
+#include "dwarf_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+
+/* --- functions ------------------------------------------------------------ */
+
+static int count_params(struct vg_dwarf *dw, Dwarf_Die die, bool *constant)
+{
+	Dwarf_Die c;
+	int n = 0;
+
+	for (bool ok = dw_child(dw, die, &c); ok; ok = dw_next(dw, &c)) {
+		if (dw_tag(dw, c) != DW_TAG_formal_parameter)
+			continue;
+		n++;
+		if (constant && dw_has(dw, c, DW_AT_const_value))
+			*constant = true;
+	}
+	return n;
+}
+
+/* Without symbols to name it, is this concrete copy of an abstract
+ * function a specialised clone? A clone's DWARF lists a parameter it no
+ * longer takes with a constant value (constprop), or not at all (isra). */
+static bool looks_cloned(struct vg_dwarf *dw, uint64_t off)
+{
+	Dwarf_Die die, ab;
+	bool constant = false;
+	int n, nab;
+
+	if (!dw_die(dw, off, &die))
+		return false;
+	n = count_params(dw, die, &constant);
+	if (dw_origin(dw, die, &ab)) {
+		nab = count_params(dw, ab, NULL);
+		dwarf_dealloc_die(ab);
+		if (nab != n)
+			constant = true;
+	}
+	dwarf_dealloc_die(die);
+	return constant;
+}
+
+static int func_from_dwarf(struct vg_dwarf *dw, const char *name,
+			   struct vg_func *out, enum vg_nofunc *why,
+			   struct vg_err *e)
+{
+	char clone[256], at[256];
+	bool has_symtab = dw->f.elf &&
+			  vg_elf_has_section(dw->f.elf, ".symtab");
+	bool inl = false, decl = false, ranges = false;
+	const struct dw_ent *pick = NULL;
+	size_t lo, hi;
+
+	vg_elf_find_clone(dw->f.elf, name, clone, sizeof(clone));
+	dw_ent_range(dw, name, ENT_FUNC, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
+		const struct dw_ent *en = &dw->ents[i];
+
+		inl |= (en->flags & EF_INLINE) != 0;
+		decl |= (en->flags & EF_DECL) != 0;
+		ranges |= (en->flags & EF_RANGES) != 0;
+		if (!(en->flags & EF_PC))
+			continue;
+		if (!(en->flags & EF_ORIGIN)) {
+			pick = en;	/* its own name: the real thing */
+			break;
+		}
+		/* a concrete copy named through its abstract origin is
+		 * either the out-of-line copy of an inlined function or a
+		 * clone with another ABI; the symbol at its address says
+		 * which, when there are symbols */
+		if (has_symtab && vg_elf_func_at(dw->f.elf, en->pc, at,
+						 sizeof(at))) {
+			if (strcmp(at, name) && !clone[0])
+				snprintf(clone, sizeof(clone), "%s", at);
+			continue;
+		}
+		if (looks_cloned(dw, en->off)) {
+			if (!clone[0])
+				snprintf(clone, sizeof(clone),
+					 "%s at 0x%llx", name,
+					 (unsigned long long)en->pc);
+			continue;
+		}
+		if (!pick)
+			pick = en;
+	}
+	*why = VG_NOFUNC_OTHER;
+	if (pick) {
+		out->addr = pick->pc;
+		out->size = 0;
+		out->source = VG_SRC_DWARF;
+		out->ifunc = false;
+		if (vg_elf_vaddr_to_offset(dw->f.elf, out->addr, &out->offset))
+			return vg_errf(e, "function '%s' in %s: address 0x%llx is in no loadable segment",
+				       name, dw->path,
+				       (unsigned long long)out->addr);
+		return 0;
+	}
+	*why = clone[0] ? VG_NOFUNC_CLONED :
+	       inl	  ? VG_NOFUNC_INLINED :
+	       ranges	  ? VG_NOFUNC_OTHER :
+	       decl	  ? VG_NOFUNC_DECLARED :
+			    VG_NOFUNC_ABSENT;
+	if (clone[0])
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "function '%s' in %s exists only as the compiler-made copy '%s', whose parameters differ from the source; mark it __attribute__((noipa)) to probe it",
+				    name, dw->path, clone);
+	if (inl)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "function '%s' in %s is inlined everywhere; it has no address to probe (mark it __attribute__((noinline)) to give it one)",
+				    name, dw->path);
+	if (ranges)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "function '%s' in %s has no symbol, and DWARF gives its code as several ranges with no single entry address",
+				    name, dw->path);
+	if (decl)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "function '%s' is only declared in %s, not defined: it lives in a shared library",
+				    name, dw->path);
+	return vg_errf_code(e, VG_EXIT_USAGE,
+			    "function '%s' not found in %s (looked in .symtab, .dynsym%s)",
+			    name, dw->path,
+			    dw->dbg	  ? " and DWARF" :
+			    dw->problem ? "; its DWARF is unreadable" :
+					  "; it has no DWARF");
+}
+
+int vg_dwarf_func(struct vg_dwarf *dw, const char *name, struct vg_func *out,
+		  struct vg_err *e)
+{
+	enum vg_nofunc why;
+
+	return vg_dwarf_func_why(dw, name, out, &why, e);
+}
+
+int vg_dwarf_func_why(struct vg_dwarf *dw, const char *name,
+		      struct vg_func *out, enum vg_nofunc *why,
+		      struct vg_err *e)
+{
+	GElf_Sym sym;
+	int tab;
+
+	memset(out, 0, sizeof(*out));
+	*why = VG_NOFUNC_OTHER;
+	tab = vg_elf_lookup(dw->f.elf, VG_TAB_SYMTAB | VG_TAB_DYNSYM, name,
+			    VG_SYM_FUNC, false, &sym);
+	if (!tab)
+		return func_from_dwarf(dw, name, out, why, e);
+	out->addr = sym.st_value;
+	out->size = sym.st_size;
+	out->source = tab == VG_TAB_SYMTAB ? VG_SRC_SYMTAB : VG_SRC_DYNSYM;
+	out->ifunc = GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC;
+	if (vg_elf_vaddr_to_offset(dw->f.elf, out->addr, &out->offset))
+		return vg_errf(e, "function '%s' in %s: address 0x%llx is in no loadable segment",
+			       name, dw->path, (unsigned long long)out->addr);
+	return 0;
+}
+
+int vg_dwarf_func_fallback(const char *binary, struct vg_elf_file *f,
+			   const char *name, struct vg_func *out,
+			   struct vg_err *e)
+{
+	struct vg_dwarf *dw;
+	enum vg_nofunc why;
+	int r;
+
+	(void)f;
+	if (!(dw = vg_dwarf_open(binary, e)))
+		return -1;
+	r = func_from_dwarf(dw, name, out, &why, e);
+	vg_dwarf_close(dw);
+	return r;
+}
+
+/* --- registers ---------------------------------------------------------- */
+
+const char *vg_reg_name(enum vg_reg r)
+{
+	static const char *const names[] = {
+		[VG_REG_NONE] = "none", [VG_REG_RDI] = "rdi",
+		[VG_REG_RSI] = "rsi",	[VG_REG_RDX] = "rdx",
+		[VG_REG_RCX] = "rcx",	[VG_REG_R8] = "r8",
+		[VG_REG_R9] = "r9",	[VG_REG_RAX] = "rax",
+		[VG_REG_XMM0] = "xmm0", [VG_REG_XMM1] = "xmm1",
+		[VG_REG_XMM2] = "xmm2", [VG_REG_XMM3] = "xmm3",
+		[VG_REG_XMM4] = "xmm4", [VG_REG_XMM5] = "xmm5",
+		[VG_REG_XMM6] = "xmm6", [VG_REG_XMM7] = "xmm7",
+	};
+
+	if ((unsigned)r >= sizeof(names) / sizeof(names[0]))
+		return "?";
+	return names[r];
+}
+
+int vg_reg_ptregs_offset(enum vg_reg r)
+{
+	switch (r) {
+	case VG_REG_RDI: return offsetof(struct user_regs_struct, rdi);
+	case VG_REG_RSI: return offsetof(struct user_regs_struct, rsi);
+	case VG_REG_RDX: return offsetof(struct user_regs_struct, rdx);
+	case VG_REG_RCX: return offsetof(struct user_regs_struct, rcx);
+	case VG_REG_R8: return offsetof(struct user_regs_struct, r8);
+	case VG_REG_R9: return offsetof(struct user_regs_struct, r9);
+	case VG_REG_RAX: return offsetof(struct user_regs_struct, rax);
+	default: return -1;
+	}
+}
+
+/* --- x86-64 SysV classification (psABI 3.2.3) ----------------------------- */
+
+enum cls { C_NONE, C_INT, C_SSE, C_SSEUP, C_X87, C_X87UP, C_CX87, C_MEM };
+
+static enum cls merge(enum cls a, enum cls b)
+{
+	if (a == b)
+		return a;
+	if (a == C_NONE)
+		return b;
+	if (b == C_NONE)
+		return a;
+	if (a == C_MEM || b == C_MEM)
+		return C_MEM;
+	if (a == C_INT || b == C_INT)
+		return C_INT;
+	if (a == C_X87 || a == C_X87UP || a == C_CX87 || b == C_X87 ||
+	    b == C_X87UP || b == C_CX87)
+		return C_MEM;
+	return C_SSE;
+}
+
+static void put(enum cls c[2], uint64_t off, enum cls k)
+{
+	if (off / 8 < 2)
+		c[off / 8] = merge(c[off / 8], k);
+	else
+		c[0] = c[1] = C_MEM;
+}
+
+/* Is this 16-byte float the x87 long double, or a __float128 (SSE)? Both
+ * are DW_ATE_float of size 16; only the name tells. */
+static bool is_x87(struct vg_dwarf *dw, vg_type_id id)
+{
+	Dwarf_Die die;
+	const char *n;
+	bool x;
+
+	if (!dw_die(dw, id, &die))
+		return true;
+	n = dw_name(dw, die);
+	x = !n || strstr(n, "long double") != NULL;
+	dwarf_dealloc_die(die);
+	return x;
+}
+
+/* complex long double: a base type (not a 32-byte vector, an array) */
+static bool is_cx87(struct vg_dwarf *dw, vg_type_id id)
+{
+	Dwarf_Die die;
+	const char *n;
+	bool x;
+
+	if (!dw_die(dw, id, &die))
+		return false;
+	n = dw_name(dw, die);
+	x = dw_tag(dw, die) == DW_TAG_base_type && n &&
+	    strstr(n, "long double") != NULL;
+	dwarf_dealloc_die(die);
+	return x;
+}
+
+static int classify(struct vg_dwarf *dw, vg_type_id id, uint64_t off,
+		    enum cls c[2], int depth, struct vg_err *e)
+{
+	struct vg_type t;
+	Dwarf_Die die, m;
+
+	if (depth > MAX_DEPTH)
+		return vg_errf(e, "type nested too deep in %s", dw->path);
+	if (dw_describe(dw, id, &t, 0, e))
+		return -1;
+	if (t.align > 1 && off % t.align) {
+		c[0] = c[1] = C_MEM;	/* unaligned (packed): memory */
+		return 0;
+	}
+	switch (t.kind) {
+	case VG_TK_SINT:
+	case VG_TK_UINT:
+	case VG_TK_BOOL:
+	case VG_TK_ENUM:
+	case VG_TK_PTR:
+		put(c, off, C_INT);
+		if (t.size == 16)	/* __int128 */
+			put(c, off + 8, C_INT);
+		return 0;
+	case VG_TK_FLOAT:
+		if (t.size <= 8) {
+			put(c, off, C_SSE);
+		} else if (is_x87(dw, t.id)) {
+			put(c, off, C_X87);
+			put(c, off + 8, C_X87UP);
+		} else {
+			put(c, off, C_SSE);
+			put(c, off + 8, C_SSEUP);
+		}
+		return 0;
+	case VG_TK_OTHER:
+		if (t.size == 8) {		/* complex float, 8-byte vector */
+			put(c, off, C_SSE);
+		} else if (t.size == 16 && t.align == 16) {	/* __m128 */
+			put(c, off, C_SSE);
+			put(c, off + 8, C_SSEUP);
+		} else if (t.size == 16) {	/* complex double */
+			put(c, off, C_SSE);
+			put(c, off + 8, C_SSE);
+		} else {			/* complex long double, ... */
+			put(c, off, C_CX87);
+		}
+		return 0;
+	case VG_TK_ARRAY: {
+		struct vg_type el;
+
+		if (dw_describe(dw, t.target, &el, 0, e))
+			return -1;
+		for (uint64_t i = 0; el.size && i < t.size / el.size; i++)
+			if (classify(dw, t.target, off + i * el.size, c,
+				     depth + 1, e))
+				return -1;
+		return 0;
+	}
+	case VG_TK_STRUCT:
+	case VG_TK_UNION:
+		if (!dw_die(dw, t.id, &die))
+			return vg_errf(e, "bad DWARF type in %s", dw->path);
+		for (bool ok = dw_child(dw, die, &m); ok; ok = dw_next(dw, &m)) {
+			uint64_t mt = 0, bitpos, bitsize;
+			struct vg_type mty;
+
+			if (dw_tag(dw, m) != DW_TAG_member)
+				continue;
+			dw_ref(dw, m, DW_AT_type, &mt);
+			if (dw_describe(dw, mt, &mty, 0, e)) {
+				dwarf_dealloc_die(m);
+				dwarf_dealloc_die(die);
+				return -1;
+			}
+			dw_member_bits(dw, m, mty.size, &bitpos, &bitsize);
+			if (bitsize) {
+				put(c, off + bitpos / 8, C_INT);
+				continue;
+			}
+			if (classify(dw, mt, off + bitpos / 8, c, depth + 1,
+				     e)) {
+				dwarf_dealloc_die(m);
+				dwarf_dealloc_die(die);
+				return -1;
+			}
+		}
+		dwarf_dealloc_die(die);
+		return 0;
+	default:
+		return vg_errf(e, "cannot pass a value of type %s (%s)",
+			       t.name, dw->path);
+	}
+}
+
+/* The classes of the eightbytes of a value of type id, before the
+ * argument/return fix-ups. n8: how many eightbytes it has. */
+static int raw_class(struct vg_dwarf *dw, vg_type_id id, enum cls c[2],
+		     struct vg_type *t, int *n8, struct vg_err *e)
+{
+	c[0] = c[1] = C_NONE;
+	if (dw_describe(dw, id, t, 0, e))
+		return -1;
+	*n8 = (int)((t->size + 7) / 8);
+	if (t->size == 32 && t->kind == VG_TK_OTHER && is_cx87(dw, t->id)) {
+		c[0] = C_CX87;	/* complex long double */
+		c[1] = C_NONE;
+		return 0;
+	}
+	if (t->size > 16) {
+		c[0] = c[1] = C_MEM;
+		return 0;
+	}
+	return classify(dw, id, 0, c, 0, e);
+}
+
+/* The post-merger cleanup of the psABI, for an argument. */
+static bool in_memory(const enum cls c[2], int n8)
+{
+	for (int i = 0; i < n8 && i < 2; i++)
+		if (c[i] == C_MEM || c[i] == C_X87 || c[i] == C_X87UP ||
+		    c[i] == C_CX87)
+			return true;
+	return n8 > 2;
+}
+
+static const enum vg_reg int_regs[] = { VG_REG_RDI, VG_REG_RSI, VG_REG_RDX,
+					VG_REG_RCX, VG_REG_R8, VG_REG_R9 };
+
+static int locate_params(struct vg_dwarf *dw, struct vg_proto *p,
+			 struct vg_err *e)
+{
+	int ni = 0, ns = 0;
+	int32_t stack = 0;
+
+	/* the return value first: if it goes to memory, the caller passes
+	 * its address as a hidden first argument in %rdi */
+	if (p->has_ret) {
+		enum cls c[2];
+		struct vg_type t;
+		int n8, ri = 0, rs = 0;
+
+		if (raw_class(dw, p->ret.id ? p->ret.id : 0, c, &t, &n8, e))
+			return -1;
+		memset(&p->ret_loc, 0, sizeof(p->ret_loc));
+		if (c[0] == C_X87 || c[0] == C_CX87) {
+			p->ret_loc.kind = VG_LOC_NONE;	/* %st0: unreadable */
+		} else if (in_memory(c, n8)) {
+			p->sret = true;
+			ni = 1;
+			p->ret_loc.kind = VG_LOC_REG;
+			p->ret_loc.nregs = 1;
+			p->ret_loc.reg[0] = VG_REG_RAX;
+		} else {
+			static const enum vg_reg iret[] = { VG_REG_RAX,
+							    VG_REG_RDX };
+
+			p->ret_loc.kind = n8 ? VG_LOC_REG : VG_LOC_NONE;
+			for (int k = 0; k < n8; k++) {
+				if (c[k] == C_INT)
+					p->ret_loc.reg[p->ret_loc.nregs++] =
+						iret[ri++];
+				else if (c[k] == C_SSE)
+					p->ret_loc.reg[p->ret_loc.nregs++] =
+						VG_REG_XMM0 + rs++;
+			}
+		}
+	}
+	for (size_t i = 0; i < p->nparams; i++) {
+		struct vg_param *pa = &p->params[i];
+		struct vg_loc *l = &pa->loc;
+		enum cls c[2];
+		struct vg_type t;
+		int n8, need_i = 0, need_s = 0;
+
+		memset(l, 0, sizeof(*l));
+		if (raw_class(dw, pa->type.id, c, &t, &n8, e))
+			return -1;
+		if (!t.size) {
+			l->kind = VG_LOC_NONE;
+			continue;
+		}
+		if (!in_memory(c, n8)) {
+			for (int k = 0; k < n8; k++) {
+				need_i += c[k] == C_INT;
+				need_s += c[k] == C_SSE;
+			}
+			/* an argument goes to registers whole or not at all:
+			 * when they run out, it goes to the stack and later,
+			 * smaller arguments may still take registers */
+			if (ni + need_i <= 6 && ns + need_s <= 8) {
+				l->kind = VG_LOC_REG;
+				for (int k = 0; k < n8; k++) {
+					if (c[k] == C_INT)
+						l->reg[l->nregs++] =
+							int_regs[ni++];
+					else if (c[k] == C_SSE)
+						l->reg[l->nregs++] =
+							VG_REG_XMM0 + ns++;
+					/* SSEUP: the upper half of the same
+					 * xmm register */
+				}
+				continue;
+			}
+		}
+		/* memory: eightbyte slots, 16-aligned for 16-aligned types */
+		if (t.align > 8)
+			stack = (stack + 15) & ~15;
+		l->kind = VG_LOC_STACK;
+		l->stack_off = 8 + stack;
+		stack += (int32_t)((t.size + 7) & ~(uint64_t)7);
+	}
+	return 0;
+}
+
+static const struct dw_ent *pick_func(struct vg_dwarf *dw, const char *name)
+{
+	const struct dw_ent *best = NULL;
+	int best_rank = 99;
+	size_t lo, hi;
+
+	/* the definition with its own name, then a concrete copy, then the
+	 * abstract instance of an inlined one, then a declaration */
+	dw_ent_range(dw, name, ENT_FUNC, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
+		const struct dw_ent *en = &dw->ents[i];
+		int rank = (en->flags & EF_PC) ?
+				   ((en->flags & EF_ORIGIN) ? 1 : 0) :
+			   (en->flags & EF_DECL) ? 3 : 2;
+
+		if (rank < best_rank) {
+			best = en;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+/* An alias (malloc is __libc_malloc in glibc's DWARF, a symbol made with
+ * __attribute__((alias))): the definition at the symbol's address. */
+static const struct dw_ent *func_at_symbol(struct vg_dwarf *dw,
+					   const char *name)
+{
+	const struct dw_ent *best = NULL;
+	GElf_Sym sym;
+
+	if (!vg_elf_lookup(dw->f.elf, VG_TAB_SYMTAB | VG_TAB_DYNSYM, name,
+			   VG_SYM_FUNC, false, &sym))
+		return NULL;
+	for (size_t i = 0; i < dw->nents; i++) {
+		const struct dw_ent *en = &dw->ents[i];
+
+		if (en->kind != ENT_FUNC || !(en->flags & EF_PC) ||
+		    en->pc != sym.st_value)
+			continue;
+		if (!(en->flags & EF_ORIGIN))
+			return en;
+		if (!best)
+			best = en;
+	}
+	return best;
+}
+
+/* The DIE whose children are the source parameters: the abstract
+ * instance for a concrete copy of an inlined function, the DIE itself
+ * otherwise (a definition, or a declaration). */
+static Dwarf_Die param_die(struct vg_dwarf *dw, Dwarf_Die die)
+{
+	uint64_t o;
+	Dwarf_Die ab;
+
+	if (dw_ref(dw, die, DW_AT_abstract_origin, &o) && dw_die(dw, o, &ab))
+		return ab;
+	return NULL;
+}
+
+int vg_dwarf_proto(struct vg_dwarf *dw, const char *name,
+		   struct vg_proto *out, struct vg_err *e)
+{
+	const struct dw_ent *en;
+	Dwarf_Die die, pdie, c;
+	uint64_t v;
+	size_t cap = 0;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (dw_need_debug(dw, "the parameters of functions", e))
+		return -1;
+	/* the definition at the symbol's address first: it is the code a
+	 * probe on NAME runs, even when static functions of several files
+	 * share the name or NAME is an alias; then by name */
+	if (!(en = func_at_symbol(dw, name)))
+		en = pick_func(dw, name);
+	if (!en)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "function '%s' not found in the DWARF of %s",
+				    name, dw->path);
+	if (!dw_die(dw, en->off, &die))
+		return vg_errf(e, "function '%s' in %s: unreadable DWARF",
+			       name, dw->path);
+	if (!(out->func = strdup(name)))
+		goto oom;
+	out->from_decl = (en->flags & EF_DECL) != 0;
+	if (dw_udata_follow(dw, die, DW_AT_calling_convention, &v) &&
+	    v == DW_CC_nocall)
+		out->nocall = true;
+	if (dw_ref_follow(dw, die, DW_AT_type, &v)) {
+		out->has_ret = true;
+		if (dw_describe(dw, v, &out->ret, 0, e))
+			goto out;
+	}
+	pdie = param_die(dw, die);
+	for (bool ok = dw_child(dw, pdie ? pdie : die, &c); ok;
+	     ok = dw_next(dw, &c)) {
+		int tag = dw_tag(dw, c);
+		struct vg_param *pa;
+		const char *pname;
+		bool via;
+		uint64_t t = 0;
+
+		if (tag == DW_TAG_unspecified_parameters)
+			out->variadic = true;
+		if (tag != DW_TAG_formal_parameter)
+			continue;
+		if (out->nparams == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			void *np = realloc(out->params,
+					   ncap * sizeof(*out->params));
+
+			if (!np) {
+				dwarf_dealloc_die(c);
+				goto oom_pdie;
+			}
+			out->params = np;
+			cap = ncap;
+		}
+		pa = &out->params[out->nparams++];
+		memset(pa, 0, sizeof(*pa));
+		pname = dw_name_follow(dw, c, &via);
+		if (pname && !(pa->name = strdup(pname))) {
+			dwarf_dealloc_die(c);
+			goto oom_pdie;
+		}
+		dw_ref_follow(dw, c, DW_AT_type, &t);
+		if (dw_describe(dw, t, &pa->type, 0, e)) {
+			dwarf_dealloc_die(c);
+			if (pdie)
+				dwarf_dealloc_die(pdie);
+			goto out;
+		}
+	}
+	if (pdie)
+		dwarf_dealloc_die(pdie);
+	if (locate_params(dw, out, e))
+		goto out;
+	ret = 0;
+	goto out;
+oom_pdie:
+	if (pdie)
+		dwarf_dealloc_die(pdie);
+oom:
+	vg_errf(e, "out of memory");
+out:
+	dwarf_dealloc_die(die);
+	if (ret)
+		vg_proto_free(out);
+	return ret;
+}
+
+void vg_proto_free(struct vg_proto *p)
+{
+	for (size_t i = 0; i < p->nparams; i++)
+		free(p->params[i].name);
+	free(p->params);
+	free(p->func);
+	memset(p, 0, sizeof(*p));
+}
+
+const char *vg_proto_param_name(const struct vg_proto *p, size_t i)
+{
+	return i < p->nparams ? p->params[i].name : NULL;
+}
+
+bool vg_proto_name_differs(const struct vg_proto *p, const char *binary,
+			   size_t i, const char *spec_name, char *buf,
+			   size_t len)
+{
+	const char *own = vg_proto_param_name(p, i);
+
+	if (!own || !spec_name || !strcmp(spec_name, "_") ||
+	    !strcmp(own, spec_name))
+		return false;
+	snprintf(buf, len, "%s: the spec calls parameter %zu '%s'; %s calls it '%s'",
+		 p->func, i + 1, spec_name, binary, own);
+	return true;
+}
+
+int vg_dwarf_param_name(struct vg_dwarf *dw, const char *func, size_t i,
+			char *buf, size_t len, struct vg_err *e)
+{
+	struct vg_proto p;
+	int ret = -1;
+
+	if (vg_dwarf_proto(dw, func, &p, e))
+		return -1;
+	if (i >= p.nparams)
+		vg_errf_code(e, VG_EXIT_USAGE,
+			     "function '%s' in %s has %zu parameter%s, not %zu",
+			     func, dw->path, p.nparams,
+			     p.nparams == 1 ? "" : "s", i + 1);
+	else if (!p.params[i].name)
+		vg_errf_code(e, VG_EXIT_USAGE,
+			     "parameter %zu of '%s' has no name in %s", i + 1,
+			     func, dw->path);
+	else {
+		snprintf(buf, len, "%s", p.params[i].name);
+		ret = 0;
+	}
+	vg_proto_free(&p);
+	return ret;
+}
+
+/* --- globals -------------------------------------------------------------- */
+
+int vg_dwarf_global(struct vg_dwarf *dw, const char *name,
+		    struct vg_global *out, struct vg_err *e)
+{
+	const struct dw_ent *def = NULL, *any = NULL;
+	GElf_Sym sym;
+	size_t lo, hi;
+	int tab;
+
+	memset(out, 0, sizeof(*out));
+	out->pie = vg_dwarf_is_pie(dw);
+	dw_ent_range(dw, name, ENT_VAR, &lo, &hi);
+	for (size_t i = lo; i < hi; i++) {
+		const struct dw_ent *en = &dw->ents[i];
+
+		if (!any || (any->flags & EF_DECL))
+			any = en;
+		if ((en->flags & (EF_PC | EF_TLS)) && !def)
+			def = en;
+	}
+	tab = vg_elf_lookup(dw->f.elf, VG_TAB_SYMTAB | VG_TAB_DYNSYM, name,
+			    VG_SYM_OBJECT, false, &sym);
+	if ((tab && GELF_ST_TYPE(sym.st_info) == STT_TLS) ||
+	    (!tab && def && (def->flags & EF_TLS)))
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "global '%s' in %s is thread-local: it has no single address (each thread has its own)",
+				    name, dw->path);
+	if (tab) {
+		out->addr = sym.st_value;
+		out->size = sym.st_size;
+		out->source = tab == VG_TAB_SYMTAB ? VG_SRC_SYMTAB :
+						     VG_SRC_DYNSYM;
+	} else if (def) {
+		out->addr = def->pc;
+		out->source = VG_SRC_DWARF;
+	} else if (any) {
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "global '%s' is only declared (extern) in %s: it is defined in a shared library",
+				    name, dw->path);
+	} else {
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "global '%s' not found in %s (looked in .symtab, .dynsym%s)",
+				    name, dw->path,
+				    dw->dbg	  ? " and DWARF" :
+			    dw->problem ? "; its DWARF is unreadable" :
+					  "; it has no DWARF");
+	}
+	if (def || any) {
+		Dwarf_Die die;
+		uint64_t t;
+
+		if (dw_die(dw, (def ? def : any)->off, &die)) {
+			if (dw_ref_follow(dw, die, DW_AT_type, &t) &&
+			    !dw_describe(dw, t, &out->type, 0, e))
+				out->has_type = true;
+			dwarf_dealloc_die(die);
+		}
+		if (!out->size && out->has_type)
+			out->size = out->type.size;
+	}
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* What the three parts of user/sym/ DWARF reading share (dwarf.c: the
+ * handle, its index and the libdwarf helpers; dwarf_type.c: types and struct
+ * fields; dwarf_func.c: functions, their parameters and the x86-64 ABI,
+ * globals). Not for other modules: they use dwarf.h. */
+#ifndef VIGIL_SYM_DWARF_INTERNAL_H
+#define VIGIL_SYM_DWARF_INTERNAL_H
+
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dwarf.h"
+#include "sym_internal.h"
+
+enum { ENT_FUNC, ENT_VAR, ENT_TYPE };
+
+#define EF_PC 0x01	/* FUNC: DW_AT_low_pc; VAR: DW_OP_addr location */
+#define EF_INLINE 0x02	/* abstract instance: DW_AT_inline inlined */
+#define EF_DECL 0x04	/* DW_AT_declaration */
+#define EF_ORIGIN 0x08	/* name came through abstract_origin/specification */
+#define EF_RANGES 0x10	/* FUNC: DW_AT_ranges and no low_pc */
+#define EF_TLS 0x20	/* VAR: thread-local */
+
+struct dw_ent {
+	char *name;
+	uint64_t off;		/* DIE offset in .debug_info */
+	uint64_t pc;		/* see EF_PC */
+	uint16_t tag;
+	uint8_t kind, flags;
+};
+
+struct vg_dwarf {
+	char *path;		/* the binary */
+	char *debug_path;	/* where the DWARF is; NULL: none */
+	char *problem;		/* why DWARF that exists could not be read */
+	struct vg_elf_file f;
+	Dwarf_Debug dbg;
+	struct dw_ent *ents;
+	size_t nents, cap;
+};
+
+#define MAX_DEPTH 32	/* typedef chains, nested structs */
+
+/* --- dwarf.c: libdwarf made quiet. Each takes the handle so that errors
+ * are freed, each returns false (or NULL, or 0) when the attribute or DIE
+ * is absent; *_follow also look through DW_AT_abstract_origin and
+ * DW_AT_specification. */
+bool dw_attr(struct vg_dwarf *dw, Dwarf_Die die, Dwarf_Half at,
+	     Dwarf_Attribute *a);
+
+bool dw_has(struct vg_dwarf *dw, Dwarf_Die die, Dwarf_Half at);
+
+bool dw_udata(struct vg_dwarf *dw, Dwarf_Die die, Dwarf_Half at,
+	      uint64_t *v);
+
+bool dw_negative(struct vg_dwarf *dw, Dwarf_Die die, Dwarf_Half at);
+
+bool dw_flag(struct vg_dwarf *dw, Dwarf_Die die, Dwarf_Half at);
+
+bool dw_ref(struct vg_dwarf *dw, Dwarf_Die die, Dwarf_Half at,
+	    uint64_t *off);
+
+const char *dw_name(struct vg_dwarf *dw, Dwarf_Die die);
+
+int dw_tag(struct vg_dwarf *dw, Dwarf_Die die);
+
+bool dw_die(struct vg_dwarf *dw, uint64_t off, Dwarf_Die *die);
+
+bool dw_child(struct vg_dwarf *dw, Dwarf_Die parent, Dwarf_Die *c);
+
+bool dw_next(struct vg_dwarf *dw, Dwarf_Die *c);
+
+bool dw_origin(struct vg_dwarf *dw, Dwarf_Die die, Dwarf_Die *out);
+
+bool dw_ref_follow(struct vg_dwarf *dw, Dwarf_Die die, Dwarf_Half at,
+		   uint64_t *off);
+
+bool dw_udata_follow(struct vg_dwarf *dw, Dwarf_Die die, Dwarf_Half at,
+		     uint64_t *v);
+
+const char *dw_name_follow(struct vg_dwarf *dw, Dwarf_Die die,
+			   bool *via);
+
+bool dw_expr(struct vg_dwarf *dw, Dwarf_Attribute a,
+	     const uint8_t **p, size_t *n, Dwarf_Block **blk);
+
+uint64_t dw_uleb(const uint8_t *p, size_t n, size_t *used);
+
+/* the index entries [*lo, *hi) named NAME of kind ENT_* */
+void dw_ent_range(struct vg_dwarf *dw, const char *name, int kind,
+		  size_t *lo, size_t *hi);
+
+/* 0 when the handle has DWARF; else the error that says how to get it */
+int dw_need_debug(struct vg_dwarf *dw, const char *what,
+		  struct vg_err *e);
+
+/* --- dwarf_type.c, for dwarf_func.c's ABI classification */
+
+/* a bit-field member's position and width, in bits */
+void dw_member_bits(struct vg_dwarf *dw, Dwarf_Die m, uint64_t tsize,
+		    uint64_t *bitpos, uint64_t *bitsize);
+
+/* vg_dwarf_type, with the depth of typedef chains so far */
+int dw_describe(struct vg_dwarf *dw, vg_type_id id, struct vg_type *t,
+		int depth, struct vg_err *e);
+
+#endif
