@@ -1,5 +1,6 @@
 /* Lifecycle events from tracepoints: exit(code), signal(sig),
- * thread_start, thread_exit. They go to the user tier only.
+ * thread_start, thread_exit. They go to the user tier only. The target's
+ * forks and execs are reported (VG_REC_PROC) whatever the spec.
  *
  * Each program serves one event kind, so instead of a BPF cookie the event
  * index comes from a variable user space sets before attaching (-1: the
@@ -59,19 +60,65 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 	return 0;
 }
 
+/* A new process or a new program: user space says so, since the probes
+ * follow neither (their filter is the target's tgid; an exec'd program has
+ * other code than the probed binary). */
+static __always_inline void send_proc(__u32 what, __u32 tid, __u32 child,
+				      struct linux_binprm *bprm)
+{
+	struct vg_rec_proc *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+	if (!r) {
+		count(&counters, VG_CNT_RB_LOST);
+		return;
+	}
+	r->h.kind = VG_REC_PROC;
+	r->h.flags = 0;
+	r->h.event = what;
+	r->h.pid = target_tgid;
+	r->h.tid = tid;
+	r->h.time_ns = bpf_ktime_get_ns();
+	r->child = child;
+	r->path[0] = 0;
+	r->dev = 0;
+	r->ino = 0;
+	if (bprm) {
+		bpf_probe_read_kernel_str(r->path, sizeof(r->path),
+					  BPF_CORE_READ(bprm, filename));
+		r->ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);
+		r->dev = BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev);
+	}
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(vg_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u64 slot[VG_NSLOTS] = {};
 	__u32 tid;
 
-	if (ev_thread_start < 0 || !is_target(&tid))
+	if (!is_target(&tid))
 		return 0;
-	/* a new thread of the target, not a new process */
-	if (BPF_CORE_READ(child, tgid) != target_tgid)
+	if (BPF_CORE_READ(child, tgid) != target_tgid) {	/* a process */
+		send_proc(VG_PROC_FORK, tid, BPF_CORE_READ(child, tgid), NULL);
+		return 0;
+	}
+	if (ev_thread_start < 0)
 		return 0;
 	slot[0] = BPF_CORE_READ(child, pid);
 	return handle(NULL, ev_thread_start, tid, slot, false, false);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(vg_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tid;
+
+	if (!is_target(&tid))
+		return 0;
+	send_proc(VG_PROC_EXEC, tid, 0, bprm);
+	return 0;
 }
 
 #endif

@@ -36,6 +36,7 @@ enum vg_rec_kind {
 	VG_REC_KSTEP = 2,	/* a kernel-tier transition worth reporting */
 	VG_REC_KFULL = 3,	/* kernel tier: slice table full, slice refused */
 	VG_REC_KBUSY = 4,	/* kernel tier: slice lock not acquired in time */
+	VG_REC_PROC = 5,	/* the target forked a process or exec'd */
 };
 
 /* flags of a record */
@@ -63,6 +64,17 @@ struct vg_rec_event {
 struct vg_rec_event_str {
 	struct vg_rec_event ev;
 	char str[VG_MAX_STRS][VG_STR_MAX];
+};
+
+/* VG_REC_PROC: what the target's process did (bpf/lifecycle.bpf.h) */
+enum vg_proc_what { VG_PROC_FORK = 1, VG_PROC_EXEC = 2 };
+struct vg_rec_proc {
+	struct vg_rec_hdr h;	/* event: enum vg_proc_what */
+	__u32 child;		/* VG_PROC_FORK: the new process */
+	__u32 dev;		/* VG_PROC_EXEC: the program's file, as the
+				 * kernel encodes dev_t (major << 20 | minor) */
+	__u64 ino;
+	char path[256];		/* VG_PROC_EXEC: the program, as exec'd */
 };
 
 struct vg_rec_kstep {

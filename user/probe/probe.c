@@ -151,10 +151,9 @@ static struct bpf_program *lifecycle_prog(struct vg_probe *p,
 	}
 }
 
-static int attach_lifecycle(struct vg_probe *p, enum vg_event_kind k,
-			    struct vg_err *e)
+static int attach_tracepoint(struct vg_probe *p, struct bpf_program *prog,
+			     struct vg_err *e)
 {
-	struct bpf_program *prog = lifecycle_prog(p, k);
 	struct bpf_link *l;
 
 	for (int i = 0; i < p->nlinks; i++)
@@ -168,6 +167,12 @@ static int attach_lifecycle(struct vg_probe *p, enum vg_event_kind k,
 	p->link_prog_fd[p->nlinks] = bpf_program__fd(prog);
 	p->links[p->nlinks++] = l;
 	return 0;
+}
+
+static int attach_lifecycle(struct vg_probe *p, enum vg_event_kind k,
+			    struct vg_err *e)
+{
+	return attach_tracepoint(p, lifecycle_prog(p, k), e);
 }
 
 /* Before load: tell the lifecycle programs their event indices, and load
@@ -204,7 +209,10 @@ static void lifecycle_setup(struct vg_probe *p)
 	bpf_program__set_autoload(p->skel->progs.vg_exit, true);
 	(void)used[0];
 	bpf_program__set_autoload(p->skel->progs.vg_signal, used[1]);
-	bpf_program__set_autoload(p->skel->progs.vg_fork, used[2]);
+	/* always: forks and execs of the target are reported */
+	bpf_program__set_autoload(p->skel->progs.vg_fork, true);
+	bpf_program__set_autoload(p->skel->progs.vg_exec, true);
+	(void)used[2];
 }
 
 static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
@@ -212,13 +220,16 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 {
 	const struct vg_spec *s = p->spec;
 
-	p->links = calloc(2 * s->nevents + 1, sizeof(*p->links));
-	p->link_prog_fd = calloc(2 * s->nevents + 1, sizeof(int));
-	p->sites = calloc(2 * s->nevents + 1, sizeof(*p->sites));
+	/* two per event at most, and the three lifecycle tracepoints */
+	p->links = calloc(2 * s->nevents + 3, sizeof(*p->links));
+	p->link_prog_fd = calloc(2 * s->nevents + 3, sizeof(int));
+	p->sites = calloc(2 * s->nevents + 3, sizeof(*p->sites));
 	p->pid = o->pid;
 	if (!p->links || !p->link_prog_fd || !p->sites)
 		return vg_errf(e, "out of memory");
-	if (attach_lifecycle(p, VG_EV_EXIT, e))
+	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
+	    attach_tracepoint(p, p->skel->progs.vg_fork, e) ||
+	    attach_tracepoint(p, p->skel->progs.vg_exec, e))
 		return -1;
 	for (int i = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
@@ -345,10 +356,13 @@ static int on_record(void *ctx, void *data, size_t size)
 		r.ev = data;
 		if (size >= sizeof(*r.strs))
 			r.strs = data;
-	} else if (r.h->kind != VG_REC_EVENT && size >= sizeof(*r.ks))
+	} else if (r.h->kind == VG_REC_PROC && size >= sizeof(*r.proc)) {
+		r.proc = data;
+	} else if (r.h->kind != VG_REC_EVENT && size >= sizeof(*r.ks)) {
 		r.ks = data;
-	else
+	} else {
 		return 0;
+	}
 	if (p->cb(p->cb_ctx, &r)) {
 		p->cb_failed = 1;
 		return -1;	/* stops ring_buffer__consume */

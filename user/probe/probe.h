@@ -49,6 +49,7 @@ struct vg_probe_rec {
 	/* with the C strings of str(p), for events that read some; else
 	 * NULL */
 	const struct vg_rec_event_str *strs;
+	const struct vg_rec_proc *proc;	/* kind VG_REC_PROC */
 	const struct vg_rec_kstep *ks;	/* the VG_REC_K* kinds */
 };
 

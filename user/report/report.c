@@ -1,5 +1,6 @@
 /* Text and JSON-lines reports. */
 #include "report.h"
+#include "vigil_event.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -539,6 +540,11 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		fprintf(r->text,
 			"vigil: %" PRIu64 " reads of target memory (p->field, *p) faulted and read as 0\n",
 			st->capfaults);
+	if (st->forks || st->execs)
+		fprintf(r->text,
+			"vigil: the target forked %" PRIu64 " process%s (not followed) and exec'd %" PRIu64 " program%s\n",
+			st->forks, st->forks == 1 ? "" : "es", st->execs,
+			st->execs == 1 ? "" : "s");
 	if (st->target_exited) {
 		if (st->exit_signal)
 			fprintf(r->text, "vigil: target killed by signal %d (%s)\n",
@@ -557,10 +563,12 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		",\"slices_refused\":%" PRIu64
 		",\"kernel_slices_refused\":%" PRIu64
 		",\"kernel_lock_timeouts\":%" PRIu64
-		",\"memory_read_faults\":%" PRIu64 ",\"probes\":[",
+		",\"memory_read_faults\":%" PRIu64
+		",\"forks\":%" PRIu64 ",\"execs\":%" PRIu64 ",\"probes\":[",
 		st->events, st->records, st->lost, r->violations,
 		ms.slices_created, ms.slices_freed, ms.slices_live,
-		ms.slices_refused, st->kfull, st->kbusy, st->capfaults);
+		ms.slices_refused, st->kfull, st->kbusy, st->capfaults,
+		st->forks, st->execs);
 	for (int i = 0; st->hits && i < spec->nevents; i++) {
 		fprintf(r->json, "%s{\"kind\":", i ? "," : "");
 		vg_json_str(r->json, vg_event_kind_name(spec->events[i].kind));
@@ -575,4 +583,36 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 			st->exit_code, st->exit_signal);
 	fputs("}\n", r->json);
 	fflush(r->json);
+}
+
+#define VG_PROC_SAID 10	/* forks or execs said as they happen */
+
+void vg_report_process(struct vg_report *r, int what, uint32_t pid,
+		       uint32_t child, const char *path, bool same,
+		       uint64_t nth)
+{
+	if (nth > VG_PROC_SAID)
+		return;
+	if (what == VG_PROC_FORK)
+		fprintf(r->text, "vigil: target pid %u forked pid %u: not followed, its calls are not monitored\n",
+			pid, child);
+	else if (same)
+		fprintf(r->text, "vigil: target pid %u exec'd %s again: the probes still apply\n",
+			pid, path);
+	else
+		fprintf(r->text, "vigil: target pid %u exec'd %s: the probes on the program it ran no longer fire (those in shared libraries it loads again still do)\n",
+			pid, path);
+	if (nth == VG_PROC_SAID)
+		fprintf(r->text, "vigil: further forks and execs are only counted\n");
+	if (r->json) {
+		fprintf(r->json, "{\"type\":\"process\",\"what\":\"%s\",\"pid\":%u",
+			what == VG_PROC_FORK ? "fork" : "exec", pid);
+		if (what == VG_PROC_FORK)
+			fprintf(r->json, ",\"child\":%u", child);
+		else {
+			fputs(",\"path\":", r->json);
+			vg_json_str(r->json, path);
+		}
+		fputs("}\n", r->json);
+	}
 }

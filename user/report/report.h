@@ -44,6 +44,8 @@ struct vg_run_stats {
 	uint64_t *hits, *lost_per_event;	/* [spec->nevents] */
 	uint64_t kfull, kbusy;
 	uint64_t capfaults;	/* p->field reads that faulted (read as 0) */
+	uint64_t forks, execs;	/* by the target: processes not followed,
+				 * programs it became */
 	int exit_code;		/* target's, or -1 */
 	int exit_signal;	/* or 0 */
 	bool target_exited;
@@ -51,6 +53,13 @@ struct vg_run_stats {
 
 void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		     const struct vg_run_stats *st);
+
+/* The target forked process `child` (what = VG_PROC_FORK), or exec'd
+ * `path` (VG_PROC_EXEC; `same` when it is the monitored program again).
+ * Said as it happens, the first few times; the stats count them all. */
+void vg_report_process(struct vg_report *r, int what, uint32_t pid,
+		       uint32_t child, const char *path, bool same,
+		       uint64_t nth);
 
 /* A value as text according to its type (pointers in hex, strings
  * quoted). */

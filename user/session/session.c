@@ -11,6 +11,8 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "act/gdb.h"
@@ -173,6 +175,38 @@ static int intern_strings(struct session *ss,
 	return 0;
 }
 
+/* The target forked or exec'd. vigil run's own exec of the program is
+ * the start of the run, not news. */
+static int on_process(struct session *ss, const struct vg_rec_proc *p)
+{
+	char path[sizeof(p->path)];
+	struct stat st;
+	bool same;
+
+	if (p->h.event == VG_PROC_FORK) {
+		for (unsigned i = 0; i < 16; i++)
+			if (ss->snap_pids[i] == (pid_t)p->child)
+				return 0;
+		vg_report_process(ss->report, VG_PROC_FORK, p->h.pid, p->child,
+				  NULL, false, ++ss->forks + ss->execs);
+		return 0;
+	}
+	if (!ss->o->pid && !ss->launch_exec_seen) {
+		ss->launch_exec_seen = true;
+		return 0;
+	}
+	memcpy(path, p->path, sizeof(path));
+	path[sizeof(path) - 1] = 0;
+	/* the same file as the program the probes are on? (the path may be
+	 * /proc/self/exe, or a link) */
+	same = !stat(ss->exe, &st) && st.st_ino == p->ino &&
+	       major(st.st_dev) == p->dev >> 20 &&
+	       minor(st.st_dev) == (p->dev & 0xfffff);
+	vg_report_process(ss->report, VG_PROC_EXEC, p->h.pid, 0, path, same,
+			  ss->forks + ++ss->execs);
+	return 0;
+}
+
 /* A kernel-tier step: mirror it, then react as the user tier would. */
 static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		    struct vg_err *e)
@@ -223,6 +257,8 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 {
 	struct session *ss = ctx;
 
+	if (r->proc)
+		return on_process(ss, r->proc);
 	ss->events++;
 	if (r->ev) {
 		struct vg_mon_event ev;
@@ -368,6 +404,8 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	st.kfull = vg_probe_counter(ss->probe, VG_CNT_KFULL);
 	st.kbusy = vg_probe_counter(ss->probe, VG_CNT_KBUSY);
 	st.capfaults = vg_probe_counter(ss->probe, VG_CNT_CAPFAULT);
+	st.forks = ss->forks;
+	st.execs = ss->execs;
 	if (st.lost)
 		for (int i = 0; i < ss->spec->nprops; i++)
 			vg_monitor_mark_inconclusive(ss->mon, i);

@@ -89,6 +89,7 @@ static void fork_snapshot(struct session *ss, const char *reason, bool good,
 		ss->ckpt_failed++;
 	} else {
 		ss->ckpt_taken++;
+		ss->snap_pids[ss->nsnaps++ % 16] = child;
 		fprintf(stderr, "vigil: fork snapshot pid %d (%s, after %llu events)\n",
 			child, reason, (unsigned long long)events_seen(ss));
 	}

@@ -28,6 +28,11 @@ struct session {
 	struct vg_err *err;		/* where on_record reports */
 	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */
 	uint64_t seq, events;
+	uint64_t forks, execs;		/* by the target (VG_REC_PROC) */
+	bool launch_exec_seen;		/* vigil run: the exec that starts it */
+	pid_t snap_pids[16];		/* recent fork snapshots: vigil's own
+					 * forks, not the target's */
+	unsigned nsnaps;
 	bool warned_loss;
 	/* the record being handled, for the monitor hook */
 	bool rec_stopped;
