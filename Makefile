@@ -65,7 +65,13 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
 # --- userspace ---------------------------------------------------------
-$(BUILD)/obj/%.o: %.c $(SKELS) $(wildcard include/*.h) $(shell find user -name '*.h')
+# `syscall openat(...)` events: the x86-64 system call numbers, from the
+# kernel headers of linux-libc-dev
+$(BUILD)/syscall_names.h: /usr/include/x86_64-linux-gnu/asm/unistd_64.h
+	@mkdir -p $(@D)
+	sed -n 's/^#define __NR_\([a-z0-9_]*\) \([0-9]*\)$$/{ "\1", \2 },/p' $< > $@
+
+$(BUILD)/obj/%.o: %.c $(SKELS) $(BUILD)/syscall_names.h $(wildcard include/*.h) $(shell find user -name '*.h')
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 

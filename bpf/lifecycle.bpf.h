@@ -1,5 +1,5 @@
-/* Lifecycle events from tracepoints: exit(code), signal(sig),
- * thread_start, thread_exit. They go to the user tier only. The target's
+/* Events from tracepoints: exit(code), signal(sig), thread_start,
+ * thread_exit, syscall name(args). They go to the user tier only. The target's
  * forks and execs are reported (VG_REC_PROC) whatever the spec.
  *
  * Each program serves one event kind, so instead of a BPF cookie the event
@@ -58,6 +58,38 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 		handle(NULL, ev_exit, tid, slot, false, false);
 	}
 	return 0;
+}
+
+/* `syscall name(args)` events: the event index + 1 of each system call
+ * number the spec names (0: none) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, VG_MAX_SYSCALL);
+	__type(key, __u32);
+	__type(value, __u32);
+} sys_ev SEC(".maps");
+
+/* raw_syscalls:sys_enter: every system call of every process, so the
+ * target's tgid is checked first. The arguments are in the registers of
+ * the syscall ABI (r10, not rcx, for the fourth). */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(vg_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 slot[VG_NSLOTS] = {};
+	__u32 nr = (__u32)id, tid, *ev;
+
+	if (!is_target(&tid) || id < 0 || id >= VG_MAX_SYSCALL)
+		return 0;
+	ev = bpf_map_lookup_elem(&sys_ev, &nr);
+	if (!ev || !*ev)
+		return 0;
+	slot[0] = BPF_CORE_READ(regs, di);
+	slot[1] = BPF_CORE_READ(regs, si);
+	slot[2] = BPF_CORE_READ(regs, dx);
+	slot[3] = BPF_CORE_READ(regs, r10);
+	slot[4] = BPF_CORE_READ(regs, r8);
+	slot[5] = BPF_CORE_READ(regs, r9);
+	return handle(NULL, *ev - 1, tid, slot, false, false);
 }
 
 /* A new process or a new program: user space says so, since the probes

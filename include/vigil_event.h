@@ -16,6 +16,7 @@
 
 #define VG_MAX_EVENTS 256	/* distinct events (probes) in one run */
 #define VG_NARGS 6		/* integer argument registers, x86-64 SysV */
+#define VG_MAX_SYSCALL 512	/* system call numbers below this */
 
 /* kernel tier bounds; a property that needs more runs in the user tier */
 #define VG_KMAX_PROPS 8		/* kernel-tier properties in one run */

@@ -15,6 +15,7 @@
 #include "plan.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
+#include "syscalls.h"
 #include "vigil.skel.h"
 
 #define VG_DEFAULT_RINGBUF (8u << 20)
@@ -180,39 +181,71 @@ static int attach_lifecycle(struct vg_probe *p, enum vg_event_kind k,
 static void lifecycle_setup(struct vg_probe *p)
 {
 	const struct vg_spec *s = p->spec;
-	bool used[3] = { false };
+	bool signal = false, syscall = false;
 
 	for (int i = 0; i < s->nevents; i++) {
 		switch (s->events[i].kind) {
 		case VG_EV_EXIT:
 			p->skel->data->ev_exit = i;
-			used[0] = true;
 			break;
 		case VG_EV_THREAD_EXIT:
 			p->skel->data->ev_thread_exit = i;
-			used[0] = true;
 			break;
 		case VG_EV_SIGNAL:
 			p->skel->data->ev_signal = i;
-			used[1] = true;
+			signal = true;
 			break;
 		case VG_EV_THREAD_START:
 			p->skel->data->ev_thread_start = i;
-			used[2] = true;
+			break;
+		case VG_EV_SYSCALL:
+			syscall = true;
 			break;
 		default:
 			break;
 		}
 	}
 	/* always: the exit status of a process we attached to, which is not
-	 * ours to wait for, comes from its exit tracepoint */
+	 * ours to wait for, comes from its exit tracepoint; forks and execs
+	 * of the target are reported */
 	bpf_program__set_autoload(p->skel->progs.vg_exit, true);
-	(void)used[0];
-	bpf_program__set_autoload(p->skel->progs.vg_signal, used[1]);
-	/* always: forks and execs of the target are reported */
 	bpf_program__set_autoload(p->skel->progs.vg_fork, true);
 	bpf_program__set_autoload(p->skel->progs.vg_exec, true);
-	(void)used[2];
+	bpf_program__set_autoload(p->skel->progs.vg_signal, signal);
+	bpf_program__set_autoload(p->skel->progs.vg_sys_enter, syscall);
+}
+
+/* `syscall name(args)`: one tracepoint for all of them, and the number
+ * of each in the sys_ev map */
+static int attach_syscall(struct vg_probe *p, const struct vg_event *ev,
+			  int idx, struct vg_err *e)
+{
+	const char *like[6];
+	char hint[200] = "";
+	int nr = vg_syscall_nr(ev->name), n;
+	uint32_t key, val = (uint32_t)idx + 1;
+
+	if (nr < 0 || nr >= VG_MAX_SYSCALL) {
+		n = vg_syscall_similar(ev->name, like, 6);
+		for (int k = 0; k < n; k++)
+			snprintf(hint + strlen(hint), sizeof(hint) - strlen(hint),
+				 "%s%s", k ? ", " : " (similar: ", like[k]);
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "%s:%d:%d: '%s' is not a Linux x86-64 system call%s%s",
+				    ev->loc.file, ev->loc.line, ev->loc.col,
+				    ev->name, hint, n ? ")" : "");
+	}
+	if (ev->nfields > 6)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "%s:%d:%d: syscall %s names %d arguments; system calls have at most 6",
+				    ev->loc.file, ev->loc.line, ev->loc.col,
+				    ev->name, ev->nfields);
+	key = (uint32_t)nr;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.sys_ev), &key, &val,
+				0))
+		return vg_errf(e, "writing the system call table: %s",
+			       strerror(errno));
+	return attach_tracepoint(p, p->skel->progs.vg_sys_enter, e);
 }
 
 static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
@@ -258,6 +291,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 		case VG_EV_THREAD_EXIT:
 			rc = attach_lifecycle(p, ev->kind, e);
 			break;
+		case VG_EV_SYSCALL:
+			rc = attach_syscall(p, ev, i, e);
+			break;
 		case VG_EV_NAMED:
 			rc = vg_errf_code(e, VG_EXIT_USAGE,
 					  "%s:%d:%d: event '%s' is declared for traces: a live run has no source for it (use vigil check)",
@@ -276,6 +312,21 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 			return -1;
 	}
 	return 0;
+}
+
+/* str(path) of a syscall: the argument is the string's address */
+static void plan_syscall_strings(const struct vg_event *ev,
+				 struct vg_ev_conf *conf)
+{
+	for (int k = 0; k < ev->ncaps; k++)
+		conf->cap[k] = (struct vg_cap_plan){
+			.src = ev->caps[k].src,
+			.str = VG_CAPS_AT,
+			.str_idx = ev->caps[k].str_idx,
+		};
+	conf->ncaps = (uint32_t)ev->ncaps;
+	if (ev->nstrs)
+		conf->flags |= VG_EVF_STRS;
 }
 
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
@@ -317,6 +368,10 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		const struct vg_event *ev = &s->events[i];
 		struct vg_func_where where;
 
+		if (ev->kind == VG_EV_SYSCALL) {
+			plan_syscall_strings(ev, &conf[i]);
+			continue;
+		}
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
 			continue;
 		if (locate(p, o->binary, ev->name, &where, e)) {

@@ -398,8 +398,9 @@ static int compile_capture(struct cc *c, const struct vg_expr *e, bool is_str)
 	if (!resolve(c, base->str, &r) || r.kind != R_FIELD)
 		vg_ld_error(c->ld, base->loc, "'%s' is not a parameter of this event, expected p->field or *p with p a parameter of the event",
 			    base->str);
-	if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
-		vg_ld_error(c->ld, e->start, "'%s' reads target memory, which only function events (before/after) can do",
+	if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER &&
+	    !(ev->kind == VG_EV_SYSCALL && is_str && !path[0]))
+		vg_ld_error(c->ld, e->start, "'%s' reads target memory, which only function events (before/after) can do, and str(arg) of a syscall",
 			    text ? text : "");
 	if (r.idx != VG_SLOT_RET && ev->nfields <= r.idx)
 		ev->nfields = r.idx + 1;
