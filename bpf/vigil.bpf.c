@@ -179,7 +179,13 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot,
 
 		if (k >= conf->ncaps)
 			break;
-		addr = slot[c->src < VG_NSLOTS ? c->src : 0];
+		if (c->src == VG_CAP_GLOBAL)	/* the program's text, as
+						 * loaded: PIE or not */
+			addr = BPF_CORE_READ(
+				(struct task_struct *)bpf_get_current_task_btf(),
+				mm, start_code);
+		else
+			addr = slot[c->src < VG_NSLOTS ? c->src : 0];
 		for (int i = 0; i < VG_CAP_STEPS - 1; i++)
 			if (i + 1 < c->nsteps &&
 			    read_user(&addr, sizeof(addr),

@@ -41,6 +41,9 @@
 				 * a power of two */
 #define VG_STR_MAX 64		/* bytes of a string read, with its NUL */
 #define VG_SLOT_CAP0 (VG_SLOT_RET + 1)
+/* a capture whose address starts at the program's text (::global), not
+ * at a slot: struct vg_capture.src, struct vg_cap_plan.src */
+#define VG_CAP_GLOBAL 0xfe
 /* Two slots no program addresses, filled by live probes for the evidence
  * (include/vigil_event.h): the caller's return address at an entry probe,
  * and the id of the captured user stack. */

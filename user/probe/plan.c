@@ -20,38 +20,55 @@ static int at(const struct vg_loc *l, const char *what, struct vg_err *e)
 	return -1;
 }
 
-/* An event's `p->field` reads; an error names the expression. */
-static int plan_captures(const struct vg_event *ev, struct vg_dwarf *dw,
-			 const char *object, struct vg_ev_conf *conf,
+static int cap_failed(const struct vg_capture *c, struct vg_err *e)
+{
+	char what[200];
+
+	snprintf(what, sizeof(what), "cannot read '%.128s': ", c->text);
+	return at(&c->loc, what, e);
+}
+
+/* An event's memory reads: `p->field` and `str(p)` from the function's
+ * DWARF (object_dw; NULL for events that are not function calls, whose
+ * str(arg) needs no types), `::global` from the program's. */
+static int plan_captures(const struct vg_event *ev, struct vg_dwarf *object_dw,
+			 const char *object, struct vg_dwarf *prog_dw,
+			 const char *prog, struct vg_ev_conf *conf,
 			 struct vg_err *e)
 {
 	struct vg_cap_req req[VG_MAX_CAPS];
-	char what[200];
-	const struct vg_capture *c;
+	bool fn = ev->kind == VG_EV_BEFORE || ev->kind == VG_EV_AFTER;
 	int bad;
 
 	for (int k = 0; k < ev->ncaps; k++)
 		req[k] = (struct vg_cap_req){ ev->caps[k].src, ev->caps[k].path,
 					      ev->caps[k].is_str };
-	if (!vg_capture_plan(dw, object, ev->name, req, ev->ncaps, conf->cap,
-			     &bad, e)) {
-		conf->ncaps = (uint32_t)ev->ncaps;
-		for (int k = 0; k < ev->ncaps; k++)
-			conf->cap[k].str_idx = ev->caps[k].str_idx;
-		if (ev->nstrs)
-			conf->flags |= VG_EVF_STRS;
-		return 0;
+	if (fn && vg_capture_plan(object_dw, object, ev->name, req, ev->ncaps,
+				  conf->cap, &bad, e))
+		return cap_failed(&ev->caps[bad], e);
+	for (int k = 0; k < ev->ncaps; k++) {
+		if (req[k].src == VG_CAP_GLOBAL) {
+			if (vg_capture_plan_global(prog_dw, prog, &req[k],
+						   &conf->cap[k], e))
+				return cap_failed(&ev->caps[k], e);
+		} else if (!fn) {	/* str(arg) of a syscall: the address */
+			conf->cap[k] = (struct vg_cap_plan){
+				.src = (__u8)req[k].src, .str = VG_CAPS_AT };
+		}
+		conf->cap[k].str_idx = ev->caps[k].str_idx;
 	}
-	c = &ev->caps[bad];
-	snprintf(what, sizeof(what), "cannot read '%.128s': ", c->text);
-	return at(&c->loc, what, e);
+	conf->ncaps = (uint32_t)ev->ncaps;
+	if (ev->nstrs)
+		conf->flags |= VG_EVF_STRS;
+	return 0;
 }
 
 int vg_plan_event(const struct vg_event *ev, const char *object,
-		  struct vg_dwarf_cache **dc, struct vg_ev_conf *conf,
-		  struct vg_args_plan *what, FILE *warn, struct vg_err *e)
+		  const char *prog, struct vg_dwarf_cache **dc,
+		  struct vg_ev_conf *conf, struct vg_args_plan *what,
+		  FILE *warn, struct vg_err *e)
 {
-	struct vg_dwarf *dw = vg_dwarf_cached(dc, object);
+	struct vg_dwarf *dw = object ? vg_dwarf_cached(dc, object) : NULL;
 	struct vg_args_req req = {
 		.func = ev->name,
 		.nfields = ev->nfields,
@@ -61,6 +78,11 @@ int vg_plan_event(const struct vg_event *ev, const char *object,
 	};
 	struct vg_args_plan local, *ap = what ? what : &local;
 
+	if (!object)	/* not a function call: only its memory reads */
+		return ev->ncaps ? plan_captures(ev, NULL, NULL,
+						 vg_dwarf_cached(dc, prog),
+						 prog, conf, e)
+				 : 0;
 	if (vg_args_plan(dw, object, &req, conf, ap, e))
 		return at(ap->bad == VG_SLOT_RET ? &ev->loc
 						 : &ev->argloc[ap->bad], "", e);
@@ -72,7 +94,8 @@ int vg_plan_event(const struct vg_event *ev, const char *object,
 	if (warn && ap->caveat[0])
 		fprintf(warn, "%s:%d:%d: warning: %s\n", ev->loc.file,
 			ev->loc.line, ev->loc.col, ap->caveat);
-	if (ev->ncaps && plan_captures(ev, dw, object, conf, e))
+	if (ev->ncaps && plan_captures(ev, dw, object, vg_dwarf_cached(dc, prog),
+				       prog, conf, e))
 		return -1;
 	return 0;
 }

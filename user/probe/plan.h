@@ -13,12 +13,16 @@
 
 struct vg_dwarf_cache;
 
-/* Plans event ev, whose function lives in OBJECT, into conf. Warnings (a
- * spec name that is not the function's own) go to warn with the spec line,
- * when warn is not NULL; `what` (may be NULL) gets the description of
- * each argument for `vigil lint --binary`. Errors name the spec line. */
+/* Plans event ev into conf: for a function call, whose function lives in
+ * OBJECT (NULL for other events), its arguments and return value; for
+ * every event, its memory reads, `::global` ones in PROG, the program.
+ * Warnings (a spec name that is not the function's own) go to warn with
+ * the spec line, when warn is not NULL; `what` (may be NULL) gets the
+ * description of each argument for `vigil lint --binary`. Errors name the
+ * spec line. */
 int vg_plan_event(const struct vg_event *ev, const char *object,
-		  struct vg_dwarf_cache **dc, struct vg_ev_conf *conf,
-		  struct vg_args_plan *what, FILE *warn, struct vg_err *e);
+		  const char *prog, struct vg_dwarf_cache **dc,
+		  struct vg_ev_conf *conf, struct vg_args_plan *what,
+		  FILE *warn, struct vg_err *e);
 
 #endif

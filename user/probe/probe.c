@@ -314,21 +314,6 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	return 0;
 }
 
-/* str(path) of a syscall: the argument is the string's address */
-static void plan_syscall_strings(const struct vg_event *ev,
-				 struct vg_ev_conf *conf)
-{
-	for (int k = 0; k < ev->ncaps; k++)
-		conf->cap[k] = (struct vg_cap_plan){
-			.src = ev->caps[k].src,
-			.str = VG_CAPS_AT,
-			.str_idx = ev->caps[k].str_idx,
-		};
-	conf->ncaps = (uint32_t)ev->ncaps;
-	if (ev->nstrs)
-		conf->flags |= VG_EVF_STRS;
-}
-
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		     struct vg_err *e)
 {
@@ -368,18 +353,18 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		const struct vg_event *ev = &s->events[i];
 		struct vg_func_where where;
 
-		if (ev->kind == VG_EV_SYSCALL) {
-			plan_syscall_strings(ev, &conf[i]);
+		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
+			if (vg_plan_event(ev, NULL, o->binary, &dc, &conf[i],
+					  NULL, o->warn, e))
+				goto out;
 			continue;
 		}
-		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
-			continue;
 		if (locate(p, o->binary, ev->name, &where, e)) {
 			at_spec_line(ev, e);
 			goto out;
 		}
-		if (vg_plan_event(ev, where.path, &dc, &conf[i], NULL, o->warn,
-				  e))
+		if (vg_plan_event(ev, where.path, o->binary, &dc, &conf[i],
+				  NULL, o->warn, e))
 			goto out;
 	}
 	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
@@ -757,8 +742,8 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 		if (ev->kind == VG_EV_AFTER)
 			fprintf(out, "probe %s %s: return probe at the entry\n",
 				vg_event_kind_name(ev->kind), ev->name);
-		if ((rc = vg_plan_event(ev, where.path, &dc, &conf, &args, out,
-					e)))
+		if ((rc = vg_plan_event(ev, where.path, binary, &dc, &conf,
+					&args, out, e)))
 			break;
 		for (int k = 0; k < ev->nfields; k++)
 			if (ev->argname[k][0])

@@ -346,6 +346,9 @@ static bool member_path(const struct vg_expr *e, const struct vg_expr **base,
 			return false;	/* p.x: p is a pointer, not a struct */
 		*base = e->a;
 		buf[0] = 0;
+	} else if (e->a->kind == EX_GLOBAL) {	/* ::g.x, ::g->x */
+		*base = e->a;
+		snprintf(buf, len, "%s%s", e->a->str, e->arrow ? "->" : ".");
 	} else if (!member_path(e->a, base, buf, len)) {
 		return false;
 	} else {
@@ -376,6 +379,9 @@ static int compile_capture(struct cc *c, const struct vg_expr *e, bool is_str)
 	if (is_str && e->kind == EX_NAME) {
 		base = e;
 		path[0] = 0;
+	} else if (e->kind == EX_GLOBAL) {	/* ::counter, str(::name) */
+		base = e;
+		snprintf(path, sizeof(path), "%s", e->str);
 	} else if (!is_str && e->kind == EX_UNARY && e->a->kind == EX_NAME) {
 		base = e->a;
 		path[0] = 0;
@@ -395,17 +401,26 @@ static int compile_capture(struct cc *c, const struct vg_expr *e, bool is_str)
 		sprintf(t, "str(%s)", text ? text : "");
 		text = t;
 	}
-	if (!resolve(c, base->str, &r) || r.kind != R_FIELD)
-		vg_ld_error(c->ld, base->loc, "'%s' is not a parameter of this event, expected p->field or *p with p a parameter of the event",
-			    base->str);
-	if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER &&
-	    !(ev->kind == VG_EV_SYSCALL && is_str && !path[0]))
-		vg_ld_error(c->ld, e->start, "'%s' reads target memory, which only function events (before/after) can do, and str(arg) of a syscall",
-			    text ? text : "");
-	if (r.idx != VG_SLOT_RET && ev->nfields <= r.idx)
-		ev->nfields = r.idx + 1;
-	if (r.idx != VG_SLOT_RET)
-		ev->used |= 1u << r.idx;
+	if (base->kind == EX_GLOBAL) {
+		/* read from the program's data wherever the event comes from,
+		 * but a trace has no program */
+		r = (struct ref){ .kind = R_FIELD, .idx = VG_CAP_GLOBAL };
+		if (ev->kind == VG_EV_NAMED)
+			vg_ld_error(c->ld, e->start, "'%s' reads the target's memory, which a declared trace event does not have",
+				    text ? text : "");
+	} else {
+		if (!resolve(c, base->str, &r) || r.kind != R_FIELD)
+			vg_ld_error(c->ld, base->loc, "'%s' is not a parameter of this event, expected p->field or *p with p a parameter of the event",
+				    base->str);
+		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER &&
+		    !(ev->kind == VG_EV_SYSCALL && is_str && !path[0]))
+			vg_ld_error(c->ld, e->start, "'%s' reads target memory, which only function events (before/after) can do, and str(arg) of a syscall",
+				    text ? text : "");
+		if (r.idx != VG_SLOT_RET && ev->nfields <= r.idx)
+			ev->nfields = r.idx + 1;
+		if (r.idx != VG_SLOT_RET)
+			ev->used |= 1u << r.idx;
+	}
 	for (k = 0; k < ev->ncaps; k++)
 		if (ev->caps[k].src == r.idx && ev->caps[k].is_str == is_str &&
 		    !strcmp(ev->caps[k].path, path))
@@ -474,6 +489,8 @@ static int compile_expr(struct cc *c, const struct vg_expr *e)
 		return compile_capture(c, e, false);
 	case EX_STRREAD:
 		return compile_capture(c, e->a, true);
+	case EX_GLOBAL:
+		return compile_capture(c, e, false);
 	}
 	vg_ld_error(c->ld, e->start, "unexpected expression");
 }

@@ -183,7 +183,7 @@ static const struct {
 } puncts[] = {
 	/* longest first */
 	{ "<<=", T_SHLEQ }, { ">>=", T_SHREQ },
-	{ "->", T_ARROW }, { "<=", T_LE }, { ">=", T_GE }, { "==", T_EQEQ },
+	{ "->", T_ARROW }, { "::", T_COLONCOLON }, { "<=", T_LE }, { ">=", T_GE }, { "==", T_EQEQ },
 	{ "!=", T_NE }, { "<<", T_SHL }, { ">>", T_SHR }, { "&&", T_ANDAND },
 	{ "||", T_OROR }, { "+=", T_ADDEQ }, { "-=", T_SUBEQ },
 	{ "*=", T_MULEQ }, { "/=", T_DIVEQ }, { "%=", T_MODEQ },

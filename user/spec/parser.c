@@ -197,6 +197,11 @@ static struct vg_expr *parse_primary(struct parser *p)
 			e->str = t->str;
 		}
 		return e;
+	case T_COLONCOLON:	/* ::name, the target's global */
+		next(p);
+		e = node(p, EX_GLOBAL, t->loc, NULL, NULL, NULL);
+		e->str = expect(p, T_IDENT, "a global variable's name after '::'")->str;
+		return e;
 	case T_LPAREN: {
 		next(p);
 		bool saved = p->in_trans;

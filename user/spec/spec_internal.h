@@ -37,6 +37,7 @@ void vg_arena_free(struct vg_arena *a);
 enum vg_tok {
 	T_EOF, T_ERROR, T_IDENT, T_INT, T_STRING,
 	T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE, T_COMMA, T_SEMI, T_COLON,
+	T_COLONCOLON,
 	T_ARROW, T_DOT, T_QUESTION,
 	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_AMP, T_PIPE, T_CARET,
 	T_TILDE, T_BANG, T_LT, T_GT, T_LE, T_GE, T_EQEQ, T_NE, T_SHL, T_SHR,
@@ -71,6 +72,7 @@ enum vg_ex {
 	EX_COND,		/* a ? b : c */
 	EX_MEMBER,		/* a->str (arrow) or a.str */
 	EX_STRREAD,		/* str(a): the C string at a, read by the probe */
+	EX_GLOBAL,		/* ::str, a global variable of the target */
 };
 
 struct vg_expr {

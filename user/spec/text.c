@@ -118,6 +118,10 @@ static void expr(struct buf *b, const struct vg_expr *e, bool paren)
 		put(b, e->arrow ? "->" : ".");
 		put(b, e->str);
 		break;
+	case EX_GLOBAL:
+		put(b, "::");
+		put(b, e->str);
+		break;
 	case EX_STRREAD:
 		put(b, "str(");
 		expr(b, e->a, false);

@@ -713,6 +713,24 @@ bool vg_dwarf_is_pie(const struct vg_dwarf *dw)
 	return dw->f.ehdr.e_type == ET_DYN;
 }
 
+uint64_t vg_dwarf_text_vaddr(const struct vg_dwarf *dw)
+{
+	uint64_t lo = UINT64_MAX;
+	size_t n;
+
+	if (!dw->f.elf || elf_getphdrnum(dw->f.elf, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(dw->f.elf, (int)i, &ph) &&
+		    ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+		    ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+	}
+	return lo == UINT64_MAX ? 0 : lo;
+}
+
 int dw_need_debug(struct vg_dwarf *dw, const char *what,
 		  struct vg_err *e)
 {

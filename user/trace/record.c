@@ -10,7 +10,7 @@
  * event u8 kind, u8 nfields, u8 uses_ret, u8 ncaps, u16 name length, name,
  * and per capture (a value read from memory, `q->count`) u16 length and
  * its key "SRC:PATH" ("0:count"; "SRC:str:PATH" for a C string, str(p) is
- * "0:str:"); the captured values follow the return value in each record, a
+ * "0:str:"; "::PATH" for a global, "::str:PATH" for its string); the captured values follow the return value in each record, a
  * string as its length and its bytes. (Version 2 had no strings; it reads
  * the same.) Events are matched to the reading spec by kind and
  * name, captures by key, so a recording can be checked against any spec
@@ -25,8 +25,12 @@
 /* how a capture is named in the header */
 static void cap_key(const struct vg_capture *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "%d:%s%s", c->src, c->is_str ? "str:" : "",
-		 c->path);
+	if (c->src == VG_CAP_GLOBAL)	/* "::str:name" */
+		snprintf(buf, len, "::%s%s", c->is_str ? "str:" : "",
+			 c->path);
+	else
+		snprintf(buf, len, "%d:%s%s", c->src, c->is_str ? "str:" : "",
+			 c->path);
 }
 
 struct vg_recorder {
@@ -255,7 +259,8 @@ static int read_header(struct vg_trace *t, struct vg_err *e)
 		re->has_ret = b[2];
 		re->ncaps = b[3];
 		for (int k = 0; k < re->ncaps; k++)
-			re->cap_str[k] = strstr(keys[k], ":str:") != NULL;
+			re->cap_str[k] = strstr(keys[k], ":str:") != NULL ||
+					 !strncmp(keys[k], "::str:", 6);
 		if (re->spec_event >= 0 && match_captures(t, re, keys, e))
 			return -1;
 	}
