@@ -301,7 +301,7 @@ static __always_inline void kreport(__u16 kind, __u16 flags, __u32 event,
 	r->h.kind = kind;
 	r->h.flags = flags;
 	r->h.event = event;
-	r->h.pid = target_tgid;
+	r->h.pid = cur_tgid();
 	r->h.tid = tid;
 	/* read the clock only when something is reported: it is a good part
 	 * of the cost of an event that changes nothing */

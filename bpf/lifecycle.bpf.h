@@ -45,11 +45,17 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 		handle(NULL, ev_thread_exit, tid, slot, false, false);
 	}
 	if (group_dead) {
+		__u32 tgid = cur_tgid();
+
 		code = BPF_CORE_READ(p, signal, group_exit_code);
 		if (!code)
 			code = BPF_CORE_READ(p, exit_code);
-		target_exit_status = code;
-		target_exited = 1;
+		if (tgid == target_tgid) {
+			target_exit_status = code;
+			target_exited = 1;
+		} else {	/* a followed descendant */
+			bpf_map_delete_elem(&followed, &tgid);
+		}
 	}
 	if (ev_exit >= 0 && group_dead) {
 		/* as wait(2) encodes it: status in bits 8-15, signal in 0-6 */
@@ -107,7 +113,7 @@ static __always_inline void send_proc(__u32 what, __u32 tid, __u32 child,
 	r->h.kind = VG_REC_PROC;
 	r->h.flags = 0;
 	r->h.event = what;
-	r->h.pid = target_tgid;
+	r->h.pid = cur_tgid();
 	r->h.tid = tid;
 	r->h.time_ns = bpf_ktime_get_ns();
 	r->child = child;
@@ -131,8 +137,12 @@ int BPF_PROG(vg_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!is_target(&tid))
 		return 0;
-	if (BPF_CORE_READ(child, tgid) != target_tgid) {	/* a process */
-		send_proc(VG_PROC_FORK, tid, BPF_CORE_READ(child, tgid), NULL);
+	if (BPF_CORE_READ(child, tgid) != cur_tgid()) {	/* a process */
+		__u32 ctgid = BPF_CORE_READ(child, tgid), one = 1;
+
+		if (follow_forks)	/* before the child can run */
+			bpf_map_update_elem(&followed, &ctgid, &one, BPF_ANY);
+		send_proc(VG_PROC_FORK, tid, ctgid, NULL);
 		return 0;
 	}
 	if (ev_thread_start < 0)

@@ -42,6 +42,9 @@ extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz,
 
 /* Set by user space before the programs are attached. */
 __u32 target_tgid = 0;
+/* --follow-fork: the target's descendants are monitored too; their tgids
+ * are in `followed` (added at fork, removed at exit) */
+__u32 follow_forks = 0;
 /* Wake the consumer only once this much is waiting: a busy target then
  * costs one wake-up per batch, not per event. The consumer also polls on a
  * short timeout, so a lone event waits at most that long. */
@@ -140,12 +143,31 @@ static __always_inline void count(void *map, __u32 idx)
 		*c += 1;	/* per-CPU: no atomic needed */
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} followed SEC(".maps");
+
+/* Is the current thread the target's (or, with --follow-fork, one of its
+ * followed descendants')? The common case is one comparison; the map is
+ * looked up only when following, for other processes running the probed
+ * code. */
 static __always_inline bool is_target(__u32 *tid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
 
 	*tid = (__u32)id;
-	return (id >> 32) == target_tgid;
+	return tgid == target_tgid ||
+	       (follow_forks && bpf_map_lookup_elem(&followed, &tgid));
+}
+
+/* the process of the current thread, for the records */
+static __always_inline __u32 cur_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
 }
 
 static __always_inline __u64 wake_flags(void)
@@ -227,7 +249,7 @@ static __always_inline void send_event(struct vg_ev_conf *conf,
 	r->h.kind = VG_REC_EVENT;
 	r->h.flags = 0;
 	r->h.event = event;
-	r->h.pid = target_tgid;
+	r->h.pid = cur_tgid();
 	r->h.tid = tid;
 	r->h.time_ns = bpf_ktime_get_ns();
 	__builtin_memcpy(r->slot, slot, sizeof(r->slot));

@@ -1,6 +1,7 @@
 /* A target that forks and execs (tests/e2e/fork_exec.sh).
- *   forker PROG     calls work() 10 times, forks a child that calls it 5
- *                   times and exits 4, waits for it, then execs PROG
+ *   forker PROG     calls work(0..9), forks a child that calls
+ *                   work(100..104) and exits 4, waits for it, then execs
+ *                   PROG
  *   forker --self   the same, but execs itself with --again, which calls
  *                   work() 3 more times and exits 0
  * Prints "forker: parent calls=10 child calls=5 child status=4" and, after
@@ -34,7 +35,9 @@ int main(int argc, char **argv)
 	child = fork();
 	if (child == 0) {
 		for (int k = 0; k < 5; k++)
-			work(k);
+			work(100 + k);
+		/* time for an asynchronous (user-tier) stop to find it */
+		usleep(300000);
 		_exit(4);
 	}
 	waitpid(child, &status, 0);

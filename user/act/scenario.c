@@ -15,6 +15,8 @@ struct vg_scenario {
 	enum vg_on_violation ov;
 	bool stopped, killed, violated, want_gdb;
 	pid_t stop_tid;		/* the thread at the event that stopped it */
+	pid_t stop_pid;		/* and its process (--follow-fork: maybe
+				 * a descendant of the target) */
 	char why[256];
 	struct vg_scenario_req req;	/* for the session, see the header */
 };
@@ -92,6 +94,13 @@ uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop)
 	return m;
 }
 
+/* the process an event came from: the target, or with --follow-fork one
+ * of its descendants; reactions act on it */
+static pid_t proc_of(const struct vg_scenario *sc, const struct vg_mon_event *ev)
+{
+	return ev->pid ? (pid_t)ev->pid : sc->pid;
+}
+
 static void note_stop(struct vg_scenario *sc, const struct vg_slice_view *s,
 		      const struct vg_mon_event *ev)
 {
@@ -101,6 +110,7 @@ static void note_stop(struct vg_scenario *sc, const struct vg_slice_view *s,
 		return;		/* the first stop is the one gdb should see */
 	sc->stopped = true;
 	sc->stop_tid = ev->tid;
+	sc->stop_pid = proc_of(sc, ev);
 	snprintf(sc->why, sizeof(sc->why), "%s entered state %s at %s %s",
 		 p->name, p->states[s->state].name,
 		 vg_event_kind_name(sc->spec->events[ev->event].kind),
@@ -138,7 +148,8 @@ static void act(struct vg_scenario *sc, const struct vg_action *a,
 		vg_report_backtrace(sc->report, s, ev);
 		break;
 	case VG_ACT_EXEC:
-		if (vg_act_exec(a->arg ? a->arg : "true", sc->spec, sc->pid, s,
+		if (vg_act_exec(a->arg ? a->arg : "true", sc->spec,
+				proc_of(sc, ev), s,
 				ev, &e))
 			fprintf(stderr, "vigil: %s\n", e.msg);
 		break;
@@ -148,7 +159,7 @@ static void act(struct vg_scenario *sc, const struct vg_action *a,
 	case VG_ACT_STOP:
 		if (sc->stopped || sc->killed)
 			break;
-		if (vg_proc_stop(sc->pid, &e)) {
+		if (vg_proc_stop(proc_of(sc, ev), &e)) {
 			fprintf(stderr, "vigil: %s\n", e.msg);
 			break;
 		}
@@ -159,14 +170,14 @@ static void act(struct vg_scenario *sc, const struct vg_action *a,
 		sc->want_gdb = true;
 		if (sc->stopped || sc->killed)
 			break;
-		if (vg_proc_stop(sc->pid, &e)) {
+		if (vg_proc_stop(proc_of(sc, ev), &e)) {
 			fprintf(stderr, "vigil: %s\n", e.msg);
 			break;
 		}
 		note_stop(sc, s, ev);
 		break;
 	case VG_ACT_KILL:
-		kill(sc->pid, SIGKILL);
+		kill(proc_of(sc, ev), SIGKILL);
 		sc->killed = true;
 		break;
 	default:
@@ -236,6 +247,11 @@ pid_t vg_scenario_stop_tid(const struct vg_scenario *sc, const char **why)
 	return sc->stop_tid;
 }
 
+pid_t vg_scenario_stop_pid(const struct vg_scenario *sc)
+{
+	return sc->stop_pid ? sc->stop_pid : sc->pid;
+}
+
 bool vg_scenario_want_gdb(const struct vg_scenario *sc)
 {
 	return sc->want_gdb && sc->stopped;
@@ -264,5 +280,6 @@ void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
 	sc->pid = pid;
 	sc->stopped = stopped;
 	sc->stop_tid = pid;
+	sc->stop_pid = pid;
 	snprintf(sc->why, sizeof(sc->why), "%s", why);
 }

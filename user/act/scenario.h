@@ -35,6 +35,9 @@ void vg_scenario_transition(struct vg_scenario *sc,
  * is over. */
 bool vg_scenario_target_stopped(const struct vg_scenario *sc);
 /* The thread whose event stopped the target, and a one-line reason. */
+/* the process left stopped: the target, or with --follow-fork the
+ * descendant whose event stopped it */
+pid_t vg_scenario_stop_pid(const struct vg_scenario *sc);
 pid_t vg_scenario_stop_tid(const struct vg_scenario *sc, const char **why);
 /* Did a `gdb` reaction (or --on-violation=gdb) stop the target? */
 bool vg_scenario_want_gdb(const struct vg_scenario *sc);

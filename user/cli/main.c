@@ -51,6 +51,9 @@ static const char usage_run[] =
 	"  --record FILE            record every event, for vigil check FILE\n"
 	"  --disable-aslr           run PROGRAM without address randomization, so\n"
 	"                           addresses repeat from run to run (as gdb does)\n"
+	"  --follow-fork            monitor the processes the target forks too (and\n"
+	"                           theirs), each with its own slices; without it\n"
+	"                           a fork is reported and the child not monitored\n"
 	"  --tier=auto|kernel|user  where automata run (default auto: kernel when\n"
 	"                           the property is eligible, see vigil lint)\n"
 	"  --on-violation=stop|gdb|checkpoint|continue|kill\n"
@@ -134,6 +137,7 @@ static int cmd_run(int argc, char **argv, bool attach)
 		{ "pid", required_argument, 0, 'p' },
 		{ "record", required_argument, 0, 'R' },
 		{ "disable-aslr", no_argument, 0, 'A' },
+		{ "follow-fork", no_argument, 0, 'F' },
 		{ "checkpoint-dir", required_argument, 0, 'C' },
 		{ "checkpoints", required_argument, 0, 'N' },
 		{ "checkpoint-gap", required_argument, 0, 'G' },
@@ -162,6 +166,9 @@ static int cmd_run(int argc, char **argv, bool attach)
 			break;
 		case 'R':
 			o.record_path = optarg;
+			break;
+		case 'F':
+			o.follow_forks = true;
 			break;
 		case 'A':
 			o.no_aslr = true;

@@ -89,7 +89,7 @@ int vg_check_trace(struct vg_spec *spec, const char *trace_path,
 	}
 	if (r < 0)
 		goto out;
-	vg_report_final(c.report, m);
+	vg_report_final(c.report, m, 0);
 	vg_report_stats(c.report, m, &st);
 	rc = c.violated ? VG_EXIT_VIOLATION : VG_EXIT_OK;
 out:

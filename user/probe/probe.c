@@ -123,7 +123,12 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 	}
 	/* pid-filtered: other processes using the same library are not
 	 * touched */
-	l = bpf_program__attach_uprobe_opts(prog, o->pid, where.path,
+	/* The kernel filters a uprobe by one process's memory: a forked
+	 * child has its own, so with --follow-fork the probes go into every
+	 * process that maps the file and the BPF filter (is_target) keeps
+	 * the target's tree. */
+	l = bpf_program__attach_uprobe_opts(prog, o->follow_forks ? -1 : o->pid,
+					    where.path,
 					    where.fn.offset, &uo);
 	if (!l)
 		return vg_errf(e, "attaching a %s to %s in %s: %s",
@@ -257,7 +262,7 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	p->links = calloc(2 * s->nevents + 3, sizeof(*p->links));
 	p->link_prog_fd = calloc(2 * s->nevents + 3, sizeof(int));
 	p->sites = calloc(2 * s->nevents + 3, sizeof(*p->sites));
-	p->pid = o->pid;
+	p->pid = o->follow_forks ? -1 : o->pid;	/* as attach_one does */
 	if (!p->links || !p->link_prog_fd || !p->sites)
 		return vg_errf(e, "out of memory");
 	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
@@ -459,6 +464,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		goto fail;
 	}
 	p->skel->bss->target_tgid = o->pid;
+	p->skel->bss->follow_forks = o->follow_forks;
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
 	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;

@@ -30,6 +30,7 @@ struct vg_probe_opts {
 	size_t ringbuf_bytes;		/* power of two; 0 = default */
 	uint32_t max_kslices;		/* kernel-tier slice table; 0 = default */
 	bool all_events;		/* send every event to user space (--record) */
+	bool follow_forks;		/* monitor the target's descendants too */
 	/* [spec->nprops]: which properties run in the kernel tier */
 	const bool *kernel;
 	/* [spec->nprops][nstates] bitmasks: states whose entry must stop

@@ -474,8 +474,10 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	fputs(",\"at\":\"exit\"}\n", r->json);
 }
 
-int vg_report_final(struct vg_report *r, struct vg_monitor *m)
+int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
 {
+	char who[32] = "";
+
 	struct final_ctx f = { .r = r };
 	int total = 0;
 
@@ -497,7 +499,10 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m)
 	for (int i = 0; i < r->spec->nprops; i++) {
 		const struct vg_property *p = &r->spec->props[i];
 
-		fprintf(r->text, "vigil: %s: live slices by state:", p->name);
+		if (pid)
+			snprintf(who, sizeof(who), "pid %u: ", pid);
+		fprintf(r->text, "vigil: %s%s: live slices by state:", who,
+			p->name);
 		for (int s = 0; s < p->nstates; s++)
 			fprintf(r->text, " %s=%" PRIu64, p->states[s].name,
 				f.per_state[f.base[i] + s]);
@@ -542,7 +547,7 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 			st->capfaults);
 	if (st->forks || st->execs)
 		fprintf(r->text,
-			"vigil: the target forked %" PRIu64 " process%s (not followed) and exec'd %" PRIu64 " program%s\n",
+			"vigil: the target forked %" PRIu64 " process%s and exec'd %" PRIu64 " program%s\n",
 			st->forks, st->forks == 1 ? "" : "es", st->execs,
 			st->execs == 1 ? "" : "s");
 	if (st->target_exited) {
@@ -593,7 +598,10 @@ void vg_report_process(struct vg_report *r, int what, uint32_t pid,
 {
 	if (nth > VG_PROC_SAID)
 		return;
-	if (what == VG_PROC_FORK)
+	if (what == VG_PROC_FORK && same)
+		fprintf(r->text, "vigil: pid %u forked pid %u: followed\n", pid,
+			child);
+	else if (what == VG_PROC_FORK)
 		fprintf(r->text, "vigil: target pid %u forked pid %u: not followed, its calls are not monitored\n",
 			pid, child);
 	else if (same)

@@ -36,7 +36,9 @@ void vg_report_log(struct vg_report *r, const struct vg_slice_view *s,
 
 /* End of run: one verdict per live slice (tombstones were reported when
  * they happened). Returns how many slices ended non-accepting. */
-int vg_report_final(struct vg_report *r, struct vg_monitor *m);
+/* pid: with --follow-fork, the followed process the monitor is of (its
+ * lines say "pid N: "); 0 for the target itself */
+int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid);
 
 struct vg_run_stats {
 	uint64_t events, lost;
@@ -54,8 +56,9 @@ struct vg_run_stats {
 void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		     const struct vg_run_stats *st);
 
-/* The target forked process `child` (what = VG_PROC_FORK), or exec'd
- * `path` (VG_PROC_EXEC; `same` when it is the monitored program again).
+/* The target forked process `child` (what = VG_PROC_FORK; `same` when it
+ * is followed, --follow-fork), or exec'd `path` (VG_PROC_EXEC; `same` when
+ * it is the monitored program again).
  * Said as it happens, the first few times; the stats count them all. */
 void vg_report_process(struct vg_report *r, int what, uint32_t pid,
 		       uint32_t child, const char *path, bool same,

@@ -11,8 +11,6 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "act/gdb.h"
@@ -51,12 +49,19 @@ int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
 	return 0;
 }
 
-static void on_transition(void *ctx, const struct vg_slice_view *s, int from,
-			  int to, const struct vg_mon_event *ev)
+void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
+			      int from, int to, const struct vg_mon_event *ev)
 {
 	struct session *ss = ctx;
+	struct vg_evidence *x = ss->evidence;
 
-	vg_evidence_add(ss->evidence, s, from, to, ev);
+	/* --follow-fork: a followed process's slices have their own history
+	 * (the same slice parameters as the parent's, another process) */
+	for (int i = 0; ev->pid != (uint32_t)ss->pid && i < ss->nkids; i++)
+		if (ss->kids[i].pid == (pid_t)ev->pid)
+			x = ss->kids[i].evidence;
+	vg_report_set_evidence(ss->report, x);
+	vg_evidence_add(x, s, from, to, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
 }
 
@@ -83,8 +88,8 @@ static struct vg_symbolizer *symbolizer(struct session *ss)
 }
 
 /* vg_stack_fn: the captured user stack of an event, symbolized. */
-static int event_stack(void *ctx, const struct vg_mon_event *ev,
-		       char (*lines)[320], int max)
+int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
+			   char (*lines)[320], int max)
 {
 	struct session *ss = ctx;
 	struct vg_stack_frame fr[VG_STACK_DEPTH];
@@ -175,37 +180,8 @@ static int intern_strings(struct session *ss,
 	return 0;
 }
 
-/* The target forked or exec'd. vigil run's own exec of the program is
- * the start of the run, not news. */
-static int on_process(struct session *ss, const struct vg_rec_proc *p)
-{
-	char path[sizeof(p->path)];
-	struct stat st;
-	bool same;
 
-	if (p->h.event == VG_PROC_FORK) {
-		for (unsigned i = 0; i < 16; i++)
-			if (ss->snap_pids[i] == (pid_t)p->child)
-				return 0;
-		vg_report_process(ss->report, VG_PROC_FORK, p->h.pid, p->child,
-				  NULL, false, ++ss->forks + ss->execs);
-		return 0;
-	}
-	if (!ss->o->pid && !ss->launch_exec_seen) {
-		ss->launch_exec_seen = true;
-		return 0;
-	}
-	memcpy(path, p->path, sizeof(path));
-	path[sizeof(path) - 1] = 0;
-	/* the same file as the program the probes are on? (the path may be
-	 * /proc/self/exe, or a link) */
-	same = !stat(ss->exe, &st) && st.st_ino == p->ino &&
-	       major(st.st_dev) == p->dev >> 20 &&
-	       minor(st.st_dev) == (p->dev & 0xfffff);
-	vg_report_process(ss->report, VG_PROC_EXEC, p->h.pid, 0, path, same,
-			  ss->forks + ++ss->execs);
-	return 0;
-}
+
 
 /* A kernel-tier step: mirror it, then react as the user tier would. */
 static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
@@ -258,7 +234,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 	struct session *ss = ctx;
 
 	if (r->proc)
-		return on_process(ss, r->proc);
+		return vg_session_on_process(ss, r->proc);
 	ss->events++;
 	if (r->ev) {
 		struct vg_mon_event ev;
@@ -272,7 +248,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		if (ss->rec && vg_recorder_write(ss->rec, &ev))
 			return vg_errf(ss->err, "writing %s failed",
 				       ss->o->record_path);
-		return vg_monitor_event(ss->mon, &ev, ss->err);
+		return vg_monitor_event(vg_session_monitor_of(ss, ev.pid), &ev, ss->err);
 	}
 	return on_kstep(ss, r->ks, ss->err);
 }
@@ -284,7 +260,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	uint32_t *stop_mask;
 	struct vg_monitor_opts mo = { 0 };
 	struct vg_monitor_hooks hooks = { .ctx = ss,
-					  .transition = on_transition };
+					  .transition = vg_session_on_transition };
 	bool *user, *stacks = ss->stack_on = stack_events(ss->spec, ss->o->stacks);
 	int rc = -1;
 
@@ -295,7 +271,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 		vg_errf(e, "out of memory");
 		goto out;
 	}
-	if (vg_session_choose_tiers(ss->spec, ss->o->tier, ss->kernel, why, e))
+	if (vg_session_choose_tiers(ss->spec, ss->o->tier, ss->kernel, why, e) ||
+	    vg_session_follow_check(ss, why, e))
 		goto out;
 	if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
 			   : vg_resolve_program(ss->o->argv[0], path, e))
@@ -308,7 +285,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		vg_errf(e, "out of memory");
 		goto out;
 	}
-	vg_evidence_set_stacks(ss->evidence, event_stack, ss);
+	vg_evidence_set_stacks(ss->evidence, vg_session_event_stack, ss);
 	vg_report_set_evidence(ss->report, ss->evidence);
 	for (int i = 0; i < ss->spec->nprops; i++)
 		user[i] = !ss->kernel[i];
@@ -343,6 +320,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.kernel = ss->kernel,
 		.stop_mask = stop_mask,
 		.all_events = ss->o->record_path != NULL,
+		.follow_forks = ss->o->follow_forks,
 		.stack_events = stacks,
 		.warn = stderr,
 	};
@@ -409,7 +387,13 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	if (st.lost)
 		for (int i = 0; i < ss->spec->nprops; i++)
 			vg_monitor_mark_inconclusive(ss->mon, i);
-	vg_report_final(ss->report, ss->mon);
+	vg_report_set_evidence(ss->report, ss->evidence);
+	vg_report_final(ss->report, ss->mon, 0);
+	for (int i = 0; i < ss->nkids; i++) {	/* --follow-fork */
+		vg_report_set_evidence(ss->report, ss->kids[i].evidence);
+		vg_report_final(ss->report, ss->kids[i].mon,
+				(uint32_t)ss->kids[i].pid);
+	}
 	vg_report_stats(ss->report, ss->mon, &st);
 	free(st.hits);
 	free(st.lost_per_event);
@@ -424,9 +408,10 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	if (!exited && vg_scenario_target_stopped(ss->sc)) {
 		const char *why;
 		pid_t tid = vg_scenario_stop_tid(ss->sc, &why);
+		pid_t spid = vg_scenario_stop_pid(ss->sc);
 		struct vg_err ge = { 0 };
 
-		if (vg_gdb_prepare(ss->pid, tid ? tid : ss->pid, why, gdb,
+		if (vg_gdb_prepare(spid, tid ? tid : spid, why, gdb,
 				   sizeof(gdb), &ge))
 			fprintf(stderr, "vigil: %s\n", ge.msg);
 		else if (ss->restored)
@@ -436,7 +421,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 		else
 			fprintf(stderr,
 				"vigil: target pid %d is left stopped at the violation. Debug it with:\n  %s\n",
-				ss->pid, gdb);
+				spid, gdb);
 		if (!ge.msg[0] && vg_scenario_want_gdb(ss->sc)) {
 			if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
 				snprintf(ss->exec_gdb, sizeof(ss->exec_gdb),
@@ -609,6 +594,11 @@ out:
 	vg_session_ckpt_free(&ss);
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
+	for (int i = 0; i < ss.nkids; i++) {
+		vg_monitor_free(ss.kids[i].mon);
+		vg_evidence_free(ss.kids[i].evidence);
+	}
+	free(ss.kids);
 	vg_report_free(ss.report);
 	vg_evidence_free(ss.evidence);
 	vg_symbolizer_free(ss.sym);

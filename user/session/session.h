@@ -22,6 +22,7 @@ struct vg_session_opts {
 	char *const *argv;		/* vigil run: the program and its args */
 	pid_t pid;			/* vigil attach: the process (argv unused) */
 	bool no_aslr;			/* --disable-aslr */
+	bool follow_forks;		/* --follow-fork */
 	const char *json_path;		/* --json */
 	const char *record_path;	/* --record: every event, for vigil check */
 	enum vg_tier tier;

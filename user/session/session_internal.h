@@ -1,5 +1,6 @@
 /* Private to user/session/: the live session's state, shared by the loop
- * (session.c) and the checkpoint/restore glue (session_ckpt.c). */
+ * (session.c), the checkpoint/restore glue (session_ckpt.c) and the
+ * process tree (session_procs.c). */
 #ifndef VIGIL_SESSION_INTERNAL_H
 #define VIGIL_SESSION_INTERNAL_H
 
@@ -14,6 +15,9 @@ struct vg_ckpt;
 struct vg_fsnap;
 struct vg_evidence;
 struct vg_symbolizer;
+struct vg_slice_view;
+struct vg_mon_event;
+struct vg_monitor;
 
 struct session {
 	struct vg_spec *spec;
@@ -29,6 +33,12 @@ struct session {
 	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */
 	uint64_t seq, events;
 	uint64_t forks, execs;		/* by the target (VG_REC_PROC) */
+	struct {			/* --follow-fork: their monitors */
+		pid_t pid;
+		struct vg_monitor *mon;
+		struct vg_evidence *evidence;
+	} *kids;
+	int nkids;
 	bool launch_exec_seen;		/* vigil run: the exec that starts it */
 	pid_t snap_pids[16];		/* recent fork snapshots: vigil's own
 					 * forks, not the target's */
@@ -52,6 +62,24 @@ struct session {
 	char restored_from[PATH_MAX + 64];
 	char session_file[PATH_MAX + 64];	/* for `vigil checkpoint` */
 };
+
+/* The monitor hooks and the evidence's stack source (session.c). */
+void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
+			      int from, int to, const struct vg_mon_event *ev);
+int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
+			   char (*lines)[320], int max);
+
+/* --- the target's process tree (session_procs.c) --- */
+
+/* A fork or an exec of the target (VG_REC_PROC): reported, counted. */
+int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p);
+/* The monitor of the process an event came from: the target's, or with
+ * --follow-fork a descendant's, made at its first event. */
+struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid);
+/* --follow-fork: every property to the user tier (why[] says so), and an
+ * error for what concerns one process only (--record, checkpoints). */
+int vg_session_follow_check(struct session *ss, char (*why)[256],
+			    struct vg_err *e);
 
 /* The ring-buffer callback: one record through the monitor. */
 int vg_session_on_record(void *ctx, const struct vg_probe_rec *r);

@@ -1,0 +1,123 @@
+/* The target's process tree (user/session/session_internal.h): the forks
+ * and execs it reports, and with --follow-fork the descendants monitored
+ * beside it, each with its own monitor and evidence. */
+#include "session_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "act/scenario.h"
+#include "monitor/monitor.h"
+#include "report/evidence.h"
+#include "report/report.h"
+
+/* --follow-fork runs every property in the user tier (the kernel tier's
+ * slices are keyed by their parameters only, and a child has the parent's
+ * addresses), and does not mix with what saves or replays one process. */
+int vg_session_follow_check(struct session *ss, char (*why)[256],
+			    struct vg_err *e)
+{
+	const char *no = NULL;
+
+	if (!ss->o->follow_forks)
+		return 0;
+	if (ss->o->tier == VG_TIER_KERNEL)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "--follow-fork runs every property in the user tier (kernel-tier slices do not tell processes apart): not with --tier=kernel");
+	if (ss->o->record_path)
+		no = "--record";
+	else if (ss->o->fork_snapshots || ss->o->state_path ||
+		 ss->o->on_violation == VG_OV_CHECKPOINT)
+		no = "checkpoints";
+	for (int p = 0; !no && p < ss->spec->nprops; p++)
+		for (int r = 0; r < ss->spec->props[p].nreactions; r++)
+			for (int a = 0; a < ss->spec->props[p].reactions[r].nactions; a++) {
+				int k = ss->spec->props[p].reactions[r].actions[a].kind;
+
+				if (k == VG_ACT_CHECKPOINT || k == VG_ACT_RESTORE)
+					no = "checkpoint and restore reactions";
+			}
+	if (no)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "--follow-fork does not go with %s: they concern one process",
+				    no);
+	for (int p = 0; p < ss->spec->nprops; p++) {
+		ss->kernel[p] = false;
+		snprintf(why[p], sizeof(why[p]),
+			 "--follow-fork (kernel-tier slices do not tell processes apart)");
+	}
+	return 0;
+}
+
+/* --follow-fork: each followed process has a monitor of its own, made at
+ * its first event, so that its slices (the same addresses, after a fork)
+ * are not the parent's. Out of memory, the target's monitor takes its
+ * events, and vigil says so. */
+struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid)
+{
+	struct vg_monitor_opts mo = { .max_slices = ss->o->max_slices };
+	struct vg_monitor_hooks hooks = { .ctx = ss,
+					  .transition = vg_session_on_transition };
+	struct vg_err e = { 0 };
+	struct vg_evidence *x;
+	struct vg_monitor *m;
+	void *v;
+
+	if (pid == ss->pid || !ss->o->follow_forks)
+		return ss->mon;
+	for (int i = 0; i < ss->nkids; i++)
+		if (ss->kids[i].pid == pid)
+			return ss->kids[i].mon;
+	v = realloc(ss->kids, (ss->nkids + 1) * sizeof(*ss->kids));
+	if (v)
+		ss->kids = v;
+	x = v ? vg_evidence_new(ss->spec, 0, ss->o->evidence) : NULL;
+	m = x ? vg_monitor_new(ss->spec, &mo, &hooks, &e) : NULL;
+	if (!m) {
+		vg_evidence_free(x);
+		fprintf(stderr, "vigil: no monitor for pid %d (%s): its events go to the target's\n",
+			pid, e.msg[0] ? e.msg : "out of memory");
+		return ss->mon;
+	}
+	vg_evidence_set_stacks(x, vg_session_event_stack, ss);
+	ss->kids[ss->nkids].pid = pid;
+	ss->kids[ss->nkids].evidence = x;
+	ss->kids[ss->nkids++].mon = m;
+	return m;
+}
+
+/* The target forked or exec'd. vigil run's own exec of the program is
+ * the start of the run, not news. */
+int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
+{
+	char path[sizeof(p->path)];
+	struct stat st;
+	bool same;
+
+	if (p->h.event == VG_PROC_FORK) {
+		for (unsigned i = 0; i < 16; i++)
+			if (ss->snap_pids[i] == (pid_t)p->child)
+				return 0;
+		vg_report_process(ss->report, VG_PROC_FORK, p->h.pid, p->child,
+				  NULL, ss->o->follow_forks,
+				  ++ss->forks + ss->execs);
+		return 0;
+	}
+	if (!ss->o->pid && !ss->launch_exec_seen) {
+		ss->launch_exec_seen = true;
+		return 0;
+	}
+	memcpy(path, p->path, sizeof(path));
+	path[sizeof(path) - 1] = 0;
+	/* the same file as the program the probes are on? (the path may be
+	 * /proc/self/exe, or a link) */
+	same = !stat(ss->exe, &st) && st.st_ino == p->ino &&
+	       major(st.st_dev) == p->dev >> 20 &&
+	       minor(st.st_dev) == (p->dev & 0xfffff);
+	vg_report_process(ss->report, VG_PROC_EXEC, p->h.pid, 0, path, same,
+			  ss->forks + ++ss->execs);
+	return 0;
+}
