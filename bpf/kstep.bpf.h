@@ -298,14 +298,7 @@ static __always_inline void kreport(__u16 kind, __u16 flags, __u32 event,
 		count(&counters, VG_CNT_RB_LOST);
 		return;
 	}
-	r->h.kind = kind;
-	r->h.flags = flags;
-	r->h.event = event;
-	r->h.pid = cur_tgid();
-	r->h.tid = tid;
-	/* read the clock only when something is reported: it is a good part
-	 * of the cost of an event that changes nothing */
-	r->h.time_ns = bpf_ktime_get_ns();
+	fill_hdr(&r->h, kind, flags, event, tid);
 	r->prop = prop;
 	r->from = from;
 	r->to = to;

@@ -110,12 +110,7 @@ static __always_inline void send_proc(__u32 what, __u32 tid, __u32 child,
 		count(&counters, VG_CNT_RB_LOST);
 		return;
 	}
-	r->h.kind = VG_REC_PROC;
-	r->h.flags = 0;
-	r->h.event = what;
-	r->h.pid = cur_tgid();
-	r->h.tid = tid;
-	r->h.time_ns = bpf_ktime_get_ns();
+	fill_hdr(&r->h, VG_REC_PROC, 0, what, tid);
 	r->child = child;
 	r->path[0] = 0;
 	r->dev = 0;
