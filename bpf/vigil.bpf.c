@@ -61,6 +61,17 @@ __u64 last_wake_ns = 0;
  * user space moves it on after each checkpoint (--checkpoint-gap), and
  * the first thread to pass it pushes it to "never" until then. */
 __u64 ckpt_next_ns = 0;
+/* --dynamic (user/session/dynamic.c): bit e set while event e's probe is
+ * attached; and, per CPU, how many arming events are between reading it
+ * and submitting their record, so that user space knows when none that
+ * read an old value is still on its way */
+__u64 armed_mask = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} inflight SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -257,12 +268,14 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot,
  * if any, are in place already). */
 static __always_inline void send_event(struct vg_ev_conf *conf,
 				       struct vg_rec_event *r, __u32 event,
-				       __u32 tid, __u64 *slot)
+				       __u32 tid, __u64 *slot, __u16 flags)
 {
-	fill_hdr(&r->h, VG_REC_EVENT, 0, event, tid);
+	fill_hdr(&r->h, VG_REC_EVENT, flags, event, tid);
 	__builtin_memcpy(r->slot, slot, sizeof(r->slot));
-	if ((conf->flags & VG_EVF_WAKE) &&
-	    r->h.time_ns - last_wake_ns >= wake_gap_ns) {
+	if (flags & VG_RF_ARMSTOP) {	/* the target waits for us */
+		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+	} else if ((conf->flags & VG_EVF_WAKE) &&
+		   r->h.time_ns - last_wake_ns >= wake_gap_ns) {
 		last_wake_ns = r->h.time_ns;
 		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 	} else {
@@ -302,6 +315,19 @@ static __always_inline void read_strings(struct vg_ev_conf *conf,
 	}
 }
 
+/* --dynamic: this event may lead a slice into a state that needs a probe
+ * that is not attached. Stop the target here, before the thread goes on
+ * to call that function; user space attaches it and lets the target go
+ * (user/session/dynamic.c). Only once the record is reserved: a lost
+ * record would leave the target stopped with nobody to resume it. */
+static __always_inline __u16 arm_stop(struct vg_ev_conf *conf)
+{
+	if (!(conf->arms & ~armed_mask))
+		return 0;
+	bpf_send_signal(SIGSTOP);
+	return VG_RF_ARMSTOP;
+}
+
 static __always_inline int handle_conf(struct pt_regs *ctx,
 				       struct vg_ev_conf *conf, __u32 event,
 				       __u32 tid, __u64 *slot, bool ktier,
@@ -324,6 +350,11 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 					    (void *)PT_REGS_SP(ctx));
 	}
 
+	__u64 *busy = NULL;
+	__u32 zero = 0;
+
+	if (conf->arms && (busy = bpf_map_lookup_elem(&inflight, &zero)))
+		__sync_fetch_and_add(busy, 1);	/* before reading armed_mask */
 	if ((conf->flags & (VG_EVF_USER | VG_EVF_STRS)) ==
 	    (VG_EVF_USER | VG_EVF_STRS)) {
 		struct vg_rec_event_str *rs;
@@ -331,7 +362,8 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		rs = bpf_ringbuf_reserve(&events, sizeof(*rs), 0);
 		if (rs) {
 			read_strings(conf, slot, rs, sleep);
-			send_event(conf, &rs->ev, event, tid, slot);
+			send_event(conf, &rs->ev, event, tid, slot,
+				   arm_stop(conf));
 		} else {
 			count(&ev_lost, event);
 			count(&counters, VG_CNT_RB_LOST);
@@ -341,12 +373,14 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 
 		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 		if (r) {
-			send_event(conf, r, event, tid, slot);
+			send_event(conf, r, event, tid, slot, arm_stop(conf));
 		} else {
 			count(&ev_lost, event);
 			count(&counters, VG_CNT_RB_LOST);
 		}
 	}
+	if (busy)
+		__sync_fetch_and_add(busy, -1);	/* its record is submitted */
 	if (ktier && conf->nkprops)
 		kstep_event(conf, event, tid, slot);
 	return 0;

@@ -43,6 +43,8 @@ enum vg_rec_kind {
 /* flags of a record */
 #define VG_RF_STOPPED 0x1	/* the probe sent SIGSTOP to the process */
 #define VG_RF_VERDICT 0x2	/* entered a violation state */
+#define VG_RF_ARMSTOP 0x8	/* --dynamic: stopped until the probes this
+				 * event may need are attached */
 #define VG_RF_CKPT 0x4		/* stopped so that user space checkpoints the
 				 * target exactly at this event */
 
@@ -162,6 +164,10 @@ struct vg_ev_conf {
 	__u8 kslot[VG_KMAX_EV_PROPS][VG_KMAX_PARAMS];
 	/* and the index of this event among the property's bindings */
 	__u8 kbind[VG_KMAX_EV_PROPS];
+	/* --dynamic: the events (bits, below 64) this one may lead a slice
+	 * to need; when one is not in armed_mask (bpf/vigil.bpf.c), the
+	 * probe stops the target until user space has attached it */
+	__u64 arms;
 };
 
 /* per kernel-tier property */

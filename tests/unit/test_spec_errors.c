@@ -115,7 +115,12 @@ static const struct bad {
 	{ "property p\nint n = tid\nstate a\n", 2, 9, "'tid' is not a constant, expected a constant initializer (numbers, strings, true, false, null and operators)" },
 	{ "property p\nint n\nstate a {\n  before f(x) when *n == 0 -> a\n}\n", 4, 21, "'n' is not a parameter of this event, expected p->field or *p with p a parameter of the event" },
 	{ "property p\nstate a {\n  before f(x) when x.y -> a\n}\n", 3, 20, "cannot read 'x.y', expected p->field, p->a.b, p->a->b or *p with p a parameter of the event" },
-	{ "property p\nstate a {\n  exit(c) when c->x == 0 -> a\n}\n", 3, 16, "'c->x' reads target memory, which only function events (before/after) can do" },
+	{ "property p\nstate a {\n  exit(c) when c->x == 0 -> a\n}\n", 3, 16, "'c->x' reads target memory, which only function events (before/after) can do, and str(arg) of a syscall" },
+	/* str() and ::globals */
+	{ "property p\nstate a {\n  before f(p) when :: == 0 -> a\n}\n", 3, 23, "unexpected '==', expected a global variable's name after '::'" },
+	{ "property p\nstate a {\n  before f(p) when str(p + 1) == \"x\" -> a\n}\n", 3, 24, "cannot read a string at 'p + 1', expected str(p), str(p->field) or str(p->a.b) with p a parameter of the event" },
+	{ "property p\nstate a {\n  before f(p) when str(p) -> a\n}\n", 3, 24, "guard is a string, expected a condition" },
+	{ "property p\nevent e(x)\nstate a {\n  e(x) when ::g == x -> a\n}\n", 4, 13, "'::g' reads the target's memory, which a declared trace event does not have" },
 	{ "property p\nstate a {\n  before f(x) when x->a + x->b + x->c + x->d + x->e -> a\n}\n", 3, 48, "'x->e' is a 5th memory read for f, expected at most 4 per event" },
 	{ "property p\nint n = *0\nstate a\n", 2, 9, "'*0' reads target memory, expected a constant initializer" },
 	{ "property p\nint a\nstate s {\n  before f() when a + (a + (a + (a + (a + (a + (a + (a + (a + a)))))))) > 0 -> s\n}\n", 4, 59, "expression too deep, expected at most 8 values on the evaluation stack" },

@@ -51,6 +51,9 @@ static const char usage_run[] =
 	"  --record FILE            record every event, for vigil check FILE\n"
 	"  --disable-aslr           run PROGRAM without address randomization, so\n"
 	"                           addresses repeat from run to run (as gdb does)\n"
+	"  --dynamic                attach a function's probe only while some slice\n"
+	"                           is in a state that can use its event (i-RV's\n"
+	"                           dynamic instrumentation; user-tier properties)\n"
 	"  --follow-fork            monitor the processes the target forks too (and\n"
 	"                           theirs), each with its own slices; without it\n"
 	"                           a fork is reported and the child not monitored\n"
@@ -138,6 +141,7 @@ static int cmd_run(int argc, char **argv, bool attach)
 		{ "record", required_argument, 0, 'R' },
 		{ "disable-aslr", no_argument, 0, 'A' },
 		{ "follow-fork", no_argument, 0, 'F' },
+		{ "dynamic", no_argument, 0, 'Y' },
 		{ "checkpoint-dir", required_argument, 0, 'C' },
 		{ "checkpoints", required_argument, 0, 'N' },
 		{ "checkpoint-gap", required_argument, 0, 'G' },
@@ -169,6 +173,9 @@ static int cmd_run(int argc, char **argv, bool attach)
 			break;
 		case 'F':
 			o.follow_forks = true;
+			break;
+		case 'Y':
+			o.dynamic = true;
 			break;
 		case 'A':
 			o.no_aslr = true;

@@ -52,6 +52,7 @@ struct uprobe_site {
 	uint64_t offset;
 	uint64_t cookie;
 	bool retprobe;
+	bool off;		/* --dynamic: detached until needed */
 };
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
@@ -127,17 +128,22 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 	 * child has its own, so with --follow-fork the probes go into every
 	 * process that maps the file and the BPF filter (is_target) keeps
 	 * the target's tree. */
-	l = bpf_program__attach_uprobe_opts(prog, o->follow_forks ? -1 : o->pid,
-					    where.path,
-					    where.fn.offset, &uo);
-	if (!l)
+	/* --dynamic: an entry probe no slice needs yet starts detached */
+	bool off = !retprobe && event < 64 && (o->dormant >> event & 1);
+
+	l = off ? NULL
+		: bpf_program__attach_uprobe_opts(prog,
+						  o->follow_forks ? -1 : o->pid,
+						  where.path, where.fn.offset,
+						  &uo);
+	if (!l && !off)
 		return vg_errf(e, "attaching a %s to %s in %s: %s",
 			       retprobe ? "uretprobe" : "uprobe", ev->name,
 			       where.path, strerror(errno));
 	p->sites[p->nlinks] = (struct uprobe_site){
 		.prog = prog, .path = strdup(where.path),
 		.offset = where.fn.offset, .cookie = (uint64_t)event,
-		.retprobe = retprobe };
+		.retprobe = retprobe, .off = off };
 	p->links[p->nlinks++] = l;
 	return 0;
 }
@@ -376,6 +382,8 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 			  p->skel->maps.kcode, conf, p->kprop_map,
 			  &p->nkprops, e))
 		goto out;
+	for (int i = 0; o->arms && i < s->nevents; i++)
+		conf[i].arms = o->arms[i];
 	for (uint32_t i = 0; i < (uint32_t)s->nevents; i++)
 		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.ev_conf),
 					&i, &conf[i], 0)) {
@@ -465,6 +473,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	}
 	p->skel->bss->target_tgid = o->pid;
 	p->skel->bss->follow_forks = o->follow_forks;
+	p->skel->bss->armed_mask = ~o->dormant;
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
 	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;
@@ -534,7 +543,7 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = u->retprobe,
 			    .bpf_cookie = u->cookie);
 
-		if (!u->path || p->links[i])
+		if (!u->path || p->links[i] || u->off)
 			continue;
 		p->links[i] = bpf_program__attach_uprobe_opts(
 			u->prog, p->pid, u->path, u->offset, &uo);
@@ -546,6 +555,65 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
 	}
 	p->suspended = false;
 	return 0;
+}
+
+int vg_probe_event_attach(struct vg_probe *p, int event, bool on,
+			  struct vg_err *e)
+{
+	for (int i = 0; i < p->nlinks; i++) {
+		struct uprobe_site *u = &p->sites[i];
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = u->retprobe,
+			    .bpf_cookie = u->cookie);
+
+		if (!u->path || u->cookie != (uint64_t)event || u->off == !on)
+			continue;
+		u->off = !on;
+		if (p->suspended)	/* vg_probe_resume will do it */
+			continue;
+		if (!on) {
+			bpf_link__destroy(p->links[i]);
+			p->links[i] = NULL;
+			continue;
+		}
+		p->links[i] = bpf_program__attach_uprobe_opts(
+			u->prog, p->pid, u->path, u->offset, &uo);
+		if (!p->links[i]) {
+			u->off = true;
+			return vg_errf(e, "attaching the uprobe at %s+0x%llx: %s",
+				       u->path, (unsigned long long)u->offset,
+				       strerror(errno));
+		}
+	}
+	return 0;
+}
+
+void vg_probe_set_armed(struct vg_probe *p, uint64_t mask)
+{
+	__atomic_store_n(&p->skel->bss->armed_mask, mask, __ATOMIC_SEQ_CST);
+}
+
+bool vg_probe_quiesce(struct vg_probe *p, int timeout_ms)
+{
+	uint64_t vals[p->ncpus];
+	bool seen_zero[p->ncpus];
+	uint32_t key = 0;
+	int left = p->ncpus;
+
+	memset(seen_zero, 0, sizeof(seen_zero));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (int t = 0; t <= timeout_ms * 10 && left; t++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.inflight),
+					&key, vals))
+			return false;
+		for (int c = 0; c < p->ncpus; c++)
+			if (!seen_zero[c] && !vals[c]) {
+				seen_zero[c] = true;
+				left--;
+			}
+		if (left)
+			usleep(100);
+	}
+	return !left;
 }
 
 int vg_probe_stack(const struct vg_probe *p, int64_t id,

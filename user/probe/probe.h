@@ -41,6 +41,11 @@ struct vg_probe_opts {
 	/* warnings found while attaching (a spec's parameter name that is
 	 * not the function's own); NULL: not shown */
 	FILE *warn;
+	/* --dynamic (user/session/dynamic.c): per event, the events it may
+	 * make needed (NULL: none); and the entry probes that start
+	 * detached (bits below 64) */
+	const uint64_t *arms;
+	uint64_t dormant;
 };
 
 /* One record from the ring buffer. */
@@ -73,6 +78,18 @@ bool vg_probe_exit_status(const struct vg_probe *p, int *code, int *sig);
  * caller keeps the target stopped in between, so no call is missed. */
 int vg_probe_suspend(struct vg_probe *p);
 int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
+
+/* --dynamic: attach (on) or detach the entry probes of `event`. While
+ * the probes are suspended (a CRIU dump), only the wish is recorded. */
+int vg_probe_event_attach(struct vg_probe *p, int event, bool on,
+			  struct vg_err *e);
+/* The probes' view of which events are attached (bit e): an arming event
+ * whose events are not all in it stops the target (VG_RF_ARMSTOP). */
+void vg_probe_set_armed(struct vg_probe *p, uint64_t mask);
+/* Wait until every probe program that may have read the previous armed
+ * mask has submitted its record: true when that happened within
+ * timeout_ms. */
+bool vg_probe_quiesce(struct vg_probe *p, int timeout_ms);
 
 /* A frame of a captured user stack: the file (by build id) and the offset
  * in it, or, when the kernel could not tell, the address. */

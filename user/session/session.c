@@ -240,6 +240,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		struct vg_mon_event ev;
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
+		vg_dyn_note(ss, r->h);
 		if (r->strs && intern_strings(ss, r->strs, &ev))
 			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
@@ -274,6 +275,13 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (vg_session_choose_tiers(ss->spec, ss->o->tier, ss->kernel, why, e) ||
 	    vg_session_follow_check(ss, why, e))
 		goto out;
+	if (ss->o->dynamic && (ss->o->record_path || ss->o->state_path)) {
+		vg_errf_code(e, VG_EXIT_USAGE, "--dynamic does not go with %s: %s",
+			     ss->o->record_path ? "--record" : "a restored monitor state",
+			     ss->o->record_path ? "a recording needs every event"
+						: "its slices were not planned for");
+		goto out;
+	}
 	if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
 			   : vg_resolve_program(ss->o->argv[0], path, e))
 		goto out;
@@ -324,6 +332,12 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.stack_events = stacks,
 		.warn = stderr,
 	};
+	if (ss->o->dynamic &&
+	    !(ss->dyn = vg_dyn_plan(ss->spec, ss->kernel, &po.arms,
+				    &po.dormant))) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
 	if (ss->o->record_path) {
 		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,
 					   ss->pid, e);
@@ -395,6 +409,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 				(uint32_t)ss->kids[i].pid);
 	}
 	vg_report_stats(ss->report, ss->mon, &st);
+	vg_dyn_finish(ss);
 	free(st.hits);
 	free(st.lost_per_event);
 
@@ -511,7 +526,8 @@ static int loop(struct session *ss, struct vg_err *e)
 		if ((got = vg_probe_drain(ss->probe, vg_session_on_record, ss, e)) < 0)
 			goto out;
 		busy = got > 0;
-		if (vg_session_requests(ss, e))
+		if (vg_dyn_after_drain(ss, e) || vg_dyn_sweep(ss, e) ||
+		    vg_session_requests(ss, e))
 			goto out;
 		if (ss->restored)
 			break;
@@ -594,6 +610,7 @@ out:
 	vg_session_ckpt_free(&ss);
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
+	vg_dyn_free(ss.dyn);
 	for (int i = 0; i < ss.nkids; i++) {
 		vg_monitor_free(ss.kids[i].mon);
 		vg_evidence_free(ss.kids[i].evidence);

@@ -23,6 +23,7 @@ struct vg_session_opts {
 	pid_t pid;			/* vigil attach: the process (argv unused) */
 	bool no_aslr;			/* --disable-aslr */
 	bool follow_forks;		/* --follow-fork */
+	bool dynamic;			/* --dynamic: probes only while needed */
 	const char *json_path;		/* --json */
 	const char *record_path;	/* --record: every event, for vigil check */
 	enum vg_tier tier;

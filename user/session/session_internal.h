@@ -40,6 +40,7 @@ struct session {
 	} *kids;
 	int nkids;
 	bool launch_exec_seen;		/* vigil run: the exec that starts it */
+	struct vg_dyn *dyn;		/* --dynamic (dynamic.c), or NULL */
 	pid_t snap_pids[16];		/* recent fork snapshots: vigil's own
 					 * forks, not the target's */
 	unsigned nsnaps;
@@ -80,6 +81,24 @@ struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid);
  * error for what concerns one process only (--record, checkpoints). */
 int vg_session_follow_check(struct session *ss, char (*why)[256],
 			    struct vg_err *e);
+
+/* --- dynamic instrumentation (dynamic.c) --- */
+
+struct vg_dyn;
+/* From the automata: per event, the events it can make needed (*arms,
+ * owned by the result) and the entry probes that start detached. */
+struct vg_dyn *vg_dyn_plan(const struct vg_spec *spec, const bool *kernel,
+			   const uint64_t **arms, uint64_t *dormant);
+void vg_dyn_free(struct vg_dyn *d);
+/* A record read: note an arming stop (VG_RF_ARMSTOP). */
+void vg_dyn_note(struct session *ss, const struct vg_rec_hdr *h);
+/* After a drain: attach what arming stops asked for, resume the target. */
+int vg_dyn_after_drain(struct session *ss, struct vg_err *e);
+/* Now and then: detach the probes no live slice can use. */
+int vg_dyn_sweep(struct session *ss, struct vg_err *e);
+/* At the end: the counts; and a target an arming stop may still hold is
+ * let go unless a reaction stopped it. */
+void vg_dyn_finish(struct session *ss);
 
 /* The ring-buffer callback: one record through the monitor. */
 int vg_session_on_record(void *ctx, const struct vg_probe_rec *r);
