@@ -14,6 +14,10 @@ __s32 ev_exit = -1, ev_signal = -1, ev_thread_start = -1, ev_thread_exit = -1;
  * reads it for a process it attached to: only the parent can wait) */
 __u32 target_exited = 0;
 __s32 target_exit_status = 0;
+/* watchpoints need the program's load address: stop the target at the
+ * exec that starts it, once, so user space can arm them before any of
+ * its code runs */
+__u32 stop_at_exec = 0;
 
 /* signal_deliver fires in get_signal() as the signal is delivered, before
  * a handler or the default action (core dump, termination) runs. */
@@ -154,8 +158,47 @@ int BPF_PROG(vg_exec, struct task_struct *p, pid_t old_pid,
 
 	if (!is_target(&tid))
 		return 0;
+	if (stop_at_exec) {
+		stop_at_exec = 0;
+		bpf_send_signal(SIGSTOP);
+	}
 	send_proc(VG_PROC_EXEC, tid, 0, bprm);
 	return 0;
+}
+
+/* the event of each watched address: the breakpoints that threads created
+ * later inherit keep the program but not its BPF cookie */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, VG_MAX_EVENTS);
+	__type(key, __u64);
+	__type(value, __u32);
+} watch_ev SEC(".maps");
+
+/* `write x`, `read x`, `access x`: the hardware breakpoint on x fired, in
+ * the thread that accessed it, after the access (x86 data breakpoints
+ * trap after the instruction), so the value read is the one written. */
+SEC("perf_event")
+int vg_watch(struct bpf_perf_event_data *ctx)
+{
+	__u64 slot[VG_NSLOTS] = {}, v = 0, addr = ctx->addr;
+	__u32 event, tid, n, *ev;
+	struct vg_ev_conf *conf;
+
+	if (!is_target(&tid))
+		return 0;
+	ev = bpf_map_lookup_elem(&watch_ev, &addr);
+	event = ev ? *ev : (__u32)bpf_get_attach_cookie(ctx);
+	conf = bpf_map_lookup_elem(&ev_conf, &event);
+	if (!conf)
+		return 0;
+	n = conf->watch_len;
+	if (n < 1 || n > 8)
+		return 0;
+	if (bpf_probe_read_user(&v, n, (void *)conf->watch_addr))
+		count(&counters, VG_CNT_CAPFAULT);
+	slot[0] = convert(v, conf->watch_conv, (__u8)n);
+	return handle_conf(NULL, conf, event, tid, slot, false, false, false);
 }
 
 #endif

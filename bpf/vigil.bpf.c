@@ -398,8 +398,6 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 			   false);
 }
 
-#include "lifecycle.bpf.h"
-
 /* The bits of an argument or return value as its C type makes them: an
  * `int` in %edi leaves garbage in the upper half of %rdi. */
 static __always_inline __u64 convert(__u64 v, __u8 conv, __u8 size)
@@ -414,6 +412,8 @@ static __always_inline __u64 convert(__u64 v, __u8 conv, __u8 size)
 		return (v & 0xff) != 0;
 	return v;
 }
+
+#include "lifecycle.bpf.h"
 
 /* The positional parameters into slots 0..VG_MAX_FIELDS-1: integer
  * register i by default; by the event's plan (VG_EVF_ARGS) when DWARF

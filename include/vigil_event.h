@@ -168,6 +168,12 @@ struct vg_ev_conf {
 	 * to need; when one is not in armed_mask (bpf/vigil.bpf.c), the
 	 * probe stops the target until user space has attached it */
 	__u64 arms;
+	/* `write x`, `read x`, `access x`: x's address in the process (set
+	 * once the program is loaded), its size and how its bytes become
+	 * `value` (enum vg_arg_conv) */
+	__u64 watch_addr;
+	__u8 watch_len, watch_conv;
+	__u8 pad2[6];
 };
 
 /* per kernel-tier property */

@@ -15,45 +15,14 @@
 #include "plan.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
+#include "probe_internal.h"
 #include "syscalls.h"
+#include "watch.h"
 #include "vigil.skel.h"
 
 #define VG_DEFAULT_RINGBUF (8u << 20)
 #define VG_DEFAULT_KSLICES 65536
 
-struct vg_probe {
-	const struct vg_spec *spec;
-	struct vigil_bpf *skel;
-	struct ring_buffer *rb;
-	struct bpf_link **links;
-	int *link_prog_fd;	/* the program of each link */
-	struct uprobe_site *sites;	/* per link; path NULL: not a uprobe */
-	int nlinks;
-	pid_t pid;
-	bool suspended;
-	int ncpus;
-	int kprop_map[VG_KMAX_PROPS];
-	int nkprops;
-	uint32_t kslot_max, kslot_cap;	/* the kernel-tier slice table */
-	struct bpf_program *entry, *ret;	/* the builds loaded */
-	struct vg_libs libs;		/* the target's shared libraries */
-	bool libs_loaded;
-	/* during vg_probe_drain */
-	vg_probe_cb cb;
-	void *cb_ctx;
-	int cb_failed;
-};
-
-/* Where a uprobe link was attached, so that it can be attached again
- * after vg_probe_suspend (a CRIU dump must not see the int3 in the text). */
-struct uprobe_site {
-	struct bpf_program *prog;
-	char *path;
-	uint64_t offset;
-	uint64_t cookie;
-	bool retprobe;
-	bool off;		/* --dynamic: detached until needed */
-};
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
@@ -224,6 +193,8 @@ static void lifecycle_setup(struct vg_probe *p)
 	bpf_program__set_autoload(p->skel->progs.vg_exec, true);
 	bpf_program__set_autoload(p->skel->progs.vg_signal, signal);
 	bpf_program__set_autoload(p->skel->progs.vg_sys_enter, syscall);
+	bpf_program__set_autoload(p->skel->progs.vg_watch,
+				  vg_probe_has_watches(p));
 }
 
 /* `syscall name(args)`: one tracepoint for all of them, and the number
@@ -305,6 +276,10 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 		case VG_EV_SYSCALL:
 			rc = attach_syscall(p, ev, i, e);
 			break;
+		case VG_EV_WRITE:
+		case VG_EV_READ:
+		case VG_EV_ACCESS:	/* armed once the program is loaded */
+			break;
 		case VG_EV_NAMED:
 			rc = vg_errf_code(e, VG_EXIT_USAGE,
 					  "%s:%d:%d: event '%s' is declared for traces: a live run has no source for it (use vigil check)",
@@ -338,8 +313,12 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 				    "the spec uses %d events; at most %d",
 				    s->nevents, VG_MAX_EVENTS);
 	conf = calloc(VG_MAX_EVENTS, sizeof(*conf));
-	if (!conf)
+	p->watch = calloc(s->nevents + 1, sizeof(*p->watch));
+	if (!conf || !p->watch) {
+		free(conf);
 		return vg_errf(e, "out of memory");
+	}
+	snprintf(p->binary, sizeof(p->binary), "%s", o->binary);
 	/* an event goes to the user tier if any user-tier property uses it,
 	 * or if the run is being recorded */
 	for (int prop = 0; prop < s->nprops; prop++) {
@@ -364,6 +343,16 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		const struct vg_event *ev = &s->events[i];
 		struct vg_func_where where;
 
+		if (ev->kind == VG_EV_WRITE || ev->kind == VG_EV_READ ||
+		    ev->kind == VG_EV_ACCESS) {
+			if (vg_watch_plan(vg_dwarf_cached(&dc, o->binary),
+					  o->binary, ev->name, &p->watch[i], e)) {
+				at_spec_line(ev, e);
+				goto out;
+			}
+			conf[i].watch_len = p->watch[i].len;
+			conf[i].watch_conv = p->watch[i].conv;
+		}
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
 			if (vg_plan_event(ev, NULL, o->binary, &dc, &conf[i],
 					  NULL, o->warn, e))
@@ -473,6 +462,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	}
 	p->skel->bss->target_tgid = o->pid;
 	p->skel->bss->follow_forks = o->follow_forks;
+	p->skel->bss->stop_at_exec = o->launching && vg_probe_has_watches(p);
 	p->skel->bss->armed_mask = ~o->dormant;
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
@@ -507,6 +497,8 @@ void vg_probe_close(struct vg_probe *p)
 	if (!p)
 		return;
 	ring_buffer__free(p->rb);
+	vg_probe_disarm_watches(p);
+	free(p->watch);
 	for (int i = 0; i < p->nlinks; i++) {
 		bpf_link__destroy(p->links[i]);
 		if (p->sites)

@@ -46,6 +46,9 @@ struct vg_probe_opts {
 	 * detached (bits below 64) */
 	const uint64_t *arms;
 	uint64_t dormant;
+	/* vigil run: the target is stopped before its exec, the probes go in
+	 * first (watchpoints need the exec done: it stops there again) */
+	bool launching;
 };
 
 /* One record from the ring buffer. */
@@ -78,6 +81,14 @@ bool vg_probe_exit_status(const struct vg_probe *p, int *code, int *sig);
  * caller keeps the target stopped in between, so no call is missed. */
 int vg_probe_suspend(struct vg_probe *p);
 int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
+
+/* Watchpoints (`write x`, `read x`, `access x`): whether the spec has
+ * any; arming them in every thread of pid, once its program is loaded
+ * (for vigil run, at the stop of the exec that starts it:
+ * vg_probe_opts.launching). */
+bool vg_probe_has_watches(const struct vg_probe *p);
+int vg_probe_arm_watches(struct vg_probe *p, pid_t pid, struct vg_err *e);
+void vg_probe_disarm_watches(struct vg_probe *p);
 
 /* --dynamic: attach (on) or detach the entry probes of `event`. While
  * the probes are suspended (a CRIU dump), only the wish is recorded. */

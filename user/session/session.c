@@ -329,6 +329,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.stop_mask = stop_mask,
 		.all_events = ss->o->record_path != NULL,
 		.follow_forks = ss->o->follow_forks,
+		.launching = !ss->o->pid,
 		.stack_events = stacks,
 		.warn = stderr,
 	};
@@ -348,6 +349,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (!ss->probe)
 		goto out;
 	snprintf(ss->exe, sizeof(ss->exe), "%s", path);
+	/* attached to a running program: its watchpoints go in now (vigil
+	 * run arms them at the exec that starts the program) */
+	if (ss->o->pid > 0 && vg_probe_arm_watches(ss->probe, ss->pid, e))
+		goto out;
 	/* vigil restore --monitor: the monitor goes on from the checkpoint */
 	if (ss->o->state_path &&
 	    vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,

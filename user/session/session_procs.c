@@ -3,6 +3,7 @@
  * beside it, each with its own monitor and evidence. */
 #include "session_internal.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,18 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		return 0;
 	}
 	if (!ss->o->pid && !ss->launch_exec_seen) {
+		/* the program is loaded, stopped there for its watchpoints
+		 * (bpf/lifecycle.bpf.h, stop_at_exec) */
 		ss->launch_exec_seen = true;
+		if (!vg_probe_has_watches(ss->probe))
+			return 0;
+		if (vg_probe_arm_watches(ss->probe, ss->pid, ss->err)) {
+			/* it has run none of its code: end it rather than let
+			 * it run unwatched */
+			kill(ss->pid, SIGKILL);
+			return -1;
+		}
+		kill(ss->pid, SIGCONT);
 		return 0;
 	}
 	memcpy(path, p->path, sizeof(path));

@@ -512,7 +512,7 @@ static void parse_pattern(struct parser *p, struct vg_pattern *pat)
 		pat->name_loc = cur(p)->loc;
 		e = pat->kind == VG_EV_CHANGE ? parse_expr(p) : parse_unary(p);
 		if (pat->kind != VG_EV_CHANGE && e->kind != EX_NAME &&
-		    e->kind != EX_MEMBER &&
+		    e->kind != EX_GLOBAL && e->kind != EX_MEMBER &&
 		    !(e->kind == EX_UNARY && e->op == T_STAR))
 			vg_ld_error(p->ld, e->start, "cannot watch this expression, expected a variable, *p or p->field");
 		pat->name = vg_expr_text(&p->ld->arena, e);

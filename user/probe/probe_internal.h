@@ -1,0 +1,52 @@
+/* What the files of user/probe/ share about a loaded probe set; other modules see
+ * only probe.h. */
+#ifndef VIGIL_PROBE_INTERNAL_H
+#define VIGIL_PROBE_INTERNAL_H
+
+#include <bpf/libbpf.h>
+
+#include "probe.h"
+#include "sym/libs.h"
+
+struct vg_watch_plan;
+
+struct vg_probe {
+	const struct vg_spec *spec;
+	struct vigil_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	int *link_prog_fd;	/* the program of each link */
+	struct uprobe_site *sites;	/* per link; path NULL: not a uprobe */
+	int nlinks;
+	pid_t pid;
+	bool suspended;
+	int ncpus;
+	int kprop_map[VG_KMAX_PROPS];
+	int nkprops;
+	uint32_t kslot_max, kslot_cap;	/* the kernel-tier slice table */
+	struct bpf_program *entry, *ret;	/* the builds loaded */
+	struct vg_libs libs;		/* the target's shared libraries */
+	bool libs_loaded;
+	/* `write x`, `read x`, `access x` (probe_watch.c), per event */
+	struct vg_watch_plan *watch;
+	struct bpf_link **wlinks;
+	int nwlinks, wcap;
+	char binary[4096];		/* the target's executable */
+	/* during vg_probe_drain */
+	vg_probe_cb cb;
+	void *cb_ctx;
+	int cb_failed;
+};
+
+/* Where a uprobe link was attached, so that it can be attached again
+ * after vg_probe_suspend (a CRIU dump must not see the int3 in the text). */
+struct uprobe_site {
+	struct bpf_program *prog;
+	char *path;
+	uint64_t offset;
+	uint64_t cookie;
+	bool retprobe;
+	bool off;		/* --dynamic: detached until needed */
+};
+
+#endif

@@ -1,0 +1,70 @@
+/* Hardware watchpoints (user/probe/watch.h). */
+#include "watch.h"
+
+#include <errno.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sym/dwarf.h"
+#include "vigil_event.h"
+
+int vg_watch_plan(struct vg_dwarf *dw, const char *prog, const char *name,
+		  struct vg_watch_plan *out, struct vg_err *e)
+{
+	struct vg_global g;
+	const struct vg_type *t;
+
+	if (!strncmp(name, "::", 2))
+		name += 2;
+	if (!dw)
+		return vg_errf_code(e, VG_EXIT_USAGE, "%s is not a readable ELF file",
+				    prog);
+	if (vg_dwarf_global(dw, name, &g, e))
+		return -1;
+	t = g.has_type ? &g.type : NULL;
+	out->len = (uint8_t)(t ? t->size : g.size);
+	if (out->len != 1 && out->len != 2 && out->len != 4 && out->len != 8)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "global '%s' in %s is %u bytes: a watchpoint covers 1, 2, 4 or 8",
+				    name, prog, out->len);
+	if (g.addr % out->len)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "global '%s' in %s is not aligned to its size: a debug register cannot cover it",
+				    name, prog);
+	out->link_addr = g.addr;
+	out->conv = VG_CONV_ZEXT;
+	if (t && (t->kind == VG_TK_SINT ||
+		  (t->kind == VG_TK_ENUM && t->enum_signed)))
+		out->conv = VG_CONV_SEXT;
+	else if (t && t->kind == VG_TK_BOOL)
+		out->conv = VG_CONV_BOOL;
+	return 0;
+}
+
+int vg_watch_open(int tid, uint64_t addr, int len, int kind, struct vg_err *e)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_BREAKPOINT,
+		.size = sizeof(a),
+		.bp_type = kind == 0 ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW,
+		.bp_addr = addr,
+		.bp_len = (uint64_t)len,
+		.sample_period = 1,
+		.inherit = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return vg_errf(e, "a watchpoint on 0x%llx in thread %d: %s%s",
+			       (unsigned long long)addr, tid, strerror(errno),
+			       errno == ENOSPC ? " (x86 has 4 debug registers per thread)"
+			       : errno == EACCES || errno == EPERM ? " (vigil needs CAP_PERFMON)" : "");
+	return fd;
+}
