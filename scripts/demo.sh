@@ -29,7 +29,7 @@ fi
 echo
 bold "== 3. The target is stopped (state $(awk '{sub(/.*\) /,""); print substr($0,1,1)}' /proc/$pid/stat)) inside queue_push. What gdb sees:"
 cmd=$(grep -A1 'Debug it with' <<<"$out" | tail -1)
-eval "$cmd -q -batch -ex bt -ex 'print qq->count' -ex 'print qq->cap' -ex detach" 2>&1 |
+eval "$cmd -q -batch -ex bt -ex 'print q->count' -ex 'print q->cap' -ex detach" 2>&1 |
 	grep -E '^#|^\$|^vigil' | head -20
 echo
 if [ -t 0 ] && [ -t 1 ]; then

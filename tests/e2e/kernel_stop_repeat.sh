@@ -13,7 +13,7 @@ for i in $(seq 1 "$RUNS"); do
 	# read the queue without resuming the target: gdb attaches to a
 	# stopped process and detaches leaving it stopped
 	gdb -p "$pid" -batch -ex "python [t.switch() for t in gdb.selected_inferior().threads() if t.ptid[1] == $(sed -nE 's/.*in tid ([0-9]+).*/\1/p' "$TMP/out" | head -1)]" \
-		-ex 'print qq->count' -ex 'print qq->cap' >"$TMP/gdb" 2>&1
+		-ex 'print q->count' -ex 'print q->cap' >"$TMP/gdb" 2>&1
 	count=$(sed -nE 's/^\$1 = //p' "$TMP/gdb")
 	cap=$(sed -nE 's/^\$2 = //p' "$TMP/gdb")
 	[ -n "$count" ] && [ "$count" = "$cap" ] || { cat "$TMP/gdb"; fail "run $i: count=$count capacity=$cap"; }

@@ -21,7 +21,7 @@ sleep 0.2
 # Attach gdb exactly as printed, in batch mode.
 cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1 | sed 's/^ *//')
 echo "+ $cmd"
-eval "$cmd -batch -ex bt -ex 'print qq->count' -ex 'print qq->cap' -ex detach" >"$TMP/gdb" 2>&1
+eval "$cmd -batch -ex bt -ex 'print q->count' -ex 'print q->cap' -ex detach" >"$TMP/gdb" 2>&1
 cat "$TMP/gdb"
 grep -qE '#0 .*queue_push' "$TMP/gdb" || fail "queue_push is not frame #0"
 count=$(grep -E '^\$1 = ' "$TMP/gdb" | sed 's/.* = //')

@@ -45,21 +45,21 @@ __attribute__((noinline)) struct queue *queue_new(int size)
 }
 
 /* The caller guarantees there is room. */
-__attribute__((noinline)) void queue_push(struct queue *qq, long v)
+__attribute__((noinline)) void queue_push(struct queue *q, long v)
 {
-	qq->items[qq->tail] = v;
-	qq->tail = (qq->tail + 1) % (qq->cap + 1);
-	qq->count++;
+	q->items[q->tail] = v;
+	q->tail = (q->tail + 1) % (q->cap + 1);
+	q->count++;
 	__atomic_fetch_add(&npush, 1, __ATOMIC_RELAXED);
 }
 
 /* The caller guarantees the queue is not empty. */
-__attribute__((noinline)) long queue_pop(struct queue *qq)
+__attribute__((noinline)) long queue_pop(struct queue *q)
 {
-	long v = qq->items[qq->head];
+	long v = q->items[q->head];
 
-	qq->head = (qq->head + 1) % (qq->cap + 1);
-	qq->count--;
+	q->head = (q->head + 1) % (q->cap + 1);
+	q->count--;
 	__atomic_fetch_add(&npop, 1, __ATOMIC_RELAXED);
 	return v;
 }

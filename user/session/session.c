@@ -425,7 +425,9 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 			(unsigned long long)ss->ckpt_failed);
 	if (ss->restored && !ss->restored_from[0])
 		fprintf(stderr, "vigil: the restore failed and the target is gone\n");
-	if (!exited && vg_scenario_target_stopped(ss->sc)) {
+	/* (a failed restore left nothing to debug: said above) */
+	if (!exited && vg_scenario_target_stopped(ss->sc) &&
+	    !(ss->restored && !ss->restored_from[0])) {
 		const char *why;
 		pid_t tid = vg_scenario_stop_tid(ss->sc, &why);
 		pid_t spid = vg_scenario_stop_pid(ss->sc);
