@@ -9,8 +9,8 @@
 #    saved beside it and reports the same violation again.
 . "$(dirname "$0")/lib.sh"
 
-echo "+ vigil run --checkpoint-dir $TMP/ck --checkpoints 3 --checkpoint-gap 100 specs/queue_loop.vigil -- queue --bug"
-"$VIGIL" run --checkpoint-dir "$TMP/ck" --checkpoints 3 --checkpoint-gap 100 \
+echo "+ vigil run --checkpoint-dir $TMP/ck --checkpoints 3 --checkpoint-gap 500 specs/queue_loop.vigil -- queue --bug"
+"$VIGIL" run --checkpoint-dir "$TMP/ck" --checkpoints 3 --checkpoint-gap 500 \
 	specs/queue_loop.vigil -- "$TARGETS/queue" --bug >>"$TMP/target.out" 2>>"$TMP/out"
 RC=$?
 cat "$TMP/out"

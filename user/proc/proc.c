@@ -1,9 +1,12 @@
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/syscall.h>
@@ -54,6 +57,57 @@ void vg_proc_kill_child(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/* the [uprobes] page of pid: [lo, hi), or false */
+static bool uprobes_page(pid_t pid, uint64_t *lo, uint64_t *hi)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "[uprobes]") &&
+			sscanf(line, "%" SCNx64 "-%" SCNx64, lo, hi) == 2;
+	fclose(f);
+	return found;
+}
+
+int vg_proc_in_uprobe_page(pid_t pid)
+{
+	char dir[64], path[320], buf[256];
+	uint64_t lo, hi, pc;
+	struct dirent *d;
+	DIR *dp;
+	int found = 0;
+
+	if (!uprobes_page(pid, &lo, &hi))
+		return 0;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	if (!(dp = opendir(dir)))
+		return 0;
+	while (!found && (d = readdir(dp))) {
+		const char *last;
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%.63s/%.200s/syscall", dir,
+			 d->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		/* "NR args... sp pc", or "-1 sp pc" outside a system call */
+		if (fgets(buf, sizeof(buf), f) && (last = strrchr(buf, ' ')) &&
+		    sscanf(last, " 0x%" SCNx64, &pc) == 1 && pc >= lo &&
+		    pc < hi)
+			found = atoi(d->d_name);
+		fclose(f);
+	}
+	closedir(dp);
+	return found;
 }
 
 int vg_proc_exe(pid_t pid, char *out, struct vg_err *e)

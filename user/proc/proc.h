@@ -26,6 +26,11 @@ void vg_proc_kill_child(pid_t pid);
 /* The executable of a running process, absolute (PATH_MAX bytes). Fails
  * with a clear message when the process does not exist or may not be
  * traced by us. */
+/* A thread of pid (stopped) whose next instruction is in the [uprobes]
+ * page (a uretprobe's return trampoline), or 0. CRIU does not restore
+ * that page, so an image taken then would crash on restore. */
+int vg_proc_in_uprobe_page(pid_t pid);
+
 int vg_proc_exe(pid_t pid, char *out, struct vg_err *e);
 
 /* A pollable descriptor that becomes readable when pid exits. */

@@ -105,6 +105,26 @@ static void fork_snapshot(struct session *ss, const char *reason, bool good,
  *  4. dump, with the monitor state beside the image;
  *  5. attach the probes again, 6. resume the target.
  * A stop the target was already in (a `stop` reaction) is kept. */
+/* A thread stopped inside a uretprobe's return trampoline (a stop at an
+ * `after` event leaves it there) cannot be brought back: its next
+ * instruction is in the [uprobes] page, which neither CRIU nor a fork
+ * keeps. Skip this occasion; the next one will do. */
+static bool defer_at_trampoline(struct session *ss, const char *reason,
+				bool keep_stopped)
+{
+	int tid = vg_proc_in_uprobe_page(ss->pid);
+
+	if (!tid)
+		return false;
+	fprintf(stderr, "vigil: checkpoint deferred: thread %d is returning from a probed function (%s)\n",
+		tid, reason);
+	ss->ckpt_skipped++;
+	if (!keep_stopped)
+		kill(ss->pid, SIGCONT);
+	rearm(ss);
+	return true;
+}
+
 int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 			  struct vg_err *e)
 {
@@ -131,6 +151,8 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 			ss->ckpt_failed++;
 			return 0;
 		}
+		if (defer_at_trampoline(ss, reason, keep_stopped))
+			return 0;
 		fork_snapshot(ss, reason, good, keep_stopped);
 		rearm(ss);
 		return 0;
@@ -151,6 +173,8 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		ss->ckpt_failed++;
 		return 0;
 	}
+	if (defer_at_trampoline(ss, reason, keep_stopped))
+		return 0;
 	vg_probe_suspend(ss->probe);
 	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 		return -1;
