@@ -9,8 +9,8 @@
  * stopped inside a blocking syscall (sleep, read) restarts it, in either
  * process, exactly as it would have without the snapshot. */
 #include "snapshot_fork.h"
+#include "proc/proc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -66,23 +66,6 @@ pid_t vg_fsnap_last_good(const struct vg_fsnap *s)
 		if (s->good[i])
 			return s->child[i];
 	return 0;
-}
-
-static int count_threads(pid_t pid)
-{
-	char path[64];
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	if (!(d = opendir(path)))
-		return -1;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
 }
 
 /* The address of a `syscall` instruction (0f 05) in an executable mapping
@@ -194,7 +177,7 @@ pid_t vg_fsnap_take(struct vg_fsnap *s, pid_t pid, bool good,
 	struct user_regs_struct saved;
 	uint64_t insn;
 	pid_t child = -1;
-	int st, n = count_threads(pid);
+	int st, n = vg_proc_threads(pid, NULL, 0);
 
 	if (n != 1)
 		return vg_errf(e, "fork snapshot: pid %d has %d threads; fork() copies one thread only, so fork snapshots are for single-threaded targets: use CRIU checkpoints (--snapshot=criu)",

@@ -5,12 +5,12 @@
 #include "probe_internal.h"
 
 #include <bpf/bpf.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "proc/proc.h"
 #include "sym/libs.h"
 #include "watch.h"
 #include "vigil.skel.h"
@@ -64,36 +64,41 @@ static int arm_one(struct vg_probe *p, int i, int tid, uint64_t addr,
 	return 0;
 }
 
-/* the threads of pid not yet in seen[0..*n) */
-static int new_threads(pid_t pid, int *seen, int *n, int max, int *out)
+/* every thread of pid not yet in seen[0..*nseen): breakpoints are
+ * inherited only by threads created after them, so the caller lists the
+ * threads again until none is new; returns how many were new, -1 on
+ * error */
+static int arm_new_threads(struct vg_probe *p, pid_t pid, uint64_t bias,
+			   pid_t *seen, int *nseen, pid_t *now, int max,
+			   struct vg_err *e)
 {
-	char dir[64];
-	struct dirent *d;
-	DIR *dp;
-	int k = 0;
+	int n = vg_proc_threads(pid, now, max), fresh = 0;
 
-	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
-	if (!(dp = opendir(dir)))
-		return -1;
-	while ((d = readdir(dp)) && k < max) {
-		int tid = atoi(d->d_name), j;
+	if (n < 0)
+		return vg_errf(e, "listing the threads of %d: %s", pid,
+			       strerror(errno));
+	for (int t = 0; t < n && t < max; t++) {
+		int j = 0;
 
-		for (j = 0; tid > 0 && j < *n; j++)
-			if (seen[j] == tid)
-				break;
-		if (tid > 0 && j == *n && *n < max) {
-			seen[(*n)++] = tid;
-			out[k++] = tid;
-		}
+		while (j < *nseen && seen[j] != now[t])
+			j++;
+		if (j < *nseen || *nseen == max)
+			continue;
+		seen[(*nseen)++] = now[t];
+		fresh++;
+		for (int i = 0; i < p->spec->nevents; i++)
+			if (is_watch(&p->spec->events[i]) &&
+			    arm_one(p, i, now[t], p->watch[i].link_addr + bias,
+				    e))
+				return -1;
 	}
-	closedir(dp);
-	return k;
+	return fresh;
 }
 
 int vg_probe_arm_watches(struct vg_probe *p, pid_t pid, struct vg_err *e)
 {
 	enum { MAXT = 4096 };
-	static int seen[MAXT], fresh[MAXT];
+	pid_t *seen, *now;
 	int nseen = 0, k;
 	uint64_t bias = 0;
 
@@ -118,18 +123,17 @@ int vg_probe_arm_watches(struct vg_probe *p, pid_t pid, struct vg_err *e)
 				       strerror(errno),
 				       errno == EEXIST ? " (two events watch the same address)" : "");
 	}
-	/* every thread, and again until no new one appeared meanwhile (the
-	 * breakpoints are inherited only by threads created after them) */
-	while ((k = new_threads(pid, seen, &nseen, MAXT, fresh)) > 0)
-		for (int t = 0; t < k; t++)
-			for (int i = 0; i < p->spec->nevents; i++)
-				if (is_watch(&p->spec->events[i]) &&
-				    arm_one(p, i, fresh[t],
-					    p->watch[i].link_addr + bias, e))
-					return -1;
-	return k < 0 ? vg_errf(e, "listing the threads of %d: %s", pid,
-			       strerror(errno))
-		     : 0;
+	seen = calloc(MAXT, sizeof(*seen));
+	now = calloc(MAXT, sizeof(*now));
+	if (!seen || !now)
+		k = vg_errf(e, "out of memory");
+	else
+		while ((k = arm_new_threads(p, pid, bias, seen, &nseen, now,
+					    MAXT, e)) > 0)
+			;
+	free(seen);
+	free(now);
+	return k < 0 ? -1 : 0;
 }
 
 void vg_probe_disarm_watches(struct vg_probe *p)

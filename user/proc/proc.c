@@ -76,37 +76,56 @@ static bool uprobes_page(pid_t pid, uint64_t *lo, uint64_t *hi)
 	return found;
 }
 
-int vg_proc_in_uprobe_page(pid_t pid)
+int vg_proc_threads(pid_t pid, pid_t *out, int max)
 {
-	char dir[64], path[320], buf[256];
-	uint64_t lo, hi, pc;
+	char dir[64];
 	struct dirent *d;
 	DIR *dp;
-	int found = 0;
+	int n = 0;
 
-	if (!uprobes_page(pid, &lo, &hi))
-		return 0;
 	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
 	if (!(dp = opendir(dir)))
+		return -1;
+	while ((d = readdir(dp))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+
+		if (tid <= 0)
+			continue;
+		if (out && n < max)
+			out[n] = tid;
+		n++;
+	}
+	closedir(dp);
+	return n;
+}
+
+int vg_proc_in_uprobe_page(pid_t pid)
+{
+	enum { MAXT = 4096 };
+	char path[96], buf[256];
+	uint64_t lo, hi, pc;
+	pid_t *tids;
+	int n, found = 0;
+
+	if (!uprobes_page(pid, &lo, &hi) || !(tids = calloc(MAXT, sizeof(*tids))))
 		return 0;
-	while (!found && (d = readdir(dp))) {
+	n = vg_proc_threads(pid, tids, MAXT);
+	for (int i = 0; !found && i < n && i < MAXT; i++) {
 		const char *last;
 		FILE *f;
 
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%.63s/%.200s/syscall", dir,
-			 d->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid,
+			 tids[i]);
 		if (!(f = fopen(path, "r")))
 			continue;
 		/* "NR args... sp pc", or "-1 sp pc" outside a system call */
 		if (fgets(buf, sizeof(buf), f) && (last = strrchr(buf, ' ')) &&
 		    sscanf(last, " 0x%" SCNx64, &pc) == 1 && pc >= lo &&
 		    pc < hi)
-			found = atoi(d->d_name);
+			found = tids[i];
 		fclose(f);
 	}
-	closedir(dp);
+	free(tids);
 	return found;
 }
 

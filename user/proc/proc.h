@@ -26,6 +26,10 @@ void vg_proc_kill_child(pid_t pid);
 /* The executable of a running process, absolute (PATH_MAX bytes). Fails
  * with a clear message when the process does not exist or may not be
  * traced by us. */
+/* The threads of pid into out[0..max) (out may be NULL: count only):
+ * how many it has, or -1 when it is gone. */
+int vg_proc_threads(pid_t pid, pid_t *out, int max);
+
 /* A thread of pid (stopped) whose next instruction is in the [uprobes]
  * page (a uretprobe's return trampoline), or 0. CRIU does not restore
  * that page, so an image taken then would crash on restore. */
