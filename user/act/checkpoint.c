@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/rundir.h"
 
 #define DEFAULT_KEEP 8
@@ -46,14 +47,6 @@ const char *vg_criu_path(void)
 	if (access("/usr/local/sbin/criu", X_OK) == 0)
 		return "/usr/local/sbin/criu";
 	return "criu";
-}
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag,
@@ -155,12 +148,12 @@ void vg_ckpt_free(struct vg_ckpt *c)
 bool vg_ckpt_due(const struct vg_ckpt *c)
 {
 	return !c->last_ns ||
-	       now_ns(CLOCK_MONOTONIC) - c->last_ns >= c->min_gap_ns;
+	       vg_now_ns(CLOCK_MONOTONIC) - c->last_ns >= c->min_gap_ns;
 }
 
 bool vg_ckpt_gap_ok(uint64_t *last_ns, uint64_t gap_ms)
 {
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	uint64_t now = vg_now_ns(CLOCK_MONOTONIC);
 
 	if (*last_ns && now - *last_ns < gap_ms * 1000000ull)
 		return false;
@@ -232,7 +225,7 @@ static int write_meta(const char *img, const struct vg_ckpt *c,
 	fprintf(f, "pid=%d\nexe=%s\nreason=%s\nevents=%llu\ntime_ns=%llu\n"
 		   "good=%d\nshell_job=%d\nstate=%d\n",
 		c->pid, c->exe, reason, (unsigned long long)events,
-		(unsigned long long)now_ns(CLOCK_REALTIME), good, shell_job,
+		(unsigned long long)vg_now_ns(CLOCK_REALTIME), good, shell_job,
 		has_state);
 	if (fclose(f))
 		return vg_errf(e, "cannot write %s: %s", path, strerror(errno));
@@ -281,7 +274,7 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 	int n = c->next++, a = 0, rc;
 	FILE *f;
 
-	c->last_ns = now_ns(CLOCK_MONOTONIC);
+	c->last_ns = vg_now_ns(CLOCK_MONOTONIC);
 	image_path(c, n, img, sizeof(img));
 	if (mkdir_private(img, e))
 		return -1;

@@ -32,10 +32,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "act/scenario.h"
 #include "monitor/monitor.h"
+#include "util/clock.h"
 
 #define VG_DYN_SWEEP_MS 200	/* how often detaching is considered */
 
@@ -51,14 +51,6 @@ struct vg_dyn {
 	uint64_t last_sweep_ns;
 	uint64_t attaches, detaches, stops;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t bit(int event)
 {
@@ -196,7 +188,7 @@ static uint64_t needed_now(struct session *ss)
 int vg_dyn_sweep(struct session *ss, struct vg_err *e)
 {
 	struct vg_dyn *d = ss->dyn;
-	uint64_t cand, now = now_ns();
+	uint64_t cand, now = vg_now_ns(CLOCK_MONOTONIC);
 
 	if (!d || now - d->last_sweep_ns < VG_DYN_SWEEP_MS * 1000000ull)
 		return 0;

@@ -19,6 +19,7 @@
 #include "monitor/monitor.h"
 #include "proc/proc.h"
 #include "session_internal.h"
+#include "util/clock.h"
 #include "util/rundir.h"
 #include "monstate.h"
 
@@ -46,12 +47,8 @@ static uint64_t events_seen(const struct session *ss)
  * --checkpoint-gap on. */
 static void rearm(struct session *ss)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	vg_probe_arm_checkpoint(ss->probe, (uint64_t)ts.tv_sec * 1000000000ull +
-						   ts.tv_nsec +
-						   ss->o->checkpoint_gap_ms * 1000000ull);
+	vg_probe_arm_checkpoint(ss->probe, vg_now_ns(CLOCK_MONOTONIC) +
+					   ss->o->checkpoint_gap_ms * 1000000ull);
 }
 
 static int ensure_ring(struct session *ss, struct vg_err *e)
