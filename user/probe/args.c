@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conv.h"
 #include "sym/dwarf.h"
 
 static int fail(struct vg_args_plan *out, int bad, struct vg_err *e,
@@ -37,8 +38,7 @@ static void by_position(struct vg_arg_plan *a, int i, char *what, size_t len)
 	}
 }
 
-/* How a scalar's bits become a 64-bit value; -1 when it is no scalar. */
-static int conversion(const struct vg_type *t)
+int vg_conv_of(const struct vg_type *t)
 {
 	if (t->size < 1 || t->size > 8)
 		return -1;
@@ -67,7 +67,7 @@ static const char *unreadable(const struct vg_type *t, const struct vg_loc *l)
 		return "vigil's language has no floating-point type, and a uprobe cannot read the SSE registers such values are passed in";
 	if (t->kind == VG_TK_STRUCT || t->kind == VG_TK_UNION)
 		return "it is passed by value; expected an integer, bool, enum or pointer (pass a pointer to read its fields)";
-	if (conversion(t) < 0)
+	if (vg_conv_of(t) < 0)
 		return "expected an integer, bool, enum or pointer of at most 8 bytes";
 	if (l->kind == VG_LOC_REG &&
 	    (l->nregs != 1 || vg_reg_ptregs_offset(l->reg[0]) < 0))
@@ -80,7 +80,7 @@ static const char *unreadable(const struct vg_type *t, const struct vg_loc *l)
 static int place(struct vg_arg_plan *a, const struct vg_type *t,
 		 const struct vg_loc *l, char *what, size_t len)
 {
-	a->conv = (__u8)conversion(t);
+	a->conv = (__u8)vg_conv_of(t);
 	a->size = (__u8)t->size;
 	if (l->kind == VG_LOC_STACK) {
 		a->where = VG_ARG_STACK;
@@ -151,7 +151,7 @@ static int plan_return(const struct vg_proto *pr, const char *binary,
 			 pr->func, binary, pr->ret.name, no);
 		return fail(out, VG_SLOT_RET, e, why);
 	}
-	conv = conversion(&pr->ret);
+	conv = vg_conv_of(&pr->ret);
 	conf->ret_conv = (__u8)conv;
 	conf->ret_size = (__u8)pr->ret.size;
 	if (conv != VG_CONV_RAW)

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "conv.h"
 #include "sym/dwarf.h"
 #include "vigil_event.h"
 
@@ -17,6 +18,7 @@ int vg_watch_plan(struct vg_dwarf *dw, const char *prog, const char *name,
 {
 	struct vg_global g;
 	const struct vg_type *t;
+	int conv;
 
 	if (!strncmp(name, "::", 2))
 		name += 2;
@@ -36,12 +38,10 @@ int vg_watch_plan(struct vg_dwarf *dw, const char *prog, const char *name,
 				    "global '%s' in %s is not aligned to its size: a debug register cannot cover it",
 				    name, prog);
 	out->link_addr = g.addr;
-	out->conv = VG_CONV_ZEXT;
-	if (t && (t->kind == VG_TK_SINT ||
-		  (t->kind == VG_TK_ENUM && t->enum_signed)))
-		out->conv = VG_CONV_SEXT;
-	else if (t && t->kind == VG_TK_BOOL)
-		out->conv = VG_CONV_BOOL;
+	/* as an argument of its type would read; raw bits otherwise (no
+	 * DWARF type, a float) */
+	conv = t ? vg_conv_of(t) : -1;
+	out->conv = (uint8_t)(conv < 0 ? VG_CONV_ZEXT : conv);
 	return 0;
 }
 
