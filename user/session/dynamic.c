@@ -190,7 +190,9 @@ int vg_dyn_sweep(struct session *ss, struct vg_err *e)
 	struct vg_dyn *d = ss->dyn;
 	uint64_t cand, now = vg_now_ns(CLOCK_MONOTONIC);
 
-	if (!d || now - d->last_sweep_ns < VG_DYN_SWEEP_MS * 1000000ull)
+	/* (nothing attached that could be detached: no scan of the slices) */
+	if (!d || !d->attached ||
+	    now - d->last_sweep_ns < VG_DYN_SWEEP_MS * 1000000ull)
 		return 0;
 	d->last_sweep_ns = now;
 	cand = d->attached & ~needed_now(ss);
