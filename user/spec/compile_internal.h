@@ -1,0 +1,52 @@
+/* What the two halves of the compiler share: compile.c turns a property's
+ * syntax tree into states, events, bindings and transitions; compile_expr.c
+ * compiles its guards and updates, and the memory reads they name, to
+ * bytecode. Not for other modules. */
+#ifndef VIGIL_SPEC_COMPILE_INTERNAL_H
+#define VIGIL_SPEC_COMPILE_INTERNAL_H
+
+#include "spec_internal.h"
+
+/* Event fields have no declared type: a CSV field may be a number or a
+ * string, so they are compatible with everything. */
+#define TY_ANY 100
+/* more would not fit the 16-bit idx of an instruction, and no real
+ * property comes close */
+#define MAX_VARS 1024
+
+struct cc {
+	struct vg_ld *ld;
+	const struct vg_prop_ast *ast;
+	struct vg_property *pr;
+	int cap;		/* of pr->code */
+	int depth;
+	bool konst;		/* an initializer: no names */
+	const struct vg_pattern *pat;
+	int ev;			/* index into ld->events */
+	struct vg_loc *bind_loc;	/* per binding: where it was first made */
+};
+
+enum ref_kind { R_FIELD, R_PARAM, R_VAR, R_GLOB, R_TID, R_TIME };
+
+struct ref {
+	enum ref_kind kind;
+	int idx;
+	int type;
+	bool param;		/* a pattern name that binds a slice parameter */
+};
+
+/* types: VG_TYPE_* or TY_ANY; their names, alone and with an article */
+bool vg_cc_unsigned_ty(int t);
+const char *vg_cc_ty_name(int t);
+const char *vg_cc_a_ty(int t);
+/* append an instruction to the property's code; its index */
+int vg_cc_emit(struct cc *c, enum vg_opcode op, int idx, int64_t imm,
+	       struct vg_loc loc);
+/* what a name in a guard or update means (docs/LANGUAGE.md, Names) */
+bool vg_cc_resolve(struct cc *c, const char *name, struct ref *r);
+/* the opcode of a binary operator, unsigned or not */
+enum vg_opcode vg_cc_binop(enum vg_tok op, bool u);
+/* compile e, leaving its value on the stack; its type */
+int vg_cc_compile_expr(struct cc *c, const struct vg_expr *e);
+
+#endif
