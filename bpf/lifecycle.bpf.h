@@ -166,13 +166,14 @@ int BPF_PROG(vg_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
-/* the event of each watched address: the breakpoints that threads created
- * later inherit keep the program but not its BPF cookie */
+/* The breakpoints by address: the perf events that threads created later
+ * inherit keep the program but not its BPF cookie, and one program serves
+ * every breakpoint, globals and those armed per slice alike. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, VG_MAX_EVENTS);
+	__uint(max_entries, 64);
 	__type(key, __u64);
-	__type(value, __u32);
+	__type(value, struct vg_wp_conf);
 } watch_ev SEC(".maps");
 
 /* `write x`, `read x`, `access x`: the hardware breakpoint on x fired, in
@@ -182,23 +183,26 @@ SEC("perf_event")
 int vg_watch(struct bpf_perf_event_data *ctx)
 {
 	__u64 slot[VG_NSLOTS] = {}, v = 0, addr = ctx->addr;
-	__u32 event, tid, n, *ev;
+	struct vg_wp_conf *w;
 	struct vg_ev_conf *conf;
+	__u32 event, tid, n;
 
 	if (!is_target(&tid))
 		return 0;
-	ev = bpf_map_lookup_elem(&watch_ev, &addr);
-	event = ev ? *ev : (__u32)bpf_get_attach_cookie(ctx);
+	w = bpf_map_lookup_elem(&watch_ev, &addr);
+	if (!w)
+		return 0;	/* being disarmed */
+	event = w->event;
 	conf = bpf_map_lookup_elem(&ev_conf, &event);
-	if (!conf)
+	n = w->len;
+	if (!conf || n < 1 || n > 8)
 		return 0;
-	n = conf->watch_len;
-	if (n < 1 || n > 8)
-		return 0;
-	if (bpf_probe_read_user(&v, n, (void *)conf->watch_addr))
+	if (bpf_probe_read_user(&v, n, (void *)addr))
 		count(&counters, VG_CNT_CAPFAULT);
-	slot[0] = convert(v, conf->watch_conv, (__u8)n);
-	return handle_conf(NULL, conf, event, tid, slot, false, false, false);
+	slot[VG_WSLOT_VALUE] = convert(v, w->conv, (__u8)n);
+	slot[VG_WSLOT_ADDR] = addr;
+	return handle_conf(NULL, conf, event, tid, slot, false, false, false,
+			   w->flags & VG_WPF_STOP);
 }
 
 #endif

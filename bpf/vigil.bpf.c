@@ -315,14 +315,20 @@ static __always_inline void read_strings(struct vg_ev_conf *conf,
 	}
 }
 
-/* --dynamic: this event may lead a slice into a state that needs a probe
- * that is not attached. Stop the target here, before the thread goes on
- * to call that function; user space attaches it and lets the target go
- * (user/session/dynamic.c). Only once the record is reserved: a lost
- * record would leave the target stopped with nobody to resume it. */
-static __always_inline __u16 arm_stop(struct vg_ev_conf *conf)
+/* Stop the target here, before this thread runs another instruction of
+ * its own, when user space must act first: with --dynamic, the event may
+ * lead a slice into a state that needs a probe that is not attached
+ * (user/session/dynamic.c); with VG_EVF_HOLD, into a state that arms a
+ * watchpoint, which must be in every thread before this one writes
+ * (user/session/watchset.c); with hold, a watchpoint hit that may stop the
+ * process at the faulting instruction. User space resumes it once it has
+ * handled the record, unless a reaction wants it stopped. Only once the
+ * record is reserved: a lost record would leave the target stopped with
+ * nobody to resume it. */
+static __always_inline __u16 arm_stop(struct vg_ev_conf *conf, bool hold)
 {
-	if (!(conf->arms & ~armed_mask))
+	if (!hold && !(conf->flags & VG_EVF_HOLD) &&
+	    !(conf->arms & ~armed_mask))
 		return 0;
 	bpf_send_signal(SIGSTOP);
 	return VG_RF_ARMSTOP;
@@ -331,7 +337,7 @@ static __always_inline __u16 arm_stop(struct vg_ev_conf *conf)
 static __always_inline int handle_conf(struct pt_regs *ctx,
 				       struct vg_ev_conf *conf, __u32 event,
 				       __u32 tid, __u64 *slot, bool ktier,
-				       bool at_entry, bool sleep)
+				       bool at_entry, bool sleep, bool hold)
 {
 	count(&ev_hits, event);
 	if (conf->ncaps)
@@ -363,7 +369,7 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		if (rs) {
 			read_strings(conf, slot, rs, sleep);
 			send_event(conf, &rs->ev, event, tid, slot,
-				   arm_stop(conf));
+				   arm_stop(conf, hold));
 		} else {
 			count(&ev_lost, event);
 			count(&counters, VG_CNT_RB_LOST);
@@ -373,7 +379,7 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 
 		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 		if (r) {
-			send_event(conf, r, event, tid, slot, arm_stop(conf));
+			send_event(conf, r, event, tid, slot, arm_stop(conf, hold));
 		} else {
 			count(&ev_lost, event);
 			count(&counters, VG_CNT_RB_LOST);
@@ -395,7 +401,7 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 	if (!conf)
 		return 0;
 	return handle_conf(ctx, conf, event, tid, slot, ktier, at_entry,
-			   false);
+			   false, false);
 }
 
 /* The bits of an argument or return value as its C type makes them: an
@@ -463,7 +469,8 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 	if (!conf)
 		return 0;
 	read_args(ctx, conf, slot);
-	return handle_conf(ctx, conf, event, tid, slot, ktier, true, sleep);
+	return handle_conf(ctx, conf, event, tid, slot, ktier, true, sleep,
+			   false);
 }
 
 /* Each probe comes in two builds: without the kernel tier, which the
@@ -557,7 +564,7 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
 		slot[VG_SLOT_RET] = convert(slot[VG_SLOT_RET], conf->ret_conv,
 					    conf->ret_size);
 	return handle_conf(ctx, conf, k.event, k.tid, slot, ktier, false,
-			   sleep);
+			   sleep, false);
 }
 
 SEC("uretprobe")

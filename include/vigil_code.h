@@ -51,6 +51,15 @@
 #define VG_SLOT_STACK (VG_SLOT_CALLER + 1)
 #define VG_NSLOTS (VG_SLOT_STACK + 1)
 #define VG_STACK_MAX 8
+/* The fields of a write/read/access event: the value after the access,
+ * the last value vigil saw there before it (user space fills it), the
+ * address; and for a watchpoint armed per slice, the parameters of the
+ * slice that armed it (user space fills them: the hit goes to that slice
+ * alone). */
+#define VG_WSLOT_VALUE 0
+#define VG_WSLOT_OLD 1
+#define VG_WSLOT_ADDR 2
+#define VG_WSLOT_PARAM0 3	/* .. + VG_MAX_PARAMS - 1 */
 
 enum vg_opcode {
 	VG_OP_END = 0,	/* stop */

@@ -43,8 +43,12 @@ enum vg_rec_kind {
 /* flags of a record */
 #define VG_RF_STOPPED 0x1	/* the probe sent SIGSTOP to the process */
 #define VG_RF_VERDICT 0x2	/* entered a violation state */
-#define VG_RF_ARMSTOP 0x8	/* --dynamic: stopped until the probes this
-				 * event may need are attached */
+#define VG_RF_ARMSTOP 0x8	/* the probe stopped the process and user
+				 * space resumes it once it has handled the
+				 * record: --dynamic attaches the probes the
+				 * event may need, a transition arms its
+				 * watchpoints (VG_EVF_HOLD), or a watchpoint
+				 * hit may stop it (VG_WPF_STOP) */
 #define VG_RF_CKPT 0x4		/* stopped so that user space checkpoints the
 				 * target exactly at this event */
 
@@ -105,6 +109,9 @@ struct vg_rec_kstep {
 #define VG_EVF_RETX 0x10	/* convert the return value by ret_conv */
 #define VG_EVF_STRS 0x20	/* reads C strings: send struct
 				 * vg_rec_event_str */
+#define VG_EVF_HOLD 0x40	/* may take a slice into a state that arms a
+				 * watchpoint: stop the thread until it is
+				 * armed in every thread (VG_RF_ARMSTOP) */
 
 /* For VG_EVF_STACK events, slot VG_SLOT_STACK carries the user stack's id
  * (negative: none) and, at entry probes, VG_SLOT_CALLER the return address
@@ -168,12 +175,19 @@ struct vg_ev_conf {
 	 * to need; when one is not in armed_mask (bpf/vigil.bpf.c), the
 	 * probe stops the target until user space has attached it */
 	__u64 arms;
-	/* `write x`, `read x`, `access x`: x's address in the process (set
-	 * once the program is loaded), its size and how its bytes become
-	 * `value` (enum vg_arg_conv) */
-	__u64 watch_addr;
-	__u8 watch_len, watch_conv;
-	__u8 pad2[6];
+};
+
+/* One hardware breakpoint (`write x`, `read x`, `access x`), in the
+ * watch_ev map by its address: the event it reports, how many bytes it
+ * covers and how they become `value` (enum vg_arg_conv). */
+#define VG_WPF_STOP 0x1		/* a hit may take a slice into a state that
+				 * stops the process: stop the writing
+				 * thread right there and let user space
+				 * decide (VG_RF_ARMSTOP) */
+struct vg_wp_conf {
+	__u32 event;
+	__u8 len, conv, flags;
+	__u8 pad;
 };
 
 /* per kernel-tier property */

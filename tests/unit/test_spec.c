@@ -346,6 +346,7 @@ static void test_event_forms(void **state)
 		"property ev\n"
 		"slice on ptr q\n"
 		"global int hits\n"
+		"state i { before f(a, _, c) -> s }\n"
 		"state s {\n"
 		"  before f(a, _, c) -> s\n"
 		"  after g(_, b) returns r when r == b && ret == 0 -> s\n"
@@ -391,29 +392,37 @@ static void test_event_forms(void **state)
 		assert_string_equal(s->events[i].name, want[i].name);
 		assert_int_equal(s->events[i].nfields, want[i].nfields);
 		assert_int_equal(s->events[i].uses_ret, want[i].ret);
-		assert_int_equal(p->trans[i].event, i);
+		assert_int_equal(p->trans[i + 1].event, i);
 		assert_int_equal(vg_spec_find_event(s, want[i].k, want[i].name), i);
 	}
 	/* r == b && ret == 0: both r and ret are the return slot */
-	ASSERT_CODE(p, p->trans[1].guard, { VG_OP_FIELD, VG_SLOT_RET, 0 },
+	ASSERT_CODE(p, p->trans[2].guard, { VG_OP_FIELD, VG_SLOT_RET, 0 },
 		    { VG_OP_FIELD, 1, 0 }, { VG_OP_EQ, 0, 0 },
 		    { VG_OP_JZ, 0, 6 }, { VG_OP_FIELD, VG_SLOT_RET, 0 },
 		    { VG_OP_PUSH, 0, 0 }, { VG_OP_EQ, 0, 0 },
 		    { VG_OP_JZ, 0, 2 }, { VG_OP_PUSH, 0, 1 },
 		    { VG_OP_JMP, 0, 1 }, { VG_OP_PUSH, 0, 0 },
 		    { VG_OP_END, 0, 0 });
-	ASSERT_CODE(p, p->trans[2].guard, { VG_OP_FIELD, 0, 0 },
+	ASSERT_CODE(p, p->trans[3].guard, { VG_OP_FIELD, 0, 0 },
 		    { VG_OP_PUSH, 0, 1 }, { VG_OP_GTS, 0, 0 },
 		    { VG_OP_END, 0, 0 });
-	ASSERT_CODE(p, p->trans[5].update, { VG_OP_LDGLOB, 0, 0 },
+	ASSERT_CODE(p, p->trans[6].update, { VG_OP_LDGLOB, 0, 0 },
 		    { VG_OP_PUSH, 0, 1 }, { VG_OP_ADD, 0, 0 },
 		    { VG_OP_STGLOB, 0, 0 }, { VG_OP_END, 0, 0 });
-	ASSERT_CODE(p, p->trans[8].guard, { VG_OP_FIELD, 0, 0 },
+	ASSERT_CODE(p, p->trans[9].guard, { VG_OP_FIELD, 0, 0 },
 		    { VG_OP_PUSH, 0, 0 }, { VG_OP_NE, 0, 0 },
 		    { VG_OP_END, 0, 0 });
-	/* memory events bind nothing (yet) */
-	assert_int_equal(vg_property_binding(p, 3)->mask, 0);
-	assert_int_equal(vg_property_binding(p, 3)->slot[0], VG_UNBOUND);
+	/* a global's watch binds nothing; a per-slice one binds every
+	 * slice parameter, from the slots the watchpoint's owner fills */
+	assert_int_equal(vg_property_binding(p, 2)->mask, 0);
+	assert_int_equal(vg_property_binding(p, 2)->slot[0], VG_UNBOUND);
+	assert_true(s->events[3].wloc.per_slice);
+	assert_string_equal(s->events[3].wloc.base, "q");
+	assert_string_equal(s->events[3].wloc.path, "count");
+	assert_int_equal(vg_property_binding(p, 3)->mask, 1);
+	assert_int_equal(vg_property_binding(p, 3)->slot[0], VG_WSLOT_PARAM0);
+	assert_string_equal(s->events[5].wloc.path, "a.b");
+	assert_false(s->events[2].wloc.per_slice);
 	assert_string_equal(vg_event_kind_name(VG_EV_THREAD_EXIT), "thread_exit");
 	assert_string_equal(vg_event_kind_name(VG_EV_SYSCALL), "syscall");
 	vg_spec_free(s);
@@ -751,8 +760,9 @@ static void test_states_and_reactions(void **state)
 {
 	struct vg_spec *s = load(
 		"property t # a comment\n"
+		"slice on ptr q, ptr p\n"
 		"state a { before f() -> b  before g() -> c }\n"
-		"state b nonaccepting { before f() -> a }\n"
+		"state b nonaccepting { before f() -> a  write q->count -> b  write *p -> b }\n"
 		"state c accepting\n"
 		"state d violation { }\n"
 		"on enter b: log \"in {n} state\", watch q->count, unwatch *p, exec \"echo hi\", kill\n"
@@ -769,9 +779,9 @@ static void test_states_and_reactions(void **state)
 	assert_string_equal(vg_state_kind_name(VG_STATE_NONACCEPTING), "nonaccepting");
 	assert_string_equal(vg_state_kind_name(VG_STATE_VIOLATION), "violation");
 	assert_string_equal(vg_state_kind_name(VG_STATE_ACCEPTING), "accepting");
-	assert_int_equal(p->states[1].loc.line, 3);
+	assert_int_equal(p->states[1].loc.line, 4);
 	assert_int_equal(p->states[1].loc.col, 7);
-	assert_int_equal(p->ntrans, 3);
+	assert_int_equal(p->ntrans, 5);
 	assert_int_equal(p->trans[0].to, 1);
 	assert_int_equal(p->trans[1].to, 2);
 	assert_int_equal(p->trans[2].from, 1);
@@ -790,7 +800,7 @@ static void test_states_and_reactions(void **state)
 	assert_int_equal(r->actions[3].kind, VG_ACT_EXEC);
 	assert_string_equal(r->actions[3].arg, "echo hi");
 	assert_int_equal(r->actions[4].kind, VG_ACT_KILL);
-	assert_int_equal(r->actions[4].loc.line, 6);
+	assert_int_equal(r->actions[4].loc.line, 7);
 	r = &p->reactions[1];
 	assert_false(r->on_enter);
 	assert_int_equal(r->actions[0].kind, VG_ACT_GDB);
@@ -828,20 +838,22 @@ static void test_several_properties_and_whitespace(void **state)
 static void test_arrow_disambiguation(void **state)
 {
 	struct vg_spec *s = load(
-		"property t\nbool ok\n"
+		"property t\nslice on ptr q\nbool ok\n"
+		"state i { before f() -> s }\n"
 		"state s {\n"
 		"  before f() when ok -> s\n"
 		"  write q->count -> s\n"
+		"  write q->next->count when ok -> s\n"
 		"  write q->next->count { ok = true; } -> s\n"
 		"  change (p->a) -> s\n"
-		"  read q ->s before g() -> s\n"
+		"  read g ->s before g() -> s\n"
 		"}\n");
 
-	assert_int_equal(s->props[0].ntrans, 6);
+	assert_int_equal(s->props[0].ntrans, 8);
 	assert_int_equal(vg_spec_find_event(s, VG_EV_WRITE, "q->count"), 1);
 	assert_int_equal(vg_spec_find_event(s, VG_EV_WRITE, "q->next->count"), 2);
 	assert_int_equal(vg_spec_find_event(s, VG_EV_CHANGE, "p->a"), 3);
-	assert_int_equal(vg_spec_find_event(s, VG_EV_READ, "q"), 4);
+	assert_int_equal(vg_spec_find_event(s, VG_EV_READ, "g"), 4);
 	vg_spec_free(s);
 }
 

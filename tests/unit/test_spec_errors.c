@@ -65,7 +65,7 @@ static const struct bad {
 	{ "property p\nstate s {\n  write 3 -> s\n}\n", 3, 9, "cannot watch this expression, expected a variable, *p or p->field" },
 	{ "property p\nstate s {\n  exit(a, b) -> s\n}\n", 3, 11, "too many parameters, expected at most 1" },
 	{ "property p\nstate s {\n  before f(a,b,c,d,e,f,g,h,i) -> s\n}\n", 3, 28, "too many parameters, expected at most 8" },
-	{ "property p\nstate s {\n  before f() { n @= 1; } -> s\n}\n", 3, 18, "unexpected character '@'" },
+	{ "property p\nstate s {\n  before f() { n $= 1; } -> s\n}\n", 3, 18, "unexpected character '$'" },
 	{ "property p\nint n\nstate s {\n  before f() { n 1; } -> s\n}\n", 4, 18, "unexpected number 1, expected an assignment ('=', '+=', ..., '++' or '--')" },
 	{ "property p\nint n\nstate s {\n  before f() { n = 1 n = 2 } -> s\n}\n", 4, 22, "unexpected 'n', expected ';' after the statement" },
 	{ "property p\nstate s {\n  before f() when (1 -> s\n}\n", 4, 1, "unexpected '}', expected ')' to close the '('" },
@@ -146,13 +146,20 @@ static const struct bad {
 	{ "property p\nint x = 0x1ffffffffffffffff\nstate s\n", 2, 9, "number too large, expected at most 64 bits" },
 	{ "property p\nint x = 0x\nstate s\n", 2, 9, "bad number '0x', expected hex digits after 0x" },
 	{ "property p\nint x = 12ab\nstate s\n", 2, 11, "unexpected 'a' in a number, expected a digit" },
-	{ "property p\nint x = 1 @ 2\nstate s\n", 2, 11, "unexpected character '@'" },
+	{ "property p\nint x = 1 $ 2\nstate s\n", 2, 11, "unexpected character '$'" },
 	{ "property p\nint x = 1 \x01 2\nstate s\n", 2, 11, "unexpected character '\\x01'" },
 	{ "property p\nint x = 'ab'\nstate s\n", 2, 11, "character literal too long, expected ' after one character" },
 	{ "property p\nint x = ''\nstate s\n", 2, 9, "empty character literal, expected one character" },
 	{ "property p\nint x = 'a\nstate s\n", 2, 9, "unterminated character literal, expected ' before the end of the line" },
 	/* an earlier syntax error wins over a later lexical one */
 	{ "property p\nstate s {\n  before f() -> \n}\nint x = \"\\q\"\n", 4, 1, "unexpected '}', expected a target state name after '->'" },
+	/* watchpoints armed per slice */
+	{ "property p\nslice on ptr q\nstate s {\n  write q->count -> s\n}\n", 4, 3, "'write q->count' in the initial state: a watchpoint on memory a slice points to is armed when the slice enters a state that consumes it, and no slice is in the initial state" },
+	{ "property p\nslice on ptr q\nstate s { before f(q) -> t }\nstate t {\n  write r->x -> t\n}\n", 5, 9, "'r' is not a slice parameter or variable of p: a watchpoint on *p or p->field is armed per slice, at the address the slice's p gives" },
+	{ "property p\nslice on ptr q\nstate s { before f(q) -> t }\nstate t {\n  write q -> t\n}\n", 5, 9, "'q' is a slice parameter of p, not target memory: expected *q or q->field" },
+	{ "property p\nslice on ptr q\nstate s { before f(q) -> t }\nstate t {\n  write *q @ zz -> t\n}\n", 5, 14, "'zz' is not a slice parameter or variable of p, expected the number of elements to watch" },
+	{ "property p\nstate s {\n  write g @ 4 -> s\n}\n", 3, 13, "'@' counts elements from a pointer, expected *p @ n or p->field @ n with p a slice parameter or variable" },
+	{ "property p\nslice on ptr q\nstate s { before f(q) -> t }\nstate t\non enter t: watch q->next\n", 5, 12, "watch q->next: property p has no event on it, expected a transition on 'write q->next' (or read, access) for its hits" },
 	/* columns count tabs as one */
 	{ "property p\n\tstate s {\n\t\tbefore f(x) when\tx < y -> s\n\t}\n", 3, 24, "unknown name 'y', expected an event parameter, slice parameter, variable, tid or time" },
 };
@@ -226,10 +233,10 @@ static void test_deep_nesting(void **state)
 	n = (size_t)sprintf(text, "property p\nint x = 1");
 	for (int i = 0; i < 500; i++)
 		n += (size_t)sprintf(text + n, "    ");
-	strcpy(text + n, " @\nstate s\n");
+	strcpy(text + n, " $\nstate s\n");
 	assert_int_equal(vg_spec_load_string(s, "t.vigil", text, &e), -1);
-	assert_non_null(strstr(e.msg, "t.vigil:2:2011: error: unexpected character '@'\n..."));
-	assert_non_null(strstr(e.msg, "   @\n   "));
+	assert_non_null(strstr(e.msg, "t.vigil:2:2011: error: unexpected character '$'\n..."));
+	assert_non_null(strstr(e.msg, "   $\n   "));
 	assert_non_null(strstr(e.msg, "^\n"));
 	assert_true(strlen(e.msg) < 1000);
 	vg_spec_free(s);

@@ -26,7 +26,9 @@ static bool supported(enum vg_action_kind k)
 	return k == VG_ACT_STOP || k == VG_ACT_GDB || k == VG_ACT_LOG ||
 	       k == VG_ACT_KILL || k == VG_ACT_CHECKPOINT ||
 	       k == VG_ACT_RESTORE || k == VG_ACT_EXEC ||
-	       k == VG_ACT_BACKTRACE;
+	       k == VG_ACT_BACKTRACE ||
+	       /* the session's watchpoints do these (watchset.c) */
+	       k == VG_ACT_WATCH || k == VG_ACT_UNWATCH;
 }
 
 struct vg_scenario *vg_scenario_new(const struct vg_spec *spec, pid_t pid,

@@ -81,6 +81,11 @@ static const char usage_run[] =
 	"  --evidence N             steps of the violating slice a report shows\n"
 	"                           (default 16)\n"
 	"  --max-slices N           bound on live slices per property\n"
+	"  --watch-policy=refuse|evict\n"
+	"                           when a slice needs more debug registers than\n"
+	"                           are free (x86: 4): leave it unwatched (default)\n"
+	"                           or take them from the oldest watched slice;\n"
+	"                           the slice left unwatched becomes inconclusive\n"
 	"\n"
 	"exit status: 0 no violation, 1 violation, 2 bad usage or spec,\n"
 	"             3 runtime failure\n"
@@ -148,6 +153,7 @@ static int cmd_run(int argc, char **argv, bool attach)
 		{ "snapshot", required_argument, 0, 'S' },
 		{ "stacks", no_argument, 0, 'K' },
 		{ "evidence", required_argument, 0, 'E' },
+		{ "watch-policy", required_argument, 0, 'W' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
@@ -214,6 +220,12 @@ static int cmd_run(int argc, char **argv, bool attach)
 			break;
 		case 'K':
 			o.stacks = true;
+			break;
+		case 'W':
+			if (!strcmp(optarg, "evict"))
+				o.watch_evict = true;
+			else if (strcmp(optarg, "refuse"))
+				return vg_cli_usage(usage, "--watch-policy: '%s' is not refuse or evict", optarg);
 			break;
 		case 'E':
 			if (parse_size(optarg, &n) || !n || n > 100000)

@@ -184,6 +184,30 @@ void vg_monitor_mark_inconclusive(struct vg_monitor *m, int prop)
 	}
 }
 
+bool vg_monitor_mark_slice_inconclusive(struct vg_monitor *m, int prop,
+					uint32_t mask, const uint64_t *params)
+{
+	uint64_t full[VG_MAX_PARAMS] = { 0 };
+	struct prop_rt *pr;
+	struct vg_mstore *ms;
+	uint32_t ref;
+
+	if (prop < 0 || prop >= m->nprops)
+		return false;
+	pr = &m->pr[prop];
+	if (mask & ~(pr->nmasks - 1))
+		return false;
+	for (int i = 0; i < pr->k; i++)
+		if (mask & (1u << i))
+			full[i] = params[i];
+	ms = &pr->st.ms[mask];
+	ref = vg_store_find(ms, full, vg_store_hash(mask, full));
+	if (ref == VG_REF_NONE)
+		return false;
+	vg_store_rec(ms, ref)->flags |= VG_SF_INCONC;
+	return true;
+}
+
 bool vg_monitor_prop_inconclusive(const struct vg_monitor *m, int prop)
 {
 	return prop >= 0 && prop < m->nprops && m->pr[prop].inconclusive;

@@ -595,6 +595,19 @@ fin:
 	return rc;
 }
 
+int vg_monitor_event_prop(struct vg_monitor *m, int prop,
+			  const struct vg_mon_event *ev, struct vg_err *e)
+{
+	if (ev->event < 0 || ev->event >= m->spec->nevents ||
+	    prop < 0 || prop >= m->nprops)
+		return vg_errf(e, "monitor: event %d for property %d out of range",
+			       ev->event, prop);
+	m->s.events++;
+	if (m->pr[prop].evaluate)
+		return prop_event(m, prop, &m->pr[prop], ev, e) ? -1 : 0;
+	return 0;
+}
+
 int vg_monitor_event(struct vg_monitor *m, const struct vg_mon_event *ev,
 		     struct vg_err *e)
 {

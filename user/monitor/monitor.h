@@ -123,6 +123,18 @@ bool vg_monitor_prop_inconclusive(const struct vg_monitor *m, int prop);
 int vg_monitor_events(struct vg_monitor *m, const struct vg_mon_event *evs,
 		      size_t n, struct vg_err *e);
 
+/* Feed one event to property prop alone: a hit of a watchpoint that one
+ * of its slices armed (user/session/watchset.c), which is that slice's
+ * business, not that of other properties watching the same address. */
+int vg_monitor_event_prop(struct vg_monitor *m, int prop,
+			  const struct vg_mon_event *ev, struct vg_err *e);
+
+/* Mark one slice (prop, bound parameters mask, values params) as possibly
+ * having missed events: its verdict becomes inconclusive. False when
+ * there is no such slice. */
+bool vg_monitor_mark_slice_inconclusive(struct vg_monitor *m, int prop,
+					uint32_t mask, const uint64_t *params);
+
 /* The interpreter with every input, including the slice's parameters for
  * VG_OP_PARAM (vg_vm_run pushes 0 for them). */
 struct vg_vm_ctx {

@@ -337,21 +337,22 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 	for (int i = 0; o->stack_events && i < s->nevents; i++)
 		if (o->stack_events[i])
 			conf[i].flags |= VG_EVF_STACK;
+	for (int i = 0; o->hold_events && i < s->nevents; i++)
+		if (o->hold_events[i])
+			conf[i].flags |= VG_EVF_HOLD;
 	/* where its arguments are and what it reads from target memory,
 	 * from the DWARF of the object its function lives in */
 	for (int i = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
 		struct vg_func_where where;
 
-		if (ev->kind == VG_EV_WRITE || ev->kind == VG_EV_READ ||
-		    ev->kind == VG_EV_ACCESS) {
-			if (vg_watch_plan(vg_dwarf_cached(&dc, o->binary),
-					  o->binary, ev->name, &p->watch[i], e)) {
-				at_spec_line(ev, e);
-				goto out;
-			}
-			conf[i].watch_len = p->watch[i].len;
-			conf[i].watch_conv = p->watch[i].conv;
+		/* a global's watchpoint (one armed per slice is planned by
+		 * the session, vg_probe_watch_type) */
+		if (vg_event_is_watch(ev) && !ev->wloc.per_slice &&
+		    vg_watch_plan(vg_dwarf_cached(&dc, o->binary), o->binary,
+				  ev->name, &p->watch[i], e)) {
+			at_spec_line(ev, e);
+			goto out;
 		}
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
 			if (vg_plan_event(ev, NULL, o->binary, &dc, &conf[i],
@@ -462,7 +463,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	}
 	p->skel->bss->target_tgid = o->pid;
 	p->skel->bss->follow_forks = o->follow_forks;
-	p->skel->bss->stop_at_exec = o->launching && vg_probe_has_watches(p);
+	p->skel->bss->stop_at_exec = o->launching &&
+				     vg_probe_has_global_watches(p);
 	p->skel->bss->armed_mask = ~o->dormant;
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
@@ -499,6 +501,7 @@ void vg_probe_close(struct vg_probe *p)
 	ring_buffer__free(p->rb);
 	vg_probe_disarm_watches(p);
 	free(p->watch);
+	vg_dwarf_cache_free(p->wdc);
 	for (int i = 0; i < p->nlinks; i++) {
 		bpf_link__destroy(p->links[i]);
 		if (p->sites)

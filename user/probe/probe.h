@@ -49,6 +49,9 @@ struct vg_probe_opts {
 	/* vigil run: the target is stopped before its exec, the probes go in
 	 * first (watchpoints need the exec done: it stops there again) */
 	bool launching;
+	/* [spec->nevents], may be NULL: events that may take a slice into a
+	 * state that arms a watchpoint (VG_EVF_HOLD) */
+	const bool *hold_events;
 };
 
 /* One record from the ring buffer. */
@@ -82,12 +85,53 @@ bool vg_probe_exit_status(const struct vg_probe *p, int *code, int *sig);
 int vg_probe_suspend(struct vg_probe *p);
 int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
 
-/* Watchpoints (`write x`, `read x`, `access x`): whether the spec has
- * any; arming them in every thread of pid, once its program is loaded
- * (for vigil run, at the stop of the exec that starts it:
- * vg_probe_opts.launching). */
+/* Hardware watchpoints (`write x`, `read x`, `access x`;
+ * user/probe/probe_watch.c). One breakpoint covers every thread of the
+ * process, those that exist and those they create later (inherited). */
+struct vg_wp {
+	uint64_t addr;		/* aligned to len */
+	uint8_t len;		/* 1, 2, 4 or 8 */
+	uint8_t kind;		/* 0 write, 1 read or write */
+	uint8_t conv;		/* enum vg_arg_conv: the bits -> `value` */
+	uint8_t flags;		/* VG_WPF_* */
+	uint32_t event;
+};
+
+/* Whether the spec watches anything, and a global of the program (those
+ * are armed once the program is loaded: for vigil run, at the stop of the
+ * exec that starts it, vg_probe_opts.launching). */
 bool vg_probe_has_watches(const struct vg_probe *p);
-int vg_probe_arm_watches(struct vg_probe *p, pid_t pid, struct vg_err *e);
+bool vg_probe_has_global_watches(const struct vg_probe *p);
+/* The breakpoint of global watch event `event` in pid (its address moved
+ * by the program's load bias). */
+int vg_probe_watch_global(struct vg_probe *p, pid_t pid, int event,
+			  struct vg_wp *out, struct vg_err *e);
+
+/* A per-slice watch's location (`*p`, `q->count`, `*p @ n`) from the C
+ * type of the pointer FUNC has in slot (a parameter's position or
+ * VG_SLOT_RET): the memory reads from the pointer to the location's
+ * address (cap.nsteps - 1 loads, then cap.off[last]), the location's size
+ * (for `@ n`, of one element; 1 when it points to void) and how its bits
+ * become `value`. Errors name the function, the binary and the member. */
+struct vg_wp_type {
+	uint32_t nsteps;
+	uint32_t off[VG_CAP_STEPS];
+	uint32_t elem;
+	uint8_t conv;
+	bool void_target;	/* *p with p a void *: a count is needed */
+};
+int vg_probe_watch_type(struct vg_probe *p, const char *func, int slot,
+			const char *path, struct vg_wp_type *out,
+			struct vg_err *e);
+
+/* Arm wp in every thread of pid; returns its id (>= 0), or -1 with e set
+ * (errno ENOSPC: a thread's four debug registers are taken). */
+int vg_probe_wp_add(struct vg_probe *p, pid_t pid, const struct vg_wp *wp,
+		    struct vg_err *e);
+/* Change what a hit does (VG_WPF_*) */
+int vg_probe_wp_set(struct vg_probe *p, int id, const struct vg_wp *wp,
+		    struct vg_err *e);
+void vg_probe_wp_del(struct vg_probe *p, int id);
 void vg_probe_disarm_watches(struct vg_probe *p);
 
 /* --dynamic: attach (on) or detach the entry probes of `event`. While

@@ -9,6 +9,14 @@
 #include "sym/libs.h"
 
 struct vg_watch_plan;
+struct vg_dwarf_cache;
+
+/* one breakpoint, in every thread of the process (probe_watch.c) */
+struct probe_wp {
+	uint64_t addr;		/* 0: a free entry */
+	struct bpf_link **links;	/* one per thread */
+	int nlinks;
+};
 
 struct vg_probe {
 	const struct vg_spec *spec;
@@ -27,10 +35,12 @@ struct vg_probe {
 	struct bpf_program *entry, *ret;	/* the builds loaded */
 	struct vg_libs libs;		/* the target's shared libraries */
 	bool libs_loaded;
-	/* `write x`, `read x`, `access x` (probe_watch.c), per event */
+	/* `write x`, `read x`, `access x` (probe_watch.c): per event, a
+	 * global's plan; the breakpoints armed, by id (addr 0: free) */
 	struct vg_watch_plan *watch;
-	struct bpf_link **wlinks;
-	int nwlinks, wcap;
+	struct probe_wp *wps;
+	int nwps;
+	struct vg_dwarf_cache *wdc;	/* for vg_probe_watch_type */
 	char binary[4096];		/* the target's executable */
 	/* during vg_probe_drain */
 	vg_probe_cb cb;

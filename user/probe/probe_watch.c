@@ -1,7 +1,13 @@
-/* Arming the spec's watchpoints (`write x`, `read x`, `access x`) in the
- * target: once its program is loaded (for vigil run, at the exec that
- * starts it, where bpf/lifecycle.bpf.h stops it), one perf breakpoint per
- * thread with vg_watch attached, inherited by the threads created later. */
+/* Hardware watchpoints in the target (`write x`, `read x`, `access x`).
+ *
+ * A breakpoint is one perf event per thread with vg_watch
+ * (bpf/lifecycle.bpf.h) attached, inherited by the threads and processes
+ * that thread creates later; the watch_ev map, keyed by address, tells
+ * vg_watch which event a hit is (an inherited event keeps the program but
+ * not its BPF cookie). Globals are armed once the program is loaded; the
+ * session arms the others while some slice needs them
+ * (user/session/watchset.c), with the target stopped, so that no thread
+ * runs between the listing of the threads and the arming. */
 #include "probe_internal.h"
 
 #include <bpf/bpf.h>
@@ -11,136 +17,214 @@
 #include <unistd.h>
 
 #include "proc/proc.h"
+#include "sym/dwarf_cache.h"
 #include "sym/libs.h"
 #include "watch.h"
 #include "vigil.skel.h"
 
-static bool is_watch(const struct vg_event *ev)
-{
-	return ev->kind == VG_EV_WRITE || ev->kind == VG_EV_READ ||
-	       ev->kind == VG_EV_ACCESS;
-}
-
 bool vg_probe_has_watches(const struct vg_probe *p)
 {
 	for (int i = 0; i < p->spec->nevents; i++)
-		if (is_watch(&p->spec->events[i]))
+		if (vg_event_is_watch(&p->spec->events[i]))
 			return true;
 	return false;
 }
 
-/* one breakpoint of event i on thread tid */
-static int arm_one(struct vg_probe *p, int i, int tid, uint64_t addr,
-		   struct vg_err *e)
+bool vg_probe_has_global_watches(const struct vg_probe *p)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = (uint64_t)i);
-	const struct vg_event *ev = &p->spec->events[i];
-	struct bpf_link *l;
+	for (int i = 0; i < p->spec->nevents; i++)
+		if (vg_event_is_watch(&p->spec->events[i]) &&
+		    !p->spec->events[i].wloc.per_slice)
+			return true;
+	return false;
+}
+
+int vg_probe_watch_global(struct vg_probe *p, pid_t pid, int event,
+			  struct vg_wp *out, struct vg_err *e)
+{
+	uint64_t bias = 0;
+
+	if (vg_proc_load_bias(pid, p->binary, &bias, e))
+		return -1;
+	*out = (struct vg_wp){
+		.addr = p->watch[event].link_addr + bias,
+		.len = p->watch[event].len,
+		.kind = p->spec->events[event].kind != VG_EV_WRITE,
+		.conv = p->watch[event].conv,
+		.event = (uint32_t)event,
+	};
+	return 0;
+}
+
+int vg_probe_watch_type(struct vg_probe *p, const char *func, int slot,
+			const char *path, struct vg_wp_type *out,
+			struct vg_err *e)
+{
+	struct vg_func_where where;
+	struct vg_watch_slice_plan sp;
+
+	if (!p->libs_loaded) {
+		if (vg_libs_load(p->binary, &p->libs, e))
+			return -1;
+		p->libs_loaded = true;
+	}
+	if (vg_libs_find_func(&p->libs, func, &where, e) ||
+	    vg_watch_plan_slice(vg_dwarf_cached(&p->wdc, where.path),
+				where.path, func, slot, path, &sp, e))
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->nsteps = sp.nsteps;
+	memcpy(out->off, sp.off, sizeof(out->off));
+	out->elem = sp.elem;
+	out->conv = sp.conv;
+	out->void_target = sp.void_target;
+	return 0;
+}
+
+/* one breakpoint on thread tid */
+static int arm_thread(struct vg_probe *p, struct probe_wp *w,
+		      const struct vg_wp *wp, int tid, struct vg_err *e)
+{
+	struct bpf_link *l, **v;
 	int fd;
 
-	fd = vg_watch_open(tid, addr, p->watch[i].len,
-			   ev->kind == VG_EV_WRITE ? 0 : 1, e);
+	fd = vg_watch_open(tid, wp->addr, wp->len, wp->kind, e);
 	if (fd < 0)
 		return -1;
-	l = bpf_program__attach_perf_event_opts(p->skel->progs.vg_watch, fd,
-						&po);
+	l = bpf_program__attach_perf_event(p->skel->progs.vg_watch, fd);
 	if (!l) {
 		close(fd);
 		return vg_errf(e, "attaching the watchpoint program: %s",
 			       strerror(errno));
 	}
-	if (p->nwlinks == p->wcap) {
-		int cap = p->wcap ? 2 * p->wcap : 16;
-		void *v = realloc(p->wlinks, cap * sizeof(*p->wlinks));
-
-		if (!v) {
-			bpf_link__destroy(l);
-			return vg_errf(e, "out of memory");
-		}
-		p->wlinks = v;
-		p->wcap = cap;
+	v = realloc(w->links, (w->nlinks + 1) * sizeof(*v));
+	if (!v) {
+		bpf_link__destroy(l);
+		return vg_errf(e, "out of memory");
 	}
-	p->wlinks[p->nwlinks++] = l;
+	w->links = v;
+	w->links[w->nlinks++] = l;
 	return 0;
 }
 
-/* every thread of pid not yet in seen[0..*nseen): breakpoints are
- * inherited only by threads created after them, so the caller lists the
- * threads again until none is new; returns how many were new, -1 on
- * error */
-static int arm_new_threads(struct vg_probe *p, pid_t pid, uint64_t bias,
-			   pid_t *seen, int *nseen, pid_t *now, int max,
-			   struct vg_err *e)
+static void release(struct probe_wp *w)
 {
-	int n = vg_proc_threads(pid, now, max), fresh = 0;
-
-	if (n < 0)
-		return vg_errf(e, "listing the threads of %d: %s", pid,
-			       strerror(errno));
-	for (int t = 0; t < n && t < max; t++) {
-		int j = 0;
-
-		while (j < *nseen && seen[j] != now[t])
-			j++;
-		if (j < *nseen || *nseen == max)
-			continue;
-		seen[(*nseen)++] = now[t];
-		fresh++;
-		for (int i = 0; i < p->spec->nevents; i++)
-			if (is_watch(&p->spec->events[i]) &&
-			    arm_one(p, i, now[t], p->watch[i].link_addr + bias,
-				    e))
-				return -1;
-	}
-	return fresh;
+	for (int i = 0; i < w->nlinks; i++)
+		bpf_link__destroy(w->links[i]);	/* closes the perf fd */
+	free(w->links);
+	memset(w, 0, sizeof(*w));
 }
 
-int vg_probe_arm_watches(struct vg_probe *p, pid_t pid, struct vg_err *e)
+/* Every thread of pid: a breakpoint is inherited only by the threads
+ * created after it, so list them again until none is new. */
+static int arm_threads(struct vg_probe *p, struct probe_wp *w,
+		       const struct vg_wp *wp, pid_t pid, struct vg_err *e)
 {
 	enum { MAXT = 4096 };
-	pid_t *seen, *now;
-	int nseen = 0, k;
-	uint64_t bias = 0;
+	pid_t *seen = calloc(MAXT, sizeof(*seen));
+	pid_t *now = calloc(MAXT, sizeof(*now));
+	int nseen = 0, fresh = 1, rc = 0;
 
-	if (!vg_probe_has_watches(p))
-		return 0;
-	if (vg_proc_load_bias(pid, p->binary, &bias, e))
-		return -1;
-	for (uint32_t i = 0; i < (uint32_t)p->spec->nevents; i++) {
-		struct vg_ev_conf conf;
-		int fd = bpf_map__fd(p->skel->maps.ev_conf);
-
-		if (!is_watch(&p->spec->events[i]))
-			continue;
-		if (bpf_map_lookup_elem(fd, &i, &conf))
-			return vg_errf(e, "reading the event table: %s",
-				       strerror(errno));
-		conf.watch_addr = p->watch[i].link_addr + bias;
-		if (bpf_map_update_elem(fd, &i, &conf, 0) ||
-		    bpf_map_update_elem(bpf_map__fd(p->skel->maps.watch_ev),
-					&conf.watch_addr, &i, BPF_NOEXIST))
-			return vg_errf(e, "writing the event table: %s%s",
-				       strerror(errno),
-				       errno == EEXIST ? " (two events watch the same address)" : "");
-	}
-	seen = calloc(MAXT, sizeof(*seen));
-	now = calloc(MAXT, sizeof(*now));
 	if (!seen || !now)
-		k = vg_errf(e, "out of memory");
-	else
-		while ((k = arm_new_threads(p, pid, bias, seen, &nseen, now,
-					    MAXT, e)) > 0)
-			;
+		rc = vg_errf(e, "out of memory");
+	while (!rc && fresh) {
+		int n = vg_proc_threads(pid, now, MAXT);
+
+		if (n < 0) {
+			rc = vg_errf(e, "listing the threads of %d: %s", pid,
+				     strerror(errno));
+			break;
+		}
+		fresh = 0;
+		for (int t = 0; !rc && t < n && t < MAXT; t++) {
+			int j = 0;
+
+			while (j < nseen && seen[j] != now[t])
+				j++;
+			if (j < nseen || nseen == MAXT)
+				continue;
+			seen[nseen++] = now[t];
+			fresh = 1;
+			rc = arm_thread(p, w, wp, now[t], e);
+		}
+	}
 	free(seen);
 	free(now);
-	return k < 0 ? -1 : 0;
+	return rc;
+}
+
+int vg_probe_wp_add(struct vg_probe *p, pid_t pid, const struct vg_wp *wp,
+		    struct vg_err *e)
+{
+	int fd = bpf_map__fd(p->skel->maps.watch_ev), id = 0;
+	struct vg_wp_conf c = { .event = wp->event, .len = wp->len,
+				.conv = wp->conv, .flags = wp->flags };
+	struct probe_wp *w;
+
+	while (id < p->nwps && p->wps[id].addr)
+		id++;
+	if (id == p->nwps) {
+		w = realloc(p->wps, (p->nwps + 1) * sizeof(*w));
+		if (!w)
+			return vg_errf(e, "out of memory");
+		p->wps = w;
+		memset(&p->wps[p->nwps++], 0, sizeof(*w));
+	}
+	w = &p->wps[id];
+	/* the map first: a hit finds its event from the first thread on */
+	if (bpf_map_update_elem(fd, &wp->addr, &c, BPF_NOEXIST))
+		return vg_errf(e, "a watchpoint on 0x%llx: %s",
+			       (unsigned long long)wp->addr,
+			       errno == EEXIST ? "that address is watched already"
+					       : strerror(errno));
+	w->addr = wp->addr;
+	if (arm_threads(p, w, wp, pid, e)) {
+		int err = errno;
+
+		vg_probe_wp_del(p, id);
+		errno = err;
+		return -1;
+	}
+	return id;
+}
+
+int vg_probe_wp_set(struct vg_probe *p, int id, const struct vg_wp *wp,
+		    struct vg_err *e)
+{
+	struct vg_wp_conf c = { .event = wp->event, .len = wp->len,
+				.conv = wp->conv, .flags = wp->flags };
+
+	if (id < 0 || id >= p->nwps || p->wps[id].addr != wp->addr)
+		return vg_errf(e, "no watchpoint %d on 0x%llx", id,
+			       (unsigned long long)wp->addr);
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.watch_ev),
+				&wp->addr, &c, BPF_EXIST))
+		return vg_errf(e, "updating the watchpoint on 0x%llx: %s",
+			       (unsigned long long)wp->addr, strerror(errno));
+	return 0;
+}
+
+void vg_probe_wp_del(struct vg_probe *p, int id)
+{
+	struct probe_wp *w;
+
+	if (id < 0 || id >= p->nwps || !p->wps[id].addr)
+		return;
+	w = &p->wps[id];
+	/* the breakpoints first, so that every hit they made finds its
+	 * event (user space drops those of a watch it has ended) */
+	uint64_t addr = w->addr;
+
+	release(w);
+	bpf_map_delete_elem(bpf_map__fd(p->skel->maps.watch_ev), &addr);
 }
 
 void vg_probe_disarm_watches(struct vg_probe *p)
 {
-	for (int i = 0; i < p->nwlinks; i++)
-		bpf_link__destroy(p->wlinks[i]);
-	free(p->wlinks);
-	p->wlinks = NULL;
-	p->nwlinks = p->wcap = 0;
+	for (int i = 0; i < p->nwps; i++)
+		if (p->wps[i].addr)
+			release(&p->wps[i]);
+	free(p->wps);
+	p->wps = NULL;
+	p->nwps = 0;
 }

@@ -28,7 +28,6 @@
  * attaches the probe again before resuming it. */
 #include "session_internal.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +45,6 @@ struct vg_dyn {
 	int *state_off;		/* [nprops]: where a property's states start */
 	uint64_t *arms;		/* [nevents] */
 	uint64_t want;		/* asked for by arming stops, not yet done */
-	pid_t stopped[16];	/* processes an arming stop stopped */
-	int nstopped;
 	uint64_t last_sweep_ns;
 	uint64_t attaches, detaches, stops;
 };
@@ -121,25 +118,20 @@ void vg_dyn_note(struct session *ss, const struct vg_rec_hdr *h)
 {
 	struct vg_dyn *d = ss->dyn;
 
-	if (!d || !(h->flags & VG_RF_ARMSTOP))
+	if (!d || !(h->flags & VG_RF_ARMSTOP) || !d->arms[h->event])
 		return;
 	d->stops++;
 	d->want |= d->arms[h->event];
-	for (int i = 0; i < d->nstopped; i++)
-		if (d->stopped[i] == (pid_t)h->pid)
-			return;
-	if (d->nstopped < 16)
-		d->stopped[d->nstopped++] = (pid_t)h->pid;
 }
 
-/* Attach what arming stops asked for, then resume what they stopped --
- * unless a reaction wants that process stopped. */
+/* Attach what arming stops asked for; the session resumes what they
+ * stopped afterwards (hold.c). */
 int vg_dyn_after_drain(struct session *ss, struct vg_err *e)
 {
 	struct vg_dyn *d = ss->dyn;
 	uint64_t add;
 
-	if (!d || !d->nstopped)
+	if (!d || !d->want)
 		return 0;
 	add = d->want & ~d->attached;
 	for (int i = 0; i < 64; i++)
@@ -151,12 +143,6 @@ int vg_dyn_after_drain(struct session *ss, struct vg_err *e)
 	d->attached |= add;
 	d->want = 0;
 	vg_probe_set_armed(ss->probe, ~(d->dynamic & ~d->attached));
-	for (int i = 0; i < d->nstopped; i++)
-		if (!(vg_scenario_target_stopped(ss->sc) &&
-		      vg_scenario_stop_pid(ss->sc) == d->stopped[i]) &&
-		    !vg_scenario_target_killed(ss->sc))
-			kill(d->stopped[i], SIGCONT);
-	d->nstopped = 0;
 	return 0;
 }
 
@@ -230,7 +216,4 @@ void vg_dyn_finish(struct session *ss)
 		(unsigned long long)d->attaches,
 		(unsigned long long)d->detaches,
 		(unsigned long long)d->stops);
-	if (d->stops && !vg_scenario_target_stopped(ss->sc) &&
-	    !vg_scenario_target_killed(ss->sc))
-		kill(ss->pid, SIGCONT);
 }

@@ -25,6 +25,7 @@
 #include "report/report.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
+#include "watchset.h"
 
 #define VG_POLL_MS 10
 
@@ -63,6 +64,10 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_report_set_evidence(ss->report, x);
 	vg_evidence_add(x, s, from, to, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+	if (ss->ws)
+		vg_watchset_transition(ss->ws,
+				       vg_session_monitor_of(ss, (pid_t)ev->pid),
+				       s, from, to);
 }
 
 /* The target's symbolizer, made when the first stack-bearing record
@@ -238,9 +243,12 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 	ss->events++;
 	if (r->ev) {
 		struct vg_mon_event ev;
+		struct vg_monitor *mon;
+		int rc;
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
 		vg_dyn_note(ss, r->h);
+		vg_hold_note(ss, r->h);
 		if (r->strs && intern_strings(ss, r->strs, &ev))
 			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
@@ -249,7 +257,12 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		if (ss->rec && vg_recorder_write(ss->rec, &ev))
 			return vg_errf(ss->err, "writing %s failed",
 				       ss->o->record_path);
-		return vg_monitor_event(vg_session_monitor_of(ss, ev.pid), &ev, ss->err);
+		mon = vg_session_monitor_of(ss, ev.pid);
+		rc = vg_event_is_watch(&ss->spec->events[ev.event])
+			? vg_watchset_hit(ss->ws, mon, &ev, ss->err)
+			: vg_monitor_event(mon, &ev, ss->err);
+		vg_watchset_settle(ss->ws, mon);
+		return rc;
 	}
 	return on_kstep(ss, r->ks, ss->err);
 }
@@ -263,6 +276,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	struct vg_monitor_hooks hooks = { .ctx = ss,
 					  .transition = vg_session_on_transition };
 	bool *user, *stacks = ss->stack_on = stack_events(ss->spec, ss->o->stacks);
+	bool *holds = NULL, oom = false;
 	int rc = -1;
 
 	ss->kernel = calloc(ss->spec->nprops, sizeof(bool));
@@ -339,6 +353,11 @@ static int open_all(struct session *ss, struct vg_err *e)
 		vg_errf(e, "out of memory");
 		goto out;
 	}
+	po.hold_events = holds = vg_watchset_holds(ss->spec, ss->kernel, &oom);
+	if (oom) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
 	if (ss->o->record_path) {
 		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,
 					   ss->pid, e);
@@ -349,9 +368,15 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (!ss->probe)
 		goto out;
 	snprintf(ss->exe, sizeof(ss->exe), "%s", path);
-	/* attached to a running program: its watchpoints go in now (vigil
-	 * run arms them at the exec that starts the program) */
-	if (ss->o->pid > 0 && vg_probe_arm_watches(ss->probe, ss->pid, e))
+	if (vg_probe_has_watches(ss->probe) &&
+	    !(ss->ws = vg_watchset_new(ss->spec, ss->kernel, ss->probe,
+				       ss->pid, stop_mask,
+				       ss->o->watch_evict ? VG_WATCH_EVICT
+							  : VG_WATCH_REFUSE, e)))
+		goto out;
+	/* attached to a running program: its globals' watchpoints go in now
+	 * (vigil run arms them at the exec that starts the program) */
+	if (ss->o->pid > 0 && ss->ws && vg_watchset_start(ss->ws, e))
 		goto out;
 	/* vigil restore --monitor: the monitor goes on from the checkpoint */
 	if (ss->o->state_path &&
@@ -362,6 +387,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 out:
 	free(user);
 	free(stop_mask);
+	free(holds);
 	return rc;
 }
 
@@ -415,6 +441,8 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	}
 	vg_report_stats(ss->report, ss->mon, &st);
 	vg_dyn_finish(ss);
+	vg_watchset_finish(ss->ws, stderr);
+	vg_hold_finish(ss);
 	free(st.hits);
 	free(st.lost_per_event);
 
@@ -533,8 +561,10 @@ static int loop(struct session *ss, struct vg_err *e)
 		if ((got = vg_probe_drain(ss->probe, vg_session_on_record, ss, e)) < 0)
 			goto out;
 		busy = got > 0;
-		if (vg_dyn_after_drain(ss, e) || vg_dyn_sweep(ss, e) ||
-		    vg_session_requests(ss, e))
+		if (vg_dyn_after_drain(ss, e) || vg_dyn_sweep(ss, e))
+			goto out;
+		vg_hold_release(ss);
+		if (vg_session_requests(ss, e))
 			goto out;
 		if (ss->restored)
 			break;
@@ -611,6 +641,7 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	}
 	rc = loop(&ss, e);
 out:
+	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	vg_probe_close(ss.probe);
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;

@@ -39,6 +39,7 @@ struct vg_session_opts {
 	bool fork_snapshots;		/* --snapshot=fork: checkpoints by fork() */
 	bool stacks;			/* --stacks: every event's user stack */
 	int evidence;			/* --evidence N: steps shown; 0 = 16 */
+	bool watch_evict;		/* --watch-policy=evict (else refuse) */
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

@@ -18,6 +18,7 @@ struct vg_symbolizer;
 struct vg_slice_view;
 struct vg_mon_event;
 struct vg_monitor;
+struct vg_watchset;
 
 struct session {
 	struct vg_spec *spec;
@@ -41,6 +42,13 @@ struct session {
 	int nkids;
 	bool launch_exec_seen;		/* vigil run: the exec that starts it */
 	struct vg_dyn *dyn;		/* --dynamic (dynamic.c), or NULL */
+	struct vg_watchset *ws;		/* watchpoints (watchset.c), or NULL */
+	struct {			/* stopped by a probe for us (hold.c) */
+		pid_t pid, tid;
+	} held[16];
+	int nheld;
+	bool held_overflow;
+	uint64_t holds;
 	pid_t snap_pids[16];		/* recent fork snapshots: vigil's own
 					 * forks, not the target's */
 	unsigned nsnaps;
@@ -99,6 +107,16 @@ int vg_dyn_sweep(struct session *ss, struct vg_err *e);
 /* At the end: the counts; and a target an arming stop may still hold is
  * let go unless a reaction stopped it. */
 void vg_dyn_finish(struct session *ss);
+
+/* --- records that stopped the target for us (hold.c) --- */
+
+/* A record read: note the process a VG_RF_ARMSTOP record stopped. */
+void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h);
+/* The records are handled: let those processes go, unless a reaction
+ * wants one stopped. */
+void vg_hold_release(struct session *ss);
+/* At the end: nothing vigil stopped stays stopped unless asked. */
+void vg_hold_finish(struct session *ss);
 
 /* The ring-buffer callback: one record through the monitor. */
 int vg_session_on_record(void *ctx, const struct vg_probe_rec *r);

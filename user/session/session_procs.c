@@ -14,6 +14,7 @@
 #include "monitor/monitor.h"
 #include "report/evidence.h"
 #include "report/report.h"
+#include "watchset.h"
 
 /* --follow-fork runs every property in the user tier (the kernel tier's
  * slices are keyed by their parameters only, and a child has the parent's
@@ -111,9 +112,9 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		/* the program is loaded, stopped there for its watchpoints
 		 * (bpf/lifecycle.bpf.h, stop_at_exec) */
 		ss->launch_exec_seen = true;
-		if (!vg_probe_has_watches(ss->probe))
+		if (!vg_probe_has_global_watches(ss->probe))
 			return 0;
-		if (vg_probe_arm_watches(ss->probe, ss->pid, ss->err)) {
+		if (vg_watchset_start(ss->ws, ss->err)) {
 			/* it has run none of its code: end it rather than let
 			 * it run unwatched */
 			kill(ss->pid, SIGKILL);

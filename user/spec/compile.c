@@ -177,6 +177,13 @@ static int bind_event(struct cc *c, const struct vg_pattern *pat, int ev)
 		b.slot[j] = VG_UNBOUND;
 		where[j] = pat->name_loc;
 	}
+	/* a hit of a per-slice watchpoint is for the slice that armed it */
+	if (vg_event_is_watch(&c->ld->events[ev]) &&
+	    c->ld->events[ev].wloc.per_slice)
+		for (int j = 0; j < pr->nparams; j++) {
+			b.slot[j] = (uint8_t)(VG_WSLOT_PARAM0 + j);
+			b.mask |= 1u << j;
+		}
 	for (int i = 0; i < pat->nnames + pat->has_ret; i++) {
 		const struct vg_pname *n = i < pat->nnames ? &pat->names[i]
 							    : &pat->ret;
@@ -273,6 +280,8 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 	}
 	if (pat->has_ret)
 		ev->uses_ret = true;
+	if (vg_event_is_watch(ev))
+		vg_cc_watch(c, pat, from);
 	t->binding = bind_event(c, pat, c->ev);
 
 	c->pat = pat;
@@ -306,6 +315,27 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 	pr->ntrans++;
 }
 
+/* `watch EXPR` arms, by hand, the watchpoint of one of the property's
+ * per-slice watch events on EXPR: its hits are that event */
+static void check_watch_action(struct cc *c, const struct vg_action *act)
+{
+	const struct vg_property *pr = c->pr;
+
+	for (int b = 0; b < pr->nbindings; b++) {
+		const struct vg_event *ev = &c->ld->events[pr->bindings[b].event];
+
+		if (vg_event_is_watch(ev) && !strcmp(ev->name, act->arg)) {
+			if (!ev->wloc.per_slice)
+				vg_ld_error(c->ld, act->loc, "'%s' is a global, watched for the whole run: watch and unwatch are for memory a slice points to",
+					    act->arg);
+			return;
+		}
+	}
+	vg_ld_error(c->ld, act->loc, "%s %s: property %s has no event on it, expected a transition on 'write %s' (or read, access) for its hits",
+		    act->kind == VG_ACT_WATCH ? "watch" : "unwatch", act->arg,
+		    pr->name, act->arg);
+}
+
 static void compile_reactions(struct cc *c)
 {
 	const struct vg_prop_ast *a = c->ast;
@@ -334,6 +364,9 @@ static void compile_reactions(struct cc *c)
 			act->loc = ra->actions[j].loc;
 			if (ra->actions[j].arg)
 				act->arg = vg_ld_xstrdup(c->ld, ra->actions[j].arg);
+			if (act->kind == VG_ACT_WATCH ||
+			    act->kind == VG_ACT_UNWATCH)
+				check_watch_action(c, act);
 		}
 	}
 }

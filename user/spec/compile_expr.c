@@ -114,13 +114,21 @@ static bool resolve_pattern(struct cc *c, const char *name, struct ref *r)
 		ev->uses_ret = true;
 		return true;
 	}
-	if ((pat->kind == VG_EV_WRITE || pat->kind == VG_EV_READ ||
-	     pat->kind == VG_EV_ACCESS || pat->kind == VG_EV_CHANGE) &&
-	    !strcmp(name, "value")) {
-		*r = (struct ref){ .kind = R_FIELD, .idx = 0, .type = TY_ANY };
-		if (ev->nfields < 1)
-			ev->nfields = 1;
-		return true;
+	if (pat->kind == VG_EV_WRITE || pat->kind == VG_EV_READ ||
+	    pat->kind == VG_EV_ACCESS || pat->kind == VG_EV_CHANGE) {
+		static const char *const wf[] = {
+			[VG_WSLOT_VALUE] = "value", [VG_WSLOT_OLD] = "old",
+			[VG_WSLOT_ADDR] = "addr",
+		};
+
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(name, wf[i])) {
+				*r = (struct ref){ .kind = R_FIELD, .idx = i,
+						   .type = TY_ANY };
+				if (ev->nfields < i + 1)
+					ev->nfields = i + 1;
+				return true;
+			}
 	}
 	return false;
 }
@@ -303,8 +311,8 @@ static int compile_name(struct cc *c, const struct vg_expr *e)
 
 /* The path of a member chain below its base name, "a.b->c" for
  * p->a.b->c; false when the chain is not NAME->... */
-static bool member_path(const struct vg_expr *e, const struct vg_expr **base,
-			char *buf, size_t len)
+bool vg_cc_member_path(const struct vg_expr *e, const struct vg_expr **base,
+		       char *buf, size_t len)
 {
 	size_t n;
 
@@ -318,7 +326,7 @@ static bool member_path(const struct vg_expr *e, const struct vg_expr **base,
 	} else if (e->a->kind == EX_GLOBAL) {	/* ::g.x, ::g->x */
 		*base = e->a;
 		snprintf(buf, len, "%s%s", e->a->str, e->arrow ? "->" : ".");
-	} else if (!member_path(e->a, base, buf, len)) {
+	} else if (!vg_cc_member_path(e->a, base, buf, len)) {
 		return false;
 	} else {
 		n = strlen(buf);
@@ -355,7 +363,7 @@ static int compile_capture(struct cc *c, const struct vg_expr *e, bool is_str)
 		base = e->a;
 		path[0] = 0;
 	} else if (e->kind != EX_MEMBER ||
-		   !member_path(e, &base, path, sizeof(path))) {
+		   !vg_cc_member_path(e, &base, path, sizeof(path))) {
 		if (is_str)
 			vg_ld_error(c->ld, e->start, "cannot read a string at '%s', expected str(p), str(p->field) or str(p->a.b) with p a parameter of the event",
 				    text ? text : "");

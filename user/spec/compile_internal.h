@@ -46,6 +46,13 @@ int vg_cc_emit(struct cc *c, enum vg_opcode op, int idx, int64_t imm,
 bool vg_cc_resolve(struct cc *c, const char *name, struct ref *r);
 /* the opcode of a binary operator, unsigned or not */
 enum vg_opcode vg_cc_binop(enum vg_tok op, bool u);
+/* The path of a member chain below its base name, "a.b->c" for
+ * p->a.b->c; false when the chain is not NAME->... or ::g... */
+bool vg_cc_member_path(const struct vg_expr *e, const struct vg_expr **base,
+		       char *buf, size_t len);
+/* write/read/access: the event's location (vg_event.wloc), checked
+ * against the property; from is the state the transition leaves */
+void vg_cc_watch(struct cc *c, const struct vg_pattern *pat, int from);
 /* compile e, leaving its value on the stack; its type */
 int vg_cc_compile_expr(struct cc *c, const struct vg_expr *e);
 

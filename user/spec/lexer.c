@@ -194,7 +194,7 @@ static const struct {
 	{ ".", T_DOT }, { "?", T_QUESTION }, { "+", T_PLUS }, { "-", T_MINUS },
 	{ "*", T_STAR }, { "/", T_SLASH }, { "%", T_PERCENT }, { "&", T_AMP },
 	{ "|", T_PIPE }, { "^", T_CARET }, { "~", T_TILDE }, { "!", T_BANG },
-	{ "<", T_LT }, { ">", T_GT }, { "=", T_ASSIGN },
+	{ "<", T_LT }, { ">", T_GT }, { "=", T_ASSIGN }, { "@", T_AT },
 };
 
 const char *vg_tok_name(enum vg_tok t)

@@ -153,6 +153,9 @@ static bool arrow_is_target(struct parser *p)
 {
 	enum vg_tok after = peek(p, 2)->kind;
 
+	/* `write q->count when ...`: no transition starts with `when` */
+	if (after == T_IDENT && !strcmp(peek(p, 2)->str, "when"))
+		return false;
 	return p->in_trans && peek(p, 1)->kind == T_IDENT &&
 	       (after == T_RBRACE || after == T_IDENT || after == T_EOF ||
 		after == T_ERROR);
@@ -445,6 +448,31 @@ static void parse_names(struct parser *p, struct vg_pattern *pat, int max)
 	expect(p, T_RPAREN, "',' or ')' after a parameter");
 }
 
+/* The canonical text of a watched location, with its `@ n` when count
+ * is not NULL and one follows (n elements from p, as gdb's artificial
+ * arrays): events and `watch` reactions name locations by it. */
+static char *watch_text(struct parser *p, struct vg_expr *e,
+			struct vg_expr **count)
+{
+	char *t = vg_expr_text(&p->ld->arena, e), *n, *both;
+
+	if (!t)
+		vg_ld_oom(p->ld);
+	if (count)
+		*count = NULL;
+	if (!count || cur(p)->kind != T_AT)
+		return t;
+	next(p);
+	*count = parse_unary(p);
+	n = vg_expr_text(&p->ld->arena, *count);
+	both = n ? vg_arena_alloc(&p->ld->arena, strlen(t) + strlen(n) + 4)
+		 : NULL;
+	if (!both)
+		vg_ld_oom(p->ld);
+	sprintf(both, "%s @ %s", t, n);
+	return both;
+}
+
 static void parse_pattern(struct parser *p, struct vg_pattern *pat)
 {
 	static const struct {
@@ -515,9 +543,9 @@ static void parse_pattern(struct parser *p, struct vg_pattern *pat)
 		    e->kind != EX_GLOBAL && e->kind != EX_MEMBER &&
 		    !(e->kind == EX_UNARY && e->op == T_STAR))
 			vg_ld_error(p->ld, e->start, "cannot watch this expression, expected a variable, *p or p->field");
-		pat->name = vg_expr_text(&p->ld->arena, e);
-		if (!pat->name)
-			vg_ld_oom(p->ld);
+		pat->wexpr = e;
+		pat->name = watch_text(p, e, pat->kind != VG_EV_CHANGE
+					      ? &pat->wcount : NULL);
 		break;
 	}
 	case VG_EV_EXIT:
@@ -656,9 +684,9 @@ static void parse_reaction(struct parser *p, struct vg_prop_ast *pr)
 					? "a format string after 'log'"
 					: "a command string after 'exec'")->str;
 		} else if (a->kind == VG_ACT_WATCH || a->kind == VG_ACT_UNWATCH) {
-			a->arg = vg_expr_text(&p->ld->arena, parse_expr(p));
-			if (!a->arg)
-				vg_ld_oom(p->ld);
+			struct vg_expr *count;
+
+			a->arg = watch_text(p, parse_expr(p), &count);
 		}
 	} while (accept(p, T_COMMA));
 }

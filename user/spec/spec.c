@@ -648,3 +648,25 @@ const char *vg_state_kind_name(enum vg_state_kind k)
 	}
 	return "?";
 }
+
+bool vg_event_is_watch(const struct vg_event *ev)
+{
+	return ev->kind == VG_EV_WRITE || ev->kind == VG_EV_READ ||
+	       ev->kind == VG_EV_ACCESS;
+}
+
+int vg_watch_name(const struct vg_property *p, const char *name,
+		  bool *is_var)
+{
+	for (int i = 0; i < p->nparams; i++)
+		if (!strcmp(p->params[i], name)) {
+			*is_var = false;
+			return i;
+		}
+	for (int i = 0; i < p->nvars; i++)
+		if (!strcmp(p->vars[i].name, name)) {
+			*is_var = true;
+			return i;
+		}
+	return -1;
+}

@@ -65,6 +65,23 @@ struct vg_capture {
 	struct vg_loc loc;	/* first use */
 };
 
+/* Where a write/read/access event watches, from its expression: a global
+ * of the program (`x`, `::x`), or memory that a slice parameter or
+ * variable points to (`*p`, `q->count`, `*p @ size`), armed per slice while
+ * the slice is in a state that consumes the event (user/session/watch*.c). */
+struct vg_watch_loc {
+	bool per_slice;		/* *base or base->...: base is a slice
+				 * parameter or variable */
+	char base[64];		/* the root name */
+	char path[96];		/* members below it, as for captures:
+				 * "count", "a.b", "next->val"; "" for *p */
+	char count[64];		/* `@ N`: N as written (digits or a slice
+				 * parameter or variable); "" when absent */
+};
+
+_Static_assert(VG_WSLOT_PARAM0 + VG_MAX_PARAMS <= VG_MAX_FIELDS,
+	       "a watch event's fields fit its positional slots");
+
 struct vg_event {
 	enum vg_event_kind kind;
 	char *name;		/* function, syscall, variable or expression
@@ -82,6 +99,7 @@ struct vg_event {
 	int ncaps;
 	struct vg_capture caps[VG_MAX_CAPS];
 	int nstrs;		/* of the captures, str(...) ones */
+	struct vg_watch_loc wloc;	/* write/read/access */
 };
 
 struct vg_var {
@@ -233,6 +251,13 @@ bool vg_property_state_has_action(const struct vg_property *p, int state,
 				  bool on_enter, enum vg_action_kind kind);
 
 const char *vg_event_kind_name(enum vg_event_kind k);
+/* write/read/access events */
+bool vg_event_is_watch(const struct vg_event *ev);
+/* A per-slice watch event's base (and its `@ N` count, when N is a name)
+ * in property p: a slice parameter (*is_var false) or variable, by index;
+ * -1 when p has no such name. */
+int vg_watch_name(const struct vg_property *p, const char *name,
+		  bool *is_var);
 const char *vg_state_kind_name(enum vg_state_kind k);
 
 #endif

@@ -39,7 +39,7 @@ enum vg_tok {
 	T_LPAREN, T_RPAREN, T_LBRACE, T_RBRACE, T_COMMA, T_SEMI, T_COLON,
 	T_COLONCOLON,
 	T_ARROW, T_DOT, T_QUESTION,
-	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_AMP, T_PIPE, T_CARET,
+	T_AT, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_AMP, T_PIPE, T_CARET,
 	T_TILDE, T_BANG, T_LT, T_GT, T_LE, T_GE, T_EQEQ, T_NE, T_SHL, T_SHR,
 	T_ANDAND, T_OROR,
 	T_ASSIGN, T_ADDEQ, T_SUBEQ, T_MULEQ, T_DIVEQ, T_MODEQ, T_ANDEQ,
@@ -110,6 +110,8 @@ struct vg_pattern {
 	struct vg_pname *names;
 	bool has_ret;
 	struct vg_pname ret;
+	/* write/read/access: the location, and the N of `@ N` (NULL: none) */
+	struct vg_expr *wexpr, *wcount;
 };
 
 struct vg_trans_ast {

@@ -1,0 +1,99 @@
+/* Records whose probe stopped the target for user space to act first
+ * (VG_RF_ARMSTOP): --dynamic attaching a probe, a transition arming a
+ * watchpoint, a watchpoint hit that may stop the target where it wrote.
+ * Once the records of a drain are handled -- probes attached, watchpoints
+ * armed, reactions run -- the processes they stopped are let go, unless a
+ * reaction wants that one stopped or killed it.
+ *
+ * A watchpoint's program runs in the debug exception with interrupts off,
+ * where bpf_send_signal only queues the SIGSTOP (irq_work): it is sent
+ * just after the program has submitted its record, before the thread
+ * returns to user space. Resuming before it lands would be undone by it,
+ * and the target would stay stopped; so vigil waits until the thread of
+ * each record is stopped (or gone) before it sends SIGCONT. */
+#include "session_internal.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "act/scenario.h"
+#include "util/clock.h"
+
+#define HOLD_WAIT_MS 50		/* for a queued SIGSTOP to land */
+
+void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h)
+{
+	if (!(h->flags & VG_RF_ARMSTOP))
+		return;
+	ss->holds++;
+	for (int i = 0; i < ss->nheld; i++)
+		if (ss->held[i].pid == (pid_t)h->pid) {
+			ss->held[i].tid = (pid_t)h->tid;
+			return;
+		}
+	if (ss->nheld < (int)(sizeof(ss->held) / sizeof(ss->held[0]))) {
+		ss->held[ss->nheld].pid = (pid_t)h->pid;
+		ss->held[ss->nheld++].tid = (pid_t)h->tid;
+	} else {	/* more processes than slots: the target at least */
+		ss->held_overflow = true;
+	}
+}
+
+static bool keep_stopped(struct session *ss, pid_t pid)
+{
+	return (vg_scenario_target_stopped(ss->sc) &&
+		vg_scenario_stop_pid(ss->sc) == pid) ||
+	       vg_scenario_target_killed(ss->sc);
+}
+
+/* is thread tid of pid stopped, or gone? */
+static bool settled(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	if (!(f = fopen(path, "r")))
+		return true;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'T' || p[2] == 't' ||
+	       p[2] == 'Z' || p[2] == 'X';
+}
+
+static void wait_settled(pid_t pid, pid_t tid)
+{
+	uint64_t end = vg_now_ns(CLOCK_MONOTONIC) + HOLD_WAIT_MS * 1000000ull;
+	struct timespec nap = { 0, 20000 };
+
+	while (!settled(pid, tid) && vg_now_ns(CLOCK_MONOTONIC) < end)
+		nanosleep(&nap, NULL);
+}
+
+void vg_hold_release(struct session *ss)
+{
+	for (int i = 0; i < ss->nheld; i++) {
+		if (keep_stopped(ss, ss->held[i].pid))
+			continue;
+		wait_settled(ss->held[i].pid, ss->held[i].tid);
+		kill(ss->held[i].pid, SIGCONT);
+	}
+	if (ss->held_overflow && !keep_stopped(ss, ss->pid))
+		kill(ss->pid, SIGCONT);
+	ss->nheld = 0;
+	ss->held_overflow = false;
+}
+
+void vg_hold_finish(struct session *ss)
+{
+	/* a stop whose record was never read (vigil interrupted between
+	 * the probe's SIGSTOP and the drain) must not outlive vigil */
+	if (ss->holds && !keep_stopped(ss, ss->pid))
+		kill(ss->pid, SIGCONT);
+	vg_hold_release(ss);
+}

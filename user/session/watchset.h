@@ -1,0 +1,74 @@
+/* The watchpoints of a live run (`write x`, `read x`, `access x`): those on
+ * globals of the program, armed for the whole run, and those on memory a
+ * slice points to (`write q->count`, `write *p @ size`), armed while some
+ * slice is in a state that consumes them or asked for them with a `watch`
+ * reaction, within the four debug registers a thread has.
+ *
+ * The monitor tells it every transition; it computes the addresses the
+ * slice needs from the slice's parameters and variables, arms and disarms
+ * breakpoints through the probe layer, and turns each hit into the
+ * event(s) of the slices that armed it, with `old`, the last value seen. */
+#ifndef VIGIL_SESSION_WATCHSET_H
+#define VIGIL_SESSION_WATCHSET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "spec/spec.h"
+
+struct vg_monitor;
+struct vg_mon_event;
+struct vg_probe;
+struct vg_slice_view;
+struct vg_watchset;
+
+/* What to do when a slice needs more debug registers than are free. */
+enum vg_watch_policy {
+	VG_WATCH_REFUSE,	/* the new slice goes unwatched: inconclusive */
+	VG_WATCH_EVICT,		/* the oldest watched slices give theirs up:
+				 * they become inconclusive */
+};
+
+/* x86: four debug registers per thread, and every breakpoint is in every
+ * thread */
+#define VG_WATCH_REGS 4
+
+/* Per event [spec->nevents]: whether it may take a user-tier slice into a
+ * state that arms a watchpoint (its probe then holds the thread until the
+ * watchpoint is armed: VG_EVF_HOLD). NULL when no event does, or out of
+ * memory (*oom set). */
+bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
+			bool *oom);
+
+/* stop_mask[prop]: the states whose entry stops the target. Plans the
+ * per-slice watches from DWARF through the probe layer; fails naming the
+ * spec line when one cannot be planned. */
+struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
+				    const bool *kernel, struct vg_probe *probe,
+				    pid_t pid, const uint32_t *stop_mask,
+				    enum vg_watch_policy policy,
+				    struct vg_err *e);
+void vg_watchset_free(struct vg_watchset *ws);
+
+/* The program is loaded: arm the globals' watchpoints. */
+int vg_watchset_start(struct vg_watchset *ws, struct vg_err *e);
+
+/* A transition of the target's monitor m (the monitor hook). */
+void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
+			    const struct vg_slice_view *s, int from, int to);
+/* After each event fed to m: what the transitions decided about slices
+ * other than the one moving (evicted, refused) is applied. */
+void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m);
+
+/* A watch event's record (ev->event a write/read/access event): fills in
+ * `old` and feeds m the event of every slice that armed the address (or
+ * of every property, for a global). */
+int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
+		    struct vg_mon_event *ev, struct vg_err *e);
+
+/* The end of the run: a line of counts, when anything was armed. */
+void vg_watchset_finish(struct vg_watchset *ws, FILE *out);
+
+#endif
