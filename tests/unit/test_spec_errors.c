@@ -159,7 +159,7 @@ static const struct bad {
 	{ "property p\nslice on ptr q\nstate s { before f(q) -> t }\nstate t {\n  write q -> t\n}\n", 5, 9, "'q' is a slice parameter of p, not target memory: expected *q or q->field" },
 	{ "property p\nslice on ptr q\nstate s { before f(q) -> t }\nstate t {\n  write *q @ zz -> t\n}\n", 5, 14, "'zz' is not a slice parameter or variable of p, expected the number of elements to watch" },
 	{ "property p\nstate s {\n  write g @ 4 -> s\n}\n", 3, 13, "'@' counts elements from a pointer, expected *p @ n or p->field @ n with p a slice parameter or variable" },
-	{ "property p\nslice on ptr q\nstate s { before f(q) -> t }\nstate t\non enter t: watch q->next\n", 5, 12, "watch q->next: property p has no event on it, expected a transition on 'write q->next' (or read, access) for its hits" },
+	{ "property p\nslice on ptr q\nstate s { before f(q) -> t }\nstate t\non enter t: watch q->next\n", 5, 13, "watch q->next: property p has no event on it, expected a transition on 'write q->next' (or read, access) for its hits" },
 	/* columns count tabs as one */
 	{ "property p\n\tstate s {\n\t\tbefore f(x) when\tx < y -> s\n\t}\n", 3, 24, "unknown name 'y', expected an event parameter, slice parameter, variable, tid or time" },
 };
