@@ -19,6 +19,17 @@ __s32 target_exit_status = 0;
  * its code runs */
 __u32 stop_at_exec = 0;
 
+/* --follow-fork, per-process probes (user/probe/probe_follow.c): a followed
+ * process's fork stops the child before it runs any of its code, until
+ * user space has attached the child's own probes. fork_stop_ok: the kernel
+ * has bpf_send_signal_task (6.13), set before load, so that without it
+ * the call is dead code; fork_stop: user space clears it before it lets
+ * the held children go at its end. */
+extern int bpf_send_signal_task(struct task_struct *task, int sig,
+				enum pid_type type, __u64 value) __ksym __weak;
+const volatile __u32 fork_stop_ok = 0;
+__u32 fork_stop = 0;
+
 /* signal_deliver fires in get_signal() as the signal is delivered, before
  * a handler or the default action (core dump, termination) runs. */
 SEC("tp_btf/signal_deliver")
@@ -31,6 +42,89 @@ int BPF_PROG(vg_signal, int sig, struct kernel_siginfo *info,
 	if (ev_signal < 0 || !is_target(&tid))
 		return 0;
 	return handle(NULL, ev_signal, tid, slot, false, false);
+}
+
+/* A new process, a new program, or the end of a followed process: user
+ * space says so, attaches a new process's probes (the probes on the
+ * target's pid fire in its memory only; an exec'd program has other code
+ * than the probed binary), and lets go of a process that ended. */
+static __always_inline void fill_proc(struct vg_rec_proc *r, __u16 flags,
+				      __u32 what, __u32 tid, __u32 child,
+				      struct linux_binprm *bprm)
+{
+	fill_hdr(&r->h, VG_REC_PROC, flags, what, tid);
+	r->child = child;
+	r->path[0] = 0;
+	r->dev = 0;
+	r->ino = 0;
+	if (bprm) {
+		bpf_probe_read_kernel_str(r->path, sizeof(r->path),
+					  BPF_CORE_READ(bprm, filename));
+		r->ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);
+		r->dev = BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev);
+	}
+	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
+}
+
+static __always_inline void send_proc(__u32 what, __u32 tid, __u32 child,
+				      struct linux_binprm *bprm)
+{
+	struct vg_rec_proc *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+	if (!r) {
+		count(&counters, VG_CNT_RB_LOST);
+		return;
+	}
+	fill_proc(r, 0, what, tid, child, bprm);
+}
+
+/* A followed process forked: the child is followed from now on, and,
+ * with per-process probes, stopped before it can run any of its code:
+ * the signal is pending before the child is first woken, and is taken on
+ * its way to user space. Only a child whose record is reserved is stopped
+ * (user space lets it go on that record, or at its end), and the stop
+ * counts as in flight (vg_probe_quiesce) so that vigil's end, which
+ * clears fork_stop, knows when no fork can stop a child any more. */
+static __always_inline void follow_fork(struct task_struct *child,
+					__u32 ctgid, __u32 tid)
+{
+	struct vg_rec_proc *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	__u32 on = VG_FOLLOW_ON, zero = 0, *v;
+	__u16 flags = 0;
+	__u64 *busy;
+
+	if (!follow_forks) {
+		if (r)
+			fill_proc(r, 0, VG_PROC_FORK, tid, ctgid, NULL);
+		else
+			count(&counters, VG_CNT_RB_LOST);
+		return;
+	}
+	if (bpf_map_update_elem(&followed, &ctgid, &on, BPF_ANY)) {
+		count(&counters, VG_CNT_UNFOLLOWED);	/* the table is full */
+		if (r)
+			fill_proc(r, 0, VG_PROC_FORK, tid, ctgid, NULL);
+		return;
+	}
+	if (!r) {	/* followed, but user space cannot know it */
+		count(&counters, VG_CNT_RB_LOST);
+		count(&counters, VG_CNT_UNFOLLOWED);
+		return;
+	}
+	flags = VG_RF_FOLLOWED;
+	busy = bpf_map_lookup_elem(&inflight, &zero);
+	if (busy)
+		__sync_fetch_and_add(busy, 1);	/* before reading fork_stop */
+	if (fork_stop_ok && fork_stop &&
+	    !bpf_send_signal_task(child, SIGSTOP, PIDTYPE_TGID, 0)) {
+		v = bpf_map_lookup_elem(&followed, &ctgid);
+		if (v)
+			*v = VG_FOLLOW_HELD;
+		flags |= VG_RF_FORKSTOP;
+	}
+	if (busy)
+		__sync_fetch_and_sub(busy, 1);
+	fill_proc(r, flags, VG_PROC_FORK, tid, ctgid, NULL);
 }
 
 /* sched_process_exit runs for every exiting thread; group_dead marks the
@@ -57,8 +151,9 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 		if (tgid == target_tgid) {
 			target_exit_status = code;
 			target_exited = 1;
-		} else {	/* a followed descendant */
+		} else {	/* a followed descendant: its probes can go */
 			bpf_map_delete_elem(&followed, &tgid);
+			send_proc(VG_PROC_EXIT, tid, tgid, NULL);
 		}
 	}
 	if (ev_exit >= 0 && group_dead) {
@@ -102,32 +197,6 @@ int BPF_PROG(vg_sys_enter, struct pt_regs *regs, long id)
 	return handle(NULL, *ev - 1, tid, slot, false, false);
 }
 
-/* A new process or a new program: user space says so, since the probes
- * follow neither (their filter is the target's tgid; an exec'd program has
- * other code than the probed binary). */
-static __always_inline void send_proc(__u32 what, __u32 tid, __u32 child,
-				      struct linux_binprm *bprm)
-{
-	struct vg_rec_proc *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-
-	if (!r) {
-		count(&counters, VG_CNT_RB_LOST);
-		return;
-	}
-	fill_hdr(&r->h, VG_REC_PROC, 0, what, tid);
-	r->child = child;
-	r->path[0] = 0;
-	r->dev = 0;
-	r->ino = 0;
-	if (bprm) {
-		bpf_probe_read_kernel_str(r->path, sizeof(r->path),
-					  BPF_CORE_READ(bprm, filename));
-		r->ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);
-		r->dev = BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev);
-	}
-	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
-}
-
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(vg_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -137,11 +206,7 @@ int BPF_PROG(vg_fork, struct task_struct *parent, struct task_struct *child)
 	if (!is_target(&tid))
 		return 0;
 	if (BPF_CORE_READ(child, tgid) != cur_tgid()) {	/* a process */
-		__u32 ctgid = BPF_CORE_READ(child, tgid), one = 1;
-
-		if (follow_forks)	/* before the child can run */
-			bpf_map_update_elem(&followed, &ctgid, &one, BPF_ANY);
-		send_proc(VG_PROC_FORK, tid, ctgid, NULL);
+		follow_fork(child, BPF_CORE_READ(child, tgid), tid);
 		return 0;
 	}
 	if (ev_thread_start < 0)

@@ -181,6 +181,34 @@ static __always_inline __u32 cur_tgid(void)
 	return bpf_get_current_pid_tgid() >> 32;
 }
 
+/* A uprobe link is attached for one process (user/probe/probe_follow.c),
+ * whose tgid is the high half of the cookie (0: none). The kernel filters
+ * such a link by memory, not by process, so it also fires in a process
+ * sharing that memory: a vfork child before its exec, and its parent.
+ * Each of those has a link of its own, so a hit through another's link is
+ * a duplicate -- except at a return whose entry was made by an ancestor
+ * before a fork (the child inherits the pending return, with the
+ * ancestor's link), which only the inherited return reports. */
+static __always_inline bool others_link(__u64 cookie, bool at_return)
+{
+	__u32 owner = cookie >> 32;
+	struct task_struct *t;
+	void *mm;
+
+	if (!owner || owner == cur_tgid())
+		return false;
+	if (!at_return)
+		return true;
+	t = (struct task_struct *)bpf_get_current_task();
+	mm = BPF_CORE_READ(t, mm);
+	for (int i = 0; i < 4 && t; i++) {
+		t = BPF_CORE_READ(t, real_parent);
+		if (t && BPF_CORE_READ(t, tgid) == owner)
+			return BPF_CORE_READ(t, mm) == mm;
+	}
+	return true;
+}
+
 /* Every record's header. The clock is read only for what is reported: it
  * is a good part of the cost of a kernel-tier event that changes nothing. */
 static __always_inline void fill_hdr(struct vg_rec_hdr *h, __u16 kind,
@@ -458,12 +486,13 @@ static __always_inline void read_args(struct pt_regs *ctx,
 
 static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 {
-	__u32 event = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 event = (__u32)cookie;
 	__u64 slot[VG_NSLOTS] = {};
 	struct vg_ev_conf *conf;
 	__u32 tid;
 
-	if (!is_target(&tid))
+	if (!is_target(&tid) || others_link(cookie, false))
 		return 0;
 	conf = bpf_map_lookup_elem(&ev_conf, &event);
 	if (!conf)
@@ -501,12 +530,13 @@ int vg_entry_s(struct pt_regs *ctx)
 SEC("uprobe")
 int vg_stash(struct pt_regs *ctx)
 {
-	struct stash_key k = { .event = (__u32)bpf_get_attach_cookie(ctx) };
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct stash_key k = { .event = (__u32)cookie };
 	struct vg_ev_conf *conf;
 	struct stash *s;
 	__u32 zero = 0;
 
-	if (!is_target(&k.tid))
+	if (!is_target(&k.tid) || others_link(cookie, false))
 		return 0;
 	conf = bpf_map_lookup_elem(&ev_conf, &k.event);
 	if (!conf)
@@ -537,12 +567,13 @@ int vg_stash(struct pt_regs *ctx)
 
 static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
 {
-	struct stash_key k = { .event = (__u32)bpf_get_attach_cookie(ctx) };
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct stash_key k = { .event = (__u32)cookie };
 	__u64 slot[VG_NSLOTS] = {};
 	struct vg_ev_conf *conf;
 	struct stash *s;
 
-	if (!is_target(&k.tid))
+	if (!is_target(&k.tid) || others_link(cookie, true))
 		return 0;
 	conf = bpf_map_lookup_elem(&ev_conf, &k.event);
 	if (!conf)

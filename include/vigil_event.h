@@ -51,6 +51,15 @@ enum vg_rec_kind {
 				 * hit may stop it (VG_WPF_STOP) */
 #define VG_RF_CKPT 0x4		/* stopped so that user space checkpoints the
 				 * target exactly at this event */
+#define VG_RF_FOLLOWED 0x10	/* VG_PROC_FORK: the child is followed */
+#define VG_RF_FORKSTOP 0x20	/* VG_PROC_FORK: the child is stopped until
+				 * its probes are attached (VG_FOLLOW_HELD) */
+
+/* values of the `followed` map (bpf/lifecycle.bpf.h) */
+#define VG_FOLLOW_ON 1		/* followed, its probes attached */
+#define VG_FOLLOW_HELD 2	/* stopped at its fork: its probes are not
+				 * attached yet, and user space owes it a
+				 * SIGCONT */
 
 struct vg_rec_hdr {
 	__u16 kind;		/* enum vg_rec_kind */
@@ -74,10 +83,12 @@ struct vg_rec_event_str {
 };
 
 /* VG_REC_PROC: what the target's process did (bpf/lifecycle.bpf.h) */
-enum vg_proc_what { VG_PROC_FORK = 1, VG_PROC_EXEC = 2 };
+enum vg_proc_what { VG_PROC_FORK = 1, VG_PROC_EXEC = 2, VG_PROC_EXIT = 3 };
 struct vg_rec_proc {
 	struct vg_rec_hdr h;	/* event: enum vg_proc_what */
-	__u32 child;		/* VG_PROC_FORK: the new process */
+	__u32 child;		/* VG_PROC_FORK: the new process;
+				 * VG_PROC_EXIT: the followed process that
+				 * ended (its probes can go) */
 	__u32 dev;		/* VG_PROC_EXEC: the program's file, as the
 				 * kernel encodes dev_t (major << 20 | minor) */
 	__u64 ino;
@@ -282,6 +293,9 @@ enum vg_counter {
 	VG_CNT_KBUSY,		/* slice lock contention beyond the bound */
 	VG_CNT_KERR,		/* bad kernel-tier code (should never happen) */
 	VG_CNT_CAPFAULT,	/* a capture's memory read faulted */
+	VG_CNT_UNFOLLOWED,	/* --follow-fork: a child not followed, or
+				 * whose fork record was lost (its probes are
+				 * not attached) */
 	VG_CNT__COUNT
 };
 

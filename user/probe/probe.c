@@ -3,6 +3,7 @@
 #include "probe.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +24,17 @@
 #define VG_DEFAULT_RINGBUF (8u << 20)
 #define VG_DEFAULT_KSLICES 65536
 
+
+/* Does the running kernel have this function (a kfunc, say)? */
+static bool kernel_has_func(const char *name)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool yes = vmlinux &&
+		   btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) >= 0;
+
+	btf__free(vmlinux);
+	return yes;
+}
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
@@ -73,8 +85,6 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 		      const struct vg_probe_opts *o, const struct vg_event *ev,
 		      int event, bool retprobe, struct vg_err *e)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = retprobe,
-		    .bpf_cookie = (uint64_t)event);
 	struct vg_func_where where;
 	struct bpf_link *l;
 
@@ -91,28 +101,28 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 		vg_place_entry(where.path, where.fn.offset, &pl);
 		where.fn.offset = pl.offset;
 	}
-	/* pid-filtered: other processes using the same library are not
-	 * touched */
-	/* The kernel filters a uprobe by one process's memory: a forked
-	 * child has its own, so with --follow-fork the probes go into every
-	 * process that maps the file and the BPF filter (is_target) keeps
-	 * the target's tree. */
 	/* --dynamic: an entry probe no slice needs yet starts detached */
 	bool off = !retprobe && event < 64 && (o->dormant >> event & 1);
+	struct uprobe_site *u = &p->sites[p->nlinks];
 
-	l = off ? NULL
-		: bpf_program__attach_uprobe_opts(prog,
-						  o->follow_forks ? -1 : o->pid,
-						  where.path, where.fn.offset,
-						  &uo);
-	if (!l && !off)
-		return vg_errf(e, "attaching a %s to %s in %s: %s",
-			       retprobe ? "uretprobe" : "uprobe", ev->name,
-			       where.path, strerror(errno));
-	p->sites[p->nlinks] = (struct uprobe_site){
+	*u = (struct uprobe_site){
 		.prog = prog, .path = strdup(where.path),
 		.offset = where.fn.offset, .cookie = (uint64_t)event,
 		.retprobe = retprobe, .off = off };
+	if (!u->path)
+		return vg_errf(e, "out of memory");
+	/* filtered by the kernel to the target's memory: other processes
+	 * mapping the same file are not touched (followed processes get
+	 * links of their own, probe_follow.c) */
+	l = off ? NULL : vg_probe_attach_site(u, p->pid);
+	if (!l && !off) {
+		vg_errf(e, "attaching a %s to %s in %s: %s",
+			retprobe ? "uretprobe" : "uprobe", ev->name,
+			where.path, strerror(errno));
+		free(u->path);
+		u->path = NULL;
+		return -1;
+	}
 	p->links[p->nlinks++] = l;
 	return 0;
 }
@@ -239,7 +249,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	p->links = calloc(2 * s->nevents + 3, sizeof(*p->links));
 	p->link_prog_fd = calloc(2 * s->nevents + 3, sizeof(int));
 	p->sites = calloc(2 * s->nevents + 3, sizeof(*p->sites));
-	p->pid = o->follow_forks ? -1 : o->pid;	/* as attach_one does */
+	/* without per-process following, the old way: any process, filtered
+	 * in BPF */
+	p->pid = o->follow_forks && !p->per_pid ? -1 : o->pid;
 	if (!p->links || !p->link_prog_fd || !p->sites)
 		return vg_errf(e, "out of memory");
 	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
@@ -426,6 +438,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		return NULL;
 	}
 	p->spec = spec;
+	pthread_mutex_init(&p->reap_mu, NULL);
+	pthread_cond_init(&p->reap_cv, NULL);
 	p->ncpus = libbpf_num_possible_cpus();
 	libbpf_set_print(libbpf_quiet);
 
@@ -449,6 +463,10 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	lifecycle_setup(p);
+	p->per_pid = o->follow_forks && kernel_has_func("bpf_send_signal_task");
+	if (o->follow_forks && !p->per_pid && o->warn)
+		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
+	p->skel->rodata->fork_stop_ok = p->per_pid;
 	p->kslot_max = o->max_kslices ? o->max_kslices : VG_DEFAULT_KSLICES;
 	p->kslot_cap = pow2_at_least(2 * (size_t)p->kslot_max);
 	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);
@@ -463,6 +481,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	}
 	p->skel->bss->target_tgid = o->pid;
 	p->skel->bss->follow_forks = o->follow_forks;
+	p->skel->bss->fork_stop = p->per_pid;
 	p->skel->bss->stop_at_exec = o->launching &&
 				     vg_probe_has_global_watches(p);
 	p->skel->bss->armed_mask = ~o->dormant;
@@ -498,6 +517,8 @@ void vg_probe_close(struct vg_probe *p)
 {
 	if (!p)
 		return;
+	vg_probe_release_held(p);
+	vg_probe_free_kids(p);
 	ring_buffer__free(p->rb);
 	vg_probe_disarm_watches(p);
 	free(p->watch);
@@ -513,6 +534,8 @@ void vg_probe_close(struct vg_probe *p)
 	if (p->libs_loaded)
 		vg_libs_free(&p->libs);
 	vigil_bpf__destroy(p->skel);
+	pthread_mutex_destroy(&p->reap_mu);
+	pthread_cond_destroy(&p->reap_cv);
 	free(p);
 }
 

@@ -70,6 +70,8 @@ typedef int (*vg_probe_cb)(void *ctx, const struct vg_probe_rec *r);
 struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			       const struct vg_probe_opts *opts,
 			       struct vg_err *e);
+/* Also lets go of the children held at their fork whose records were not
+ * read. */
 void vg_probe_close(struct vg_probe *p);
 
 /* The target's exit, as its last thread's exit tracepoint saw it: the
@@ -84,6 +86,16 @@ bool vg_probe_exit_status(const struct vg_probe *p, int *code, int *sig);
  * caller keeps the target stopped in between, so no call is missed. */
 int vg_probe_suspend(struct vg_probe *p);
 int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
+
+/* --follow-fork: attach the uprobes for pid, a followed process the fork
+ * tracepoint holds stopped (VG_RF_FORKSTOP), then let it go. It is let go
+ * even when this fails (-1, e set: the process is then not followed);
+ * one that has already ended is no error. A no-op when the kernel cannot
+ * hold a child at its fork: the target's probes take any process then.
+ * vg_probe_unfollow destroys the links of a followed process that ended
+ * (VG_PROC_EXIT). */
+int vg_probe_follow(struct vg_probe *p, pid_t pid, struct vg_err *e);
+void vg_probe_unfollow(struct vg_probe *p, pid_t pid);
 
 /* Hardware watchpoints (`write x`, `read x`, `access x`;
  * user/probe/probe_watch.c). One breakpoint covers every thread of the

@@ -4,6 +4,7 @@
 #define VIGIL_PROBE_INTERNAL_H
 
 #include <bpf/libbpf.h>
+#include <pthread.h>
 
 #include "probe.h"
 #include "sym/libs.h"
@@ -27,6 +28,17 @@ struct vg_probe {
 	struct uprobe_site *sites;	/* per link; path NULL: not a uprobe */
 	int nlinks;
 	pid_t pid;
+	/* --follow-fork (probe_follow.c): each followed process has its own
+	 * uprobe links, indexed like sites; per_pid false: the kernel cannot
+	 * hold a child at its fork, and the target's links take any process
+	 * (pid -1), filtered in BPF */
+	bool per_pid;
+	struct vg_kid_links *kids;
+	int nkids, kids_cap;
+	/* links being destroyed on threads of their own (probe_follow.c) */
+	pthread_mutex_t reap_mu;
+	pthread_cond_t reap_cv;
+	int reaping;
 	bool suspended;
 	int ncpus;
 	int kprop_map[VG_KMAX_PROPS];
@@ -58,5 +70,19 @@ struct uprobe_site {
 	bool retprobe;
 	bool off;		/* --dynamic: detached until needed */
 };
+
+struct vg_kid_links {
+	pid_t pid;
+	struct bpf_link **links;	/* [nlinks] */
+};
+
+/* Attach a uprobe site for one process (pid -1: any), with the process in
+ * the cookie's high half (bpf/vigil.bpf.c, others_link). NULL, errno
+ * set, on failure. */
+struct bpf_link *vg_probe_attach_site(const struct uprobe_site *u, pid_t pid);
+/* Let go of the children still held at their fork, once no fork can hold
+ * another (vg_probe_close). */
+void vg_probe_release_held(struct vg_probe *p);
+void vg_probe_free_kids(struct vg_probe *p);
 
 #endif

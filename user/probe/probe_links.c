@@ -1,7 +1,8 @@
 /* Detaching the uprobes and attaching them again, at the same places: a
  * CRIU dump must not see the int3 a uprobe writes into the text
  * (vg_probe_suspend/resume), and --dynamic attaches an event's probes only
- * while a slice needs them (user/session/dynamic.c). */
+ * while a slice needs them (user/session/dynamic.c). Both apply to the
+ * target's links and to those of each followed process. */
 #include "probe_internal.h"
 
 #include <bpf/bpf.h>
@@ -12,15 +13,70 @@
 
 #include "vigil.skel.h"
 
+struct bpf_link *vg_probe_attach_site(const struct uprobe_site *u, pid_t pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = u->retprobe,
+		    .bpf_cookie = u->cookie |
+				  (pid > 0 ? (uint64_t)pid << 32 : 0));
+
+	return bpf_program__attach_uprobe_opts(u->prog, pid, u->path,
+					       u->offset, &uo);
+}
+
+/* The uprobe links of owner o: the target's (-1), or a followed
+ * process's (probe_follow.c). */
+static struct bpf_link **links_of(struct vg_probe *p, int o, pid_t *pid)
+{
+	if (o < 0) {
+		*pid = p->pid;
+		return p->links;
+	}
+	*pid = p->kids[o].pid;
+	return p->kids[o].links;
+}
+
+/* Attach site i for every owner that lacks it. A followed process that
+ * has exited meanwhile (ESRCH) is no error: its exit record is on the
+ * way. */
+static int attach_everywhere(struct vg_probe *p, int i, const char *what,
+			     struct vg_err *e)
+{
+	struct uprobe_site *u = &p->sites[i];
+
+	for (int o = -1; o < p->nkids; o++) {
+		pid_t pid;
+		struct bpf_link **l = links_of(p, o, &pid);
+
+		if (l[i])
+			continue;
+		l[i] = vg_probe_attach_site(u, pid);
+		if (!l[i] && !(o >= 0 && errno == ESRCH))
+			return vg_errf(e, "attaching the %s at %s+0x%llx%s: %s",
+				       u->retprobe ? "uretprobe" : "uprobe",
+				       u->path, (unsigned long long)u->offset,
+				       what, strerror(errno));
+	}
+	return 0;
+}
+
+static void detach_everywhere(struct vg_probe *p, int i)
+{
+	for (int o = -1; o < p->nkids; o++) {
+		pid_t pid;
+		struct bpf_link **l = links_of(p, o, &pid);
+
+		bpf_link__destroy(l[i]);
+		l[i] = NULL;
+	}
+}
+
 int vg_probe_suspend(struct vg_probe *p)
 {
 	if (p->suspended)
 		return 0;
 	for (int i = 0; i < p->nlinks; i++)
-		if (p->sites[i].path) {
-			bpf_link__destroy(p->links[i]);
-			p->links[i] = NULL;
-		}
+		if (p->sites[i].path)
+			detach_everywhere(p, i);
 	p->suspended = true;
 	return 0;
 }
@@ -31,18 +87,11 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
 		return 0;
 	for (int i = 0; i < p->nlinks; i++) {
 		struct uprobe_site *u = &p->sites[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = u->retprobe,
-			    .bpf_cookie = u->cookie);
 
-		if (!u->path || p->links[i] || u->off)
+		if (!u->path || u->off)
 			continue;
-		p->links[i] = bpf_program__attach_uprobe_opts(
-			u->prog, p->pid, u->path, u->offset, &uo);
-		if (!p->links[i])
-			return vg_errf(e, "attaching the %s at %s+0x%llx again: %s",
-				       u->retprobe ? "uretprobe" : "uprobe",
-				       u->path, (unsigned long long)u->offset,
-				       strerror(errno));
+		if (attach_everywhere(p, i, " again", e))
+			return -1;
 	}
 	p->suspended = false;
 	return 0;
@@ -53,8 +102,6 @@ int vg_probe_event_attach(struct vg_probe *p, int event, bool on,
 {
 	for (int i = 0; i < p->nlinks; i++) {
 		struct uprobe_site *u = &p->sites[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = u->retprobe,
-			    .bpf_cookie = u->cookie);
 
 		if (!u->path || u->cookie != (uint64_t)event || u->off == !on)
 			continue;
@@ -62,17 +109,13 @@ int vg_probe_event_attach(struct vg_probe *p, int event, bool on,
 		if (p->suspended)	/* vg_probe_resume will do it */
 			continue;
 		if (!on) {
-			bpf_link__destroy(p->links[i]);
-			p->links[i] = NULL;
+			detach_everywhere(p, i);
 			continue;
 		}
-		p->links[i] = bpf_program__attach_uprobe_opts(
-			u->prog, p->pid, u->path, u->offset, &uo);
-		if (!p->links[i]) {
+		if (attach_everywhere(p, i, "", e)) {
+			detach_everywhere(p, i);
 			u->off = true;
-			return vg_errf(e, "attaching the uprobe at %s+0x%llx: %s",
-				       u->path, (unsigned long long)u->offset,
-				       strerror(errno));
+			return -1;
 		}
 	}
 	return 0;

@@ -429,6 +429,10 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	st.capfaults = vg_probe_counter(ss->probe, VG_CNT_CAPFAULT);
 	st.forks = ss->forks;
 	st.execs = ss->execs;
+	if (vg_probe_counter(ss->probe, VG_CNT_UNFOLLOWED))
+		fprintf(stderr, "vigil: %llu forked processes were not followed (too many at once, or their fork records were lost): their calls are not monitored\n",
+			(unsigned long long)vg_probe_counter(ss->probe,
+							     VG_CNT_UNFOLLOWED));
 	if (st.lost)
 		for (int i = 0; i < ss->spec->nprops; i++)
 			vg_monitor_mark_inconclusive(ss->mon, i);

@@ -91,21 +91,38 @@ struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid)
 	return m;
 }
 
-/* The target forked or exec'd. vigil run's own exec of the program is
- * the start of the run, not news. */
+/* The target (or a followed process) forked or exec'd, or a followed
+ * process ended. vigil run's own exec of the program is the start of the
+ * run, not news. */
 int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 {
 	char path[sizeof(p->path)];
 	struct stat st;
 	bool same;
 
+	if (p->h.event == VG_PROC_EXIT) {	/* a followed process ended */
+		vg_probe_unfollow(ss->probe, (pid_t)p->child);
+		return 0;
+	}
 	if (p->h.event == VG_PROC_FORK) {
+		bool followed = p->h.flags & VG_RF_FOLLOWED;
+
 		for (unsigned i = 0; i < 16; i++)
 			if (ss->snap_pids[i] == (pid_t)p->child)
 				return 0;
+		/* first, since the child is held stopped until then (and let
+		 * go even if this fails) */
+		if (followed) {
+			struct vg_err fe = { 0 };
+
+			if (vg_probe_follow(ss->probe, (pid_t)p->child, &fe)) {
+				fprintf(stderr, "vigil: pid %u: %s: it runs unmonitored\n",
+					p->child, fe.msg);
+				followed = false;
+			}
+		}
 		vg_report_process(ss->report, VG_PROC_FORK, p->h.pid, p->child,
-				  NULL, ss->o->follow_forks,
-				  ++ss->forks + ss->execs);
+				  NULL, followed, ++ss->forks + ss->execs);
 		return 0;
 	}
 	if (!ss->o->pid && !ss->launch_exec_seen) {
