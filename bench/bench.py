@@ -19,6 +19,10 @@
    calls, 1 us .. 10 ms (one phase per gap in one run); slowdown = monitored
    time / native time per call at the same gap, for the rows above but
    bpftrace.
+3. Watchpoint hits (bench/watch_bench.py): a loop writing a global N times,
+   native, under a bare hardware breakpoint, the breakpoint with an empty
+   BPF program, and vigil's user tier watching it; ns per hit and ratios to
+   the bare breakpoint.
 
 Every probed run is checked: the observer must report exactly as many hits
 as the loop made calls (the phases plus an untimed warm-up), the
@@ -43,6 +47,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import watch_bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUNC = {"op": "vg_bench_op", "ss": "vg_bench_op_ss"}
@@ -695,7 +701,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and gaps")
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
-    ap.add_argument("--only", choices=["per-event", "event-gap"], help="run one part")
+    ap.add_argument("--only", choices=["per-event", "event-gap", "watch"], help="run one part")
     args = ap.parse_args()
     t_start = time.monotonic()
 
@@ -703,7 +709,8 @@ def main():
         print("bench: needs root (uprobes, BPF, ptrace); run it as root", file=sys.stderr)
         return 3
     b = Bench(args)
-    for p in (b.loop, b.floor, os.path.join(b.out, "recsize")):
+    for p in (b.loop, b.floor, os.path.join(b.out, "recsize"),
+              os.path.join(b.out, "wloop"), os.path.join(b.out, "wfloor")):
         if not os.access(p, os.X_OK):
             print("bench: %s missing: run `make bench`, which builds it" % p,
                   file=sys.stderr)
@@ -803,6 +810,11 @@ def main():
                     log("plot: " + ", ".join(os.path.relpath(p, ROOT) for p in pngs))
                 except Failure as e:
                     failures.append(str(e))
+        if args.only in (None, "watch"):
+            text, md = watch_bench.section(b, args.quick, skipped, failures)
+            print()
+            print(text)
+            summary_md += md
     except Failure as e:  # one that stops the benchmark (calibration, bpftool)
         failures.append(str(e))
         log("FAILED: %s" % e)

@@ -3,10 +3,11 @@
 #
 #   bash bench/run.sh            full run, about 10 minutes
 #   QUICK=1 bash bench/run.sh    fewer repetitions and gaps, under 2 minutes
-#   bash bench/run.sh --only per-event|event-gap
+#   bash bench/run.sh --only per-event|event-gap|watch
 #
 # Needs root and the programs `make bench` builds first (build/bench/loop,
-# build/bench/floor, build/bench/recsize; build/vigil for the vigil rows,
+# build/bench/floor, build/bench/recsize, build/bench/wloop, build/bench/wfloor;
+# build/vigil for the vigil rows,
 # which are skipped with a message when it is missing). The measuring,
 # checking and reporting is in bench/bench.py (python3, standard library).
 # Results: build/bench/*.csv, build/bench/summary.md, build/bench/event_gap.png,
