@@ -362,12 +362,41 @@ static __always_inline __u16 arm_stop(struct vg_ev_conf *conf, bool hold)
 	return VG_RF_ARMSTOP;
 }
 
+/* Per thread, how deep it is in the functions `outside` clauses name
+ * (VG_EVF_ENTER/LEAVE): a watchpoint hit by a thread inside one is that
+ * function's business (an allocator writing its free lists into the
+ * blocks it manages), not an event. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u32);
+} inside SEC(".maps");
+
+static __always_inline void mark_inside(__u32 flags, __u32 tid)
+{
+	__u32 *depth = bpf_map_lookup_elem(&inside, &tid), one = 1;
+
+	if (flags & VG_EVF_ENTER) {
+		if (depth)
+			__sync_fetch_and_add(depth, 1);
+		else
+			bpf_map_update_elem(&inside, &tid, &one, BPF_ANY);
+	} else if (depth && *depth <= 1) {
+		bpf_map_delete_elem(&inside, &tid);
+	} else if (depth) {
+		__sync_fetch_and_add(depth, -1);
+	}
+}
+
 static __always_inline int handle_conf(struct pt_regs *ctx,
 				       struct vg_ev_conf *conf, __u32 event,
 				       __u32 tid, __u64 *slot, bool ktier,
 				       bool at_entry, bool sleep, bool hold)
 {
 	count(&ev_hits, event);
+	if (conf->flags & (VG_EVF_ENTER | VG_EVF_LEAVE))
+		mark_inside(conf->flags, tid);
 	if (conf->ncaps)
 		capture(conf, slot, sleep);
 	/* the stack, for the evidence, only for events that ask: walking the

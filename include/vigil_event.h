@@ -123,6 +123,10 @@ struct vg_rec_kstep {
 #define VG_EVF_HOLD 0x40	/* may take a slice into a state that arms a
 				 * watchpoint: stop the thread until it is
 				 * armed in every thread (VG_RF_ARMSTOP) */
+#define VG_EVF_ENTER 0x80	/* entry of a function an `outside` clause
+				 * names: the thread is inside it (the
+				 * `inside` map, bpf/vigil.bpf.c) */
+#define VG_EVF_LEAVE 0x100	/* its return: one level less */
 
 /* For VG_EVF_STACK events, slot VG_SLOT_STACK carries the user stack's id
  * (negative: none) and, at entry probes, VG_SLOT_CALLER the return address
@@ -195,6 +199,8 @@ struct vg_ev_conf {
 				 * stops the process: stop the writing
 				 * thread right there and let user space
 				 * decide (VG_RF_ARMSTOP) */
+#define VG_WPF_OUTSIDE 0x2	/* `outside f, g`: a hit by a thread that is
+				 * inside one of them is not an event */
 struct vg_wp_conf {
 	__u32 event;
 	__u8 len, conv, flags;

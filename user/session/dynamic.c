@@ -74,8 +74,10 @@ struct vg_dyn *vg_dyn_plan(const struct vg_spec *spec, const bool *kernel,
 		vg_dyn_free(d);
 		return NULL;
 	}
+	/* (an `outside` function's entry must always count) */
 	for (int i = 0; i < spec->nevents; i++)
-		if (spec->events[i].kind == VG_EV_BEFORE)
+		if (spec->events[i].kind == VG_EV_BEFORE &&
+		    !spec->events[i].marks_inside)
 			entry |= bit(i);
 	for (int p = 0; p < spec->nprops; p++) {
 		const struct vg_property *pr = &spec->props[p];

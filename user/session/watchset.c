@@ -488,7 +488,7 @@ static void update_flags(struct vg_watchset *ws)
 {
 	for (size_t i = 0; i < sizeof(ws->reg) / sizeof(ws->reg[0]); i++) {
 		struct reg *r = &ws->reg[i];
-		uint8_t f = 0;
+		uint8_t f = r->wp.flags & ~VG_WPF_STOP;
 		struct vg_err e;
 
 		if (r->id < 0 || r->global)
@@ -498,7 +498,7 @@ static void update_flags(struct vg_watchset *ws)
 				if (ws->w[k].reg[j] == (int)i &&
 				    stops(ws, ws->w[k].prop, ws->w[k].state,
 					  ws->w[k].event))
-					f = VG_WPF_STOP;
+					f |= VG_WPF_STOP;
 		if (f != r->wp.flags) {
 			r->wp.flags = f;
 			if (vg_probe_wp_set(ws->probe, r->id, &r->wp, &e))
@@ -625,6 +625,8 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 				(at[i] - addr) % pl->ty.elem == 0
 				? pl->ty.conv : VG_CONV_ZEXT,
 			.event = (uint32_t)ev,
+			.flags = ws->spec->events[ev].wloc.noutside
+				 ? VG_WPF_OUTSIDE : 0,
 		};
 		int r = have[i] >= 0 ? have[i] : reg_arm(ws, &wp, false, &e);
 

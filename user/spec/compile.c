@@ -137,7 +137,7 @@ static int find_evdecl(const struct vg_prop_ast *a, const char *name)
 	return -1;
 }
 
-static int event_index(struct vg_ld *ld, const struct vg_pattern *pat)
+int vg_cc_event_index(struct vg_ld *ld, const struct vg_pattern *pat)
 {
 	struct vg_event *ev;
 
@@ -265,7 +265,7 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 	}
 	t->from = from;
 	t->loc = pat->loc;
-	t->event = c->ev = event_index(c->ld, pat);
+	t->event = c->ev = vg_cc_event_index(c->ld, pat);
 	ev = &c->ld->events[c->ev];
 	if (pat->kind == VG_EV_NAMED && ev->nfields < c->ast->evdecls[d].nfields)
 		ev->nfields = c->ast->evdecls[d].nfields;

@@ -50,6 +50,9 @@ enum vg_opcode vg_cc_binop(enum vg_tok op, bool u);
  * p->a.b->c; false when the chain is not NAME->... or ::g... */
 bool vg_cc_member_path(const struct vg_expr *e, const struct vg_expr **base,
 		       char *buf, size_t len);
+/* the index of the event a pattern names, added to the spec's events
+ * the first time */
+int vg_cc_event_index(struct vg_ld *ld, const struct vg_pattern *pat);
 /* write/read/access: the event's location (vg_event.wloc), checked
  * against the property; from is the state the transition leaves */
 void vg_cc_watch(struct cc *c, const struct vg_pattern *pat, int from);

@@ -448,11 +448,13 @@ static void parse_names(struct parser *p, struct vg_pattern *pat, int max)
 	expect(p, T_RPAREN, "',' or ')' after a parameter");
 }
 
-/* The canonical text of a watched location, with its `@ n` when count
- * is not NULL and one follows (n elements from p, as gdb's artificial
- * arrays): events and `watch` reactions name locations by it. */
+/* The canonical text of a watched location, with, when count is not
+ * NULL, its `@ n` (n elements from p, as gdb's artificial arrays) and its
+ * `outside f, g` (into outside[], when not NULL): events and `watch`
+ * reactions name locations by it. */
 static char *watch_text(struct parser *p, struct vg_expr *e,
-			struct vg_expr **count)
+			struct vg_expr **count, struct vg_pname *outside,
+			int *noutside)
 {
 	char *t = vg_expr_text(&p->ld->arena, e), *n, *both;
 
@@ -460,17 +462,43 @@ static char *watch_text(struct parser *p, struct vg_expr *e,
 		vg_ld_oom(p->ld);
 	if (count)
 		*count = NULL;
-	if (!count || cur(p)->kind != T_AT)
+	if (!count)
 		return t;
-	next(p);
-	*count = parse_unary(p);
-	n = vg_expr_text(&p->ld->arena, *count);
-	both = n ? vg_arena_alloc(&p->ld->arena, strlen(t) + strlen(n) + 4)
-		 : NULL;
-	if (!both)
-		vg_ld_oom(p->ld);
-	sprintf(both, "%s @ %s", t, n);
-	return both;
+	if (cur(p)->kind == T_AT) {
+		next(p);
+		*count = parse_unary(p);
+		n = vg_expr_text(&p->ld->arena, *count);
+		both = n ? vg_arena_alloc(&p->ld->arena,
+					  strlen(t) + strlen(n) + 4) : NULL;
+		if (!both)
+			vg_ld_oom(p->ld);
+		sprintf(both, "%s @ %s", t, n);
+		t = both;
+	}
+	/* `outside f, g`: not the writes those functions make (an
+	 * allocator's own bookkeeping in the blocks it manages) */
+	if (is_word(cur(p), "outside")) {
+		next(p);
+		do {
+			struct vg_token *f = expect(p, T_IDENT, "a function name after 'outside'");
+
+			if (outside && *noutside == VG_WATCH_OUTSIDE)
+				vg_ld_error(p->ld, f->loc, "too many functions after 'outside', expected at most %d",
+					    VG_WATCH_OUTSIDE);
+			if (outside) {
+				outside[*noutside].name = f->str;
+				outside[(*noutside)++].loc = f->loc;
+			}
+			both = vg_arena_alloc(&p->ld->arena,
+					      strlen(t) + strlen(f->str) + 12);
+			if (!both)
+				vg_ld_oom(p->ld);
+			sprintf(both, "%s%s%s", t, strstr(t, " outside ")
+				? ", " : " outside ", f->str);
+			t = both;
+		} while (accept(p, T_COMMA));
+	}
+	return t;
 }
 
 static void parse_pattern(struct parser *p, struct vg_pattern *pat)
@@ -545,7 +573,8 @@ static void parse_pattern(struct parser *p, struct vg_pattern *pat)
 			vg_ld_error(p->ld, e->start, "cannot watch this expression, expected a variable, *p or p->field");
 		pat->wexpr = e;
 		pat->name = watch_text(p, e, pat->kind != VG_EV_CHANGE
-					      ? &pat->wcount : NULL);
+					      ? &pat->wcount : NULL,
+				       pat->outside, &pat->noutside);
 		break;
 	}
 	case VG_EV_EXIT:
@@ -686,7 +715,8 @@ static void parse_reaction(struct parser *p, struct vg_prop_ast *pr)
 		} else if (a->kind == VG_ACT_WATCH || a->kind == VG_ACT_UNWATCH) {
 			struct vg_expr *count;
 
-			a->arg = watch_text(p, parse_expr(p), &count);
+			a->arg = watch_text(p, parse_expr(p), &count, NULL,
+					    NULL);
 		}
 	} while (accept(p, T_COMMA));
 }

@@ -20,7 +20,8 @@
 #include "../util/err.h"
 
 #define VG_MAX_PARAMS 4		/* slice parameters of one property */
-#define VG_UNBOUND 0xff		/* binding slot: event does not bind this parameter */
+#define VG_UNBOUND 0xff
+#define VG_WATCH_OUTSIDE 4	/* functions of one `outside` clause */		/* binding slot: event does not bind this parameter */
 
 struct vg_loc {
 	const char *file;	/* owned by the spec */
@@ -77,6 +78,11 @@ struct vg_watch_loc {
 				 * "count", "a.b", "next->val"; "" for *p */
 	char count[64];		/* `@ N`: N as written (digits or a slice
 				 * parameter or variable); "" when absent */
+	/* `outside f, g`: accesses made while the thread is inside one of
+	 * these functions are not events (an allocator's bookkeeping in the
+	 * blocks it manages); their before/after events mark it */
+	int noutside;
+	char outside[VG_WATCH_OUTSIDE][64];
 };
 
 _Static_assert(VG_WSLOT_PARAM0 + VG_MAX_PARAMS <= VG_MAX_FIELDS,
@@ -100,6 +106,9 @@ struct vg_event {
 	struct vg_capture caps[VG_MAX_CAPS];
 	int nstrs;		/* of the captures, str(...) ones */
 	struct vg_watch_loc wloc;	/* write/read/access */
+	/* before/after of a function some `outside` clause names: the probe
+	 * keeps, per thread, whether it is inside that function */
+	bool marks_inside;
 };
 
 struct vg_var {

@@ -110,8 +110,11 @@ struct vg_pattern {
 	struct vg_pname *names;
 	bool has_ret;
 	struct vg_pname ret;
-	/* write/read/access: the location, and the N of `@ N` (NULL: none) */
+	/* write/read/access: the location, the N of `@ N` (NULL: none),
+	 * the functions of `outside f, g` */
 	struct vg_expr *wexpr, *wcount;
+	struct vg_pname outside[VG_WATCH_OUTSIDE];
+	int noutside;
 };
 
 struct vg_trans_ast {
