@@ -319,7 +319,9 @@ static void json_violation(struct vg_report *r, FILE *out,
 		fputs(",\"evidence\":", out);
 		vg_evidence_json(r->evidence, s, out);
 	}
-	fprintf(out, ",\"stopped\":%s}\n", stopped ? "true" : "false");
+	fprintf(out, ",\"may_have_missed_events\":%s,\"stopped\":%s}\n",
+		s->inconclusive ? "true" : "false",
+		stopped ? "true" : "false");
 }
 
 /* The last violation of the run, for `vigil status` in gdb
@@ -365,6 +367,8 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 		text_vars(r, s);
 		fputc('\n', r->text);
 	}
+	if (s->inconclusive)
+		fprintf(r->text, "  note   this slice may have missed events (lost records, a refused slice or watchpoint): the violation may not be real\n");
 	if (stopped)
 		fprintf(r->text, "  target pid %u is stopped at this event\n",
 			ev->pid);

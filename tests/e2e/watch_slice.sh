@@ -1,0 +1,105 @@
+# Watchpoints armed by the automaton (tests/targets/objects.c): a slice
+# that enters a state consuming `write o->count` gets a breakpoint on its
+# own o->count, in every thread, before the thread that took the
+# transition runs on; leaving the state disarms it. Checked: the first
+# write after the arming transition is seen, with `old`; writes from
+# threads that existed before the arming and threads started after are
+# all seen; a fifth slice that needs a debug register gets the budget
+# message and its policy's verdict; `watch` reactions arm by hand.
+. "$(dirname "$0")/lib.sh"
+
+cat >"$TMP/first.vigil" <<'SPEC'
+property counted "an open object's count goes 1, 2, 3..., from the first write"
+slice on ptr o
+int next = 1
+state closed accepting {
+  before obj_open(o) -> open
+}
+state open accepting {
+  write o->count when value == next && old == next - 1 { next = next + 1; } -> open
+  write o->count -> bad
+  before obj_close(o) -> closed
+}
+state bad violation
+on enter closed: log "next {next}"
+SPEC
+run_vigil run "$TMP/first.vigil" -- "$TARGETS/objects" first 100
+expect_rc 0
+expect_out "objects: count=100"
+expect_out "next 101"
+expect_out "write:o->count=100( |$)"
+expect_out "watchpoints: 1 armed, 100 hits"
+expect_no_out "VIOLATION|lost=[1-9]"
+
+cat >"$TMP/threads.vigil" <<'SPEC'
+property all "every add to an open object's count is seen, from any thread"
+slice on ptr o
+int seen = 0
+state closed accepting {
+  before obj_open(o) -> open
+}
+state open accepting {
+  write o->count when value == old + 1 { seen = seen + 1; } -> open
+  write o->count -> bad
+  before obj_close(o) -> closed
+}
+state bad violation
+on enter closed: log "seen {seen}"
+SPEC
+# 4 threads exist before the arming, 4 are started after it
+run_vigil run "$TMP/threads.vigil" -- "$TARGETS/objects" threads 1000 8
+expect_rc 0
+expect_out "objects: count=8000"
+expect_out "seen 8000"
+expect_out "write:o->count=8000( |$)"
+expect_no_out "VIOLATION|lost=[1-9]"
+
+cat >"$TMP/many.vigil" <<'SPEC'
+property each "every open object's count is written"
+slice on ptr o
+int writes = 0
+state closed accepting {
+  before obj_open(o) -> open
+}
+state open accepting {
+  write o->count { writes = writes + 1; } -> open
+  before obj_close(o) when writes > 0 -> closed
+  before obj_close(o) -> unwritten
+}
+state unwritten violation
+SPEC
+# five open objects, one debug register each: the fifth is refused...
+run_vigil run --on-violation=continue "$TMP/many.vigil" -- "$TARGETS/objects" many 5
+expect_rc 1
+expect_out "needs 1 debug register for o->count and 0 of 4 are free; --watch-policy=refuse leaves it unwatched: its verdict is inconclusive"
+expect_out "watchpoints: 4 armed, 4 hits, 1 slices refused, 0 evicted"
+# (its close saw no write: reported, with the warning)
+expect_out "VIOLATION of each"
+expect_out "note   this slice may have missed events"
+# ... or takes the register of the oldest, which becomes inconclusive
+run_vigil run --on-violation=continue --watch-policy=evict "$TMP/many.vigil" -- "$TARGETS/objects" many 5
+expect_out "--watch-policy=evict takes them from each\(o=0x[0-9a-f]+\) \(o->count\), the oldest, whose verdict becomes inconclusive"
+expect_out "watchpoints: 5 armed, 4 hits, 0 slices refused, 1 evicted"
+expect_out "note   this slice may have missed events"
+
+cat >"$TMP/manual.vigil" <<'SPEC'
+property manual "watch and unwatch by hand"
+slice on ptr o
+int writes = 0
+state closed accepting {
+  before obj_open(o) -> open
+}
+state open accepting {
+  before obj_close(o) -> closed
+}
+state counting accepting {
+  write o->count { writes = writes + 1; } -> counting
+}
+on enter open: watch o->count
+on enter closed: unwatch o->count
+SPEC
+run_vigil run "$TMP/manual.vigil" -- "$TARGETS/objects" first 50
+expect_rc 0
+expect_out "write:o->count=50( |$)"
+expect_out "watchpoints: 1 armed, 50 hits"
+echo ok
