@@ -68,6 +68,10 @@ state open accepting {
 }
 state unwritten violation
 SPEC
+# vigil lint predicts it
+run_vigil lint "$TMP/many.vigil"
+expect_rc 0
+expect_out "many.vigil:7:7: note: a slice of each in state open takes 1 of the 4 debug registers: 4 slices at a time can be watched there"
 # five open objects, one debug register each: the fifth is refused...
 run_vigil run --on-violation=continue "$TMP/many.vigil" -- "$TARGETS/objects" many 5
 expect_rc 1

@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 
+#define VG_LINT_REGS 4		/* x86 debug registers per thread */
+
 /* 1: always holds, 0: never holds, -1: depends on the event */
 static int guard_value(const struct vg_property *p, struct vg_code_ref g)
 {
@@ -123,9 +125,81 @@ static int lint_transitions(const struct vg_spec *spec,
 	return n;
 }
 
+/* Debug registers a slice in state s of p holds, at most: one per
+ * watched scalar (`q->count`, aligned: a debug register covers 1, 2, 4 or
+ * 8 aligned bytes), up to all of them for `*p @ n` */
+static int state_registers(const struct vg_spec *spec,
+			   const struct vg_property *p, int s)
+{
+	int regs = 0;
+	uint64_t seen[4] = { 0 };	/* events counted, below 256 */
+
+	for (int t = 0; t < p->ntrans; t++) {
+		const struct vg_event *ev = &spec->events[p->trans[t].event];
+		int e = p->trans[t].event;
+
+		if (p->trans[t].from != s || !vg_event_is_watch(ev) ||
+		    !ev->wloc.per_slice || (seen[e / 64 & 3] >> (e % 64) & 1))
+			continue;
+		seen[e / 64 & 3] |= 1ull << (e % 64);
+		regs += ev->wloc.count[0] ? VG_LINT_REGS : 1;
+	}
+	return regs;
+}
+
+/* What vigil will meet at run time: x86 has four debug registers per
+ * thread, globals hold theirs for the whole run, and each slice in a
+ * watching state needs its own. A state that needs more than are left is
+ * a warning; the others get a note saying how many slices fit at once. */
+static int lint_watch_budget(const struct vg_spec *spec, FILE *out)
+{
+	int globals = 0, n = 0;
+	char msg[512];
+
+	for (int i = 0; i < spec->nevents; i++)
+		globals += vg_event_is_watch(&spec->events[i]) &&
+			   !spec->events[i].wloc.per_slice;
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *p = &spec->props[i];
+
+		for (int s = 0; s < p->nstates; s++) {
+			int regs = state_registers(spec, p, s);
+			int left = VG_LINT_REGS - globals;
+
+			if (!regs)
+				continue;
+			if (regs > left) {
+				snprintf(msg, sizeof(msg), "a slice of %s in state %s needs %s%d debug registers and the globals leave %d of %d: none of its slices can be watched there (--watch-policy decides; they end inconclusive)",
+					 p->name, p->states[s].name,
+					 regs > 1 ? "up to " : "", regs,
+					 left < 0 ? 0 : left, VG_LINT_REGS);
+				warn(out, p->states[s].loc, msg);
+				n++;
+			} else if (out) {
+				fprintf(out, "%s:%d:%d: note: a slice of %s in state %s takes %s%d of the %d debug registers%s: %d slice%s at a time can be watched there; more are refused (inconclusive) or evict the oldest, as --watch-policy says\n",
+					p->states[s].loc.file,
+					p->states[s].loc.line,
+					p->states[s].loc.col, p->name,
+					p->states[s].name,
+					regs > 1 ? "up to " : "", regs,
+					VG_LINT_REGS,
+					globals ? " the globals leave" : "",
+					left / regs, left / regs == 1 ? "" : "s");
+			}
+		}
+	}
+	if (globals > VG_LINT_REGS) {
+		snprintf(msg, sizeof(msg), "the spec watches %d globals and x86 has %d debug registers per thread",
+			 globals, VG_LINT_REGS);
+		warn(out, spec->events[0].loc, msg);
+		n++;
+	}
+	return n;
+}
+
 int vg_spec_lint(const struct vg_spec *spec, FILE *out)
 {
-	int n = 0;
+	int n = lint_watch_budget(spec, out);
 
 	for (int i = 0; i < spec->nprops; i++) {
 		const struct vg_property *p = &spec->props[i];
