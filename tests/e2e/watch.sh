@@ -4,6 +4,7 @@
 # watchpoints were armed; `write ::level` sign-extends a short. A global
 # that does not exist or does not fit a debug register is an error at the
 # spec line, and a fifth watched address says the hardware has four.
+# `change counter / 100` makes an event at each hundred, not each write.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$TMP/w.vigil" <<'SPEC'
@@ -38,6 +39,24 @@ expect_out "counts: live slices by state: s=1 bad=0"
 expect_out "all_writes: live slices by state: s=1 bad=0"
 expect_out "neg: live slices by state: s=0 seen=1"
 expect_no_out "VIOLATION|lost=[1-9]"
+
+# `change EXPR` is an event only when EXPR's value changes: 1000 writes
+# of counter make counter / 100 change 10 times, each by one
+cat >"$TMP/chg.vigil" <<'SPEC'
+property hundreds "counter / 100 goes up by one at each hundred"
+int n = 0
+state s accepting {
+  change counter / 100 when value == old + 1 { n = n + 1; } -> s
+  change counter / 100 -> bad
+}
+state bad violation
+on enter s: log "changes {n}"
+SPEC
+run_vigil run "$TMP/chg.vigil" -- "$TARGETS/watched" 1000 0
+expect_rc 0
+expect_out "changes 10$"
+expect_no_out "changes 11|VIOLATION|lost=[1-9]"
+expect_out "watchpoints: 1 armed, 1000 hits"
 
 sed 's/write counter when/write countr when/' "$TMP/w.vigil" >"$TMP/typo.vigil"
 run_vigil run "$TMP/typo.vigil" -- "$TARGETS/watched"

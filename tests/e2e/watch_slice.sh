@@ -5,7 +5,8 @@
 # write after the arming transition is seen, with `old`; writes from
 # threads that existed before the arming and threads started after are
 # all seen; a fifth slice that needs a debug register gets the budget
-# message and its policy's verdict; `watch` reactions arm by hand.
+# message and its policy's verdict; `watch` reactions arm by hand;
+# `change EXPR` over two fields is an event only when EXPR changes.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$TMP/first.vigil" <<'SPEC'
@@ -52,6 +53,29 @@ expect_rc 0
 expect_out "objects: count=8000"
 expect_out "seen 8000"
 expect_out "write:o->count=8000( |$)"
+expect_no_out "VIOLATION|lost=[1-9]"
+
+# change over two locations of the slice's object: both are armed, and
+# o->count / 10 + o->id changes once every ten writes
+cat >"$TMP/change.vigil" <<'SPEC'
+property tens "o->count / 10 changes ten times, upwards"
+slice on ptr o
+int n = 0
+state closed accepting {
+  before obj_open(o) -> open
+}
+state open accepting {
+  change o->count / 10 + o->id when value == old + 1 { n = n + 1; } -> open
+  change o->count / 10 + o->id -> bad
+  before obj_close(o) -> closed
+}
+state bad violation
+on enter closed: log "changes {n}"
+SPEC
+run_vigil run "$TMP/change.vigil" -- "$TARGETS/objects" first 100
+expect_rc 0
+expect_out "changes 10$"
+expect_out "watchpoints: 2 armed, 100 hits"
 expect_no_out "VIOLATION|lost=[1-9]"
 
 cat >"$TMP/many.vigil" <<'SPEC'

@@ -423,6 +423,20 @@ static void test_event_forms(void **state)
 	assert_int_equal(vg_property_binding(p, 3)->slot[0], VG_WSLOT_PARAM0);
 	assert_string_equal(s->events[5].wloc.path, "a.b");
 	assert_false(s->events[2].wloc.per_slice);
+	/* change a+b*c: three globals, EXPR over slots 0..2 */
+	assert_int_equal(s->events[6].ncloc, 3);
+	assert_string_equal(s->events[6].cloc[2].base, "c");
+	{
+		static const uint8_t want_ops[] = {
+			VG_OP_FIELD, VG_OP_FIELD, VG_OP_FIELD, VG_OP_MUL,
+			VG_OP_ADD, VG_OP_END,
+		};
+
+		assert_int_equal(s->events[6].nccode, 6);
+		for (int i = 0; i < 6; i++)
+			assert_int_equal(s->events[6].ccode[i].op, want_ops[i]);
+		assert_int_equal(s->events[6].ccode[2].idx, 2);
+	}
 	assert_string_equal(vg_event_kind_name(VG_EV_THREAD_EXIT), "thread_exit");
 	assert_string_equal(vg_event_kind_name(VG_EV_SYSCALL), "syscall");
 	vg_spec_free(s);
@@ -845,14 +859,14 @@ static void test_arrow_disambiguation(void **state)
 		"  write q->count -> s\n"
 		"  write q->next->count when ok -> s\n"
 		"  write q->next->count { ok = true; } -> s\n"
-		"  change (p->a) -> s\n"
+		"  change (q->a) -> s\n"
 		"  read g ->s before g() -> s\n"
 		"}\n");
 
 	assert_int_equal(s->props[0].ntrans, 8);
 	assert_int_equal(vg_spec_find_event(s, VG_EV_WRITE, "q->count"), 1);
 	assert_int_equal(vg_spec_find_event(s, VG_EV_WRITE, "q->next->count"), 2);
-	assert_int_equal(vg_spec_find_event(s, VG_EV_CHANGE, "p->a"), 3);
+	assert_int_equal(vg_spec_find_event(s, VG_EV_CHANGE, "q->a"), 3);
 	assert_int_equal(vg_spec_find_event(s, VG_EV_READ, "g"), 4);
 	vg_spec_free(s);
 }

@@ -290,7 +290,10 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 			break;
 		case VG_EV_WRITE:
 		case VG_EV_READ:
-		case VG_EV_ACCESS:	/* armed once the program is loaded */
+		case VG_EV_ACCESS:
+		case VG_EV_CHANGE:	/* armed by the session, once the
+					 * program is loaded or a slice
+					 * needs them */
 			break;
 		case VG_EV_NAMED:
 			rc = vg_errf_code(e, VG_EXIT_USAGE,
@@ -325,8 +328,7 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 				    "the spec uses %d events; at most %d",
 				    s->nevents, VG_MAX_EVENTS);
 	conf = calloc(VG_MAX_EVENTS, sizeof(*conf));
-	p->watch = calloc(s->nevents + 1, sizeof(*p->watch));
-	if (!conf || !p->watch) {
+	if (!conf) {
 		free(conf);
 		return vg_errf(e, "out of memory");
 	}
@@ -362,13 +364,19 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		const struct vg_event *ev = &s->events[i];
 		struct vg_func_where where;
 
-		/* a global's watchpoint (one armed per slice is planned by
-		 * the session, vg_probe_watch_type) */
-		if (vg_event_is_watch(ev) && !ev->wloc.per_slice &&
-		    vg_watch_plan(vg_dwarf_cached(&dc, o->binary), o->binary,
-				  ev->name, &p->watch[i], e)) {
-			at_spec_line(ev, e);
-			goto out;
+		/* a global's watchpoint, checked now (armed once the program
+		 * is loaded; one armed per slice is planned by the session,
+		 * vg_probe_watch_type) */
+		for (int k = 0; vg_event_watches(ev) && !ev->wloc.per_slice &&
+		     k < (ev->kind == VG_EV_CHANGE ? ev->ncloc : 1); k++) {
+			struct vg_watch_plan wp;
+
+			if (vg_watch_plan(vg_dwarf_cached(&dc, o->binary),
+					  o->binary, ev->kind == VG_EV_CHANGE
+					  ? ev->cloc[k].base : ev->name, &wp, e)) {
+				at_spec_line(ev, e);
+				goto out;
+			}
 		}
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
 			if (vg_plan_event(ev, NULL, o->binary, &dc, &conf[i],
@@ -525,7 +533,6 @@ void vg_probe_close(struct vg_probe *p)
 	vg_probe_free_kids(p);
 	ring_buffer__free(p->rb);
 	vg_probe_disarm_watches(p);
-	free(p->watch);
 	vg_dwarf_cache_free(p->wdc);
 	for (int i = 0; i < p->nlinks; i++) {
 		bpf_link__destroy(p->links[i]);

@@ -114,10 +114,10 @@ struct vg_wp {
  * exec that starts it, vg_probe_opts.launching). */
 bool vg_probe_has_watches(const struct vg_probe *p);
 bool vg_probe_has_global_watches(const struct vg_probe *p);
-/* The breakpoint of global watch event `event` in pid (its address moved
- * by the program's load bias). */
-int vg_probe_watch_global(struct vg_probe *p, pid_t pid, int event,
-			  struct vg_wp *out, struct vg_err *e);
+/* The breakpoint on the program's global NAME for event `event` in pid
+ * (its address moved by the program's load bias). */
+int vg_probe_watch_global(struct vg_probe *p, pid_t pid, const char *name,
+			  int event, struct vg_wp *out, struct vg_err *e);
 
 /* A per-slice watch's location (`*p`, `q->count`, `*p @ n`) from the C
  * type of the pointer FUNC has in slot (a parameter's position or

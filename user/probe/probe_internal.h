@@ -9,7 +9,6 @@
 #include "probe.h"
 #include "sym/libs.h"
 
-struct vg_watch_plan;
 struct vg_dwarf_cache;
 
 /* one breakpoint, in every thread of the process (probe_watch.c) */
@@ -47,9 +46,8 @@ struct vg_probe {
 	struct bpf_program *entry, *ret;	/* the builds loaded */
 	struct vg_libs libs;		/* the target's shared libraries */
 	bool libs_loaded;
-	/* `write x`, `read x`, `access x` (probe_watch.c): per event, a
-	 * global's plan; the breakpoints armed, by id (addr 0: free) */
-	struct vg_watch_plan *watch;
+	/* `write x`, `read x`, `access x`, `change` (probe_watch.c): the
+	 * breakpoints armed, by id (addr 0: free) */
 	struct probe_wp *wps;
 	int nwps;
 	struct vg_dwarf_cache *wdc;	/* for vg_probe_watch_type */

@@ -25,7 +25,7 @@
 bool vg_probe_has_watches(const struct vg_probe *p)
 {
 	for (int i = 0; i < p->spec->nevents; i++)
-		if (vg_event_is_watch(&p->spec->events[i]))
+		if (vg_event_watches(&p->spec->events[i]))
 			return true;
 	return false;
 }
@@ -33,24 +33,28 @@ bool vg_probe_has_watches(const struct vg_probe *p)
 bool vg_probe_has_global_watches(const struct vg_probe *p)
 {
 	for (int i = 0; i < p->spec->nevents; i++)
-		if (vg_event_is_watch(&p->spec->events[i]) &&
+		if (vg_event_watches(&p->spec->events[i]) &&
 		    !p->spec->events[i].wloc.per_slice)
 			return true;
 	return false;
 }
 
-int vg_probe_watch_global(struct vg_probe *p, pid_t pid, int event,
-			  struct vg_wp *out, struct vg_err *e)
+int vg_probe_watch_global(struct vg_probe *p, pid_t pid, const char *name,
+			  int event, struct vg_wp *out, struct vg_err *e)
 {
+	struct vg_watch_plan wp;
 	uint64_t bias = 0;
 
-	if (vg_proc_load_bias(pid, p->binary, &bias, e))
+	if (vg_watch_plan(vg_dwarf_cached(&p->wdc, p->binary), p->binary,
+			  name, &wp, e) ||
+	    vg_proc_load_bias(pid, p->binary, &bias, e))
 		return -1;
 	*out = (struct vg_wp){
-		.addr = p->watch[event].link_addr + bias,
-		.len = p->watch[event].len,
-		.kind = p->spec->events[event].kind != VG_EV_WRITE,
-		.conv = p->watch[event].conv,
+		.addr = wp.link_addr + bias,
+		.len = wp.len,
+		.kind = p->spec->events[event].kind == VG_EV_READ ||
+			p->spec->events[event].kind == VG_EV_ACCESS,
+		.conv = wp.conv,
 		.event = (uint32_t)event,
 	};
 	return 0;

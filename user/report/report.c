@@ -181,7 +181,7 @@ void vg_event_text(const struct vg_spec *spec, FILE *out,
 	const struct vg_event *e = &spec->events[ev->event];
 	char buf[64], old[64];
 
-	if (vg_event_is_watch(e)) {	/* write q->count: 5 (was 4) at 0x... */
+	if (vg_event_watches(e)) {	/* write q->count: 5 (was 4) at 0x... */
 		format_field(ev->slot[VG_WSLOT_VALUE], buf, sizeof(buf));
 		format_field(ev->slot[VG_WSLOT_OLD], old, sizeof(old));
 		fprintf(out, "%s %s: %s (was %s) at 0x%llx",

@@ -258,7 +258,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			return vg_errf(ss->err, "writing %s failed",
 				       ss->o->record_path);
 		mon = vg_session_monitor_of(ss, ev.pid);
-		rc = vg_event_is_watch(&ss->spec->events[ev.event])
+		rc = vg_event_watches(&ss->spec->events[ev.event])
 			? vg_watchset_hit(ss->ws, mon, &ev, ss->err)
 			: vg_monitor_event(mon, &ev, ss->err);
 		vg_watchset_settle(ss->ws, mon);

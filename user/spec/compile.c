@@ -178,7 +178,7 @@ static int bind_event(struct cc *c, const struct vg_pattern *pat, int ev)
 		where[j] = pat->name_loc;
 	}
 	/* a hit of a per-slice watchpoint is for the slice that armed it */
-	if (vg_event_is_watch(&c->ld->events[ev]) &&
+	if (vg_event_watches(&c->ld->events[ev]) &&
 	    c->ld->events[ev].wloc.per_slice)
 		for (int j = 0; j < pr->nparams; j++) {
 			b.slot[j] = (uint8_t)(VG_WSLOT_PARAM0 + j);
@@ -282,6 +282,8 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 		ev->uses_ret = true;
 	if (vg_event_is_watch(ev))
 		vg_cc_watch(c, pat, from);
+	else if (ev->kind == VG_EV_CHANGE)
+		vg_cc_change(c, pat, from);
 	t->binding = bind_event(c, pat, c->ev);
 
 	c->pat = pat;
@@ -324,7 +326,7 @@ static void check_watch_action(struct cc *c, const struct vg_action *act)
 	for (int b = 0; b < pr->nbindings; b++) {
 		const struct vg_event *ev = &c->ld->events[pr->bindings[b].event];
 
-		if (vg_event_is_watch(ev) && !strcmp(ev->name, act->arg)) {
+		if (vg_event_watches(ev) && !strcmp(ev->name, act->arg)) {
 			if (!ev->wloc.per_slice)
 				vg_ld_error(c->ld, act->loc, "'%s' is a global, watched for the whole run: watch and unwatch are for memory a slice points to",
 					    act->arg);

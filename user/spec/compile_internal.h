@@ -56,6 +56,9 @@ int vg_cc_event_index(struct vg_ld *ld, const struct vg_pattern *pat);
 /* write/read/access: the event's location (vg_event.wloc), checked
  * against the property; from is the state the transition leaves */
 void vg_cc_watch(struct cc *c, const struct vg_pattern *pat, int from);
+/* change EXPR: its locations (vg_event.cloc) and bytecode, checked
+ * against the property */
+void vg_cc_change(struct cc *c, const struct vg_pattern *pat, int from);
 /* compile e, leaving its value on the stack; its type */
 int vg_cc_compile_expr(struct cc *c, const struct vg_expr *e);
 

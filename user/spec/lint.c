@@ -138,11 +138,12 @@ static int state_registers(const struct vg_spec *spec,
 		const struct vg_event *ev = &spec->events[p->trans[t].event];
 		int e = p->trans[t].event;
 
-		if (p->trans[t].from != s || !vg_event_is_watch(ev) ||
+		if (p->trans[t].from != s || !vg_event_watches(ev) ||
 		    !ev->wloc.per_slice || (seen[e / 64 & 3] >> (e % 64) & 1))
 			continue;
 		seen[e / 64 & 3] |= 1ull << (e % 64);
-		regs += ev->wloc.count[0] ? VG_LINT_REGS : 1;
+		regs += ev->kind == VG_EV_CHANGE ? ev->ncloc
+			: ev->wloc.count[0] ? VG_LINT_REGS : 1;
 	}
 	return regs;
 }
@@ -157,8 +158,10 @@ static int lint_watch_budget(const struct vg_spec *spec, FILE *out)
 	char msg[512];
 
 	for (int i = 0; i < spec->nevents; i++)
-		globals += vg_event_is_watch(&spec->events[i]) &&
-			   !spec->events[i].wloc.per_slice;
+		if (vg_event_watches(&spec->events[i]) &&
+		    !spec->events[i].wloc.per_slice)
+			globals += spec->events[i].kind == VG_EV_CHANGE
+				   ? spec->events[i].ncloc : 1;
 	for (int i = 0; i < spec->nprops; i++) {
 		const struct vg_property *p = &spec->props[i];
 

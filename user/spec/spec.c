@@ -168,8 +168,10 @@ void vg_spec_free(struct vg_spec *spec)
 	for (int i = 0; i < spec->nprops; i++)
 		vg_property_release(&spec->props[i]);
 	free(spec->props);
-	for (int i = 0; i < spec->nevents; i++)
+	for (int i = 0; i < spec->nevents; i++) {
 		free(spec->events[i].name);
+		free(spec->events[i].ccode);
+	}
 	free(spec->events);
 	pv = spec->priv;
 	if (pv) {
@@ -525,9 +527,11 @@ static void ld_release(struct vg_ld *ld)
 	for (int i = 0; i < ld->nout; i++)
 		vg_property_release(&ld->out[i]);
 	free(ld->out);
-	/* events below old_nevents share their names with the spec */
-	for (int i = ld->old_nevents; i < ld->nevents; i++)
+	/* events below old_nevents share their names and code with the spec */
+	for (int i = ld->old_nevents; i < ld->nevents; i++) {
 		free(ld->events[i].name);
+		free(ld->events[i].ccode);
+	}
 	free(ld->events);
 	vg_arena_free(&ld->arena);
 	free(ld);
@@ -653,6 +657,11 @@ bool vg_event_is_watch(const struct vg_event *ev)
 {
 	return ev->kind == VG_EV_WRITE || ev->kind == VG_EV_READ ||
 	       ev->kind == VG_EV_ACCESS;
+}
+
+bool vg_event_watches(const struct vg_event *ev)
+{
+	return vg_event_is_watch(ev) || ev->kind == VG_EV_CHANGE;
 }
 
 int vg_watch_name(const struct vg_property *p, const char *name,

@@ -20,8 +20,9 @@
 #include "../util/err.h"
 
 #define VG_MAX_PARAMS 4		/* slice parameters of one property */
-#define VG_UNBOUND 0xff
-#define VG_WATCH_OUTSIDE 4	/* functions of one `outside` clause */		/* binding slot: event does not bind this parameter */
+#define VG_UNBOUND 0xff		/* binding slot: event does not bind this parameter */
+#define VG_WATCH_OUTSIDE 4	/* functions of one `outside` clause */
+#define VG_CHANGE_LOCS 4	/* memory locations one `change` reads */
 
 struct vg_loc {
 	const char *file;	/* owned by the spec */
@@ -105,7 +106,14 @@ struct vg_event {
 	int ncaps;
 	struct vg_capture caps[VG_MAX_CAPS];
 	int nstrs;		/* of the captures, str(...) ones */
-	struct vg_watch_loc wloc;	/* write/read/access */
+	struct vg_watch_loc wloc;	/* write/read/access; for change, the
+					 * first of cloc (per_slice: all are) */
+	/* change EXPR: the memory EXPR reads (each a write watchpoint), and
+	 * EXPR as bytecode over them: location k is slot k */
+	int ncloc;
+	struct vg_watch_loc cloc[VG_CHANGE_LOCS];
+	struct vg_insn *ccode;
+	int nccode;
 	/* before/after of a function some `outside` clause names: the probe
 	 * keeps, per thread, whether it is inside that function */
 	bool marks_inside;
@@ -260,8 +268,9 @@ bool vg_property_state_has_action(const struct vg_property *p, int state,
 				  bool on_enter, enum vg_action_kind kind);
 
 const char *vg_event_kind_name(enum vg_event_kind k);
-/* write/read/access events */
+/* write/read/access events; and those with change */
 bool vg_event_is_watch(const struct vg_event *ev);
+bool vg_event_watches(const struct vg_event *ev);
 /* A per-slice watch event's base (and its `@ N` count, when N is a name)
  * in property p: a slice parameter (*is_var false) or variable, by index;
  * -1 when p has no such name. */

@@ -1,0 +1,98 @@
+/* What the two files of the watchset share (user/session/watchset.h):
+ * watchset_plan.c works out, from the spec and DWARF, how each property
+ * finds the memory of each of its watch events; watchset.c arms, shares,
+ * evicts and disarms the breakpoints, and turns hits into events. */
+#ifndef VIGIL_SESSION_WATCHSET_INTERNAL_H
+#define VIGIL_SESSION_WATCHSET_INTERNAL_H
+
+#include "watchset.h"
+
+#include "probe/probe.h"
+
+#define MAX_WATCHES 64		/* watches at once: each holds a register,
+				 * or shares one */
+#define MAX_PENDING 32
+#define MAX_CONS 8		/* per-slice watch events one state consumes */
+#define MAX_REGS (2 * VG_WATCH_REGS)	/* entries; at most 4 armed */
+
+/* How a property finds one watched location of a slice: the pointer (a
+ * slice parameter or variable), the members below it, the count */
+struct loc_plan {
+	int base;		/* slice parameter or variable index */
+	bool base_var;
+	enum { CNT_ONE, CNT_CONST, CNT_PARAM, CNT_VAR } count_kind;
+	int64_t count;		/* CNT_CONST: the count; else the index */
+	struct vg_wp_type ty;
+	bool said_partial;
+};
+
+/* A property's plan for one per-slice watch event: one location, or the
+ * locations of a `change` */
+struct plan {
+	bool on;
+	int nloc;
+	struct loc_plan loc[VG_CHANGE_LOCS];
+};
+
+struct reg {
+	int id;			/* the probe's breakpoint; -1: free */
+	struct vg_wp wp;
+	uint64_t last;		/* what the location held at the last hit
+				 * (or at arming): `old` of the next one */
+	int refs;
+};
+
+/* a slice's watch on one event, or a global's (for the whole run) */
+struct watch {
+	bool used, manual;	/* manual: a `watch` reaction asked */
+	bool global;
+	struct vg_monitor *m;	/* the monitor of its slice */
+	int prop, state, event;
+	uint32_t mask;
+	uint64_t params[VG_MAX_PARAMS];
+	int reg[VG_WATCH_REGS], nreg;
+	uint64_t seq;		/* arming order: eviction takes the oldest */
+	/* change: the last value of each location (location k is reg[k])
+	 * and of EXPR */
+	int64_t cval[VG_CHANGE_LOCS];
+	int64_t clast;
+};
+
+struct vg_watchset {
+	const struct vg_spec *spec;
+	struct vg_probe *probe;
+	pid_t pid;
+	enum vg_watch_policy policy;
+	uint32_t *stop_mask;		/* [nprops] */
+	struct plan *plan;		/* [nprops * nevents] */
+	bool *prop_on;			/* [nprops]: has per-slice watches */
+	int *state_off;			/* [nprops]: into cons / ncons */
+	int (*cons)[MAX_CONS];		/* per state: events it consumes */
+	int *ncons;
+	struct reg reg[MAX_REGS];
+	struct watch w[MAX_WATCHES];
+	uint64_t seq;
+	struct {
+		struct vg_monitor *m;
+		int prop;
+		uint32_t mask;
+		uint64_t params[VG_MAX_PARAMS];
+	} pend[MAX_PENDING];
+	int npend;
+	uint64_t armed, hits, late, refused, evicted, failed;
+};
+
+/* watchset_plan.c */
+struct plan *vg_ws_plan(struct vg_watchset *ws, int prop, int event);
+bool vg_ws_per_slice(const struct vg_spec *spec, int event);
+bool vg_ws_consumes(const struct vg_watchset *ws, int prop, int state,
+		    int event);
+/* The memory slice s needs for location l: [*addr, +*len). False (why
+ * says) when it cannot be known. */
+bool vg_ws_where(struct vg_watchset *ws, const struct loc_plan *l,
+		 const struct vg_slice_view *s, uint64_t *addr,
+		 uint64_t *len, const char **why);
+/* len bytes of the target at addr; false when they cannot be read */
+bool vg_ws_peek(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+#endif

@@ -1,0 +1,277 @@
+/* How each property finds the memory of its per-slice watch events
+ * (user/session/watchset_internal.h): which slice parameter or variable
+ * holds the pointer, the C type it points to (from the DWARF of the
+ * function that gives the slice that pointer), the members below it and
+ * the count of `@ n`; which states consume which events; which events
+ * must hold their thread while a watchpoint is armed. */
+#include "watchset_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "monitor/monitor.h"
+
+struct plan *vg_ws_plan(struct vg_watchset *ws, int prop, int event)
+{
+	return &ws->plan[prop * ws->spec->nevents + event];
+}
+
+bool vg_ws_per_slice(const struct vg_spec *spec, int event)
+{
+	return vg_event_watches(&spec->events[event]) &&
+	       spec->events[event].wloc.per_slice;
+}
+
+bool vg_ws_consumes(const struct vg_watchset *ws, int prop, int state,
+		    int event)
+{
+	int off = ws->state_off[prop] + state;
+
+	for (int k = 0; k < ws->ncons[off]; k++)
+		if (ws->cons[off][k] == event)
+			return true;
+	return false;
+}
+
+/* Does a reaction on entering `to` of p ask for a watch? */
+static bool state_watches(const struct vg_property *p, int to)
+{
+	return vg_property_state_has_action(p, to, true, VG_ACT_WATCH);
+}
+
+bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
+			bool *oom)
+{
+	bool *hold = NULL, any = false;
+
+	*oom = false;
+	for (int p = 0; p < spec->nprops; p++) {
+		const struct vg_property *pr = &spec->props[p];
+
+		if (kernel[p])
+			continue;
+		for (int t = 0; t < pr->ntrans; t++) {
+			int to = pr->trans[t].to;
+			bool arms = state_watches(pr, to);
+
+			for (int u = 0; !arms && u < pr->ntrans; u++)
+				arms = pr->trans[u].from == to &&
+				       vg_ws_per_slice(spec, pr->trans[u].event);
+			if (!arms)
+				continue;
+			if (!hold &&
+			    !(hold = calloc(spec->nevents + 1, sizeof(bool)))) {
+				*oom = true;
+				return NULL;
+			}
+			hold[pr->trans[t].event] = any = true;
+		}
+	}
+	return any ? hold : (free(hold), NULL);
+}
+
+/* the function event that gives parameter j of p its value: the C type
+ * of the pointer */
+static int typed_source(const struct vg_spec *spec, const struct vg_property *p,
+			int j, int *slot)
+{
+	for (int b = 0; b < p->nbindings; b++) {
+		const struct vg_event *ev = &spec->events[p->bindings[b].event];
+
+		if ((ev->kind == VG_EV_BEFORE || ev->kind == VG_EV_AFTER) &&
+		    p->bindings[b].slot[j] != VG_UNBOUND) {
+			*slot = p->bindings[b].slot[j];
+			return p->bindings[b].event;
+		}
+	}
+	return -1;
+}
+
+static int plan_loc(struct vg_watchset *ws, const struct vg_property *p,
+		    const struct vg_event *ev, const struct vg_watch_loc *w,
+		    struct loc_plan *l, struct vg_err *e)
+{
+	int src, slot = 0, idx;
+	bool is_var;
+
+	l->base = vg_watch_name(p, w->base, &l->base_var);
+	if (w->count[0] >= '0' && w->count[0] <= '9') {
+		l->count_kind = CNT_CONST;
+		l->count = strtoll(w->count, NULL, 10);
+	} else if (w->count[0]) {
+		idx = vg_watch_name(p, w->count, &is_var);
+		l->count_kind = is_var ? CNT_VAR : CNT_PARAM;
+		l->count = idx;
+	}
+	src = l->base_var ? -1 : typed_source(ws->spec, p, l->base, &slot);
+	if (src < 0) {
+		/* a variable, or a parameter no function gives: no C type,
+		 * so bytes, and only *v @ n says how many */
+		if (w->path[0] || !w->count[0])
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "%s:%d:%d: %s has no C type (%s): watch *%s @ n, n bytes",
+					    ev->loc.file, ev->loc.line, ev->loc.col,
+					    w->base, l->base_var ? "a slice variable"
+					    : "no function call gives it", w->base);
+		l->ty = (struct vg_wp_type){ .nsteps = 1, .elem = 1,
+					     .void_target = true };
+		return 0;
+	}
+	if (vg_probe_watch_type(ws->probe, ws->spec->events[src].name, slot,
+				w->path, &l->ty, e))
+		return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d:%d: watching %s: %.3900s",
+				    ev->loc.file, ev->loc.line, ev->loc.col,
+				    ev->name, e->msg);
+	if (l->ty.void_target && !w->count[0])
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "%s:%d:%d: %s points to void (or to a type DWARF does not give): say how many bytes, *%s @ n",
+				    ev->loc.file, ev->loc.line, ev->loc.col,
+				    w->base, w->base);
+	return 0;
+}
+
+static int plan_event(struct vg_watchset *ws, int prop, int event,
+		      struct vg_err *e)
+{
+	const struct vg_event *ev = &ws->spec->events[event];
+	struct plan *pl = vg_ws_plan(ws, prop, event);
+	bool change = ev->kind == VG_EV_CHANGE;
+
+	pl->on = true;
+	pl->nloc = change ? ev->ncloc : 1;
+	for (int k = 0; k < pl->nloc; k++)
+		if (plan_loc(ws, &ws->spec->props[prop], ev,
+			     change ? &ev->cloc[k] : &ev->wloc, &pl->loc[k], e))
+			return -1;
+	return 0;
+}
+
+/* which states of p consume which per-slice watch events, and their
+ * plans */
+static int plan_prop(struct vg_watchset *ws, int p, struct vg_err *e)
+{
+	const struct vg_property *pr = &ws->spec->props[p];
+
+	for (int s = 0; s < pr->nstates; s++)
+		ws->prop_on[p] |= state_watches(pr, s);
+	for (int t = 0; t < pr->ntrans; t++) {
+		int ev = pr->trans[t].event, k;
+		int *c = ws->cons[ws->state_off[p] + pr->trans[t].from];
+		int *n = &ws->ncons[ws->state_off[p] + pr->trans[t].from];
+
+		if (!vg_ws_per_slice(ws->spec, ev))
+			continue;
+		ws->prop_on[p] = true;
+		for (k = 0; k < *n && c[k] != ev; k++)
+			;
+		if (k == *n && *n == MAX_CONS)
+			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d:%d: more than %d watch events in one state",
+					    pr->trans[t].loc.file,
+					    pr->trans[t].loc.line,
+					    pr->trans[t].loc.col, MAX_CONS);
+		if (k == *n)
+			c[(*n)++] = ev;
+		if (!vg_ws_plan(ws, p, ev)->on && plan_event(ws, p, ev, e))
+			return -1;
+	}
+	return 0;
+}
+
+struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
+				    const bool *kernel, struct vg_probe *probe,
+				    pid_t pid, const uint32_t *stop_mask,
+				    enum vg_watch_policy policy,
+				    struct vg_err *e)
+{
+	struct vg_watchset *ws = calloc(1, sizeof(*ws));
+	int nstates = 0, np = spec->nprops, ne = spec->nevents;
+
+	if (!ws)
+		goto oom;
+	ws->spec = spec;
+	ws->probe = probe;
+	ws->pid = pid;
+	ws->policy = policy;
+	for (int i = 0; i < MAX_REGS; i++)
+		ws->reg[i].id = -1;
+	for (int p = 0; p < np; p++)
+		nstates += spec->props[p].nstates;
+	ws->plan = calloc((size_t)np * ne + 1, sizeof(*ws->plan));
+	ws->prop_on = calloc(np + 1, sizeof(bool));
+	ws->state_off = calloc(np + 1, sizeof(int));
+	ws->cons = calloc(nstates + 1, sizeof(*ws->cons));
+	ws->ncons = calloc(nstates + 1, sizeof(int));
+	ws->stop_mask = calloc(np + 1, sizeof(uint32_t));
+	if (!ws->plan || !ws->prop_on || !ws->state_off || !ws->cons ||
+	    !ws->ncons || !ws->stop_mask)
+		goto oom;
+	memcpy(ws->stop_mask, stop_mask, np * sizeof(uint32_t));
+	nstates = 0;
+	for (int p = 0; p < np; p++) {
+		ws->state_off[p] = nstates;
+		nstates += spec->props[p].nstates;
+		if (!kernel[p] && plan_prop(ws, p, e))
+			goto fail;
+	}
+	return ws;
+oom:
+	vg_errf(e, "out of memory");
+fail:
+	vg_watchset_free(ws);
+	return NULL;
+}
+
+void vg_watchset_free(struct vg_watchset *ws)
+{
+	if (!ws)
+		return;
+	for (int i = 0; i < MAX_REGS; i++)
+		if (ws->reg[i].id >= 0)
+			vg_probe_wp_del(ws->probe, ws->reg[i].id);
+	free(ws->plan);
+	free(ws->prop_on);
+	free(ws->state_off);
+	free(ws->cons);
+	free(ws->ncons);
+	free(ws->stop_mask);
+	free(ws);
+}
+
+bool vg_ws_peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len;
+}
+
+bool vg_ws_where(struct vg_watchset *ws, const struct loc_plan *l,
+		 const struct vg_slice_view *s, uint64_t *addr,
+		 uint64_t *len, const char **why)
+{
+	uint64_t a, n = 1;
+
+	if (l->base_var)
+		a = (uint64_t)s->vars[l->base];
+	else if (s->mask >> l->base & 1)
+		a = s->params[l->base];
+	else
+		return *why = "its pointer is not bound", false;
+	for (uint32_t i = 0; i + 1 < l->ty.nsteps; i++)
+		if (!a || !vg_ws_peek(ws->pid, a + l->ty.off[i], &a, sizeof(a)))
+			return *why = "a pointer on the way could not be read", false;
+	if (!a)
+		return *why = "the pointer is null", false;
+	a += l->ty.off[l->ty.nsteps ? l->ty.nsteps - 1 : 0];
+	if (l->count_kind == CNT_CONST)
+		n = (uint64_t)l->count;
+	else if (l->count_kind == CNT_VAR)
+		n = (uint64_t)s->vars[l->count];
+	else if (l->count_kind == CNT_PARAM)
+		n = s->mask >> l->count & 1 ? s->params[l->count] : 0;
+	if (!n || n > (1ull << 32))
+		return *why = "the count is 0 or out of range", false;
+	*addr = a;
+	*len = n * l->ty.elem;
+	return true;
+}
