@@ -264,14 +264,16 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot,
 	}
 }
 
-/* Fill and submit a reserved event record (of either size: the strings,
- * if any, are in place already). */
+/* Fill and submit a reserved event record that has room for nslots
+ * slots (a constant: the verifier checks every store against the
+ * reservation); the strings of a vg_rec_event_str are in place already. */
 static __always_inline void send_event(struct vg_ev_conf *conf,
 				       struct vg_rec_event *r, __u32 event,
-				       __u32 tid, __u64 *slot, __u16 flags)
+				       __u32 tid, __u64 *slot,
+				       const __u32 nslots, __u16 flags)
 {
 	fill_hdr(&r->h, VG_REC_EVENT, flags, event, tid);
-	__builtin_memcpy(r->slot, slot, sizeof(r->slot));
+	__builtin_memcpy(r->slot, slot, 8 * nslots);
 	if (flags & VG_RF_ARMSTOP) {	/* the target waits for us */
 		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 	} else if ((conf->flags & VG_EVF_WAKE) &&
@@ -328,6 +330,26 @@ static __always_inline __u16 arm_stop(struct vg_ev_conf *conf)
 	return VG_RF_ARMSTOP;
 }
 
+static __always_inline void rec_lost(__u32 event)
+{
+	count(&ev_lost, event);
+	count(&counters, VG_CNT_RB_LOST);
+}
+
+/* A VG_REC_EVENT of nslots slots (vigil_event.h: VG_REC_SLOTS_*) */
+static __always_inline void send_slots(struct vg_ev_conf *conf, __u32 event,
+				       __u32 tid, __u64 *slot,
+				       const __u32 nslots)
+{
+	struct vg_rec_event *r;
+
+	r = bpf_ringbuf_reserve(&events, VG_REC_EVENT_BYTES(nslots), 0);
+	if (r)
+		send_event(conf, r, event, tid, slot, nslots, arm_stop(conf));
+	else
+		rec_lost(event);
+}
+
 static __always_inline int handle_conf(struct pt_regs *ctx,
 				       struct vg_ev_conf *conf, __u32 event,
 				       __u32 tid, __u64 *slot, bool ktier,
@@ -362,22 +384,18 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		rs = bpf_ringbuf_reserve(&events, sizeof(*rs), 0);
 		if (rs) {
 			read_strings(conf, slot, rs, sleep);
-			send_event(conf, &rs->ev, event, tid, slot,
+			send_event(conf, &rs->ev, event, tid, slot, VG_NSLOTS,
 				   arm_stop(conf));
 		} else {
-			count(&ev_lost, event);
-			count(&counters, VG_CNT_RB_LOST);
+			rec_lost(event);
 		}
 	} else if (conf->flags & VG_EVF_USER) {
-		struct vg_rec_event *r;
-
-		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-		if (r) {
-			send_event(conf, r, event, tid, slot, arm_stop(conf));
-		} else {
-			count(&ev_lost, event);
-			count(&counters, VG_CNT_RB_LOST);
-		}
+		if (conf->rec_slots <= VG_REC_SLOTS_S)
+			send_slots(conf, event, tid, slot, VG_REC_SLOTS_S);
+		else if (conf->rec_slots <= VG_REC_SLOTS_M)
+			send_slots(conf, event, tid, slot, VG_REC_SLOTS_M);
+		else
+			send_slots(conf, event, tid, slot, VG_NSLOTS);
 	}
 	if (busy)
 		__sync_fetch_and_add(busy, -1);	/* its record is submitted */
