@@ -56,6 +56,11 @@ __u64 wake_bytes = 0;
  * stop stays about wake_gap_ns either way. */
 __u64 wake_gap_ns = 0;
 __u64 last_wake_ns = 0;
+/* Set by user space while it drains on a timer instead of waiting on the
+ * ring (user/session/session.c): a wake-up then wakes nobody, yet costs
+ * the target several microseconds (irq_work, a self-IPI: a VM exit in a
+ * guest), so the probes skip them. */
+__u32 consumer_polls = 0;
 /* Kernel tier: entering a state with a `checkpoint` reaction stops the
  * target (so the image is of that very moment) once this time has come;
  * user space moves it on after each checkpoint (--checkpoint-gap), and
@@ -196,6 +201,8 @@ static __always_inline void fill_hdr(struct vg_rec_hdr *h, __u16 kind,
 
 static __always_inline __u64 wake_flags(void)
 {
+	if (consumer_polls)
+		return BPF_RB_NO_WAKEUP;
 	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_bytes
 		       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
@@ -276,7 +283,7 @@ static __always_inline void send_event(struct vg_ev_conf *conf,
 	__builtin_memcpy(r->slot, slot, 8 * nslots);
 	if (flags & VG_RF_ARMSTOP) {	/* the target waits for us */
 		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
-	} else if ((conf->flags & VG_EVF_WAKE) &&
+	} else if ((conf->flags & VG_EVF_WAKE) && !consumer_polls &&
 		   r->h.time_ns - last_wake_ns >= wake_gap_ns) {
 		last_wake_ns = r->h.time_ns;
 		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);

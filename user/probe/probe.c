@@ -620,6 +620,11 @@ int vg_probe_fd(const struct vg_probe *p)
 	return ring_buffer__epoll_fd(p->rb);
 }
 
+void vg_probe_set_polling(struct vg_probe *p, bool polling)
+{
+	p->skel->bss->consumer_polls = polling;
+}
+
 int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
 		   struct vg_err *e)
 {
