@@ -57,6 +57,9 @@ FUNC_DESC = {
     "ss": "vg_bench_op_ss (test: single-stepped)",
 }
 SPEC = "bench/loop.vigil"  # one property per function
+# the floor's ring-buffer record: 96 bytes (bench/floor.bpf.c) + the 8-byte
+# header; vigil's own sizes come from build/bench/recsize
+FLOOR_REC_BYTES = 104
 PER_EVENT_TOOLS = ["native", "floor", "floor+rb-wake", "floor+rb-poll", "bpftrace",
                    "vigil-user", "vigil-kernel", "gdb"]
 GAP_TOOLS = ["native", "floor", "floor+rb-wake", "floor+rb-poll", "vigil-user",
@@ -240,7 +243,7 @@ class Bench:
                 path = self._save_log(label, cmd, out, err, "records")
                 raise Failure("%s: read %s records for %d calls (output in %s)"
                               % (tool, r["events"], r["calls"], path))
-            r["rb_bytes"] = r["events"] * self.rec_event if self.rec_event else None
+            r["rb_bytes"] = r["events"] * FLOOR_REC_BYTES
         for fn in used:
             if tool.startswith("floor"):
                 r["hits"][fn] = self._int(r"^floor: %s hits=(\d+)$" % FUNC[fn], text)

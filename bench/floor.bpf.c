@@ -5,8 +5,9 @@
  * so the count is exact). Two copies, so one run can probe two functions
  * and still count them apart.
  *
- * The floor_rb* copies also send one record of the size of vigil's
- * user-tier event (struct vg_rec_event, 96 bytes) to a ring buffer,
+ * The floor_rb* copies also send one 96-byte record (the size vigil's
+ * user-tier event records had when this was written; theirs now depend
+ * on the event, bench/recsize.c) to a ring buffer,
  * submitted with rb_flags: 0 (the kernel wakes the reader when it had
  * caught up, as vigil does) or BPF_RB_NO_WAKEUP (the reader polls). They
  * separate the cost of the ring buffer from the cost of vigil's monitor. */
@@ -17,7 +18,7 @@ __u64 hits0 = 0, hits1 = 0;
 const volatile __u64 rb_flags = 0;
 
 struct rec {
-	__u64 w[12];		/* 96 bytes, like struct vg_rec_event */
+	__u64 w[12];		/* 96 bytes */
 };
 
 struct {

@@ -56,6 +56,11 @@ __u64 wake_bytes = 0;
  * stop stays about wake_gap_ns either way. */
 __u64 wake_gap_ns = 0;
 __u64 last_wake_ns = 0;
+/* Set by user space while it drains on a timer instead of waiting on the
+ * ring (user/session/session.c): a wake-up then wakes nobody, yet costs
+ * the target several microseconds (irq_work, a self-IPI: a VM exit in a
+ * guest), so the probes skip them. */
+__u32 consumer_polls = 0;
 /* Kernel tier: entering a state with a `checkpoint` reaction stops the
  * target (so the image is of that very moment) once this time has come;
  * user space moves it on after each checkpoint (--checkpoint-gap), and
@@ -224,6 +229,8 @@ static __always_inline void fill_hdr(struct vg_rec_hdr *h, __u16 kind,
 
 static __always_inline __u64 wake_flags(void)
 {
+	if (consumer_polls)
+		return BPF_RB_NO_WAKEUP;
 	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wake_bytes
 		       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
@@ -292,17 +299,19 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot,
 	}
 }
 
-/* Fill and submit a reserved event record (of either size: the strings,
- * if any, are in place already). */
+/* Fill and submit a reserved event record that has room for nslots
+ * slots (a constant: the verifier checks every store against the
+ * reservation); the strings of a vg_rec_event_str are in place already. */
 static __always_inline void send_event(struct vg_ev_conf *conf,
 				       struct vg_rec_event *r, __u32 event,
-				       __u32 tid, __u64 *slot, __u16 flags)
+				       __u32 tid, __u64 *slot,
+				       const __u32 nslots, __u16 flags)
 {
 	fill_hdr(&r->h, VG_REC_EVENT, flags, event, tid);
-	__builtin_memcpy(r->slot, slot, sizeof(r->slot));
+	__builtin_memcpy(r->slot, slot, 8 * nslots);
 	if (flags & VG_RF_ARMSTOP) {	/* the target waits for us */
 		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
-	} else if ((conf->flags & VG_EVF_WAKE) &&
+	} else if ((conf->flags & VG_EVF_WAKE) && !consumer_polls &&
 		   r->h.time_ns - last_wake_ns >= wake_gap_ns) {
 		last_wake_ns = r->h.time_ns;
 		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
@@ -389,6 +398,26 @@ static __always_inline void mark_inside(__u32 flags, __u32 tid)
 	}
 }
 
+static __always_inline void rec_lost(__u32 event)
+{
+	count(&ev_lost, event);
+	count(&counters, VG_CNT_RB_LOST);
+}
+
+/* A VG_REC_EVENT of nslots slots (vigil_event.h: VG_REC_SLOTS_*) */
+static __always_inline void send_slots(struct vg_ev_conf *conf, __u32 event,
+				       __u32 tid, __u64 *slot,
+				       const __u32 nslots, bool hold)
+{
+	struct vg_rec_event *r;
+
+	r = bpf_ringbuf_reserve(&events, VG_REC_EVENT_BYTES(nslots), 0);
+	if (r)
+		send_event(conf, r, event, tid, slot, nslots, arm_stop(conf, hold));
+	else
+		rec_lost(event);
+}
+
 static __always_inline int handle_conf(struct pt_regs *ctx,
 				       struct vg_ev_conf *conf, __u32 event,
 				       __u32 tid, __u64 *slot, bool ktier,
@@ -425,22 +454,18 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		rs = bpf_ringbuf_reserve(&events, sizeof(*rs), 0);
 		if (rs) {
 			read_strings(conf, slot, rs, sleep);
-			send_event(conf, &rs->ev, event, tid, slot,
+			send_event(conf, &rs->ev, event, tid, slot, VG_NSLOTS,
 				   arm_stop(conf, hold));
 		} else {
-			count(&ev_lost, event);
-			count(&counters, VG_CNT_RB_LOST);
+			rec_lost(event);
 		}
 	} else if (conf->flags & VG_EVF_USER) {
-		struct vg_rec_event *r;
-
-		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-		if (r) {
-			send_event(conf, r, event, tid, slot, arm_stop(conf, hold));
-		} else {
-			count(&ev_lost, event);
-			count(&counters, VG_CNT_RB_LOST);
-		}
+		if (conf->rec_slots <= VG_REC_SLOTS_S)
+			send_slots(conf, event, tid, slot, VG_REC_SLOTS_S, hold);
+		else if (conf->rec_slots <= VG_REC_SLOTS_M)
+			send_slots(conf, event, tid, slot, VG_REC_SLOTS_M, hold);
+		else
+			send_slots(conf, event, tid, slot, VG_NSLOTS, hold);
 	}
 	if (busy)
 		__sync_fetch_and_add(busy, -1);	/* its record is submitted */

@@ -69,14 +69,33 @@ struct vg_rec_hdr {
 	__u64 time_ns;		/* bpf_ktime_get_ns: CLOCK_MONOTONIC */
 };
 
+/* A VG_REC_EVENT record in the ring buffer stops after the slots its event
+ * uses (vg_ev_conf.rec_slots: one of the sizes below), because what the
+ * target pays per event grows with the bytes it writes into a ring the
+ * consumer reads on another CPU; the reader zero-fills the rest. The
+ * verifier wants a constant size at each reservation, hence a few sizes:
+ * 4 slots make 64 bytes with the ring's own 8-byte header (one cache
+ * line), 9 reach the return value, VG_NSLOTS everything. */
 struct vg_rec_event {
 	struct vg_rec_hdr h;
 	__u64 slot[VG_NSLOTS];	/* arguments, ret, captures, evidence
 				 * (include/vigil_code.h) */
 };
 
-/* An event with C strings (str(p)): the record above, then the strings,
- * each NUL-terminated and cut at VG_STR_MAX - 1 bytes. */
+#define VG_REC_SLOTS_S 4
+#define VG_REC_SLOTS_M (VG_SLOT_RET + 1)
+#define VG_REC_EVENT_BYTES(nslots) (sizeof(struct vg_rec_hdr) + 8 * (nslots))
+
+/* the size that holds slots 0..used-1 */
+static inline __u8 vg_rec_slots_for(__u32 used)
+{
+	return used <= VG_REC_SLOTS_S ? VG_REC_SLOTS_S
+	       : used <= VG_REC_SLOTS_M ? VG_REC_SLOTS_M : VG_NSLOTS;
+}
+
+/* An event with C strings (str(p)): the record above, always with all its
+ * slots, then the strings, each NUL-terminated and cut at VG_STR_MAX - 1
+ * bytes. */
 struct vg_rec_event_str {
 	struct vg_rec_event ev;
 	char str[VG_MAX_STRS][VG_STR_MAX];
@@ -179,7 +198,8 @@ struct vg_ev_conf {
 	struct vg_cap_plan cap[VG_MAX_CAPS];
 	struct vg_arg_plan arg[VG_MAX_FIELDS];	/* with VG_EVF_ARGS */
 	__u8 ret_conv, ret_size;		/* with VG_EVF_RETX */
-	__u8 pad[2];
+	__u8 rec_slots;		/* slots its VG_REC_EVENT carries (above) */
+	__u8 pad;
 	__u32 nkprops;		/* kernel-tier properties fed by this event */
 	__u8 kprop[VG_KMAX_EV_PROPS];
 	/* for each of them, the slot binding slice parameter 0 and 1 */

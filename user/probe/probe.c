@@ -315,6 +315,23 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	return 0;
 }
 
+/* The slots user space reads of an event's records: the monitor, the
+ * reports and --record look at its fields, its return value and its
+ * captures (user/spec/spec.h), the evidence at the stack slots. */
+static uint32_t rec_slots_used(const struct vg_event *ev, uint32_t flags)
+{
+	uint32_t n = ev->nfields < VG_MAX_FIELDS ? (uint32_t)ev->nfields
+						 : VG_MAX_FIELDS;
+
+	if (ev->uses_ret || ev->kind == VG_EV_AFTER)
+		n = VG_SLOT_RET + 1;
+	if (ev->ncaps > 0)
+		n = VG_SLOT_CAP0 + (uint32_t)ev->ncaps;
+	if (flags & VG_EVF_STACK)
+		n = VG_NSLOTS;
+	return n;
+}
+
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		     struct vg_err *e)
 {
@@ -392,6 +409,9 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 				  NULL, o->warn, e))
 			goto out;
 	}
+	for (int i = 0; i < s->nevents; i++)
+		conf[i].rec_slots = vg_rec_slots_for(rec_slots_used(&s->events[i],
+								    conf[i].flags));
 	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
 			  p->skel->maps.kcode, conf, p->kprop_map,
 			  &p->nkprops, e))
@@ -416,11 +436,20 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct vg_probe *p = ctx;
 	struct vg_probe_rec r = { .h = data };
+	struct vg_rec_event full;
 
 	if (size < sizeof(*r.h))
 		return 0;
-	if (r.h->kind == VG_REC_EVENT && size >= sizeof(*r.ev)) {
-		r.ev = data;
+	if (r.h->kind == VG_REC_EVENT) {
+		/* the probe sent the slots its event uses (rec_slots): the
+		 * others read as 0 */
+		if (size >= sizeof(*r.ev)) {
+			r.ev = data;
+		} else {
+			memcpy(&full, data, size);
+			memset((char *)&full + size, 0, sizeof(full) - size);
+			r.ev = &full;
+		}
 		if (size >= sizeof(*r.strs))
 			r.strs = data;
 	} else if (r.h->kind == VG_REC_PROC && size >= sizeof(*r.proc)) {
@@ -626,6 +655,11 @@ int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 int vg_probe_fd(const struct vg_probe *p)
 {
 	return ring_buffer__epoll_fd(p->rb);
+}
+
+void vg_probe_set_polling(struct vg_probe *p, bool polling)
+{
+	p->skel->bss->consumer_polls = polling;
 }
 
 int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,

@@ -183,6 +183,10 @@ int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 /* A file descriptor that becomes readable when records are waiting. */
 int vg_probe_fd(const struct vg_probe *p);
 
+/* Say whether the reader drains on a timer (true) or waits on
+ * vg_probe_fd (false): the probes force no wake-up while it polls. */
+void vg_probe_set_polling(struct vg_probe *p, bool polling);
+
 /* Deliver every waiting record to cb; returns how many, or -1 (e set) if
  * cb failed or the ring buffer could not be read. */
 int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,

@@ -509,7 +509,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	int ep = -1, ep_ctl = -1, pidfd = -1, sigfd = -1, rc = -1, code = 0,
 	    sig = 0;
 	int interrupts = 0;
-	bool exited = false, busy = false;
+	bool exited = false, busy = false, was_busy = false;
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
 	sigset_t mask;
 
@@ -553,17 +553,25 @@ static int loop(struct session *ss, struct vg_err *e)
 		 * and the timeout bounds how long a lone event waits. While
 		 * records keep coming the ring is always readable, so waiting
 		 * on it would spin a CPU: wait for signals and the target's
-		 * exit only, and drain once per wake-up gap, a batch at a time
-		 * (the probes spare their wake-ups then). */
-		struct timespec to = { 0, busy ? VG_WAKE_GAP_US * 1000 : VG_POLL_MS * 1000000 };
-		int n = epoll_pwait2(busy ? ep_ctl : ep, evs, 4, &to, NULL), got;
+		 * exit only, and drain once per wake-up gap, a batch at a time;
+		 * the probes force no wake-up then (vg_probe_set_polling). A
+		 * probe may have seen "polling" just before it was cleared and
+		 * sent its record without waking us: the first idle wait is
+		 * as short as a busy one, so that record is late by no more
+		 * than a wake-up gap. */
+		struct timespec to = { 0, busy || was_busy ? VG_WAKE_GAP_US * 1000
+							   : VG_POLL_MS * 1000000 };
+		int n, got;
 
+		vg_probe_set_polling(ss->probe, busy);
+		n = epoll_pwait2(busy ? ep_ctl : ep, evs, 4, &to, NULL);
 		if (n < 0 && errno != EINTR) {
 			vg_errf(e, "epoll_wait: %s", strerror(errno));
 			goto out;
 		}
 		if ((got = vg_probe_drain(ss->probe, vg_session_on_record, ss, e)) < 0)
 			goto out;
+		was_busy = busy;
 		busy = got > 0;
 		if (vg_dyn_after_drain(ss, e) || vg_dyn_sweep(ss, e))
 			goto out;
