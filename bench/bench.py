@@ -22,7 +22,8 @@
 3. Watchpoint hits (bench/watch_bench.py): a loop writing a global N times,
    native, under a bare hardware breakpoint, the breakpoint with an empty
    BPF program, and vigil's user tier watching it; ns per hit and ratios to
-   the bare breakpoint.
+   the bare breakpoint. Then what arming per transition and held hits cost
+   (build/bench/armloop, with and without watching, with and without a hold).
 
 Every probed run is checked: the observer must report exactly as many hits
 as the loop made calls (the phases plus an untimed warm-up), the
@@ -713,7 +714,8 @@ def main():
         return 3
     b = Bench(args)
     for p in (b.loop, b.floor, os.path.join(b.out, "recsize"),
-              os.path.join(b.out, "wloop"), os.path.join(b.out, "wfloor")):
+              os.path.join(b.out, "wloop"), os.path.join(b.out, "wfloor"),
+              os.path.join(b.out, "armloop")):
         if not os.access(p, os.X_OK):
             print("bench: %s missing: run `make bench`, which builds it" % p,
                   file=sys.stderr)

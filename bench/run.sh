@@ -6,7 +6,8 @@
 #   bash bench/run.sh --only per-event|event-gap|watch
 #
 # Needs root and the programs `make bench` builds first (build/bench/loop,
-# build/bench/floor, build/bench/recsize, build/bench/wloop, build/bench/wfloor;
+# build/bench/floor, build/bench/recsize, build/bench/wloop, build/bench/wfloor,
+# build/bench/armloop;
 # build/vigil for the vigil rows,
 # which are skipped with a message when it is missing). The measuring,
 # checking and reporting is in bench/bench.py (python3, standard library).
