@@ -284,11 +284,8 @@ def hits_section(b, quick, skipped, failures):
 #     watching      ARM_WATCH: entering `open` arms o->count in every thread
 #                   with the target held (VG_EVF_HOLD: SIGSTOP in the
 #                   obj_open probe, SIGCONT once armed); obj_close disarms;
-#                   the cycle's one write is a hit, held too (below)
-#     write unheld  ARM_UNHELD: the same watch, but the write's only
-#                   transition leaves `open`, so its hit is not held (in
-#                   ARM_WATCH the self-loop `write o->count -> open` enters
-#                   a watching state: VG_EVF_HOLD, every hit stops the target)
+#                   the cycle's one write is a plain hit (its self-loop
+#                   `write o->count -> open` moves no watch: not held)
 #     arm+disarm = median us/cycle watching - median us/cycle uprobes only
 #   hits, native / no hold / held: HOLD_SPEC, whose `bad` is a violation
 #     state; with the default --on-violation=stop every hit may stop the
@@ -319,16 +316,6 @@ state open accepting {
   before obj_close(o) -> closed
 }
 """
-ARM_UNHELD = """property counted "an open object's count, its writes not held"
-slice on ptr o
-state closed accepting {
-  before obj_open(o) -> open
-}
-state open accepting {
-  write o->count when value < 0 -> closed
-  before obj_close(o) -> closed
-}
-"""
 HOLD_SPEC = """property nonneg "an open object's count is never negative"
 slice on ptr o
 state closed accepting {
@@ -342,7 +329,7 @@ state bad violation {
 }
 """
 ARM_THREADS = [0, 8]
-ARM_KINDS = ["native", "uprobes only", "watching", "write unheld"]
+ARM_KINDS = ["native", "uprobes only", "watching"]
 HOLD_KINDS = ["native", "no hold", "held"]
 # rows: (mode, kind, idle threads)
 ARM_ROWS = ([("cycle", k, t) for t in ARM_THREADS for k in ARM_KINDS] +
@@ -355,15 +342,13 @@ EST_ARM_NS = 20e6
 def arm_config(quick):
     """A vigil run is ~0.35 s of start-up plus 0.05-0.5 s of loop: the
     start-ups are most of the time, so QUICK keeps 5 repetitions and
-    shortens the loops and leaves out the unheld-write rows."""
+    shortens the loops."""
     if quick:
-        return {"reps": 5, "work": 20, "skip": ["write unheld"],
-                "n": {"cycle": {"native": 100000, "uprobes only": 80, "watching": 80,
-                                "write unheld": 80},
+        return {"reps": 5, "work": 20, "skip": [],
+                "n": {"cycle": {"native": 100000, "uprobes only": 80, "watching": 80},
                       "hits": {"native": 100000, "no hold": 3000, "held": 300}}}
     return {"reps": 11, "work": 20, "skip": [],
-            "n": {"cycle": {"native": 100000, "uprobes only": 300, "watching": 300,
-                            "write unheld": 300},
+            "n": {"cycle": {"native": 100000, "uprobes only": 300, "watching": 300},
                   "hits": {"native": 100000, "no hold": 10000, "held": 1500}}}
 
 
@@ -372,8 +357,7 @@ def arm_label(row):
     if mode == "hits":
         return {"native": "native", "no hold": "no hold (--on-violation=continue)",
                 "held": "held (--on-violation=stop)"}[kind]
-    return {"watching": "watching (write held)",
-            "write unheld": "watching, write unheld"}.get(kind, kind)
+    return kind
 
 
 class ArmRunner(Runner):
@@ -382,7 +366,7 @@ class ArmRunner(Runner):
         self.prog = os.path.join(b.out, "armloop")
         self.specs = {}
         for name, text in (("nowatch", ARM_NOWATCH), ("watch", ARM_WATCH),
-                           ("unheld", ARM_UNHELD), ("hold", HOLD_SPEC)):
+                           ("hold", HOLD_SPEC)):
             self.specs[name] = os.path.join(b.tmp, "arm-%s.vigil" % name)
             with open(self.specs[name], "w") as f:
                 f.write(text)
@@ -402,7 +386,6 @@ class ArmRunner(Runner):
         cmd = {"native": loop,
                "uprobes only": vigil + [self.specs["nowatch"], "--"] + loop,
                "watching": vigil + [self.specs["watch"], "--"] + loop,
-               "write unheld": vigil + [self.specs["unheld"], "--"] + loop,
                "no hold": vigil + ["--on-violation=continue", self.specs["hold"], "--"] + loop,
                "held": vigil + [self.specs["hold"], "--"] + loop}[kind]
         out, err, wall, fail = self.execute(name, label, cmd, timeout, pidfile, self.prog)
@@ -506,7 +489,7 @@ def arm_section(b, quick, skipped, failures):
             row = ("cycle", kind, nt)
             extra = ["", ""]
             w, f = st.get(("cycle", kind, nt)), st.get(("cycle", "uprobes only", nt))
-            if kind in ("watching", "write unheld") and w and f:
+            if kind == "watching" and w and f:
                 extra = [B.fmt_ns(w["med"] - f["med"]), B.fmt(w["med"] / f["med"])]
             arows.append([arm_label(row), "1" if not nt else "1+%d idle" % nt]
                          + cell(row) + extra)

@@ -28,6 +28,8 @@
 #include "watchset.h"
 
 #define VG_POLL_MS 10
+/* records per drain below which the event loop also waits on the ring */
+#define VG_TRICKLE 8
 
 int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
 			    bool *kernel, char (*why)[256], struct vg_err *e)
@@ -509,7 +511,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	int ep = -1, ep_ctl = -1, pidfd = -1, sigfd = -1, rc = -1, code = 0,
 	    sig = 0;
 	int interrupts = 0;
-	bool exited = false, busy = false, was_busy = false;
+	bool exited = false, busy = false, was_busy = false, trickle = false;
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
 	sigset_t mask;
 
@@ -558,13 +560,18 @@ static int loop(struct session *ss, struct vg_err *e)
 		 * probe may have seen "polling" just before it was cleared and
 		 * sent its record without waking us: the first idle wait is
 		 * as short as a busy one, so that record is late by no more
-		 * than a wake-up gap. */
+		 * than a wake-up gap. When they only trickle in (a few per
+		 * gap), the ring is watched too: it is rarely readable on
+		 * entry, so that does not spin, and a probe that stopped its
+		 * thread for us (VG_RF_ARMSTOP, always a wake-up) is answered
+		 * at once rather than at the end of the gap, which was half of
+		 * what a held watchpoint hit cost. */
 		struct timespec to = { 0, busy || was_busy ? VG_WAKE_GAP_US * 1000
 							   : VG_POLL_MS * 1000000 };
 		int n, got;
 
 		vg_probe_set_polling(ss->probe, busy);
-		n = epoll_pwait2(busy ? ep_ctl : ep, evs, 4, &to, NULL);
+		n = epoll_pwait2(busy && !trickle ? ep_ctl : ep, evs, 4, &to, NULL);
 		if (n < 0 && errno != EINTR) {
 			vg_errf(e, "epoll_wait: %s", strerror(errno));
 			goto out;
@@ -573,6 +580,7 @@ static int loop(struct session *ss, struct vg_err *e)
 			goto out;
 		was_busy = busy;
 		busy = got > 0;
+		trickle = got < VG_TRICKLE;
 		if (vg_dyn_after_drain(ss, e) || vg_dyn_sweep(ss, e))
 			goto out;
 		vg_hold_release(ss);

@@ -37,8 +37,10 @@ enum vg_watch_policy {
 
 /* Per event [spec->nevents]: whether it may take a user-tier slice into a
  * state that arms a watchpoint (its probe then holds the thread until the
- * watchpoint is armed: VG_EVF_HOLD). NULL when no event does, or out of
- * memory (*oom set). */
+ * watchpoint is armed: VG_EVF_HOLD). A self-loop arms nothing new unless
+ * its update moves a watch (stores the variable it points by or counts
+ * with), or the state has a `watch` reaction. NULL when no event does, or
+ * out of memory (*oom set). */
 bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
 			bool *oom);
 
