@@ -26,6 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_PROG "armloop"
+#include "bench_loop.h"
+
 struct obj {
 	long id;
 	long count;		/* 8 bytes, aligned: one debug register */
@@ -53,24 +56,6 @@ __attribute__((noinline, noipa)) void obj_close(struct obj *o)
 static volatile uint64_t sink;
 static int idle_pipe[2];
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* dependent multiply-adds, as in bench/wloop.c: fixed CPU work */
-static inline uint64_t work(uint64_t acc, long k)
-{
-	for (long j = 0; j < k; j++) {
-		acc = acc * 6364136223846793005ull + 1442695040888963407ull;
-		__asm__ volatile("" : "+r"(acc));
-	}
-	return acc;
-}
-
 static void *idle(void *arg)
 {
 	char c;
@@ -79,20 +64,6 @@ static void *idle(void *arg)
 	while (read(idle_pipe[0], &c, 1) < 0 && errno == EINTR)
 		;		/* a SIGSTOP/SIGCONT may interrupt it */
 	return NULL;
-}
-
-static long arg_long(const char *what, const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0) {
-		fprintf(stderr, "armloop: bad value for %s: '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
 }
 
 int main(int argc, char **argv)
@@ -115,30 +86,22 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (!strcmp(a, "--n"))
-			n = arg_long(a, argv[++i]);
+			n = arg_long(a, argv[++i], NULL);
 		else if (!strcmp(a, "--work"))
-			k = arg_long(a, argv[++i]);
+			k = arg_long(a, argv[++i], NULL);
 		else if (!strcmp(a, "--threads"))
-			nt = arg_long(a, argv[++i]);
+			nt = arg_long(a, argv[++i], NULL);
 		else if (!strcmp(a, "--pidfile"))
 			pidfile = argv[++i];
 		else if (!strcmp(a, "--max-seconds"))
-			max_s = arg_long(a, argv[++i]);
+			max_s = arg_long(a, argv[++i], NULL);
 		else {
 			fprintf(stderr, "armloop: unknown option %s\n", a);
 			return 2;
 		}
 	}
-	if (pidfile) {		/* lets the driver kill us if we outlive it */
-		FILE *f = fopen(pidfile, "w");
-
-		if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
-			fprintf(stderr, "armloop: cannot write %s\n", pidfile);
-			return 2;
-		}
-	}
-	if (max_s)		/* a bound on our own life, whatever happens */
-		alarm((unsigned)max_s);
+	if (bench_guard(pidfile, max_s))
+		return 2;
 	if (pipe(idle_pipe)) {
 		perror("armloop: pipe");
 		return 2;

@@ -43,6 +43,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BENCH_PROG "loop"
+#include "bench_loop.h"
+
 /* noipa: the call must stay a real call even though the body does nothing.
  * The volatile local gives it a stack frame, so that with frame pointers
  * it starts with push %rbp (gcc drops the frame of an empty function). */
@@ -61,14 +64,6 @@ __asm__(".text\n"
 	"	test %rdi, %rdi\n"	/* first instruction: not emulated */
 	"	ret\n"
 	".size vg_bench_op_ss, .-vg_bench_op_ss\n");
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* CPU time used so far by our parent (the observer: vigil, gdb, bpftrace,
  * the floor loader), all its threads, in ns from /proc/PID/task/T/schedstat.
@@ -102,16 +97,6 @@ static uint64_t parent_cpu_ns(void)
 	}
 	closedir(dir);
 	return sum;
-}
-
-/* K dependent multiply-adds: a fixed amount of CPU work. */
-static inline uint64_t work(uint64_t acc, long k)
-{
-	for (long j = 0; j < k; j++) {
-		acc = acc * 6364136223846793005ull + 1442695040888963407ull;
-		__asm__ volatile("" : "+r"(acc));
-	}
-	return acc;
 }
 
 #define WARMUP 8		/* untimed calls of each used function first */
@@ -157,22 +142,6 @@ static int calibrate(void)
 	sink = acc;
 	printf("calib: ns_per_unit=%.6f units=%ld\n", best, k);
 	return 0;
-}
-
-static long arg_long(const char *what, const char *s, char **endp)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || (!endp && *end) || v < 0) {
-		fprintf(stderr, "loop: bad value for %s: '%s'\n", what, s);
-		exit(2);
-	}
-	if (endp)
-		*endp = end;
-	return v;
 }
 
 struct phase {
@@ -264,16 +233,8 @@ int main(int argc, char **argv)
 	}
 	if (!nph)
 		ph[nph++] = one;
-	if (pidfile) {		/* lets the driver kill us if we outlive it */
-		FILE *f = fopen(pidfile, "w");
-
-		if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
-			fprintf(stderr, "loop: cannot write %s\n", pidfile);
-			return 2;
-		}
-	}
-	if (max_s)		/* a bound on our own life, whatever happens */
-		alarm((unsigned)max_s);
+	if (bench_guard(pidfile, max_s))
+		return 2;
 
 	for (int p = 0; p < nph; p++)
 		used[ph[p].ss] = 1;

@@ -1,9 +1,10 @@
 # Hardware watchpoints on the program's globals (tests/targets/watched.c):
 # `write counter` sees each of the 1000 writes, with the value written;
 # `write shared` sees the 8000 writes of 8 threads started after the
-# watchpoints were armed; `write ::level` sign-extends a short. A global
-# that does not exist or does not fit a debug register is an error at the
-# spec line, and a fifth watched address says the hardware has four.
+# watchpoints were armed; `write ::level` sign-extends a short, and
+# `write flag1` is a char: lengths 8, 4, 2 and 1. A global that does not
+# exist or does not fit a debug register is an error at the spec line,
+# and a fifth watched address says the hardware has four.
 # `change counter / 100` makes an event at each hundred, not each write.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,15 +30,22 @@ state s nonaccepting {
   write ::level when value == -5 -> seen
 }
 state seen accepting
+
+property byte "a char is one byte"
+state s nonaccepting {
+  write flag1 when value == 1 -> seen
+}
+state seen accepting
 SPEC
 
 run_vigil run --json "$TMP/v.jsonl" "$TMP/w.vigil" -- "$TARGETS/watched" 1000 8
 expect_rc 0
 expect_out "watched: counter=1000 shared=8000"
-expect_out "write:counter=1000 write:shared=8000 write:::level=1( |$)"
+expect_out "write:counter=1000 write:shared=8000 write:::level=1 write:flag1=1( |$)"
 expect_out "counts: live slices by state: s=1 bad=0"
 expect_out "all_writes: live slices by state: s=1 bad=0"
 expect_out "neg: live slices by state: s=0 seen=1"
+expect_out "byte: live slices by state: s=0 seen=1"
 expect_no_out "VIOLATION|lost=[1-9]"
 
 # `change EXPR` is an event only when EXPR's value changes: 1000 writes

@@ -13,19 +13,7 @@
 
 #include "session/watchset.h"
 #include "spec/spec.h"
-
-static struct vg_spec *load(const char *text)
-{
-	struct vg_spec *s = vg_spec_new();
-	struct vg_err e = { 0 };
-
-	assert_non_null(s);
-	if (vg_spec_load_string(s, "t.vigil", text, &e)) {
-		print_error("unexpected error: %s", e.msg);
-		fail();
-	}
-	return s;
-}
+#include "spec_load.h"
 
 /* is event (kind, name) held in spec text? */
 static bool held(const struct vg_spec *s, const bool *hold,
