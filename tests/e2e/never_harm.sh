@@ -2,7 +2,10 @@
 #  - SIGKILL of vigil mid-run: every probe goes away with it (no uprobe
 #    link, no perf event left) and the target runs on at full speed;
 #  - vigil attach, then SIGINT: vigil detaches, the target runs on;
-#  - vigil run, then SIGINT: passed to the target, which exits cleanly.
+#  - vigil run, then SIGINT: passed to the target, which exits cleanly;
+#  - SIGKILL of vigil while a probe holds the target: the guard process
+#    (user/proc/guard.c) resumes it; before the launched program started:
+#    the guard kills it.
 . "$(dirname "$0")/lib.sh"
 
 # uprobes on the ticker binary, whoever owns them
@@ -71,3 +74,62 @@ expect_out "ticker: calls tick=[0-9]+ \(interrupted\)"
 n=$(sed -nE 's/.*ticker: calls tick=([0-9]+).*/\1/p' "$TMP/out")
 expect_out "before:tick=$n( |$)"
 expect_out "target exited with status 0"
+
+# --- SIGKILL of vigil while its probe holds the target --------------------
+# Entering `open` arms a watchpoint: the obj_open probe stops the target
+# and vigil resumes it once armed. vigil is frozen (SIGSTOP) so that the
+# next hold lasts, then SIGKILLed: the guard process must resume the
+# target, which then runs to its end with no probe left.
+cat >"$TMP/hold.vigil" <<'SPEC'
+property counted "an open object's count"
+slice on ptr o
+state closed accepting {
+  before obj_open(o) -> open
+}
+state open accepting {
+  write o->count -> open
+  before obj_close(o) -> closed
+}
+SPEC
+"$VIGIL" run "$TMP/hold.vigil" -- "$TARGETS/objects" cycle 2000 >"$TMP/out" 2>&1 &
+vpid=$!
+for _ in $(seq 100); do grep -q "objects: cycling" "$TMP/out" && break; sleep 0.1; done
+opid=$(pgrep -f "^$TARGETS/objects cycle 2000" | head -1)
+[ -n "$opid" ] || { cat "$TMP/out"; fail "target not running"; }
+LEFT_PIDS+=("$opid")
+kill -STOP "$vpid"
+for _ in $(seq 50); do [ "$(proc_state "$opid")" = T ] && break; sleep 0.1; done
+[ "$(proc_state "$opid")" = T ] || fail "the target was not held while vigil was frozen"
+kill -KILL "$vpid"
+wait "$vpid" 2>/dev/null
+for _ in $(seq 50); do [ "$(proc_state "$opid")" != T ] && break; sleep 0.1; done
+[ "$(proc_state "$opid")" != T ] || fail "target left stopped after vigil was SIGKILLed in a hold"
+for _ in $(seq 100); do kill -0 "$opid" 2>/dev/null || break; sleep 0.1; done
+cat "$TMP/out"
+expect_out "\(guard\) vigil ended while pid $opid was stopped by its probes: resumed it"
+expect_out "objects: count=2000"
+[ "$(bpftool perf list 2>/dev/null | grep -c "filename $(readlink -f "$TARGETS/objects") ")" -eq 0 ] ||
+	fail "probes left on the target after vigil was SIGKILLed"
+
+# --- SIGKILL of vigil run before the program starts -----------------------
+# The launched target waits, stopped before its exec, while vigil loads
+# its probes (~1 s): killed with vigil, it must not run unmonitored, nor
+# stay behind stopped.
+"$VIGIL" run specs/ticks.vigil -- "$TARGETS/ticker" >"$TMP/out" 2>&1 &
+vpid=$!
+kid=
+for _ in $(seq 100); do
+	for c in $(pgrep -P "$vpid"); do
+		[ "$(proc_state "$c")" = T ] && kid=$c
+	done
+	[ -n "$kid" ] && break
+	sleep 0.02
+done
+[ -n "$kid" ] || fail "no child of vigil waiting before its exec"
+LEFT_PIDS+=("$kid")
+kill -KILL "$vpid"
+wait "$vpid" 2>/dev/null
+for _ in $(seq 50); do kill -0 "$kid" 2>/dev/null || break; sleep 0.1; done
+! kill -0 "$kid" 2>/dev/null || fail "the launched target outlived vigil's SIGKILL (state $(proc_state "$kid"))"
+! grep -q "ticker: pid" "$TMP/out" || fail "the program ran unmonitored"
+echo ok

@@ -7,12 +7,16 @@
  *                        o->count N times (under a lock)
  *   objects many K       K objects opened at once, each written once, then
  *                        closed (one debug register each)
+ *   objects cycle N      N times: obj_open(o), o->count = i, obj_close(o),
+ *                        1 ms apart; says "objects: cycling" after the
+ *                        first (tests/e2e/never_harm.sh)
  *
  * Prints "objects: count=C" (the last object's count). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct obj {
 	long id;
@@ -75,6 +79,21 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nt && i < 64; i++)
 			pthread_join(t[i], NULL);
 		obj_close(o);
+		printf("objects: count=%ld\n", o->count);
+	} else if (!strcmp(mode, "cycle")) {
+		struct timespec ms = { 0, 1000000 };
+
+		o = calloc(1, sizeof(*o));
+		for (long i = 1; i <= n; i++) {
+			obj_open(o);
+			((volatile struct obj *)o)->count = i;
+			obj_close(o);
+			if (i == 1) {
+				printf("objects: cycling\n");
+				fflush(stdout);
+			}
+			nanosleep(&ms, NULL);
+		}
 		printf("objects: count=%ld\n", o->count);
 	} else {
 		struct obj *all[16];

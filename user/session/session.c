@@ -17,6 +17,7 @@
 #include "act/scenario.h"
 #include "monitor/monitor.h"
 #include "probe/probe.h"
+#include "proc/guard.h"
 #include "proc/proc.h"
 #include "monstate.h"
 #include "report/evidence.h"
@@ -324,6 +325,9 @@ static int open_all(struct session *ss, struct vg_err *e)
 							ss->o->no_aslr, e);
 	if (ss->pid < 0)
 		goto out;
+	/* before any probe can stop the target */
+	if (!(ss->guard = vg_guard_start(ss->pid, !ss->o->pid, e)))
+		goto out;
 	ss->sc = vg_scenario_new(ss->spec, ss->pid, ss->report,
 				 ss->o->on_violation, e);
 	if (!ss->sc)
@@ -545,6 +549,7 @@ static int loop(struct session *ss, struct vg_err *e)
 
 	if (!ss->o->pid && vg_proc_release(ss->pid, e))
 		goto out;
+	vg_guard_released(ss->guard);
 	/* restored stopped by vigil restore --monitor: probes and state are
 	 * in place, let it go */
 	if (ss->o->state_path)
@@ -663,6 +668,7 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 out:
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	vg_probe_close(ss.probe);
+	vg_guard_end(ss.guard, ss.sc && vg_scenario_target_stopped(ss.sc));
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;
 	vg_session_ckpt_free(&ss);

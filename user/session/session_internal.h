@@ -17,6 +17,7 @@ struct vg_evidence;
 struct vg_symbolizer;
 struct vg_slice_view;
 struct vg_mon_event;
+struct vg_guard;
 struct vg_monitor;
 struct vg_watchset;
 
@@ -29,6 +30,7 @@ struct session {
 	struct vg_monitor *mon;
 	struct vg_report *report;
 	struct vg_scenario *sc;
+	struct vg_guard *guard;		/* resumes the target if vigil dies */
 	struct vg_recorder *rec;
 	struct vg_err *err;		/* where on_record reports */
 	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */

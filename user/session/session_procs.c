@@ -12,6 +12,7 @@
 
 #include "act/scenario.h"
 #include "monitor/monitor.h"
+#include "proc/guard.h"
 #include "report/evidence.h"
 #include "report/report.h"
 #include "watchset.h"
@@ -123,6 +124,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		if (followed) {
 			struct vg_err fe = { 0 };
 
+			vg_guard_add(ss->guard, (pid_t)p->child);
 			if (vg_probe_follow(ss->probe, (pid_t)p->child, &fe)) {
 				fprintf(stderr, "vigil: pid %u: %s: it runs unmonitored\n",
 					p->child, fe.msg);
