@@ -24,6 +24,19 @@ static uint64_t effective_caps(void)
 	return caps;
 }
 
+/* the first integer in a /proc or /sys file; -1 when it cannot be read */
+static int read_int(const char *path, long *v)
+{
+	FILE *f = fopen(path, "re");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%ld", v);
+	fclose(f);
+	return n == 1 ? 0 : -1;
+}
+
 int vg_check_privileges(struct vg_err *e)
 {
 	static const struct { int bit; const char *name; } need[] = {
@@ -33,6 +46,10 @@ int vg_check_privileges(struct vg_err *e)
 	};
 	uint64_t caps = effective_caps();
 	char missing[512] = "";
+	long paranoid;
+
+	if (read_int("/proc/sys/kernel/perf_event_paranoid", &paranoid))
+		return vg_errf_code(e, VG_EXIT_RUNTIME, "/proc/sys/kernel/perf_event_paranoid is missing: vigil needs a kernel with perf events (CONFIG_PERF_EVENTS=y)");
 
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
 		if (!(caps & (1ull << need[i].bit))) {
@@ -41,10 +58,14 @@ int vg_check_privileges(struct vg_err *e)
 			strncat(missing, need[i].name,
 				sizeof(missing) - strlen(missing) - 1);
 		}
+	/* perf_event_paranoid limits only processes without CAP_PERFMON:
+	 * with the capabilities it does not matter, so it is only said */
 	if (missing[0])
-		return vg_errf(e, "missing capabilities: %s; run vigil as root or grant them (setcap cap_bpf,cap_perfmon,cap_sys_admin+ep build/vigil)",
-			       missing);
+		return vg_errf_code(e, VG_EXIT_RUNTIME, "missing capabilities: %s; run vigil as root or grant them (setcap cap_bpf,cap_perfmon,cap_sys_admin+ep build/vigil); kernel.perf_event_paranoid is %ld, which does not lift this: BPF programs need CAP_BPF whatever it is",
+				    missing, paranoid);
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		return vg_errf(e, "/sys/kernel/btf/vmlinux is missing: vigil needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return vg_errf_code(e, VG_EXIT_RUNTIME, "/sys/kernel/btf/vmlinux is missing: vigil needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK))
+		return vg_errf_code(e, VG_EXIT_RUNTIME, "this kernel has no uprobe events (/sys/bus/event_source/devices/uprobe): vigil needs CONFIG_UPROBE_EVENTS=y");
 	return 0;
 }

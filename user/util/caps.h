@@ -5,9 +5,10 @@
 
 #include "err.h"
 
-/* Checks CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (or root), the BTF file
- * and perf_event_paranoid. On failure e says exactly what is missing;
- * exit_code is VG_EXIT_RUNTIME. */
+/* Checks CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (or root), perf events
+ * (perf_event_paranoid, said with a missing capability), the BTF file and
+ * uprobe events. On failure e says exactly what is missing; exit_code is
+ * VG_EXIT_RUNTIME. */
 int vg_check_privileges(struct vg_err *e);
 
 #endif
