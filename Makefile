@@ -42,7 +42,7 @@ TARGETS := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(TARGET_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNITS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all setup demo test unit e2e targets clean bench fuzz install
+.PHONY: all setup demo test unit e2e targets clean bench fuzz install soak
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -119,6 +119,14 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@python3 bench/checkpoint.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/placement.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
+
+# make soak [SOAK_SECONDS=600] [TIER=user|kernel]: 500k events/s from 8
+# threads over 100k live slices; vigil's RSS must stay flat, nothing lost,
+# counts exact (bench/soak.py; figures in docs/PERFORMANCE.md).
+SOAK_SECONDS ?= 600
+TIER ?= user
+soak: setup $(BUILD)/vigil $(BUILD)/bench/soak
+	@python3 bench/soak.py --build $(BUILD) --seconds $(SOAK_SECONDS) --tier $(TIER)
 
 clean:
 	rm -rf build build-san
