@@ -19,6 +19,7 @@
 #include "proc/proc.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
+#include "sym/maps.h"
 #include "watch.h"
 #include "vigil.skel.h"
 

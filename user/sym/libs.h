@@ -1,4 +1,4 @@
-/* Shared libraries and load addresses.
+/* Shared libraries: which file defines a probed function.
  *
  * Before the target runs, vigil must know which file defines a probed
  * function: `before malloc(n)` is a uprobe on libc.so.6, not on the
@@ -6,9 +6,7 @@
  * map, the way ld.so does it, without running anything; vg_libs_find_func
  * then searches them in the loader's symbol-lookup order.
  *
- * Once the target runs, its link-time addresses (globals, watchpoints)
- * must be moved to run-time ones: vg_maps_* read /proc/PID/maps and give
- * each mapped object's load bias. */
+ * The addresses of a running process (load biases) are maps.h's. */
 #ifndef VIGIL_SYM_LIBS_H
 #define VIGIL_SYM_LIBS_H
 
@@ -76,59 +74,5 @@ struct vg_func_where {
  * nowhere, naming the binary and how many libraries were searched). */
 int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 		      struct vg_func_where *out, struct vg_err *e);
-
-/* --- a running process -------------------------------------------------- */
-
-struct vg_map {
-	uint64_t start, end;	/* [start, end) */
-	uint64_t offset;	/* file offset mapped at start */
-	char perms[5];		/* "r-xp" */
-	dev_t dev;
-	ino_t ino;		/* 0: anonymous, [heap], [stack], ... */
-	char *path;		/* NULL when anonymous; " (deleted)" kept */
-};
-
-struct vg_maps {
-	pid_t pid;
-	size_t n;
-	struct vg_map *v;
-};
-
-/* Read /proc/PID/maps. */
-int vg_maps_read(pid_t pid, struct vg_maps *out, struct vg_err *e);
-void vg_maps_free(struct vg_maps *m);
-
-/* A mapped ELF object and its load bias: run-time address = link-time
- * address (st_value, DW_AT_low_pc, DW_OP_addr) + bias. 0 for a non-PIE
- * executable. */
-struct vg_object {
-	char *path;
-	dev_t dev;
-	ino_t ino;
-	uint64_t start;		/* lowest mapped address */
-	uint64_t bias;
-};
-
-struct vg_objects {
-	size_t n;
-	struct vg_object *v;
-};
-
-/* Every ELF file mapped in the process (the executable, ld.so, each
- * library), in address order. Files that are not ELF (a mapped data file,
- * locale archives) are left out. */
-int vg_maps_objects(const struct vg_maps *m, struct vg_objects *out,
-		    struct vg_err *e);
-void vg_objects_free(struct vg_objects *o);
-
-/* The load bias of BINARY (matched by device and inode, so any path to
- * the same file works) in the process: for a PIE, the load base. Fails
- * naming the binary and the pid when it is not mapped there. */
-int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
-		      uint64_t *bias, struct vg_err *e);
-
-/* The same from the pid alone, for `vigil attach -p PID`. */
-int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,
-		      struct vg_err *e);
 
 #endif
