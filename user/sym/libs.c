@@ -6,6 +6,7 @@
 #include "dwarf.h"
 #include "sym_internal.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -468,7 +469,71 @@ static char *interp_of(const char *binary)
 	return ret;
 }
 
+/* Why ld.so would refuse PATH as a library for an x86-64 process, or
+ * NULL. */
+static const char *not_a_library(const char *path, char *buf, size_t len)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		snprintf(buf, len, "%s", strerror(errno));
+		return buf;
+	}
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	if (n != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		return "not an ELF file";
+	if (h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB ||
+	    (h[18] | h[19] << 8) != EM_X86_64)
+		return "not an x86-64 ELF file";
+	if ((h[16] | h[17] << 8) != ET_DYN)
+		return "not a shared library";
+	return NULL;
+}
+
+/* A library the program may dlopen (--lib): found as dlopen called from
+ * the program would find a bare name (the program's DT_RPATH,
+ * LD_LIBRARY_PATH, its DT_RUNPATH, the cache, the system directories);
+ * a path with a slash is taken as it is, from vigil's directory. Its own
+ * DT_NEEDED are not followed: its functions are the ones asked for. */
+static int add_dlopened(struct resolver *r, const char *name,
+			struct vg_err *e)
+{
+	const char *how, *why;
+	char *path = NULL, real[PATH_MAX], buf[256];
+	struct stat st;
+
+	if (!*name)
+		return vg_errf_code(e, VG_EXIT_USAGE, "--lib: an empty path");
+	if (strchr(name, '/')) {
+		if ((why = not_a_library(name, buf, sizeof(buf))))
+			return vg_errf_code(e, VG_EXIT_USAGE, "--lib %s: %s",
+					    name, why);
+		path = strdup(realpath(name, real) ? real : name);
+	} else if (!(path = resolve(r, 0, name, &how))) {
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "--lib %s: not found where dlopen from %s would look (its RPATH or RUNPATH, LD_LIBRARY_PATH, /etc/ld.so.cache, the system directories): give its path",
+				    name, r->libs->v[0].path);
+	}
+	if (!path)
+		return vg_errf(e, "out of memory");
+	/* already searched as one of the loader's (libc named with --lib) */
+	if (stat(path, &st) == 0 && loaded_file(r, st.st_dev, st.st_ino)) {
+		free(path);
+		return 0;
+	}
+	return add_obj(r, name, path, "--lib", 0, e);
+}
+
 int vg_libs_load(const char *binary, struct vg_libs *out, struct vg_err *e)
+{
+	return vg_libs_load_with(binary, NULL, 0, out, e);
+}
+
+int vg_libs_load_with(const char *binary, const char *const *dlopened,
+		      size_t ndlopened, struct vg_libs *out, struct vg_err *e)
 {
 	struct resolver r = { .libs = out };
 	char *path, *interp;
@@ -519,6 +584,10 @@ int vg_libs_load(const char *binary, struct vg_libs *out, struct vg_err *e)
 			free(interp);
 		}
 	}
+	out->nloaded = out->n;
+	for (size_t i = 0; i < ndlopened; i++)
+		if (add_dlopened(&r, dlopened[i], e))
+			goto out;
 	ret = 0;
 out:
 	for (size_t i = 0; r.info && i < out->n; i++)
@@ -560,6 +629,58 @@ static int found_in(const struct vg_libs *libs, size_t i,
 	return 0;
 }
 
+/* The symbol search's passes, in the order a call binds: the binary's own
+ * symbols, local ones too; what each library the loader maps exports, in
+ * load order (the first definition is the one calls bind to); local
+ * symbols of its unstripped libraries; then the same two for the --lib
+ * libraries, which the program may dlopen later. */
+static const struct {
+	bool dl;	/* the --lib libraries; else the loader's */
+	int tabs;	/* VG_TAB_* */
+	bool exported;	/* a library's exports: default version only */
+} passes[] = {
+	{ false, VG_TAB_SYMTAB | VG_TAB_DYNSYM, false },	/* v[0] only */
+	{ false, VG_TAB_DYNSYM, true },
+	{ false, VG_TAB_SYMTAB, false },
+	{ true, VG_TAB_DYNSYM, true },
+	{ true, VG_TAB_SYMTAB, false },
+};
+
+/* "not found": name what was searched, what could not be, and the way to
+ * name a library the loader does not know about */
+static int not_found(const struct vg_libs *libs, const char *name,
+		     struct vg_err *e)
+{
+	static const char hint[] =
+		"if the program loads it with dlopen, name the library with --lib PATH";
+	size_t missing = 0, ndl = libs->n - libs->nloaded;
+	char names[512] = "", dl[64] = "";
+
+	for (size_t i = 1; i < libs->nloaded; i++) {
+		if (libs->v[i].path)
+			continue;
+		missing++;
+		if (strlen(names) + strlen(libs->v[i].needed) + 3 <
+		    sizeof(names)) {
+			if (names[0])
+				strcat(names, ", ");
+			strcat(names, libs->v[i].needed);
+		}
+	}
+	if (ndl)
+		snprintf(dl, sizeof(dl), " and %zu --lib librar%s", ndl,
+			 ndl == 1 ? "y" : "ies");
+	if (missing)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "function '%s' not found in %s or its %zu libraries%s; %zu could not be found (%s): set LD_LIBRARY_PATH as the program will run; %s",
+				    name, libs->v[0].path,
+				    libs->nloaded - 1 - missing, dl, missing,
+				    names, hint);
+	return vg_errf_code(e, VG_EXIT_USAGE,
+			    "function '%s' not found in %s or its %zu libraries%s; %s",
+			    name, libs->v[0].path, libs->nloaded - 1, dl, hint);
+}
+
 int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 		      struct vg_func_where *out, struct vg_err *e)
 {
@@ -567,28 +688,25 @@ int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 	struct vg_dwarf *dw;
 	enum vg_nofunc why;
 	GElf_Sym sym;
-	size_t missing = 0;
-	char names[512] = "";
 	bool have_reason = false;
 	int tab, r;
 
 	memset(out, 0, sizeof(*out));
 	if (!libs->n)
 		return vg_errf(e, "no binary to look for '%s' in", name);
-	/* 1. the binary's own symbols, local ones too; 2. what each library
-	 * exports, in load order (the first definition is the one calls
-	 * bind to); 3. local symbols of unstripped libraries */
-	for (int pass = 0; pass < 3; pass++) {
-		for (size_t i = pass ? 1 : 0; i < (pass ? libs->n : 1); i++) {
+	for (size_t pass = 0; pass < sizeof(passes) / sizeof(*passes);
+	     pass++) {
+		size_t lo = passes[pass].dl ? libs->nloaded : pass ? 1 : 0;
+		size_t hi = passes[pass].dl ? libs->n : pass ? libs->nloaded : 1;
+
+		for (size_t i = lo; i < hi; i++) {
 			if (!libs->v[i].path)
 				continue;
 			if (vg_elf_file_open(libs->v[i].path, &f, e))
 				continue;
-			tab = vg_elf_lookup(f.elf,
-					    pass == 0 ? VG_TAB_SYMTAB | VG_TAB_DYNSYM :
-					    pass == 1 ? VG_TAB_DYNSYM :
-							VG_TAB_SYMTAB,
-					    name, VG_SYM_FUNC, pass == 1, &sym);
+			tab = vg_elf_lookup(f.elf, passes[pass].tabs, name,
+					    VG_SYM_FUNC, passes[pass].exported,
+					    &sym);
 			if (tab) {
 				r = found_in(libs, i, &f, &sym, tab, name, out,
 					     e);
@@ -598,12 +716,12 @@ int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 			vg_elf_file_close(&f);
 		}
 	}
-	/* 4. DWARF, the binary's then each library's (a separate debug
-	 * file, such as libc6-dbg's, has what the stripped library lost):
-	 * a function without a symbol, or the reason it has no address. The
-	 * first such reason beats "not found". Only reached when no symbol
-	 * matched, so the cost of indexing the DWARF is paid on this path
-	 * alone. */
+	/* DWARF, the binary's then each library's, the --lib ones last (a
+	 * separate debug file, such as libc6-dbg's, has what the stripped
+	 * library lost): a function without a symbol, or the reason it has
+	 * no address. The first such reason beats "not found". Only reached
+	 * when no symbol matched, so the cost of indexing the DWARF is paid
+	 * on this path alone. */
 	for (size_t i = 0; i < libs->n; i++) {
 		struct vg_err de;
 
@@ -626,23 +744,5 @@ int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 	}
 	if (have_reason)
 		return -1;
-	for (size_t i = 1; i < libs->n; i++) {
-		if (libs->v[i].path)
-			continue;
-		missing++;
-		if (strlen(names) + strlen(libs->v[i].needed) + 3 <
-		    sizeof(names)) {
-			if (names[0])
-				strcat(names, ", ");
-			strcat(names, libs->v[i].needed);
-		}
-	}
-	if (missing)
-		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "function '%s' not found in %s or its %zu libraries; %zu could not be found (%s): set LD_LIBRARY_PATH as the program will run",
-				    name, libs->v[0].path, libs->n - 1 - missing,
-				    missing, names);
-	return vg_errf_code(e, VG_EXIT_USAGE,
-			    "function '%s' not found in %s or its %zu libraries",
-			    name, libs->v[0].path, libs->n - 1);
+	return not_found(libs, name, e);
 }

@@ -30,8 +30,9 @@ struct vg_lib {
 	const char *how;	/* "rpath", "LD_LIBRARY_PATH", "runpath",
 				 * "ld.so.cache", "default", "path" (a
 				 * DT_NEEDED with a slash), "interp"
-				 * (PT_INTERP), "binary"; NULL when not
-				 * found */
+				 * (PT_INTERP), "binary", "--lib" (named by
+				 * the user: the program may dlopen it);
+				 * NULL when not found */
 	size_t loader;		/* index of the object that needed it */
 	dev_t dev;		/* of path: matches /proc/PID/maps entries */
 	ino_t ino;
@@ -39,9 +40,11 @@ struct vg_lib {
 
 /* v[0] is the binary; then every library it loads, directly or not, in
  * breadth-first order: the loader's load order, which is also the order in
- * which it looks symbols up. */
+ * which it looks symbols up. From v[nloaded] on, the libraries the user
+ * said the program may load with dlopen (--lib), in the order given. */
 struct vg_libs {
 	size_t n;
+	size_t nloaded;		/* v[0 .. nloaded): the loader's */
 	struct vg_lib *v;
 };
 
@@ -53,9 +56,22 @@ struct vg_libs {
  * expanded; files of another ELF class or machine skipped, as ld.so does).
  * A library that cannot be found is kept with path NULL: the caller
  * decides whether that matters. Not modelled: glibc-hwcaps
- * subdirectories, LD_PRELOAD, dlopen. Fails only when BINARY is unreadable
- * or not an ELF file. */
+ * subdirectories, LD_PRELOAD, dlopen (vg_libs_load_with names those).
+ * Fails only when BINARY is unreadable or not an ELF file. */
 int vg_libs_load(const char *binary, struct vg_libs *out, struct vg_err *e);
+
+/* The same, then the libraries the program may load with dlopen, which
+ * nothing in its files names (--lib): a path with a slash as it is (from
+ * vigil's working directory), a bare name where dlopen from the program
+ * would look for it. Their own DT_NEEDED are not followed; one the
+ * loader maps anyway is not added twice. Fails (VG_EXIT_USAGE) naming a
+ * library that cannot be found or read, or is not an x86-64 shared
+ * library. A uprobe on such a file, attached before the program maps it,
+ * fires once it does (the kernel puts the breakpoints into every new
+ * mapping of the file), across dlclose and dlopen again. */
+int vg_libs_load_with(const char *binary, const char *const *dlopened,
+		      size_t ndlopened, struct vg_libs *out,
+		      struct vg_err *e);
 void vg_libs_free(struct vg_libs *libs);
 
 /* A function and the object that defines it. */
@@ -67,11 +83,13 @@ struct vg_func_where {
 
 /* Which object defines NAME, in the loader's order: the binary (.symtab,
  * .dynsym), then each library's exported symbols (.dynsym, default
- * version), then the libraries' local symbols when they are not stripped,
- * then DWARF (the binary's, then the libraries' debug files) for functions
- * that have no symbol. malloc -> /lib/x86_64-linux-gnu/libc.so.6. On
- * failure, e says why (inlined everywhere, only compiler clones, or found
- * nowhere, naming the binary and how many libraries were searched). */
+ * version), then the libraries' local symbols when they are not stripped;
+ * then the same two for the --lib libraries; then DWARF (the binary's,
+ * then the libraries' debug files, --lib ones last) for functions that
+ * have no symbol. malloc -> /lib/x86_64-linux-gnu/libc.so.6. On failure,
+ * e says why (inlined everywhere, only compiler clones, or found nowhere,
+ * naming the binary and how many libraries were searched, with a hint
+ * about --lib). */
 int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 		      struct vg_func_where *out, struct vg_err *e);
 
