@@ -5,6 +5,7 @@
 #   build/bpf/X.bpf.o --bpftool gen skeleton--> build/X.skel.h
 #   user/**/*.c (+ skeletons) --cc--> build/libvigil.a + build/vigil
 #   tests/targets/*.c --cc--> build/targets/*   (programs vigil is run on)
+#   tests/targets/plugin/*.c --cc -shared--> build/targets/lib*.so   (dlopen'd)
 #   tests/unit/test_*.c --cc + cmocka--> build/tests/*
 #
 # `make demo` and `make test` run scripts/setup.sh first (fast when nothing
@@ -38,6 +39,8 @@ MAIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(MAIN_SRC))
 
 TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGETS := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(TARGET_SRCS))
+TARGET_LIB_SRCS := $(wildcard tests/targets/plugin/*.c)
+TARGET_LIBS := $(patsubst tests/targets/plugin/%.c,$(BUILD)/targets/lib%.so,$(TARGET_LIB_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNITS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -84,10 +87,17 @@ $(BUILD)/vigil: $(MAIN_OBJ) $(BUILD)/libvigil.a
 
 # --- test targets: built with symbols and frame pointers so a backtrace
 # through them is readable; noinline keeps probed functions real calls.
-targets: $(TARGETS)
+targets: $(TARGETS) $(TARGET_LIBS)
 $(BUILD)/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+
+# libraries a target loads with dlopen (tests/targets/dlhost.c): kept out
+# of tests/targets/*.c, which are programs
+$(BUILD)/targets/lib%.so: tests/targets/plugin/%.c $(wildcard tests/targets/plugin/*.h)
+	@mkdir -p $(@D)
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fPIC -shared -o $@ $<
+$(BUILD)/targets/dlhost: $(wildcard tests/targets/plugin/*.h)
 
 # --- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a

@@ -1,5 +1,5 @@
 /* Unit tests of the symbol and type layer (user/sym/: dwarf.h, libs.h,
- * elf.h) against real binaries.
+ * maps.h, elf.h) against real binaries.
  *
  * The group setup compiles tests/targets/sym_types.c and sym_inline.c in
  * the variants the tests need (PIE and non-PIE, -O2, without DWARF,
@@ -33,6 +33,7 @@
 #include "sym/dwarf.h"
 #include "sym/elf.h"
 #include "sym/libs.h"
+#include "sym/maps.h"
 
 static char dir[PATH_MAX];	/* the temporary build directory */
 static char srcdir[PATH_MAX];	/* tests/targets */

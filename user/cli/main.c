@@ -81,6 +81,11 @@ static const char usage_run[] =
 	"  --evidence N             steps of the violating slice a report shows\n"
 	"                           (default 16)\n"
 	"  --max-slices N           bound on live slices per property\n"
+	"  --lib PATH               PROGRAM may load the library PATH with dlopen:\n"
+	"                           look for the spec's functions there too (after\n"
+	"                           PROGRAM and the libraries the loader maps); its\n"
+	"                           probes are in place before it is loaded, and\n"
+	"                           stay across dlclose and dlopen again. Repeatable\n"
 	"  --watch-policy=refuse|evict\n"
 	"                           when a slice needs more debug registers than\n"
 	"                           are free (x86: 4): leave it unwatched (default)\n"
@@ -103,12 +108,13 @@ static const char usage_attach[] =
 	"  vigil attach specs/queue_bounds.vigil -p 1234\n";
 
 static const char usage_lint[] =
-	"usage: vigil lint SPEC... [--binary PROGRAM]\n"
+	"usage: vigil lint SPEC... [--binary PROGRAM [--lib PATH]...]\n"
 	"\n"
 	"Parse and check the specs; print warnings (unused or unreachable states,\n"
 	"transitions that can never fire) and the tier each property gets.\n"
 	"With --binary, also where each probe goes in PROGRAM (or its shared\n"
-	"libraries) and whether the kernel must single-step it (slow).\n"
+	"libraries, or the libraries --lib names as those PROGRAM may load with\n"
+	"dlopen) and whether the kernel must single-step it (slow).\n"
 	"\n"
 	"example:\n"
 	"  vigil lint specs/queue_bounds.vigil\n";
@@ -154,10 +160,12 @@ static int cmd_run(int argc, char **argv, bool attach)
 		{ "stacks", no_argument, 0, 'K' },
 		{ "evidence", required_argument, 0, 'E' },
 		{ "watch-policy", required_argument, 0, 'W' },
+		{ "lib", required_argument, 0, 'L' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	const char *usage = attach ? usage_attach : usage_run;
+	const char *libs[argc];		/* --lib, at most one per argument */
 	struct vg_session_opts o = { .checkpoint_gap_ms = 500 };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
@@ -220,6 +228,10 @@ static int cmd_run(int argc, char **argv, bool attach)
 			break;
 		case 'K':
 			o.stacks = true;
+			break;
+		case 'L':
+			libs[o.nlibs++] = optarg;
+			o.libs = libs;
 			break;
 		case 'W':
 			if (!strcmp(optarg, "evict"))
@@ -298,11 +310,12 @@ static int cmd_run(int argc, char **argv, bool attach)
 
 static int cmd_lint(int argc, char **argv)
 {
-	const char *binary = NULL;
+	const char *binary = NULL, *libs[argc];
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
 	bool *kernel;
 	int warnings, i = 1, rc;
+	size_t nlibs = 0;
 
 	/* options may come before or after the specs, as in DESIGN.md's
 	 * `vigil lint SPEC --binary PATH` */
@@ -318,6 +331,8 @@ static int cmd_lint(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--binary") && i + 1 < argc) {
 			binary = argv[++i];
+		} else if (!strcmp(argv[i], "--lib") && i + 1 < argc) {
+			libs[nlibs++] = argv[++i];
 		} else if (argv[i][0] == '-') {
 			free(specs);
 			return vg_cli_usage(usage_lint, "bad option '%s'", argv[i]);
@@ -328,6 +343,10 @@ static int cmd_lint(int argc, char **argv)
 	if (!nspecs) {
 		free(specs);
 		return vg_cli_usage(usage_lint, "%s", "no SPEC given");
+	}
+	if (nlibs && !binary) {
+		free(specs);
+		return vg_cli_usage(usage_lint, "%s", "--lib needs --binary");
 	}
 	spec = vg_spec_new();
 	if (!spec) {
@@ -350,7 +369,8 @@ static int cmd_lint(int argc, char **argv)
 			       kernel[p] ? "kernel" : "user",
 			       kernel[p] ? "" : ": not kernel because ",
 			       kernel[p] ? "" : why[p]);
-	if (binary && vg_probe_describe(spec, binary, stdout, &e))
+	if (binary &&
+	    vg_probe_describe(spec, binary, libs, nlibs, stdout, &e))
 		rc = vg_cli_fail(&e);
 	printf("%d propert%s, %d warning%s\n", spec->nprops,
 	       spec->nprops == 1 ? "y" : "ies", warnings,

@@ -55,32 +55,6 @@ static size_t pow2_at_least(size_t n)
 	return p;
 }
 
-/* Where a function lives: the binary, or one of the shared libraries the
- * loader maps for it (libc's malloc). The library list is computed once. */
-static int locate(struct vg_probe *p, const char *binary, const char *name,
-		  struct vg_func_where *where, struct vg_err *e)
-{
-	if (!p->libs_loaded) {
-		if (vg_libs_load(binary, &p->libs, e))
-			return -1;
-		p->libs_loaded = true;
-	}
-	return vg_libs_find_func(&p->libs, name, where, e);
-}
-
-/* A function that cannot be found is the spec's error: say where the spec
- * asked for it (exit status 2). */
-static int at_spec_line(const struct vg_event *ev, struct vg_err *e)
-{
-	char tmp[sizeof(e->msg)];
-
-	snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %.3800s", ev->loc.file,
-		 ev->loc.line, ev->loc.col, e->msg);
-	snprintf(e->msg, sizeof(e->msg), "%s", tmp);
-	e->exit_code = VG_EXIT_USAGE;
-	return -1;
-}
-
 static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 		      const struct vg_probe_opts *o, const struct vg_event *ev,
 		      int event, bool retprobe, struct vg_err *e)
@@ -88,8 +62,8 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 	struct vg_func_where where;
 	struct bpf_link *l;
 
-	if (locate(p, o->binary, ev->name, &where, e))
-		return at_spec_line(ev, e);
+	if (vg_probe_locate(p, ev, &where, e))
+		return -1;
 	/* an entry probe goes on the first instruction the kernel emulates
 	 * when the ones before it cannot matter (placement.h); a return
 	 * probe stays at the entry, where the return address is at %rsp.
@@ -350,6 +324,8 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		return vg_errf(e, "out of memory");
 	}
 	snprintf(p->binary, sizeof(p->binary), "%s", o->binary);
+	p->dl_libs = o->libs;
+	p->ndl_libs = o->nlibs;
 	/* an event goes to the user tier if any user-tier property uses it,
 	 * or if the run is being recorded */
 	for (int prop = 0; prop < s->nprops; prop++) {
@@ -391,7 +367,7 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 			if (vg_watch_plan(vg_dwarf_cached(&dc, o->binary),
 					  o->binary, ev->kind == VG_EV_CHANGE
 					  ? ev->cloc[k].base : ev->name, &wp, e)) {
-				at_spec_line(ev, e);
+				vg_probe_at_spec_line(ev, e);
 				goto out;
 			}
 		}
@@ -401,10 +377,8 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 				goto out;
 			continue;
 		}
-		if (locate(p, o->binary, ev->name, &where, e)) {
-			at_spec_line(ev, e);
+		if (vg_probe_locate(p, ev, &where, e))
 			goto out;
-		}
 		if (vg_plan_event(ev, where.path, o->binary, &dc, &conf[i],
 				  NULL, o->warn, e))
 			goto out;
@@ -747,56 +721,5 @@ int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 out:
 	free(vals);
 	free(keys);
-	return rc;
-}
-
-int vg_probe_describe(const struct vg_spec *spec, const char *binary,
-		      FILE *out, struct vg_err *e)
-{
-	struct vg_probe p = { .spec = spec };
-	struct vg_dwarf_cache *dc = NULL;
-	int rc = 0;
-
-	for (int i = 0; i < spec->nevents && !rc; i++) {
-		const struct vg_event *ev = &spec->events[i];
-		struct vg_ev_conf conf = { 0 };
-		struct vg_func_where where;
-		struct vg_args_plan args;
-		struct vg_placement pl;
-
-		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
-			continue;
-		if (locate(&p, binary, ev->name, &where, e)) {
-			rc = at_spec_line(ev, e);
-			break;
-		}
-		vg_place_entry(where.path, where.fn.offset, &pl);
-		fprintf(out, "probe %s %s: %s+0x%llx", vg_event_kind_name(ev->kind),
-			ev->name, where.path, (unsigned long long)where.fn.offset);
-		if (pl.skipped)
-			fprintf(out, ", entry probe moved +%llu past %d instruction%s to %s",
-				(unsigned long long)(pl.offset - where.fn.offset),
-				pl.skipped, pl.skipped == 1 ? "" : "s", pl.insn);
-		else if (pl.emulated)
-			fprintf(out, ", on %s", pl.insn);
-		fprintf(out, ": %s\n", pl.emulated ? "fast (emulated)"
-					     : "SLOW (single-stepped, ~10x the cost)");
-		if (ev->kind == VG_EV_AFTER)
-			fprintf(out, "probe %s %s: return probe at the entry\n",
-				vg_event_kind_name(ev->kind), ev->name);
-		if ((rc = vg_plan_event(ev, where.path, binary, &dc, &conf,
-					&args, out, e)))
-			break;
-		for (int k = 0; k < ev->nfields; k++)
-			if (ev->argname[k][0])
-				fprintf(out, "    %s: %s\n", ev->argname[k],
-					args.what[k]);
-		if (ev->kind == VG_EV_AFTER && ev->uses_ret)
-			fprintf(out, "    return value: %s\n",
-				args.what[VG_SLOT_RET]);
-	}
-	vg_dwarf_cache_free(dc);
-	if (p.libs_loaded)
-		vg_libs_free(&p.libs);
 	return rc;
 }

@@ -27,6 +27,11 @@ struct vg_probe;
 struct vg_probe_opts {
 	pid_t pid;			/* the target's tgid */
 	const char *binary;		/* the target's executable, absolute */
+	/* --lib: libraries the target may load with dlopen, searched for
+	 * the spec's functions after the loader's (user/sym/libs.h); the
+	 * caller keeps them while the probe set lives */
+	const char *const *libs;
+	size_t nlibs;
 	size_t ringbuf_bytes;		/* power of two; 0 = default */
 	uint32_t max_kslices;		/* kernel-tier slice table; 0 = default */
 	bool all_events;		/* send every event to user space (--record) */
@@ -209,11 +214,12 @@ int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
 
 /* For `vigil lint --binary`: one line per function probe of the spec,
- * where it is found, where the entry probe goes and whether the kernel
- * must single-step it (slow). Returns -1 (e set) if a function is
- * missing. */
+ * where it is found (in binary, its libraries, or the nlibs libraries
+ * of --lib), where the entry probe goes and whether the kernel must
+ * single-step it (slow). Returns -1 (e set) if a function is missing. */
 int vg_probe_describe(const struct vg_spec *spec, const char *binary,
-		      FILE *out, struct vg_err *e);
+		      const char *const *libs, size_t nlibs, FILE *out,
+		      struct vg_err *e);
 
 /* Why a property cannot run in the kernel tier: NULL when it can. */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,

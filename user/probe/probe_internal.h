@@ -46,6 +46,9 @@ struct vg_probe {
 	struct bpf_program *entry, *ret;	/* the builds loaded */
 	struct vg_libs libs;		/* the target's shared libraries */
 	bool libs_loaded;
+	/* --lib: libraries the target may dlopen (vg_probe_opts.libs) */
+	const char *const *dl_libs;
+	size_t ndl_libs;
 	/* `write x`, `read x`, `access x`, `change` (probe_watch.c): the
 	 * breakpoints armed, by id (addr 0: free) */
 	struct probe_wp *wps;
@@ -73,6 +76,14 @@ struct vg_kid_links {
 	pid_t pid;
 	struct bpf_link **links;	/* [nlinks] */
 };
+
+/* probe_where.c: the objects a spec's functions are looked for in
+ * (p->libs, loaded once); where ev's function is, errors prefixed with
+ * the spec line that names it (exit status 2); that prefix alone. */
+int vg_probe_libs(struct vg_probe *p, struct vg_err *e);
+int vg_probe_locate(struct vg_probe *p, const struct vg_event *ev,
+		    struct vg_func_where *where, struct vg_err *e);
+int vg_probe_at_spec_line(const struct vg_event *ev, struct vg_err *e);
 
 /* Attach a uprobe site for one process (pid -1: any), with the process in
  * the cookie's high half (bpf/vigil.bpf.c, others_link). NULL, errno

@@ -19,6 +19,7 @@
 #include "proc/proc.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
+#include "sym/maps.h"
 #include "watch.h"
 #include "vigil.skel.h"
 
@@ -67,12 +68,8 @@ int vg_probe_watch_type(struct vg_probe *p, const char *func, int slot,
 	struct vg_func_where where;
 	struct vg_watch_slice_plan sp;
 
-	if (!p->libs_loaded) {
-		if (vg_libs_load(p->binary, &p->libs, e))
-			return -1;
-		p->libs_loaded = true;
-	}
-	if (vg_libs_find_func(&p->libs, func, &where, e) ||
+	if (vg_probe_libs(p, e) ||
+	    vg_libs_find_func(&p->libs, func, &where, e) ||
 	    vg_watch_plan_slice(vg_dwarf_cached(&p->wdc, where.path),
 				where.path, func, slot, path, &sp, e))
 		return -1;

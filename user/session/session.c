@@ -85,8 +85,10 @@ static struct vg_symbolizer *symbolizer(struct session *ss)
 	if (ss->sym || !(ss->sym = vg_symbolizer_new(ss->pid)))
 		return ss->sym;
 	/* a short-lived target is often gone before its first record is
-	 * read: the files the loader maps for it stand in for its maps */
-	if (!vg_libs_load(ss->exe, &libs, &e)) {
+	 * read: the files the loader maps for it stand in for its maps, and
+	 * the --lib ones for libraries it may have dlclosed since */
+	if (!vg_libs_load_with(ss->exe, ss->o->libs, ss->o->nlibs, &libs,
+			       &e)) {
 		for (size_t i = 0; i < libs.n; i++)
 			vg_symbolizer_add_file(ss->sym, libs.v[i].path);
 		vg_libs_free(&libs);
@@ -343,6 +345,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	struct vg_probe_opts po = {
 		.pid = ss->pid,
 		.binary = path,
+		.libs = ss->o->libs,
+		.nlibs = ss->o->nlibs,
 		.ringbuf_bytes = ss->o->ringbuf_bytes,
 		.max_kslices = ss->o->max_slices,
 		.kernel = ss->kernel,

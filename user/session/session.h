@@ -40,6 +40,10 @@ struct vg_session_opts {
 	bool stacks;			/* --stacks: every event's user stack */
 	int evidence;			/* --evidence N: steps shown; 0 = 16 */
 	bool watch_evict;		/* --watch-policy=evict (else refuse) */
+	/* --lib: libraries the program may load with dlopen, where the
+	 * spec's functions are looked for too (probes attached up front) */
+	const char *const *libs;
+	size_t nlibs;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

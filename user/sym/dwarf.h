@@ -33,7 +33,7 @@ bool vg_dwarf_has_debug(const struct vg_dwarf *dw);
 /* the file the DWARF was read from (the binary or its debug file) */
 const char *vg_dwarf_debug_path(const struct vg_dwarf *dw);
 /* ET_DYN (a PIE, or a shared library): link-time addresses must be moved
- * by the load bias (libs.h: vg_maps_load_bias) to be run-time ones. */
+ * by the load bias (maps.h: vg_maps_load_bias) to be run-time ones. */
 bool vg_dwarf_is_pie(const struct vg_dwarf *dw);
 /* The lowest link-time address of an executable PT_LOAD segment: what the
  * kernel's mm->start_code is, moved by the load bias. 0 when none. */

@@ -1,5 +1,7 @@
-/* Shared-library resolution (as glibc's ld.so does it, elf/dl-load.c
- * _dl_map_object) and /proc/PID/maps reading, for user/sym/libs.h. */
+/* Shared-library resolution, as glibc's ld.so does it (elf/dl-load.c
+ * _dl_map_object), and which of those objects defines a function: the
+ * loader's view of a program before it runs, for user/sym/libs.h. A
+ * running process's mappings are maps.c's. */
 #include "libs.h"
 #include "dwarf.h"
 #include "sym_internal.h"
@@ -10,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Debian's multiarch glibc: the expansion of $LIB and the system
@@ -468,7 +469,71 @@ static char *interp_of(const char *binary)
 	return ret;
 }
 
+/* Why ld.so would refuse PATH as a library for an x86-64 process, or
+ * NULL. */
+static const char *not_a_library(const char *path, char *buf, size_t len)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		snprintf(buf, len, "%s", strerror(errno));
+		return buf;
+	}
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	if (n != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		return "not an ELF file";
+	if (h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB ||
+	    (h[18] | h[19] << 8) != EM_X86_64)
+		return "not an x86-64 ELF file";
+	if ((h[16] | h[17] << 8) != ET_DYN)
+		return "not a shared library";
+	return NULL;
+}
+
+/* A library the program may dlopen (--lib): found as dlopen called from
+ * the program would find a bare name (the program's DT_RPATH,
+ * LD_LIBRARY_PATH, its DT_RUNPATH, the cache, the system directories);
+ * a path with a slash is taken as it is, from vigil's directory. Its own
+ * DT_NEEDED are not followed: its functions are the ones asked for. */
+static int add_dlopened(struct resolver *r, const char *name,
+			struct vg_err *e)
+{
+	const char *how, *why;
+	char *path = NULL, real[PATH_MAX], buf[256];
+	struct stat st;
+
+	if (!*name)
+		return vg_errf_code(e, VG_EXIT_USAGE, "--lib: an empty path");
+	if (strchr(name, '/')) {
+		if ((why = not_a_library(name, buf, sizeof(buf))))
+			return vg_errf_code(e, VG_EXIT_USAGE, "--lib %s: %s",
+					    name, why);
+		path = strdup(realpath(name, real) ? real : name);
+	} else if (!(path = resolve(r, 0, name, &how))) {
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "--lib %s: not found where dlopen from %s would look (its RPATH or RUNPATH, LD_LIBRARY_PATH, /etc/ld.so.cache, the system directories): give its path",
+				    name, r->libs->v[0].path);
+	}
+	if (!path)
+		return vg_errf(e, "out of memory");
+	/* already searched as one of the loader's (libc named with --lib) */
+	if (stat(path, &st) == 0 && loaded_file(r, st.st_dev, st.st_ino)) {
+		free(path);
+		return 0;
+	}
+	return add_obj(r, name, path, "--lib", 0, e);
+}
+
 int vg_libs_load(const char *binary, struct vg_libs *out, struct vg_err *e)
+{
+	return vg_libs_load_with(binary, NULL, 0, out, e);
+}
+
+int vg_libs_load_with(const char *binary, const char *const *dlopened,
+		      size_t ndlopened, struct vg_libs *out, struct vg_err *e)
 {
 	struct resolver r = { .libs = out };
 	char *path, *interp;
@@ -519,6 +584,10 @@ int vg_libs_load(const char *binary, struct vg_libs *out, struct vg_err *e)
 			free(interp);
 		}
 	}
+	out->nloaded = out->n;
+	for (size_t i = 0; i < ndlopened; i++)
+		if (add_dlopened(&r, dlopened[i], e))
+			goto out;
 	ret = 0;
 out:
 	for (size_t i = 0; r.info && i < out->n; i++)
@@ -560,6 +629,58 @@ static int found_in(const struct vg_libs *libs, size_t i,
 	return 0;
 }
 
+/* The symbol search's passes, in the order a call binds: the binary's own
+ * symbols, local ones too; what each library the loader maps exports, in
+ * load order (the first definition is the one calls bind to); local
+ * symbols of its unstripped libraries; then the same two for the --lib
+ * libraries, which the program may dlopen later. */
+static const struct {
+	bool dl;	/* the --lib libraries; else the loader's */
+	int tabs;	/* VG_TAB_* */
+	bool exported;	/* a library's exports: default version only */
+} passes[] = {
+	{ false, VG_TAB_SYMTAB | VG_TAB_DYNSYM, false },	/* v[0] only */
+	{ false, VG_TAB_DYNSYM, true },
+	{ false, VG_TAB_SYMTAB, false },
+	{ true, VG_TAB_DYNSYM, true },
+	{ true, VG_TAB_SYMTAB, false },
+};
+
+/* "not found": name what was searched, what could not be, and the way to
+ * name a library the loader does not know about */
+static int not_found(const struct vg_libs *libs, const char *name,
+		     struct vg_err *e)
+{
+	static const char hint[] =
+		"if the program loads it with dlopen, name the library with --lib PATH";
+	size_t missing = 0, ndl = libs->n - libs->nloaded;
+	char names[512] = "", dl[64] = "";
+
+	for (size_t i = 1; i < libs->nloaded; i++) {
+		if (libs->v[i].path)
+			continue;
+		missing++;
+		if (strlen(names) + strlen(libs->v[i].needed) + 3 <
+		    sizeof(names)) {
+			if (names[0])
+				strcat(names, ", ");
+			strcat(names, libs->v[i].needed);
+		}
+	}
+	if (ndl)
+		snprintf(dl, sizeof(dl), " and %zu --lib librar%s", ndl,
+			 ndl == 1 ? "y" : "ies");
+	if (missing)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "function '%s' not found in %s or its %zu libraries%s; %zu could not be found (%s): set LD_LIBRARY_PATH as the program will run; %s",
+				    name, libs->v[0].path,
+				    libs->nloaded - 1 - missing, dl, missing,
+				    names, hint);
+	return vg_errf_code(e, VG_EXIT_USAGE,
+			    "function '%s' not found in %s or its %zu libraries%s; %s",
+			    name, libs->v[0].path, libs->nloaded - 1, dl, hint);
+}
+
 int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 		      struct vg_func_where *out, struct vg_err *e)
 {
@@ -567,28 +688,25 @@ int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 	struct vg_dwarf *dw;
 	enum vg_nofunc why;
 	GElf_Sym sym;
-	size_t missing = 0;
-	char names[512] = "";
 	bool have_reason = false;
 	int tab, r;
 
 	memset(out, 0, sizeof(*out));
 	if (!libs->n)
 		return vg_errf(e, "no binary to look for '%s' in", name);
-	/* 1. the binary's own symbols, local ones too; 2. what each library
-	 * exports, in load order (the first definition is the one calls
-	 * bind to); 3. local symbols of unstripped libraries */
-	for (int pass = 0; pass < 3; pass++) {
-		for (size_t i = pass ? 1 : 0; i < (pass ? libs->n : 1); i++) {
+	for (size_t pass = 0; pass < sizeof(passes) / sizeof(*passes);
+	     pass++) {
+		size_t lo = passes[pass].dl ? libs->nloaded : pass ? 1 : 0;
+		size_t hi = passes[pass].dl ? libs->n : pass ? libs->nloaded : 1;
+
+		for (size_t i = lo; i < hi; i++) {
 			if (!libs->v[i].path)
 				continue;
 			if (vg_elf_file_open(libs->v[i].path, &f, e))
 				continue;
-			tab = vg_elf_lookup(f.elf,
-					    pass == 0 ? VG_TAB_SYMTAB | VG_TAB_DYNSYM :
-					    pass == 1 ? VG_TAB_DYNSYM :
-							VG_TAB_SYMTAB,
-					    name, VG_SYM_FUNC, pass == 1, &sym);
+			tab = vg_elf_lookup(f.elf, passes[pass].tabs, name,
+					    VG_SYM_FUNC, passes[pass].exported,
+					    &sym);
 			if (tab) {
 				r = found_in(libs, i, &f, &sym, tab, name, out,
 					     e);
@@ -598,12 +716,12 @@ int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 			vg_elf_file_close(&f);
 		}
 	}
-	/* 4. DWARF, the binary's then each library's (a separate debug
-	 * file, such as libc6-dbg's, has what the stripped library lost):
-	 * a function without a symbol, or the reason it has no address. The
-	 * first such reason beats "not found". Only reached when no symbol
-	 * matched, so the cost of indexing the DWARF is paid on this path
-	 * alone. */
+	/* DWARF, the binary's then each library's, the --lib ones last (a
+	 * separate debug file, such as libc6-dbg's, has what the stripped
+	 * library lost): a function without a symbol, or the reason it has
+	 * no address. The first such reason beats "not found". Only reached
+	 * when no symbol matched, so the cost of indexing the DWARF is paid
+	 * on this path alone. */
 	for (size_t i = 0; i < libs->n; i++) {
 		struct vg_err de;
 
@@ -626,233 +744,5 @@ int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 	}
 	if (have_reason)
 		return -1;
-	for (size_t i = 1; i < libs->n; i++) {
-		if (libs->v[i].path)
-			continue;
-		missing++;
-		if (strlen(names) + strlen(libs->v[i].needed) + 3 <
-		    sizeof(names)) {
-			if (names[0])
-				strcat(names, ", ");
-			strcat(names, libs->v[i].needed);
-		}
-	}
-	if (missing)
-		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "function '%s' not found in %s or its %zu libraries; %zu could not be found (%s): set LD_LIBRARY_PATH as the program will run",
-				    name, libs->v[0].path, libs->n - 1 - missing,
-				    missing, names);
-	return vg_errf_code(e, VG_EXIT_USAGE,
-			    "function '%s' not found in %s or its %zu libraries",
-			    name, libs->v[0].path, libs->n - 1);
-}
-
-/* --- /proc/PID/maps --------------------------------------------------------- */
-
-int vg_maps_read(pid_t pid, struct vg_maps *out, struct vg_err *e)
-{
-	char fname[64], *line = NULL;
-	size_t cap = 0, lcap = 0;
-	FILE *f;
-
-	memset(out, 0, sizeof(*out));
-	out->pid = pid;
-	snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)pid);
-	if (!(f = fopen(fname, "re")))
-		return vg_errf(e, "cannot read %s: %s%s", fname,
-			       strerror(errno),
-			       errno == ENOENT ? " (the process is gone)" : "");
-	while (getline(&line, &lcap, f) > 0) {
-		unsigned long long start, end, off, ino;
-		unsigned maj, min;
-		char perms[8];
-		int pos = 0;
-		struct vg_map *m;
-		char *path;
-		size_t n;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start,
-			   &end, perms, &off, &maj, &min, &ino, &pos) < 7)
-			continue;
-		if (out->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			void *p = realloc(out->v, ncap * sizeof(*out->v));
-
-			if (!p) {
-				free(line);
-				fclose(f);
-				vg_maps_free(out);
-				return vg_errf(e, "out of memory");
-			}
-			out->v = p;
-			cap = ncap;
-		}
-		m = &out->v[out->n];
-		memset(m, 0, sizeof(*m));
-		m->start = start;
-		m->end = end;
-		m->offset = off;
-		snprintf(m->perms, sizeof(m->perms), "%.4s", perms);
-		m->dev = makedev(maj, min);
-		m->ino = (ino_t)ino;
-		path = line + pos;
-		n = strcspn(path, "\n");
-		path[n] = 0;
-		if (n && !(m->path = strdup(path))) {
-			free(line);
-			fclose(f);
-			vg_maps_free(out);
-			return vg_errf(e, "out of memory");
-		}
-		out->n++;
-	}
-	free(line);
-	fclose(f);
-	return 0;
-}
-
-void vg_maps_free(struct vg_maps *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		free(m->v[i].path);
-	free(m->v);
-	memset(m, 0, sizeof(*m));
-}
-
-/* A mapped file's path without the " (deleted)" the kernel appends. */
-static void file_of(const struct vg_map *m, char *buf, size_t len)
-{
-	size_t n;
-
-	snprintf(buf, len, "%s", m->path ? m->path : "");
-	n = strlen(buf);
-	if (n > 10 && !strcmp(buf + n - 10, " (deleted)"))
-		buf[n - 10] = 0;
-}
-
-/* The bias of the object whose lowest mapping is m: the PT_LOAD segment
- * mapped at m's file offset gives the link-time address of m->start. */
-static int bias_of(const char *elfpath, const struct vg_map *m,
-		   uint64_t *bias)
-{
-	struct vg_elf_file f;
-	struct vg_err e;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	size_t n;
-	int ret = -1;
-
-	if (vg_elf_file_open(elfpath, &f, &e))
-		return -1;
-	if (!elf_getphdrnum(f.elf, &n)) {
-		for (size_t i = 0; i < n; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(f.elf, i, &ph) ||
-			    ph.p_type != PT_LOAD ||
-			    (ph.p_offset & ~(page - 1)) != m->offset)
-				continue;
-			*bias = m->start - (ph.p_vaddr & ~(page - 1));
-			ret = 0;
-			break;
-		}
-	}
-	vg_elf_file_close(&f);
-	return ret;
-}
-
-int vg_maps_objects(const struct vg_maps *m, struct vg_objects *out,
-		    struct vg_err *e)
-{
-	char path[PATH_MAX];
-
-	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < m->n; i++) {
-		const struct vg_map *mp = &m->v[i];
-		struct vg_object *o;
-		bool seen = false;
-		uint64_t bias;
-		void *p;
-
-		if (!mp->ino || !mp->path || mp->path[0] != '/')
-			continue;
-		for (size_t k = 0; k < out->n && !seen; k++)
-			seen = out->v[k].dev == mp->dev &&
-			       out->v[k].ino == mp->ino;
-		if (seen)
-			continue;
-		/* maps are in address order: this is the lowest mapping */
-		file_of(mp, path, sizeof(path));
-		if (bias_of(path, mp, &bias))
-			continue;	/* not ELF, or not readable */
-		p = realloc(out->v, (out->n + 1) * sizeof(*out->v));
-		if (!p) {
-			vg_objects_free(out);
-			return vg_errf(e, "out of memory");
-		}
-		out->v = p;
-		o = &out->v[out->n];
-		if (!(o->path = strdup(path))) {
-			vg_objects_free(out);
-			return vg_errf(e, "out of memory");
-		}
-		o->dev = mp->dev;
-		o->ino = mp->ino;
-		o->start = mp->start;
-		o->bias = bias;
-		out->n++;
-	}
-	return 0;
-}
-
-void vg_objects_free(struct vg_objects *o)
-{
-	for (size_t i = 0; i < o->n; i++)
-		free(o->v[i].path);
-	free(o->v);
-	memset(o, 0, sizeof(*o));
-}
-
-int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
-		      uint64_t *bias, struct vg_err *e)
-{
-	char real[PATH_MAX], path[PATH_MAX];
-	struct stat st;
-	bool have_st = stat(binary, &st) == 0;
-	bool have_real = realpath(binary, real) != NULL;
-
-	for (size_t i = 0; i < m->n; i++) {
-		const struct vg_map *mp = &m->v[i];
-
-		if (!mp->ino || !mp->path)
-			continue;
-		file_of(mp, path, sizeof(path));
-		if (!((have_st && mp->dev == st.st_dev &&
-		       mp->ino == st.st_ino) ||
-		      (have_real && !strcmp(path, real))))
-			continue;
-		/* first (lowest) mapping of the file; read the segments from
-		 * the file we were given, which is the same file */
-		if (bias_of(binary, mp, bias))
-			return vg_errf(e, "%s is mapped in process %d at 0x%llx, but that offset (0x%llx) is no PT_LOAD segment of it",
-				       binary, (int)m->pid,
-				       (unsigned long long)mp->start,
-				       (unsigned long long)mp->offset);
-		return 0;
-	}
-	return vg_errf(e, "%s is not mapped in process %d%s", binary,
-		       (int)m->pid,
-		       have_st ? "" : " (and it cannot be read here)");
-}
-
-int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,
-		      struct vg_err *e)
-{
-	struct vg_maps m;
-	int r;
-
-	if (vg_maps_read(pid, &m, e))
-		return -1;
-	r = vg_maps_load_bias(&m, binary, bias, e);
-	vg_maps_free(&m);
-	return r;
+	return not_found(libs, name, e);
 }

@@ -1,4 +1,4 @@
-/* Shared libraries and load addresses.
+/* Shared libraries: which file defines a probed function.
  *
  * Before the target runs, vigil must know which file defines a probed
  * function: `before malloc(n)` is a uprobe on libc.so.6, not on the
@@ -6,9 +6,7 @@
  * map, the way ld.so does it, without running anything; vg_libs_find_func
  * then searches them in the loader's symbol-lookup order.
  *
- * Once the target runs, its link-time addresses (globals, watchpoints)
- * must be moved to run-time ones: vg_maps_* read /proc/PID/maps and give
- * each mapped object's load bias. */
+ * The addresses of a running process (load biases) are maps.h's. */
 #ifndef VIGIL_SYM_LIBS_H
 #define VIGIL_SYM_LIBS_H
 
@@ -32,8 +30,9 @@ struct vg_lib {
 	const char *how;	/* "rpath", "LD_LIBRARY_PATH", "runpath",
 				 * "ld.so.cache", "default", "path" (a
 				 * DT_NEEDED with a slash), "interp"
-				 * (PT_INTERP), "binary"; NULL when not
-				 * found */
+				 * (PT_INTERP), "binary", "--lib" (named by
+				 * the user: the program may dlopen it);
+				 * NULL when not found */
 	size_t loader;		/* index of the object that needed it */
 	dev_t dev;		/* of path: matches /proc/PID/maps entries */
 	ino_t ino;
@@ -41,9 +40,11 @@ struct vg_lib {
 
 /* v[0] is the binary; then every library it loads, directly or not, in
  * breadth-first order: the loader's load order, which is also the order in
- * which it looks symbols up. */
+ * which it looks symbols up. From v[nloaded] on, the libraries the user
+ * said the program may load with dlopen (--lib), in the order given. */
 struct vg_libs {
 	size_t n;
+	size_t nloaded;		/* v[0 .. nloaded): the loader's */
 	struct vg_lib *v;
 };
 
@@ -55,9 +56,22 @@ struct vg_libs {
  * expanded; files of another ELF class or machine skipped, as ld.so does).
  * A library that cannot be found is kept with path NULL: the caller
  * decides whether that matters. Not modelled: glibc-hwcaps
- * subdirectories, LD_PRELOAD, dlopen. Fails only when BINARY is unreadable
- * or not an ELF file. */
+ * subdirectories, LD_PRELOAD, dlopen (vg_libs_load_with names those).
+ * Fails only when BINARY is unreadable or not an ELF file. */
 int vg_libs_load(const char *binary, struct vg_libs *out, struct vg_err *e);
+
+/* The same, then the libraries the program may load with dlopen, which
+ * nothing in its files names (--lib): a path with a slash as it is (from
+ * vigil's working directory), a bare name where dlopen from the program
+ * would look for it. Their own DT_NEEDED are not followed; one the
+ * loader maps anyway is not added twice. Fails (VG_EXIT_USAGE) naming a
+ * library that cannot be found or read, or is not an x86-64 shared
+ * library. A uprobe on such a file, attached before the program maps it,
+ * fires once it does (the kernel puts the breakpoints into every new
+ * mapping of the file), across dlclose and dlopen again. */
+int vg_libs_load_with(const char *binary, const char *const *dlopened,
+		      size_t ndlopened, struct vg_libs *out,
+		      struct vg_err *e);
 void vg_libs_free(struct vg_libs *libs);
 
 /* A function and the object that defines it. */
@@ -69,66 +83,14 @@ struct vg_func_where {
 
 /* Which object defines NAME, in the loader's order: the binary (.symtab,
  * .dynsym), then each library's exported symbols (.dynsym, default
- * version), then the libraries' local symbols when they are not stripped,
- * then DWARF (the binary's, then the libraries' debug files) for functions
- * that have no symbol. malloc -> /lib/x86_64-linux-gnu/libc.so.6. On
- * failure, e says why (inlined everywhere, only compiler clones, or found
- * nowhere, naming the binary and how many libraries were searched). */
+ * version), then the libraries' local symbols when they are not stripped;
+ * then the same two for the --lib libraries; then DWARF (the binary's,
+ * then the libraries' debug files, --lib ones last) for functions that
+ * have no symbol. malloc -> /lib/x86_64-linux-gnu/libc.so.6. On failure,
+ * e says why (inlined everywhere, only compiler clones, or found nowhere,
+ * naming the binary and how many libraries were searched, with a hint
+ * about --lib). */
 int vg_libs_find_func(const struct vg_libs *libs, const char *name,
 		      struct vg_func_where *out, struct vg_err *e);
-
-/* --- a running process -------------------------------------------------- */
-
-struct vg_map {
-	uint64_t start, end;	/* [start, end) */
-	uint64_t offset;	/* file offset mapped at start */
-	char perms[5];		/* "r-xp" */
-	dev_t dev;
-	ino_t ino;		/* 0: anonymous, [heap], [stack], ... */
-	char *path;		/* NULL when anonymous; " (deleted)" kept */
-};
-
-struct vg_maps {
-	pid_t pid;
-	size_t n;
-	struct vg_map *v;
-};
-
-/* Read /proc/PID/maps. */
-int vg_maps_read(pid_t pid, struct vg_maps *out, struct vg_err *e);
-void vg_maps_free(struct vg_maps *m);
-
-/* A mapped ELF object and its load bias: run-time address = link-time
- * address (st_value, DW_AT_low_pc, DW_OP_addr) + bias. 0 for a non-PIE
- * executable. */
-struct vg_object {
-	char *path;
-	dev_t dev;
-	ino_t ino;
-	uint64_t start;		/* lowest mapped address */
-	uint64_t bias;
-};
-
-struct vg_objects {
-	size_t n;
-	struct vg_object *v;
-};
-
-/* Every ELF file mapped in the process (the executable, ld.so, each
- * library), in address order. Files that are not ELF (a mapped data file,
- * locale archives) are left out. */
-int vg_maps_objects(const struct vg_maps *m, struct vg_objects *out,
-		    struct vg_err *e);
-void vg_objects_free(struct vg_objects *o);
-
-/* The load bias of BINARY (matched by device and inode, so any path to
- * the same file works) in the process: for a PIE, the load base. Fails
- * naming the binary and the pid when it is not mapped there. */
-int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
-		      uint64_t *bias, struct vg_err *e);
-
-/* The same from the pid alone, for `vigil attach -p PID`. */
-int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,
-		      struct vg_err *e);
 
 #endif

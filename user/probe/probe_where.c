@@ -1,0 +1,100 @@
+/* Where a spec's function probes go: the object that defines each
+ * function (the program, the libraries the loader maps for it, and the
+ * --lib libraries it may dlopen), found once per run; and, for
+ * `vigil lint --binary`, a description of every probe. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "placement.h"
+#include "plan.h"
+#include "probe_internal.h"
+#include "sym/dwarf_cache.h"
+#include "sym/libs.h"
+
+int vg_probe_libs(struct vg_probe *p, struct vg_err *e)
+{
+	if (p->libs_loaded)
+		return 0;
+	if (vg_libs_load_with(p->binary, p->dl_libs, p->ndl_libs, &p->libs, e))
+		return -1;
+	p->libs_loaded = true;
+	return 0;
+}
+
+/* A function that cannot be found is the spec's error: say where the spec
+ * asked for it (exit status 2). */
+int vg_probe_at_spec_line(const struct vg_event *ev, struct vg_err *e)
+{
+	char tmp[sizeof(e->msg)];
+
+	snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %.3800s", ev->loc.file,
+		 ev->loc.line, ev->loc.col, e->msg);
+	snprintf(e->msg, sizeof(e->msg), "%s", tmp);
+	e->exit_code = VG_EXIT_USAGE;
+	return -1;
+}
+
+int vg_probe_locate(struct vg_probe *p, const struct vg_event *ev,
+		    struct vg_func_where *where, struct vg_err *e)
+{
+	/* a bad --lib is the command line's error, not the spec line's */
+	if (vg_probe_libs(p, e))
+		return -1;
+	if (vg_libs_find_func(&p->libs, ev->name, where, e))
+		return vg_probe_at_spec_line(ev, e);
+	return 0;
+}
+
+int vg_probe_describe(const struct vg_spec *spec, const char *binary,
+		      const char *const *libs, size_t nlibs, FILE *out,
+		      struct vg_err *e)
+{
+	struct vg_probe p = { .spec = spec, .dl_libs = libs,
+			      .ndl_libs = nlibs };
+	struct vg_dwarf_cache *dc = NULL;
+	int rc = 0;
+
+	snprintf(p.binary, sizeof(p.binary), "%s", binary);
+
+	for (int i = 0; i < spec->nevents && !rc; i++) {
+		const struct vg_event *ev = &spec->events[i];
+		struct vg_ev_conf conf = { 0 };
+		struct vg_func_where where;
+		struct vg_args_plan args;
+		struct vg_placement pl;
+
+		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
+			continue;
+		if ((rc = vg_probe_locate(&p, ev, &where, e)))
+			break;
+		vg_place_entry(where.path, where.fn.offset, &pl);
+		fprintf(out, "probe %s %s: %s+0x%llx", vg_event_kind_name(ev->kind),
+			ev->name, where.path, (unsigned long long)where.fn.offset);
+		if (pl.skipped)
+			fprintf(out, ", entry probe moved +%llu past %d instruction%s to %s",
+				(unsigned long long)(pl.offset - where.fn.offset),
+				pl.skipped, pl.skipped == 1 ? "" : "s", pl.insn);
+		else if (pl.emulated)
+			fprintf(out, ", on %s", pl.insn);
+		fprintf(out, ": %s\n", pl.emulated ? "fast (emulated)"
+					     : "SLOW (single-stepped, ~10x the cost)");
+		if (ev->kind == VG_EV_AFTER)
+			fprintf(out, "probe %s %s: return probe at the entry\n",
+				vg_event_kind_name(ev->kind), ev->name);
+		if ((rc = vg_plan_event(ev, where.path, binary, &dc, &conf,
+					&args, out, e)))
+			break;
+		for (int k = 0; k < ev->nfields; k++)
+			if (ev->argname[k][0])
+				fprintf(out, "    %s: %s\n", ev->argname[k],
+					args.what[k]);
+		if (ev->kind == VG_EV_AFTER && ev->uses_ret)
+			fprintf(out, "    return value: %s\n",
+				args.what[VG_SLOT_RET]);
+	}
+	vg_dwarf_cache_free(dc);
+	if (p.libs_loaded)
+		vg_libs_free(&p.libs);
+	return rc;
+}
