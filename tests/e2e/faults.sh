@@ -4,7 +4,10 @@
 #  - SIGTERM or SIGHUP to an attached vigil: it detaches, the target runs on;
 #  - a thread storm (2000 short threads on one mutex, both tiers): no loss,
 #    no false verdict, and the per-probe counts equal the program's own
-#    (plus glibc's one lock per thread).
+#    (plus glibc's one lock per thread);
+#  - the ring buffer filling (4 KB, 41000 calls in bursts): the loss is
+#    counted, per probe, in text and JSON, and no slice ends `accepting`:
+#    every one is `inconclusive`.
 . "$(dirname "$0")/lib.sh"
 
 links() { bpftool perf list 2>/dev/null | grep -c "filename $(readlink -f "$TARGETS/ticker") " ; }
@@ -68,3 +71,22 @@ for tier in auto user; do	# auto: mutex_discipline in the kernel
 	expect_out " lost=0 "
 	expect_no_out "VIOLATION|inconclusive|nonaccepting"
 done
+
+# --- the ring buffer fills -------------------------------------------------
+cat >"$TMP/rb.vigil" <<'SPEC'
+property noisy "every noise call is counted"
+slice on k
+int n = 0
+state s accepting {
+  before noise(k) { n = n + 1; } -> s
+}
+SPEC
+run_vigil run --tier=user --ringbuf-size 4K --json "$TMP/rb.json" "$TMP/rb.vigil" -- "$TARGETS/phases" 20000 1
+expect_rc 0
+expect_out "phases: noise=41010 "
+expect_out "stats: events=41010 records=[0-9]+ lost=[1-9][0-9]* .* before:noise=41010( |$)"
+grep -qE '"probes":\[\{"kind":"before","name":"noise","hits":41010,"lost":[1-9][0-9]*\}' "$TMP/rb.json" ||
+	fail "the JSON stats do not count the loss per probe"
+expect_out "slice k=[0-9]+ ends inconclusive in state s"
+[ "$(grep -c '"verdict":"inconclusive"' "$TMP/rb.json")" -eq 1001 ] || fail "not every slice is inconclusive"
+! grep -q '"verdict":"accepting"' "$TMP/rb.json" || fail "a slice that may have missed events ends accepting"

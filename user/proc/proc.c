@@ -129,6 +129,25 @@ int vg_proc_in_uprobe_page(pid_t pid)
 	return found;
 }
 
+/* the state letter of /proc/PID/stat (R, S, T, t, Z...), 0 if gone */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* the command name may contain spaces and parentheses */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 int vg_proc_exe(pid_t pid, char *out, struct vg_err *e)
 {
 	char link[64];
@@ -137,6 +156,16 @@ int vg_proc_exe(pid_t pid, char *out, struct vg_err *e)
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
 	n = readlink(link, out, PATH_MAX - 1);
 	if (n < 0) {
+		char st = proc_state(pid);
+
+		/* /proc/PID/exe is missing for a kernel thread and a zombie
+		 * too: say which, not "no such process" */
+		if (errno == ENOENT && st == 'Z')
+			return vg_errf_code(e, VG_EXIT_RUNTIME,
+					    "pid %d has exited (a zombie its parent has not reaped): nothing to monitor", pid);
+		if (errno == ENOENT && st)
+			return vg_errf_code(e, VG_EXIT_RUNTIME,
+					    "pid %d is a kernel thread: vigil monitors user-space processes", pid);
 		if (errno == ENOENT)
 			return vg_errf_code(e, VG_EXIT_RUNTIME,
 					    "no process with pid %d", pid);
@@ -176,24 +205,6 @@ int vg_proc_reap(pid_t pid, int *code, int *sig)
 		return 1;
 	}
 	return 0;
-}
-
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* the command name may contain spaces and parentheses */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 bool vg_proc_is_stopped(pid_t pid)
