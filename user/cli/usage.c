@@ -123,6 +123,7 @@ const char vg_usage_attach[] =
 	"  --json, --record, --tier, --on-violation, --dynamic, --follow-fork,\n"
 	"  --stacks, --evidence, --max-slices, --ringbuf-size, --lib,\n"
 	"  --watch-policy and the checkpoint options\n"
+	"  -h, --help               this text\n"
 	"\n"
 	"exit status: 0 no violation, 1 violation, 2 bad usage or spec,\n"
 	"             3 runtime failure (no such process, no permission)\n"
