@@ -217,8 +217,11 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 	if (nspecs == 0)
 		return vg_cli_usage(usage, "%s", "no SPEC given");
 	/* the live view is for a person watching a terminal: not for a log,
-	 * a pipe, or a test reading stderr */
-	o.live = !o.quiet && isatty(STDERR_FILENO);
+	 * a pipe, or a test reading stderr; nor when JSON lines go to the
+	 * same terminal on stdout, which would land after the status line */
+	o.live = !o.quiet && isatty(STDERR_FILENO) &&
+		 !(o.json_path && !strcmp(o.json_path, "-") &&
+		   isatty(STDOUT_FILENO));
 
 	spec = vg_spec_new();
 	if (!spec)

@@ -91,19 +91,21 @@ bool vg_status_due(const struct vg_status *st, uint64_t now_ns)
 	return st && now_ns >= st->next_ns;
 }
 
-static int width(void)
+int vg_status_width(const struct vg_status *st)
 {
 	struct winsize ws;
 
+	/* the last column is left alone: a line that fills it wraps on some
+	 * terminals, and \r would then redraw only the wrapped part */
 	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) || ws.ws_col < 20)
-		return 80;
-	return ws.ws_col;
+		return 79;
+	return ws.ws_col - 1;
 }
 
 void vg_status_show(struct vg_status *st, const char *text, uint64_t now_ns)
 {
 	char line[512];
-	int n, cols = width() - 1;	/* the last column would wrap */
+	int n, cols = vg_status_width(st);
 
 	st->next_ns = now_ns + VG_STATUS_GAP_NS;
 	if (st->midline)

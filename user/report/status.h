@@ -25,6 +25,8 @@ struct vg_status *vg_status_new(struct vg_err *e);
 /* Clear the line and give stderr back. NULL is fine. */
 void vg_status_free(struct vg_status *st);
 
+/* The columns a status line may take (the terminal's, less one). */
+int vg_status_width(const struct vg_status *st);
 /* Is a redraw due at now_ns (CLOCK_MONOTONIC)? */
 bool vg_status_due(const struct vg_status *st, uint64_t now_ns);
 /* Show text (one line, no newline) as the status, cut to the terminal's

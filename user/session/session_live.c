@@ -61,9 +61,9 @@ static uint64_t live_of(struct session *ss, int prop)
 void vg_session_live_tick(struct session *ss)
 {
 	uint64_t now = vg_now_ns(CLOCK_MONOTONIC), events = 0, lost = 0;
-	char text[512], num[32];
+	char text[512], num[32], tail[64];
 	size_t len;
-	int attached, total;
+	int attached, total, room;
 
 	if (!ss->status || !vg_status_due(ss->status, now))
 		return;
@@ -80,31 +80,38 @@ void vg_session_live_tick(struct session *ss)
 		: 0);
 	ss->live_events = events;
 	ss->live_ns = now;
+	vg_probe_links(ss->probe, &attached, &total);
+	snprintf(tail, sizeof(tail), " lost %" PRIu64 " | probes %d/%d", lost,
+		 attached, total);
 	len = (size_t)snprintf(text, sizeof(text), "vigil: %s ev/s |", num);
-	/* live slices per property while the line has room; then the rest
-	 * as one count */
+	/* live slices per property while they fit the terminal's width with
+	 * the tail; then the rest as one count */
+	room = vg_status_width(ss->status) - (int)strlen(tail);
 	for (int i = 0; i < ss->spec->nprops && len < sizeof(text); i++) {
+		char item[160];
+		int n;
+
 		human(num, sizeof(num), (double)live_of(ss, i));
-		if (len > 56 && i + 1 < ss->spec->nprops) {
+		n = snprintf(item, sizeof(item), " %s %s |",
+			     ss->spec->props[i].name, num);
+		/* the last one needs no room for a "+N more" after it */
+		if ((int)len + n + (i + 1 < ss->spec->nprops ? 18 : 0) > room &&
+		    i > 0) {
 			uint64_t rest = 0;
 
 			for (int j = i; j < ss->spec->nprops; j++)
 				rest += live_of(ss, j);
 			human(num, sizeof(num), (double)rest);
 			len += (size_t)snprintf(text + len, sizeof(text) - len,
-						" +%d more: %s |",
+						" +%d more %s |",
 						ss->spec->nprops - i, num);
 			break;
 		}
-		len += (size_t)snprintf(text + len, sizeof(text) - len,
-					" %s %s |", ss->spec->props[i].name,
-					num);
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s",
+					item);
 	}
-	vg_probe_links(ss->probe, &attached, &total);
 	if (len < sizeof(text))
-		snprintf(text + len, sizeof(text) - len,
-			 " lost %" PRIu64 " | probes %d/%d", lost, attached,
-			 total);
+		snprintf(text + len, sizeof(text) - len, "%s", tail);
 	vg_status_show(ss->status, text, now);
 }
 
