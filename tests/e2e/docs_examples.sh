@@ -1,6 +1,7 @@
 # The examples in README.md and docs/*.md run, so the docs cannot rot:
 #  - every fenced block that is a whole spec (it has a `property` line and
-#    a `state`) loads: `vigil lint` accepts it;
+#    a `state`, and no "..." line leaving some out) loads: `vigil lint`
+#    accepts it;
 #  - every `vigil run|check|lint|graph` command shown (as `vigil ...`,
 #    `build/vigil ...` or `$ sudo build/vigil ...`) whose files are in the
 #    repository runs, with the exit status its shown output implies
@@ -9,8 +10,8 @@
 #    and the lines of that output that do
 #    not depend on the run (the tier of each property, VIOLATION of which
 #    property, the `state A -> B` of the report) appear in what it prints.
-# Commands on a pid of the reader's (`attach -p 1234`), gdb and make
-# lines are not run. bench/ and CI run their own commands.
+# Commands on the reader's program or pid (`-- ./prog`, `attach -p 1234`),
+# gdb and make lines are not run. bench/ and CI run their own commands.
 . "$(dirname "$0")/lib.sh"
 
 python3 - "$TMP" README.md docs/*.md <<'PY' || fail "cannot extract the examples"
@@ -22,13 +23,16 @@ for f in files:
     blocks = [(m.start(), m.group(1)) for m in re.finditer(r"```[a-z]*\n(.*?)```", text, re.S)]
     for i, (pos, b) in enumerate(blocks):
         line = text.count("\n", 0, pos) + 1
-        if re.search(r"^property \w+", b, re.M) and re.search(r"^state \w+", b, re.M):
+        if (re.search(r"^property \w+", b, re.M) and re.search(r"^state \w+", b, re.M)
+                and not re.search(r"^\s*\.\.\.\s*$", b, re.M)):
             specs.append((f, line, b))
             continue
-        lines = b.splitlines()
+        # a command continued with a backslash is one line (the line
+        # numbers below count the joined lines: close enough to find it)
+        lines = re.sub(r"\\\n\s*", " ", b).splitlines()
         for k, l in enumerate(lines):
             m = re.match(r"^(?:\$ )?(?:sudo )?(?:build/)?vigil ((run|check|lint|graph) .*)$", l)
-            if not m or re.search(r"\bPID\b|-p \d|PROG\b|SPEC\b|PROGRAM\b|\.\.\.", l):
+            if not m or re.search(r"\bPID\b|-p \d|PROG\b|SPEC\b|PROGRAM\b|\.\.\.|\./prog\b", l):
                 continue
             # the output shown: the rest of this block, or the next block
             # when this one is only the command
