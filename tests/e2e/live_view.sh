@@ -72,6 +72,19 @@ cat "$TMP/out"
 expect_rc 0
 expect_out "^    \(the one instance\)  n=[0-9]+$"
 
+# a SIGUSR1 while the probes load (before the event loop) is not fatal:
+# it waits, and the state is printed once the loop runs
+"$VIGIL" run --tier=user "$TMP/count.vigil" -- "$TARGETS/myalloc" --hold 5 1 >"$TMP/out" 2>&1 &
+vpid=$!
+sleep 0.05
+kill -USR1 "$vpid"
+wait "$vpid"
+RC=$?
+cat "$TMP/out"
+expect_rc 0
+expect_out "^vigil: the monitor of pid [0-9]+ after [0-9]+ records \(SIGUSR1"
+expect_out "^vigil: target exited with status 0$"
+
 # on a terminal: the status line, redrawn in place
 tty_run() {
 	echo "+ (tty) vigil $*"

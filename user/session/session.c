@@ -654,7 +654,17 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 {
 	struct session ss = { .spec = spec, .o = o, .pid = -1, .err = e };
 	struct vg_err se;
+	sigset_t usr;
 	int rc = -1;
+
+	/* SIGUSR1 (dump the state) and SIGUSR2 (checkpoint) are requests,
+	 * never fatal: one that comes while the probes load waits for the
+	 * event loop, which takes it from its signalfd (the target is
+	 * started with nothing blocked, vg_proc_spawn_stopped) */
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	sigaddset(&usr, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &usr, NULL);
 
 	/* first: every module that keeps stderr (the reports, the probes'
 	 * warnings) must keep the stream that clears the status line; and
