@@ -84,10 +84,12 @@ $(BUILD)/vigil: $(MAIN_OBJ) $(BUILD)/libvigil.a
 
 # --- test targets: built with symbols and frame pointers so a backtrace
 # through them is readable; noinline keeps probed functions real calls.
+# TARGET_LIBS_name: the libraries target `name` links besides libc.
+TARGET_LIBS_stmts := -lsqlite3
 targets: $(TARGETS)
 $(BUILD)/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< $(TARGET_LIBS_$*)
 
 # --- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a
