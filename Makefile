@@ -110,9 +110,10 @@ demo: setup
 	@$(MAKE) --no-print-directory all
 	@bash scripts/demo.sh $(BUILD)
 
-# make bench [QUICK=1]: the live cost (bench/), checkpoint and restore
-# times (bench/checkpoint.py), then the monitor alone, offline
-# (tests/bench/): every figure docs/PERFORMANCE.md publishes.
+# make bench [QUICK=1]: the live cost (bench/) and real programs
+# (bench/real_bench.py), checkpoint and restore times (bench/checkpoint.py),
+# then the monitor alone, offline (tests/bench/), and its plot against live
+# slices (bench/monitor_plot.py): every figure docs/PERFORMANCE.md publishes.
 include bench/Makefile.inc
 include tests/bench/Makefile.inc
 bench: setup bench-progs $(BUILD)/bench_monitor
@@ -121,6 +122,7 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@python3 bench/checkpoint.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/placement.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
+	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 
 clean:
 	rm -rf build build-san

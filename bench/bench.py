@@ -49,6 +49,7 @@ import sys
 import tempfile
 import time
 
+import real_bench
 import watch_bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -705,7 +706,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and gaps")
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
-    ap.add_argument("--only", choices=["per-event", "event-gap", "watch"], help="run one part")
+    ap.add_argument("--only", choices=["per-event", "event-gap", "watch", "real"],
+                    help="run one part")
     args = ap.parse_args()
     t_start = time.monotonic()
 
@@ -715,7 +717,8 @@ def main():
     b = Bench(args)
     for p in (b.loop, b.floor, os.path.join(b.out, "recsize"),
               os.path.join(b.out, "wloop"), os.path.join(b.out, "wfloor"),
-              os.path.join(b.out, "armloop")):
+              os.path.join(b.out, "armloop"), os.path.join(b.out, "allocs_bench"),
+              os.path.join(b.out, "runtime.so")):
         if not os.access(p, os.X_OK):
             print("bench: %s missing: run `make bench`, which builds it" % p,
                   file=sys.stderr)
@@ -765,7 +768,9 @@ def main():
     try:
         if args.only in (None, "per-event"):
             tools = [t for t in PER_EVENT_TOOLS if t not in skipped]
+            t0 = time.monotonic()
             res = per_event(b, cfg, tools, failures)
+            log("per-event: took %.0f s" % (time.monotonic() - t0))
             tabs, fixed = per_event_summary(b, res, skipped)
             print()
             for fn in FUNC:
@@ -783,7 +788,9 @@ def main():
                            "", md_table(*fixed), ""]
         if args.only in (None, "event-gap"):
             tools = [t for t in GAP_TOOLS if t not in skipped]
+            t0 = time.monotonic()
             unit, curve, gap_failed = event_gap(b, cfg, tools, failures)
+            log("event-gap: took %.0f s" % (time.monotonic() - t0))
             gap_rows = []
             for t, pts in curve.items():
                 gap_rows.append([t] + [fmt(p[3]) for p in pts])
@@ -816,7 +823,14 @@ def main():
                 except Failure as e:
                     failures.append(str(e))
         if args.only in (None, "watch"):
+            t0 = time.monotonic()
             text, md = watch_bench.section(b, args.quick, skipped, failures)
+            log("watch: took %.0f s" % (time.monotonic() - t0))
+            print()
+            print(text)
+            summary_md += md
+        if args.only in (None, "real"):
+            text, md = real_bench.section(b, args.quick, skipped, failures)
             print()
             print(text)
             summary_md += md
