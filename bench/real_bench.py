@@ -59,12 +59,15 @@ VALGRIND_EXIT = 9  # --error-exitcode: memcheck found an error
 
 
 def config(quick):
-    """Sizes: full runs take ~3 s (xz), ~0.5 s (sqlite3) and ~0.1 s
-    (allocs) native here; QUICK ones a tenth, two repetitions."""
+    """Sizes: full runs take ~2 s (xz), ~0.6 s (sqlite3) and ~0.03 s
+    (allocs) native here, and 2-3 s more under vigil, most of it vigil's
+    start and exit; QUICK inputs are a tenth to a quarter, with two
+    repetitions. Five in full runs: single runs on this shared 2-vCPU
+    machine vary by tens of percent."""
     if quick:
         return {"reps": 2, "xz_bytes": 5000000, "sql": (8000, 3000, 5),
                 "allocs_ops": 100000}
-    return {"reps": 3, "xz_bytes": 50000000, "sql": (60000, 20000, 20),
+    return {"reps": 5, "xz_bytes": 50000000, "sql": (60000, 20000, 20),
             "allocs_ops": 400000}
 
 
