@@ -32,7 +32,7 @@ done
 # once, no double free may be reported (there was one per run when the
 # property saw only malloc)
 for tier in kernel user; do
-	run_vigil run --tier=$tier specs/lib/double_free.vigil -- "$TARGETS/reallocs"
+	run_vigil run --tier=$tier specs/lib/double_free.vigil -- "$TARGETS/reuse"
 	expect_rc 0
 	expect_no_out VIOLATION
 	expect_out "after:malloc=3200 after:calloc=3200 after:realloc=3200 before:free=6400 before:realloc=3200"

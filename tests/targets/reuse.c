@@ -42,7 +42,7 @@ int main(void)
 			nfree++;
 		}
 	}
-	n = snprintf(msg, sizeof(msg), "reallocs: malloc=%ld calloc=%ld realloc=%ld free=%ld\n",
+	n = snprintf(msg, sizeof(msg), "reuse: malloc=%ld calloc=%ld realloc=%ld free=%ld\n",
 		     nmalloc, ncalloc, nrealloc, nfree);
 	write(1, msg, n);
 	return 0;
