@@ -614,11 +614,13 @@ def event_gap(b, cfg, tools, failures):
 
 def config(quick):
     """Sizes: probed rows call each function enough for ~0.3 s (full) of the
-    floor's cost; gdb fewer, it is ~400x slower."""
+    floor's cost; gdb fewer, it is ~400x slower. QUICK has 3 per-event
+    repetitions (5 until the real-programs section joined it: `make bench
+    QUICK=1` must stay under 2 minutes on a busy 2-vCPU machine)."""
     if quick:
         probe_n, native_n, gdb_n = {"op": 100000, "ss": 10000}, 2000000, 300
         cfg = {
-            "reps": 5, "reps_gap": 3,
+            "reps": 3, "reps_gap": 3,
             "gaps": [1e3, 1e4, 1e5, 1e6, 1e7],
             "gap_time_s": 0.05, "gap_nmin": 5, "gap_nmax": 50000,
             "gap_time_gdb_s": 0.15, "gap_nmin_gdb": 5, "gap_nmax_gdb": 400,
