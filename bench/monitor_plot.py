@@ -84,6 +84,9 @@ def plot(pts, dat, pngs):
                            capture_output=True, text=True)
     if probe.returncode != 0 or probe.stderr.strip():
         term = "png size 960,600"
+    # headroom above the curves for the key, top right
+    ymax = 1.4 * max(float(pts[n][api]["median_mev_s"]) for n in pts for api in pts[n])
+    y2max = 1.4 * max(float(pts[n]["batch"]["bytes_per_slice"]) for n in pts)
     for png in pngs:
         os.makedirs(os.path.dirname(png), exist_ok=True)
         script = "\n".join([
@@ -95,10 +98,11 @@ def plot(pts, dat, pngs):
             "set ylabel 'million events per second'",
             "set y2label 'bytes per live slice'",
             "set logscale x", "set format x '10^{%T}'",
-            "set xrange [0.5:2e7]", "set yrange [0:*]", "set y2range [0:*]",
+            "set xrange [0.5:2e7]", "set yrange [0:%g]" % ymax,
+            "set y2range [0:%g]" % y2max,
             "set ytics nomirror", "set y2tics",
             "set grid xtics ytics",
-            "set key below",
+            "set key top right",
             "plot '%s' using 1:3 with linespoints lw 2.5 pt 7 lc rgb '#4e79a7' "
             "title 'batch (256 a call, prefetched): events/s', \\" % dat,
             "  '%s' using 1:2 with linespoints lw 2.5 pt 5 lc rgb '#f28e2b' "
