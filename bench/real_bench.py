@@ -35,7 +35,6 @@ nothing in use at exit and as many allocations and frees. No process may
 be left behind (a target vigil stopped included).
 """
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -47,6 +46,7 @@ import time
 # helpers. Only B.Failure is raised and caught here, never __main__.Failure.
 import bench as B
 import real_inputs
+import watch_bench
 
 SPECS = {"xz": ["specs/lib/mutex.vigil"],
          "sqlite3": ["specs/lib/sqlite_stmt.vigil"],
@@ -75,19 +75,6 @@ def tiers(err):
     """{property: 'kernel'|'user'} from vigil's start-up lines."""
     return {m.group(1): m.group(2)
             for m in re.finditer(r"^vigil: (\S+): (kernel|user) tier", err, re.M)}
-
-
-def vigil_stats(path):
-    stats = None
-    try:
-        for line in open(path):
-            if line.strip():
-                obj = json.loads(line)
-                if obj.get("type") == "stats":
-                    stats = obj
-    except (OSError, ValueError):
-        pass
-    return stats
 
 
 def sha256(path):
@@ -261,7 +248,7 @@ class Runner:
                         self.sql_last))
 
     def check_vigil(self, prog, jsonfile, err, r, fail):
-        stats = vigil_stats(jsonfile)
+        stats = watch_bench.vigil_stats(jsonfile)
         if stats is None:
             fail("stats", "no {\"type\":\"stats\"} line in --json output")
         if stats.get("violations"):
