@@ -87,10 +87,12 @@ $(BUILD)/vigil: $(MAIN_OBJ) $(BUILD)/libvigil.a
 
 # --- test targets: built with symbols and frame pointers so a backtrace
 # through them is readable; noinline keeps probed functions real calls.
+# TARGET_LIBS_name: the libraries target `name` links besides libc.
+TARGET_LIBS_stmts := -lsqlite3
 targets: $(TARGETS) $(TARGET_LIBS)
 $(BUILD)/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< $(TARGET_LIBS_$*)
 
 # libraries a target loads with dlopen (tests/targets/dlhost.c): kept out
 # of tests/targets/*.c, which are programs
@@ -118,9 +120,10 @@ demo: setup
 	@$(MAKE) --no-print-directory all
 	@bash scripts/demo.sh $(BUILD)
 
-# make bench [QUICK=1]: the live cost (bench/), checkpoint and restore
-# times (bench/checkpoint.py), then the monitor alone, offline
-# (tests/bench/): every figure docs/PERFORMANCE.md publishes.
+# make bench [QUICK=1]: the live cost (bench/) and real programs
+# (bench/real_bench.py), checkpoint and restore times (bench/checkpoint.py),
+# then the monitor alone, offline (tests/bench/), and its plot against live
+# slices (bench/monitor_plot.py): every figure docs/PERFORMANCE.md publishes.
 include bench/Makefile.inc
 include tests/bench/Makefile.inc
 bench: setup bench-progs $(BUILD)/bench_monitor
@@ -129,6 +132,7 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@python3 bench/checkpoint.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/placement.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
+	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 
 # make soak [SOAK_SECONDS=600] [TIER=user|kernel]: 500k events/s from 8
 # threads over 100k live slices; vigil's RSS must stay flat, nothing lost,

@@ -24,6 +24,10 @@
    BPF program, and vigil's user tier watching it; ns per hit and ratios to
    the bare breakpoint. Then what arming per transition and held hits cost
    (build/bench/armloop, with and without watching, with and without a hold).
+4. Real programs (bench/real_bench.py): xz -T2, the sqlite3 shell and a
+   malloc-heavy program, native, under vigil with properties of specs/lib/
+   and (the malloc program) under valgrind memcheck: wall time, the
+   program's own run time, slowdowns, vigil's events and events/s.
 
 Every probed run is checked: the observer must report exactly as many hits
 as the loop made calls (the phases plus an untimed warm-up), the
@@ -49,7 +53,9 @@ import sys
 import tempfile
 import time
 
+import real_bench
 import watch_bench
+from gap_plot import PlotError, crossing, plot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUNC = {"op": "vg_bench_op", "ss": "vg_bench_op_ss"}
@@ -603,86 +609,18 @@ def event_gap(b, cfg, tools, failures):
     return unit, curve, failed
 
 
-def crossing(points, thr):
-    """Smallest native time per call beyond which every measured slowdown is
-    below thr, interpolated in log-log between the two points around it."""
-    if not points:
-        return None
-    above = [i for i, p in enumerate(points) if p[3] >= thr]
-    if not above:
-        return "< " + fmt_ns(points[0][1]) + " (below at every gap)"
-    j = above[-1]
-    if j == len(points) - 1:
-        return "> " + fmt_ns(points[-1][1]) + " (not reached)"
-    (x0, s0), (x1, s1) = (points[j][1], points[j][3]), (points[j + 1][1], points[j + 1][3])
-    lx0, lx1, ls0, ls1 = math.log(x0), math.log(x1), math.log(s0), math.log(s1)
-    lx = lx0 + (math.log(thr) - ls0) * (lx1 - lx0) / (ls1 - ls0) if ls1 != ls0 else lx0
-    return fmt_ns(math.exp(lx))
-
-
-def plot(b, curve, png_paths):
-    if not shutil.which("gnuplot"):
-        raise Failure("gnuplot not found")
-    names = {"floor": "empty BPF uprobe (floor)",
-             "floor+rb-wake": "floor + 104 B ring-buffer record, reader woken",
-             "floor+rb-poll": "floor + 104 B ring-buffer record, reader polls 10 ms",
-             "vigil-user": "vigil user tier",
-             "vigil-kernel": "vigil kernel tier", "gdb": "gdb Python breakpoint"}
-    # reference rows thin, the measured tools thick
-    styles = {"floor": "lw 1.5 dt 1 pt 6 lc rgb '#808080'",
-              "floor+rb-wake": "lw 1.5 dt 2 pt 4 lc rgb '#b07aa1'",
-              "floor+rb-poll": "lw 1.5 dt 4 pt 12 lc rgb '#59a14f'",
-              "vigil-user": "lw 2.5 pt 7 lc rgb '#f28e2b'",
-              "vigil-kernel": "lw 2.5 pt 5 lc rgb '#4e79a7'",
-              "gdb": "lw 2.5 pt 9 lc rgb '#e15759'"}
-    plots = []
-    for t, pts in curve.items():
-        dat = os.path.join(b.out, "event_gap_%s.dat" % t)
-        with open(dat, "w") as f:
-            f.write("# native_us_per_call slowdown\n")
-            for g, nat, mon, s in pts:
-                f.write("%.6f %.6f\n" % (nat / 1e3, s))
-        plots.append("'%s' using 1:2 with linespoints %s title '%s'"
-                     % (dat, styles[t], names[t]))
-    plots.append("1.05 with lines dt 2 lc rgb 'gray40' title '1.05x (5%)'")
-    plots.append("2 with lines dt 3 lc rgb 'gray20' title '2x'")
-    term = "pngcairo size 960,600 font ',11'"
-    probe = subprocess.run(["gnuplot", "-e", "set terminal pngcairo"],
-                           capture_output=True, text=True)
-    if probe.returncode != 0 or probe.stderr.strip():
-        term = "png size 960,600"
-    xs = [p[1] / 1e3 for pts in curve.values() for p in pts]
-    xrange = "set xrange [%g:%g]" % (min(xs) / 1.5, max(xs) * 1.5)
-    for png in png_paths:
-        os.makedirs(os.path.dirname(png), exist_ok=True)
-        script = "\n".join([
-            "set terminal " + term,
-            "set output '%s'" % png,
-            "set title 'Slowdown of a loop calling one monitored function (vg\\_bench\\_op)'",
-            "set xlabel 'time between monitored calls, native (microseconds)'",
-            "set ylabel 'slowdown: monitored / native time'",
-            "set logscale xy", xrange, "set yrange [0.8:*]",
-            "set grid xtics ytics mxtics",
-            "set key top right",
-            "set format x '%g'", "set format y '%g'",
-            "plot " + ", \\\n  ".join(plots),
-            ""])
-        o = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True,
-                           timeout=60)
-        if o.returncode != 0 or not os.path.exists(png):
-            raise Failure("gnuplot failed: %s" % o.stderr)
-
-
 # --------------------------------------------------------------------------
 
 
 def config(quick):
     """Sizes: probed rows call each function enough for ~0.3 s (full) of the
-    floor's cost; gdb fewer, it is ~400x slower."""
+    floor's cost; gdb fewer, it is ~400x slower. QUICK has 3 per-event
+    repetitions (5 until the real-programs section joined it: `make bench
+    QUICK=1` must stay under 2 minutes on a busy 2-vCPU machine)."""
     if quick:
         probe_n, native_n, gdb_n = {"op": 100000, "ss": 10000}, 2000000, 300
         cfg = {
-            "reps": 5, "reps_gap": 3,
+            "reps": 3, "reps_gap": 3,
             "gaps": [1e3, 1e4, 1e5, 1e6, 1e7],
             "gap_time_s": 0.05, "gap_nmin": 5, "gap_nmax": 50000,
             "gap_time_gdb_s": 0.15, "gap_nmin_gdb": 5, "gap_nmax_gdb": 400,
@@ -705,7 +643,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and gaps")
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
-    ap.add_argument("--only", choices=["per-event", "event-gap", "watch"], help="run one part")
+    ap.add_argument("--only", choices=["per-event", "event-gap", "watch", "real"],
+                    help="run one part")
     args = ap.parse_args()
     t_start = time.monotonic()
 
@@ -715,7 +654,8 @@ def main():
     b = Bench(args)
     for p in (b.loop, b.floor, os.path.join(b.out, "recsize"),
               os.path.join(b.out, "wloop"), os.path.join(b.out, "wfloor"),
-              os.path.join(b.out, "armloop")):
+              os.path.join(b.out, "armloop"), os.path.join(b.out, "allocs_bench"),
+              os.path.join(b.out, "runtime.so")):
         if not os.access(p, os.X_OK):
             print("bench: %s missing: run `make bench`, which builds it" % p,
                   file=sys.stderr)
@@ -765,7 +705,9 @@ def main():
     try:
         if args.only in (None, "per-event"):
             tools = [t for t in PER_EVENT_TOOLS if t not in skipped]
+            t0 = time.monotonic()
             res = per_event(b, cfg, tools, failures)
+            log("per-event: took %.0f s" % (time.monotonic() - t0))
             tabs, fixed = per_event_summary(b, res, skipped)
             print()
             for fn in FUNC:
@@ -783,7 +725,9 @@ def main():
                            "", md_table(*fixed), ""]
         if args.only in (None, "event-gap"):
             tools = [t for t in GAP_TOOLS if t not in skipped]
+            t0 = time.monotonic()
             unit, curve, gap_failed = event_gap(b, cfg, tools, failures)
+            log("event-gap: took %.0f s" % (time.monotonic() - t0))
             gap_rows = []
             for t, pts in curve.items():
                 gap_rows.append([t] + [fmt(p[3]) for p in pts])
@@ -813,10 +757,17 @@ def main():
                 try:
                     plot(b, curve, pngs)
                     log("plot: " + ", ".join(os.path.relpath(p, ROOT) for p in pngs))
-                except Failure as e:
+                except PlotError as e:
                     failures.append(str(e))
         if args.only in (None, "watch"):
+            t0 = time.monotonic()
             text, md = watch_bench.section(b, args.quick, skipped, failures)
+            log("watch: took %.0f s" % (time.monotonic() - t0))
+            print()
+            print(text)
+            summary_md += md
+        if args.only in (None, "real"):
+            text, md = real_bench.section(b, args.quick, skipped, failures)
             print()
             print(text)
             summary_md += md

@@ -3,11 +3,11 @@
 #
 #   bash bench/run.sh            full run, about 10 minutes
 #   QUICK=1 bash bench/run.sh    fewer repetitions and gaps, under 2 minutes
-#   bash bench/run.sh --only per-event|event-gap|watch
+#   bash bench/run.sh --only per-event|event-gap|watch|real
 #
 # Needs root and the programs `make bench` builds first (build/bench/loop,
 # build/bench/floor, build/bench/recsize, build/bench/wloop, build/bench/wfloor,
-# build/bench/armloop;
+# build/bench/armloop, build/bench/allocs_bench, build/bench/runtime.so;
 # build/vigil for the vigil rows,
 # which are skipped with a message when it is missing). The measuring,
 # checking and reporting is in bench/bench.py (python3, standard library).

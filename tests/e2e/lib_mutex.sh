@@ -34,3 +34,15 @@ pid=$(stopped_pid)
 expect_rc 1
 expect_out "VIOLATION of mutex_held_at_exit"
 expect_out "state  held -> exited_holding"
+
+# a real program: xz -T2's threads wait on condition variables with a
+# timeout (pthread_cond_timedwait releases and retakes the mutex in libc)
+seq 1 400000 >"$TMP/in"
+echo "+ vigil run specs/lib/mutex.vigil -- xz -0 -T2 -c in"
+"$VIGIL" run specs/lib/mutex.vigil -- xz -0 -T2 -c "$TMP/in" >"$TMP/in.xz" 2>"$TMP/out"
+RC=$?
+cat "$TMP/out"
+expect_rc 0
+expect_no_out VIOLATION
+expect_out "before:pthread_cond_timedwait=[1-9]"
+xz -dc "$TMP/in.xz" | cmp - "$TMP/in" || fail "xz output does not decompress to its input"
