@@ -37,7 +37,7 @@ check_violation() {	# $1 flag, $2 what the target says before the bug, $3 state,
 	expect_out "^  state  closed -> $3 \(violation\)$"
 	expect_out "^  event  syscall $4\($fd\) in tid [0-9]+$"
 	expect_out "^  vars   maybe=0$"
-	[ -n "$pid" ] && kill -KILL "$pid"
+	[ -n "$pid" ] && kill -KILL "$pid" && rm -rf "/tmp/vigil-fds-$pid"	# its files
 }
 check_violation --use-after "write to fd ([0-9]+), closed" use_after_close write
 check_violation --double-close "close fd ([0-9]+) again" double_close close
