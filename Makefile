@@ -87,10 +87,12 @@ $(BUILD)/vigil: $(MAIN_OBJ) $(BUILD)/libvigil.a
 
 # --- test targets: built with symbols and frame pointers so a backtrace
 # through them is readable; noinline keeps probed functions real calls.
+# A target that needs a library names it in TARGET_LDLIBS.
 targets: $(TARGETS) $(TARGET_LIBS)
 $(BUILD)/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $<
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< $(TARGET_LDLIBS)
+$(BUILD)/targets/zstreams: TARGET_LDLIBS := -lz
 
 # libraries a target loads with dlopen (tests/targets/dlhost.c): kept out
 # of tests/targets/*.c, which are programs
