@@ -1,21 +1,24 @@
 # specs/lib/bad_free.vigil on tests/targets/badfree.c: quiet on the clean
 # run (blocks from malloc, calloc, strdup, aligned_alloc, realloc growing
-# and realloc(NULL, n), each freed once; free(NULL)), with exact per-probe
-# counts; each bad pointer found at the call, in the kernel tier, before
-# glibc aborts on it: an interior pointer and a local array given to free,
-# an interior pointer given to realloc.
+# and realloc(NULL, n), each freed once; free(NULL); an address calloc
+# hands out again), with exact per-probe counts, and so is
+# specs/lib/double_free.vigil; each bad pointer found at the call, in the
+# kernel tier, before glibc aborts on it: an interior pointer and a local
+# array given to free, an interior pointer given to realloc.
 . "$(dirname "$0")/lib.sh"
 
-run_vigil run specs/lib/bad_free.vigil -- "$TARGETS/badfree"
+# (with double_free.vigil: the address calloc hands out again, freed
+# again, is no double free)
+run_vigil run specs/lib/bad_free.vigil specs/lib/double_free.vigil -- "$TARGETS/badfree"
 expect_rc 0
 expect_out "bad_free: kernel tier"
-expect_out "badfree: done, 65 frees"
+expect_out "badfree: done, 74 frees, calloc reused a freed block: yes"
 expect_no_out "VIOLATION|nonaccepting|inconclusive"
-# 16 malloc, 16 strdup, and realloc(NULL, 40), which glibc's realloc
-# passes on to malloc; 16 calloc; 16 aligned_alloc (glibc's memalign); 8
-# growing reallocs and realloc(NULL, 40)
-for c in after:malloc=33 after:calloc=16 after:realloc=9 after:memalign=16 \
-	 before:free=65 before:realloc=9; do
+# 16 malloc, 16 strdup, realloc(NULL, 40) (glibc's realloc passes it on to
+# malloc) and 8 more; 16 calloc and 1 more; 16 aligned_alloc (glibc's
+# memalign); 8 growing reallocs and realloc(NULL, 40)
+for c in after:malloc=41 after:calloc=17 after:realloc=9 after:memalign=16 \
+	 before:free=74 before:realloc=9; do
 	expect_out "^vigil: stats: .* $c( |$)"
 done
 

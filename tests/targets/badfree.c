@@ -1,13 +1,15 @@
 /* free() of what malloc did not return, for specs/lib/bad_free.vigil.
  * Clean by default: blocks from malloc, calloc, realloc (growing in place
  * and moving), strdup and aligned_alloc are freed once each; free(NULL)
- * and realloc(NULL, n) are legal. With a flag, one bug:
+ * and realloc(NULL, n) are legal; a freed address calloc hands out again
+ * is freed again (for specs/lib/double_free.vigil too). With a flag, one bug:
  *   --interior  free of a pointer into the middle of a block
  *   --stack     free of a local array
  *   --realloc   realloc of a pointer into the middle of a block
  * glibc aborts on each ("free(): invalid pointer"): vigil must stop the
  * process first. Output goes out with write(2), so that stdio does not
  * allocate. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,13 +54,31 @@ int main(int argc, char **argv)
 		release(blocks[5] + 16);	/* the bug */
 	if (!strcmp(bug, "--stack"))
 		release(local);			/* the bug */
+#pragma GCC diagnostic ignored "-Wfree-nonheap-object"	/* gcc sees it too */
 	if (!strcmp(bug, "--realloc"))
 		blocks[6] = realloc(blocks[6] + 8, 100);	/* the bug */
 	for (int i = 0; i < N; i++, nfree++)
 		release(blocks[i]);
 	release(r);
 	nfree++;
-	snprintf(line, sizeof(line), "badfree: done, %ld frees\n", nfree);
+
+	/* a freed address that calloc hands out again, and is freed again,
+	 * rightly: 8 blocks freed fill glibc's tcache (7) and a fastbin,
+	 * which calloc (unlike malloc) takes from */
+	char *few[8], *c;
+	int reused = 0;
+
+	for (int i = 0; i < 8; i++)
+		few[i] = malloc(40);
+	for (int i = 0; i < 8; i++, nfree++)
+		release(few[i]);
+	c = calloc(1, 40);
+	for (int i = 0; i < 8; i++)
+		reused |= (uintptr_t)c == (uintptr_t)few[i];
+	release(c);
+	nfree++;
+	snprintf(line, sizeof(line), "badfree: done, %ld frees, calloc reused a freed block: %s\n",
+		 nfree, reused ? "yes" : "no");
 	say(line);
 	return 0;
 }
