@@ -143,6 +143,16 @@ soak: setup $(BUILD)/vigil $(BUILD)/bench/soak
 clean:
 	rm -rf build build-san
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page and
+# the library of properties (specs/lib), which vigil.1 names under FILES.
+PREFIX ?= /usr/local
+install: $(BUILD)/vigil
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/vigil/specs
+	install -m 755 $(BUILD)/vigil $(DESTDIR)$(PREFIX)/bin/vigil
+	install -m 644 docs/vigil.1 $(DESTDIR)$(PREFIX)/share/man/man1/vigil.1
+	install -m 644 specs/lib/*.vigil $(DESTDIR)$(PREFIX)/share/vigil/specs/
+
 # --- fuzzing (libFuzzer, clang): make fuzz [FUZZ_SECONDS=600] -------------
 # Each tests/fuzz/fuzz_X.c is built with the parts of user/ that need no
 # kernel and run for FUZZ_SECONDS on its corpus tests/fuzz/corpus_X/.

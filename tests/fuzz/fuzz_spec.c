@@ -28,7 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memcpy(text, data, size);
 	text[size] = 0;	/* the loader takes a C string */
+	/* a -D, for the parameters of whatever declares `param alloc` */
+	vg_spec_define(spec, "alloc", "my_alloc", &e);
 	if (vg_spec_load_string(spec, "fuzz.vigil", text, &e) == 0) {
+		vg_spec_check_defines(spec, &e);
 		null = fopen("/dev/null", "w");
 		vg_spec_lint(spec, null);
 		if (null)

@@ -41,13 +41,13 @@ static const struct bad {
 	int line, col;
 	const char *what;
 } bad[] = {
-	{ "state a\n", 1, 1, "unexpected 'state', expected 'property' or 'include'" },
+	{ "state a\n", 1, 1, "unexpected 'state', expected 'property', 'param' or 'include'" },
 	{ "property\n", 2, 1, "unexpected end of file, expected a property name after 'property'" },
 	{ "property 3\n", 1, 10, "unexpected number 3, expected a property name after 'property'" },
 	{ "property p\nslice q\n", 2, 7, "unexpected 'q', expected 'on' after 'slice'" },
 	{ "property p\nslice on a, b, c, d, e\nstate s\n", 2, 22, "too many slice parameters, expected at most 4" },
 	{ "property p\nslice on a\nslice on b\nstate s\n", 3, 1, "second 'slice on' in property p, expected one list of slice parameters (first at line 2)" },
-	{ "property p\nfoo\n", 2, 1, "unexpected 'foo', expected slice, a variable declaration, event, state, on, property or include" },
+	{ "property p\nfoo\n", 2, 1, "unexpected 'foo', expected slice, a variable declaration, event, state, on, property, param or include" },
 	{ "property p\nglobal foo\n", 2, 8, "unexpected 'foo', expected a type (int, int64, uint, uint64, bool, ptr, string) after 'global'" },
 	{ "property p\nint\n", 3, 1, "unexpected end of file, expected a variable name" },
 	{ "property p\nint x = \n", 3, 1, "unexpected end of file, expected an expression" },
@@ -65,7 +65,7 @@ static const struct bad {
 	{ "property p\nstate s {\n  write 3 -> s\n}\n", 3, 9, "cannot watch this expression, expected a variable, *p or p->field" },
 	{ "property p\nstate s {\n  exit(a, b) -> s\n}\n", 3, 11, "too many parameters, expected at most 1" },
 	{ "property p\nstate s {\n  before f(a,b,c,d,e,f,g,h,i) -> s\n}\n", 3, 28, "too many parameters, expected at most 8" },
-	{ "property p\nstate s {\n  before f() { n $= 1; } -> s\n}\n", 3, 18, "unexpected character '$'" },
+	{ "property p\nstate s {\n  before f() { n $= 1; } -> s\n}\n", 3, 18, "expected a parameter name after '$'" },
 	{ "property p\nint n\nstate s {\n  before f() { n 1; } -> s\n}\n", 4, 18, "unexpected number 1, expected an assignment ('=', '+=', ..., '++' or '--')" },
 	{ "property p\nint n\nstate s {\n  before f() { n = 1 n = 2 } -> s\n}\n", 4, 22, "unexpected 'n', expected ';' after the statement" },
 	{ "property p\nstate s {\n  before f() when (1 -> s\n}\n", 4, 1, "unexpected '}', expected ')' to close the '('" },
@@ -146,7 +146,7 @@ static const struct bad {
 	{ "property p\nint x = 0x1ffffffffffffffff\nstate s\n", 2, 9, "number too large, expected at most 64 bits" },
 	{ "property p\nint x = 0x\nstate s\n", 2, 9, "bad number '0x', expected hex digits after 0x" },
 	{ "property p\nint x = 12ab\nstate s\n", 2, 11, "unexpected 'a' in a number, expected a digit" },
-	{ "property p\nint x = 1 $ 2\nstate s\n", 2, 11, "unexpected character '$'" },
+	{ "property p\nint x = 1 ` 2\nstate s\n", 2, 11, "unexpected character '`'" },
 	{ "property p\nint x = 1 \x01 2\nstate s\n", 2, 11, "unexpected character '\\x01'" },
 	{ "property p\nint x = 'ab'\nstate s\n", 2, 11, "character literal too long, expected ' after one character" },
 	{ "property p\nint x = ''\nstate s\n", 2, 9, "empty character literal, expected one character" },
@@ -233,10 +233,10 @@ static void test_deep_nesting(void **state)
 	n = (size_t)sprintf(text, "property p\nint x = 1");
 	for (int i = 0; i < 500; i++)
 		n += (size_t)sprintf(text + n, "    ");
-	strcpy(text + n, " $\nstate s\n");
+	strcpy(text + n, " `\nstate s\n");
 	assert_int_equal(vg_spec_load_string(s, "t.vigil", text, &e), -1);
-	assert_non_null(strstr(e.msg, "t.vigil:2:2011: error: unexpected character '$'\n..."));
-	assert_non_null(strstr(e.msg, "   $\n   "));
+	assert_non_null(strstr(e.msg, "t.vigil:2:2011: error: unexpected character '`'\n..."));
+	assert_non_null(strstr(e.msg, "   `\n   "));
 	assert_non_null(strstr(e.msg, "^\n"));
 	assert_true(strlen(e.msg) < 1000);
 	vg_spec_free(s);

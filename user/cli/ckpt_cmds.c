@@ -4,6 +4,7 @@
 #include "cli/ckpt_cmds.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -15,34 +16,10 @@
 #include "act/checkpoint.h"
 #include "act/gdb.h"
 #include "cli/cli.h"
+#include "cli/usage.h"
 #include "session/session.h"
 #include "util/caps.h"
 #include "util/rundir.h"
-
-static const char usage_restore[] =
-	"usage: vigil restore [OPTIONS] DIR [--monitor SPEC...]\n"
-	"\n"
-	"Bring back the process checkpointed in DIR (a directory vigil printed,\n"
-	"e.g. /tmp/vigil-0/ckpt-1234/ck-0003), stopped, under its old pid.\n"
-	"\n"
-	"options:\n"
-	"  --force              if the original process still runs, kill it\n"
-	"                       without asking (CRIU needs its pid)\n"
-	"  --gdb                attach gdb to the restored process\n"
-	"  --json FILE          with --monitor: verdicts as JSON lines\n"
-	"  --monitor SPEC...    monitor it again with SPECs (the ones of the\n"
-	"                       checkpointed run), from the monitor state saved\n"
-	"                       with the checkpoint, then let it run\n"
-	"\n"
-	"example:\n"
-	"  vigil restore /tmp/vigil-0/ckpt-1234/ck-0003 --gdb\n"
-	"  vigil restore --force DIR --monitor specs/queue_bounds.vigil\n";
-
-static const char usage_checkpoint[] =
-	"usage: vigil checkpoint -p PID\n"
-	"\n"
-	"Ask the vigil that monitors PID to take a CRIU checkpoint now; that\n"
-	"vigil prints where it went.\n";
 
 /* The executable of pid, or "" (gone, a zombie, not ours to read). */
 static void exe_of(pid_t pid, char *out, size_t len)
@@ -107,7 +84,7 @@ static int free_pid(const struct vg_ckpt_meta *m, bool force,
 
 static int monitor_again(const char *dir, const struct vg_ckpt_meta *m,
 			 pid_t pid, int nspecs, char **specs,
-			 const char *json)
+			 const struct vg_cli_defs *defs, const char *json)
 {
 	char state[PATH_MAX + 32];
 	struct vg_session_opts o = { .pid = pid, .json_path = json,
@@ -121,7 +98,7 @@ static int monitor_again(const char *dir, const struct vg_ckpt_meta *m,
 	snprintf(state, sizeof(state), "%s/monitor.state", dir);
 	if (m->has_state)
 		o.state_path = state;
-	if (vg_cli_load_specs(spec, nspecs, specs, &e)) {
+	if (vg_cli_load_specs(spec, nspecs, specs, defs, &e)) {
 		kill(pid, SIGKILL);
 		vg_spec_free(spec);
 		return vg_cli_fail(&e);
@@ -138,42 +115,74 @@ static int monitor_again(const char *dir, const struct vg_ckpt_meta *m,
 	return rc;
 }
 
+static const struct option restore_opts[] = {
+	{ "force", no_argument, 0, 'f' },
+	{ "gdb", no_argument, 0, 'g' },
+	{ "json", required_argument, 0, 'j' },
+	{ "define", required_argument, 0, 'D' },
+	{ "monitor", no_argument, 0, 'M' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0 },
+};
+
 int vg_cmd_restore(int argc, char **argv)
 {
-	const char *dir = NULL, *json = NULL;
+	const char *dir = NULL, *json = NULL, *defv[argc];
+	struct vg_cli_defs defs = { defv, 0 };
 	bool force = false, gdb = false;
 	struct vg_ckpt_meta m;
 	struct vg_err e = { 0 };
 	char cmd[4200], why[PATH_MAX + 64];
 	char **specs = NULL;
-	int nspecs = 0, i;
+	int nspecs = 0, rc;
 	pid_t pid;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--force"))
-			force = true;
-		else if (!strcmp(argv[i], "--gdb"))
-			gdb = true;
-		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
-			json = argv[++i];
-		else if (!strncmp(argv[i], "--json=", 7))
-			json = argv[i] + 7;
-		else if (!strcmp(argv[i], "--monitor")) {
-			specs = argv + i + 1;
-			nspecs = argc - i - 1;
-			if (!nspecs)
-				return vg_cli_usage(usage_restore, "%s", "--monitor needs SPEC files");
+	/* "+": getopt stops at DIR, taken here, and the scan goes on;
+	 * --monitor takes every argument after it */
+	optind = 1;
+	for (;;) {
+		int c = getopt_long(argc, argv, "+hD:", restore_opts, NULL);
+
+		if (c == -1 && optind < argc && !dir) {
+			dir = argv[optind++];
+			continue;
+		}
+		if (c == -1 && optind < argc)
+			return vg_cli_usage(vg_usage_restore, "bad argument '%s'", argv[optind]);
+		if (c == -1)
 			break;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_restore, stdout);
+		switch (c) {
+		case 'f':
+			force = true;
+			break;
+		case 'g':
+			gdb = true;
+			break;
+		case 'j':
+			json = optarg;
+			break;
+		case 'D':
+			if ((rc = vg_cli_add_define(&defs, optarg, vg_usage_restore)))
+				return rc;
+			break;
+		case 'M':
+			specs = argv + optind;
+			nspecs = argc - optind;
+			if (!nspecs)
+				return vg_cli_usage(vg_usage_restore, "%s", "--monitor needs SPEC files");
+			optind = argc;
+			break;
+		case 'h':
+			fputs(vg_usage_restore, stdout);
 			return 0;
-		} else if (argv[i][0] == '-' || dir)
-			return vg_cli_usage(usage_restore, "bad argument '%s'", argv[i]);
-		else
-			dir = argv[i];
+		default:
+			return vg_cli_synopsis(vg_usage_restore);	/* getopt said what */
+		}
 	}
 	if (!dir)
-		return vg_cli_usage(usage_restore, "%s", "no checkpoint DIR given");
+		return vg_cli_usage(vg_usage_restore, "%s", "no checkpoint DIR given");
+	if (defs.n && !nspecs)
+		return vg_cli_usage(vg_usage_restore, "%s", "-D is for the specs of --monitor");
 	if (vg_ckpt_read_meta(dir, &m, &e) || vg_check_privileges(&e) ||
 	    free_pid(&m, force, &e))
 		return vg_cli_fail(&e);
@@ -183,7 +192,7 @@ int vg_cmd_restore(int argc, char **argv)
 	fprintf(stderr, "vigil: restored pid %d from %s (%s, after %llu events); it is stopped\n",
 		pid, dir, m.reason, (unsigned long long)m.events);
 	if (nspecs)
-		return monitor_again(dir, &m, pid, nspecs, specs, json);
+		return monitor_again(dir, &m, pid, nspecs, specs, &defs, json);
 	snprintf(why, sizeof(why), "restored from the checkpoint %s", dir);
 	if (vg_gdb_prepare(pid, pid, why, cmd, sizeof(cmd), &e))
 		return vg_cli_fail(&e);
@@ -207,21 +216,30 @@ int vg_cmd_checkpoint(int argc, char **argv)
 	FILE *f;
 	char *end;
 
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid")) &&
-		    i + 1 < argc) {
-			pid = strtol(argv[++i], &end, 10);
+	static const struct option opts[] = {
+		{ "pid", required_argument, 0, 'p' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hp:", opts, NULL)) != -1) {
+		if (c == 'p') {
+			pid = strtol(optarg, &end, 10);
 			if (*end || pid <= 0)
-				return vg_cli_usage(usage_checkpoint, "-p: '%s' is not a process id", argv[i]);
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_checkpoint, stdout);
+				return vg_cli_usage(vg_usage_checkpoint, "-p: '%s' is not a process id", optarg);
+		} else if (c == 'h') {
+			fputs(vg_usage_checkpoint, stdout);
 			return 0;
 		} else {
-			return vg_cli_usage(usage_checkpoint, "bad argument '%s'", argv[i]);
+			return vg_cli_synopsis(vg_usage_checkpoint);	/* getopt said what */
 		}
 	}
+	if (optind < argc)
+		return vg_cli_usage(vg_usage_checkpoint, "bad argument '%s'", argv[optind]);
 	if (!pid)
-		return vg_cli_usage(usage_checkpoint, "%s", "no -p PID given");
+		return vg_cli_usage(vg_usage_checkpoint, "%s", "no -p PID given");
 	if (vg_rundir(dir, sizeof(dir), &e))
 		return vg_cli_fail(&e);
 	snprintf(path, sizeof(path), "%s/session-%d", dir, pid);

@@ -1,3 +1,4 @@
+/* What the commands share: errors, usage errors, -D, loading specs. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -9,10 +10,9 @@ int vg_cli_fail(const struct vg_err *e)
 	return e->exit_code ? e->exit_code : 3;
 }
 
-/* The error, the command's synopsis (the first line of its usage) and
- * where the rest is: a page of options would bury the one line that
- * matters. */
-int vg_cli_usage(const char *usage, const char *fmt, const char *arg)
+/* The command's synopsis (the first line of its usage) and where the
+ * rest is: a page of options would bury the one line that matters. */
+int vg_cli_synopsis(const char *usage)
 {
 	const char *nl = strchr(usage, '\n');
 	int len = nl ? (int)(nl - usage) : (int)strlen(usage);
@@ -22,20 +22,48 @@ int vg_cli_usage(const char *usage, const char *fmt, const char *arg)
 	while (cmd && cmd[6 + clen] && cmd[6 + clen] != ' ' &&
 	       cmd[6 + clen] != '\n')
 		clen++;
-	fprintf(stderr, "vigil: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%.*s\n", len, usage);
-	if (cmd && clen)
+	fprintf(stderr, "%.*s\n", len, usage);
+	if (cmd && clen && strncmp(cmd + 6, "COMMAND", 7))
 		fprintf(stderr, "(vigil %.*s --help lists the options)\n",
 			clen, cmd + 6);
+	else
+		fprintf(stderr, "(vigil --help lists the commands)\n");
 	return 2;
 }
 
-int vg_cli_load_specs(struct vg_spec *spec, int n, char **files,
-		      struct vg_err *e)
+int vg_cli_usage(const char *usage, const char *fmt, const char *arg)
 {
+	fprintf(stderr, "vigil: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return vg_cli_synopsis(usage);
+}
+
+int vg_cli_add_define(struct vg_cli_defs *d, const char *arg,
+		      const char *usage)
+{
+	/* NAME=VALUE as cpp and bpftrace take it; an empty VALUE is a
+	 * value (a string parameter may want it) */
+	if (!strchr(arg, '=') || arg[0] == '=')
+		return vg_cli_usage(usage, "-D '%s': expected NAME=VALUE", arg);
+	d->v[d->n++] = arg;
+	return 0;
+}
+
+int vg_cli_load_specs(struct vg_spec *spec, int n, char **files,
+		      const struct vg_cli_defs *defs, struct vg_err *e)
+{
+	for (int i = 0; defs && i < defs->n; i++) {
+		const char *eq = strchr(defs->v[i], '=');
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - defs->v[i]),
+			 defs->v[i]);
+		if (vg_spec_define(spec, name, eq + 1, e))
+			return -1;
+	}
 	for (int i = 0; i < n; i++)
 		if (vg_spec_load_file(spec, files[i], e))
 			return -1;
-	return 0;
+	return vg_spec_check_defines(spec, e);
 }

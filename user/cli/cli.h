@@ -1,5 +1,6 @@
 /* What the command implementations in user/cli/ share: printing an error
- * with its exit status, a usage error, loading the SPEC arguments. */
+ * with its exit status, a usage error, the -D defines, loading the SPEC
+ * arguments. */
 #ifndef VIGIL_CLI_H
 #define VIGIL_CLI_H
 
@@ -10,8 +11,22 @@ int vg_cli_fail(const struct vg_err *e);
 /* Print "vigil: MSG" (printf-style with one string argument) and the
  * usage text; return 2. */
 int vg_cli_usage(const char *usage, const char *fmt, const char *arg);
-/* Load SPEC files in order into spec. */
+/* Only the synopsis and where the options are (getopt has said what was
+ * wrong); return 2. */
+int vg_cli_synopsis(const char *usage);
+
+/* -D NAME=VALUE and --define NAME=VALUE, in the order given; v has room
+ * for one per argument of the command (the caller sizes it by argc). */
+struct vg_cli_defs {
+	const char **v;
+	int n;
+};
+/* Take one -D argument: 0, or 2 after a usage error (no '='). */
+int vg_cli_add_define(struct vg_cli_defs *d, const char *arg,
+		      const char *usage);
+/* Set the defines (may be NULL), load the SPEC files in order, and check
+ * that every define named a parameter some file declares. */
 int vg_cli_load_specs(struct vg_spec *spec, int n, char **files,
-		      struct vg_err *e);
+		      const struct vg_cli_defs *defs, struct vg_err *e);
 
 #endif

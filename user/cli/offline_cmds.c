@@ -1,7 +1,9 @@
-/* The commands that need no kernel: vigil check and vigil graph. */
+/* The commands that need no kernel: vigil check, vigil graph and vigil
+ * lint. */
 #include "offline_cmds.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,55 +11,48 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/usage.h"
 #include "offline/check.h"
+#include "probe/probe.h"
 #include "report/dot.h"
-
-const char vg_usage_check[] =
-	"usage: vigil check [--json FILE] SPEC... TRACE\n"
-	"\n"
-	"Run the properties of the SPEC files over a trace, offline: a CSV trace\n"
-	"(one event a line, name,value,...; the spec declares `event name(a, b)`)\n"
-	"or a recording made by vigil run --record. Same verdicts and JSON as a\n"
-	"live run.\n"
-	"\n"
-	"example:\n"
-	"  vigil check specs/unsafe_iter.vigil tests/traces/unsafe_iter.csv\n";
-
-const char vg_usage_graph[] =
-	"usage: vigil graph [--svg] [--trace FILE] [-o OUT] SPEC...\n"
-	"\n"
-	"Write the automata of the SPEC files as Graphviz DOT (or SVG with --svg,\n"
-	"through Graphviz's dot). With --trace, fill the states some slice\n"
-	"reached and label each with the number of slices that ended there.\n"
-	"\n"
-	"example:\n"
-	"  vigil graph --svg -o queue.svg specs/queue_bounds.vigil\n";
+#include "session/session.h"
 
 int vg_cmd_check(int argc, char **argv)
 {
-	const char *json = NULL;
+	static const struct option longs[] = {
+		{ "define", required_argument, 0, 'D' },
+		{ "json", required_argument, 0, 'j' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	const char *json = NULL, *defv[argc];
+	struct vg_cli_defs defs = { defv, 0 };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
-	int i = 1, rc;
+	int c, i, rc;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	/* getopt permutes: options may come among the operands */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hD:", longs, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(vg_usage_check, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
-			json = argv[++i];
-		} else if (!strncmp(argv[i], "--json=", 7)) {
-			json = argv[i] + 7;
+		} else if (c == 'j') {
+			json = optarg;
+		} else if (c == 'D') {
+			if ((rc = vg_cli_add_define(&defs, optarg, vg_usage_check)))
+				return rc;
 		} else {
-			return vg_cli_usage(vg_usage_check, "%s", "bad option");
+			return vg_cli_synopsis(vg_usage_check);	/* getopt said what */
 		}
 	}
+	i = optind;
 	if (argc - i < 2)
 		return vg_cli_usage(vg_usage_check, "%s", "need at least one SPEC and a TRACE");
 	spec = vg_spec_new();
 	if (!spec)
 		return 3;
-	if (vg_cli_load_specs(spec, argc - i - 1, argv + i, &e)) {
+	if (vg_cli_load_specs(spec, argc - i - 1, argv + i, &defs, &e)) {
 		vg_spec_free(spec);
 		return vg_cli_fail(&e);
 	}
@@ -74,30 +69,45 @@ int vg_cmd_graph(int argc, char **argv)
 	struct vg_spec *spec;
 	uint8_t *reached = NULL;
 	uint64_t *ended = NULL;
+	static const struct option longs[] = {
+		{ "define", required_argument, 0, 'D' },
+		{ "output", required_argument, 0, 'o' },
+		{ "svg", no_argument, 0, 's' },
+		{ "trace", required_argument, 0, 't' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	const char *defv[argc];
+	struct vg_cli_defs defs = { defv, 0 };
 	bool svg = false;
 	FILE *out = stdout;
-	int i = 1, rc = 0;
+	int c, i, rc = 0;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hD:o:", longs, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(vg_usage_graph, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--svg")) {
+		} else if (c == 's') {
 			svg = true;
-		} else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
-			trace = argv[++i];
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			outpath = argv[++i];
+		} else if (c == 't') {
+			trace = optarg;
+		} else if (c == 'o') {
+			outpath = optarg;
+		} else if (c == 'D') {
+			if ((rc = vg_cli_add_define(&defs, optarg, vg_usage_graph)))
+				return rc;
 		} else {
-			return vg_cli_usage(vg_usage_graph, "%s", "bad option");
+			return vg_cli_synopsis(vg_usage_graph);	/* getopt said what */
 		}
 	}
+	i = optind;
 	if (i >= argc)
 		return vg_cli_usage(vg_usage_graph, "%s", "no SPEC given");
 	spec = vg_spec_new();
 	if (!spec)
 		return 3;
-	if (vg_cli_load_specs(spec, argc - i, argv + i, &e))
+	if (vg_cli_load_specs(spec, argc - i, argv + i, &defs, &e))
 		goto err;
 	if (trace) {
 		int n = vg_dot_nstates(spec);
@@ -153,6 +163,76 @@ err:
 done:
 	free(reached);
 	free(ended);
+	vg_spec_free(spec);
+	return rc;
+}
+
+int vg_cmd_lint(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "define", required_argument, 0, 'D' },
+		{ "binary", required_argument, 0, 'b' },
+		{ "lib", required_argument, 0, 'L' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0 },
+	};
+	const char *binary = NULL, *libs[argc], *defv[argc];
+	struct vg_cli_defs defs = { defv, 0 };
+	struct vg_err e = { 0 };
+	struct vg_spec *spec;
+	char (*why)[256];
+	bool *kernel;
+	int warnings, c, rc;
+	size_t nlibs = 0;
+
+	/* options may come before or after the specs, as in DESIGN.md's
+	 * `vigil lint SPEC --binary PATH` */
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hD:", longs, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(vg_usage_lint, stdout);
+			return 0;
+		} else if (c == 'b') {
+			binary = optarg;
+		} else if (c == 'L') {
+			libs[nlibs++] = optarg;
+		} else if (c == 'D') {
+			if ((rc = vg_cli_add_define(&defs, optarg, vg_usage_lint)))
+				return rc;
+		} else {
+			return vg_cli_synopsis(vg_usage_lint);	/* getopt said what */
+		}
+	}
+	if (optind >= argc)
+		return vg_cli_usage(vg_usage_lint, "%s", "no SPEC given");
+	if (nlibs && !binary)
+		return vg_cli_usage(vg_usage_lint, "%s", "--lib needs --binary");
+	spec = vg_spec_new();
+	if (!spec)
+		return 3;
+	if (vg_cli_load_specs(spec, argc - optind, argv + optind, &defs, &e)) {
+		vg_spec_free(spec);
+		return vg_cli_fail(&e);
+	}
+	rc = 0;
+	warnings = vg_spec_lint(spec, stdout);
+	kernel = calloc(spec->nprops + 1, sizeof(bool));
+	why = calloc(spec->nprops + 1, sizeof(*why));
+	if (kernel && why &&
+	    !vg_session_choose_tiers(spec, VG_TIER_AUTO, kernel, why, &e))
+		for (int p = 0; p < spec->nprops; p++)
+			printf("%s: %s tier%s%s\n", spec->props[p].name,
+			       kernel[p] ? "kernel" : "user",
+			       kernel[p] ? "" : ": not kernel because ",
+			       kernel[p] ? "" : why[p]);
+	if (binary &&
+	    vg_probe_describe(spec, binary, libs, nlibs, stdout, &e))
+		rc = vg_cli_fail(&e);
+	printf("%d propert%s, %d warning%s\n", spec->nprops,
+	       spec->nprops == 1 ? "y" : "ies", warnings,
+	       warnings == 1 ? "" : "s");
+	free(kernel);
+	free(why);
 	vg_spec_free(spec);
 	return rc;
 }

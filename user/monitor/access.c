@@ -276,6 +276,17 @@ void vg_monitor_stats(const struct vg_monitor *m, struct vg_monitor_stats *st)
 	}
 }
 
+uint64_t vg_monitor_prop_live(const struct vg_monitor *m, int prop)
+{
+	uint64_t n = 0;
+
+	if (prop < 0 || prop >= m->nprops)
+		return 0;
+	for (uint32_t mk = 0; mk < m->pr[prop].nmasks; mk++)
+		n += m->pr[prop].st.ms[mk].nlive + m->pr[prop].st.ms[mk].ntomb;
+	return n;
+}
+
 const int64_t *vg_monitor_globals(const struct vg_monitor *m, int prop)
 {
 	if (prop < 0 || prop >= m->nprops)

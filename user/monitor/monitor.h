@@ -95,6 +95,8 @@ void vg_monitor_foreach(struct vg_monitor *m,
 			void *ctx);
 
 void vg_monitor_stats(const struct vg_monitor *m, struct vg_monitor_stats *st);
+/* Live slices of one property, tombstones included (the live view). */
+uint64_t vg_monitor_prop_live(const struct vg_monitor *m, int prop);
 
 /* Global variables of a property, [prop->nglobals]. */
 const int64_t *vg_monitor_globals(const struct vg_monitor *m, int prop);

@@ -7,6 +7,7 @@
 
 #include "capture.h"
 #include "sym/dwarf_cache.h"
+#include "util/color.h"
 
 /* e->msg prefixed with the spec line it concerns */
 static int at(const struct vg_loc *l, const char *what, struct vg_err *e)
@@ -86,14 +87,18 @@ int vg_plan_event(const struct vg_event *ev, const char *object,
 	if (vg_args_plan(dw, object, &req, conf, ap, e))
 		return at(ap->bad == VG_SLOT_RET ? &ev->loc
 						 : &ev->argloc[ap->bad], "", e);
+	/* yellow on the terminal only (lint --binary writes to stdout) */
+	const char *y = warn == stderr ? vg_color(VG_COLOR_YELLOW) : "",
+		   *end = warn == stderr ? vg_color(VG_COLOR_END) : "";
+
 	for (int i = 0; warn && i < VG_MAX_FIELDS; i++)
 		if (ap->warn_mask >> i & 1)
-			fprintf(warn, "%s:%d:%d: warning: %s\n",
+			fprintf(warn, "%s:%d:%d: %swarning%s: %s\n",
 				ev->argloc[i].file, ev->argloc[i].line,
-				ev->argloc[i].col, ap->warn[i]);
+				ev->argloc[i].col, y, end, ap->warn[i]);
 	if (warn && ap->caveat[0])
-		fprintf(warn, "%s:%d:%d: warning: %s\n", ev->loc.file,
-			ev->loc.line, ev->loc.col, ap->caveat);
+		fprintf(warn, "%s:%d:%d: %swarning%s: %s\n", ev->loc.file,
+			ev->loc.line, ev->loc.col, y, end, ap->caveat);
 	if (ev->ncaps && plan_captures(ev, dw, object, vg_dwarf_cached(dc, prog),
 				       prog, conf, e))
 		return -1;

@@ -201,6 +201,10 @@ int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
  * not deliver because the ring buffer was full. */
 void vg_probe_counts(const struct vg_probe *p, int event, uint64_t *hits,
 		     uint64_t *lost);
+/* The target's probes (uprobes, uretprobes, tracepoints): how many are
+ * attached now (--dynamic detaches some, a checkpoint all for a while) of
+ * how many. */
+void vg_probe_links(const struct vg_probe *p, int *attached, int *total);
 /* Global counters, enum vg_counter. */
 uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
 

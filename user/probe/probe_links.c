@@ -149,3 +149,12 @@ bool vg_probe_quiesce(struct vg_probe *p, int timeout_ms)
 	}
 	return !left;
 }
+
+void vg_probe_links(const struct vg_probe *p, int *attached, int *total)
+{
+	*attached = *total = 0;
+	for (int i = 0; i < p->nlinks; i++) {
+		(*total)++;
+		*attached += p->links[i] != NULL;
+	}
+}

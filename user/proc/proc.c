@@ -25,6 +25,12 @@ pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
 		return -1;
 	}
 	if (pid == 0) {
+		sigset_t none;
+
+		/* vigil blocks the signals it takes through a signalfd; the
+		 * program must start with none blocked */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		setsid();
 		if (no_aslr)	/* like gdb's disable-randomization */
 			personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);

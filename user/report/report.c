@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/evidence.h"
+#include "util/color.h"
 #include "util/json.h"
 #include "util/rundir.h"
 
@@ -349,7 +350,8 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	const struct vg_property *p = &r->spec->props[s->prop];
 
 	r->violations++;
-	fprintf(r->text, "vigil: VIOLATION of %s", p->name);
+	fprintf(r->text, "vigil: %sVIOLATION%s of %s", vg_color(VG_COLOR_RED),
+		vg_color(VG_COLOR_END), p->name);
 	if (p->description && *p->description)
 		fprintf(r->text, " (\"%s\")", p->description);
 	fprintf(r->text, "\n  slice  ");

@@ -24,6 +24,7 @@
 #include "sym/libs.h"
 #include "sym/symbolize.h"
 #include "report/report.h"
+#include "report/status.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "watchset.h"
@@ -401,18 +402,6 @@ out:
 	return rc;
 }
 
-static void mirror_kslice(void *ctx, int prop, const uint64_t *key,
-			  int state, const int64_t *vars)
-{
-	struct session *ss = ctx;
-	const struct vg_property *p = &ss->spec->props[prop];
-	uint64_t params[VG_MAX_PARAMS] = { key[0], key[1] };
-	struct vg_err e;
-
-	vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params, state,
-		       vars, &e);
-}
-
 static int finish(struct session *ss, bool exited, int code, int sig)
 {
 	struct vg_run_stats st = { .exit_code = code, .exit_signal = sig,
@@ -420,8 +409,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	int n = ss->spec->nevents;
 	char gdb[4200];
 
-	/* the kernel tier's slice table is the truth about its slices */
-	vg_probe_foreach_kslice(ss->probe, mirror_kslice, ss);
+	vg_session_mirror_kslices(ss);
 	st.hits = calloc(n + 1, sizeof(uint64_t));
 	st.lost_per_event = calloc(n + 1, sizeof(uint64_t));
 	for (int i = 0; st.hits && st.lost_per_event && i < n; i++) {
@@ -531,6 +519,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGUSR2);	/* vigil checkpoint */
+	sigaddset(&mask, SIGUSR1);	/* the monitor state, on stderr */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	pidfd = vg_proc_pidfd(ss->pid, e);
@@ -611,6 +600,10 @@ static int loop(struct session *ss, struct vg_err *e)
 
 				if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 					continue;
+				if (si.ssi_signo == SIGUSR1) {
+					vg_session_dump(ss);
+					continue;
+				}
 				if (si.ssi_signo == SIGUSR2) {
 					if (vg_session_checkpoint(ss, "on demand (vigil checkpoint)",
 								  true, e))
@@ -632,6 +625,7 @@ static int loop(struct session *ss, struct vg_err *e)
 				kill(ss->pid, si.ssi_signo);
 			}
 		}
+		vg_session_live_tick(ss);
 		if (target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
@@ -659,8 +653,24 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		   struct vg_err *e)
 {
 	struct session ss = { .spec = spec, .o = o, .pid = -1, .err = e };
+	struct vg_err se;
+	sigset_t usr;
 	int rc = -1;
 
+	/* SIGUSR1 (dump the state) and SIGUSR2 (checkpoint) are requests,
+	 * never fatal: one that comes while the probes load waits for the
+	 * event loop, which takes it from its signalfd (the target is
+	 * started with nothing blocked, vg_proc_spawn_stopped) */
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	sigaddset(&usr, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &usr, NULL);
+
+	/* first: every module that keeps stderr (the reports, the probes'
+	 * warnings) must keep the stream that clears the status line; and
+	 * without one, vigil runs as it would off a terminal */
+	if (o->live && !(ss.status = vg_status_new(&se)))
+		fprintf(stderr, "vigil: no live view: %s\n", se.msg);
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */
 		if (ss.pid > 0 && !o->pid)
@@ -689,6 +699,7 @@ out:
 	vg_symbolizer_free(ss.sym);
 	free(ss.stack_on);
 	free(ss.kernel);
+	vg_status_free(ss.status);	/* stderr is the terminal's again */
 	if (ss.exec_gdb[0]) {
 		/* every probe is gone with vg_probe_close: hand the terminal
 		 * and the stopped target to gdb */

@@ -44,6 +44,10 @@ struct vg_session_opts {
 	 * spec's functions are looked for too (probes attached up front) */
 	const char *const *libs;
 	size_t nlibs;
+	bool quiet;			/* --quiet */
+	/* a status line on stderr, which is a terminal, and SIGUSR1's dump
+	 * goes there too (user/report/status.h) */
+	bool live;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

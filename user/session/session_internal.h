@@ -20,6 +20,7 @@ struct vg_mon_event;
 struct vg_guard;
 struct vg_monitor;
 struct vg_watchset;
+struct vg_status;
 
 struct session {
 	struct vg_spec *spec;
@@ -72,6 +73,10 @@ struct session {
 	pid_t restored_child;		/* a fork snapshot handed over */
 	char restored_from[PATH_MAX + 64];
 	char session_file[PATH_MAX + 64];	/* for `vigil checkpoint` */
+	/* the live view (session_live.c): the status line, or NULL; the
+	 * probes' event count and time at the last redraw */
+	struct vg_status *status;
+	uint64_t live_events, live_ns;
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */
@@ -119,6 +124,15 @@ void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h);
 void vg_hold_release(struct session *ss);
 /* At the end: nothing vigil stopped stays stopped unless asked. */
 void vg_hold_finish(struct session *ss);
+
+/* --- the live view (session_live.c) --- */
+
+/* A wake-up of the loop: redraw the status line when one is due. */
+void vg_session_live_tick(struct session *ss);
+/* SIGUSR1: the whole monitor state on stderr. */
+void vg_session_dump(struct session *ss);
+/* Copy the kernel tier's slices (states and variables) into the monitor. */
+void vg_session_mirror_kslices(struct session *ss);
 
 /* The ring-buffer callback: one record through the monitor. */
 int vg_session_on_record(void *ctx, const struct vg_probe_rec *r);

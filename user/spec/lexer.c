@@ -205,6 +205,7 @@ const char *vg_tok_name(enum vg_tok t)
 	case T_IDENT: return "name";
 	case T_INT: return "number";
 	case T_STRING: return "string";
+	case T_PARAM: return "parameter";
 	default:
 		for (size_t i = 0; i < sizeof(puncts) / sizeof(puncts[0]); i++)
 			if (puncts[i].t == t)
@@ -257,6 +258,18 @@ static bool lex_one(struct lexer *lx)
 	} else if (*s >= '0' && *s <= '9') {
 		if (!lex_number(lx, t))
 			goto fail;
+	} else if (*s == '$') {
+		/* a spec parameter: the parser knows the declarations */
+		if (lx->p + 1 >= lx->end || !is_ident(lx->p[1], true)) {
+			lx->ntok--;
+			lex_fail(lx, s, "expected a parameter name after '$'");
+			return false;
+		}
+		for (lx->p++; lx->p < lx->end && is_ident(*lx->p, false);)
+			lx->p++;
+		t = &lx->toks[lx->ntok - 1];
+		t->kind = T_PARAM;
+		t->str = vg_ld_strndup(lx->ld, s + 1, (size_t)(lx->p - s - 1));
 	} else if (*s == '"') {
 		if (!lex_string(lx, t))
 			goto fail;

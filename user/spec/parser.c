@@ -18,13 +18,19 @@ struct parser {
 	int ntok, pos;
 	int depth;		/* recursion in expressions */
 	bool in_trans;		/* pattern or guard: `-> s` may end it */
+	struct vg_pscope params;	/* this file's `param`s (params.c) */
 };
 
+/* A `$NAME` becomes its value the first time the parser looks at it, so
+ * everything below sees a plain name, number or string. */
 static struct vg_token *peek(struct parser *p, int k)
 {
 	int i = p->pos + k;
+	struct vg_token *t = &p->toks[i < p->ntok ? i : p->ntok - 1];
 
-	return &p->toks[i < p->ntok ? i : p->ntok - 1];
+	if (t->kind == T_PARAM)
+		vg_param_subst(p->ld, &p->params, t);
+	return t;
 }
 
 /* The current token. A lexical error is reported when the parser reaches
@@ -354,7 +360,7 @@ static bool type_word(struct vg_token *t, enum vg_type *ty)
 static bool item_start(struct vg_token *t)
 {
 	return t->kind == T_EOF || is_word(t, "property") ||
-	       is_word(t, "include");
+	       is_word(t, "include") || is_word(t, "param");
 }
 
 static void parse_slice(struct parser *p, struct vg_prop_ast *pr)
@@ -752,7 +758,7 @@ static void parse_property(struct parser *p)
 		else if (is_word(t, "on"))
 			parse_reaction(p, pr);
 		else
-			unexpected(p, "slice, a variable declaration, event, state, on, property or include");
+			unexpected(p, "slice, a variable declaration, event, state, on, property, param or include");
 	}
 }
 
@@ -773,8 +779,20 @@ void vg_parse_src(struct vg_ld *ld, int src)
 			vg_ld_include(ld, t->str, &t->loc);
 		} else if (is_word(t, "property")) {
 			parse_property(&p);
+		} else if (is_word(t, "param")) {
+			/* param NAME = VALUE (a name, a number or a string) */
+			struct vg_token *n, *v;
+
+			next(&p);
+			n = expect(&p, T_IDENT, "a parameter name after 'param'");
+			expect(&p, T_ASSIGN, "'=' and the parameter's default value");
+			v = cur(&p);
+			if (v->kind != T_IDENT && v->kind != T_INT &&
+			    v->kind != T_STRING)
+				unexpected(&p, "a name, a number or a string as the parameter's default value");
+			vg_param_declare(ld, &p.params, n, next(&p));
 		} else {
-			unexpected(&p, "'property' or 'include'");
+			unexpected(&p, "'property', 'param' or 'include'");
 		}
 	}
 }

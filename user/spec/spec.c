@@ -23,6 +23,7 @@ struct vg_spec_priv {
 	int nfiles;
 	char **paths;
 	int npaths;
+	struct vg_defines *defs;	/* -D NAME=VALUE (params.c) */
 };
 
 /* ---- strings ---------------------------------------------------------- */
@@ -184,9 +185,15 @@ void vg_spec_free(struct vg_spec *spec)
 		for (int i = 0; i < pv->npaths; i++)
 			free(pv->paths[i]);
 		free(pv->paths);
+		vg_defines_free(pv->defs);
 		free(pv);
 	}
 	free(spec);
+}
+
+struct vg_defines **vg_spec_defines(const struct vg_spec *spec)
+{
+	return &spec->priv->defs;
 }
 
 bool vg_spec_has_file(const struct vg_spec *spec, const char *realpath)
@@ -509,6 +516,7 @@ void vg_spec_adopt(struct vg_spec *spec, struct vg_ld *ld)
 	for (int i = 0; i < ld->nloaded; i++)
 		pv->paths[pv->npaths++] = ld->loaded[i];
 	ld->nloaded = 0;
+	vg_params_adopt(spec, ld);
 }
 
 static void ld_release(struct vg_ld *ld)

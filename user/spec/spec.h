@@ -243,6 +243,17 @@ int vg_spec_load_file(struct vg_spec *spec, const char *path, struct vg_err *e);
 int vg_spec_load_string(struct vg_spec *spec, const char *name,
 			const char *text, struct vg_err *e);
 
+/* -D NAME=VALUE: the value of `param NAME` in the files loaded after this
+ * call, instead of the default the file gives (docs/LANGUAGE.md,
+ * Parameters). A later define of the same name replaces the value. -1 (e
+ * set, exit status 2) when NAME is not a name. A value that is not of the
+ * default's kind is an error of the load, at the declaration. */
+int vg_spec_define(struct vg_spec *spec, const char *name, const char *value,
+		   struct vg_err *e);
+/* After the loads: -1 (e set, exit status 2) naming a define that no
+ * loaded file declares, which is a typo more often than not. */
+int vg_spec_check_defines(const struct vg_spec *spec, struct vg_err *e);
+
 /* Warnings a user wants to see before running: unused or unreachable
  * states, transitions that can never fire. One line each, file:line:col:
  * warning: ..., written to out. Returns the number of warnings. */

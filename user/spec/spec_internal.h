@@ -44,6 +44,7 @@ enum vg_tok {
 	T_ANDAND, T_OROR,
 	T_ASSIGN, T_ADDEQ, T_SUBEQ, T_MULEQ, T_DIVEQ, T_MODEQ, T_ANDEQ,
 	T_OREQ, T_XOREQ, T_SHLEQ, T_SHREQ, T_INC, T_DEC,
+	T_PARAM,		/* $NAME: str is NAME; the parser substitutes it */
 	T__COUNT
 };
 
@@ -53,7 +54,8 @@ struct vg_token {
 	const char *start;	/* into the source text */
 	size_t len;
 	uint64_t ival;		/* T_INT */
-	char *str;		/* T_IDENT, T_STRING (decoded), T_ERROR (message) */
+	char *str;		/* T_IDENT, T_STRING (decoded), T_ERROR (message),
+				 * T_PARAM (the name after $) */
 };
 
 /* A whole file's tokens, ending with T_EOF or T_ERROR: the parser needs
@@ -225,6 +227,13 @@ struct vg_ld {
 	int nevents;		/* starts as a copy of spec->events */
 	struct vg_event *events;
 	int old_nevents;
+
+	/* spec parameters (params.c): which -D defines a `param` of this
+	 * load took ([ndefines], NULL until one does), and the names its
+	 * files declare; both reach the spec only when the load succeeds */
+	bool *def_used;
+	int ndeclared, capdeclared;
+	char **declared;	/* arena */
 };
 
 /* Report an error at loc (with the source line and a caret) and unwind. */
@@ -259,6 +268,36 @@ void vg_property_release(struct vg_property *p);
  * code is not constant or is malformed. */
 int vg_code_eval_const(const struct vg_insn *code, uint32_t len,
 		       int64_t *out);
+
+/* ---- spec parameters (params.c) -------------------------------------- */
+
+/* The `param NAME = VALUE` declarations of one file, in order: a file's
+ * parameters are its own (an included file has its scope). */
+struct vg_pdecl {
+	char *name;
+	struct vg_loc loc;
+	struct vg_token value;	/* T_IDENT, T_INT or T_STRING */
+};
+struct vg_pscope {
+	int n, cap;
+	struct vg_pdecl *v;
+};
+
+/* Declare `param name = value` in sc; a -D define of the name replaces
+ * the value (converted to the default's kind, or an error at the name). */
+void vg_param_declare(struct vg_ld *ld, struct vg_pscope *sc,
+		      const struct vg_token *name,
+		      const struct vg_token *value);
+/* Turn a T_PARAM token into the value it stands for, in place; an error
+ * at the token when sc has no such parameter. */
+void vg_param_subst(struct vg_ld *ld, const struct vg_pscope *sc,
+		    struct vg_token *t);
+/* A successful load: its defines are used, its names declared. */
+void vg_params_adopt(struct vg_spec *spec, struct vg_ld *ld);
+struct vg_defines;
+void vg_defines_free(struct vg_defines *d);
+/* Where the spec keeps its defines (spec.c owns the field). */
+struct vg_defines **vg_spec_defines(const struct vg_spec *spec);
 
 /* String table rollback for a failed load. */
 uint64_t vg_spec_nstrings(const struct vg_spec *spec);
