@@ -87,12 +87,13 @@ $(BUILD)/vigil: $(MAIN_OBJ) $(BUILD)/libvigil.a
 
 # --- test targets: built with symbols and frame pointers so a backtrace
 # through them is readable; noinline keeps probed functions real calls.
-# TARGET_LIBS_name: the libraries target `name` links besides libc.
-TARGET_LIBS_stmts := -lsqlite3
+# A target that needs a library names it in TARGET_LDLIBS.
 targets: $(TARGETS) $(TARGET_LIBS)
 $(BUILD)/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< $(TARGET_LIBS_$*)
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< $(TARGET_LDLIBS)
+$(BUILD)/targets/zstreams: TARGET_LDLIBS := -lz
+$(BUILD)/targets/stmts: TARGET_LDLIBS := -lsqlite3
 
 # libraries a target loads with dlopen (tests/targets/dlhost.c): kept out
 # of tests/targets/*.c, which are programs

@@ -302,14 +302,19 @@ struct vg_kslot {
 	__s64 vars[VG_KMAX_VARS];
 };
 
-/* Slice addresses are 16-byte aligned, small integers dense: multiply
- * and keep the high bits. */
+/* Slice addresses are 16-byte aligned and often in arithmetic progression
+ * (a heap's blocks), small integers dense, and the same key is a slice of
+ * several properties (every block, in each memory property): the property
+ * goes into every bit, and splitmix64's finalizer spreads the rest, so
+ * that such keys do not pile up on one probe path. */
 static inline __u32 vg_kslot_hash(__u32 prop, __u64 a, __u64 b)
 {
-	__u64 h = (a ^ (b * 0x9e3779b97f4a7c15ull) ^ ((__u64)prop << 59)) *
-		  0xbf58476d1ce4e5b9ull;
+	__u64 h = a ^ (b * 0x9e3779b97f4a7c15ull) ^
+		  (((__u64)prop + 1) * 0xd6e8feb86659fd93ull);
 
-	return (__u32)(h >> 32);
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+	return (__u32)((h ^ (h >> 31)) >> 32);
 }
 
 /* per-CPU counters the user side sums for the stats line */

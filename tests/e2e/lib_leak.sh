@@ -16,3 +16,13 @@ n=$(grep -cE "leak: slice p=0x[0-9a-f]+ ends nonaccepting in state allocated" "$
 [ "$n" = 5 ] || fail "$n blocks reported leaked, expected 5"
 expect_out "after realloc\(0x[0-9a-f]+, 20[13579]\) returned 0x[0-9a-f]+  free -> allocated"
 expect_out "^ +at main\+0x[0-9a-f]+ \(.*tests/targets/leaky.c:[0-9]+\)"
+# each leaked block's own report shows its allocation stack: the malloc
+# step, then make_record (leaky.c:12), then main
+n=$(awk '/ends nonaccepting/ { blk = 1; found = 0; l1 = l2 = ""; next }
+	/^vigil:/ { blk = 0 }
+	blk && !found && l2 ~ /after malloc\([0-9]+\) returned/ &&
+	    l1 ~ /^ +at make_record\+0x[0-9a-f]+ \(.*tests\/targets\/leaky.c:12\)$/ &&
+	    $0 ~ /^ +main\+0x[0-9a-f]+ \(.*tests\/targets\/leaky.c:[0-9]+\)$/ { found = 1; n++ }
+	{ l2 = l1; l1 = $0 }
+	END { print n + 0 }' "$TMP/out")
+[ "$n" = 5 ] || fail "$n of the 5 leaked blocks show their allocation stack (make_record, main)"

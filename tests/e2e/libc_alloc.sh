@@ -5,7 +5,8 @@
 for tier in kernel user; do
 	run_vigil run --tier=$tier specs/lib/double_free.vigil -- "$TARGETS/allocs"
 	expect_rc 0
-	expect_out "after:malloc=1000 .*before:free=1000( |$)"
+	expect_out "^vigil: stats: .* after:malloc=1000 "
+	expect_out "^vigil: stats: .* before:free=1000( |$)"
 	expect_out "allocs: calls malloc=1000 free=1000"
 
 	run_vigil run --tier=$tier specs/lib/double_free.vigil -- "$TARGETS/allocs" --double-free

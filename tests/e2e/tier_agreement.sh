@@ -22,6 +22,13 @@ cases=(
 	"specs/lib/file.vigil|$TARGETS/files --leak"
 	"specs/lib/leak.vigil|$TARGETS/leaky"
 	"specs/lib/leak.vigil|$TARGETS/leaky --leak"
+	"specs/lib/bad_free.vigil|$TARGETS/badfree"
+	"specs/lib/realloc.vigil|$TARGETS/reallocs"
+	"specs/lib/realloc.vigil|$TARGETS/reallocs --stale-realloc"
+	"specs/lib/zlib.vigil|$TARGETS/zstreams"
+	"specs/lib/zlib.vigil|$TARGETS/zstreams --leak"
+	"specs/lib/zlib.vigil|$TARGETS/zstreams --double-end"
+	"specs/lib/zlib.vigil|$TARGETS/zstreams --wrong-end"
 )
 checked=0
 for c in "${cases[@]}"; do
@@ -57,4 +64,4 @@ PY
 	diff "$TMP/kernel.verdicts" "$TMP/user.verdicts" || fail "tiers disagree on $spec $target"
 	checked=$((checked + 1))
 done
-[ "$checked" -ge 14 ] || fail "only $checked eligible cases checked"
+[ "$checked" -ge 21 ] || fail "only $checked eligible cases checked"

@@ -1,4 +1,4 @@
-# specs/use_after_free.vigil on tests/targets/uaf.c: the block freed by
+# specs/lib/use_after_free.vigil on tests/targets/uaf.c: the block freed by
 # `free` gets a write watchpoint (its size from the calloc that returned
 # it); the stale write stops the target at the writing instruction, and
 # gdb's backtrace shows the function that wrote. glibc's own writes into
@@ -6,7 +6,7 @@
 # out again) are not reported: `outside malloc, free, calloc, realloc`.
 . "$(dirname "$0")/lib.sh"
 
-run_vigil run --watch-policy=evict specs/use_after_free.vigil -- "$TARGETS/uaf" --bug
+run_vigil run --watch-policy=evict specs/lib/use_after_free.vigil -- "$TARGETS/uaf" --bug
 pid=$(stopped_pid)
 [ -n "$pid" ] && LEFT_PIDS+=("$pid")
 expect_rc 1
@@ -24,7 +24,7 @@ kill -KILL "$pid" 2>/dev/null
 
 # no bug: the freed block is handed out again by calloc, which writes its
 # bookkeeping into it first
-run_vigil run --watch-policy=evict specs/use_after_free.vigil -- "$TARGETS/uaf"
+run_vigil run --watch-policy=evict specs/lib/use_after_free.vigil -- "$TARGETS/uaf"
 expect_rc 0
 expect_out "uaf: sessions touched, bug=0"
 expect_out "use_after_free: live slices by state: .* use_after_free=0"

@@ -1,4 +1,4 @@
-/* A use after free for specs/use_after_free.vigil (tests/e2e/uaf.sh).
+/* A use after free for specs/lib/use_after_free.vigil (tests/e2e/uaf.sh).
  *
  * A server keeps sessions in a table; session 3 expires and is freed.
  * With --bug, a stale pointer to it stays in a cache and touch_session()

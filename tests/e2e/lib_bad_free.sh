@@ -1,0 +1,48 @@
+# specs/lib/bad_free.vigil on tests/targets/badfree.c: quiet on the clean
+# run (blocks from malloc, calloc, strdup, aligned_alloc, realloc growing
+# and realloc(NULL, n), each freed once; free(NULL); an address calloc
+# hands out again), with exact per-probe counts, and so is
+# specs/lib/double_free.vigil; each bad pointer found at the call, in the
+# kernel tier, before glibc aborts on it: an interior pointer and a local
+# array given to free, an interior pointer given to realloc.
+. "$(dirname "$0")/lib.sh"
+
+# (with double_free.vigil: the address calloc hands out again, freed
+# again, is no double free)
+run_vigil run specs/lib/bad_free.vigil specs/lib/double_free.vigil -- "$TARGETS/badfree"
+expect_rc 0
+expect_out "bad_free: kernel tier"
+expect_out "badfree: done, 74 frees, calloc reused a freed block: yes"
+expect_no_out "VIOLATION|nonaccepting|inconclusive"
+# 16 malloc, 16 strdup, realloc(NULL, 40) (glibc's realloc passes it on to
+# malloc) and 8 more; 16 calloc and 1 more; 16 aligned_alloc (glibc's
+# memalign); 8 growing reallocs and realloc(NULL, 40)
+for c in after:malloc=41 after:calloc=17 after:realloc=9 after:memalign=16 \
+	 before:free=74 before:realloc=9; do
+	expect_out "^vigil: stats: .* $c( |$)"
+done
+
+check_stop() {	# $1 flag, $2 violation state, $3 function at frame 0, $4 at frame 1
+	run_vigil run specs/lib/bad_free.vigil -- "$TARGETS/badfree" "$1"
+	pid=$(stopped_pid)
+	[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+	expect_rc 1
+	expect_out "VIOLATION of bad_free"
+	expect_out "state  unknown -> $2 \(violation\)"
+	expect_no_out "badfree: done"
+	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
+	cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
+	eval "timeout 60 $cmd -batch -ex bt" >"$TMP/gdb" 2>&1
+	grep -qE "^#0 .*$3" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: not stopped in $3"; }
+	[ -z "$4" ] || grep -qE "^#1 .*$4" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: $4 is not the caller"; }
+	kill -KILL "$pid"
+}
+check_stop --interior bad_free free release
+# the slice is the address of a local: a stack address, near the top
+check_stop --stack bad_free free release
+expect_out "event  before free\(0x7ff[0-9a-f]+\) in tid [0-9]+"
+# (realloc has a return probe too: gdb sees the kernel's uretprobe
+# trampoline, not main, as its caller)
+check_stop --realloc bad_realloc realloc ""
+expect_out "event  before realloc\(0x[0-9a-f]+8\) in tid [0-9]+"
+echo ok

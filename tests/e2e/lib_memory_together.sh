@@ -1,0 +1,20 @@
+# The memory properties of specs/lib/ run together, all in the kernel
+# tier, on 5000 blocks live at once (tests/targets/heap.c): every
+# block is a slice of each of the four, and the kernel-tier slice table
+# must hold them all (no slice refused, no verdict inconclusive). The
+# table's hash once ignored the property in the slot it picked, so the
+# same address in several properties piled up on one probe path and
+# hundreds of slices were refused.
+. "$(dirname "$0")/lib.sh"
+
+run_vigil run specs/lib/bad_free.vigil specs/lib/double_free.vigil \
+	specs/lib/realloc.vigil specs/lib/leak.vigil -- "$TARGETS/heap"
+expect_rc 0
+expect_out "heap: 5000 blocks, all freed"
+for p in bad_free double_free realloc_stale leak; do
+	expect_out "^vigil: $p: kernel tier$"
+done
+expect_no_out "refused|inconclusive|table full|VIOLATION|nonaccepting"
+expect_out "^vigil: stats: .* after:malloc=5000 "
+expect_out "^vigil: stats: .* before:free=5000( |$)"
+echo ok
