@@ -59,8 +59,15 @@ static void workload(int bug)
 		}
 		for (int i = 0; i < 100; i++) {
 			my_free(v[i]);
-			if (bug && round == 1 && i == 50)
-				my_free(v[i]);	/* the bug */
+			if (bug && round == 1 && i == 50) {
+				/* the bug; then a pause, so that a user-tier
+				 * stop (asynchronous: vigil sends it when the
+				 * record reaches it) lands before we exit */
+				struct timespec ms300 = { 0, 300 * 1000 * 1000 };
+
+				my_free(v[i]);
+				nanosleep(&ms300, NULL);
+			}
 		}
 	}
 }
