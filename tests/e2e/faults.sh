@@ -40,6 +40,7 @@ for s in TERM HUP; do
 	"$TARGETS/ticker" >"$TMP/ticker.out" &
 	tpid=$!
 	LEFT_PIDS+=("$tpid")
+	wait_exec "$tpid" "$TARGETS/ticker"
 	"$VIGIL" attach specs/ticks.vigil -p "$tpid" >"$TMP/out" 2>&1 &
 	vpid=$!
 	wait_probes

@@ -113,6 +113,7 @@ done
 "$TARGETS/forker" --loop 1500 >"$TMP/loop.out" &
 lpid=$!
 LEFT_PIDS+=("$lpid")
+wait_exec "$lpid" "$EXE"
 "$VIGIL" attach --follow-fork "$TMP/work.vigil" -p "$lpid" >"$TMP/out" 2>&1 &
 vpid=$!
 LEFT_PIDS+=("$vpid")

@@ -52,3 +52,15 @@ proc_state() {
 stopped_pid() {
 	sed -nE 's/.*target pid ([0-9]+) is left stopped.*/\1/p' "$TMP/out" | head -1
 }
+
+# until background process $1 (a shell's child) has exec'd program $2:
+# attaching to it before would attach to the shell
+wait_exec() {
+	local exe
+	exe=$(readlink -f "$2")
+	for _ in $(seq 250); do
+		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$exe" ] && return 0
+		sleep 0.02
+	done
+	fail "pid $1 did not exec $2"
+}
