@@ -76,7 +76,7 @@ expect_out "^    \(the one instance\)  n=[0-9]+$"
 # it waits, and the state is printed once the loop runs
 "$VIGIL" run --tier=user "$TMP/count.vigil" -- "$TARGETS/myalloc" --hold 5 1 >"$TMP/out" 2>&1 &
 vpid=$!
-sleep 0.05
+wait_exec "$vpid" "$VIGIL"	# (the shell's child would die of it)
 kill -USR1 "$vpid"
 wait "$vpid"
 RC=$?

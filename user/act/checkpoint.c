@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc/proc.h"
 #include "util/clock.h"
 #include "util/rundir.h"
 
@@ -176,6 +177,7 @@ static int run_logged(char *const argv[], const char *log)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		vg_proc_unblock_signals();
 		execvp(argv[0], argv);
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc/proc.h"
 #include "report/report.h"
 #include "util/json.h"
 
@@ -69,6 +70,7 @@ int vg_act_exec(const char *cmd, const struct vg_spec *spec, pid_t pid,
 	if (child == 0) {
 		if (fork() != 0)
 			_exit(0);
+		vg_proc_unblock_signals();
 		dup2(2, 1);
 		snprintf(num, sizeof(num), "%d", pid);
 		setenv("VIGIL_PID", num, 1);

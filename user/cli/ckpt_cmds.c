@@ -15,6 +15,7 @@
 
 #include "act/checkpoint.h"
 #include "act/gdb.h"
+#include "proc/proc.h"
 #include "cli/cli.h"
 #include "cli/usage.h"
 #include "session/session.h"
@@ -198,6 +199,7 @@ int vg_cmd_restore(int argc, char **argv)
 		return vg_cli_fail(&e);
 	if (gdb && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
 		fflush(NULL);
+		vg_proc_unblock_signals();
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		fprintf(stderr, "vigil: cannot start gdb: %s\n", strerror(errno));
 	} else if (gdb) {

@@ -2,6 +2,7 @@
  * offline_cmds.c, ckpt_cmds.c), which parses its options. user/cli/ is
  * the only place that prints errors and chooses exit statuses. */
 #include <bpf/libbpf.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,17 @@ static bool is_help(const char *a)
 int main(int argc, char **argv)
 {
 	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+	sigset_t usr;
+
+	/* SIGUSR1 (dump the monitor state) and SIGUSR2 (checkpoint now) are
+	 * requests, never fatal: from the first instruction on, one that
+	 * comes before a run's event loop waits for it (its signalfd takes
+	 * it); every child vigil execs gets them unblocked again
+	 * (vg_proc_unblock_signals) */
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	sigaddset(&usr, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &usr, NULL);
 
 	/* colors for a person at a terminal only (https://no-color.org) */
 	vg_color_enable(isatty(STDERR_FILENO) && !(nc && *nc) &&

@@ -14,6 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
+void vg_proc_unblock_signals(void)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
 			    bool no_aslr, struct vg_err *e)
 {
@@ -25,12 +33,7 @@ pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
 		return -1;
 	}
 	if (pid == 0) {
-		sigset_t none;
-
-		/* vigil blocks the signals it takes through a signalfd; the
-		 * program must start with none blocked */
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		vg_proc_unblock_signals();
 		setsid();
 		if (no_aslr)	/* like gdb's disable-randomization */
 			personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);

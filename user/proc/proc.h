@@ -20,6 +20,11 @@ pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
 			    bool no_aslr, struct vg_err *e);
 int vg_proc_release(pid_t pid, struct vg_err *e);
 
+/* In a child about to exec: unblock every signal. vigil blocks the ones
+ * it takes through a signalfd (and SIGUSR1/SIGUSR2 from its start), and a
+ * blocked mask survives exec. */
+void vg_proc_unblock_signals(void);
+
 /* Kill a child we started and wait for it. */
 void vg_proc_kill_child(pid_t pid);
 

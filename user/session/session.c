@@ -654,17 +654,7 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 {
 	struct session ss = { .spec = spec, .o = o, .pid = -1, .err = e };
 	struct vg_err se;
-	sigset_t usr;
 	int rc = -1;
-
-	/* SIGUSR1 (dump the state) and SIGUSR2 (checkpoint) are requests,
-	 * never fatal: one that comes while the probes load waits for the
-	 * event loop, which takes it from its signalfd (the target is
-	 * started with nothing blocked, vg_proc_spawn_stopped) */
-	sigemptyset(&usr);
-	sigaddset(&usr, SIGUSR1);
-	sigaddset(&usr, SIGUSR2);
-	sigprocmask(SIG_BLOCK, &usr, NULL);
 
 	/* first: every module that keeps stderr (the reports, the probes'
 	 * warnings) must keep the stream that clears the status line; and
@@ -704,6 +694,7 @@ out:
 		/* every probe is gone with vg_probe_close: hand the terminal
 		 * and the stopped target to gdb */
 		fflush(NULL);
+		vg_proc_unblock_signals();
 		execl("/bin/sh", "sh", "-c", ss.exec_gdb, (char *)NULL);
 		fprintf(stderr, "vigil: cannot start gdb: %s\n", strerror(errno));
 	}
