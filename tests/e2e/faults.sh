@@ -5,10 +5,9 @@
 #  - a thread storm (2000 short threads on one mutex, both tiers): no loss,
 #    no false verdict, and the per-probe counts equal the program's own
 #    (plus glibc's one lock per thread);
-#  - the ring buffer filling (4 KB, 41000 calls in bursts): the loss is
-#    counted, per probe, in text and JSON, and no slice ends `accepting`:
-#    every one is `inconclusive` (up to 1001: a key whose every event was
-#    lost has no slice).
+#  - the ring buffer filling (4 KB, vigil frozen for 0.5 s): the loss is
+#    counted, per probe, in text and JSON, and the slice ends
+#    `inconclusive`, not `accepting`.
 . "$(dirname "$0")/lib.sh"
 
 links() { bpftool perf list 2>/dev/null | grep -c "filename $(readlink -f "$TARGETS/ticker") " ; }
@@ -75,23 +74,28 @@ for tier in auto user; do	# auto: mutex_discipline in the kernel
 done
 
 # --- the ring buffer fills -------------------------------------------------
-cat >"$TMP/rb.vigil" <<'SPEC'
-property noisy "every noise call is counted"
-slice on k
-int n = 0
-state s accepting {
-  before noise(k) { n = n + 1; } -> s
-}
-SPEC
-run_vigil run --tier=user --ringbuf-size 4K --json "$TMP/rb.json" "$TMP/rb.vigil" -- "$TARGETS/phases" 20000 1
+# vigil is frozen (SIGSTOP) for half a second while the target calls tick()
+# ~30k times a second: a 4 KB ring holds 64 records, so events are lost
+# however fast vigil drains otherwise
+"$VIGIL" run --tier=user --ringbuf-size 4K --json "$TMP/rb.json" specs/ticks.vigil -- "$TARGETS/ticker" >"$TMP/out" 2>&1 &
+vpid=$!
+wait_probes
+sleep 0.3
+kill -STOP "$vpid"
+sleep 0.5
+kill -CONT "$vpid"
+sleep 0.3
+kill -INT "$vpid"	# passed to the target, which ends
+wait "$vpid"
+RC=$?
+cat "$TMP/out"
 expect_rc 0
-expect_out "phases: noise=41010 "
-expect_out "stats: events=41010 records=[0-9]+ lost=[1-9][0-9]* .* before:noise=41010( |$)"
-grep -qE '"probes":\[\{"kind":"before","name":"noise","hits":41010,"lost":[1-9][0-9]*\}' "$TMP/rb.json" ||
+n=$(sed -nE 's/.*ticker: calls tick=([0-9]+).*/\1/p' "$TMP/out")
+[ -n "$n" ] || fail "the ticker did not say how many calls it made"
+expect_out "stats: events=$n records=[0-9]+ lost=[1-9][0-9]* .* before:tick=$n( |$)"
+grep -qE '"probes":\[\{"kind":"before","name":"tick","hits":'"$n"',"lost":[1-9][0-9]*\}' "$TMP/rb.json" ||
 	fail "the JSON stats do not count the loss per probe"
-expect_out "slice k=[0-9]+ ends inconclusive in state s"
-# every slice that exists (a key whose every event was lost has none)
-live=$(sed -nE 's/.*"type":"stats".*"slices_live":([0-9]+).*/\1/p' "$TMP/rb.json")
-[ -n "$live" ] && [ "$live" -gt 0 ] || fail "no live slice count in the JSON stats"
-[ "$(grep -c '"verdict":"inconclusive"' "$TMP/rb.json")" -eq "$live" ] || fail "not every one of the $live slices is inconclusive"
+# the one slice may have missed events: inconclusive, not accepting
+expect_out "ticks: the one instance ends inconclusive|ends inconclusive in state counting"
+grep -q '"verdict":"inconclusive"' "$TMP/rb.json" || fail "no inconclusive verdict"
 ! grep -q '"verdict":"accepting"' "$TMP/rb.json" || fail "a slice that may have missed events ends accepting"

@@ -76,7 +76,10 @@ expect_out "^    \(the one instance\)  n=[0-9]+$"
 # it waits, and the state is printed once the loop runs
 "$VIGIL" run --tier=user "$TMP/count.vigil" -- "$TARGETS/myalloc" --hold 5 1 >"$TMP/out" 2>&1 &
 vpid=$!
-wait_exec "$vpid" "$VIGIL"	# (the shell's child would die of it)
+# once vigil has said its tier (its main runs: before, the signal would
+# kill the shell's child, or an ASan build still initialising), and
+# before its probes are loaded
+wait_for "$TMP/out" "count: user tier"
 kill -USR1 "$vpid"
 wait "$vpid"
 RC=$?
