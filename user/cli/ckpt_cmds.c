@@ -49,6 +49,7 @@ static bool confirm(pid_t pid)
 
 	fprintf(stderr, "vigil: the original process %d still runs; CRIU needs its pid. Kill it? [y/N] ",
 		pid);
+	fflush(stderr);		/* a prompt has no newline */
 	if (!fgets(answer, sizeof(answer), stdin))
 		return false;
 	return answer[0] == 'y' || answer[0] == 'Y';

@@ -71,6 +71,10 @@ int main(int argc, char **argv)
 	sigaddset(&usr, SIGUSR1);
 	sigaddset(&usr, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &usr, NULL);
+	/* a line in one write: the target often writes to the same terminal
+	 * or file, and a report line written in pieces got the target's
+	 * output in its middle */
+	setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
 
 	/* colors for a person at a terminal only (https://no-color.org) */
 	vg_color_enable(isatty(STDERR_FILENO) && !(nc && *nc) &&
