@@ -41,24 +41,9 @@ static bool group_stopped(pid_t pid)
 	pid_t tids[512];
 	int n = vg_proc_threads(pid, tids, 512);
 
-	for (int i = 0; i < n && i < 512; i++) {
-		char path[64], buf[512], *p;
-		ssize_t len;
-		int fd;
-
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tids[i]);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = 0;
-		/* the state follows the command name's closing parenthesis,
-		 * which may itself contain ')' */
-		if ((p = strrchr(buf, ')')) && p[1] == ' ' && p[2] == 'T')
+	for (int i = 0; i < n && i < 512; i++)
+		if (vg_proc_state(tids[i]) == 'T')
 			return true;
-	}
 	return false;
 }
 

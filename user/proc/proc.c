@@ -138,8 +138,7 @@ int vg_proc_in_uprobe_page(pid_t pid)
 	return found;
 }
 
-/* the state letter of /proc/PID/stat (R, S, T, t, Z...), 0 if gone */
-static char proc_state(pid_t pid)
+char vg_proc_state(pid_t pid)
 {
 	char path[64], buf[512], *p;
 	FILE *f;
@@ -165,7 +164,7 @@ int vg_proc_exe(pid_t pid, char *out, struct vg_err *e)
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
 	n = readlink(link, out, PATH_MAX - 1);
 	if (n < 0) {
-		char st = proc_state(pid);
+		char st = vg_proc_state(pid);
 
 		/* /proc/PID/exe is missing for a kernel thread and a zombie
 		 * too: say which, not "no such process" */
@@ -218,7 +217,7 @@ int vg_proc_reap(pid_t pid, int *code, int *sig)
 
 bool vg_proc_is_stopped(pid_t pid)
 {
-	char s = proc_state(pid);
+	char s = vg_proc_state(pid);
 
 	return s == 'T' || s == 't';
 }
@@ -231,7 +230,7 @@ int vg_proc_stop(pid_t pid, struct vg_err *e)
 	if (kill(pid, SIGSTOP))
 		return vg_errf(e, "stopping pid %d: %s", pid, strerror(errno));
 	for (int i = 0; i < 2000; i++) {
-		st = proc_state(pid);
+		st = vg_proc_state(pid);
 		if (st == 'T' || st == 't')
 			return 0;
 		if (st == 0 || st == 'Z' || st == 'X')

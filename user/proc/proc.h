@@ -49,6 +49,10 @@ int vg_proc_pidfd(pid_t pid, struct vg_err *e);
  * has exited, 0 if not yet, -1 on error. */
 int vg_proc_reap(pid_t pid, int *code, int *sig);
 
+/* The state letter of /proc/ID/stat (R, S, T, t, Z...) of a process or
+ * of one of its threads (a thread id works too); 0 when it is gone. */
+char vg_proc_state(pid_t id);
+
 /* Is the process in a stopped state (T) right now? */
 bool vg_proc_is_stopped(pid_t pid);
 

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "act/scenario.h"
+#include "proc/proc.h"
 #include "util/clock.h"
 
 #define HOLD_WAIT_MS 50		/* for a queued SIGSTOP to land */
@@ -48,30 +49,20 @@ static bool keep_stopped(struct session *ss, pid_t pid)
 	       vg_scenario_target_killed(ss->sc);
 }
 
-/* is thread tid of pid stopped, or gone? */
-static bool settled(pid_t pid, pid_t tid)
+/* is thread tid stopped, or gone? */
+static bool settled(pid_t tid)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
+	char st = vg_proc_state(tid);
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	if (!(f = fopen(path, "r")))
-		return true;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] == 'T' || p[2] == 't' ||
-	       p[2] == 'Z' || p[2] == 'X';
+	return !st || st == 'T' || st == 't' || st == 'Z' || st == 'X';
 }
 
-static void wait_settled(pid_t pid, pid_t tid)
+static void wait_settled(pid_t tid)
 {
 	uint64_t end = vg_now_ns(CLOCK_MONOTONIC) + HOLD_WAIT_MS * 1000000ull;
 	struct timespec nap = { 0, 20000 };
 
-	while (!settled(pid, tid) && vg_now_ns(CLOCK_MONOTONIC) < end)
+	while (!settled(tid) && vg_now_ns(CLOCK_MONOTONIC) < end)
 		nanosleep(&nap, NULL);
 }
 
@@ -80,7 +71,7 @@ void vg_hold_release(struct session *ss)
 	for (int i = 0; i < ss->nheld; i++) {
 		if (keep_stopped(ss, ss->held[i].pid))
 			continue;
-		wait_settled(ss->held[i].pid, ss->held[i].tid);
+		wait_settled(ss->held[i].tid);
 		kill(ss->held[i].pid, SIGCONT);
 	}
 	if (ss->held_overflow && !keep_stopped(ss, ss->pid))
