@@ -257,7 +257,7 @@ int vg_watch(struct bpf_perf_event_data *ctx)
 	w = bpf_map_lookup_elem(&watch_ev, &addr);
 	if (!w)
 		return 0;	/* being disarmed */
-	if ((w->flags & VG_WPF_OUTSIDE) && bpf_map_lookup_elem(&inside, &tid))
+	if (inside_any(w->outside, tid))
 		return 0;	/* the allocator's own write */
 	event = w->event;
 	conf = bpf_map_lookup_elem(&ev_conf, &event);

@@ -371,31 +371,55 @@ static __always_inline __u16 arm_stop(struct vg_ev_conf *conf, bool hold)
 	return VG_RF_ARMSTOP;
 }
 
-/* Per thread, how deep it is in the functions `outside` clauses name
- * (VG_EVF_ENTER/LEAVE): a watchpoint hit by a thread inside one is that
- * function's business (an allocator writing its free lists into the
- * blocks it manages), not an event. */
+/* Per thread, how deep it is in each function `outside` clauses name
+ * (VG_EVF_ENTER/LEAVE, struct vg_inside): a watchpoint hit or a call by
+ * a thread inside one is that function's business (an allocator writing
+ * its free lists into the blocks it manages, sqlite3_exec preparing its
+ * own statements), not an event. Only the thread itself updates its
+ * entry, so plain increments do. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct vg_inside);
 } inside SEC(".maps");
 
-static __always_inline void mark_inside(__u32 flags, __u32 tid)
+static __always_inline void mark_inside(const struct vg_ev_conf *conf,
+					__u32 tid)
 {
-	__u32 *depth = bpf_map_lookup_elem(&inside, &tid), one = 1;
+	struct vg_inside *in = bpf_map_lookup_elem(&inside, &tid);
+	__u32 i = conf->inside & (VG_MAX_INSIDE - 1);
 
-	if (flags & VG_EVF_ENTER) {
-		if (depth)
-			__sync_fetch_and_add(depth, 1);
-		else
-			bpf_map_update_elem(&inside, &tid, &one, BPF_ANY);
-	} else if (depth && *depth <= 1) {
-		bpf_map_delete_elem(&inside, &tid);
-	} else if (depth) {
-		__sync_fetch_and_add(depth, -1);
+	if (conf->flags & VG_EVF_ENTER) {
+		if (!in) {
+			struct vg_inside zero = {};
+
+			bpf_map_update_elem(&inside, &tid, &zero, BPF_NOEXIST);
+			in = bpf_map_lookup_elem(&inside, &tid);
+			if (!in)
+				return;
+		}
+		in->depth[i]++;
+		in->total++;
+	} else if (in && in->depth[i]) {	/* (a return whose entry came
+						 * before vigil does not count) */
+		in->depth[i]--;
+		if (--in->total == 0)
+			bpf_map_delete_elem(&inside, &tid);
 	}
+}
+
+/* is the thread inside one of the functions of mask? */
+static __always_inline bool inside_any(__u16 mask, __u32 tid)
+{
+	struct vg_inside *in;
+
+	if (!mask || !(in = bpf_map_lookup_elem(&inside, &tid)))
+		return false;
+	for (int i = 0; i < VG_MAX_INSIDE; i++)
+		if ((mask >> i & 1) && in->depth[i])
+			return true;
+	return false;
 }
 
 static __always_inline void rec_lost(__u32 event)
@@ -423,9 +447,18 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 				       __u32 tid, __u64 *slot, bool ktier,
 				       bool at_entry, bool sleep, bool hold)
 {
+	bool skip;
+
 	count(&ev_hits, event);
-	if (conf->flags & (VG_EVF_ENTER | VG_EVF_LEAVE))
-		mark_inside(conf->flags, tid);
+	/* f's own entry and return are outside f: the return counts down
+	 * first, the entry up after */
+	if (conf->flags & VG_EVF_LEAVE)
+		mark_inside(conf, tid);
+	skip = inside_any(conf->outside, tid);
+	if (conf->flags & VG_EVF_ENTER)
+		mark_inside(conf, tid);
+	if (skip)
+		return 0;
 	if (conf->ncaps)
 		capture(conf, slot, sleep);
 	/* the stack, for the evidence, only for events that ask: walking the

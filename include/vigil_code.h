@@ -40,6 +40,8 @@
 #define VG_MAX_STRS 4		/* of the captures, C strings (str(p));
 				 * a power of two */
 #define VG_STR_MAX 64		/* bytes of a string read, with its NUL */
+#define VG_MAX_INSIDE 16	/* distinct functions `outside` clauses name
+				 * in a run (struct vg_inside) */
 #define VG_SLOT_CAP0 (VG_SLOT_RET + 1)
 /* a capture whose address starts at the program's text (::global), not
  * at a slot: struct vg_capture.src, struct vg_cap_plan.src */

@@ -199,7 +199,11 @@ struct vg_ev_conf {
 	struct vg_arg_plan arg[VG_MAX_FIELDS];	/* with VG_EVF_ARGS */
 	__u8 ret_conv, ret_size;		/* with VG_EVF_RETX */
 	__u8 rec_slots;		/* slots its VG_REC_EVENT carries (above) */
-	__u8 pad;
+	__u8 inside;		/* VG_EVF_ENTER/LEAVE: which depth of
+				 * struct vg_inside it counts */
+	__u16 outside;		/* `outside f, g`: the depths (bits) that,
+				 * any non-zero, make a call no event */
+	__u16 pad;
 	__u32 nkprops;		/* kernel-tier properties fed by this event */
 	__u8 kprop[VG_KMAX_EV_PROPS];
 	/* for each of them, the slot binding slice parameter 0 and 1 */
@@ -219,12 +223,21 @@ struct vg_ev_conf {
 				 * stops the process: stop the writing
 				 * thread right there and let user space
 				 * decide (VG_RF_ARMSTOP) */
-#define VG_WPF_OUTSIDE 0x2	/* `outside f, g`: a hit by a thread that is
-				 * inside one of them is not an event */
 struct vg_wp_conf {
 	__u32 event;
 	__u8 len, conv, flags;
 	__u8 pad;
+	__u16 outside;		/* as vg_ev_conf's: a hit by a thread inside
+				 * one of those functions is not an event */
+	__u16 pad2;
+};
+
+/* Per thread (the `inside` map, bpf/vigil.bpf.c), how deep it is in each
+ * function an `outside` clause names: depth[i] for the one whose events
+ * have inside == i; total is their sum (0: the entry goes). */
+struct vg_inside {
+	__u32 total;
+	__u16 depth[VG_MAX_INSIDE];
 };
 
 /* per kernel-tier property */

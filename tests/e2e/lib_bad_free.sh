@@ -1,6 +1,7 @@
 # specs/lib/bad_free.vigil on tests/targets/badfree.c: quiet on the clean
 # run (blocks from malloc, calloc, strdup, aligned_alloc, realloc growing
-# and realloc(NULL, n), each freed once; free(NULL); an address calloc
+# and realloc(NULL, n), posix_memalign (bound through its out-pointer),
+# valloc and pvalloc, each freed once; free(NULL); an address calloc
 # hands out again), with exact per-probe counts, and so is
 # specs/lib/double_free.vigil; each bad pointer found at the call, in the
 # kernel tier, before glibc aborts on it: an interior pointer and a local
@@ -12,13 +13,15 @@
 run_vigil run specs/lib/bad_free.vigil specs/lib/double_free.vigil -- "$TARGETS/badfree"
 expect_rc 0
 expect_out "bad_free: kernel tier"
-expect_out "badfree: done, 74 frees, calloc reused a freed block: yes"
+expect_out "badfree: done, 77 frees, calloc reused a freed block: yes"
 expect_no_out "VIOLATION|nonaccepting|inconclusive"
 # 16 malloc, 16 strdup, realloc(NULL, 40) (glibc's realloc passes it on to
 # malloc) and 8 more; 16 calloc and 1 more; 16 aligned_alloc (glibc's
-# memalign); 8 growing reallocs and realloc(NULL, 40)
+# memalign); 8 growing reallocs and realloc(NULL, 40); one each of
+# posix_memalign, valloc and pvalloc, which call no probed function
 for c in after:malloc=41 after:calloc=17 after:realloc=9 after:memalign=16 \
-	 before:free=74 before:realloc=9; do
+	 after:posix_memalign=1 after:valloc=1 after:pvalloc=1 \
+	 before:free=77 before:realloc=9; do
 	expect_out "^vigil: stats: .* $c( |$)"
 done
 
@@ -45,4 +48,16 @@ expect_out "event  before free\(0x7ff[0-9a-f]+\) in tid [0-9]+"
 # trampoline, not main, as its caller)
 check_stop --realloc bad_realloc realloc ""
 expect_out "event  before realloc\(0x[0-9a-f]+8\) in tid [0-9]+"
+
+# double_free.vigil knows posix_memalign's block from its out-pointer
+run_vigil run specs/lib/double_free.vigil -- "$TARGETS/badfree" --double-aligned
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+expect_rc 1
+expect_out "VIOLATION of double_free"
+expect_out "state  freed -> double_free \(violation\)"
+expect_out "after posix_memalign\(0x[0-9a-f]+\) returned 0 with p=0x[0-9a-f]+  init -> live"
+expect_no_out "badfree: done"
+[ "$(proc_state "$pid")" = T ] || fail "--double-aligned: target not stopped"
+kill -KILL "$pid"
 echo ok

@@ -1,14 +1,18 @@
 /* free() of what malloc did not return, for specs/lib/bad_free.vigil.
  * Clean by default: blocks from malloc, calloc, realloc (growing in place
- * and moving), strdup and aligned_alloc are freed once each; free(NULL)
+ * and moving), strdup, aligned_alloc, posix_memalign (which hands its block
+ * out through a pointer), valloc and pvalloc are freed once each; free(NULL)
  * and realloc(NULL, n) are legal; a freed address calloc hands out again
  * is freed again (for specs/lib/double_free.vigil too). With a flag, one bug:
  *   --interior  free of a pointer into the middle of a block
  *   --stack     free of a local array
  *   --realloc   realloc of a pointer into the middle of a block
+ *   --double-aligned  the posix_memalign block freed twice (for
+ *                     specs/lib/double_free.vigil)
  * glibc aborts on each ("free(): invalid pointer"): vigil must stop the
  * process first. Output goes out with write(2), so that stdio does not
  * allocate. */
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +51,10 @@ int main(int argc, char **argv)
 	}
 	char *volatile none = NULL;	/* (gcc would make it a malloc) */
 	char *r = realloc(none, 40);	/* realloc(NULL, n): a malloc */
+	void *pm = NULL, *pages[2] = { valloc(100), pvalloc(100) };
+
+	if (posix_memalign(&pm, 256, 100))
+		pm = NULL;
 
 	free(NULL);			/* legal, ignored */
 	memset(local, 0, sizeof(local));
@@ -60,7 +68,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < N; i++, nfree++)
 		release(blocks[i]);
 	release(r);
-	nfree++;
+	release(pm);
+	if (!strcmp(bug, "--double-aligned"))
+		release(pm);			/* the bug */
+	release(pages[0]);
+	release(pages[1]);
+	nfree += 4;
 
 	/* a freed address that calloc hands out again, and is freed again,
 	 * rightly: 8 blocks freed fill glibc's tcache (7) and a fastbin,

@@ -1,6 +1,8 @@
 /* malloc'ed blocks for specs/lib/leak.vigil: all freed by default; with
  * --leak, the blocks made by make_record() for odd i are never freed (5 of
- * them). No stdio: its buffer would be a block libc keeps until exit. */
+ * them), nor is one block from posix_memalign, which hands it out through
+ * its first argument. No stdio: its buffer would be a block libc keeps
+ * until exit. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,14 +19,19 @@ int main(int argc, char **argv)
 {
 	int leak = argc > 1 && !strcmp(argv[1], "--leak");
 	char *keep[10];
+	void *aligned;
 
 	for (int i = 0; i < 10; i++) {
 		keep[i] = make_record(i);
 		keep[i] = realloc(keep[i], 200 + i);
 	}
+	if (posix_memalign(&aligned, 64, 100))
+		return 1;
 	for (int i = 0; i < 10; i++)
 		if (!leak || i % 2 == 0)
 			free(keep[i]);
+	if (!leak)
+		free(aligned);
 	write(1, "leaky: done\n", 12);
 	return 0;
 }

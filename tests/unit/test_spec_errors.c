@@ -58,6 +58,11 @@ static const struct bad {
 	{ "property p\nstate s {\n  before f(q -> s\n}\n", 3, 14, "unexpected '->', expected ',' or ')' after a parameter" },
 	{ "property p\nstate s {\n  before (x) -> s\n}\n", 3, 3, "'before' without a function name, expected 'before NAME(...)' (or a declaration 'event before(...)')" },
 	{ "property p\nstate s {\n  syscall 5 -> s\n}\n", 3, 11, "unexpected number 5, expected a system call name" },
+	{ "property p\nstate s {\n  before f(*_) -> s\n}\n", 3, 13, "'*_' names nothing, expected '*name' or '_'" },
+	{ "property p\nstate s {\n  syscall read(*x) -> s\n}\n", 3, 17, "'*x' reads target memory, which only function events (before/after) can do, expected a name" },
+	{ "property p\nstate s {\n  after f(*x) when x->a > 0 -> s\n}\n", 3, 20, "'x' is already read from memory (its pattern says '*x'), expected a name the event passes" },
+	{ "property p\nstate s {\n  before f(x) outside -> s\n}\n", 3, 23, "unexpected '->', expected a function name after 'outside'" },
+	{ "property p\nstate s {\n  syscall read(x) outside g -> s\n}\n", 3, 19, "unexpected 'outside', expected 'when', '{' or '->' after the event" },
 	{ "property p\nstate s {\n  after f() returns -> s\n}\n", 3, 21, "unexpected '->', expected a name for the return value after 'returns'" },
 	{ "property p\nstate s {\n  before f() -> \n}\nint x = \"\\q\"\n", 4, 1, "unexpected '}', expected a target state name after '->'" },
 	{ "property p\nstate s { before f() -> s\n", 3, 1, "unexpected end of file, expected a transition (before, after, write, read, access, change, syscall, exit, signal, thread_start, thread_exit or a declared event) or '}'" },
@@ -372,7 +377,7 @@ static void test_include_errors(void **state)
 	put("i.vigil", "include \"sub/bad.vigil\"\n");
 	snprintf(path, sizeof(path), "%s/i.vigil", dir);
 	assert_int_equal(vg_spec_load_file(s, path, &e), -1);
-	snprintf(want, sizeof(want), "%s/sub/bad.vigil:3:13: error: unexpected '->', expected a parameter name or '_'\n", dir);
+	snprintf(want, sizeof(want), "%s/sub/bad.vigil:3:13: error: unexpected '->', expected a parameter name, '*name' or '_'\n", dir);
 	assert_int_equal(strncmp(e.msg, want, strlen(want)), 0);
 
 	/* after all that, the same files can load once fixed */

@@ -174,10 +174,19 @@ int vg_capture_plan(struct vg_dwarf *dw, const char *binary,
 		return fail(e, "the binary is not a readable ELF file");
 	if (vg_dwarf_proto(dw, func, &pr, &de)) {
 		/* str(p) needs only p's value: libc's fopen(path) has no
-		 * DWARF on most systems, and its path is still a string */
+		 * DWARF on most systems, and its path is still a string; a
+		 * pattern's `*s` (an out-parameter) is a word, as positions
+		 * are without DWARF */
 		for (int k = 0; k < n; k++) {
 			if (req[k].src == VG_CAP_GLOBAL)
 				continue;
+			if (req[k].word) {
+				memset(&out[k], 0, sizeof(out[k]));
+				out[k].src = (uint8_t)req[k].src;
+				out[k].nsteps = 1;
+				out[k].size = 8;
+				continue;
+			}
 			if (!req[k].is_str || req[k].path[0]) {
 				*bad = k;
 				return fail(e, de.msg);

@@ -18,6 +18,7 @@ struct vg_cap_req {
 				 * VG_SLOT_RET or VG_CAP_GLOBAL */
 	const char *path;	/* "count", "a.b", "next->val"; "" for *p */
 	bool is_str;		/* str(p), str(p->name): the C string there */
+	bool word;		/* *p without DWARF: the 8 bytes there */
 };
 
 /* Plans captures req[0..n) of FUNC, which lives in BINARY (the program or

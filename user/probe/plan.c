@@ -43,7 +43,8 @@ static int plan_captures(const struct vg_event *ev, struct vg_dwarf *object_dw,
 
 	for (int k = 0; k < ev->ncaps; k++)
 		req[k] = (struct vg_cap_req){ ev->caps[k].src, ev->caps[k].path,
-					      ev->caps[k].is_str };
+					      ev->caps[k].is_str,
+					      ev->caps[k].word };
 	if (fn && vg_capture_plan(object_dw, object, ev->name, req, ev->ncaps,
 				  conf->cap, &bad, e))
 		return cap_failed(&ev->caps[bad], e);

@@ -347,10 +347,14 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 	for (int i = 0; o->hold_events && i < s->nevents; i++)
 		if (o->hold_events[i])
 			conf[i].flags |= VG_EVF_HOLD;
-	for (int i = 0; i < s->nevents; i++)
-		if (s->events[i].marks_inside)
+	for (int i = 0; i < s->nevents; i++) {
+		if (s->events[i].marks_inside) {
 			conf[i].flags |= s->events[i].kind == VG_EV_BEFORE
 					 ? VG_EVF_ENTER : VG_EVF_LEAVE;
+			conf[i].inside = s->events[i].inside_bit;
+		}
+		conf[i].outside = s->events[i].outside_mask;
+	}
 	/* where its arguments are and what it reads from target memory,
 	 * from the DWARF of the object its function lives in */
 	for (int i = 0; i < s->nevents; i++) {

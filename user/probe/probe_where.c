@@ -12,6 +12,26 @@
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
 
+/* what lint --binary says of a memory read: "s: what position 4 points
+ * to, 8 bytes, read at the return" */
+static void print_capture(FILE *out, const struct vg_event *ev, int k,
+			  const struct vg_cap_plan *c)
+{
+	const struct vg_capture *cap = &ev->caps[k];
+	const char *when = ev->kind == VG_EV_AFTER ? "the return" : "the call";
+
+	if (cap->word)
+		fprintf(out, "    %s: what position %d points to, ", cap->text,
+			cap->src + 1);
+	else
+		fprintf(out, "    %s: ", cap->text);
+	if (cap->is_str)
+		fprintf(out, "a C string, read at %s\n", when);
+	else
+		fprintf(out, "%d bytes%s, read at %s\n", c->size,
+			c->is_signed ? " (signed)" : "", when);
+}
+
 int vg_probe_libs(struct vg_probe *p, struct vg_err *e)
 {
 	if (p->libs_loaded)
@@ -92,6 +112,8 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 		if (ev->kind == VG_EV_AFTER && ev->uses_ret)
 			fprintf(out, "    return value: %s\n",
 				args.what[VG_SLOT_RET]);
+		for (int k = 0; k < ev->ncaps; k++)
+			print_capture(out, ev, k, &conf.cap[k]);
 	}
 	vg_dwarf_cache_free(dc);
 	if (p.libs_loaded)

@@ -268,7 +268,6 @@ static int needs(struct vg_watchset *ws, const struct vg_slice_view *s,
 				.conv = sz[i] == l->ty.elem &&
 					(at[i] - addr) % l->ty.elem == 0
 					? l->ty.conv : VG_CONV_ZEXT,
-				.flags = e->wloc.noutside ? VG_WPF_OUTSIDE : 0,
 				.event = (uint32_t)ev,
 			};
 	}

@@ -137,13 +137,27 @@ static int find_evdecl(const struct vg_prop_ast *a, const char *name)
 	return -1;
 }
 
+static bool same_outside(const struct vg_event *ev,
+			 const struct vg_pattern *pat)
+{
+	if (ev->noutside != pat->noutside)
+		return false;
+	for (int i = 0; i < pat->noutside; i++)
+		if (strcmp(ev->outside[i], pat->outside[i].name))
+			return false;
+	return true;
+}
+
+/* An event is its kind, its name and its `outside` functions: `before f`
+ * and `before f outside g` are two events, each with its probe. */
 int vg_cc_event_index(struct vg_ld *ld, const struct vg_pattern *pat)
 {
 	struct vg_event *ev;
 
 	for (int i = 0; i < ld->nevents; i++)
 		if (ld->events[i].kind == pat->kind &&
-		    !strcmp(ld->events[i].name, pat->name))
+		    !strcmp(ld->events[i].name, pat->name) &&
+		    same_outside(&ld->events[i], pat))
 			return i;
 	ev = realloc(ld->events, (size_t)(ld->nevents + 1) * sizeof(*ev));
 	if (!ev)
@@ -152,15 +166,73 @@ int vg_cc_event_index(struct vg_ld *ld, const struct vg_pattern *pat)
 	ev = &ld->events[ld->nevents];
 	*ev = (struct vg_event){ .kind = pat->kind, .loc = pat->loc };
 	ev->name = vg_ld_xstrdup(ld, pat->name);
+	ev->noutside = pat->noutside;
+	for (int i = 0; i < pat->noutside; i++)
+		snprintf(ev->outside[i], sizeof(ev->outside[i]), "%s",
+			 pat->outside[i].name);
 	return ld->nevents++;
+}
+
+/* `outside f`: f's entry and return probes keep, per thread, how deep it
+ * is in f (they exist as events of their own, shared with any property
+ * that uses them), as depth inside_bit of the `inside` map; the event
+ * that says `outside f` is no event while that depth is not 0. */
+static void mark_outside(struct vg_ld *ld, const struct vg_pattern *pat,
+			 int event)
+{
+	for (int i = 0; i < pat->noutside; i++) {
+		int bit = -1, unused = 0;
+
+		for (int j = 0; j < ld->nevents; j++) {
+			const struct vg_event *m = &ld->events[j];
+
+			if (!m->marks_inside)
+				continue;
+			if (!strcmp(m->name, pat->outside[i].name))
+				bit = m->inside_bit;
+			if (unused <= m->inside_bit)
+				unused = m->inside_bit + 1;
+		}
+		if (bit < 0)
+			bit = unused;
+		if (bit == VG_MAX_INSIDE)
+			vg_ld_error(ld, pat->outside[i].loc, "'%s' is one function too many in 'outside' clauses, expected at most %d distinct functions in a run",
+				    pat->outside[i].name, VG_MAX_INSIDE);
+		for (int k = 0; k < 2; k++) {
+			struct vg_pattern f = {
+				.kind = k ? VG_EV_AFTER : VG_EV_BEFORE,
+				.loc = pat->outside[i].loc,
+				.name = pat->outside[i].name,
+				.name_loc = pat->outside[i].loc,
+			};
+
+			/* the index first: adding the event may move the array */
+			int e = vg_cc_event_index(ld, &f);
+
+			ld->events[e].marks_inside = true;
+			ld->events[e].inside_bit = (uint8_t)bit;
+		}
+		ld->events[event].outside_mask |= (uint16_t)(1u << bit);
+	}
 }
 
 static void describe_slot(char *buf, size_t len, int slot)
 {
 	if (slot == VG_SLOT_RET)
 		snprintf(buf, len, "to the return value");
+	else if (slot >= VG_SLOT_CAP0 && slot != VG_UNBOUND)
+		snprintf(buf, len, "to memory an argument points to");
 	else
 		snprintf(buf, len, "at position %d", slot);
+}
+
+int vg_cc_pattern_capture(struct cc *c, const struct vg_pattern *pat, int i)
+{
+	int k = vg_cc_capture(c, i, "", false, pat->names[i].name,
+			      pat->names[i].loc);
+
+	c->ld->events[c->ev].caps[k].word = true;
+	return k;
 }
 
 /* One binding per event per property, the same for all its transitions:
@@ -201,9 +273,12 @@ static int bind_event(struct cc *c, const struct vg_pattern *pat, int ev)
 		for (int j = 0; j < pr->nparams; j++)
 			if (!strcmp(pr->params[j], n->name)) {
 				b.slot[j] = (uint8_t)(i < pat->nnames ? i : VG_SLOT_RET);
-				b.mask |= 1u << j;
-				if (i < pat->nnames)
+				if (n->deref)
+					b.slot[j] = (uint8_t)(VG_SLOT_CAP0 +
+						vg_cc_pattern_capture(c, pat, i));
+				else if (i < pat->nnames)
 					c->ld->events[ev].used |= 1u << i;
+				b.mask |= 1u << j;
 				where[j] = n->loc;
 			}
 	}
@@ -270,9 +345,15 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 	if (pat->kind == VG_EV_NAMED && ev->nfields < c->ast->evdecls[d].nfields)
 		ev->nfields = c->ast->evdecls[d].nfields;
 	for (int i = 0; i < pat->nnames; i++) {
+		if (pat->names[i].deref && ev->kind != VG_EV_BEFORE &&
+		    ev->kind != VG_EV_AFTER)
+			vg_ld_error(c->ld, pat->names[i].loc, "'*%s' reads target memory, which only function events (before/after) can do, expected a name",
+				    pat->names[i].name);
 		if (pat->names[i].name && ev->nfields <= i)
 			ev->nfields = i + 1;
-		if (pat->names[i].name && !ev->argname[i][0]) {
+		/* `*s` is not the parameter's own name: nothing to compare */
+		if (pat->names[i].name && !pat->names[i].deref &&
+		    !ev->argname[i][0]) {
 			snprintf(ev->argname[i], sizeof(ev->argname[i]), "%s",
 				 pat->names[i].name);
 			ev->argloc[i] = pat->names[i].loc;
@@ -280,6 +361,10 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 	}
 	if (pat->has_ret)
 		ev->uses_ret = true;
+	if (pat->noutside) {
+		mark_outside(c->ld, pat, c->ev);
+		ev = &c->ld->events[c->ev];	/* the events may have moved */
+	}
 	if (vg_event_is_watch(ev))
 		vg_cc_watch(c, pat, from);
 	else if (ev->kind == VG_EV_CHANGE)

@@ -99,6 +99,8 @@ static bool resolve_pattern(struct cc *c, const char *name, struct ref *r)
 			continue;
 		r->kind = R_FIELD;
 		r->idx = i < pat->nnames ? i : VG_SLOT_RET;
+		if (n->deref)	/* `*s`: what position i points to */
+			r->idx = VG_SLOT_CAP0 + vg_cc_pattern_capture(c, pat, i);
 		r->type = TY_ANY;
 		/* a name that binds a parameter has the parameter's type */
 		r->param = false;
@@ -300,7 +302,7 @@ static int compile_name(struct cc *c, const struct vg_expr *e)
 	if (!vg_cc_resolve(c, e->str, &r))
 		vg_ld_error(c->ld, e->loc, "unknown name '%s', expected an event parameter, slice parameter, variable, tid or time",
 			    e->str);
-	if (r.kind == R_FIELD && r.idx != VG_SLOT_RET) {
+	if (r.kind == R_FIELD && r.idx < VG_MAX_FIELDS) {
 		if (c->ld->events[c->ev].nfields <= r.idx)
 			c->ld->events[c->ev].nfields = r.idx + 1;
 		c->ld->events[c->ev].used |= 1u << r.idx;
@@ -393,34 +395,44 @@ static int compile_capture(struct cc *c, const struct vg_expr *e, bool is_str)
 		    !(ev->kind == VG_EV_SYSCALL && is_str && !path[0]))
 			vg_ld_error(c->ld, e->start, "'%s' reads target memory, which only function events (before/after) can do, and str(arg) of a syscall",
 				    text ? text : "");
-		if (r.idx != VG_SLOT_RET && ev->nfields <= r.idx)
-			ev->nfields = r.idx + 1;
-		if (r.idx != VG_SLOT_RET)
-			ev->used |= 1u << r.idx;
+		if (r.idx >= VG_SLOT_CAP0)	/* `*s` of the pattern */
+			vg_ld_error(c->ld, base->loc, "'%s' is already read from memory (its pattern says '*%s'), expected a name the event passes",
+				    base->str, base->str);
 	}
-	for (k = 0; k < ev->ncaps; k++)
-		if (ev->caps[k].src == r.idx && ev->caps[k].is_str == is_str &&
-		    !strcmp(ev->caps[k].path, path))
-			break;
-	if (k == ev->ncaps) {
-		if (k == VG_MAX_CAPS)
-			vg_ld_error(c->ld, e->start, "'%s' is a %dth memory read for %s, expected at most %d per event",
-				    text ? text : "", k + 1, ev->name, VG_MAX_CAPS);
-		if (is_str && ev->nstrs == VG_MAX_STRS)
-			vg_ld_error(c->ld, e->start, "'%s' is one string read too many for %s, expected at most %d per event",
-				    text ? text : "", ev->name, VG_MAX_STRS);
-		ev->caps[k].is_str = is_str;
-		if (is_str)
-			ev->caps[k].str_idx = (uint8_t)ev->nstrs++;
-		ev->caps[k].src = (uint8_t)r.idx;
-		snprintf(ev->caps[k].path, sizeof(ev->caps[k].path), "%s", path);
-		snprintf(ev->caps[k].text, sizeof(ev->caps[k].text), "%s",
-			 text ? text : "");
-		ev->caps[k].loc = e->start;
-		ev->ncaps++;
-	}
+	k = vg_cc_capture(c, r.idx, path, is_str, text ? text : "", e->start);
 	vg_cc_emit(c, VG_OP_FIELD, VG_SLOT_CAP0 + k, 0, e->loc);
 	return is_str ? VG_TYPE_STR : TY_ANY;
+}
+
+int vg_cc_capture(struct cc *c, int src, const char *path, bool is_str,
+		  const char *text, struct vg_loc loc)
+{
+	struct vg_event *ev = &c->ld->events[c->ev];
+	int k;
+
+	for (k = 0; k < ev->ncaps; k++)
+		if (ev->caps[k].src == src && ev->caps[k].is_str == is_str &&
+		    !strcmp(ev->caps[k].path, path))
+			return k;
+	if (k == VG_MAX_CAPS)
+		vg_ld_error(c->ld, loc, "'%s' is a %dth memory read for %s, expected at most %d per event",
+			    text, k + 1, ev->name, VG_MAX_CAPS);
+	if (is_str && ev->nstrs == VG_MAX_STRS)
+		vg_ld_error(c->ld, loc, "'%s' is one string read too many for %s, expected at most %d per event",
+			    text, ev->name, VG_MAX_STRS);
+	ev->caps[k].is_str = is_str;
+	if (is_str)
+		ev->caps[k].str_idx = (uint8_t)ev->nstrs++;
+	ev->caps[k].src = (uint8_t)src;
+	snprintf(ev->caps[k].path, sizeof(ev->caps[k].path), "%s", path);
+	snprintf(ev->caps[k].text, sizeof(ev->caps[k].text), "%s", text);
+	ev->caps[k].loc = loc;
+	if (src != VG_SLOT_RET && src != VG_CAP_GLOBAL) {
+		if (ev->nfields <= src)
+			ev->nfields = src + 1;
+		ev->used |= 1u << src;
+	}
+	return ev->ncaps++;
 }
 
 int vg_cc_compile_expr(struct cc *c, const struct vg_expr *e)

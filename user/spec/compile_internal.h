@@ -35,6 +35,14 @@ struct ref {
 	bool param;		/* a pattern name that binds a slice parameter */
 };
 
+/* The capture of the current event reading `path` from the pointer in
+ * slot src (a position, VG_SLOT_RET or VG_CAP_GLOBAL), added unless the
+ * event has it; its index. text is what reports call it. */
+int vg_cc_capture(struct cc *c, int src, const char *path, bool is_str,
+		  const char *text, struct vg_loc loc);
+/* The capture of a pattern's `*name` at position i (compile.c) */
+int vg_cc_pattern_capture(struct cc *c, const struct vg_pattern *pat, int i);
+
 /* types: VG_TYPE_* or TY_ANY; their names, alone and with an article */
 bool vg_cc_unsigned_ty(int t);
 const char *vg_cc_ty_name(int t);

@@ -46,27 +46,6 @@ static void locate(struct cc *c, const struct vg_pattern *pat,
 		vg_ld_error(c->ld, pat->wcount->start, "'@' counts elements from a pointer, expected *p @ n or p->field @ n with p a slice parameter or variable");
 }
 
-/* `outside f`: f's entry and return probes keep, per thread, whether it
- * is inside f (they exist as events of their own, shared with any
- * property that uses them) */
-static void mark_outside(struct cc *c, const struct vg_pattern *pat)
-{
-	for (int i = 0; i < pat->noutside; i++)
-		for (int k = 0; k < 2; k++) {
-			struct vg_pattern f = {
-				.kind = k ? VG_EV_AFTER : VG_EV_BEFORE,
-				.loc = pat->outside[i].loc,
-				.name = pat->outside[i].name,
-				.name_loc = pat->outside[i].loc,
-			};
-
-			/* the index first: adding the event may move the array */
-			int e = vg_cc_event_index(c->ld, &f);
-
-			c->ld->events[e].marks_inside = true;
-		}
-}
-
 void vg_cc_watch(struct cc *c, const struct vg_pattern *pat, int from)
 {
 	struct vg_event *ev = &c->ld->events[c->ev];
@@ -74,17 +53,8 @@ void vg_cc_watch(struct cc *c, const struct vg_pattern *pat, int from)
 	const struct vg_property *pr = c->pr;
 	bool is_var;
 
-	if (!w->base[0]) {
+	if (!w->base[0])
 		locate(c, pat, w);
-		w->noutside = pat->noutside;
-		for (int i = 0; i < pat->noutside; i++)
-			snprintf(w->outside[i], sizeof(w->outside[i]), "%s",
-				 pat->outside[i].name);
-		mark_outside(c, pat);
-		/* the events may have moved */
-		ev = &c->ld->events[c->ev];
-		w = &ev->wloc;
-	}
 	if (!w->per_slice) {
 		if (pat->wexpr->kind == EX_NAME &&
 		    vg_watch_name(pr, w->base, &is_var) >= 0)

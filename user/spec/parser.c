@@ -7,333 +7,9 @@
  * `watch` expression at the first token that cannot continue it. The one
  * real ambiguity is `->`, both C's member arrow and the transition arrow:
  * inside a transition's pattern and guard, `-> NAME` followed by `}`, a name
- * or the end is the transition's target (see arrow_is_target). */
-#include "spec_internal.h"
-
-#include <string.h>
-
-struct parser {
-	struct vg_ld *ld;
-	struct vg_token *toks;
-	int ntok, pos;
-	int depth;		/* recursion in expressions */
-	bool in_trans;		/* pattern or guard: `-> s` may end it */
-	struct vg_pscope params;	/* this file's `param`s (params.c) */
-};
-
-/* A `$NAME` becomes its value the first time the parser looks at it, so
- * everything below sees a plain name, number or string. */
-static struct vg_token *peek(struct parser *p, int k)
-{
-	int i = p->pos + k;
-	struct vg_token *t = &p->toks[i < p->ntok ? i : p->ntok - 1];
-
-	if (t->kind == T_PARAM)
-		vg_param_subst(p->ld, &p->params, t);
-	return t;
-}
-
-/* The current token. A lexical error is reported when the parser reaches
- * it, not before, so errors come in source order. */
-static struct vg_token *cur(struct parser *p)
-{
-	struct vg_token *t = peek(p, 0);
-
-	if (t->kind == T_ERROR)
-		vg_ld_error(p->ld, t->loc, "%s", t->str);
-	return t;
-}
-
-static struct vg_token *next(struct parser *p)
-{
-	struct vg_token *t = cur(p);
-
-	if (t->kind != T_EOF)
-		p->pos++;
-	return t;
-}
-
-static bool is_word(struct vg_token *t, const char *w)
-{
-	return t->kind == T_IDENT && !strcmp(t->str, w);
-}
-
-static const char *describe(struct parser *p, struct vg_token *t)
-{
-	char buf[96];
-
-	switch (t->kind) {
-	case T_EOF:
-		return "end of file";
-	case T_IDENT:
-		snprintf(buf, sizeof(buf), "'%.80s'", t->str);
-		break;
-	case T_INT:
-	case T_STRING:
-		snprintf(buf, sizeof(buf), "%s %.*s", vg_tok_name(t->kind),
-			 (int)(t->len > 40 ? 40 : t->len), t->start);
-		break;
-	default:
-		snprintf(buf, sizeof(buf), "'%s'", vg_tok_name(t->kind));
-		break;
-	}
-	return vg_ld_strndup(p->ld, buf, strlen(buf));
-}
-
-_Noreturn static void unexpected(struct parser *p, const char *expected)
-{
-	struct vg_token *t = cur(p);
-
-	vg_ld_error(p->ld, t->loc, "unexpected %s, expected %s",
-		    describe(p, t), expected);
-}
-
-static struct vg_token *expect(struct parser *p, enum vg_tok k,
-			       const char *expected)
-{
-	if (cur(p)->kind != k)
-		unexpected(p, expected);
-	return next(p);
-}
-
-static void expect_word(struct parser *p, const char *w, const char *expected)
-{
-	if (!is_word(cur(p), w))
-		unexpected(p, expected);
-	next(p);
-}
-
-static bool accept(struct parser *p, enum vg_tok k)
-{
-	if (cur(p)->kind != k)
-		return false;
-	next(p);
-	return true;
-}
-
-/* ---- expressions ------------------------------------------------------ */
-
-static struct vg_expr *parse_expr(struct parser *p);
-
-static struct vg_expr *node(struct parser *p, enum vg_ex kind,
-			    struct vg_loc loc, struct vg_expr *a,
-			    struct vg_expr *b, struct vg_expr *c)
-{
-	struct vg_expr *e = vg_ld_alloc(p->ld, sizeof(*e));
-	int h = 0;
-
-	e->kind = kind;
-	e->loc = e->start = loc;
-	e->a = a;
-	e->b = b;
-	e->c = c;
-	if (a) {
-		h = a->height;
-		e->start = a->start;
-	}
-	if (b && b->height > h)
-		h = b->height;
-	if (c && c->height > h)
-		h = c->height;
-	e->height = h + 1;
-	/* left-leaning chains (a+b+c+...) grow without recursion in the
-	 * parser; the walks over the tree recurse, so bound the height */
-	if (e->height > VG_MAX_EXPR_HEIGHT)
-		vg_ld_error(p->ld, loc, "expression too complex, expected at most %d nested operations",
-			    VG_MAX_EXPR_HEIGHT);
-	return e;
-}
-
-static void enter(struct parser *p)
-{
-	if (++p->depth > VG_MAX_EXPR_HEIGHT)
-		vg_ld_error(p->ld, cur(p)->loc, "expression nested too deeply, expected at most %d levels",
-			    VG_MAX_EXPR_HEIGHT);
-}
-
-/* `-> NAME` ends a transition's pattern or guard when what follows NAME
- * cannot continue an expression: the next transition (a name), the end of
- * the state (`}`) or of the file. `p->next { ... } -> s` and `p->a.b`
- * therefore stay member accesses. */
-static bool arrow_is_target(struct parser *p)
-{
-	enum vg_tok after = peek(p, 2)->kind;
-
-	/* `write q->count when ...`: no transition starts with `when` */
-	if (after == T_IDENT && !strcmp(peek(p, 2)->str, "when"))
-		return false;
-	return p->in_trans && peek(p, 1)->kind == T_IDENT &&
-	       (after == T_RBRACE || after == T_IDENT || after == T_EOF ||
-		after == T_ERROR);
-}
-
-static struct vg_expr *parse_primary(struct parser *p)
-{
-	struct vg_token *t = cur(p);
-	struct vg_expr *e;
-
-	switch (t->kind) {
-	case T_INT:
-		next(p);
-		e = node(p, EX_INT, t->loc, NULL, NULL, NULL);
-		e->ival = (int64_t)t->ival;
-		e->unsig = t->ival > INT64_MAX;
-		return e;
-	case T_STRING:
-		next(p);
-		e = node(p, EX_STR, t->loc, NULL, NULL, NULL);
-		e->str = t->str;
-		return e;
-	case T_IDENT:
-		next(p);
-		if (!strcmp(t->str, "true") || !strcmp(t->str, "false")) {
-			e = node(p, EX_BOOL, t->loc, NULL, NULL, NULL);
-			e->ival = t->str[0] == 't';
-		} else if (!strcmp(t->str, "null")) {
-			e = node(p, EX_NULL, t->loc, NULL, NULL, NULL);
-		} else if (!strcmp(t->str, "str") &&
-			   cur(p)->kind == T_LPAREN) {
-			bool saved = p->in_trans;
-
-			next(p);
-			p->in_trans = false;
-			e = node(p, EX_STRREAD, t->loc, parse_expr(p), NULL,
-				 NULL);
-			p->in_trans = saved;
-			expect(p, T_RPAREN, "')' to close 'str('");
-		} else {
-			e = node(p, EX_NAME, t->loc, NULL, NULL, NULL);
-			e->str = t->str;
-		}
-		return e;
-	case T_COLONCOLON:	/* ::name, the target's global */
-		next(p);
-		e = node(p, EX_GLOBAL, t->loc, NULL, NULL, NULL);
-		e->str = expect(p, T_IDENT, "a global variable's name after '::'")->str;
-		return e;
-	case T_LPAREN: {
-		next(p);
-		bool saved = p->in_trans;
-
-		/* inside parentheses an arrow is always a member access */
-		p->in_trans = false;
-		e = parse_expr(p);
-		p->in_trans = saved;
-		expect(p, T_RPAREN, "')' to close the '('");
-		return e;
-	}
-	default:
-		unexpected(p, "an expression");
-	}
-}
-
-static struct vg_expr *parse_postfix(struct parser *p)
-{
-	struct vg_expr *e = parse_primary(p);
-
-	for (;;) {
-		struct vg_token *t = cur(p);
-		struct vg_expr *m;
-
-		if (t->kind == T_ARROW && arrow_is_target(p))
-			break;
-		if (t->kind != T_ARROW && t->kind != T_DOT)
-			break;
-		next(p);
-		m = node(p, EX_MEMBER, t->loc, e, NULL, NULL);
-		m->arrow = t->kind == T_ARROW;
-		m->str = expect(p, T_IDENT, t->kind == T_ARROW
-				? "a field name after '->'"
-				: "a field name after '.'")->str;
-		e = m;
-	}
-	return e;
-}
-
-static struct vg_expr *parse_unary(struct parser *p)
-{
-	struct vg_token *t = cur(p);
-	struct vg_expr *e;
-
-	if (t->kind != T_MINUS && t->kind != T_BANG && t->kind != T_TILDE &&
-	    t->kind != T_STAR)
-		return parse_postfix(p);
-	enter(p);
-	next(p);
-	e = parse_unary(p);
-	p->depth--;
-	if (t->kind == T_MINUS && e->kind == EX_INT) {
-		/* so that -5 is one PUSH and INT64_MIN can be written */
-		e->unsig = (uint64_t)e->ival > (uint64_t)INT64_MAX + 1;
-		e->ival = (int64_t)(0 - (uint64_t)e->ival);
-		e->loc = e->start = t->loc;
-		return e;
-	}
-	e = node(p, EX_UNARY, t->loc, e, NULL, NULL);
-	e->start = t->loc;
-	e->op = t->kind;
-	return e;
-}
-
-/* Binary operators by C precedence, loosest first. */
-static const enum vg_tok levels[][5] = {
-	{ T_OROR },
-	{ T_ANDAND },
-	{ T_PIPE },
-	{ T_CARET },
-	{ T_AMP },
-	{ T_EQEQ, T_NE },
-	{ T_LT, T_LE, T_GT, T_GE },
-	{ T_SHL, T_SHR },
-	{ T_PLUS, T_MINUS },
-	{ T_STAR, T_SLASH, T_PERCENT },
-};
-#define NLEVELS (int)(sizeof(levels) / sizeof(levels[0]))
-
-static struct vg_expr *parse_binary(struct parser *p, int level)
-{
-	struct vg_expr *e;
-
-	if (level == NLEVELS)
-		return parse_unary(p);
-	e = parse_binary(p, level + 1);
-	for (;;) {
-		struct vg_token *t = cur(p);
-		bool match = false;
-
-		for (int i = 0; i < 5 && levels[level][i]; i++)
-			match |= t->kind == levels[level][i];
-		if (!match)
-			return e;
-		next(p);
-		e = node(p, EX_BINARY, t->loc, e, parse_binary(p, level + 1),
-			 NULL);
-		e->op = t->kind;
-	}
-}
-
-static struct vg_expr *parse_expr(struct parser *p)
-{
-	struct vg_expr *c, *e;
-	struct vg_token *q;
-
-	enter(p);
-	c = parse_binary(p, 0);
-	q = cur(p);
-	if (q->kind == T_QUESTION) {
-		struct vg_expr *a;
-
-		next(p);
-		a = parse_expr(p);
-		expect(p, T_COLON, "':' of the '?:'");
-		e = node(p, EX_COND, q->loc, c, a, parse_expr(p));
-		c = e;
-	}
-	p->depth--;
-	return c;
-}
-
-/* ---- properties ------------------------------------------------------- */
+ * or the end is the transition's target (arrow_is_target, parse_expr.c).
+ * Expressions are parse_expr.c's; the token cursor is parser_internal.h. */
+#include "parser_internal.h"
 
 static bool type_word(struct vg_token *t, enum vg_type *ty)
 {
@@ -407,7 +83,7 @@ static void parse_vars(struct parser *p, struct vg_prop_ast *pr, bool global)
 		v->type = ty;
 		v->global = global;
 		if (accept(p, T_ASSIGN))
-			v->init = parse_expr(p);
+			v->init = vg_parse_expr(p);
 	} while (accept(p, T_COMMA));
 }
 
@@ -440,7 +116,9 @@ static void parse_names(struct parser *p, struct vg_pattern *pat, int max)
 	expect(p, T_LPAREN, "'(' before the parameters");
 	if (cur(p)->kind != T_RPAREN)
 		do {
-			struct vg_token *t = expect(p, T_IDENT, "a parameter name or '_'");
+			bool deref = accept(p, T_STAR);
+			struct vg_token *t = expect(p, T_IDENT, deref
+				? "a name after '*'" : "a parameter name, '*name' or '_'");
 			struct vg_pname *n;
 
 			if (pat->nnames == max)
@@ -450,8 +128,29 @@ static void parse_names(struct parser *p, struct vg_pattern *pat, int max)
 				    pat->capnames);
 			n->name = strcmp(t->str, "_") ? t->str : NULL;
 			n->loc = t->loc;
+			n->deref = deref;
+			if (deref && !n->name)
+				vg_ld_error(p->ld, t->loc, "'*_' names nothing, expected '*name' or '_'");
 		} while (accept(p, T_COMMA));
 	expect(p, T_RPAREN, "',' or ')' after a parameter");
+}
+
+/* `outside f, g` after a pattern, when there: into outside[] */
+static void parse_outside(struct parser *p, struct vg_pname *outside,
+			  int *noutside)
+{
+	if (!is_word(cur(p), "outside"))
+		return;
+	next(p);
+	do {
+		struct vg_token *f = expect(p, T_IDENT, "a function name after 'outside'");
+
+		if (*noutside == VG_WATCH_OUTSIDE)
+			vg_ld_error(p->ld, f->loc, "too many functions after 'outside', expected at most %d",
+				    VG_WATCH_OUTSIDE);
+		outside[*noutside].name = f->str;
+		outside[(*noutside)++].loc = f->loc;
+	} while (accept(p, T_COMMA));
 }
 
 /* The canonical text of a watched location, with, when count is not
@@ -472,7 +171,7 @@ static char *watch_text(struct parser *p, struct vg_expr *e,
 		return t;
 	if (cur(p)->kind == T_AT) {
 		next(p);
-		*count = parse_unary(p);
+		*count = vg_parse_unary(p);
 		n = vg_expr_text(&p->ld->arena, *count);
 		both = n ? vg_arena_alloc(&p->ld->arena,
 					  strlen(t) + strlen(n) + 4) : NULL;
@@ -482,27 +181,24 @@ static char *watch_text(struct parser *p, struct vg_expr *e,
 		t = both;
 	}
 	/* `outside f, g`: not the writes those functions make (an
-	 * allocator's own bookkeeping in the blocks it manages) */
-	if (is_word(cur(p), "outside")) {
-		next(p);
-		do {
-			struct vg_token *f = expect(p, T_IDENT, "a function name after 'outside'");
+	 * allocator's own bookkeeping in the blocks it manages); a `watch`
+	 * reaction names the event's location with them */
+	struct vg_pname mine[VG_WATCH_OUTSIDE];
+	int nmine = 0;
 
-			if (outside && *noutside == VG_WATCH_OUTSIDE)
-				vg_ld_error(p->ld, f->loc, "too many functions after 'outside', expected at most %d",
-					    VG_WATCH_OUTSIDE);
-			if (outside) {
-				outside[*noutside].name = f->str;
-				outside[(*noutside)++].loc = f->loc;
-			}
-			both = vg_arena_alloc(&p->ld->arena,
-					      strlen(t) + strlen(f->str) + 12);
-			if (!both)
-				vg_ld_oom(p->ld);
-			sprintf(both, "%s%s%s", t, strstr(t, " outside ")
-				? ", " : " outside ", f->str);
-			t = both;
-		} while (accept(p, T_COMMA));
+	if (!outside) {
+		outside = mine;
+		noutside = &nmine;
+	}
+	parse_outside(p, outside, noutside);
+	for (int i = 0; i < *noutside; i++) {
+		both = vg_arena_alloc(&p->ld->arena,
+				      strlen(t) + strlen(outside[i].name) + 12);
+		if (!both)
+			vg_ld_oom(p->ld);
+		sprintf(both, "%s%s%s", t, i ? ", " : " outside ",
+			outside[i].name);
+		t = both;
 	}
 	return t;
 }
@@ -564,6 +260,9 @@ static void parse_pattern(struct parser *p, struct vg_pattern *pat)
 			pat->ret.name = strcmp(t->str, "_") ? t->str : NULL;
 			pat->ret.loc = t->loc;
 		}
+		/* calls made from inside f, g are f's and g's business */
+		if (pat->kind != VG_EV_SYSCALL)
+			parse_outside(p, pat->outside, &pat->noutside);
 		break;
 	case VG_EV_WRITE:
 	case VG_EV_READ:
@@ -572,7 +271,7 @@ static void parse_pattern(struct parser *p, struct vg_pattern *pat)
 		struct vg_expr *e;
 
 		pat->name_loc = cur(p)->loc;
-		e = pat->kind == VG_EV_CHANGE ? parse_expr(p) : parse_unary(p);
+		e = pat->kind == VG_EV_CHANGE ? vg_parse_expr(p) : vg_parse_unary(p);
 		if (pat->kind != VG_EV_CHANGE && e->kind != EX_NAME &&
 		    e->kind != EX_GLOBAL && e->kind != EX_MEMBER &&
 		    !(e->kind == EX_UNARY && e->op == T_STAR))
@@ -611,7 +310,7 @@ static void parse_stmt(struct parser *p, struct vg_trans_ast *tr)
 	case T_DIVEQ: case T_MODEQ: case T_ANDEQ: case T_OREQ:
 	case T_XOREQ: case T_SHLEQ: case T_SHREQ:
 		next(p);
-		s->value = parse_expr(p);
+		s->value = vg_parse_expr(p);
 		break;
 	default:
 		unexpected(p, "an assignment ('=', '+=', ..., '++' or '--')");
@@ -631,7 +330,7 @@ static void parse_trans(struct parser *p, struct vg_state_ast *st)
 	parse_pattern(p, &tr->pat);
 	if (is_word(cur(p), "when")) {
 		next(p);
-		tr->guard = parse_expr(p);
+		tr->guard = vg_parse_expr(p);
 	}
 	p->in_trans = false;
 	if (accept(p, T_LBRACE)) {
@@ -721,7 +420,7 @@ static void parse_reaction(struct parser *p, struct vg_prop_ast *pr)
 		} else if (a->kind == VG_ACT_WATCH || a->kind == VG_ACT_UNWATCH) {
 			struct vg_expr *count;
 
-			a->arg = watch_text(p, parse_expr(p), &count, NULL,
+			a->arg = watch_text(p, vg_parse_expr(p), &count, NULL,
 					    NULL);
 		}
 	} while (accept(p, T_COMMA));

@@ -60,6 +60,9 @@ enum vg_event_kind {
 struct vg_capture {
 	uint8_t src;		/* the slot of the pointer */
 	bool is_str;		/* str(...): the C string there, interned */
+	/* a pattern's `*name`: without DWARF for the function, the 8 bytes
+	 * there (as a position without DWARF is its 8-byte register) */
+	bool word;
 	uint8_t str_idx;	/* is_str: its buffer in the record */
 	char path[96];		/* "count", "a.b", "next->val"; "" for *p
 				 * (and for str(p)) */
@@ -79,11 +82,6 @@ struct vg_watch_loc {
 				 * "count", "a.b", "next->val"; "" for *p */
 	char count[64];		/* `@ N`: N as written (digits or a slice
 				 * parameter or variable); "" when absent */
-	/* `outside f, g`: accesses made while the thread is inside one of
-	 * these functions are not events (an allocator's bookkeeping in the
-	 * blocks it manages); their before/after events mark it */
-	int noutside;
-	char outside[VG_WATCH_OUTSIDE][64];
 };
 
 _Static_assert(VG_WSLOT_PARAM0 + VG_MAX_PARAMS <= VG_MAX_FIELDS,
@@ -114,9 +112,19 @@ struct vg_event {
 	struct vg_watch_loc cloc[VG_CHANGE_LOCS];
 	struct vg_insn *ccode;
 	int nccode;
+	/* `outside f, g` (write/read/access, before, after): what a thread
+	 * does while inside one of these functions is not this event (an
+	 * allocator's bookkeeping in the blocks it manages, the statements
+	 * sqlite3_exec prepares for itself). outside_mask has the inside_bit
+	 * of each. */
+	int noutside;
+	char outside[VG_WATCH_OUTSIDE][64];
+	uint16_t outside_mask;
 	/* before/after of a function some `outside` clause names: the probe
-	 * keeps, per thread, whether it is inside that function */
+	 * keeps, per thread, how deep it is in that function, as depth
+	 * inside_bit of the thread's entry in the `inside` map */
 	bool marks_inside;
+	uint8_t inside_bit;
 };
 
 struct vg_var {

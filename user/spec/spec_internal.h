@@ -101,6 +101,9 @@ struct vg_stmt {
 struct vg_pname {
 	char *name;		/* NULL for `_` */
 	struct vg_loc loc;
+	/* `*name`: the position is a pointer, and name is what it points to,
+	 * read when the event happens (an out-parameter at an `after`) */
+	bool deref;
 };
 
 struct vg_pattern {
