@@ -541,11 +541,9 @@ void vg_probe_close(struct vg_probe *p)
 	ring_buffer__free(p->rb);
 	vg_probe_disarm_watches(p);
 	vg_dwarf_cache_free(p->wdc);
-	for (int i = 0; i < p->nlinks; i++) {
-		bpf_link__destroy(p->links[i]);
-		if (p->sites)
-			free(p->sites[i].path);
-	}
+	vg_links_destroy(p->links, p->nlinks);
+	for (int i = 0; p->sites && i < p->nlinks; i++)
+		free(p->sites[i].path);
 	free(p->links);
 	free(p->link_prog_fd);
 	free(p->sites);

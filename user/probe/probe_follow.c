@@ -52,8 +52,7 @@ struct reap {
 
 static void destroy_all(struct bpf_link **links, int n)
 {
-	for (int i = 0; links && i < n; i++)
-		bpf_link__destroy(links[i]);
+	vg_links_destroy(links, n);
 	free(links);
 }
 

@@ -89,6 +89,10 @@ int vg_probe_at_spec_line(const struct vg_event *ev, struct vg_err *e);
  * the cookie's high half (bpf/vigil.bpf.c, others_link). NULL, errno
  * set, on failure. */
 struct bpf_link *vg_probe_attach_site(const struct uprobe_site *u, pid_t pid);
+/* Destroys links l[0..n) (NULL ones are skipped) and sets them to NULL,
+ * on several threads at once: each close waits for a kernel grace period,
+ * and concurrent closes share it (probe_links.c) */
+void vg_links_destroy(struct bpf_link **l, int n);
 /* Let go of the children still held at their fork, once no fork can hold
  * another (vg_probe_close). */
 void vg_probe_release_held(struct vg_probe *p);

@@ -7,11 +7,52 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "vigil.skel.h"
+
+struct destroyer {
+	struct bpf_link **l;
+	int n;
+	atomic_int next;
+};
+
+static void *destroy_some(void *arg)
+{
+	struct destroyer *d = arg;
+	int i;
+
+	while ((i = atomic_fetch_add(&d->next, 1)) < d->n) {
+		bpf_link__destroy(d->l[i]);
+		d->l[i] = NULL;
+	}
+	return NULL;
+}
+
+/* Closing a uprobe link waits in the kernel for a grace period (about
+ * 100 ms on these machines), and closes made on different threads wait
+ * for the same one: n links go in about one grace period instead of n.
+ * With no thread to be had, the caller's thread closes them all. */
+void vg_links_destroy(struct bpf_link **l, int n)
+{
+	enum { MAX_THREADS = 32 };
+	struct destroyer d = { .l = l, .n = n };
+	pthread_t t[MAX_THREADS];
+	int nt = 0;
+
+	if (!l || n <= 0)
+		return;
+	while (nt < MAX_THREADS && nt < n - 1 &&
+	       !pthread_create(&t[nt], NULL, destroy_some, &d))
+		nt++;
+	destroy_some(&d);
+	for (int i = 0; i < nt; i++)
+		pthread_join(t[i], NULL);
+}
 
 struct bpf_link *vg_probe_attach_site(const struct uprobe_site *u, pid_t pid)
 {
@@ -72,11 +113,30 @@ static void detach_everywhere(struct vg_probe *p, int i)
 
 int vg_probe_suspend(struct vg_probe *p)
 {
+	struct bpf_link **all;
+	int n = 0;
+
 	if (p->suspended)
 		return 0;
-	for (int i = 0; i < p->nlinks; i++)
-		if (p->sites[i].path)
+	/* every owner's links of every site at once (vg_links_destroy) */
+	all = malloc((size_t)(p->nkids + 1) * (size_t)p->nlinks * sizeof(*all));
+	for (int i = 0; i < p->nlinks; i++) {
+		if (!p->sites[i].path)
+			continue;
+		if (!all) {
 			detach_everywhere(p, i);
+			continue;
+		}
+		for (int o = -1; o < p->nkids; o++) {
+			pid_t pid;
+			struct bpf_link **l = links_of(p, o, &pid);
+
+			all[n++] = l[i];
+			l[i] = NULL;
+		}
+	}
+	vg_links_destroy(all, n);
+	free(all);
 	p->suspended = true;
 	return 0;
 }
