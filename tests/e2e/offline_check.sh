@@ -41,6 +41,21 @@ run_vigil check specs/unsafe_iter.vigil "$TMP/bad2.csv"
 expect_rc 2
 expect_out "bad2.csv:2: unterminated quote"
 
+# Lines naming no event of the spec are skipped and counted; a trace in
+# which none does is the wrong file: an error naming its first line.
+printf 'create,1,10\nlog,hello\nnext,10\nlog,bye\n' >"$TMP/extra.csv"
+run_vigil check specs/unsafe_iter.vigil "$TMP/extra.csv"
+expect_rc 0
+expect_out "^vigil: trace: 2 lines named no event of the spec, skipped \(line 2: 'log,hello'\)$"
+printf 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1\n' >"$TMP/passwd"
+run_vigil check specs/unsafe_iter.vigil "$TMP/passwd"
+expect_rc 2
+expect_out "passwd: none of its 2 lines names an event of the spec \(line 1: 'root:x:0:0:root:/root:/bin/bash'\), expected 'name,value,...' lines"
+expect_no_out "declares none"
+run_vigil check specs/queue_bounds.vigil "$TMP/extra.csv"
+expect_rc 2
+expect_out "the spec declares none: a spec of function calls checks a recording \(vigil run --record FILE\)"
+
 # String values: the same property with string parameters, over names.
 sed 's/^slice on c, i/slice on string c, string i/' specs/unsafe_iter.vigil >"$TMP/str.vigil"
 printf 'create,"list a",it1\nupdate,"list a"\nnext,it1\n' >"$TMP/str.csv"

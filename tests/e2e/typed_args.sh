@@ -83,6 +83,11 @@ run_vigil run "$TMP/names.vigil" -- "$TARGETS/typed" 3
 expect_rc 0
 expect_out "names.vigil:3:20: warning: narrow: the spec calls parameter 2 'count'; .*typed calls it 'b'"
 expect_no_out "parameter 1"
+# lint --binary says it too, and counts it in its summary
+run_vigil lint "$TMP/names.vigil" --binary "$TARGETS/typed"
+expect_rc 0
+expect_out "names.vigil:3:20: warning: narrow: the spec calls parameter 2 'count'"
+expect_out "^1 property, 1 warning$"
 
 # reading a double: an error at the name, saying why
 cat >"$TMP/double.vigil" <<'SPEC'

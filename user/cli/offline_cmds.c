@@ -225,9 +225,15 @@ int vg_cmd_lint(int argc, char **argv)
 			       kernel[p] ? "kernel" : "user",
 			       kernel[p] ? "" : ": not kernel because ",
 			       kernel[p] ? "" : why[p]);
-	if (binary &&
-	    vg_probe_describe(spec, binary, libs, nlibs, stdout, &e))
-		rc = vg_cli_fail(&e);
+	if (binary) {
+		int w = vg_probe_describe(spec, binary, libs, nlibs, stdout,
+					  &e);
+
+		if (w < 0)
+			rc = vg_cli_fail(&e);
+		else
+			warnings += w;
+	}
 	printf("%d propert%s, %d warning%s\n", spec->nprops,
 	       spec->nprops == 1 ? "y" : "ies", warnings,
 	       warnings == 1 ? "" : "s");

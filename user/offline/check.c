@@ -1,5 +1,6 @@
 #include "check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "monitor/monitor.h"
@@ -37,6 +38,43 @@ static void on_transition(void *ctx, const struct vg_slice_view *s, int from,
 				vg_report_log(c->report, s, ev,
 					      re->actions[a].arg);
 	}
+}
+
+/* A trace whose lines name events the spec does not use is fine (they are
+ * skipped), and said so on stderr; one in which no line names any is a
+ * mistake (the wrong file, or a spec of function events given a CSV):
+ * an error, exit status 2. */
+static int skipped_lines(const struct vg_spec *spec, const struct vg_trace *t,
+			 const char *path, uint64_t events, struct vg_err *e)
+{
+	uint64_t n = vg_trace_skipped(t), line;
+	const char *first = vg_trace_first_skipped(t, &line);
+	bool declares = false;
+	char where[128] = "";
+
+	if (!n)
+		return 0;
+	if (first)
+		snprintf(where, sizeof(where), " (line %llu: '%s')",
+			 (unsigned long long)line, first);
+	if (events) {
+		fprintf(stderr, "vigil: trace: %llu %s named no event of the spec, skipped%s\n",
+			(unsigned long long)n,
+			vg_trace_is_csv(t) ? (n == 1 ? "line" : "lines")
+					   : (n == 1 ? "record" : "records"),
+			where);
+		return 0;
+	}
+	if (!vg_trace_is_csv(t))
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "%s: none of its %llu records is an event the spec uses, expected a recording of a run of these properties",
+				    path, (unsigned long long)n);
+	for (int i = 0; i < spec->nevents; i++)
+		declares |= spec->events[i].kind == VG_EV_NAMED;
+	return vg_errf_code(e, VG_EXIT_USAGE,
+			    "%s: none of its %llu lines names an event of the spec%s, expected 'name,value,...' lines with a name the spec declares (`event name(...)`)%s",
+			    path, (unsigned long long)n, where,
+			    declares ? "" : "; the spec declares none: a spec of function calls checks a recording (vigil run --record FILE)");
 }
 
 int vg_check_trace(struct vg_spec *spec, const char *trace_path,
@@ -87,7 +125,7 @@ int vg_check_trace(struct vg_spec *spec, const char *trace_path,
 		if (r != 1)
 			break;
 	}
-	if (r < 0)
+	if (r < 0 || skipped_lines(spec, t, trace_path, st.events, e))
 		goto out;
 	vg_report_final(c.report, m, 0);
 	vg_report_stats(c.report, m, &st);

@@ -220,7 +220,9 @@ int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
 /* For `vigil lint --binary`: one line per function probe of the spec,
  * where it is found (in binary, its libraries, or the nlibs libraries
  * of --lib), where the entry probe goes and whether the kernel must
- * single-step it (slow). Returns -1 (e set) if a function is missing. */
+ * single-step it (slow), and the warnings of the arguments' DWARF (a
+ * spec name that is not the function's own). Returns how many warnings
+ * it printed, or -1 (e set) if a function is missing. */
 int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 		      const char *const *libs, size_t nlibs, FILE *out,
 		      struct vg_err *e);

@@ -73,7 +73,7 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 	struct vg_probe p = { .spec = spec, .dl_libs = libs,
 			      .ndl_libs = nlibs };
 	struct vg_dwarf_cache *dc = NULL;
-	int rc = 0;
+	int rc = 0, nwarn = 0;
 
 	snprintf(p.binary, sizeof(p.binary), "%s", binary);
 
@@ -105,6 +105,8 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 		if ((rc = vg_plan_event(ev, where.path, binary, &dc, &conf,
 					&args, out, e)))
 			break;
+		nwarn += __builtin_popcount(args.warn_mask) +
+			 (args.caveat[0] != 0);
 		for (int k = 0; k < ev->nfields; k++)
 			if (ev->argname[k][0])
 				fprintf(out, "    %s: %s\n", ev->argname[k],
@@ -118,5 +120,5 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 	vg_dwarf_cache_free(dc);
 	if (p.libs_loaded)
 		vg_libs_free(&p.libs);
-	return rc;
+	return rc ? -1 : nwarn;
 }

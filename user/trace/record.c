@@ -175,6 +175,9 @@ struct vg_trace {
 	const char *path;
 	bool binary;
 	uint64_t lineno, skipped, seq, time;
+	/* a CSV trace's first line that named no event of the spec */
+	uint64_t first_skip;
+	char first_skip_text[64];
 	/* binary */
 	uint32_t pid, nrec;
 	struct rec_event *rec;
@@ -325,6 +328,18 @@ uint64_t vg_trace_skipped(const struct vg_trace *t)
 	return t->skipped;
 }
 
+const char *vg_trace_first_skipped(const struct vg_trace *t,
+				   uint64_t *lineno)
+{
+	*lineno = t->first_skip;
+	return t->first_skip ? t->first_skip_text : NULL;
+}
+
+bool vg_trace_is_csv(const struct vg_trace *t)
+{
+	return !t->binary;
+}
+
 static int next_binary(struct vg_trace *t, struct vg_mon_event *ev,
 		       struct vg_err *e)
 {
@@ -412,8 +427,13 @@ int vg_trace_next(struct vg_trace *t, struct vg_mon_event *ev,
 			return -1;
 		}
 		if (r == 0) {
-			if (n)
-				t->skipped++;
+			if (n && !t->skipped++) {
+				t->first_skip = t->lineno;
+				snprintf(t->first_skip_text,
+					 sizeof(t->first_skip_text), "%.*s%s",
+					 (int)(n < 48 ? n : 48), t->line,
+					 n > 48 ? "..." : "");
+			}
 			continue;
 		}
 		ev->seq = ++t->seq;

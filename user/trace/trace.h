@@ -30,6 +30,11 @@ void vg_trace_close(struct vg_trace *t);
 int vg_trace_next(struct vg_trace *t, struct vg_mon_event *ev,
 		  struct vg_err *e);
 uint64_t vg_trace_skipped(const struct vg_trace *t);
+/* The first skipped line of a CSV trace, cut to ~50 characters, and its
+ * number; NULL when none was (or the trace is a recording) */
+const char *vg_trace_first_skipped(const struct vg_trace *t,
+				   uint64_t *lineno);
+bool vg_trace_is_csv(const struct vg_trace *t);
 
 /* Parse one CSV line (without its newline) into ev; exposed for tests and
  * the fuzzer. Returns 1 on an event of the spec, 0 for a blank line or an
