@@ -20,8 +20,7 @@
 
 #include "sym/elf.h"
 #include "sym/libs.h"
-
-static char dir[PATH_MAX];
+#include "tmpdir.h"
 
 static const char app_c[] = "int main(void) { return 0; }\n";
 static const char plug_c[] =
@@ -30,44 +29,6 @@ static const char plug_c[] =
 	"static int plug_local(int x) { return x * 2; }\n"
 	"int (*keep)(int) = plug_local;\n"
 	"void *malloc(size_t n) { return NULL; }\n";
-
-/* path of a file in the temporary directory (8 rotating buffers) */
-static const char *P(const char *name)
-{
-	static char bufs[8][PATH_MAX];
-	static int i;
-	char *b = bufs[i++ % 8];
-
-	if (snprintf(b, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
-		abort();
-	return b;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	if (st != 0)
-		fprintf(stderr, "command failed (%d): %s\n", st, cmd);
-	return st;
-}
-
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -1;
-	fputs(text, f);
-	return fclose(f);
-}
 
 static int setup(void **state)
 {
@@ -91,12 +52,6 @@ static int teardown(void **state)
 	if (dir[0] && strncmp(dir, "/tmp/vigil-dl-", 14) == 0)
 		sh("rm -rf '%s'", dir);
 	return 0;
-}
-
-static void assert_contains(const char *s, const char *sub)
-{
-	if (!strstr(s, sub))
-		fail_msg("'%s' does not contain '%s'", s, sub);
 }
 
 static void test_found_after_the_loaders(void **state)
