@@ -1,8 +1,10 @@
 # A monitored library the target loads with dlopen, unloads (dlclose) and
 # loads again: with --lib its probes are attached before the library is
 # mapped, fire once it is, and again after the reload; every call is
-# counted, in both tiers, run and attach. Without --lib the function is
-# not found, and the message says to use it. The host's bug after the
+# counted, in both tiers, run and attach. Attached to a program that has
+# the library mapped already, it is found without --lib. Without --lib
+# (and not mapped) the function is not found, and the message says to use
+# it. The host's bug after the
 # reload is caught inside the plugin. No probe is left behind.
 . "$(dirname "$0")/lib.sh"
 
@@ -90,6 +92,34 @@ cat "$TMP/out"
 expect_rc 0
 check_counts attach "$TMP/attach.jsonl"
 no_probes_left attach
+
+# --- (c) vigil attach without --lib, the library mapped already -------------
+# (the libraries a running program has mapped are searched too)
+cat >"$TMP/steps.vigil" <<'SPEC'
+property steps "plugin_step's calls are counted"
+state s accepting {
+  before plugin_step() -> s
+}
+SPEC
+"$TARGETS/dlhost" --pause-loaded 600 400 >"$TMP/host.out" 2>&1 &
+hpid=$!
+LEFT_PIDS+=("$hpid")
+for _ in $(seq 50); do grep -q "dlhost: waiting" "$TMP/host.out" && break; sleep 0.1; done
+grep -q libplugin "/proc/$hpid/maps" || fail "attach (c): $LIB not mapped yet"
+"$VIGIL" attach "$TMP/steps.vigil" -p "$hpid" >"$TMP/vigil.out" 2>&1 &
+vpid=$!
+for _ in $(seq 100); do [ "$(probes)" -ge 1 ] && break; sleep 0.1; done
+[ "$(probes)" -ge 1 ] || { cat "$TMP/vigil.out"; fail "attach (c): no probe on $LIB"; }
+kill -USR1 "$hpid"
+wait "$vpid"
+RC=$?
+wait "$hpid"
+cat "$TMP/vigil.out" "$TMP/host.out" >"$TMP/out"
+cat "$TMP/out"
+expect_rc 0
+expect_out "dlhost: calls=1000 \(600 before the reload, 400 after\)"
+expect_out "^vigil: stats: .* before:plugin_step=1000( |$)"
+no_probes_left "attach (c)"
 
 # --- (b) without --lib: the function is not found, --lib is suggested -------
 run_vigil run "$TMP/plugin.vigil" -- "$TARGETS/dlhost" 10 10

@@ -1,6 +1,6 @@
 /* A host that loads its plugin with dlopen: tests/e2e/dlopen.sh.
  *
- *   dlhost [--bug] [--pause] [--plugin PATH] [N [M]]
+ *   dlhost [--bug] [--pause | --pause-loaded] [--plugin PATH] [N [M]]
  *
  * Loads PATH (default: libplugin.so next to this executable), calls
  * plugin_init, plugin_step N times, plugin_fini, unloads it (dlclose),
@@ -11,7 +11,9 @@
  *
  * --bug: after the reload the host forgets plugin_init, and passes the
  * context plugin_fini tore down: plugin_step aborts on it.
- * --pause: wait for SIGUSR1 before the first dlopen (for vigil attach). */
+ * --pause: wait for SIGUSR1 before the first dlopen (for vigil attach).
+ * --pause-loaded: the same once the first load is initialized, before its
+ * steps (for vigil attach to a program that dlopen'ed its plugin). */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,8 +44,26 @@ static int mapped(const char *path)
 	return yes;
 }
 
-/* one load of the plugin: init (unless skip_init), n steps, fini, unload */
-static long session(const char *path, long n, int skip_init,
+/* until SIGUSR1 comes */
+static void wait_usr1(const char *what)
+{
+	sigset_t usr1, old;
+
+	printf("dlhost: waiting for SIGUSR1 %s\n", what);
+	fflush(stdout);
+	signal(SIGUSR1, on_usr1);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
+	while (!go)
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	go = 0;
+}
+
+/* one load of the plugin: init (unless skip_init), n steps, fini, unload;
+ * with pause, a wait for SIGUSR1 between init and the steps */
+static long session(const char *path, long n, int skip_init, int pause,
 		    struct plugin_ctx *ctx)
 {
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -65,6 +85,8 @@ static long session(const char *path, long n, int skip_init,
 	}
 	if (!skip_init)
 		init(ctx);
+	if (pause)
+		wait_usr1("with the plugin loaded");
 	for (i = 0; i < n; i++)
 		step(ctx);
 	fini(ctx);
@@ -78,7 +100,7 @@ int main(int argc, char **argv)
 	char path[4096], *slash;
 	const char *plugin = NULL;
 	long n = 1000, m = 500, before, after;
-	int bug = 0, pause_first = 0, a = 1;
+	int bug = 0, pause_first = 0, pause_loaded = 0, a = 1;
 	ssize_t len;
 
 	for (; a < argc && argv[a][0] == '-'; a++) {
@@ -86,10 +108,12 @@ int main(int argc, char **argv)
 			bug = 1;
 		else if (!strcmp(argv[a], "--pause"))
 			pause_first = 1;
+		else if (!strcmp(argv[a], "--pause-loaded"))
+			pause_loaded = 1;
 		else if (!strcmp(argv[a], "--plugin") && a + 1 < argc)
 			plugin = argv[++a];
 		else {
-			fprintf(stderr, "usage: dlhost [--bug] [--pause] [--plugin PATH] [N [M]]\n");
+			fprintf(stderr, "usage: dlhost [--bug] [--pause | --pause-loaded] [--plugin PATH] [N [M]]\n");
 			return 2;
 		}
 	}
@@ -108,23 +132,14 @@ int main(int argc, char **argv)
 	}
 	printf("dlhost: pid %d\n", getpid());
 	fflush(stdout);
-	if (pause_first) {
-		sigset_t usr1, old;
-
-		signal(SIGUSR1, on_usr1);
-		sigemptyset(&usr1);
-		sigaddset(&usr1, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &usr1, &old);
-		while (!go)
-			sigsuspend(&old);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	}
-	before = session(plugin, n, 0, &ctx);
+	if (pause_first)
+		wait_usr1("before the first dlopen");
+	before = session(plugin, n, 0, pause_loaded, &ctx);
 	printf("dlhost: unloaded, %s\n",
 	       mapped(plugin) ? "still mapped" : "not mapped");
 	fflush(stdout);
 	usleep(200 * 1000);
-	after = session(plugin, m, bug, &ctx);
+	after = session(plugin, m, bug, 0, &ctx);
 	printf("dlhost: calls=%ld (%ld before the reload, %ld after)\n",
 	       before + after, before, after);
 	return 0;

@@ -22,6 +22,7 @@
 #include "monstate.h"
 #include "report/evidence.h"
 #include "sym/libs.h"
+#include "sym/maps.h"
 #include "sym/symbolize.h"
 #include "report/report.h"
 #include "report/status.h"
@@ -74,6 +75,28 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 				       s, from, to);
 }
 
+/* The libraries spec functions may be in besides the loader's: --lib's,
+ * and, attached to a running program, every shared object it has mapped,
+ * which finds a plugin it dlopen'ed without --lib (vg_libs_load_with
+ * skips those the loader maps anyway). */
+static int session_libs(struct session *ss, struct vg_err *e)
+{
+	size_t n = ss->o->nlibs;
+
+	if (ss->o->pid > 0 &&
+	    vg_proc_mapped_libs(ss->o->pid, &ss->mapped, &ss->nmapped, e))
+		return -1;
+	ss->libs = calloc(n + ss->nmapped + 1, sizeof(*ss->libs));
+	if (!ss->libs)
+		return vg_errf(e, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		ss->libs[i] = ss->o->libs[i];
+	for (size_t i = 0; i < ss->nmapped; i++)
+		ss->libs[n + i] = ss->mapped[i];
+	ss->nlibs = n + ss->nmapped;
+	return 0;
+}
+
 /* The target's symbolizer, made when the first stack-bearing record
  * arrives: its mappings are read while it is alive, since a leak's stack
  * is symbolized at exit, when /proc/PID is gone. Frames with a build id
@@ -88,8 +111,7 @@ static struct vg_symbolizer *symbolizer(struct session *ss)
 	/* a short-lived target is often gone before its first record is
 	 * read: the files the loader maps for it stand in for its maps, and
 	 * the --lib ones for libraries it may have dlclosed since */
-	if (!vg_libs_load_with(ss->exe, ss->o->libs, ss->o->nlibs, &libs,
-			       &e)) {
+	if (!vg_libs_load_with(ss->exe, ss->libs, ss->nlibs, &libs, &e)) {
 		for (size_t i = 0; i < libs.n; i++)
 			vg_symbolizer_add_file(ss->sym, libs.v[i].path);
 		vg_libs_free(&libs);
@@ -305,6 +327,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
 			   : vg_resolve_program(ss->o->argv[0], path, e))
 		goto out;
+	if (session_libs(ss, e))
+		goto out;
 	ss->report = vg_report_new(ss->spec, stderr, ss->o->json_path, e);
 	if (!ss->report)
 		goto out;
@@ -346,8 +370,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	struct vg_probe_opts po = {
 		.pid = ss->pid,
 		.binary = path,
-		.libs = ss->o->libs,
-		.nlibs = ss->o->nlibs,
+		.libs = ss->libs,
+		.nlibs = ss->nlibs,
 		.ringbuf_bytes = ss->o->ringbuf_bytes,
 		.max_kslices = ss->o->max_slices,
 		.kernel = ss->kernel,
@@ -687,6 +711,8 @@ out:
 	vg_report_free(ss.report);
 	vg_evidence_free(ss.evidence);
 	vg_symbolizer_free(ss.sym);
+	free(ss.libs);
+	vg_paths_free(ss.mapped, ss.nmapped);
 	free(ss.stack_on);
 	free(ss.kernel);
 	vg_status_free(ss.status);	/* stderr is the terminal's again */

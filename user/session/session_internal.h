@@ -60,6 +60,13 @@ struct session {
 	bool rec_stopped;
 	struct vg_evidence *evidence;	/* what reports show of a slice */
 	struct vg_symbolizer *sym;	/* the target's, made at first use */
+	/* where spec functions are looked for besides the loader's
+	 * libraries: --lib's, and when attached, the shared objects the
+	 * process has mapped (`mapped`, owned) */
+	const char **libs;
+	size_t nlibs;
+	char **mapped;
+	size_t nmapped;
 	bool *stack_on;			/* [nevents]: the probe captures stacks */
 	/* checkpoints (session_ckpt.c) */
 	char exe[PATH_MAX];

@@ -4,7 +4,9 @@
 #include "maps.h"
 #include "sym_internal.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,4 +221,71 @@ int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,
 	r = vg_maps_load_bias(&m, binary, bias, e);
 	vg_maps_free(&m);
 	return r;
+}
+
+/* ET_DYN: a shared library (or a PIE, which the caller leaves out) */
+static bool is_shared_object(const char *path)
+{
+	unsigned char h[18];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
+	      !memcmp(h, ELFMAG, SELFMAG) && (h[16] | h[17] << 8) == ET_DYN;
+	close(fd);
+	return yes;
+}
+
+void vg_paths_free(char **paths, size_t n)
+{
+	for (size_t i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+int vg_proc_mapped_libs(pid_t pid, char ***paths, size_t *n,
+			struct vg_err *e)
+{
+	char exe[64];
+	struct stat ex, st;
+	struct vg_maps m;
+	struct vg_objects o;
+	int ret = 0;
+
+	*paths = NULL;
+	*n = 0;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	if (stat(exe, &ex))
+		return vg_errf(e, "%s: %s", exe, strerror(errno));
+	if (vg_maps_read(pid, &m, e))
+		return -1;
+	if (vg_maps_objects(&m, &o, e)) {
+		vg_maps_free(&m);
+		return -1;
+	}
+	*paths = calloc(o.n + 1, sizeof(**paths));
+	if (!*paths)
+		ret = vg_errf(e, "out of memory");
+	for (size_t i = 0; !ret && i < o.n; i++) {
+		const struct vg_object *ob = &o.v[i];
+
+		if ((ob->dev == ex.st_dev && ob->ino == ex.st_ino) ||
+		    stat(ob->path, &st) || st.st_dev != ob->dev ||
+		    st.st_ino != ob->ino || !is_shared_object(ob->path))
+			continue;
+		if (!((*paths)[*n] = strdup(ob->path)))
+			ret = vg_errf(e, "out of memory");
+		else
+			(*n)++;
+	}
+	if (ret) {
+		vg_paths_free(*paths, *n);
+		*paths = NULL;
+		*n = 0;
+	}
+	vg_objects_free(&o);
+	vg_maps_free(&m);
+	return ret;
 }

@@ -66,4 +66,13 @@ int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
 int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,
 		      struct vg_err *e);
 
+/* The shared objects mapped in pid, other than its executable, that are
+ * still on disk as they were mapped (the same device and inode at their
+ * path): for `vigil attach`, the libraries a running program dlopen'ed,
+ * which its DT_NEEDED do not name. *paths gets n malloc'ed paths (free
+ * them with vg_paths_free). */
+int vg_proc_mapped_libs(pid_t pid, char ***paths, size_t *n,
+			struct vg_err *e);
+void vg_paths_free(char **paths, size_t n);
+
 #endif
