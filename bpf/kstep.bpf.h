@@ -29,7 +29,12 @@
 #define VIGIL_KSTEP_BPF_H
 
 #define SIGSTOP 19
-#define VG_KLOCK_SPINS 4096
+/* How many times a thread tries for a slice's lock (one bpf_loop step
+ * each; only when it is contended). Uprobe programs run preemptible, so
+ * the holder may be off its CPU in the middle of a step: 4096 tries made
+ * tests/e2e/faults.sh's 2000-thread mutex storm inconclusive on a loaded
+ * machine. */
+#define VG_KLOCK_SPINS 65536
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
