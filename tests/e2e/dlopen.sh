@@ -73,22 +73,34 @@ for tier in kernel user; do
 	no_probes_left "run --tier=$tier"
 done
 
+# vigil attach (the arguments after $1 and $2) to the host $hpid, until
+# at least $1 probes are on the library ($2: what, for the message)
+start_attach() {
+	local n=$1 what=$2
+	shift 2
+	"$VIGIL" attach "$@" -p "$hpid" >"$TMP/vigil.out" 2>&1 &
+	vpid=$!
+	for _ in $(seq 100); do [ "$(probes)" -ge "$n" ] && break; sleep 0.1; done
+	[ "$(probes)" -ge "$n" ] || { cat "$TMP/vigil.out"; fail "$what: no probe on $LIB"; }
+}
+# let the paused host go; RC is vigil's status, $TMP/out both outputs
+go_and_collect() {
+	kill -USR1 "$hpid"
+	wait "$vpid"
+	RC=$?
+	wait "$hpid"
+	cat "$TMP/vigil.out" "$TMP/host.out" >"$TMP/out"
+	cat "$TMP/out"
+}
+
 # --- (a) vigil attach, the library not yet mapped ---------------------------
 "$TARGETS/dlhost" --pause 600 400 >"$TMP/host.out" 2>&1 &
 hpid=$!
 LEFT_PIDS+=("$hpid")
 for _ in $(seq 50); do grep -q "dlhost: pid" "$TMP/host.out" && break; sleep 0.1; done
-"$VIGIL" attach --lib "$LIB" --json "$TMP/attach.jsonl" "$TMP/plugin.vigil" -p "$hpid" >"$TMP/vigil.out" 2>&1 &
-vpid=$!
-for _ in $(seq 100); do [ "$(probes)" -ge 3 ] && break; sleep 0.1; done
-[ "$(probes)" -ge 3 ] || { cat "$TMP/vigil.out"; fail "attach: no probe on $LIB"; }
+start_attach 3 attach --lib "$LIB" --json "$TMP/attach.jsonl" "$TMP/plugin.vigil"
 ! grep -q libplugin "/proc/$hpid/maps" || fail "attach: $LIB already mapped"
-kill -USR1 "$hpid"
-wait "$vpid"
-RC=$?
-wait "$hpid"
-cat "$TMP/vigil.out" "$TMP/host.out" >"$TMP/out"
-cat "$TMP/out"
+go_and_collect
 expect_rc 0
 check_counts attach "$TMP/attach.jsonl"
 no_probes_left attach
@@ -106,16 +118,8 @@ hpid=$!
 LEFT_PIDS+=("$hpid")
 for _ in $(seq 50); do grep -q "dlhost: waiting" "$TMP/host.out" && break; sleep 0.1; done
 grep -q libplugin "/proc/$hpid/maps" || fail "attach (c): $LIB not mapped yet"
-"$VIGIL" attach "$TMP/steps.vigil" -p "$hpid" >"$TMP/vigil.out" 2>&1 &
-vpid=$!
-for _ in $(seq 100); do [ "$(probes)" -ge 1 ] && break; sleep 0.1; done
-[ "$(probes)" -ge 1 ] || { cat "$TMP/vigil.out"; fail "attach (c): no probe on $LIB"; }
-kill -USR1 "$hpid"
-wait "$vpid"
-RC=$?
-wait "$hpid"
-cat "$TMP/vigil.out" "$TMP/host.out" >"$TMP/out"
-cat "$TMP/out"
+start_attach 1 "attach (c)" "$TMP/steps.vigil"
+go_and_collect
 expect_rc 0
 expect_out "dlhost: calls=1000 \(600 before the reload, 400 after\)"
 expect_out "^vigil: stats: .* before:plugin_step=1000( |$)"
