@@ -90,8 +90,8 @@ int vg_probe_at_spec_line(const struct vg_event *ev, struct vg_err *e);
  * set, on failure. */
 struct bpf_link *vg_probe_attach_site(const struct uprobe_site *u, pid_t pid);
 /* Destroys links l[0..n) (NULL ones are skipped) and sets them to NULL,
- * on several threads at once: each close waits for a kernel grace period,
- * and concurrent closes share it (probe_links.c) */
+ * on several threads at once, so that the kernel's waits for each close
+ * overlap (probe_links.c) */
 void vg_links_destroy(struct bpf_link **l, int n);
 /* Let go of the children still held at their fork, once no fork can hold
  * another (vg_probe_close). */
