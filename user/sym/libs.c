@@ -471,7 +471,7 @@ static char *interp_of(const char *binary)
 
 /* Why ld.so would refuse PATH as a library for an x86-64 process, or
  * NULL. */
-static const char *not_a_library(const char *path, char *buf, size_t len)
+const char *vg_not_a_library(const char *path, char *buf, size_t len)
 {
 	unsigned char h[20];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -508,7 +508,7 @@ static int add_dlopened(struct resolver *r, const char *name,
 	if (!*name)
 		return vg_errf_code(e, VG_EXIT_USAGE, "--lib: an empty path");
 	if (strchr(name, '/')) {
-		if ((why = not_a_library(name, buf, sizeof(buf))))
+		if ((why = vg_not_a_library(name, buf, sizeof(buf))))
 			return vg_errf_code(e, VG_EXIT_USAGE, "--lib %s: %s",
 					    name, why);
 		path = strdup(realpath(name, real) ? real : name);

@@ -4,9 +4,7 @@
 #include "maps.h"
 #include "sym_internal.h"
 
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,21 +221,6 @@ int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,
 	return r;
 }
 
-/* ET_DYN: a shared library (or a PIE, which the caller leaves out) */
-static bool is_shared_object(const char *path)
-{
-	unsigned char h[18];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool yes;
-
-	if (fd < 0)
-		return false;
-	yes = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
-	      !memcmp(h, ELFMAG, SELFMAG) && (h[16] | h[17] << 8) == ET_DYN;
-	close(fd);
-	return yes;
-}
-
 void vg_paths_free(char **paths, size_t n)
 {
 	for (size_t i = 0; paths && i < n; i++)
@@ -248,7 +231,7 @@ void vg_paths_free(char **paths, size_t n)
 int vg_proc_mapped_libs(pid_t pid, char ***paths, size_t *n,
 			struct vg_err *e)
 {
-	char exe[64];
+	char exe[64], why[256];
 	struct stat ex, st;
 	struct vg_maps m;
 	struct vg_objects o;
@@ -273,7 +256,8 @@ int vg_proc_mapped_libs(pid_t pid, char ***paths, size_t *n,
 
 		if ((ob->dev == ex.st_dev && ob->ino == ex.st_ino) ||
 		    stat(ob->path, &st) || st.st_dev != ob->dev ||
-		    st.st_ino != ob->ino || !is_shared_object(ob->path))
+		    st.st_ino != ob->ino ||
+		    vg_not_a_library(ob->path, why, sizeof(why)))
 			continue;
 		if (!((*paths)[*n] = strdup(ob->path)))
 			ret = vg_errf(e, "out of memory");

@@ -48,6 +48,11 @@ bool vg_elf_find_clone(Elf *elf, const char *name, char *buf, size_t len);
 /* Virtual address to file offset through the PT_LOAD segment mapping it. */
 int vg_elf_vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off);
 
+/* Why PATH cannot be loaded as a library here ("not an ELF file", "not a
+ * shared library", the open error into buf), or NULL: an x86-64 ET_DYN
+ * (libs.c). */
+const char *vg_not_a_library(const char *path, char *buf, size_t len);
+
 /* Whether the file has a section NAME with contents. */
 bool vg_elf_has_section(Elf *elf, const char *name);
 
