@@ -64,3 +64,17 @@ wait_exec() {
 	done
 	fail "pid $1 did not exec $2"
 }
+
+# gdb_handoff "-ex CMD ...": runs the gdb command vigil printed under
+# "Debug it with" (on the target it left stopped), batch, with these
+# commands; gdb's output in $TMP/gdb
+gdb_handoff() {
+	local cmd
+	cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
+	eval "timeout 60 $cmd -batch $1" >"$TMP/gdb" 2>&1
+}
+
+# expect_frame N ERE WHAT: frame #N of the backtrace in $TMP/gdb matches
+expect_frame() {
+	grep -qE "^#$1 .*$2" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$3"; }
+}

@@ -34,10 +34,9 @@ check_stop() {	# $1 flag, $2 violation state, $3 function at frame 0, $4 at fram
 	expect_out "state  unknown -> $2 \(violation\)"
 	expect_no_out "badfree: done"
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
-	cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
-	eval "timeout 60 $cmd -batch -ex bt" >"$TMP/gdb" 2>&1
-	grep -qE "^#0 .*$3" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: not stopped in $3"; }
-	[ -z "$4" ] || grep -qE "^#1 .*$4" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: $4 is not the caller"; }
+	gdb_handoff "-ex bt"
+	expect_frame 0 "$3" "$1: not stopped in $3"
+	[ -z "$4" ] || expect_frame 1 "$4" "$1: $4 is not the caller"
 	kill -KILL "$pid"
 }
 check_stop --interior bad_free free release

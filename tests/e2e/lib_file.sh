@@ -26,9 +26,8 @@ check_stop() {	# $1 flag, $2 state, $3 function at frame 0
 	expect_out "state  closed -> $2"
 	expect_no_out "files: done"
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
-	cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
-	eval "$cmd -batch -ex bt" >"$TMP/gdb" 2>&1
-	grep -qE "^#0 .*$3" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: not stopped in $3"; }
+	gdb_handoff "-ex bt"
+	expect_frame 0 "$3" "$1: not stopped in $3"
 	kill -KILL "$pid"
 }
 # (gcc turns fputs of a constant string into fwrite)

@@ -20,9 +20,8 @@ check_stop() {	# $1: flag, $2: state, $3: function at frame 0
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
 	expect_no_out "second lock returned|locks: done"	# stopped first
 	# (the gdb command file lets the target run on once gdb detaches)
-	cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
-	eval "$cmd -batch -ex bt" >"$TMP/gdb" 2>&1
-	grep -qE "^#0 .*$3" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: not stopped in $3"; }
+	gdb_handoff "-ex bt"
+	expect_frame 0 "$3" "$1: not stopped in $3"
 	kill -KILL "$pid"
 }
 check_stop --wrong-thread wrong_thread 'pthread_mutex_unlock'

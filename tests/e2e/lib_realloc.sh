@@ -34,9 +34,8 @@ check_stop() {	# $1 flag, $2 violation state, $3 function at frame 0
 	slice=$(sed -nE 's/^  slice  p=(0x[0-9a-f]+)$/\1/p' "$TMP/out")
 	expect_out "event  before $3\($slice\) in tid $pid$"
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
-	cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
-	eval "timeout 60 $cmd -batch -ex bt" >"$TMP/gdb" 2>&1
-	grep -qE "^#0 .*$3" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: not stopped in $3"; }
+	gdb_handoff "-ex bt"
+	expect_frame 0 "$3" "$1: not stopped in $3"
 	kill -KILL "$pid"
 }
 check_stop --stale-free stale_free free
@@ -58,8 +57,8 @@ expect_out "event  write \*p @ size outside malloc, free, calloc, realloc: .* at
 expect_out "vars   size=32$"
 expect_no_out "reallocs: done"
 [ "$(proc_state "$pid")" = T ] || fail "--stale-write: target not stopped"
-cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
-eval "timeout 60 $cmd -batch -ex bt" >"$TMP/gdb" 2>&1
-grep -qE "^#0 .* bump \(r=.*\) at .*reallocs.c" "$TMP/gdb" && grep -qE "^#1 .* main " "$TMP/gdb" || { cat "$TMP/gdb"; fail "--stale-write: not stopped in bump"; }
+gdb_handoff "-ex bt"
+expect_frame 0 " bump \(r=.*\) at .*reallocs.c" "--stale-write: not stopped in bump"
+expect_frame 1 " main " "--stale-write: not stopped in bump"
 kill -KILL "$pid"
 echo ok

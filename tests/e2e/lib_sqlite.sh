@@ -51,10 +51,9 @@ check_stop() {	# $1 flag, $2 transition, $3 function
 	expect_out "^  state  $2 \(violation\)$"
 	expect_out "^  event  before $3\($S\) in tid $pid$"
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
-	cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
-	eval "timeout 60 $cmd -batch -ex bt" >"$TMP/gdb" 2>&1
-	grep -qE "^#0 .*$3" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: not stopped in $3"; }
-	grep -qE "^#1 .*main" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: no main in the backtrace"; }
+	gdb_handoff "-ex bt"
+	expect_frame 0 "$3" "$1: not stopped in $3"
+	expect_frame 1 main "$1: no main in the backtrace"
 	kill -KILL "$pid" 2>/dev/null
 }
 check_stop --double-finalize "finalized -> double_finalize" sqlite3_finalize

@@ -45,9 +45,8 @@ check_stop() {	# $1 flag, $2 transition, $3 function, $4 the stream: DZ or IZ
 	expect_out "^  state  $2 \(violation\)$"
 	expect_out "^  event  before $3\($s\) in tid $pid$"
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
-	cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
-	eval "timeout 60 $cmd -batch -ex bt" >"$TMP/gdb" 2>&1
-	grep -qE "^#0 .*$3" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$1: not stopped in $3"; }
+	gdb_handoff "-ex bt"
+	expect_frame 0 "$3" "$1: not stopped in $3"
 	kill -KILL "$pid"
 }
 check_stop --reinit "deflating -> init_without_end" deflateInit_ DZ
