@@ -168,11 +168,10 @@ expect_out "dlhost: unloaded, not mapped"
 expect_no_out "plugin_step on a context not initialised|dlhost: calls"
 [ -n "$pid" ] || fail "no stopped pid printed"
 [ "$(proc_state "$pid")" = T ] || fail "target $pid is in state '$(proc_state "$pid")', not T"
-cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
-eval "$cmd -batch -ex bt -ex 'print ctx->magic'" >"$TMP/gdb" 2>&1
+gdb_handoff "-ex bt -ex 'print ctx->magic'"
 cat "$TMP/gdb"
-grep -qE '^#0 .*plugin_step .*plugin\.c' "$TMP/gdb" || fail "not stopped in plugin_step"
-grep -qE '^#1 .*session .*skip_init=skip_init@entry=1' "$TMP/gdb" || fail "not stopped after the reload"
+expect_frame 0 'plugin_step .*plugin\.c' "not stopped in plugin_step"
+expect_frame 1 'session .*skip_init=skip_init@entry=1' "not stopped after the reload"
 grep -qE '^\$1 = 0$' "$TMP/gdb" || fail "the context is not the torn-down one"
 kill -KILL "$pid"
 echo ok

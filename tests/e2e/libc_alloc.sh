@@ -18,11 +18,10 @@ for tier in kernel user; do
 	if [ $tier = kernel ]; then
 		# synchronous: the second free has not run, glibc has not aborted
 		[ "$(proc_state "$pid")" = T ] || fail "target not stopped"
-		cmd=$(grep -A1 'Debug it with' "$TMP/out" | tail -1)
-		eval "$cmd -batch -ex bt" >"$TMP/gdb" 2>&1
+		gdb_handoff "-ex bt"
 		cat "$TMP/gdb"
-		grep -qE '^#0 .*free' "$TMP/gdb" || fail "not stopped in free"
-		grep -qE '^#1 .*release' "$TMP/gdb" || fail "release() is not the caller"
+		expect_frame 0 free "not stopped in free"
+		expect_frame 1 release "release() is not the caller"
 		kill -KILL "$pid"
 	fi
 	# the user tier stops late: glibc may already have aborted on the
