@@ -52,6 +52,16 @@ struct {
 	__type(value, struct vg_ktrans);
 } ktrans SEC(".maps");
 
+/* --view: how often each transition was taken, by its spec_index. Off
+ * (count_trans 0, set before load) the verifier drops the counting. */
+const volatile __u32 count_trans = 0;
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VG_KMAX_TRANS_HITS);
+	__type(key, __u32);
+	__type(value, __u64);
+} ktrans_hits SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, VG_KMAX_CODE);
@@ -372,6 +382,13 @@ static __always_inline int kapply(struct vm *m, __u32 prop, __u32 state,
 			}
 		} else if (t->t[i].upd_len) {
 			vm_run(m, t->t[i].upd_off, t->t[i].upd_len);
+		}
+		if (count_trans) {
+			__u32 k = t->t[i].spec_index;
+			__u64 *n = bpf_map_lookup_elem(&ktrans_hits, &k);
+
+			if (n)
+				(*n)++;
 		}
 		return t->t[i].to;
 	}

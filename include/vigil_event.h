@@ -28,6 +28,7 @@
 #define VG_KMAX_CODE 4096	/* instructions in all kernel-tier code */
 #define VG_KMAX_EV_PROPS 4	/* kernel-tier properties one event feeds */
 #define VG_KMAX_BINDINGS 16	/* distinct events of one property */
+#define VG_KMAX_TRANS_HITS 1024	/* transitions of a spec the view counts */
 #define VG_KTRANS_INDEX(kprop, state, binding) \
 	((((kprop) * VG_KMAX_STATES + (state)) * VG_KMAX_BINDINGS + (binding)) & \
 	 (VG_KMAX_PROPS * VG_KMAX_STATES * VG_KMAX_BINDINGS - 1))
@@ -285,7 +286,9 @@ struct vg_ktrans {
 		/* fast forms: guard_fast 1 when `guard` replaces the guard
 		 * code; upd_fast N when upd[0..N) replace the update code */
 		__u8 guard_fast, upd_fast;
-		__u8 pad[2];
+		/* the transition's index among all of the spec's, property
+		 * 0's first: the live view counts edges by it (ktrans_hits) */
+		__u16 spec_index;
 		struct vg_kexpr guard;
 		struct vg_kexpr upd[VG_KFAST_STMTS];
 	} t[VG_KMAX_TRANS];

@@ -31,6 +31,9 @@ PACKAGES=(
     # tests, debugger hand-off, benchmarks, reports
     gdb libcmocka-dev python3 valgrind bpftrace graphviz gnuplot-nox
     sqlite3 libsqlite3-dev xz-utils
+    # --view: the page's HTTP server (libmicrohttpd); tests/e2e/view.sh
+    # opens it in headless Chromium
+    libmicrohttpd-dev chromium python3-websocket
     # the man page: man -l renders docs/vigil.1 in tests/e2e/install.sh
     man-db groff-base
     # build deps of CRIU 4.2 (see criu/Makefile.packages and Makefile.config)

@@ -3,7 +3,8 @@
  *
  * Correct producers take the lock and wait while the queue is full. With
  * --bug, producer 0 makes one push more than its share, skipping the lock
- * and the wait, into a queue that is full.
+ * and the wait, into a queue that is full. --slow makes consumers take
+ * 40 ms per item instead of 0.2 ms: a run of about 4 s, for watching it.
  *
  * It prints how many times it called each function, so tests can compare
  * vigil's per-probe counts with the truth. */
@@ -26,7 +27,7 @@ struct queue {
 };
 
 static struct queue *q;
-static int bug;
+static int bug, pause_us = 200;
 static long npush, npop, nnew;	/* calls, counted under the lock */
 static int producers_left = PRODUCERS, consumers_left = CONSUMERS;
 static long to_consume = PRODUCERS * ITEMS - CAPACITY;	/* under the lock */
@@ -107,7 +108,7 @@ static void *consumer(void *arg)
 			pthread_cond_broadcast(&q->not_empty);
 		pthread_cond_signal(&q->not_full);
 		pthread_mutex_unlock(&q->lock);
-		usleep(200);	/* consumers are slower: the queue stays full */
+		usleep(pause_us);	/* consumers are slower: the queue stays full */
 	}
 	__atomic_fetch_sub(&consumers_left, 1, __ATOMIC_SEQ_CST);
 	return NULL;
@@ -117,7 +118,12 @@ int main(int argc, char **argv)
 {
 	pthread_t p[PRODUCERS], c[CONSUMERS];
 
-	bug = argc > 1 && !strcmp(argv[1], "--bug");
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--bug"))
+			bug = 1;
+		else if (!strcmp(argv[i], "--slow"))
+			pause_us = 40000;
+	}
 	q = queue_new(CAPACITY);
 	for (long i = 0; i < CONSUMERS; i++)
 		pthread_create(&c[i], NULL, consumer, (void *)i);

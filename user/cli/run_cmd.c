@@ -55,6 +55,9 @@ static const struct option opts[] = {
 	{ "evidence", required_argument, 0, 'E' },
 	{ "watch-policy", required_argument, 0, 'W' },
 	{ "lib", required_argument, 0, 'L' },
+	{ "view", no_argument, 0, 'V' },
+	{ "view-addr", required_argument, 0, 'a' },
+	{ "view-port", required_argument, 0, 'P' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -165,6 +168,19 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		o->pid = strtol(optarg, &end, 10);
 		if (*end || o->pid <= 0)
 			return vg_cli_usage(usage, "-p: '%s' is not a process id", optarg);
+		break;
+	case 'V':
+		o->view = true;
+		break;
+	case 'a':
+		o->view = true;
+		o->view_addr = optarg;
+		break;
+	case 'P':
+		o->view = true;
+		if (parse_size(optarg, &n) || n > 65535)
+			return vg_cli_usage(usage, "--view-port: '%s' is not a port number (0 for any free one)", optarg);
+		o->view_port = (int)n;
 		break;
 	case 'h':
 		fputs(usage, stdout);

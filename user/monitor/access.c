@@ -229,6 +229,7 @@ void vg_monitor_foreach(struct vg_monitor *m,
 				struct vg_slice_view v = {
 					.prop = p, .mask = mk,
 					.params = params, .state = r->state,
+					.trans = -1,
 					.vars = (ref & VG_REF_TOMB)
 							? NULL
 							: vg_rec_vars(ms, r),
@@ -250,6 +251,7 @@ void vg_monitor_foreach(struct vg_monitor *m,
 			static const uint64_t none[VG_MAX_PARAMS];
 			struct vg_slice_view v = {
 				.prop = p, .params = none, .state = 0,
+				.trans = -1,
 				.vars = pr->init_vars,
 				.inconclusive = pr->inconclusive,
 			};

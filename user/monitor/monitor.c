@@ -281,12 +281,13 @@ static int choose(const struct prop_rt *pr, int bi, int state,
 }
 
 static void call_hook(struct vg_monitor *m, int prop, uint32_t mask,
-		      const uint64_t *params, int to, const int64_t *vars,
+		      const uint64_t *params, int t, const int64_t *vars,
 		      bool inconc, int from, const struct vg_mon_event *ev)
 {
+	int to = m->pr[prop].p->trans[t].to;
 	struct vg_slice_view v = {
 		.prop = prop, .mask = mask, .params = params, .state = to,
-		.vars = vars, .inconclusive = inconc,
+		.vars = vars, .inconclusive = inconc, .trans = t,
 	};
 
 	m->s.transitions++;
@@ -331,8 +332,8 @@ static int apply(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	if (t < 0)
 		return 0;
 	r->state = (uint16_t)pr->p->trans[t].to;
-	call_hook(m, prop, mask, params, r->state, vars,
-		  r->flags & VG_SF_INCONC, from, ev);
+	call_hook(m, prop, mask, params, t, vars, r->flags & VG_SF_INCONC,
+		  from, ev);
 	if (pr->viol[r->state] || (r->state == 0 && vg_vars_initial(pr, vars)))
 		return fin_push(m, mask, ref, e);
 	return 0;
@@ -429,7 +430,7 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 		vg_refuse(m, pr);
 		return 0;
 	}
-	call_hook(m, prop, bmask, beta, to, pr->tmp_vars, pr->inconclusive, 0,
+	call_hook(m, prop, bmask, beta, t, pr->tmp_vars, pr->inconclusive, 0,
 		  ev);
 	if (!keep)
 		return 0;

@@ -37,6 +37,9 @@ struct vg_slice_view {
 	int state;
 	const int64_t *vars;		/* [prop->nvars] */
 	bool inconclusive;		/* may have missed an event */
+	int trans;			/* in hook calls: the transition taken
+					 * (index into prop->trans); -1 where
+					 * not known (foreach, kernel steps) */
 };
 
 struct vg_monitor_hooks {

@@ -228,7 +228,10 @@ static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 		.ckpt_mask = ckpt_states(p),
 	};
 	uint32_t base = *code_base, key = k;
+	int tbase = 0;	/* transitions of the properties before this one */
 
+	for (int i = 0; i < prop; i++)
+		tbase += spec->props[i].ntrans;
 	for (int i = 0; i < p->nvars; i++)
 		kp.init_vars[i] = p->vars[i].init;
 	if (bpf_map_update_elem(bpf_map__fd(kprops), &key, &kp, 0))
@@ -270,6 +273,7 @@ static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 			kt.t[kt.n].upd_off = base + u->update.off;
 			kt.t[kt.n].upd_len = u->update.len;
 			kt.t[kt.n].to = u->to;
+			kt.t[kt.n].spec_index = (uint16_t)(tbase + j);
 			kt.t[kt.n].guard_fast =
 				fast_guard(p, u->guard, &kt.t[kt.n].guard);
 			kt.t[kt.n].upd_fast =

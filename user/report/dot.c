@@ -1,6 +1,11 @@
 #include "dot.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 int vg_dot_index(const struct vg_spec *spec, int prop, int state)
 {
@@ -50,6 +55,70 @@ static void edge_label(const struct vg_spec *spec,
 	(void)p;
 }
 
+const char *vg_dot_kind_color(enum vg_state_kind k)
+{
+	switch (k) {
+	case VG_STATE_ACCEPTING:
+		return "#dff0d8";	/* green: good */
+	case VG_STATE_VIOLATION:
+		return "#f2dede";	/* red: bad, final */
+	default:
+		return "#fcf8e3";	/* amber: not good yet */
+	}
+}
+
+char *vg_dot_svg(const struct vg_spec *spec, const struct vg_dot_marks *marks,
+		 size_t *len, struct vg_err *e)
+{
+	/* dot reads the graph from a memory file it inherits: no temporary
+	 * file to clean up, no pipe in both directions to deadlock on */
+	int fd = memfd_create("vigil-dot", 0);
+	char cmd[64], *svg = NULL;
+	size_t cap = 0;
+	FILE *in, *out;
+	int st;
+
+	*len = 0;
+	if (fd < 0 || !(in = fdopen(fd, "w"))) {
+		vg_errf(e, "cannot draw the automata: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	vg_dot_write(spec, in, marks);
+	fflush(in);
+	snprintf(cmd, sizeof(cmd), "dot -Tsvg /proc/self/fd/%d", fd);
+	if (!(out = popen(cmd, "r"))) {
+		vg_errf(e, "cannot run Graphviz's dot: %s", strerror(errno));
+		fclose(in);
+		return NULL;
+	}
+	for (;;) {
+		size_t n;
+
+		if (*len + 4096 + 1 > cap) {
+			char *bigger = realloc(svg, cap = 2 * cap + 8192);
+
+			if (!bigger)
+				break;
+			svg = bigger;
+		}
+		if (!(n = fread(svg + *len, 1, cap - *len - 1, out)))
+			break;
+		*len += n;
+	}
+	st = pclose(out);
+	fclose(in);
+	if (st || !svg || !*len) {
+		vg_errf(e, "Graphviz's dot failed (status %d); is graphviz installed?",
+			st);
+		free(svg);
+		return NULL;
+	}
+	svg[*len] = 0;
+	return svg;
+}
+
 void vg_dot_write(const struct vg_spec *spec, FILE *out,
 		  const struct vg_dot_marks *marks)
 {
@@ -65,7 +134,12 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 			int i = vg_dot_index(spec, pi, s);
 			char label[512];
 
-			if (marks && marks->ended)
+			if (marks && marks->live)
+				/* room for the live view's count, which the
+				 * page writes over this line */
+				snprintf(label, sizeof(label), "%s\n%s", st->name,
+					 VG_DOT_COUNT_ROOM);
+			else if (marks && marks->ended)
 				snprintf(label, sizeof(label), "%s\n%" PRIu64 " slice%s",
 					 st->name, marks->ended[i],
 					 marks->ended[i] == 1 ? "" : "s");
@@ -78,18 +152,19 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 							       : "circle");
 			if (st->kind == VG_STATE_VIOLATION)
 				fprintf(out, ", color=red, fontcolor=red");
+			/* the kind at a glance, as the live view shows it */
+			fprintf(out, ", style=filled, fillcolor=\"%s\"",
+				vg_dot_kind_color(st->kind));
 			if (marks && marks->reached && marks->reached[i])
-				fprintf(out, ", style=filled, fillcolor=%s",
-					st->kind == VG_STATE_VIOLATION
-						? "mistyrose" : "lightblue");
-			fprintf(out, "];\n");
+				fprintf(out, ", penwidth=3");
+			fprintf(out, ", id=\"p%d_s%d\"];\n", pi, s);
 		}
 		fprintf(out, "    __start_%d -> p%d_s0;\n", pi, pi);
 		for (int t = 0; t < p->ntrans; t++) {
 			fprintf(out, "    p%d_s%d -> p%d_s%d [label=", pi,
 				p->trans[t].from, pi, p->trans[t].to);
 			edge_label(spec, p, &p->trans[t], out);
-			fprintf(out, "];\n");
+			fprintf(out, ", id=\"p%d_t%d\"];\n", pi, t);
 		}
 		fprintf(out, "  }\n");
 	}

@@ -2,6 +2,8 @@
 #ifndef VIGIL_DOT_H
 #define VIGIL_DOT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -13,7 +15,18 @@
 struct vg_dot_marks {
 	const uint8_t *reached;
 	const uint64_t *ended;
+	/* the live view: each state's label has a second line, room for the
+	 * count the page writes there */
+	bool live;
 };
+#define VG_DOT_COUNT_ROOM "0000000 slices"
+
+/* The fill colour of a state of this kind (static and live pictures). */
+const char *vg_dot_kind_color(enum vg_state_kind k);
+/* The graph as SVG, through Graphviz's dot: malloc'ed, *len bytes, or
+ * NULL with e set. Nodes and edges carry ids pP_sS and pP_tT. */
+char *vg_dot_svg(const struct vg_spec *spec, const struct vg_dot_marks *marks,
+		 size_t *len, struct vg_err *e);
 
 void vg_dot_write(const struct vg_spec *spec, FILE *out,
 		  const struct vg_dot_marks *marks);

@@ -68,6 +68,7 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 			x = ss->kids[i].evidence;
 	vg_report_set_evidence(ss->report, x);
 	vg_evidence_add(x, s, from, to, ev);
+	vg_session_view_transition(ss, x, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
@@ -222,7 +223,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 {
 	int prop = vg_probe_kprop_of(ss->probe, k->prop);
 	const struct vg_property *p;
-	struct vg_slice_view v = { 0 };
+	struct vg_slice_view v = { .trans = -1 };
 	struct vg_mon_event ev;
 	uint64_t params[VG_MAX_PARAMS] = { k->key[0], k->key[1] };
 	int64_t vars[VG_KMAX_VARS];
@@ -255,6 +256,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.state = k->to;
 	v.vars = vars;
 	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
+	vg_session_view_transition(ss, ss->evidence, &v, k->from, &ev);
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
 	return 0;
@@ -381,6 +383,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.launching = !ss->o->pid,
 		.stack_events = stacks,
 		.warn = stderr,
+		.count_trans = ss->o->view,
 	};
 	if (ss->o->dynamic &&
 	    !(ss->dyn = vg_dyn_plan(ss->spec, ss->kernel, &po.arms,
@@ -417,6 +420,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (ss->o->state_path &&
 	    vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
 			     ss->kernel, e))
+		goto out;
+	if (vg_session_view_open(ss, e))
 		goto out;
 	rc = 0;
 out:
@@ -650,6 +655,7 @@ static int loop(struct session *ss, struct vg_err *e)
 			}
 		}
 		vg_session_live_tick(ss);
+		vg_session_view_tick(ss);
 		if (target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
@@ -658,6 +664,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 	}
 done:
+	ss->target_exited = exited;
 	rc = finish(ss, exited, code, sig);
 out:
 	vg_session_unadvertise(ss);
@@ -693,10 +700,18 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		goto out;
 	}
 	rc = loop(&ss, e);
+	if (rc >= 0)
+		vg_session_view_final(&ss);
 out:
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, ss.sc && vg_scenario_target_stopped(ss.sc));
+	/* the page keeps the end of a run that ended by itself (not one the
+	 * user interrupted, nor one gdb takes the terminal for), the probes
+	 * gone and the target as the run left it */
+	vg_session_view_close(&ss, rc >= 0 && !ss.exec_gdb[0] &&
+				   (ss.target_exited ||
+				    (ss.sc && vg_scenario_target_stopped(ss.sc))));
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;
 	vg_session_ckpt_free(&ss);

@@ -48,6 +48,11 @@ struct vg_session_opts {
 	/* a status line on stderr, which is a terminal, and SIGUSR1's dump
 	 * goes there too (user/report/status.h) */
 	bool live;
+	/* --view: serve the live page on view_addr:view_port (NULL: the
+	 * loopback address; 0: any free port) */
+	bool view;
+	const char *view_addr;
+	int view_port;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

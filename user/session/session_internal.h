@@ -21,6 +21,7 @@ struct vg_guard;
 struct vg_monitor;
 struct vg_watchset;
 struct vg_status;
+struct vg_view;
 
 struct session {
 	struct vg_spec *spec;
@@ -84,6 +85,15 @@ struct session {
 	 * probes' event count and time at the last redraw */
 	struct vg_status *status;
 	uint64_t live_events, live_ns;
+	/* --view (session_view.c): the page's server, or NULL; transitions
+	 * taken in the user tier (the kernel tier counts its own); the
+	 * violations listed, as JSON; the probes' count at the last frame */
+	struct vg_view *view;
+	uint64_t *view_fired;
+	char **view_viol;
+	int nview_viol;
+	uint64_t view_viol_more, view_seq, view_events, view_ns, view_t0;
+	bool target_exited;		/* the loop saw it exit */
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */
@@ -140,6 +150,23 @@ void vg_session_live_tick(struct session *ss);
 void vg_session_dump(struct session *ss);
 /* Copy the kernel tier's slices (states and variables) into the monitor. */
 void vg_session_mirror_kslices(struct session *ss);
+
+/* --- the live page, --view (session_view.c) --- */
+
+/* Start its server (nothing without --view) and say its URL. */
+int vg_session_view_open(struct session *ss, struct vg_err *e);
+/* A transition, user tier or kernel (s->trans -1): count its edge, list a
+ * violation with its evidence x. */
+void vg_session_view_transition(struct session *ss, struct vg_evidence *x,
+				const struct vg_slice_view *s, int from,
+				const struct vg_mon_event *ev);
+/* A wake-up of the loop: a new frame when a page wants one. */
+void vg_session_view_tick(struct session *ss);
+/* The run is over (the probes still open): the last frame. */
+void vg_session_view_final(struct session *ss);
+/* Stop serving, after keeping the last frame up until SIGINT/SIGTERM when
+ * linger is set. */
+void vg_session_view_close(struct session *ss, bool linger);
 
 /* The ring-buffer callback: one record through the monitor. */
 int vg_session_on_record(void *ctx, const struct vg_probe_rec *r);
