@@ -4,6 +4,7 @@
 #   bpf/*.bpf.c --clang -target bpf--> build/bpf/*.bpf.o
 #   build/bpf/X.bpf.o --bpftool gen skeleton--> build/X.skel.h
 #   user/**/*.c (+ skeletons) --cc--> build/libvigil.a + build/vigil
+#     (user/view/static/: the --view page's files, served as they are)
 #   tests/targets/*.c --cc--> build/targets/*   (programs vigil is run on)
 #   tests/targets/plugin/*.c --cc -shared--> build/targets/lib*.so   (dlopen'd)
 #   tests/unit/test_*.c --cc + cmocka--> build/tests/*
@@ -155,6 +156,8 @@ install: $(BUILD)/vigil
 	install -m 755 $(BUILD)/vigil $(DESTDIR)$(PREFIX)/bin/vigil
 	install -m 644 docs/vigil.1 $(DESTDIR)$(PREFIX)/share/man/man1/vigil.1
 	install -m 644 specs/lib/*.vigil $(DESTDIR)$(PREFIX)/share/vigil/specs/
+	install -d $(DESTDIR)$(PREFIX)/share/vigil/view
+	install -m 644 user/view/static/* $(DESTDIR)$(PREFIX)/share/vigil/view/
 
 # --- fuzzing (libFuzzer, clang): make fuzz [FUZZ_SECONDS=600] -------------
 # Each tests/fuzz/fuzz_X.c is built with the parts of user/ that need no

@@ -1,6 +1,8 @@
 # make install: the binary to PREFIX/bin, the man page to
 # PREFIX/share/man/man1, the library of properties to
-# PREFIX/share/vigil/specs, all under DESTDIR; and the man page renders
+# PREFIX/share/vigil/specs, the --view page's files to
+# PREFIX/share/vigil/view (where the installed vigil finds them), all
+# under DESTDIR; and the man page renders
 # without a warning and fits 80 columns.
 . "$(dirname "$0")/lib.sh"
 
@@ -14,6 +16,9 @@ P=$TMP/inst/usr/local
 [ "$(stat -c %a "$P/share/man/man1/vigil.1")" = 644 ] || fail "no man1/vigil.1 0644"
 for f in specs/lib/*.vigil; do
 	cmp -s "$f" "$P/share/vigil/specs/$(basename "$f")" || fail "$f not installed"
+done
+for f in user/view/static/*; do
+	cmp -s "$f" "$P/share/vigil/view/$(basename "$f")" || fail "$f not installed"
 done
 "$P/bin/vigil" --version | grep -q '^vigil 0\.1\.0$' || fail "the installed vigil does not run"
 "$P/bin/vigil" lint -D alloc=my_alloc -D release=my_free "$P/share/vigil/specs/double_free.vigil" ||

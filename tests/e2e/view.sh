@@ -56,6 +56,13 @@ for tier in kernel user; do
 	lastev=$(grep -o '"events":[0-9]*' "$TMP/frames" | tail -1 | cut -d: -f2)
 	[ "$lastev" -gt "$first" ] || fail "the event count did not grow ($first, $lastev)"
 
+	# the page asks for the slices of a state: the frames list them, with
+	# their variables (the kernel tier's, read from its table)
+	curl -sf -m 5 "$base/select?t=$token&prop=0&state=1" >/dev/null || fail "/select failed"
+	timeout 1 curl -sN "$base/events?t=$token" >"$TMP/frames" || true
+	grep -qE '"selected":\{"prop":0,"state":1,"total":1,"slices":\[\{"slice":\{"q":"0x[0-9a-f]+"\},"vars":\{"n":[0-8],"max":8\},"inconclusive":false\}\]\}' "$TMP/frames" ||
+		fail "no slice of ready listed after /select: $(tail -c 300 "$TMP/frames")"
+
 	# the page while the program runs: its counts change
 	shot=()
 	[ "$tier" = kernel ] && [ -n "${VIEW_SCREENSHOT:-}" ] &&

@@ -103,6 +103,7 @@ function kv(obj) {
 
 function drawViolations(f) {
   $("nviolations").textContent = f.violations.length;
+  $("nviolations").classList.toggle("none", f.violations.length === 0);
   const ol = $("violations");
   if (ol.children.length === f.violations.length) return;
   ol.textContent = "";
