@@ -124,6 +124,7 @@ demo: setup
 
 # make bench [QUICK=1]: the live cost (bench/) and real programs
 # (bench/real_bench.py), checkpoint and restore times (bench/checkpoint.py),
+# what --view costs per event (bench/view_bench.py),
 # then the monitor alone, offline (tests/bench/), and its plot against live
 # slices (bench/monitor_plot.py): every figure docs/PERFORMANCE.md publishes.
 include bench/Makefile.inc
@@ -133,6 +134,7 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@QUICK=$(QUICK) BUILD=$(BUILD) bash bench/run.sh
 	@python3 bench/checkpoint.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/placement.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
+	@python3 bench/view_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 

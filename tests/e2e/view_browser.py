@@ -4,7 +4,8 @@
 usage: view_browser.py URL OUT.json [--changing | --final] [--shot PNG]
 
 Drives Chromium through its DevTools protocol (Debian's python3-websocket):
-loads the page and waits until a frame has arrived; with --changing, until
+loads the page and waits until a frame and the picture have arrived (the
+picture is drawn with the frame's counts); with --changing, until
 the page's event count has changed while it watched; with --final, until
 the phase is no longer "running". Then writes the page's state-count and
 edge-count elements, phase and violations as JSON for tests/e2e/view.sh to
@@ -86,7 +87,8 @@ def main():
                 seen = json.loads(v)
                 if seen["seq"] and first is None:
                     first = seen
-                if (seen["seq"] and
+                # the picture is fetched beside the stream: wait for both
+                if (seen["seq"] and seen["nodes"] and
                         (not want_final or seen["phase"] not in ("running", "connecting")) and
                         (not want_change or seen["events"] != first["events"])):
                     seen["first_events"] = first["events"]

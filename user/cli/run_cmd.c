@@ -1,6 +1,7 @@
 /* vigil run and vigil attach: their options, into a session. */
 #include "cli/run_cmd.h"
 
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -172,10 +173,15 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 	case 'V':
 		o->view = true;
 		break;
-	case 'a':
+	case 'a': {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, optarg, &a) != 1)
+			return vg_cli_usage(usage, "--view-addr %s: not a numeric IPv4 address", optarg);
 		o->view = true;
 		o->view_addr = optarg;
 		break;
+	}
 	case 'P':
 		o->view = true;
 		if (parse_size(optarg, &n) || n > 65535)

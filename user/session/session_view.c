@@ -206,9 +206,7 @@ void vg_session_view_final(struct session *ss)
 
 void vg_session_view_close(struct session *ss, bool linger)
 {
-	if (!ss->view)
-		return;
-	if (linger)
+	if (ss->view && linger)
 		vg_view_linger(ss->view);
 	vg_view_stop(ss->view);
 	ss->view = NULL;
