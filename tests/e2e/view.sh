@@ -1,4 +1,4 @@
-# --view: the live page. The queue example runs about 4 s (--slow) under
+# --view: the live page. The queue example runs about 6 s (--slow) under
 # vigil --view; while it runs, the event stream must bring at least 4
 # frames a second, and the page in headless Chromium (view_browser.py)
 # must see its counts change; after the violation the page must show the
@@ -34,6 +34,11 @@ for tier in kernel user; do
 	url=$(sed -nE 's/^vigil: live view at (.*)$/\1/p' "$TMP/out")
 	base=${url%%/\?*}
 	token=${url#*\?t=}
+	shot=()
+	[ "$tier" = kernel ] && [ -n "${VIEW_SCREENSHOT:-}" ] &&
+		shot=(--shot "$(realpath "$VIEW_SCREENSHOT")")
+	browser "$url" "$TMP/page.json" --changing "${shot[@]}" &
+	bpid=$!
 
 	# the token guards the monitor's state (a wrong last digit too)
 	case $token in *0) other=1 ;; *) other=0 ;; esac
@@ -64,11 +69,9 @@ for tier in kernel user; do
 	grep -qE '"selected":\{"prop":0,"state":1,"total":1,"slices":\[\{"slice":\{"q":"0x[0-9a-f]+"\},"vars":\{"n":[0-8],"max":8\},"inconclusive":false\}\]\}' "$TMP/frames" ||
 		fail "no slice of ready listed after /select: $(tail -c 300 "$TMP/frames")"
 
-	# the page while the program runs: its counts change
-	shot=()
-	[ "$tier" = kernel ] && [ -n "${VIEW_SCREENSHOT:-}" ] &&
-		shot=(--shot "$(realpath "$VIEW_SCREENSHOT")")
-	browser "$url" "$TMP/page.json" --changing "${shot[@]}"
+	# the page in a browser while the program runs (started first: a
+	# browser takes a while to start): its counts must change
+	wait "$bpid" || fail "the page in Chromium did not see the counts change"
 	cat "$TMP/page.json"; echo
 	grep -q '"phase": "running"' "$TMP/page.json" || fail "the page did not see the program running"
 

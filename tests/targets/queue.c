@@ -4,7 +4,7 @@
  * Correct producers take the lock and wait while the queue is full. With
  * --bug, producer 0 makes one push more than its share, skipping the lock
  * and the wait, into a queue that is full. --slow makes consumers take
- * 40 ms per item instead of 0.2 ms: a run of about 4 s, for watching it.
+ * 60 ms per item instead of 0.2 ms: a run of about 6 s, for watching it.
  *
  * It prints how many times it called each function, so tests can compare
  * vigil's per-probe counts with the truth. */
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--bug"))
 			bug = 1;
 		else if (!strcmp(argv[i], "--slow"))
-			pause_us = 40000;
+			pause_us = 60000;
 	}
 	q = queue_new(CAPACITY);
 	for (long i = 0; i < CONSUMERS; i++)

@@ -93,6 +93,7 @@ struct session {
 	char **view_viol;
 	int nview_viol;
 	uint64_t view_viol_more, view_seq, view_events, view_ns, view_t0;
+	uint64_t view_mirror_ns;	/* the kernel table last read */
 	bool target_exited;		/* the loop saw it exit */
 };
 

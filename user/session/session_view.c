@@ -147,13 +147,17 @@ static void publish(struct session *ss, const char *phase, const char *note,
 	vg_view_selected(ss->view, &sel_prop, &sel_state);
 	in.sel_prop = sel_prop;
 	in.sel_state = sel_state;
-	/* the kernel tier's slices live in its table; the monitor learns
-	 * their variables only from here */
-	for (int i = 0; i < ss->spec->nprops; i++)
-		if (ss->kernel[i]) {
-			vg_session_mirror_kslices(ss);
-			break;
-		}
+	/* The kernel tier reports every state change, so the monitor's
+	 * mirror has its slices' states; their variables live in its table,
+	 * which is read (all of it: megabytes) only for a list of slices the
+	 * page asked for, at most once a second, and for the last frame. */
+	if ((sel_prop >= 0 && sel_prop < ss->spec->nprops &&
+	     ss->kernel[sel_prop] &&
+	     now - ss->view_mirror_ns >= 1000000000ull) ||
+	    strcmp(phase, "running")) {
+		vg_session_mirror_kslices(ss);
+		ss->view_mirror_ns = now;
+	}
 	if ((json = vg_frame_build(&in, &len)))
 		vg_view_publish(ss->view, json, len, now);
 }
