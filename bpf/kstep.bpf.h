@@ -52,9 +52,9 @@ struct {
 	__type(value, struct vg_ktrans);
 } ktrans SEC(".maps");
 
-/* --view: how often each transition was taken, by its spec_index. Off
- * (count_trans 0, set before load) the verifier drops the counting. */
-const volatile __u32 count_trans = 0;
+/* --view: how often each transition was taken, by its spec_index, while
+ * count_trans is set (a view can be opened on a running session). */
+__u32 count_trans = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, VG_KMAX_TRANS_HITS);

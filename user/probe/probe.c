@@ -486,7 +486,6 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	if (o->follow_forks && !p->per_pid && o->warn)
 		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
 	p->skel->rodata->fork_stop_ok = p->per_pid;
-	p->skel->rodata->count_trans = o->count_trans;
 	p->kslot_max = o->max_kslices ? o->max_kslices : VG_DEFAULT_KSLICES;
 	p->kslot_cap = pow2_at_least(2 * (size_t)p->kslot_max);
 	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);
@@ -678,6 +677,11 @@ void vg_probe_counts(const struct vg_probe *p, int event, uint64_t *hits,
 uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c)
 {
 	return percpu_sum(p, p->skel->maps.counters, c);
+}
+
+void vg_probe_count_trans(struct vg_probe *p)
+{
+	p->skel->bss->count_trans = 1;
 }
 
 uint64_t vg_probe_trans_hits(const struct vg_probe *p, int i)

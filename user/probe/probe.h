@@ -57,9 +57,6 @@ struct vg_probe_opts {
 	/* [spec->nevents], may be NULL: events that may take a slice into a
 	 * state that arms a watchpoint (VG_EVF_HOLD) */
 	const bool *hold_events;
-	/* --view: the kernel tier counts each transition it takes
-	 * (vg_probe_trans_hits) */
-	bool count_trans;
 };
 
 /* One record from the ring buffer. */
@@ -210,9 +207,11 @@ void vg_probe_counts(const struct vg_probe *p, int event, uint64_t *hits,
 void vg_probe_links(const struct vg_probe *p, int *attached, int *total);
 /* Global counters, enum vg_counter. */
 uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
-/* With opts.count_trans: how often the kernel tier took transition i
- * (numbered across the spec, property 0's first); 0 past
- * VG_KMAX_TRANS_HITS. */
+/* The live view: from now on the kernel tier counts each transition it
+ * takes; vg_probe_trans_hits says how often it took transition i
+ * (numbered across the spec, property 0's first; 0 past
+ * VG_KMAX_TRANS_HITS). */
+void vg_probe_count_trans(struct vg_probe *p);
 uint64_t vg_probe_trans_hits(const struct vg_probe *p, int i);
 
 /* Visit the kernel tier's slice table (end-of-run verdicts). kprop is the

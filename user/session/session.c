@@ -383,7 +383,6 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.launching = !ss->o->pid,
 		.stack_events = stacks,
 		.warn = stderr,
-		.count_trans = ss->o->view,
 	};
 	if (ss->o->dynamic &&
 	    !(ss->dyn = vg_dyn_plan(ss->spec, ss->kernel, &po.arms,

@@ -47,6 +47,7 @@ int vg_session_view_open(struct session *ss, struct vg_err *e)
 	if (!ss->view)
 		return -1;
 	ss->view_t0 = vg_now_ns(CLOCK_MONOTONIC);
+	vg_probe_count_trans(ss->probe);
 	fprintf(stderr, "vigil: live view at %s\n", vg_view_url(ss->view));
 	return 0;
 }
