@@ -132,6 +132,24 @@ static void format_capture(const struct vg_spec *spec, const struct vg_event *e,
 		format_string(str ? str : "", buf, len);
 }
 
+/* Position i (VG_SLOT_RET: the return value) of event e: the string for
+ * one that binds a `string` slice parameter (quoted when `quoted`, as the
+ * text report writes it; raw for JSON), else as format_field. */
+static void event_field(const struct vg_spec *spec, const struct vg_event *e,
+			int i, uint64_t v, bool quoted, char *buf, size_t len)
+{
+	uint32_t bit = i == VG_SLOT_RET ? VG_STR_RET_BIT : 1u << i;
+	const char *str = (e->str_fields & bit) ? vg_spec_string(spec, v)
+						 : NULL;
+
+	if (!str)
+		format_field(v, buf, len);
+	else if (!quoted)
+		snprintf(buf, len, "%s", str);
+	else
+		format_string(str, buf, len);
+}
+
 static const char *verdict_of(const struct vg_property *p, int state,
 			      bool inconclusive)
 {
@@ -180,7 +198,7 @@ void vg_event_text(const struct vg_spec *spec, FILE *out,
 		   const struct vg_mon_event *ev)
 {
 	const struct vg_event *e = &spec->events[ev->event];
-	char buf[64], old[64];
+	char buf[64], old[64], sbuf[4 * VG_STR_MAX + 4];
 
 	if (vg_event_watches(e)) {	/* write q->count: 5 (was 4) at 0x... */
 		format_field(ev->slot[VG_WSLOT_VALUE], buf, sizeof(buf));
@@ -197,18 +215,17 @@ void vg_event_text(const struct vg_spec *spec, FILE *out,
 	else
 		fprintf(out, "%s %s(", vg_event_kind_name(e->kind), e->name);
 	for (int i = 0; i < e->nfields; i++) {
-		format_field(ev->slot[i], buf, sizeof(buf));
-		fprintf(out, "%s%s", i ? ", " : "", buf);
+		event_field(spec, e, i, ev->slot[i], true, sbuf, sizeof(sbuf));
+		fprintf(out, "%s%s", i ? ", " : "", sbuf);
 	}
 	fprintf(out, ")");
 	if (e->uses_ret || e->kind == VG_EV_AFTER) {
-		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
+		event_field(spec, e, VG_SLOT_RET, ev->slot[VG_SLOT_RET], true,
+			    buf, sizeof(buf));
 		fprintf(out, " returned %s", buf);
 	}
 	/* what the probe read from memory: "with q->count=8 q->cap=8" */
 	for (int k = 0; k < e->ncaps; k++) {
-		char sbuf[4 * VG_STR_MAX + 4];
-
 		format_capture(spec, e, k, ev->slot[VG_SLOT_CAP0 + k], true,
 			       sbuf, sizeof(sbuf));
 		fprintf(out, "%s%s=%s", k ? " " : " with ", e->caps[k].text,
@@ -267,7 +284,7 @@ void vg_event_json(const struct vg_spec *spec, FILE *out,
 		   const struct vg_mon_event *ev)
 {
 	const struct vg_event *e = &spec->events[ev->event];
-	char buf[64];
+	char buf[4096];
 
 	fputs("\"event\":{\"kind\":", out);
 	vg_json_str(out, vg_event_kind_name(e->kind));
@@ -275,13 +292,14 @@ void vg_event_json(const struct vg_spec *spec, FILE *out,
 	vg_json_str(out, e->name);
 	fputs(",\"args\":[", out);
 	for (int i = 0; i < e->nfields; i++) {
-		format_field(ev->slot[i], buf, sizeof(buf));
+		event_field(spec, e, i, ev->slot[i], false, buf, sizeof(buf));
 		fprintf(out, "%s", i ? "," : "");
 		vg_json_str(out, buf);
 	}
 	fputc(']', out);
 	if (e->kind == VG_EV_AFTER) {
-		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
+		event_field(spec, e, VG_SLOT_RET, ev->slot[VG_SLOT_RET], false,
+			    buf, sizeof(buf));
 		fputs(",\"ret\":", out);
 		vg_json_str(out, buf);
 	}

@@ -87,6 +87,8 @@ struct vg_watch_loc {
 _Static_assert(VG_WSLOT_PARAM0 + VG_MAX_PARAMS <= VG_MAX_FIELDS,
 	       "a watch event's fields fit its positional slots");
 
+#define VG_STR_RET_BIT (1u << 31)
+
 struct vg_event {
 	enum vg_event_kind kind;
 	char *name;		/* function, syscall, variable or expression
@@ -99,6 +101,10 @@ struct vg_event {
 	struct vg_loc argloc[VG_MAX_FIELDS];
 	uint32_t used;		/* bit i: a guard, update, binding or
 				 * capture reads position i */
+	/* bit i: position i binds a `string` slice parameter, so its value
+	 * is an interned id (reports print the string); VG_STR_RET_BIT:
+	 * the return value does */
+	uint32_t str_fields;
 	bool uses_ret;		/* slot VG_SLOT_RET is used */
 	struct vg_loc loc;	/* first use */
 	int ncaps;
