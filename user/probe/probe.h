@@ -217,6 +217,11 @@ int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx);
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
 
+/* A kernel-tier stop at an entry sent thread tid back to its call
+ * (rewind.c): true, and in *bp the address of the probe the call leads
+ * to, where the gdb hand-off steps it. */
+bool vg_probe_rewound(const struct vg_probe *p, pid_t tid, uint64_t *bp);
+
 /* For `vigil lint --binary`: one line per function probe of the spec,
  * where it is found (in binary, its libraries, or the nlibs libraries
  * of --lib), where the entry probe goes and whether the kernel must

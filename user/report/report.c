@@ -18,6 +18,7 @@ struct vg_report {
 	FILE *text;
 	FILE *json;
 	uint64_t violations;
+	char stop_note[256];	/* for the next stopped violation */
 };
 
 struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
@@ -338,9 +339,14 @@ static void json_violation(struct vg_report *r, FILE *out,
 		fputs(",\"evidence\":", out);
 		vg_evidence_json(r->evidence, s, out);
 	}
-	fprintf(out, ",\"may_have_missed_events\":%s,\"stopped\":%s}\n",
+	fprintf(out, ",\"may_have_missed_events\":%s,\"stopped\":%s",
 		s->inconclusive ? "true" : "false",
 		stopped ? "true" : "false");
+	if (stopped && r->stop_note[0]) {
+		fputs(",\"stop_note\":", out);
+		vg_json_str(out, r->stop_note);
+	}
+	fputs("}\n", out);
 }
 
 /* The last violation of the run, for `vigil status` in gdb
@@ -390,8 +396,9 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	if (s->inconclusive)
 		fprintf(r->text, "  note   this slice may have missed events (lost records, a refused slice or watchpoint): the violation may not be real\n");
 	if (stopped)
-		fprintf(r->text, "  target pid %u is stopped at this event\n",
-			ev->pid);
+		fprintf(r->text, "  target pid %u is %s\n", ev->pid,
+			r->stop_note[0] ? r->stop_note
+					: "stopped at this event");
 
 	if (r->evidence)
 		vg_evidence_text(r->evidence, s, r->text);
@@ -403,6 +410,12 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	/* the one gdb will see: the stop, or else the first */
 	if (ev->pid && (stopped || r->violations == 1))
 		violation_file(r, s, from, ev, stopped);
+	r->stop_note[0] = 0;
+}
+
+void vg_report_stop_note(struct vg_report *r, const char *note)
+{
+	snprintf(r->stop_note, sizeof(r->stop_note), "%s", note ? note : "");
 }
 
 void vg_report_backtrace(struct vg_report *r, const struct vg_slice_view *s,

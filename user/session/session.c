@@ -17,6 +17,7 @@
 #include "act/scenario.h"
 #include "monitor/monitor.h"
 #include "probe/probe.h"
+#include "probe/rewind.h"
 #include "proc/guard.h"
 #include "proc/proc.h"
 #include "monstate.h"
@@ -255,6 +256,14 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.state = k->to;
 	v.vars = vars;
 	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
+	{	/* exact or not: probe/rewind.c */
+		char note[256];
+
+		vg_report_stop_note(ss->report,
+				    vg_rewind_stop_note(ss->spec, (int)k->h.event,
+							k->h.flags, note,
+							sizeof(note)));
+	}
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
 	return 0;
@@ -487,8 +496,12 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 		pid_t spid = vg_scenario_stop_pid(ss->sc);
 		struct vg_err ge = { 0 };
 
-		if (vg_gdb_prepare(spid, tid ? tid : spid, why, gdb,
-				   sizeof(gdb), &ge))
+		uint64_t step_to = 0;
+
+		if (!vg_probe_rewound(ss->probe, tid ? tid : spid, &step_to))
+			step_to = 0;
+		if (vg_gdb_prepare_at(spid, tid ? tid : spid, why, step_to, gdb,
+				      sizeof(gdb), &ge))
 			fprintf(stderr, "vigil: %s\n", ge.msg);
 		else if (ss->restored)
 			fprintf(stderr,
