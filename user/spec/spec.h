@@ -260,8 +260,11 @@ int vg_spec_load_string(struct vg_spec *spec, const char *name,
 /* -D NAME=VALUE: the value of `param NAME` in the files loaded after this
  * call, instead of the default the file gives (docs/LANGUAGE.md,
  * Parameters). A later define of the same name replaces the value. -1 (e
- * set, exit status 2) when NAME is not a name. A value that is not of the
+ * set, exit status 2) when NAME is not a name, or either is longer than
+ * its bound below. A value that is not of the
  * default's kind is an error of the load, at the declaration. */
+#define VG_DEFINE_NAME_MAX 255	/* bytes of a -D name */
+#define VG_DEFINE_VALUE_MAX 4096	/* and of its value */
 int vg_spec_define(struct vg_spec *spec, const char *name, const char *value,
 		   struct vg_err *e);
 /* After the loads: -1 (e set, exit status 2) naming a define that no
