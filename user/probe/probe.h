@@ -229,8 +229,8 @@ bool vg_probe_rewound(const struct vg_probe *p, pid_t tid, uint64_t *bp);
  * spec name that is not the function's own). Returns how many warnings
  * it printed, or -1 (e set) if a function is missing. */
 int vg_probe_describe(const struct vg_spec *spec, const char *binary,
-		      const char *const *libs, size_t nlibs, FILE *out,
-		      struct vg_err *e);
+		      const char *const *libs, size_t nlibs, bool all_names,
+		      FILE *out, struct vg_err *e);
 
 /* Why a property cannot run in the kernel tier: NULL when it can. */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,

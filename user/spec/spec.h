@@ -105,6 +105,9 @@ struct vg_event {
 	 * is an interned id (reports print the string); VG_STR_RET_BIT:
 	 * the return value does */
 	uint32_t str_fields;
+	/* bit i: position i binds a slice parameter (its name is the
+	 * spec's, whatever the function calls it) */
+	uint32_t binds;
 	bool uses_ret;		/* slot VG_SLOT_RET is used */
 	struct vg_loc loc;	/* first use */
 	int ncaps;
