@@ -84,6 +84,57 @@ void vg_format_value(const struct vg_spec *spec, enum vg_type t, uint64_t v,
 	}
 }
 
+static vg_value_namer namer;
+static void *namer_ctx;
+
+void vg_report_set_namer(vg_value_namer fn, void *ctx)
+{
+	namer = fn;
+	namer_ctx = ctx;
+}
+
+/* The name of a value that may be an address (user space, not a small
+ * number), into buf; false when it has none. */
+static bool value_name(uint64_t v, char *buf, size_t len)
+{
+	return namer && v >= (1u << 20) && v < (1ull << 47) &&
+	       namer(namer_ctx, v, buf, len);
+}
+
+/* " (NAME)" after a value in text */
+static void text_name(FILE *out, uint64_t v)
+{
+	char name[256];
+
+	if (value_name(v, name, sizeof(name)))
+		fprintf(out, " (%s)", name);
+}
+
+/* In JSON: ,"names":{"KEY":"NAME",...} for the values that have one;
+ * nothing when none does. */
+struct jnames {
+	FILE *out;
+	int n;
+};
+
+static void json_name(struct jnames *j, const char *key, uint64_t v)
+{
+	char name[256];
+
+	if (!value_name(v, name, sizeof(name)))
+		return;
+	fputs(j->n++ ? "," : ",\"names\":{", j->out);
+	vg_json_str(j->out, key);
+	fputc(':', j->out);
+	vg_json_str(j->out, name);
+}
+
+static void json_names_end(struct jnames *j)
+{
+	if (j->n)
+		fputc('}', j->out);
+}
+
 /* Event fields have no declared type: small values read best in decimal,
  * addresses in hex. */
 static void format_field(uint64_t v, char *buf, size_t len)
@@ -179,6 +230,9 @@ static void text_slice(struct vg_report *r, const struct vg_slice_view *s)
 		vg_format_value(r->spec, p->param_types[i], s->params[i], buf,
 				sizeof(buf));
 		fprintf(r->text, "%s%s=%s", first ? "" : " ", p->params[i], buf);
+		if (p->param_types[i] != VG_TYPE_STR &&
+		    p->param_types[i] != VG_TYPE_BOOL)
+			text_name(r->text, s->params[i]);
 		first = 0;
 	}
 }
@@ -192,6 +246,8 @@ static void text_vars(struct vg_report *r, const struct vg_slice_view *s)
 		vg_format_value(r->spec, p->vars[i].type, (uint64_t)s->vars[i],
 				buf, sizeof(buf));
 		fprintf(r->text, "%s%s=%s", i ? " " : "", p->vars[i].name, buf);
+		if (p->vars[i].type == VG_TYPE_PTR)
+			text_name(r->text, (uint64_t)s->vars[i]);
 	}
 }
 
@@ -218,12 +274,16 @@ void vg_event_text(const struct vg_spec *spec, FILE *out,
 	for (int i = 0; i < e->nfields; i++) {
 		event_field(spec, e, i, ev->slot[i], true, sbuf, sizeof(sbuf));
 		fprintf(out, "%s%s", i ? ", " : "", sbuf);
+		if (!(e->str_fields >> i & 1))
+			text_name(out, ev->slot[i]);
 	}
 	fprintf(out, ")");
 	if (e->uses_ret || e->kind == VG_EV_AFTER) {
 		event_field(spec, e, VG_SLOT_RET, ev->slot[VG_SLOT_RET], true,
 			    buf, sizeof(buf));
 		fprintf(out, " returned %s", buf);
+		if (!(e->str_fields & VG_STR_RET_BIT))
+			text_name(out, ev->slot[VG_SLOT_RET]);
 	}
 	/* what the probe read from memory: "with q->count=8 q->cap=8" */
 	for (int k = 0; k < e->ncaps; k++) {
@@ -263,6 +323,20 @@ static void json_slice(struct vg_report *r, FILE *out,
 		vg_json_value(out, p->vars[i].type, buf);
 	}
 	fputc('}', out);
+	{
+		struct jnames j = { out, 0 };
+
+		for (int i = 0; i < p->nparams; i++)
+			if (s->mask >> i & 1 &&
+			    p->param_types[i] != VG_TYPE_STR &&
+			    p->param_types[i] != VG_TYPE_BOOL)
+				json_name(&j, p->params[i], s->params[i]);
+		for (int i = 0; s->vars && i < p->nvars; i++)
+			if (p->vars[i].type == VG_TYPE_PTR)
+				json_name(&j, p->vars[i].name,
+					  (uint64_t)s->vars[i]);
+		json_names_end(&j);
+	}
 }
 
 /* The start of a verdict object, up to and including "verdict". */
@@ -317,6 +391,19 @@ void vg_event_json(const struct vg_spec *spec, FILE *out,
 			vg_json_str(out, sbuf);
 		}
 		fputc('}', out);
+	}
+	{	/* "names":{"0":"&A","ret":"block of ..."} */
+		struct jnames j = { out, 0 };
+		char key[16];
+
+		for (int i = 0; i < e->nfields; i++)
+			if (!(e->str_fields >> i & 1)) {
+				snprintf(key, sizeof(key), "%d", i);
+				json_name(&j, key, ev->slot[i]);
+			}
+		if (e->kind == VG_EV_AFTER && !(e->str_fields & VG_STR_RET_BIT))
+			json_name(&j, "ret", ev->slot[VG_SLOT_RET]);
+		json_names_end(&j);
 	}
 	fprintf(out, "},\"pid\":%u,\"tid\":%u,\"time_ns\":%" PRIu64
 		",\"seq\":%" PRIu64, ev->pid, ev->tid, ev->time_ns, ev->seq);

@@ -30,6 +30,7 @@
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "watchset.h"
+#include "symval.h"
 
 #define VG_POLL_MS 10
 /* records per drain below which the event loop also waits on the ring */
@@ -289,6 +290,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		if (r->strs && intern_strings(ss, r->strs, &ev))
 			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
+		vg_symval_event(ss->symval, &ev);
 		if (ss->stack_on && ss->stack_on[ev.event])
 			symbolizer(ss);
 		if (ss->rec && vg_recorder_write(ss->rec, &ev))
@@ -348,6 +350,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 	}
 	vg_evidence_set_stacks(ss->evidence, vg_session_event_stack, ss);
 	vg_report_set_evidence(ss->report, ss->evidence);
+	if (!(ss->symval = vg_symval_new(ss))) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
 	for (int i = 0; i < ss->spec->nprops; i++)
 		user[i] = !ss->kernel[i];
 	mo.evaluate = user;
@@ -723,6 +729,7 @@ out:
 	free(ss.kids);
 	vg_report_free(ss.report);
 	vg_evidence_free(ss.evidence);
+	vg_symval_free(ss.symval);
 	vg_symbolizer_free(ss.sym);
 	free(ss.libs);
 	vg_paths_free(ss.mapped, ss.nmapped);
