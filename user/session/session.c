@@ -267,6 +267,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	}
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
+	vg_report_stop_note(ss->report, NULL);	/* this step's only */
 	return 0;
 }
 
