@@ -30,3 +30,15 @@ expect_rc 1
 expect_out '\(block of 24 bytes from malloc, \+16\)'
 # a value that is neither prints bare
 expect_no_out 'tid [0-9]+ \('
+
+# stopped (the default reaction), `vigil status` in gdb names them too
+run_vigil run --stacks --tier=user "$TMP/sv.vigil" -- "$TARGETS/symvals"
+expect_rc 1
+pid=$(stopped_pid)
+[ -n "$pid" ] || fail "no stopped target"
+LEFT_PIDS+=("$pid")
+gdb_handoff "-ex 'vigil status'"
+grep -qE '^slice     a=0x[0-9a-f]+ \(&A(\+8)?\)$' "$TMP/gdb" || { cat "$TMP/gdb"; fail "vigil status: the slice is not named"; }
+grep -qE '^event     before link_to\(0x[0-9a-f]+ \(&A(\+8)?\), 0x[0-9a-f]+ \(block of 24 bytes from make_node at symvals\.c:[0-9]+, \+16\)\) in tid' "$TMP/gdb" || { cat "$TMP/gdb"; fail "vigil status: the event's values are not named"; }
+kill -KILL "$pid"
+echo ok
