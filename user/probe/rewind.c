@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,11 @@ bool vg_rewind_supported(void)
 
 	if (known >= 0)
 		return known;
+	/* the way back to the old stops, should an exact one misbehave */
+	if (getenv("VIGIL_NO_REWIND") && *getenv("VIGIL_NO_REWIND")) {
+		known = 0;
+		return false;
+	}
 	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "vg_rewind_probe", "GPL",
 			   insns, sizeof(insns) / sizeof(insns[0]), NULL);
 	known = fd >= 0;
@@ -99,7 +105,7 @@ const char *vg_rewind_stop_note(const struct vg_spec *spec, int event,
 	if (ev->kind != VG_EV_BEFORE)
 		return NULL;
 	if (!vg_rewind_supported())
-		snprintf(buf, len, "stopped after %s's first instruction (this kernel does not let a uprobe program move the thread back to the call)",
+		snprintf(buf, len, "stopped after %s's first instruction (this kernel does not let a uprobe program move the thread back to the call, or VIGIL_NO_REWIND is set)",
 			 ev->name);
 	else
 		snprintf(buf, len, "stopped after %s's first instruction (the call into it is not one vigil can step again: through a register, a jump, or %s has a return probe)",
