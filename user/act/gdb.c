@@ -86,14 +86,18 @@ int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
 	/* issue 24: an exact kernel-tier stop left the thread at the call
 	 * into the function (bpf/rewind.bpf.h); step the call (and a PLT
 	 * stub) so frame #0 is the function at its probed instruction, none
-	 * of it run. Stepping never executes the breakpoint there. */
+	 * of it run, and no other thread (scheduler-locking step). Stepping
+	 * never executes the breakpoint there. */
 	if (step_to)
 		fprintf(f,
 			"python\n"
+			"lock = gdb.parameter('scheduler-locking')\n"
+			"gdb.execute('set scheduler-locking step')\n"
 			"for _ in range(64):\n"
 			"    if int(gdb.parse_and_eval('$pc')) == %llu:\n"
 			"        break\n"
 			"    gdb.execute('stepi', to_string=True)\n"
+			"gdb.execute('set scheduler-locking ' + lock)\n"
 			"end\n",
 			(unsigned long long)step_to);
 	if (why) {
