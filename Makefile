@@ -166,13 +166,16 @@ install: $(BUILD)/vigil
 # kernel and run for FUZZ_SECONDS on its corpus tests/fuzz/corpus_X/.
 FUZZ_SECONDS ?= 60
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_LIB_SRCS := $(wildcard user/spec/*.c user/monitor/*.c user/trace/*.c) user/util/err.c user/util/json.c
+FUZZ_LIB_SRCS := $(wildcard user/spec/*.c user/monitor/*.c user/trace/*.c) user/util/err.c user/util/json.c user/util/lines.c
 FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
-		-Iinclude -Iuser -I$(BUILD) -o $@ $< $(FUZZ_LIB_SRCS)
+		-Iinclude -Iuser -I$(BUILD) -o $@ $< $(FUZZ_LIB_SRCS) $(FUZZ_EXTRA)
+# a reader outside those directories comes with its fuzzer
+$(BUILD)/fuzz/fuzz_monstate: FUZZ_EXTRA := user/session/monstate.c
+$(BUILD)/fuzz/fuzz_monstate: user/session/monstate.c
 
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do \

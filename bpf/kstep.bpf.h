@@ -95,7 +95,12 @@ struct vm {
 	__s64 vars[VG_KMAX_VARS];
 	__u64 key[VG_KMAX_PARAMS];
 	__s64 st[VG_STACK_MAX];
+	/* an entry probe's ip and sp (0 elsewhere), and the call a stop
+	 * sends the thread back to (bpf/rewind.bpf.h) */
+	__u64 uip, usp, rewind;
 };
+
+#include "rewind.bpf.h"
 
 #define SP(x) ((x) & (VG_STACK_MAX - 1))
 
@@ -488,7 +493,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		/* Stops every thread of the process before the probed
 		 * instruction runs: the target halts at the violating call. */
 		bpf_send_signal(SIGSTOP);
-		flags |= VG_RF_STOPPED;
+		flags |= VG_RF_STOPPED | rewind_plan(m, event);
 	} else if (((p->ckpt_mask >> (to & 31)) & 1) &&
 		   bpf_ktime_get_ns() >= ckpt_next_ns) {
 		/* two CPUs may both pass: user space handles a second stop
@@ -521,14 +526,21 @@ static int kstep_one(__u32 i, struct kstep_ctx *c)
 	return 0;
 }
 
-static __always_inline void kstep_event(struct vg_ev_conf *conf, __u32 event,
+static __always_inline void kstep_event(struct pt_regs *ctx, bool at_entry,
+					struct vg_ev_conf *conf, __u32 event,
 					__u32 tid, __u64 *slot)
 {
 	struct vm m = { .tid = tid, .slot = slot };
 	struct kstep_ctx c = { conf, event, tid, slot, &m };
 	__u32 n = conf->nkprops;
 
+	if (kstop_rewind && ctx && at_entry) {
+		m.uip = PT_REGS_IP(ctx);
+		m.usp = PT_REGS_SP(ctx);
+	}
 	bpf_loop(n < VG_KMAX_EV_PROPS ? n : VG_KMAX_EV_PROPS, kstep_one, &c, 0);
+	if (ctx && at_entry)
+		rewind_apply(ctx, &m);
 }
 
 #endif

@@ -17,7 +17,8 @@
  * as the vg_ev_conf map says.
  *
  * Nothing here writes user memory: the only effect on the target is the
- * SIGSTOP a violation may send.
+ * SIGSTOP a violation may send, and, with it, the thread sent back to
+ * the call of the function it stops at (rewind.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -503,7 +504,7 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 	if (busy)
 		__sync_fetch_and_add(busy, -1);	/* its record is submitted */
 	if (ktier && conf->nkprops)
-		kstep_event(conf, event, tid, slot);
+		kstep_event(ctx, at_entry, conf, event, tid, slot);
 	return 0;
 }
 
@@ -580,6 +581,8 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 	__u32 tid;
 
 	if (!is_target(&tid) || others_link(cookie, false))
+		return 0;
+	if (rewind_rehit(ctx, cookie, tid))	/* this call was seen */
 		return 0;
 	conf = bpf_map_lookup_elem(&ev_conf, &event);
 	if (!conf)

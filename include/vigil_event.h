@@ -55,6 +55,9 @@ enum vg_rec_kind {
 #define VG_RF_FOLLOWED 0x10	/* VG_PROC_FORK: the child is followed */
 #define VG_RF_FORKSTOP 0x20	/* VG_PROC_FORK: the child is stopped until
 				 * its probes are attached (VG_FOLLOW_HELD) */
+#define VG_RF_REWOUND 0x200	/* with VG_RF_STOPPED at an entry probe: the
+				 * thread was sent back to the call, nothing
+				 * of the function ran (bpf/rewind.bpf.h) */
 
 /* values of the `followed` map (bpf/lifecycle.bpf.h) */
 #define VG_FOLLOW_ON 1		/* followed, its probes attached */

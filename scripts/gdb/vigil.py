@@ -21,18 +21,27 @@ def _report_path():
     return v.string()
 
 
+def _named(value, name):
+    # issue 24: a pointer vigil could name, "0x55... (&A)"
+    return "%s (%s)" % (value, name) if name else value
+
+
 def _event(ev):
     e = ev["event"]
-    args = ", ".join(e.get("args", []))
+    names = e.get("names", {})
+    args = ", ".join(_named(a, names.get(str(i)))
+                     for i, a in enumerate(e.get("args", [])))
     text = "%s %s(%s)" % (e["kind"], e["name"], args) if e["name"] else \
         "%s(%s)" % (e["kind"], args)
     if "ret" in e:
-        text += " returned %s" % e["ret"]
+        text += " returned %s" % _named(e["ret"], names.get("ret"))
     return text
 
 
-def _kv(d):
-    return " ".join("%s=%s" % (k, v) for k, v in d.items()) or "(the one instance)"
+def _kv(d, names=None):
+    names = names or {}
+    return " ".join("%s=%s" % (k, _named(v, names.get(k)))
+                    for k, v in d.items()) or "(the one instance)"
 
 
 class VigilPrefix(gdb.Command):
@@ -57,10 +66,10 @@ class VigilStatus(gdb.Command):
             raise gdb.GdbError("vigil: cannot read %s: %s" % (path, e))
         out = []
         out.append("property  %s" % v["property"])
-        out.append("slice     %s" % _kv(v["slice"]))
+        out.append("slice     %s" % _kv(v["slice"], v.get("names")))
         out.append("state     %s -> %s (%s)" % (v.get("from", "?"), v["state"], v["verdict"]))
         if v.get("vars"):
-            out.append("vars      %s" % _kv(v["vars"]))
+            out.append("vars      %s" % _kv(v["vars"], v.get("names")))
         out.append("event     %s in tid %s" % (_event(v), v["tid"]))
         for i, fr in enumerate(v.get("stack", [])):
             out.append("          %s %s" % ("at" if i == 0 else "  ", fr))

@@ -10,10 +10,10 @@ for i in $(seq 1 "$RUNS"); do
 	[ "$rc" -eq 1 ] && [ -n "$pid" ] || { cat "$TMP/out"; fail "run $i: exit $rc, no stopped target"; }
 	LEFT_PIDS+=("$pid")
 	[ "$(proc_state "$pid")" = T ] || fail "run $i: target not stopped"
-	# read the queue without resuming the target: gdb attaches to a
-	# stopped process and detaches leaving it stopped
-	gdb -p "$pid" -batch -ex "python [t.switch() for t in gdb.selected_inferior().threads() if t.ptid[1] == $(sed -nE 's/.*in tid ([0-9]+).*/\1/p' "$TMP/out" | head -1)]" \
-		-ex 'print q->count' -ex 'print q->cap' >"$TMP/gdb" 2>&1
+	# read the queue without resuming the target: vigil's gdb command
+	# file selects the thread (and steps a call an exact stop left it
+	# at, bpf/rewind.bpf.h); gdb detaches leaving it stopped
+	gdb_handoff "-ex 'print q->count' -ex 'print q->cap'"
 	count=$(sed -nE 's/^\$1 = //p' "$TMP/gdb")
 	cap=$(sed -nE 's/^\$2 = //p' "$TMP/gdb")
 	[ -n "$count" ] && [ "$count" = "$cap" ] || { cat "$TMP/gdb"; fail "run $i: count=$count capacity=$cap"; }

@@ -62,6 +62,11 @@ printf 'create,"list a",it1\nupdate,"list a"\nnext,it1\n' >"$TMP/str.csv"
 run_vigil check "$TMP/str.vigil" "$TMP/str.csv"
 expect_rc 1
 expect_out 'slice  c="list a" i="it1"'
+# the event line prints the strings too, not their interned ids
+expect_out 'event  next\("it1"\), event 3 of the trace'
+run_vigil check --json - "$TMP/str.vigil" "$TMP/str.csv"
+expect_rc 1
+expect_out '"event":\{"kind":"event","name":"next","args":\["it1"\]\}'
 
 # A recording of a live run checks to the same verdict offline.
 run_vigil run --tier=user --on-violation=continue --record "$TMP/q.rec" specs/queue_bounds.vigil -- "$TARGETS/queue" --bug

@@ -72,7 +72,9 @@ done
 run_vigil lint "$TMP/typed.vigil" --binary "$TMP/typed-nodwarf"
 expect_out "^    a7: 8 bytes at 8\(%rsp\) \(no DWARF type\)$"
 
-# a name that is not the function's own: a warning at the spec's name
+# a name that is not the function's own: a warning only when it is likely
+# a mistake, the function's own name for another position (swapped); lint
+# --all-warnings lists every one
 cat >"$TMP/names.vigil" <<'SPEC'
 property names "positional names"
 state s accepting {
@@ -81,12 +83,39 @@ state s accepting {
 SPEC
 run_vigil run "$TMP/names.vigil" -- "$TARGETS/typed" 3
 expect_rc 0
-expect_out "names.vigil:3:20: warning: narrow: the spec calls parameter 2 'count'; .*typed calls it 'b'"
-expect_no_out "parameter 1"
-# lint --binary says it too, and counts it in its summary
+expect_no_out "warning"
 run_vigil lint "$TMP/names.vigil" --binary "$TARGETS/typed"
 expect_rc 0
-expect_out "names.vigil:3:20: warning: narrow: the spec calls parameter 2 'count'"
+expect_no_out "warning:"
+expect_out "^1 property, 0 warnings$"
+run_vigil lint --all-warnings "$TMP/names.vigil" --binary "$TARGETS/typed"
+expect_rc 0
+expect_out "names.vigil:3:20: warning: narrow: the spec calls parameter 2 'count'; .*typed calls it 'b'$"
+expect_out "^1 property, 1 warning$"
+# swapped: both names are the function's own, at the other's position
+cat >"$TMP/swapped.vigil" <<'SPEC'
+property swapped "positional names swapped"
+state s accepting {
+  before narrow(b, a) when a > 0 -> s
+}
+SPEC
+run_vigil run "$TMP/swapped.vigil" -- "$TARGETS/typed" 3
+expect_rc 0
+expect_out "swapped.vigil:3:17: warning: narrow: the spec calls parameter 1 'b'; .*typed calls it 'a', and 'b' is its parameter 2: swapped\?"
+expect_out "swapped.vigil:3:20: warning: narrow: the spec calls parameter 2 'a'; .*typed calls it 'b', and 'a' is its parameter 1: swapped\?"
+run_vigil lint "$TMP/swapped.vigil" --binary "$TARGETS/typed"
+expect_out "^1 property, 2 warnings$"
+# a name that binds a slice parameter is the spec's own: no warning there
+cat >"$TMP/bound.vigil" <<'SPEC'
+property bound "a slice parameter's name"
+slice on b
+state s accepting {
+  before narrow(b, a) when a > 0 -> s
+}
+SPEC
+run_vigil lint "$TMP/bound.vigil" --binary "$TARGETS/typed"
+expect_no_out "parameter 1 'b'"
+expect_out "bound.vigil:4:20: warning: narrow: the spec calls parameter 2 'a'"
 expect_out "^1 property, 1 warning$"
 
 # reading a double: an error at the name, saying why

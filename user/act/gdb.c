@@ -51,6 +51,13 @@ static void gdb_extension(FILE *f, const char *dir, pid_t pid)
 int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 		   size_t len, struct vg_err *e)
 {
+	return vg_gdb_prepare_at(pid, tid, why, 0, cmd, len, e);
+}
+
+int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
+		      uint64_t step_to, char *cmd, size_t len,
+		      struct vg_err *e)
+{
 	char dir[PATH_MAX], path[PATH_MAX + 64];
 	FILE *f;
 	int fd;
@@ -76,6 +83,23 @@ int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 		"        t.switch()\n"
 		"end\n",
 		pid, pid, tid);
+	/* issue 24: an exact kernel-tier stop left the thread at the call
+	 * into the function (bpf/rewind.bpf.h); step the call (and a PLT
+	 * stub) so frame #0 is the function at its probed instruction, none
+	 * of it run, and no other thread (scheduler-locking step). Stepping
+	 * never executes the breakpoint there. */
+	if (step_to)
+		fprintf(f,
+			"python\n"
+			"lock = gdb.parameter('scheduler-locking')\n"
+			"gdb.execute('set scheduler-locking step')\n"
+			"for _ in range(64):\n"
+			"    if int(gdb.parse_and_eval('$pc')) == %llu:\n"
+			"        break\n"
+			"    gdb.execute('stepi', to_string=True)\n"
+			"gdb.execute('set scheduler-locking ' + lock)\n"
+			"end\n",
+			(unsigned long long)step_to);
 	if (why) {
 		fputs("echo vigil: ", f);
 		for (const char *c = why; *c && *c != '\n'; c++) {

@@ -3,6 +3,7 @@
 #define VIGIL_GDB_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/err.h"
@@ -18,5 +19,11 @@
  * cmd receives the command to type: "gdb -p PID -x FILE". */
 int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 		   size_t len, struct vg_err *e);
+/* The same, for a thread an exact stop left at the call into the
+ * function (step_to: the probed address, 0 = none): the file steps the
+ * call first, so that gdb shows the function with none of it run. */
+int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
+		      uint64_t step_to, char *cmd, size_t len,
+		      struct vg_err *e);
 
 #endif

@@ -1,6 +1,7 @@
 /* What the commands share: errors, usage errors, -D, loading specs. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,11 +56,14 @@ int vg_cli_load_specs(struct vg_spec *spec, int n, char **files,
 {
 	for (int i = 0; defs && i < defs->n; i++) {
 		const char *eq = strchr(defs->v[i], '=');
-		char name[256];
+		char *name = strndup(defs->v[i], (size_t)(eq - defs->v[i]));
+		int rc;
 
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - defs->v[i]),
-			 defs->v[i]);
-		if (vg_spec_define(spec, name, eq + 1, e))
+		if (!name)
+			return vg_errf(e, "out of memory");
+		rc = vg_spec_define(spec, name, eq + 1, e);
+		free(name);
+		if (rc)
 			return -1;
 	}
 	for (int i = 0; i < n; i++)

@@ -173,10 +173,12 @@ int vg_cmd_lint(int argc, char **argv)
 		{ "define", required_argument, 0, 'D' },
 		{ "binary", required_argument, 0, 'b' },
 		{ "lib", required_argument, 0, 'L' },
+		{ "all-warnings", no_argument, 0, 'W' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	const char *binary = NULL, *libs[argc], *defv[argc];
+	bool all_warnings = false;
 	struct vg_cli_defs defs = { defv, 0 };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
@@ -196,6 +198,8 @@ int vg_cmd_lint(int argc, char **argv)
 			binary = optarg;
 		} else if (c == 'L') {
 			libs[nlibs++] = optarg;
+		} else if (c == 'W') {
+			all_warnings = true;
 		} else if (c == 'D') {
 			if ((rc = vg_cli_add_define(&defs, optarg, vg_usage_lint)))
 				return rc;
@@ -226,8 +230,8 @@ int vg_cmd_lint(int argc, char **argv)
 			       kernel[p] ? "" : ": not kernel because ",
 			       kernel[p] ? "" : why[p]);
 	if (binary) {
-		int w = vg_probe_describe(spec, binary, libs, nlibs, stdout,
-					  &e);
+		int w = vg_probe_describe(spec, binary, libs, nlibs,
+					  all_warnings, stdout, &e);
 
 		if (w < 0)
 			rc = vg_cli_fail(&e);

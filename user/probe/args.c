@@ -225,8 +225,21 @@ int vg_args_plan(struct vg_dwarf *dw, const char *binary,
 		}
 		if (name && vg_proto_name_differs(&pr, binary, (size_t)i, name,
 						  out->warn[i],
-						  sizeof(out->warn[i])))
+						  sizeof(out->warn[i]))) {
 			out->warn_mask |= 1u << i;
+			for (size_t j = 0; j < pr.nparams; j++)
+				if (j != (size_t)i && pr.params[j].name &&
+				    !strcmp(pr.params[j].name, name)) {
+					size_t n = strlen(out->warn[i]);
+
+					snprintf(out->warn[i] + n,
+						 sizeof(out->warn[i]) - n,
+						 ", and '%s' is its parameter %zu: swapped?",
+						 name, j + 1);
+					out->likely_mask |= 1u << i;
+					break;
+				}
+		}
 		if (a->where != VG_ARG_REG || a->reg != i ||
 		    a->conv != VG_CONV_RAW)
 			moved = true;

@@ -38,6 +38,12 @@ struct vg_args_plan {
 	 * the warning (vigil says where in the spec) */
 	unsigned warn_mask;
 	char warn[VG_MAX_FIELDS][320];
+	/* of those, the names that are the function's own for another
+	 * position: likely a mistake (swapped arguments) */
+	unsigned likely_mask;
+	/* in, for vg_plan_event (plan.h): warn about every name that
+	 * differs (vigil lint --all-warnings), not only the likely mistakes */
+	bool all_names;
 	char caveat[320];	/* about the whole function, or "" */
 	int bad;		/* on failure: the position at fault, or
 				 * VG_SLOT_RET */

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "capture.h"
 #include "sym/dwarf_cache.h"
@@ -65,6 +66,34 @@ static int plan_captures(const struct vg_event *ev, struct vg_dwarf *object_dw,
 	return 0;
 }
 
+/* A library the system installed (libc, libz...): its parameter names are
+ * not the user's to change, nor the spec's business (a library spec names
+ * them for what it checks). */
+static bool system_library(const char *object, const char *prog)
+{
+	static const char *const dirs[] = { "/lib/", "/lib64/", "/usr/lib/",
+					    "/usr/lib64/" };
+
+	if (!strcmp(object, prog))
+		return false;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (!strncmp(object, dirs[i], strlen(dirs[i])))
+			return true;
+	return false;
+}
+
+/* Which name warnings a user can act on: a name that is the function's own
+ * for another position (arguments swapped, likely), unless it binds a
+ * slice parameter (the spec's own name for the object) or the function is
+ * in a system library. `vigil lint --all-warnings` shows every one. */
+static unsigned worth_warning(const struct vg_event *ev, const char *object,
+			      const char *prog, const struct vg_args_plan *ap)
+{
+	if (system_library(object, prog))
+		return 0;
+	return ap->likely_mask & ~ev->binds;
+}
+
 int vg_plan_event(const struct vg_event *ev, const char *object,
 		  const char *prog, struct vg_dwarf_cache **dc,
 		  struct vg_ev_conf *conf, struct vg_args_plan *what,
@@ -79,6 +108,7 @@ int vg_plan_event(const struct vg_event *ev, const char *object,
 		.uses_ret = ev->kind == VG_EV_AFTER && ev->uses_ret,
 	};
 	struct vg_args_plan local, *ap = what ? what : &local;
+	bool all_names = what && what->all_names;
 
 	if (!object)	/* not a function call: only its memory reads */
 		return ev->ncaps ? plan_captures(ev, NULL, NULL,
@@ -88,6 +118,8 @@ int vg_plan_event(const struct vg_event *ev, const char *object,
 	if (vg_args_plan(dw, object, &req, conf, ap, e))
 		return at(ap->bad == VG_SLOT_RET ? &ev->loc
 						 : &ev->argloc[ap->bad], "", e);
+	if (!all_names)
+		ap->warn_mask &= worth_warning(ev, object, prog, ap);
 	/* yellow on the terminal only (lint --binary writes to stdout) */
 	const char *y = warn == stderr ? vg_color(VG_COLOR_YELLOW) : "",
 		   *end = warn == stderr ? vg_color(VG_COLOR_END) : "";

@@ -20,6 +20,7 @@
 #include "syscalls.h"
 #include "watch.h"
 #include "vigil.skel.h"
+#include "rewind.h"
 
 #define VG_DEFAULT_RINGBUF (8u << 20)
 #define VG_DEFAULT_KSLICES 65536
@@ -491,6 +492,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);
 	p->skel->bss->kslot_mask = p->kslot_cap - 1;
 	p->skel->bss->kslot_max = p->kslot_max;
+	vg_rewind_setup(p);	/* exact stops at an entry (rewind.c) */
 	err = vigil_bpf__load(p->skel);
 	if (err) {
 		vg_errf(e, "loading the BPF programs: %s%s", strerror(-err),
@@ -507,7 +509,13 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
 	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;
-	if (configure(p, o, e) || attach_all(p, o, e))
+	if (configure(p, o, e))
+		goto fail;
+	if (vg_rewind_config(p, o)) {
+		vg_errf(e, "writing the rewind table: %s", strerror(errno));
+		goto fail;
+	}
+	if (attach_all(p, o, e))
 		goto fail;
 	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), on_record,
 				 p, NULL);

@@ -223,6 +223,11 @@ int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx);
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
 
+/* A kernel-tier stop at an entry sent thread tid back to its call
+ * (rewind.c): true, and in *bp the address of the probe the call leads
+ * to, where the gdb hand-off steps it. */
+bool vg_probe_rewound(const struct vg_probe *p, pid_t tid, uint64_t *bp);
+
 /* For `vigil lint --binary`: one line per function probe of the spec,
  * where it is found (in binary, its libraries, or the nlibs libraries
  * of --lib), where the entry probe goes and whether the kernel must
@@ -230,8 +235,8 @@ int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
  * spec name that is not the function's own). Returns how many warnings
  * it printed, or -1 (e set) if a function is missing. */
 int vg_probe_describe(const struct vg_spec *spec, const char *binary,
-		      const char *const *libs, size_t nlibs, FILE *out,
-		      struct vg_err *e);
+		      const char *const *libs, size_t nlibs, bool all_names,
+		      FILE *out, struct vg_err *e);
 
 /* Why a property cannot run in the kernel tier: NULL when it can. */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,

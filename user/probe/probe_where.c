@@ -67,8 +67,8 @@ int vg_probe_locate(struct vg_probe *p, const struct vg_event *ev,
 }
 
 int vg_probe_describe(const struct vg_spec *spec, const char *binary,
-		      const char *const *libs, size_t nlibs, FILE *out,
-		      struct vg_err *e)
+		      const char *const *libs, size_t nlibs, bool all_names,
+		      FILE *out, struct vg_err *e)
 {
 	struct vg_probe p = { .spec = spec, .dl_libs = libs,
 			      .ndl_libs = nlibs };
@@ -102,6 +102,7 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 		if (ev->kind == VG_EV_AFTER)
 			fprintf(out, "probe %s %s: return probe at the entry\n",
 				vg_event_kind_name(ev->kind), ev->name);
+		args.all_names = all_names;
 		if ((rc = vg_plan_event(ev, where.path, binary, &dc, &conf,
 					&args, out, e)))
 			break;

@@ -94,13 +94,31 @@ static int select_entries(const struct vg_evidence *x,
 			  size_t *all)
 {
 	int n = 0;
+	const struct entry *last = NULL;
 
 	*all = 0;
 	for (size_t k = 0; k < x->count; k++) {
 		size_t i = (x->next + x->cap - 1 - k) % x->cap;
+		const struct entry *en = &x->ring[i];
 
-		if (!belongs(&x->ring[i], s))
+		if (!belongs(en, s))
 			continue;
+		/* One event steps every slice it matches: (a) and, joined,
+		 * (a, b) both took it. Show it once, as the most specific
+		 * slice saw it (its entries are adjacent: the monitor steps
+		 * all slices of an event before the next). */
+		if (last && en->ev.seq && en->ev.seq == last->ev.seq &&
+		    en->ev.time_ns == last->ev.time_ns) {
+			if (n && idx[n - 1] == (size_t)(last - x->ring) &&
+			    __builtin_popcount(en->mask) >
+			    __builtin_popcount(last->mask))
+				idx[n - 1] = i;
+			if (__builtin_popcount(en->mask) >
+			    __builtin_popcount(last->mask))
+				last = en;
+			continue;
+		}
+		last = en;
 		if (n < x->show)
 			idx[n++] = i;
 		(*all)++;

@@ -18,6 +18,7 @@ struct vg_report {
 	FILE *text;
 	FILE *json;
 	uint64_t violations;
+	char stop_note[256];	/* for the next stopped violation */
 };
 
 struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
@@ -83,6 +84,57 @@ void vg_format_value(const struct vg_spec *spec, enum vg_type t, uint64_t v,
 	}
 }
 
+static vg_value_namer namer;
+static void *namer_ctx;
+
+void vg_report_set_namer(vg_value_namer fn, void *ctx)
+{
+	namer = fn;
+	namer_ctx = ctx;
+}
+
+/* The name of a value that may be an address (user space, not a small
+ * number), into buf; false when it has none. */
+static bool value_name(uint64_t v, char *buf, size_t len)
+{
+	return namer && v >= (1u << 20) && v < (1ull << 47) &&
+	       namer(namer_ctx, v, buf, len);
+}
+
+/* " (NAME)" after a value in text */
+static void text_name(FILE *out, uint64_t v)
+{
+	char name[256];
+
+	if (value_name(v, name, sizeof(name)))
+		fprintf(out, " (%s)", name);
+}
+
+/* In JSON: ,"names":{"KEY":"NAME",...} for the values that have one;
+ * nothing when none does. */
+struct jnames {
+	FILE *out;
+	int n;
+};
+
+static void json_name(struct jnames *j, const char *key, uint64_t v)
+{
+	char name[256];
+
+	if (!value_name(v, name, sizeof(name)))
+		return;
+	fputs(j->n++ ? "," : ",\"names\":{", j->out);
+	vg_json_str(j->out, key);
+	fputc(':', j->out);
+	vg_json_str(j->out, name);
+}
+
+static void json_names_end(struct jnames *j)
+{
+	if (j->n)
+		fputc('}', j->out);
+}
+
 /* Event fields have no declared type: small values read best in decimal,
  * addresses in hex. */
 static void format_field(uint64_t v, char *buf, size_t len)
@@ -132,6 +184,24 @@ static void format_capture(const struct vg_spec *spec, const struct vg_event *e,
 		format_string(str ? str : "", buf, len);
 }
 
+/* Position i (VG_SLOT_RET: the return value) of event e: the string for
+ * one that binds a `string` slice parameter (quoted when `quoted`, as the
+ * text report writes it; raw for JSON), else as format_field. */
+static void event_field(const struct vg_spec *spec, const struct vg_event *e,
+			int i, uint64_t v, bool quoted, char *buf, size_t len)
+{
+	uint32_t bit = i == VG_SLOT_RET ? VG_STR_RET_BIT : 1u << i;
+	const char *str = (e->str_fields & bit) ? vg_spec_string(spec, v)
+						 : NULL;
+
+	if (!str)
+		format_field(v, buf, len);
+	else if (!quoted)
+		snprintf(buf, len, "%s", str);
+	else
+		format_string(str, buf, len);
+}
+
 static const char *verdict_of(const struct vg_property *p, int state,
 			      bool inconclusive)
 {
@@ -160,6 +230,9 @@ static void text_slice(struct vg_report *r, const struct vg_slice_view *s)
 		vg_format_value(r->spec, p->param_types[i], s->params[i], buf,
 				sizeof(buf));
 		fprintf(r->text, "%s%s=%s", first ? "" : " ", p->params[i], buf);
+		if (p->param_types[i] != VG_TYPE_STR &&
+		    p->param_types[i] != VG_TYPE_BOOL)
+			text_name(r->text, s->params[i]);
 		first = 0;
 	}
 }
@@ -173,6 +246,8 @@ static void text_vars(struct vg_report *r, const struct vg_slice_view *s)
 		vg_format_value(r->spec, p->vars[i].type, (uint64_t)s->vars[i],
 				buf, sizeof(buf));
 		fprintf(r->text, "%s%s=%s", i ? " " : "", p->vars[i].name, buf);
+		if (p->vars[i].type == VG_TYPE_PTR)
+			text_name(r->text, (uint64_t)s->vars[i]);
 	}
 }
 
@@ -180,7 +255,7 @@ void vg_event_text(const struct vg_spec *spec, FILE *out,
 		   const struct vg_mon_event *ev)
 {
 	const struct vg_event *e = &spec->events[ev->event];
-	char buf[64], old[64];
+	char buf[64], old[64], sbuf[4 * VG_STR_MAX + 4];
 
 	if (vg_event_watches(e)) {	/* write q->count: 5 (was 4) at 0x... */
 		format_field(ev->slot[VG_WSLOT_VALUE], buf, sizeof(buf));
@@ -197,18 +272,21 @@ void vg_event_text(const struct vg_spec *spec, FILE *out,
 	else
 		fprintf(out, "%s %s(", vg_event_kind_name(e->kind), e->name);
 	for (int i = 0; i < e->nfields; i++) {
-		format_field(ev->slot[i], buf, sizeof(buf));
-		fprintf(out, "%s%s", i ? ", " : "", buf);
+		event_field(spec, e, i, ev->slot[i], true, sbuf, sizeof(sbuf));
+		fprintf(out, "%s%s", i ? ", " : "", sbuf);
+		if (!(e->str_fields >> i & 1))
+			text_name(out, ev->slot[i]);
 	}
 	fprintf(out, ")");
 	if (e->uses_ret || e->kind == VG_EV_AFTER) {
-		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
+		event_field(spec, e, VG_SLOT_RET, ev->slot[VG_SLOT_RET], true,
+			    buf, sizeof(buf));
 		fprintf(out, " returned %s", buf);
+		if (!(e->str_fields & VG_STR_RET_BIT))
+			text_name(out, ev->slot[VG_SLOT_RET]);
 	}
 	/* what the probe read from memory: "with q->count=8 q->cap=8" */
 	for (int k = 0; k < e->ncaps; k++) {
-		char sbuf[4 * VG_STR_MAX + 4];
-
 		format_capture(spec, e, k, ev->slot[VG_SLOT_CAP0 + k], true,
 			       sbuf, sizeof(sbuf));
 		fprintf(out, "%s%s=%s", k ? " " : " with ", e->caps[k].text,
@@ -245,6 +323,20 @@ static void json_slice(struct vg_report *r, FILE *out,
 		vg_json_value(out, p->vars[i].type, buf);
 	}
 	fputc('}', out);
+	{
+		struct jnames j = { out, 0 };
+
+		for (int i = 0; i < p->nparams; i++)
+			if (s->mask >> i & 1 &&
+			    p->param_types[i] != VG_TYPE_STR &&
+			    p->param_types[i] != VG_TYPE_BOOL)
+				json_name(&j, p->params[i], s->params[i]);
+		for (int i = 0; s->vars && i < p->nvars; i++)
+			if (p->vars[i].type == VG_TYPE_PTR)
+				json_name(&j, p->vars[i].name,
+					  (uint64_t)s->vars[i]);
+		json_names_end(&j);
+	}
 }
 
 /* The start of a verdict object, up to and including "verdict". */
@@ -267,7 +359,7 @@ void vg_event_json(const struct vg_spec *spec, FILE *out,
 		   const struct vg_mon_event *ev)
 {
 	const struct vg_event *e = &spec->events[ev->event];
-	char buf[64];
+	char buf[4096];
 
 	fputs("\"event\":{\"kind\":", out);
 	vg_json_str(out, vg_event_kind_name(e->kind));
@@ -275,13 +367,14 @@ void vg_event_json(const struct vg_spec *spec, FILE *out,
 	vg_json_str(out, e->name);
 	fputs(",\"args\":[", out);
 	for (int i = 0; i < e->nfields; i++) {
-		format_field(ev->slot[i], buf, sizeof(buf));
+		event_field(spec, e, i, ev->slot[i], false, buf, sizeof(buf));
 		fprintf(out, "%s", i ? "," : "");
 		vg_json_str(out, buf);
 	}
 	fputc(']', out);
 	if (e->kind == VG_EV_AFTER) {
-		format_field(ev->slot[VG_SLOT_RET], buf, sizeof(buf));
+		event_field(spec, e, VG_SLOT_RET, ev->slot[VG_SLOT_RET], false,
+			    buf, sizeof(buf));
 		fputs(",\"ret\":", out);
 		vg_json_str(out, buf);
 	}
@@ -298,6 +391,19 @@ void vg_event_json(const struct vg_spec *spec, FILE *out,
 			vg_json_str(out, sbuf);
 		}
 		fputc('}', out);
+	}
+	{	/* "names":{"0":"&A","ret":"block of ..."} */
+		struct jnames j = { out, 0 };
+		char key[16];
+
+		for (int i = 0; i < e->nfields; i++)
+			if (!(e->str_fields >> i & 1)) {
+				snprintf(key, sizeof(key), "%d", i);
+				json_name(&j, key, ev->slot[i]);
+			}
+		if (e->kind == VG_EV_AFTER && !(e->str_fields & VG_STR_RET_BIT))
+			json_name(&j, "ret", ev->slot[VG_SLOT_RET]);
+		json_names_end(&j);
 	}
 	fprintf(out, "},\"pid\":%u,\"tid\":%u,\"time_ns\":%" PRIu64
 		",\"seq\":%" PRIu64, ev->pid, ev->tid, ev->time_ns, ev->seq);
@@ -320,9 +426,14 @@ static void json_violation(struct vg_report *r, FILE *out,
 		fputs(",\"evidence\":", out);
 		vg_evidence_json(r->evidence, s, out);
 	}
-	fprintf(out, ",\"may_have_missed_events\":%s,\"stopped\":%s}\n",
+	fprintf(out, ",\"may_have_missed_events\":%s,\"stopped\":%s",
 		s->inconclusive ? "true" : "false",
 		stopped ? "true" : "false");
+	if (stopped && r->stop_note[0]) {
+		fputs(",\"stop_note\":", out);
+		vg_json_str(out, r->stop_note);
+	}
+	fputs("}\n", out);
 }
 
 /* The last violation of the run, for `vigil status` in gdb
@@ -372,8 +483,9 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	if (s->inconclusive)
 		fprintf(r->text, "  note   this slice may have missed events (lost records, a refused slice or watchpoint): the violation may not be real\n");
 	if (stopped)
-		fprintf(r->text, "  target pid %u is stopped at this event\n",
-			ev->pid);
+		fprintf(r->text, "  target pid %u is %s\n", ev->pid,
+			r->stop_note[0] ? r->stop_note
+					: "stopped at this event");
 
 	if (r->evidence)
 		vg_evidence_text(r->evidence, s, r->text);
@@ -385,6 +497,12 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	/* the one gdb will see: the stop, or else the first */
 	if (ev->pid && (stopped || r->violations == 1))
 		violation_file(r, s, from, ev, stopped);
+	r->stop_note[0] = 0;
+}
+
+void vg_report_stop_note(struct vg_report *r, const char *note)
+{
+	snprintf(r->stop_note, sizeof(r->stop_note), "%s", note ? note : "");
 }
 
 void vg_report_backtrace(struct vg_report *r, const struct vg_slice_view *s,

@@ -17,6 +17,17 @@ struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
  * written to RUNDIR/violation-PID.json for `vigil status` in gdb. */
 struct vg_evidence;
 void vg_report_set_evidence(struct vg_report *r, struct vg_evidence *x);
+/* Where exactly the next stopped violation's thread is, when not before
+ * the event's function ran ("stopped after f's first instruction: ..."):
+ * printed with "is stopped at this event" and as JSON "stop_note". */
+void vg_report_stop_note(struct vg_report *r, const char *note);
+
+/* Names for pointer values (user/session/symval.c): "&A", "block of 24
+ * bytes from make_node at list.c:12, +16"; false when v has none. One for
+ * the process: reports and evidence print "0x... (NAME)", and JSON
+ * objects get a "names" member beside the values. NULL: none. */
+typedef bool (*vg_value_namer)(void *ctx, uint64_t v, char *buf, size_t len);
+void vg_report_set_namer(vg_value_namer fn, void *ctx);
 /* Flushes and closes the JSON file. */
 void vg_report_free(struct vg_report *r);
 

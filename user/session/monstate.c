@@ -5,6 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/lines.h"
+
+/* the longest line of a monitor state: a slice line of 64 variables is
+ * under 2 KiB */
+#define MONSTATE_LINE_MAX 16384
+
 struct writer {
 	FILE *out;
 	const struct vg_spec *spec;
@@ -136,16 +142,33 @@ int vg_monstate_load(const char *path, const struct vg_spec *spec,
 		     const bool *kernel, struct vg_err *e)
 {
 	FILE *f = fopen(path, "r");
-	char line[4096], where[4200];
-	int n = 0, rc = 0;
+	char *line = NULL, where[4200];
+	size_t cap = 0, len;
+	int n = 0, rc = 0, r;
 
 	if (!f)
 		return vg_errf(e, "cannot read %s: %s", path, strerror(errno));
-	while (!rc && fgets(line, sizeof(line), f)) {
+	/* bounded: a line longer than any this file has is not one */
+	while (!rc && (r = vg_read_line(f, &line, &cap, MONSTATE_LINE_MAX,
+					&len)) != 0) {
+		ssize_t bad;
+
 		n++;
 		snprintf(where, sizeof(where), "%s:%d", path, n);
+		if (r < 0) {
+			rc = vg_errf_code(e, VG_EXIT_USAGE,
+					  "%s: line longer than %d bytes: not a vigil monitor state",
+					  where, MONSTATE_LINE_MAX);
+			break;
+		}
+		if ((bad = vg_not_text(line, len)) >= 0) {
+			rc = vg_errf_code(e, VG_EXIT_USAGE,
+					  "%s:%zd: byte 0x%02x: not a vigil monitor state",
+					  where, bad + 1, (unsigned char)line[bad]);
+			break;
+		}
 		if (n == 1) {
-			if (strcmp(line, "vigil-monitor-state 1\n"))
+			if (strcmp(line, "vigil-monitor-state 1"))
 				rc = vg_errf_code(e, VG_EXIT_USAGE,
 						  "%s: not a vigil monitor state (version 1)",
 						  where);
@@ -165,6 +188,12 @@ int vg_monstate_load(const char *path, const struct vg_spec *spec,
 				rc = vg_monitor_set_global(mon, prop, idx, v, e);
 		}
 	}
+	if (!rc && ferror(f))
+		rc = vg_errf(e, "reading %s: %s", path, strerror(errno));
+	if (!rc && n == 0)
+		rc = vg_errf_code(e, VG_EXIT_USAGE,
+				  "%s: empty, not a vigil monitor state", path);
+	free(line);
 	fclose(f);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include "act/scenario.h"
 #include "monitor/monitor.h"
 #include "probe/probe.h"
+#include "probe/rewind.h"
 #include "proc/guard.h"
 #include "proc/proc.h"
 #include "monstate.h"
@@ -29,6 +30,7 @@
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "watchset.h"
+#include "symval.h"
 
 #define VG_POLL_MS 10
 /* records per drain below which the event loop also waits on the ring */
@@ -257,8 +259,17 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.vars = vars;
 	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
 	vg_session_view_transition(ss, ss->evidence, &v, k->from, &ev);
+	{	/* exact or not: probe/rewind.c */
+		char note[256];
+
+		vg_report_stop_note(ss->report,
+				    vg_rewind_stop_note(ss->spec, (int)k->h.event,
+							k->h.flags, note,
+							sizeof(note)));
+	}
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
+	vg_report_stop_note(ss->report, NULL);	/* this step's only */
 	return 0;
 }
 
@@ -282,6 +293,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		if (r->strs && intern_strings(ss, r->strs, &ev))
 			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
+		vg_symval_event(ss->symval, &ev);
 		if (ss->stack_on && ss->stack_on[ev.event])
 			symbolizer(ss);
 		if (ss->rec && vg_recorder_write(ss->rec, &ev))
@@ -341,6 +353,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 	}
 	vg_evidence_set_stacks(ss->evidence, vg_session_event_stack, ss);
 	vg_report_set_evidence(ss->report, ss->evidence);
+	if (!(ss->symval = vg_symval_new(ss))) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
 	for (int i = 0; i < ss->spec->nprops; i++)
 		user[i] = !ss->kernel[i];
 	mo.evaluate = user;
@@ -491,8 +507,12 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 		pid_t spid = vg_scenario_stop_pid(ss->sc);
 		struct vg_err ge = { 0 };
 
-		if (vg_gdb_prepare(spid, tid ? tid : spid, why, gdb,
-				   sizeof(gdb), &ge))
+		uint64_t step_to = 0;
+
+		if (!vg_probe_rewound(ss->probe, tid ? tid : spid, &step_to))
+			step_to = 0;
+		if (vg_gdb_prepare_at(spid, tid ? tid : spid, why, step_to, gdb,
+				      sizeof(gdb), &ge))
 			fprintf(stderr, "vigil: %s\n", ge.msg);
 		else if (ss->restored)
 			fprintf(stderr,
@@ -724,6 +744,7 @@ out:
 	free(ss.kids);
 	vg_report_free(ss.report);
 	vg_evidence_free(ss.evidence);
+	vg_symval_free(ss.symval);
 	vg_symbolizer_free(ss.sym);
 	free(ss.libs);
 	vg_paths_free(ss.mapped, ss.nmapped);

@@ -61,6 +61,7 @@ struct session {
 	bool rec_stopped;
 	struct vg_evidence *evidence;	/* what reports show of a slice */
 	struct vg_symbolizer *sym;	/* the target's, made at first use */
+	struct vg_symval *symval;	/* names of pointers (symval.c) */
 	/* where spec functions are looked for besides the loader's
 	 * libraries: --lib's, and when attached, the shared objects the
 	 * process has mapped (`mapped`, owned) */

@@ -278,6 +278,12 @@ static int bind_event(struct cc *c, const struct vg_pattern *pat, int ev)
 						vg_cc_pattern_capture(c, pat, i));
 				else if (i < pat->nnames)
 					c->ld->events[ev].used |= 1u << i;
+				if (i < pat->nnames)
+					c->ld->events[ev].binds |= 1u << i;
+				if (!n->deref && pr->param_types[j] == VG_TYPE_STR)
+					c->ld->events[ev].str_fields |=
+						i < pat->nnames ? 1u << i
+								: VG_STR_RET_BIT;
 				b.mask |= 1u << j;
 				where[j] = n->loc;
 			}

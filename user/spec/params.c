@@ -57,6 +57,17 @@ int vg_spec_define(struct vg_spec *spec, const char *name, const char *value,
 
 	if (!d)
 		return vg_errf(e, "out of memory");
+	/* bounded as any input: a value is a name, a number or a string of
+	 * a spec, never a file's worth */
+	if (strlen(name) > VG_DEFINE_NAME_MAX)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "-D %.40s...: the name is %zu bytes, at most %d",
+				    name, strlen(name), VG_DEFINE_NAME_MAX);
+	if (strlen(value) > VG_DEFINE_VALUE_MAX)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "-D %s=%.40s...: the value is %zu bytes, at most %d",
+				    name, value, strlen(value),
+				    VG_DEFINE_VALUE_MAX);
 	if (!is_name(name))
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "-D %s=%s: '%s' is not a parameter name, expected letters, digits and '_'",

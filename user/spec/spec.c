@@ -356,6 +356,12 @@ static bool in_list(char **l, int n, const char *s)
 	return false;
 }
 
+/* The largest spec file read: the property library is a few KiB; past
+ * this a file is data given by mistake, and reading it would only cost
+ * memory before the first syntax error. */
+#define VG_SPEC_MAX_BYTES (4u << 20)
+#define VG_SPEC_MAX_TEXT "4 MiB"
+
 static char *read_all(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -365,6 +371,12 @@ static char *read_all(const char *path, size_t *len)
 	if (!f)
 		return NULL;
 	for (;;) {
+		if (n > VG_SPEC_MAX_BYTES) {	/* not a spec: a data file */
+			free(buf);
+			fclose(f);
+			errno = EFBIG;
+			return NULL;
+		}
 		if (n + 4096 + 1 > cap) {
 			char *b;
 
@@ -401,11 +413,14 @@ static char *read_all(const char *path, size_t *len)
 _Noreturn static void fail_at(struct vg_ld *ld, const struct vg_loc *at,
 			      const char *what, const char *path, int err)
 {
+	const char *why = err == EFBIG
+		? "larger than " VG_SPEC_MAX_TEXT ", not a spec file"
+		: strerror(err);
+
 	if (at)
-		vg_ld_error(ld, *at, "cannot %s '%s': %s", what, path,
-			    strerror(err));
+		vg_ld_error(ld, *at, "cannot %s '%s': %s", what, path, why);
 	vg_errf_code(ld->err, VG_EXIT_USAGE, "%s: error: cannot %s: %s\n",
-		     path, what, strerror(err));
+		     path, what, why);
 	longjmp(ld->jb, 1);
 }
 

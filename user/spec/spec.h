@@ -87,6 +87,8 @@ struct vg_watch_loc {
 _Static_assert(VG_WSLOT_PARAM0 + VG_MAX_PARAMS <= VG_MAX_FIELDS,
 	       "a watch event's fields fit its positional slots");
 
+#define VG_STR_RET_BIT (1u << 31)
+
 struct vg_event {
 	enum vg_event_kind kind;
 	char *name;		/* function, syscall, variable or expression
@@ -99,6 +101,13 @@ struct vg_event {
 	struct vg_loc argloc[VG_MAX_FIELDS];
 	uint32_t used;		/* bit i: a guard, update, binding or
 				 * capture reads position i */
+	/* bit i: position i binds a `string` slice parameter, so its value
+	 * is an interned id (reports print the string); VG_STR_RET_BIT:
+	 * the return value does */
+	uint32_t str_fields;
+	/* bit i: position i binds a slice parameter (its name is the
+	 * spec's, whatever the function calls it) */
+	uint32_t binds;
 	bool uses_ret;		/* slot VG_SLOT_RET is used */
 	struct vg_loc loc;	/* first use */
 	int ncaps;
@@ -254,8 +263,11 @@ int vg_spec_load_string(struct vg_spec *spec, const char *name,
 /* -D NAME=VALUE: the value of `param NAME` in the files loaded after this
  * call, instead of the default the file gives (docs/LANGUAGE.md,
  * Parameters). A later define of the same name replaces the value. -1 (e
- * set, exit status 2) when NAME is not a name. A value that is not of the
+ * set, exit status 2) when NAME is not a name, or either is longer than
+ * its bound below. A value that is not of the
  * default's kind is an error of the load, at the declaration. */
+#define VG_DEFINE_NAME_MAX 255	/* bytes of a -D name */
+#define VG_DEFINE_VALUE_MAX 4096	/* and of its value */
 int vg_spec_define(struct vg_spec *spec, const char *name, const char *value,
 		   struct vg_err *e);
 /* After the loads: -1 (e set, exit status 2) naming a define that no

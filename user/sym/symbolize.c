@@ -32,6 +32,8 @@ struct obj {
 	size_t nload;
 	struct fsym *syms;
 	size_t nsyms;
+	struct fsym *dsyms;	/* data objects (globals), by address */
+	size_t ndsyms;
 	struct fline *lines;
 	size_t nlines;
 	char **files;
@@ -131,9 +133,12 @@ static void obj_free(struct obj *o)
 {
 	for (size_t i = 0; i < o->nsyms; i++)
 		free(o->syms[i].name);
+	for (size_t i = 0; i < o->ndsyms; i++)
+		free(o->dsyms[i].name);
 	for (size_t i = 0; i < o->nfiles; i++)
 		free(o->files[i]);
 	free(o->syms);
+	free(o->dsyms);
 	free(o->lines);
 	free(o->files);
 	free(o->load);
@@ -193,23 +198,31 @@ static void read_elf(struct obj *o, Elf *elf)
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			const char *name;
-			struct fsym *grown;
+			struct fsym *grown, **arr;
+			size_t *n;
 
-			if (!gelf_getsym(d, i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value ||
+			if (!gelf_getsym(d, i, &sym) || !sym.st_value ||
 			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
 				continue;
-			grown = realloc(o->syms, (o->nsyms + 1) * sizeof(*grown));
+			if (GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+				arr = &o->syms, n = &o->nsyms;
+			else if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT &&
+				 sym.st_size && sym.st_shndx != SHN_UNDEF)
+				arr = &o->dsyms, n = &o->ndsyms;
+			else
+				continue;
+			grown = realloc(*arr, (*n + 1) * sizeof(*grown));
 			if (!grown)
 				return;
-			o->syms = grown;
-			o->syms[o->nsyms++] = (struct fsym){
+			*arr = grown;
+			grown[(*n)++] = (struct fsym){
 				sym.st_value, sym.st_size, strdup(name) };
 		}
 	}
 	if (o->nsyms)
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), sym_cmp);
+	if (o->ndsyms)
+		qsort(o->dsyms, o->ndsyms, sizeof(*o->dsyms), sym_cmp);
 }
 
 static const char *intern_file(struct obj *o, const char *name)
@@ -471,4 +484,46 @@ void vg_frame_format(const struct vg_frame *f, char *buf, size_t len)
 		snprintf(buf, len, "0x%llx (%s)", (unsigned long long)f->ip, base);
 	else
 		snprintf(buf, len, "0x%llx", (unsigned long long)f->ip);
+}
+
+/* The global at addr: its object's load bias from a file-backed mapping
+ * of it (a .bss past the file is an anonymous mapping of its own), then
+ * the symbol whose [st_value, st_value + st_size) holds the address. */
+bool vg_symbolize_data(struct vg_symbolizer *s, uint64_t addr, char *name,
+		       size_t len, uint64_t *off)
+{
+	for (int pass = 0; s && pass < 2; pass++) {
+		for (size_t m = 0; m < s->nmaps; m++) {
+			struct obj *o = s->maps[m].o;
+			uint64_t bias = 0, vaddr;
+			bool found = false;
+			ssize_t i;
+
+			if (!o)
+				continue;
+			if (!o->loaded)
+				load(o);
+			for (size_t k = 0; k < o->nload && !found; k++)
+				if (s->maps[m].pgoff >= o->load[k].p_offset &&
+				    s->maps[m].pgoff < o->load[k].p_offset +
+						       o->load[k].p_filesz) {
+					bias = s->maps[m].start -
+					       (s->maps[m].pgoff -
+						o->load[k].p_offset +
+						o->load[k].p_vaddr);
+					found = true;
+				}
+			if (!found || addr < bias)
+				continue;
+			vaddr = addr - bias;
+			i = FLOOR(o->dsyms, o->ndsyms, vaddr, addr);
+			if (i >= 0 && vaddr < o->dsyms[i].addr + o->dsyms[i].size) {
+				snprintf(name, len, "%s", o->dsyms[i].name);
+				*off = vaddr - o->dsyms[i].addr;
+				return true;
+			}
+		}
+		read_maps(s);	/* mapped since, if still alive */
+	}
+	return false;
 }

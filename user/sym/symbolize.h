@@ -37,6 +37,12 @@ void vg_symbolize_file(struct vg_symbolizer *s, const uint8_t *build_id,
 		       uint64_t fileoff, bool caller, struct vg_frame *f);
 void vg_symbolizer_add_file(struct vg_symbolizer *s, const char *path);
 
+/* The global variable at addr in the process (ELF STT_OBJECT symbols of
+ * the program and its libraries): its name and addr's offset into it;
+ * false when none holds addr. */
+bool vg_symbolize_data(struct vg_symbolizer *s, uint64_t addr, char *name,
+		       size_t len, uint64_t *off);
+
 /* "release+0x12 (tests/targets/allocs.c:13)", "free+0x1e (libc.so.6)" */
 void vg_frame_format(const struct vg_frame *f, char *buf, size_t len);
 

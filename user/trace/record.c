@@ -21,6 +21,7 @@
 
 #include "trace.h"
 #include "util/json.h"
+#include "util/lines.h"
 
 /* how a capture is named in the header */
 static void cap_key(const struct vg_capture *c, char *buf, size_t len)
@@ -184,6 +185,7 @@ struct vg_trace {
 	/* csv */
 	char *line;
 	size_t cap;
+	uint64_t offset;	/* of the line being read */
 };
 
 
@@ -399,8 +401,9 @@ static int next_binary(struct vg_trace *t, struct vg_mon_event *ev,
 	}
 bad:
 	return vg_errf_code(e, VG_EXIT_USAGE,
-			    "%s: record %llu is truncated or corrupt", t->path,
-			    (unsigned long long)t->lineno);
+			    "%s: record %llu (near byte %lld) is truncated or corrupt",
+			    t->path, (unsigned long long)t->lineno,
+			    (long long)ftello(t->f));
 }
 
 int vg_trace_next(struct vg_trace *t, struct vg_mon_event *ev,
@@ -409,14 +412,35 @@ int vg_trace_next(struct vg_trace *t, struct vg_mon_event *ev,
 	if (t->binary)
 		return next_binary(t, ev, e);
 	for (;;) {
-		ssize_t n = getline(&t->line, &t->cap, t->f);
-		int r;
+		size_t n;
+		ssize_t bad;
+		int r = vg_read_line(t->f, &t->line, &t->cap, VG_TRACE_LINE_MAX,
+				     &n);
 
-		if (n < 0)
+		if (r == 0) {
+			if (ferror(t->f))
+				return vg_errf_code(e, VG_EXIT_USAGE,
+						    "%s: read error after line %llu: %s",
+						    t->path,
+						    (unsigned long long)t->lineno,
+						    strerror(errno));
 			return 0;
+		}
 		t->lineno++;
-		if (n && t->line[n - 1] == '\n')
-			n--;
+		if (r < 0)
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "%s:%llu: line longer than %d bytes (from byte %llu): not a CSV trace, expected name,value,... lines or a recording (vigil run --record)",
+					    t->path, (unsigned long long)t->lineno,
+					    VG_TRACE_LINE_MAX,
+					    (unsigned long long)t->offset);
+		if ((bad = vg_not_text(t->line, n)) >= 0)
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "%s:%llu:%lld: byte 0x%02x (byte %llu of the file): not a CSV trace, expected name,value,... lines or a recording (vigil run --record)",
+					    t->path, (unsigned long long)t->lineno,
+					    (long long)bad + 1,
+					    (unsigned char)t->line[bad],
+					    (unsigned long long)(t->offset + (uint64_t)bad));
+		t->offset += n + 1;
 		r = vg_csv_parse_line(t->spec, t->line, n, t->lineno, ev, e);
 		if (r < 0) {
 			char msg[sizeof(e->msg)];

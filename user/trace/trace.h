@@ -18,6 +18,10 @@
 
 struct vg_trace;
 
+/* The longest CSV line read: past it the file is not a CSV trace (a
+ * binary file, a device), an error naming the file, line and byte. */
+#define VG_TRACE_LINE_MAX 65536
+
 /* Open a trace for the events of spec; the format is detected from the
  * first bytes. */
 struct vg_trace *vg_trace_open(struct vg_spec *spec, const char *path,

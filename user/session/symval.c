@@ -1,0 +1,247 @@
+#include "symval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/probe.h"
+#include "report/report.h"
+#include "session_internal.h"
+#include "sym/symbolize.h"
+
+#define MAX_BLOCKS 65536
+#define TABLE_CAP (2 * MAX_BLOCKS)	/* a power of two */
+
+enum alloc_kind { NOT_ALLOC, ALLOC, FREE };
+
+/* how an allocator's event gives the block: which positions multiply to
+ * its size (-1: none), and for realloc the old block's position */
+struct allocator {
+	const char *name;
+	int size1, size2, old;
+};
+
+static const struct allocator allocators[] = {
+	{ "malloc", 0, -1, -1 },	{ "calloc", 0, 1, -1 },
+	{ "realloc", 1, -1, 0 },	{ "reallocarray", 1, 2, 0 },
+	{ "aligned_alloc", 1, -1, -1 }, { "memalign", 1, -1, -1 },
+	{ "valloc", 0, -1, -1 },	{ "pvalloc", 0, -1, -1 },
+	{ "strdup", -1, -1, -1 },	{ "strndup", -1, -1, -1 },
+};
+
+struct block {
+	uint64_t addr;		/* 0: empty */
+	uint64_t size;		/* 0: not known */
+	int event;		/* the allocation's event */
+	int64_t stack;		/* its stack id, -1 without */
+};
+
+struct vg_symval {
+	struct session *ss;
+	const struct allocator **alloc;	/* per event, NULL: none */
+	bool *frees;			/* per event: before free(p) */
+	struct block *t;		/* open addressing, linear probing */
+	size_t n;
+	struct vg_symbolizer *sym;	/* its own: globals by address */
+};
+
+static size_t slot_of(uint64_t addr)
+{
+	return (size_t)((addr >> 4) * 0x9E3779B97F4A7C15ull >> 40) &
+	       (TABLE_CAP - 1);
+}
+
+static void forget(struct vg_symval *sv, uint64_t addr)
+{
+	size_t i = slot_of(addr), j;
+
+	while (sv->t[i].addr && sv->t[i].addr != addr)
+		i = (i + 1) & (TABLE_CAP - 1);
+	if (!sv->t[i].addr)
+		return;
+	/* backward-shift deletion: no tombstones */
+	for (j = (i + 1) & (TABLE_CAP - 1); sv->t[j].addr;
+	     j = (j + 1) & (TABLE_CAP - 1)) {
+		size_t home = slot_of(sv->t[j].addr);
+
+		if (((j - home) & (TABLE_CAP - 1)) >=
+		    ((j - i) & (TABLE_CAP - 1))) {
+			sv->t[i] = sv->t[j];
+			i = j;
+		}
+	}
+	sv->t[i].addr = 0;
+	sv->n--;
+}
+
+static void remember(struct vg_symval *sv, const struct block *b)
+{
+	size_t i = slot_of(b->addr);
+
+	while (sv->t[i].addr && sv->t[i].addr != b->addr)
+		i = (i + 1) & (TABLE_CAP - 1);
+	if (!sv->t[i].addr) {
+		if (sv->n >= MAX_BLOCKS)
+			return;
+		sv->n++;
+	}
+	sv->t[i] = *b;
+}
+
+struct vg_symval *vg_symval_new(struct session *ss)
+{
+	const struct vg_spec *spec = ss->spec;
+	struct vg_symval *sv = calloc(1, sizeof(*sv));
+	bool any = false;
+
+	if (!sv)
+		return NULL;
+	sv->ss = ss;
+	sv->alloc = calloc(spec->nevents + 1, sizeof(*sv->alloc));
+	sv->frees = calloc(spec->nevents + 1, sizeof(*sv->frees));
+	if (!sv->alloc || !sv->frees) {
+		vg_symval_free(sv);
+		return NULL;
+	}
+	for (int i = 0; i < spec->nevents; i++) {
+		const struct vg_event *e = &spec->events[i];
+
+		if (e->kind == VG_EV_BEFORE && !strcmp(e->name, "free") &&
+		    e->nfields >= 1)
+			any = sv->frees[i] = true;
+		for (size_t k = 0; e->kind == VG_EV_AFTER &&
+		     k < sizeof(allocators) / sizeof(allocators[0]); k++)
+			if (!strcmp(e->name, allocators[k].name))
+				sv->alloc[i] = &allocators[k], any = true;
+	}
+	if (any && !(sv->t = calloc(TABLE_CAP, sizeof(*sv->t)))) {
+		vg_symval_free(sv);
+		return NULL;
+	}
+	vg_report_set_namer(vg_symval_name, sv);
+	return sv;
+}
+
+void vg_symval_free(struct vg_symval *sv)
+{
+	if (!sv)
+		return;
+	vg_report_set_namer(NULL, NULL);
+	vg_symbolizer_free(sv->sym);
+	free(sv->t);
+	free(sv->alloc);
+	free(sv->frees);
+	free(sv);
+}
+
+static uint64_t field(const struct vg_mon_event *ev, const struct vg_event *e,
+		      int i)
+{
+	return i >= 0 && i < e->nfields ? ev->slot[i] : 0;
+}
+
+void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
+{
+	const struct vg_event *e;
+	const struct allocator *a;
+	struct block b;
+
+	if (!sv || ev->event < 0)
+		return;
+	/* the mappings are read at the first event, while the target is
+	 * surely alive: a report may come after it exited */
+	if (!sv->sym && sv->ss->pid > 0 &&
+	    (sv->sym = vg_symbolizer_new(sv->ss->pid)))
+		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
+	if (!sv->t)
+		return;
+	e = &sv->ss->spec->events[ev->event];
+	if (sv->frees[ev->event]) {
+		forget(sv, ev->slot[0]);
+		return;
+	}
+	if (!(a = sv->alloc[ev->event]))
+		return;
+	if (a->old >= 0 && field(ev, e, a->old))
+		forget(sv, field(ev, e, a->old));
+	if (!ev->slot[VG_SLOT_RET])
+		return;		/* failed */
+	b.addr = ev->slot[VG_SLOT_RET];
+	b.size = a->size1 < 0 || a->size1 >= e->nfields ? 0
+		 : field(ev, e, a->size1);
+	if (a->size2 >= 0)
+		b.size = a->size2 < e->nfields ? b.size * field(ev, e, a->size2)
+					       : 0;
+	b.event = ev->event;
+	b.stack = sv->ss->stack_on && sv->ss->stack_on[ev->event]
+		  ? (int64_t)ev->slot[VG_SLOT_STACK] : -1;
+	remember(sv, &b);
+}
+
+/* "make_node at list.c:12" (the caller, from the stack), else "malloc" */
+static void site(struct vg_symval *sv, const struct block *b, char *buf,
+		 size_t len)
+{
+	struct vg_stack_frame fr[1];
+	struct vg_frame f;
+
+	snprintf(buf, len, "%s", sv->ss->spec->events[b->event].name);
+	if (b->stack < 0 || !sv->ss->probe || !sv->sym ||
+	    vg_probe_stack(sv->ss->probe, b->stack, fr, 1) < 1)
+		return;
+	if (fr[0].has_build_id)
+		vg_symbolize_file(sv->sym, fr[0].build_id, fr[0].offset, true,
+				  &f);
+	else
+		vg_symbolize(sv->sym, fr[0].offset, true, &f);
+	if (!f.func[0])
+		return;
+	if (f.line) {
+		const char *slash = strrchr(f.file, '/');
+
+		snprintf(buf, len, "%s at %s:%d", f.func,
+			 slash ? slash + 1 : f.file, f.line);
+	} else {
+		snprintf(buf, len, "%s", f.func);
+	}
+}
+
+bool vg_symval_name(void *ctx, uint64_t v, char *buf, size_t len)
+{
+	struct vg_symval *sv = ctx;
+	const struct block *best = NULL;
+	char name[320];
+	uint64_t off;
+
+	if (!sv || v < 4096)
+		return false;
+	if (!sv->sym && sv->ss->pid > 0 &&
+	    (sv->sym = vg_symbolizer_new(sv->ss->pid)))
+		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
+	if (sv->sym && vg_symbolize_data(sv->sym, v, name, sizeof(name), &off)) {
+		if (off)
+			snprintf(buf, len, "&%s+%llu", name,
+				 (unsigned long long)off);
+		else
+			snprintf(buf, len, "&%s", name);
+		return true;
+	}
+	for (size_t i = 0; sv->t && i < TABLE_CAP; i++) {
+		const struct block *b = &sv->t[i];
+
+		if (b->addr && v >= b->addr &&
+		    (v < b->addr + b->size || v == b->addr) &&
+		    (!best || b->addr > best->addr))
+			best = b;
+	}
+	if (!best)
+		return false;
+	site(sv, best, name, sizeof(name));
+	if (best->size)
+		snprintf(buf, len, "block of %llu bytes from %s, +%llu",
+			 (unsigned long long)best->size, name,
+			 (unsigned long long)(v - best->addr));
+	else
+		snprintf(buf, len, "block from %s, +%llu", name,
+			 (unsigned long long)(v - best->addr));
+	return true;
+}
