@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <time.h>
 #include <stdint.h>
 
 #include "session.h"
@@ -140,6 +141,13 @@ void vg_session_live_tick(struct session *ss);
 void vg_session_dump(struct session *ss);
 /* Copy the kernel tier's slices (states and variables) into the monitor. */
 void vg_session_mirror_kslices(struct session *ss);
+
+/* --- state timeouts (timeouts.c) --- */
+
+/* Shorten the loop's wait to the earliest deadline. */
+void vg_session_timeout_wait(struct session *ss, struct timespec *to);
+/* After a drain: fire every timeout due by now, in every monitor. */
+int vg_session_timeouts(struct session *ss, struct vg_err *e);
 
 /* The ring-buffer callback: one record through the monitor. */
 int vg_session_on_record(void *ctx, const struct vg_probe_rec *r);
