@@ -271,10 +271,12 @@ static void json_slice(struct vg_report *r, FILE *out,
 		first = 0;
 	}
 	fputs("},\"vars\":{", out);
-	for (int i = 0; s->vars && i < p->nvars; i++) {
+	for (int i = 0, n = 0; s->vars && i < p->nvars; i++) {
+		if (p->vars[i].hidden)
+			continue;
 		vg_format_value(r->spec, p->vars[i].type, (uint64_t)s->vars[i],
 				buf, sizeof(buf));
-		fprintf(out, "%s", i ? "," : "");
+		fprintf(out, "%s", n++ ? "," : "");
 		vg_json_str(out, p->vars[i].name);
 		fputc(':', out);
 		vg_json_value(out, p->vars[i].type, buf);
@@ -402,6 +404,9 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	vg_event_text(r->spec, r->text, ev);
 	if (ev->pid)
 		fprintf(r->text, " in tid %u\n", ev->tid);
+	else if (r->spec->events[ev->event].kind == VG_EV_TIMEOUT)
+		fprintf(r->text, ", the state entered at event %llu of the trace\n",
+			(unsigned long long)ev->seq);
 	else	/* offline: where in the trace */
 		fprintf(r->text, ", event %llu of the trace\n",
 			(unsigned long long)ev->seq);
