@@ -65,6 +65,7 @@ struct vg_monitor_stats {
 	uint64_t tombstones;		/* slices in a violation state */
 	uint64_t slices_refused;	/* max_slices reached */
 	uint64_t bytes;			/* memory the slice store holds */
+	uint64_t timeouts;		/* timeouts taken */
 	uint64_t timers;		/* timeout entries pending, stale
 					 * ones included (timers.c) */
 };

@@ -245,6 +245,7 @@ static int fire(struct vg_monitor *m, const struct vg_timer *t, uint64_t now,
 	}
 	to = st->timeout_to;
 	r->state = (uint16_t)to;
+	m->s.timeouts++;
 	m->firing = true;
 	vg_timer_enter(m, pr, t->mask, t->params, to, vars, &ev);
 	m->firing = false;

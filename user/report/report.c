@@ -588,10 +588,13 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		ms.slices_created,
 		ms.slices_freed, ms.slices_live);
 	for (int i = 0; st->hits && i < spec->nevents; i++)
-		fprintf(r->text, " %s%s%s=%" PRIu64,
-			vg_event_kind_name(spec->events[i].kind),
-			spec->events[i].name[0] ? ":" : "",
-			spec->events[i].name, st->hits[i]);
+		if (spec->events[i].kind == VG_EV_TIMEOUT)	/* no probe */
+			fprintf(r->text, " timeouts=%" PRIu64, ms.timeouts);
+		else
+			fprintf(r->text, " %s%s%s=%" PRIu64,
+				vg_event_kind_name(spec->events[i].kind),
+				spec->events[i].name[0] ? ":" : "",
+				spec->events[i].name, st->hits[i]);
 	fputc('\n', r->text);
 	if (ms.slices_refused || st->kfull)
 		fprintf(r->text,
