@@ -135,6 +135,7 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@python3 bench/checkpoint.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/placement.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/view_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
+	@python3 bench/timeout_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 

@@ -47,7 +47,7 @@ static const struct bad {
 	{ "property p\nslice q\n", 2, 7, "unexpected 'q', expected 'on' after 'slice'" },
 	{ "property p\nslice on a, b, c, d, e\nstate s\n", 2, 22, "too many slice parameters, expected at most 4" },
 	{ "property p\nslice on a\nslice on b\nstate s\n", 3, 1, "second 'slice on' in property p, expected one list of slice parameters (first at line 2)" },
-	{ "property p\nfoo\n", 2, 1, "unexpected 'foo', expected slice, a variable declaration, event, state, on, property, param or include" },
+	{ "property p\nfoo\n", 2, 1, "unexpected 'foo', expected slice, a variable declaration, clock, event, state, on, property, param or include" },
 	{ "property p\nglobal foo\n", 2, 8, "unexpected 'foo', expected a type (int, int64, uint, uint64, bool, ptr, string) after 'global'" },
 	{ "property p\nint\n", 3, 1, "unexpected end of file, expected a variable name" },
 	{ "property p\nint x = \n", 3, 1, "unexpected end of file, expected an expression" },

@@ -113,10 +113,15 @@ static void note_stop(struct vg_scenario *sc, const struct vg_slice_view *s,
 	sc->stopped = true;
 	sc->stop_tid = ev->tid;
 	sc->stop_pid = proc_of(sc, ev);
-	snprintf(sc->why, sizeof(sc->why), "%s entered state %s at %s %s",
-		 p->name, p->states[s->state].name,
-		 vg_event_kind_name(sc->spec->events[ev->event].kind),
-		 sc->spec->events[ev->event].name);
+	if (sc->spec->events[ev->event].kind == VG_EV_TIMEOUT)
+		snprintf(sc->why, sizeof(sc->why), "%s entered state %s at a timeout of %.3f ms",
+			 p->name, p->states[s->state].name,
+			 (double)ev->slot[VG_TSLOT_LIMIT] / 1e6);
+	else
+		snprintf(sc->why, sizeof(sc->why), "%s entered state %s at %s %s",
+			 p->name, p->states[s->state].name,
+			 vg_event_kind_name(sc->spec->events[ev->event].kind),
+			 sc->spec->events[ev->event].name);
 }
 
 /* The checkpoint is the session's to take (it needs the probes and the

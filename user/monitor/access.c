@@ -134,6 +134,8 @@ int vg_monitor_set(struct vg_monitor *m, int prop, uint32_t mask,
 			r->state = (uint16_t)state;
 			memcpy(vg_rec_vars(ms, r), vars,
 			       pr->nvars * sizeof(int64_t));
+			if (pr->p->timed && pr->evaluate)
+				vg_timer_copy(m, pr, mask, full, state, vars);
 			return 0;
 		}
 		if ((ref & VG_REF_TOMB) && pr->viol[state]) {
@@ -165,6 +167,8 @@ int vg_monitor_set(struct vg_monitor *m, int prop, uint32_t mask,
 	if (ref == VG_REF_NONE)
 		return vg_errf(e, "out of memory");
 	pr->stored++;
+	if (pr->p->timed && pr->evaluate && !pr->viol[state])
+		vg_timer_copy(m, pr, mask, full, state, vars);
 	return 0;
 }
 
@@ -265,7 +269,9 @@ void vg_monitor_stats(const struct vg_monitor *m, struct vg_monitor_stats *st)
 {
 	*st = m->s;
 	st->slices_live = st->tombstones = 0;
-	st->bytes = m->capfin * sizeof(struct vg_fin);
+	st->bytes = m->capfin * sizeof(struct vg_fin) +
+		    m->tm.cap * sizeof(struct vg_timer);
+	st->timers = m->tm.n;
 	for (int p = 0; p < m->nprops; p++) {
 		const struct prop_rt *pr = &m->pr[p];
 

@@ -224,10 +224,12 @@ struct vg_monitor *vg_monitor_new(const struct vg_spec *spec,
 		vg_errf(e, "out of memory");
 		goto fail;
 	}
-	for (int i = 0; i < spec->nprops; i++)
+	for (int i = 0; i < spec->nprops; i++) {
 		if (prop_init(m, &m->pr[i], &spec->props[i],
 			      !opts || !opts->evaluate || opts->evaluate[i], e))
 			goto fail;
+		m->timed |= m->pr[i].evaluate && spec->props[i].timed;
+	}
 	return m;
 fail:
 	vg_monitor_free(m);
@@ -242,6 +244,7 @@ void vg_monitor_free(struct vg_monitor *m)
 		prop_fini(&m->pr[i]);
 	free(m->pr);
 	free(m->fin);
+	vg_timers_free(m);
 	free(m);
 }
 
@@ -280,11 +283,10 @@ static int choose(const struct prop_rt *pr, int bi, int state,
 	return -1;
 }
 
-static void call_hook(struct vg_monitor *m, int prop, uint32_t mask,
-		      const uint64_t *params, int t, const int64_t *vars,
+void vg_mon_call_hook(struct vg_monitor *m, int prop, uint32_t mask,
+		      const uint64_t *params, int to, int t, const int64_t *vars,
 		      bool inconc, int from, const struct vg_mon_event *ev)
 {
-	int to = m->pr[prop].p->trans[t].to;
 	struct vg_slice_view v = {
 		.prop = prop, .mask = mask, .params = params, .state = to,
 		.vars = vars, .inconclusive = inconc, .trans = t,
@@ -295,7 +297,7 @@ static void call_hook(struct vg_monitor *m, int prop, uint32_t mask,
 		m->hooks.transition(m->hooks.ctx, &v, from, to, ev);
 }
 
-static int fin_push(struct vg_monitor *m, uint32_t mask, uint32_t ref,
+int vg_mon_fin_push(struct vg_monitor *m, uint32_t mask, uint32_t ref,
 		    struct vg_err *e)
 {
 	if (m->nfin == m->capfin) {
@@ -332,10 +334,12 @@ static int apply(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	if (t < 0)
 		return 0;
 	r->state = (uint16_t)pr->p->trans[t].to;
-	call_hook(m, prop, mask, params, t, vars, r->flags & VG_SF_INCONC,
-		  from, ev);
+	if (pr->p->timed)
+		vg_timer_enter(m, pr, mask, params, r->state, vars, ev);
+	vg_mon_call_hook(m, prop, mask, params, r->state, t, vars,
+			 r->flags & VG_SF_INCONC, from, ev);
 	if (pr->viol[r->state] || (r->state == 0 && vg_vars_initial(pr, vars)))
-		return fin_push(m, mask, ref, e);
+		return vg_mon_fin_push(m, mask, ref, e);
 	return 0;
 }
 
@@ -400,6 +404,9 @@ static int join(struct vg_monitor *m, struct prop_rt *pr, uint32_t n,
 		return vg_errf(e, "out of memory");
 	pr->stored++;
 	m->s.slices_created++;
+	if (pr->p->timed)
+		vg_timer_copy(m, pr, mk, full, src->state,
+			      vg_rec_vars(&pr->st.ms[smask], src));
 	return 0;
 }
 
@@ -421,6 +428,8 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	if (t < 0)
 		return 0;
 	to = pr->p->trans[t].to;
+	if (pr->p->timed)
+		vg_timer_enter(m, pr, bmask, beta, to, pr->tmp_vars, ev);
 	keep = pr->viol[to] || to != 0 || !vg_vars_initial(pr, pr->tmp_vars);
 	if (keep && full) {
 		/* the slice cannot exist: undo what its update did */
@@ -430,8 +439,8 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 		vg_refuse(m, pr);
 		return 0;
 	}
-	call_hook(m, prop, bmask, beta, t, pr->tmp_vars, pr->inconclusive, 0,
-		  ev);
+	vg_mon_call_hook(m, prop, bmask, beta, to, t, pr->tmp_vars,
+			 pr->inconclusive, 0, ev);
 	if (!keep)
 		return 0;
 	if (pr->viol[to])
@@ -474,7 +483,7 @@ static bool lower_empty(const struct prop_rt *pr, uint32_t all)
 }
 
 /* Step F. */
-static int finalise(struct vg_monitor *m, struct prop_rt *pr,
+int vg_mon_finalise(struct vg_monitor *m, struct prop_rt *pr,
 		    struct vg_err *e)
 {
 	for (size_t i = 0; i < m->nfin; i++) {
@@ -589,7 +598,7 @@ static int prop_event(struct vg_monitor *m, int prop, struct prop_rt *pr,
 		rc = from_scratch(m, prop, pr, bi, bm, beta, ev, e);
 fin:
 	if (m->nfin) {
-		int r2 = finalise(m, pr, e);
+		int r2 = vg_mon_finalise(m, pr, e);
 
 		rc = rc ? rc : r2;
 	}
@@ -604,6 +613,9 @@ int vg_monitor_event_prop(struct vg_monitor *m, int prop,
 		return vg_errf(e, "monitor: event %d for property %d out of range",
 			       ev->event, prop);
 	m->s.events++;
+	if (m->tm.n && m->tm.h[0].deadline <= ev->time_ns &&
+	    vg_monitor_expire(m, ev->time_ns, e) < 0)
+		return -1;
 	if (m->pr[prop].evaluate)
 		return prop_event(m, prop, &m->pr[prop], ev, e) ? -1 : 0;
 	return 0;
@@ -616,6 +628,12 @@ int vg_monitor_event(struct vg_monitor *m, const struct vg_mon_event *ev,
 		return vg_errf(e, "monitor: event index %d out of range",
 			       ev->event);
 	m->s.events++;
+	/* timeouts due by now first (timers.c); a tick does only that */
+	if (m->tm.n && m->tm.h[0].deadline <= ev->time_ns &&
+	    vg_monitor_expire(m, ev->time_ns, e) < 0)
+		return -1;
+	if (m->timed && m->spec->events[ev->event].kind == VG_EV_TIMEOUT)
+		return 0;
 	for (int i = 0; i < m->nprops; i++)
 		if (m->pr[i].evaluate &&
 		    prop_event(m, i, &m->pr[i], ev, e))

@@ -68,6 +68,9 @@ struct vg_monitor_stats {
 	uint64_t tombstones;		/* slices in a violation state */
 	uint64_t slices_refused;	/* max_slices reached */
 	uint64_t bytes;			/* memory the slice store holds */
+	uint64_t timeouts;		/* timeouts taken */
+	uint64_t timers;		/* timeout entries pending, stale
+					 * ones included (timers.c) */
 };
 
 struct vg_monitor *vg_monitor_new(const struct vg_spec *spec,
@@ -160,5 +163,16 @@ struct vg_vm_ctx {
  * index out of range -- stops and returns 0, as the BPF interpreter does;
  * a jump past the end of the range ends the program like END. */
 int64_t vg_vm_exec(const struct vg_vm_ctx *ctx);
+
+/* State timeouts (docs/LANGUAGE.md, Time). vg_monitor_event fires, before
+ * the event, every timeout due at or before the event's time; with no
+ * event coming, the caller fires those due by `now` (the events' clock:
+ * CLOCK_MONOTONIC live, trace time offline). Returns the number of
+ * timeouts taken, or -1 with e set. An event of the spec's "timeout" kind
+ * (a recording's tick) only does this. */
+int vg_monitor_expire(struct vg_monitor *m, uint64_t now, struct vg_err *e);
+/* The earliest pending deadline (perhaps of a timeout cancelled since),
+ * UINT64_MAX when none: when to wake up for vg_monitor_expire. */
+uint64_t vg_monitor_next_deadline(const struct vg_monitor *m);
 
 #endif

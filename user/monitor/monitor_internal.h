@@ -294,6 +294,24 @@ struct vg_fin {
 	uint32_t mask, ref;
 };
 
+/* A pending state timeout (timers.c): the slice, the timed state, its
+ * deadline, and what the report says of the event that entered it. */
+struct vg_timer {
+	uint64_t deadline, order;
+	uint64_t params[VG_MAX_PARAMS];
+	uint64_t entered, seq, stack, caller;
+	uint32_t pid, tid;
+	uint32_t mask;
+	uint16_t prop, state;
+};
+
+struct vg_timers {
+	struct vg_timer *h;		/* min-heap on (deadline, order) */
+	size_t n, cap;
+	uint64_t order;			/* arming counter: ties */
+	uint64_t compactions;		/* stale entries dropped in bulk */
+};
+
 struct vg_monitor {
 	const struct vg_spec *spec;
 	struct vg_monitor_hooks hooks;
@@ -303,7 +321,32 @@ struct vg_monitor {
 	struct vg_monitor_stats s;	/* live/tombstones/bytes computed */
 	struct vg_fin *fin;		/* slices to finalise after an event */
 	size_t nfin, capfin;
+	struct vg_timers tm;		/* state timeouts (timers.c) */
+	bool timed;			/* some evaluated property has them */
+	bool firing;			/* in a timeout's transition */
 };
+
+/* ---- timeouts (timers.c) and what they use of monitor.c -------------- */
+
+/* A slice of pr moves to state `to` (before the hook): its deadline when
+ * `to` is timed (armed), 0 otherwise. */
+void vg_timer_enter(struct vg_monitor *m, struct prop_rt *pr, uint32_t mask,
+		    const uint64_t *params, int to, int64_t *vars,
+		    const struct vg_mon_event *ev);
+/* A slice made as a copy (a join, a mirrored or restored slice) in a timed
+ * state keeps the deadline of its vars: armed for it too. */
+void vg_timer_copy(struct vg_monitor *m, struct prop_rt *pr, uint32_t mask,
+		   const uint64_t *params, int state, const int64_t *vars);
+void vg_timers_free(struct vg_monitor *m);
+/* t: the transition taken (index into prop->trans), -1 for a timeout */
+void vg_mon_call_hook(struct vg_monitor *m, int prop, uint32_t mask,
+		      const uint64_t *params, int to, int t,
+		      const int64_t *vars, bool inconc, int from,
+		      const struct vg_mon_event *ev);
+int vg_mon_fin_push(struct vg_monitor *m, uint32_t mask, uint32_t ref,
+		    struct vg_err *e);
+int vg_mon_finalise(struct vg_monitor *m, struct prop_rt *pr,
+		    struct vg_err *e);
 
 /* A loop, not memcmp: nvars is a handful and the call would dominate. */
 static inline bool vg_vars_initial(const struct prop_rt *pr, const int64_t *vars)

@@ -23,6 +23,14 @@ static bool code_in_subset(const struct vg_property *p,
 	return true;
 }
 
+static const char *vg_ktier_timed_state(const struct vg_property *p)
+{
+	for (int i = 0; i < p->nstates; i++)
+		if (p->states[i].timed)
+			return p->states[i].name;
+	return "?";
+}
+
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 				char *buf, size_t len)
 {
@@ -41,6 +49,12 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 	else if (p->nstates > VG_KMAX_STATES)
 		snprintf(buf, len, "it has %d states (the kernel tier takes %d)",
 			 p->nstates, VG_KMAX_STATES);
+	else if (p->timed)
+		/* a uprobe program may not touch a map holding a bpf_timer
+		 * on this kernel ("tracing progs cannot use bpf_timer yet",
+		 * docs/LANGUAGE.md, Time) */
+		snprintf(buf, len, "state '%s' has a timeout, which the user tier's timers keep",
+			 vg_ktier_timed_state(p));
 	else if (p->nbindings > VG_KMAX_BINDINGS)
 		snprintf(buf, len, "it uses %d distinct events (the kernel tier takes %d)",
 			 p->nbindings, VG_KMAX_BINDINGS);

@@ -270,6 +270,8 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 					 * program is loaded or a slice
 					 * needs them */
 			break;
+		case VG_EV_TIMEOUT:	/* the monitor's own */
+			break;
 		case VG_EV_NAMED:
 			rc = vg_errf_code(e, VG_EXIT_USAGE,
 					  "%s:%d:%d: event '%s' is declared for traces: a live run has no source for it (use vigil check)",

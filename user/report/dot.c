@@ -166,6 +166,22 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 			edge_label(spec, p, &p->trans[t], out);
 			fprintf(out, ", id=\"p%d_t%d\"];\n", pi, t);
 		}
+		for (int s = 0; s < p->nstates; s++) {	/* timeouts: dashed */
+			const struct vg_state *st = &p->states[s];
+			char label[64];
+
+			if (!st->timed)
+				continue;
+			if (st->limit_ns > 0)
+				snprintf(label, sizeof(label), "after %.3gms",
+					 (double)st->limit_ns / 1e6);
+			else
+				snprintf(label, sizeof(label), "at the deadline");
+			fprintf(out, "    p%d_s%d -> p%d_s%d [style=dashed, label=",
+				pi, s, pi, st->timeout_to);
+			q(out, label);
+			fprintf(out, "];\n");
+		}
 		fprintf(out, "  }\n");
 	}
 	fprintf(out, "}\n");

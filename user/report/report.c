@@ -242,13 +242,44 @@ static void text_vars(struct vg_report *r, const struct vg_slice_view *s)
 	const struct vg_property *p = &r->spec->props[s->prop];
 	char buf[128];
 
-	for (int i = 0; s->vars && i < p->nvars; i++) {
-		vg_format_value(r->spec, p->vars[i].type, (uint64_t)s->vars[i],
-				buf, sizeof(buf));
-		fprintf(r->text, "%s%s=%s", i ? " " : "", p->vars[i].name, buf);
-		if (p->vars[i].type == VG_TYPE_PTR)
+	for (int i = 0, n = 0; s->vars && i < p->nvars; i++) {
+		if (p->vars[i].hidden)
+			continue;	/* a timeout's deadline: the event says */
+		if (p->vars[i].clock)	/* the time of its last reset */
+			snprintf(buf, sizeof(buf), "reset@%.6fs",
+				 (double)s->vars[i] / 1e9);
+		else
+			vg_format_value(r->spec, p->vars[i].type,
+					(uint64_t)s->vars[i], buf, sizeof(buf));
+		fprintf(r->text, "%s%s=%s", n++ ? " " : "", p->vars[i].name, buf);
+		if (p->vars[i].type == VG_TYPE_PTR && !p->vars[i].clock)
 			text_name(r->text, (uint64_t)s->vars[i]);
 	}
+}
+
+/* A timeout: how long the slice was in the state, the limit, and when
+ * the timer fired against its deadline. Times are of the events' clock
+ * (CLOCK_MONOTONIC live, trace time offline), in seconds. */
+static void timeout_text(const struct vg_spec *spec, FILE *out,
+			 const struct vg_mon_event *ev)
+{
+	uint64_t entered = ev->slot[VG_TSLOT_ENTERED],
+		 limit = ev->slot[VG_TSLOT_LIMIT],
+		 fired = ev->slot[VG_TSLOT_FIRED];
+	int st = (int)ev->slot[VG_TSLOT_STATE];
+	const char *name = "?";
+
+	for (int i = 0; i < spec->nprops; i++)
+		if (spec->props[i].timed &&
+		    spec->props[i].timeout_event == ev->event &&
+		    st < spec->props[i].nstates) {
+			name = spec->props[i].states[st].name;
+			break;
+		}
+	fprintf(out, "timeout in state %s: entered at %.6fs, limit %.3fms, deadline %.6fs, fired at %.6fs (%+.3fms)",
+		name, (double)entered / 1e9, (double)limit / 1e6,
+		(double)ev->time_ns / 1e9, (double)fired / 1e9,
+		((double)fired - (double)ev->time_ns) / 1e6);
 }
 
 void vg_event_text(const struct vg_spec *spec, FILE *out,
@@ -257,6 +288,10 @@ void vg_event_text(const struct vg_spec *spec, FILE *out,
 	const struct vg_event *e = &spec->events[ev->event];
 	char buf[64], old[64], sbuf[4 * VG_STR_MAX + 4];
 
+	if (e->kind == VG_EV_TIMEOUT) {
+		timeout_text(spec, out, ev);
+		return;
+	}
 	if (vg_event_watches(e)) {	/* write q->count: 5 (was 4) at 0x... */
 		format_field(ev->slot[VG_WSLOT_VALUE], buf, sizeof(buf));
 		format_field(ev->slot[VG_WSLOT_OLD], old, sizeof(old));
@@ -314,10 +349,12 @@ static void json_slice(struct vg_report *r, FILE *out,
 		first = 0;
 	}
 	fputs("},\"vars\":{", out);
-	for (int i = 0; s->vars && i < p->nvars; i++) {
+	for (int i = 0, n = 0; s->vars && i < p->nvars; i++) {
+		if (p->vars[i].hidden)
+			continue;
 		vg_format_value(r->spec, p->vars[i].type, (uint64_t)s->vars[i],
 				buf, sizeof(buf));
-		fprintf(out, "%s", i ? "," : "");
+		fprintf(out, "%s", n++ ? "," : "");
 		vg_json_str(out, p->vars[i].name);
 		fputc(':', out);
 		vg_json_value(out, p->vars[i].type, buf);
@@ -405,6 +442,12 @@ void vg_event_json(const struct vg_spec *spec, FILE *out,
 			json_name(&j, "ret", ev->slot[VG_SLOT_RET]);
 		json_names_end(&j);
 	}
+	if (e->kind == VG_EV_TIMEOUT)
+		fprintf(out, ",\"timeout\":{\"entered_ns\":%" PRIu64
+			",\"limit_ns\":%" PRIu64 ",\"deadline_ns\":%" PRIu64
+			",\"fired_ns\":%" PRIu64 "}",
+			ev->slot[VG_TSLOT_ENTERED], ev->slot[VG_TSLOT_LIMIT],
+			ev->time_ns, ev->slot[VG_TSLOT_FIRED]);
 	fprintf(out, "},\"pid\":%u,\"tid\":%u,\"time_ns\":%" PRIu64
 		",\"seq\":%" PRIu64, ev->pid, ev->tid, ev->time_ns, ev->seq);
 }
@@ -472,6 +515,9 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	vg_event_text(r->spec, r->text, ev);
 	if (ev->pid)
 		fprintf(r->text, " in tid %u\n", ev->tid);
+	else if (r->spec->events[ev->event].kind == VG_EV_TIMEOUT)
+		fprintf(r->text, ", the state entered at event %llu of the trace\n",
+			(unsigned long long)ev->seq);
 	else	/* offline: where in the trace */
 		fprintf(r->text, ", event %llu of the trace\n",
 			(unsigned long long)ev->seq);
@@ -660,10 +706,13 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		ms.slices_created,
 		ms.slices_freed, ms.slices_live);
 	for (int i = 0; st->hits && i < spec->nevents; i++)
-		fprintf(r->text, " %s%s%s=%" PRIu64,
-			vg_event_kind_name(spec->events[i].kind),
-			spec->events[i].name[0] ? ":" : "",
-			spec->events[i].name, st->hits[i]);
+		if (spec->events[i].kind == VG_EV_TIMEOUT)	/* no probe */
+			fprintf(r->text, " timeouts=%" PRIu64, ms.timeouts);
+		else
+			fprintf(r->text, " %s%s%s=%" PRIu64,
+				vg_event_kind_name(spec->events[i].kind),
+				spec->events[i].name[0] ? ":" : "",
+				spec->events[i].name, st->hits[i]);
 	fputc('\n', r->text);
 	if (ms.slices_refused || st->kfull)
 		fprintf(r->text,

@@ -177,6 +177,8 @@ static bool *stack_events(const struct vg_spec *spec, bool all)
 			/* the lifecycle tracepoints have no user stack */
 			on[p->bindings[b].event] = k == VG_EV_BEFORE || k == VG_EV_AFTER;
 		}
+		if (bt && p->timed)	/* the stack of the entering event */
+			on[p->timeout_event] = true;
 	}
 	return on;
 }
@@ -616,13 +618,15 @@ static int loop(struct session *ss, struct vg_err *e)
 							   : VG_POLL_MS * 1000000 };
 		int n, got;
 
+		vg_session_timeout_wait(ss, &to);
 		vg_probe_set_polling(ss->probe, busy);
 		n = epoll_pwait2(busy && !trickle ? ep_ctl : ep, evs, 4, &to, NULL);
 		if (n < 0 && errno != EINTR) {
 			vg_errf(e, "epoll_wait: %s", strerror(errno));
 			goto out;
 		}
-		if ((got = vg_probe_drain(ss->probe, vg_session_on_record, ss, e)) < 0)
+		if ((got = vg_probe_drain(ss->probe, vg_session_on_record, ss, e)) < 0 ||
+		    vg_session_timeouts(ss, e))
 			goto out;
 		was_busy = busy;
 		busy = got > 0;
@@ -677,7 +681,8 @@ static int loop(struct session *ss, struct vg_err *e)
 		vg_session_view_tick(ss);
 		if (target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
-			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
+			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0 ||
+			    vg_session_timeouts(ss, e))
 				goto out;
 			break;
 		}

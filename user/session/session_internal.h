@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <time.h>
 #include <stdint.h>
 
 #include "session.h"
@@ -169,6 +170,13 @@ void vg_session_view_final(struct session *ss);
 /* Stop serving, after keeping the last frame up until SIGINT/SIGTERM when
  * linger is set. */
 void vg_session_view_close(struct session *ss, bool linger);
+
+/* --- state timeouts (timeouts.c) --- */
+
+/* Shorten the loop's wait to the earliest deadline. */
+void vg_session_timeout_wait(struct session *ss, struct timespec *to);
+/* After a drain: fire every timeout due by now, in every monitor. */
+int vg_session_timeouts(struct session *ss, struct vg_err *e);
 
 /* The ring-buffer callback: one record through the monitor. */
 int vg_session_on_record(void *ctx, const struct vg_probe_rec *r);

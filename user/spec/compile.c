@@ -39,8 +39,21 @@ static void compile_stmt(struct cc *c, const struct vg_stmt *s)
 	int tv;
 
 	if (!vg_cc_resolve(c, s->name, &r))
-		vg_ld_error(c->ld, s->loc, "unknown variable '%s', expected a variable of property %s",
-			    s->name, c->pr->name);
+		vg_ld_error(c->ld, s->loc, s->reset
+			    ? "unknown clock '%s', expected a clock of property %s (declared with 'clock %s')"
+			    : "unknown variable '%s', expected a variable of property %s",
+			    s->name, c->pr->name, s->name);
+	if (s->reset) {
+		if (r.kind != R_VAR || !c->pr->vars[r.idx].clock)
+			vg_ld_error(c->ld, s->loc, "'%s' is not a clock, expected a name declared with 'clock %s'",
+				    s->name, s->name);
+		vg_cc_emit(c, VG_OP_TIME, 0, 0, s->loc);
+		vg_cc_emit(c, VG_OP_STVAR, r.idx, 0, s->loc);
+		return;
+	}
+	if (r.kind == R_VAR && c->pr->vars[r.idx].clock)
+		vg_ld_error(c->ld, s->loc, "clock '%s' cannot be assigned, expected 'reset %s'",
+			    s->name, s->name);
 	if (r.kind != R_VAR && r.kind != R_GLOB)
 		vg_ld_error(c->ld, s->loc, "cannot assign to '%s', %s, expected a variable",
 			    s->name, r.param ? what[R_PARAM] : what[r.kind]);
@@ -121,6 +134,7 @@ static void compile_var(struct cc *c, const struct vg_var_ast *va)
 		pr->ncode = mark;	/* initializers leave no code */
 	}
 	v->name = vg_ld_xstrdup(c->ld, va->name);
+	v->clock = va->clock;
 	v->type = va->type;
 	v->loc = va->loc;
 	if (va->global)
@@ -408,6 +422,72 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 	pr->ntrans++;
 }
 
+/* `within LIMIT else { ... } -> to` of state si: the program that gives
+ * the deadline when a slice enters (the entry's time plus LIMIT, or for
+ * `within c < LIMIT` / `c <= LIMIT` the reset time of clock c plus
+ * LIMIT), and the timeout's update. Neither has an event to read from. */
+static void compile_timeout(struct cc *c, int si, const struct vg_trans_ast *ta)
+{
+	struct vg_property *pr = c->pr;
+	const struct vg_expr *lim = ta->guard, *clk = NULL;
+	struct vg_state *st;
+	int t0 = pr->ncode, l0, ty, clock_var = -1;
+	int64_t limit;
+
+	if (lim->kind == EX_BINARY && (lim->op == T_LT || lim->op == T_LE) &&
+	    lim->a->kind == EX_NAME) {
+		struct ref r;
+
+		if (vg_cc_resolve(c, lim->a->str, &r) && r.kind == R_VAR &&
+		    pr->vars[r.idx].clock) {
+			clk = lim->a;
+			clock_var = r.idx;
+			lim = lim->b;
+		}
+	}
+	if (pr->states[si].kind == VG_STATE_VIOLATION)
+		vg_ld_error(c->ld, ta->pat.loc, "violation state '%s' has a timeout, expected none (a violation is final)",
+			    pr->states[si].name);
+	c->pat = NULL;
+	c->depth = 0;
+	l0 = pr->ncode;
+	ty = vg_cc_compile_expr(c, lim);
+	if (ty == VG_TYPE_STR || ty == VG_TYPE_BOOL)
+		vg_ld_error(c->ld, lim->start, "the limit of 'within' is %s, expected a duration (200ms, 2s, $limit) or 'CLOCK < duration'",
+			    vg_cc_a_ty(ty));
+	if (vg_code_eval_const(pr->code + l0, (uint32_t)(pr->ncode - l0),
+			       &limit))
+		limit = -1;
+	else if (limit <= 0)
+		vg_ld_error(c->ld, lim->start, "the limit of 'within' is %lld, expected a positive duration (200ms, 2s)",
+			    (long long)limit);
+	if (clk)
+		vg_cc_emit(c, VG_OP_LDVAR, clock_var, 0, clk->loc);
+	else
+		vg_cc_emit(c, VG_OP_TIME, 0, 0, ta->pat.loc);
+	vg_cc_emit(c, VG_OP_ADD, 0, 0, ta->pat.loc);
+	vg_cc_emit(c, VG_OP_END, 0, 0, ta->pat.loc);
+	st = &pr->states[si];
+	st->timed = true;
+	st->limit_ns = clk ? -1 : limit;
+	st->timeout_loc = ta->pat.loc;
+	st->deadline = (struct vg_code_ref){ (uint32_t)t0, (uint32_t)(pr->ncode - t0) };
+	if (ta->nstmts) {
+		t0 = pr->ncode;
+		for (int i = 0; i < ta->nstmts; i++) {
+			c->depth = 0;
+			compile_stmt(c, &ta->stmts[i]);
+		}
+		vg_cc_emit(c, VG_OP_END, 0, 0, ta->stmts[0].loc);
+		st = &pr->states[si];
+		st->timeout_update = (struct vg_code_ref){ (uint32_t)t0, (uint32_t)(pr->ncode - t0) };
+	}
+	st->timeout_to = vg_property_find_state(pr, ta->to);
+	if (st->timeout_to < 0)
+		vg_ld_error(c->ld, ta->to_loc, "unknown state '%s', expected a state of property %s",
+			    ta->to, pr->name);
+}
+
 /* `watch EXPR` arms, by hand, the watchpoint of one of the property's
  * per-slice watch events on EXPR: its hits are that event */
 static void check_watch_action(struct cc *c, const struct vg_action *act)
@@ -468,7 +548,7 @@ static void compile_prop(struct vg_ld *ld, const struct vg_prop_ast *a,
 			 struct vg_property *pr)
 {
 	struct cc c = { .ld = ld, .ast = a, .pr = pr };
-	int ntrans = 0, nglob = 0;
+	int ntrans = 0, nglob = 0, timed = 0;
 
 	for (int i = 0; i < ld->spec->nprops + ld->nout; i++) {
 		const struct vg_property *o = i < ld->spec->nprops
@@ -491,10 +571,24 @@ static void compile_prop(struct vg_ld *ld, const struct vg_prop_ast *a,
 
 	for (int i = 0; i < a->nvars; i++)
 		nglob += a->vars[i].global;
-	pr->vars = vg_ld_xcalloc(ld, (size_t)(a->nvars - nglob), sizeof(*pr->vars));
+	for (int i = 0; i < a->nstates; i++)
+		timed |= a->states[i].timeout != NULL;
+	pr->vars = vg_ld_xcalloc(ld, (size_t)(a->nvars - nglob + timed),
+				 sizeof(*pr->vars));
 	pr->globals = vg_ld_xcalloc(ld, (size_t)nglob, sizeof(*pr->globals));
 	for (int i = 0; i < a->nvars; i++)
 		compile_var(&c, &a->vars[i]);
+	if (timed) {
+		/* where a slice's timer stands; no name a spec can write */
+		struct vg_var *v = &pr->vars[pr->nvars];
+
+		v->name = vg_ld_xstrdup(ld, "(deadline)");
+		v->type = VG_TYPE_UINT;
+		v->hidden = true;
+		v->loc = a->loc;
+		pr->deadline_var = pr->nvars++;
+		pr->timed = true;
+	}
 
 	for (int i = 0; i < a->nevdecls; i++) {
 		int d = find_evdecl(a, a->evdecls[i].name);
@@ -531,6 +625,11 @@ static void compile_prop(struct vg_ld *ld, const struct vg_prop_ast *a,
 	for (int i = 0; i < a->nstates; i++)
 		for (int j = 0; j < a->states[i].ntrans; j++)
 			compile_trans(&c, i, &a->states[i].trans[j]);
+	for (int i = 0; i < a->nstates; i++)
+		if (a->states[i].timeout) {
+			compile_timeout(&c, i, a->states[i].timeout);
+			pr->timeout_event = vg_cc_event_index(ld, &a->states[i].timeout->pat);
+		}
 
 	compile_reactions(&c);
 }

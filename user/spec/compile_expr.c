@@ -307,6 +307,13 @@ static int compile_name(struct cc *c, const struct vg_expr *e)
 			c->ld->events[c->ev].nfields = r.idx + 1;
 		c->ld->events[c->ev].used |= 1u << r.idx;
 	}
+	if (r.kind == R_VAR && c->pr->vars[r.idx].clock) {
+		/* a clock reads as the time since its reset */
+		vg_cc_emit(c, VG_OP_TIME, 0, 0, e->loc);
+		vg_cc_emit(c, VG_OP_LDVAR, r.idx, 0, e->loc);
+		vg_cc_emit(c, VG_OP_SUB, 0, 0, e->loc);
+		return VG_TYPE_INT;
+	}
 	vg_cc_emit(c, ops[r.kind], r.idx, 0, e->loc);
 	return r.type;
 }

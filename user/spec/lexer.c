@@ -141,6 +141,29 @@ static bool lex_string(struct lexer *lx, struct vg_token *t)
 	return true;
 }
 
+size_t vg_unit_suffix(const char *p, size_t n, uint64_t *mult)
+{
+	static const struct {
+		const char *u;
+		uint64_t mult;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t l = strlen(units[i].u);
+
+		if (n >= l && !memcmp(p, units[i].u, l) &&
+		    (n == l || !(p[l] == '_' || (p[l] >= '0' && p[l] <= '9') ||
+				 ((p[l] | 0x20) >= 'a' && (p[l] | 0x20) <= 'z')))) {
+			*mult = units[i].mult;
+			return l;
+		}
+	}
+	return 0;
+}
+
 static bool lex_number(struct lexer *lx, struct vg_token *t)
 {
 	const char *s = lx->p;
@@ -168,6 +191,18 @@ static bool lex_number(struct lexer *lx, struct vg_token *t)
 	}
 	if (over)
 		return lex_fail(lx, s, "number too large, expected at most 64 bits");
+	/* a duration: 200ms is 200000000 (nanoseconds) */
+	if (s[0] != '0' || lx->p - s == 1 || (s[1] | 0x20) != 'x') {
+		uint64_t mult;
+		size_t u = vg_unit_suffix(lx->p, (size_t)(lx->end - lx->p), &mult);
+
+		if (u) {
+			if (v > UINT64_MAX / mult)
+				return lex_fail(lx, s, "duration too large, expected at most 64 bits of nanoseconds");
+			v *= mult;
+			lx->p += u;
+		}
+	}
 	if (lx->p < lx->end && (*lx->p == '_' || *lx->p == '.' ||
 				((*lx->p | 0x20) >= 'a' && (*lx->p | 0x20) <= 'z')))
 		return lex_fail(lx, lx->p, "unexpected %s in a number, expected a digit",

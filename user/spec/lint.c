@@ -62,6 +62,9 @@ static int lint_states(const struct vg_property *p, const int *why, FILE *out)
 	for (int i = 0; i < p->ntrans; i++)
 		if (p->trans[i].from != p->trans[i].to)
 			entered[p->trans[i].to] = true;
+	for (int i = 0; i < p->nstates; i++)	/* timeouts enter too */
+		if (p->states[i].timed && p->states[i].timeout_to != i)
+			entered[p->states[i].timeout_to] = true;
 	reached[0] = true;
 	queue[tail++] = 0;
 	while (head < tail) {
@@ -73,6 +76,10 @@ static int lint_states(const struct vg_property *p, const int *why, FILE *out)
 				reached[p->trans[i].to] = true;
 				queue[tail++] = p->trans[i].to;
 			}
+		if (p->states[s].timed && !reached[p->states[s].timeout_to]) {
+			reached[p->states[s].timeout_to] = true;
+			queue[tail++] = p->states[s].timeout_to;
+		}
 	}
 	for (int s = 1; s < p->nstates; s++) {
 		if (!entered[s])

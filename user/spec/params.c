@@ -175,6 +175,16 @@ static bool convert(struct vg_ld *ld, const char *text, struct vg_token *out)
 			return false;
 		errno = 0;
 		out->ival = strtoull(text, &end, 0);
+		if (*end && end[-1] >= '0' && end[-1] <= '9' &&
+		    !(text[0] == '0' && (text[1] | 0x20) == 'x')) {
+			uint64_t mult;	/* a duration: -D limit=300ms */
+			size_t u = vg_unit_suffix(end, strlen(end), &mult);
+
+			if (!u || end[u] || out->ival > UINT64_MAX / mult)
+				return false;
+			out->ival *= mult;
+			end += u;
+		}
 		return !*end && !errno;
 	default:	/* T_STRING: the text as it is */
 		out->str = vg_ld_strndup(ld, text, strlen(text));

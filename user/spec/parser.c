@@ -297,6 +297,18 @@ static void parse_stmt(struct parser *p, struct vg_trans_ast *tr)
 	struct vg_stmt *s = VG_PUSH(p->ld, tr->stmts, tr->nstmts, tr->capstmts);
 	struct vg_token *op = cur(p);
 
+	if (!strcmp(t->str, "reset") && op->kind == T_IDENT) {
+		/* `reset c`: a clock starts again from 0 */
+		next(p);
+		s->name = op->str;
+		s->loc = op->loc;
+		s->op = T_EOF;
+		s->op_loc = t->loc;
+		s->reset = true;
+		if (cur(p)->kind != T_RBRACE)
+			expect(p, T_SEMI, "';' after the statement");
+		return;
+	}
 	s->name = t->str;
 	s->loc = t->loc;
 	s->op = op->kind;
@@ -365,6 +377,29 @@ static void parse_state(struct parser *p, struct vg_prop_ast *pr)
 	} else if (is_word(cur(p), "violation")) {
 		next(p);
 		st->kind = VG_STATE_VIOLATION;
+	}
+	if (is_word(cur(p), "within")) {
+		/* within LIMIT else [{ stmts }] -> target */
+		struct vg_trans_ast *to = vg_ld_alloc(p->ld, sizeof(*to));
+
+		t = next(p);
+		to->pat.kind = VG_EV_TIMEOUT;
+		to->pat.loc = t->loc;
+		to->pat.name = "timeout";
+		p->in_trans = true;	/* `within 1s -> s`: no member */
+		to->guard = vg_parse_expr(p);
+		p->in_trans = false;
+		expect_word(p, "else", "'else' and where the slice goes when the time runs out ('else -> STATE')");
+		if (accept(p, T_LBRACE)) {
+			while (cur(p)->kind != T_RBRACE)
+				parse_stmt(p, to);
+			next(p);
+		}
+		expect(p, T_ARROW, "'->' and the state a timeout goes to");
+		t = expect(p, T_IDENT, "a target state name after '->'");
+		to->to = t->str;
+		to->to_loc = t->loc;
+		st->timeout = to;
 	}
 	if (!accept(p, T_LBRACE))
 		return;
@@ -452,12 +487,26 @@ static void parse_property(struct parser *p)
 			parse_vars(p, pr, false);
 		else if (is_word(t, "event"))
 			parse_evdecl(p, pr);
+		else if (is_word(t, "clock") && peek(p, 1)->kind == T_IDENT) {
+			/* clock c, d: per-slice clocks */
+			next(p);
+			do {
+				struct vg_token *n = expect(p, T_IDENT, "a clock name");
+				struct vg_var_ast *v = VG_PUSH(p->ld, pr->vars, pr->nvars,
+							       pr->capvars);
+
+				v->name = n->str;
+				v->loc = n->loc;
+				v->type = VG_TYPE_INT;
+				v->clock = true;
+			} while (accept(p, T_COMMA));
+		}
 		else if (is_word(t, "state"))
 			parse_state(p, pr);
 		else if (is_word(t, "on"))
 			parse_reaction(p, pr);
 		else
-			unexpected(p, "slice, a variable declaration, event, state, on, property, param or include");
+			unexpected(p, "slice, a variable declaration, clock, event, state, on, property, param or include");
 	}
 }
 

@@ -659,6 +659,7 @@ const char *vg_event_kind_name(enum vg_event_kind k)
 		[VG_EV_SYSCALL] = "syscall", [VG_EV_EXIT] = "exit",
 		[VG_EV_SIGNAL] = "signal", [VG_EV_THREAD_START] = "thread_start",
 		[VG_EV_THREAD_EXIT] = "thread_exit", [VG_EV_NAMED] = "event",
+		[VG_EV_TIMEOUT] = "timeout",
 	};
 
 	if ((unsigned)k < sizeof(names) / sizeof(names[0]) && names[k])

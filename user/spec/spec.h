@@ -50,7 +50,22 @@ enum vg_event_kind {
 	VG_EV_THREAD_START,
 	VG_EV_THREAD_EXIT,
 	VG_EV_NAMED,		/* `event name(a, b)` declared for traces */
+	VG_EV_TIMEOUT,		/* a state's `within` ran out: no probe; the
+				 * monitor makes these (docs/LANGUAGE.md,
+				 * Time). One per spec, named "timeout"; a
+				 * recording's timeout records are ticks of
+				 * the clock (trace/record.c) */
 };
+
+/* The fields of a timeout event (struct vg_mon_event.slot), for reports:
+ * when the slice entered the state, the limit, and the moment the timer
+ * actually fired (the event's time_ns is the deadline itself, so that a
+ * replay computes the same). The stack and caller slots are those of the
+ * event that entered the state. */
+#define VG_TSLOT_ENTERED 0
+#define VG_TSLOT_LIMIT 1
+#define VG_TSLOT_FIRED 2
+#define VG_TSLOT_STATE 3
 
 /* A distinct event of the run. */
 /* A value read from target memory when the event happens: `q->count`,
@@ -141,6 +156,18 @@ struct vg_var {
 	enum vg_type type;
 	int64_t init;		/* initial value (bit pattern for uint/ptr) */
 	struct vg_loc loc;
+	/* `clock c`: holds the time of its last `reset c` (ns, the event
+	 * clock); reading `c` gives the time since then */
+	bool clock;
+	/* the property's hidden "(deadline)": the deadline of the timed
+	 * state the slice is in, 0 in others */
+	bool hidden;
+};
+
+/* A code range in prop->code; len == 0 means "none" (a guard that holds, an
+ * update that does nothing). The last instruction of a range is VG_OP_END. */
+struct vg_code_ref {
+	uint32_t off, len;
 };
 
 enum vg_state_kind {
@@ -153,6 +180,16 @@ struct vg_state {
 	char *name;
 	enum vg_state_kind kind;
 	struct vg_loc loc;
+	/* `within LIMIT else { update } -> to`: a slice may stay here until
+	 * the deadline the `deadline` program computes when it enters (the
+	 * entry's time plus LIMIT, or a clock's reset time plus its bound);
+	 * then it takes the timeout: `timeout_update` runs and it moves to
+	 * timeout_to. Leaving cancels it, entering again restarts it. */
+	bool timed;
+	int timeout_to;
+	struct vg_code_ref deadline, timeout_update;
+	int64_t limit_ns;	/* LIMIT when it is a constant, else -1 */
+	struct vg_loc timeout_loc;
 };
 
 /* How one event binds the property's slice parameters: for parameter i,
@@ -163,12 +200,6 @@ struct vg_binding {
 	int event;		/* index into spec->events */
 	uint8_t slot[VG_MAX_PARAMS];
 	uint32_t mask;		/* bit i set when parameter i is bound */
-};
-
-/* A code range in prop->code; len == 0 means "none" (a guard that holds, an
- * update that does nothing). The last instruction of a range is VG_OP_END. */
-struct vg_code_ref {
-	uint32_t off, len;
 };
 
 struct vg_transition {
@@ -235,6 +266,12 @@ struct vg_property {
 
 	int ncode;
 	struct vg_insn *code;
+
+	/* a state with `within`: its slices have the hidden variable
+	 * deadline_var, and timeouts are spec event timeout_event */
+	bool timed;
+	int deadline_var;
+	int timeout_event;
 };
 
 struct vg_spec {

@@ -64,6 +64,9 @@ struct vg_ld;
 struct vg_token *vg_lex(struct vg_ld *ld, const char *file,
 			const char *text, size_t len, int *ntok);
 const char *vg_tok_name(enum vg_tok t);
+/* A duration unit at p (ns, us, ms, s, not followed by a name's
+ * character): its length, and *mult its nanoseconds; 0 when none. */
+size_t vg_unit_suffix(const char *p, size_t n, uint64_t *mult);
 
 /* ---- syntax tree ------------------------------------------------------ */
 
@@ -96,6 +99,7 @@ struct vg_stmt {
 	enum vg_tok op;		/* T_ASSIGN, a compound op, T_INC, T_DEC */
 	struct vg_loc op_loc;
 	struct vg_expr *value;	/* NULL for ++ and -- */
+	bool reset;		/* `reset c` (a clock); op is T_EOF */
 };
 
 struct vg_pname {
@@ -137,6 +141,9 @@ struct vg_state_ast {
 	enum vg_state_kind kind;
 	int ntrans, captrans;
 	struct vg_trans_ast *trans;
+	/* `within LIMIT else { ... } -> to`: LIMIT in guard, loc in
+	 * pat.loc (the `within`); NULL when the state has none */
+	struct vg_trans_ast *timeout;
 };
 
 struct vg_var_ast {
@@ -144,6 +151,7 @@ struct vg_var_ast {
 	struct vg_loc loc;
 	enum vg_type type;
 	bool global;
+	bool clock;		/* `clock c` */
 	struct vg_expr *init;	/* NULL: 0 */
 };
 

@@ -64,6 +64,33 @@ static bool parse_int(const char *s, uint64_t *v)
 	return !*end && !errno;
 }
 
+/* A timestamp: digits and a unit (ns, us, ms, s), none meaning ns.
+ * 0 when it is one. */
+static int parse_time(const char *s, uint64_t *v)
+{
+	static const struct {
+		const char *u;
+		uint64_t mult;
+	} units[] = { { "", 1 }, { "ns", 1 }, { "us", 1000 },
+		      { "ms", 1000000 }, { "s", 1000000000 } };
+	char *end;
+
+	if (!(*s >= '0' && *s <= '9'))
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u)) {
+			if (*v > UINT64_MAX / units[i].mult)
+				return -1;
+			*v *= units[i].mult;
+			return 0;
+		}
+	return -1;
+}
+
 int vg_csv_parse_line(struct vg_spec *spec, const char *line, size_t len,
 		      uint64_t lineno, struct vg_mon_event *ev,
 		      struct vg_err *e)
@@ -73,6 +100,7 @@ int vg_csv_parse_line(struct vg_spec *spec, const char *line, size_t len,
 	long pos;
 	int event, field = 0;
 	const struct vg_event *def;
+	uint64_t when = 0;
 
 	while (len && (line[len - 1] == '\r' || line[len - 1] == ' '))
 		len--;
@@ -83,6 +111,19 @@ int vg_csv_parse_line(struct vg_spec *spec, const char *line, size_t len,
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "%llu: unterminated quote in the event name",
 				    (unsigned long long)lineno);
+	if (buf[0] == '@' && !quoted) {
+		/* @TIME,name,...: the event's time (docs/GUIDE.md) */
+		if (parse_time(buf + 1, &when))
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "%llu: bad timestamp '%.40s', expected @NUMBER with a unit (ns, us, ms, s; none is ns), as in @1500ms,name,...",
+					    (unsigned long long)lineno, buf);
+		pos = next_field(line, len, (size_t)pos, buf, sizeof(buf),
+				 &quoted);
+		if (pos < 0)
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "%llu: unterminated quote in the event name",
+					    (unsigned long long)lineno);
+	}
 	if (!buf[0])
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "%llu: empty event name, expected name,value,...",
@@ -93,6 +134,7 @@ int vg_csv_parse_line(struct vg_spec *spec, const char *line, size_t len,
 	def = &spec->events[event];
 	memset(ev, 0, sizeof(*ev));
 	ev->event = event;
+	ev->time_ns = when;
 	while ((size_t)pos < len) {
 		uint64_t v;
 

@@ -450,6 +450,25 @@ int vg_trace_next(struct vg_trace *t, struct vg_mon_event *ev,
 			snprintf(e->msg, sizeof(e->msg), "%s", msg);
 			return -1;
 		}
+		if (r > 0) {
+			/* a line without @TIME is at the time of the last
+			 * one with it; time never goes back */
+			size_t k = 0;
+
+			while (k < (size_t)n && (t->line[k] == ' ' ||
+						 t->line[k] == '\t'))
+				k++;
+			if (k >= (size_t)n || t->line[k] != '@')
+				ev->time_ns = t->time;
+			else if (ev->time_ns < t->time)
+				return vg_errf_code(e, VG_EXIT_USAGE,
+						    "%.1024s:%llu: timestamp %llu ns is before the previous line's %llu ns, expected times in order",
+						    t->path,
+						    (unsigned long long)t->lineno,
+						    (unsigned long long)ev->time_ns,
+						    (unsigned long long)t->time);
+			t->time = ev->time_ns;
+		}
 		if (r == 0) {
 			if (n && !t->skipped++) {
 				t->first_skip = t->lineno;
