@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 
 		delete[] o;	/* the bug */
 	} else if (!strcmp(mode, "double-delete")) {
-		long *o = new long(1);
+		long *volatile o = new long(1);
 
 		delete o;
 		delete o;	/* the bug */

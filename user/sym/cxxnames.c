@@ -356,7 +356,8 @@ struct search {
 	/* close candidates, for "not found" */
 	bool collect;
 	char last[256];		/* the name's last component */
-	char cands[8][256];
+	char cands[6][256];
+	size_t cand_dist[6];
 	int ncands;
 };
 
@@ -404,24 +405,38 @@ static const char *last_component(const char *q)
 	return at;
 }
 
+/* Keeps the 5 closest functions to the name: the last component equal,
+ * containing it, or a few edits away; the program's first (it is
+ * scanned first), long library names left out. */
 static void maybe_candidate(struct search *s, const char *qname,
 			    const char *params)
 {
 	char plain[256], full[256];
-	const char *l;
+	size_t d, at;
 
 	strip_templates(last_component(qname), plain, sizeof(plain));
-	l = plain;
-	if (strcmp(l, s->last) && !(strlen(s->last) >= 4 && strstr(l, s->last)) &&
-	    edit_distance(l, s->last) > (strlen(s->last) > 4 ? 2 : 1))
+	d = edit_distance(plain, s->last);
+	if (d && strlen(s->last) >= 4 && strstr(plain, s->last))
+		d = 1;
+	if (d > (strlen(s->last) > 4 ? 2 : 1))
 		return;
-	snprintf(full, sizeof(full), "%.120s(%.120s)", qname, params);
+	if (snprintf(full, sizeof(full), "%.120s(%.120s)", qname, params) > 120)
+		return;
 	for (int i = 0; i < s->ncands; i++)
 		if (!strcmp(s->cands[i], full))
 			return;
-	if (s->ncands < 8)
-		snprintf(s->cands[s->ncands++], sizeof(s->cands[0]), "%s",
-			 full);
+	for (at = (size_t)s->ncands; at > 0 && s->cand_dist[at - 1] > d; at--)
+		;
+	if (at >= 5)
+		return;
+	if (s->ncands < 5)
+		s->ncands++;
+	memmove(&s->cands[at + 1], &s->cands[at],
+		(size_t)(s->ncands - 1 - (int)at) * sizeof(s->cands[0]));
+	memmove(&s->cand_dist[at + 1], &s->cand_dist[at],
+		(size_t)(s->ncands - 1 - (int)at) * sizeof(s->cand_dist[0]));
+	snprintf(s->cands[at], sizeof(s->cands[0]), "%s", full);
+	s->cand_dist[at] = d;
 }
 
 static int add_site(struct search *s, const struct vg_libs *libs, size_t obj,
@@ -454,6 +469,25 @@ static int add_site(struct search *s, const struct vg_libs *libs, size_t obj,
 		return 0;	/* not loadable: no probe can go there */
 	s->n++;
 	return 0;
+}
+
+/* operator new(unsigned long, void*) and its array and delete forms,
+ * when the name has no parameter list to choose them */
+static bool is_placement(const char *name, const char *qname,
+			 const char *params)
+{
+	size_t n = strlen(params);
+
+	if (strchr(name, '(') && strncmp(name, "operator", 8))
+		return false;
+	if (name[strlen(name) - 1] == ')' &&
+	    !ends_with(name, strlen(name), "operator()"))
+		return false;
+	return (!strcmp(qname, "operator new") ||
+		!strcmp(qname, "operator new[]") ||
+		!strcmp(qname, "operator delete") ||
+		!strcmp(qname, "operator delete[]")) &&
+	       ends_with(params, n, ", void*");
 }
 
 /* The functions of one object's tables that s->name matches. */
@@ -505,6 +539,10 @@ static int scan_object(struct search *s, const struct vg_libs *libs,
 			}
 			if (!vg_cxx_matches(s->name, qname, params, key,
 					    sizeof(key)))
+				continue;
+			/* placement new and delete (`new (buf) T`) allocate
+			 * nothing: only a parameter list names them */
+			if (is_placement(s->name, qname, params))
 				continue;
 			/* the deleting destructor (D0) calls the complete
 			 * one (D1): a probe on both would see one delete
