@@ -1,6 +1,6 @@
 # The C++ allocation family (specs/lib/cxx_alloc.vigil): each mismatch
 # kind and a double delete stopped at the bad call with the allocating call
-# in the evidence; the leaks of new'd objects; the clean twin quiet.
+# in the evidence, a delete of a pointer no allocator returned; the leaks of new'd objects; the clean twin quiet.
 . "$(dirname "$0")/lib.sh"
 SPEC=specs/lib/cxx_alloc.vigil
 
@@ -10,6 +10,7 @@ cases=(
 	"newarr-delete|newed_array -> new_array_delete|after operator new\[\]\(\) returned|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 	"malloc-delete|malloced -> malloc_delete|after malloc\(\) returned|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 	"new-delarr|newed -> new_delete_array|after operator new\(\) returned|before operator delete\[\]\(void\*\)\(|operator delete\[\]\(void\*\)"
+	"bad-delete|unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+\)  unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 	"double-delete|deleted -> double_delete|before operator delete\(void\*, unsigned long\)\(.*live -> deleted|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 )
 for c in "${cases[@]}"; do

@@ -10,12 +10,15 @@
 //   cxxqueue new-delarr     new'd object released with delete[]
 //   cxxqueue double-delete  the same object deleted twice
 //   cxxqueue leak           three new'd objects never deleted
+//   cxxqueue bad-delete     delete of a pointer into the middle of an array
+//   cxxqueue use-after-delete  a write into a deleted object
 //
 // Prints "cxxqueue: done N" when it gets to the end.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <unistd.h>
 
 namespace shop {
 
@@ -132,6 +135,18 @@ int main(int argc, char **argv)
 
 		delete o;
 		delete o;	/* the bug */
+	} else if (!strcmp(mode, "bad-delete")) {
+		long *a = new long[8];
+
+		delete (a + 2);	/* the bug: never allocated */
+	} else if (!strcmp(mode, "use-after-delete")) {
+		struct Big {
+			long a[8];
+		} *volatile b = new Big();
+
+		delete b;
+		usleep(20000);	/* other work */
+		b->a[3] = 42;	/* the bug: 24 bytes in, past the free list's links */
 	} else if (!strcmp(mode, "leak")) {
 		for (int i = 0; i < 3; i++)
 			r += (long)(new shop::Queue(1) != nullptr);
