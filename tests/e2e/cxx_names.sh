@@ -66,14 +66,15 @@ expect_rc 2
 expect_out "bad.vigil:2:25: error: unexpected '\(', expected a name after '::' or '~'"
 
 # --- a Queue used after its destructor: both tiers, both builds ----------
-for bin in cxxqueue cxxqueue-nodebug; do
-	for tier in kernel user; do
+for run in cxxqueue:kernel cxxqueue:user cxxqueue-nodebug:kernel; do
+	bin=${run%:*} tier=${run#*:}
+	{
 		run_vigil run --tier=$tier specs/queue_destroyed.vigil -- "$TARGETS/$bin" clean
 		expect_rc 0
 		expect_no_out VIOLATION
 		expect_out "before:Queue::push\(int\)=[1-9]"
 
-		run_vigil run --tier=$tier specs/queue_destroyed.vigil -- "$TARGETS/$bin" use-after-destroy
+		run_vigil run --tier=$tier --json "$TMP/v.json" specs/queue_destroyed.vigil -- "$TARGETS/$bin" use-after-destroy
 		pid=$(stopped_pid)
 		[ -n "$pid" ] && LEFT_PIDS+=("$pid")
 		expect_rc 1
@@ -83,14 +84,18 @@ for bin in cxxqueue cxxqueue-nodebug; do
 		# stacks demangled, as gdb writes them
 		expect_out "at shop::Queue::push\(int\)\+0x0"
 		expect_out "at shop::Queue::~Queue\(\)\+0x0"
+		grep -q '"name":"Queue::push(int)".*"stack":\["shop::Queue::push(int)+0x0' "$TMP/v.json" ||
+			fail "--json lacks the event or its demangled stack"
 		if [ $tier = kernel ]; then
 			[ "$(proc_state "$pid")" = T ] || fail "target not stopped"
-			gdb_handoff "-ex bt"
+			gdb_handoff "-ex bt -ex 'vigil status'"
 			cat "$TMP/gdb"
 			expect_frame 0 "shop::Queue::push" "not stopped in shop::Queue::push"
 			expect_frame 1 "main" "main is not the caller"
+			grep -qE "before Queue::push\(int\)\(0x[0-9a-f]+\)" "$TMP/gdb" ||
+				fail "gdb's vigil status lacks the C++ event"
 			kill -KILL "$pid"
 		fi
-	done
+	}
 done
 echo "cxx_names: ok"
