@@ -53,4 +53,17 @@ expect_rc 0	# leaks are reported, as specs/lib/leak.vigil's, not failed
 	fail "expected 6 leaks"
 expect_no_out "after malloc"
 expect_out "cxxqueue: done 48"
+# a write into a deleted object, by watchpoint (user tier: the delete holds
+# the thread until the watchpoint is armed)
+run_vigil run --watch-policy=evict specs/lib/cxx_use_after_delete.vigil -- "$TARGETS/cxxqueue" use-after-delete
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+expect_rc 1
+expect_out "state  deleted -> use_after_delete"
+expect_out "after operator new\(64\) returned (0x[0-9a-f]+)  none -> live"
+expect_out "before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+\)  live -> deleted"
+expect_out "write \*p @ size .*: 42 \(was [0-9]+\) at 0x[0-9a-f]+  deleted -> use_after_delete"
+run_vigil run --watch-policy=evict specs/lib/cxx_use_after_delete.vigil -- "$TARGETS/cxxqueue" clean
+expect_rc 0
+expect_no_out VIOLATION
 echo "cxx_alloc: ok"
