@@ -47,6 +47,19 @@ done
 run_vigil lint --binary "$TARGETS/cxxqueue" "$TMP/names.vigil"
 expect_out "^    q: class Queue \* const in %rdi"
 
+# the calls each name sees in a run: an overload set (push("two") calls
+# push(int)), one overload, an operator, template instantiations, a
+# virtual method called through its base, the destructors of a stack and
+# a heap object, new[] in libstdc++
+run_vigil run --tier=kernel "$TMP/names.vigil" -- "$TARGETS/cxxqueue" clean
+expect_rc 0
+for c in "before:shop::Queue::push=4" "before:shop::Queue::push\(const char \*\)=1" \
+	"before:Queue::push\(int\)=3" "before:Queue::operator\[\]=1" \
+	"before:Box::get=2" "before:Box<long>::get=1" "before:shop::Rect::area=1" \
+	"before:Queue::~Queue=2" "after:operator new\[\]=3"; do
+	expect_out "vigil: stats: .*$c( |$)"
+done
+
 # --- unknown and ambiguous names: exit 2, the close candidates -----------
 printf 'property p\nstate s { before Queue::pus(q) -> s }\n' >"$TMP/bad.vigil"
 run_vigil lint --binary "$TARGETS/cxxqueue" "$TMP/bad.vigil"
