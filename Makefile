@@ -13,6 +13,7 @@
 # is missing), so a fresh Debian 12 machine needs no other step.
 
 CC ?= cc
+CXX ?= g++
 CLANG ?= clang
 BPFTOOL ?= bpftool
 BUILD := build
@@ -20,7 +21,8 @@ BUILD := build
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser
-LDLIBS := -lbpf -ldwarf -lelf -lz -lmicrohttpd -lpthread
+# -lstdc++: __cxa_demangle, the C++ runtime's demangler (user/sym/cxxnames.c)
+LDLIBS := -lbpf -ldwarf -lelf -lz -lmicrohttpd -lpthread -lstdc++
 
 # make test SANITIZE=1: the userspace under ASan and UBSan.
 ifeq ($(SANITIZE),1)
@@ -40,6 +42,11 @@ MAIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(MAIN_SRC))
 
 TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGETS := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(TARGET_SRCS))
+# C++ targets (tests/targets/*.cc, g++): also built once without DWARF
+# (%-nodebug), whose functions vigil finds from the symbol tables alone
+CXX_TARGET_SRCS := $(wildcard tests/targets/*.cc)
+TARGETS += $(patsubst tests/targets/%.cc,$(BUILD)/targets/%,$(CXX_TARGET_SRCS))
+TARGETS += $(patsubst tests/targets/%.cc,$(BUILD)/targets/%-nodebug,$(CXX_TARGET_SRCS))
 TARGET_LIB_SRCS := $(wildcard tests/targets/plugin/*.c)
 TARGET_LIBS := $(patsubst tests/targets/plugin/%.c,$(BUILD)/targets/lib%.so,$(TARGET_LIB_SRCS))
 
@@ -93,6 +100,12 @@ targets: $(TARGETS) $(TARGET_LIBS)
 $(BUILD)/targets/%: tests/targets/%.c
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< $(TARGET_LDLIBS)
+$(BUILD)/targets/%: tests/targets/%.cc
+	@mkdir -p $(@D)
+	$(CXX) -O1 -g -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< $(TARGET_LDLIBS)
+$(BUILD)/targets/%-nodebug: tests/targets/%.cc
+	@mkdir -p $(@D)
+	$(CXX) -O1 -fno-omit-frame-pointer -fno-inline -pthread -o $@ $< $(TARGET_LDLIBS)
 $(BUILD)/targets/zstreams: TARGET_LDLIBS := -lz
 $(BUILD)/targets/stmts: TARGET_LDLIBS := -lsqlite3
 

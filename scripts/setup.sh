@@ -25,8 +25,9 @@ trap on_err ERR
 
 PACKAGES=(
     # bpf/ and user/: CO-RE programs (clang -target bpf, vmlinux.h via bpftool),
-    # libbpf skeletons, ELF and DWARF reading (sym/ uses libdwarf; libdw not needed)
-    build-essential make pkg-config clang llvm libbpf-dev bpftool
+    # libbpf skeletons, ELF and DWARF reading (sym/ uses libdwarf; libdw not needed);
+    # g++: the C++ targets, and libstdc++ whose __cxa_demangle sym/cxxnames.c uses
+    build-essential g++ make pkg-config clang llvm libbpf-dev bpftool
     libelf-dev libdwarf-dev zlib1g-dev
     # tests, debugger hand-off, benchmarks, reports
     gdb libcmocka-dev python3 valgrind bpftrace graphviz gnuplot-nox

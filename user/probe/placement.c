@@ -95,6 +95,11 @@ void vg_place_bytes(const uint8_t *code, size_t len, uint64_t offset,
 			return;
 		pos += l;
 		skipped++;
+		/* not onto a tail call (endbr64; jmp f, as libstdc++'s sized
+		 * operator delete is): the emulated jmp would leave the
+		 * thread in f, and a stop there out of this function */
+		if (len - pos >= 1 && (code[pos] == 0xe9 || code[pos] == 0xeb))
+			return;
 		if (emulated(code + pos, len - pos, pl->insn,
 			     sizeof(pl->insn))) {
 			pl->offset = offset + pos;

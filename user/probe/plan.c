@@ -33,7 +33,8 @@ static int cap_failed(const struct vg_capture *c, struct vg_err *e)
 /* An event's memory reads: `p->field` and `str(p)` from the function's
  * DWARF (object_dw; NULL for events that are not function calls, whose
  * str(arg) needs no types), `::global` from the program's. */
-static int plan_captures(const struct vg_event *ev, struct vg_dwarf *object_dw,
+static int plan_captures(const struct vg_event *ev, const char *func,
+			 struct vg_dwarf *object_dw,
 			 const char *object, struct vg_dwarf *prog_dw,
 			 const char *prog, struct vg_ev_conf *conf,
 			 struct vg_err *e)
@@ -46,7 +47,7 @@ static int plan_captures(const struct vg_event *ev, struct vg_dwarf *object_dw,
 		req[k] = (struct vg_cap_req){ ev->caps[k].src, ev->caps[k].path,
 					      ev->caps[k].is_str,
 					      ev->caps[k].word };
-	if (fn && vg_capture_plan(object_dw, object, ev->name, req, ev->ncaps,
+	if (fn && vg_capture_plan(object_dw, object, func, req, ev->ncaps,
 				  conf->cap, &bad, e))
 		return cap_failed(&ev->caps[bad], e);
 	for (int k = 0; k < ev->ncaps; k++) {
@@ -95,13 +96,14 @@ static unsigned worth_warning(const struct vg_event *ev, const char *object,
 }
 
 int vg_plan_event(const struct vg_event *ev, const char *object,
+		  const char *func,
 		  const char *prog, struct vg_dwarf_cache **dc,
 		  struct vg_ev_conf *conf, struct vg_args_plan *what,
 		  FILE *warn, struct vg_err *e)
 {
 	struct vg_dwarf *dw = object ? vg_dwarf_cached(dc, object) : NULL;
 	struct vg_args_req req = {
-		.func = ev->name,
+		.func = func && *func ? func : ev->name,
 		.nfields = ev->nfields,
 		.names = ev->argname,
 		.used = ev->used,
@@ -111,7 +113,7 @@ int vg_plan_event(const struct vg_event *ev, const char *object,
 	bool all_names = what && what->all_names;
 
 	if (!object)	/* not a function call: only its memory reads */
-		return ev->ncaps ? plan_captures(ev, NULL, NULL,
+		return ev->ncaps ? plan_captures(ev, NULL, NULL, NULL,
 						 vg_dwarf_cached(dc, prog),
 						 prog, conf, e)
 				 : 0;
@@ -132,7 +134,8 @@ int vg_plan_event(const struct vg_event *ev, const char *object,
 	if (warn && ap->caveat[0])
 		fprintf(warn, "%s:%d:%d: %swarning%s: %s\n", ev->loc.file,
 			ev->loc.line, ev->loc.col, y, end, ap->caveat);
-	if (ev->ncaps && plan_captures(ev, dw, object, vg_dwarf_cached(dc, prog),
+	if (ev->ncaps && plan_captures(ev, req.func, dw, object,
+				       vg_dwarf_cached(dc, prog),
 				       prog, conf, e))
 		return -1;
 	return 0;

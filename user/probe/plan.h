@@ -19,8 +19,10 @@ struct vg_dwarf_cache;
  * Warnings (a spec name that is not the function's own) go to warn with
  * the spec line, when warn is not NULL; `what` (may be NULL) gets the
  * description of each argument for `vigil lint --binary`. Errors name the
- * spec line. */
+ * spec line. FUNC is the symbol the function was found as (a C++
+ * function's mangled name; NULL: ev's name). */
 int vg_plan_event(const struct vg_event *ev, const char *object,
+		  const char *func,
 		  const char *prog, struct vg_dwarf_cache **dc,
 		  struct vg_ev_conf *conf, struct vg_args_plan *what,
 		  FILE *warn, struct vg_err *e);

@@ -56,14 +56,44 @@ static size_t pow2_at_least(size_t n)
 	return p;
 }
 
-static int attach_one(struct vg_probe *p, struct bpf_program *prog,
-		      const struct vg_probe_opts *o, const struct vg_event *ev,
-		      int event, bool retprobe, struct vg_err *e)
+/* Room for one more link (a C++ name may stand for several functions:
+ * each overload gets its probe). */
+static int links_room(struct vg_probe *p, struct vg_err *e)
 {
-	struct vg_func_where where;
+	int ncap = p->caplinks * 2;
+	void *a, *b, *c;
+
+	if (p->nlinks < p->caplinks)
+		return 0;
+	a = realloc(p->links, (size_t)ncap * sizeof(*p->links));
+	if (a)
+		p->links = a;
+	b = realloc(p->link_prog_fd, (size_t)ncap * sizeof(int));
+	if (b)
+		p->link_prog_fd = b;
+	c = realloc(p->sites, (size_t)ncap * sizeof(*p->sites));
+	if (c)
+		p->sites = c;
+	if (!a || !b || !c)
+		return vg_errf(e, "out of memory");
+	memset(p->links + p->caplinks, 0,
+	       (size_t)(ncap - p->caplinks) * sizeof(*p->links));
+	memset(p->link_prog_fd + p->caplinks, 0,
+	       (size_t)(ncap - p->caplinks) * sizeof(int));
+	memset(p->sites + p->caplinks, 0,
+	       (size_t)(ncap - p->caplinks) * sizeof(*p->sites));
+	p->caplinks = ncap;
+	return 0;
+}
+
+static int attach_site(struct vg_probe *p, struct bpf_program *prog,
+		       const struct vg_probe_opts *o,
+		       const struct vg_event *ev, int event, bool retprobe,
+		       struct vg_func_where where, struct vg_err *e)
+{
 	struct bpf_link *l;
 
-	if (vg_probe_locate(p, ev, &where, e))
+	if (links_room(p, e))
 		return -1;
 	/* an entry probe goes on the first instruction the kernel emulates
 	 * when the ones before it cannot matter (placement.h); a return
@@ -102,6 +132,22 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 	return 0;
 }
 
+/* ev's probes: one per function its name stands for */
+static int attach_one(struct vg_probe *p, struct bpf_program *prog,
+		      const struct vg_probe_opts *o, const struct vg_event *ev,
+		      int event, bool retprobe, struct vg_err *e)
+{
+	const struct vg_func_where *where;
+	size_t n;
+
+	if (vg_probe_locate_all(p, ev, &where, &n, e))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (attach_site(p, prog, o, ev, event, retprobe, where[i], e))
+			return -1;
+	return 0;
+}
+
 /* The tracepoint program of a lifecycle event; which event index it
  * reports was set before load (lifecycle_setup). */
 static struct bpf_program *lifecycle_prog(struct vg_probe *p,
@@ -126,6 +172,8 @@ static int attach_tracepoint(struct vg_probe *p, struct bpf_program *prog,
 		if (bpf_link__fd(p->links[i]) >= 0 &&
 		    bpf_program__fd(prog) == p->link_prog_fd[i])
 			return 0;	/* exit and thread_exit share one */
+	if (links_room(p, e))
+		return -1;
 	l = bpf_program__attach(prog);
 	if (!l)
 		return vg_errf(e, "attaching the %s tracepoint: %s (vigil needs a kernel with BTF tracepoints, 5.5 or later)",
@@ -229,6 +277,7 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	p->pid = o->follow_forks && !p->per_pid ? -1 : o->pid;
 	if (!p->links || !p->link_prog_fd || !p->sites)
 		return vg_errf(e, "out of memory");
+	p->caplinks = 2 * s->nevents + 3;
 	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_fork, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_exec, e))
@@ -379,14 +428,14 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 			}
 		}
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
-			if (vg_plan_event(ev, NULL, o->binary, &dc, &conf[i],
+			if (vg_plan_event(ev, NULL, NULL, o->binary, &dc, &conf[i],
 					  NULL, o->warn, e))
 				goto out;
 			continue;
 		}
 		if (vg_probe_locate(p, ev, &where, e))
 			goto out;
-		if (vg_plan_event(ev, where.path, o->binary, &dc, &conf[i],
+		if (vg_plan_event(ev, where.path, where.sym, o->binary, &dc, &conf[i],
 				  NULL, o->warn, e))
 			goto out;
 	}
@@ -557,8 +606,7 @@ void vg_probe_close(struct vg_probe *p)
 	free(p->links);
 	free(p->link_prog_fd);
 	free(p->sites);
-	if (p->libs_loaded)
-		vg_libs_free(&p->libs);
+	vg_probe_where_free(p);
 	vigil_bpf__destroy(p->skel);
 	pthread_mutex_destroy(&p->reap_mu);
 	pthread_cond_destroy(&p->reap_cv);

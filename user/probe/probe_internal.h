@@ -46,6 +46,9 @@ struct vg_probe {
 	struct bpf_program *entry, *ret;	/* the builds loaded */
 	struct vg_libs libs;		/* the target's shared libraries */
 	bool libs_loaded;
+	struct vg_located *located;	/* each function's sites, found once */
+	int nlocated;
+	int caplinks;			/* links, link_prog_fd, sites */
 	/* --lib: libraries the target may dlopen (vg_probe_opts.libs) */
 	const char *const *dl_libs;
 	size_t ndl_libs;
@@ -84,6 +87,18 @@ int vg_probe_libs(struct vg_probe *p, struct vg_err *e);
 int vg_probe_locate(struct vg_probe *p, const struct vg_event *ev,
 		    struct vg_func_where *where, struct vg_err *e);
 int vg_probe_at_spec_line(const struct vg_event *ev, struct vg_err *e);
+/* Every site ev's function name stands for (a C++ name: each overload),
+ * found once per run: *where points into p's cache. */
+struct vg_located {
+	char *name;
+	struct vg_func_where *v;
+	size_t n;
+};
+int vg_probe_locate_all(struct vg_probe *p, const struct vg_event *ev,
+			const struct vg_func_where **where, size_t *n,
+			struct vg_err *e);
+/* The libraries and the sites found (vg_probe_close, lint) */
+void vg_probe_where_free(struct vg_probe *p);
 
 /* Attach a uprobe site for one process (pid -1: any), with the process in
  * the cookie's high half (bpf/vigil.bpf.c, others_link). NULL, errno

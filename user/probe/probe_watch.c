@@ -9,6 +9,7 @@
  * (user/session/watchset.c), with the target stopped, so that no thread
  * runs between the listing of the threads and the arming. */
 #include "probe_internal.h"
+#include "sym/cxxnames.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -65,13 +66,21 @@ int vg_probe_watch_type(struct vg_probe *p, const char *func, int slot,
 			const char *path, struct vg_wp_type *out,
 			struct vg_err *e)
 {
-	struct vg_func_where where;
+	struct vg_func_where *where = NULL;
 	struct vg_watch_slice_plan sp;
+	size_t n;
+	int rc;
 
+	/* a C++ method's `this` too: its DWARF is found by its symbol */
 	if (vg_probe_libs(p, e) ||
-	    vg_libs_find_func(&p->libs, func, &where, e) ||
-	    vg_watch_plan_slice(vg_dwarf_cached(&p->wdc, where.path),
-				where.path, func, slot, path, &sp, e))
+	    vg_libs_find_funcs(&p->libs, func, &where, &n, e))
+		return -1;
+	rc = vg_watch_plan_slice(vg_dwarf_cached(&p->wdc, where[0].path),
+				 where[0].path, where[0].sym[0] ? where[0].sym
+								: func,
+				 slot, path, &sp, e);
+	free(where);
+	if (rc)
 		return -1;
 	memset(out, 0, sizeof(*out));
 	out->nsteps = sp.nsteps;

@@ -9,6 +9,7 @@
 #include "placement.h"
 #include "plan.h"
 #include "probe_internal.h"
+#include "sym/cxxnames.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
 
@@ -55,15 +56,64 @@ int vg_probe_at_spec_line(const struct vg_event *ev, struct vg_err *e)
 	return -1;
 }
 
-int vg_probe_locate(struct vg_probe *p, const struct vg_event *ev,
-		    struct vg_func_where *where, struct vg_err *e)
+int vg_probe_locate_all(struct vg_probe *p, const struct vg_event *ev,
+			const struct vg_func_where **where, size_t *n,
+			struct vg_err *e)
 {
+	struct vg_located *l;
+	void *np;
+
+	for (int i = 0; i < p->nlocated; i++)
+		if (!strcmp(p->located[i].name, ev->name)) {
+			*where = p->located[i].v;
+			*n = p->located[i].n;
+			return 0;
+		}
 	/* a bad --lib is the command line's error, not the spec line's */
 	if (vg_probe_libs(p, e))
 		return -1;
-	if (vg_libs_find_func(&p->libs, ev->name, where, e))
+	np = realloc(p->located, (size_t)(p->nlocated + 1) * sizeof(*l));
+	if (!np)
+		return vg_errf(e, "out of memory");
+	p->located = np;
+	l = &p->located[p->nlocated];
+	memset(l, 0, sizeof(*l));
+	if (vg_libs_find_funcs(&p->libs, ev->name, &l->v, &l->n, e))
 		return vg_probe_at_spec_line(ev, e);
+	if (!(l->name = strdup(ev->name))) {
+		free(l->v);
+		return vg_errf(e, "out of memory");
+	}
+	p->nlocated++;
+	*where = l->v;
+	*n = l->n;
 	return 0;
+}
+
+int vg_probe_locate(struct vg_probe *p, const struct vg_event *ev,
+		    struct vg_func_where *where, struct vg_err *e)
+{
+	const struct vg_func_where *all;
+	size_t n;
+
+	if (vg_probe_locate_all(p, ev, &all, &n, e))
+		return -1;
+	*where = all[0];
+	return 0;
+}
+
+void vg_probe_where_free(struct vg_probe *p)
+{
+	for (int i = 0; i < p->nlocated; i++) {
+		free(p->located[i].name);
+		free(p->located[i].v);
+	}
+	free(p->located);
+	p->located = NULL;
+	p->nlocated = 0;
+	if (p->libs_loaded)
+		vg_libs_free(&p->libs);
+	p->libs_loaded = false;
 }
 
 int vg_probe_describe(const struct vg_spec *spec, const char *binary,
@@ -86,24 +136,41 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
 			continue;
-		if ((rc = vg_probe_locate(&p, ev, &where, e)))
+		const struct vg_func_where *all;
+		size_t nall;
+
+		if ((rc = vg_probe_locate_all(&p, ev, &all, &nall, e)))
 			break;
-		vg_place_entry(where.path, where.fn.offset, &pl);
-		fprintf(out, "probe %s %s: %s+0x%llx", vg_event_kind_name(ev->kind),
-			ev->name, where.path, (unsigned long long)where.fn.offset);
-		if (pl.skipped)
-			fprintf(out, ", entry probe moved +%llu past %d instruction%s to %s",
-				(unsigned long long)(pl.offset - where.fn.offset),
-				pl.skipped, pl.skipped == 1 ? "" : "s", pl.insn);
-		else if (pl.emulated)
-			fprintf(out, ", on %s", pl.insn);
-		fprintf(out, ": %s\n", pl.emulated ? "fast (emulated)"
-					     : "SLOW (single-stepped, ~10x the cost)");
+		where = all[0];
+		for (size_t k = 0; k < nall; k++) {
+			char shown[1024];
+
+			vg_place_entry(all[k].path, all[k].fn.offset, &pl);
+			fprintf(out, "probe %s %s: %s+0x%llx",
+				vg_event_kind_name(ev->kind), ev->name,
+				all[k].path,
+				(unsigned long long)all[k].fn.offset);
+			/* what a C++ name resolved to, as gdb shows it */
+			vg_demangle_into(all[k].sym, shown, sizeof(shown));
+			if (all[k].sym[0] && strcmp(shown, ev->name))
+				fprintf(out, " (%s)", shown);
+			if (pl.skipped)
+				fprintf(out, ", entry probe moved +%llu past %d instruction%s to %s",
+					(unsigned long long)(pl.offset -
+							     all[k].fn.offset),
+					pl.skipped, pl.skipped == 1 ? "" : "s",
+					pl.insn);
+			else if (pl.emulated)
+				fprintf(out, ", on %s", pl.insn);
+			fprintf(out, ": %s\n", pl.emulated
+				? "fast (emulated)"
+				: "SLOW (single-stepped, ~10x the cost)");
+		}
 		if (ev->kind == VG_EV_AFTER)
 			fprintf(out, "probe %s %s: return probe at the entry\n",
 				vg_event_kind_name(ev->kind), ev->name);
 		args.all_names = all_names;
-		if ((rc = vg_plan_event(ev, where.path, binary, &dc, &conf,
+		if ((rc = vg_plan_event(ev, where.path, where.sym, binary, &dc, &conf,
 					&args, out, e)))
 			break;
 		nwarn += __builtin_popcount(args.warn_mask) +
@@ -119,7 +186,6 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 			print_capture(out, ev, k, &conf.cap[k]);
 	}
 	vg_dwarf_cache_free(dc);
-	if (p.libs_loaded)
-		vg_libs_free(&p.libs);
+	vg_probe_where_free(&p);
 	return rc ? -1 : nwarn;
 }

@@ -143,13 +143,17 @@ static void parse_outside(struct parser *p, struct vg_pname *outside,
 		return;
 	next(p);
 	do {
-		struct vg_token *f = expect(p, T_IDENT, "a function name after 'outside'");
+		struct vg_loc at;
+		char *f = vg_parse_func_name(p, &at, "a function name after 'outside'");
 
 		if (*noutside == VG_WATCH_OUTSIDE)
-			vg_ld_error(p->ld, f->loc, "too many functions after 'outside', expected at most %d",
+			vg_ld_error(p->ld, at, "too many functions after 'outside', expected at most %d",
 				    VG_WATCH_OUTSIDE);
-		outside[*noutside].name = f->str;
-		outside[(*noutside)++].loc = f->loc;
+		if (strlen(f) >= sizeof(((struct vg_event *)0)->outside[0]))
+			vg_ld_error(p->ld, at, "function name too long after 'outside', expected at most %zu characters",
+				    sizeof(((struct vg_event *)0)->outside[0]) - 1);
+		outside[*noutside].name = f;
+		outside[(*noutside)++].loc = at;
 	} while (accept(p, T_COMMA));
 }
 
@@ -248,10 +252,14 @@ static void parse_pattern(struct parser *p, struct vg_pattern *pat)
 	case VG_EV_BEFORE:
 	case VG_EV_AFTER:
 	case VG_EV_SYSCALL:
-		t = expect(p, T_IDENT, pat->kind == VG_EV_SYSCALL
-			   ? "a system call name" : "a function name");
-		pat->name = t->str;
-		pat->name_loc = t->loc;
+		if (pat->kind == VG_EV_SYSCALL) {
+			t = expect(p, T_IDENT, "a system call name");
+			pat->name = t->str;
+			pat->name_loc = t->loc;
+		} else {	/* C or C++ (parse_name.c) */
+			pat->name = vg_parse_func_name(p, &pat->name_loc,
+						       "a function name");
+		}
 		parse_names(p, pat, VG_MAX_FIELDS);
 		if (pat->kind == VG_EV_AFTER && is_word(cur(p), "returns")) {
 			next(p);

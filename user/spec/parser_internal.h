@@ -113,4 +113,10 @@ static inline bool accept(struct parser *p, enum vg_tok k)
 struct vg_expr *vg_parse_expr(struct parser *p);
 struct vg_expr *vg_parse_unary(struct parser *p);
 
+/* parse_name.c: a function's name in a pattern or `outside` clause, C or
+ * C++ (`Queue::push`, `"operator new[]"`, `Queue::push(int)`); loc gets
+ * where it starts; what is the error's "expected" */
+char *vg_parse_func_name(struct parser *p, struct vg_loc *loc,
+			       const char *what);
+
 #endif

@@ -1,5 +1,6 @@
 /* DWARF functions (user/sym/dwarf.h): addresses, prototypes, where each
  * parameter is at entry by the x86-64 SysV ABI, and globals. */
+#include "cxxnames.h"
 #include "dwarf_internal.h"
 
 #include <stdio.h>
@@ -575,7 +576,8 @@ int vg_dwarf_proto(struct vg_dwarf *dw, const char *name,
 	if (!dw_die(dw, en->off, &die))
 		return vg_errf(e, "function '%s' in %s: unreadable DWARF",
 			       name, dw->path);
-	if (!(out->func = strdup(name)))
+	/* messages name a C++ function as its author wrote it */
+	if (!(out->func = vg_demangle(name)) && !(out->func = strdup(name)))
 		goto oom;
 	out->from_decl = (en->flags & EF_DECL) != 0;
 	if (dw_udata_follow(dw, die, DW_AT_calling_convention, &v) &&
@@ -664,8 +666,10 @@ bool vg_proto_name_differs(const struct vg_proto *p, const char *binary,
 {
 	const char *own = vg_proto_param_name(p, i);
 
+	/* a method's object is `this` in DWARF, and whatever names it best
+	 * in a spec (q, obj): that is no slip */
 	if (!own || !spec_name || !strcmp(spec_name, "_") ||
-	    !strcmp(own, spec_name))
+	    !strcmp(own, spec_name) || !strcmp(own, "this"))
 		return false;
 	snprintf(buf, len, "%s: the spec calls parameter %zu '%s'; %s calls it '%s'",
 		 p->func, i + 1, spec_name, binary, own);

@@ -622,6 +622,7 @@ static int found_in(const struct vg_libs *libs, size_t i,
 	out->fn.size = sym->st_size;
 	out->fn.source = tab == VG_TAB_SYMTAB ? VG_SRC_SYMTAB : VG_SRC_DYNSYM;
 	out->fn.ifunc = GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC;
+	snprintf(out->sym, sizeof(out->sym), "%s", name);
 	if (vg_elf_vaddr_to_offset(f->elf, sym->st_value, &out->fn.offset))
 		return vg_errf(e, "function '%s' in %s: address 0x%llx is in no loadable segment",
 			       name, libs->v[i].path,

@@ -79,6 +79,9 @@ struct vg_func_where {
 	size_t obj;		/* index into vg_libs.v; 0: the binary */
 	char path[PATH_MAX];	/* of that object: attach the uprobe here */
 	struct vg_func fn;	/* offset is a file offset in path */
+	char sym[256];		/* the symbol found, as in the table
+				 * (_ZN5Queue4pushEi for Queue::push(int));
+				 * "" when DWARF alone had the function */
 };
 
 /* Which object defines NAME, in the loader's order: the binary (.symtab,

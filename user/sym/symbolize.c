@@ -1,4 +1,5 @@
 #include "symbolize.h"
+#include "cxxnames.h"
 
 #include <fcntl.h>
 #include <elf.h>
@@ -398,7 +399,8 @@ static void symbolize_in(struct obj *o, uint64_t fileoff, bool caller,
 	i = FLOOR(o->syms, o->nsyms, vaddr, addr);
 	if (i >= 0 && (vaddr < o->syms[i].addr + o->syms[i].size ||
 		       !o->syms[i].size)) {
-		snprintf(f->func, sizeof(f->func), "%s", o->syms[i].name);
+		/* as gdb's bt writes a C++ function: demangled */
+		vg_demangle_into(o->syms[i].name, f->func, sizeof(f->func));
 		f->off = vaddr - o->syms[i].addr + (caller ? 1 : 0);
 	}
 	i = FLOOR(o->lines, o->nlines, vaddr, addr);

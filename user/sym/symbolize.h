@@ -13,7 +13,7 @@ struct vg_symbolizer;
 
 struct vg_frame {
 	uint64_t ip;
-	char func[128];		/* "" when no symbol covers ip */
+	char func[256];		/* demangled; "" when no symbol covers ip */
 	uint64_t off;		/* ip - the function's start */
 	char file[256];		/* source file, "" without DWARF */
 	int line;

@@ -1,0 +1,69 @@
+# The C++ allocation family (specs/lib/cxx_alloc.vigil): each mismatch
+# kind and a double delete stopped at the bad call with the allocating call
+# in the evidence, a delete of a pointer no allocator returned; the leaks of new'd objects; the clean twin quiet.
+. "$(dirname "$0")/lib.sh"
+SPEC=specs/lib/cxx_alloc.vigil
+
+# mode, violation state, the allocating call, the bad call, gdb's frame 0
+cases=(
+	"new-free|newed -> new_free|after operator new\(\) returned|before free\(|free"
+	"newarr-delete|newed_array -> new_array_delete|after operator new\[\]\(\) returned|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
+	"malloc-delete|malloced -> malloc_delete|after malloc\(\) returned|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
+	"new-delarr|newed -> new_delete_array|after operator new\(\) returned|before operator delete\[\]\(void\*\)\(|operator delete\[\]\(void\*\)"
+	"bad-delete|unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+\)  unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
+	"double-delete|deleted -> double_delete|before operator delete\(void\*, unsigned long\)\(.*live -> deleted|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
+)
+for c in "${cases[@]}"; do
+	IFS='|' read -r mode state alloc bad frame <<<"$c"
+	run_vigil run --tier=kernel $SPEC -- "$TARGETS/cxxqueue" "$mode"
+	pid=$(stopped_pid)
+	[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+	expect_rc 1
+	expect_out "state  $state \(violation\)"
+	expect_out "event  $bad"
+	expect_out "$alloc"
+	expect_no_out "cxxqueue: done"
+	# stopped at the bad call, before it runs (glibc has not aborted)
+	[ "$(proc_state "$pid")" = T ] || fail "$mode: target not stopped"
+	gdb_handoff "-ex bt"
+	expect_frame 0 "$frame" "$mode: not stopped in $frame"
+	# the operator delete forms carry a return probe (they are `outside`
+	# functions), whose trampoline address stands in for the return
+	# address on the stack: gdb cannot unwind past it. free has none.
+	[ "$frame" = free ] && expect_frame 1 "main" "$mode: main is not the caller"
+	kill -KILL "$pid"
+done
+
+# the clean twin: every form (nothrow new, new[], malloc/free, virtual
+# destructors through the deleting destructor) released the right way
+for tier in kernel user; do
+	run_vigil run --tier=$tier $SPEC -- "$TARGETS/cxxqueue" clean
+	expect_rc 0
+	expect_no_out VIOLATION
+	expect_no_out nonaccepting
+	expect_out "cxxqueue: done 45"
+done
+
+# three Queues and their item arrays never deleted: six leaks, each the
+# new that made it, and no malloc (operator new calls it: that is one
+# allocation, reported once)
+run_vigil run --tier=kernel $SPEC -- "$TARGETS/cxxqueue" leak
+expect_rc 0	# leaks are reported, as specs/lib/leak.vigil's, not failed
+[ "$(grep -c 'cxx_leak: slice p=0x[0-9a-f]* ends nonaccepting in state live' "$TMP/out")" = 6 ] ||
+	fail "expected 6 leaks"
+expect_no_out "after malloc"
+expect_out "cxxqueue: done 48"
+# a write into a deleted object, by watchpoint (user tier: the delete holds
+# the thread until the watchpoint is armed)
+run_vigil run --watch-policy=evict specs/lib/cxx_use_after_delete.vigil -- "$TARGETS/cxxqueue" use-after-delete
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+expect_rc 1
+expect_out "state  deleted -> use_after_delete"
+expect_out "after operator new\(64\) returned (0x[0-9a-f]+)  none -> live"
+expect_out "before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+\)  live -> deleted"
+expect_out "write \*p @ size .*: 42 \(was [0-9]+\) at 0x[0-9a-f]+  deleted -> use_after_delete"
+run_vigil run --watch-policy=evict specs/lib/cxx_use_after_delete.vigil -- "$TARGETS/cxxqueue" clean
+expect_rc 0
+expect_no_out VIOLATION
+echo "cxx_alloc: ok"
