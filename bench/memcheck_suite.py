@@ -8,12 +8,16 @@ fetched through apt's source mechanism into a cache outside the
 repository (nothing of valgrind's is committed): its deb-src entry has its
 own sources file and lists directory, as scripts/setup.sh does for CRIU's,
 so the system's apt never sees it. Every memcheck/tests/NAME.vgtest whose
-program is a C file there, with no prereq, is built with -g -O0 and run
+program is a C file there that calls the allocator (malloc, free...) and
+tells memcheck of no allocator of its own (client requests), with no
+prereq, once per program and arguments, is built with -g -O0 and run
 twice with the arguments of the .vgtest:
   - under memcheck (--leak-check=full --show-leak-kinds=all, XML out), the
     oracle;
   - under vigil with every memory spec of specs/lib/ at once, with
-    --on-violation=continue (so one run reports every error) and --json.
+    --on-violation=continue (so one run reports every error),
+    --watch-policy=evict (the most recently freed blocks watched) and
+    --json.
 The specs are used as they are.
 
 Errors are counted by kind, one per memcheck error context (an <error> of
@@ -22,10 +26,9 @@ its XML: a loop that frees the same block 10 times is one), per program:
                    block; vigil: double_free, realloc_stale
   invalid_free     memcheck: Invalid free of any other address;
                    vigil: bad_free
-  write_after_free memcheck: Invalid write inside a freed block;
-                   vigil: use_after_free
-  read_after_free  memcheck: Invalid read inside a freed block;
-                   vigil: (a property that covers reads, when there is one)
+  access_after_free memcheck: Invalid read or write inside a freed block;
+                   vigil: use_after_free (read/write watchpoints: its
+                   report does not say which)
   fishy_size       memcheck: FishyValue of an allocation function;
                    vigil: fishy_size
   definitely_lost  memcheck: Leak_DefinitelyLost and IndirectlyLost loss
@@ -69,16 +72,15 @@ APT = ["-o", "Dir::Etc::SourceList=" + SOURCES,
        "-o", "Dir::Cache::pkgcache=", "-o", "Dir::Cache::srcpkgcache="]
 SPECS = ["double_free", "bad_free", "leak", "use_after_free", "realloc",
          "fishy_size"]
-KINDS = ["double_free", "invalid_free", "write_after_free",
-         "read_after_free", "fishy_size", "definitely_lost"]
+KINDS = ["double_free", "invalid_free", "access_after_free", "fishy_size",
+         "definitely_lost"]
 VIGIL_KIND = {
     ("double_free", "double_free"): "double_free",
     ("realloc_stale", "stale_free"): "double_free",
     ("realloc_stale", "stale_realloc"): "double_free",
     ("bad_free", "bad_free"): "invalid_free",
     ("bad_free", "bad_realloc"): "invalid_free",
-    ("use_after_free", "use_after_free"): "write_after_free",
-    ("use_after_free", "read_after_free"): "read_after_free",
+    ("use_after_free", "use_after_free"): "access_after_free",
     ("fishy_size", "fishy"): "fishy_size",
 }
 MC_TIMEOUT, VIGIL_TIMEOUT = 120, 180
@@ -137,10 +139,18 @@ def fetch_sources():
     return src
 
 
+ALLOC_CALL = re.compile(r"\b(malloc|calloc|realloc|free|memalign|"
+                        r"posix_memalign|valloc)\s*\(")
+# allocators of the program's own, told to memcheck by client requests:
+# vigil's specs follow libc's
+CUSTOM_ALLOC = re.compile(r"MALLOCLIKE|FREELIKE|MEMPOOL|RESIZEINPLACE")
+
+
 def vgtests(src):
-    """(name, args) of the C programs with a .vgtest and no prereq"""
+    """(name, prog, args) of the C programs with a .vgtest and no prereq
+    that call the allocator, once per program and arguments"""
     tdir = os.path.join(src, "memcheck", "tests")
-    out = []
+    out, seen = [], set()
     for f in sorted(os.listdir(tdir)):
         if not f.endswith(".vgtest"):
             continue
@@ -152,6 +162,13 @@ def vgtests(src):
         if ("prereq" in keys or "stdin" in keys or "/" in prog or
                 not os.path.exists(os.path.join(tdir, prog + ".c"))):
             continue
+        text = open(os.path.join(tdir, prog + ".c"), errors="replace").read()
+        if not ALLOC_CALL.search(text) or CUSTOM_ALLOC.search(text):
+            continue
+        key = (prog, keys.get("args", ""))
+        if key in seen:
+            continue
+        seen.add(key)
         out.append((f[:-7], prog, keys.get("args", "").split()))
     return out
 
@@ -182,6 +199,7 @@ def memcheck(exe, args, tmp):
     except subprocess.TimeoutExpired:
         pass
     kinds, leaks, other = Counter(), defaultdict(list), Counter()
+    reads = [0, 0]
     try:
         root = ET.parse(xmlf).getroot()
     except (ET.ParseError, FileNotFoundError):
@@ -198,14 +216,15 @@ def memcheck(exe, args, tmp):
         elif kind == "InvalidFree":
             kinds["double_free" if freed else "invalid_free"] += 1
         elif kind in ("InvalidWrite", "InvalidRead") and freed:
-            kinds["write_after_free" if kind == "InvalidWrite"
-                  else "read_after_free"] += 1
+            kinds["access_after_free"] += 1
+            reads[kind == "InvalidRead"] += 1
         elif kind == "FishyValue":
             kinds["fishy_size"] += 1
         else:
             other[kind] += 1
     kinds["definitely_lost"] = (len(leaks["DefinitelyLost"]) +
                                 len(leaks["IndirectlyLost"]))  # records
+    kinds["_writes_after_free"], kinds["_reads_after_free"] = reads
     return kinds, leaks, other
 
 
@@ -216,7 +235,8 @@ def vigil(repo, build_dir, exe, args, tmp):
     specs = [os.path.join(repo, "specs/lib/%s.vigil" % s) for s in SPECS]
     specs = [s for s in specs if os.path.exists(s)]
     cmd = [os.path.join(os.path.abspath(build_dir), "vigil"), "run", "-q",
-           "--on-violation=continue", "--json", jf] + specs + ["--", exe] + args
+           "--on-violation=continue", "--watch-policy=evict", "--json", jf
+           ] + specs + ["--", exe] + args
     try:
         r = subprocess.run(cmd, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True,
@@ -224,6 +244,13 @@ def vigil(repo, build_dir, exe, args, tmp):
         err = r.stderr
     except subprocess.TimeoutExpired:
         err = "timeout"
+    # a stop the run could not override (an old vigil, --repo): the
+    # target is left stopped; end it
+    for pid in re.findall(r"target pid (\d+) is left stopped", err):
+        try:
+            os.kill(int(pid), 9)
+        except OSError:
+            pass
     kinds, sizes, unsure = Counter(), [], 0
     if not os.path.exists(jf):
         return None
@@ -311,6 +338,7 @@ def main():
     per = []
     nobuild, noresult, ran = [], [], 0
     false_reach = false_libc = unsure = 0
+    mc_rw = [0, 0]
     for name, res in results:
         if res is None:
             nobuild.append(name)
@@ -322,6 +350,8 @@ def main():
         ran += 1
         (mk, mleaks, mother), (vk, vsizes, vunsure, end) = mc, vg
         other_mc += mother
+        mc_rw[0] += mk["_writes_after_free"]
+        mc_rw[1] += mk["_reads_after_free"]
         unsure += vunsure
         row = {"test": name, "end": end, "inconclusive": vunsure}
         for k in KINDS:
@@ -367,6 +397,7 @@ def main():
           "memcheck's heap at exit (the C library's own); %d slices "
           "inconclusive" % (100.0 * sf / sm if sm else 0, false_reach,
                             false_libc, unsure))
+    print("memcheck's accesses after free: %d writes, %d reads" % tuple(mc_rw))
     print("memcheck's other kinds (no vigil property): " +
           (", ".join("%s=%d" % kv for kv in sorted(other_mc.items())) or "-"))
     if a.json:
