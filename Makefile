@@ -53,7 +53,7 @@ TARGET_LIBS := $(patsubst tests/targets/plugin/%.c,$(BUILD)/targets/lib%.so,$(TA
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNITS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all setup demo test unit e2e targets clean bench fuzz install soak
+.PHONY: all setup demo test unit e2e targets clean bench fuzz install soak memcheck-suite
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -151,6 +151,14 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@python3 bench/timeout_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
+	@$(MAKE) --no-print-directory memcheck-suite
+
+# make memcheck-suite: the memory specs of specs/lib/ against valgrind's
+# memcheck on memcheck's own test programs (valgrind's source package,
+# fetched by apt into /var/cache/vigil/valgrind, never committed): errors
+# by kind, found, missed, false (bench/memcheck_suite.py)
+memcheck-suite: setup $(BUILD)/vigil
+	@python3 bench/memcheck_suite.py --build $(BUILD) --jobs 2
 
 # make soak [SOAK_SECONDS=600] [TIER=user|kernel]: 500k events/s from 8
 # threads over 100k live slices; vigil's RSS must stay flat, nothing lost,

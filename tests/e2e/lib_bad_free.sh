@@ -46,7 +46,7 @@ expect_out "event  before free\(0x7ff[0-9a-f]+\) in tid [0-9]+"
 # (realloc has a return probe too: gdb sees the kernel's uretprobe
 # trampoline, not main, as its caller)
 check_stop --realloc bad_realloc realloc ""
-expect_out "event  before realloc\(0x[0-9a-f]+8\) in tid [0-9]+"
+expect_out "event  before realloc\(0x[0-9a-f]+8(, [0-9]+)?\) in tid [0-9]+"
 
 # double_free.vigil knows posix_memalign's block from its out-pointer
 run_vigil run specs/lib/double_free.vigil -- "$TARGETS/badfree" --double-aligned

@@ -32,7 +32,7 @@ check_stop() {	# $1 flag, $2 violation state, $3 function at frame 0
 	expect_no_out "reallocs: done"
 	# the slice is the old pointer, the first realloc's argument
 	slice=$(sed -nE 's/^  slice  p=(0x[0-9a-f]+)$/\1/p' "$TMP/out")
-	expect_out "event  before $3\($slice\) in tid $pid$"
+	expect_out "event  before $3\($slice(, [0-9]+)?\) in tid $pid$"
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
 	gdb_handoff "-ex bt"
 	expect_frame 0 "$3" "$1: not stopped in $3"
@@ -53,7 +53,7 @@ pid=$(stopped_pid)
 [ -n "$pid" ] && LEFT_PIDS+=("$pid")
 expect_rc 1
 expect_out "state  freed -> use_after_free \(violation\)"
-expect_out "event  write \*p @ size outside malloc, free, calloc, realloc: .* at 0x[0-9a-f]+8 in tid $pid$"
+expect_out "event  access \*p @ size outside malloc, free, calloc, realloc: .* at 0x[0-9a-f]+8 in tid $pid$"
 expect_out "vars   size=32$"
 expect_no_out "reallocs: done"
 [ "$(proc_state "$pid")" = T ] || fail "--stale-write: target not stopped"

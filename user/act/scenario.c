@@ -79,12 +79,25 @@ static bool has_reaction(const struct vg_property *p, int state)
 	return false;
 }
 
+/* --on-violation=continue: a run that reports every error and goes on,
+ * as memcheck does. The spec's own `stop` and `gdb` reactions on entering
+ * a violation state are not done (its other actions are); a stop on a
+ * state that is no violation is the user's breakpoint and still stops. */
+static bool overridden(const struct vg_scenario *sc,
+		       const struct vg_property *p, int state)
+{
+	return sc->ov == VG_OV_CONTINUE &&
+	       p->states[state].kind == VG_STATE_VIOLATION;
+}
+
 uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop)
 {
 	const struct vg_property *p = &sc->spec->props[prop];
 	uint32_t m = 0;
 
 	for (int s = 0; s < p->nstates && s < 32; s++) {
+		if (overridden(sc, p, s))
+			continue;
 		if (vg_property_state_has_action(p, s, true, VG_ACT_STOP) ||
 		    vg_property_state_has_action(p, s, true, VG_ACT_GDB))
 			m |= 1u << s;
@@ -202,8 +215,14 @@ static void run_reactions(struct vg_scenario *sc, const struct vg_property *p,
 
 		if (re->state != state || re->on_enter != on_enter)
 			continue;
-		for (int a = 0; a < re->nactions; a++)
+		for (int a = 0; a < re->nactions; a++) {
+			enum vg_action_kind k = re->actions[a].kind;
+
+			if ((k == VG_ACT_STOP || k == VG_ACT_GDB) && on_enter &&
+			    overridden(sc, p, state))
+				continue;
 			act(sc, &re->actions[a], s, ev);
+		}
 	}
 }
 

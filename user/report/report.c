@@ -19,7 +19,27 @@ struct vg_report {
 	FILE *json;
 	uint64_t violations;
 	char stop_note[256];	/* for the next stopped violation */
+	/* for the ERROR SUMMARY: per [property][state], flattened at
+	 * base[prop], violations entered and slices ending non-accepting
+	 * (or inconclusive) at exit */
+	int *base;
+	uint64_t *entered, *ended, *unsure;
 };
+
+static int summary_new(struct vg_report *r)
+{
+	int total = 0;
+
+	r->base = calloc(r->spec->nprops + 1, sizeof(int));
+	for (int i = 0; r->base && i < r->spec->nprops; i++) {
+		r->base[i] = total;
+		total += r->spec->props[i].nstates;
+	}
+	r->entered = calloc(total + 1, sizeof(uint64_t));
+	r->ended = calloc(total + 1, sizeof(uint64_t));
+	r->unsure = calloc(total + 1, sizeof(uint64_t));
+	return r->base && r->entered && r->ended && r->unsure ? 0 : -1;
+}
 
 struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
 				const char *json_path, struct vg_err *e)
@@ -32,11 +52,16 @@ struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
 	}
 	r->spec = spec;
 	r->text = text;
+	if (summary_new(r)) {
+		vg_errf(e, "out of memory");
+		vg_report_free(r);
+		return NULL;
+	}
 	if (json_path) {
 		r->json = strcmp(json_path, "-") ? vg_json_open(json_path, e)
 						 : stdout;
 		if (!r->json) {
-			free(r);
+			vg_report_free(r);
 			return NULL;
 		}
 	}
@@ -56,6 +81,10 @@ void vg_report_free(struct vg_report *r)
 		fclose(r->json);
 	else if (r->json)
 		fflush(r->json);
+	free(r->base);
+	free(r->entered);
+	free(r->ended);
+	free(r->unsure);
 	free(r);
 }
 
@@ -504,6 +533,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	const struct vg_property *p = &r->spec->props[s->prop];
 
 	r->violations++;
+	r->entered[r->base[s->prop] + s->state]++;
 	fprintf(r->text, "vigil: %sVIOLATION%s of %s", vg_color(VG_COLOR_RED),
 		vg_color(VG_COLOR_END), p->name);
 	if (p->description && *p->description)
@@ -634,6 +664,10 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	f->per_state[f->base[s->prop] + s->state]++;
 	if (p->states[s->state].kind == VG_STATE_VIOLATION)
 		return;		/* reported when it happened */
+	if (s->inconclusive)
+		r->unsure[r->base[s->prop] + s->state]++;
+	else if (strcmp(v, "accepting"))
+		r->ended[r->base[s->prop] + s->state]++;
 	if (strcmp(v, "accepting")) {
 		if (f->nonaccepting < 20) {
 			fprintf(r->text, "vigil: %s: slice ", p->name);
@@ -691,6 +725,65 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
 	return f.nonaccepting;
 }
 
+/* The last lines, as memcheck ends with its ERROR SUMMARY: the errors of
+ * the run by kind, a kind being a property's state: the violations
+ * entered during the run (all of them under --on-violation=continue),
+ * then the slices that ended non-accepting at exit (a leak's blocks).
+ * Inconclusive slices are counted apart: they are not errors found. */
+static void report_summary(struct vg_report *r)
+{
+	const struct vg_spec *spec = r->spec;
+	uint64_t total = 0, unsure = 0;
+	bool first = true;
+
+	for (int i = 0; i < spec->nprops; i++)
+		for (int s = 0; s < spec->props[i].nstates; s++) {
+			total += r->entered[r->base[i] + s] +
+				 r->ended[r->base[i] + s];
+			unsure += r->unsure[r->base[i] + s];
+		}
+	fprintf(r->text, "vigil: ERROR SUMMARY: %" PRIu64 " error%s", total,
+		total == 1 ? "" : "s");
+	if (r->json)
+		fprintf(r->json, "{\"type\":\"summary\",\"errors\":%" PRIu64
+			",\"inconclusive\":%" PRIu64 ",\"kinds\":[", total,
+			unsure);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < spec->nprops; i++)
+			for (int s = 0; s < spec->props[i].nstates; s++) {
+				const struct vg_property *p = &spec->props[i];
+				uint64_t n = pass ? r->ended[r->base[i] + s]
+						  : r->entered[r->base[i] + s];
+
+				if (!n)
+					continue;
+				fprintf(r->text, "%s %s.%s=%" PRIu64 "%s",
+					first ? ":" : ",", p->name,
+					p->states[s].name, n,
+					pass ? " (at the end)" : "");
+				if (r->json) {
+					fprintf(r->json, "%s{\"property\":",
+						first ? "" : ",");
+					vg_json_str(r->json, p->name);
+					fputs(",\"state\":", r->json);
+					vg_json_str(r->json, p->states[s].name);
+					fprintf(r->json, ",\"count\":%" PRIu64
+						",\"at\":\"%s\"}", n,
+						pass ? "exit" : "event");
+				}
+				first = false;
+			}
+	if (unsure)
+		fprintf(r->text, "; %" PRIu64 " slice%s inconclusive", unsure,
+			unsure == 1 ? "" : "s");
+	fputc('\n', r->text);
+	fflush(r->text);
+	if (r->json) {
+		fputs("]}\n", r->json);
+		fflush(r->json);
+	}
+}
+
 void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		     const struct vg_run_stats *st)
 {
@@ -739,8 +832,10 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 			fprintf(r->text, "vigil: target exited with status %d\n",
 				st->exit_code);
 	}
-	if (!r->json)
+	if (!r->json) {
+		report_summary(r);
 		return;
+	}
 	fprintf(r->json,
 		"{\"type\":\"stats\",\"events\":%" PRIu64
 		",\"records\":%" PRIu64 ",\"lost\":%" PRIu64
@@ -769,6 +864,7 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 			st->exit_code, st->exit_signal);
 	fputs("}\n", r->json);
 	fflush(r->json);
+	report_summary(r);
 }
 
 #define VG_PROC_SAID 10	/* forks or execs said as they happen */

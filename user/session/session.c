@@ -679,13 +679,19 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 		vg_session_live_tick(ss);
 		vg_session_view_tick(ss);
-		if (target_gone(ss, pidfd, &code, &sig)) {
+		if (!exited && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0 ||
 			    vg_session_timeouts(ss, e))
 				goto out;
-			break;
+			/* --follow-fork: the followed descendants are waited
+			 * for; the pidfd, readable for good now, is not */
+			epoll_ctl(ep, EPOLL_CTL_DEL, pidfd, NULL);
+			epoll_ctl(ep_ctl, EPOLL_CTL_DEL, pidfd, NULL);
 		}
+		if (exited && !(ss->o->follow_forks &&
+				vg_session_kids_running(ss)))
+			break;
 	}
 done:
 	ss->target_exited = exited;

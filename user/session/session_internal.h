@@ -43,6 +43,7 @@ struct session {
 		pid_t pid;
 		struct vg_monitor *mon;
 		struct vg_evidence *evidence;
+		bool gone;		/* its exit was seen (VG_PROC_EXIT) */
 	} *kids;
 	int nkids;
 	bool launch_exec_seen;		/* vigil run: the exec that starts it */
@@ -112,6 +113,9 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p);
 /* The monitor of the process an event came from: the target's, or with
  * --follow-fork a descendant's, made at its first event. */
 struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid);
+/* --follow-fork: is a followed descendant still running? vigil waits for
+ * them after the target exits. */
+bool vg_session_kids_running(struct session *ss);
 /* --follow-fork: every property to the user tier (why[] says so), and an
  * error for what concerns one process only (--record, checkpoints). */
 int vg_session_follow_check(struct session *ss, char (*why)[256],

@@ -81,6 +81,7 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 	}
 	vg_evidence_set_stacks(x, vg_session_event_stack, ss);
 	ss->kids[ss->nkids].pid = pid;
+	ss->kids[ss->nkids].gone = false;
 	ss->kids[ss->nkids].evidence = x;
 	ss->kids[ss->nkids++].mon = m;
 	return m;
@@ -100,6 +101,93 @@ struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid)
 	return kid_monitor_new(ss, pid);
 }
 
+/* A forked child's memory is a copy of its parent's: so are its slices.
+ * Its monitor starts with every slice of the parent's not in a violation
+ * state (those were reported, in the parent), variables and globals too.
+ * A slice in a state that waits on a watchpoint is inconclusive in the
+ * child: the watchpoints are the target's, not armed in it. */
+struct kid_copy {
+	struct session *ss;
+	struct vg_monitor *to;
+	int failed;
+};
+
+static bool waits_on_watch(const struct vg_spec *spec, int prop, int state)
+{
+	const struct vg_property *p = &spec->props[prop];
+
+	for (int t = 0; t < p->ntrans; t++)
+		if (p->trans[t].from == state &&
+		    vg_event_watches(&spec->events[p->trans[t].event]))
+			return true;
+	return false;
+}
+
+static void copy_slice(void *ctx, const struct vg_slice_view *s)
+{
+	struct kid_copy *k = ctx;
+	const struct vg_spec *spec = k->ss->spec;
+	struct vg_err e = { 0 };
+
+	if (spec->props[s->prop].states[s->state].kind == VG_STATE_VIOLATION)
+		return;
+	if (vg_monitor_set(k->to, s->prop, s->mask, s->params, s->state,
+			   s->vars, &e)) {
+		k->failed++;
+		return;
+	}
+	if (s->inconclusive || waits_on_watch(spec, s->prop, s->state))
+		vg_monitor_mark_slice_inconclusive(k->to, s->prop, s->mask,
+						   s->params);
+}
+
+static void kid_from_parent(struct session *ss, pid_t parent, pid_t child)
+{
+	struct vg_monitor *from = vg_session_monitor_of(ss, parent);
+	struct vg_monitor *to = vg_session_monitor_of(ss, child);
+	struct kid_copy k = { .ss = ss, .to = to };
+	struct vg_err e = { 0 };
+
+	if (to == ss->mon || to == from)
+		return;		/* no monitor of its own (said already) */
+	vg_monitor_foreach(from, copy_slice, &k);
+	for (int p = 0; p < ss->spec->nprops; p++) {
+		const int64_t *g = vg_monitor_globals(from, p);
+
+		for (int i = 0; g && i < ss->spec->props[p].nglobals; i++)
+			k.failed += !!vg_monitor_set_global(to, p, i, g[i], &e);
+		if (vg_monitor_prop_inconclusive(from, p))
+			vg_monitor_mark_inconclusive(to, p);
+	}
+	if (k.failed)
+		fprintf(stderr, "vigil: pid %d: %d of its parent's slices could not be copied (out of memory)\n",
+			child, k.failed);
+}
+
+bool vg_session_kids_running(struct session *ss)
+{
+	for (int i = 0; i < ss->nkids; i++) {
+		char path[64], st[512], *c;
+		FILE *f;
+		bool alive;
+
+		if (ss->kids[i].gone)
+			continue;
+		/* its exit record may have been lost: /proc says too */
+		snprintf(path, sizeof(path), "/proc/%d/stat", ss->kids[i].pid);
+		f = fopen(path, "r");
+		alive = f && fgets(st, sizeof(st), f) &&
+			(c = strrchr(st, ')')) && c[1] && c[2] != 'Z' &&
+			c[2] != 'X';
+		if (f)
+			fclose(f);
+		if (alive)
+			return true;
+		ss->kids[i].gone = true;
+	}
+	return false;
+}
+
 /* The target (or a followed process) forked or exec'd, or a followed
  * process ended. vigil run's own exec of the program is the start of the
  * run, not news. */
@@ -111,6 +199,9 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 
 	if (p->h.event == VG_PROC_EXIT) {	/* a followed process ended */
 		vg_probe_unfollow(ss->probe, (pid_t)p->child);
+		for (int i = 0; i < ss->nkids; i++)
+			if (ss->kids[i].pid == (pid_t)p->child)
+				ss->kids[i].gone = true;
 		return 0;
 	}
 	if (p->h.event == VG_PROC_FORK) {
@@ -124,6 +215,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		if (followed) {
 			struct vg_err fe = { 0 };
 
+			kid_from_parent(ss, (pid_t)p->h.pid, (pid_t)p->child);
 			vg_guard_add(ss->guard, (pid_t)p->child);
 			if (vg_probe_follow(ss->probe, (pid_t)p->child, &fe)) {
 				fprintf(stderr, "vigil: pid %u: %s: it runs unmonitored\n",

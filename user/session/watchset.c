@@ -233,7 +233,7 @@ static int pieces(uint64_t a, uint64_t len, uint64_t *at, uint8_t *sz,
  * aligned pieces (`*p @ 24`: three), or a change's locations, one each.
  * Returns how many, or -1 (why says). */
 static int needs(struct vg_watchset *ws, const struct vg_slice_view *s,
-		 int ev, struct vg_wp *wp, const char **why)
+		 int ev, struct vg_wp *wp, const char **why, bool *partial)
 {
 	struct plan *pl = vg_ws_plan(ws, s->prop, ev);
 	const struct vg_event *e = &ws->spec->events[ev];
@@ -251,6 +251,8 @@ static int needs(struct vg_watchset *ws, const struct vg_slice_view *s,
 			     : VG_WATCH_REGS, &covered);
 		if (covered < len && e->kind == VG_EV_CHANGE)
 			return *why = "change reads a location that does not fit one debug register (1, 2, 4 or 8 aligned bytes)", -1;
+		if (covered < len && partial)
+			*partial = true;
 		if (covered < len && !l->said_partial) {
 			l->said_partial = true;
 			fprintf(stderr, "vigil: watchpoints: %s: %llu bytes at 0x%llx, of which the first %llu are watched (%d debug registers); said once\n",
@@ -358,9 +360,10 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 	struct watch *w;
 	char who[256];
 	struct vg_err e = { 0 };
+	bool partial = false;
 
 	say_slice(who, sizeof(who), p, s->mask, s->params);
-	n = needs(ws, s, ev, wp, &why);
+	n = needs(ws, s, ev, wp, &why, &partial);
 	w = n < 0 ? NULL : free_watch(ws);
 	if (n >= 0 && !w)
 		why = "too many slices are watched at once";
@@ -417,6 +420,10 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 		ws->reg[r].refs++;
 		w->reg[w->nreg++] = r;
 	}
+	/* watched in part (a block past the 32 bytes of four registers): an
+	 * access past them goes unseen, so the verdict cannot be accepting */
+	if (partial)
+		pend_inconclusive(ws, m, s->prop, s->mask, s->params);
 	change_start(ws, w);
 }
 
@@ -468,7 +475,7 @@ static bool still_right(struct vg_watchset *ws, const struct watch *w,
 	int n;
 
 	if (!vg_ws_consumes(ws, s->prop, s->state, w->event) ||
-	    (n = needs(ws, s, w->event, wp, &why)) != w->nreg)
+	    (n = needs(ws, s, w->event, wp, &why, NULL)) != w->nreg)
 		return false;
 	for (int i = 0; i < n; i++)
 		if (ws->reg[w->reg[i]].wp.addr != wp[i].addr ||

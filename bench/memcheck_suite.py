@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+"""vigil's memory library against valgrind's memcheck, on memcheck's own
+regression test programs (make memcheck-suite; also run by make bench).
+
+The programs come from Debian 12's valgrind source package (3.19, the
+version of the valgrind binary package installed by scripts/setup.sh),
+fetched through apt's source mechanism into a cache outside the
+repository (nothing of valgrind's is committed): its deb-src entry has its
+own sources file and lists directory, as scripts/setup.sh does for CRIU's,
+so the system's apt never sees it. Every memcheck/tests/NAME.vgtest whose
+program is a C file there that calls the allocator (malloc, free...) and
+tells memcheck of no allocator of its own (client requests), with no
+prereq, once per program and arguments, is built with -g -O0 and run
+twice with the arguments of the .vgtest:
+  - under memcheck (--leak-check=full --show-leak-kinds=all, XML out), the
+    oracle;
+  - under vigil with every memory spec of specs/lib/ at once, with
+    --on-violation=continue (so one run reports every error),
+    --watch-policy=evict (the most recently freed blocks watched) and
+    --json.
+The specs are used as they are.
+
+Errors are counted by kind, one per memcheck error context (an <error> of
+its XML: a loop that frees the same block 10 times is one), per program:
+  double_free      memcheck: Invalid free of an address inside a freed
+                   block; vigil: double_free, realloc_stale
+  invalid_free     memcheck: Invalid free of any other address;
+                   vigil: bad_free
+  access_after_free memcheck: Invalid read or write inside a freed block;
+                   vigil: use_after_free (read/write watchpoints: its
+                   report does not say which)
+  fishy_size       memcheck: FishyValue of an allocation function;
+                   vigil: fishy_size
+  definitely_lost  memcheck: Leak_DefinitelyLost and IndirectlyLost loss
+                   records; vigil: leak slices still `allocated` at the
+                   end; a record of n blocks of b bytes is found when vigil
+                   has n such blocks (matched by size, each block once)
+found = min(vigil, memcheck) per program and kind; missed = memcheck -
+found; false = vigil - memcheck when above (a violation memcheck does not
+report). For leaks, vigil's blocks that match no lost record of memcheck
+are false leak blocks: still reachable ones (the size of a block memcheck
+calls possibly lost or reachable) and the rest (blocks of the C
+library's own, which memcheck frees at exit through __libc_freeres).
+
+Memcheck's other kinds (uninitialised values, overflows past a block,
+overlapping copies...) have no vigil property: they are counted apart.
+vigil runs the program natively: glibc may abort at an error memcheck
+survives (its tcache sees most double frees), and the errors after it are
+then missed. Usage:
+  python3 bench/memcheck_suite.py [--repo DIR] [--build build] [--jobs N]
+                                  [--only a,b] [--json FILE]
+(--repo: another checkout's specs and vigil, for a before/after.)
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+
+CACHE = os.environ.get("VIGIL_VALGRIND_CACHE", "/var/cache/vigil/valgrind")
+SOURCES = "/etc/vigil/bookworm-src.sources"
+LISTS = "/var/lib/vigil/apt-lists-bookworm-src"
+APT = ["-o", "Dir::Etc::SourceList=" + SOURCES,
+       "-o", "Dir::Etc::SourceParts=/dev/null",
+       "-o", "Dir::State::Lists=" + LISTS,
+       "-o", "Dir::Cache::pkgcache=", "-o", "Dir::Cache::srcpkgcache="]
+SPECS = ["double_free", "bad_free", "leak", "use_after_free", "realloc",
+         "fishy_size"]
+KINDS = ["double_free", "invalid_free", "access_after_free", "fishy_size",
+         "definitely_lost"]
+VIGIL_KIND = {
+    ("double_free", "double_free"): "double_free",
+    ("realloc_stale", "stale_free"): "double_free",
+    ("realloc_stale", "stale_realloc"): "double_free",
+    ("bad_free", "bad_free"): "invalid_free",
+    ("bad_free", "bad_realloc"): "invalid_free",
+    ("use_after_free", "use_after_free"): "access_after_free",
+    ("fishy_size", "fishy"): "fishy_size",
+}
+MC_TIMEOUT, VIGIL_TIMEOUT = 120, 180
+
+
+def say(msg):
+    print("memcheck-suite: " + msg, flush=True)
+
+
+def fetch_sources():
+    """memcheck/tests, include/ and memcheck/memcheck.h of the valgrind
+    source package, in CACHE/src; the tarball checked against the SHA256
+    of the signed Sources index."""
+    src = os.path.join(CACHE, "src")
+    if os.path.isdir(os.path.join(src, "memcheck", "tests")):
+        return src
+    os.makedirs(os.path.join(LISTS, "partial"), exist_ok=True)
+    os.makedirs(os.path.dirname(SOURCES), exist_ok=True)
+    with open(SOURCES, "w") as f:
+        f.write("# Written by vigil's bench/memcheck_suite.py. Deliberately NOT in\n"
+                "# sources.list.d: only used with -o Dir::Etc::SourceList=<this file>\n"
+                "# to fetch valgrind's source for its memcheck test programs.\n"
+                "Types: deb-src\nURIs: http://deb.debian.org/debian\n"
+                "Suites: bookworm\nComponents: main\n"
+                "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n")
+    say("fetch Debian 12's source index (separate apt state in %s)" % LISTS)
+    subprocess.run(["apt-get"] + APT + ["update"], check=True,
+                   stdout=subprocess.DEVNULL)
+    show = subprocess.run(["apt-cache"] + APT + ["showsrc", "valgrind"],
+                          check=True, capture_output=True, text=True).stdout
+    m = re.search(r"^Checksums-Sha256:\n((?: .*\n)+)", show, re.M)
+    orig = [l.split() for l in m.group(1).splitlines()
+            if ".orig.tar." in l] if m else []
+    if not orig:
+        sys.exit("memcheck-suite: no valgrind source package in bookworm")
+    sha, _, name = orig[0]
+    os.makedirs(CACHE, exist_ok=True)
+    path = os.path.join(CACHE, name)
+
+    def ok():
+        if not os.path.exists(path):
+            return False
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest() == sha
+    if not ok():
+        say("download %s into %s" % (name, CACHE))
+        subprocess.run(["apt-get"] + APT + ["source", "--download-only",
+                                            "valgrind"],
+                       cwd=CACHE, stdout=subprocess.DEVNULL)
+        if not ok():
+            sys.exit("memcheck-suite: %s missing or its SHA256 differs" % name)
+    os.makedirs(src, exist_ok=True)
+    subprocess.run(["tar", "-xf", path, "-C", src, "--strip-components=1",
+                    "--wildcards", "*/memcheck/tests/*", "*/include/*",
+                    "*/memcheck/memcheck.h"], check=True)
+    return src
+
+
+ALLOC_CALL = re.compile(r"\b(malloc|calloc|realloc|free|memalign|"
+                        r"posix_memalign|valloc)\s*\(")
+# allocators of the program's own, told to memcheck by client requests:
+# vigil's specs follow libc's
+CUSTOM_ALLOC = re.compile(r"MALLOCLIKE|FREELIKE|MEMPOOL|RESIZEINPLACE")
+
+
+def vgtests(src):
+    """(name, prog, args) of the C programs with a .vgtest and no prereq
+    that call the allocator, once per program and arguments"""
+    tdir = os.path.join(src, "memcheck", "tests")
+    out, seen = [], set()
+    for f in sorted(os.listdir(tdir)):
+        if not f.endswith(".vgtest"):
+            continue
+        keys = {}
+        for line in open(os.path.join(tdir, f), errors="replace"):
+            k, _, v = line.partition(":")
+            keys.setdefault(k.strip(), v.strip())
+        prog = keys.get("prog", "")
+        if ("prereq" in keys or "stdin" in keys or "/" in prog or
+                not os.path.exists(os.path.join(tdir, prog + ".c"))):
+            continue
+        text = open(os.path.join(tdir, prog + ".c"), errors="replace").read()
+        if not ALLOC_CALL.search(text) or CUSTOM_ALLOC.search(text):
+            continue
+        key = (prog, keys.get("args", ""))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((f[:-7], prog, keys.get("args", "").split()))
+    return out
+
+
+def build(src, prog, outdir):
+    tdir = os.path.join(src, "memcheck", "tests")
+    exe = os.path.join(outdir, prog)
+    if os.path.exists(exe):
+        return exe
+    r = subprocess.run(["gcc", "-g", "-O0", "-w", "-fno-builtin",
+                        "-I" + os.path.join(src, "include"),
+                        "-I" + os.path.join(src, "memcheck"), "-I" + tdir,
+                        "-o", exe, os.path.join(tdir, prog + ".c"),
+                        "-lpthread", "-lm"], capture_output=True)
+    return exe if r.returncode == 0 else None
+
+
+def memcheck(exe, args, tmp):
+    """errors by kind (Counter), leak block sizes by class, and the other
+    kinds' count"""
+    xmlf = os.path.join(tmp, "mc.xml")
+    try:
+        subprocess.run(["valgrind", "--tool=memcheck", "--leak-check=full",
+                        "--show-leak-kinds=all", "--xml=yes",
+                        "--xml-file=" + xmlf, exe] + args,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=MC_TIMEOUT, cwd=tmp)
+    except subprocess.TimeoutExpired:
+        pass
+    kinds, leaks, other = Counter(), defaultdict(list), Counter()
+    reads = [0, 0]
+    try:
+        root = ET.parse(xmlf).getroot()
+    except (ET.ParseError, FileNotFoundError):
+        return None
+    for e in root.iter("error"):
+        kind = e.findtext("kind")
+        aux = " ".join(a.text or "" for a in e.iter("auxwhat"))
+        freed = "free'd" in aux
+        if kind.startswith("Leak_"):
+            x = e.find("xwhat")
+            n = int(x.findtext("leakedblocks"))
+            b = int(x.findtext("leakedbytes"))
+            leaks[kind[5:]].append((n, b // n if n else 0))
+        elif kind == "InvalidFree":
+            kinds["double_free" if freed else "invalid_free"] += 1
+        elif kind in ("InvalidWrite", "InvalidRead") and freed:
+            kinds["access_after_free"] += 1
+            reads[kind == "InvalidRead"] += 1
+        elif kind == "FishyValue":
+            kinds["fishy_size"] += 1
+        else:
+            other[kind] += 1
+    kinds["definitely_lost"] = (len(leaks["DefinitelyLost"]) +
+                                len(leaks["IndirectlyLost"]))  # records
+    kinds["_writes_after_free"], kinds["_reads_after_free"] = reads
+    return kinds, leaks, other
+
+
+def vigil(repo, build_dir, exe, args, tmp):
+    """violations by kind, leak slices' sizes, inconclusive count, and
+    whether the program ran to its end"""
+    jf = os.path.join(tmp, "v.jsonl")
+    specs = [os.path.join(repo, "specs/lib/%s.vigil" % s) for s in SPECS]
+    specs = [s for s in specs if os.path.exists(s)]
+    cmd = [os.path.join(os.path.abspath(build_dir), "vigil"), "run", "-q",
+           "--on-violation=continue", "--watch-policy=evict", "--json", jf
+           ] + specs + ["--", exe] + args
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True,
+                           timeout=VIGIL_TIMEOUT, cwd=tmp)
+        err = r.stderr
+    except subprocess.TimeoutExpired:
+        err = "timeout"
+    # a stop the run could not override (an old vigil, --repo): the
+    # target is left stopped; end it
+    for pid in re.findall(r"target pid (\d+) is left stopped", err):
+        try:
+            os.kill(int(pid), 9)
+        except OSError:
+            pass
+    kinds, sizes, unsure = Counter(), [], 0
+    if not os.path.exists(jf):
+        return None
+    for line in open(jf):
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if o.get("type") != "verdict":
+            continue
+        if o["verdict"] == "violation":
+            k = VIGIL_KIND.get((o["property"], o["state"]))
+            kinds[k or "other"] += 1
+        elif o["verdict"] == "inconclusive":
+            unsure += 1
+        elif o["property"] == "leak" and o["verdict"] == "nonaccepting":
+            sizes.append(int(o.get("vars", {}).get("size", -1)))
+    m = re.search(r"target (exited with status -?\d+|killed by signal \d+ \([^)]*\))", err)
+    return kinds, sizes, unsure, m.group(1) if m else err.strip()[-80:]
+
+
+def match_leaks(vsizes, mleaks):
+    """memcheck's lost loss records (definitely, indirectly) found by
+    vigil: a record of n blocks of b bytes is found when vigil reports n
+    leaked blocks of that size (blocks matched once). vigil's blocks left
+    over are false leak blocks: those of the size of a block memcheck
+    calls possibly lost or still reachable (not lost), and the rest (not
+    in memcheck's heap at exit: the C library's own)."""
+    have = Counter(vsizes)
+    found = 0
+    for n, size in sorted(mleaks["DefinitelyLost"] + mleaks["IndirectlyLost"]):
+        if have[size] >= n:
+            have[size] -= n
+            found += 1
+    reach = libc = 0
+    kept = Counter()
+    for n, size in mleaks["PossiblyLost"] + mleaks["Reachable"]:
+        kept[size] += n
+    for size, n in have.items():
+        r = min(n, kept[size])
+        reach += r
+        libc += n - r
+    return found, reach, libc
+
+
+def one(repo, build_dir, src, outdir, test):
+    name, prog, args = test
+    exe = build(src, prog, outdir)
+    if not exe:
+        return name, None
+    with tempfile.TemporaryDirectory(prefix="vigil-mcs-") as tmp:
+        mc = memcheck(exe, args, tmp)
+    with tempfile.TemporaryDirectory(prefix="vigil-mcs-") as tmp:
+        vg = vigil(repo, build_dir, exe, args, tmp)
+    return name, (mc, vg)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repo", default=os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), help="the checkout whose specs/lib is run")
+    ap.add_argument("--build", default="build",
+                    help="its build directory (relative: to --repo)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", help="comma-separated .vgtest names")
+    ap.add_argument("--json", help="per-program results, as JSON")
+    a = ap.parse_args()
+    src = fetch_sources()
+    tests = vgtests(src)
+    if a.only:
+        want = set(a.only.split(","))
+        tests = [t for t in tests if t[0] in want]
+    outdir = os.path.join(CACHE, "bin")
+    os.makedirs(outdir, exist_ok=True)
+    say("%d programs of memcheck/tests (valgrind %s)" %
+        (len(tests), subprocess.run(["valgrind", "--version"],
+                                    capture_output=True,
+                                    text=True).stdout.strip()))
+    with ThreadPoolExecutor(a.jobs) as ex:
+        results = list(ex.map(lambda t: one(a.repo, os.path.join(
+            a.repo, a.build), src, outdir, t), tests))
+
+    tot = {k: Counter() for k in KINDS}
+    other_mc = Counter()
+    per = []
+    nobuild, noresult, ran = [], [], 0
+    false_reach = false_libc = unsure = 0
+    mc_rw = [0, 0]
+    for name, res in results:
+        if res is None:
+            nobuild.append(name)
+            continue
+        mc, vg = res
+        if mc is None or vg is None:
+            noresult.append(name)
+            continue
+        ran += 1
+        (mk, mleaks, mother), (vk, vsizes, vunsure, end) = mc, vg
+        other_mc += mother
+        mc_rw[0] += mk["_writes_after_free"]
+        mc_rw[1] += mk["_reads_after_free"]
+        unsure += vunsure
+        row = {"test": name, "end": end, "inconclusive": vunsure}
+        for k in KINDS:
+            m = mk[k]
+            if k == "definitely_lost":
+                v, reach, libc = match_leaks(vsizes, mleaks)
+                false_reach += reach
+                false_libc += libc
+                row["false_leak_reachable"] = reach
+                row["false_leak_other"] = libc
+            else:
+                v = vk[k]
+            f = min(v, m)
+            tot[k]["memcheck"] += m
+            tot[k]["found"] += f
+            tot[k]["missed"] += m - f
+            tot[k]["false"] += max(0, v - m) if k != "definitely_lost" else 0
+            row[k] = {"memcheck": m, "vigil": v}
+        per.append(row)
+        if any(row[k]["memcheck"] or row[k]["vigil"] for k in KINDS):
+            say("%-22s %s  | %s" % (name, " ".join(
+                "%s=%d/%d" % (k, row[k]["vigil"], row[k]["memcheck"])
+                for k in KINDS if row[k]["memcheck"] or row[k]["vigil"]),
+                end))
+
+    print()
+    print("memcheck's test programs: %d run, %d did not build, %d without a result (%s)"
+          % (ran, len(nobuild), len(noresult), ",".join(noresult) or "-"))
+    print("%-18s %9s %6s %7s %7s" % ("kind", "memcheck", "found", "missed",
+                                     "false"))
+    sm = sf = 0
+    for k in KINDS:
+        t = tot[k]
+        sm += t["memcheck"]
+        sf += t["found"]
+        print("%-18s %9d %6d %7d %7s" % (k, t["memcheck"], t["found"],
+                                         t["missed"],
+                                         "-" if k == "definitely_lost"
+                                         else t["false"]))
+    print("%-18s %9d %6d %7d %7d" % ("all", sm, sf, sm - sf,
+                                     sum(tot[k]["false"] for k in KINDS)))
+    print("found: %.0f%%; false leak blocks: %d still reachable, %d not in "
+          "memcheck's heap at exit (the C library's own); %d slices "
+          "inconclusive" % (100.0 * sf / sm if sm else 0, false_reach,
+                            false_libc, unsure))
+    print("memcheck's accesses after free: %d writes, %d reads" % tuple(mc_rw))
+    print("memcheck's other kinds (no vigil property): " +
+          (", ".join("%s=%d" % kv for kv in sorted(other_mc.items())) or "-"))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"tests": per, "totals": tot}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+# --follow-fork and the heap: a forked child starts with a copy of its
+# parent's slices (its heap is a copy of the parent's), so its double
+# free of a block the parent allocated is found, and its first free of it
+# is no bad free; the parent's own free of its copy does not touch the
+# child's slices; vigil waits for the child, which outlives the parent.
+. "$(dirname "$0")/lib.sh"
+
+export GLIBC_TUNABLES=glibc.malloc.tcache_count=0
+run_vigil run -q --follow-fork --on-violation=continue specs/lib/double_free.vigil specs/lib/bad_free.vigil -- "$TARGETS/forkfree"
+expect_rc 1
+expect_out "^forkfree: parent done"
+expect_out "^forkfree: child done"
+child=$(sed -nE 's/^vigil: pid [0-9]+ forked pid ([0-9]+): followed$/\1/p' "$TMP/out" | head -1)
+[ -n "$child" ] || fail "no fork reported"
+[ "$(grep -c 'VIOLATION' "$TMP/out")" -eq 1 ] || fail "not exactly one violation"
+expect_out "VIOLATION of double_free"
+expect_out "state  freed -> double_free \(violation\)"
+expect_out "event  before free\(0x[0-9a-f]+\) in tid $child$"
+# the slice came from the parent: live in the child from the start
+expect_out "tid $child  before free\(0x[0-9a-f]+\)  live -> freed$"
+expect_out "^vigil: pid $child: double_free: live slices by state: init=0 live=0 freed=1 double_free=1$"
+expect_out "^vigil: pid $child: bad_free: live slices by state: unknown=0 live=0 freed=2 bad_free=0 bad_realloc=0$"
+# the parent's: its copy of p freed once, q live
+expect_out "^vigil: double_free: live slices by state: init=0 live=1 freed=1 double_free=0$"
+expect_out "^vigil: ERROR SUMMARY: 1 error: double_free.double_free=1$"
+echo ok
