@@ -19,7 +19,7 @@ BUILD := build
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser
-LDLIBS := -lbpf -ldwarf -lelf -lz
+LDLIBS := -lbpf -ldwarf -lelf -lz -ljansson
 
 # make test SANITIZE=1: the userspace under ASan and UBSan.
 ifeq ($(SANITIZE),1)

@@ -95,3 +95,8 @@ int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 	snprintf(cmd, len, "gdb -p %d -x %s", pid, path);
 	return 0;
 }
+
+bool vg_gdb_find_extension(char *out, size_t len)
+{
+	return find_extension(out, len);
+}

@@ -55,6 +55,7 @@ static const struct option opts[] = {
 	{ "evidence", required_argument, 0, 'E' },
 	{ "watch-policy", required_argument, 0, 'W' },
 	{ "lib", required_argument, 0, 'L' },
+	{ "interactive", no_argument, 0, 'I' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -122,6 +123,9 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		break;
 	case 'K':
 		o->stacks = true;
+		break;
+	case 'I':
+		o->interactive = true;
 		break;
 	case 'L':
 		libs[o->nlibs++] = optarg;

@@ -19,7 +19,9 @@
 #include "probe/probe.h"
 #include "proc/guard.h"
 #include "proc/proc.h"
+#include "proc/entry.h"
 #include "monstate.h"
+#include "live.h"
 #include "report/evidence.h"
 #include "sym/libs.h"
 #include "sym/maps.h"
@@ -69,6 +71,7 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_report_set_evidence(ss->report, x);
 	vg_evidence_add(x, s, from, to, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+	vg_live_transition(ss, s, from, to, ev);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
 				       vg_session_monitor_of(ss, (pid_t)ev->pid),
@@ -257,6 +260,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
+	vg_live_transition(ss, &v, k->from, k->to, &ev);
 	return 0;
 }
 
@@ -564,9 +568,19 @@ static int loop(struct session *ss, struct vg_err *e)
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
 	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
 
-	if (!ss->o->pid && vg_proc_release(ss->pid, e))
+	vg_live_open(ss);
+	if (vg_live_fd(ss) >= 0) {
+		ev.data.fd = vg_live_fd(ss);
+		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
+	if (!ss->o->pid && (ss->o->interactive
+			    ? vg_proc_release_at_entry(ss->pid, e)
+			    : vg_proc_release(ss->pid, e)))
 		goto out;
 	vg_guard_released(ss->guard);
+	if (ss->o->interactive && vg_session_join_gdb(ss, e))
+		goto out;
 	/* restored stopped by vigil restore --monitor: probes and state are
 	 * in place, let it go */
 	if (ss->o->state_path)
@@ -610,6 +624,10 @@ static int loop(struct session *ss, struct vg_err *e)
 			goto out;
 		if (ss->restored)
 			break;
+		vg_live_keep_going(ss);
+		vg_live_serve(ss);
+		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss))
+			goto done;
 		if (vg_scenario_target_stopped(ss->sc) ||
 		    vg_scenario_target_killed(ss->sc)) {
 			/* drain what was already in flight, then go */
@@ -634,6 +652,8 @@ static int loop(struct session *ss, struct vg_err *e)
 						goto out;
 					continue;
 				}
+				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
+					continue;	/* gdb's, on the terminal */
 				if (ss->o->pid) {
 					/* not our child: leave it alone */
 					fprintf(stderr, "vigil: %s: detaching, the target runs on\n",
@@ -660,6 +680,7 @@ static int loop(struct session *ss, struct vg_err *e)
 done:
 	rc = finish(ss, exited, code, sig);
 out:
+	vg_live_close(ss);
 	vg_session_unadvertise(ss);
 	if (ep >= 0)
 		close(ep);

@@ -48,6 +48,9 @@ struct vg_session_opts {
 	/* a status line on stderr, which is a terminal, and SIGUSR1's dump
 	 * goes there too (user/report/status.h) */
 	bool live;
+	/* --interactive: stops go to a gdb that joins the live session
+	 * (user/session/live.h) instead of ending it */
+	bool interactive;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

@@ -21,6 +21,7 @@ struct vg_guard;
 struct vg_monitor;
 struct vg_watchset;
 struct vg_status;
+struct vg_live;
 
 struct session {
 	struct vg_spec *spec;
@@ -84,6 +85,9 @@ struct session {
 	 * probes' event count and time at the last redraw */
 	struct vg_status *status;
 	uint64_t live_events, live_ns;
+	/* the control channel, `vigil break`, --interactive (live.c) */
+	struct vg_live *live;
+	pid_t gdb_pid;			/* --interactive on a terminal */
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */
