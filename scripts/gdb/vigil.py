@@ -3,14 +3,142 @@
 # slice, the state, the variables, and the evidence (the slice's last
 # steps, each with thread, time, values and the user stack at that step).
 #
+# In a live session (vigil run/attach --interactive), vigil's command file
+# calls vigil_live_join(SOCKET, PID): the extension then talks to the vigil
+# that still monitors the process, through its control socket (the
+# JSON-lines protocol of docs/CONTROL.md), and every `vigil ...` command
+# asks it; vigil's SIGSTOPs become breakpoint-like stops with vigil's
+# message, and its own holds resume silently.
+#
 # vigil's gdb command file sources this and points $vigil_report at the
 # JSON vigil wrote for the violation (RUNDIR/violation-PID.json). By hand:
 #   (gdb) source scripts/gdb/vigil.py
 #   (gdb) set $vigil_report = "/tmp/vigil-0/violation-1234.json"
 #   (gdb) vigil status
 import json
+import os
+import signal
+import socket
+import time
 
 import gdb
+
+_TIMEOUT = 5.0          # seconds: a stuck vigil never freezes gdb for longer
+
+
+class _Live:
+    """One connection to the live session's control socket. It stays open
+    for the whole gdb session: vigil takes its end as gdb going away."""
+
+    def __init__(self, path, pid):
+        self.path = path
+        self.pid = pid
+        self.sock = None
+        self.buf = b""
+        self.hello = self.call("hello", [], role="gdb")["data"]
+
+    def _connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(_TIMEOUT)
+        s.connect(self.path)
+        self.sock, self.buf = s, b""
+
+    def call(self, cmd, args, **extra):
+        req = dict(v=1, cmd=cmd, args=[str(a) for a in args], **extra)
+        for attempt in (0, 1):
+            try:
+                if self.sock is None:
+                    self._connect()
+                    if cmd != "hello":      # say again who we are
+                        self.sock.sendall(b'{"v":1,"cmd":"hello","role":"gdb"}\n')
+                        self._line()
+                self.sock.sendall(json.dumps(req).encode() + b"\n")
+                return json.loads(self._line())
+            except (OSError, ValueError) as e:
+                if self.sock is not None:
+                    self.sock.close()
+                self.sock = None
+                err = e
+        raise gdb.GdbError("vigil: no answer from the monitor (%s): %s" % (self.path, err))
+
+    def _line(self):
+        end = time.monotonic() + _TIMEOUT
+        while b"\n" not in self.buf:
+            self.sock.settimeout(max(0.01, end - time.monotonic()))
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise OSError("vigil closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def names(self):
+        return {p["name"]: p["states"] for p in self.hello.get("properties", [])}
+
+
+_live = None
+
+
+def _need_live():
+    if _live is None:
+        raise gdb.GdbError("vigil: not a live session (start it with vigil run --interactive "
+                           "or vigil attach --interactive)")
+    return _live
+
+
+def _ask(cmd, args):
+    r = _need_live().call(cmd, args)
+    if not r.get("ok"):
+        raise gdb.GdbError("vigil: %s" % r.get("error", "refused"))
+    return r
+
+
+def _print_stop(d):
+    gdb.write(d["message"] + "\n")
+    v = d.get("violation")
+    if v:
+        gdb.write("\n".join(_violation_lines(v)) + "\n")
+
+
+class _VigilStop(gdb.Function):
+    """$_vigil_stop(): is the SIGSTOP this thread got one to stop at (a
+    violation, a `stop` reaction, a `vigil break`)? Prints vigil's message
+    when it is; vigil's own holds answer 0 and the thread resumes."""
+
+    def __init__(self):
+        super().__init__("_vigil_stop")
+
+    def invoke(self):
+        try:
+            r = _need_live().call("stop", [gdb.selected_thread().ptid[1]])
+        except gdb.GdbError as e:
+            gdb.write("%s\n" % e)
+            return 1
+        d = r.get("data", {})
+        if d.get("stop"):
+            _print_stop(d)
+            return 1
+        return 0
+
+
+def vigil_live_join(path, pid):
+    """Called by vigil's live command file once gdb is attached."""
+    global _live
+    _live = _Live(path, pid)
+    gdb.execute("catch signal SIGSTOP", to_string=True)
+    bp = gdb.breakpoints()[-1]
+    bp.condition = "$_vigil_stop()"
+    gdb.write("vigil: live session with the monitor of pid %d (vigil pid %d): "
+              "'help vigil' lists its commands\n" % (pid, _live.hello["vigil"]))
+    # a stop that came before gdb did
+    d = _live.call("stop", [0]).get("data", {})
+    if d.get("stop"):
+        _print_stop(d)
+
+
+def _reattach(pid):
+    gdb.execute("attach %d" % pid, to_string=True)
+    os.kill(pid, signal.SIGCONT)     # it waits in a group stop otherwise
 
 
 def _report_path():
@@ -49,12 +177,19 @@ class VigilStatus(gdb.Command):
         super().__init__("vigil status", gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
+        if _live is not None:
+            gdb.write(_ask("status", [])["text"])
+            return
         path = _report_path()
         try:
             with open(path) as f:
                 v = json.loads(f.readline())
         except (OSError, ValueError) as e:
             raise gdb.GdbError("vigil: cannot read %s: %s" % (path, e))
+        gdb.write("\n".join(_violation_lines(v)) + "\n")
+
+
+def _violation_lines(v):
         out = []
         out.append("property  %s" % v["property"])
         out.append("slice     %s" % _kv(v["slice"]))
@@ -73,8 +208,78 @@ class VigilStatus(gdb.Command):
                     (s["time_ns"] - t0) / 1e9, s["tid"], _event(s), s["from"], s["to"]))
                 for i, fr in enumerate(s.get("stack", [])):
                     out.append("      %s %s" % ("at" if i == 0 else "  ", fr))
-        gdb.write("\n".join(out) + "\n")
+        return out
+
+
+class _Cmd(gdb.Command):
+    """A `vigil NAME ...` command that vigil answers over the socket."""
+
+    def __init__(self, name, doc, complete_states=False):
+        self.__doc__ = doc
+        self.cname = name
+        self.states = complete_states
+        super().__init__("vigil " + name, gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        self.run(gdb.string_to_argv(arg))
+
+    def run(self, argv):
+        gdb.write(_ask(self.cname, argv).get("text", ""))
+
+    def complete(self, text, word):
+        """Property names, then that property's state names."""
+        if _live is None:
+            return gdb.COMPLETE_NONE
+        argv = text.split()
+        names = _live.names()
+        done = len(argv) - (0 if text.endswith(" ") or not argv else 1)
+        word = word or ""
+        if done == 0:
+            return [n for n in names if n.startswith(word)]
+        if done == 1 and self.states and argv[0] in names:
+            return [s for s in names[argv[0]] if s.startswith(word)]
+        return gdb.COMPLETE_NONE
+
+
+class _Checkpoint(_Cmd):
+    def run(self, argv):
+        # CRIU cannot dump a traced process: gdb lets go of it, held in a
+        # group stop (the SIGSTOP queued now lands as gdb detaches), vigil
+        # dumps it and leaves it stopped, gdb takes it back: same pid, and
+        # gdb's breakpoints survive a detach and an attach.
+        pid = _need_live().pid
+        os.kill(pid, signal.SIGSTOP)
+        gdb.execute("detach", to_string=True)
+        try:
+            r = _need_live().call("checkpoint", ["stopped"])
+        finally:
+            _reattach(pid)
+        if not r.get("ok"):
+            raise gdb.GdbError("vigil: %s" % r.get("error", "refused"))
+        gdb.write(r.get("text", ""))
 
 
 VigilPrefix()
 VigilStatus()
+_VigilStop()
+_Cmd("slices", """List the live slices of PROPERTY, with their state and variables.
+Usage: vigil slices PROPERTY [STATE]""", complete_states=True)
+_Cmd("show", """Show one slice of PROPERTY with its evidence (its last steps and stacks).
+Usage: vigil show PROPERTY SLICE   (SLICE as `vigil slices` names it, e.g. q=0x55d1c0a012a0)""")
+_Cmd("break", """Stop the program whenever a slice of PROPERTY enters STATE.
+Usage: vigil break PROPERTY STATE   (vigil delete N removes it; vigil breaks lists them)""",
+     complete_states=True)
+_Cmd("delete", """Remove the monitor breakpoint N (see vigil breaks).
+Usage: vigil delete N""")
+_Cmd("breaks", """List the monitor breakpoints (vigil break).""")
+_Cmd("set", """Change one slice: a variable, or its state.
+Usage: vigil set PROPERTY SLICE VAR=VALUE
+       vigil set PROPERTY SLICE state=STATE""")
+_Cmd("graph", """The automata as Graphviz DOT, each state with its live slice count.
+Usage: vigil graph [PROPERTY]""")
+_Checkpoint("checkpoint", """Take a CRIU checkpoint of the program and of the monitor state.
+gdb detaches while CRIU dumps and attaches again (same pid, breakpoints kept).""")
+_Cmd("checkpoints", """List the checkpoints of this session: number, events, good/bad, reason.""")
+_Cmd("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
+Usage: vigil keep-stopped [on|off]""")
+_Cmd("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")

@@ -1,6 +1,6 @@
 /* The exec is caught with ptrace (PTRACE_O_TRACEEXEC): the tracee stops
  * right after it, before the loader's first instruction; vigil detaches
- * with SIGSTOP, so that it stays stopped there, in an ordinary group stop
+ * after queuing a SIGSTOP, so that it stays stopped there, in an ordinary group stop
  * gdb can attach to. vigil traces it for that moment only. */
 #include "entry.h"
 
@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc.h"
 
 int vg_proc_release_at_entry(pid_t pid, struct vg_err *e)
 {
@@ -39,8 +42,15 @@ int vg_proc_release_at_entry(pid_t pid, struct vg_err *e)
 				      : WSTOPSIG(st) == SIGSTOP ? 0
 				      : WSTOPSIG(st)));
 	}
-	if (ptrace(PTRACE_DETACH, pid, 0, (void *)(long)SIGSTOP))
+	/* a detach from an event stop injects no signal: the SIGSTOP is
+	 * queued first and lands as the tracee goes */
+	kill(pid, SIGSTOP);
+	if (ptrace(PTRACE_DETACH, pid, 0, 0))
 		return vg_errf(e, "leaving pid %d at its entry: ptrace: %s", pid,
 			       strerror(errno));
+	for (int i = 0; i < 1000 && !vg_proc_is_stopped(pid); i++)
+		usleep(1000);
+	if (!vg_proc_is_stopped(pid))
+		return vg_errf(e, "pid %d did not stop at its entry", pid);
 	return 0;
 }

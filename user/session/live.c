@@ -299,14 +299,26 @@ static json_t *breaks(struct session *ss)
 	return vg_live_reply(true, l->nbrk ? text : "no monitor breakpoints\n", arr);
 }
 
-static json_t *checkpoint(struct session *ss)
+/* checkpoint [stopped]: "stopped" from gdb, which detached from the
+ * target and left it in a group stop to attach again after the dump */
+static json_t *checkpoint(struct session *ss, json_t *args)
 {
+	const char *a = json_string_value(json_array_get(args, 0));
 	struct vg_err e = { 0 };
 	uint64_t before = ss->ckpt_taken;
+	int rc;
 
 	if (ss->o->follow_forks)
 		return vg_live_reply(false, "no checkpoints with --follow-fork", NULL);
-	if (vg_session_checkpoint(ss, "on demand (vigil ctl checkpoint)", true, &e))
+	ss->ckpt_hold = a && !strcmp(a, "stopped");
+	if (ss->ckpt_hold) {	/* the SIGSTOP gdb queued must have landed */
+		for (int i = 0; i < 500 && vg_proc_state(ss->pid) != 'T'; i++)
+			usleep(1000);
+	}
+	rc = vg_session_checkpoint(ss, ss->ckpt_hold ? "vigil checkpoint (gdb)"
+				   : "on demand (vigil ctl checkpoint)", true, &e);
+	ss->ckpt_hold = false;
+	if (rc)
 		return vg_live_reply(false, e.msg, NULL);
 	if (ss->ckpt_taken == before)
 		return vg_live_reply(false, "the checkpoint was not taken (vigil's stderr says why)", NULL);
@@ -341,7 +353,7 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	if (!strcmp(cmd, "breaks"))
 		return breaks(ss);
 	if (!strcmp(cmd, "checkpoint"))
-		return checkpoint(ss);
+		return checkpoint(ss, args);
 	if (!strcmp(cmd, "checkpoints"))
 		return vg_live_checkpoints(ss);
 	if (!strcmp(cmd, "keep-stopped")) {

@@ -88,6 +88,8 @@ struct session {
 	/* the control channel, `vigil break`, --interactive (live.c) */
 	struct vg_live *live;
 	pid_t gdb_pid;			/* --interactive on a terminal */
+	bool ckpt_hold;			/* a checkpoint for gdb: the target is
+					 * stopped and stays so */
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */
