@@ -249,6 +249,9 @@ static json_t *add_break(struct session *ss, json_t *args)
 
 	if (!pn || !sn)
 		return vg_live_reply(false, "usage: break PROPERTY STATE", NULL);
+	/* a stop that nobody takes would leave the program stopped */
+	if (!ss->o->interactive)
+		return vg_live_reply(false, "monitor breakpoints need a live gdb session (vigil run/attach --interactive)", NULL);
 	if (prop < 0)
 		return errf("no property %s", pn, NULL);
 	if ((state = vg_live_state(ss, prop, sn)) < 0)
@@ -258,7 +261,7 @@ static json_t *add_break(struct session *ss, json_t *args)
 	l->brk[l->nbrk].id = ++l->next_brk;
 	l->brk[l->nbrk].prop = prop;
 	l->brk[l->nbrk++].state = state;
-	snprintf(text, sizeof(text), "breakpoint %d: stop when a slice of %s enters %s",
+	snprintf(text, sizeof(text), "breakpoint %d: stop when a slice of %s enters %s\n",
 		 l->next_brk, pn, sn);
 	return vg_live_reply(true, text, json_pack("{s:i}", "id", l->next_brk));
 }
@@ -272,7 +275,7 @@ static json_t *del(struct session *ss, json_t *args)
 	for (int i = 0; i < l->nbrk; i++)
 		if (l->brk[i].id == id) {
 			l->brk[i] = l->brk[--l->nbrk];
-			return vg_live_reply(true, "deleted", NULL);
+			return vg_live_reply(true, "deleted\n", NULL);
 		}
 	return errf("no breakpoint %s", a ? a : "(none given)", NULL);
 }
