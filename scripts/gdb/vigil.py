@@ -24,6 +24,7 @@ import time
 import gdb
 
 _TIMEOUT = 5.0          # seconds: a stuck vigil never freezes gdb for longer
+_CKPT_TIMEOUT = 120.0   # a CRIU dump of a large process on a loaded machine
 
 
 class _Live:
@@ -43,8 +44,10 @@ class _Live:
         s.connect(self.path)
         self.sock, self.buf = s, b""
 
-    def call(self, cmd, args, **extra):
+    def call(self, cmd, args, timeout=_TIMEOUT, **extra):
         req = dict(v=1, cmd=cmd, args=[str(a) for a in args], **extra)
+        # a request is sent again only when it could not be sent: one
+        # that vigil may have carried out (a checkpoint) never is
         for attempt in (0, 1):
             try:
                 if self.sock is None:
@@ -53,16 +56,26 @@ class _Live:
                         self.sock.sendall(b'{"v":1,"cmd":"hello","role":"gdb"}\n')
                         self._line()
                 self.sock.sendall(json.dumps(req).encode() + b"\n")
-                return json.loads(self._line())
+                break
             except (OSError, ValueError) as e:
-                if self.sock is not None:
-                    self.sock.close()
-                self.sock = None
+                self._drop()
                 err = e
-        raise gdb.GdbError("vigil: no answer from the monitor (%s): %s" % (self.path, err))
+        else:
+            raise gdb.GdbError("vigil: cannot reach the monitor (%s): %s" % (self.path, err))
+        try:
+            return json.loads(self._line(timeout))
+        except (OSError, ValueError) as e:
+            self._drop()
+            raise gdb.GdbError("vigil: no answer from the monitor within %.0f s (%s): %s"
+                               % (timeout, self.path, e))
 
-    def _line(self):
-        end = time.monotonic() + _TIMEOUT
+    def _drop(self):
+        if self.sock is not None:
+            self.sock.close()
+        self.sock = None
+
+    def _line(self, timeout=_TIMEOUT):
+        end = time.monotonic() + timeout
         while b"\n" not in self.buf:
             self.sock.settimeout(max(0.01, end - time.monotonic()))
             chunk = self.sock.recv(65536)
@@ -136,9 +149,29 @@ def vigil_live_join(path, pid):
         _print_stop(d)
 
 
-def _reattach(pid):
+def _reattach(pid, pc):
+    # gdb's breakpoints survive a detach and an attach, but after the
+    # attach gdb no longer knows that the thread stopped at one: resumed
+    # with the pc on it, it would hit it again at once. A breakpoint at
+    # the pc stays disabled until the next stop.
     gdb.execute("attach %d" % pid, to_string=True)
     os.kill(pid, signal.SIGCONT)     # it waits in a group stop otherwise
+    if pc is None:
+        return
+    held = []
+    for b in gdb.breakpoints():
+        if b.enabled and b.type == gdb.BP_BREAKPOINT and any(
+                int(loc.address) == pc for loc in getattr(b, "locations", [])
+                if loc.enabled):
+            b.enabled = False
+            held.append(b)
+    if held:
+        def again(ev):
+            gdb.events.stop.disconnect(again)
+            for b in held:
+                if b.is_valid():
+                    b.enabled = True
+        gdb.events.stop.connect(again)
 
 
 def _report_path():
@@ -248,12 +281,13 @@ class _Checkpoint(_Cmd):
         # dumps it and leaves it stopped, gdb takes it back: same pid, and
         # gdb's breakpoints survive a detach and an attach.
         pid = _need_live().pid
+        pc = int(gdb.selected_frame().pc()) if gdb.selected_thread() else None
         os.kill(pid, signal.SIGSTOP)
         gdb.execute("detach", to_string=True)
         try:
-            r = _need_live().call("checkpoint", ["stopped"])
+            r = _need_live().call("checkpoint", ["stopped"], timeout=_CKPT_TIMEOUT)
         finally:
-            _reattach(pid)
+            _reattach(pid, pc)
         if not r.get("ok"):
             raise gdb.GdbError("vigil: %s" % r.get("error", "refused"))
         gdb.write(r.get("text", ""))

@@ -216,6 +216,11 @@ typedef void (*vg_kslice_cb)(void *ctx, int prop, const uint64_t *key,
 int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx);
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
+/* The states of kernel-tier property prop (spec index) whose entry stops
+ * the thread in the probe, changed while the probes run (`vigil break`;
+ * probe_live.c). */
+int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
+			   struct vg_err *e);
 
 /* For `vigil lint --binary`: one line per function probe of the spec,
  * where it is found (in binary, its libraries, or the nlibs libraries

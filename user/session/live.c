@@ -108,7 +108,8 @@ static void add_stop(struct vg_live *l, pid_t pid, pid_t tid, const char *msg,
 }
 
 void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
-			int from, int to, const struct vg_mon_event *ev)
+			int from, int to, const struct vg_mon_event *ev,
+			bool stopped)
 {
 	struct vg_live *l = ss->live;
 	const struct vg_property *p = &ss->spec->props[s->prop];
@@ -124,9 +125,13 @@ void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
 			break;
 	if (i == l->nbrk)
 		return;
-	/* the user tier sees the event after the fact: the stop lands a
-	 * little later than the call (docs/GUIDE.md says so) */
-	if (kill((pid_t)ev->pid, SIGSTOP))
+	/* the kernel tier stopped the thread at the event (the stop mask
+	 * has the breakpoint's state): that stop is the breakpoint's, not
+	 * the scenario's. The user tier sees the event after the fact: its
+	 * stop lands a little later than the call (docs/GUIDE.md says so) */
+	if (stopped && ss->kernel[s->prop])
+		vg_scenario_resume(ss->sc);
+	else if (kill((pid_t)ev->pid, SIGSTOP))
 		return;
 	if ((m = open_memstream(&evtext, &evlen))) {
 		vg_event_text(ss->spec, m, ev);
@@ -239,6 +244,21 @@ static json_t *hello(struct session *ss, int client, json_t *req)
 	return vg_live_reply(true, NULL, d);
 }
 
+/* A kernel-tier property stops in the probe at its breakpoints' states
+ * too, as at the states its reactions stop at. */
+static int push_stop_mask(struct session *ss, int prop, struct vg_err *e)
+{
+	struct vg_live *l = ss->live;
+	uint32_t m = vg_scenario_stop_mask(ss->sc, prop);
+
+	if (!ss->kernel[prop])
+		return 0;
+	for (int i = 0; i < l->nbrk; i++)
+		if (l->brk[i].prop == prop && l->brk[i].state < 32)
+			m |= 1u << l->brk[i].state;
+	return vg_probe_set_stop_mask(ss->probe, prop, m, e);
+}
+
 static json_t *add_break(struct session *ss, json_t *args)
 {
 	struct vg_live *l = ss->live;
@@ -261,6 +281,14 @@ static json_t *add_break(struct session *ss, json_t *args)
 	l->brk[l->nbrk].id = ++l->next_brk;
 	l->brk[l->nbrk].prop = prop;
 	l->brk[l->nbrk++].state = state;
+	{
+		struct vg_err e = { 0 };
+
+		if (push_stop_mask(ss, prop, &e)) {
+			l->nbrk--;
+			return vg_live_reply(false, e.msg, NULL);
+		}
+	}
 	snprintf(text, sizeof(text), "breakpoint %d: stop when a slice of %s enters %s\n",
 		 l->next_brk, pn, sn);
 	return vg_live_reply(true, text, json_pack("{s:i}", "id", l->next_brk));
@@ -274,7 +302,12 @@ static json_t *del(struct session *ss, json_t *args)
 
 	for (int i = 0; i < l->nbrk; i++)
 		if (l->brk[i].id == id) {
+			struct vg_err e = { 0 };
+			int prop = l->brk[i].prop;
+
 			l->brk[i] = l->brk[--l->nbrk];
+			if (push_stop_mask(ss, prop, &e))
+				return vg_live_reply(false, e.msg, NULL);
 			return vg_live_reply(true, "deleted\n", NULL);
 		}
 	return errf("no breakpoint %s", a ? a : "(none given)", NULL);
@@ -377,8 +410,9 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	return errf("unknown command '%s'", cmd, NULL);
 }
 
-/* gdb's extension went away (gdb quit or died): a process gdb left in a
- * stop must not stay stopped unless the user said so. */
+/* gdb's extension went away (gdb quit, or died): monitoring ends with
+ * it (the loop asks vg_live_detach_asked), and a process gdb left in a
+ * stop goes on unless the user said `vigil keep-stopped`. */
 static void closed(void *ctx, int client)
 {
 	struct session *ss = ctx;
@@ -386,16 +420,22 @@ static void closed(void *ctx, int client)
 	if (client != ss->live->gdb_client)
 		return;
 	ss->live->gdb_client = -1;
-	if (ss->live->keep_stopped)
+	ss->live->detach = true;
+	if (ss->live->keep_stopped) {
+		/* a gdb killed at a breakpoint leaves the thread running */
+		kill(ss->pid, SIGSTOP);
+		ss->keep_stopped_at_end = true;
+		fprintf(stderr, "vigil: gdb went away: monitoring ends, pid %d stays stopped (vigil keep-stopped)\n",
+			ss->pid);
 		return;
+	}
 	/* gdb's ptrace stop is gone with gdb; a SIGSTOP it did not take
 	 * would leave a group stop */
 	for (int i = 0; i < 50 && vg_proc_state(ss->pid) == 't'; i++)
 		usleep(2000);
-	if (vg_proc_state(ss->pid) == 'T') {
-		fprintf(stderr, "vigil: gdb went away: the program is resumed, monitoring goes on\n");
+	if (vg_proc_state(ss->pid) == 'T')
 		kill(ss->pid, SIGCONT);
-	}
+	fprintf(stderr, "vigil: gdb went away: monitoring ends, the program runs on\n");
 }
 
 void vg_live_open(struct session *ss)

@@ -22,9 +22,11 @@ void vg_live_close(struct session *ss);
 int vg_live_fd(const struct session *ss);
 /* Serve the clients without blocking. */
 void vg_live_serve(struct session *ss);
-/* A slice moved: stop the target when a `vigil break` asks for it. */
+/* A slice moved: stop the target when a `vigil break` asks for it.
+ * stopped: the kernel tier stopped it already, in the probe. */
 void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
-			int from, int to, const struct vg_mon_event *ev);
+			int from, int to, const struct vg_mon_event *ev,
+			bool stopped);
 /* --interactive: a reaction stopped the target; keep the stop for gdb to
  * ask about and go on monitoring. False when the session should end as
  * without --interactive. */

@@ -71,7 +71,7 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_report_set_evidence(ss->report, x);
 	vg_evidence_add(x, s, from, to, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
-	vg_live_transition(ss, s, from, to, ev);
+	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
 				       vg_session_monitor_of(ss, (pid_t)ev->pid),
@@ -260,7 +260,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
-	vg_live_transition(ss, &v, k->from, k->to, &ev);
+	vg_live_transition(ss, &v, k->from, k->to, &ev,
+			   k->h.flags & VG_RF_STOPPED);
 	return 0;
 }
 
@@ -717,7 +718,8 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 out:
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	vg_probe_close(ss.probe);
-	vg_guard_end(ss.guard, ss.sc && vg_scenario_target_stopped(ss.sc));
+	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
+				ss.keep_stopped_at_end);
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;
 	vg_session_ckpt_free(&ss);

@@ -88,6 +88,7 @@ struct session {
 	/* the control channel, `vigil break`, --interactive (live.c) */
 	struct vg_live *live;
 	pid_t gdb_pid;			/* --interactive on a terminal */
+	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
 	bool ckpt_hold;			/* a checkpoint for gdb: the target is
 					 * stopped and stays so */
 };
