@@ -48,6 +48,7 @@ struct vg_live {
 	struct stop stops[VG_LIVE_STOPS];
 	int nstops;
 	int gdb_client;		/* the connection of gdb's extension, or -1 */
+	bool opened;		/* a `gdb` reaction opened a live session */
 	bool keep_stopped;	/* gdb gone: leave the target stopped */
 	bool detach;
 };
@@ -162,16 +163,29 @@ bool vg_live_keep_going(struct session *ss)
 	const char *why;
 	pid_t tid, pid;
 	char msg[1024];
+	bool open_now;
 
-	if (!ss->live || !ss->o->interactive ||
-	    !vg_scenario_target_stopped(ss->sc) ||
+	if (!ss->live || !vg_scenario_target_stopped(ss->sc) ||
 	    vg_scenario_target_killed(ss->sc) || ss->restored)
+		return false;
+	/* the `gdb` reaction (and --on-violation=gdb) opens the same live
+	 * session at its stop, from which on every stop goes to gdb */
+	open_now = !ss->o->interactive && !ss->live->opened &&
+		   vg_scenario_want_gdb(ss->sc);
+	if (!ss->o->interactive && !ss->live->opened && !open_now)
 		return false;
 	tid = vg_scenario_stop_tid(ss->sc, &why);
 	pid = vg_scenario_stop_pid(ss->sc);
 	snprintf(msg, sizeof(msg), "vigil: %s", why);
 	add_stop(ss->live, pid, tid, msg, violation_of(pid));
 	vg_scenario_resume(ss->sc);
+	if (open_now) {
+		struct vg_err e = { 0 };
+
+		ss->live->opened = true;
+		if (vg_session_join_gdb(ss, &e))
+			fprintf(stderr, "vigil: %s\n", e.msg);
+	}
 	return true;
 }
 
@@ -270,7 +284,7 @@ static json_t *add_break(struct session *ss, json_t *args)
 	if (!pn || !sn)
 		return vg_live_reply(false, "usage: break PROPERTY STATE", NULL);
 	/* a stop that nobody takes would leave the program stopped */
-	if (!ss->o->interactive)
+	if (!ss->o->interactive && !l->opened)
 		return vg_live_reply(false, "monitor breakpoints need a live gdb session (vigil run/attach --interactive)", NULL);
 	if (prop < 0)
 		return errf("no property %s", pn, NULL);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "proc/proc.h"
+#include "report/status.h"
 
 int vg_session_join_gdb(struct session *ss, struct vg_err *e)
 {
@@ -26,6 +27,9 @@ int vg_session_join_gdb(struct session *ss, struct vg_err *e)
 		fflush(stderr);
 		return 0;
 	}
+	/* the terminal is gdb's now: no status line redrawn over it */
+	vg_status_free(ss->status);
+	ss->status = NULL;
 	fflush(NULL);
 	if ((pid = fork()) < 0)
 		return vg_errf(e, "starting gdb: %s", strerror(errno));
