@@ -141,12 +141,133 @@ def vigil_live_join(path, pid):
     gdb.execute("catch signal SIGSTOP", to_string=True)
     bp = gdb.breakpoints()[-1]
     bp.condition = "$_vigil_stop()"
+    _load_probes(_live)
+    _watch_breakpoints()
     gdb.write("vigil: live session with the monitor of pid %d (vigil pid %d): "
               "'help vigil' lists its commands\n" % (pid, _live.hello["vigil"]))
     # a stop that came before gdb did
     d = _live.call("stop", [0]).get("data", {})
     if d.get("stop"):
         _print_stop(d)
+
+
+# --- gdb's breakpoints and vigil's probes -----------------------------
+#
+# A gdb breakpoint on an address a uprobe traps at never fires (the uprobe
+# takes the trap), and removing it may write back the probe's int3 as the
+# "original" byte or erase it. So no gdb breakpoint goes there: a user
+# breakpoint's location on a probed address is disabled, and an internal
+# breakpoint one instruction further (same function, same frame, the
+# probe has run) stands in for it, stopping as "Breakpoint N".
+
+_probed = {}            # address -> "file+0xoff"
+_shadows = {}           # user breakpoint number -> [internal breakpoints]
+
+
+def _load_probes(live):
+    _probed.clear()
+    try:
+        probes = live.call("probes", [])["data"]["probes"]
+        maps = open("/proc/%d/maps" % live.pid).read().splitlines()
+    except (gdb.GdbError, OSError, KeyError):
+        return
+    for line in maps:
+        f = line.split(None, 5)
+        if len(f) < 6:
+            continue
+        lo, hi = (int(x, 16) for x in f[0].split("-"))
+        off = int(f[2], 16)
+        for p in probes:
+            if p["path"] == f[5] and off <= p["offset"] < off + hi - lo:
+                _probed[lo + p["offset"] - off] = "%s+0x%x" % (p["path"], p["offset"])
+
+
+class _Shadow(gdb.Breakpoint):
+    def __init__(self, addr, user):
+        super().__init__("*0x%x" % addr, internal=True)
+        self.user = user
+        self.silent = True      # _announce says it as the user's breakpoint
+
+    def stop(self):
+        u = self.user
+        if not u.is_valid() or not u.enabled:
+            return False
+        if u.condition:
+            try:
+                if not bool(gdb.parse_and_eval(u.condition)):
+                    return False
+            except gdb.error:
+                pass
+        return True
+
+
+def _announce(ev):
+    for b in getattr(ev, "breakpoints", []):
+        if isinstance(b, _Shadow) and b.user.is_valid():
+            where = gdb.execute("frame 0", to_string=True)
+            if where.startswith("#0"):
+                where = where[2:].lstrip()
+            gdb.write("\nBreakpoint %d, %s" % (b.user.number, where))
+            gdb.write("(vigil: its address is probed; stopped on the next instruction)\n")
+            return
+
+
+def _next_insn(addr):
+    # the instruction's length from the file's bytes: memory has the
+    # probe's int3 there (vigil's command file sets this for x/i too)
+    arch = gdb.selected_inferior().architecture()
+    old = gdb.parameter("trust-readonly-sections")
+    gdb.execute("set trust-readonly-sections on", to_string=True)
+    try:
+        return addr + arch.disassemble(addr)[0]["length"]
+    finally:
+        if not old:
+            gdb.execute("set trust-readonly-sections off", to_string=True)
+
+
+_shadowing = False
+
+
+def _shadow(bp):
+    global _shadowing
+    if _shadowing or _live is None or not bp.is_valid() or \
+            bp.type != gdb.BP_BREAKPOINT or bp.number <= 0 or not bp.visible:
+        return
+    _shadowing = True       # disabling a location modifies bp again
+    try:
+        _shadow_now(bp)
+    finally:
+        _shadowing = False
+
+
+def _shadow_now(bp):
+    for old in _shadows.pop(bp.number, []):
+        if old.is_valid():
+            old.delete()
+    made = []
+    for loc in getattr(bp, "locations", []):
+        if loc.address is None or int(loc.address) not in _probed:
+            continue
+        if loc.enabled:
+            loc.enabled = False     # gdb must never write at the probe
+        made.append(_Shadow(_next_insn(int(loc.address)), bp))
+    if made:
+        _shadows[bp.number] = made
+
+
+def _bp_deleted(bp):
+    for old in _shadows.pop(bp.number, []):
+        if old.is_valid():
+            old.delete()
+
+
+def _watch_breakpoints():
+    gdb.events.breakpoint_created.connect(_shadow)
+    gdb.events.breakpoint_modified.connect(_shadow)
+    gdb.events.breakpoint_deleted.connect(_bp_deleted)
+    gdb.events.stop.connect(_announce)
+    for bp in gdb.breakpoints():
+        _shadow(bp)
 
 
 def _reattach(pid, pc):

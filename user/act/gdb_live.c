@@ -38,6 +38,9 @@ int vg_gdb_prepare_live(pid_t pid, const char *sock, char *cmd, size_t len,
 	fprintf(f,
 		"# written by vigil: joins the live session of pid %d\n"
 		"set pagination off\n"
+		/* x/i and disassemble show the program's bytes, not the
+		 * probes' int3s */
+		"set trust-readonly-sections on\n"
 		"handle SIGSTOP nostop noprint nopass\n"
 		"handle SIGCONT nostop noprint pass\n"
 		"source %s\n"

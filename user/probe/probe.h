@@ -221,6 +221,10 @@ int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
  * probe_live.c). */
 int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
 			   struct vg_err *e);
+/* Uprobe i: the file and offset it traps at (a uretprobe traps at the
+ * function's entry too). 1, 0 when i is not a uprobe, -1 past the end. */
+int vg_probe_site(const struct vg_probe *p, int i, const char **path,
+		  uint64_t *offset, bool *retprobe);
 
 /* For `vigil lint --binary`: one line per function probe of the spec,
  * where it is found (in binary, its libraries, or the nlibs libraries

@@ -33,3 +33,16 @@ int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
 	}
 	return vg_errf(e, "property %d is not in the kernel tier", prop);
 }
+
+int vg_probe_site(const struct vg_probe *p, int i, const char **path,
+		  uint64_t *offset, bool *retprobe)
+{
+	if (i < 0 || i >= p->nlinks)
+		return -1;
+	if (!p->sites || !p->sites[i].path)
+		return 0;	/* not a uprobe */
+	*path = p->sites[i].path;
+	*offset = p->sites[i].offset;
+	*retprobe = p->sites[i].retprobe;
+	return 1;
+}

@@ -406,6 +406,8 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return checkpoint(ss, args);
 	if (!strcmp(cmd, "checkpoints"))
 		return vg_live_checkpoints(ss);
+	if (!strcmp(cmd, "probes"))
+		return vg_live_probes(ss);
 	if (!strcmp(cmd, "keep-stopped")) {
 		const char *a = json_string_value(json_array_get(args, 0));
 

@@ -395,3 +395,34 @@ json_t *vg_live_checkpoints(struct session *ss)
 	free(text);
 	return r;
 }
+
+/* probes: where the uprobes trap (file, offset), for gdb's extension,
+ * which keeps its own breakpoints off those addresses */
+json_t *vg_live_probes(struct session *ss)
+{
+	json_t *arr = json_array(), *r;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *m = open_memstream(&text, &tlen);
+	const char *path;
+	uint64_t off;
+	bool ret;
+	int k;
+
+	if (!m) {
+		json_decref(arr);
+		return vg_live_reply(false, "out of memory", NULL);
+	}
+	for (int i = 0; (k = vg_probe_site(ss->probe, i, &path, &off, &ret)) >= 0; i++) {
+		if (!k)
+			continue;
+		fprintf(m, "%s+0x%" PRIx64 " (%s)\n", path, off,
+			ret ? "return probe, traps at entry" : "entry");
+		json_array_append_new(arr, json_pack("{s:s,s:I,s:b}", "path",
+			path, "offset", (json_int_t)off, "ret", ret));
+	}
+	fclose(m);
+	r = vg_live_reply(true, text, json_pack("{s:o}", "probes", arr));
+	free(text);
+	return r;
+}
