@@ -132,6 +132,7 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@QUICK=$(QUICK) BUILD=$(BUILD) bash bench/run.sh
 	@python3 bench/checkpoint.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/placement.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
+	@python3 bench/live_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 
