@@ -270,6 +270,69 @@ def _watch_breakpoints():
         _shadow(bp)
 
 
+# --- the uretprobe trampoline -------------------------------------------
+#
+# A thread stopped at an `after` event stands in the kernel's return
+# trampoline ([uprobes] page, 0x7fffffffe000 on x86-64), which gdb cannot
+# read or unwind. Linux's x86-64 trampoline pushes rax, rcx, r11 and makes
+# the uretprobe system call, which returns to the instruction after it
+# (offset 0xd) with the stack holding r11, rcx and the real return
+# address: the function's caller is there, and `bt`, `up` and `finish`
+# see it. (Inside a probed function, before it returns, the real return
+# address is only in the kernel: its frame's caller still shows as the
+# trampoline.)
+
+_TRAMP_AFTER_SYSCALL = 0xd
+
+
+def _uprobes_page(pid):
+    try:
+        for line in open("/proc/%d/maps" % pid):
+            if line.rstrip().endswith("[uprobes]"):
+                return int(line.split("-")[0], 16)
+    except OSError:
+        pass
+    return None
+
+
+class _FrameId:
+    def __init__(self, sp, pc):
+        self.sp = sp
+        self.pc = pc
+
+
+try:
+    from gdb.unwinder import Unwinder, register_unwinder
+
+    class _TrampolineUnwinder(Unwinder):
+        def __init__(self):
+            super().__init__("vigil-uretprobe-trampoline")
+            self.page = {}
+
+        def __call__(self, pending):
+            if _live is None:
+                return None
+            pc = int(pending.read_register("rip"))
+            pid = _live.pid
+            if pid not in self.page:
+                self.page[pid] = _uprobes_page(pid)
+            page = self.page[pid]
+            if page is None or pc != page + _TRAMP_AFTER_SYSCALL:
+                return None
+            sp = pending.read_register("rsp")
+            u64 = gdb.lookup_type("unsigned long").pointer()
+            ret = (sp + 16).cast(u64).dereference()
+            info = pending.create_unwind_info(_FrameId(sp, pending.read_register("rip")))
+            info.add_saved_register("rip", ret.cast(pending.read_register("rip").type))
+            info.add_saved_register("rsp", sp + 24)
+            info.add_saved_register("rbp", pending.read_register("rbp"))
+            return info
+
+    register_unwinder(None, _TrampolineUnwinder(), replace=True)
+except ImportError:
+    pass
+
+
 def _reattach(pid, pc):
     # gdb's breakpoints survive a detach and an attach, but after the
     # attach gdb no longer knows that the thread stopped at one: resumed

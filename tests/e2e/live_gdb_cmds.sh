@@ -8,7 +8,7 @@
 
 start_live run --interactive specs/queue_bounds.vigil -- "$TARGETS/queue3"
 live_gdb "-ex 'help vigil break' -ex 'complete vigil break queue_b' -ex 'complete vigil break queue_bounds ov' \
- -ex 'vigil break queue_bounds ready' -ex 'vigil breaks' -ex continue -ex 'vigil slices queue_bounds' \
+ -ex 'vigil break queue_bounds ready' -ex 'vigil breaks' -ex continue -ex bt -ex 'vigil slices queue_bounds' \
  -ex 'vigil delete 1' -ex 'break fill' -ex continue -ex 'info breakpoints' -ex 'vigil checkpoint' -ex 'vigil checkpoints' \
  -ex continue -ex bt -ex 'info breakpoints' -ex 'vigil status' -ex 'vigil graph queue_bounds' \
  -ex 'vigil show queue_bounds no=1' -ex 'delete' -ex 'vigil detach' -ex continue"
@@ -18,6 +18,9 @@ grep -qx 'vigil break queue_bounds overflow' "$TMP/gdb" || fail "no completion o
 grep -q '^breakpoint 1: stop when a slice of queue_bounds enters ready' "$TMP/gdb" || fail "vigil break"
 grep -qE '^vigil: breakpoint 1: queue_bounds slice q=0x[0-9a-f]+: init -> ready at after queue_new\(2\) returned' "$TMP/gdb" ||
 	fail "the monitor breakpoint did not stop the program with its message"
+# stopped in the kernel's return trampoline (an `after` event): bt finds
+# the real caller of queue_new behind it
+grep -qE '^#1 +0x[0-9a-f]+ in main \(' "$TMP/gdb" || fail "bt at the after event does not show queue_new's caller"
 [ "$(grep -c '^vigil: breakpoint 1:' "$TMP/gdb")" = 1 ] || fail "the deleted monitor breakpoint stopped again"
 grep -qE '^q=0x[0-9a-f]+ +ready' "$TMP/gdb" || fail "vigil slices does not list the slice in ready"
 grep -qE '^Breakpoint [0-9]+, fill \(' "$TMP/gdb" || fail "gdb's own breakpoint on fill did not stop"
