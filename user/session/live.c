@@ -384,8 +384,12 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return hello(ss, client, req);
 	if (!strcmp(cmd, "stop"))
 		return stop_query(ss, args);
-	/* the rest see the monitor as it is now */
-	vg_session_mirror_kslices(ss);
+	/* those that read slices see the monitor as it is now (the kernel
+	 * tier's table is read whole: not for the other commands) */
+	if (!strcmp(cmd, "status") || !strcmp(cmd, "slices") ||
+	    !strcmp(cmd, "show") || !strcmp(cmd, "set") ||
+	    !strcmp(cmd, "graph"))
+		vg_session_mirror_kslices(ss);
 	if (!strcmp(cmd, "status"))
 		return vg_live_status(ss);
 	if (!strcmp(cmd, "slices"))
