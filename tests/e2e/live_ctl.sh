@@ -40,6 +40,18 @@ PY
 "$VIGIL" ctl "$pid" slices queue_bounds overflow >"$TMP/slices" || fail "vigil ctl slices failed"
 grep -qE '^q=0x[0-9a-f]+ +overflow' "$TMP/slices" || { cat "$TMP/slices"; fail "slices lacks the overflowed queue"; }
 
+# set: the overflowed slice back to ready with n=1 (Verde's
+# set_current_state and set_env_value); `slices` shows it
+slice=$(awk '/overflow/ { print $1; exit }' "$TMP/slices")
+"$VIGIL" ctl "$pid" set queue_bounds "$slice" state=ready >/dev/null || fail "vigil ctl set state="
+"$VIGIL" ctl "$pid" set queue_bounds "$slice" n=1 >/dev/null || fail "vigil ctl set n="
+"$VIGIL" ctl "$pid" slices queue_bounds ready --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["data"]["slices"]
+assert any(x["slice"] == sys.argv[1] and x["vars"]["n"] == "1" for x in s), s' "$slice" ||
+	fail "the slice set to ready with n=1 is not listed so"
+"$VIGIL" ctl "$pid" set queue_bounds "$slice" state=nowhere 2>/dev/null && fail "set to a state that does not exist"
+
 "$VIGIL" ctl "$pid" checkpoint >"$TMP/ck" || { cat "$TMP/vigil.err"; fail "vigil ctl checkpoint failed"; }
 cat "$TMP/ck"
 img=$(awk 'NR==1 { gsub(/[()]/, "", $NF); print $NF }' "$TMP/ck")
