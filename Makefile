@@ -22,7 +22,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser
 # -lstdc++: __cxa_demangle, the C++ runtime's demangler (user/sym/cxxnames.c)
-LDLIBS := -lbpf -ldwarf -lelf -lz -lmicrohttpd -lpthread -lstdc++
+LDLIBS := -lbpf -ldwarf -lelf -lz -lmicrohttpd -lpthread -ljansson -lstdc++
 
 # make test SANITIZE=1: the userspace under ASan and UBSan.
 ifeq ($(SANITIZE),1)
@@ -149,6 +149,7 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@python3 bench/placement.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/view_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/timeout_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
+	@python3 bench/live_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory memcheck-suite

@@ -37,6 +37,8 @@ PACKAGES=(
     libmicrohttpd-dev chromium python3-websocket
     # libc's DWARF: its parameter names and types (tests/e2e/lint.sh)
     libc6-dbg
+    # the control channel's JSON-lines protocol (user/ctl/)
+    libjansson-dev
     # the man page: man -l renders docs/vigil.1 in tests/e2e/install.sh
     man-db groff-base
     # build deps of CRIU 4.2 (see criu/Makefile.packages and Makefile.config)

@@ -3,14 +3,359 @@
 # slice, the state, the variables, and the evidence (the slice's last
 # steps, each with thread, time, values and the user stack at that step).
 #
+# In a live session (vigil run/attach --interactive), vigil's command file
+# calls vigil_live_join(SOCKET, PID): the extension then talks to the vigil
+# that still monitors the process, through its control socket (the
+# JSON-lines protocol of docs/CONTROL.md), and every `vigil ...` command
+# asks it; vigil's SIGSTOPs become breakpoint-like stops with vigil's
+# message, and its own holds resume silently.
+#
 # vigil's gdb command file sources this and points $vigil_report at the
 # JSON vigil wrote for the violation (RUNDIR/violation-PID.json). By hand:
 #   (gdb) source scripts/gdb/vigil.py
 #   (gdb) set $vigil_report = "/tmp/vigil-0/violation-1234.json"
 #   (gdb) vigil status
 import json
+import os
+import signal
+import socket
+import time
 
 import gdb
+
+_TIMEOUT = 5.0          # seconds: a stuck vigil never freezes gdb for longer
+_CKPT_TIMEOUT = 120.0   # a CRIU dump of a large process on a loaded machine
+
+
+class _Live:
+    """One connection to the live session's control socket. It stays open
+    for the whole gdb session: vigil takes its end as gdb going away."""
+
+    def __init__(self, path, pid):
+        self.path = path
+        self.pid = pid
+        self.sock = None
+        self.buf = b""
+        self.hello = self.call("hello", [], role="gdb")["data"]
+
+    def _connect(self):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(_TIMEOUT)
+        s.connect(self.path)
+        self.sock, self.buf = s, b""
+
+    def call(self, cmd, args, timeout=_TIMEOUT, **extra):
+        req = dict(v=1, cmd=cmd, args=[str(a) for a in args], **extra)
+        # a request is sent again only when it could not be sent: one
+        # that vigil may have carried out (a checkpoint) never is
+        for attempt in (0, 1):
+            try:
+                if self.sock is None:
+                    self._connect()
+                    if cmd != "hello":      # say again who we are
+                        self.sock.sendall(b'{"v":1,"cmd":"hello","role":"gdb"}\n')
+                        self._line()
+                self.sock.sendall(json.dumps(req).encode() + b"\n")
+                break
+            except (OSError, ValueError) as e:
+                self._drop()
+                err = e
+        else:
+            raise gdb.GdbError("vigil: cannot reach the monitor (%s): %s" % (self.path, err))
+        try:
+            return json.loads(self._line(timeout))
+        except (OSError, ValueError) as e:
+            self._drop()
+            raise gdb.GdbError("vigil: no answer from the monitor within %.0f s (%s): %s"
+                               % (timeout, self.path, e))
+
+    def _drop(self):
+        if self.sock is not None:
+            self.sock.close()
+        self.sock = None
+
+    def _line(self, timeout=_TIMEOUT):
+        end = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            self.sock.settimeout(max(0.01, end - time.monotonic()))
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise OSError("vigil closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line
+
+    def names(self):
+        return {p["name"]: p["states"] for p in self.hello.get("properties", [])}
+
+
+_live = None
+
+
+def _need_live():
+    if _live is None:
+        raise gdb.GdbError("vigil: not a live session (start it with vigil run --interactive "
+                           "or vigil attach --interactive)")
+    return _live
+
+
+def _ask(cmd, args):
+    r = _need_live().call(cmd, args)
+    if not r.get("ok"):
+        raise gdb.GdbError("vigil: %s" % r.get("error", "refused"))
+    return r
+
+
+def _print_stop(d):
+    gdb.write(d["message"] + "\n")
+    v = d.get("violation")
+    if v:
+        gdb.write("\n".join(_violation_lines(v)) + "\n")
+
+
+class _VigilStop(gdb.Function):
+    """$_vigil_stop(): is the SIGSTOP this thread got one to stop at (a
+    violation, a `stop` reaction, a `vigil break`)? Prints vigil's message
+    when it is; vigil's own holds answer 0 and the thread resumes."""
+
+    def __init__(self):
+        super().__init__("_vigil_stop")
+
+    def invoke(self):
+        try:
+            r = _need_live().call("stop", [gdb.selected_thread().ptid[1]])
+        except gdb.GdbError as e:
+            gdb.write("%s\n" % e)
+            return 1
+        d = r.get("data", {})
+        if d.get("stop"):
+            _print_stop(d)
+            return 1
+        return 0
+
+
+def vigil_live_join(path, pid):
+    """Called by vigil's live command file once gdb is attached."""
+    global _live
+    _live = _Live(path, pid)
+    gdb.execute("catch signal SIGSTOP", to_string=True)
+    bp = gdb.breakpoints()[-1]
+    bp.condition = "$_vigil_stop()"
+    _load_probes(_live)
+    _watch_breakpoints()
+    gdb.write("vigil: live session with the monitor of pid %d (vigil pid %d): "
+              "'help vigil' lists its commands\n" % (pid, _live.hello["vigil"]))
+    # a stop that came before gdb did
+    d = _live.call("stop", [0]).get("data", {})
+    if d.get("stop"):
+        _print_stop(d)
+
+
+# --- gdb's breakpoints and vigil's probes -----------------------------
+#
+# A gdb breakpoint on an address a uprobe traps at never fires (the uprobe
+# takes the trap), and removing it may write back the probe's int3 as the
+# "original" byte or erase it. So no gdb breakpoint goes there: a user
+# breakpoint's location on a probed address is disabled, and an internal
+# breakpoint one instruction further (same function, same frame, the
+# probe has run) stands in for it, stopping as "Breakpoint N".
+
+_probed = {}            # address -> "file+0xoff"
+_shadows = {}           # user breakpoint number -> [internal breakpoints]
+
+
+def _load_probes(live):
+    _probed.clear()
+    try:
+        probes = live.call("probes", [])["data"]["probes"]
+        maps = open("/proc/%d/maps" % live.pid).read().splitlines()
+    except (gdb.GdbError, OSError, KeyError):
+        return
+    for line in maps:
+        f = line.split(None, 5)
+        if len(f) < 6:
+            continue
+        lo, hi = (int(x, 16) for x in f[0].split("-"))
+        off = int(f[2], 16)
+        for p in probes:
+            if p["path"] == f[5] and off <= p["offset"] < off + hi - lo:
+                _probed[lo + p["offset"] - off] = "%s+0x%x" % (p["path"], p["offset"])
+
+
+class _Shadow(gdb.Breakpoint):
+    def __init__(self, addr, user):
+        super().__init__("*0x%x" % addr, internal=True)
+        self.user = user
+        self.silent = True      # _announce says it as the user's breakpoint
+
+    def stop(self):
+        u = self.user
+        if not u.is_valid() or not u.enabled:
+            return False
+        if u.condition:
+            try:
+                if not bool(gdb.parse_and_eval(u.condition)):
+                    return False
+            except gdb.error:
+                pass
+        return True
+
+
+def _announce(ev):
+    for b in getattr(ev, "breakpoints", []):
+        if isinstance(b, _Shadow) and b.user.is_valid():
+            where = gdb.execute("frame 0", to_string=True)
+            if where.startswith("#0"):
+                where = where[2:].lstrip()
+            gdb.write("\nBreakpoint %d, %s" % (b.user.number, where))
+            gdb.write("(vigil: its address is probed; stopped on the next instruction)\n")
+            return
+
+
+def _next_insn(addr):
+    # the instruction's length from the file's bytes: memory has the
+    # probe's int3 there (vigil's command file sets this for x/i too)
+    arch = gdb.selected_inferior().architecture()
+    old = gdb.parameter("trust-readonly-sections")
+    gdb.execute("set trust-readonly-sections on", to_string=True)
+    try:
+        return addr + arch.disassemble(addr)[0]["length"]
+    finally:
+        if not old:
+            gdb.execute("set trust-readonly-sections off", to_string=True)
+
+
+_shadowing = False
+
+
+def _shadow(bp):
+    global _shadowing
+    if _shadowing or _live is None or not bp.is_valid() or \
+            bp.type != gdb.BP_BREAKPOINT or bp.number <= 0 or not bp.visible:
+        return
+    _shadowing = True       # disabling a location modifies bp again
+    try:
+        _shadow_now(bp)
+    finally:
+        _shadowing = False
+
+
+def _shadow_now(bp):
+    for old in _shadows.pop(bp.number, []):
+        if old.is_valid():
+            old.delete()
+    made = []
+    for loc in getattr(bp, "locations", []):
+        if loc.address is None or int(loc.address) not in _probed:
+            continue
+        if loc.enabled:
+            loc.enabled = False     # gdb must never write at the probe
+        made.append(_Shadow(_next_insn(int(loc.address)), bp))
+    if made:
+        _shadows[bp.number] = made
+
+
+def _bp_deleted(bp):
+    for old in _shadows.pop(bp.number, []):
+        if old.is_valid():
+            old.delete()
+
+
+def _watch_breakpoints():
+    gdb.events.breakpoint_created.connect(_shadow)
+    gdb.events.breakpoint_modified.connect(_shadow)
+    gdb.events.breakpoint_deleted.connect(_bp_deleted)
+    gdb.events.stop.connect(_announce)
+    for bp in gdb.breakpoints():
+        _shadow(bp)
+
+
+# --- the uretprobe trampoline -------------------------------------------
+#
+# A thread stopped at an `after` event stands in the kernel's return
+# trampoline ([uprobes] page, 0x7fffffffe000 on x86-64), which gdb cannot
+# read or unwind. Linux's x86-64 trampoline pushes rax, rcx, r11 and makes
+# the uretprobe system call, which returns to the instruction after it
+# (offset 0xd) with the stack holding r11, rcx and the real return
+# address: the function's caller is there, and `bt`, `up` and `finish`
+# see it. (Inside a probed function, before it returns, the real return
+# address is only in the kernel: its frame's caller still shows as the
+# trampoline.)
+
+_TRAMP_AFTER_SYSCALL = 0xd
+
+
+def _uprobes_page(pid):
+    try:
+        for line in open("/proc/%d/maps" % pid):
+            if line.rstrip().endswith("[uprobes]"):
+                return int(line.split("-")[0], 16)
+    except OSError:
+        pass
+    return None
+
+
+class _FrameId:
+    def __init__(self, sp, pc):
+        self.sp = sp
+        self.pc = pc
+
+
+try:
+    from gdb.unwinder import Unwinder, register_unwinder
+
+    class _TrampolineUnwinder(Unwinder):
+        def __init__(self):
+            super().__init__("vigil-uretprobe-trampoline")
+            self.page = {}
+
+        def __call__(self, pending):
+            if _live is None:
+                return None
+            pc = int(pending.read_register("rip"))
+            pid = _live.pid
+            if pid not in self.page:
+                self.page[pid] = _uprobes_page(pid)
+            page = self.page[pid]
+            if page is None or pc != page + _TRAMP_AFTER_SYSCALL:
+                return None
+            sp = pending.read_register("rsp")
+            u64 = gdb.lookup_type("unsigned long").pointer()
+            ret = (sp + 16).cast(u64).dereference()
+            info = pending.create_unwind_info(_FrameId(sp, pending.read_register("rip")))
+            info.add_saved_register("rip", ret.cast(pending.read_register("rip").type))
+            info.add_saved_register("rsp", sp + 24)
+            info.add_saved_register("rbp", pending.read_register("rbp"))
+            return info
+
+    register_unwinder(None, _TrampolineUnwinder(), replace=True)
+except ImportError:
+    pass
+
+
+def _reattach(pid, pc):
+    # gdb's breakpoints survive a detach and an attach, but after the
+    # attach gdb no longer knows that the thread stopped at one: resumed
+    # with the pc on it, it would hit it again at once. A breakpoint at
+    # the pc stays disabled until the next stop.
+    gdb.execute("attach %d" % pid, to_string=True)
+    os.kill(pid, signal.SIGCONT)     # it waits in a group stop otherwise
+    if pc is None:
+        return
+    held = []
+    for b in gdb.breakpoints():
+        if b.enabled and b.type == gdb.BP_BREAKPOINT and any(
+                int(loc.address) == pc for loc in getattr(b, "locations", [])
+                if loc.enabled):
+            b.enabled = False
+            held.append(b)
+    if held:
+        def again(ev):
+            gdb.events.stop.disconnect(again)
+            for b in held:
+                if b.is_valid():
+                    b.enabled = True
+        gdb.events.stop.connect(again)
 
 
 def _report_path():
@@ -58,12 +403,19 @@ class VigilStatus(gdb.Command):
         super().__init__("vigil status", gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
+        if _live is not None:
+            gdb.write(_ask("status", [])["text"])
+            return
         path = _report_path()
         try:
             with open(path) as f:
                 v = json.loads(f.readline())
         except (OSError, ValueError) as e:
             raise gdb.GdbError("vigil: cannot read %s: %s" % (path, e))
+        gdb.write("\n".join(_violation_lines(v)) + "\n")
+
+
+def _violation_lines(v):
         out = []
         out.append("property  %s" % v["property"])
         out.append("slice     %s" % _kv(v["slice"], v.get("names")))
@@ -82,8 +434,79 @@ class VigilStatus(gdb.Command):
                     (s["time_ns"] - t0) / 1e9, s["tid"], _event(s), s["from"], s["to"]))
                 for i, fr in enumerate(s.get("stack", [])):
                     out.append("      %s %s" % ("at" if i == 0 else "  ", fr))
-        gdb.write("\n".join(out) + "\n")
+        return out
+
+
+class _Cmd(gdb.Command):
+    """A `vigil NAME ...` command that vigil answers over the socket."""
+
+    def __init__(self, name, doc, complete_states=False):
+        self.__doc__ = doc
+        self.cname = name
+        self.states = complete_states
+        super().__init__("vigil " + name, gdb.COMMAND_USER)
+
+    def invoke(self, arg, from_tty):
+        self.run(gdb.string_to_argv(arg))
+
+    def run(self, argv):
+        gdb.write(_ask(self.cname, argv).get("text", ""))
+
+    def complete(self, text, word):
+        """Property names, then that property's state names."""
+        if _live is None:
+            return gdb.COMPLETE_NONE
+        argv = text.split()
+        names = _live.names()
+        done = len(argv) - (0 if text.endswith(" ") or not argv else 1)
+        word = word or ""
+        if done == 0:
+            return [n for n in names if n.startswith(word)]
+        if done == 1 and self.states and argv[0] in names:
+            return [s for s in names[argv[0]] if s.startswith(word)]
+        return gdb.COMPLETE_NONE
+
+
+class _Checkpoint(_Cmd):
+    def run(self, argv):
+        # CRIU cannot dump a traced process: gdb lets go of it, held in a
+        # group stop (the SIGSTOP queued now lands as gdb detaches), vigil
+        # dumps it and leaves it stopped, gdb takes it back: same pid, and
+        # gdb's breakpoints survive a detach and an attach.
+        pid = _need_live().pid
+        pc = int(gdb.selected_frame().pc()) if gdb.selected_thread() else None
+        os.kill(pid, signal.SIGSTOP)
+        gdb.execute("detach", to_string=True)
+        try:
+            r = _need_live().call("checkpoint", ["stopped"], timeout=_CKPT_TIMEOUT)
+        finally:
+            _reattach(pid, pc)
+        if not r.get("ok"):
+            raise gdb.GdbError("vigil: %s" % r.get("error", "refused"))
+        gdb.write(r.get("text", ""))
 
 
 VigilPrefix()
 VigilStatus()
+_VigilStop()
+_Cmd("slices", """List the live slices of PROPERTY, with their state and variables.
+Usage: vigil slices PROPERTY [STATE]""", complete_states=True)
+_Cmd("show", """Show one slice of PROPERTY with its evidence (its last steps and stacks).
+Usage: vigil show PROPERTY SLICE   (SLICE as `vigil slices` names it, e.g. q=0x55d1c0a012a0)""")
+_Cmd("break", """Stop the program whenever a slice of PROPERTY enters STATE.
+Usage: vigil break PROPERTY STATE   (vigil delete N removes it; vigil breaks lists them)""",
+     complete_states=True)
+_Cmd("delete", """Remove the monitor breakpoint N (see vigil breaks).
+Usage: vigil delete N""")
+_Cmd("breaks", """List the monitor breakpoints (vigil break).""")
+_Cmd("set", """Change one slice: a variable, or its state.
+Usage: vigil set PROPERTY SLICE VAR=VALUE
+       vigil set PROPERTY SLICE state=STATE""")
+_Cmd("graph", """The automata as Graphviz DOT, each state with its live slice count.
+Usage: vigil graph [PROPERTY]""")
+_Checkpoint("checkpoint", """Take a CRIU checkpoint of the program and of the monitor state.
+gdb detaches while CRIU dumps and attaches again (same pid, breakpoints kept).""")
+_Cmd("checkpoints", """List the checkpoints of this session: number, events, good/bad, reason.""")
+_Cmd("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
+Usage: vigil keep-stopped [on|off]""")
+_Cmd("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")

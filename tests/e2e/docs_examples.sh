@@ -32,7 +32,8 @@ for f in files:
         lines = re.sub(r"\\\n\s*", " ", b).splitlines()
         for k, l in enumerate(lines):
             m = re.match(r"^(?:\$ )?(?:sudo )?(?:build/)?vigil ((run|check|lint|graph) .*)$", l)
-            if not m or re.search(r"\bPID\b|-p \d|PROG\b|SPEC\b|PROGRAM\b|\.\.\.|\./prog\b", l):
+            # --interactive waits for gdb: live_docs.sh runs that session
+            if not m or re.search(r"\bPID\b|-p \d|PROG\b|SPEC\b|PROGRAM\b|\.\.\.|\./prog\b|--interactive", l):
                 continue
             # the output shown: the rest of this block, or the next block
             # when this one is only the command

@@ -78,3 +78,42 @@ gdb_handoff() {
 expect_frame() {
 	grep -qE "^#$1 .*$2" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$3"; }
 }
+
+# start_live ARGS...: `vigil ARGS` (run/attach --interactive) in the
+# background, off a terminal; waits for the command that joins its live
+# gdb session. Sets VIGIL_PID, TARGET_PID, JOIN (the gdb command); vigil's
+# stderr goes to $TMP/vigil.err, its stdout (the target's) to $TMP/vigil.out
+start_live() {
+	: >"$TMP/vigil.err"
+	"$VIGIL" "$@" >"$TMP/vigil.out" 2>"$TMP/vigil.err" </dev/null &
+	VIGIL_PID=$!
+	for _ in $(seq 300); do
+		grep -q 'join it with' "$TMP/vigil.err" && break
+		kill -0 "$VIGIL_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	JOIN=$(sed -n 's/^  \(gdb -q -p .*\)/\1/p' "$TMP/vigil.err" | head -1)
+	[ -n "$JOIN" ] || { cat "$TMP/vigil.err"; fail "vigil printed no command to join its live session"; }
+	TARGET_PID=$(echo "$JOIN" | sed -E 's/gdb -q -p ([0-9]+) .*/\1/')
+	LEFT_PIDS+=("$TARGET_PID")
+}
+
+# live_gdb "-ex CMD ...": joins the live session in batch mode; gdb's
+# output in $TMP/gdb
+live_gdb() {
+	eval "timeout 90 $JOIN -batch $1" >"$TMP/gdb" 2>&1
+	echo "+ gdb: $?"
+	cat "$TMP/gdb"
+}
+
+# wait_vigil: vigil's exit status in $RC (at most 60 s)
+wait_vigil() {
+	for _ in $(seq 600); do
+		kill -0 "$VIGIL_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$VIGIL_PID" 2>/dev/null && { kill "$VIGIL_PID"; fail "vigil did not end"; }
+	wait "$VIGIL_PID" 2>/dev/null
+	RC=$?
+	cat "$TMP/vigil.err"
+}

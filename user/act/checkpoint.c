@@ -427,3 +427,11 @@ pid_t vg_ckpt_restore(const char *dir, struct vg_err *e)
 		return vg_errf(e, "restore: criu wrote no pid to %s", pidfile);
 	return pid;
 }
+
+int vg_ckpt_image(const struct vg_ckpt *c, int i, char *out, size_t len)
+{
+	if (!c || i < 0 || i >= c->nring)
+		return -1;
+	image_path(c, c->ring[i], out, len);
+	return c->ring[i];
+}

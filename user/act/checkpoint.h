@@ -66,6 +66,9 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 /* The newest image taken while good, or NULL. */
 const char *vg_ckpt_last_good(const struct vg_ckpt *c);
 int vg_ckpt_count(const struct vg_ckpt *c);
+/* The i-th kept image, oldest first: its path in out; returns its number
+ * (ck-NNNN), or -1 past the end. */
+int vg_ckpt_image(const struct vg_ckpt *c, int i, char *out, size_t len);
 
 /* Read DIR/meta. */
 int vg_ckpt_read_meta(const char *dir, struct vg_ckpt_meta *m,

@@ -119,3 +119,8 @@ int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
 	snprintf(cmd, len, "gdb -p %d -x %s", pid, path);
 	return 0;
 }
+
+bool vg_gdb_find_extension(char *out, size_t len)
+{
+	return find_extension(out, len);
+}

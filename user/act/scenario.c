@@ -309,3 +309,12 @@ void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
 	sc->stop_pid = pid;
 	snprintf(sc->why, sizeof(sc->why), "%s", why);
 }
+
+void vg_scenario_resume(struct vg_scenario *sc)
+{
+	sc->stopped = false;
+	sc->want_gdb = false;
+	sc->stop_tid = 0;
+	sc->stop_pid = 0;
+	sc->why[0] = 0;
+}

@@ -61,4 +61,8 @@ void vg_scenario_take_requests(struct vg_scenario *sc,
 void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
 			    const char *why);
 
+/* --interactive: the stop is gdb's now (user/session/live.c); the next
+ * stop is noted like the first. */
+void vg_scenario_resume(struct vg_scenario *sc);
+
 #endif

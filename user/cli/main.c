@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/ckpt_cmds.h"
+#include "cli/ctl_cmd.h"
 #include "cli/offline_cmds.h"
 #include "cli/run_cmd.h"
 #include "cli/usage.h"
@@ -50,6 +51,7 @@ static const struct {
 	{ "run", run }, { "attach", attach }, { "check", vg_cmd_check },
 	{ "graph", vg_cmd_graph }, { "lint", vg_cmd_lint },
 	{ "restore", vg_cmd_restore }, { "checkpoint", vg_cmd_checkpoint },
+	{ "ctl", vg_cmd_ctl },
 };
 
 static bool is_help(const char *a)

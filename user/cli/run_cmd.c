@@ -59,6 +59,7 @@ static const struct option opts[] = {
 	{ "view", no_argument, 0, 'V' },
 	{ "view-addr", required_argument, 0, 'a' },
 	{ "view-port", required_argument, 0, 'P' },
+	{ "interactive", no_argument, 0, 'I' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -126,6 +127,9 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		break;
 	case 'K':
 		o->stacks = true;
+		break;
+	case 'I':
+		o->interactive = true;
 		break;
 	case 'L':
 		libs[o->nlibs++] = optarg;

@@ -19,6 +19,8 @@ const char vg_usage_main[] =
 	"  lint SPEC...                    check specs, show warnings and tiers\n"
 	"  checkpoint -p PID               ask the vigil monitoring PID for a checkpoint\n"
 	"  restore DIR                     bring a checkpointed process back, stopped\n"
+	"  ctl PID COMMAND [ARGS]          ask the vigil monitoring PID (status, slices,\n"
+	"                                  break, checkpoint, detach, ...)\n"
 	"\n"
 	"options:\n"
 	"  -h, --help      this text; `vigil COMMAND --help` (or `vigil help\n"
@@ -57,6 +59,11 @@ const char vg_usage_run[] =
 	"  --dynamic                attach a function's probe only while some slice\n"
 	"                           is in a state that can use its event (i-RV's\n"
 	"                           dynamic instrumentation; user-tier properties)\n"
+	"  --interactive            a live debugging session: PROGRAM waits at its\n"
+	"                           first instruction for gdb (started on a terminal;\n"
+	"                           off one, vigil prints the command that joins);\n"
+	"                           stops become gdb stops, monitoring goes on\n"
+	"                           (docs/GUIDE.md, \"Debugging with the monitor live\")\n"
 	"  --follow-fork            monitor the processes the target forks too (and\n"
 	"                           theirs), each with its own slices; without it\n"
 	"                           a fork is reported and the child not monitored\n"
@@ -134,6 +141,7 @@ const char vg_usage_attach[] =
 	"\n"
 	"options:\n"
 	"  -p, --pid PID            the process to monitor\n"
+	"  --interactive            a live debugging session with gdb (see vigil run)\n"
 	"  and those of vigil run (vigil run --help): -D/--define, -q/--quiet,\n"
 	"  --json, --record, --tier, --on-violation, --dynamic, --follow-fork,\n"
 	"  --stacks, --evidence, --max-slices, --ringbuf-size, --lib,\n"
@@ -251,6 +259,37 @@ const char vg_usage_checkpoint[] =
 	"examples:\n"
 	"  vigil checkpoint -p 1234\n";
 
+const char vg_usage_ctl[] =
+	"usage: vigil ctl [--json] [--timeout MS] PID COMMAND [ARGS...]\n"
+	"\n"
+	"Ask the vigil that monitors PID, through its control socket\n"
+	"(RUNDIR/ctl-PID.sock, protocol in docs/CONTROL.md). The same commands\n"
+	"as `vigil ...` in gdb:\n"
+	"  status                     properties, tiers, slices per state, events,\n"
+	"                             lost, probes\n"
+	"  slices PROP [STATE]        live slices with their variables\n"
+	"  show PROP SLICE            one slice with its evidence\n"
+	"  break PROP STATE           stop the program when a slice enters STATE\n"
+	"  breaks, delete N           list, remove those breakpoints\n"
+	"  set PROP SLICE VAR=VALUE   change a slice's variable (or state=STATE)\n"
+	"  graph [PROP]               the automata as DOT with live slice counts\n"
+	"  checkpoint, checkpoints    take a CRIU checkpoint; list them\n"
+	"  keep-stopped [on|off]      leave the program stopped if gdb goes away\n"
+	"  detach                     end monitoring; the program goes on\n"
+	"\n"
+	"options:\n"
+	"  --json                     print vigil's JSON answer as it is\n"
+	"  --timeout MS               wait at most MS for the answer (default 5000;\n"
+	"                             120000 for checkpoint)\n"
+	"  -h, --help                 this text\n"
+	"\n"
+	"exit status: 0 done, 1 vigil refused (its message says why), 2 bad\n"
+	"             usage, 3 no vigil answers for PID\n"
+	"\n"
+	"examples:\n"
+	"  vigil ctl 1234 status --json\n"
+	"  vigil ctl 1234 break queue_bounds overflow\n";
+
 const char *vg_usage_of(const char *cmd)
 {
 	static const struct {
@@ -259,7 +298,7 @@ const char *vg_usage_of(const char *cmd)
 		{ "run", vg_usage_run }, { "attach", vg_usage_attach },
 		{ "check", vg_usage_check }, { "graph", vg_usage_graph },
 		{ "lint", vg_usage_lint }, { "restore", vg_usage_restore },
-		{ "checkpoint", vg_usage_checkpoint },
+		{ "checkpoint", vg_usage_checkpoint }, { "ctl", vg_usage_ctl },
 	};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)

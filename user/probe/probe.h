@@ -222,6 +222,15 @@ typedef void (*vg_kslice_cb)(void *ctx, int prop, const uint64_t *key,
 int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx);
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
+/* The states of kernel-tier property prop (spec index) whose entry stops
+ * the thread in the probe, changed while the probes run (`vigil break`;
+ * probe_live.c). */
+int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
+			   struct vg_err *e);
+/* Uprobe i: the file and offset it traps at (a uretprobe traps at the
+ * function's entry too). 1, 0 when i is not a uprobe, -1 past the end. */
+int vg_probe_site(const struct vg_probe *p, int i, const char **path,
+		  uint64_t *offset, bool *retprobe);
 
 /* A kernel-tier stop at an entry sent thread tid back to its call
  * (rewind.c): true, and in *bp the address of the probe the call leads

@@ -20,7 +20,9 @@
 #include "probe/rewind.h"
 #include "proc/guard.h"
 #include "proc/proc.h"
+#include "proc/entry.h"
 #include "monstate.h"
+#include "live.h"
 #include "report/evidence.h"
 #include "sym/libs.h"
 #include "sym/maps.h"
@@ -72,6 +74,7 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_evidence_add(x, s, from, to, ev);
 	vg_session_view_transition(ss, x, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
 				       vg_session_monitor_of(ss, (pid_t)ev->pid),
@@ -271,6 +274,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	}
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
+	vg_live_transition(ss, &v, k->from, k->to, &ev,
+			   k->h.flags & VG_RF_STOPPED);
 	vg_report_stop_note(ss->report, NULL);	/* this step's only */
 	return 0;
 }
@@ -590,9 +595,19 @@ static int loop(struct session *ss, struct vg_err *e)
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
 	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
 
-	if (!ss->o->pid && vg_proc_release(ss->pid, e))
+	vg_live_open(ss);
+	if (vg_live_fd(ss) >= 0) {
+		ev.data.fd = vg_live_fd(ss);
+		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	}
+	if (!ss->o->pid && (ss->o->interactive
+			    ? vg_proc_release_at_entry(ss->pid, e)
+			    : vg_proc_release(ss->pid, e)))
 		goto out;
 	vg_guard_released(ss->guard);
+	if (ss->o->interactive && vg_session_join_gdb(ss, e))
+		goto out;
 	/* restored stopped by vigil restore --monitor: probes and state are
 	 * in place, let it go */
 	if (ss->o->state_path)
@@ -638,6 +653,10 @@ static int loop(struct session *ss, struct vg_err *e)
 			goto out;
 		if (ss->restored)
 			break;
+		vg_live_keep_going(ss);
+		vg_live_serve(ss);
+		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss))
+			goto done;
 		if (vg_scenario_target_stopped(ss->sc) ||
 		    vg_scenario_target_killed(ss->sc)) {
 			/* drain what was already in flight, then go */
@@ -662,6 +681,8 @@ static int loop(struct session *ss, struct vg_err *e)
 						goto out;
 					continue;
 				}
+				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
+					continue;	/* gdb's, on the terminal */
 				if (ss->o->pid) {
 					/* not our child: leave it alone */
 					fprintf(stderr, "vigil: %s: detaching, the target runs on\n",
@@ -697,6 +718,7 @@ done:
 	ss->target_exited = exited;
 	rc = finish(ss, exited, code, sig);
 out:
+	vg_live_close(ss);
 	vg_session_unadvertise(ss);
 	if (ep >= 0)
 		close(ep);
@@ -735,7 +757,8 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 out:
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	vg_probe_close(ss.probe);
-	vg_guard_end(ss.guard, ss.sc && vg_scenario_target_stopped(ss.sc));
+	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
+				ss.keep_stopped_at_end);
 	/* the page keeps the end of a run that ended by itself (not one the
 	 * user interrupted, nor one gdb takes the terminal for), the probes
 	 * gone and the target as the run left it */

@@ -53,6 +53,9 @@ struct vg_session_opts {
 	bool view;
 	const char *view_addr;
 	int view_port;
+	/* --interactive: stops go to a gdb that joins the live session
+	 * (user/session/live.h) instead of ending it */
+	bool interactive;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

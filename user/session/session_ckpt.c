@@ -125,7 +125,8 @@ static bool defer_at_trampoline(struct session *ss, const char *reason,
 int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 			  struct vg_err *e)
 {
-	bool keep_stopped = vg_scenario_target_stopped(ss->sc);
+	bool keep_stopped = vg_scenario_target_stopped(ss->sc) ||
+			    ss->ckpt_hold;
 	struct vg_err ce = { 0 };
 	char img[PATH_MAX + 64];
 	uint64_t events;

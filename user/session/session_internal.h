@@ -23,6 +23,7 @@ struct vg_monitor;
 struct vg_watchset;
 struct vg_status;
 struct vg_view;
+struct vg_live;
 
 struct session {
 	struct vg_spec *spec;
@@ -98,6 +99,12 @@ struct session {
 	uint64_t view_viol_more, view_seq, view_events, view_ns, view_t0;
 	uint64_t view_mirror_ns;	/* the kernel table last read */
 	bool target_exited;		/* the loop saw it exit */
+	/* the control channel, `vigil break`, --interactive (live.c) */
+	struct vg_live *live;
+	pid_t gdb_pid;			/* --interactive on a terminal */
+	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
+	bool ckpt_hold;			/* a checkpoint for gdb: the target is
+					 * stopped and stays so */
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */

@@ -18,7 +18,8 @@
  * killed. Left alone they pile up, thousands a day on a test machine. */
 static bool stale(const char *name)
 {
-	static const char *const kinds[] = { "gdb-", "violation-", "session-" };
+	static const char *const kinds[] = { "gdb-live-", "gdb-", "violation-",
+					     "session-", "ctl-" };
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		size_t k = strlen(kinds[i]);

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""make bench: the live gdb session (vigil run --interactive, docs/GUIDE.md
+"Debugging with the monitor live"), measured inside gdb, in one run:
+
+ 1. violation to prompt: `continue` from one stop of queue3 to the next
+    violation (a few calls apart), until gdb's prompt is back with vigil's
+    message; beside it, the same `continue` to a plain gdb breakpoint on an
+    unprobed function (fill) and to a user breakpoint on a probed one
+    (queue_push: it stands one instruction past the probe);
+ 2. `vigil checkpoint` from gdb (gdb detaches, vigil detaches its probes,
+    CRIU dumps program and monitor state, probes and gdb come back) for a
+    10 MB and a 100 MB process, beside a bare `criu dump --leave-running`
+    of the same process without gdb or vigil.
+
+Medians of every sample. QUICK=1: fewer loops, 10 MB only."""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+GDB_STOPS = r'''
+import gdb, time
+times = {"violation": [], "bp_probed": [], "bp_unprobed": []}
+reason = [None]
+def on_stop(ev):
+    kind = None
+    for b in getattr(ev, "breakpoints", []):
+        if getattr(b, "user", None) is not None:
+            kind = "bp_probed"
+        elif b.type == gdb.BP_CATCHPOINT or b.number == 1:
+            kind = "violation"
+        elif b.location == "fill":
+            kind = "bp_unprobed"
+    if kind is None and isinstance(ev, gdb.SignalEvent):
+        kind = "violation"
+    reason[0] = kind
+gdb.events.stop.connect(on_stop)
+gdb.execute("break fill", to_string=True)
+gdb.execute("break queue_push", to_string=True)
+last = None
+while True:
+    reason[0] = None
+    t0 = time.perf_counter()
+    try:
+        gdb.execute("continue", to_string=True)
+    except gdb.error:
+        break
+    dt = time.perf_counter() - t0
+    if not gdb.selected_inferior().pid:
+        break
+    # the first stop runs the loader and main's start: not a sample
+    if last is not None and reason[0]:
+        times[reason[0]].append(dt)
+    last = reason[0]
+with open(OUT, "w") as f:
+    for k, v in times.items():
+        f.write("%s %s\n" % (k, " ".join("%.6f" % x for x in v)))
+'''
+
+GDB_CKPT = r'''
+import gdb, time
+gdb.execute("break fflush", to_string=True)
+gdb.execute("continue", to_string=True)     # memory touched
+gdb.execute("delete 2", to_string=True)
+ts = []
+for i in range(N):
+    t0 = time.perf_counter()
+    gdb.execute("vigil checkpoint", to_string=True)
+    ts.append(time.perf_counter() - t0)
+    gdb.execute("next", to_string=True)      # it runs on in between
+with open(OUT, "w") as f:
+    f.write(" ".join("%.6f" % x for x in ts) + "\n")
+'''
+
+
+def live(vigil, spec, argv, out_dir):
+    err = open(os.path.join(out_dir, "vigil.err"), "w+")
+    p = subprocess.Popen([vigil, "run", "--interactive", spec, "--"] + argv,
+                         stdout=subprocess.DEVNULL, stderr=err,
+                         stdin=subprocess.DEVNULL)
+    for _ in range(600):
+        err.seek(0)
+        lines = err.read().splitlines()
+        join = [l.strip() for l in lines if l.strip().startswith("gdb -q -p")]
+        if join:
+            return p, join[0]
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    p.kill()
+    raise RuntimeError("vigil printed no live session: " + open(err.name).read())
+
+
+def run_gdb(join, script, out_dir, **consts):
+    py = os.path.join(out_dir, "bench.py")
+    with open(py, "w") as f:
+        for k, v in consts.items():
+            f.write("%s = %r\n" % (k, v))
+        f.write(script)
+    subprocess.run(join.split() + ["-batch", "-x", py], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=600)
+
+
+def med_ms(v):
+    return "%.2f" % (statistics.median(v) * 1e3) if v else "-"
+
+
+def stops(build, loops, d):
+    vigil = os.path.join(build, "vigil")
+    p, join = live(vigil, "specs/queue_bounds.vigil",
+                   [os.path.join(build, "targets", "queue3"), "--loops", str(loops)], d)
+    out = os.path.join(d, "stops")
+    run_gdb(join, GDB_STOPS, d, OUT=out)
+    p.wait(timeout=120)
+    res = {}
+    for line in open(out):
+        k, *v = line.split()
+        res[k] = [float(x) for x in v]
+    return res
+
+
+def criu_dump(criu, pid, d):
+    img = tempfile.mkdtemp(dir=d)
+    t0 = time.perf_counter()
+    subprocess.run([criu, "dump", "-t", str(pid), "-D", img, "--leave-running",
+                    "--shell-job", "--allow-uprobes"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    dt = time.perf_counter() - t0
+    shutil.rmtree(img, ignore_errors=True)
+    return dt
+
+
+def checkpoints(build, mb, n, d):
+    vigil = os.path.join(build, "vigil")
+    memhog = os.path.join(build, "bench", "memhog")
+    ckdir = tempfile.mkdtemp(dir="/dev/shm")
+    p, join = live(vigil, "bench/live.vigil", [memhog, str(mb)], d)
+    out = os.path.join(d, "ckpt")
+    try:
+        run_gdb(join, GDB_CKPT, d, OUT=out, N=n)
+        ours = [float(x) for x in open(out).read().split()]
+    finally:
+        pid = int(join.split()[3])
+        # the same process, no gdb, no vigil: a bare CRIU dump
+        time.sleep(0.5)
+        base = []
+        try:
+            p.terminate()
+            p.wait(timeout=30)
+            base = [criu_dump(crpath(), pid, ckdir) for _ in range(n)]
+        finally:
+            subprocess.run(["kill", "-9", str(pid)], stderr=subprocess.DEVNULL)
+            shutil.rmtree(ckdir, ignore_errors=True)
+    return ours, base
+
+
+def crpath():
+    return os.environ.get("VIGIL_CRIU") or shutil.which("criu") or "/usr/local/sbin/criu"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("live_bench: needs root (uprobes, CRIU)")
+    d = tempfile.mkdtemp()
+    try:
+        s = stops(a.build, 5 if a.quick else 30, d)
+        print("\n## live gdb session (bench/live_bench.py)")
+        print("| continue to the next stop (queue3) | median ms | samples |")
+        print("|---|---|---|")
+        for k, label in (("violation", "a violation, with vigil's message (kernel tier)"),
+                         ("bp_unprobed", "a gdb breakpoint on an unprobed function (fill)"),
+                         ("bp_probed", "a gdb breakpoint on a probed function (queue_push)")):
+            print("| %s | %s | %d |" % (label, med_ms(s[k]), len(s[k])))
+        print("\n| vigil checkpoint from gdb | median ms | bare criu dump, median ms | ratio |")
+        print("|---|---|---|---|")
+        for mb in ((10,) if a.quick else (10, 100)):
+            ours, base = checkpoints(a.build, mb, 3, d)
+            ratio = statistics.median(ours) / statistics.median(base) if base else 0
+            print("| %d MB process | %s | %s | %.1fx |" % (mb, med_ms(ours), med_ms(base), ratio))
+        print("(restore from gdb: not available yet)")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

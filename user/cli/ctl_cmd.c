@@ -1,0 +1,93 @@
+/* vigil ctl [--json] [--timeout MS] PID COMMAND [ARGS...]: one request
+ * over the control socket (user/ctl/ctl.h); vigil's text, or its JSON. */
+#include "cli/ctl_cmd.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/usage.h"
+#include "ctl/ctl.h"
+
+int vg_cmd_ctl(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, 0, 'j' },
+		{ "timeout", required_argument, 0, 't' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct vg_err e = { 0 };
+	char path[PATH_MAX], *end;
+	bool json = false;
+	long timeout = 0, pid;
+	json_t *args, *resp;
+	int c, rc;
+
+	optind = 1;
+	/* options anywhere: `vigil ctl PID status --json` reads naturally */
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 't':
+			timeout = strtol(optarg, &end, 10);
+			if (*end || timeout <= 0 || timeout > 600000)
+				return vg_cli_usage(vg_usage_ctl, "--timeout: '%s' is not a number of milliseconds up to 600000", optarg);
+			break;
+		case 'h':
+			fputs(vg_usage_ctl, stdout);
+			return 0;
+		default:
+			return vg_cli_synopsis(vg_usage_ctl);
+		}
+	}
+	if (argc - optind < 2)
+		return vg_cli_usage(vg_usage_ctl, "%s", argc - optind < 1 ? "no PID given" : "no COMMAND given");
+	pid = strtol(argv[optind], &end, 10);
+	if (*end || pid <= 0 || pid > INT32_MAX)
+		return vg_cli_usage(vg_usage_ctl, "'%s' is not a process id", argv[optind]);
+	if (vg_ctl_socket_path((pid_t)pid, path, sizeof(path), &e))
+		return vg_cli_fail(&e);
+	/* a checkpoint detaches and attaches every uprobe around a CRIU
+	 * dump: seconds on a loaded machine */
+	if (!timeout)
+		timeout = strcmp(argv[optind + 1], "checkpoint") ? 5000 : 120000;
+	args = json_array();
+	for (int i = optind + 2; i < argc; i++)
+		json_array_append_new(args, json_string(argv[i]));
+	resp = vg_ctl_call(path, argv[optind + 1], args, (int)timeout, &e);
+	if (!resp) {
+		fprintf(stderr, "vigil: pid %ld: %s (is a vigil monitoring it?)\n",
+			pid, e.msg);
+		return 3;
+	}
+	rc = json_is_true(json_object_get(resp, "ok")) ? 0 : 1;
+	if (json) {
+		char *s = json_dumps(resp, JSON_COMPACT);
+
+		puts(s ? s : "{}");
+		free(s);
+	} else if (rc) {
+		fprintf(stderr, "vigil: %s\n",
+			json_string_value(json_object_get(resp, "error")));
+	} else {
+		const char *t = json_string_value(json_object_get(resp, "text"));
+
+		if (t)
+			fputs(t, stdout);
+		else {
+			char *s = json_dumps(json_object_get(resp, "data"),
+					     JSON_INDENT(2));
+
+			puts(s ? s : "");
+			free(s);
+		}
+	}
+	json_decref(resp);
+	return rc;
+}

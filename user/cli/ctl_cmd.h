@@ -1,0 +1,7 @@
+/* vigil ctl PID COMMAND: a request to the vigil that monitors PID. */
+#ifndef VIGIL_CTL_CMD_H
+#define VIGIL_CTL_CMD_H
+
+int vg_cmd_ctl(int argc, char **argv);
+
+#endif

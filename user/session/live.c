@@ -1,0 +1,505 @@
+/* The live side of a session: the control channel's dispatch, `vigil
+ * break` (Verde's breakpoints on monitor states), and under --interactive
+ * the stops that become gdb stops instead of the end of the session.
+ *
+ * How a stop reaches gdb: the probe (kernel tier) or the scenario (user
+ * tier) sends SIGSTOP; gdb, with `handle SIGSTOP nostop noprint nopass`
+ * and `catch signal SIGSTOP` conditioned on $_vigil_stop(), asks here
+ * ("stop") whether that SIGSTOP is one to show. vigil first reads every
+ * record already in the ring (the kernel tier wrote the record before it
+ * sent the signal), so the answer is never "not yet"; a stop is shown
+ * once, and vigil's own holds are answered "no": gdb resumes the thread
+ * without passing the signal, and no group stop follows. */
+#include "live.h"
+#include "session_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "act/gdb_live.h"
+#include "act/scenario.h"
+#include "ctl/ctl.h"
+#include "monitor/monitor.h"
+#include "proc/proc.h"
+#include "report/report.h"
+#include "util/rundir.h"
+
+#define VG_LIVE_BREAKS 32
+#define VG_LIVE_STOPS 16
+
+struct stop {
+	pid_t pid, tid;
+	char msg[1024];
+	json_t *violation;	/* the violation report, or NULL */
+};
+
+struct vg_live {
+	struct vg_ctl *ctl;
+	struct {
+		int id, prop, state;
+	} brk[VG_LIVE_BREAKS];
+	int nbrk, next_brk;
+	struct stop stops[VG_LIVE_STOPS];
+	int nstops;
+	int gdb_client;		/* the connection of gdb's extension, or -1 */
+	bool opened;		/* a `gdb` reaction opened a live session */
+	bool keep_stopped;	/* gdb gone: leave the target stopped */
+	bool detach;
+};
+
+json_t *vg_live_reply(bool ok, const char *text, json_t *data)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "ok", json_boolean(ok));
+	if (text)
+		json_object_set_new(r, ok ? "text" : "error", json_string(text));
+	if (data)
+		json_object_set_new(r, "data", data);
+	return r;
+}
+
+static json_t *errf(const char *fmt, const char *a, const char *b)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, a, b ? b : "");
+	return vg_live_reply(false, msg, NULL);
+}
+
+int vg_live_prop(const struct session *ss, const char *name)
+{
+	for (int i = 0; name && i < ss->spec->nprops; i++)
+		if (!strcmp(ss->spec->props[i].name, name))
+			return i;
+	return -1;
+}
+
+int vg_live_state(const struct session *ss, int prop, const char *name)
+{
+	const struct vg_property *p = &ss->spec->props[prop];
+
+	for (int s = 0; name && s < p->nstates; s++)
+		if (!strcmp(p->states[s].name, name))
+			return s;
+	return -1;
+}
+
+static void add_stop(struct vg_live *l, pid_t pid, pid_t tid, const char *msg,
+		     json_t *violation)
+{
+	struct stop *s;
+
+	if (l->nstops == VG_LIVE_STOPS) {	/* the oldest goes */
+		json_decref(l->stops[0].violation);
+		memmove(l->stops, l->stops + 1, sizeof(l->stops[0]) * (VG_LIVE_STOPS - 1));
+		l->nstops--;
+	}
+	s = &l->stops[l->nstops++];
+	s->pid = pid;
+	s->tid = tid;
+	snprintf(s->msg, sizeof(s->msg), "%s", msg);
+	s->violation = violation;
+}
+
+void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
+			int from, int to, const struct vg_mon_event *ev,
+			bool stopped)
+{
+	struct vg_live *l = ss->live;
+	const struct vg_property *p = &ss->spec->props[s->prop];
+	char msg[1024], slice[256], *evtext = NULL;
+	size_t evlen = 0;
+	FILE *m;
+	int i;
+
+	if (!l || from == to)
+		return;
+	for (i = 0; i < l->nbrk; i++)
+		if (l->brk[i].prop == s->prop && l->brk[i].state == to)
+			break;
+	if (i == l->nbrk)
+		return;
+	/* the kernel tier stopped the thread at the event (the stop mask
+	 * has the breakpoint's state): that stop is the breakpoint's, not
+	 * the scenario's. The user tier sees the event after the fact: its
+	 * stop lands a little later than the call (docs/GUIDE.md says so) */
+	if (stopped && ss->kernel[s->prop])
+		vg_scenario_resume(ss->sc);
+	else if (kill((pid_t)ev->pid, SIGSTOP))
+		return;
+	if ((m = open_memstream(&evtext, &evlen))) {
+		vg_event_text(ss->spec, m, ev);
+		fclose(m);
+	}
+	vg_live_slice_name(ss, s, slice, sizeof(slice));
+	snprintf(msg, sizeof(msg), "vigil: breakpoint %d: %s slice %s: %s -> %s at %s in tid %u",
+		 l->brk[i].id, p->name, slice, p->states[from].name,
+		 p->states[to].name, evtext ? evtext : "?", ev->tid);
+	free(evtext);
+	add_stop(l, (pid_t)ev->pid, (pid_t)ev->tid, msg, NULL);
+}
+
+/* The violation report vigil wrote for gdb (report.c's violation file). */
+static json_t *violation_of(pid_t pid)
+{
+	char dir[PATH_MAX - 64], path[PATH_MAX];
+	struct vg_err e;
+
+	if (vg_rundir(dir, sizeof(dir), &e))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/violation-%d.json", dir, pid);
+	return json_load_file(path, JSON_DISABLE_EOF_CHECK, NULL);
+}
+
+bool vg_live_keep_going(struct session *ss)
+{
+	const char *why;
+	pid_t tid, pid;
+	char msg[1024];
+	bool open_now;
+
+	if (!ss->live || !vg_scenario_target_stopped(ss->sc) ||
+	    vg_scenario_target_killed(ss->sc) || ss->restored)
+		return false;
+	/* the `gdb` reaction (and --on-violation=gdb) opens the same live
+	 * session at its stop, from which on every stop goes to gdb */
+	open_now = !ss->o->interactive && !ss->live->opened &&
+		   vg_scenario_want_gdb(ss->sc);
+	if (!ss->o->interactive && !ss->live->opened && !open_now)
+		return false;
+	tid = vg_scenario_stop_tid(ss->sc, &why);
+	pid = vg_scenario_stop_pid(ss->sc);
+	snprintf(msg, sizeof(msg), "vigil: %s", why);
+	add_stop(ss->live, pid, tid, msg, violation_of(pid));
+	vg_scenario_resume(ss->sc);
+	if (open_now) {
+		struct vg_err e = { 0 };
+
+		ss->live->opened = true;
+		if (vg_session_join_gdb(ss, &e))
+			fprintf(stderr, "vigil: %s\n", e.msg);
+	}
+	return true;
+}
+
+bool vg_live_detach_asked(const struct session *ss)
+{
+	return ss->live && ss->live->detach;
+}
+
+/* Everything already sent is handled, as in one turn of the loop, so that
+ * a stop gdb asks about is known. */
+static void settle(struct session *ss)
+{
+	struct vg_err e = { 0 };
+
+	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, &e) < 0 ||
+	    vg_dyn_after_drain(ss, &e))
+		fprintf(stderr, "vigil: %s\n", e.msg);
+	vg_hold_release(ss);
+	vg_live_keep_going(ss);
+}
+
+static json_t *stop_query(struct session *ss, json_t *args)
+{
+	struct vg_live *l = ss->live;
+	const char *a = json_string_value(json_array_get(args, 0));
+	pid_t tid = a ? (pid_t)atoi(a) : 0;
+	json_t *d;
+	int k = -1;
+
+	settle(ss);
+	/* the thread the stop was for, else any stop of this process: a
+	 * process-wide SIGSTOP lands in whichever thread takes it */
+	for (int i = 0; i < l->nstops && k < 0; i++)
+		if (l->stops[i].tid == tid)
+			k = i;
+	for (int i = 0; i < l->nstops && k < 0; i++)
+		if (l->stops[i].pid == ss->pid || !tid)
+			k = i;
+	if (k < 0)
+		return vg_live_reply(true, NULL, json_pack("{s:b}", "stop", 0));
+	d = json_pack("{s:b,s:s,s:i,s:i}", "stop", 1, "message",
+		      l->stops[k].msg, "pid", l->stops[k].pid, "tid",
+		      l->stops[k].tid);
+	if (l->stops[k].violation)
+		json_object_set_new(d, "violation", l->stops[k].violation);
+	memmove(l->stops + k, l->stops + k + 1,
+		sizeof(l->stops[0]) * (size_t)(l->nstops - k - 1));
+	l->nstops--;
+	return vg_live_reply(true, NULL, d);
+}
+
+static json_t *hello(struct session *ss, int client, json_t *req)
+{
+	json_t *props = json_array(), *d;
+	const char *role = json_string_value(json_object_get(req, "role"));
+
+	if (role && !strcmp(role, "gdb"))
+		ss->live->gdb_client = client;
+	for (int i = 0; i < ss->spec->nprops; i++) {
+		const struct vg_property *p = &ss->spec->props[i];
+		json_t *st = json_array();
+
+		for (int s = 0; s < p->nstates; s++)
+			json_array_append_new(st, json_string(p->states[s].name));
+		json_array_append_new(props, json_pack("{s:s,s:o}", "name",
+						       p->name, "states", st));
+	}
+	d = json_pack("{s:i,s:i,s:o,s:b}", "pid", ss->pid, "vigil", getpid(),
+		      "properties", props, "interactive", ss->o->interactive);
+	return vg_live_reply(true, NULL, d);
+}
+
+/* A kernel-tier property stops in the probe at its breakpoints' states
+ * too, as at the states its reactions stop at. */
+static int push_stop_mask(struct session *ss, int prop, struct vg_err *e)
+{
+	struct vg_live *l = ss->live;
+	uint32_t m = vg_scenario_stop_mask(ss->sc, prop);
+
+	if (!ss->kernel[prop])
+		return 0;
+	for (int i = 0; i < l->nbrk; i++)
+		if (l->brk[i].prop == prop && l->brk[i].state < 32)
+			m |= 1u << l->brk[i].state;
+	return vg_probe_set_stop_mask(ss->probe, prop, m, e);
+}
+
+static json_t *add_break(struct session *ss, json_t *args)
+{
+	struct vg_live *l = ss->live;
+	const char *pn = json_string_value(json_array_get(args, 0));
+	const char *sn = json_string_value(json_array_get(args, 1));
+	int prop = vg_live_prop(ss, pn), state;
+	char text[512];
+
+	if (!pn || !sn)
+		return vg_live_reply(false, "usage: break PROPERTY STATE", NULL);
+	/* a stop that nobody takes would leave the program stopped */
+	if (!ss->o->interactive && !l->opened)
+		return vg_live_reply(false, "monitor breakpoints need a live gdb session (vigil run/attach --interactive)", NULL);
+	if (prop < 0)
+		return errf("no property %s", pn, NULL);
+	if ((state = vg_live_state(ss, prop, sn)) < 0)
+		return errf("property %s has no state %s", pn, sn);
+	if (l->nbrk == VG_LIVE_BREAKS)
+		return vg_live_reply(false, "too many breakpoints (32)", NULL);
+	l->brk[l->nbrk].id = ++l->next_brk;
+	l->brk[l->nbrk].prop = prop;
+	l->brk[l->nbrk++].state = state;
+	{
+		struct vg_err e = { 0 };
+
+		if (push_stop_mask(ss, prop, &e)) {
+			l->nbrk--;
+			return vg_live_reply(false, e.msg, NULL);
+		}
+	}
+	snprintf(text, sizeof(text), "breakpoint %d: stop when a slice of %s enters %s\n",
+		 l->next_brk, pn, sn);
+	return vg_live_reply(true, text, json_pack("{s:i}", "id", l->next_brk));
+}
+
+static json_t *del(struct session *ss, json_t *args)
+{
+	struct vg_live *l = ss->live;
+	const char *a = json_string_value(json_array_get(args, 0));
+	int id = a ? atoi(a) : 0;
+
+	for (int i = 0; i < l->nbrk; i++)
+		if (l->brk[i].id == id) {
+			struct vg_err e = { 0 };
+			int prop = l->brk[i].prop;
+
+			l->brk[i] = l->brk[--l->nbrk];
+			if (push_stop_mask(ss, prop, &e))
+				return vg_live_reply(false, e.msg, NULL);
+			return vg_live_reply(true, "deleted\n", NULL);
+		}
+	return errf("no breakpoint %s", a ? a : "(none given)", NULL);
+}
+
+static json_t *breaks(struct session *ss)
+{
+	struct vg_live *l = ss->live;
+	json_t *arr = json_array();
+	char text[4096] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < l->nbrk; i++) {
+		const struct vg_property *p = &ss->spec->props[l->brk[i].prop];
+
+		json_array_append_new(arr, json_pack("{s:i,s:s,s:s}", "id",
+			l->brk[i].id, "property", p->name, "state",
+			p->states[l->brk[i].state].name));
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%d  %s %s\n", l->brk[i].id, p->name,
+					p->states[l->brk[i].state].name);
+		if (len >= sizeof(text))
+			break;
+	}
+	return vg_live_reply(true, l->nbrk ? text : "no monitor breakpoints\n", arr);
+}
+
+/* checkpoint [stopped]: "stopped" from gdb, which detached from the
+ * target and left it in a group stop to attach again after the dump */
+static json_t *checkpoint(struct session *ss, json_t *args)
+{
+	const char *a = json_string_value(json_array_get(args, 0));
+	struct vg_err e = { 0 };
+	uint64_t before = ss->ckpt_taken;
+	int rc;
+
+	if (ss->o->follow_forks)
+		return vg_live_reply(false, "no checkpoints with --follow-fork", NULL);
+	ss->ckpt_hold = a && !strcmp(a, "stopped");
+	if (ss->ckpt_hold) {	/* the SIGSTOP gdb queued must have landed */
+		for (int i = 0; i < 500 && vg_proc_state(ss->pid) != 'T'; i++)
+			usleep(1000);
+	}
+	rc = vg_session_checkpoint(ss, ss->ckpt_hold ? "vigil checkpoint (gdb)"
+				   : "on demand (vigil ctl checkpoint)", true, &e);
+	ss->ckpt_hold = false;
+	if (rc)
+		return vg_live_reply(false, e.msg, NULL);
+	if (ss->ckpt_taken == before)
+		return vg_live_reply(false, "the checkpoint was not taken (vigil's stderr says why)", NULL);
+	return vg_live_checkpoints(ss);
+}
+
+static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
+			json_t *req)
+{
+	struct session *ss = ctx;
+
+	if (!strcmp(cmd, "hello"))
+		return hello(ss, client, req);
+	if (!strcmp(cmd, "stop"))
+		return stop_query(ss, args);
+	/* those that read slices see the monitor as it is now (the kernel
+	 * tier's table is read whole: not for the other commands) */
+	if (!strcmp(cmd, "status") || !strcmp(cmd, "slices") ||
+	    !strcmp(cmd, "show") || !strcmp(cmd, "set") ||
+	    !strcmp(cmd, "graph"))
+		vg_session_mirror_kslices(ss);
+	if (!strcmp(cmd, "status"))
+		return vg_live_status(ss);
+	if (!strcmp(cmd, "slices"))
+		return vg_live_slices(ss, args);
+	if (!strcmp(cmd, "show"))
+		return vg_live_show(ss, args);
+	if (!strcmp(cmd, "set"))
+		return vg_live_set(ss, args);
+	if (!strcmp(cmd, "graph"))
+		return vg_live_graph(ss, args);
+	if (!strcmp(cmd, "break"))
+		return add_break(ss, args);
+	if (!strcmp(cmd, "delete"))
+		return del(ss, args);
+	if (!strcmp(cmd, "breaks"))
+		return breaks(ss);
+	if (!strcmp(cmd, "checkpoint"))
+		return checkpoint(ss, args);
+	if (!strcmp(cmd, "checkpoints"))
+		return vg_live_checkpoints(ss);
+	if (!strcmp(cmd, "probes"))
+		return vg_live_probes(ss);
+	if (!strcmp(cmd, "keep-stopped")) {
+		const char *a = json_string_value(json_array_get(args, 0));
+
+		ss->live->keep_stopped = !a || strcmp(a, "off");
+		return vg_live_reply(true, ss->live->keep_stopped
+			? "the program stays stopped if gdb goes away\n"
+			: "the program is resumed if gdb goes away\n", NULL);
+	}
+	if (!strcmp(cmd, "detach")) {
+		ss->live->detach = true;
+		return vg_live_reply(true, "vigil: monitoring ends; the program goes on\n", NULL);
+	}
+	if (!strcmp(cmd, "restore") || !strcmp(cmd, "load") ||
+	    !strcmp(cmd, "unload"))
+		return errf("'%s' is not available in a live session yet", cmd, NULL);
+	return errf("unknown command '%s'", cmd, NULL);
+}
+
+/* gdb's extension went away (gdb quit, or died): monitoring ends with
+ * it (the loop asks vg_live_detach_asked), and a process gdb left in a
+ * stop goes on unless the user said `vigil keep-stopped`. */
+static void closed(void *ctx, int client)
+{
+	struct session *ss = ctx;
+
+	if (client != ss->live->gdb_client)
+		return;
+	ss->live->gdb_client = -1;
+	ss->live->detach = true;
+	if (ss->live->keep_stopped) {
+		/* a gdb killed at a breakpoint leaves the thread running */
+		kill(ss->pid, SIGSTOP);
+		ss->keep_stopped_at_end = true;
+		fprintf(stderr, "vigil: gdb went away: monitoring ends, pid %d stays stopped (vigil keep-stopped)\n",
+			ss->pid);
+		return;
+	}
+	/* gdb's ptrace stop is gone with gdb; a SIGSTOP it did not take
+	 * would leave a group stop */
+	for (int i = 0; i < 50 && vg_proc_state(ss->pid) == 't'; i++)
+		usleep(2000);
+	if (vg_proc_state(ss->pid) == 'T')
+		kill(ss->pid, SIGCONT);
+	fprintf(stderr, "vigil: gdb went away: monitoring ends, the program runs on\n");
+}
+
+void vg_live_open(struct session *ss)
+{
+	struct vg_err e = { 0 };
+
+	if (!(ss->live = calloc(1, sizeof(*ss->live))))
+		return;
+	ss->live->gdb_client = -1;
+	ss->live->ctl = vg_ctl_open(ss->pid, dispatch, closed, ss, &e);
+	if (!ss->live->ctl) {
+		fprintf(stderr, "vigil: no control channel: %s\n", e.msg);
+		free(ss->live);
+		ss->live = NULL;
+	}
+}
+
+void vg_live_close(struct session *ss)
+{
+	if (!ss->live)
+		return;
+	vg_ctl_close(ss->live->ctl);
+	for (int i = 0; i < ss->live->nstops; i++)
+		json_decref(ss->live->stops[i].violation);
+	free(ss->live);
+	ss->live = NULL;
+}
+
+int vg_live_fd(const struct session *ss)
+{
+	return ss->live ? vg_ctl_fd(ss->live->ctl) : -1;
+}
+
+void vg_live_serve(struct session *ss)
+{
+	if (ss->live)
+		vg_ctl_serve(ss->live->ctl);
+}
+
+int vg_live_gdb_command(struct session *ss, char *cmd, size_t len,
+			struct vg_err *e)
+{
+	if (!ss->live)
+		return vg_errf(e, "no control channel: no live gdb session");
+	return vg_gdb_prepare_live(ss->pid, vg_ctl_path(ss->live->ctl), cmd,
+				   len, e);
+}

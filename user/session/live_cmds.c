@@ -1,0 +1,428 @@
+/* The control channel's commands that read or change the monitor: status,
+ * slices, show, set, graph, checkpoints (live.c dispatches). Each answers
+ * with a text for people and the same as "data" for programs. */
+#include "live.h"
+#include "session_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "act/checkpoint.h"
+#include "monitor/monitor.h"
+#include "report/dot.h"
+#include "report/evidence.h"
+#include "report/report.h"
+
+#define VG_LIVE_SLICES_MAX 1000	/* listed by `slices`; then a count */
+
+void vg_live_slice_name(const struct session *ss,
+			const struct vg_slice_view *s, char *out, size_t len)
+{
+	const struct vg_property *p = &ss->spec->props[s->prop];
+	size_t n = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < p->nparams && n < len; i++) {
+		char v[128];
+
+		if (!(s->mask & (1u << i)))
+			continue;
+		vg_format_value(ss->spec, p->param_types[i], s->params[i], v,
+				sizeof(v));
+		n += (size_t)snprintf(out + n, len - n, "%s%s=%s", n ? "," : "",
+				      p->params[i], v);
+	}
+	if (!out[0])
+		snprintf(out, len, "(the one instance)");
+}
+
+static json_t *vars_json(const struct session *ss,
+			 const struct vg_slice_view *s)
+{
+	const struct vg_property *p = &ss->spec->props[s->prop];
+	json_t *o = json_object();
+
+	for (int i = 0; s->vars && i < p->nvars; i++) {
+		char v[128];
+
+		vg_format_value(ss->spec, p->vars[i].type, (uint64_t)s->vars[i],
+				v, sizeof(v));
+		json_object_set_new(o, p->vars[i].name, json_string(v));
+	}
+	return o;
+}
+
+/* --- status --- */
+
+struct count_ctx {
+	const struct session *ss;
+	uint64_t *per_state;	/* flattened (vg_dot_index) */
+};
+
+static void count_slice(void *ctx, const struct vg_slice_view *s)
+{
+	struct count_ctx *c = ctx;
+
+	c->per_state[vg_dot_index(c->ss->spec, s->prop, s->state)]++;
+}
+
+static uint64_t *state_counts(struct session *ss)
+{
+	struct count_ctx c = { ss, calloc((size_t)vg_dot_nstates(ss->spec) + 1,
+					  sizeof(uint64_t)) };
+
+	if (c.per_state)
+		vg_monitor_foreach(ss->mon, count_slice, &c);
+	return c.per_state;
+}
+
+json_t *vg_live_status(struct session *ss)
+{
+	uint64_t *cnt = state_counts(ss), events = 0, lost = 0;
+	json_t *props = json_array(), *d;
+	char *text = NULL;
+	size_t tlen = 0;
+	int attached, total;
+	FILE *m;
+
+	if (!cnt || !(m = open_memstream(&text, &tlen))) {
+		free(cnt);
+		json_decref(props);
+		return vg_live_reply(false, "out of memory", NULL);
+	}
+	for (int i = 0; i < ss->spec->nevents; i++) {
+		uint64_t h, l;
+
+		vg_probe_counts(ss->probe, i, &h, &l);
+		events += h;
+		lost += l;
+	}
+	vg_probe_links(ss->probe, &attached, &total);
+	fprintf(m, "pid %d: %" PRIu64 " events, %" PRIu64 " lost, probes %d/%d attached\n",
+		ss->pid, events, lost, attached, total);
+	for (int i = 0; i < ss->spec->nprops; i++) {
+		const struct vg_property *p = &ss->spec->props[i];
+		json_t *states = json_object();
+
+		fprintf(m, "%s (%s tier)%s\n", p->name,
+			ss->kernel[i] ? "kernel" : "user",
+			vg_monitor_prop_inconclusive(ss->mon, i)
+				? ", inconclusive: it may have missed events" : "");
+		for (int s = 0; s < p->nstates; s++) {
+			uint64_t n = cnt[vg_dot_index(ss->spec, i, s)];
+
+			json_object_set_new(states, p->states[s].name,
+					    json_integer((json_int_t)n));
+			fprintf(m, "  %-20s %" PRIu64 " slices\n",
+				p->states[s].name, n);
+		}
+		json_array_append_new(props, json_pack("{s:s,s:s,s:o,s:b}",
+			"name", p->name, "tier", ss->kernel[i] ? "kernel" : "user",
+			"states", states, "inconclusive",
+			vg_monitor_prop_inconclusive(ss->mon, i)));
+	}
+	{
+		json_t *per = json_array();
+
+		for (int i = 0; i < ss->spec->nevents; i++) {
+			uint64_t h, l;
+
+			vg_probe_counts(ss->probe, i, &h, &l);
+			json_array_append_new(per, json_pack("{s:s,s:s,s:I,s:I}",
+				"kind", vg_event_kind_name(ss->spec->events[i].kind),
+				"name", ss->spec->events[i].name ? ss->spec->events[i].name : "",
+				"hits", (json_int_t)h, "lost", (json_int_t)l));
+		}
+		fclose(m);
+		d = json_pack("{s:i,s:I,s:I,s:i,s:i,s:o,s:o}", "pid", ss->pid,
+			      "events", (json_int_t)events, "lost",
+			      (json_int_t)lost, "probes_attached", attached,
+			      "probes", total, "properties", props, "per_event",
+			      per);
+	}
+	free(cnt);
+	{
+		json_t *r = vg_live_reply(true, text, d);
+
+		free(text);
+		return r;
+	}
+}
+
+/* --- slices, show, set --- */
+
+struct find_ctx {
+	struct session *ss;
+	int prop, state;	/* state -1: any */
+	const char *name;	/* `show`/`set`: this slice only */
+	FILE *text;
+	json_t *arr;
+	int n;
+	/* the slice found by name, copied out of the view */
+	bool found;
+	uint32_t mask;
+	uint64_t params[VG_MAX_PARAMS];
+	int fstate;
+	int64_t vars[64];
+};
+
+static void visit(void *ctx, const struct vg_slice_view *s)
+{
+	struct find_ctx *f = ctx;
+	const struct vg_property *p = &f->ss->spec->props[s->prop];
+	char name[512];
+
+	if (s->prop != f->prop || (f->state >= 0 && s->state != f->state))
+		return;
+	vg_live_slice_name(f->ss, s, name, sizeof(name));
+	if (f->name) {
+		if (f->found || strcmp(name, f->name))
+			return;
+		f->found = true;
+		f->mask = s->mask;
+		memcpy(f->params, s->params, sizeof(f->params));
+		f->fstate = s->state;
+		for (int i = 0; s->vars && i < p->nvars && i < 64; i++)
+			f->vars[i] = s->vars[i];
+		if (f->text) {
+			json_t *v = vars_json(f->ss, s);
+			char *vs = json_dumps(v, JSON_COMPACT);
+
+			fprintf(f->text, "%s slice %s: state %s, vars %s\n",
+				p->name, name, p->states[s->state].name,
+				vs ? vs : "{}");
+			free(vs);
+			json_decref(v);
+			vg_evidence_text(f->ss->evidence, s, f->text);
+		}
+		return;
+	}
+	if (f->n++ >= VG_LIVE_SLICES_MAX)
+		return;
+	{
+		json_t *v = vars_json(f->ss, s);
+		char *vs = json_dumps(v, JSON_COMPACT);
+
+		fprintf(f->text, "%-40s %-16s %s%s\n", name,
+			p->states[s->state].name, vs ? vs : "{}",
+			s->inconclusive ? " (may have missed events)" : "");
+		free(vs);
+		json_array_append_new(f->arr, json_pack("{s:s,s:s,s:o,s:b}",
+			"slice", name, "state", p->states[s->state].name,
+			"vars", v, "inconclusive", s->inconclusive));
+	}
+}
+
+static json_t *prop_arg(struct session *ss, json_t *args, int *prop,
+			const char *usage)
+{
+	const char *pn = json_string_value(json_array_get(args, 0));
+	char msg[512];
+
+	if (!pn) {
+		snprintf(msg, sizeof(msg), "usage: %s", usage);
+		return vg_live_reply(false, msg, NULL);
+	}
+	if ((*prop = vg_live_prop(ss, pn)) < 0) {
+		snprintf(msg, sizeof(msg), "no property %s", pn);
+		return vg_live_reply(false, msg, NULL);
+	}
+	return NULL;
+}
+
+json_t *vg_live_slices(struct session *ss, json_t *args)
+{
+	struct find_ctx f = { .ss = ss, .state = -1 };
+	const char *sn = json_string_value(json_array_get(args, 1));
+	char *text = NULL;
+	size_t tlen = 0;
+	json_t *r = prop_arg(ss, args, &f.prop, "slices PROPERTY [STATE]");
+
+	if (r)
+		return r;
+	if (sn && (f.state = vg_live_state(ss, f.prop, sn)) < 0)
+		return vg_live_reply(false, "no such state", NULL);
+	if (!(f.text = open_memstream(&text, &tlen)))
+		return vg_live_reply(false, "out of memory", NULL);
+	f.arr = json_array();
+	vg_monitor_foreach(ss->mon, visit, &f);
+	if (f.n > VG_LIVE_SLICES_MAX)
+		fprintf(f.text, "... %d more\n", f.n - VG_LIVE_SLICES_MAX);
+	if (!f.n)
+		fprintf(f.text, "no live slice%s\n", sn ? " in that state" : "");
+	fclose(f.text);
+	r = vg_live_reply(true, text, json_pack("{s:o,s:i}", "slices", f.arr,
+						"count", f.n));
+	free(text);
+	return r;
+}
+
+json_t *vg_live_show(struct session *ss, json_t *args)
+{
+	struct find_ctx f = { .ss = ss, .state = -1 };
+	char *text = NULL;
+	size_t tlen = 0;
+	json_t *r = prop_arg(ss, args, &f.prop, "show PROPERTY SLICE");
+
+	if (r)
+		return r;
+	if (!(f.name = json_string_value(json_array_get(args, 1))))
+		return vg_live_reply(false, "usage: show PROPERTY SLICE (a slice as `slices` names it, e.g. q=0x55d1c0a012a0)", NULL);
+	if (!(f.text = open_memstream(&text, &tlen)))
+		return vg_live_reply(false, "out of memory", NULL);
+	vg_monitor_foreach(ss->mon, visit, &f);
+	fclose(f.text);
+	r = f.found ? vg_live_reply(true, text, NULL)
+		    : vg_live_reply(false, "no such live slice", NULL);
+	free(text);
+	return r;
+}
+
+/* set PROP SLICE VAR=VALUE | state=STATE: Verde's set_env_value and
+ * set_current_state. The slice keeps its evidence; the change is not an
+ * event and runs no reaction. */
+json_t *vg_live_set(struct session *ss, json_t *args)
+{
+	struct find_ctx f = { .ss = ss, .state = -1 };
+	const char *as = json_string_value(json_array_get(args, 2)), *eq;
+	json_t *r = prop_arg(ss, args, &f.prop, "set PROPERTY SLICE VAR=VALUE|state=STATE");
+	const struct vg_property *p;
+	struct vg_err e = { 0 };
+	char var[128], *end;
+
+	if (r)
+		return r;
+	p = &ss->spec->props[f.prop];
+	f.name = json_string_value(json_array_get(args, 1));
+	if (!f.name || !as || !(eq = strchr(as, '=')) || eq == as)
+		return vg_live_reply(false, "usage: set PROPERTY SLICE VAR=VALUE|state=STATE", NULL);
+	vg_monitor_foreach(ss->mon, visit, &f);
+	if (!f.found)
+		return vg_live_reply(false, "no such live slice", NULL);
+	snprintf(var, sizeof(var), "%.*s", (int)(eq - as), as);
+	if (!strcmp(var, "state")) {
+		int st = vg_live_state(ss, f.prop, eq + 1);
+
+		if (st < 0)
+			return vg_live_reply(false, "no such state", NULL);
+		f.fstate = st;
+	} else {
+		int i;
+		long long v = strtoll(eq + 1, &end, 0);
+
+		for (i = 0; i < p->nvars && strcmp(p->vars[i].name, var); i++)
+			;
+		if (i == p->nvars)
+			return vg_live_reply(false, "no such variable", NULL);
+		if (*end || end == eq + 1)
+			return vg_live_reply(false, "the value must be an integer", NULL);
+		f.vars[i] = v;
+	}
+	if (vg_monitor_set(ss->mon, f.prop, f.mask, f.params, f.fstate, f.vars, &e) ||
+	    (ss->kernel[f.prop] &&
+	     vg_probe_set_kslice(ss->probe, f.prop, f.params, f.fstate, f.vars, &e)))
+		return vg_live_reply(false, e.msg, NULL);
+	return vg_live_reply(true, "set\n", NULL);
+}
+
+/* graph [PROP]: DOT with the live slice count per state. */
+json_t *vg_live_graph(struct session *ss, json_t *args)
+{
+	uint64_t *cnt = state_counts(ss);
+	uint8_t *reached;
+	struct vg_dot_marks mk;
+	char *text = NULL;
+	size_t tlen = 0;
+	const char *pn = json_string_value(json_array_get(args, 0));
+	FILE *m;
+	json_t *r;
+	int n = vg_dot_nstates(ss->spec);
+
+	if (pn && vg_live_prop(ss, pn) < 0) {
+		free(cnt);
+		return vg_live_reply(false, "no such property", NULL);
+	}
+	reached = calloc((size_t)n + 1, 1);
+	if (!cnt || !reached || !(m = open_memstream(&text, &tlen))) {
+		free(cnt);
+		free(reached);
+		return vg_live_reply(false, "out of memory", NULL);
+	}
+	for (int i = 0; i < n; i++)
+		reached[i] = cnt[i] > 0;
+	mk.reached = reached;
+	mk.ended = cnt;
+	vg_dot_write(ss->spec, m, &mk);
+	fclose(m);
+	r = vg_live_reply(true, text, NULL);
+	free(text);
+	free(cnt);
+	free(reached);
+	return r;
+}
+
+json_t *vg_live_checkpoints(struct session *ss)
+{
+	json_t *arr = json_array(), *r;
+	char *text = NULL, path[4200];
+	size_t tlen = 0;
+	FILE *m = open_memstream(&text, &tlen);
+	int num;
+
+	if (!m) {
+		json_decref(arr);
+		return vg_live_reply(false, "out of memory", NULL);
+	}
+	for (int i = 0; (num = vg_ckpt_image(ss->ck, i, path, sizeof(path))) >= 0; i++) {
+		struct vg_ckpt_meta meta;
+		struct vg_err e;
+
+		if (vg_ckpt_read_meta(path, &meta, &e))
+			continue;
+		fprintf(m, "%-4d %-10" PRIu64 " %-4s %s  (%s)\n", num,
+			meta.events, meta.good ? "good" : "bad", meta.reason,
+			path);
+		json_array_append_new(arr, json_pack("{s:i,s:s,s:I,s:b,s:s}",
+			"n", num, "path", path, "events", (json_int_t)meta.events,
+			"good", meta.good, "reason", meta.reason));
+	}
+	if (!json_array_size(arr))
+		fprintf(m, "no checkpoints\n");
+	fclose(m);
+	r = vg_live_reply(true, text, json_pack("{s:o}", "checkpoints", arr));
+	free(text);
+	return r;
+}
+
+/* probes: where the uprobes trap (file, offset), for gdb's extension,
+ * which keeps its own breakpoints off those addresses */
+json_t *vg_live_probes(struct session *ss)
+{
+	json_t *arr = json_array(), *r;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *m = open_memstream(&text, &tlen);
+	const char *path;
+	uint64_t off;
+	bool ret;
+	int k;
+
+	if (!m) {
+		json_decref(arr);
+		return vg_live_reply(false, "out of memory", NULL);
+	}
+	for (int i = 0; (k = vg_probe_site(ss->probe, i, &path, &off, &ret)) >= 0; i++) {
+		if (!k)
+			continue;
+		fprintf(m, "%s+0x%" PRIx64 " (%s)\n", path, off,
+			ret ? "return probe, traps at entry" : "entry");
+		json_array_append_new(arr, json_pack("{s:s,s:I,s:b}", "path",
+			path, "offset", (json_int_t)off, "ret", ret));
+	}
+	fclose(m);
+	r = vg_live_reply(true, text, json_pack("{s:o}", "probes", arr));
+	free(text);
+	return r;
+}

@@ -1,0 +1,54 @@
+/* --interactive: gdb joins the live session. On a terminal vigil starts
+ * it (gdb owns the terminal; vigil keeps serving beside it and ends when
+ * it quits); off one, vigil says the command that joins and serves until
+ * the program exits, so scripts drive gdb themselves (gdb -batch). */
+#include "live.h"
+#include "session_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc/proc.h"
+#include "report/status.h"
+
+int vg_session_join_gdb(struct session *ss, struct vg_err *e)
+{
+	char cmd[4400];
+	pid_t pid;
+
+	if (vg_live_gdb_command(ss, cmd, sizeof(cmd), e))
+		return -1;
+	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
+		fprintf(stderr, "vigil: live session of pid %d; join it with:\n  %s\n",
+			ss->pid, cmd);
+		fflush(stderr);
+		return 0;
+	}
+	/* the terminal is gdb's now: no status line redrawn over it */
+	vg_status_free(ss->status);
+	ss->status = NULL;
+	fflush(NULL);
+	if ((pid = fork()) < 0)
+		return vg_errf(e, "starting gdb: %s", strerror(errno));
+	if (pid == 0) {
+		vg_proc_unblock_signals();
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	ss->gdb_pid = pid;
+	return 0;
+}
+
+bool vg_session_gdb_gone(struct session *ss)
+{
+	int st;
+
+	if (ss->gdb_pid <= 0 || waitpid(ss->gdb_pid, &st, WNOHANG) != ss->gdb_pid)
+		return false;
+	ss->gdb_pid = 0;
+	fprintf(stderr, "vigil: gdb exited: monitoring ends, the program runs on\n");
+	return true;
+}
