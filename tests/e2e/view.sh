@@ -111,7 +111,15 @@ for tier in kernel user; do
 	[ "$(fired 0)" = 1 ] || fail "queue_new's edge fired $(fired 0) times, not once"
 	[ $(($(fired 1) + $(fired 2))) = "$pushes" ] || fail "push edges fired $(fired 1)+$(fired 2) times, vigil counted $pushes pushes"
 	[ "$(fired 2)" = 1 ] || fail "the overflow edge fired $(fired 2) times, not once"
-	[ $(($(fired 3) + $(fired 4))) = "$pops" ] || fail "pop edges fired $(fired 3)+$(fired 4) times, vigil counted $pops pops"
+	popped=$(($(fired 3) + $(fired 4)))
+	if [ "$tier" = kernel ]; then
+		[ "$popped" = "$pops" ] || fail "pop edges fired $popped times, vigil counted $pops pops"
+	else
+		# the user tier's stop comes late: pops after the violation
+		# reach a finished slice, which takes no transition
+		[ "$popped" -le "$pops" ] && [ "$popped" -ge $((pops - 100)) ] ||
+			fail "pop edges fired $popped times, vigil counted $pops pops"
+	fi
 
 	# Ctrl-C ends the lingering vigil; the target stays as the run left it
 	kill -INT "$vpid"
@@ -136,6 +144,33 @@ kill -TERM "$vpid"
 wait "$vpid"
 RC=$?
 expect_rc 0
+
+# vigil view PID: a session started without --view opens its page through
+# its control socket; the same URL twice; and the run ends as it would
+# have (no lingering: no page was asked for on its command line)
+"$VIGIL" run specs/queue_bounds.vigil -- "$TARGETS/queue" --slow >"$TMP/out" 2>&1 &
+vpid=$!
+wait_for "$TMP/out" "queue_bounds: kernel tier"
+target=""
+for _ in $(seq 300); do
+	target=$(pgrep -f "^$TARGETS/queue --slow" | head -1)
+	[ -n "$target" ] && [ "$(readlink "/proc/$target/exe")" = "$(readlink -f "$TARGETS/queue")" ] && break
+	sleep 0.1
+done
+[ -n "$target" ] || fail "the queue did not start"
+sleep 0.5	# its session's loop serves the control socket
+url=$("$VIGIL" view "$target") || fail "vigil view $target failed"
+echo "$url" | grep -qE '^http://127\.0\.0\.1:[0-9]+/\?t=[0-9a-f]{32}$' || fail "vigil view printed '$url'"
+[ "$("$VIGIL" view "$target")" = "$url" ] || fail "a second vigil view gave another URL"
+timeout 1.5 curl -sN "${url%%/\?*}/events?t=${url#*\?t=}" >"$TMP/frames" || true
+grep -q '"phase":"running"' "$TMP/frames" || fail "no frame from the page vigil view opened"
+wait "$vpid"
+RC=$?
+expect_rc 0
+expect_no_out "keeps the final picture"
+run_vigil view
+expect_rc 2
+expect_out "no PID given"
 
 # bad options
 run_vigil run --view-addr not-an-address specs/queue_bounds.vigil -- "$TARGETS/queue"

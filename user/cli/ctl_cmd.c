@@ -91,3 +91,18 @@ int vg_cmd_ctl(int argc, char **argv)
 	json_decref(resp);
 	return rc;
 }
+
+int vg_cmd_view(int argc, char **argv)
+{
+	char *ctl[] = { "ctl", NULL, "view", NULL };
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(vg_usage_view, stdout);
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '-')
+		return vg_cli_usage(vg_usage_view, "%s",
+				    argc < 2 ? "no PID given" : "one PID, no options");
+	ctl[1] = argv[1];
+	return vg_cmd_ctl(3, ctl);
+}

@@ -51,7 +51,7 @@ static const struct {
 	{ "run", run }, { "attach", attach }, { "check", vg_cmd_check },
 	{ "graph", vg_cmd_graph }, { "lint", vg_cmd_lint },
 	{ "restore", vg_cmd_restore }, { "checkpoint", vg_cmd_checkpoint },
-	{ "ctl", vg_cmd_ctl },
+	{ "ctl", vg_cmd_ctl }, { "view", vg_cmd_view },
 };
 
 static bool is_help(const char *a)

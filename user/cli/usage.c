@@ -21,6 +21,7 @@ const char vg_usage_main[] =
 	"  restore DIR                     bring a checkpointed process back, stopped\n"
 	"  ctl PID COMMAND [ARGS]          ask the vigil monitoring PID (status, slices,\n"
 	"                                  break, checkpoint, detach, ...)\n"
+	"  view PID                        the live page of the vigil monitoring PID\n"
 	"\n"
 	"options:\n"
 	"  -h, --help      this text; `vigil COMMAND --help` (or `vigil help\n"
@@ -275,6 +276,7 @@ const char vg_usage_ctl[] =
 	"  graph [PROP]               the automata as DOT with live slice counts\n"
 	"  checkpoint, checkpoints    take a CRIU checkpoint; list them\n"
 	"  keep-stopped [on|off]      leave the program stopped if gdb goes away\n"
+	"  view                       the live page of the automata (vigil view)\n"
 	"  detach                     end monitoring; the program goes on\n"
 	"\n"
 	"options:\n"
@@ -306,3 +308,18 @@ const char *vg_usage_of(const char *cmd)
 			return all[i].text;
 	return NULL;
 }
+
+const char vg_usage_view[] =
+	"usage: vigil view PID\n"
+	"\n"
+	"Print the URL of the live page (--view, docs/GUIDE.md section 3) of the\n"
+	"vigil that monitors PID, starting its server now if that vigil was run\n"
+	"without --view (on 127.0.0.1 and a free port; its counts of\n"
+	"transitions start then). The page ends with that vigil's run. The same\n"
+	"as `vigil ctl PID view`.\n"
+	"\n"
+	"exit status: 0 done, 1 vigil refused (its message says why), 2 bad\n"
+	"             usage, 3 no vigil answers for PID\n"
+	"\n"
+	"example:\n"
+	"  vigil view \"$(pidof server)\"\n";

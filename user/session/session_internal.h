@@ -169,6 +169,9 @@ void vg_session_mirror_kslices(struct session *ss);
 
 /* Start its server (nothing without --view) and say its URL. */
 int vg_session_view_open(struct session *ss, struct vg_err *e);
+/* `vigil view PID`: the page's URL, its server started now if need be
+ * (then its edge counts start now), or NULL with e set. */
+const char *vg_session_view_url(struct session *ss, struct vg_err *e);
 /* A transition, user tier or kernel (s->trans -1): count its edge, list a
  * violation with its evidence x. */
 void vg_session_view_transition(struct session *ss, struct vg_evidence *x,

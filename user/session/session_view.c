@@ -23,7 +23,7 @@
 /* slices of the selected state listed */
 #define VG_VIEW_SLICES 200
 
-int vg_session_view_open(struct session *ss, struct vg_err *e)
+static int view_start(struct session *ss, struct vg_err *e)
 {
 	struct vg_dot_marks marks = { .live = true };
 	struct vg_view_opts vo = {
@@ -32,8 +32,6 @@ int vg_session_view_open(struct session *ss, struct vg_err *e)
 	};
 	char *svg;
 
-	if (!ss->o->view)
-		return 0;
 	ss->view_fired = calloc(vg_frame_ntrans(ss->spec) + 1,
 				sizeof(uint64_t));
 	ss->view_viol = calloc(VG_VIEW_VIOLATIONS, sizeof(char *));
@@ -50,6 +48,18 @@ int vg_session_view_open(struct session *ss, struct vg_err *e)
 	vg_probe_count_trans(ss->probe);
 	fprintf(stderr, "vigil: live view at %s\n", vg_view_url(ss->view));
 	return 0;
+}
+
+int vg_session_view_open(struct session *ss, struct vg_err *e)
+{
+	return ss->o->view ? view_start(ss, e) : 0;
+}
+
+const char *vg_session_view_url(struct session *ss, struct vg_err *e)
+{
+	if (!ss->view && view_start(ss, e))
+		return NULL;
+	return vg_view_url(ss->view);
 }
 
 /* A violation as the page lists it: the report's own words for the
@@ -211,7 +221,9 @@ void vg_session_view_final(struct session *ss)
 
 void vg_session_view_close(struct session *ss, bool linger)
 {
-	if (ss->view && linger)
+	/* only a page asked for on the command line outlives the run: one
+	 * `vigil view PID` opened must not keep a scripted vigil waiting */
+	if (ss->view && linger && ss->o->view)
 		vg_view_linger(ss->view);
 	vg_view_stop(ss->view);
 	ss->view = NULL;
