@@ -10,6 +10,8 @@ cases=(
 	"newarr-delete|newed_array -> new_array_delete|after operator new\[\]\(\) returned|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 	"malloc-delete|malloced -> malloc_delete|after malloc\(\) returned|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 	"new-delarr|newed -> new_delete_array|after operator new\(\) returned|before operator delete\[\]\(void\*\)\(|operator delete\[\]\(void\*\)"
+	"newarr-free|newed_array -> new_array_free|after operator new\[\]\(\) returned|before free\(|free"
+	"malloc-delarr|malloced -> malloc_delete_array|after malloc\(\) returned|before operator delete\[\]\(void\*\)\(|operator delete\[\]\(void\*\)"
 	"bad-delete|unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+\)  unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 	"double-delete|deleted -> double_delete|before operator delete\(void\*, unsigned long\)\(.*live -> deleted|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 )

@@ -8,6 +8,8 @@
 //   cxxqueue newarr-delete  new[]'d array released with delete
 //   cxxqueue malloc-delete  malloc'ed block released with delete
 //   cxxqueue new-delarr     new'd object released with delete[]
+//   cxxqueue newarr-free    new[]'d array released with free()
+//   cxxqueue malloc-delarr  malloc'ed block released with delete[]
 //   cxxqueue double-delete  the same object deleted twice
 //   cxxqueue leak           three new'd objects never deleted
 //   cxxqueue bad-delete     delete of a pointer into the middle of an array
@@ -131,6 +133,14 @@ int main(int argc, char **argv)
 		long *o = new long(1);
 
 		delete[] o;	/* the bug */
+	} else if (!strcmp(mode, "newarr-free")) {
+		long *volatile a = new long[8];	/* volatile: g++ drops the pair */
+
+		std::free(a);	/* the bug */
+	} else if (!strcmp(mode, "malloc-delarr")) {
+		long *m = (long *)std::malloc(4 * sizeof(long));
+
+		delete[] m;	/* the bug */
 	} else if (!strcmp(mode, "double-delete")) {
 		long *volatile o = new long(1);
 

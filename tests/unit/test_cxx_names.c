@@ -62,6 +62,12 @@ static void test_parse_names(void **state)
 	event_named(s, "Queue::operator==");
 	event_named(s, "f(const char *, int)");
 	vg_spec_free(s);
+
+	/* a string parameter stands for a quoted name */
+	s = load("param alloc = \"operator new[]\"\n"
+		 "property p state a { after $alloc(n) returns q -> a }\n");
+	event_named(s, "operator new[]");
+	vg_spec_free(s);
 }
 
 static void expect_error(const char *text, const char *msg)
