@@ -60,7 +60,6 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 		      int event, bool retprobe, struct vg_err *e)
 {
 	struct vg_func_where where;
-	struct bpf_link *l;
 
 	if (vg_probe_locate(p, ev, &where, e))
 		return -1;
@@ -75,30 +74,14 @@ static int attach_one(struct vg_probe *p, struct bpf_program *prog,
 		vg_place_entry(where.path, where.fn.offset, &pl);
 		where.fn.offset = pl.offset;
 	}
-	/* --dynamic: an entry probe no slice needs yet starts detached */
-	bool off = !retprobe && event < 64 && (o->dormant >> event & 1);
-	struct uprobe_site *u = &p->sites[p->nlinks];
+	/* --dynamic: an entry probe no slice needs yet starts detached, in
+	 * a group of its own event's */
+	bool dyn = !retprobe && event < 64 && (o->dormant >> event & 1);
 
-	*u = (struct uprobe_site){
-		.prog = prog, .path = strdup(where.path),
-		.offset = where.fn.offset, .cookie = (uint64_t)event,
-		.retprobe = retprobe, .off = off };
-	if (!u->path)
-		return vg_errf(e, "out of memory");
-	/* filtered by the kernel to the target's memory: other processes
-	 * mapping the same file are not touched (followed processes get
-	 * links of their own, probe_follow.c) */
-	l = off ? NULL : vg_probe_attach_site(u, p->pid);
-	if (!l && !off) {
-		vg_errf(e, "attaching a %s to %s in %s: %s",
-			retprobe ? "uretprobe" : "uprobe", ev->name,
-			where.path, strerror(errno));
-		free(u->path);
-		u->path = NULL;
-		return -1;
-	}
-	p->links[p->nlinks++] = l;
-	return 0;
+	/* attached with the others of its program and file, once all are
+	 * known (vg_probe_attach_groups) */
+	return vg_probe_add_site(p, prog, where.path, where.fn.offset, event,
+				 retprobe, dyn ? event : -1, e);
 }
 
 /* The tracepoint program of a lifecycle event; which event index it
@@ -219,14 +202,14 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 {
 	const struct vg_spec *s = p->spec;
 
-	/* two per event at most, and the three lifecycle tracepoints */
-	p->links = calloc(2 * s->nevents + 3, sizeof(*p->links));
-	p->link_prog_fd = calloc(2 * s->nevents + 3, sizeof(int));
-	p->sites = calloc(2 * s->nevents + 3, sizeof(*p->sites));
+	/* the tracepoints: one per event at most, and the three lifecycle
+	 * ones */
+	p->links = calloc(s->nevents + 3, sizeof(*p->links));
+	p->link_prog_fd = calloc(s->nevents + 3, sizeof(int));
 	/* without per-process following, the old way: any process, filtered
 	 * in BPF */
 	p->pid = o->follow_forks && !p->per_pid ? -1 : o->pid;
-	if (!p->links || !p->link_prog_fd || !p->sites)
+	if (!p->links || !p->link_prog_fd)
 		return vg_errf(e, "out of memory");
 	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_fork, e) ||
@@ -286,7 +269,7 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 		if (rc)
 			return -1;
 	}
-	return 0;
+	return vg_probe_attach_groups(p, e);
 }
 
 /* The slots user space reads of an event's records: the monitor, the
@@ -479,6 +462,14 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		strs |= spec->events[i].nstrs > 0;
 	bpf_program__set_autoload(p->skel->progs.vg_entry_s, strs);
 	bpf_program__set_autoload(p->skel->progs.vg_return_s, strs);
+	/* multi-uprobe links need programs loaded for them (ulink.h) */
+	vg_ulink_prepare(p->skel->progs.vg_entry);
+	vg_ulink_prepare(p->skel->progs.vg_return);
+	vg_ulink_prepare(p->skel->progs.vg_entry_k);
+	vg_ulink_prepare(p->skel->progs.vg_return_k);
+	vg_ulink_prepare(p->skel->progs.vg_entry_s);
+	vg_ulink_prepare(p->skel->progs.vg_return_s);
+	vg_ulink_prepare(p->skel->progs.vg_stash);
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	lifecycle_setup(p);
@@ -541,12 +532,12 @@ void vg_probe_close(struct vg_probe *p)
 	ring_buffer__free(p->rb);
 	vg_probe_disarm_watches(p);
 	vg_dwarf_cache_free(p->wdc);
+	/* every uprobe in one step (a close per program and file, all
+	 * waiting together), then the tracepoints */
+	vg_probe_free_groups(p);
 	vg_links_destroy(p->links, p->nlinks);
-	for (int i = 0; p->sites && i < p->nlinks; i++)
-		free(p->sites[i].path);
 	free(p->links);
 	free(p->link_prog_fd);
-	free(p->sites);
 	if (p->libs_loaded)
 		vg_libs_free(&p->libs);
 	vigil_bpf__destroy(p->skel);
