@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "ktier.h"
+#include "load_stats.h"
 #include "placement.h"
 #include "plan.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
+#include "util/clock.h"
 #include "probe_internal.h"
 #include "syscalls.h"
 #include "watch.h"
@@ -432,7 +434,10 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 {
 	struct vg_probe *p = calloc(1, sizeof(*p));
 	size_t rb = o->ringbuf_bytes ? o->ringbuf_bytes : VG_DEFAULT_RINGBUF;
-	bool ktier = false, strs = false;
+	bool ktier = false, before = false, before_s = false, after = false,
+	     after_s = false, stash = false;
+	struct vg_load_stats *ls;
+	uint64_t t0;
 	int err;
 
 	if (!p) {
@@ -454,14 +459,27 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	/* load only the probe builds this spec needs (see vigil.bpf.c) */
 	for (int i = 0; i < spec->nprops; i++)
 		ktier |= o->kernel && o->kernel[i];
-	bpf_program__set_autoload(p->skel->progs.vg_entry, !ktier);
-	bpf_program__set_autoload(p->skel->progs.vg_return, !ktier);
-	bpf_program__set_autoload(p->skel->progs.vg_entry_k, ktier);
-	bpf_program__set_autoload(p->skel->progs.vg_return_k, ktier);
-	for (int i = 0; i < spec->nevents; i++)
-		strs |= spec->events[i].nstrs > 0;
-	bpf_program__set_autoload(p->skel->progs.vg_entry_s, strs);
-	bpf_program__set_autoload(p->skel->progs.vg_return_s, strs);
+	/* and of those, only the ones its events attach (a spec without
+	 * `after` events loads no return program, say) */
+	for (int i = 0; i < spec->nevents; i++) {
+		const struct vg_event *ev = &spec->events[i];
+
+		if (ev->kind == VG_EV_BEFORE) {
+			before |= !ev->nstrs;
+			before_s |= ev->nstrs > 0;
+		} else if (ev->kind == VG_EV_AFTER) {
+			after |= !ev->nstrs;
+			after_s |= ev->nstrs > 0;
+			stash |= ev->nfields > 0;
+		}
+	}
+	bpf_program__set_autoload(p->skel->progs.vg_entry, !ktier && before);
+	bpf_program__set_autoload(p->skel->progs.vg_return, !ktier && after);
+	bpf_program__set_autoload(p->skel->progs.vg_entry_k, ktier && before);
+	bpf_program__set_autoload(p->skel->progs.vg_return_k, ktier && after);
+	bpf_program__set_autoload(p->skel->progs.vg_entry_s, before_s);
+	bpf_program__set_autoload(p->skel->progs.vg_return_s, after_s);
+	bpf_program__set_autoload(p->skel->progs.vg_stash, stash);
 	/* multi-uprobe links need programs loaded for them (ulink.h) */
 	vg_ulink_prepare(p->skel->progs.vg_entry);
 	vg_ulink_prepare(p->skel->progs.vg_return);
@@ -482,7 +500,11 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);
 	p->skel->bss->kslot_mask = p->kslot_cap - 1;
 	p->skel->bss->kslot_max = p->kslot_max;
+	ls = vg_load_stats_arm(p->skel->obj);
+	t0 = vg_now_ns(CLOCK_MONOTONIC);
 	err = vigil_bpf__load(p->skel);
+	vg_load_stats_print(ls, p->skel->obj, vg_now_ns(CLOCK_MONOTONIC) - t0,
+			    stderr);
 	if (err) {
 		vg_errf(e, "loading the BPF programs: %s%s", strerror(-err),
 			err == -EPERM ? " (vigil needs CAP_BPF and CAP_PERFMON, or root)"
