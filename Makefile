@@ -45,7 +45,7 @@ TARGET_LIBS := $(patsubst tests/targets/plugin/%.c,$(BUILD)/targets/lib%.so,$(TA
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNITS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all setup demo test unit e2e targets clean bench fuzz install soak
+.PHONY: all setup demo test check unit e2e targets clean bench fuzz install soak
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -116,6 +116,12 @@ test: setup
 	@BUILD=$(BUILD) ASAN_OPTIONS=exitcode=86:detect_leaks=1 \
 		UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1 \
 		bash tests/run.sh
+
+# make check: the unit tests and the offline end-to-end tests, without
+# root (tests/check.sh drops to nobody), in well under a minute
+check:
+	@$(MAKE) --no-print-directory all unit
+	@BUILD=$(BUILD) bash tests/check.sh
 
 demo: setup
 	@$(MAKE) --no-print-directory all
