@@ -137,6 +137,7 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@$(MAKE) --no-print-directory $(BUILD)/vigil || echo "bench: $(BUILD)/vigil does not build: the vigil rows will be skipped"
 	@QUICK=$(QUICK) BUILD=$(BUILD) bash bench/run.sh
 	@python3 bench/checkpoint.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
+	@python3 bench/fixed_cost.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--reps 1)
 	@python3 bench/placement.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)

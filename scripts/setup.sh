@@ -30,7 +30,7 @@ PACKAGES=(
     libelf-dev libdwarf-dev zlib1g-dev
     # tests, debugger hand-off, benchmarks, reports
     gdb libcmocka-dev python3 valgrind bpftrace graphviz gnuplot-nox
-    sqlite3 libsqlite3-dev xz-utils
+    sqlite3 libsqlite3-dev xz-utils pigz git
     # the man page: man -l renders docs/vigil.1 in tests/e2e/install.sh
     man-db groff-base
     # build deps of CRIU 4.2 (see criu/Makefile.packages and Makefile.config)
