@@ -2,9 +2,10 @@
 """How many uprobes are attached to FILE, whoever owns them: those of
 multi-uprobe links (BPF_TRACE_UPROBE_MULTI, read through bpf(2): Debian
 12's bpftool does not decode them) plus the single ones `bpftool perf list`
-shows. With --links: how many multi-uprobe links hold uprobes on FILE.
+shows. With --links: how many multi-uprobe links hold uprobes on FILE. With --sites: one line per
+uprobe of those links, "uprobe 0xOFFSET" or "uretprobe 0xOFFSET", sorted.
 
-    python3 tests/e2e/uprobes_on.py [--links] FILE
+    python3 tests/e2e/uprobes_on.py [--links|--sites] FILE
 """
 import ctypes
 import os
@@ -38,8 +39,9 @@ def link_ids():
         yield start
 
 
-def multi_on(path):
-    """(uprobes, links) of multi-uprobe links on path"""
+def multi_on(path, sites=None):
+    """(uprobes, links) of multi-uprobe links on path; their sites are
+    appended to sites"""
     nprobes = nlinks = 0
     for lid in link_ids():
         fd, _ = bpf(BPF_LINK_GET_FD_BY_ID, struct.pack("=I", lid).ljust(16, b"\0"))
@@ -47,11 +49,12 @@ def multi_on(path):
             continue
         try:
             name = ctypes.create_string_buffer(4096)
+            offs = (ctypes.c_uint64 * 1024)()
             info = bytearray(256)
             # uprobe_multi: path, offsets, ref_ctr_offsets, cookies,
             # path_size, count, flags, pid (from offset 16)
             struct.pack_into("=QQQQII", info, 16, ctypes.addressof(name),
-                             0, 0, 0, 4096, 0)
+                             ctypes.addressof(offs), 0, 0, 4096, 1024)
             infobuf = ctypes.create_string_buffer(bytes(info), len(info))
             attr = struct.pack("=IIQ", fd, len(info), ctypes.addressof(infobuf))
             r, _ = bpf(BPF_OBJ_GET_INFO_BY_FD, attr.ljust(16, b"\0"))
@@ -60,10 +63,13 @@ def multi_on(path):
             ltype = struct.unpack_from("=I", infobuf.raw, 0)[0]
             if ltype != BPF_LINK_TYPE_UPROBE_MULTI:
                 continue
-            count = struct.unpack_from("=I", infobuf.raw, 16 + 36)[0]
+            count, flags = struct.unpack_from("=II", infobuf.raw, 16 + 36)
             if name.value.decode(errors="replace") == path:
                 nprobes += count
                 nlinks += 1
+                kind = "uretprobe" if flags & 1 else "uprobe"
+                if sites is not None:
+                    sites += ["%s 0x%x" % (kind, offs[i]) for i in range(min(count, 1024))]
         finally:
             os.close(fd)
     return nprobes, nlinks
@@ -80,14 +86,18 @@ def singles_on(path):
 
 def main():
     args = sys.argv[1:]
-    links = args[:1] == ["--links"]
-    if links:
+    mode = args[0] if args[:1] in (["--links"], ["--sites"]) else None
+    if mode:
         args = args[1:]
     if len(args) != 1:
         sys.exit(__doc__)
     path = os.path.realpath(args[0])
-    nprobes, nlinks = multi_on(path)
-    print(nlinks if links else nprobes + singles_on(path))
+    sites = []
+    nprobes, nlinks = multi_on(path, sites)
+    if mode == "--sites":
+        print("\n".join(sorted(sites)))
+    else:
+        print(nlinks if mode else nprobes + singles_on(path))
 
 
 if __name__ == "__main__":

@@ -81,7 +81,13 @@ static bool has_reaction(const struct vg_property *p, int state)
 
 uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop)
 {
-	const struct vg_property *p = &sc->spec->props[prop];
+	return vg_stop_mask_for(sc->spec, prop, sc->ov);
+}
+
+uint32_t vg_stop_mask_for(const struct vg_spec *spec, int prop,
+			  enum vg_on_violation ov)
+{
+	const struct vg_property *p = &spec->props[prop];
 	uint32_t m = 0;
 
 	for (int s = 0; s < p->nstates && s < 32; s++) {
@@ -90,7 +96,7 @@ uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop)
 			m |= 1u << s;
 		if (p->states[s].kind == VG_STATE_VIOLATION &&
 		    !has_reaction(p, s) &&
-		    (sc->ov == VG_OV_STOP || sc->ov == VG_OV_GDB))
+		    (ov == VG_OV_STOP || ov == VG_OV_GDB))
 			m |= 1u << s;
 	}
 	return m;

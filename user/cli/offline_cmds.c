@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/usage.h"
 #include "offline/check.h"
+#include "plan/plan.h"
 #include "probe/probe.h"
 #include "report/dot.h"
 #include "session/session.h"
@@ -233,6 +234,21 @@ int vg_cmd_lint(int argc, char **argv)
 			rc = vg_cli_fail(&e);
 		else
 			warnings += w;
+	}
+	if (binary && !rc) {
+		/* what `vigil run` would install with the defaults */
+		struct vg_plan_opts po = { .binary = binary, .libs = libs,
+					   .nlibs = nlibs,
+					   .tier = VG_TIER_AUTO,
+					   .on_violation = VG_OV_STOP };
+		struct vg_plan *plan = vg_plan_build(spec, &po, &e);
+
+		if (!plan) {
+			rc = vg_cli_fail(&e);
+		} else {
+			vg_plan_print(plan, stdout);
+			vg_plan_free(plan);
+		}
 	}
 	printf("%d propert%s, %d warning%s\n", spec->nprops,
 	       spec->nprops == 1 ? "y" : "ies", warnings,

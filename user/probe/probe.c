@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "ktier.h"
+#include "plan/plan.h"
 #include "load_stats.h"
-#include "placement.h"
 #include "plan.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
@@ -57,33 +57,39 @@ static size_t pow2_at_least(size_t n)
 	return p;
 }
 
-static int attach_one(struct vg_probe *p, struct bpf_program *prog,
-		      const struct vg_probe_opts *o, const struct vg_event *ev,
-		      int event, bool retprobe, struct vg_err *e)
+static struct bpf_program *site_prog(struct vg_probe *p,
+				     enum vg_plan_prog k)
 {
-	struct vg_func_where where;
-
-	if (vg_probe_locate(p, ev, &where, e))
-		return -1;
-	/* an entry probe goes on the first instruction the kernel emulates
-	 * when the ones before it cannot matter (placement.h); a return
-	 * probe stays at the entry, where the return address is at %rsp.
-	 * VIGIL_NO_PLACEMENT=1 keeps every probe at the entry, for the
-	 * benchmark that measures the gain. */
-	if (!retprobe && !getenv("VIGIL_NO_PLACEMENT")) {
-		struct vg_placement pl;
-
-		vg_place_entry(where.path, where.fn.offset, &pl);
-		where.fn.offset = pl.offset;
+	switch (k) {
+	case VG_PROG_ENTRY:
+		return p->entry;
+	case VG_PROG_ENTRY_S:
+		return p->skel->progs.vg_entry_s;
+	case VG_PROG_STASH:
+		return p->skel->progs.vg_stash;
+	case VG_PROG_RETURN:
+		return p->ret;
+	default:
+		return p->skel->progs.vg_return_s;
 	}
-	/* --dynamic: an entry probe no slice needs yet starts detached, in
-	 * a group of its own event's */
-	bool dyn = !retprobe && event < 64 && (o->dormant >> event & 1);
+}
 
-	/* attached with the others of its program and file, once all are
-	 * known (vg_probe_attach_groups) */
-	return vg_probe_add_site(p, prog, where.path, where.fn.offset, event,
-				 retprobe, dyn ? event : -1, e);
+/* The plan's uprobes, each with its event as the cookie, grouped by
+ * program and file; a --dynamic entry probe no slice needs yet starts
+ * detached, in a group of its own event's. Attached once all are known
+ * (vg_probe_attach_groups). */
+static int add_sites(struct vg_probe *p, const struct vg_plan *plan,
+		     struct vg_err *e)
+{
+	for (int i = 0; i < plan->nsites; i++) {
+		const struct vg_plan_site *u = &plan->sites[i];
+
+		if (vg_probe_add_site(p, site_prog(p, u->prog), u->path,
+				      u->offset, u->event, u->retprobe,
+				      u->dormant ? u->event : -1, e))
+			return -1;
+	}
+	return 0;
 }
 
 /* The tracepoint program of a lifecycle event; which event index it
@@ -223,20 +229,7 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 
 		switch (ev->kind) {
 		case VG_EV_BEFORE:
-			rc = attach_one(p, ev->nstrs ? p->skel->progs.vg_entry_s
-						     : p->entry,
-					o, ev, i, false, e);
-			break;
-		case VG_EV_AFTER:
-			/* the entry half saves the arguments the return
-			 * half reports */
-			if (ev->nfields)
-				rc = attach_one(p, p->skel->progs.vg_stash, o,
-						ev, i, false, e);
-			if (!rc)
-				rc = attach_one(p, ev->nstrs
-						? p->skel->progs.vg_return_s
-						: p->ret, o, ev, i, true, e);
+		case VG_EV_AFTER:	/* the plan's sites, below */
 			break;
 		case VG_EV_EXIT:
 		case VG_EV_SIGNAL:
@@ -271,6 +264,8 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 		if (rc)
 			return -1;
 	}
+	if (add_sites(p, o->plan, e))
+		return -1;
 	return vg_probe_attach_groups(p, e);
 }
 
@@ -289,6 +284,15 @@ static uint32_t rec_slots_used(const struct vg_event *ev, uint32_t flags)
 	if (flags & VG_EVF_STACK)
 		n = VG_NSLOTS;
 	return n;
+}
+
+/* the file the plan found event's function in */
+static const char *site_path(const struct vg_plan *plan, int event)
+{
+	for (int i = 0; i < plan->nsites; i++)
+		if (plan->sites[i].event == event)
+			return plan->sites[i].path;
+	return "";
 }
 
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
@@ -311,40 +315,19 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 	snprintf(p->binary, sizeof(p->binary), "%s", o->binary);
 	p->dl_libs = o->libs;
 	p->ndl_libs = o->nlibs;
-	/* an event goes to the user tier if any user-tier property uses it,
-	 * or if the run is being recorded */
-	for (int prop = 0; prop < s->nprops; prop++) {
-		const struct vg_property *pr = &s->props[prop];
-
-		if (o->kernel && o->kernel[prop] && !o->all_events)
-			continue;
-		for (int b = 0; b < pr->nbindings; b++)
-			conf[pr->bindings[b].event].flags |= VG_EVF_USER;
-		/* a user-tier stop is late by the time to wake us: keep it
-		 * short for the events that can cause one */
-		for (int t = 0; t < pr->ntrans; t++)
-			if (o->stop_mask[prop] >> pr->trans[t].to & 1)
-				conf[pr->trans[t].event].flags |= VG_EVF_WAKE;
-	}
-	for (int i = 0; o->stack_events && i < s->nevents; i++)
-		if (o->stack_events[i])
-			conf[i].flags |= VG_EVF_STACK;
-	for (int i = 0; o->hold_events && i < s->nevents; i++)
-		if (o->hold_events[i])
-			conf[i].flags |= VG_EVF_HOLD;
+	/* what each event's probe does (user/plan/: the user tier, wake-ups,
+	 * stacks, holds, `outside` depths) */
 	for (int i = 0; i < s->nevents; i++) {
-		if (s->events[i].marks_inside) {
-			conf[i].flags |= s->events[i].kind == VG_EV_BEFORE
-					 ? VG_EVF_ENTER : VG_EVF_LEAVE;
+		conf[i].flags |= o->plan->events[i].flags;
+		conf[i].arms = o->plan->events[i].arms;
+		if (s->events[i].marks_inside)
 			conf[i].inside = s->events[i].inside_bit;
-		}
 		conf[i].outside = s->events[i].outside_mask;
 	}
 	/* where its arguments are and what it reads from target memory,
 	 * from the DWARF of the object its function lives in */
 	for (int i = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
-		struct vg_func_where where;
 
 		/* a global's watchpoint, checked now (armed once the program
 		 * is loaded; one armed per slice is planned by the session,
@@ -366,10 +349,8 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 				goto out;
 			continue;
 		}
-		if (vg_probe_locate(p, ev, &where, e))
-			goto out;
-		if (vg_plan_event(ev, where.path, o->binary, &dc, &conf[i],
-				  NULL, o->warn, e))
+		if (vg_plan_event(ev, site_path(o->plan, i), o->binary, &dc,
+				  &conf[i], NULL, o->warn, e))
 			goto out;
 	}
 	for (int i = 0; i < s->nevents; i++)
@@ -379,8 +360,6 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 			  p->skel->maps.kcode, conf, p->kprop_map,
 			  &p->nkprops, e))
 		goto out;
-	for (int i = 0; o->arms && i < s->nevents; i++)
-		conf[i].arms = o->arms[i];
 	for (uint32_t i = 0; i < (uint32_t)s->nevents; i++)
 		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.ev_conf),
 					&i, &conf[i], 0)) {
@@ -434,8 +413,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 {
 	struct vg_probe *p = calloc(1, sizeof(*p));
 	size_t rb = o->ringbuf_bytes ? o->ringbuf_bytes : VG_DEFAULT_RINGBUF;
-	bool ktier = false, before = false, before_s = false, after = false,
-	     after_s = false, stash = false;
+	bool ktier;
+	unsigned used = 0;
 	struct vg_load_stats *ls;
 	uint64_t t0;
 	int err;
@@ -456,30 +435,24 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		goto fail;
 	}
 	bpf_map__set_max_entries(p->skel->maps.events, pow2_at_least(rb));
-	/* load only the probe builds this spec needs (see vigil.bpf.c) */
-	for (int i = 0; i < spec->nprops; i++)
-		ktier |= o->kernel && o->kernel[i];
-	/* and of those, only the ones its events attach (a spec without
-	 * `after` events loads no return program, say) */
-	for (int i = 0; i < spec->nevents; i++) {
-		const struct vg_event *ev = &spec->events[i];
-
-		if (ev->kind == VG_EV_BEFORE) {
-			before |= !ev->nstrs;
-			before_s |= ev->nstrs > 0;
-		} else if (ev->kind == VG_EV_AFTER) {
-			after |= !ev->nstrs;
-			after_s |= ev->nstrs > 0;
-			stash |= ev->nfields > 0;
-		}
-	}
-	bpf_program__set_autoload(p->skel->progs.vg_entry, !ktier && before);
-	bpf_program__set_autoload(p->skel->progs.vg_return, !ktier && after);
-	bpf_program__set_autoload(p->skel->progs.vg_entry_k, ktier && before);
-	bpf_program__set_autoload(p->skel->progs.vg_return_k, ktier && after);
-	bpf_program__set_autoload(p->skel->progs.vg_entry_s, before_s);
-	bpf_program__set_autoload(p->skel->progs.vg_return_s, after_s);
-	bpf_program__set_autoload(p->skel->progs.vg_stash, stash);
+	/* load only the programs the plan's sites run (see vigil.bpf.c) */
+	ktier = o->plan->any_kernel;
+	for (int i = 0; i < o->plan->nsites; i++)
+		used |= 1u << o->plan->sites[i].prog;
+	bpf_program__set_autoload(p->skel->progs.vg_entry,
+				  !ktier && used >> VG_PROG_ENTRY & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_return,
+				  !ktier && used >> VG_PROG_RETURN & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_entry_k,
+				  ktier && used >> VG_PROG_ENTRY & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_return_k,
+				  ktier && used >> VG_PROG_RETURN & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_entry_s,
+				  used >> VG_PROG_ENTRY_S & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_return_s,
+				  used >> VG_PROG_RETURN_S & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_stash,
+				  used >> VG_PROG_STASH & 1);
 	/* multi-uprobe links need programs loaded for them (ulink.h) */
 	vg_ulink_prepare(p->skel->progs.vg_entry);
 	vg_ulink_prepare(p->skel->progs.vg_return);

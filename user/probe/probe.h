@@ -19,12 +19,17 @@
 #include "vigil_event.h"
 
 struct vg_probe;
+struct vg_plan;
 
 /* While records keep coming, the consumer polls this often, and the probes
  * force at most one wake-up per this time (bpf/vigil.bpf.c, wake_gap_ns). */
 #define VG_WAKE_GAP_US 100
 
 struct vg_probe_opts {
+	/* what to install (user/plan/plan.h): the probe sites, the
+	 * programs they run, each event's flags; the fields below that
+	 * repeat it are its arrays */
+	const struct vg_plan *plan;
 	pid_t pid;			/* the target's tgid */
 	const char *binary;		/* the target's executable, absolute */
 	/* --lib: libraries the target may load with dlopen, searched for
