@@ -489,7 +489,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->fork_stop = p->per_pid;
 	p->skel->bss->stop_at_exec = o->launching &&
 				     vg_probe_has_global_watches(p);
-	p->skel->bss->armed_mask = ~o->dormant;
+	p->skel->bss->armed_mask = ~o->plan->dormant;
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
 	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;

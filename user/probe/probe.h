@@ -26,9 +26,9 @@ struct vg_plan;
 #define VG_WAKE_GAP_US 100
 
 struct vg_probe_opts {
-	/* what to install (user/plan/plan.h): the probe sites, the
-	 * programs they run, each event's flags; the fields below that
-	 * repeat it are its arrays */
+	/* what to install (user/plan/plan.h): each property's tier and
+	 * stop states, each event's flags (user tier, stacks, holds,
+	 * --dynamic's arming), the probe sites and the programs they run */
 	const struct vg_plan *plan;
 	pid_t pid;			/* the target's tgid */
 	const char *binary;		/* the target's executable, absolute */
@@ -41,27 +41,12 @@ struct vg_probe_opts {
 	uint32_t max_kslices;		/* kernel-tier slice table; 0 = default */
 	bool all_events;		/* send every event to user space (--record) */
 	bool follow_forks;		/* monitor the target's descendants too */
-	/* [spec->nprops]: which properties run in the kernel tier */
-	const bool *kernel;
-	/* [spec->nprops][nstates] bitmasks: states whose entry must stop
-	 * the target (a `stop`/`gdb` reaction or --on-violation) */
-	const uint32_t *stop_mask;
-	/* [spec->nevents], may be NULL: events whose user stack is captured */
-	const bool *stack_events;
 	/* warnings found while attaching (a spec's parameter name that is
 	 * not the function's own); NULL: not shown */
 	FILE *warn;
-	/* --dynamic (user/session/dynamic.c): per event, the events it may
-	 * make needed (NULL: none); and the entry probes that start
-	 * detached (bits below 64) */
-	const uint64_t *arms;
-	uint64_t dormant;
 	/* vigil run: the target is stopped before its exec, the probes go in
 	 * first (watchpoints need the exec done: it stops there again) */
 	bool launching;
-	/* [spec->nevents], may be NULL: events that may take a slice into a
-	 * state that arms a watchpoint (VG_EVF_HOLD) */
-	const bool *hold_events;
 };
 
 /* One record from the ring buffer. */

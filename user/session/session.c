@@ -350,15 +350,9 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.nlibs = ss->nlibs,
 		.ringbuf_bytes = ss->o->ringbuf_bytes,
 		.max_kslices = ss->o->max_slices,
-		.kernel = plan->kernel,
-		.stop_mask = plan->stop_masks,
 		.all_events = ss->o->record_path != NULL,
 		.follow_forks = ss->o->follow_forks,
 		.launching = !ss->o->pid,
-		.stack_events = plan->stack_events,
-		.hold_events = plan->hold_events,
-		.arms = plan->arms,
-		.dormant = plan->dormant,
 		.warn = stderr,
 	};
 	/* --dynamic's state while the run goes on (its plan is the plan's) */
