@@ -190,10 +190,16 @@ def one_ckpt(vigil, prog, spec, ckdir, nckpt):
         p.kill()
         raise Failure("checkpoint: the target did not start: %s" % out[-300:])
     time.sleep(0.5)
-    for _ in range(nckpt):
+    done = re.compile(rb"vigil: checkpoint \S+ \(on demand")
+    for k in range(nckpt):
         subprocess.run([vigil, "checkpoint", "-p", str(pid)], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1.5)
+        # the next one once this one is done (and the target runs again)
+        deadline = time.monotonic() + 120
+        while len(done.findall(out)) <= k and time.monotonic() < deadline:
+            out += p.stdout.read() or b""
+            time.sleep(0.02)
+        time.sleep(0.5)
     os.kill(pid, signal.SIGTERM)
     os.set_blocking(p.stdout.fileno(), True)
     out += p.stdout.read()
