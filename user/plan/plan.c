@@ -125,6 +125,8 @@ static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 		vg_place_entry(w->path, w->fn.offset, &pl);
 	s->offset = pl.offset;
 	s->emulated = pl.emulated;
+	s->skipped = pl.skipped;
+	snprintf(s->insn, sizeof(s->insn), "%s", pl.insn);
 	s->dormant = !ret && event < 64 && (p->dormant >> event & 1);
 	return 0;
 }

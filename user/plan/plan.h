@@ -53,6 +53,8 @@ struct vg_plan_site {
 	uint64_t func;		/* the function's file offset */
 	uint64_t offset;	/* the probe's: after placement for entries */
 	bool emulated;		/* the kernel emulates the probed instruction */
+	int skipped;		/* instructions placement moved past */
+	char insn[32];		/* the instruction probed, e.g. "push %rbp" */
 	bool dormant;		/* --dynamic: detached until a slice needs it */
 };
 

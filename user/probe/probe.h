@@ -207,15 +207,14 @@ int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx);
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
 
-/* For `vigil lint --binary`: one line per function probe of the spec,
- * where it is found (in binary, its libraries, or the nlibs libraries
- * of --lib), where the entry probe goes and whether the kernel must
+/* For `vigil lint --binary`: one line per function probe of the plan
+ * (user/plan/plan.h), where it is found (in binary, its libraries, or
+ * --lib's), where the entry probe goes and whether the kernel must
  * single-step it (slow), and the warnings of the arguments' DWARF (a
  * spec name that is not the function's own). Returns how many warnings
- * it printed, or -1 (e set) if a function is missing. */
-int vg_probe_describe(const struct vg_spec *spec, const char *binary,
-		      const char *const *libs, size_t nlibs, FILE *out,
-		      struct vg_err *e);
+ * it printed, or -1 (e set). */
+int vg_probe_describe(const struct vg_plan *plan, const char *binary,
+		      FILE *out, struct vg_err *e);
 
 /* Why a property cannot run in the kernel tier: NULL when it can. */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,

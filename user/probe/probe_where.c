@@ -1,16 +1,16 @@
 /* Where a spec's function probes go: the object that defines each
  * function (the program, the libraries the loader maps for it, and the
  * --lib libraries it may dlopen), found once per run; and, for
- * `vigil lint --binary`, a description of every probe. */
+ * `vigil lint --binary`, a description of every probe of the plan. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "placement.h"
 #include "plan.h"
 #include "probe_internal.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
+#include "plan/plan.h"
 
 /* what lint --binary says of a memory read: "s: what position 4 points
  * to, 8 bytes, read at the return" */
@@ -66,43 +66,43 @@ int vg_probe_locate(struct vg_probe *p, const struct vg_event *ev,
 	return 0;
 }
 
-int vg_probe_describe(const struct vg_spec *spec, const char *binary,
-		      const char *const *libs, size_t nlibs, FILE *out,
-		      struct vg_err *e)
+int vg_probe_describe(const struct vg_plan *plan, const char *binary,
+		      FILE *out, struct vg_err *e)
 {
-	struct vg_probe p = { .spec = spec, .dl_libs = libs,
-			      .ndl_libs = nlibs };
+	const struct vg_spec *spec = plan->spec;
 	struct vg_dwarf_cache *dc = NULL;
 	int rc = 0, nwarn = 0;
 
-	snprintf(p.binary, sizeof(p.binary), "%s", binary);
-
-	for (int i = 0; i < spec->nevents && !rc; i++) {
-		const struct vg_event *ev = &spec->events[i];
+	/* the plan's entry sites, one per function event (an `after`
+	 * event's entry half is where its return probe goes too) */
+	for (int i = 0; i < plan->nsites && !rc; i++) {
+		const struct vg_plan_site *u = &plan->sites[i];
+		const struct vg_event *ev = &spec->events[u->event];
 		struct vg_ev_conf conf = { 0 };
-		struct vg_func_where where;
 		struct vg_args_plan args;
-		struct vg_placement pl;
+		bool first = true;
 
-		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
+		for (int k = 0; k < i; k++)
+			first &= plan->sites[k].event != u->event;
+		if (!first)
 			continue;
-		if ((rc = vg_probe_locate(&p, ev, &where, e)))
-			break;
-		vg_place_entry(where.path, where.fn.offset, &pl);
 		fprintf(out, "probe %s %s: %s+0x%llx", vg_event_kind_name(ev->kind),
-			ev->name, where.path, (unsigned long long)where.fn.offset);
-		if (pl.skipped)
+			ev->name, u->path, (unsigned long long)u->func);
+		if (u->retprobe)	/* `after f()` without arguments */
+			fprintf(out, ": return probe at the entry\n");
+		else if (u->skipped)
 			fprintf(out, ", entry probe moved +%llu past %d instruction%s to %s",
-				(unsigned long long)(pl.offset - where.fn.offset),
-				pl.skipped, pl.skipped == 1 ? "" : "s", pl.insn);
-		else if (pl.emulated)
-			fprintf(out, ", on %s", pl.insn);
-		fprintf(out, ": %s\n", pl.emulated ? "fast (emulated)"
+				(unsigned long long)(u->offset - u->func),
+				u->skipped, u->skipped == 1 ? "" : "s", u->insn);
+		else if (u->emulated)
+			fprintf(out, ", on %s", u->insn);
+		if (!u->retprobe)
+			fprintf(out, ": %s\n", u->emulated ? "fast (emulated)"
 					     : "SLOW (single-stepped, ~10x the cost)");
-		if (ev->kind == VG_EV_AFTER)
+		if (ev->kind == VG_EV_AFTER && !u->retprobe)
 			fprintf(out, "probe %s %s: return probe at the entry\n",
 				vg_event_kind_name(ev->kind), ev->name);
-		if ((rc = vg_plan_event(ev, where.path, binary, &dc, &conf,
+		if ((rc = vg_plan_event(ev, u->path, binary, &dc, &conf,
 					&args, out, e)))
 			break;
 		nwarn += __builtin_popcount(args.warn_mask) +
@@ -118,7 +118,5 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 			print_capture(out, ev, k, &conf.cap[k]);
 	}
 	vg_dwarf_cache_free(dc);
-	if (p.libs_loaded)
-		vg_libs_free(&p.libs);
 	return rc ? -1 : nwarn;
 }
