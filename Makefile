@@ -53,7 +53,7 @@ TARGET_LIBS := $(patsubst tests/targets/plugin/%.c,$(BUILD)/targets/lib%.so,$(TA
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNITS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all setup demo test unit e2e targets clean bench fuzz install soak memcheck-suite
+.PHONY: all setup demo test check unit e2e targets clean bench fuzz install soak memcheck-suite
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -131,6 +131,12 @@ test: setup
 		UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1 \
 		bash tests/run.sh
 
+# make check: the unit tests and the offline end-to-end tests, without
+# root (tests/check.sh drops to nobody), in well under a minute
+check:
+	@$(MAKE) --no-print-directory all unit
+	@BUILD=$(BUILD) bash tests/check.sh
+
 demo: setup
 	@$(MAKE) --no-print-directory all
 	@bash scripts/demo.sh $(BUILD)
@@ -146,6 +152,7 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@$(MAKE) --no-print-directory $(BUILD)/vigil || echo "bench: $(BUILD)/vigil does not build: the vigil rows will be skipped"
 	@QUICK=$(QUICK) BUILD=$(BUILD) bash bench/run.sh
 	@python3 bench/checkpoint.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
+	@python3 bench/fixed_cost.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--reps 1)
 	@python3 bench/placement.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/view_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/timeout_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)

@@ -31,7 +31,7 @@ PACKAGES=(
     libelf-dev libdwarf-dev zlib1g-dev
     # tests, debugger hand-off, benchmarks, reports
     gdb libcmocka-dev python3 valgrind bpftrace graphviz gnuplot-nox
-    sqlite3 libsqlite3-dev xz-utils
+    sqlite3 libsqlite3-dev xz-utils pigz git
     # --view: the page's HTTP server (libmicrohttpd); tests/e2e/view.sh
     # opens it in headless Chromium
     libmicrohttpd-dev chromium python3-websocket

@@ -22,7 +22,7 @@ state s accepting {
 }
 SPEC
 
-links() { bpftool perf list 2>/dev/null | grep -c "filename $(readlink -f "$TARGETS/threads") "; }
+links() { uprobes_on "$TARGETS/threads"; }
 base=$(links)
 
 # auto: per_thread runs in the kernel tier, births (a lifecycle event) in

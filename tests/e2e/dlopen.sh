@@ -11,7 +11,7 @@
 LIB=$TARGETS/libplugin.so
 REAL_LIB=$(readlink -f "$LIB")
 # uprobes on the plugin, whoever owns them
-probes() { bpftool perf list 2>/dev/null | grep -c "filename $REAL_LIB " ; }
+probes() { uprobes_on "$REAL_LIB"; }
 no_probes_left() {	# $1: what just ended
 	[ "$(probes)" -eq 0 ] || fail "probes left on $LIB after $1: $(bpftool perf list)"
 }

@@ -10,7 +10,7 @@
 #    `inconclusive`, not `accepting`.
 . "$(dirname "$0")/lib.sh"
 
-links() { bpftool perf list 2>/dev/null | grep -c "filename $(readlink -f "$TARGETS/ticker") " ; }
+links() { uprobes_on "$TARGETS/ticker"; }
 
 wait_probes() {	# until vigil's probes are on the ticker
 	for _ in $(seq 100); do [ "$(links)" -gt 0 ] && return; sleep 0.1; done

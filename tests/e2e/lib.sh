@@ -22,6 +22,12 @@ fail() {
 	exit 1
 }
 
+# uprobes_on FILE: how many uprobes are attached to FILE, whoever owns
+# them, in multi-uprobe links or single ones (tests/e2e/uprobes_on.py)
+uprobes_on() {
+	python3 "$(dirname "${BASH_SOURCE[0]}")/uprobes_on.py" "$1"
+}
+
 # run_vigil ARGS...: runs vigil, output in $TMP/out, status in $RC
 run_vigil() {
 	echo "+ vigil $*"

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # uprobes on the ticker binary, whoever owns them
-links() { bpftool perf list 2>/dev/null | grep -c "filename $(readlink -f "$TARGETS/ticker") " ; }
+links() { uprobes_on "$TARGETS/ticker"; }
 base=0
 
 start_ticker() {	# sets tpid
@@ -108,7 +108,7 @@ for _ in $(seq 100); do kill -0 "$opid" 2>/dev/null || break; sleep 0.1; done
 cat "$TMP/out"
 expect_out "\(guard\) vigil ended while pid $opid was stopped by its probes: resumed it"
 expect_out "objects: count=2000"
-[ "$(bpftool perf list 2>/dev/null | grep -c "filename $(readlink -f "$TARGETS/objects") ")" -eq 0 ] ||
+[ "$(uprobes_on "$TARGETS/objects")" -eq 0 ] ||
 	fail "probes left on the target after vigil was SIGKILLed"
 
 # --- SIGKILL of vigil run before the program starts -----------------------

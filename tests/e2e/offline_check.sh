@@ -68,7 +68,9 @@ run_vigil check --json - "$TMP/str.vigil" "$TMP/str.csv"
 expect_rc 1
 expect_out '"event":\{"kind":"event","name":"next","args":\["it1"\]\}'
 
-# A recording of a live run checks to the same verdict offline.
+# A recording of a live run checks to the same verdict offline (the live
+# run needs root: make check, tests/check.sh, leaves it to make test)
+[ "${VIGIL_OFFLINE_ONLY:-}" = 1 ] && exit 0
 run_vigil run --tier=user --on-violation=continue --record "$TMP/q.rec" specs/queue_bounds.vigil -- "$TARGETS/queue" --bug
 expect_rc 1
 pid=$(stopped_pid)

@@ -83,27 +83,33 @@ static bool has_reaction(const struct vg_property *p, int state)
  * as memcheck does. The spec's own `stop` and `gdb` reactions on entering
  * a violation state are not done (its other actions are); a stop on a
  * state that is no violation is the user's breakpoint and still stops. */
-static bool overridden(const struct vg_scenario *sc,
-		       const struct vg_property *p, int state)
+static bool overridden(enum vg_on_violation ov, const struct vg_property *p,
+		       int state)
 {
-	return sc->ov == VG_OV_CONTINUE &&
+	return ov == VG_OV_CONTINUE &&
 	       p->states[state].kind == VG_STATE_VIOLATION;
 }
 
 uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop)
 {
-	const struct vg_property *p = &sc->spec->props[prop];
+	return vg_stop_mask_for(sc->spec, prop, sc->ov);
+}
+
+uint32_t vg_stop_mask_for(const struct vg_spec *spec, int prop,
+			  enum vg_on_violation ov)
+{
+	const struct vg_property *p = &spec->props[prop];
 	uint32_t m = 0;
 
 	for (int s = 0; s < p->nstates && s < 32; s++) {
-		if (overridden(sc, p, s))
+		if (overridden(ov, p, s))
 			continue;
 		if (vg_property_state_has_action(p, s, true, VG_ACT_STOP) ||
 		    vg_property_state_has_action(p, s, true, VG_ACT_GDB))
 			m |= 1u << s;
 		if (p->states[s].kind == VG_STATE_VIOLATION &&
 		    !has_reaction(p, s) &&
-		    (sc->ov == VG_OV_STOP || sc->ov == VG_OV_GDB))
+		    (ov == VG_OV_STOP || ov == VG_OV_GDB))
 			m |= 1u << s;
 	}
 	return m;
@@ -219,7 +225,7 @@ static void run_reactions(struct vg_scenario *sc, const struct vg_property *p,
 			enum vg_action_kind k = re->actions[a].kind;
 
 			if ((k == VG_ACT_STOP || k == VG_ACT_GDB) && on_enter &&
-			    overridden(sc, p, state))
+			    overridden(sc->ov, p, state))
 				continue;
 			act(sc, &re->actions[a], s, ev);
 		}

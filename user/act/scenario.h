@@ -24,6 +24,9 @@ void vg_scenario_free(struct vg_scenario *sc);
 /* States of a property whose entry stops the target: bit s set. The
  * kernel tier stops synchronously in the probe for these. */
 uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop);
+/* The same from the spec and --on-violation alone (user/plan/) */
+uint32_t vg_stop_mask_for(const struct vg_spec *spec, int prop,
+			  enum vg_on_violation ov);
 
 /* A slice took a transition. stopped: the probe already stopped the
  * target at this event. */

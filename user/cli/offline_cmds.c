@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/usage.h"
 #include "offline/check.h"
+#include "plan/plan.h"
 #include "probe/probe.h"
 #include "report/dot.h"
 #include "session/session.h"
@@ -230,13 +231,23 @@ int vg_cmd_lint(int argc, char **argv)
 			       kernel[p] ? "" : ": not kernel because ",
 			       kernel[p] ? "" : why[p]);
 	if (binary) {
-		int w = vg_probe_describe(spec, binary, libs, nlibs,
-					  all_warnings, stdout, &e);
+		/* what `vigil run` would install with the defaults: each
+		 * probe described, then the plan itself */
+		struct vg_plan_opts po = { .binary = binary, .libs = libs,
+					   .nlibs = nlibs,
+					   .tier = VG_TIER_AUTO,
+					   .on_violation = VG_OV_STOP };
+		struct vg_plan *plan = vg_plan_build(spec, &po, &e);
+		int w = plan ? vg_probe_describe(plan, binary, all_warnings,
+						   stdout, &e) : -1;
 
 		if (w < 0)
 			rc = vg_cli_fail(&e);
 		else
 			warnings += w;
+		if (plan && w >= 0)
+			vg_plan_print(plan, stdout);
+		vg_plan_free(plan);
 	}
 	printf("%d propert%s, %d warning%s\n", spec->nprops,
 	       spec->nprops == 1 ? "y" : "ies", warnings,

@@ -7,6 +7,7 @@
  * globals (shared state across slices would need a second lock), and code
  * within the interpreter's bounds. */
 #include "ktier.h"
+#include "plan/plan.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -237,7 +238,7 @@ static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 		.nparams = p->nparams,
 		.nvars = p->nvars,
 		.violation_mask = state_mask(p, true, false),
-		.stop_mask = o->stop_mask[prop],
+		.stop_mask = o->plan->stop_masks[prop],
 		.notify_mask = state_mask(p, false, true),
 		.ckpt_mask = ckpt_states(p),
 	};
@@ -316,7 +317,7 @@ int vg_ktier_load(const struct vg_spec *spec, const struct vg_probe_opts *opts,
 	for (int prop = 0; prop < spec->nprops; prop++) {
 		const struct vg_property *p = &spec->props[prop];
 
-		if (!opts->kernel || !opts->kernel[prop])
+		if (!opts->plan->kernel[prop])
 			continue;
 		if (k == VG_KMAX_PROPS)
 			return vg_errf(e, "kernel tier: more than %d properties; run some with --tier=user",

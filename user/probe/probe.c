@@ -12,10 +12,12 @@
 #include <unistd.h>
 
 #include "ktier.h"
-#include "placement.h"
+#include "plan/plan.h"
+#include "load_stats.h"
 #include "plan.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
+#include "util/clock.h"
 #include "probe_internal.h"
 #include "syscalls.h"
 #include "watch.h"
@@ -56,95 +58,38 @@ static size_t pow2_at_least(size_t n)
 	return p;
 }
 
-/* Room for one more link (a C++ name may stand for several functions:
- * each overload gets its probe). */
-static int links_room(struct vg_probe *p, struct vg_err *e)
+static struct bpf_program *site_prog(struct vg_probe *p,
+				     enum vg_plan_prog k)
 {
-	int ncap = p->caplinks * 2;
-	void *a, *b, *c;
-
-	if (p->nlinks < p->caplinks)
-		return 0;
-	a = realloc(p->links, (size_t)ncap * sizeof(*p->links));
-	if (a)
-		p->links = a;
-	b = realloc(p->link_prog_fd, (size_t)ncap * sizeof(int));
-	if (b)
-		p->link_prog_fd = b;
-	c = realloc(p->sites, (size_t)ncap * sizeof(*p->sites));
-	if (c)
-		p->sites = c;
-	if (!a || !b || !c)
-		return vg_errf(e, "out of memory");
-	memset(p->links + p->caplinks, 0,
-	       (size_t)(ncap - p->caplinks) * sizeof(*p->links));
-	memset(p->link_prog_fd + p->caplinks, 0,
-	       (size_t)(ncap - p->caplinks) * sizeof(int));
-	memset(p->sites + p->caplinks, 0,
-	       (size_t)(ncap - p->caplinks) * sizeof(*p->sites));
-	p->caplinks = ncap;
-	return 0;
+	switch (k) {
+	case VG_PROG_ENTRY:
+		return p->entry;
+	case VG_PROG_ENTRY_S:
+		return p->skel->progs.vg_entry_s;
+	case VG_PROG_STASH:
+		return p->skel->progs.vg_stash;
+	case VG_PROG_RETURN:
+		return p->ret;
+	default:
+		return p->skel->progs.vg_return_s;
+	}
 }
 
-static int attach_site(struct vg_probe *p, struct bpf_program *prog,
-		       const struct vg_probe_opts *o,
-		       const struct vg_event *ev, int event, bool retprobe,
-		       struct vg_func_where where, struct vg_err *e)
+/* The plan's uprobes, each with its event as the cookie, grouped by
+ * program and file; a --dynamic entry probe no slice needs yet starts
+ * detached, in a group of its own event's. Attached once all are known
+ * (vg_probe_attach_groups). */
+static int add_sites(struct vg_probe *p, const struct vg_plan *plan,
+		     struct vg_err *e)
 {
-	struct bpf_link *l;
+	for (int i = 0; i < plan->nsites; i++) {
+		const struct vg_plan_site *u = &plan->sites[i];
 
-	if (links_room(p, e))
-		return -1;
-	/* an entry probe goes on the first instruction the kernel emulates
-	 * when the ones before it cannot matter (placement.h); a return
-	 * probe stays at the entry, where the return address is at %rsp.
-	 * VIGIL_NO_PLACEMENT=1 keeps every probe at the entry, for the
-	 * benchmark that measures the gain. */
-	if (!retprobe && !getenv("VIGIL_NO_PLACEMENT")) {
-		struct vg_placement pl;
-
-		vg_place_entry(where.path, where.fn.offset, &pl);
-		where.fn.offset = pl.offset;
-	}
-	/* --dynamic: an entry probe no slice needs yet starts detached */
-	bool off = !retprobe && event < 64 && (o->dormant >> event & 1);
-	struct uprobe_site *u = &p->sites[p->nlinks];
-
-	*u = (struct uprobe_site){
-		.prog = prog, .path = strdup(where.path),
-		.offset = where.fn.offset, .cookie = (uint64_t)event,
-		.retprobe = retprobe, .off = off };
-	if (!u->path)
-		return vg_errf(e, "out of memory");
-	/* filtered by the kernel to the target's memory: other processes
-	 * mapping the same file are not touched (followed processes get
-	 * links of their own, probe_follow.c) */
-	l = off ? NULL : vg_probe_attach_site(u, p->pid);
-	if (!l && !off) {
-		vg_errf(e, "attaching a %s to %s in %s: %s",
-			retprobe ? "uretprobe" : "uprobe", ev->name,
-			where.path, strerror(errno));
-		free(u->path);
-		u->path = NULL;
-		return -1;
-	}
-	p->links[p->nlinks++] = l;
-	return 0;
-}
-
-/* ev's probes: one per function its name stands for */
-static int attach_one(struct vg_probe *p, struct bpf_program *prog,
-		      const struct vg_probe_opts *o, const struct vg_event *ev,
-		      int event, bool retprobe, struct vg_err *e)
-{
-	const struct vg_func_where *where;
-	size_t n;
-
-	if (vg_probe_locate_all(p, ev, &where, &n, e))
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (attach_site(p, prog, o, ev, event, retprobe, where[i], e))
+		if (vg_probe_add_site(p, site_prog(p, u->prog), u->path,
+				      u->offset, u->event, u->retprobe,
+				      u->dormant ? u->event : -1, e))
 			return -1;
+	}
 	return 0;
 }
 
@@ -172,8 +117,6 @@ static int attach_tracepoint(struct vg_probe *p, struct bpf_program *prog,
 		if (bpf_link__fd(p->links[i]) >= 0 &&
 		    bpf_program__fd(prog) == p->link_prog_fd[i])
 			return 0;	/* exit and thread_exit share one */
-	if (links_room(p, e))
-		return -1;
 	l = bpf_program__attach(prog);
 	if (!l)
 		return vg_errf(e, "attaching the %s tracepoint: %s (vigil needs a kernel with BTF tracepoints, 5.5 or later)",
@@ -268,16 +211,15 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 {
 	const struct vg_spec *s = p->spec;
 
-	/* two per event at most, and the three lifecycle tracepoints */
-	p->links = calloc(2 * s->nevents + 3, sizeof(*p->links));
-	p->link_prog_fd = calloc(2 * s->nevents + 3, sizeof(int));
-	p->sites = calloc(2 * s->nevents + 3, sizeof(*p->sites));
+	/* the tracepoints: one per event at most, and the three lifecycle
+	 * ones */
+	p->links = calloc(s->nevents + 3, sizeof(*p->links));
+	p->link_prog_fd = calloc(s->nevents + 3, sizeof(int));
 	/* without per-process following, the old way: any process, filtered
 	 * in BPF */
 	p->pid = o->follow_forks && !p->per_pid ? -1 : o->pid;
-	if (!p->links || !p->link_prog_fd || !p->sites)
+	if (!p->links || !p->link_prog_fd)
 		return vg_errf(e, "out of memory");
-	p->caplinks = 2 * s->nevents + 3;
 	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_fork, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_exec, e))
@@ -288,20 +230,7 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 
 		switch (ev->kind) {
 		case VG_EV_BEFORE:
-			rc = attach_one(p, ev->nstrs ? p->skel->progs.vg_entry_s
-						     : p->entry,
-					o, ev, i, false, e);
-			break;
-		case VG_EV_AFTER:
-			/* the entry half saves the arguments the return
-			 * half reports */
-			if (ev->nfields)
-				rc = attach_one(p, p->skel->progs.vg_stash, o,
-						ev, i, false, e);
-			if (!rc)
-				rc = attach_one(p, ev->nstrs
-						? p->skel->progs.vg_return_s
-						: p->ret, o, ev, i, true, e);
+		case VG_EV_AFTER:	/* the plan's sites, below */
 			break;
 		case VG_EV_EXIT:
 		case VG_EV_SIGNAL:
@@ -338,7 +267,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 		if (rc)
 			return -1;
 	}
-	return 0;
+	if (add_sites(p, o->plan, e))
+		return -1;
+	return vg_probe_attach_groups(p, e);
 }
 
 /* The slots user space reads of an event's records: the monitor, the
@@ -356,6 +287,16 @@ static uint32_t rec_slots_used(const struct vg_event *ev, uint32_t flags)
 	if (flags & VG_EVF_STACK)
 		n = VG_NSLOTS;
 	return n;
+}
+
+/* the file the plan found event's function in */
+static const struct vg_plan_site *site_of(const struct vg_plan *plan,
+					  int event)
+{
+	for (int i = 0; i < plan->nsites; i++)
+		if (plan->sites[i].event == event)
+			return &plan->sites[i];
+	return NULL;
 }
 
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
@@ -378,40 +319,20 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 	snprintf(p->binary, sizeof(p->binary), "%s", o->binary);
 	p->dl_libs = o->libs;
 	p->ndl_libs = o->nlibs;
-	/* an event goes to the user tier if any user-tier property uses it,
-	 * or if the run is being recorded */
-	for (int prop = 0; prop < s->nprops; prop++) {
-		const struct vg_property *pr = &s->props[prop];
-
-		if (o->kernel && o->kernel[prop] && !o->all_events)
-			continue;
-		for (int b = 0; b < pr->nbindings; b++)
-			conf[pr->bindings[b].event].flags |= VG_EVF_USER;
-		/* a user-tier stop is late by the time to wake us: keep it
-		 * short for the events that can cause one */
-		for (int t = 0; t < pr->ntrans; t++)
-			if (o->stop_mask[prop] >> pr->trans[t].to & 1)
-				conf[pr->trans[t].event].flags |= VG_EVF_WAKE;
-	}
-	for (int i = 0; o->stack_events && i < s->nevents; i++)
-		if (o->stack_events[i])
-			conf[i].flags |= VG_EVF_STACK;
-	for (int i = 0; o->hold_events && i < s->nevents; i++)
-		if (o->hold_events[i])
-			conf[i].flags |= VG_EVF_HOLD;
+	/* what each event's probe does (user/plan/: the user tier, wake-ups,
+	 * stacks, holds, `outside` depths) */
 	for (int i = 0; i < s->nevents; i++) {
-		if (s->events[i].marks_inside) {
-			conf[i].flags |= s->events[i].kind == VG_EV_BEFORE
-					 ? VG_EVF_ENTER : VG_EVF_LEAVE;
+		conf[i].flags |= o->plan->events[i].flags;
+		conf[i].arms = o->plan->events[i].arms;
+		if (s->events[i].marks_inside)
 			conf[i].inside = s->events[i].inside_bit;
-		}
 		conf[i].outside = s->events[i].outside_mask;
 	}
 	/* where its arguments are and what it reads from target memory,
 	 * from the DWARF of the object its function lives in */
 	for (int i = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
-		struct vg_func_where where;
+		const struct vg_plan_site *site;
 
 		/* a global's watchpoint, checked now (armed once the program
 		 * is loaded; one armed per slice is planned by the session,
@@ -433,10 +354,12 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 				goto out;
 			continue;
 		}
-		if (vg_probe_locate(p, ev, &where, e))
-			goto out;
-		if (vg_plan_event(ev, where.path, where.sym, o->binary, &dc, &conf[i],
-				  NULL, o->warn, e))
+		/* the arguments' DWARF: the event's first function (the
+		 * overloads of a C++ name share their parameter names) */
+		site = site_of(o->plan, i);
+		if (vg_plan_event(ev, site ? site->path : "",
+				  site ? site->sym : "", o->binary, &dc,
+				  &conf[i], NULL, o->warn, e))
 			goto out;
 	}
 	for (int i = 0; i < s->nevents; i++)
@@ -446,8 +369,6 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 			  p->skel->maps.kcode, conf, p->kprop_map,
 			  &p->nkprops, e))
 		goto out;
-	for (int i = 0; o->arms && i < s->nevents; i++)
-		conf[i].arms = o->arms[i];
 	for (uint32_t i = 0; i < (uint32_t)s->nevents; i++)
 		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.ev_conf),
 					&i, &conf[i], 0)) {
@@ -501,7 +422,10 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 {
 	struct vg_probe *p = calloc(1, sizeof(*p));
 	size_t rb = o->ringbuf_bytes ? o->ringbuf_bytes : VG_DEFAULT_RINGBUF;
-	bool ktier = false, strs = false;
+	bool ktier;
+	unsigned used = 0;
+	struct vg_load_stats *ls;
+	uint64_t t0;
 	int err;
 
 	if (!p) {
@@ -520,17 +444,32 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		goto fail;
 	}
 	bpf_map__set_max_entries(p->skel->maps.events, pow2_at_least(rb));
-	/* load only the probe builds this spec needs (see vigil.bpf.c) */
-	for (int i = 0; i < spec->nprops; i++)
-		ktier |= o->kernel && o->kernel[i];
-	bpf_program__set_autoload(p->skel->progs.vg_entry, !ktier);
-	bpf_program__set_autoload(p->skel->progs.vg_return, !ktier);
-	bpf_program__set_autoload(p->skel->progs.vg_entry_k, ktier);
-	bpf_program__set_autoload(p->skel->progs.vg_return_k, ktier);
-	for (int i = 0; i < spec->nevents; i++)
-		strs |= spec->events[i].nstrs > 0;
-	bpf_program__set_autoload(p->skel->progs.vg_entry_s, strs);
-	bpf_program__set_autoload(p->skel->progs.vg_return_s, strs);
+	/* load only the programs the plan's sites run (see vigil.bpf.c) */
+	ktier = o->plan->any_kernel;
+	for (int i = 0; i < o->plan->nsites; i++)
+		used |= 1u << o->plan->sites[i].prog;
+	bpf_program__set_autoload(p->skel->progs.vg_entry,
+				  !ktier && used >> VG_PROG_ENTRY & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_return,
+				  !ktier && used >> VG_PROG_RETURN & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_entry_k,
+				  ktier && used >> VG_PROG_ENTRY & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_return_k,
+				  ktier && used >> VG_PROG_RETURN & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_entry_s,
+				  used >> VG_PROG_ENTRY_S & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_return_s,
+				  used >> VG_PROG_RETURN_S & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_stash,
+				  used >> VG_PROG_STASH & 1);
+	/* multi-uprobe links need programs loaded for them (ulink.h) */
+	vg_ulink_prepare(p->skel->progs.vg_entry);
+	vg_ulink_prepare(p->skel->progs.vg_return);
+	vg_ulink_prepare(p->skel->progs.vg_entry_k);
+	vg_ulink_prepare(p->skel->progs.vg_return_k);
+	vg_ulink_prepare(p->skel->progs.vg_entry_s);
+	vg_ulink_prepare(p->skel->progs.vg_return_s);
+	vg_ulink_prepare(p->skel->progs.vg_stash);
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	lifecycle_setup(p);
@@ -544,7 +483,11 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->kslot_mask = p->kslot_cap - 1;
 	p->skel->bss->kslot_max = p->kslot_max;
 	vg_rewind_setup(p);	/* exact stops at an entry (rewind.c) */
+	ls = vg_load_stats_arm(p->skel->obj);
+	t0 = vg_now_ns(CLOCK_MONOTONIC);
 	err = vigil_bpf__load(p->skel);
+	vg_load_stats_print(ls, p->skel->obj, vg_now_ns(CLOCK_MONOTONIC) - t0,
+			    stderr);
 	if (err) {
 		vg_errf(e, "loading the BPF programs: %s%s", strerror(-err),
 			err == -EPERM ? " (vigil needs CAP_BPF and CAP_PERFMON, or root)"
@@ -556,7 +499,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->fork_stop = p->per_pid;
 	p->skel->bss->stop_at_exec = o->launching &&
 				     vg_probe_has_global_watches(p);
-	p->skel->bss->armed_mask = ~o->dormant;
+	p->skel->bss->armed_mask = ~o->plan->dormant;
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
 	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;
@@ -600,13 +543,13 @@ void vg_probe_close(struct vg_probe *p)
 	ring_buffer__free(p->rb);
 	vg_probe_disarm_watches(p);
 	vg_dwarf_cache_free(p->wdc);
+	/* every uprobe in one step (a close per program and file, all
+	 * waiting together), then the tracepoints */
+	vg_probe_free_groups(p);
 	vg_links_destroy(p->links, p->nlinks);
-	for (int i = 0; p->sites && i < p->nlinks; i++)
-		free(p->sites[i].path);
 	free(p->links);
 	free(p->link_prog_fd);
-	free(p->sites);
-	vg_probe_where_free(p);
+	vg_probe_where_free(p);	/* the functions located, the libraries */
 	vigil_bpf__destroy(p->skel);
 	pthread_mutex_destroy(&p->reap_mu);
 	pthread_cond_destroy(&p->reap_cv);

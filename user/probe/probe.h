@@ -19,12 +19,17 @@
 #include "vigil_event.h"
 
 struct vg_probe;
+struct vg_plan;
 
 /* While records keep coming, the consumer polls this often, and the probes
  * force at most one wake-up per this time (bpf/vigil.bpf.c, wake_gap_ns). */
 #define VG_WAKE_GAP_US 100
 
 struct vg_probe_opts {
+	/* what to install (user/plan/plan.h): each property's tier and
+	 * stop states, each event's flags (user tier, stacks, holds,
+	 * --dynamic's arming), the probe sites and the programs they run */
+	const struct vg_plan *plan;
 	pid_t pid;			/* the target's tgid */
 	const char *binary;		/* the target's executable, absolute */
 	/* --lib: libraries the target may load with dlopen, searched for
@@ -36,27 +41,12 @@ struct vg_probe_opts {
 	uint32_t max_kslices;		/* kernel-tier slice table; 0 = default */
 	bool all_events;		/* send every event to user space (--record) */
 	bool follow_forks;		/* monitor the target's descendants too */
-	/* [spec->nprops]: which properties run in the kernel tier */
-	const bool *kernel;
-	/* [spec->nprops][nstates] bitmasks: states whose entry must stop
-	 * the target (a `stop`/`gdb` reaction or --on-violation) */
-	const uint32_t *stop_mask;
-	/* [spec->nevents], may be NULL: events whose user stack is captured */
-	const bool *stack_events;
 	/* warnings found while attaching (a spec's parameter name that is
 	 * not the function's own); NULL: not shown */
 	FILE *warn;
-	/* --dynamic (user/session/dynamic.c): per event, the events it may
-	 * make needed (NULL: none); and the entry probes that start
-	 * detached (bits below 64) */
-	const uint64_t *arms;
-	uint64_t dormant;
 	/* vigil run: the target is stopped before its exec, the probes go in
 	 * first (watchpoints need the exec done: it stops there again) */
 	bool launching;
-	/* [spec->nevents], may be NULL: events that may take a slice into a
-	 * state that arms a watchpoint (VG_EVF_HOLD) */
-	const bool *hold_events;
 };
 
 /* One record from the ring buffer. */
@@ -237,14 +227,15 @@ int vg_probe_site(const struct vg_probe *p, int i, const char **path,
  * to, where the gdb hand-off steps it. */
 bool vg_probe_rewound(const struct vg_probe *p, pid_t tid, uint64_t *bp);
 
-/* For `vigil lint --binary`: one line per function probe of the spec,
- * where it is found (in binary, its libraries, or the nlibs libraries
- * of --lib), where the entry probe goes and whether the kernel must
+/* For `vigil lint --binary`: one line per function probe of the plan
+ * (user/plan/plan.h), where it is found (in binary, its libraries, or
+ * --lib's), where the entry probe goes and whether the kernel must
  * single-step it (slow), and the warnings of the arguments' DWARF (a
  * spec name that is not the function's own). Returns how many warnings
- * it printed, or -1 (e set) if a function is missing. */
-int vg_probe_describe(const struct vg_spec *spec, const char *binary,
-		      const char *const *libs, size_t nlibs, bool all_names,
+ * it printed, or -1 (e set). all_names: every argument-name warning, not
+ * only the likely mistakes (lint --all-warnings). */
+int vg_probe_describe(const struct vg_plan *plan, const char *binary,
+		      bool all_names,
 		      FILE *out, struct vg_err *e);
 
 /* Why a property cannot run in the kernel tier: NULL when it can. */

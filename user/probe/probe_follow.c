@@ -46,13 +46,14 @@
 
 struct reap {
 	struct vg_probe *p;
-	struct bpf_link **links;
+	struct vg_ulink *links;
 	int n;
 };
 
-static void destroy_all(struct bpf_link **links, int n)
+static void destroy_all(struct vg_ulink *links, int n)
 {
-	vg_links_destroy(links, n);
+	if (links)
+		vg_ulinks_destroy(links, n);
 	free(links);
 }
 
@@ -78,7 +79,8 @@ static void drop_links(struct vg_probe *p, struct vg_kid_links *k)
 	bool async = false;
 
 	if (r && !pthread_attr_init(&at)) {
-		*r = (struct reap){ .p = p, .links = k->links, .n = p->nlinks };
+		*r = (struct reap){ .p = p, .links = k->glinks,
+				    .n = p->ngroups };
 		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 		pthread_mutex_lock(&p->reap_mu);
 		if (p->reaping < VG_MAX_REAPERS &&
@@ -91,9 +93,9 @@ static void drop_links(struct vg_probe *p, struct vg_kid_links *k)
 	}
 	if (!async) {
 		free(r);
-		destroy_all(k->links, p->nlinks);
+		destroy_all(k->glinks, p->ngroups);
 	}
-	k->links = NULL;
+	k->glinks = NULL;
 }
 
 /* The state of pid in `followed` becomes ON (or, unfollow, none), and a
@@ -145,21 +147,22 @@ int vg_probe_follow(struct vg_probe *p, pid_t pid, struct vg_err *e)
 		k = &p->kids[p->nkids++];
 		k->pid = pid;
 	}
-	k->links = calloc(p->nlinks ? p->nlinks : 1, sizeof(*k->links));
-	for (int i = 0; k->links && i < p->nlinks && !rc; i++) {
-		const struct uprobe_site *u = &p->sites[i];
+	k->glinks = malloc((size_t)(p->ngroups ? p->ngroups : 1) *
+			   sizeof(*k->glinks));
+	for (int g = 0; k->glinks && g < p->ngroups; g++)
+		k->glinks[g] = VG_ULINK_NONE;
+	for (int g = 0; k->glinks && g < p->ngroups && !rc; g++) {
+		const struct uprobe_group *u = &p->groups[g];
 
-		if (!u->path || u->off || p->suspended)
+		if (u->off || p->suspended)
 			continue;
-		k->links[i] = vg_probe_attach_site(u, pid);
-		if (!k->links[i])
+		if (vg_probe_attach_group(p, g, pid, &k->glinks[g], NULL))
 			rc = errno == ESRCH ? 1	/* gone already */
-			     : vg_errf(e, "attaching the %s at %s+0x%llx for pid %d: %s",
+			     : vg_errf(e, "attaching the %ss at %s for pid %d: %s",
 				       u->retprobe ? "uretprobe" : "uprobe",
-				       u->path, (unsigned long long)u->offset,
-				       pid, strerror(errno));
+				       u->path, pid, strerror(errno));
 	}
-	if (!k->links)
+	if (!k->glinks)
 		rc = vg_errf(e, "out of memory");
 	if (rc) {
 		/* half its probes would make a false history: none, and

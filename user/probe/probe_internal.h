@@ -8,6 +8,7 @@
 
 #include "probe.h"
 #include "sym/libs.h"
+#include "ulink.h"
 
 struct vg_dwarf_cache;
 
@@ -22,13 +23,18 @@ struct vg_probe {
 	const struct vg_spec *spec;
 	struct vigil_bpf *skel;
 	struct ring_buffer *rb;
+	/* the tracepoints */
 	struct bpf_link **links;
 	int *link_prog_fd;	/* the program of each link */
-	struct uprobe_site *sites;	/* per link; path NULL: not a uprobe */
 	int nlinks;
+	/* the uprobes, by program and file (probe_links.c), and their links
+	 * for the target [ngroups] */
+	struct uprobe_group *groups;
+	int ngroups, groups_cap;
+	struct vg_ulink *glinks;
 	pid_t pid;
 	/* --follow-fork (probe_follow.c): each followed process has its own
-	 * uprobe links, indexed like sites; per_pid false: the kernel cannot
+	 * uprobe links, indexed like groups; per_pid false: the kernel cannot
 	 * hold a child at its fork, and the target's links take any process
 	 * (pid -1), filtered in BPF */
 	bool per_pid;
@@ -48,7 +54,6 @@ struct vg_probe {
 	bool libs_loaded;
 	struct vg_located *located;	/* each function's sites, found once */
 	int nlocated;
-	int caplinks;			/* links, link_prog_fd, sites */
 	/* --lib: libraries the target may dlopen (vg_probe_opts.libs) */
 	const char *const *dl_libs;
 	size_t ndl_libs;
@@ -64,20 +69,26 @@ struct vg_probe {
 	int cb_failed;
 };
 
-/* Where a uprobe link was attached, so that it can be attached again
- * after vg_probe_suspend (a CRIU dump must not see the int3 in the text). */
-struct uprobe_site {
+/* The uprobes (or uretprobes) of one program on one file, attached
+ * together (ulink.h: one multi-uprobe link), and what it takes to attach
+ * them again after vg_probe_suspend (a CRIU dump must not see the int3 in
+ * the text) or for a followed process. */
+struct uprobe_group {
 	struct bpf_program *prog;
 	char *path;
-	uint64_t offset;
-	uint64_t cookie;
 	bool retprobe;
+	/* --dynamic: the event whose entry probes these are, attached only
+	 * while a slice needs them (vg_probe_event_attach); -1: all run */
+	int event;
 	bool off;		/* --dynamic: detached until needed */
+	int n, cap;
+	uint64_t *offsets;	/* in the file */
+	uint64_t *events;	/* each site's event: its cookie's low half */
 };
 
 struct vg_kid_links {
 	pid_t pid;
-	struct bpf_link **links;	/* [nlinks] */
+	struct vg_ulink *glinks;	/* [ngroups] */
 };
 
 /* probe_where.c: the objects a spec's functions are looked for in
@@ -100,14 +111,22 @@ int vg_probe_locate_all(struct vg_probe *p, const struct vg_event *ev,
 /* The libraries and the sites found (vg_probe_close, lint) */
 void vg_probe_where_free(struct vg_probe *p);
 
-/* Attach a uprobe site for one process (pid -1: any), with the process in
- * the cookie's high half (bpf/vigil.bpf.c, others_link). NULL, errno
- * set, on failure. */
-struct bpf_link *vg_probe_attach_site(const struct uprobe_site *u, pid_t pid);
-/* Destroys links l[0..n) (NULL ones are skipped) and sets them to NULL,
- * on several threads at once, so that the kernel's waits for each close
- * overlap (probe_links.c) */
+/* Add a site to the group of (prog, path, retprobe, dynamic event or
+ * -1), made if new (starting detached when dynamic); before any attach. */
+int vg_probe_add_site(struct vg_probe *p, struct bpf_program *prog,
+		      const char *path, uint64_t offset, int event,
+		      bool retprobe, int dynamic_event, struct vg_err *e);
+/* Attach group g for one process (pid -1: any), with the process in the
+ * cookies' high half (bpf/vigil.bpf.c, others_link). -1, errno set, and
+ * e naming the function unless e is NULL, on failure. */
+int vg_probe_attach_group(struct vg_probe *p, int g, pid_t pid,
+			  struct vg_ulink *out, struct vg_err *e);
+/* Attach every group not off for the target (vg_probe_open). */
+int vg_probe_attach_groups(struct vg_probe *p, struct vg_err *e);
+/* Destroys tracepoint links l[0..n) (NULL ones are skipped) and sets them
+ * to NULL (probe_links.c) */
 void vg_links_destroy(struct bpf_link **l, int n);
+void vg_probe_free_groups(struct vg_probe *p);
 /* Let go of the children still held at their fork, once no fork can hold
  * another (vg_probe_close). */
 void vg_probe_release_held(struct vg_probe *p);

@@ -1,144 +1,226 @@
-/* Detaching the uprobes and attaching them again, at the same places: a
- * CRIU dump must not see the int3 a uprobe writes into the text
- * (vg_probe_suspend/resume), and --dynamic attaches an event's probes only
- * while a slice needs them (user/session/dynamic.c). Both apply to the
- * target's links and to those of each followed process. */
+/* The uprobes, grouped by program and file (each group one multi-uprobe
+ * link per process, ulink.h), detached and attached again at the same
+ * places: a CRIU dump must not see the int3 a uprobe writes into the text
+ * (vg_probe_suspend/resume: one step each), and --dynamic attaches an
+ * event's entry probes only while a slice needs them (user/session/
+ * dynamic.c: those are groups of their own). Both apply to the target's
+ * links and to those of each followed process. */
 #include "probe_internal.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "vigil.skel.h"
 
-struct destroyer {
-	struct bpf_link **l;
-	int n;
-	atomic_int next;
-};
-
-static void *destroy_some(void *arg)
-{
-	struct destroyer *d = arg;
-	int i;
-
-	while ((i = atomic_fetch_add(&d->next, 1)) < d->n) {
-		bpf_link__destroy(d->l[i]);
-		d->l[i] = NULL;
-	}
-	return NULL;
-}
-
-/* Closing a uprobe link waits in the kernel (~110 ms each on these
- * machines, one after another from one thread). From several threads the
- * waits overlap in part (the kernel still finishes them ~80 ms apart): an
- * empty sqlite3 run under specs/lib/sqlite_stmt.vigil, 18 links, went
- * from 3.2-4.9 s to 2.3-2.4 s. With no thread to be had, the caller's
- * thread closes them all. */
+/* Tracepoint links: a few, closed one by one (they wait for no grace
+ * period of the uprobes') */
 void vg_links_destroy(struct bpf_link **l, int n)
 {
-	enum { MAX_THREADS = 32 };
-	struct destroyer d = { .l = l, .n = n };
-	pthread_t t[MAX_THREADS];
-	int nt = 0;
-
-	if (!l || n <= 0)
-		return;
-	while (nt < MAX_THREADS && nt < n - 1 &&
-	       !pthread_create(&t[nt], NULL, destroy_some, &d))
-		nt++;
-	destroy_some(&d);
-	for (int i = 0; i < nt; i++)
-		pthread_join(t[i], NULL);
-}
-
-struct bpf_link *vg_probe_attach_site(const struct uprobe_site *u, pid_t pid)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = u->retprobe,
-		    .bpf_cookie = u->cookie |
-				  (pid > 0 ? (uint64_t)pid << 32 : 0));
-
-	return bpf_program__attach_uprobe_opts(u->prog, pid, u->path,
-					       u->offset, &uo);
-}
-
-/* The uprobe links of owner o: the target's (-1), or a followed
- * process's (probe_follow.c). */
-static struct bpf_link **links_of(struct vg_probe *p, int o, pid_t *pid)
-{
-	if (o < 0) {
-		*pid = p->pid;
-		return p->links;
-	}
-	*pid = p->kids[o].pid;
-	return p->kids[o].links;
-}
-
-/* Attach site i for every owner that lacks it. A followed process that
- * has exited meanwhile (ESRCH) is no error: its exit record is on the
- * way. */
-static int attach_everywhere(struct vg_probe *p, int i, const char *what,
-			     struct vg_err *e)
-{
-	struct uprobe_site *u = &p->sites[i];
-
-	for (int o = -1; o < p->nkids; o++) {
-		pid_t pid;
-		struct bpf_link **l = links_of(p, o, &pid);
-
-		if (l[i])
-			continue;
-		l[i] = vg_probe_attach_site(u, pid);
-		if (!l[i] && !(o >= 0 && errno == ESRCH))
-			return vg_errf(e, "attaching the %s at %s+0x%llx%s: %s",
-				       u->retprobe ? "uretprobe" : "uprobe",
-				       u->path, (unsigned long long)u->offset,
-				       what, strerror(errno));
-	}
-	return 0;
-}
-
-static void detach_everywhere(struct vg_probe *p, int i)
-{
-	for (int o = -1; o < p->nkids; o++) {
-		pid_t pid;
-		struct bpf_link **l = links_of(p, o, &pid);
-
+	for (int i = 0; l && i < n; i++) {
 		bpf_link__destroy(l[i]);
 		l[i] = NULL;
 	}
 }
 
-int vg_probe_suspend(struct vg_probe *p)
+static int find_group(struct vg_probe *p, struct bpf_program *prog,
+		      const char *path, bool retprobe, int dynamic_event)
 {
-	struct bpf_link **all;
-	int n = 0;
+	for (int g = 0; g < p->ngroups; g++) {
+		struct uprobe_group *u = &p->groups[g];
 
-	if (p->suspended)
-		return 0;
-	/* every owner's links of every site at once (vg_links_destroy) */
-	all = malloc((size_t)(p->nkids + 1) * (size_t)p->nlinks * sizeof(*all));
-	for (int i = 0; i < p->nlinks; i++) {
-		if (!p->sites[i].path)
-			continue;
-		if (!all) {
-			detach_everywhere(p, i);
-			continue;
+		if (u->prog == prog && u->retprobe == retprobe &&
+		    u->event == dynamic_event && !strcmp(u->path, path))
+			return g;
+	}
+	return -1;
+}
+
+int vg_probe_add_site(struct vg_probe *p, struct bpf_program *prog,
+		      const char *path, uint64_t offset, int event,
+		      bool retprobe, int dynamic_event, struct vg_err *e)
+{
+	int g = find_group(p, prog, path, retprobe, dynamic_event);
+	struct uprobe_group *u;
+
+	if (g < 0) {
+		if (p->ngroups == p->groups_cap) {
+			int cap = p->groups_cap ? 2 * p->groups_cap : 8;
+			void *v = realloc(p->groups, cap * sizeof(*p->groups));
+
+			if (!v)
+				return vg_errf(e, "out of memory");
+			p->groups = v;
+			p->groups_cap = cap;
 		}
-		for (int o = -1; o < p->nkids; o++) {
-			pid_t pid;
-			struct bpf_link **l = links_of(p, o, &pid);
+		g = p->ngroups;
+		u = &p->groups[g];
+		*u = (struct uprobe_group){ .prog = prog, .path = strdup(path),
+					    .retprobe = retprobe,
+					    .event = dynamic_event,
+					    .off = dynamic_event >= 0 };
+		if (!u->path)
+			return vg_errf(e, "out of memory");
+		p->ngroups++;
+	}
+	u = &p->groups[g];
+	if (u->n == u->cap) {
+		int cap = u->cap ? 2 * u->cap : 4;
+		uint64_t *o = realloc(u->offsets, cap * sizeof(*o));
 
-			all[n++] = l[i];
-			l[i] = NULL;
+		if (o)
+			u->offsets = o;
+		o = o ? realloc(u->events, cap * sizeof(*o)) : NULL;
+		if (!o)
+			return vg_errf(e, "out of memory");
+		u->events = o;
+		u->cap = cap;
+	}
+	u->offsets[u->n] = offset;
+	u->events[u->n++] = (uint64_t)event;
+	return 0;
+}
+
+int vg_probe_attach_group(struct vg_probe *p, int g, pid_t pid,
+			  struct vg_ulink *out, struct vg_err *e)
+{
+	const struct uprobe_group *u = &p->groups[g];
+	uint64_t *cookies = malloc((size_t)u->n * sizeof(*cookies));
+	const char *kind = u->retprobe ? "uretprobe" : "uprobe";
+	int bad, rc, err;
+
+	*out = VG_ULINK_NONE;
+	if (!cookies) {
+		errno = ENOMEM;
+		return e ? vg_errf(e, "out of memory") : -1;
+	}
+	for (int i = 0; i < u->n; i++)
+		cookies[i] = u->events[i] |
+			     (pid > 0 ? (uint64_t)pid << 32 : 0);
+	rc = vg_ulink_attach(out, u->prog, u->path, u->retprobe, u->offsets,
+			     cookies, u->n, pid, &bad);
+	err = errno;
+	free(cookies);
+	if (rc && e) {
+		if (bad >= 0)
+			vg_errf(e, "attaching a %s to %s in %s: %s", kind,
+				p->spec->events[u->events[bad]].name, u->path,
+				strerror(err));
+		else
+			vg_errf(e, "attaching %d %ss (%s%s) to %s in one link: %s",
+				u->n, kind, p->spec->events[u->events[0]].name,
+				u->n > 1 ? ", ..." : "", u->path,
+				strerror(err));
+	}
+	errno = err;
+	return rc;
+}
+
+int vg_probe_attach_groups(struct vg_probe *p, struct vg_err *e)
+{
+	p->glinks = malloc((size_t)(p->ngroups ? p->ngroups : 1) *
+			   sizeof(*p->glinks));
+	if (!p->glinks)
+		return vg_errf(e, "out of memory");
+	for (int g = 0; g < p->ngroups; g++)
+		p->glinks[g] = VG_ULINK_NONE;
+	/* filtered by the kernel to the target's memory: other processes
+	 * mapping the same file are not touched (followed processes get
+	 * links of their own, probe_follow.c) */
+	for (int g = 0; g < p->ngroups; g++)
+		if (!p->groups[g].off &&
+		    vg_probe_attach_group(p, g, p->pid, &p->glinks[g], e))
+			return -1;
+	return 0;
+}
+
+void vg_probe_free_groups(struct vg_probe *p)
+{
+	if (p->glinks)
+		vg_ulinks_destroy(p->glinks, p->ngroups);
+	for (int g = 0; g < p->ngroups; g++) {
+		free(p->groups[g].path);
+		free(p->groups[g].offsets);
+		free(p->groups[g].events);
+	}
+	free(p->glinks);
+	free(p->groups);
+	p->glinks = NULL;
+	p->groups = NULL;
+	p->ngroups = p->groups_cap = 0;
+}
+
+/* The uprobe links of owner o: the target's (-1), or a followed
+ * process's (probe_follow.c). */
+static struct vg_ulink *links_of(struct vg_probe *p, int o, pid_t *pid)
+{
+	if (o < 0) {
+		*pid = p->pid;
+		return p->glinks;
+	}
+	*pid = p->kids[o].pid;
+	return p->kids[o].glinks;
+}
+
+/* Attach group g for every owner that lacks it. A followed process that
+ * has exited meanwhile (ESRCH) is no error: its exit record is on the
+ * way. */
+static int attach_everywhere(struct vg_probe *p, int g, const char *what,
+			     struct vg_err *e)
+{
+	for (int o = -1; o < p->nkids; o++) {
+		pid_t pid;
+		struct vg_ulink *l = links_of(p, o, &pid);
+
+		if (vg_ulink_attached(&l[g]))
+			continue;
+		if (vg_probe_attach_group(p, g, pid, &l[g], NULL) &&
+		    !(o >= 0 && errno == ESRCH)) {
+			int err = errno;
+
+			return vg_errf(e, "attaching the %ss at %s%s: %s",
+				       p->groups[g].retprobe ? "uretprobe"
+							     : "uprobe",
+				       p->groups[g].path, what, strerror(err));
 		}
 	}
-	vg_links_destroy(all, n);
+	return 0;
+}
+
+/* Detach group `only` (-1: every group) of every owner in one go: each multi link is one
+ * close, and all of them wait together (vg_ulinks_destroy). */
+static void detach_groups(struct vg_probe *p, int only)
+{
+	int n = 0, cap = (p->nkids + 1) * p->ngroups;
+	struct vg_ulink *all = malloc((size_t)(cap ? cap : 1) * sizeof(*all));
+
+	for (int g = 0; g < p->ngroups; g++) {
+		if (only >= 0 && g != only)
+			continue;
+		for (int o = -1; o < p->nkids; o++) {
+			pid_t pid;
+			struct vg_ulink *l = links_of(p, o, &pid);
+
+			if (!all) {
+				vg_ulinks_destroy(&l[g], 1);
+				continue;
+			}
+			all[n++] = l[g];
+			l[g] = VG_ULINK_NONE;
+		}
+	}
+	if (all)
+		vg_ulinks_destroy(all, n);
 	free(all);
+}
+
+int vg_probe_suspend(struct vg_probe *p)
+{
+	if (p->suspended)
+		return 0;
+	detach_groups(p, -1);
 	p->suspended = true;
 	return 0;
 }
@@ -147,12 +229,10 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
 {
 	if (!p->suspended)
 		return 0;
-	for (int i = 0; i < p->nlinks; i++) {
-		struct uprobe_site *u = &p->sites[i];
-
-		if (!u->path || u->off)
+	for (int g = 0; g < p->ngroups; g++) {
+		if (p->groups[g].off)
 			continue;
-		if (attach_everywhere(p, i, " again", e))
+		if (attach_everywhere(p, g, " again", e))
 			return -1;
 	}
 	p->suspended = false;
@@ -162,20 +242,20 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
 int vg_probe_event_attach(struct vg_probe *p, int event, bool on,
 			  struct vg_err *e)
 {
-	for (int i = 0; i < p->nlinks; i++) {
-		struct uprobe_site *u = &p->sites[i];
+	for (int g = 0; g < p->ngroups; g++) {
+		struct uprobe_group *u = &p->groups[g];
 
-		if (!u->path || u->cookie != (uint64_t)event || u->off == !on)
+		if (u->event != event || u->off == !on)
 			continue;
 		u->off = !on;
 		if (p->suspended)	/* vg_probe_resume will do it */
 			continue;
 		if (!on) {
-			detach_everywhere(p, i);
+			detach_groups(p, g);
 			continue;
 		}
-		if (attach_everywhere(p, i, "", e)) {
-			detach_everywhere(p, i);
+		if (attach_everywhere(p, g, "", e)) {
+			detach_groups(p, g);
 			u->off = true;
 			return -1;
 		}
@@ -218,5 +298,10 @@ void vg_probe_links(const struct vg_probe *p, int *attached, int *total)
 	for (int i = 0; i < p->nlinks; i++) {
 		(*total)++;
 		*attached += p->links[i] != NULL;
+	}
+	for (int g = 0; g < p->ngroups; g++) {
+		*total += p->groups[g].n;
+		if (p->glinks && vg_ulink_attached(&p->glinks[g]))
+			*attached += p->groups[g].n;
 	}
 }

@@ -37,12 +37,20 @@ int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
 int vg_probe_site(const struct vg_probe *p, int i, const char **path,
 		  uint64_t *offset, bool *retprobe)
 {
-	if (i < 0 || i >= p->nlinks)
-		return -1;
-	if (!p->sites || !p->sites[i].path)
-		return 0;	/* not a uprobe */
-	*path = p->sites[i].path;
-	*offset = p->sites[i].offset;
-	*retprobe = p->sites[i].retprobe;
-	return 1;
+	/* the uprobes are kept by program and file (probe_links.c): i
+	 * counts through every group's sites in turn */
+	for (int g = 0; g < p->ngroups; g++) {
+		const struct uprobe_group *u = &p->groups[g];
+
+		if (i < 0)
+			return -1;
+		if (i < u->n) {
+			*path = u->path;
+			*offset = u->offsets[i];
+			*retprobe = u->retprobe;
+			return 1;
+		}
+		i -= u->n;
+	}
+	return -1;
 }

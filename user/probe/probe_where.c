@@ -1,17 +1,17 @@
 /* Where a spec's function probes go: the object that defines each
  * function (the program, the libraries the loader maps for it, and the
  * --lib libraries it may dlopen), found once per run; and, for
- * `vigil lint --binary`, a description of every probe. */
+ * `vigil lint --binary`, a description of every probe of the plan. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "placement.h"
 #include "plan.h"
 #include "probe_internal.h"
 #include "sym/cxxnames.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
+#include "plan/plan.h"
 
 /* what lint --binary says of a memory read: "s: what position 4 points
  * to, 8 bytes, read at the return" */
@@ -116,61 +116,61 @@ void vg_probe_where_free(struct vg_probe *p)
 	p->libs_loaded = false;
 }
 
-int vg_probe_describe(const struct vg_spec *spec, const char *binary,
-		      const char *const *libs, size_t nlibs, bool all_names,
+int vg_probe_describe(const struct vg_plan *plan, const char *binary,
+		      bool all_names,
 		      FILE *out, struct vg_err *e)
 {
-	struct vg_probe p = { .spec = spec, .dl_libs = libs,
-			      .ndl_libs = nlibs };
+	const struct vg_spec *spec = plan->spec;
 	struct vg_dwarf_cache *dc = NULL;
 	int rc = 0, nwarn = 0;
 
-	snprintf(p.binary, sizeof(p.binary), "%s", binary);
-
-	for (int i = 0; i < spec->nevents && !rc; i++) {
-		const struct vg_event *ev = &spec->events[i];
+	/* the plan's entry sites, one per function event (an `after`
+	 * event's entry half is where its return probe goes too) */
+	for (int i = 0; i < plan->nsites && !rc; i++) {
+		const struct vg_plan_site *u = &plan->sites[i];
+		const struct vg_event *ev = &spec->events[u->event];
 		struct vg_ev_conf conf = { 0 };
-		struct vg_func_where where;
 		struct vg_args_plan args;
-		struct vg_placement pl;
+		bool first = true, entry = false;
+		char shown[1024];
 
-		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
-			continue;
-		const struct vg_func_where *all;
-		size_t nall;
-
-		if ((rc = vg_probe_locate_all(&p, ev, &all, &nall, e)))
-			break;
-		where = all[0];
-		for (size_t k = 0; k < nall; k++) {
-			char shown[1024];
-
-			vg_place_entry(all[k].path, all[k].fn.offset, &pl);
+		for (int k = 0; k < i; k++)
+			first &= plan->sites[k].event != u->event;
+		for (int k = 0; k < plan->nsites; k++)
+			entry |= plan->sites[k].event == u->event &&
+				 !plan->sites[k].retprobe;
+		/* one line per function the name stands for (each overload
+		 * of a C++ name has its sites); a return probe has its line
+		 * only when no entry site says where it is */
+		if (!u->retprobe || !entry) {
 			fprintf(out, "probe %s %s: %s+0x%llx",
-				vg_event_kind_name(ev->kind), ev->name,
-				all[k].path,
-				(unsigned long long)all[k].fn.offset);
+				vg_event_kind_name(ev->kind), ev->name, u->path,
+				(unsigned long long)u->func);
 			/* what a C++ name resolved to, as gdb shows it */
-			vg_demangle_into(all[k].sym, shown, sizeof(shown));
-			if (all[k].sym[0] && strcmp(shown, ev->name))
+			vg_demangle_into(u->sym, shown, sizeof(shown));
+			if (u->sym[0] && strcmp(shown, ev->name))
 				fprintf(out, " (%s)", shown);
-			if (pl.skipped)
+			if (u->retprobe)	/* `after f()` without arguments */
+				fprintf(out, ": return probe at the entry\n");
+			else if (u->skipped)
 				fprintf(out, ", entry probe moved +%llu past %d instruction%s to %s",
-					(unsigned long long)(pl.offset -
-							     all[k].fn.offset),
-					pl.skipped, pl.skipped == 1 ? "" : "s",
-					pl.insn);
-			else if (pl.emulated)
-				fprintf(out, ", on %s", pl.insn);
-			fprintf(out, ": %s\n", pl.emulated
-				? "fast (emulated)"
-				: "SLOW (single-stepped, ~10x the cost)");
+					(unsigned long long)(u->offset - u->func),
+					u->skipped, u->skipped == 1 ? "" : "s",
+					u->insn);
+			else if (u->emulated)
+				fprintf(out, ", on %s", u->insn);
+			if (!u->retprobe)
+				fprintf(out, ": %s\n", u->emulated
+					? "fast (emulated)"
+					: "SLOW (single-stepped, ~10x the cost)");
 		}
-		if (ev->kind == VG_EV_AFTER)
+		if (!first)
+			continue;	/* the arguments: once per event */
+		if (ev->kind == VG_EV_AFTER && entry)
 			fprintf(out, "probe %s %s: return probe at the entry\n",
 				vg_event_kind_name(ev->kind), ev->name);
 		args.all_names = all_names;
-		if ((rc = vg_plan_event(ev, where.path, where.sym, binary, &dc, &conf,
+		if ((rc = vg_plan_event(ev, u->path, u->sym, binary, &dc, &conf,
 					&args, out, e)))
 			break;
 		nwarn += __builtin_popcount(args.warn_mask) +
@@ -186,6 +186,5 @@ int vg_probe_describe(const struct vg_spec *spec, const char *binary,
 			print_capture(out, ev, k, &conf.cap[k]);
 	}
 	vg_dwarf_cache_free(dc);
-	vg_probe_where_free(&p);
 	return rc ? -1 : nwarn;
 }

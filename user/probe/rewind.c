@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan/plan.h"
 #include "probe_internal.h"
 #include "vigil.skel.h"
 
@@ -53,12 +54,12 @@ int vg_rewind_config(struct vg_probe *p, const struct vg_probe_opts *o)
 	const struct vg_spec *s = p->spec;
 	int fd = bpf_map__fd(p->skel->maps.rewind_ok);
 
-	if (!p->skel->rodata->kstop_rewind || !o->kernel)
+	if (!p->skel->rodata->kstop_rewind || !o->plan->kernel)
 		return 0;
 	for (int prop = 0; prop < s->nprops; prop++) {
 		const struct vg_property *pr = &s->props[prop];
 
-		if (!o->kernel[prop])
+		if (!o->plan->kernel[prop])
 			continue;
 		for (int b = 0; b < pr->nbindings; b++) {
 			uint32_t i = (uint32_t)pr->bindings[b].event;

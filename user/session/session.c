@@ -31,6 +31,7 @@
 #include "report/status.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
+#include "plan/plan.h"
 #include "watchset.h"
 #include "symval.h"
 
@@ -41,22 +42,7 @@
 int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
 			    bool *kernel, char (*why)[256], struct vg_err *e)
 {
-	for (int i = 0; i < spec->nprops; i++) {
-		const char *no = vg_ktier_ineligible(spec, i, why[i],
-						     sizeof(why[i]));
-
-		if (tier == VG_TIER_KERNEL && no)
-			return vg_errf_code(e, VG_EXIT_USAGE,
-					    "%s:%d:%d: property %s cannot run in the kernel tier: %s",
-					    spec->props[i].loc.file,
-					    spec->props[i].loc.line,
-					    spec->props[i].loc.col,
-					    spec->props[i].name, no);
-		kernel[i] = tier != VG_TIER_USER && !no;
-		if (tier == VG_TIER_USER)
-			snprintf(why[i], sizeof(why[i]), "--tier=user");
-	}
-	return 0;
+	return vg_plan_tiers(spec, tier, kernel, why, e);
 }
 
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
@@ -159,31 +145,6 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 		}
 	}
 	return out;
-}
-
-/* Which events capture their user stack: every function event with
- * --stacks, else those of properties with a `backtrace` reaction. */
-static bool *stack_events(const struct vg_spec *spec, bool all)
-{
-	bool *on = calloc(spec->nevents ? spec->nevents : 1, sizeof(bool));
-
-	for (int i = 0; on && i < spec->nprops; i++) {
-		const struct vg_property *p = &spec->props[i];
-		bool bt = all;
-
-		for (int s = 0; !bt && s < p->nstates; s++)
-			bt = vg_property_state_has_action(p, s, true, VG_ACT_BACKTRACE) ||
-			     vg_property_state_has_action(p, s, false, VG_ACT_BACKTRACE);
-		for (int b = 0; bt && b < p->nbindings; b++) {
-			enum vg_event_kind k = spec->events[p->bindings[b].event].kind;
-
-			/* the lifecycle tracepoints have no user stack */
-			on[p->bindings[b].event] = k == VG_EV_BEFORE || k == VG_EV_AFTER;
-		}
-		if (bt && p->timed)	/* the stack of the entering event */
-			on[p->timeout_event] = true;
-	}
-	return on;
 }
 
 static void rec_to_event(struct session *ss, const struct vg_rec_hdr *h,
@@ -320,23 +281,23 @@ static int open_all(struct session *ss, struct vg_err *e)
 {
 	char why[ss->spec->nprops][256];
 	char path[PATH_MAX];
-	uint32_t *stop_mask;
 	struct vg_monitor_opts mo = { 0 };
 	struct vg_monitor_hooks hooks = { .ctx = ss,
 					  .transition = vg_session_on_transition };
-	bool *user, *stacks = ss->stack_on = stack_events(ss->spec, ss->o->stacks);
-	bool *holds = NULL, oom = false;
+	struct vg_plan *plan = NULL;
+	bool *user;
 	int rc = -1;
 
-	ss->kernel = calloc(ss->spec->nprops, sizeof(bool));
-	user = calloc(ss->spec->nprops, sizeof(bool));
-	stop_mask = calloc(ss->spec->nprops, sizeof(uint32_t));
-	if (!ss->kernel || !user || !stop_mask) {
+	ss->kernel = calloc(ss->spec->nprops + 1, sizeof(bool));
+	ss->stack_on = calloc(ss->spec->nevents + 1, sizeof(bool));
+	user = calloc(ss->spec->nprops + 1, sizeof(bool));
+	if (!ss->kernel || !ss->stack_on || !user) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
-	if (vg_session_choose_tiers(ss->spec, ss->o->tier, ss->kernel, why, e) ||
-	    vg_session_follow_check(ss, why, e))
+	/* the options that do not go together (the plan's tier pass puts
+	 * every property in the user tier with --follow-fork) */
+	if (vg_session_follow_check(ss, why, e))
 		goto out;
 	if (ss->o->dynamic && (ss->o->record_path || ss->o->state_path)) {
 		vg_errf_code(e, VG_EXIT_USAGE, "--dynamic does not go with %s: %s",
@@ -350,6 +311,20 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 	if (session_libs(ss, e))
 		goto out;
+	/* what the run installs, decided before anything is loaded
+	 * (user/plan/plan.h) */
+	struct vg_plan_opts plo = {
+		.binary = path, .libs = ss->libs, .nlibs = ss->nlibs,
+		.tier = ss->o->tier, .on_violation = ss->o->on_violation,
+		.stacks = ss->o->stacks, .dynamic = ss->o->dynamic,
+		.record = ss->o->record_path != NULL,
+		.follow_forks = ss->o->follow_forks,
+	};
+	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
+		goto out;
+	memcpy(ss->kernel, plan->kernel, ss->spec->nprops * sizeof(bool));
+	memcpy(ss->stack_on, plan->stack_events,
+	       ss->spec->nevents * sizeof(bool));
 	ss->report = vg_report_new(ss->spec, stderr, ss->o->json_path, e);
 	if (!ss->report)
 		goto out;
@@ -384,37 +359,31 @@ static int open_all(struct session *ss, struct vg_err *e)
 				 ss->o->on_violation, e);
 	if (!ss->sc)
 		goto out;
-	for (int i = 0; i < ss->spec->nprops; i++) {
-		stop_mask[i] = vg_scenario_stop_mask(ss->sc, i);
+	for (int i = 0; i < ss->spec->nprops; i++)
 		fprintf(stderr, "vigil: %s: %s tier%s%s\n",
 			ss->spec->props[i].name,
 			ss->kernel[i] ? "kernel" : "user",
 			ss->kernel[i] ? "" : " because ",
-			ss->kernel[i] ? "" : why[i]);
-	}
+			ss->kernel[i] ? "" : plan->props[i].why);
 	struct vg_probe_opts po = {
+		.plan = plan,
 		.pid = ss->pid,
 		.binary = path,
 		.libs = ss->libs,
 		.nlibs = ss->nlibs,
 		.ringbuf_bytes = ss->o->ringbuf_bytes,
 		.max_kslices = ss->o->max_slices,
-		.kernel = ss->kernel,
-		.stop_mask = stop_mask,
 		.all_events = ss->o->record_path != NULL,
 		.follow_forks = ss->o->follow_forks,
 		.launching = !ss->o->pid,
-		.stack_events = stacks,
 		.warn = stderr,
 	};
+	/* --dynamic's state while the run goes on (its plan is the plan's) */
+	const uint64_t *arms;
+	uint64_t dormant;
+
 	if (ss->o->dynamic &&
-	    !(ss->dyn = vg_dyn_plan(ss->spec, ss->kernel, &po.arms,
-				    &po.dormant))) {
-		vg_errf(e, "out of memory");
-		goto out;
-	}
-	po.hold_events = holds = vg_watchset_holds(ss->spec, ss->kernel, &oom);
-	if (oom) {
+	    !(ss->dyn = vg_dyn_plan(ss->spec, ss->kernel, &arms, &dormant))) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
@@ -430,7 +399,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	snprintf(ss->exe, sizeof(ss->exe), "%s", path);
 	if (vg_probe_has_watches(ss->probe) &&
 	    !(ss->ws = vg_watchset_new(ss->spec, ss->kernel, ss->probe,
-				       ss->pid, stop_mask,
+				       ss->pid, plan->stop_masks,
 				       ss->o->watch_evict ? VG_WATCH_EVICT
 							  : VG_WATCH_REFUSE, e)))
 		goto out;
@@ -448,8 +417,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	rc = 0;
 out:
 	free(user);
-	free(stop_mask);
-	free(holds);
+	vg_plan_free(plan);
 	return rc;
 }
 

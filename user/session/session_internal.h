@@ -11,6 +11,7 @@
 
 #include "session.h"
 #include "probe/probe.h"
+#include "dynamic.h"
 
 struct vg_ckpt;
 struct vg_fsnap;
@@ -130,12 +131,7 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 
 /* --- dynamic instrumentation (dynamic.c) --- */
 
-struct vg_dyn;
-/* From the automata: per event, the events it can make needed (*arms,
- * owned by the result) and the entry probes that start detached. */
-struct vg_dyn *vg_dyn_plan(const struct vg_spec *spec, const bool *kernel,
-			   const uint64_t **arms, uint64_t *dormant);
-void vg_dyn_free(struct vg_dyn *d);
+/* vg_dyn_plan, vg_dyn_free: dynamic.h */
 /* A record read: note an arming stop (VG_RF_ARMSTOP). */
 void vg_dyn_note(struct session *ss, const struct vg_rec_hdr *h);
 /* After a drain: attach what arming stops asked for, resume the target. */

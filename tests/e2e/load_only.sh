@@ -1,0 +1,35 @@
+# A run loads only the BPF programs its spec attaches, and VIGIL_DEBUG=1
+# prints the verifier's time per program loaded (user/probe/load_stats.c).
+. "$(dirname "$0")/lib.sh"
+
+cat >"$TMP/before.vigil" <<'SPEC'
+property calls "noise only inside a session"
+slice on int s
+state init accepting {
+  before open_session(s) -> open
+}
+state open accepting {
+  before noise(k) -> open
+  before close_session(s) -> init
+}
+SPEC
+
+# loaded: a line with its verifier time; not loaded: in the last line
+loaded() { grep -qE "vigil: debug: verifier: $1 +[0-9]+ us, +[0-9]+ insns processed" "$TMP/out"; }
+not_loaded() { grep -qE "vigil: debug: verifier: [0-9]+ programs loaded in [0-9]+ ms \(verifier [0-9]+ ms\); not loaded:.* $1( |$)" "$TMP/out"; }
+
+# entry probes only: no return program, no stash, no kernel-tier build
+VIGIL_DEBUG=1 run_vigil run --tier=user "$TMP/before.vigil" -- "$TARGETS/phases" 100
+expect_rc 0
+for p in vg_exit vg_fork vg_exec vg_entry; do loaded $p || fail "$p: no verifier line"; done
+for p in vg_return vg_return_k vg_entry_k vg_stash vg_entry_s vg_return_s vg_signal vg_sys_enter vg_watch; do
+	not_loaded $p || fail "$p loaded for a spec that attaches none"
+done
+
+# the kernel tier, with `after` events: the kernel-tier builds and the stash
+VIGIL_DEBUG=1 run_vigil run --tier=kernel specs/queue_bounds.vigil -- "$TARGETS/queue"
+expect_rc 0
+for p in vg_entry_k vg_return_k vg_stash; do loaded $p || fail "$p: no verifier line"; done
+for p in vg_entry vg_return vg_entry_s vg_return_s; do
+	not_loaded $p || fail "$p loaded for a kernel-tier spec without strings"
+done

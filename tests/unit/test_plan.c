@@ -1,0 +1,257 @@
+/* Unit tests of the plan (user/plan/plan.h) against the targets the e2e
+ * tests use (build/targets/, from the Makefile's BUILD): tiers and their
+ * reasons, stop states, the probe sites (file, placement, entry or
+ * return, the program that runs there), what each probe reads, the
+ * events that hold a slice for a watchpoint, --dynamic's dormant probes,
+ * stacks. No root needed: a plan reads ELF and DWARF only. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan.h"
+#include "spec_load.h"
+#include "vigil_event.h"
+
+static char target[4096];
+
+static const char *tgt(const char *name)
+{
+	const char *b = getenv("BUILD");
+
+	snprintf(target, sizeof(target), "%s/targets/%s", b ? b : "build",
+		 name);
+	return target;
+}
+
+static struct vg_plan *plan_of(const struct vg_spec *s, const char *bin,
+			       enum vg_tier tier, bool dynamic)
+{
+	struct vg_plan_opts o = { .binary = bin, .tier = tier,
+				  .on_violation = VG_OV_STOP,
+				  .dynamic = dynamic };
+	struct vg_err e = { 0 };
+	struct vg_plan *p = vg_plan_build(s, &o, &e);
+
+	if (!p)
+		fail_msg("plan: %s", e.msg);
+	return p;
+}
+
+static const struct vg_plan_site *site(const struct vg_plan *p,
+				       const char *fn, bool ret)
+{
+	for (int i = 0; i < p->nsites; i++)
+		if (!strcmp(p->spec->events[p->sites[i].event].name, fn) &&
+		    p->sites[i].retprobe == ret)
+			return &p->sites[i];
+	fail_msg("no %s site for %s", ret ? "return" : "entry", fn);
+	return NULL;
+}
+
+static const char queue_spec[] =
+	"property queue_bounds \"q\"\n"
+	"slice on ptr q\n"
+	"int n = 0, max = 0\n"
+	"state init accepting {\n"
+	"  after queue_new(size) returns q { max = size; } -> ready\n"
+	"}\n"
+	"state ready accepting {\n"
+	"  before queue_push(q) when n < max { n = n + 1; } -> ready\n"
+	"  before queue_push(q) -> overflow\n"
+	"  before queue_pop(q) when n > 0 { n = n - 1; } -> ready\n"
+	"  before queue_pop(q) -> underflow\n"
+	"}\n"
+	"state overflow violation\n"
+	"state underflow violation\n";
+
+/* the kernel tier: 4 sites on the program, the kernel-tier builds, the
+ * violations stop the target, no event goes to user space */
+static void test_plan_queue_kernel(void **state)
+{
+	struct vg_spec *s = load(queue_spec);
+	struct vg_plan *p = plan_of(s, tgt("queue"), VG_TIER_AUTO, false);
+	const struct vg_plan_site *u;
+
+	assert_true(p->props[0].kernel);
+	assert_true(p->any_kernel);
+	assert_int_equal(p->props[0].stop_mask, 1u << 2 | 1u << 3);
+	assert_int_equal(p->nsites, 4);
+	/* after queue_new(size): the entry half saves size, the return
+	 * half at the same function; neither is moved */
+	u = site(p, "queue_new", false);
+	assert_int_equal(u->prog, VG_PROG_STASH);
+	assert_int_equal(u->offset, u->func);
+	assert_true(u->emulated);	/* push %rbp */
+	u = site(p, "queue_new", true);
+	assert_int_equal(u->prog, VG_PROG_RETURN);
+	assert_string_equal(vg_plan_prog_name(p, u->prog), "vg_return_k");
+	assert_non_null(strstr(u->path, "targets/queue"));
+	u = site(p, "queue_push", false);
+	assert_int_equal(u->prog, VG_PROG_ENTRY);
+	assert_string_equal(vg_plan_prog_name(p, u->prog), "vg_entry_k");
+	assert_false(u->retprobe);
+	for (int i = 0; i < s->nevents; i++)
+		assert_false(p->events[i].flags & VG_EVF_USER);
+	assert_null(p->hold_events);
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* --tier=user: every event to user space, woken at once where a
+ * transition can stop; the user-tier builds */
+static void test_plan_queue_user(void **state)
+{
+	struct vg_spec *s = load(queue_spec);
+	struct vg_plan *p = plan_of(s, tgt("queue"), VG_TIER_USER, false);
+
+	assert_false(p->props[0].kernel);
+	assert_string_equal(p->props[0].why, "--tier=user");
+	assert_string_equal(vg_plan_prog_name(p, VG_PROG_ENTRY), "vg_entry");
+	for (int i = 0; i < s->nevents; i++)
+		assert_true(p->events[i].flags & VG_EVF_USER);
+	/* push and pop can enter overflow/underflow, which stop */
+	for (int i = 0; i < s->nevents; i++)
+		assert_int_equal(!!(p->events[i].flags & VG_EVF_WAKE),
+				 s->events[i].kind == VG_EV_BEFORE);
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* a property the kernel tier cannot take says why, and --tier=kernel on
+ * it is an error naming the spec line */
+static void test_plan_tier_reason(void **state)
+{
+	struct vg_spec *s = load(
+		"property p \"x\"\n"
+		"slice on ptr q\n"
+		"state a accepting { before queue_push(q) -> b }\n"
+		"state b accepting { thread_exit -> a }\n");
+	struct vg_plan_opts o = { .binary = tgt("queue"),
+				  .tier = VG_TIER_KERNEL };
+	struct vg_err e = { 0 };
+	struct vg_plan *p = plan_of(s, tgt("queue"), VG_TIER_AUTO, false);
+
+	assert_false(p->props[0].kernel);
+	assert_non_null(strstr(p->props[0].why, "thread_exit"));
+	vg_plan_free(p);
+	assert_null(vg_plan_build(s, &o, &e));
+	assert_int_equal(e.exit_code, VG_EXIT_USAGE);
+	assert_non_null(strstr(e.msg, "t.vigil:1:"));
+	vg_spec_free(s);
+}
+
+/* a missing function: the spec line and the binary */
+static void test_plan_missing_function(void **state)
+{
+	struct vg_spec *s = load("property p \"x\"\n"
+				 "state a accepting { before no_such_fn() -> a }\n");
+	struct vg_plan_opts o = { .binary = tgt("queue") };
+	struct vg_err e = { 0 };
+
+	assert_null(vg_plan_build(s, &o, &e));
+	assert_int_equal(e.exit_code, VG_EXIT_USAGE);
+	assert_non_null(strstr(e.msg, "t.vigil:2:"));
+	assert_non_null(strstr(e.msg, "no_such_fn"));
+	assert_non_null(strstr(e.msg, "targets/queue"));
+	vg_spec_free(s);
+}
+
+/* a state that consumes `write o->count` holds the slice: the event that
+ * enters it stops its thread until the watchpoint is armed */
+static void test_plan_watch_holds(void **state)
+{
+	struct vg_spec *s = load(
+		"property counted \"c\"\n"
+		"slice on ptr o\n"
+		"state closed accepting { before obj_open(o) -> open }\n"
+		"state open accepting {\n"
+		"  write o->count -> open\n"
+		"  before obj_close(o) -> closed\n"
+		"}\n");
+	struct vg_plan *p = plan_of(s, tgt("objects"), VG_TIER_AUTO, false);
+	int open = -1, close = -1;
+
+	for (int i = 0; i < s->nevents; i++) {
+		if (!strcmp(s->events[i].name, "obj_open"))
+			open = i;
+		if (!strcmp(s->events[i].name, "obj_close"))
+			close = i;
+	}
+	assert_true(open >= 0 && close >= 0);
+	assert_false(p->props[0].kernel);	/* watches are user tier */
+	assert_non_null(p->hold_events);
+	assert_true(p->events[open].flags & VG_EVF_HOLD);
+	assert_false(p->events[close].flags & VG_EVF_HOLD);
+	/* the watch itself is no uprobe */
+	assert_int_equal(p->nsites, 2);
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* --dynamic: noise() is needed only inside a session, so its entry probe
+ * starts dormant and open_session's return arms it */
+static void test_plan_dynamic(void **state)
+{
+	struct vg_spec *s = load(
+		"property in_session \"s\"\n"
+		"slice on int s\n"
+		"state init accepting { after open_session(id) returns s -> open }\n"
+		"state open accepting {\n"
+		"  before noise(k) -> open\n"
+		"  before close_session(id) when id == s -> init\n"
+		"}\n");
+	struct vg_plan *p = plan_of(s, tgt("phases"), VG_TIER_USER, true);
+	int noise = -1, open = -1;
+
+	for (int i = 0; i < s->nevents; i++) {
+		if (!strcmp(s->events[i].name, "noise"))
+			noise = i;
+		if (!strcmp(s->events[i].name, "open_session"))
+			open = i;
+	}
+	assert_true(site(p, "noise", false)->dormant);
+	assert_false(site(p, "open_session", true)->dormant);
+	assert_int_equal(p->dormant >> noise & 1, 1);
+	assert_true(p->events[open].arms >> noise & 1);
+	/* after open_session(id) with an argument: a stash at the entry */
+	assert_int_equal(site(p, "open_session", false)->prog, VG_PROG_STASH);
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* a backtrace reaction takes the stacks of its property's events */
+static void test_plan_stacks(void **state)
+{
+	struct vg_spec *s = load(
+		"property p \"x\"\n"
+		"slice on ptr q\n"
+		"state a accepting { before queue_push(q) -> b }\n"
+		"state b violation\n"
+		"on enter b: backtrace\n");
+	struct vg_plan *p = plan_of(s, tgt("queue"), VG_TIER_AUTO, false);
+
+	assert_true(p->stack_events[0]);
+	assert_true(p->events[0].flags & VG_EVF_STACK);
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_queue_kernel),
+		cmocka_unit_test(test_plan_queue_user),
+		cmocka_unit_test(test_plan_tier_reason),
+		cmocka_unit_test(test_plan_missing_function),
+		cmocka_unit_test(test_plan_watch_holds),
+		cmocka_unit_test(test_plan_dynamic),
+		cmocka_unit_test(test_plan_stacks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,283 @@
+/* Building a run's plan (plan.h): the deciders, one pass each, over one
+ * object, before anything is loaded. */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "act/scenario.h"
+#include "probe/placement.h"
+#include "probe/probe.h"
+#include "session/dynamic.h"
+#include "session/watchset.h"
+#include "sym/cxxnames.h"
+#include "sym/libs.h"
+
+int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
+		  bool *kernel, char (*why)[256], struct vg_err *e)
+{
+	for (int i = 0; i < spec->nprops; i++) {
+		const char *no = vg_ktier_ineligible(spec, i, why[i],
+						     sizeof(why[i]));
+
+		if (tier == VG_TIER_KERNEL && no)
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "%s:%d:%d: property %s cannot run in the kernel tier: %s",
+					    spec->props[i].loc.file,
+					    spec->props[i].loc.line,
+					    spec->props[i].loc.col,
+					    spec->props[i].name, no);
+		kernel[i] = tier != VG_TIER_USER && !no;
+		if (tier == VG_TIER_USER)
+			snprintf(why[i], sizeof(why[i]), "--tier=user");
+	}
+	return 0;
+}
+
+/* Which events capture their user stack: every function event with
+ * --stacks, else those of properties with a `backtrace` reaction. */
+static void pass_stacks(struct vg_plan *p, bool all)
+{
+	const struct vg_spec *spec = p->spec;
+
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *pr = &spec->props[i];
+		bool bt = all;
+
+		for (int s = 0; !bt && s < pr->nstates; s++)
+			bt = vg_property_state_has_action(pr, s, true, VG_ACT_BACKTRACE) ||
+			     vg_property_state_has_action(pr, s, false, VG_ACT_BACKTRACE);
+		for (int b = 0; bt && b < pr->nbindings; b++) {
+			enum vg_event_kind k = spec->events[pr->bindings[b].event].kind;
+
+			/* the lifecycle tracepoints have no user stack */
+			p->stack_events[pr->bindings[b].event] =
+				k == VG_EV_BEFORE || k == VG_EV_AFTER;
+		}
+		if (bt && pr->timed)	/* the stack of the entering event */
+			p->stack_events[pr->timeout_event] = true;
+	}
+}
+
+/* The flags the probes go by (include/vigil_event.h) */
+static void pass_flags(struct vg_plan *p, bool record)
+{
+	const struct vg_spec *s = p->spec;
+
+	/* an event goes to the user tier if any user-tier property uses it,
+	 * or if the run is being recorded */
+	for (int prop = 0; prop < s->nprops; prop++) {
+		const struct vg_property *pr = &s->props[prop];
+
+		if (p->kernel[prop] && !record)
+			continue;
+		for (int b = 0; b < pr->nbindings; b++)
+			p->events[pr->bindings[b].event].flags |= VG_EVF_USER;
+		/* a user-tier stop is late by the time to wake us: keep it
+		 * short for the events that can cause one */
+		for (int t = 0; t < pr->ntrans; t++)
+			if (p->stop_masks[prop] >> pr->trans[t].to & 1)
+				p->events[pr->trans[t].event].flags |= VG_EVF_WAKE;
+	}
+	for (int i = 0; i < s->nevents; i++) {
+		struct vg_plan_event *ev = &p->events[i];
+
+		if (p->stack_events[i])
+			ev->flags |= VG_EVF_STACK;
+		if (p->hold_events && p->hold_events[i])
+			ev->flags |= VG_EVF_HOLD;
+		if (s->events[i].marks_inside)
+			ev->flags |= s->events[i].kind == VG_EV_BEFORE
+				     ? VG_EVF_ENTER : VG_EVF_LEAVE;
+		if (p->arms)
+			ev->arms = p->arms[i];
+		if (s->events[i].kind == VG_EV_SIGNAL)
+			p->tp_signal = true;
+		if (s->events[i].kind == VG_EV_SYSCALL)
+			p->tp_syscalls = true;
+		if (vg_event_watches(&s->events[i]) &&
+		    !s->events[i].wloc.per_slice)
+			p->nwatch_globals++;
+	}
+}
+
+static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
+		    const struct vg_func_where *w, struct vg_err *e)
+{
+	struct vg_plan_site *s;
+	bool ret = prog == VG_PROG_RETURN || prog == VG_PROG_RETURN_S;
+	struct vg_placement pl = { .offset = w->fn.offset };
+
+	s = realloc(p->sites, (size_t)(p->nsites + 1) * sizeof(*s));
+	if (!s)
+		return vg_errf(e, "out of memory");
+	p->sites = s;
+	s = &p->sites[p->nsites++];
+	memset(s, 0, sizeof(*s));
+	s->event = event;
+	s->prog = prog;
+	s->retprobe = ret;
+	snprintf(s->path, sizeof(s->path), "%s", w->path);
+	snprintf(s->sym, sizeof(s->sym), "%s", w->sym);
+	s->func = w->fn.offset;
+	/* an entry probe goes on the first instruction the kernel emulates
+	 * when the ones before it cannot matter (probe/placement.h); a
+	 * return probe stays at the entry, where the return address is at
+	 * %rsp. VIGIL_NO_PLACEMENT=1 keeps every probe at the entry, for
+	 * the benchmark that measures the gain. */
+	if (!ret && !getenv("VIGIL_NO_PLACEMENT"))
+		vg_place_entry(w->path, w->fn.offset, &pl);
+	s->offset = pl.offset;
+	s->emulated = pl.emulated;
+	s->skipped = pl.skipped;
+	snprintf(s->insn, sizeof(s->insn), "%s", pl.insn);
+	s->dormant = !ret && event < 64 && (p->dormant >> event & 1);
+	return 0;
+}
+
+/* Where each function probe goes, and which program runs there */
+static int pass_sites(struct vg_plan *p, const struct vg_plan_opts *o,
+		      struct vg_err *e)
+{
+	const struct vg_spec *s = p->spec;
+	struct vg_libs libs;
+	int rc = 0;
+
+	if (vg_libs_load_with(o->binary, o->libs, o->nlibs, &libs, e))
+		return -1;
+	for (int i = 0; i < s->nevents && !rc; i++) {
+		const struct vg_event *ev = &s->events[i];
+		struct vg_func_where *all = NULL;
+		size_t nall = 0;
+
+		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
+			continue;
+		/* a C++ name may stand for several functions (overloads,
+		 * constructor variants): each gets its sites */
+		if (vg_libs_find_funcs(&libs, ev->name, &all, &nall, e)) {
+			char tmp[sizeof(e->msg)];
+
+			/* the spec line that asked for it (exit status 2) */
+			snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %.3800s",
+				 ev->loc.file, ev->loc.line, ev->loc.col,
+				 e->msg);
+			snprintf(e->msg, sizeof(e->msg), "%s", tmp);
+			e->exit_code = VG_EXIT_USAGE;
+			rc = -1;
+			break;
+		}
+		for (size_t k = 0; k < nall && !rc; k++) {
+			const struct vg_func_where *w = &all[k];
+
+			if (ev->kind == VG_EV_BEFORE) {
+				rc = add_site(p, i, ev->nstrs ? VG_PROG_ENTRY_S
+							      : VG_PROG_ENTRY,
+					      w, e);
+				continue;
+			}
+			/* the entry half saves the arguments the return
+			 * half reports */
+			if (ev->nfields)
+				rc = add_site(p, i, VG_PROG_STASH, w, e);
+			if (!rc)
+				rc = add_site(p, i, ev->nstrs ? VG_PROG_RETURN_S
+							      : VG_PROG_RETURN,
+					      w, e);
+		}
+		free(all);
+	}
+	vg_libs_free(&libs);
+	return rc;
+}
+
+struct vg_plan *vg_plan_build(const struct vg_spec *spec,
+			      const struct vg_plan_opts *o, struct vg_err *e)
+{
+	struct vg_plan *p = calloc(1, sizeof(*p));
+	char (*why)[256] = NULL;
+	int np = spec->nprops, ne = spec->nevents;
+	bool oom = false;
+
+	if (!p) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	p->spec = spec;
+	p->nprops = np;
+	p->nevents = ne;
+	p->props = calloc(np + 1, sizeof(*p->props));
+	p->events = calloc(ne + 1, sizeof(*p->events));
+	p->kernel = calloc(np + 1, sizeof(bool));
+	p->stop_masks = calloc(np + 1, sizeof(uint32_t));
+	p->stack_events = calloc(ne + 1, sizeof(bool));
+	why = calloc(np + 1, sizeof(*why));
+	if (!p->props || !p->events || !p->kernel || !p->stop_masks ||
+	    !p->stack_events || !why) {
+		vg_errf(e, "out of memory");
+		goto fail;
+	}
+	/* 1. tiers */
+	if (vg_plan_tiers(spec, o->tier, p->kernel, why, e))
+		goto fail;
+	for (int i = 0; i < np; i++) {
+		if (o->follow_forks) {
+			p->kernel[i] = false;
+			snprintf(why[i], sizeof(why[i]),
+				 "--follow-fork (kernel-tier slices do not tell processes apart)");
+		}
+		p->props[i].kernel = p->kernel[i];
+		p->any_kernel |= p->kernel[i];
+		if (!p->kernel[i])
+			snprintf(p->props[i].why, sizeof(p->props[i].why),
+				 "%s", why[i]);
+		/* 2. the states whose entry stops the target */
+		p->props[i].stop_mask = p->stop_masks[i] =
+			vg_stop_mask_for(spec, i, o->on_violation);
+	}
+	/* 3. stacks; 4. watch holds; 5. --dynamic */
+	pass_stacks(p, o->stacks);
+	p->hold_events = vg_watchset_holds(spec, p->kernel, &oom);
+	if (oom) {
+		vg_errf(e, "out of memory");
+		goto fail;
+	}
+	if (o->dynamic) {
+		const uint64_t *arms;
+		struct vg_dyn *d = vg_dyn_plan(spec, p->kernel, &arms,
+					       &p->dormant);
+
+		p->arms = d ? calloc(ne + 1, sizeof(uint64_t)) : NULL;
+		if (p->arms)
+			memcpy(p->arms, arms, ne * sizeof(uint64_t));
+		vg_dyn_free(d);
+		if (!p->arms) {
+			vg_errf(e, "out of memory");
+			goto fail;
+		}
+	}
+	/* 6. what the probes are told per event; 7. the sites */
+	pass_flags(p, o->record);
+	if (o->binary && pass_sites(p, o, e))
+		goto fail;
+	free(why);
+	return p;
+fail:
+	free(why);
+	vg_plan_free(p);
+	return NULL;
+}
+
+void vg_plan_free(struct vg_plan *p)
+{
+	if (!p)
+		return;
+	free(p->props);
+	free(p->events);
+	free(p->sites);
+	free(p->kernel);
+	free(p->stop_masks);
+	free(p->stack_events);
+	free(p->hold_events);
+	free(p->arms);
+	free(p);
+}
