@@ -12,7 +12,7 @@ cases=(
 	"new-delarr|newed -> new_delete_array|after operator new\(\) returned|before operator delete\[\]\(void\*\)\(|operator delete\[\]\(void\*\)"
 	"newarr-free|newed_array -> new_array_free|after operator new\[\]\(\) returned|before free\(|free"
 	"malloc-delarr|malloced -> malloc_delete_array|after malloc\(\) returned|before operator delete\[\]\(void\*\)\(|operator delete\[\]\(void\*\)"
-	"bad-delete|unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+\)  unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
+	"bad-delete|unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+( \(.*\))?\)  unknown -> bad_delete|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 	"double-delete|deleted -> double_delete|before operator delete\(void\*, unsigned long\)\(.*live -> deleted|before operator delete\(void\*, unsigned long\)\(|operator delete\(void\*, unsigned long\)"
 )
 for c in "${cases[@]}"; do
@@ -63,7 +63,7 @@ pid=$(stopped_pid)
 expect_rc 1
 expect_out "state  deleted -> use_after_delete"
 expect_out "after operator new\(64\) returned (0x[0-9a-f]+)  none -> live"
-expect_out "before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+\)  live -> deleted"
+expect_out "before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+( \(.*\))?\)  live -> deleted"
 expect_out "write \*p @ size .*: 42 \(was [0-9]+\) at 0x[0-9a-f]+  deleted -> use_after_delete"
 run_vigil run --watch-policy=evict specs/lib/cxx_use_after_delete.vigil -- "$TARGETS/cxxqueue" clean
 expect_rc 0

@@ -92,8 +92,8 @@ for run in cxxqueue:kernel cxxqueue:user cxxqueue-nodebug:kernel; do
 		[ -n "$pid" ] && LEFT_PIDS+=("$pid")
 		expect_rc 1
 		expect_out "state  destroyed -> used_after_destroy"
-		expect_out "event  before Queue::push\(int\)\(0x[0-9a-f]+\)"
-		expect_out "before Queue::~Queue\(0x[0-9a-f]+\)  alive -> destroyed"
+		expect_out "event  before Queue::push\(int\)\(0x[0-9a-f]+( \(.*\))?\)"
+		expect_out "before Queue::~Queue\(0x[0-9a-f]+( \(.*\))?\)  alive -> destroyed"
 		# stacks demangled, as gdb writes them
 		expect_out "at shop::Queue::push\(int\)\+0x0"
 		expect_out "at shop::Queue::~Queue\(\)\+0x0"
@@ -105,7 +105,7 @@ for run in cxxqueue:kernel cxxqueue:user cxxqueue-nodebug:kernel; do
 			cat "$TMP/gdb"
 			expect_frame 0 "shop::Queue::push" "not stopped in shop::Queue::push"
 			expect_frame 1 "main" "main is not the caller"
-			grep -qE "before Queue::push\(int\)\(0x[0-9a-f]+\)" "$TMP/gdb" ||
+			grep -qE "before Queue::push\(int\)\(0x[0-9a-f]+( \(.*\))?\)" "$TMP/gdb" ||
 				fail "gdb's vigil status lacks the C++ event"
 			kill -KILL "$pid"
 		fi

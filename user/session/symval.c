@@ -6,6 +6,7 @@
 #include "probe/probe.h"
 #include "report/report.h"
 #include "session_internal.h"
+#include "sym/cxxnames.h"
 #include "sym/symbolize.h"
 
 #define MAX_BLOCKS 65536
@@ -209,7 +210,7 @@ bool vg_symval_name(void *ctx, uint64_t v, char *buf, size_t len)
 {
 	struct vg_symval *sv = ctx;
 	const struct block *best = NULL;
-	char name[320];
+	char sym[320], name[640];
 	uint64_t off;
 
 	if (!sv || v < 4096)
@@ -217,7 +218,9 @@ bool vg_symval_name(void *ctx, uint64_t v, char *buf, size_t len)
 	if (!sv->sym && sv->ss->pid > 0 &&
 	    (sv->sym = vg_symbolizer_new(sv->ss->pid)))
 		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
-	if (sv->sym && vg_symbolize_data(sv->sym, v, name, sizeof(name), &off)) {
+	if (sv->sym && vg_symbolize_data(sv->sym, v, sym, sizeof(sym), &off)) {
+		/* a C++ global as its source says it: main::buf */
+		vg_demangle_into(sym, name, sizeof(name));
 		if (off)
 			snprintf(buf, len, "&%s+%llu", name,
 				 (unsigned long long)off);
