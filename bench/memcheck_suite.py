@@ -209,6 +209,7 @@ def memcheck(exe, args, tmp):
         pass
     kinds, leaks, other = Counter(), defaultdict(list), Counter()
     reads = [0, 0]
+    blocks = set()		# freed blocks accessed: vigil reports one each
     try:
         root = ET.parse(xmlf).getroot()
     except (ET.ParseError, FileNotFoundError):
@@ -229,6 +230,11 @@ def memcheck(exe, args, tmp):
         elif kind in ("InvalidWrite", "InvalidRead") and freed:
             kinds["access_after_free"] += 1
             reads[kind == "InvalidRead"] += 1
+            m = re.search(r"Address (0x[0-9A-Fa-f]+) is ([\d,]+) bytes inside",
+                          aux)
+            if m:
+                blocks.add(int(m.group(1), 16) -
+                           int(m.group(2).replace(",", "")))
         elif kind == "FishyValue":
             kinds["fishy_size"] += 1
         else:
@@ -236,6 +242,7 @@ def memcheck(exe, args, tmp):
     kinds["definitely_lost"] = (len(leaks["DefinitelyLost"]) +
                                 len(leaks["IndirectlyLost"]))  # records
     kinds["_writes_after_free"], kinds["_reads_after_free"] = reads
+    kinds["_uaf_blocks"] = len(blocks)
     return kinds, leaks, other
 
 
@@ -361,6 +368,7 @@ def main():
     nobuild, noresult, ran = [], [], 0
     false_reach = false_libc = unsure = 0
     mc_rw = [0, 0]
+    uaf_blocks = [0, 0]	# memcheck's freed blocks accessed, vigil's found
     for name, res in results:
         if res is None:
             nobuild.append(name)
@@ -374,6 +382,8 @@ def main():
         other_mc += mother
         mc_rw[0] += mk["_writes_after_free"]
         mc_rw[1] += mk["_reads_after_free"]
+        uaf_blocks[0] += mk["_uaf_blocks"]
+        uaf_blocks[1] += min(mk["_uaf_blocks"], vk["access_after_free"])
         unsure += vunsure
         row = {"test": name, "end": end, "inconclusive": vunsure}
         for k in KINDS:
@@ -419,7 +429,9 @@ def main():
           "memcheck's heap at exit (the C library's own); %d slices "
           "inconclusive" % (100.0 * sf / sm if sm else 0, false_reach,
                             false_libc, unsure))
-    print("memcheck's accesses after free: %d writes, %d reads" % tuple(mc_rw))
+    print("memcheck's accesses after free: %d writes, %d reads, to %d freed "
+          "blocks; vigil (one violation per block) found %d of the blocks"
+          % (mc_rw[0], mc_rw[1], uaf_blocks[0], uaf_blocks[1]))
     print("memcheck's other kinds (no vigil property): " +
           (", ".join("%s=%d" % kv for kv in sorted(other_mc.items())) or "-"))
     if a.json:

@@ -3,6 +3,7 @@
 # free of a block the parent allocated is found, and its first free of it
 # is no bad free; the parent's own free of its copy does not touch the
 # child's slices; vigil waits for the child, which outlives the parent.
+# A child that execs drops the copied slices with its old memory.
 . "$(dirname "$0")/lib.sh"
 
 export GLIBC_TUNABLES=glibc.malloc.tcache_count=0
@@ -23,4 +24,15 @@ expect_out "^vigil: pid $child: bad_free: live slices by state: unknown=0 live=0
 # the parent's: its copy of p freed once, q live
 expect_out "^vigil: double_free: live slices by state: init=0 live=1 freed=1 double_free=0$"
 expect_out "^vigil: ERROR SUMMARY: 1 error: double_free.double_free=1$"
+
+# a child that execs leaves its copy of the parent's heap behind: no leak
+# of its own (the parent frees its blocks)
+run_vigil run -q --follow-fork specs/lib/leak.vigil -- "$TARGETS/forkfree" --exec
+expect_rc 0
+expect_out "^forkfree: exec done"
+child=$(sed -nE 's/^vigil: pid [0-9]+ forked pid ([0-9]+): followed$/\1/p' "$TMP/out" | head -1)
+[ -n "$child" ] || fail "no fork reported"
+expect_out "^vigil: pid $child: leak: live slices by state: free=0 allocated=0$"
+expect_no_out "nonaccepting"
+expect_out "^vigil: ERROR SUMMARY: 0 errors$"
 echo ok

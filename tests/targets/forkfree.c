@@ -7,9 +7,13 @@
  * Run it with GLIBC_TUNABLES=glibc.malloc.tcache_count=0: the blocks go
  * to glibc's fastbins, whose check looks only at the last block freed,
  * and the child runs to its end. No stdio: its buffer would be a block
- * too. */
+ * too.
+ * forkfree --exec: the parent allocates a block, forks a child that execs
+ * /bin/true, waits for it, frees the block: the child's copy of the
+ * block goes with its exec, it is no leak of the child's. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void *volatile sink;	/* keeps gcc from dropping the mallocs */
@@ -21,9 +25,21 @@ static void say(const char *s)
 	(void)r;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *p = malloc(64), *q = malloc(64);
+
+	if (argc > 1 && !strcmp(argv[1], "--exec")) {
+		if (fork() == 0) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		wait(NULL);
+		free(p);
+		free(q);
+		say("forkfree: exec done\n");
+		return 0;
+	}
 
 	sink = p;
 	sink = q;

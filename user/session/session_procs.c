@@ -164,6 +164,58 @@ static void kid_from_parent(struct session *ss, pid_t parent, pid_t child)
 			child, k.failed);
 }
 
+/* A followed process exec'd: its memory is a new program's, so the
+ * slices copied from its parent at the fork, and those of its old
+ * program, are gone with it (each set back to its initial state, which
+ * frees it). */
+struct kid_slices {
+	int n, cap;
+	struct { int prop; uint32_t mask; uint64_t params[VG_MAX_PARAMS]; } *s;
+};
+
+static void note_slice(void *ctx, const struct vg_slice_view *v)
+{
+	struct kid_slices *k = ctx;
+
+	if (k->n == k->cap) {
+		int cap = k->cap ? 2 * k->cap : 64;
+		void *p = realloc(k->s, cap * sizeof(*k->s));
+
+		if (!p)
+			return;
+		k->s = p;
+		k->cap = cap;
+	}
+	k->s[k->n].prop = v->prop;
+	k->s[k->n].mask = v->mask;
+	memcpy(k->s[k->n].params, v->params, sizeof(k->s[0].params));
+	k->n++;
+}
+
+static void kid_forget(struct session *ss, pid_t pid)
+{
+	struct kid_slices k = { 0 };
+	struct vg_monitor *m = NULL;
+	struct vg_err e = { 0 };
+
+	for (int i = 0; i < ss->nkids; i++)
+		if (ss->kids[i].pid == pid)
+			m = ss->kids[i].mon;
+	if (!m)
+		return;
+	vg_monitor_foreach(m, note_slice, &k);
+	for (int i = 0; i < k.n; i++) {
+		const struct vg_property *p = &ss->spec->props[k.s[i].prop];
+		int64_t vars[p->nvars + 1];
+
+		for (int v = 0; v < p->nvars; v++)
+			vars[v] = p->vars[v].init;
+		vg_monitor_set(m, k.s[i].prop, k.s[i].mask, k.s[i].params, 0,
+			       vars, &e);
+	}
+	free(k.s);
+}
+
 bool vg_session_kids_running(struct session *ss)
 {
 	for (int i = 0; i < ss->nkids; i++) {
@@ -249,6 +301,8 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	same = !stat(ss->exe, &st) && st.st_ino == p->ino &&
 	       major(st.st_dev) == p->dev >> 20 &&
 	       minor(st.st_dev) == (p->dev & 0xfffff);
+	if (ss->o->follow_forks && (pid_t)p->h.pid != ss->pid)
+		kid_forget(ss, (pid_t)p->h.pid);
 	vg_report_process(ss->report, VG_PROC_EXEC, p->h.pid, 0, path, same,
 			  ss->forks + ++ss->execs);
 	return 0;
