@@ -174,7 +174,16 @@ static bool *stack_events(const struct vg_spec *spec, bool all)
 			/* the lifecycle tracepoints have no user stack */
 			on[p->bindings[b].event] = k == VG_EV_BEFORE || k == VG_EV_AFTER;
 		}
-		if (bt && p->timed)	/* the stack of the entering event */
+		/* a timeout's report shows the stack of the event that
+		 * entered the state: those events always take theirs */
+		for (int t = 0; p->timed && t < p->ntrans; t++) {
+			enum vg_event_kind k = spec->events[p->trans[t].event].kind;
+
+			if (p->states[p->trans[t].to].timed &&
+			    (k == VG_EV_BEFORE || k == VG_EV_AFTER))
+				on[p->trans[t].event] = true;
+		}
+		if (p->timed)
 			on[p->timeout_event] = true;
 	}
 	return on;
@@ -656,8 +665,10 @@ static int loop(struct session *ss, struct vg_err *e)
 		vg_session_live_tick(ss);
 		if (target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
-			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0 ||
-			    vg_session_timeouts(ss, e))
+			/* no timeouts now: the target may have exited before
+			 * their deadlines (those due while it ran fired when
+			 * the loop woke for them) */
+			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 				goto out;
 			break;
 		}
