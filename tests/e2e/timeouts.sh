@@ -61,6 +61,17 @@ grep -A2 "backtrace of tid" "$TMP/out" | grep -q "hold_long" || fail "the enteri
 late_under 20
 stopped_in hold_long
 replay specs/lib/mutex_hold.vigil 100ms
+# the JSON verdict: the entering event's stack, and the times
+python3 - "$TMP/live.jsonl" <<'PY' || fail "the JSON violation lacks the timeout's evidence"
+import json, sys
+v = [o for o in map(json.loads, open(sys.argv[1]))
+     if o["type"] == "verdict" and o["verdict"] == "violation"][0]
+t = v["event"]["timeout"]
+assert v["event"]["kind"] == "timeout", v
+assert t["limit_ns"] == 100000000 and t["deadline_ns"] == t["entered_ns"] + t["limit_ns"], t
+assert t["fired_ns"] >= t["deadline_ns"] and v["time_ns"] == t["deadline_ns"], t
+assert v["stack"][0].startswith("hold_long+"), v["stack"]
+PY
 
 run_vigil run specs/lib/mutex_hold.vigil -D limit=500ms -- "$TARGETS/timely" hold 300
 expect_rc 0

@@ -54,7 +54,16 @@ static void pass_stacks(struct vg_plan *p, bool all)
 			p->stack_events[pr->bindings[b].event] =
 				k == VG_EV_BEFORE || k == VG_EV_AFTER;
 		}
-		if (bt && pr->timed)	/* the stack of the entering event */
+		/* a timeout's report shows the stack of the event that
+		 * entered the state: those events always take theirs */
+		for (int t = 0; pr->timed && t < pr->ntrans; t++) {
+			enum vg_event_kind k = spec->events[pr->trans[t].event].kind;
+
+			if (pr->states[pr->trans[t].to].timed &&
+			    (k == VG_EV_BEFORE || k == VG_EV_AFTER))
+				p->stack_events[pr->trans[t].event] = true;
+		}
+		if (pr->timed)
 			p->stack_events[pr->timeout_event] = true;
 	}
 }

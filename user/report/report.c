@@ -551,7 +551,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	else	/* offline: where in the trace */
 		fprintf(r->text, ", event %llu of the trace\n",
 			(unsigned long long)ev->seq);
-	if (p->nvars) {
+	if (p->nvars > (p->timed ? 1 : 0)) {	/* the deadline is hidden */
 		fprintf(r->text, "  vars   ");
 		text_vars(r, s);
 		fputc('\n', r->text);

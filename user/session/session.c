@@ -670,8 +670,10 @@ static int loop(struct session *ss, struct vg_err *e)
 		vg_session_view_tick(ss);
 		if (!exited && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
-			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0 ||
-			    vg_session_timeouts(ss, e))
+			/* no timeouts now: the target may have exited before
+			 * their deadlines (those due while it ran fired when
+			 * the loop woke for them) */
+			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 				goto out;
 			/* --follow-fork: the followed descendants are waited
 			 * for; the pidfd, readable for good now, is not */
