@@ -71,6 +71,17 @@ wait_exec() {
 	fail "pid $1 did not exec $2"
 }
 
+# wait_for FILE REGEX [SECONDS]: until FILE has a line matching, at most
+# SECONDS (20); the test fails otherwise
+wait_for() {
+	for _ in $(seq $((${3:-20} * 10))); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	cat "$1"
+	fail "no /$2/ in $1 after ${3:-20} s"
+}
+
 # gdb_handoff "-ex CMD ...": runs the gdb command vigil printed under
 # "Debug it with" (on the target it left stopped), batch, with these
 # commands; gdb's output in $TMP/gdb

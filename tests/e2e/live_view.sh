@@ -18,15 +18,6 @@ state live accepting {
 }
 EOF
 
-# wait_for FILE REGEX: until FILE has a line matching, at most 20 s
-wait_for() {
-	for _ in $(seq 200); do
-		grep -qE -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	fail "no /$2/ in $1 after 20 s"
-}
-
 # SIGUSR1, off a terminal, in both tiers: 60 blocks held, one more
 # allocated and freed every 10 ms
 for tier in kernel user; do

@@ -10,16 +10,6 @@
 
 command -v chromium >/dev/null || fail "chromium is not installed (scripts/setup.sh installs it)"
 
-# wait_for FILE REGEX: until FILE has a line matching, at most 60 s
-wait_for() {
-	for _ in $(seq 600); do
-		grep -qE -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	cat "$1"
-	fail "no /$2/ in $1 after 60 s"
-}
-
 browser() {
 	timeout 120 /usr/bin/python3 "$(dirname "$0")/view_browser.py" "$@" ||
 		fail "the page in Chromium: see above"
@@ -30,7 +20,8 @@ for tier in kernel user; do
 	"$VIGIL" run --view --tier=$tier specs/queue_bounds.vigil -- \
 		"$TARGETS/queue" --bug --slow >"$TMP/out" 2>&1 &
 	vpid=$!
-	wait_for "$TMP/out" "^vigil: live view at http://127\.0\.0\.1:[0-9]+/\?t=[0-9a-f]{32}$"
+	LEFT_PIDS+=("$vpid")	# a lingering vigil, should the test fail
+	wait_for "$TMP/out" "^vigil: live view at http://127\.0\.0\.1:[0-9]+/\?t=[0-9a-f]{32}$" 60
 	url=$(sed -nE 's/^vigil: live view at (.*)$/\1/p' "$TMP/out")
 	base=${url%%/\?*}
 	token=${url#*\?t=}
@@ -75,7 +66,7 @@ for tier in kernel user; do
 	cat "$TMP/page.json"; echo
 	grep -q '"phase": "running"' "$TMP/page.json" || fail "the page did not see the program running"
 
-	wait_for "$TMP/out" "the view keeps the final picture"
+	wait_for "$TMP/out" "the view keeps the final picture" 60
 	cat "$TMP/out"
 	pid=$(stopped_pid)
 	phase=stopped
@@ -135,7 +126,8 @@ done
 # a program that exits: the final verdicts, phase "exited"
 "$VIGIL" run --view specs/queue_bounds.vigil -- "$TARGETS/queue" >"$TMP/out" 2>&1 &
 vpid=$!
-wait_for "$TMP/out" "the view keeps the final picture"
+LEFT_PIDS+=("$vpid")
+wait_for "$TMP/out" "the view keeps the final picture" 60
 url=$(sed -nE 's/^vigil: live view at (.*)$/\1/p' "$TMP/out")
 timeout 2 curl -sN "${url%%/\?*}/events?t=${url#*\?t=}" >"$TMP/frames" || true
 grep -q '"phase":"exited"' "$TMP/frames" || fail "no final frame after the exit"
@@ -150,7 +142,8 @@ expect_rc 0
 # have (no lingering: no page was asked for on its command line)
 "$VIGIL" run specs/queue_bounds.vigil -- "$TARGETS/queue" --slow >"$TMP/out" 2>&1 &
 vpid=$!
-wait_for "$TMP/out" "queue_bounds: kernel tier"
+LEFT_PIDS+=("$vpid")
+wait_for "$TMP/out" "queue_bounds: kernel tier" 60
 target=""
 for _ in $(seq 300); do
 	target=$(pgrep -f "^$TARGETS/queue --slow" | head -1)
