@@ -39,6 +39,9 @@ PACKAGES=(
     libc6-dbg
     # the control channel's JSON-lines protocol (user/ctl/)
     libjansson-dev
+    # clang's fuzzer runtime: make fuzz (tests/fuzz/, run by CI); only
+    # recommended by clang's packages, so named here
+    libclang-rt-14-dev
     # the man page: man -l renders docs/vigil.1 in tests/e2e/install.sh
     man-db groff-base
     # build deps of CRIU 4.2 (see criu/Makefile.packages and Makefile.config)
