@@ -54,24 +54,37 @@ int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 	return vg_gdb_prepare_at(pid, tid, why, 0, cmd, len, e);
 }
 
-int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
-		      uint64_t step_to, char *cmd, size_t len,
-		      struct vg_err *e)
+FILE *vg_gdb_cmdfile(const char *name, char *path, size_t plen,
+		     struct vg_err *e)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 64];
+	char dir[PATH_MAX];
 	FILE *f;
 	int fd;
 
 	if (vg_rundir(dir, sizeof(dir), e))
-		return -1;
-	snprintf(path, sizeof(path), "%s/gdb-%d.gdb", dir, pid);
+		return NULL;
+	snprintf(path, plen, "%s/%s", dir, name);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
 		  0600);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		if (fd >= 0)
 			close(fd);
-		return vg_errf(e, "cannot write %s: %s", path, strerror(errno));
+		vg_errf(e, "cannot write %s: %s", path, strerror(errno));
+		return NULL;
 	}
+	return f;
+}
+
+int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
+		      uint64_t step_to, char *cmd, size_t len,
+		      struct vg_err *e)
+{
+	char name[64], path[PATH_MAX + 64], dir[PATH_MAX];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "gdb-%d.gdb", pid);
+	if (!(f = vg_gdb_cmdfile(name, path, sizeof(path), e)))
+		return -1;
 	fprintf(f,
 		"# written by vigil for pid %d, stopped at a violation\n"
 		"set pagination off\n"
@@ -110,6 +123,9 @@ int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
 		fprintf(f, "\\n\necho vigil: thread %d is selected; 'bt' shows the call, 'continue' resumes\\n\n",
 			tid);
 	}
+	/* the violation report is beside the command file, in RUNDIR */
+	snprintf(dir, sizeof(dir), "%.*s",
+		 (int)(strrchr(path, '/') - path), path);
 	gdb_extension(f, dir, pid);
 	/* no pager prompt in the middle of the hand-off, the user's setting
 	 * afterwards */

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "util/err.h"
@@ -19,6 +20,10 @@
  * cmd receives the command to type: "gdb -p PID -x FILE". */
 int vg_gdb_prepare(pid_t pid, pid_t tid, const char *why, char *cmd,
 		   size_t len, struct vg_err *e);
+/* RUNDIR/name, a gdb command file only the user can read (it names the
+ * target), opened for writing; its path into path. NULL with e set. */
+FILE *vg_gdb_cmdfile(const char *name, char *path, size_t plen,
+		     struct vg_err *e);
 /* The same, for a thread an exact stop left at the call into the
  * function (step_to: the probed address, 0 = none): the file steps the
  * call first, so that gdb shows the function with none of it run. */

@@ -1,34 +1,25 @@
 #include "gdb_live.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "util/rundir.h"
+#include "gdb.h"
 
 int vg_gdb_prepare_live(pid_t pid, const char *sock, char *cmd, size_t len,
 			struct vg_err *e)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 64], py[PATH_MAX + 64];
+	char name[64], path[PATH_MAX + 64], py[PATH_MAX + 64];
 	FILE *f;
-	int fd;
 
 	if (!vg_gdb_find_extension(py, sizeof(py)))
 		return vg_errf(e, "vigil's gdb extension (vigil.py) is not installed beside %s",
 			       "the vigil binary");
-	if (vg_rundir(dir, sizeof(dir), e))
+	snprintf(name, sizeof(name), "gdb-live-%d.gdb", pid);
+	if (!(f = vg_gdb_cmdfile(name, path, sizeof(path), e)))
 		return -1;
-	snprintf(path, sizeof(path), "%s/gdb-live-%d.gdb", dir, pid);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0600);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		if (fd >= 0)
-			close(fd);
-		return vg_errf(e, "cannot write %s: %s", path, strerror(errno));
-	}
 	/* SIGSTOP: vigil's, never passed on (a passed one becomes a group
 	 * stop that outlives gdb); whether gdb shows it is the extension's
 	 * catchpoint's business. SIGCONT: vigil's resumes, let through. The
