@@ -66,6 +66,19 @@ static void parse_slice(struct parser *p, struct vg_prop_ast *pr)
 	} while (accept(p, T_COMMA));
 }
 
+/* One name declared among a property's variables. */
+static struct vg_var_ast *new_var(struct parser *p, struct vg_prop_ast *pr,
+				  const char *what, enum vg_type ty)
+{
+	struct vg_token *t = expect(p, T_IDENT, what);
+	struct vg_var_ast *v = VG_PUSH(p->ld, pr->vars, pr->nvars, pr->capvars);
+
+	v->name = t->str;
+	v->loc = t->loc;
+	v->type = ty;
+	return v;
+}
+
 static void parse_vars(struct parser *p, struct vg_prop_ast *pr, bool global)
 {
 	enum vg_type ty;
@@ -74,17 +87,21 @@ static void parse_vars(struct parser *p, struct vg_prop_ast *pr, bool global)
 		unexpected(p, "a type (int, int64, uint, uint64, bool, ptr, string) after 'global'");
 	next(p);
 	do {
-		struct vg_token *t = expect(p, T_IDENT, "a variable name");
-		struct vg_var_ast *v = VG_PUSH(p->ld, pr->vars, pr->nvars,
-					       pr->capvars);
+		struct vg_var_ast *v = new_var(p, pr, "a variable name", ty);
 
-		v->name = t->str;
-		v->loc = t->loc;
-		v->type = ty;
 		v->global = global;
 		if (accept(p, T_ASSIGN))
 			v->init = vg_parse_expr(p);
 	} while (accept(p, T_COMMA));
+}
+
+/* clock c, d: per-slice clocks (docs/LANGUAGE.md, Time) */
+static void parse_clocks(struct parser *p, struct vg_prop_ast *pr)
+{
+	next(p);
+	do
+		new_var(p, pr, "a clock name", VG_TYPE_INT)->clock = true;
+	while (accept(p, T_COMMA));
 }
 
 static void parse_evdecl(struct parser *p, struct vg_prop_ast *pr)
@@ -495,20 +512,8 @@ static void parse_property(struct parser *p)
 			parse_vars(p, pr, false);
 		else if (is_word(t, "event"))
 			parse_evdecl(p, pr);
-		else if (is_word(t, "clock") && peek(p, 1)->kind == T_IDENT) {
-			/* clock c, d: per-slice clocks */
-			next(p);
-			do {
-				struct vg_token *n = expect(p, T_IDENT, "a clock name");
-				struct vg_var_ast *v = VG_PUSH(p->ld, pr->vars, pr->nvars,
-							       pr->capvars);
-
-				v->name = n->str;
-				v->loc = n->loc;
-				v->type = VG_TYPE_INT;
-				v->clock = true;
-			} while (accept(p, T_COMMA));
-		}
+		else if (is_word(t, "clock") && peek(p, 1)->kind == T_IDENT)
+			parse_clocks(p, pr);
 		else if (is_word(t, "state"))
 			parse_state(p, pr);
 		else if (is_word(t, "on"))
