@@ -92,13 +92,7 @@ json_t *vg_live_status(struct session *ss)
 		json_decref(props);
 		return vg_live_reply(false, "out of memory", NULL);
 	}
-	for (int i = 0; i < ss->spec->nevents; i++) {
-		uint64_t h, l;
-
-		vg_probe_counts(ss->probe, i, &h, &l);
-		events += h;
-		lost += l;
-	}
+	vg_session_event_totals(ss, &events, &lost);
 	vg_probe_links(ss->probe, &attached, &total);
 	fprintf(m, "pid %d: %" PRIu64 " events, %" PRIu64 " lost, probes %d/%d attached\n",
 		ss->pid, events, lost, attached, total);

@@ -34,13 +34,10 @@ static int write_state(void *ctx, FILE *out, struct vg_err *e)
 /* Events the probes saw: in the kernel tier most never become records. */
 static uint64_t events_seen(const struct session *ss)
 {
-	uint64_t sum = 0, hits, lost;
+	uint64_t events, lost;
 
-	for (int i = 0; i < ss->spec->nevents; i++) {
-		vg_probe_counts(ss->probe, i, &hits, &lost);
-		sum += hits;
-	}
-	return sum;
+	vg_session_event_totals(ss, &events, &lost);
+	return events;
 }
 
 /* The kernel tier may stop the target for the next checkpoint from

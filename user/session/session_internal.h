@@ -154,6 +154,10 @@ void vg_hold_finish(struct session *ss);
 
 /* --- the live view (session_live.c) --- */
 
+/* What the probes saw so far, all events together: hits, and records
+ * lost (the ring buffer was full). */
+void vg_session_event_totals(const struct session *ss, uint64_t *events,
+			     uint64_t *lost);
 /* A wake-up of the loop: redraw the status line when one is due. */
 void vg_session_live_tick(struct session *ss);
 /* SIGUSR1: the whole monitor state on stderr. */

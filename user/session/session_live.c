@@ -58,6 +58,19 @@ static uint64_t live_of(struct session *ss, int prop)
 	return n;
 }
 
+void vg_session_event_totals(const struct session *ss, uint64_t *events,
+			     uint64_t *lost)
+{
+	*events = *lost = 0;
+	for (int i = 0; i < ss->spec->nevents; i++) {
+		uint64_t h, l;
+
+		vg_probe_counts(ss->probe, i, &h, &l);
+		*events += h;
+		*lost += l;
+	}
+}
+
 void vg_session_live_tick(struct session *ss)
 {
 	uint64_t now = vg_now_ns(CLOCK_MONOTONIC), events = 0, lost = 0;
@@ -67,13 +80,7 @@ void vg_session_live_tick(struct session *ss)
 
 	if (!ss->status || !vg_status_due(ss->status, now))
 		return;
-	for (int i = 0; i < ss->spec->nevents; i++) {
-		uint64_t h, l;
-
-		vg_probe_counts(ss->probe, i, &h, &l);
-		events += h;
-		lost += l;
-	}
+	vg_session_event_totals(ss, &events, &lost);
 	human(num, sizeof(num), ss->live_ns && now > ss->live_ns
 		? (double)(events - ss->live_events) * 1e9 /
 		  (double)(now - ss->live_ns)

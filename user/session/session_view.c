@@ -140,13 +140,7 @@ static void publish(struct session *ss, const char *phase, const char *note,
 		for (int t = 0; ss->kernel[pi] && t < ss->spec->props[pi].ntrans;
 		     t++)
 			fired[t0 + t] = vg_probe_trans_hits(ss->probe, t0 + t);
-	for (int i = 0; i < ss->spec->nevents; i++) {
-		uint64_t h, l;
-
-		vg_probe_counts(ss->probe, i, &h, &l);
-		events += h;
-		lost += l;
-	}
+	vg_session_event_totals(ss, &events, &lost);
 	in.events = events;
 	in.lost = lost;
 	if (ss->view_ns && now > ss->view_ns)
