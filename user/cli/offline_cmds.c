@@ -124,22 +124,7 @@ int vg_cmd_graph(int argc, char **argv)
 		marks.reached = reached;
 		marks.ended = ended;
 	}
-	if (svg) {
-		char cmd[4200] = "dot -Tsvg";
-
-		/* Graphviz renders; vigil only writes DOT */
-		if (outpath && strchr(outpath, '\'')) {
-			vg_errf_code(&e, VG_EXIT_USAGE, "-o: quote in file name");
-			goto err;
-		}
-		if (outpath)
-			snprintf(cmd, sizeof(cmd), "dot -Tsvg -o '%s'", outpath);
-		out = popen(cmd, "w");
-		if (!out) {
-			vg_errf(&e, "cannot run Graphviz's dot: %s", strerror(errno));
-			goto err;
-		}
-	} else if (outpath) {
+	if (outpath) {
 		out = fopen(outpath, "w");
 		if (!out) {
 			vg_errf_code(&e, VG_EXIT_USAGE, "cannot write %s: %s",
@@ -147,16 +132,22 @@ int vg_cmd_graph(int argc, char **argv)
 			goto err;
 		}
 	}
-	vg_dot_write(spec, out, trace ? &marks : NULL);
 	if (svg) {
-		int st = pclose(out);
+		/* Graphviz renders; vigil only writes DOT (the live view's
+		 * picture comes the same way) */
+		size_t n;
+		char *s = vg_dot_svg(spec, trace ? &marks : NULL, &n, &e);
 
-		if (st) {
-			vg_errf(&e, "Graphviz's dot failed (status %d); is graphviz installed?", st);
+		if (!s)
 			goto err;
-		}
-	} else if (out != stdout) {
-		fclose(out);
+		fwrite(s, 1, n, out);
+		free(s);
+	} else {
+		vg_dot_write(spec, out, trace ? &marks : NULL);
+	}
+	if (out != stdout && fclose(out)) {
+		vg_errf(&e, "cannot write %s: %s", outpath, strerror(errno));
+		goto err;
 	}
 	goto done;
 err:
