@@ -510,3 +510,49 @@ _Cmd("checkpoints", """List the checkpoints of this session: number, events, goo
 _Cmd("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
 Usage: vigil keep-stopped [on|off]""")
 _Cmd("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")
+
+
+# --- vigil load / unload (user/session/live_load.c) ----------------------
+
+def _after_load_change(live):
+    # new property names for completion, and the probes gdb's breakpoints
+    # must keep off (a loaded property's) or may use again (an unloaded one's)
+    live.hello = live.call("hello", [], role="gdb")["data"]
+    _load_probes(live)
+    for bp in gdb.breakpoints():
+        _shadow(bp)
+
+
+class _Load(_Cmd):
+    def run(self, argv):
+        live = _need_live()
+        if not argv:
+            raise gdb.GdbError("usage: vigil load SPEC [-D NAME=VALUE ...]")
+        # vigil may run in another directory than gdb
+        argv[0] = os.path.abspath(os.path.expanduser(argv[0]))
+        r = _ask("load", argv)
+        _after_load_change(live)
+        gdb.write(r.get("text", ""))
+
+    def complete(self, text, word):
+        return gdb.COMPLETE_FILENAME
+
+
+class _Unload(_Cmd):
+    def run(self, argv):
+        r = _ask("unload", argv)
+        _after_load_change(_need_live())
+        gdb.write(r.get("text", ""))
+
+
+_Load("load", """Add the properties of SPEC to the live session while the program runs.
+Usage: vigil load SPEC [-D NAME=VALUE ...]
+Each property gets its own probes (kernel tier when eligible) and starts
+from its initial state: objects made before the load have no slice, so
+what later happens to them is not checked (docs/GUIDE.md). A bad spec
+(file:line:col), a missing function or a property name already in the
+session is refused and the session goes on unchanged.""")
+_Unload("unload", """Remove a property added with vigil load: its probes are detached, its
+slices freed; it stops the program no more. Properties loaded together
+from one file go together.
+Usage: vigil unload PROPERTY""")

@@ -145,6 +145,13 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 					 marks->ended[i] == 1 ? "" : "s");
 			else
 				snprintf(label, sizeof(label), "%s", st->name);
+			if (marks && marks->stop_note && marks->stop_prop == pi &&
+			    marks->stop_state == s) {
+				size_t n = strlen(label);
+
+				snprintf(label + n, sizeof(label) - n, "\n%s",
+					 marks->stop_note);
+			}
 			fprintf(out, "    p%d_s%d [label=", pi, s);
 			q(out, label);
 			fprintf(out, ", shape=%s",
@@ -153,9 +160,19 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 			if (st->kind == VG_STATE_VIOLATION)
 				fprintf(out, ", color=red, fontcolor=red");
 			/* the kind at a glance, as the live view shows it */
-			fprintf(out, ", style=filled, fillcolor=\"%s\"",
-				vg_dot_kind_color(st->kind));
-			if (marks && marks->reached && marks->reached[i])
+			if (marks && marks->stop_note && marks->stop_prop == pi &&
+			    marks->stop_state == s)
+				fprintf(out, ", style=filled, fillcolor=\"%s\", color=\"%s\", penwidth=4, tooltip=",
+					VG_DOT_STOP_FILL, VG_DOT_STOP_BORDER);
+			else
+				fprintf(out, ", style=filled, fillcolor=\"%s\"",
+					vg_dot_kind_color(st->kind));
+			if (marks && marks->stop_note && marks->stop_prop == pi &&
+			    marks->stop_state == s)
+				q(out, marks->stop_note);
+			if (marks && marks->reached && marks->reached[i] &&
+			    !(marks->stop_note && marks->stop_prop == pi &&
+			      marks->stop_state == s))
 				fprintf(out, ", penwidth=3");
 			fprintf(out, ", id=\"p%d_s%d\"];\n", pi, s);
 		}

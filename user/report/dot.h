@@ -18,8 +18,16 @@ struct vg_dot_marks {
 	/* the live view: each state's label has a second line, room for the
 	 * count the page writes there */
 	bool live;
+	/* the state of the slice the last stop was about (`vigil graph` in a
+	 * live session): a blue fill and border, and stop_note under its
+	 * name; NULL: none */
+	const char *stop_note;
+	int stop_prop, stop_state;
 };
 #define VG_DOT_COUNT_ROOM "0000000 slices"
+/* the last stop's state: blue, apart from the kinds' green/amber/red */
+#define VG_DOT_STOP_FILL "#cfe2ff"
+#define VG_DOT_STOP_BORDER "#0d47a1"
 
 /* The fill colour of a state of this kind (static and live pictures). */
 const char *vg_dot_kind_color(enum vg_state_kind k);

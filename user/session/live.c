@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "live_load.h"
 #include "act/gdb_live.h"
 #include "act/scenario.h"
 #include "ctl/ctl.h"
@@ -51,6 +52,11 @@ struct vg_live {
 	bool opened;		/* a `gdb` reaction opened a live session */
 	bool keep_stopped;	/* gdb gone: leave the target stopped */
 	bool detach;
+	/* the last stop made for gdb (`vigil graph` marks its state): the
+	 * session or unit whose property it was about */
+	const struct session *last_owner;
+	int last_prop, last_state;
+	char last_slice[256];
 };
 
 json_t *vg_live_reply(bool ok, const char *text, json_t *data)
@@ -91,6 +97,34 @@ int vg_live_state(const struct session *ss, int prop, const char *name)
 	return -1;
 }
 
+/* The stop just added is about this slice's state. */
+static void mark_last(struct vg_live *l, const struct session *owner,
+		      int prop, int state, const char *slice)
+{
+	l->last_owner = owner;
+	l->last_prop = prop;
+	l->last_state = state;
+	snprintf(l->last_slice, sizeof(l->last_slice), "%s", slice);
+}
+
+bool vg_live_last_stop(const struct session *ss, const struct session **owner,
+		       int *prop, int *state, const char **slice)
+{
+	if (!ss->live || !ss->live->last_owner)
+		return false;
+	*owner = ss->live->last_owner;
+	*prop = ss->live->last_prop;
+	*state = ss->live->last_state;
+	*slice = ss->live->last_slice;
+	return true;
+}
+
+void vg_live_forget(struct session *ss, const struct session *owner)
+{
+	if (ss->live && ss->live->last_owner == owner)
+		ss->live->last_owner = NULL;
+}
+
 static void add_stop(struct vg_live *l, pid_t pid, pid_t tid, const char *msg,
 		     json_t *violation)
 {
@@ -119,6 +153,15 @@ void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
 	FILE *m;
 	int i;
 
+	/* the first transition of this drain that had a reaction stop the
+	 * target: what that stop is about (vg_live_keep_going keeps it) */
+	if (from != to && !ss->stop_mark.set && vg_scenario_target_stopped(ss->sc)) {
+		ss->stop_mark.set = true;
+		ss->stop_mark.prop = s->prop;
+		ss->stop_mark.state = to;
+		vg_live_slice_name(ss, s, ss->stop_mark.slice,
+				   sizeof(ss->stop_mark.slice));
+	}
 	if (!l || from == to)
 		return;
 	for (i = 0; i < l->nbrk; i++)
@@ -144,6 +187,7 @@ void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
 		 p->states[to].name, evtext ? evtext : "?", ev->tid);
 	free(evtext);
 	add_stop(l, (pid_t)ev->pid, (pid_t)ev->tid, msg, NULL);
+	mark_last(l, ss, s->prop, to, slice);
 }
 
 /* The violation report vigil wrote for gdb (report.c's violation file). */
@@ -178,6 +222,10 @@ bool vg_live_keep_going(struct session *ss)
 	pid = vg_scenario_stop_pid(ss->sc);
 	snprintf(msg, sizeof(msg), "vigil: %s", why);
 	add_stop(ss->live, pid, tid, msg, violation_of(pid));
+	if (ss->stop_mark.set)
+		mark_last(ss->live, ss, ss->stop_mark.prop,
+			  ss->stop_mark.state, ss->stop_mark.slice);
+	ss->stop_mark.set = false;
 	vg_scenario_resume(ss->sc);
 	if (open_now) {
 		struct vg_err e = { 0 };
@@ -205,6 +253,7 @@ static void settle(struct session *ss)
 		fprintf(stderr, "vigil: %s\n", e.msg);
 	vg_hold_release(ss);
 	vg_live_keep_going(ss);
+	vg_load_drain(ss);	/* the loaded properties' stops */
 }
 
 static json_t *stop_query(struct session *ss, json_t *args)
@@ -244,14 +293,19 @@ static json_t *hello(struct session *ss, int client, json_t *req)
 
 	if (role && !strcmp(role, "gdb"))
 		ss->live->gdb_client = client;
-	for (int i = 0; i < ss->spec->nprops; i++) {
-		const struct vg_property *p = &ss->spec->props[i];
-		json_t *st = json_array();
+	/* the session's properties and the loaded ones (vigil load) */
+	for (int k = -1; k < 0 || vg_load_unit(ss, k); k++) {
+		const struct session *o = k < 0 ? ss : vg_load_unit(ss, k);
 
-		for (int s = 0; s < p->nstates; s++)
-			json_array_append_new(st, json_string(p->states[s].name));
-		json_array_append_new(props, json_pack("{s:s,s:o}", "name",
-						       p->name, "states", st));
+		for (int i = 0; i < o->spec->nprops; i++) {
+			const struct vg_property *p = &o->spec->props[i];
+			json_t *st = json_array();
+
+			for (int s = 0; s < p->nstates; s++)
+				json_array_append_new(st, json_string(p->states[s].name));
+			json_array_append_new(props, json_pack("{s:s,s:o}", "name",
+							       p->name, "states", st));
+		}
 	}
 	d = json_pack("{s:i,s:i,s:o,s:b}", "pid", ss->pid, "vigil", getpid(),
 		      "properties", props, "interactive", ss->o->interactive);
@@ -286,6 +340,8 @@ static json_t *add_break(struct session *ss, json_t *args)
 	/* a stop that nobody takes would leave the program stopped */
 	if (!ss->o->interactive && !l->opened)
 		return vg_live_reply(false, "monitor breakpoints need a live gdb session (vigil run/attach --interactive)", NULL);
+	if (prop < 0 && vg_load_owner(ss, pn))
+		return errf("%s was loaded with vigil load: monitor breakpoints are for the properties the session started with", pn, NULL);
 	if (prop < 0)
 		return errf("no property %s", pn, NULL);
 	if ((state = vg_live_state(ss, prop, sn)) < 0)
@@ -378,7 +434,7 @@ static json_t *checkpoint(struct session *ss, json_t *args)
 static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 			json_t *req)
 {
-	struct session *ss = ctx;
+	struct session *ss = ctx, *own;
 
 	if (!strcmp(cmd, "hello"))
 		return hello(ss, client, req);
@@ -401,15 +457,26 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	    !strcmp(cmd, "graph"))
 		vg_session_mirror_kslices(ss);
 	if (!strcmp(cmd, "status"))
-		return vg_live_status(ss);
+		return vg_load_status(ss, vg_live_status(ss));
+	/* a loaded property's commands go to its unit (live_load.h) */
+	own = vg_load_owner(ss, json_string_value(json_array_get(args, 0)));
+	if (own && own != ss && (!strcmp(cmd, "slices") ||
+				 !strcmp(cmd, "show") || !strcmp(cmd, "set")))
+		vg_session_mirror_kslices(own);
+	else
+		own = ss;
 	if (!strcmp(cmd, "slices"))
-		return vg_live_slices(ss, args);
+		return vg_live_slices(own, args);
 	if (!strcmp(cmd, "show"))
-		return vg_live_show(ss, args);
+		return vg_live_show(own, args);
 	if (!strcmp(cmd, "set"))
-		return vg_live_set(ss, args);
+		return vg_live_set(own, args);
 	if (!strcmp(cmd, "graph"))
 		return vg_live_graph(ss, args);
+	if (!strcmp(cmd, "load"))
+		return vg_load_cmd(ss, args);
+	if (!strcmp(cmd, "unload"))
+		return vg_unload_cmd(ss, args);
 	if (!strcmp(cmd, "break"))
 		return add_break(ss, args);
 	if (!strcmp(cmd, "delete"))
@@ -421,7 +488,7 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	if (!strcmp(cmd, "checkpoints"))
 		return vg_live_checkpoints(ss);
 	if (!strcmp(cmd, "probes"))
-		return vg_live_probes(ss);
+		return vg_load_probes(ss, vg_live_probes(ss));
 	if (!strcmp(cmd, "keep-stopped")) {
 		const char *a = json_string_value(json_array_get(args, 0));
 
@@ -434,8 +501,7 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		ss->live->detach = true;
 		return vg_live_reply(true, "vigil: monitoring ends; the program goes on\n", NULL);
 	}
-	if (!strcmp(cmd, "restore") || !strcmp(cmd, "load") ||
-	    !strcmp(cmd, "unload"))
+	if (!strcmp(cmd, "restore"))
 		return errf("'%s' is not available in a live session yet", cmd, NULL);
 	return errf("unknown command '%s'", cmd, NULL);
 }

@@ -55,6 +55,12 @@ json_t *vg_live_set(struct session *ss, json_t *args);
 json_t *vg_live_graph(struct session *ss, json_t *args);
 json_t *vg_live_checkpoints(struct session *ss);
 json_t *vg_live_probes(struct session *ss);
+/* The last stop kept for gdb: the session (or vigil load's unit) whose
+ * property it was about, the property, the state its slice entered, the
+ * slice; false when there was none. vg_live_forget: a unit is gone. */
+bool vg_live_last_stop(const struct session *ss, const struct session **owner,
+		       int *prop, int *state, const char **slice);
+void vg_live_forget(struct session *ss, const struct session *owner);
 /* The property named name, or -1. */
 int vg_live_prop(const struct session *ss, const char *name);
 /* Its state named name, or -1. */

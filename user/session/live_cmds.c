@@ -1,6 +1,7 @@
 /* The control channel's commands that read or change the monitor: status,
- * slices, show, set, graph, checkpoints (live.c dispatches). Each answers
- * with a text for people and the same as "data" for programs. */
+ * slices, show, set, checkpoints (live.c dispatches; graph is in
+ * live_graph.c). Each answers with a text for people and the same as
+ * "data" for programs. */
 #include "live.h"
 #include "session_internal.h"
 
@@ -319,42 +320,6 @@ json_t *vg_live_set(struct session *ss, json_t *args)
 	     vg_probe_set_kslice(ss->probe, f.prop, f.params, f.fstate, f.vars, &e)))
 		return vg_live_reply(false, e.msg, NULL);
 	return vg_live_reply(true, "set\n", NULL);
-}
-
-/* graph [PROP]: DOT with the live slice count per state. */
-json_t *vg_live_graph(struct session *ss, json_t *args)
-{
-	uint64_t *cnt = state_counts(ss);
-	uint8_t *reached;
-	struct vg_dot_marks mk;
-	char *text = NULL;
-	size_t tlen = 0;
-	const char *pn = json_string_value(json_array_get(args, 0));
-	FILE *m;
-	json_t *r;
-	int n = vg_dot_nstates(ss->spec);
-
-	if (pn && vg_live_prop(ss, pn) < 0) {
-		free(cnt);
-		return vg_live_reply(false, "no such property", NULL);
-	}
-	reached = calloc((size_t)n + 1, 1);
-	if (!cnt || !reached || !(m = open_memstream(&text, &tlen))) {
-		free(cnt);
-		free(reached);
-		return vg_live_reply(false, "out of memory", NULL);
-	}
-	for (int i = 0; i < n; i++)
-		reached[i] = cnt[i] > 0;
-	mk.reached = reached;
-	mk.ended = cnt;
-	vg_dot_write(ss->spec, m, &mk);
-	fclose(m);
-	r = vg_live_reply(true, text, NULL);
-	free(text);
-	free(cnt);
-	free(reached);
-	return r;
 }
 
 json_t *vg_live_checkpoints(struct session *ss)

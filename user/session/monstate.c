@@ -172,6 +172,11 @@ int vg_monstate_load(const char *path, const struct vg_spec *spec,
 				rc = vg_errf_code(e, VG_EXIT_USAGE,
 						  "%s: not a vigil monitor state (version 1)",
 						  where);
+		} else if (!strncmp(line, "loaded ", 7)) {
+			/* the sections of properties added with vigil load
+			 * (user/session/live_load.c) come last: not this
+			 * spec's */
+			break;
 		} else if (!strncmp(line, "slice ", 6)) {
 			rc = load_slice(line + 6, spec, mon, probe, kernel,
 					where, e);

@@ -23,6 +23,7 @@
 #include "proc/entry.h"
 #include "monstate.h"
 #include "live.h"
+#include "live_load.h"
 #include "report/evidence.h"
 #include "sym/libs.h"
 #include "sym/maps.h"
@@ -461,6 +462,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 				(uint32_t)ss->kids[i].pid);
 	}
 	vg_report_stats(ss->report, ss->mon, &st);
+	vg_load_final(ss);
 	vg_dyn_finish(ss);
 	vg_watchset_finish(ss->ws, stderr);
 	vg_hold_finish(ss);
@@ -474,12 +476,15 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 			(unsigned long long)ss->ckpt_failed);
 	if (ss->restored && !ss->restored_from[0])
 		fprintf(stderr, "vigil: the restore failed and the target is gone\n");
-	/* (a failed restore left nothing to debug: said above) */
-	if (!exited && vg_scenario_target_stopped(ss->sc) &&
-	    !(ss->restored && !ss->restored_from[0])) {
+	/* (a failed restore left nothing to debug: said above); a loaded
+	 * property's stop is handed over as the session's own */
+	struct vg_scenario *stop_sc = vg_scenario_target_stopped(ss->sc)
+				      ? ss->sc : vg_load_stopped(ss);
+
+	if (!exited && stop_sc && !(ss->restored && !ss->restored_from[0])) {
 		const char *why;
-		pid_t tid = vg_scenario_stop_tid(ss->sc, &why);
-		pid_t spid = vg_scenario_stop_pid(ss->sc);
+		pid_t tid = vg_scenario_stop_tid(stop_sc, &why);
+		pid_t spid = vg_scenario_stop_pid(stop_sc);
 		struct vg_err ge = { 0 };
 
 		uint64_t step_to = 0;
@@ -497,7 +502,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 			fprintf(stderr,
 				"vigil: target pid %d is left stopped at the violation. Debug it with:\n  %s\n",
 				spid, gdb);
-		if (!ge.msg[0] && vg_scenario_want_gdb(ss->sc)) {
+		if (!ge.msg[0] && vg_scenario_want_gdb(stop_sc)) {
 			if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
 				snprintf(ss->exec_gdb, sizeof(ss->exec_gdb),
 					 "%s", gdb);
@@ -505,7 +510,8 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 				fprintf(stderr, "vigil: not on a terminal: gdb not started\n");
 		}
 	}
-	return vg_scenario_violated(ss->sc) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
+	return vg_scenario_violated(ss->sc) || vg_load_violated(ss)
+		       ? VG_EXIT_VIOLATION : VG_EXIT_OK;
 }
 
 /* Has the target exited? A child we started is reaped for its status; a
@@ -622,10 +628,11 @@ static int loop(struct session *ss, struct vg_err *e)
 		if (ss->restored)
 			break;
 		vg_live_keep_going(ss);
+		vg_load_drain(ss);	/* vigil load's properties */
 		vg_live_serve(ss);
 		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss))
 			goto done;
-		if (vg_scenario_target_stopped(ss->sc) ||
+		if (vg_scenario_target_stopped(ss->sc) || vg_load_stopped(ss) ||
 		    vg_scenario_target_killed(ss->sc)) {
 			/* drain what was already in flight, then go */
 			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
@@ -707,6 +714,7 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 {
 	struct session ss = { .spec = spec, .o = o, .pid = -1, .err = e };
 	struct vg_err se;
+	bool unit_stopped;
 	int rc = -1;
 
 	/* first: every module that keeps stderr (the reports, the probes'
@@ -726,9 +734,11 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		vg_session_view_final(&ss);
 out:
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
+	unit_stopped = vg_load_stopped(&ss) != NULL;
+	vg_load_free(&ss);		/* vigil load's probes */
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
-				ss.keep_stopped_at_end);
+				unit_stopped || ss.keep_stopped_at_end);
 	/* the page keeps the end of a run that ended by itself (not one the
 	 * user interrupted, nor one gdb takes the terminal for), the probes
 	 * gone and the target as the run left it */

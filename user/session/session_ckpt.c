@@ -22,13 +22,17 @@
 #include "util/clock.h"
 #include "util/rundir.h"
 #include "monstate.h"
+#include "live_load.h"
 
 static int write_state(void *ctx, FILE *out, struct vg_err *e)
 {
 	struct session *ss = ctx;
 
+	/* the session's properties, then each of vigil load's units in a
+	 * section of its own ("loaded FILE": live_load.h) */
 	return vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
-				 e);
+				 e) ||
+	       vg_load_write_state(ss, out, e) ? -1 : 0;
 }
 
 /* Events the probes saw: in the kernel tier most never become records. */
@@ -171,6 +175,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	if (defer_at_trampoline(ss, reason, keep_stopped))
 		return 0;
 	vg_probe_suspend(ss->probe);
+	vg_load_suspend(ss);	/* and drained */
 	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 		return -1;
 	/* good means "no violation yet": the drain above may have met one */
@@ -186,7 +191,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		fprintf(stderr, "vigil: checkpoint %s (%s, after %llu events)\n",
 			img, reason, (unsigned long long)events);
 	}
-	if (vg_probe_resume(ss->probe, e)) {
+	if (vg_probe_resume(ss->probe, e) || vg_load_resume(ss, e)) {
 		/* never leave the target frozen for a monitor that is gone */
 		if (!keep_stopped)
 			kill(ss->pid, SIGCONT);

@@ -25,6 +25,7 @@ struct vg_watchset;
 struct vg_status;
 struct vg_view;
 struct vg_live;
+struct vg_load;
 
 struct session {
 	struct vg_spec *spec;
@@ -106,6 +107,15 @@ struct session {
 	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
 	bool ckpt_hold;			/* a checkpoint for gdb: the target is
 					 * stopped and stays so */
+	/* `vigil load`'s units (live_load.h), or NULL */
+	struct vg_load *loaded;
+	/* the slice a reaction's stop is about, until the live side keeps
+	 * that stop for gdb (live.c; `vigil graph` marks its state) */
+	struct {
+		bool set;
+		int prop, state;
+		char slice[256];
+	} stop_mark;
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */

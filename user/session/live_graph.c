@@ -1,0 +1,119 @@
+/* `vigil graph [PROP]` in a live session: the automata as DOT, each
+ * state with its live slice count, and the state of the slice the last
+ * stop was about marked (a blue fill and border, and a note naming the
+ * slice under the state's name). The properties added with `vigil load`
+ * have a graph each, after the session's own. */
+#include "live.h"
+#include "live_load.h"
+#include "session_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor/monitor.h"
+#include "report/dot.h"
+
+struct count_ctx {
+	const struct vg_spec *spec;
+	uint64_t *per_state;	/* flattened (vg_dot_index) */
+};
+
+static void count_slice(void *ctx, const struct vg_slice_view *s)
+{
+	struct count_ctx *c = ctx;
+
+	c->per_state[vg_dot_index(c->spec, s->prop, s->state)]++;
+}
+
+/* One session's (or unit's) graph; the stop's mark when it is its own. */
+static int one_graph(struct session *ss, struct session *o, FILE *m,
+		     json_t *graphs)
+{
+	int n = vg_dot_nstates(o->spec);
+	struct count_ctx c = { o->spec, calloc((size_t)n + 1, sizeof(uint64_t)) };
+	uint8_t *reached = calloc((size_t)n + 1, 1);
+	struct vg_dot_marks mk = { 0 };
+	const struct session *owner;
+	const char *slice;
+	char note[320], *dot = NULL;
+	size_t dlen = 0;
+	FILE *d;
+	int prop, state;
+
+	if (!c.per_state || !reached || !(d = open_memstream(&dot, &dlen))) {
+		free(c.per_state);
+		free(reached);
+		return -1;
+	}
+	vg_monitor_foreach(o->mon, count_slice, &c);
+	for (int i = 0; i < n; i++)
+		reached[i] = c.per_state[i] > 0;
+	mk.reached = reached;
+	mk.ended = c.per_state;
+	if (vg_live_last_stop(ss, &owner, &prop, &state, &slice) && owner == o) {
+		snprintf(note, sizeof(note), "last stop: %s", slice);
+		mk.stop_note = note;
+		mk.stop_prop = prop;
+		mk.stop_state = state;
+	}
+	if (o != ss)
+		fprintf(d, "// loaded from %s\n", vg_load_path(o));
+	if (mk.stop_note)
+		fprintf(d, "// the last stop was about %s slice %s, in state %s\n",
+			o->spec->props[prop].name, slice,
+			o->spec->props[prop].states[state].name);
+	vg_dot_write(o->spec, d, &mk);
+	fclose(d);
+	fputs(dot ? dot : "", m);
+	json_array_append_new(graphs, json_pack("{s:s,s:s}", "loaded",
+		o == ss ? "" : vg_load_path(o), "dot", dot ? dot : ""));
+	free(dot);
+	free(c.per_state);
+	free(reached);
+	return 0;
+}
+
+json_t *vg_live_graph(struct session *ss, json_t *args)
+{
+	const char *pn = json_string_value(json_array_get(args, 0));
+	struct session *own = pn ? vg_load_owner(ss, pn) : NULL, *o;
+	const struct session *owner;
+	json_t *graphs, *d, *r;
+	const char *slice;
+	char *text = NULL;
+	size_t tlen = 0;
+	int prop, state;
+	FILE *m;
+
+	if (pn && !own)
+		return vg_live_reply(false, "no such property", NULL);
+	if (!(m = open_memstream(&text, &tlen)))
+		return vg_live_reply(false, "out of memory", NULL);
+	graphs = json_array();
+	for (int k = -1; k < 0 || (o = vg_load_unit(ss, k)); k++) {
+		if (k < 0)
+			o = ss;
+		if (own && o != own)
+			continue;
+		if (o != ss)	/* the session's own are read already */
+			vg_session_mirror_kslices(o);
+		if (one_graph(ss, o, m, graphs)) {
+			fclose(m);
+			free(text);
+			json_decref(graphs);
+			return vg_live_reply(false, "out of memory", NULL);
+		}
+	}
+	fclose(m);
+	d = json_pack("{s:o}", "graphs", graphs);
+	if (vg_live_last_stop(ss, &owner, &prop, &state, &slice))
+		json_object_set_new(d, "last_stop", json_pack("{s:s,s:s,s:s}",
+			"property", owner->spec->props[prop].name, "state",
+			owner->spec->props[prop].states[state].name, "slice",
+			slice));
+	r = vg_live_reply(true, text, d);
+	free(text);
+	return r;
+}
