@@ -530,7 +530,10 @@ class _Load(_Cmd):
             raise gdb.GdbError("usage: vigil load SPEC [-D NAME=VALUE ...]")
         # vigil may run in another directory than gdb
         argv[0] = os.path.abspath(os.path.expanduser(argv[0]))
-        r = _ask("load", argv)
+        # it compiles the spec and verifies its BPF programs: seconds
+        r = live.call("load", argv, timeout=_CKPT_TIMEOUT)
+        if not r.get("ok"):
+            raise gdb.GdbError("vigil: %s" % r.get("error", "refused"))
         _after_load_change(live)
         gdb.write(r.get("text", ""))
 

@@ -17,6 +17,7 @@ int vg_cmd_ctl(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, 0, 'j' },
 		{ "timeout", required_argument, 0, 't' },
+		{ "define", required_argument, 0, 'D' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -25,12 +26,21 @@ int vg_cmd_ctl(int argc, char **argv)
 	bool json = false;
 	long timeout = 0, pid;
 	json_t *args, *resp;
-	int c, rc;
+	/* `load SPEC -D NAME=VALUE`: passed on after the arguments */
+	const char *defs[64];
+	int ndefs = 0, c, rc;
 
 	optind = 1;
 	/* options anywhere: `vigil ctl PID status --json` reads naturally */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hD:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'D':
+			if (ndefs == 64)
+				return vg_cli_usage(vg_usage_ctl, "%s", "more than 64 -D");
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return vg_cli_usage(vg_usage_ctl, "-D '%s': expected NAME=VALUE", optarg);
+			defs[ndefs++] = optarg;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -57,9 +67,25 @@ int vg_cmd_ctl(int argc, char **argv)
 	 * dump: seconds on a loaded machine */
 	if (!timeout)
 		timeout = strcmp(argv[optind + 1], "checkpoint") ? 5000 : 120000;
+	/* loading a spec compiles it and verifies its BPF programs */
+	if (!strcmp(argv[optind + 1], "load") && timeout == 5000)
+		timeout = 60000;
 	args = json_array();
-	for (int i = optind + 2; i < argc; i++)
-		json_array_append_new(args, json_string(argv[i]));
+	for (int i = optind + 2; i < argc; i++) {
+		char abs[PATH_MAX];
+
+		/* the spec file as this shell names it: vigil may run
+		 * elsewhere */
+		if (i == optind + 2 && !strcmp(argv[optind + 1], "load") &&
+		    realpath(argv[i], abs))
+			json_array_append_new(args, json_string(abs));
+		else
+			json_array_append_new(args, json_string(argv[i]));
+	}
+	for (int i = 0; i < ndefs; i++) {
+		json_array_append_new(args, json_string("-D"));
+		json_array_append_new(args, json_string(defs[i]));
+	}
 	resp = vg_ctl_call(path, argv[optind + 1], args, (int)timeout, &e);
 	if (!resp) {
 		fprintf(stderr, "vigil: pid %ld: %s (is a vigil monitoring it?)\n",

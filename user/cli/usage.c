@@ -274,7 +274,10 @@ const char vg_usage_ctl[] =
 	"  breaks, delete N           list, remove those breakpoints\n"
 	"  set PROP SLICE VAR=VALUE   change a slice's variable (or state=STATE)\n"
 	"  graph [PROP]               the automata as DOT with live slice counts\n"
+	"                             and the state of the last stop marked\n"
 	"  checkpoint, checkpoints    take a CRIU checkpoint; list them\n"
+	"  load SPEC [-D NAME=VALUE]  add SPEC's properties while the program runs\n"
+	"  unload PROP                remove a property added with load\n"
 	"  keep-stopped [on|off]      leave the program stopped if gdb goes away\n"
 	"  view                       the live page of the automata (vigil view)\n"
 	"  detach                     end monitoring; the program goes on\n"
@@ -282,7 +285,8 @@ const char vg_usage_ctl[] =
 	"options:\n"
 	"  --json                     print vigil's JSON answer as it is\n"
 	"  --timeout MS               wait at most MS for the answer (default 5000;\n"
-	"                             120000 for checkpoint)\n"
+	"                             60000 for load, 120000 for checkpoint)\n"
+	"  -D NAME=VALUE              with load: a spec parameter, as vigil run's\n"
 	"  -h, --help                 this text\n"
 	"\n"
 	"exit status: 0 done, 1 vigil refused (its message says why), 2 bad\n"
@@ -290,7 +294,8 @@ const char vg_usage_ctl[] =
 	"\n"
 	"examples:\n"
 	"  vigil ctl 1234 status --json\n"
-	"  vigil ctl 1234 break queue_bounds overflow\n";
+	"  vigil ctl 1234 break queue_bounds overflow\n"
+	"  vigil ctl 1234 load specs/lib/fd.vigil\n";
 
 const char *vg_usage_of(const char *cmd)
 {
