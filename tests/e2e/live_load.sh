@@ -67,5 +67,6 @@ expect_rc 1	# a violation was found (by the loaded property)
 grep -q 'queue_new=3 queue_push=9 queue_pop=9' "$TMP/vigil.out" || fail "the program's counts"
 [ "$(grep -c '^vigil: VIOLATION of queue_bounds' "$TMP/vigil.err")" = 1 ] || fail "a violation after the unload"
 grep -q '^vigil: unloaded queue_bounds' "$TMP/vigil.err" || fail "vigil does not say the property is unloaded"
+grep -q "^vigil: loaded from .*/specs/queue_bounds.vigil: ERROR SUMMARY: 1 error: queue_bounds.overflow=1" "$TMP/vigil.err" || fail "no summary of the unloaded property"
 grep -q 'before:queue_pop=9$' "$TMP/vigil.err" || fail "the session's own probe counts"
 echo PASS

@@ -458,7 +458,7 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
  * entered during the run (all of them under --on-violation=continue),
  * then the slices that ended non-accepting at exit (a leak's blocks).
  * Inconclusive slices are counted apart: they are not errors found. */
-static void report_summary(struct vg_report *r)
+static void report_summary(struct vg_report *r, const char *label)
 {
 	const struct vg_spec *spec = r->spec;
 	uint64_t total = 0, unsure = 0;
@@ -470,7 +470,7 @@ static void report_summary(struct vg_report *r)
 				 r->ended[r->base[i] + s];
 			unsure += r->unsure[r->base[i] + s];
 		}
-	fprintf(r->text, "vigil: ERROR SUMMARY: %" PRIu64 " error%s", total,
+	fprintf(r->text, "vigil: %sERROR SUMMARY: %" PRIu64 " error%s", label, total,
 		total == 1 ? "" : "s");
 	if (r->json)
 		fprintf(r->json, "{\"type\":\"summary\",\"errors\":%" PRIu64
@@ -561,7 +561,7 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 				st->exit_code);
 	}
 	if (!r->json) {
-		report_summary(r);
+		report_summary(r, "");
 		return;
 	}
 	fprintf(r->json,
@@ -592,7 +592,7 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 			st->exit_code, st->exit_signal);
 	fputs("}\n", r->json);
 	fflush(r->json);
-	report_summary(r);
+	report_summary(r, "");
 }
 
 #define VG_PROC_SAID 10	/* forks or execs said as they happen */
@@ -628,4 +628,9 @@ void vg_report_process(struct vg_report *r, int what, uint32_t pid,
 		}
 		fputs("}\n", r->json);
 	}
+}
+
+void vg_report_summary(struct vg_report *r, const char *label)
+{
+	report_summary(r, label);
 }

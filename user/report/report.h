@@ -66,6 +66,9 @@ struct vg_run_stats {
 
 void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		     const struct vg_run_stats *st);
+/* The ERROR SUMMARY line alone (vg_report_stats ends with it), label
+ * before it ("loaded from FILE: "): a property added with `vigil load`. */
+void vg_report_summary(struct vg_report *r, const char *label);
 
 /* The target forked process `child` (what = VG_PROC_FORK; `same` when it
  * is followed, --follow-fork), or exec'd `path` (VG_PROC_EXEC; `same` when

@@ -223,6 +223,8 @@ out:
 	return rc;
 }
 
+static void unit_final(struct session *s);
+
 static json_t *fail(struct unit *u, const struct vg_err *e)
 {
 	char msg[sizeof(e->msg)];
@@ -341,6 +343,7 @@ json_t *vg_unload_cmd(struct session *ss, json_t *args)
 	fclose(m);
 	for (int i = 0; i < own->spec->nprops; i++)
 		fprintf(stderr, "vigil: unloaded %s\n", own->spec->props[i].name);
+	unit_final(own);
 	memmove(l->u + k, l->u + k + 1, sizeof(l->u[0]) * (size_t)(l->n - k - 1));
 	l->n--;
 	unit_free(u);
@@ -465,14 +468,24 @@ int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e)
 	return 0;
 }
 
+/* A unit's verdicts: at the end of the run, or when it is unloaded (what
+ * it saw until then). */
+static void unit_final(struct session *s)
+{
+	char label[PATH_MAX + 32];
+
+	vg_session_mirror_kslices(s);
+	vg_report_final(s->report, s->mon, 0);
+	snprintf(label, sizeof(label), "loaded from %s: ", vg_load_path(s));
+	vg_report_summary(s->report, label);
+}
+
 void vg_load_final(struct session *ss)
 {
 	struct session *s;
 
-	for (int k = 0; (s = vg_load_unit(ss, k)); k++) {
-		vg_session_mirror_kslices(s);
-		vg_report_final(s->report, s->mon, 0);
-	}
+	for (int k = 0; (s = vg_load_unit(ss, k)); k++)
+		unit_final(s);
 }
 
 void vg_load_free(struct session *ss)

@@ -461,8 +461,8 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 		vg_report_final(ss->report, ss->kids[i].mon,
 				(uint32_t)ss->kids[i].pid);
 	}
+	vg_load_final(ss);	/* vigil load's, before the last summary */
 	vg_report_stats(ss->report, ss->mon, &st);
-	vg_load_final(ss);
 	vg_dyn_finish(ss);
 	vg_watchset_finish(ss->ws, stderr);
 	vg_hold_finish(ss);
