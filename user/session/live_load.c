@@ -278,9 +278,9 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 		return vg_live_reply(false, "out of memory", NULL);
 	}
 	for (int i = 0; i < u->s.spec->nprops; i++) {
-		fprintf(m, "loaded %s (%s tier) from %s, its slices from its initial state\n",
+		fprintf(m, "loaded %s (%s tier): its slices start in its initial state\n",
 			u->s.spec->props[i].name,
-			u->s.kernel[i] ? "kernel" : "user", u->path);
+			u->s.kernel[i] ? "kernel" : "user");
 		json_array_append_new(props, json_pack("{s:s,s:s}", "name",
 			u->s.spec->props[i].name, "tier",
 			u->s.kernel[i] ? "kernel" : "user"));
