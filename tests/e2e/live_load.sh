@@ -29,7 +29,7 @@ live_gdb "-ex 'help vigil load' -ex 'vigil load $TMP/bad.vigil' -ex 'vigil load 
  -ex 'vigil status' -ex 'vigil load specs/queue_bounds.vigil' -ex 'vigil load specs/queue_bounds.vigil' \
  -ex 'complete vigil unload queue_b' -ex 'complete vigil slices queue_bounds ov' -ex 'vigil status' \
  -ex continue -ex bt -ex 'vigil graph queue_bounds' -ex 'vigil slices queue_bounds overflow' \
- -ex 'vigil unload queue_bounds' -ex 'vigil status' -ex 'vigil slices queue_bounds' -ex continue"
+ -ex 'vigil unload queue_bounds' -ex 'vigil status' -ex 'vigil slices queue_bounds' -ex 'vigil graph' -ex continue"
 
 grep -q 'Add the properties of SPEC to the live session' "$TMP/gdb" || fail "help vigil load"
 grep -qE "^vigil: $TMP/bad.vigil:3:34: error: unexpected '}', expected a target state name" "$TMP/gdb" ||
@@ -57,6 +57,13 @@ grep -q "^// the last stop was about queue_bounds slice $slice, in state overflo
 grep -qE "^ +p0_s2 \[label=\"overflow\\\\n1 slice\\\\nlast stop: $slice\", .*fillcolor=\"#cfe2ff\", color=\"#0d47a1\", penwidth=4" "$TMP/gdb" ||
 	fail "vigil graph does not mark the overflow state (the last stop's)"
 grep -E '^ +p0_s[013] \[' "$TMP/gdb" | grep -q 'last stop' && fail "vigil graph marks another state too"
+# drawn: the mark and the note are in the SVG too
+sed -n '\|^// loaded from|,/^}/p' "$TMP/gdb" | sed '/^\/\//d' | dot -Tsvg >"$TMP/graph.svg" || fail "dot cannot draw vigil graph's DOT"
+grep -q "last stop: $slice" "$TMP/graph.svg" && grep -q 'fill="#cfe2ff"' "$TMP/graph.svg" ||
+	fail "the SVG lacks the last stop's mark"
+# after the unload, vigil graph has the session's property only
+sed -n '/^unloaded queue_bounds/,$p' "$TMP/gdb" | grep -q 'label="pops"' || fail "vigil graph after the unload"
+sed -n '/^unloaded queue_bounds/,$p' "$TMP/gdb" | grep -qE '^// loaded from|label="queue_bounds"' && fail "vigil graph still draws the unloaded property"
 grep -qE "^$slice +overflow" "$TMP/gdb" || fail "vigil slices of the loaded property"
 grep -q '^unloaded queue_bounds, its probes detached and its slices freed' "$TMP/gdb" || fail "vigil unload"
 [ "$(grep -c '^loaded from ' "$TMP/gdb")" = 1 ] || fail "vigil status still shows the unloaded property"

@@ -67,8 +67,8 @@ PY
 "$VIGIL" ctl "$pid" slices queue_bounds overflow >"$TMP/slices" || fail "vigil ctl slices of a loaded property"
 grep -qE '^q=0x[0-9a-f]+ +overflow' "$TMP/slices" || { cat "$TMP/slices"; fail "no overflowed queue in the loaded property"; }
 
-"$VIGIL" ctl "$pid" checkpoint >"$TMP/ck" || { cat "$TMP/vigil.err"; fail "vigil ctl checkpoint"; }
-img=$(awk 'NR==1 { gsub(/[()]/, "", $NF); print $NF }' "$TMP/ck")
+"$VIGIL" ctl "$pid" checkpoint --json >"$TMP/ck" || { cat "$TMP/ck" "$TMP/vigil.err"; fail "vigil ctl checkpoint"; }
+img=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["data"]["checkpoints"][-1]["path"])' "$TMP/ck")
 st="$img/monitor.state"
 [ -f "$st" ] || fail "no monitor state at $st"
 cat "$st"

@@ -394,6 +394,14 @@ void vg_load_drain(struct session *ss)
 		s->live = ss->live;
 		vg_live_keep_going(s);
 		s->live = NULL;
+		/* a `gdb` reaction of a loaded property opened the live
+		 * session: the gdb it started is the session's (its exit
+		 * ends monitoring) */
+		if (s->gdb_pid > 0) {
+			if (ss->gdb_pid <= 0)
+				ss->gdb_pid = s->gdb_pid;
+			s->gdb_pid = 0;
+		}
 	}
 }
 
