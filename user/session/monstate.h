@@ -9,6 +9,13 @@
  *   vigil-monitor-state 1
  *   slice PROP MASK STATE INCONC P0 P1 P2 P3 V0 V1 ...
  *   global PROP INDEX VALUE
+ * then, for each spec file added with `vigil load` (live_load.c), a
+ * section of its own, which vg_monstate_load stops at (the session's
+ * spec has not those properties):
+ *   loaded /abs/path/of/spec.vigil
+ *   define NAME=VALUE            (its -D, as given; any number)
+ *   properties NAME...           (the properties the file has)
+ *   slice ... / global ...       (as above, that file's properties)
  */
 #ifndef VIGIL_MONSTATE_H
 #define VIGIL_MONSTATE_H
