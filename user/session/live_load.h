@@ -59,6 +59,14 @@ void vg_load_suspend(struct session *ss);
 int vg_load_resume(struct session *ss, struct vg_err *e);
 int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e);
 
+/* A checkpoint's monitor state at path brought back (vigil restore
+ * --monitor; a restore inside the session, after the session's own state):
+ * the units become those of its loaded sections, each opened again from
+ * its file and -D (on the process as it is now, stopped) and given the
+ * section's slices. -1 (e set) when a file cannot be loaded again or has
+ * other properties now; the units loaded so far stay. */
+int vg_load_restore(struct session *ss, const char *path, struct vg_err *e);
+
 /* The end of the run: the units' verdicts and counts. */
 void vg_load_final(struct session *ss);
 /* Every unit closed: its probes detached. */

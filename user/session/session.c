@@ -410,8 +410,9 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 	/* vigil restore --monitor: the monitor goes on from the checkpoint */
 	if (ss->o->state_path &&
-	    vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
-			     ss->kernel, e))
+	    (vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
+			      ss->kernel, e) ||
+	     vg_load_restore(ss, ss->o->state_path, e)))	/* vigil load's */
 		goto out;
 	if (vg_session_view_open(ss, e))
 		goto out;

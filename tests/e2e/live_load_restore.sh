@@ -1,0 +1,60 @@
+# A checkpoint taken after `vigil ctl load` keeps the loaded properties:
+# vigil restore --monitor brings them back (their files loaded again, with
+# their -D) with the checkpoint's slices, though one was unloaded since,
+# and the restored queue_bounds goes on counting from there.
+. "$(dirname "$0")/lib.sh"
+
+cat >"$TMP/pops.vigil" <<'V'
+property pops "queues are popped"
+slice on ptr q
+state seen accepting { before queue_pop(q) -> seen }
+V
+grep -v '^on enter' specs/queue_bounds.vigil >"$TMP/qb.vigil"
+cat >"$TMP/calls.vigil" <<'V'
+param fn = queue_push
+property calls "counts the calls of one function"
+slice on ptr q
+int n = 0
+state s accepting { before $fn(q) { n = n + 1; } -> s }
+V
+
+# the program's output goes nowhere: a file that grows after the
+# checkpoint is one CRIU refuses to restore
+"$VIGIL" run --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 200 --loops 30 \
+	>/dev/null 2>/dev/null </dev/null &
+VIGIL_PID=$!
+for _ in $(seq 200); do
+	pid=$(pgrep -P "$VIGIL_PID" -x queue3) && [ -S "${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock" ] && break
+	sleep 0.05
+done
+[ -n "$pid" ] || fail "no target"
+LEFT_PIDS+=("$pid")
+"$VIGIL" ctl "$pid" load "$TMP/qb.vigil" >/dev/null || fail "load qb"
+"$VIGIL" ctl "$pid" load "$TMP/calls.vigil" -D fn=queue_pop >/dev/null || fail "load calls"
+sleep 0.8
+"$VIGIL" ctl "$pid" checkpoint --json >"$TMP/ck" || { cat "$TMP/ck"; fail "vigil ctl checkpoint"; }
+img=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["data"]["checkpoints"][-1]["path"])' "$TMP/ck")
+k=$(grep -c '^slice queue_bounds [0-9]* overflow ' "$img/monitor.state")
+c=$(grep -c '^slice calls ' "$img/monitor.state")
+[ "$k" -ge 1 ] && [ "$c" -ge 1 ] || { cat "$img/monitor.state"; fail "the checkpoint has no loaded slices"; }
+"$VIGIL" ctl "$pid" unload calls >/dev/null || fail "unload calls"
+"$VIGIL" ctl "$pid" detach >/dev/null || fail "detach"
+wait "$VIGIL_PID"
+
+# the restored program stops at its next overflow (vigil restore's
+# default), with queue_bounds counting on from the checkpoint's k
+"$VIGIL" restore --force "$img" --monitor "$TMP/pops.vigil" >"$TMP/r.out" 2>"$TMP/r.err" </dev/null
+RC=$?
+cat "$TMP/r.err"
+expect_rc 1
+grep -qE "^vigil: loaded queue_bounds from $TMP/qb.vigil: (kernel|user) tier" "$TMP/r.err" || fail "queue_bounds is not loaded again"
+grep -qE "^vigil: loaded calls from $TMP/calls.vigil: (kernel|user) tier" "$TMP/r.err" || fail "calls, unloaded after the checkpoint, is not back"
+grep -q '^vigil: VIOLATION of queue_bounds' "$TMP/r.err" || fail "the restored queue_bounds does not catch the next overflow"
+grep -qE "^vigil: queue_bounds: live slices by state: .* overflow=$((k + 1)) " "$TMP/r.err" ||
+	fail "queue_bounds did not go on from the checkpoint's $k overflowed queues"
+n=$(sed -nE 's/^vigil: calls: live slices by state: s=([0-9]+)$/\1/p' "$TMP/r.err")
+[ -n "$n" ] && [ "$n" -ge "$c" ] || fail "calls did not go on from the checkpoint's $c slices"
+rpid=$(sed -nE 's/.*target pid ([0-9]+) is left stopped.*/\1/p' "$TMP/r.err")
+[ -n "$rpid" ] && LEFT_PIDS+=("$rpid")
+rm -rf "$(dirname "$img")"
+echo PASS
