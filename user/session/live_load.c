@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -43,7 +44,32 @@ struct vg_load {
 	struct unit *u[VG_LOAD_MAX];
 	int n;
 	bool violated;		/* by a unit, unloaded since or not */
+	int ep;			/* the loop's epoll set (vg_load_watch) */
+	bool has_ep;
 };
+
+/* A unit's records wake the loop as the session's own do: waiting a
+ * whole idle poll for them could fill its ring. Its fd leaves the set
+ * when the unit closes it. */
+static void watch_unit(struct vg_load *l, struct unit *u)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!l->has_ep)
+		return;
+	ev.data.fd = vg_probe_fd(u->s.probe);
+	epoll_ctl(l->ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
+}
+
+void vg_load_watch(struct session *ss, int ep)
+{
+	if (!ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded))))
+		return;		/* then units wake it at its poll only */
+	ss->loaded->ep = ep;
+	ss->loaded->has_ep = true;
+	for (int k = 0; k < ss->loaded->n; k++)
+		watch_unit(ss->loaded, ss->loaded->u[k]);
+}
 
 static struct unit *unit_of(struct session *s)
 {
@@ -275,6 +301,7 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 	    unit_open(ss, u, &e))
 		return fail(u, &e);
 	l->u[l->n++] = u;
+	watch_unit(l, u);
 	props = json_array();
 	if (!(m = open_memstream(&text, &tlen))) {
 		json_decref(props);
@@ -742,6 +769,7 @@ int vg_load_restore(struct session *ss, const char *path, struct vg_err *e)
 			goto out;
 		}
 		ss->loaded->u[ss->loaded->n++] = u;
+		watch_unit(ss->loaded, u);
 		if (load_section(u, &sec[i], e))
 			goto out;
 	}

@@ -40,6 +40,9 @@ struct session *vg_load_owner(struct session *ss, const char *name);
 /* The file unit u was loaded from. */
 const char *vg_load_path(const struct session *u);
 
+/* The loop's epoll set: each unit's ring wakes it too (those loaded
+ * already and those to come). */
+void vg_load_watch(struct session *ss, int ep);
 /* A turn of the loop: every unit's records through its monitor, its
  * timeouts, its holds let go; in a live gdb session its stops are kept for
  * gdb (as vg_live_keep_going does for the session's own). */

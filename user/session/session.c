@@ -569,6 +569,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	ev.data.fd = sigfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
 	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
+	vg_load_watch(ss, ep);	/* vigil load's rings */
 
 	vg_live_open(ss);
 	if (vg_live_fd(ss) >= 0) {
