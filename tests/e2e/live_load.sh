@@ -1,6 +1,7 @@
 # vigil load / vigil unload inside a live gdb session. The session starts
 # with a property that never stops the program; queue_bounds, loaded from
-# gdb before the first queue exists, catches the first overflow (vigil's
+# gdb before the first queue exists, takes a monitor breakpoint (vigil
+# break), catches the first overflow (vigil's
 # message, bt at queue_push), and `vigil graph` marks the state of the
 # slice that stop was about. Unloaded, its probes are gone and the two
 # overflows left stop nothing: the program runs to its end. Refused, the
@@ -28,7 +29,7 @@ start_live run --interactive "$TMP/pops.vigil" -- "$TARGETS/queue3"
 live_gdb "-ex 'help vigil load' -ex 'vigil load $TMP/bad.vigil' -ex 'vigil load $TMP/nosym.vigil' \
  -ex 'vigil status' -ex 'vigil load specs/queue_bounds.vigil' -ex 'vigil load specs/queue_bounds.vigil' \
  -ex 'complete vigil unload queue_b' -ex 'complete vigil slices queue_bounds ov' -ex 'vigil status' \
- -ex continue -ex bt -ex 'vigil graph queue_bounds' -ex 'vigil slices queue_bounds overflow' \
+ -ex 'vigil break queue_bounds ready' -ex 'vigil breaks' -ex continue -ex 'vigil delete 1' -ex continue -ex bt -ex 'vigil graph queue_bounds' -ex 'vigil slices queue_bounds overflow' \
  -ex 'vigil unload queue_bounds' -ex 'vigil status' -ex 'vigil slices queue_bounds' -ex 'vigil graph' -ex continue"
 
 grep -q 'Add the properties of SPEC to the live session' "$TMP/gdb" || fail "help vigil load"
@@ -46,6 +47,12 @@ grep -qx 'vigil slices queue_bounds overflow' "$TMP/gdb" || fail "no completion 
 grep -qE '^loaded from .*/specs/queue_bounds.vigil: [0-9]+ events, 0 lost, probes 7/7 attached' "$TMP/gdb" ||
 	fail "vigil status does not show the loaded property's probes"
 grep -qE '^queue_bounds \(kernel tier\)' "$TMP/gdb" || fail "vigil status does not show the loaded property"
+# a monitor breakpoint on the loaded property's state stops the program
+grep -q '^breakpoint 1: stop when a slice of queue_bounds enters ready' "$TMP/gdb" || fail "vigil break on a loaded property"
+grep -qE '^1 +queue_bounds ready$' "$TMP/gdb" || fail "vigil breaks does not list the loaded property's breakpoint"
+grep -qE '^vigil: breakpoint 1: queue_bounds slice q=0x[0-9a-f]+: init -> ready at after queue_new\(2\) returned' "$TMP/gdb" ||
+	fail "the monitor breakpoint on the loaded property did not stop the program"
+[ "$(grep -c '^vigil: breakpoint 1:' "$TMP/gdb")" = 1 ] || fail "the deleted breakpoint stopped again"
 # the loaded property stops the program at the first overflow
 [ "$(grep -c '^vigil: queue_bounds entered state overflow at before queue_push' "$TMP/gdb")" = 1 ] ||
 	fail "the loaded property did not stop the program exactly once"

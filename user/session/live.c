@@ -44,6 +44,8 @@ struct vg_live {
 	struct vg_ctl *ctl;
 	struct {
 		int id, prop, state;
+		/* the session, or vigil load's unit, prop is of */
+		const struct session *owner;
 	} brk[VG_LIVE_BREAKS];
 	int nbrk, next_brk;
 	struct stop stops[VG_LIVE_STOPS];
@@ -121,8 +123,15 @@ bool vg_live_last_stop(const struct session *ss, const struct session **owner,
 
 void vg_live_forget(struct session *ss, const struct session *owner)
 {
-	if (ss->live && ss->live->last_owner == owner)
-		ss->live->last_owner = NULL;
+	struct vg_live *l = ss->live;
+
+	if (!l)
+		return;
+	if (l->last_owner == owner)
+		l->last_owner = NULL;
+	for (int i = 0; i < l->nbrk; i++)	/* its breakpoints go with it */
+		if (l->brk[i].owner == owner)
+			l->brk[i--] = l->brk[--l->nbrk];
 }
 
 static void add_stop(struct vg_live *l, pid_t pid, pid_t tid, const char *msg,
@@ -165,7 +174,8 @@ void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
 	if (!l || from == to)
 		return;
 	for (i = 0; i < l->nbrk; i++)
-		if (l->brk[i].prop == s->prop && l->brk[i].state == to)
+		if (l->brk[i].owner == ss && l->brk[i].prop == s->prop &&
+		    l->brk[i].state == to)
 			break;
 	if (i == l->nbrk)
 		return;
@@ -173,9 +183,10 @@ void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
 	 * has the breakpoint's state): that stop is the breakpoint's, not
 	 * the scenario's. The user tier sees the event after the fact: its
 	 * stop lands a little later than the call (docs/GUIDE.md says so) */
-	if (stopped && ss->kernel[s->prop])
+	if (stopped && ss->kernel[s->prop]) {
 		vg_scenario_resume(ss->sc);
-	else if (kill((pid_t)ev->pid, SIGSTOP))
+		ss->stop_mark.set = false;	/* not a reaction's stop */
+	} else if (kill((pid_t)ev->pid, SIGSTOP))
 		return;
 	if ((m = open_memstream(&evtext, &evlen))) {
 		vg_event_text(ss->spec, m, ev);
@@ -314,15 +325,16 @@ static json_t *hello(struct session *ss, int client, json_t *req)
 
 /* A kernel-tier property stops in the probe at its breakpoints' states
  * too, as at the states its reactions stop at. */
-static int push_stop_mask(struct session *ss, int prop, struct vg_err *e)
+static int push_stop_mask(struct vg_live *l, struct session *ss, int prop,
+			  struct vg_err *e)
 {
-	struct vg_live *l = ss->live;
 	uint32_t m = vg_scenario_stop_mask(ss->sc, prop);
 
 	if (!ss->kernel[prop])
 		return 0;
 	for (int i = 0; i < l->nbrk; i++)
-		if (l->brk[i].prop == prop && l->brk[i].state < 32)
+		if (l->brk[i].owner == ss && l->brk[i].prop == prop &&
+		    l->brk[i].state < 32)
 			m |= 1u << l->brk[i].state;
 	return vg_probe_set_stop_mask(ss->probe, prop, m, e);
 }
@@ -332,7 +344,9 @@ static json_t *add_break(struct session *ss, json_t *args)
 	struct vg_live *l = ss->live;
 	const char *pn = json_string_value(json_array_get(args, 0));
 	const char *sn = json_string_value(json_array_get(args, 1));
-	int prop = vg_live_prop(ss, pn), state;
+	/* a property of the session's, or of a unit (vigil load) */
+	struct session *own = vg_load_owner(ss, pn);
+	int prop = own ? vg_live_prop(own, pn) : -1, state;
 	char text[512];
 
 	if (!pn || !sn)
@@ -340,21 +354,20 @@ static json_t *add_break(struct session *ss, json_t *args)
 	/* a stop that nobody takes would leave the program stopped */
 	if (!ss->o->interactive && !l->opened)
 		return vg_live_reply(false, "monitor breakpoints need a live gdb session (vigil run/attach --interactive)", NULL);
-	if (prop < 0 && vg_load_owner(ss, pn))
-		return errf("%s was loaded with vigil load: monitor breakpoints are for the properties the session started with", pn, NULL);
 	if (prop < 0)
 		return errf("no property %s", pn, NULL);
-	if ((state = vg_live_state(ss, prop, sn)) < 0)
+	if ((state = vg_live_state(own, prop, sn)) < 0)
 		return errf("property %s has no state %s", pn, sn);
 	if (l->nbrk == VG_LIVE_BREAKS)
 		return vg_live_reply(false, "too many breakpoints (32)", NULL);
 	l->brk[l->nbrk].id = ++l->next_brk;
 	l->brk[l->nbrk].prop = prop;
+	l->brk[l->nbrk].owner = own;
 	l->brk[l->nbrk++].state = state;
 	{
 		struct vg_err e = { 0 };
 
-		if (push_stop_mask(ss, prop, &e)) {
+		if (push_stop_mask(l, own, prop, &e)) {
 			l->nbrk--;
 			return vg_live_reply(false, e.msg, NULL);
 		}
@@ -374,9 +387,10 @@ static json_t *del(struct session *ss, json_t *args)
 		if (l->brk[i].id == id) {
 			struct vg_err e = { 0 };
 			int prop = l->brk[i].prop;
+			struct session *own = (struct session *)l->brk[i].owner;
 
 			l->brk[i] = l->brk[--l->nbrk];
-			if (push_stop_mask(ss, prop, &e))
+			if (push_stop_mask(l, own, prop, &e))
 				return vg_live_reply(false, e.msg, NULL);
 			return vg_live_reply(true, "deleted\n", NULL);
 		}
@@ -391,7 +405,8 @@ static json_t *breaks(struct session *ss)
 	size_t len = 0;
 
 	for (int i = 0; i < l->nbrk; i++) {
-		const struct vg_property *p = &ss->spec->props[l->brk[i].prop];
+		const struct vg_property *p =
+			&l->brk[i].owner->spec->props[l->brk[i].prop];
 
 		json_array_append_new(arr, json_pack("{s:i,s:s,s:s}", "id",
 			l->brk[i].id, "property", p->name, "state",

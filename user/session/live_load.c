@@ -411,6 +411,10 @@ void vg_load_drain(struct session *ss)
 	for (int k = 0; (s = vg_load_unit(ss, k)); k++) {
 		struct unit *u = unit_of(s);
 
+		/* the unit borrows the live side while its records go
+		 * through: its `vigil break`s (each knows its owner) and its
+		 * stops for gdb, as the session's own */
+		s->live = ss->live;
 		u->err.msg[0] = 0;
 		if (vg_probe_drain(s->probe, vg_session_on_record, s, &u->err) < 0 ||
 		    vg_session_timeouts(s, &u->err))
@@ -418,10 +422,6 @@ void vg_load_drain(struct session *ss)
 		vg_hold_release(s);
 		if (vg_scenario_violated(s->sc))
 			ss->loaded->violated = true;
-		/* the stop goes to gdb, as the session's own do: the unit
-		 * borrows the live side for that moment only (its
-		 * breakpoints are the session's properties') */
-		s->live = ss->live;
 		vg_live_keep_going(s);
 		s->live = NULL;
 		/* a `gdb` reaction of a loaded property opened the live
