@@ -27,9 +27,9 @@ V
 
 start_live run --interactive "$TMP/pops.vigil" -- "$TARGETS/queue3"
 live_gdb "-ex 'help vigil load' -ex 'vigil load $TMP/bad.vigil' -ex 'vigil load $TMP/nosym.vigil' \
- -ex 'vigil status' -ex 'vigil load specs/queue_bounds.vigil' -ex 'vigil load specs/queue_bounds.vigil' \
+ -ex 'vigil status' -ex 'break queue_push' -ex 'vigil load specs/queue_bounds.vigil' -ex 'vigil load specs/queue_bounds.vigil' \
  -ex 'complete vigil unload queue_b' -ex 'complete vigil slices queue_bounds ov' -ex 'vigil status' \
- -ex 'vigil break queue_bounds ready' -ex 'vigil breaks' -ex continue -ex 'vigil delete 1' -ex continue -ex bt -ex 'vigil graph queue_bounds' -ex 'vigil slices queue_bounds overflow' \
+ -ex 'vigil break queue_bounds ready' -ex 'vigil breaks' -ex continue -ex 'vigil delete 1' -ex continue -ex 'delete 2' -ex continue -ex bt -ex 'vigil graph queue_bounds' -ex 'vigil slices queue_bounds overflow' \
  -ex 'vigil unload queue_bounds' -ex 'vigil status' -ex 'vigil slices queue_bounds' -ex 'vigil graph' -ex continue"
 
 grep -q 'Add the properties of SPEC to the live session' "$TMP/gdb" || fail "help vigil load"
@@ -53,6 +53,11 @@ grep -qE '^1 +queue_bounds ready$' "$TMP/gdb" || fail "vigil breaks does not lis
 grep -qE '^vigil: breakpoint 1: queue_bounds slice q=0x[0-9a-f]+: init -> ready at after queue_new\(2\) returned' "$TMP/gdb" ||
 	fail "the monitor breakpoint on the loaded property did not stop the program"
 [ "$(grep -c '^vigil: breakpoint 1:' "$TMP/gdb")" = 1 ] || fail "the deleted breakpoint stopped again"
+# gdb's breakpoint on queue_push, set before the load made it a probed
+# address, is moved off the probe (it stops, and the probe stays: the
+# overflow below is caught)
+grep -qE '^Breakpoint 2, 0x[0-9a-f]+ in queue_push \(' "$TMP/gdb" && grep -q '^(vigil: its address is probed; stopped on the next instruction)' "$TMP/gdb" ||
+	fail "gdb's breakpoint on a function the load probed did not stop as a probed one"
 # the loaded property stops the program at the first overflow
 [ "$(grep -c '^vigil: queue_bounds entered state overflow at before queue_push' "$TMP/gdb")" = 1 ] ||
 	fail "the loaded property did not stop the program exactly once"
