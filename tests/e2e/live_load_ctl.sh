@@ -100,6 +100,12 @@ grep -q 'usage: load SPEC' "$TMP/err" || fail "load without a spec"
 "$VIGIL" ctl "$pid" load "$TMP/qb.vigil" -D novalue 2>"$TMP/err"
 RC=$?
 expect_rc 2
+# watchpoints are planned at the start of a run: refused, said so
+"$VIGIL" ctl "$pid" load specs/lib/use_after_free.vigil 2>"$TMP/err"
+RC=$?
+expect_rc 1
+grep -q 'use_after_free.vigil: a watch event (.*) cannot be loaded into a running session' "$TMP/err" ||
+	fail "a spec with watch events: $(cat "$TMP/err")"
 
 # every command answers --json (a refusal too: ok false and the error)
 for c in "status" "slices pops" "break pops seen" "checkpoints" "restore 1" "set pops q=0x1 state=seen" \

@@ -159,7 +159,7 @@ static int unit_check(struct session *ss, struct unit *u, struct vg_err *e)
 	/* watchpoints are armed per thread from the start of a run
 	 * (watchset.c): not planned for a unit */
 	for (int i = 0; i < sp->nevents; i++)
-		if (vg_event_is_watch(&sp->events[i]))
+		if (vg_event_watches(&sp->events[i]))
 			return vg_errf(e, "%s: a watch event (%s) cannot be loaded into a running session: give the spec when the session starts",
 				       u->path, vg_event_kind_name(sp->events[i].kind));
 	return 0;
