@@ -26,13 +26,15 @@ state a accepting { before no_such_function(q) -> a }
 V
 
 start_live run --interactive "$TMP/pops.vigil" -- "$TARGETS/queue3"
-live_gdb "-ex 'help vigil load' -ex 'vigil load $TMP/bad.vigil' -ex 'vigil load $TMP/nosym.vigil' \
+live_gdb "-ex 'help vigil load' -ex 'help vigil unload' -ex 'complete vigil load specs/queue_bo' -ex 'vigil load $TMP/bad.vigil' -ex 'vigil load $TMP/nosym.vigil' \
  -ex 'vigil status' -ex 'break queue_push' -ex 'vigil load specs/queue_bounds.vigil' -ex 'vigil load specs/queue_bounds.vigil' \
  -ex 'complete vigil unload queue_b' -ex 'complete vigil slices queue_bounds ov' -ex 'vigil status' \
  -ex 'vigil break queue_bounds ready' -ex 'vigil breaks' -ex continue -ex 'vigil delete 1' -ex continue -ex 'delete 2' -ex continue -ex bt -ex 'vigil graph queue_bounds' -ex 'vigil slices queue_bounds overflow' \
  -ex 'vigil unload queue_bounds' -ex 'vigil status' -ex 'vigil slices queue_bounds' -ex 'vigil graph' -ex continue"
 
 grep -q 'Add the properties of SPEC to the live session' "$TMP/gdb" || fail "help vigil load"
+grep -q 'Remove a property added with vigil load' "$TMP/gdb" || fail "help vigil unload"
+grep -qx 'vigil load specs/queue_bounds.vigil' "$TMP/gdb" || fail "no completion of the spec's file name"
 grep -qE "^vigil: $TMP/bad.vigil:3:34: error: unexpected '}', expected a target state name" "$TMP/gdb" ||
 	fail "a bad spec in vigil load does not say file:line:col and what was expected"
 grep -qE "^vigil: $TMP/nosym.vigil:3:21: function 'no_such_function' not found in .*/queue3" "$TMP/gdb" ||
