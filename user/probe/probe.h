@@ -175,6 +175,15 @@ void vg_probe_arm_checkpoint(struct vg_probe *p, uint64_t next_ns);
 int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 			int state, const int64_t *vars, struct vg_err *e);
 
+/* A restore inside the session (user/probe/probe_restore.c), the target
+ * stopped and the uprobes suspended: empty the kernel tier's slice table;
+ * set an event's counts (vg_probe_counts) back; forget the exit of the
+ * process the restored one replaces. */
+void vg_probe_clear_kslices(struct vg_probe *p);
+void vg_probe_set_counts(struct vg_probe *p, int event, uint64_t hits,
+			 uint64_t lost);
+void vg_probe_forget_exit(struct vg_probe *p);
+
 /* A file descriptor that becomes readable when records are waiting. */
 int vg_probe_fd(const struct vg_probe *p);
 

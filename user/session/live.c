@@ -189,6 +189,16 @@ bool vg_live_keep_going(struct session *ss)
 	return true;
 }
 
+void vg_live_forget_stops(struct session *ss)
+{
+	struct vg_live *l = ss->live;
+
+	for (int i = 0; l && i < l->nstops; i++)
+		json_decref(l->stops[i].violation);
+	if (l)
+		l->nstops = 0;
+}
+
 bool vg_live_detach_asked(const struct session *ss)
 {
 	return ss->live && ss->live->detach;
@@ -434,8 +444,9 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		ss->live->detach = true;
 		return vg_live_reply(true, "vigil: monitoring ends; the program goes on\n", NULL);
 	}
-	if (!strcmp(cmd, "restore") || !strcmp(cmd, "load") ||
-	    !strcmp(cmd, "unload"))
+	if (!strcmp(cmd, "restore"))	/* live_restore.c */
+		return vg_live_restore(ss, args);
+	if (!strcmp(cmd, "load") || !strcmp(cmd, "unload"))
 		return errf("'%s' is not available in a live session yet", cmd, NULL);
 	return errf("unknown command '%s'", cmd, NULL);
 }

@@ -55,6 +55,10 @@ json_t *vg_live_set(struct session *ss, json_t *args);
 json_t *vg_live_graph(struct session *ss, json_t *args);
 json_t *vg_live_checkpoints(struct session *ss);
 json_t *vg_live_probes(struct session *ss);
+/* restore [N] [stopped] (live_restore.c); and, the target replaced, the
+ * stops gdb has not asked about are forgotten. */
+json_t *vg_live_restore(struct session *ss, json_t *args);
+void vg_live_forget_stops(struct session *ss);
 /* The property named name, or -1. */
 int vg_live_prop(const struct session *ss, const char *name);
 /* Its state named name, or -1. */

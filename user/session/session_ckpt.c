@@ -27,8 +27,11 @@ static int write_state(void *ctx, FILE *out, struct vg_err *e)
 {
 	struct session *ss = ctx;
 
-	return vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
-				 e);
+	if (vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
+			      e))
+		return -1;
+	vg_session_state_extra(ss, out);
+	return 0;
 }
 
 /* Events the probes saw: in the kernel tier most never become records. */
@@ -199,7 +202,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 }
 
 /* Wait until pid is gone, reaping it when it is our child. */
-static void wait_gone(struct session *ss)
+void vg_session_wait_gone(struct session *ss)
 {
 	int fd = (int)syscall(SYS_pidfd_open, ss->pid, 0);
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -232,7 +235,7 @@ static int restore_fork_snapshot(struct session *ss)
 		return 0;
 	}
 	kill(ss->pid, SIGKILL);
-	wait_gone(ss);
+	vg_session_wait_gone(ss);
 	snprintf(ss->restored_from, sizeof(ss->restored_from),
 		 "the fork snapshot pid %d", child);
 	snprintf(why, sizeof(why), "restored from %s", ss->restored_from);
@@ -258,7 +261,7 @@ static int restore_last_good(struct session *ss)
 	}
 	snprintf(ss->restored_from, sizeof(ss->restored_from), "%s", img);
 	kill(ss->pid, SIGKILL);
-	wait_gone(ss);
+	vg_session_wait_gone(ss);
 	pid = vg_ckpt_restore(img, &re);
 	if (pid < 0) {
 		fprintf(stderr, "vigil: %s\n", re.msg);
