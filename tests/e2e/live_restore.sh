@@ -23,9 +23,12 @@ def vshow(tag):
 PY
 start_live run --interactive specs/queue_bounds.vigil -- "$TARGETS/queue3"
 live_gdb "-x $TMP/show.py -ex 'break fill' -ex continue -ex 'vigil checkpoint' -ex continue \
- -ex 'python vshow(\"FIRST\")' -ex 'complete vigil restore ' -ex 'vigil restore 7' -ex 'vigil restore 1' -ex 'info breakpoints' \
+ -ex 'python vshow(\"FIRST\")' -ex 'shell $VIGIL ctl $TARGET_PID restore' -ex 'complete vigil restore ' -ex 'vigil restore 7' -ex 'vigil restore 1' -ex 'info breakpoints' \
  -ex continue -ex 'python vshow(\"AGAIN\")' -ex bt -ex 'info breakpoints' -ex 'delete 2' -ex continue -ex continue -ex continue"
 grep -qE '^1 +[0-9]+ +good +vigil checkpoint \(gdb\)' "$TMP/gdb" || fail "no checkpoint taken from gdb"
+# from a shell while gdb holds the process: refused, gdb must let go first
+grep -qE "^vigil: pid $TARGET_PID is traced by process [0-9]+ \(gdb\?\): restore from gdb" "$TMP/gdb" ||
+	fail "vigil ctl restore under gdb is not refused"
 grep -qx 'vigil restore 1' "$TMP/gdb" || fail "no completion of the checkpoint number"
 grep -q 'vigil: no checkpoint 7 in this session' "$TMP/gdb" || fail "a missing checkpoint is not refused"
 grep -qE "^restored pid $TARGET_PID from checkpoint 1 \(vigil checkpoint \(gdb\), after [0-9]+ events\)" "$TMP/gdb" ||

@@ -203,7 +203,10 @@ static void first_error(const char *log, char *out, size_t len)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "Error") || strstr(line, "cannot run")) {
+		/* criu says it cannot raise its own descriptor limit in some
+		 * containers, and goes on: not what went wrong */
+		if ((strstr(line, "Error") && !strstr(line, "RLIMIT_NOFILE")) ||
+		    strstr(line, "cannot run")) {
 			line[strcspn(line, "\n")] = 0;
 			snprintf(out, len, "%s (log: %s)", line, log);
 			break;
