@@ -81,7 +81,7 @@ int vg_outfiles_save(pid_t pid, const char *dir, struct vg_err *e)
 			continue;
 		if (fd_path(pid, (int)fd, file, sizeof(file)) ||
 		    (flags = fd_flags(pid, (int)fd)) < 0 ||
-		    (flags & O_ACCMODE) != O_WRONLY)
+		    (flags & O_ACCMODE) == O_RDONLY)
 			continue;
 		fprintf(out, "%ld %o %s\n", fd, (unsigned)flags, file);
 	}

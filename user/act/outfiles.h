@@ -6,7 +6,7 @@
  * a process whose file has another size since ("has bad size"): every run
  * that writes to a log after the checkpoint would make it unrestorable.
  * So the checkpoint notes, beside the image (DIR/outfiles), each regular
- * file the process had open write-only, and the restore hands CRIU an
+ * file the process had open for writing, and the restore hands CRIU an
  * open descriptor of that file through `--inherit-fd fd[N]:PATH` instead:
  *  - inside the session, the very descriptor the old process had
  *    (pidfd_getfd before it is killed): same file offset, same flags, the
@@ -15,9 +15,10 @@
  *  - from `vigil restore DIR`, the file opened again with the saved flags
  *    and positioned at its end.
  * Either way the restored program writes on after what the file holds
- * (the abandoned run's output stays, as on a terminal). Files open for
- * reading and writing are not taken over: their contents are data the
- * program reads back, and CRIU's size check stays. */
+ * (the abandoned run's output stays, as on a terminal). Files are not
+ * rolled back: one the program also reads (opened O_RDWR: Python's "w+"
+ * log, a data file) holds what the abandoned run wrote too. Files open
+ * only for reading keep CRIU's size check. */
 #ifndef VIGIL_OUTFILES_H
 #define VIGIL_OUTFILES_H
 
@@ -34,7 +35,7 @@ struct vg_outfiles {
 	char arg[VG_OUTFILES_MAX][4200];	/* "fd[N]:PATH-without-/" */
 };
 
-/* Note pid's write-only regular files in DIR/outfiles (the process is
+/* Note pid's regular files open for writing in DIR/outfiles (the process is
  * stopped). A process with none writes an empty file. */
 int vg_outfiles_save(pid_t pid, const char *dir, struct vg_err *e);
 
