@@ -182,7 +182,7 @@ def checkpoints(build, mb, n, d):
     memhog = os.path.join(build, "bench", "memhog")
     ckdir = tempfile.mkdtemp(dir="/dev/shm")
     p, join = live(vigil, "bench/live.vigil", [memhog, str(mb)], d)
-    out = os.path.join(d, "ckpt")
+    out = os.path.join(d, "ckpt-%d" % mb)
     try:
         run_gdb(join, GDB_CKPT, d, OUT=out, N=n)
         lines = open(out).read().splitlines()

@@ -3,9 +3,8 @@
  * the live gdb session tests (tests/e2e/live_*.sh). Single-threaded, so
  * the order of calls is the same every run.
  *
- *   queue3 [--pause MS] [--loops N] [--print]
+ *   queue3 [--pause MS] [--loops N]   (QUEUE3_PRINT=1: a line per queue)
  * --pause: sleep MS between queues (a shell has time to talk to vigil);
- * --print: a line on stdout after each queue (an output file that grows);
  * --loops: do it all N times. It prints how many times it called each
  * function, so tests can compare vigil's per-probe counts with the truth. */
 #include <stdio.h>
@@ -52,7 +51,7 @@ __attribute__((noinline)) void fill(struct queue *q, long base)
 
 int main(int argc, char **argv)
 {
-	int pause_ms = 0, loops = 1, print = 0;
+	int pause_ms = 0, loops = 1;
 	long sum = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -60,8 +59,6 @@ int main(int argc, char **argv)
 			pause_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--loops") && i + 1 < argc)
 			loops = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--print"))
-			print = 1;
 	}
 	for (int l = 0; l < loops; l++)
 		for (int k = 0; k < 3; k++) {
@@ -71,7 +68,7 @@ int main(int argc, char **argv)
 			while (q->count > 0)
 				sum += queue_pop(q);
 			/* not freed: each queue has its own address, its own slice */
-			if (print) {
+			if (getenv("QUEUE3_PRINT")) {	/* a growing output file */
 				printf("queue %d done\n", l * 3 + k);
 				fflush(stdout);
 			}

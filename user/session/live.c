@@ -371,6 +371,7 @@ static json_t *checkpoint(struct session *ss, json_t *args)
 	if (ss->o->follow_forks)
 		return vg_live_reply(false, "no checkpoints with --follow-fork", NULL);
 	ss->ckpt_hold = a && !strcmp(a, "stopped");
+	ss->ckpt_stop = true;	/* asked for: --checkpoint-gap is for reactions */
 	if (ss->ckpt_hold) {	/* the SIGSTOP gdb queued must have landed */
 		for (int i = 0; i < 500 && vg_proc_state(ss->pid) != 'T'; i++)
 			usleep(1000);
