@@ -5,21 +5,32 @@
 #include "probe_internal.h"
 
 #include <bpf/bpf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vigil.skel.h"
 
 void vg_probe_clear_kslices(struct vg_probe *p)
 {
+	enum { CHUNK = 4096 };
 	int fd = bpf_map__fd(p->skel->maps.kslots);
-	struct vg_kslot v, empty;
+	struct vg_kslot *zero = calloc(CHUNK, sizeof(*zero));
+	uint32_t *keys = malloc(CHUNK * sizeof(*keys));
 
-	memset(&empty, 0, sizeof(empty));
 	/* the target is stopped and its probes detached: nothing else
-	 * writes the table */
-	for (uint32_t i = 0; i < p->kslot_cap; i++)
-		if (!bpf_map_lookup_elem(fd, &i, &v) && v.use != VG_KSLOT_EMPTY)
-			bpf_map_update_elem(fd, &i, &empty, BPF_ANY);
+	 * writes the table. The whole array, a chunk per system call (a
+	 * lookup and an update per slot took a quarter of a restore) */
+	for (uint32_t at = 0; zero && keys && at < p->kslot_cap; at += CHUNK) {
+		__u32 n = p->kslot_cap - at < CHUNK ? p->kslot_cap - at : CHUNK;
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+		for (__u32 i = 0; i < n; i++)
+			keys[i] = at + i;
+		if (bpf_map_update_batch(fd, keys, zero, &n, &bo))
+			break;
+	}
+	free(zero);
+	free(keys);
 	p->skel->bss->kslot_count = 0;
 }
 
