@@ -37,6 +37,18 @@
 #include "proc/proc.h"
 #include "report/evidence.h"
 #include "monstate.h"
+#include "util/clock.h"
+
+/* VIGIL_DEBUG=1: how long each step of a restore took, on stderr */
+static void phase(const char *what, uint64_t *t)
+{
+	uint64_t now = vg_now_ns(CLOCK_MONOTONIC);
+
+	if (getenv("VIGIL_DEBUG"))
+		fprintf(stderr, "vigil: restore: %s %.1f ms\n", what,
+			(double)(now - *t) / 1e6);
+	*t = now;
+}
 
 void vg_session_state_extra(struct session *ss, FILE *out)
 {
@@ -152,9 +164,12 @@ static int bring_back(struct session *ss, const char *img,
 	struct vg_monitor *mon;
 	pid_t pid;
 
+	uint64_t t = vg_now_ns(CLOCK_MONOTONIC);
+
 	pid = vg_ckpt_restore_with(img, of, e);
 	if (pid < 0)
 		return -1;
+	phase("criu restore", &t);
 	if (pid != ss->pid) {	/* CRIU restores the pid it dumped */
 		kill(pid, SIGKILL);
 		return vg_errf(e, "criu restored pid %d, not %d", pid, ss->pid);
@@ -169,6 +184,7 @@ static int bring_back(struct session *ss, const char *img,
 	if (vg_monstate_load(state, ss->spec, ss->mon, ss->probe, ss->kernel, e))
 		return -1;
 	load_extra(ss, state);
+	phase("monitor state", &t);
 	return 0;
 }
 
@@ -179,6 +195,7 @@ int vg_session_restore(struct session *ss, int num, bool hold, char *text,
 	struct vg_ckpt_meta m;
 	struct vg_outfiles of;
 	struct vg_err pe = { 0 };
+	uint64_t t = vg_now_ns(CLOCK_MONOTONIC);
 	int n, rc;
 
 	if (refuse(ss, e))
@@ -196,6 +213,7 @@ int vg_session_restore(struct session *ss, int num, bool hold, char *text,
 	vg_probe_suspend(ss->probe);
 	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 		return -1;
+	phase("stop, detach the probes", &t);
 	/* 2. its output files, then its pid */
 	if (vg_outfiles_open(img, ss->pid, &of, &pe))
 		fprintf(stderr, "vigil: restore: %s; CRIU opens them itself\n", pe.msg);
@@ -204,6 +222,7 @@ int vg_session_restore(struct session *ss, int num, bool hold, char *text,
 	kill(ss->pid, SIGKILL);
 	vg_session_wait_gone(ss);
 	vg_probe_drain(ss->probe, drop_record, NULL, &pe);	/* its death */
+	phase("kill", &t);
 	/* 3, 4 */
 	rc = bring_back(ss, img, &of, e);
 	vg_outfiles_close(&of);
@@ -215,10 +234,12 @@ int vg_session_restore(struct session *ss, int num, bool hold, char *text,
 		return -1;
 	}
 	/* 5 */
+	t = vg_now_ns(CLOCK_MONOTONIC);
 	if (vg_probe_resume(ss->probe, e)) {
 		kill(ss->pid, SIGCONT);	/* never frozen for a monitor that is gone */
 		return -1;
 	}
+	phase("attach the probes", &t);
 	vg_guard_add(ss->guard, ss->pid);
 	snprintf(why, sizeof(why), "restored from the checkpoint %s", img);
 	vg_scenario_set_target(ss->sc, ss->pid, false, why);
