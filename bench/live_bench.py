@@ -229,7 +229,7 @@ def main():
               "| vigil restore from gdb, median ms | bare criu restore | ratio |")
         print("|---|---|---|---|---|---|---|")
         for mb in ((10,) if a.quick else (10, 100)):
-            ours, base, ours_rs, base_rs = checkpoints(a.build, mb, 3, d)
+            ours, base, ours_rs, base_rs = checkpoints(a.build, mb, 5, d)
             print("| %d MB | %s | %s | %s | %s | %s | %s |" % (
                 mb, med_ms(ours), med_ms(base), ratio(ours, base),
                 med_ms(ours_rs), med_ms(base_rs), ratio(ours_rs, base_rs)))

@@ -110,7 +110,6 @@ struct session {
 	/* restores inside the session (session_restore.c); the loop opens
 	 * the target's pidfd again when target_gen moves */
 	unsigned target_gen;
-	uint64_t restores;
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */

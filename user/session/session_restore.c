@@ -246,7 +246,6 @@ int vg_session_restore(struct session *ss, int num, bool hold, char *text,
 	vg_scenario_resume(ss->sc);
 	vg_live_forget_stops(ss);
 	ss->target_gen++;
-	ss->restores++;
 	if (!hold)
 		kill(ss->pid, SIGCONT);
 	snprintf(text, tlen, "restored pid %d from checkpoint %d (%s, after %" PRIu64 " events)%s\n",
