@@ -176,13 +176,18 @@ static int bring_back(struct session *ss, const char *img,
 	}
 	vg_probe_forget_exit(ss->probe);
 	vg_probe_clear_kslices(ss->probe);
-	if (!(mon = fresh_monitor(ss, e)))
+	snprintf(state, sizeof(state), "%s/monitor.state", img);
+	if (!(mon = fresh_monitor(ss, e)) ||
+	    vg_monstate_load(state, ss->spec, mon, ss->probe, ss->kernel, e)) {
+		/* a program the monitor cannot follow is not left stopped
+		 * behind it: the session ends with both gone, and says so */
+		vg_monitor_free(mon);
+		kill(pid, SIGKILL);
+		vg_session_wait_gone(ss);
 		return -1;
+	}
 	vg_monitor_free(ss->mon);
 	ss->mon = mon;
-	snprintf(state, sizeof(state), "%s/monitor.state", img);
-	if (vg_monstate_load(state, ss->spec, ss->mon, ss->probe, ss->kernel, e))
-		return -1;
 	load_extra(ss, state);
 	phase("monitor state", &t);
 	return 0;
@@ -211,8 +216,13 @@ int vg_session_restore(struct session *ss, int num, bool hold, char *text,
 	if (vg_proc_state(ss->pid) != 'T' && vg_proc_stop(ss->pid, e))
 		return -1;
 	vg_probe_suspend(ss->probe);
-	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
+	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0) {
+		/* nothing changed: as it was, probes and all */
+		vg_probe_resume(ss->probe, &pe);
+		if (!hold)
+			kill(ss->pid, SIGCONT);
 		return -1;
+	}
 	phase("stop, detach the probes", &t);
 	/* 2. its output files, then its pid */
 	if (vg_outfiles_open(img, ss->pid, &of, &pe))
