@@ -22,9 +22,10 @@ def vshow(tag):
         gdb.write("%s-SHOW %s\n" % (tag, l))
 PY
 start_live run --interactive specs/queue_bounds.vigil -- "$TARGETS/queue3"
-live_gdb "-x $TMP/show.py -ex 'break fill' -ex continue -ex 'vigil checkpoint' -ex continue \
+live_gdb "-x $TMP/show.py -ex 'help vigil restore' -ex 'break fill' -ex continue -ex 'vigil checkpoint' -ex continue \
  -ex 'python vshow(\"FIRST\")' -ex 'shell $VIGIL ctl $TARGET_PID restore' -ex 'complete vigil restore ' -ex 'vigil restore 7' -ex 'vigil restore 1' -ex 'info breakpoints' \
  -ex continue -ex 'python vshow(\"AGAIN\")' -ex bt -ex 'info breakpoints' -ex 'delete 2' -ex continue -ex continue -ex continue"
+grep -q '^Go back to checkpoint N (default: the newest), program and monitor state together' "$TMP/gdb" || fail "help vigil restore"
 grep -qE '^1 +[0-9]+ +good +vigil checkpoint \(gdb\)' "$TMP/gdb" || fail "no checkpoint taken from gdb"
 # from a shell while gdb holds the process: refused, gdb must let go first
 grep -qE "^vigil: pid $TARGET_PID is traced by process [0-9]+ \(gdb\?\): restore from gdb" "$TMP/gdb" ||
