@@ -81,9 +81,11 @@ static void load_extra(struct session *ss, const char *path)
 	fclose(f);
 }
 
-static pid_t tracer_of(pid_t pid)
+/* A pid field of /proc/PID/status ("TracerPid:", "PPid:"), or 0. */
+static pid_t status_pid(pid_t pid, const char *field)
 {
 	char path[64], line[256];
+	size_t n = strlen(field);
 	int t = 0;
 	FILE *f;
 
@@ -91,8 +93,10 @@ static pid_t tracer_of(pid_t pid)
 	if (!(f = fopen(path, "r")))
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &t) == 1)
+		if (!strncmp(line, field, n)) {
+			t = atoi(line + n);
 			break;
+		}
 	fclose(f);
 	return t;
 }
@@ -149,7 +153,7 @@ static int refuse(struct session *ss, struct vg_err *e)
 		return vg_errf_code(e, VG_EXIT_USAGE, "restore does not go with --dynamic: the checkpoint's slices were not planned for");
 	if (ss->ws)
 		return vg_errf_code(e, VG_EXIT_USAGE, "restore does not go with watchpoints yet: their hardware breakpoints belong to the process being replaced");
-	if ((t = tracer_of(ss->pid)))
+	if ((t = status_pid(ss->pid, "TracerPid:")))
 		return vg_errf_code(e, VG_EXIT_USAGE, "pid %d is traced by process %d (gdb?): restore from gdb with `vigil restore`, which lets go of it first",
 				    ss->pid, t);
 	return 0;
@@ -233,8 +237,12 @@ int vg_session_restore(struct session *ss, int num, bool hold, char *text,
 	vg_session_wait_gone(ss);
 	vg_probe_drain(ss->probe, drop_record, NULL, &pe);	/* its death */
 	phase("kill", &t);
-	/* 3, 4 */
-	rc = bring_back(ss, img, &of, e);
+	/* 3, 4; an attached program's parent may not have reaped it */
+	if (kill(ss->pid, 0) == 0)
+		rc = vg_errf(e, "pid %d was killed, but its parent (pid %d) has not reaped it: CRIU cannot restore under that pid",
+			     ss->pid, status_pid(ss->pid, "PPid:"));
+	else
+		rc = bring_back(ss, img, &of, e);
 	vg_outfiles_close(&of);
 	if (rc) {
 		/* the program is gone: the session ends, and says so */
