@@ -23,7 +23,7 @@ def vshow(tag):
 PY
 start_live run --interactive specs/queue_bounds.vigil -- "$TARGETS/queue3"
 live_gdb "-x $TMP/show.py -ex 'help vigil restore' -ex 'break fill' -ex continue -ex 'vigil checkpoint' -ex continue \
- -ex 'python vshow(\"FIRST\")' -ex 'shell $VIGIL ctl $TARGET_PID restore' -ex 'complete vigil restore ' -ex 'vigil restore 7' -ex 'vigil restore 1' -ex 'info breakpoints' \
+ -ex 'python vshow(\"FIRST\")' -ex 'shell $VIGIL ctl $TARGET_PID restore' -ex 'complete vigil restore ' -ex 'vigil restore 7' -ex 'vigil restore 1' -ex 'info breakpoints' -ex 'vigil checkpoint' \
  -ex continue -ex 'python vshow(\"AGAIN\")' -ex bt -ex 'info breakpoints' -ex 'delete 2' -ex continue -ex continue -ex continue"
 grep -q '^Go back to checkpoint N (default: the newest), program and monitor state together' "$TMP/gdb" || fail "help vigil restore"
 grep -qE '^1 +[0-9]+ +good +vigil checkpoint \(gdb\)' "$TMP/gdb" || fail "no checkpoint taken from gdb"
@@ -34,6 +34,9 @@ grep -qx 'vigil restore 1' "$TMP/gdb" || fail "no completion of the checkpoint n
 grep -q 'vigil: no checkpoint 7 in this session' "$TMP/gdb" || fail "a missing checkpoint is not refused"
 grep -qE "^restored pid $TARGET_PID from checkpoint 1 \(vigil checkpoint \(gdb\), after [0-9]+ events\)" "$TMP/gdb" ||
 	fail "vigil restore 1 did not say what it restored"
+# a checkpoint after the restore is good again: the violation was the
+# abandoned run's
+grep -qE '^2 +1 +good +vigil checkpoint \(gdb\)' "$TMP/gdb" || fail "a checkpoint after the restore is not good"
 # kept, held disabled while the restored pc stands on it (as after a
 # checkpoint), enabled again at the next stop
 [ "$(grep -cE '^[0-9]+ +breakpoint +keep [yn] .* in fill at' "$TMP/gdb")" = 2 ] || fail "gdb's breakpoint on fill is gone after the restore"

@@ -137,7 +137,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 
 	ss->ckpt_stop = false;
 	if (ss->o->fork_snapshots) {
-		good = good && !vg_scenario_violated(ss->sc);
+		good = good && !vg_session_violated_now(ss);
 		if (!vg_ckpt_gap_ok(&ss->last_fsnap_ns,
 				    ss->o->checkpoint_gap_ms) && !forced) {
 			ss->ckpt_skipped++;
@@ -177,7 +177,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 		return -1;
 	/* good means "no violation yet": the drain above may have met one */
-	good = good && !vg_scenario_violated(ss->sc);
+	good = good && !vg_session_violated_now(ss);
 	events = events_seen(ss);
 	rc = vg_ckpt_take(ss->ck, reason, events, good, write_state, ss, img,
 			  sizeof(img), &ce);

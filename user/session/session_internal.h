@@ -218,6 +218,11 @@ void vg_session_wait_gone(struct session *ss);
  * is gone: ss->restored). */
 int vg_session_restore(struct session *ss, int num, bool hold, char *text,
 		       size_t tlen, struct vg_err *e);
+/* Is a slice in a violation state now? A checkpoint is "good" when not.
+ * Until a restore this is whether a violation was seen at all; after one,
+ * the violations of the abandoned run no longer count (the slices that
+ * made them are gone with it). */
+bool vg_session_violated_now(struct session *ss);
 /* What a checkpoint's monitor.state carries besides vg_monstate_write's:
  * the per-event counts and the evidence's mark. */
 void vg_session_state_extra(struct session *ss, FILE *out);

@@ -62,6 +62,28 @@ void vg_session_state_extra(struct session *ss, FILE *out)
 	fprintf(out, "evidence %" PRIu64 "\n", vg_evidence_mark(ss->evidence));
 }
 
+static void any_violation(void *ctx, const struct vg_slice_view *s)
+{
+	bool *seen = ((void **)ctx)[0];
+	const struct vg_spec *spec = ((void **)ctx)[1];
+
+	if (spec->props[s->prop].states[s->state].kind == VG_STATE_VIOLATION)
+		*seen = true;
+}
+
+bool vg_session_violated_now(struct session *ss)
+{
+	bool seen = false;
+	void *ctx[2] = { &seen, ss->spec };
+
+	/* before any restore, a violation seen is one the program made */
+	if (!ss->target_gen)
+		return vg_scenario_violated(ss->sc);
+	vg_session_mirror_kslices(ss);
+	vg_monitor_foreach(ss->mon, any_violation, ctx);
+	return seen;
+}
+
 static void load_extra(struct session *ss, const char *path)
 {
 	FILE *f = fopen(path, "r");
