@@ -1,6 +1,7 @@
 # `vigil restore` inside a live gdb session (issue 17): a checkpoint taken
-# from gdb at a user breakpoint, `continue` to the violation, `vigil
-# restore 1`, and `continue` reaches the same violation again:
+# from gdb at a user breakpoint, `continue` to the violation and on to the
+# next queue, `vigil restore 1`, and `continue` reaches the same violation
+# again:
 #  - the same pid, gdb attached again, its breakpoint on fill kept;
 #  - the violating slice shown by `vigil show` the same both times: its
 #    state, variables and evidence (times aside, which differ);
@@ -23,7 +24,7 @@ def vshow(tag):
 PY
 start_live run --interactive specs/queue_bounds.vigil -- "$TARGETS/queue3"
 live_gdb "-x $TMP/show.py -ex 'help vigil restore' -ex 'break fill' -ex continue -ex 'vigil checkpoint' -ex continue \
- -ex 'python vshow(\"FIRST\")' -ex 'shell $VIGIL ctl $TARGET_PID restore' -ex 'complete vigil restore ' -ex 'vigil restore 7' -ex 'vigil restore 1' -ex 'info breakpoints' -ex 'vigil checkpoint' \
+ -ex 'python vshow(\"FIRST\")' -ex 'shell $VIGIL ctl $TARGET_PID restore' -ex 'complete vigil restore ' -ex 'vigil restore 7' -ex continue -ex 'vigil restore 1' -ex 'info breakpoints' -ex 'vigil status' -ex 'vigil checkpoint' \
  -ex continue -ex 'python vshow(\"AGAIN\")' -ex bt -ex 'info breakpoints' -ex 'delete 2' -ex continue -ex continue -ex continue"
 grep -q '^Go back to checkpoint N (default: the newest), program and monitor state together' "$TMP/gdb" || fail "help vigil restore"
 grep -qE '^1 +[0-9]+ +good +vigil checkpoint \(gdb\)' "$TMP/gdb" || fail "no checkpoint taken from gdb"
@@ -41,8 +42,16 @@ grep -qE '^2 +1 +good +vigil checkpoint \(gdb\)' "$TMP/gdb" || fail "a checkpoin
 # checkpoint), enabled again at the next stop
 [ "$(grep -cE '^[0-9]+ +breakpoint +keep [yn] .* in fill at' "$TMP/gdb")" = 2 ] || fail "gdb's breakpoint on fill is gone after the restore"
 grep -qE '^[0-9]+ +breakpoint +keep y .* in fill at' "$TMP/gdb" || fail "gdb's breakpoint on fill is not enabled again after the restore"
+# queue 1, queue 1 again, queues 2 and 3
 [ "$(grep -c '^vigil: queue_bounds entered state overflow' "$TMP/gdb")" = 4 ] ||
 	fail "the replay did not reach the violation again (and the next queues' after it)"
+# right after the restore: the checkpoint's monitor, queue 1 in ready, no
+# trace of queue 2 (made after the checkpoint: the run went on to its
+# fill before the restore)
+grep -qE '^Breakpoint 2, fill \(q=.*, base=base@entry=100\)' "$TMP/gdb" || fail "the run did not go on to queue 2 before the restore"
+grep -qE "^pid $TARGET_PID: 1 events, 0 lost" "$TMP/gdb" || fail "the event count after the restore is not the checkpoint's"
+awk '/^restored pid/ { on = 1 } on && /^  ready +1 slices/ { r = 1 } on && /^  overflow +0 slices/ { o = 1; exit } END { exit !(r && o) }' "$TMP/gdb" ||
+	fail "the slices after the restore are not the checkpoint's (queue 1 ready, nothing else)"
 grep -q "^FIRST-PID $TARGET_PID\$" "$TMP/gdb" || fail "no first violation seen"
 grep -q "^AGAIN-PID $TARGET_PID\$" "$TMP/gdb" || fail "not the same pid after the restore"
 first=$(sed -n 's/^FIRST-//p' "$TMP/gdb" | sed -E 's/[+-][0-9]+\.[0-9]+s tid/tid/')

@@ -15,7 +15,9 @@
 # no stops: a violation is logged, the program goes on
 sed 's/^on enter \(.*\): stop$/on enter \1: log "\1"/' specs/queue_bounds.vigil >"$TMP/qb.vigil"
 grep -q 'on enter overflow: log "overflow"' "$TMP/qb.vigil" || fail "the spec without stops"
-QUEUE3_PRINT=1 "$VIGIL" run --checkpoint-dir "$TMP/ck" "$TMP/qb.vigil" -- \
+# the user tier here (live_restore.sh has the kernel tier): the monitor
+# that goes back is vigil's own
+QUEUE3_PRINT=1 "$VIGIL" run --tier=user --checkpoint-dir "$TMP/ck" "$TMP/qb.vigil" -- \
 	"$TARGETS/queue3" --pause 1500 >"$TMP/log" 2>"$TMP/vigil.err" </dev/null &
 VIGIL_PID=$!
 sock=
