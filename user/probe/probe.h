@@ -226,6 +226,11 @@ int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
  * probe_live.c). */
 int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
 			   struct vg_err *e);
+/* Whether event's probe holds its thread until vigil has handled its
+ * record (VG_EVF_HOLD), changed while the probes run: a live session's
+ * user-tier stops (probe_live.c). Off leaves the plan's own holds. */
+int vg_probe_set_event_hold(struct vg_probe *p, int event, bool on,
+			    struct vg_err *e);
 /* Uprobe i: the file and offset it traps at (a uretprobe traps at the
  * function's entry too). 1, 0 when i is not a uprobe, -1 past the end. */
 int vg_probe_site(const struct vg_probe *p, int i, const char **path,
