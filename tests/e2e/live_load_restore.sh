@@ -1,7 +1,8 @@
 # A checkpoint taken after `vigil ctl load` keeps the loaded properties:
-# vigil restore --monitor brings them back (their files loaded again, with
-# their -D) with the checkpoint's slices, though one was unloaded since,
-# and the restored queue_bounds goes on counting from there.
+# a restore in the session (vigil ctl restore) and vigil restore --monitor
+# bring them back (their files loaded again, with their -D) with the
+# checkpoint's slices, though one was unloaded since, and the restored
+# queue_bounds goes on counting from there.
 . "$(dirname "$0")/lib.sh"
 
 cat >"$TMP/pops.vigil" <<'V'
@@ -38,6 +39,21 @@ k=$(grep -c '^slice queue_bounds [0-9]* overflow ' "$img/monitor.state")
 c=$(grep -c '^slice calls ' "$img/monitor.state")
 [ "$k" -ge 1 ] && [ "$c" -ge 1 ] || { cat "$img/monitor.state"; fail "the checkpoint has no loaded slices"; }
 "$VIGIL" ctl "$pid" unload calls >/dev/null || fail "unload calls"
+sleep 0.5	# more overflows after the checkpoint
+
+# a restore inside the session: the loaded properties are as they were at
+# the checkpoint (calls back, queue_bounds with its k overflows)
+"$VIGIL" ctl "$pid" restore 1 stopped >"$TMP/rs" || { cat "$TMP/rs"; fail "vigil ctl restore"; }
+"$VIGIL" ctl "$pid" status --json >"$TMP/st.json" || fail "status after the restore"
+kill -CONT "$pid"
+python3 - "$TMP/st.json" "$k" <<'PY' || fail "the loaded properties after a restore in the session"
+import json, sys
+d = json.load(open(sys.argv[1]))["data"]
+props = {p["name"]: p for p in d["properties"]}
+assert set(props) == {"pops", "queue_bounds", "calls"}, props
+assert props["queue_bounds"]["states"]["overflow"] == int(sys.argv[2]), props["queue_bounds"]
+assert props["calls"]["loaded"].endswith("/calls.vigil"), props["calls"]
+PY
 "$VIGIL" ctl "$pid" detach >/dev/null || fail "detach"
 wait "$VIGIL_PID"
 

@@ -302,6 +302,10 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 		return fail(u, &e);
 	l->u[l->n++] = u;
 	watch_unit(l, u);
+	/* under gdb its user-tier stops land at their events too */
+	if (vg_live_push_holds(ss, &u->s, &e))
+		fprintf(stderr, "vigil: %s: user-tier stops will be late: %s\n",
+			u->path, e.msg);
 	props = json_array();
 	if (!(m = open_memstream(&text, &tlen))) {
 		json_decref(props);
@@ -770,6 +774,8 @@ int vg_load_restore(struct session *ss, const char *path, struct vg_err *e)
 		}
 		ss->loaded->u[ss->loaded->n++] = u;
 		watch_unit(ss->loaded, u);
+		if (vg_live_push_holds(ss, &u->s, e))
+			goto out;
 		if (load_section(u, &sec[i], e))
 			goto out;
 	}
