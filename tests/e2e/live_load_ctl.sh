@@ -107,8 +107,9 @@ expect_rc 1
 grep -q 'use_after_free.vigil: a watch event (.*) cannot be loaded into a running session' "$TMP/err" ||
 	fail "a spec with watch events: $(cat "$TMP/err")"
 
-# every command answers --json (a refusal too: ok false and the error)
-for c in "status" "slices pops" "break pops seen" "checkpoints" "restore 1" "set pops q=0x1 state=seen" \
+# every command answers --json (a refusal too: ok false and the error;
+# restore 99, there is no such checkpoint: live_load_restore.sh restores)
+for c in "status" "slices pops" "break pops seen" "checkpoints" "restore 99" "set pops q=0x1 state=seen" \
 	 "graph" "graph pops" "load $TMP/nosuch.vigil" "unload nosuch" "detach"; do
 	# shellcheck disable=SC2086
 	"$VIGIL" ctl "$pid" $c --json >"$TMP/j"
