@@ -55,6 +55,10 @@ json_t *vg_live_set(struct session *ss, json_t *args);
 json_t *vg_live_graph(struct session *ss, json_t *args);
 json_t *vg_live_checkpoints(struct session *ss);
 json_t *vg_live_probes(struct session *ss);
+/* live_returns.c: the pending return addresses (`returns`); and putting
+ * the trampoline back where gdb's extension left real ones (gdb gone) */
+json_t *vg_live_returns(struct session *ss);
+void vg_live_mend_returns(struct session *ss);
 /* The property named name, or -1. */
 int vg_live_prop(const struct session *ss, const char *name);
 /* Its state named name, or -1. */

@@ -133,9 +133,15 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 		else
 			vg_symbolize(symbolizer(ss), fr[i].offset, out > 0, &f);
 		vg_frame_format(&f, lines[out], sizeof(lines[out]));
+		/* the kernel adds that caller itself when the function
+		 * starts with push %rbp or endbr64 (6.11's
+		 * is_uprobe_at_func_entry): once is enough */
+		if (i == 1 && out == 2 && !strcmp(lines[1], lines[2]))
+			continue;
 		out++;
 		/* an entry probe's caller, which the frame-pointer walk
-		 * missed: the return address the probe read at entry */
+		 * missed: the return address the probe read at entry (the
+		 * real one, bpf/returns.bpf.h, under a pending uretprobe) */
 		if (i == 0 && out < max && ev->slot[VG_SLOT_CALLER] &&
 		    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
 			vg_symbolize(symbolizer(ss), ev->slot[VG_SLOT_CALLER],
