@@ -10,7 +10,7 @@
 # - next off work's last line ends in caller;
 # - finish out of caller (after up) returns to main;
 # and every `after work` event is seen: vigil's count equals the
-# program's. Then gdb is killed while it holds the program inside work:
+# program's; the same after gdb detaches inside work. Then gdb is killed while it holds the program inside work:
 # vigil puts the trampoline back itself (its count is not checked there:
 # monitoring ends with gdb, maybe before the program's next return).
 . "$(dirname "$0")/lib.sh"
@@ -43,14 +43,24 @@ wait_vigil
 grep -q 'tailcalls: work=4 ' "$TMP/vigil.out" || fail "the program's output"
 grep -q 'after:work=4' "$TMP/vigil.err" || fail "an after event was lost (vigil's count is not the program's 4)"
 
+# gdb detaches inside work: the trampoline is back, the program runs on
+# (not left in a stop by the extension's SIGSTOP) and monitoring goes on
+start_live run --interactive "$TMP/work.vigil" -- "$TARGETS/tailcalls" 4
+live_gdb "-ex 'break tailcalls.c:$INSIDE' -ex continue -ex 'delete 2' -ex bt -ex detach -ex 'shell sleep 1'"
+grep -qE '^#1 +0x[0-9a-f]+ in caller ' "$TMP/gdb" || fail "detach: gdb did not stop in work"
+wait_vigil
+grep -q 'tailcalls: work=4 ' "$TMP/vigil.out" || fail "detach: the program did not run on"
+grep -q 'after:work=4' "$TMP/vigil.err" || fail "detach: an after event was lost"
+
 # gdb dies inside work, with the real return address in the slot
 start_live run --interactive "$TMP/work.vigil" -- "$TARGETS/tailcalls" 4
 eval "exec $JOIN -batch -ex 'break tailcalls.c:$INSIDE' -ex continue -ex 'delete 2' -ex bt -ex 'shell sleep 60'" >"$TMP/gdb" 2>&1 &
 gdb_pid=$!
 for _ in $(seq 300); do grep -q '^#2 ' "$TMP/gdb" && break; sleep 0.1; done
 grep -qE '^#1 +0x[0-9a-f]+ in caller ' "$TMP/gdb" || { cat "$TMP/gdb"; fail "gdb did not stop in work"; }
-pkill -9 -P "$gdb_pid" 2>/dev/null	# its shell command, then gdb
-kill -9 "$gdb_pid"
+kids=$(pgrep -P "$gdb_pid")
+kill -9 "$gdb_pid"	# gdb first: without its shell command it would quit cleanly
+[ -n "$kids" ] && kill -9 $kids 2>/dev/null
 wait_vigil
 grep -q 'return address put back to the uretprobe trampoline' "$TMP/vigil.err" || fail "vigil did not put the trampoline back"
 for _ in $(seq 100); do grep -q 'tailcalls: work=' "$TMP/vigil.out" && break; sleep 0.1; done
