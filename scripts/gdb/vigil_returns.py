@@ -80,10 +80,12 @@ def _refresh():
             continue
         _swapped.setdefault(tid, {})[slot] = ret
         changed = True
-        if tid not in _gated:
-            # stops the thread as soon as gdb resumes it (see above)
-            _libc.syscall(_SYS_tgkill, _live.pid, tid, signal.SIGSTOP)
-            _gated.add(tid)
+    # stops the thread as soon as gdb resumes it (see above); queued again
+    # at every stop, for all threads still changed: gdb's own SIGSTOPs
+    # (stopping the other threads of an all-stop) merge with a pending one
+    for tid in _swapped:
+        _libc.syscall(_SYS_tgkill, _live.pid, tid, signal.SIGSTOP)
+        _gated.add(tid)
     if changed:
         gdb.invalidate_cached_frames()
 
