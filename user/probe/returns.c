@@ -61,16 +61,20 @@ static int rw_word(pid_t pid, uint64_t addr, uint64_t *v, bool write)
 		       (ssize_t)sizeof(*v) ? 0 : -1;
 }
 
-int vg_returns_mend(struct vg_probe *p, pid_t pid)
+int vg_returns_mend(struct vg_probe *p, pid_t pid, bool to_real)
 {
 	struct vg_pending_ret r[512];
 	uint64_t tramp = vg_returns_trampoline(pid), v;
 	struct vg_err e = { 0 };
 	int n = vg_probe_returns(p, pid, r, 512, &e), mended = 0;
 
-	for (int i = 0; tramp && i < n; i++)
-		if (!rw_word(pid, r[i].slot, &v, false) && v == r[i].ret &&
-		    !rw_word(pid, r[i].slot, &tramp, true))
+	for (int i = 0; tramp && i < n; i++) {
+		uint64_t from = to_real ? tramp : r[i].ret;
+		uint64_t to = to_real ? r[i].ret : tramp;
+
+		if (!rw_word(pid, r[i].slot, &v, false) && v == from &&
+		    !rw_word(pid, r[i].slot, &to, true))
 			mended++;
+	}
 	return mended;
 }

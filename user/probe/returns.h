@@ -4,6 +4,8 @@
 #ifndef VG_PROBE_RETURNS_H
 #define VG_PROBE_RETURNS_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "vigil_returns.h"
@@ -23,8 +25,11 @@ uint64_t vg_returns_trampoline(pid_t pid);
 /* Put the trampoline's address back in every slot of pid's pending
  * returns that holds the real return address instead (gdb's extension
  * writes those while it has the process stopped, vigil_returns.py): for
- * when gdb went away before it could. The process must be stopped.
- * Returns how many slots were mended. */
-int vg_returns_mend(struct vg_probe *p, pid_t pid);
+ * when gdb went away before it could. to_real: the other way, the real
+ * addresses in place of the trampoline's, for a process vigil leaves
+ * stopped for gdb as it detaches (no `after` event is wanted any more,
+ * and gdb then unwinds to the real callers). The process must be
+ * stopped. Returns how many slots were written. */
+int vg_returns_mend(struct vg_probe *p, pid_t pid, bool to_real);
 
 #endif

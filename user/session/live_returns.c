@@ -39,7 +39,7 @@ json_t *vg_live_returns(struct session *ss)
 
 void vg_live_mend_returns(struct session *ss)
 {
-	int n = vg_returns_mend(ss->probe, ss->pid);
+	int n = vg_returns_mend(ss->probe, ss->pid, false);
 
 	if (n > 0)
 		fprintf(stderr, "vigil: gdb went away: %d return address%s put back to the uretprobe trampoline\n",

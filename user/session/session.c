@@ -17,6 +17,7 @@
 #include "act/scenario.h"
 #include "monitor/monitor.h"
 #include "probe/probe.h"
+#include "probe/returns.h"
 #include "probe/rewind.h"
 #include "proc/guard.h"
 #include "proc/proc.h"
@@ -492,6 +493,9 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 
 		if (!vg_probe_rewound(ss->probe, tid ? tid : spid, &step_to))
 			step_to = 0;
+		/* its probes go with vigil: gdb's bt and finish get the
+		 * real callers of functions with a pending return probe */
+		vg_returns_mend(ss->probe, spid, true);
 		if (vg_gdb_prepare_at(spid, tid ? tid : spid, why, step_to, gdb,
 				      sizeof(gdb), &ge))
 			fprintf(stderr, "vigil: %s\n", ge.msg);
