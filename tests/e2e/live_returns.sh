@@ -10,7 +10,7 @@
 # - next off work's last line ends in caller;
 # - finish out of caller (after up) returns to main;
 # and every `after work` event is seen: vigil's count equals the
-# program's; the same after gdb detaches inside work. Then gdb is killed while it holds the program inside work:
+# program's; the same with 17 threads, and after gdb detaches inside work. Then gdb is killed while it holds the program inside work:
 # vigil puts the trampoline back itself (its count is not checked there:
 # monitoring ends with gdb, maybe before the program's next return).
 . "$(dirname "$0")/lib.sh"
@@ -42,6 +42,23 @@ grep -q 'exited normally' "$TMP/gdb" || fail "the program did not run to its end
 wait_vigil
 grep -q 'tailcalls: work=4 ' "$TMP/vigil.out" || fail "the program's output"
 grep -q 'after:work=4' "$TMP/vigil.err" || fail "an after event was lost (vigil's count is not the program's 4)"
+
+# 17 threads calling work() (threads.c, probed `after work`): stops at a
+# breakpoint in one of them while the others may be inside work too; bt
+# shows worker as the caller, and every return of every thread is seen
+cat >"$TMP/twork.vigil" <<'SPEC'
+property works "work returns"
+state a accepting {
+  after work(id, k) -> a
+}
+SPEC
+start_live run --interactive "$TMP/twork.vigil" -- "$TARGETS/threads" 50
+live_gdb "-ex 'handle SIGUSR1 nostop noprint pass' -ex 'break threads.c:22' \
+ -ex 'shell (sleep 1; kill -USR1 $TARGET_PID) &' -ex continue -ex bt -ex continue -ex bt -ex 'delete 2' -ex continue"
+[ "$(grep -cE '^#1 +0x[0-9a-f]+ in worker \(' "$TMP/gdb")" = 2 ] || fail "threads: bt does not show worker as work's caller"
+wait_vigil
+grep -q 'threads: calls work=850 threads=17' "$TMP/vigil.out" || fail "threads: the program's output"
+grep -q 'after:work=850' "$TMP/vigil.err" || fail "threads: an after event was lost"
 
 # gdb detaches inside work: the trampoline is back, the program runs on
 # (not left in a stop by the extension's SIGSTOP) and monitoring goes on
