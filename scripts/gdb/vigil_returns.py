@@ -199,7 +199,8 @@ except ImportError:
 
 
 gdb.events.stop.connect(_on_stop)
-gdb.events.gdb_exiting.connect(_on_exit)
+if hasattr(gdb.events, "gdb_exiting"):     # gdb 12 and later
+    gdb.events.gdb_exiting.connect(_on_exit)
 gdb.execute("define hook-detach\npython vigil_returns_put_back_all()\nend", to_string=True)
 for _c in ("next", "step"):
     gdb.execute("define hookpost-%s\npython vigil_returns_step_out(\"%s\")\nend" % (_c, _c),
