@@ -47,6 +47,23 @@ def _put(addr, v):
     gdb.selected_inferior().write_memory(addr, v.to_bytes(8, "little"))
 
 
+def _stop_pending(tid):
+    """Has tid a SIGSTOP pending? gdb stops running threads with SIGSTOP
+    and drops a late one as its own when the thread stopped for another
+    reason first (linux-nat's "delayed SIGSTOP"): a gate queued on top of
+    it would merge with it and be dropped with it, and the thread would
+    run with the real address in its slot. Such a thread keeps the
+    trampoline's address this time."""
+    try:
+        with open("/proc/%d/task/%d/status" % (_live.pid, tid)) as f:
+            for line in f:
+                if line.startswith("SigPnd:"):
+                    return bool(int(line.split()[1], 16) >> (signal.SIGSTOP - 1) & 1)
+    except (OSError, ValueError):
+        pass
+    return False
+
+
 def _refresh():
     """Ask vigil for the pending returns; put the real ones in the slots
     that hold the trampoline's address."""
@@ -72,6 +89,8 @@ def _refresh():
         tid, slot, ret = p["tid"], p["slot"], p["ret"]
         if here and tid == here.ptid[1] and slot < sp:
             continue        # returned already: stopped in the trampoline
+        if tid not in _swapped and _stop_pending(tid):
+            continue        # gdb's own SIGSTOP: ours would merge with it
         try:
             if _word(slot) != _tramp[0]:
                 continue
@@ -84,7 +103,8 @@ def _refresh():
     # at every stop, for all threads still changed: gdb's own SIGSTOPs
     # (stopping the other threads of an all-stop) merge with a pending one
     for tid in _swapped:
-        _libc.syscall(_SYS_tgkill, _live.pid, tid, signal.SIGSTOP)
+        if not _stop_pending(tid):
+            _libc.syscall(_SYS_tgkill, _live.pid, tid, signal.SIGSTOP)
         _gated.add(tid)
     if changed:
         gdb.invalidate_cached_frames()

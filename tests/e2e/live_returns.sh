@@ -46,6 +46,8 @@ grep -q 'after:work=4' "$TMP/vigil.err" || fail "an after event was lost (vigil'
 # 17 threads calling work() (threads.c, probed `after work`): stops at a
 # breakpoint in one of them while the others may be inside work too; bt
 # shows worker as the caller, and every return of every thread is seen
+# (without vigil_returns.py's check of gdb's own pending SIGSTOPs, a few
+# were lost in one run of four)
 cat >"$TMP/twork.vigil" <<'SPEC'
 property works "work returns"
 state a accepting {
@@ -55,7 +57,9 @@ SPEC
 start_live run --interactive "$TMP/twork.vigil" -- "$TARGETS/threads" 50
 live_gdb "-ex 'handle SIGUSR1 nostop noprint pass' -ex 'break threads.c:22' \
  -ex 'shell (sleep 1; kill -USR1 $TARGET_PID) &' -ex continue -ex bt -ex continue -ex bt -ex 'delete 2' -ex continue"
-[ "$(grep -cE '^#1 +0x[0-9a-f]+ in worker \(' "$TMP/gdb")" = 2 ] || fail "threads: bt does not show worker as work's caller"
+# (a thread gdb still has a stop request of its own pending for keeps the
+# trampoline's address, a frame of its own before worker: vigil_returns.py)
+[ "$(grep -cE '^#[12] +0x[0-9a-f]+ in worker \(' "$TMP/gdb")" = 2 ] || fail "threads: bt does not show worker as work's caller"
 wait_vigil
 grep -q 'threads: calls work=850 threads=17' "$TMP/vigil.out" || fail "threads: the program's output"
 grep -q 'after:work=850' "$TMP/vigil.err" || fail "threads: an after event was lost"
