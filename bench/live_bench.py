@@ -8,9 +8,11 @@
     unprobed function (fill) and to a user breakpoint on a probed one
     (queue_push: it stands one instruction past the probe);
  2. `vigil checkpoint` from gdb (gdb detaches, vigil detaches its probes,
-    CRIU dumps program and monitor state, probes and gdb come back) for a
-    10 MB and a 100 MB process, beside a bare `criu dump --leave-running`
-    of the same process without gdb or vigil.
+    CRIU dumps program and monitor state, probes and gdb come back) and
+    `vigil restore` from gdb (gdb detaches, vigil kills the process, CRIU
+    restores it, the monitor state is loaded, probes and gdb come back) for
+    a 10 MB and a 100 MB process, beside a bare `criu dump --leave-running`
+    and a bare `criu restore` of the same process without gdb or vigil.
 
 Medians of every sample. QUICK=1: fewer loops, 10 MB only."""
 import argparse
@@ -66,14 +68,20 @@ import gdb, time
 gdb.execute("break fflush", to_string=True)
 gdb.execute("continue", to_string=True)     # memory touched
 gdb.execute("delete 2", to_string=True)
-ts = []
+ts, rs = [], []
 for i in range(N):
     t0 = time.perf_counter()
     gdb.execute("vigil checkpoint", to_string=True)
     ts.append(time.perf_counter() - t0)
     gdb.execute("next", to_string=True)      # it runs on in between
+for i in range(N):
+    t0 = time.perf_counter()
+    gdb.execute("vigil restore", to_string=True)    # the newest
+    rs.append(time.perf_counter() - t0)
+    gdb.execute("next", to_string=True)
 with open(OUT, "w") as f:
     f.write(" ".join("%.6f" % x for x in ts) + "\n")
+    f.write(" ".join("%.6f" % x for x in rs) + "\n")
 '''
 
 
@@ -105,6 +113,10 @@ def run_gdb(join, script, out_dir, **consts):
                    stderr=subprocess.DEVNULL, timeout=600)
 
 
+def ratio(a, b):
+    return "%.1fx" % (statistics.median(a) / statistics.median(b)) if a and b else "-"
+
+
 def med_ms(v):
     return "%.2f" % (statistics.median(v) * 1e3) if v else "-"
 
@@ -134,28 +146,62 @@ def criu_dump(criu, pid, d):
     return dt
 
 
+def gone(pid):
+    for _ in range(1000):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.005)
+    raise RuntimeError("pid %d did not go away" % pid)
+
+
+def criu_restores(criu, pid, n, d):
+    """Dump once, then n times: kill the process, time `criu restore`."""
+    img = tempfile.mkdtemp(dir=d)
+    subprocess.run([criu, "dump", "-t", str(pid), "-D", img, "--leave-running",
+                    "--shell-job", "--allow-uprobes"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ts = []
+    try:
+        for _ in range(n):
+            os.kill(pid, 9)
+            gone(pid)
+            t0 = time.perf_counter()
+            subprocess.run([criu, "restore", "-D", img, "--restore-detached",
+                            "--shell-job", "--allow-uprobes"], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            ts.append(time.perf_counter() - t0)
+    finally:
+        shutil.rmtree(img, ignore_errors=True)
+    return ts
+
+
 def checkpoints(build, mb, n, d):
     vigil = os.path.join(build, "vigil")
     memhog = os.path.join(build, "bench", "memhog")
     ckdir = tempfile.mkdtemp(dir="/dev/shm")
     p, join = live(vigil, "bench/live.vigil", [memhog, str(mb)], d)
-    out = os.path.join(d, "ckpt")
+    out = os.path.join(d, "ckpt-%d" % mb)
     try:
         run_gdb(join, GDB_CKPT, d, OUT=out, N=n)
-        ours = [float(x) for x in open(out).read().split()]
+        lines = open(out).read().splitlines()
+        ours = [float(x) for x in lines[0].split()]
+        ours_rs = [float(x) for x in lines[1].split()] if len(lines) > 1 else []
     finally:
         pid = int(join.split()[3])
-        # the same process, no gdb, no vigil: a bare CRIU dump
+        # the same process, no gdb, no vigil: a bare CRIU dump, restore
         time.sleep(0.5)
-        base = []
+        base = base_rs = []
         try:
             p.terminate()
             p.wait(timeout=30)
             base = [criu_dump(crpath(), pid, ckdir) for _ in range(n)]
+            base_rs = criu_restores(crpath(), pid, n, ckdir)
         finally:
             subprocess.run(["kill", "-9", str(pid)], stderr=subprocess.DEVNULL)
             shutil.rmtree(ckdir, ignore_errors=True)
-    return ours, base
+    return ours, base, ours_rs, base_rs
 
 
 def crpath():
@@ -179,13 +225,14 @@ def main():
                          ("bp_unprobed", "a gdb breakpoint on an unprobed function (fill)"),
                          ("bp_probed", "a gdb breakpoint on a probed function (queue_push)")):
             print("| %s | %s | %d |" % (label, med_ms(s[k]), len(s[k])))
-        print("\n| vigil checkpoint from gdb | median ms | bare criu dump, median ms | ratio |")
-        print("|---|---|---|---|")
+        print("\n| process | vigil checkpoint from gdb, median ms | bare criu dump | ratio "
+              "| vigil restore from gdb, median ms | bare criu restore | ratio |")
+        print("|---|---|---|---|---|---|---|")
         for mb in ((10,) if a.quick else (10, 100)):
-            ours, base = checkpoints(a.build, mb, 3, d)
-            ratio = statistics.median(ours) / statistics.median(base) if base else 0
-            print("| %d MB process | %s | %s | %.1fx |" % (mb, med_ms(ours), med_ms(base), ratio))
-        print("(restore from gdb: not available yet)")
+            ours, base, ours_rs, base_rs = checkpoints(a.build, mb, 5, d)
+            print("| %d MB | %s | %s | %s | %s | %s | %s |" % (
+                mb, med_ms(ours), med_ms(base), ratio(ours, base),
+                med_ms(ours_rs), med_ms(base_rs), ratio(ours_rs, base_rs)))
     finally:
         shutil.rmtree(d, ignore_errors=True)
 

@@ -335,13 +335,17 @@ except ImportError:
     pass
 
 
-def _reattach(pid, pc):
+def _reattach(pid, pc, here=False):
     # gdb's breakpoints survive a detach and an attach, but after the
     # attach gdb no longer knows that the thread stopped at one: resumed
     # with the pc on it, it would hit it again at once. A breakpoint at
-    # the pc stays disabled until the next stop.
+    # the pc stays disabled until the next stop. here: the pc is the
+    # attached process's own (a restored process stands where the
+    # checkpoint left it).
     gdb.execute("attach %d" % pid, to_string=True)
     os.kill(pid, signal.SIGCONT)     # it waits in a group stop otherwise
+    if here:
+        pc = int(gdb.selected_frame().pc())
     if pc is None:
         return
     held = []
@@ -489,6 +493,44 @@ class _Checkpoint(_Cmd):
         gdb.write(r.get("text", ""))
 
 
+class _Restore(_Cmd):
+    def run(self, argv):
+        # as for a checkpoint, gdb lets go of the process (CRIU needs its
+        # pid free, vigil kills it) and attaches to the restored one: the
+        # same pid, gdb's breakpoints kept
+        live = _need_live()
+        pid = live.pid
+        attached = bool(gdb.selected_inferior().pid)
+        pc = int(gdb.selected_frame().pc()) if attached else None
+        if attached:
+            os.kill(pid, signal.SIGSTOP)
+            gdb.execute("detach", to_string=True)
+        try:
+            r = live.call("restore", argv + ["stopped"], timeout=_CKPT_TIMEOUT)
+        except gdb.GdbError:
+            r = {"ok": False, "error": "no answer from the monitor"}
+        ok = r.get("ok")
+        try:
+            # refused: the same process, as it was
+            _reattach(pid, None if ok else pc, here=ok)
+        except gdb.error as e:
+            raise gdb.GdbError("vigil: %s; gdb cannot attach to pid %d: %s"
+                               % (r.get("error", "restored"), pid, e))
+        if not ok:
+            raise gdb.GdbError("vigil: %s" % r.get("error", "refused"))
+        gdb.write(r.get("text", ""))
+
+    def complete(self, text, word):
+        """The checkpoints' numbers."""
+        if _live is None:
+            return gdb.COMPLETE_NONE
+        try:
+            cks = _live.call("checkpoints", [])["data"]["checkpoints"]
+        except (gdb.GdbError, KeyError):
+            return gdb.COMPLETE_NONE
+        return [str(c["n"]) for c in cks if str(c["n"]).startswith(word or "")]
+
+
 VigilPrefix()
 VigilStatus()
 _VigilStop()
@@ -510,6 +552,13 @@ Usage: vigil graph [PROPERTY]""")
 _Checkpoint("checkpoint", """Take a CRIU checkpoint of the program and of the monitor state.
 gdb detaches while CRIU dumps and attaches again (same pid, breakpoints kept).""")
 _Cmd("checkpoints", """List the checkpoints of this session: number, events, good/bad, reason.""")
+_Restore("restore", """Go back to checkpoint N (default: the newest), program and monitor state together.
+Usage: vigil restore [N]
+vigil kills the program and CRIU brings back checkpoint N under the same pid;
+the monitor's slices, variables and event counts are those saved with it.
+gdb attaches to the restored process (its breakpoints kept); `continue` then
+replays forward under monitoring. Output files keep what the program wrote
+since the checkpoint; the restored program writes on after it.""")
 _Cmd("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
 Usage: vigil keep-stopped [on|off]""")
 _Cmd("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")

@@ -3,7 +3,7 @@
  * the live gdb session tests (tests/e2e/live_*.sh). Single-threaded, so
  * the order of calls is the same every run.
  *
- *   queue3 [--pause MS] [--loops N]
+ *   queue3 [--pause MS] [--loops N]   (QUEUE3_PRINT=1: a line per queue)
  * --pause: sleep MS between queues (a shell has time to talk to vigil);
  * --loops: do it all N times. It prints how many times it called each
  * function, so tests can compare vigil's per-probe counts with the truth. */
@@ -68,6 +68,10 @@ int main(int argc, char **argv)
 			while (q->count > 0)
 				sum += queue_pop(q);
 			/* not freed: each queue has its own address, its own slice */
+			if (getenv("QUEUE3_PRINT")) {	/* a growing output file */
+				printf("queue %d done\n", l * 3 + k);
+				fflush(stdout);
+			}
 			if (pause_ms)
 				usleep((useconds_t)pause_ms * 1000);
 		}

@@ -94,10 +94,62 @@ static void test_joined_slice_lists_each_event_once(void **state)
 	vg_spec_free(spec);
 }
 
+static char *text_of(struct vg_evidence *x, const struct vg_slice_view *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	vg_evidence_text(x, s, f);
+	fclose(f);
+	return text;
+}
+
+/* A restore inside a session rewinds the evidence to a checkpoint's mark:
+ * the steps after it go, those before stay, unless the ring went round. */
+static void test_rewind_to_a_mark(void **state)
+{
+	struct vg_spec *spec = load(pair_spec);
+	uint64_t params[VG_MAX_PARAMS] = { 7 };
+	struct vg_slice_view s = { .prop = 0, .mask = 1, .params = params,
+				   .trans = -1 };
+	struct vg_mon_event ev = { 0 };
+	struct vg_evidence *x = vg_evidence_new(spec, 8, 16);
+	uint64_t mark;
+	char *t;
+
+	assert_non_null(x);
+	ev.event = vg_spec_find_event(spec, VG_EV_NAMED, "lock");
+	ev.slot[0] = 7;
+	for (int i = 0; i < 2; i++)
+		vg_evidence_add(x, &s, 0, 0, &ev);
+	mark = vg_evidence_mark(x);
+	assert_int_equal(mark, 2);
+	for (int i = 0; i < 3; i++)
+		vg_evidence_add(x, &s, 0, 1, &ev);
+	vg_evidence_rewind(x, mark);
+	assert_int_equal(vg_evidence_mark(x), 2);
+	t = text_of(x, &s);
+	assert_non_null(t);
+	assert_non_null(strstr(t, "of this slice's 2 recorded steps"));
+	assert_int_equal(count_lines(t, "w -> bad"), 0);
+	free(t);
+	/* past the ring's size since the mark: nothing of then is left */
+	for (int i = 0; i < 9; i++)
+		vg_evidence_add(x, &s, 0, 1, &ev);
+	vg_evidence_rewind(x, mark);
+	t = text_of(x, &s);
+	assert_true(!t || !strstr(t, "evidence"));
+	free(t);
+	vg_evidence_free(x);
+	vg_spec_free(spec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_joined_slice_lists_each_event_once),
+		cmocka_unit_test(test_rewind_to_a_mark),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

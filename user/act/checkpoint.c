@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outfiles.h"
 #include "proc/proc.h"
 #include "util/clock.h"
 #include "util/rundir.h"
@@ -162,8 +163,10 @@ bool vg_ckpt_gap_ok(uint64_t *last_ns, uint64_t gap_ms)
 	return true;
 }
 
-/* Run argv, its output into log; returns the exit status, or -1. */
-static int run_logged(char *const argv[], const char *log)
+/* Run argv, its output into log, with the descriptors keep[] inherited
+ * (they are close-on-exec in vigil); returns the exit status, or -1. */
+static int run_logged(char *const argv[], const char *log, const int *keep,
+		      int nkeep)
 {
 	pid_t child = fork();
 	int st;
@@ -177,6 +180,8 @@ static int run_logged(char *const argv[], const char *log)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		for (int i = 0; i < nkeep; i++)
+			fcntl(keep[i], F_SETFD, 0);
 		vg_proc_unblock_signals();
 		execvp(argv[0], argv);
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
@@ -198,7 +203,10 @@ static void first_error(const char *log, char *out, size_t len)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "Error") || strstr(line, "cannot run")) {
+		/* criu says it cannot raise its own descriptor limit in some
+		 * containers, and goes on: not what went wrong */
+		if ((strstr(line, "Error") && !strstr(line, "RLIMIT_NOFILE")) ||
+		    strstr(line, "cannot run")) {
 			line[strcspn(line, "\n")] = 0;
 			snprintf(out, len, "%s (log: %s)", line, log);
 			break;
@@ -271,6 +279,7 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 {
 	char img[PATH_MAX + 32], log[PATH_MAX + 64], pidarg[16], why[700];
 	char spath[PATH_MAX + 64];
+	struct vg_err oe = { 0 };
 	bool shell_job = !own_session(c->pid);
 	char *argv[16];
 	int n = c->next++, a = 0, rc;
@@ -296,7 +305,11 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 	if (shell_job)
 		argv[a++] = "--shell-job";
 	argv[a] = NULL;
-	rc = run_logged(argv, log);
+	/* the files it writes to, for the restore (act/outfiles.h): read
+	 * while it is stopped, before the dump; without them a restore
+	 * after the file grew is refused, as CRIU alone would */
+	vg_outfiles_save(c->pid, img, &oe);
+	rc = run_logged(argv, log, NULL, 0);
 	if (rc != 0) {
 		char kept[PATH_MAX + 64];
 
@@ -382,9 +395,22 @@ int vg_ckpt_read_meta(const char *dir, struct vg_ckpt_meta *m,
 
 pid_t vg_ckpt_restore(const char *dir, struct vg_err *e)
 {
+	struct vg_outfiles of;
+	pid_t pid;
+
+	if (vg_outfiles_open(dir, 0, &of, e))
+		return -1;
+	pid = vg_ckpt_restore_with(dir, &of, e);
+	vg_outfiles_close(&of);
+	return pid;
+}
+
+pid_t vg_ckpt_restore_with(const char *dir, const struct vg_outfiles *of,
+			   struct vg_err *e)
+{
 	char log[PATH_MAX + 32], pidfile[PATH_MAX + 32], why[700], meta[PATH_MAX + 16];
 	char line[64];
-	char *argv[16];
+	char *argv[16 + 2 * VG_OUTFILES_MAX];
 	bool shell_job = false;
 	int a = 0, rc, pid = -1;
 	FILE *f;
@@ -411,8 +437,12 @@ pid_t vg_ckpt_restore(const char *dir, struct vg_err *e)
 	argv[a++] = "-v2";
 	if (shell_job)
 		argv[a++] = "--shell-job";
+	for (int i = 0; i < of->n; i++) {
+		argv[a++] = "--inherit-fd";
+		argv[a++] = (char *)of->arg[i];
+	}
 	argv[a] = NULL;
-	rc = run_logged(argv, log);
+	rc = run_logged(argv, log, of->fd, of->n);
 	if (rc != 0) {
 		first_error(log, why, sizeof(why));
 		return vg_errf(e, "restore failed: criu restore exited %d: %s",

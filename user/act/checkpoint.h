@@ -8,6 +8,7 @@
  *   DIR/ck-0001/          criu images of checkpoint 1
  *   DIR/ck-0001/meta      key=value lines, see vg_ckpt_meta
  *   DIR/ck-0001/monitor.state   written by the caller
+ *   DIR/ck-0001/outfiles  the files it writes to (act/outfiles.h)
  *
  * The caller freezes the target and detaches its uprobes around
  * vg_ckpt_take (act/checkpoint.c says why); this module only runs CRIU and
@@ -77,6 +78,12 @@ int vg_ckpt_read_meta(const char *dir, struct vg_ckpt_meta *m,
 /* `criu restore` of the image in dir, detached, the process left stopped.
  * The pid must be free. Returns the restored pid, or -1 with e set. */
 pid_t vg_ckpt_restore(const char *dir, struct vg_err *e);
+/* The same, with the output files' descriptors given (act/outfiles.h:
+ * vg_outfiles_open, taken from the process being replaced while it was
+ * alive); vg_ckpt_restore opens them by path. */
+struct vg_outfiles;
+pid_t vg_ckpt_restore_with(const char *dir, const struct vg_outfiles *of,
+			   struct vg_err *e);
 
 /* The CRIU binary: $VIGIL_CRIU, else criu on PATH, /usr/local/sbin/criu. */
 const char *vg_criu_path(void);

@@ -53,10 +53,11 @@ int vg_cmd_ctl(int argc, char **argv)
 		return vg_cli_usage(vg_usage_ctl, "'%s' is not a process id", argv[optind]);
 	if (vg_ctl_socket_path((pid_t)pid, path, sizeof(path), &e))
 		return vg_cli_fail(&e);
-	/* a checkpoint detaches and attaches every uprobe around a CRIU
-	 * dump: seconds on a loaded machine */
+	/* a checkpoint (and a restore) detaches and attaches every uprobe
+	 * around a CRIU dump (restore): seconds on a loaded machine */
 	if (!timeout)
-		timeout = strcmp(argv[optind + 1], "checkpoint") ? 5000 : 120000;
+		timeout = strcmp(argv[optind + 1], "checkpoint") &&
+			  strcmp(argv[optind + 1], "restore") ? 5000 : 120000;
 	args = json_array();
 	for (int i = optind + 2; i < argc; i++)
 		json_array_append_new(args, json_string(argv[i]));

@@ -323,6 +323,7 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 	 * stacks, holds, `outside` depths) */
 	for (int i = 0; i < s->nevents; i++) {
 		conf[i].flags |= o->plan->events[i].flags;
+		p->plan_hold[i] = conf[i].flags & VG_EVF_HOLD;
 		conf[i].arms = o->plan->events[i].arms;
 		if (s->events[i].marks_inside)
 			conf[i].inside = s->events[i].inside_bit;

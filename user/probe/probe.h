@@ -175,6 +175,15 @@ void vg_probe_arm_checkpoint(struct vg_probe *p, uint64_t next_ns);
 int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 			int state, const int64_t *vars, struct vg_err *e);
 
+/* A restore inside the session (user/probe/probe_restore.c), the target
+ * stopped and the uprobes suspended: empty the kernel tier's slice table;
+ * set an event's counts (vg_probe_counts) back; forget the exit of the
+ * process the restored one replaces. */
+void vg_probe_clear_kslices(struct vg_probe *p);
+void vg_probe_set_counts(struct vg_probe *p, int event, uint64_t hits,
+			 uint64_t lost);
+void vg_probe_forget_exit(struct vg_probe *p);
+
 /* A file descriptor that becomes readable when records are waiting. */
 int vg_probe_fd(const struct vg_probe *p);
 
@@ -217,6 +226,11 @@ int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
  * probe_live.c). */
 int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
 			   struct vg_err *e);
+/* Whether event's probe holds its thread until vigil has handled its
+ * record (VG_EVF_HOLD), changed while the probes run: a live session's
+ * user-tier stops (probe_live.c). Off leaves the plan's own holds. */
+int vg_probe_set_event_hold(struct vg_probe *p, int event, bool on,
+			    struct vg_err *e);
 /* Uprobe i: the file and offset it traps at (a uretprobe traps at the
  * function's entry too). 1, 0 when i is not a uprobe, -1 past the end. */
 int vg_probe_site(const struct vg_probe *p, int i, const char **path,

@@ -48,6 +48,9 @@ struct vg_probe {
 	int ncpus;
 	int kprop_map[VG_KMAX_PROPS];
 	int nkprops;
+	/* the events the plan holds (VG_EVF_HOLD), which a live session's
+	 * own holds (probe_live.c) must not take away */
+	bool plan_hold[VG_MAX_EVENTS];
 	uint32_t kslot_max, kslot_cap;	/* the kernel-tier slice table */
 	struct bpf_program *entry, *ret;	/* the builds loaded */
 	struct vg_libs libs;		/* the target's shared libraries */

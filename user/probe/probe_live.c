@@ -1,7 +1,8 @@
 /* What a live session changes in the loaded probes while they run
  * (user/session/live.c): the kernel tier's stop states, for `vigil break`,
  * so that a monitor breakpoint stops the thread at the event, in the
- * probe, as a `stop` reaction does. */
+ * probe, as a `stop` reaction does; and the user tier's holds, which do
+ * the same for its stops. */
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <string.h>
@@ -53,4 +54,26 @@ int vg_probe_site(const struct vg_probe *p, int i, const char **path,
 		i -= u->n;
 	}
 	return -1;
+}
+
+int vg_probe_set_event_hold(struct vg_probe *p, int event, bool on,
+			    struct vg_err *e)
+{
+	int fd = bpf_map__fd(p->skel->maps.ev_conf);
+	__u32 k = (__u32)event;
+	struct vg_ev_conf c;
+
+	if (event < 0 || event >= VG_MAX_EVENTS)
+		return vg_errf(e, "event %d out of range", event);
+	if (bpf_map_lookup_elem(fd, &k, &c))
+		return vg_errf(e, "reading the event table: %s", strerror(errno));
+	if (on)
+		c.flags |= VG_EVF_HOLD | VG_EVF_WAKE;
+	else if (!p->plan_hold[event])
+		c.flags &= ~VG_EVF_HOLD;
+	/* written whole, as the stop mask is: a probe sees the old flags or
+	 * the new ones */
+	if (bpf_map_update_elem(fd, &k, &c, 0))
+		return vg_errf(e, "writing the event table: %s", strerror(errno));
+	return 0;
 }

@@ -21,6 +21,7 @@ struct vg_evidence {
 	const struct vg_spec *spec;
 	struct entry *ring;
 	size_t cap, next, count;
+	uint64_t added;		/* ever: vg_evidence_mark */
 	int show;
 	vg_stack_fn stack;
 	void *stack_ctx;
@@ -73,6 +74,25 @@ void vg_evidence_add(struct vg_evidence *x, const struct vg_slice_view *s,
 	x->next = (x->next + 1) % x->cap;
 	if (x->count < x->cap)
 		x->count++;
+	x->added++;
+}
+
+uint64_t vg_evidence_mark(const struct vg_evidence *x)
+{
+	return x->added;
+}
+
+void vg_evidence_rewind(struct vg_evidence *x, uint64_t mark)
+{
+	uint64_t k = x->added > mark ? x->added - mark : 0;
+
+	if (k >= x->count) {	/* the ring went round since: none is left */
+		x->count = 0;
+	} else {
+		x->next = (x->next + x->cap - k) % x->cap;
+		x->count -= k;
+	}
+	x->added = mark;
 }
 
 /* Part of s's history: the same property, and a binding s extends (the

@@ -35,6 +35,12 @@ void vg_evidence_add(struct vg_evidence *x, const struct vg_slice_view *s,
 
 /* The evidence of slice s, oldest first: as text lines (indented, for the
  * violation report), and as a JSON array (the value of "evidence"). */
+/* A restore inside the session: how many steps were ever added (kept
+ * with a checkpoint), and dropping those added after that mark, so that
+ * a slice's evidence is again what it was at the checkpoint (as far as
+ * the ring still holds it). */
+uint64_t vg_evidence_mark(const struct vg_evidence *x);
+void vg_evidence_rewind(struct vg_evidence *x, uint64_t mark);
 void vg_evidence_text(struct vg_evidence *x, const struct vg_slice_view *s,
 		      FILE *out);
 void vg_evidence_json(struct vg_evidence *x, const struct vg_slice_view *s,

@@ -33,6 +33,8 @@
 #define VG_LIVE_BREAKS 32
 #define VG_LIVE_STOPS 16
 
+static int push_user_holds(struct session *ss, struct vg_err *e);
+
 struct stop {
 	pid_t pid, tid;
 	char msg[1024];
@@ -189,6 +191,16 @@ bool vg_live_keep_going(struct session *ss)
 	return true;
 }
 
+void vg_live_forget_stops(struct session *ss)
+{
+	struct vg_live *l = ss->live;
+
+	for (int i = 0; l && i < l->nstops; i++)
+		json_decref(l->stops[i].violation);
+	if (l)
+		l->nstops = 0;
+}
+
 bool vg_live_detach_asked(const struct session *ss)
 {
 	return ss->live && ss->live->detach;
@@ -242,8 +254,14 @@ static json_t *hello(struct session *ss, int client, json_t *req)
 	json_t *props = json_array(), *d;
 	const char *role = json_string_value(json_object_get(req, "role"));
 
-	if (role && !strcmp(role, "gdb"))
+	if (role && !strcmp(role, "gdb")) {
+		struct vg_err e = { 0 };
+
 		ss->live->gdb_client = client;
+		if (push_user_holds(ss, &e))
+			fprintf(stderr, "vigil: user-tier stops will be late: %s\n",
+				e.msg);
+	}
 	for (int i = 0; i < ss->spec->nprops; i++) {
 		const struct vg_property *p = &ss->spec->props[i];
 		json_t *st = json_array();
@@ -258,19 +276,57 @@ static json_t *hello(struct session *ss, int client, json_t *req)
 	return vg_live_reply(true, NULL, d);
 }
 
-/* A kernel-tier property stops in the probe at its breakpoints' states
- * too, as at the states its reactions stop at. */
-static int push_stop_mask(struct session *ss, int prop, struct vg_err *e)
+/* The states of prop whose entry stops the program: its reactions' and
+ * its monitor breakpoints' */
+static uint32_t stop_states(struct session *ss, int prop)
 {
 	struct vg_live *l = ss->live;
 	uint32_t m = vg_scenario_stop_mask(ss->sc, prop);
 
-	if (!ss->kernel[prop])
-		return 0;
 	for (int i = 0; i < l->nbrk; i++)
 		if (l->brk[i].prop == prop && l->brk[i].state < 32)
 			m |= 1u << l->brk[i].state;
-	return vg_probe_set_stop_mask(ss->probe, prop, m, e);
+	return m;
+}
+
+/* Under gdb a user-tier stop lands at its event, as a kernel-tier one
+ * does: the probe of every event that can take a user-tier slice into a
+ * stopping state holds its thread (VG_EVF_HOLD) until vigil has handled
+ * the record, so the stop query that thread's SIGSTOP raises in gdb
+ * finds the stop. Without this the scenario's SIGSTOP came a ring-buffer
+ * latency later, wherever the program was by then, or never, when it had
+ * exited. The price, a round trip through gdb (~2.5 ms) per such event,
+ * is paid only while gdb is attached; the kernel tier does not pay it. */
+static int push_user_holds(struct session *ss, struct vg_err *e)
+{
+	const struct vg_spec *s = ss->spec;
+	bool hold[VG_MAX_EVENTS] = { false };
+
+	if (ss->live->gdb_client < 0)
+		return 0;
+	for (int prop = 0; prop < s->nprops; prop++) {
+		const struct vg_property *p = &s->props[prop];
+		uint32_t m = ss->kernel[prop] ? 0 : stop_states(ss, prop);
+
+		for (int t = 0; m && t < p->ntrans; t++)
+			if (p->trans[t].to < 32 && (m >> p->trans[t].to & 1) &&
+			    p->trans[t].event < VG_MAX_EVENTS)
+				hold[p->trans[t].event] = true;
+	}
+	for (int ev = 0; ev < s->nevents && ev < VG_MAX_EVENTS; ev++)
+		if (vg_probe_set_event_hold(ss->probe, ev, hold[ev], e))
+			return -1;
+	return 0;
+}
+
+/* A kernel-tier property stops in the probe at its breakpoints' states
+ * too, as at the states its reactions stop at; a user-tier one holds the
+ * events that lead there. */
+static int push_stop_mask(struct session *ss, int prop, struct vg_err *e)
+{
+	if (!ss->kernel[prop])
+		return push_user_holds(ss, e);
+	return vg_probe_set_stop_mask(ss->probe, prop, stop_states(ss, prop), e);
 }
 
 static json_t *add_break(struct session *ss, json_t *args)
@@ -361,6 +417,7 @@ static json_t *checkpoint(struct session *ss, json_t *args)
 	if (ss->o->follow_forks)
 		return vg_live_reply(false, "no checkpoints with --follow-fork", NULL);
 	ss->ckpt_hold = a && !strcmp(a, "stopped");
+	ss->ckpt_stop = true;	/* asked for: --checkpoint-gap is for reactions */
 	if (ss->ckpt_hold) {	/* the SIGSTOP gdb queued must have landed */
 		for (int i = 0; i < 500 && vg_proc_state(ss->pid) != 'T'; i++)
 			usleep(1000);
@@ -436,8 +493,9 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		ss->live->detach = true;
 		return vg_live_reply(true, "vigil: monitoring ends; the program goes on\n", NULL);
 	}
-	if (!strcmp(cmd, "restore") || !strcmp(cmd, "load") ||
-	    !strcmp(cmd, "unload"))
+	if (!strcmp(cmd, "restore"))	/* live_restore.c */
+		return vg_live_restore(ss, args);
+	if (!strcmp(cmd, "load") || !strcmp(cmd, "unload"))
 		return errf("'%s' is not available in a live session yet", cmd, NULL);
 	return errf("unknown command '%s'", cmd, NULL);
 }

@@ -59,6 +59,10 @@ json_t *vg_live_probes(struct session *ss);
  * the trampoline back where gdb's extension left real ones (gdb gone) */
 json_t *vg_live_returns(struct session *ss);
 void vg_live_mend_returns(struct session *ss);
+/* restore [N] [stopped] (live_restore.c); and, the target replaced, the
+ * stops gdb has not asked about are forgotten. */
+json_t *vg_live_restore(struct session *ss, json_t *args);
+void vg_live_forget_stops(struct session *ss);
 /* The property named name, or -1. */
 int vg_live_prop(const struct session *ss, const char *name);
 /* Its state named name, or -1. */

@@ -540,6 +540,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	int ep = -1, ep_ctl = -1, pidfd = -1, sigfd = -1, rc = -1, code = 0,
 	    sig = 0;
 	int interrupts = 0;
+	unsigned gen = ss->target_gen;
 	bool exited = false, busy = false, was_busy = false, trickle = false;
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
 	sigset_t mask;
@@ -633,6 +634,17 @@ static int loop(struct session *ss, struct vg_err *e)
 			break;
 		vg_live_keep_going(ss);
 		vg_live_serve(ss);
+		if (gen != ss->target_gen) {	/* a restore replaced it */
+			gen = ss->target_gen;
+			epoll_ctl(ep, EPOLL_CTL_DEL, pidfd, NULL);
+			epoll_ctl(ep_ctl, EPOLL_CTL_DEL, pidfd, NULL);
+			close(pidfd);
+			if ((pidfd = vg_proc_pidfd(ss->pid, e)) < 0)
+				goto out;
+			ev.data.fd = pidfd;
+			epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+			epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
+		}
 		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss))
 			goto done;
 		if (vg_scenario_target_stopped(ss->sc) ||

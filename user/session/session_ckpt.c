@@ -27,8 +27,11 @@ static int write_state(void *ctx, FILE *out, struct vg_err *e)
 {
 	struct session *ss = ctx;
 
-	return vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
-				 e);
+	if (vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
+			      e))
+		return -1;
+	vg_session_state_extra(ss, out);
+	return 0;
 }
 
 /* Events the probes saw: in the kernel tier most never become records. */
@@ -134,7 +137,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 
 	ss->ckpt_stop = false;
 	if (ss->o->fork_snapshots) {
-		good = good && !vg_scenario_violated(ss->sc);
+		good = good && !vg_session_violated_now(ss);
 		if (!vg_ckpt_gap_ok(&ss->last_fsnap_ns,
 				    ss->o->checkpoint_gap_ms) && !forced) {
 			ss->ckpt_skipped++;
@@ -174,7 +177,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 		return -1;
 	/* good means "no violation yet": the drain above may have met one */
-	good = good && !vg_scenario_violated(ss->sc);
+	good = good && !vg_session_violated_now(ss);
 	events = events_seen(ss);
 	rc = vg_ckpt_take(ss->ck, reason, events, good, write_state, ss, img,
 			  sizeof(img), &ce);
@@ -199,7 +202,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 }
 
 /* Wait until pid is gone, reaping it when it is our child. */
-static void wait_gone(struct session *ss)
+void vg_session_wait_gone(struct session *ss)
 {
 	int fd = (int)syscall(SYS_pidfd_open, ss->pid, 0);
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -232,7 +235,7 @@ static int restore_fork_snapshot(struct session *ss)
 		return 0;
 	}
 	kill(ss->pid, SIGKILL);
-	wait_gone(ss);
+	vg_session_wait_gone(ss);
 	snprintf(ss->restored_from, sizeof(ss->restored_from),
 		 "the fork snapshot pid %d", child);
 	snprintf(why, sizeof(why), "restored from %s", ss->restored_from);
@@ -258,7 +261,7 @@ static int restore_last_good(struct session *ss)
 	}
 	snprintf(ss->restored_from, sizeof(ss->restored_from), "%s", img);
 	kill(ss->pid, SIGKILL);
-	wait_gone(ss);
+	vg_session_wait_gone(ss);
 	pid = vg_ckpt_restore(img, &re);
 	if (pid < 0) {
 		fprintf(stderr, "vigil: %s\n", re.msg);

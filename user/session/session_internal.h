@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <time.h>
 #include <stdint.h>
 
@@ -106,6 +107,9 @@ struct session {
 	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
 	bool ckpt_hold;			/* a checkpoint for gdb: the target is
 					 * stopped and stays so */
+	/* restores inside the session (session_restore.c); the loop opens
+	 * the target's pidfd again when target_gen moves */
+	unsigned target_gen;
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */
@@ -202,6 +206,27 @@ int vg_session_requests(struct session *ss, struct vg_err *e);
 /* Take a checkpoint now (`vigil checkpoint`, SIGUSR2). */
 int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 			  struct vg_err *e);
+/* Wait until the target's pid is gone, reaping it when it is our child. */
+void vg_session_wait_gone(struct session *ss);
+
+/* --- restore inside the session (session_restore.c) --- */
+
+/* Bring back checkpoint num of this session (0: the newest), program and
+ * monitor, in place of the target (same pid); hold: leave it stopped (gdb
+ * attaches), else it runs on. Returns the checkpoint's number and a line
+ * for people in text, or -1 with e set (the session ends when the program
+ * is gone: ss->restored). */
+int vg_session_restore(struct session *ss, int num, bool hold, char *text,
+		       size_t tlen, struct vg_err *e);
+/* Is a slice in a violation state now? A checkpoint is "good" when not.
+ * Until a restore this is whether a violation was seen at all; after one,
+ * the violations of the abandoned run no longer count (the slices that
+ * made them are gone with it). */
+bool vg_session_violated_now(struct session *ss);
+/* What a checkpoint's monitor.state carries besides vg_monstate_write's:
+ * the per-event counts and the evidence's mark. */
+void vg_session_state_extra(struct session *ss, FILE *out);
+
 /* Say where `vigil checkpoint -p PID` finds this session; and forget it. */
 void vg_session_advertise(struct session *ss);
 void vg_session_unadvertise(struct session *ss);

@@ -1,0 +1,142 @@
+/* A checkpoint's output files (user/act/outfiles.c): which files are
+ * noted (open for writing, regular), and the descriptors a restore hands
+ * CRIU: opened again at the file's end, or the very descriptor of the
+ * process being replaced (here this process itself). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "act/outfiles.h"
+#include "tmpdir.h"
+
+static int setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "%s/vigil-outfiles-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	return sh("rm -rf '%s'", dir);
+}
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+
+	buf[n] = 0;
+	if (f)
+		fclose(f);
+}
+
+static const struct vg_outfiles *find(const struct vg_outfiles *of,
+				      const char *path, int *at)
+{
+	for (int i = 0; i < of->n; i++)
+		if (!strcmp(strchr(of->arg[i], ':') + 1, path + 1)) {
+			*at = i;
+			return of;
+		}
+	return NULL;
+}
+
+static void test_noted_and_handed_over(void **state)
+{
+	char log[PATH_MAX], data[PATH_MAX], in[PATH_MAX], text[8192], want[PATH_MAX + 32];
+	struct vg_outfiles of;
+	struct vg_err e = { 0 };
+	int wfd, rwfd, rfd, i = -1, fd, n;
+
+	snprintf(log, sizeof(log), "%s", P("log"));
+	snprintf(data, sizeof(data), "%s", P("data"));
+	snprintf(in, sizeof(in), "%s", P("in"));
+	wfd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	rwfd = open(data, O_RDWR | O_CREAT, 0600);
+	assert_int_equal(sh("echo input >'%s'", in), 0);
+	rfd = open(in, O_RDONLY);
+	assert_true(wfd >= 0 && rwfd >= 0 && rfd >= 0);
+	assert_int_equal(write(wfd, "before\n", 7), 7);
+
+	assert_int_equal(vg_outfiles_save(getpid(), dir, &e), 0);
+	slurp(P("outfiles"), text, sizeof(text));
+	{	/* "FD FLAGS PATH", the flags in octal as /proc says them */
+		unsigned flags = 0;
+		int nfd = -1;
+		char *line;
+
+		snprintf(want, sizeof(want), " %s\n", log);
+		assert_non_null(line = strstr(text, want));
+		while (line > text && line[-1] != '\n')
+			line--;
+		assert_int_equal(sscanf(line, "%d %o", &nfd, &flags), 2);
+		assert_int_equal(nfd, wfd);
+		assert_int_equal(flags & O_ACCMODE, O_WRONLY);
+	}
+	assert_non_null(strstr(text, data));
+	assert_null(strstr(text, in));		/* only read: not noted */
+
+	/* the log grows after the checkpoint */
+	assert_int_equal(write(wfd, "after\n", 6), 6);
+
+	/* vigil restore DIR: opened again, at the end, close-on-exec, away
+	 * from 0-2 */
+	/* (the test may have inherited files of its own: only ours count) */
+	assert_int_equal(vg_outfiles_open(dir, 0, &of, &e), 0);
+	assert_non_null(find(&of, data, &i));
+	assert_null(find(&of, in, &i));
+	n = of.n;
+	assert_non_null(find(&of, log, &i));
+	fd = of.fd[i];
+	assert_true(fd >= 3 && fd != wfd);
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), 13);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	snprintf(want, sizeof(want), "fd[%d]:%s", fd, log + 1);
+	assert_string_equal(of.arg[i], want);
+	vg_outfiles_close(&of);
+	assert_int_equal(of.n, 0);
+
+	/* inside the session: the replaced process's own descriptor, its
+	 * offset shared */
+	assert_int_equal(vg_outfiles_open(dir, getpid(), &of, &e), 0);
+	assert_non_null(find(&of, log, &i));
+	assert_int_equal(write(of.fd[i], "x", 1), 1);
+	assert_int_equal(lseek(wfd, 0, SEEK_CUR), 14);
+	vg_outfiles_close(&of);
+
+	/* a file gone is left to CRIU (which says which) */
+	close(rwfd);
+	unlink(data);
+	assert_int_equal(vg_outfiles_open(dir, 0, &of, &e), 0);
+	assert_int_equal(of.n, n - 1);
+	assert_null(find(&of, data, &i));
+	vg_outfiles_close(&of);
+	close(wfd);
+	close(rfd);
+}
+
+static void test_image_without_the_file(void **state)
+{
+	struct vg_outfiles of;
+	struct vg_err e = { 0 };
+
+	unlink(P("outfiles"));
+	assert_int_equal(vg_outfiles_open(dir, 0, &of, &e), 0);
+	assert_int_equal(of.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_noted_and_handed_over),
+		cmocka_unit_test(test_image_without_the_file),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
