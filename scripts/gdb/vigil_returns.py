@@ -48,16 +48,20 @@ def _put(addr, v):
 
 
 def _stop_pending(tid):
-    """Has tid a SIGSTOP pending? gdb stops running threads with SIGSTOP
+    """Has tid a SIGSTOP pending (tid None: the process, one sent to it
+    as a whole)? gdb stops running threads with SIGSTOP
     and drops a late one as its own when the thread stopped for another
     reason first (linux-nat's "delayed SIGSTOP"): a gate queued on top of
     it would merge with it and be dropped with it, and the thread would
     run with the real address in its slot. Such a thread keeps the
     trampoline's address this time."""
+    path = "/proc/%d/status" % _live.pid if tid is None else \
+        "/proc/%d/task/%d/status" % (_live.pid, tid)
+    key = "ShdPnd:" if tid is None else "SigPnd:"
     try:
-        with open("/proc/%d/task/%d/status" % (_live.pid, tid)) as f:
+        with open(path) as f:
             for line in f:
-                if line.startswith("SigPnd:"):
+                if line.startswith(key):
                     return bool(int(line.split()[1], 16) >> (signal.SIGSTOP - 1) & 1)
     except (OSError, ValueError):
         pass
@@ -135,9 +139,14 @@ def vigil_returns_put_back_all():
     if _gated and _live is not None:
         _gated.clear()
         # drops every queued SIGSTOP (the kernel flushes pending stop
-        # signals when SIGCONT is sent); gdb passes the SIGCONT silently
+        # signals when SIGCONT is sent); gdb passes the SIGCONT silently.
+        # One sent to the whole process (a checkpoint's or a restore's,
+        # to hold it in a group stop once gdb lets go) is sent again.
+        held = _stop_pending(None)
         try:
             os.kill(_live.pid, signal.SIGCONT)
+            if held:
+                os.kill(_live.pid, signal.SIGSTOP)
         except ProcessLookupError:
             pass
 

@@ -10,7 +10,8 @@
 # - next off work's last line ends in caller;
 # - finish out of caller (after up) returns to main;
 # and every `after work` event is seen: vigil's count equals the
-# program's; the same with 17 threads, and after gdb detaches inside work. Then gdb is killed while it holds the program inside work:
+# program's; the same with 17 threads, and after gdb detaches inside work.
+# A checkpoint taken inside work restores to a program that runs on. Then gdb is killed while it holds the program inside work:
 # vigil puts the trampoline back itself (its count is not checked there:
 # monitoring ends with gdb, maybe before the program's next return).
 . "$(dirname "$0")/lib.sh"
@@ -72,6 +73,20 @@ grep -qE '^#1 +0x[0-9a-f]+ in caller ' "$TMP/gdb" || fail "detach: gdb did not s
 wait_vigil
 grep -q 'tailcalls: work=4 ' "$TMP/vigil.out" || fail "detach: the program did not run on"
 grep -q 'after:work=4' "$TMP/vigil.err" || fail "detach: an after event was lost"
+
+# a checkpoint inside work, restored after work returned: the image has
+# the real return address on its stack (the restored process has no
+# [uprobes] page: with the trampoline's address it died of SIGSEGV when
+# work returned); the return pending at the checkpoint has no `after`
+# event (the checkpoint replaces the probes' links), the later ones do
+start_live run --interactive "$TMP/work.vigil" -- "$TARGETS/tailcalls" 4
+live_gdb "-ex 'break tailcalls.c:$INSIDE' -ex continue -ex 'delete 2' -ex 'vigil checkpoint' \
+ -ex 'break tailcalls.c:33' -ex continue -ex 'vigil restore 1' -ex 'echo RESTORED\n' -ex bt -ex 'delete 3' -ex continue"
+sed -n '/RESTORED/,$p' "$TMP/gdb" | grep -qE '^#1 +0x[0-9a-f]+ in caller \(n=(n@entry=)?10\)' || fail "restore: bt does not show caller"
+grep -q SIGSEGV "$TMP/gdb" && fail "the restored program returned into the missing [uprobes] page"
+grep -q 'exited normally' "$TMP/gdb" || fail "restore: the program did not run to its end"
+wait_vigil
+grep -q 'after:work=3' "$TMP/vigil.err" || fail "restore: not the 3 after events of the calls after the checkpoint"
 
 # gdb dies inside work, with the real return address in the slot
 start_live run --interactive "$TMP/work.vigil" -- "$TARGETS/tailcalls" 4
