@@ -190,6 +190,7 @@ install: $(BUILD)/vigil
 	install -m 644 specs/lib/*.vigil $(DESTDIR)$(PREFIX)/share/vigil/specs/
 	install -d $(DESTDIR)$(PREFIX)/share/vigil/view
 	install -m 644 user/view/static/* $(DESTDIR)$(PREFIX)/share/vigil/view/
+	install -m 644 scripts/gdb/*.py $(DESTDIR)$(PREFIX)/share/vigil/
 
 # --- fuzzing (libFuzzer, clang): make fuzz [FUZZ_SECONDS=600] -------------
 # Each tests/fuzz/fuzz_X.c is built with the parts of user/ that need no

@@ -4,7 +4,7 @@ the bench loop, for comparing two builds on this noisy shared VM, where only
 medians of interleaved runs mean anything (docs/PERFORMANCE.md).
 
     python3 bench/ab_user.py [--reps R] [--n N] [--tier user|kernel]
-                             [--fn op|ss] [--stats] NAME=VIGIL ...
+                             [--fn op|ss] [--stats] [--stacks] NAME=VIGIL ...
 
 Each repetition runs the floor (build/bench/floor) and every VIGIL given,
 in an order reversed on every other repetition, on
@@ -38,8 +38,9 @@ def command(args, vigil, jsonfile):
         loop += ["--phase", "%s:1:600000000" % args.fn]  # ~0.7 s idle
     if vigil is None:
         return [os.path.join(ROOT, "build/bench/floor"), FUNC[args.fn], "--"] + loop
-    return [vigil, "run", "--tier=" + args.tier, "--json", jsonfile,
-            os.path.join(ROOT, "bench/loop.vigil"), "--"] + loop
+    return [vigil, "run", "--tier=" + args.tier, "--json", jsonfile] + \
+        (["--stacks"] if args.stacks else []) + \
+        [os.path.join(ROOT, "bench/loop.vigil"), "--"] + loop
 
 
 def poll_stats(pid, stop, out):
@@ -90,6 +91,8 @@ def main():
     ap.add_argument("--tier", default="user", choices=["user", "kernel"])
     ap.add_argument("--fn", default="op", choices=list(FUNC))
     ap.add_argument("--stats", action="store_true")
+    ap.add_argument("--stacks", action="store_true",
+                    help="vigil run --stacks: every event captures its user stack")
     ap.add_argument("builds", nargs="+", metavar="NAME=VIGIL")
     args = ap.parse_args()
     rows = [("floor", None)] + [tuple(b.split("=", 1)) for b in args.builds]

@@ -237,6 +237,7 @@ static __always_inline __u64 wake_flags(void)
 }
 
 #include "kstep.bpf.h"
+#include "returns.bpf.h"
 
 /* The event's captures (struct vg_cap_plan): values read from target
  * memory now, at the probe, into VG_SLOT_CAP0.. */
@@ -471,9 +472,11 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		/* at a function's entry its frame is not built yet, so the
 		 * frame-pointer walk skips the caller: its return address is
 		 * on top of the stack */
-		if (at_entry)
-			bpf_probe_read_user(&slot[VG_SLOT_CALLER], sizeof(__u64),
-					    (void *)PT_REGS_SP(ctx));
+		if (at_entry &&
+		    !bpf_probe_read_user(&slot[VG_SLOT_CALLER], sizeof(__u64),
+					 (void *)PT_REGS_SP(ctx)))
+			slot[VG_SLOT_CALLER] = real_caller(PT_REGS_SP(ctx),
+							   slot[VG_SLOT_CALLER]);
 	}
 
 	__u64 *busy = NULL;

@@ -122,6 +122,7 @@ class _VigilStop(gdb.Function):
         super().__init__("_vigil_stop")
 
     def invoke(self):
+        vigil_returns_gate(gdb.selected_thread().ptid[1])     # vigil_returns.py
         try:
             r = _need_live().call("stop", [gdb.selected_thread().ptid[1]])
         except gdb.GdbError as e:
@@ -149,6 +150,7 @@ def vigil_live_join(path, pid):
     d = _live.call("stop", [0]).get("data", {})
     if d.get("stop"):
         _print_stop(d)
+    _refresh()      # vigil_returns.py: the real callers in this first stop
 
 
 # --- gdb's breakpoints and vigil's probes -----------------------------
@@ -479,6 +481,7 @@ class _Checkpoint(_Cmd):
         # gdb's breakpoints survive a detach and an attach.
         pid = _need_live().pid
         pc = int(gdb.selected_frame().pc()) if gdb.selected_thread() else None
+        vigil_returns_put_back_all()    # (its SIGCONT first, then our SIGSTOP)
         os.kill(pid, signal.SIGSTOP)
         gdb.execute("detach", to_string=True)
         try:
@@ -608,3 +611,6 @@ _Unload("unload", """Remove a property added with vigil load: its probes are det
 slices freed; it stops the program no more. Properties loaded together
 from one file go together.
 Usage: vigil unload PROPERTY""")
+# the real callers of functions with an `after` probe
+gdb.execute("source %s" % os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "vigil_returns.py"))

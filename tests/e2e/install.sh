@@ -17,6 +17,9 @@ P=$TMP/inst/usr/local
 for f in specs/lib/*.vigil; do
 	cmp -s "$f" "$P/share/vigil/specs/$(basename "$f")" || fail "$f not installed"
 done
+for f in scripts/gdb/*.py; do	# the gdb extension vigil's command files source
+	cmp -s "$f" "$P/share/vigil/$(basename "$f")" || fail "$f not installed"
+done
 for f in user/view/static/*; do
 	cmp -s "$f" "$P/share/vigil/view/$(basename "$f")" || fail "$f not installed"
 done

@@ -43,9 +43,10 @@ check_stop --interior bad_free free release
 # the slice is the address of a local: a stack address, near the top
 check_stop --stack bad_free free release
 expect_out "event  before free\(0x7ff[0-9a-f]+\) in tid [0-9]+"
-# (realloc has a return probe too: gdb sees the kernel's uretprobe
-# trampoline, not main, as its caller)
-check_stop --realloc bad_realloc realloc ""
+# (realloc has a return probe too: its return address on the stack is the
+# kernel's uretprobe trampoline's until vigil, leaving, puts the real one
+# back, so gdb sees main as its caller)
+check_stop --realloc bad_realloc realloc main
 expect_out "event  before realloc\(0x[0-9a-f]+8(, [0-9]+)?\) in tid [0-9]+"
 
 # double_free.vigil knows posix_memalign's block from its out-pointer

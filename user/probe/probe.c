@@ -463,6 +463,9 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 				  used >> VG_PROG_RETURN_S & 1);
 	bpf_program__set_autoload(p->skel->progs.vg_stash,
 				  used >> VG_PROG_STASH & 1);
+	/* the pending returns' reader, where there are return probes */
+	bpf_program__set_autoload(p->skel->progs.vg_returns,
+				  used >> VG_PROG_STASH & 1);
 	/* multi-uprobe links need programs loaded for them (ulink.h) */
 	vg_ulink_prepare(p->skel->progs.vg_entry);
 	vg_ulink_prepare(p->skel->progs.vg_return);

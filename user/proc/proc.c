@@ -68,8 +68,8 @@ void vg_proc_kill_child(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-/* the [uprobes] page of pid: [lo, hi), or false */
-static bool uprobes_page(pid_t pid, uint64_t *lo, uint64_t *hi)
+/* (proc.h) */
+bool vg_proc_uprobes_page(pid_t pid, uint64_t *lo, uint64_t *hi)
 {
 	char path[64], line[512];
 	bool found = false;
@@ -116,7 +116,7 @@ int vg_proc_in_uprobe_page(pid_t pid)
 	pid_t *tids;
 	int n, found = 0;
 
-	if (!uprobes_page(pid, &lo, &hi) || !(tids = calloc(MAXT, sizeof(*tids))))
+	if (!vg_proc_uprobes_page(pid, &lo, &hi) || !(tids = calloc(MAXT, sizeof(*tids))))
 		return 0;
 	n = vg_proc_threads(pid, tids, MAXT);
 	for (int i = 0; !found && i < n && i < MAXT; i++) {

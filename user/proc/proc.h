@@ -4,6 +4,7 @@
 #define VIGIL_PROC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "util/err.h"
@@ -39,6 +40,10 @@ int vg_proc_threads(pid_t pid, pid_t *out, int max);
  * page (a uretprobe's return trampoline), or 0. CRIU does not restore
  * that page, so an image taken then would crash on restore. */
 int vg_proc_in_uprobe_page(pid_t pid);
+
+/* The [uprobes] page of pid (the uretprobe trampoline is at its start):
+ * [lo, hi), or false when it has none yet. */
+bool vg_proc_uprobes_page(pid_t pid, uint64_t *lo, uint64_t *hi);
 
 int vg_proc_exe(pid_t pid, char *out, struct vg_err *e);
 

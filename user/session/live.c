@@ -574,6 +574,8 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return vg_live_checkpoints(ss);
 	if (!strcmp(cmd, "probes"))
 		return vg_load_probes(ss, vg_live_probes(ss));
+	if (!strcmp(cmd, "returns"))
+		return vg_live_returns(ss);
 	if (!strcmp(cmd, "keep-stopped")) {
 		const char *a = json_string_value(json_array_get(args, 0));
 
@@ -603,6 +605,7 @@ static void closed(void *ctx, int client)
 	ss->live->gdb_client = -1;
 	ss->live->detach = true;
 	if (ss->live->keep_stopped) {
+		vg_live_mend_returns(ss);	/* (stopped by now or never) */
 		/* a gdb killed at a breakpoint leaves the thread running */
 		kill(ss->pid, SIGSTOP);
 		ss->keep_stopped_at_end = true;
@@ -611,11 +614,14 @@ static void closed(void *ctx, int client)
 		return;
 	}
 	/* gdb's ptrace stop is gone with gdb; a SIGSTOP it did not take
-	 * would leave a group stop */
-	for (int i = 0; i < 50 && vg_proc_state(ss->pid) == 't'; i++)
+	 * would leave a group stop (gdb's socket closes before its exit
+	 * lets go of the tracee: up to 1 s on a loaded machine) */
+	for (int i = 0; i < 500 && vg_proc_state(ss->pid) == 't'; i++)
 		usleep(2000);
-	if (vg_proc_state(ss->pid) == 'T')
+	if (vg_proc_state(ss->pid) == 'T') {
+		vg_live_mend_returns(ss);
 		kill(ss->pid, SIGCONT);
+	}
 	fprintf(stderr, "vigil: gdb went away: monitoring ends, the program runs on\n");
 }
 

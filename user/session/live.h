@@ -65,6 +65,10 @@ void vg_live_forget(struct session *ss, const struct session *owner);
  * can lead to a stop hold their thread until vigil has read them. */
 int vg_live_push_holds(struct session *ss, struct session *own,
 		       struct vg_err *e);
+/* live_returns.c: the pending return addresses (`returns`); and putting
+ * the trampoline back where gdb's extension left real ones (gdb gone) */
+json_t *vg_live_returns(struct session *ss);
+void vg_live_mend_returns(struct session *ss);
 /* restore [N] [stopped] (live_restore.c); and, the target replaced, the
  * stops gdb has not asked about are forgotten. */
 json_t *vg_live_restore(struct session *ss, json_t *args);

@@ -17,6 +17,7 @@
 #include "act/scenario.h"
 #include "monitor/monitor.h"
 #include "probe/probe.h"
+#include "probe/returns.h"
 #include "probe/rewind.h"
 #include "proc/guard.h"
 #include "proc/proc.h"
@@ -134,9 +135,15 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 		else
 			vg_symbolize(symbolizer(ss), fr[i].offset, out > 0, &f);
 		vg_frame_format(&f, lines[out], sizeof(lines[out]));
+		/* the kernel adds that caller itself when the function
+		 * starts with push %rbp or endbr64 (6.11's
+		 * is_uprobe_at_func_entry): once is enough */
+		if (i == 1 && out == 2 && !strcmp(lines[1], lines[2]))
+			continue;
 		out++;
 		/* an entry probe's caller, which the frame-pointer walk
-		 * missed: the return address the probe read at entry */
+		 * missed: the return address the probe read at entry (the
+		 * real one, bpf/returns.bpf.h, under a pending uretprobe) */
 		if (i == 0 && out < max && ev->slot[VG_SLOT_CALLER] &&
 		    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
 			vg_symbolize(symbolizer(ss), ev->slot[VG_SLOT_CALLER],
@@ -492,6 +499,9 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 
 		if (!vg_probe_rewound(ss->probe, tid ? tid : spid, &step_to))
 			step_to = 0;
+		/* its probes go with vigil: gdb's bt and finish get the
+		 * real callers of functions with a pending return probe */
+		vg_returns_mend(ss->probe, spid, true);
 		if (vg_gdb_prepare_at(spid, tid ? tid : spid, why, step_to, gdb,
 				      sizeof(gdb), &ge))
 			fprintf(stderr, "vigil: %s\n", ge.msg);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probe/returns.h"
 #include "act/checkpoint.h"
 #include "act/scenario.h"
 #include "act/snapshot_fork.h"
@@ -179,6 +180,11 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		return 0;
 	vg_probe_suspend(ss->probe);
 	vg_load_suspend(ss);	/* and drained */
+	/* a function with a pending `after` probe would return into the
+	 * [uprobes] page, which a restored image has not (it died of
+	 * SIGSEGV): its real return address goes back on the stack. Its
+	 * `after` event was lost anyway with the links just closed. */
+	vg_returns_mend(ss->probe, ss->pid, true);
 	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
 		return -1;
 	/* good means "no violation yet": the drain above may have met one */
