@@ -227,17 +227,18 @@ int vg_cmd_lint(int argc, char **argv)
 		struct vg_plan_opts po = { .binary = binary, .libs = libs,
 					   .nlibs = nlibs,
 					   .tier = VG_TIER_AUTO,
-					   .on_violation = VG_OV_STOP };
+					   .on_violation = VG_OV_STOP,
+					   .warn = stdout,
+					   .all_names = all_warnings };
 		struct vg_plan *plan = vg_plan_build(spec, &po, &e);
-		int w = plan ? vg_probe_describe(plan, binary, all_warnings,
-						   stdout, &e) : -1;
 
-		if (w < 0)
+		if (!plan) {
 			rc = vg_cli_fail(&e);
-		else
-			warnings += w;
-		if (plan && w >= 0)
+		} else {
+			warnings += plan->nwarnings;
+			vg_plan_describe(plan, stdout);
 			vg_plan_print(plan, stdout);
+		}
 		vg_plan_free(plan);
 	}
 	printf("%d propert%s, %d warning%s\n", spec->nprops,

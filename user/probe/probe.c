@@ -14,13 +14,10 @@
 #include "ktier.h"
 #include "plan/plan.h"
 #include "load_stats.h"
-#include "plan.h"
-#include "sym/dwarf_cache.h"
 #include "sym/libs.h"
 #include "util/clock.h"
 #include "probe_internal.h"
 #include "syscalls.h"
-#include "watch.h"
 #include "vigil.skel.h"
 #include "rewind.h"
 
@@ -272,99 +269,24 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	return vg_probe_attach_groups(p, e);
 }
 
-/* The slots user space reads of an event's records: the monitor, the
- * reports and --record look at its fields, its return value and its
- * captures (user/spec/spec.h), the evidence at the stack slots. */
-static uint32_t rec_slots_used(const struct vg_event *ev, uint32_t flags)
-{
-	uint32_t n = ev->nfields < VG_MAX_FIELDS ? (uint32_t)ev->nfields
-						 : VG_MAX_FIELDS;
-
-	if (ev->uses_ret || ev->kind == VG_EV_AFTER)
-		n = VG_SLOT_RET + 1;
-	if (ev->ncaps > 0)
-		n = VG_SLOT_CAP0 + (uint32_t)ev->ncaps;
-	if (flags & VG_EVF_STACK)
-		n = VG_NSLOTS;
-	return n;
-}
-
-/* the file the plan found event's function in */
-static const struct vg_plan_site *site_of(const struct vg_plan *plan,
-					  int event)
-{
-	for (int i = 0; i < plan->nsites; i++)
-		if (plan->sites[i].event == event)
-			return &plan->sites[i];
-	return NULL;
-}
-
+/* The event table: the plan's (user/plan/: flags, where the arguments
+ * are, the memory reads, the records' slots), with the kernel tier's
+ * fields added as its tables are written */
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		     struct vg_err *e)
 {
 	const struct vg_spec *s = p->spec;
-	struct vg_dwarf_cache *dc = NULL;
 	struct vg_ev_conf *conf;
 	int rc = -1;
 
-	if (s->nevents > VG_MAX_EVENTS)
-		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "the spec uses %d events; at most %d",
-				    s->nevents, VG_MAX_EVENTS);
 	conf = calloc(VG_MAX_EVENTS, sizeof(*conf));
-	if (!conf) {
-		free(conf);
+	if (!conf)
 		return vg_errf(e, "out of memory");
-	}
 	snprintf(p->binary, sizeof(p->binary), "%s", o->binary);
 	p->dl_libs = o->libs;
 	p->ndl_libs = o->nlibs;
-	/* what each event's probe does (user/plan/: the user tier, wake-ups,
-	 * stacks, holds, `outside` depths) */
-	for (int i = 0; i < s->nevents; i++) {
-		conf[i].flags |= o->plan->events[i].flags;
-		conf[i].arms = o->plan->events[i].arms;
-		if (s->events[i].marks_inside)
-			conf[i].inside = s->events[i].inside_bit;
-		conf[i].outside = s->events[i].outside_mask;
-	}
-	/* where its arguments are and what it reads from target memory,
-	 * from the DWARF of the object its function lives in */
-	for (int i = 0; i < s->nevents; i++) {
-		const struct vg_event *ev = &s->events[i];
-		const struct vg_plan_site *site;
-
-		/* a global's watchpoint, checked now (armed once the program
-		 * is loaded; one armed per slice is planned by the session,
-		 * vg_probe_watch_type) */
-		for (int k = 0; vg_event_watches(ev) && !ev->wloc.per_slice &&
-		     k < (ev->kind == VG_EV_CHANGE ? ev->ncloc : 1); k++) {
-			struct vg_watch_plan wp;
-
-			if (vg_watch_plan(vg_dwarf_cached(&dc, o->binary),
-					  o->binary, ev->kind == VG_EV_CHANGE
-					  ? ev->cloc[k].base : ev->name, &wp, e)) {
-				vg_probe_at_spec_line(ev, e);
-				goto out;
-			}
-		}
-		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
-			if (vg_plan_event(ev, NULL, NULL, o->binary, &dc, &conf[i],
-					  NULL, o->warn, e))
-				goto out;
-			continue;
-		}
-		/* the arguments' DWARF: the event's first function (the
-		 * overloads of a C++ name share their parameter names) */
-		site = site_of(o->plan, i);
-		if (vg_plan_event(ev, site ? site->path : "",
-				  site ? site->sym : "", o->binary, &dc,
-				  &conf[i], NULL, o->warn, e))
-			goto out;
-	}
-	for (int i = 0; i < s->nevents; i++)
-		conf[i].rec_slots = vg_rec_slots_for(rec_slots_used(&s->events[i],
-								    conf[i].flags));
+	for (int i = 0; i < s->nevents && i < VG_MAX_EVENTS; i++)
+		conf[i] = o->plan->events[i].conf;
 	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
 			  p->skel->maps.kcode, conf, p->kprop_map,
 			  &p->nkprops, e))
@@ -378,7 +300,6 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		}
 	rc = 0;
 out:
-	vg_dwarf_cache_free(dc);
 	free(conf);
 	return rc;
 }
@@ -542,7 +463,6 @@ void vg_probe_close(struct vg_probe *p)
 	vg_probe_free_kids(p);
 	ring_buffer__free(p->rb);
 	vg_probe_disarm_watches(p);
-	vg_dwarf_cache_free(p->wdc);
 	/* every uprobe in one step (a close per program and file, all
 	 * waiting together), then the tracepoints */
 	vg_probe_free_groups(p);

@@ -61,7 +61,6 @@ struct vg_probe {
 	 * breakpoints armed, by id (addr 0: free) */
 	struct probe_wp *wps;
 	int nwps;
-	struct vg_dwarf_cache *wdc;	/* for vg_probe_watch_type */
 	char binary[4096];		/* the target's executable */
 	/* during vg_probe_drain */
 	vg_probe_cb cb;
