@@ -62,16 +62,15 @@ static void print_reads(const struct vg_event *ev, bool ret, FILE *out)
  * field, the form tests/e2e/plan_installed.sh reads back from the
  * kernel's map: flags=0x9 arg0=reg0/sext4 arg1=stack8/raw8 ret=zext8
  * cap0=s1+16>8/4s slots=3 */
-static void print_conf(const struct vg_ev_conf *c, int nfields, FILE *out)
+static void print_conf(const struct vg_ev_conf *c, FILE *out)
 {
 	static const char *const conv[] = { "raw", "sext", "zext", "bool" };
 
 	fprintf(out, "    table: flags=0x%x", c->flags);
-	for (int k = 0; (c->flags & VG_EVF_ARGS) && k < nfields &&
-	     k < VG_MAX_FIELDS; k++) {
+	for (int k = 0; (c->flags & VG_EVF_ARGS) && k < VG_MAX_FIELDS; k++) {
 		const struct vg_arg_plan *a = &c->arg[k];
 
-		if (a->where == VG_ARG_NONE)
+		if (a->where == VG_ARG_NONE || !a->size)	/* not read */
 			continue;
 		if (a->where == VG_ARG_REG)
 			fprintf(out, " arg%d=reg%u", k, a->reg);
@@ -173,8 +172,7 @@ void vg_plan_print(const struct vg_plan *p, FILE *out)
 				(unsigned long long)p->events[i].arms);
 		fprintf(out, "\n");
 		if (p->nsites || p->ngwatch || p->nswatch)	/* with a binary */
-			print_conf(&p->events[i].conf, s->events[i].nfields,
-				   out);
+			print_conf(&p->events[i].conf, out);
 	}
 	for (int i = 0; i < p->nsites; i++) {
 		const struct vg_plan_site *u = &p->sites[i];
