@@ -526,7 +526,7 @@ static int kstep_one(__u32 i, struct kstep_ctx *c)
 	return 0;
 }
 
-static __always_inline void kstep_event(struct pt_regs *ctx, bool at_entry,
+static __always_inline void kstep_event(struct pt_regs *ctx, __u64 at_entry,
 					struct vg_ev_conf *conf, __u32 event,
 					__u32 tid, __u64 *slot)
 {
@@ -534,13 +534,16 @@ static __always_inline void kstep_event(struct pt_regs *ctx, bool at_entry,
 	struct kstep_ctx c = { conf, event, tid, slot, &m };
 	__u32 n = conf->nkprops;
 
-	if (kstop_rewind && ctx && at_entry) {
-		m.uip = PT_REGS_IP(ctx);
-		m.usp = PT_REGS_SP(ctx);
+	/* no rewind but at an entry: uip 0 says so (rewind_plan). A product,
+	 * not a branch: one path for the verifier through the interpreter
+	 * whether at_entry (0 or 1) is known or not */
+	if (kstop_rewind && ctx) {
+		m.uip = PT_REGS_IP(ctx) * (at_entry & 1);
+		m.usp = PT_REGS_SP(ctx) * (at_entry & 1);
 	}
 	bpf_loop(n < VG_KMAX_EV_PROPS ? n : VG_KMAX_EV_PROPS, kstep_one, &c, 0);
-	if (ctx && at_entry)
-		rewind_apply(ctx, &m);
+	if (ctx)
+		rewind_apply(ctx, &m);	/* only what rewind_plan planned */
 }
 
 #endif

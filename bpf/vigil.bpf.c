@@ -238,6 +238,42 @@ static __always_inline __u64 wake_flags(void)
 
 #include "kstep.bpf.h"
 
+/* The kernel tier's step is a program of its own, vg_kstep, which both
+ * probe builds (vg_entry_k, vg_return_k) tail-call into as their last
+ * act: the verifier then checks the interpreter once, not once per build
+ * (about 250 ms each). The probe's slots live in a per-CPU scratch the
+ * step reads back; the tail call happens on the same CPU with migration
+ * off, so no other probe run comes in between. */
+struct kstep_args {
+	__u32 event, tid;
+	__u32 at_entry, pad;
+	__u64 slot[VG_NSLOTS];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kstep_args);
+} kstep_args SEC(".maps");
+/* [0] = vg_kstep, set by user space once it is loaded */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} kstep_tail SEC(".maps");
+
+/* the slots of a _k build: the scratch vg_kstep reads, zeroed */
+static __always_inline struct kstep_args *kstep_scratch(void)
+{
+	__u32 zero = 0;
+	struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
+
+	if (a)
+		__builtin_memset(a->slot, 0, sizeof(a->slot));
+	return a;
+}
+
 /* The event's captures (struct vg_cap_plan): values read from target
  * memory now, at the probe, into VG_SLOT_CAP0.. */
 /* Reading target memory: a sleepable program (the _s builds) may take
@@ -503,8 +539,18 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 	}
 	if (busy)
 		__sync_fetch_and_add(busy, -1);	/* its record is submitted */
-	if (ktier && conf->nkprops)
-		kstep_event(ctx, at_entry, conf, event, tid, slot);
+	if (ktier && ctx && conf->nkprops) {
+		__u32 zero = 0;
+		struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
+
+		/* slot is a->slot (kstep_scratch) */
+		if (a) {
+			a->event = event;
+			a->tid = tid;
+			a->at_entry = at_entry;
+			bpf_tail_call(ctx, &kstep_tail, 0);
+		}
+	}
 	return 0;
 }
 
@@ -576,8 +622,9 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 event = (__u32)cookie;
-	__u64 slot[VG_NSLOTS] = {};
+	__u64 stack_slot[VG_NSLOTS] = {}, *slot = stack_slot;
 	struct vg_ev_conf *conf;
+	struct kstep_args *ka;
 	__u32 tid;
 
 	if (!is_target(&tid) || others_link(cookie, false))
@@ -587,6 +634,11 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 	conf = bpf_map_lookup_elem(&ev_conf, &event);
 	if (!conf)
 		return 0;
+	if (ktier) {
+		if (!(ka = kstep_scratch()))
+			return 0;
+		slot = ka->slot;
+	}
 	read_args(ctx, conf, slot);
 	return handle_conf(ctx, conf, event, tid, slot, ktier, true, sleep,
 			   false);
@@ -659,8 +711,9 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	struct stash_key k = { .event = (__u32)cookie };
-	__u64 slot[VG_NSLOTS] = {};
+	__u64 stack_slot[VG_NSLOTS] = {}, *slot = stack_slot;
 	struct vg_ev_conf *conf;
+	struct kstep_args *ka;
 	struct stash *s;
 
 	if (!is_target(&k.tid) || others_link(cookie, true))
@@ -668,6 +721,11 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
 	conf = bpf_map_lookup_elem(&ev_conf, &k.event);
 	if (!conf)
 		return 0;
+	if (ktier) {
+		if (!(ka = kstep_scratch()))
+			return 0;
+		slot = ka->slot;
+	}
 	s = bpf_map_lookup_elem(&stashes, &k);
 	if (s && s->depth > 0) {
 		s->depth--;
@@ -704,4 +762,24 @@ SEC("uretprobe.s")
 int vg_return_s(struct pt_regs *ctx)
 {
 	return ret(ctx, false, true);
+}
+
+/* The kernel tier's step of the event vg_entry_k or vg_return_k just
+ * handled (their tail call, above) */
+SEC("uprobe")
+int vg_kstep(struct pt_regs *ctx)
+{
+	__u32 zero = 0;
+	struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
+	struct vg_ev_conf *conf;
+	__u32 event;
+
+	if (!a)
+		return 0;
+	event = a->event;
+	conf = bpf_map_lookup_elem(&ev_conf, &event);
+	if (!conf)
+		return 0;
+	kstep_event(ctx, a->at_entry, conf, event, a->tid, a->slot);
+	return 0;
 }

@@ -383,6 +383,10 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 				  used >> VG_PROG_RETURN_S & 1);
 	bpf_program__set_autoload(p->skel->progs.vg_stash,
 				  used >> VG_PROG_STASH & 1);
+	/* the kernel tier's step, which the _k builds tail-call */
+	bpf_program__set_autoload(p->skel->progs.vg_kstep,
+				  ktier && (used >> VG_PROG_ENTRY & 1 ||
+					    used >> VG_PROG_RETURN & 1));
 	/* multi-uprobe links need programs loaded for them (ulink.h) */
 	vg_ulink_prepare(p->skel->progs.vg_entry);
 	vg_ulink_prepare(p->skel->progs.vg_return);
@@ -391,6 +395,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	vg_ulink_prepare(p->skel->progs.vg_entry_s);
 	vg_ulink_prepare(p->skel->progs.vg_return_s);
 	vg_ulink_prepare(p->skel->progs.vg_stash);
+	vg_ulink_prepare(p->skel->progs.vg_kstep);
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	lifecycle_setup(p);
@@ -414,6 +419,17 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			err == -EPERM ? " (vigil needs CAP_BPF and CAP_PERFMON, or root)"
 				      : " (run with VIGIL_DEBUG=1 for the verifier log)");
 		goto fail;
+	}
+	if (bpf_program__fd(p->skel->progs.vg_kstep) >= 0) {
+		uint32_t zero = 0;
+		int fd = bpf_program__fd(p->skel->progs.vg_kstep);
+
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.kstep_tail),
+					&zero, &fd, 0)) {
+			vg_errf(e, "setting up the kernel tier's step: %s",
+				strerror(errno));
+			goto fail;
+		}
 	}
 	p->skel->bss->target_tgid = o->pid;
 	p->skel->bss->follow_forks = o->follow_forks;
