@@ -72,6 +72,9 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);		/* kslot_mask + 1, set by user space */
+	/* user space reads the whole table in place (at exit, for the live
+	 * view), not through system calls */
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct vg_kslot);
 } kslots SEC(".maps");

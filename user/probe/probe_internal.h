@@ -49,6 +49,9 @@ struct vg_probe {
 	int kprop_map[VG_KMAX_PROPS];
 	int nkprops;
 	uint32_t kslot_max, kslot_cap;	/* the kernel-tier slice table */
+	const struct vg_kslot *kslot_mem;	/* it, mapped read-only; or
+						 * NULL (read by system calls) */
+	size_t kslot_mem_len;
 	struct bpf_program *entry, *ret;	/* the builds loaded */
 	struct vg_libs libs;		/* the target's shared libraries */
 	bool libs_loaded;
