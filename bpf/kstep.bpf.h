@@ -41,7 +41,7 @@ struct {
 	__uint(max_entries, VG_KMAX_PROPS);
 	__type(key, __u32);
 	__type(value, struct vg_kprop);
-} kprops SEC(".maps");
+} kprops SEC(".maps") VG_SHARED;
 
 /* indexed by VG_KTRANS_INDEX(kprop, state, binding): an array, not a
  * hash, because this lookup is on every event's path */
@@ -50,24 +50,24 @@ struct {
 	__uint(max_entries, VG_KMAX_PROPS * VG_KMAX_STATES * VG_KMAX_BINDINGS);
 	__type(key, __u32);
 	__type(value, struct vg_ktrans);
-} ktrans SEC(".maps");
+} ktrans SEC(".maps") VG_SHARED;
 
 /* --view: how often each transition was taken, by its spec_index, while
  * count_trans is set (a view can be opened on a running session). */
-__u32 count_trans = 0;
+__u32 count_trans VG_SHARED = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, VG_KMAX_TRANS_HITS);
 	__type(key, __u32);
 	__type(value, __u64);
-} ktrans_hits SEC(".maps");
+} ktrans_hits SEC(".maps") VG_SHARED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, VG_KMAX_CODE);
 	__type(key, __u32);
 	__type(value, struct vg_insn);
-} kcode SEC(".maps");
+} kcode SEC(".maps") VG_SHARED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -77,14 +77,14 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct vg_kslot);
-} kslots SEC(".maps");
+} kslots SEC(".maps") VG_SHARED;
 
 /* Set by user space: the table has kslot_mask + 1 slots (a power of two,
  * at least twice --max-slices, so probe paths stay short) and takes at
  * most kslot_max slices; kslot_count is how many it holds. */
-__u32 kslot_mask = 0;
-__u32 kslot_max = 0;
-__u32 kslot_count = 0;
+__u32 kslot_mask VG_SHARED = 0;
+__u32 kslot_max VG_SHARED = 0;
+__u32 kslot_count VG_SHARED = 0;
 
 /* The interpreter's state, handed to the bpf_loop callback. */
 struct vm {
