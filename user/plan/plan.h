@@ -51,7 +51,7 @@ struct vg_plan_opts {
 	bool all_names;
 };
 
-/* The BPF program a site runs (bpf/vigil.bpf.c) */
+/* The BPF program a site runs (bpf/vigil/probes.bpf.c) */
 enum vg_plan_prog {
 	VG_PROG_ENTRY,		/* vg_entry, or vg_entry_k with a kernel tier */
 	VG_PROG_ENTRY_S,	/* reads C strings: the sleepable build */

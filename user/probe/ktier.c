@@ -79,7 +79,7 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 			return buf;
 		}
 		/* its probe is the sleepable build, which has no kernel
-		 * tier (bpf/vigil.bpf.c) */
+		 * tier (bpf/vigil.bpf.h) */
 		if (ev->nstrs) {
 			snprintf(buf, len, "%s %s reads a C string (str)",
 				 vg_event_kind_name(ev->kind), ev->name);

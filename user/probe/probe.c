@@ -366,7 +366,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		goto fail;
 	}
 	bpf_map__set_max_entries(p->skel->maps.events, pow2_at_least(rb));
-	/* load only the programs the plan's sites run (see vigil.bpf.c) */
+	/* load only the programs the plan's sites run (see bpf/vigil.bpf.h) */
 	ktier = o->plan->any_kernel;
 	for (int i = 0; i < o->plan->nsites; i++)
 		used |= 1u << o->plan->sites[i].prog;

@@ -1,4 +1,4 @@
-/* The probe layer: loads bpf/vigil.bpf.c, writes the spec's configuration
+/* The probe layer: loads bpf/vigil/ (one linked object), writes the spec's configuration
  * into its maps, attaches one uprobe per event of the spec to the target,
  * and hands the ring-buffer records back decoded.
  *
@@ -22,7 +22,7 @@ struct vg_probe;
 struct vg_plan;
 
 /* While records keep coming, the consumer polls this often, and the probes
- * force at most one wake-up per this time (bpf/vigil.bpf.c, wake_gap_ns). */
+ * force at most one wake-up per this time (bpf/vigil.bpf.h, wake_gap_ns). */
 #define VG_WAKE_GAP_US 100
 
 struct vg_probe_opts {

@@ -119,7 +119,7 @@ int vg_probe_add_site(struct vg_probe *p, struct bpf_program *prog,
 		      const char *path, uint64_t offset, int event,
 		      bool retprobe, int dynamic_event, struct vg_err *e);
 /* Attach group g for one process (pid -1: any), with the process in the
- * cookies' high half (bpf/vigil.bpf.c, others_link). -1, errno set, and
+ * cookies' high half (bpf/vigil.bpf.h, others_link). -1, errno set, and
  * e naming the function unless e is NULL, on failure. */
 int vg_probe_attach_group(struct vg_probe *p, int g, pid_t pid,
 			  struct vg_ulink *out, struct vg_err *e);

@@ -1,7 +1,7 @@
 /* Hardware watchpoints in the target (`write x`, `read x`, `access x`).
  *
  * A breakpoint is one perf event per thread with vg_watch
- * (bpf/lifecycle.bpf.h) attached, inherited by the threads and processes
+ * (bpf/vigil/watch.bpf.c) attached, inherited by the threads and processes
  * that thread creates later; the watch_ev map, keyed by address, tells
  * vg_watch which event a hit is (an inherited event keeps the program but
  * not its BPF cookie). Globals are armed once the program is loaded; the

@@ -575,7 +575,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		kill(ss->pid, SIGCONT);
 	vg_session_advertise(ss);
 	for (;;) {
-		/* Idle, the probes wake us per batch (vigil.bpf.c, wake_bytes)
+		/* Idle, the probes wake us per batch (bpf/vigil.bpf.h, wake_bytes)
 		 * and the timeout bounds how long a lone event waits. While
 		 * records keep coming the ring is always readable, so waiting
 		 * on it would spin a CPU: wait for signals and the target's

@@ -33,7 +33,7 @@ static int nregs_used(const struct vg_watchset *ws)
 	return n;
 }
 
-/* The bits of a location as its C type makes them (bpf/vigil.bpf.c's
+/* The bits of a location as its C type makes them (bpf/vigil.bpf.h's
  * convert, for the value read when a breakpoint is armed) */
 static uint64_t convert(uint64_t v, uint8_t conv, uint8_t size)
 {
