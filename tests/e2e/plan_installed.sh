@@ -85,8 +85,8 @@ compare() {
 # the user tier; then --dynamic, whose noise and close_session probes are
 # dormant until a session opens (so the links' sites vary while it runs:
 # the table alone is compared), open_session's return arming both
-RUNARGS="2000 4" compare "$TMP/phases" 3 "$TMP/s.vigil" --tier=user
-RUNARGS="20000 20" TABLE_ONLY=1 compare "$TMP/phases" 3 "$TMP/s.vigil" --tier=user --dynamic
+RUNARGS="2000 12" compare "$TMP/phases" 3 "$TMP/s.vigil" --tier=user
+RUNARGS="2000 12" TABLE_ONLY=1 compare "$TMP/phases" 3 "$TMP/s.vigil" --tier=user --dynamic
 grep -q "table 0: .*arms=0x6" <(planned_table <"$TMP/lint") ||
 	fail "lint --dynamic plans no arming set for open_session"
 
@@ -102,6 +102,6 @@ state s accepting {
   after neg(i) returns r when r == 9 -> s
 }
 SPEC
-RUNARGS=40000 compare "$TMP/typed" 3 "$TMP/typed.vigil"
+RUNARGS=100000 compare "$TMP/typed" 3 "$TMP/typed.vigil"
 grep -q "arg6=stack8/sext4" <<<"$(planned_table <"$TMP/lint")" ||
 	fail "many's seventh argument is not planned as an int on the stack"

@@ -132,6 +132,9 @@ def table_line(c):
         out.append("outside=0x%x" % c["outside"])
     if c["arms"]:
         out.append("arms=0x%x" % c["arms"])
+    for k in range(min(c["nkprops"], len(c["kprop"]))):
+        out.append("kprop%d=b%d/s%d,%d" % (c["kprop"][k], c["kbind"][k],
+                                          c["kslot"][k][0], c["kslot"][k][1]))
     out.append("slots=%d" % c["rec_slots"])
     return " ".join(out)
 

@@ -100,6 +100,20 @@ static void test_plan_queue_kernel(void **state)
 	for (int i = 0; i < s->nevents; i++)
 		assert_false(p->events[i].flags & VG_EVF_USER);
 	assert_null(p->hold_events);
+	/* its tables: one property, its code, a transition group per
+	 * (state, event); every event feeds it, with its binding's slots */
+	assert_int_equal(p->kt.nkprops, 1);
+	assert_int_equal(p->kt.kprop_map[0], 0);
+	assert_int_equal(p->kt.kprops[0].stop_mask, 1u << 2 | 1u << 3);
+	assert_int_equal(p->kt.kprops[0].nvars, 2);
+	assert_int_equal(p->kt.ncode, (uint32_t)s->props[0].ncode);
+	assert_int_equal(p->kt.ntrans, 3);	/* init/new, ready/push, ready/pop */
+	for (int i = 0; i < s->nevents; i++) {
+		assert_int_equal(p->events[i].conf.nkprops, 1);
+		assert_int_equal(p->events[i].conf.kprop[0], 0);
+	}
+	/* queue_new's slice pointer is its return value */
+	assert_int_equal(p->events[0].conf.kslot[0][0], VG_SLOT_RET);
 	vg_plan_free(p);
 	vg_spec_free(s);
 }
@@ -120,6 +134,9 @@ static void test_plan_queue_user(void **state)
 	for (int i = 0; i < s->nevents; i++)
 		assert_int_equal(!!(p->events[i].flags & VG_EVF_WAKE),
 				 s->events[i].kind == VG_EV_BEFORE);
+	assert_int_equal(p->kt.nkprops, 0);	/* no kernel tables */
+	for (int i = 0; i < s->nevents; i++)
+		assert_int_equal(p->events[i].conf.nkprops, 0);
 	vg_plan_free(p);
 	vg_spec_free(s);
 }

@@ -286,6 +286,9 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	pass_flags(p, o->record);
 	if (o->binary && binary_passes(p, o, e))
 		goto fail;
+	/* 10. the kernel tier's tables, and each event's part in them */
+	if (vg_ktier_plan(p, e))
+		goto fail;
 	free(why);
 	return p;
 fail:
@@ -308,6 +311,8 @@ void vg_plan_free(struct vg_plan *p)
 	free(p->arms);
 	free(p->gwatch);
 	free(p->swatch);
+	free(p->kt.code);
+	free(p->kt.trans);
 	vg_dyn_free(p->dyn);
 	free(p);
 }

@@ -28,6 +28,7 @@
 #include "probe/probe.h"
 #include "session/session.h"
 #include "spec/spec.h"
+#include "vigil_code.h"
 #include "vigil_event.h"
 
 struct vg_dyn;
@@ -124,6 +125,24 @@ struct vg_plan_swatch {
 	struct vg_plan_wloc loc[VG_CHANGE_LOCS];
 };
 
+/* The kernel tier's tables (bpf/kstep.bpf.h), as its maps get them:
+ * kernel property k is spec property kprop_map[k]; its code at its
+ * offset in code[]; each (property, state, event)'s transitions at their
+ * index in the ktrans map */
+struct vg_plan_ktrans {
+	uint32_t index;		/* VG_KTRANS_INDEX(k, state, binding) */
+	struct vg_ktrans t;
+};
+struct vg_plan_ktables {
+	int nkprops;
+	int kprop_map[VG_KMAX_PROPS];
+	struct vg_kprop kprops[VG_KMAX_PROPS];
+	struct vg_insn *code;
+	uint32_t ncode;
+	struct vg_plan_ktrans *trans;
+	int ntrans;
+};
+
 struct vg_plan {
 	const struct vg_spec *spec;
 	int nprops, nevents;
@@ -145,6 +164,9 @@ struct vg_plan {
 	int nwarnings;			/* argument name warnings given */
 	struct vg_dyn *dyn;		/* --dynamic's automaton analysis (the
 					 * session takes it: vg_plan_take_dyn) */
+	/* the kernel tier's tables; each event's conf gets its kernel-tier
+	 * fields (which properties it feeds, their slots) */
+	struct vg_plan_ktables kt;
 	/* per-array views the deciders' callers want (same data as above) */
 	bool *kernel;			/* [nprops] */
 	uint32_t *stop_masks;		/* [nprops] */

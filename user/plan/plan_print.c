@@ -97,6 +97,10 @@ static void print_conf(const struct vg_ev_conf *c, FILE *out)
 		fprintf(out, " outside=0x%x", c->outside);
 	if (c->arms)
 		fprintf(out, " arms=0x%llx", (unsigned long long)c->arms);
+	/* the kernel-tier properties it feeds: k, binding, slice slots */
+	for (uint32_t k = 0; k < c->nkprops && k < VG_KMAX_EV_PROPS; k++)
+		fprintf(out, " kprop%u=b%u/s%u,%u", c->kprop[k], c->kbind[k],
+			c->kslot[k][0], c->kslot[k][1]);
 	fprintf(out, " slots=%u\n", c->rec_slots);
 }
 
@@ -198,6 +202,10 @@ void vg_plan_print(const struct vg_plan *p, FILE *out)
 	if (p->nwatch_globals)
 		fprintf(out, "  watchpoints on globals: %d\n", p->nwatch_globals);
 	print_watches(p, out);
+	if (p->kt.nkprops)
+		fprintf(out, "  kernel tables: %d propert%s, %u instructions of code, %d transition groups\n",
+			p->kt.nkprops, p->kt.nkprops == 1 ? "y" : "ies",
+			p->kt.ncode, p->kt.ntrans);
 }
 
 

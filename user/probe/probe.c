@@ -270,9 +270,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	return vg_probe_attach_groups(p, e);
 }
 
-/* The event table: the plan's (user/plan/: flags, where the arguments
- * are, the memory reads, the records' slots), with the kernel tier's
- * fields added as its tables are written */
+/* The event table and the kernel tier's tables, the plan's (user/plan/:
+ * flags, where the arguments are, the memory reads, the records' slots,
+ * the kernel-tier properties each event feeds) */
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		     struct vg_err *e)
 {
@@ -288,10 +288,11 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 	p->ndl_libs = o->nlibs;
 	for (int i = 0; i < s->nevents && i < VG_MAX_EVENTS; i++)
 		conf[i] = o->plan->events[i].conf;
-	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
-			  p->skel->maps.kcode, conf, p->kprop_map,
-			  &p->nkprops, e))
+	if (vg_ktier_write(&o->plan->kt, p->skel->maps.kprops,
+			   p->skel->maps.ktrans, p->skel->maps.kcode, e))
 		goto out;
+	memcpy(p->kprop_map, o->plan->kt.kprop_map, sizeof(p->kprop_map));
+	p->nkprops = o->plan->kt.nkprops;
 	for (uint32_t i = 0; i < (uint32_t)s->nevents; i++)
 		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.ev_conf),
 					&i, &conf[i], 0)) {

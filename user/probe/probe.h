@@ -225,6 +225,11 @@ int vg_probe_site(const struct vg_probe *p, int i, const char **path,
  * to, where the gdb hand-off steps it. */
 bool vg_probe_rewound(const struct vg_probe *p, pid_t tid, uint64_t *bp);
 
+/* The kernel tier's tables for the plan's kernel-tier properties (a pass
+ * of user/plan/: no map is touched), and each event's kernel-tier fields
+ * in its plan's conf. -1 with e set when they do not fit. */
+int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e);
+
 /* Why a property cannot run in the kernel tier: NULL when it can. */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 				char *buf, size_t len);
