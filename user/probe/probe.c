@@ -284,8 +284,6 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 	if (!conf)
 		return vg_errf(e, "out of memory");
 	snprintf(p->binary, sizeof(p->binary), "%s", o->binary);
-	p->dl_libs = o->libs;
-	p->ndl_libs = o->nlibs;
 	for (int i = 0; i < s->nevents && i < VG_MAX_EVENTS; i++)
 		conf[i] = o->plan->events[i].conf;
 	if (vg_ktier_write(&o->plan->kt, p->skel->maps.kprops,
@@ -493,7 +491,6 @@ void vg_probe_close(struct vg_probe *p)
 	vg_links_destroy(p->links, p->nlinks);
 	free(p->links);
 	free(p->link_prog_fd);
-	vg_probe_where_free(p);	/* the functions located, the libraries */
 	if (p->kslot_mem)
 		munmap((void *)p->kslot_mem, p->kslot_mem_len);
 	vigil_bpf__destroy(p->skel);
