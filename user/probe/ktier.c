@@ -261,7 +261,8 @@ static int plan_prop(struct vg_plan *plan, int prop, int k,
 	if (!np)
 		return vg_errf(e, "out of memory");
 	kt->code = np;
-	memcpy(kt->code + base, p->code, p->ncode * sizeof(*kt->code));
+	if (p->ncode)	/* a property without guards or updates has none */
+		memcpy(kt->code + base, p->code, p->ncode * sizeof(*kt->code));
 	kt->ncode = base + p->ncode;
 
 	for (int i = 0; i < p->ntrans; i++) {

@@ -206,7 +206,9 @@ struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
 	    !ws->ncons || !ws->stop_mask || !ws->gwatch)
 		goto oom;
 	memcpy(ws->stop_mask, plan->stop_masks, np * sizeof(uint32_t));
-	memcpy(ws->gwatch, plan->gwatch, plan->ngwatch * sizeof(*ws->gwatch));
+	if (plan->ngwatch)	/* NULL when there is none */
+		memcpy(ws->gwatch, plan->gwatch,
+		       plan->ngwatch * sizeof(*ws->gwatch));
 	ws->ngwatch = plan->ngwatch;
 	nstates = 0;
 	for (int p = 0; p < np; p++) {
