@@ -1,8 +1,12 @@
 # vigil: the build pipeline, in the order data flows through it.
 #
 #   /sys/kernel/btf/vmlinux --bpftool btf dump--> build/vmlinux.h
-#   bpf/*.bpf.c --clang -target bpf--> build/bpf/*.bpf.o
-#   build/bpf/X.bpf.o --bpftool gen skeleton--> build/X.skel.h
+#   bpf/vigil/*.bpf.c (units: call probes, the kernel-tier interpreter,
+#     lifecycle tracepoints, watchpoints; bpf/*.bpf.h shared)
+#     --clang -target bpf, each on its own--> build/bpf/vigil/*.bpf.o
+#   build/bpf/vigil/*.bpf.o --bpftool gen object (the BPF linker)-->
+#     build/bpf/vigil.bpf.o
+#   build/bpf/vigil.bpf.o --bpftool gen skeleton--> build/vigil.skel.h
 #   user/**/*.c (+ skeletons) --cc--> build/libvigil.a + build/vigil
 #     (user/view/static/: the --view page's files, served as they are)
 #   tests/targets/*.c --cc--> build/targets/*   (programs vigil is run on)
@@ -31,9 +35,15 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-rec
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
+	-Iinclude -I$(BUILD)
+# vigil's BPF units, linked into one object and one skeleton (as retsnoop
+# does); a unit includes shared helpers it does not call
+VG_UNITS := $(wildcard bpf/vigil/*.bpf.c)
+VG_UNIT_OBJS := $(patsubst bpf/vigil/%.bpf.c,$(BUILD)/bpf/vigil/%.bpf.o,$(VG_UNITS))
+BPF_SRCS := $(wildcard bpf/*.bpf.c)	# stand-alone objects, if any
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+SKELS := $(BUILD)/vigil.skel.h $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
 MAIN_SRC := user/cli/main.c
 LIB_SRCS := $(filter-out $(MAIN_SRC),$(shell find user -name '*.c' | sort))
@@ -67,10 +77,16 @@ $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
+$(BUILD)/bpf/vigil/%.bpf.o: bpf/vigil/%.bpf.c $(BUILD)/vmlinux.h $(wildcard include/*.h bpf/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -Ibpf -Wno-unused-function -c $< -o $@
+
+$(BUILD)/bpf/vigil.bpf.o: $(VG_UNIT_OBJS)
+	$(BPFTOOL) gen object $@ $^
+
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard include/*.h bpf/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
-		-Iinclude -I$(BUILD) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@

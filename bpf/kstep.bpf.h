@@ -41,7 +41,7 @@ struct {
 	__uint(max_entries, VG_KMAX_PROPS);
 	__type(key, __u32);
 	__type(value, struct vg_kprop);
-} kprops SEC(".maps");
+} kprops SEC(".maps") VG_SHARED;
 
 /* indexed by VG_KTRANS_INDEX(kprop, state, binding): an array, not a
  * hash, because this lookup is on every event's path */
@@ -50,38 +50,41 @@ struct {
 	__uint(max_entries, VG_KMAX_PROPS * VG_KMAX_STATES * VG_KMAX_BINDINGS);
 	__type(key, __u32);
 	__type(value, struct vg_ktrans);
-} ktrans SEC(".maps");
+} ktrans SEC(".maps") VG_SHARED;
 
 /* --view: how often each transition was taken, by its spec_index, while
  * count_trans is set (a view can be opened on a running session). */
-__u32 count_trans = 0;
+__u32 count_trans VG_SHARED = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, VG_KMAX_TRANS_HITS);
 	__type(key, __u32);
 	__type(value, __u64);
-} ktrans_hits SEC(".maps");
+} ktrans_hits SEC(".maps") VG_SHARED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, VG_KMAX_CODE);
 	__type(key, __u32);
 	__type(value, struct vg_insn);
-} kcode SEC(".maps");
+} kcode SEC(".maps") VG_SHARED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);		/* kslot_mask + 1, set by user space */
+	/* user space reads the whole table in place (at exit, for the live
+	 * view), not through system calls */
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct vg_kslot);
-} kslots SEC(".maps");
+} kslots SEC(".maps") VG_SHARED;
 
 /* Set by user space: the table has kslot_mask + 1 slots (a power of two,
  * at least twice --max-slices, so probe paths stay short) and takes at
  * most kslot_max slices; kslot_count is how many it holds. */
-__u32 kslot_mask = 0;
-__u32 kslot_max = 0;
-__u32 kslot_count = 0;
+__u32 kslot_mask VG_SHARED = 0;
+__u32 kslot_max VG_SHARED = 0;
+__u32 kslot_count VG_SHARED = 0;
 
 /* The interpreter's state, handed to the bpf_loop callback. */
 struct vm {
@@ -526,7 +529,7 @@ static int kstep_one(__u32 i, struct kstep_ctx *c)
 	return 0;
 }
 
-static __always_inline void kstep_event(struct pt_regs *ctx, bool at_entry,
+static __always_inline void kstep_event(struct pt_regs *ctx, __u64 at_entry,
 					struct vg_ev_conf *conf, __u32 event,
 					__u32 tid, __u64 *slot)
 {
@@ -534,13 +537,16 @@ static __always_inline void kstep_event(struct pt_regs *ctx, bool at_entry,
 	struct kstep_ctx c = { conf, event, tid, slot, &m };
 	__u32 n = conf->nkprops;
 
-	if (kstop_rewind && ctx && at_entry) {
-		m.uip = PT_REGS_IP(ctx);
-		m.usp = PT_REGS_SP(ctx);
+	/* no rewind but at an entry: uip 0 says so (rewind_plan). A product,
+	 * not a branch: one path for the verifier through the interpreter
+	 * whether at_entry (0 or 1) is known or not */
+	if (kstop_rewind && ctx) {
+		m.uip = PT_REGS_IP(ctx) * (at_entry & 1);
+		m.usp = PT_REGS_SP(ctx) * (at_entry & 1);
 	}
 	bpf_loop(n < VG_KMAX_EV_PROPS ? n : VG_KMAX_EV_PROPS, kstep_one, &c, 0);
-	if (ctx && at_entry)
-		rewind_apply(ctx, &m);
+	if (ctx)
+		rewind_apply(ctx, &m);	/* only what rewind_plan planned */
 }
 
 #endif

@@ -9,44 +9,20 @@
  * memory says where such a function returns to; this reads it from the
  * kernel's own list, so no probe pays anything for it:
  *
- *   vg_returns      task iterator: every pending return of the threads of
- *                   returns_tgid, for gdb's extension (`returns` on the
- *                   control socket, scripts/gdb/vigil_returns.py)
+ *   vg_returns      task iterator (bpf/vigil/returns.bpf.c): every pending
+ *                   return of the threads of returns_tgid, for gdb's
+ *                   extension (`returns` on the control socket,
+ *                   scripts/gdb/vigil_returns.py)
  *   real_caller()   at an entry probe, the caller when the return address
  *                   the probe read is the trampoline's (a tail call from a
  *                   function with a pending return)
  *
  * The kernel already mends its own frame-pointer walks (perf's
  * fixup_uretprobe_trampoline_entries, since 6.11): the stacks map needs
- * nothing more. Self-contained: included from vigil.bpf.c.
+ * nothing more. real_caller() is included from vigil.bpf.h; the iterator
+ * is a unit of its own, linked in once.
  */
 #include "vigil_returns.h"
-
-/* set by user space before each read of the iterator */
-__u32 returns_tgid = 0;
-
-SEC("iter/task")
-int vg_returns(struct bpf_iter__task *ctx)
-{
-	struct seq_file *seq = ctx->meta->seq;
-	struct task_struct *t = ctx->task;
-	struct return_instance *ri;
-	struct vg_pending_ret r = {};
-
-	if (!t || t->tgid != returns_tgid ||
-	    !bpf_core_field_exists(struct uprobe_task, return_instances))
-		return 0;
-	r.tid = t->pid;
-	ri = BPF_CORE_READ(t, utask, return_instances);
-	for (int i = 0; i < VG_MAX_PENDING_RETS && ri; i++) {
-		r.slot = BPF_CORE_READ(ri, stack);
-		r.ret = BPF_CORE_READ(ri, orig_ret_vaddr);
-		r.chained = BPF_CORE_READ(ri, chained);
-		bpf_seq_write(seq, &r, sizeof(r));
-		ri = BPF_CORE_READ(ri, next);
-	}
-	return 0;
-}
 
 /* The return address read at sp on entry to a function, made real: when
  * it is the uretprobe trampoline's, the pending return that replaced the

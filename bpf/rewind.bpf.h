@@ -37,7 +37,7 @@
 				 * (user/probe/placement.c skips endbr64,
 				 * nops, test/cmp) */
 
-const volatile bool kstop_rewind = false;
+const volatile bool kstop_rewind VG_SHARED = false;
 
 struct vg_rewound {
 	__u64 bp, sp;		/* the probed address and sp at the hit */
@@ -51,7 +51,7 @@ struct {
 	__uint(max_entries, 4096);
 	__type(key, __u32);	/* tid */
 	__type(value, struct vg_rewound);
-} rewound SEC(".maps");
+} rewound SEC(".maps") VG_SHARED;
 
 /* per event: 1 when its probe may rewind (an entry event of the kernel
  * tier whose function has no return probe) */
@@ -60,7 +60,7 @@ struct {
 	__uint(max_entries, VG_MAX_EVENTS);
 	__type(key, __u32);
 	__type(value, __u8);
-} rewind_ok SEC(".maps");
+} rewind_ok SEC(".maps") VG_SHARED;
 
 static __always_inline bool near_probe(__u64 target, __u64 bp)
 {

@@ -22,14 +22,15 @@ not_loaded() { grep -qE "vigil: debug: verifier: [0-9]+ programs loaded in [0-9]
 VIGIL_DEBUG=1 run_vigil run --tier=user "$TMP/before.vigil" -- "$TARGETS/phases" 100
 expect_rc 0
 for p in vg_exit vg_fork vg_exec vg_entry; do loaded $p || fail "$p: no verifier line"; done
-for p in vg_return vg_return_k vg_entry_k vg_stash vg_entry_s vg_return_s vg_signal vg_sys_enter vg_watch; do
+for p in vg_return vg_return_k vg_entry_k vg_kstep vg_stash vg_entry_s vg_return_s vg_signal vg_sys_enter vg_watch; do
 	not_loaded $p || fail "$p loaded for a spec that attaches none"
 done
 
-# the kernel tier, with `after` events: the kernel-tier builds and the stash
+# the kernel tier, with `after` events: the kernel-tier builds, the step
+# they tail-call (the interpreter, verified once for both) and the stash
 VIGIL_DEBUG=1 run_vigil run --tier=kernel specs/queue_bounds.vigil -- "$TARGETS/queue"
 expect_rc 0
-for p in vg_entry_k vg_return_k vg_stash; do loaded $p || fail "$p: no verifier line"; done
+for p in vg_entry_k vg_return_k vg_kstep vg_stash; do loaded $p || fail "$p: no verifier line"; done
 for p in vg_entry vg_return vg_entry_s vg_return_s; do
 	not_loaded $p || fail "$p loaded for a kernel-tier spec without strings"
 done

@@ -3,11 +3,18 @@
 multi-uprobe links (BPF_TRACE_UPROBE_MULTI, read through bpf(2): Debian
 12's bpftool does not decode them) plus the single ones `bpftool perf list`
 shows. With --links: how many multi-uprobe links hold uprobes on FILE. With --sites: one line per
-uprobe of those links, "uprobe 0xOFFSET" or "uretprobe 0xOFFSET", sorted.
+uprobe of those links, "uprobe 0xOFFSET" or "uretprobe 0xOFFSET", sorted;
+with --sites-full the same with the event (the cookie's low half) and the
+program that runs there: "uprobe 0xOFFSET event 1 vg_entry". With --table
+N: the event table (the ev_conf map) of the programs attached on FILE, its
+first N entries, one "table N: ..." line each in the form
+`vigil lint --binary` prints its plan's (user/plan/plan_print.c).
 
-    python3 tests/e2e/uprobes_on.py [--links|--sites] FILE
+    python3 tests/e2e/uprobes_on.py [--links|--sites|--sites-full] FILE
+    python3 tests/e2e/uprobes_on.py --table N FILE
 """
 import ctypes
+import json
 import os
 import struct
 import subprocess
@@ -39,9 +46,10 @@ def link_ids():
         yield start
 
 
-def multi_on(path, sites=None):
+def multi_on(path, sites=None, full=False, progs=None):
     """(uprobes, links) of multi-uprobe links on path; their sites are
-    appended to sites"""
+    appended to sites (with event and program when full), their programs'
+    ids added to progs"""
     nprobes = nlinks = 0
     for lid in link_ids():
         fd, _ = bpf(BPF_LINK_GET_FD_BY_ID, struct.pack("=I", lid).ljust(16, b"\0"))
@@ -50,11 +58,13 @@ def multi_on(path, sites=None):
         try:
             name = ctypes.create_string_buffer(4096)
             offs = (ctypes.c_uint64 * 1024)()
+            cookies = (ctypes.c_uint64 * 1024)()
             info = bytearray(256)
             # uprobe_multi: path, offsets, ref_ctr_offsets, cookies,
             # path_size, count, flags, pid (from offset 16)
             struct.pack_into("=QQQQII", info, 16, ctypes.addressof(name),
-                             ctypes.addressof(offs), 0, 0, 4096, 1024)
+                             ctypes.addressof(offs), 0,
+                             ctypes.addressof(cookies), 4096, 1024)
             infobuf = ctypes.create_string_buffer(bytes(info), len(info))
             attr = struct.pack("=IIQ", fd, len(info), ctypes.addressof(infobuf))
             r, _ = bpf(BPF_OBJ_GET_INFO_BY_FD, attr.ljust(16, b"\0"))
@@ -68,11 +78,85 @@ def multi_on(path, sites=None):
                 nprobes += count
                 nlinks += 1
                 kind = "uretprobe" if flags & 1 else "uprobe"
-                if sites is not None:
-                    sites += ["%s 0x%x" % (kind, offs[i]) for i in range(min(count, 1024))]
+                prog_id = struct.unpack_from("=I", infobuf.raw, 8)[0]
+                if progs is not None:
+                    progs.add(prog_id)
+                pname = prog_name(prog_id) if full else ""
+                for i in range(min(count, 1024) if sites is not None else 0):
+                    if full:
+                        sites.append("%s 0x%x event %d %s" % (kind, offs[i],
+                                     cookies[i] & 0xffffffff, pname))
+                    else:
+                        sites.append("%s 0x%x" % (kind, offs[i]))
         finally:
             os.close(fd)
     return nprobes, nlinks
+
+
+def bpftool_json(*args):
+    out = subprocess.run(["bpftool", "-j", *args], capture_output=True,
+                         text=True).stdout
+    return json.loads(out) if out.strip() else None
+
+
+def prog_name(prog_id):
+    info = bpftool_json("prog", "show", "id", str(prog_id))
+    return info.get("name", "?") if info else "?"
+
+
+CONV = ["raw", "sext", "zext", "bool"]
+EVF_ARGS, EVF_RETX = 0x8, 0x10
+ARG_REG, ARG_NONE = 0, 2
+
+
+def table_line(c):
+    """one entry of the event table, as vigil lint --binary prints it"""
+    out = ["flags=0x%x" % c["flags"]]
+    for k, a in enumerate(c["arg"]):
+        if not c["flags"] & EVF_ARGS or a["where"] == ARG_NONE or not a["size"]:
+            continue
+        where = "reg%d" % a["reg"] if a["where"] == ARG_REG else "stack%d" % a["stack_off"]
+        out.append("arg%d=%s/%s%d" % (k, where, CONV[a["conv"] & 3], a["size"]))
+    if c["flags"] & EVF_RETX:
+        out.append("ret=%s%d" % (CONV[c["ret_conv"] & 3], c["ret_size"]))
+    for k, cp in enumerate(c["cap"][:c["ncaps"]]):
+        t = "cap%d=s%d" % (k, cp["src"])
+        for i, off in enumerate(cp["off"][:cp["nsteps"]]):
+            t += "%s%d" % (">" if i else "+", off)
+        t += "/str%d" % cp["str_idx"] if cp["str"] else \
+            "/%d%s" % (cp["size"], "s" if cp["is_signed"] else "")
+        out.append(t)
+    if c["inside"]:
+        out.append("inside=%d" % c["inside"])
+    if c["outside"]:
+        out.append("outside=0x%x" % c["outside"])
+    if c["arms"]:
+        out.append("arms=0x%x" % c["arms"])
+    for k in range(min(c["nkprops"], len(c["kprop"]))):
+        out.append("kprop%d=b%d/s%d,%d" % (c["kprop"][k], c["kbind"][k],
+                                          c["kslot"][k][0], c["kslot"][k][1]))
+    out.append("slots=%d" % c["rec_slots"])
+    return " ".join(out)
+
+
+def tables(path, n):
+    """the ev_conf maps of the programs attached on path"""
+    progs = set()
+    multi_on(path, progs=progs)
+    maps = set()
+    for pid in progs:
+        info = bpftool_json("prog", "show", "id", str(pid)) or {}
+        for mid in info.get("map_ids", []):
+            m = bpftool_json("map", "show", "id", str(mid)) or {}
+            if m.get("name") == "ev_conf":
+                maps.add(mid)
+    lines = []
+    for mid in sorted(maps):
+        for e in bpftool_json("map", "dump", "id", str(mid)) or []:
+            f = e.get("formatted")
+            if f and f["key"] < n:
+                lines.append((f["key"], "table %d: %s" % (f["key"], table_line(f["value"]))))
+    return [line for _, line in sorted(lines)]
 
 
 def singles_on(path):
@@ -86,15 +170,18 @@ def singles_on(path):
 
 def main():
     args = sys.argv[1:]
-    mode = args[0] if args[:1] in (["--links"], ["--sites"]) else None
+    if args[:1] == ["--table"] and len(args) == 3:
+        print("\n".join(tables(os.path.realpath(args[2]), int(args[1]))))
+        return
+    mode = args[0] if args[:1] in (["--links"], ["--sites"], ["--sites-full"]) else None
     if mode:
         args = args[1:]
     if len(args) != 1:
         sys.exit(__doc__)
     path = os.path.realpath(args[0])
     sites = []
-    nprobes, nlinks = multi_on(path, sites)
-    if mode == "--sites":
+    nprobes, nlinks = multi_on(path, sites, full=mode == "--sites-full")
+    if mode in ("--sites", "--sites-full"):
         print("\n".join(sorted(sites)))
     else:
         print(nlinks if mode else nprobes + singles_on(path))

@@ -3,7 +3,8 @@
  * reasons, stop states, the probe sites (file, placement, entry or
  * return, the program that runs there), what each probe reads, the
  * events that hold a slice for a watchpoint, --dynamic's dormant probes,
- * stacks. No root needed: a plan reads ELF and DWARF only. */
+ * stacks, the event table (argument locations and types, return values,
+ * memory reads), the globals' and the per-slice watchpoints. No root needed: a plan reads ELF and DWARF only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "plan/plan.h"
+#include "session/dynamic.h"
 #include "spec_load.h"
 #include "vigil_event.h"
 
@@ -98,6 +100,20 @@ static void test_plan_queue_kernel(void **state)
 	for (int i = 0; i < s->nevents; i++)
 		assert_false(p->events[i].flags & VG_EVF_USER);
 	assert_null(p->hold_events);
+	/* its tables: one property, its code, a transition group per
+	 * (state, event); every event feeds it, with its binding's slots */
+	assert_int_equal(p->kt.nkprops, 1);
+	assert_int_equal(p->kt.kprop_map[0], 0);
+	assert_int_equal(p->kt.kprops[0].stop_mask, 1u << 2 | 1u << 3);
+	assert_int_equal(p->kt.kprops[0].nvars, 2);
+	assert_int_equal(p->kt.ncode, (uint32_t)s->props[0].ncode);
+	assert_int_equal(p->kt.ntrans, 3);	/* init/new, ready/push, ready/pop */
+	for (int i = 0; i < s->nevents; i++) {
+		assert_int_equal(p->events[i].conf.nkprops, 1);
+		assert_int_equal(p->events[i].conf.kprop[0], 0);
+	}
+	/* queue_new's slice pointer is its return value */
+	assert_int_equal(p->events[0].conf.kslot[0][0], VG_SLOT_RET);
 	vg_plan_free(p);
 	vg_spec_free(s);
 }
@@ -118,6 +134,9 @@ static void test_plan_queue_user(void **state)
 	for (int i = 0; i < s->nevents; i++)
 		assert_int_equal(!!(p->events[i].flags & VG_EVF_WAKE),
 				 s->events[i].kind == VG_EV_BEFORE);
+	assert_int_equal(p->kt.nkprops, 0);	/* no kernel tables */
+	for (int i = 0; i < s->nevents; i++)
+		assert_int_equal(p->events[i].conf.nkprops, 0);
 	vg_plan_free(p);
 	vg_spec_free(s);
 }
@@ -220,7 +239,170 @@ static void test_plan_dynamic(void **state)
 	assert_true(p->events[open].arms >> noise & 1);
 	/* after open_session(id) with an argument: a stash at the entry */
 	assert_int_equal(site(p, "open_session", false)->prog, VG_PROG_STASH);
+	/* the analysis is made once: the session takes the plan's, and the
+	 * event table carries the arms */
+	assert_non_null(p->dyn);
+	assert_int_equal(p->events[open].conf.arms, p->events[open].arms);
+	struct vg_dyn *d = vg_plan_take_dyn(p);
+
+	assert_non_null(d);
+	assert_null(p->dyn);
+	assert_null(vg_plan_take_dyn(p));
+	vg_dyn_free(d);
 	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+static int event_named(const struct vg_spec *s, const char *name)
+{
+	for (int i = 0; i < s->nevents; i++)
+		if (!strcmp(s->events[i].name, name))
+			return i;
+	fail_msg("no event %s", name);
+	return -1;
+}
+
+/* what each probe reads is in the plan, as the event table the probes
+ * get: narrow's int in %edi sign-extended, its unsigned short in %si
+ * zero-extended, its bool the low byte of %rcx; many's seventh argument
+ * (an int) on the stack, its eighth the next slot; neg's short return
+ * value sign-extended; and what a `p->field` read follows */
+static void test_plan_reads(void **state)
+{
+	struct vg_spec *s = load(
+		"property p \"x\"\n"
+		"state a accepting {\n"
+		"  before narrow(a, b, c, d) when a + b + c + d > 0 -> a\n"
+		"  before many(x1, x2, x3, x4, x5, x6, x7, x8) when x7 + x8 > 0 -> a\n"
+		"  after neg(i) returns r when r < 0 -> a\n"
+		"}\n");
+	struct vg_plan *p = plan_of(s, tgt("typed"), VG_TIER_USER, false);
+	const struct vg_ev_conf *c;
+
+	c = &p->events[event_named(s, "narrow")].conf;
+	assert_true(c->flags & VG_EVF_ARGS);
+	assert_true(c->flags & VG_EVF_USER);	/* the plan's flags too */
+	assert_int_equal(c->arg[0].where, VG_ARG_REG);
+	assert_int_equal(c->arg[0].reg, 0);
+	assert_int_equal(c->arg[0].conv, VG_CONV_SEXT);
+	assert_int_equal(c->arg[0].size, 4);
+	assert_int_equal(c->arg[1].reg, 1);
+	assert_int_equal(c->arg[1].conv, VG_CONV_ZEXT);
+	assert_int_equal(c->arg[1].size, 2);
+	assert_int_equal(c->arg[2].conv, VG_CONV_SEXT);
+	assert_int_equal(c->arg[2].size, 1);
+	assert_int_equal(c->arg[3].reg, 3);
+	assert_int_equal(c->arg[3].conv, VG_CONV_BOOL);
+	assert_non_null(strstr(p->events[event_named(s, "narrow")].what[1],
+			       "short unsigned int in %rsi"));
+	c = &p->events[event_named(s, "many")].conf;
+	assert_int_equal(c->arg[6].where, VG_ARG_STACK);
+	assert_int_equal(c->arg[6].stack_off, 8);
+	assert_int_equal(c->arg[6].conv, VG_CONV_SEXT);
+	assert_int_equal(c->arg[6].size, 4);
+	assert_int_equal(c->arg[7].where, VG_ARG_STACK);
+	assert_int_equal(c->arg[7].stack_off, 16);
+	c = &p->events[event_named(s, "neg")].conf;
+	assert_true(c->flags & VG_EVF_RETX);
+	assert_int_equal(c->ret_conv, VG_CONV_SEXT);
+	assert_int_equal(c->ret_size, 2);
+	/* an `after` event's records carry the return value's slot */
+	assert_true(c->rec_slots >= vg_rec_slots_for(VG_SLOT_RET + 1));
+	vg_plan_free(p);
+	vg_spec_free(s);
+
+	s = load("property q \"x\"\n"
+		 "slice on ptr o\n"
+		 "state a accepting { before obj_open(o) when o->count == 0 -> a }\n");
+	p = plan_of(s, tgt("objects"), VG_TIER_USER, false);
+	c = &p->events[0].conf;
+	assert_int_equal(c->ncaps, 1);
+	assert_int_equal(c->cap[0].src, 0);
+	assert_int_equal(c->cap[0].nsteps, 1);
+	assert_int_equal(c->cap[0].off[0], 8);	/* struct obj's count */
+	assert_int_equal(c->cap[0].size, 8);
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* an argument DWARF cannot place fails the plan, before anything is
+ * loaded, at the spec line */
+static void test_plan_reads_error(void **state)
+{
+	struct vg_spec *s = load("property p \"x\"\n"
+				 "state a accepting { before scaled(x) when x > 0 -> a }\n");
+	struct vg_plan_opts o = { .binary = tgt("typed") };
+	struct vg_err e = { 0 };
+
+	assert_null(vg_plan_build(s, &o, &e));
+	assert_int_equal(e.exit_code, VG_EXIT_USAGE);
+	assert_non_null(strstr(e.msg, "t.vigil:2:"));
+	vg_spec_free(s);
+}
+
+/* the watches: a global's address, size and type from the program, and a
+ * per-slice watch's offset from the DWARF of the function that gives the
+ * slice its pointer */
+static void test_plan_watches(void **state)
+{
+	struct vg_spec *s = load(
+		"property g \"x\"\n"
+		"state a accepting {\n"
+		"  write level -> a\n"
+		"  read flag1 -> a\n"
+		"}\n");
+	struct vg_plan *p = plan_of(s, tgt("watched"), VG_TIER_AUTO, false);
+
+	assert_int_equal(p->ngwatch, 2);
+	assert_string_equal(p->gwatch[0].name, "level");
+	assert_int_equal(p->gwatch[0].len, 2);
+	assert_int_equal(p->gwatch[0].conv, VG_CONV_SEXT);
+	assert_false(p->gwatch[0].read);
+	assert_true(p->gwatch[0].link_addr != 0);
+	assert_string_equal(p->gwatch[1].name, "flag1");
+	assert_int_equal(p->gwatch[1].len, 1);
+	assert_true(p->gwatch[1].read);
+	assert_int_equal(p->nswatch, 0);
+	vg_plan_free(p);
+	vg_spec_free(s);
+
+	s = load("property counted \"c\"\n"
+		 "slice on ptr o\n"
+		 "state closed accepting { before obj_open(o) -> open }\n"
+		 "state open accepting {\n"
+		 "  write o->count -> open\n"
+		 "  before obj_close(o) -> closed\n"
+		 "}\n");
+	p = plan_of(s, tgt("objects"), VG_TIER_AUTO, false);
+	assert_int_equal(p->ngwatch, 0);
+	assert_int_equal(p->nswatch, 1);
+	assert_int_equal(p->swatch[0].prop, 0);
+	assert_string_equal(s->events[p->swatch[0].event].name, "o->count");
+	assert_int_equal(p->swatch[0].nloc, 1);
+	assert_int_equal(p->swatch[0].loc[0].base, 0);	/* parameter o */
+	assert_false(p->swatch[0].loc[0].base_var);
+	assert_int_equal(p->swatch[0].loc[0].ty.nsteps, 1);
+	assert_int_equal(p->swatch[0].loc[0].ty.off[0], 8);
+	assert_int_equal(p->swatch[0].loc[0].ty.elem, 8);
+	assert_string_equal(s->events[p->swatch[0].loc[0].src_event].name,
+			    "obj_open");
+	assert_non_null(vg_plan_swatch_of(p, 0, p->swatch[0].event));
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* a global that is not there fails the plan at the spec line */
+static void test_plan_watch_missing_global(void **state)
+{
+	struct vg_spec *s = load("property g \"x\"\n"
+				 "state a accepting { write no_such_global -> a }\n");
+	struct vg_plan_opts o = { .binary = tgt("watched") };
+	struct vg_err e = { 0 };
+
+	assert_null(vg_plan_build(s, &o, &e));
+	assert_int_equal(e.exit_code, VG_EXIT_USAGE);
+	assert_non_null(strstr(e.msg, "t.vigil:2:"));
+	assert_non_null(strstr(e.msg, "no_such_global"));
 	vg_spec_free(s);
 }
 
@@ -251,6 +433,10 @@ int main(void)
 		cmocka_unit_test(test_plan_watch_holds),
 		cmocka_unit_test(test_plan_dynamic),
 		cmocka_unit_test(test_plan_stacks),
+		cmocka_unit_test(test_plan_reads),
+		cmocka_unit_test(test_plan_reads_error),
+		cmocka_unit_test(test_plan_watches),
+		cmocka_unit_test(test_plan_watch_missing_global),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

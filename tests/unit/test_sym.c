@@ -5,6 +5,10 @@
  * stops at their entries (fixtures: sym_fixture.h). */
 #include "sym_fixture.h"
 
+#include <libdwarf/libdwarf.h>
+
+#include "sym/dwarf_internal.h"	/* whether the index was built */
+
 /* --- functions ------------------------------------------------------------- */
 
 static void test_func_symtab(void **state)
@@ -445,6 +449,38 @@ static void test_proto_alias(void **state)
 	vg_dwarf_close(dw);
 }
 
+/* A separate debug file with the symbols in the binary: the parameters of
+ * a function at a symbol come from its compilation unit alone, without the
+ * index of every name; a name without a symbol then builds the index */
+static void test_proto_lazy_index(void **state)
+{
+	struct vg_dwarf *dw = open_ok(P("types_dl"));
+	struct vg_err e = { 0 };
+	struct vg_proto p;
+	struct vg_func f;
+	struct vg_type t;
+
+	(void)state;
+	assert_true(vg_dwarf_has_debug(dw));
+	assert_false(dw->indexed);
+	assert_int_equal(vg_dwarf_proto(dw, "queue_push", &p, &e), 0);
+	assert_false(dw->indexed);	/* .debug_aranges found its unit */
+	assert_int_equal(p.nparams, 2);
+	assert_string_equal(param(&p, 0)->name, "q");
+	assert_string_equal(param(&p, 0)->type.name, "struct queue *");
+	assert_string_equal(param(&p, 1)->name, "v");
+	assert_reg(param(&p, 1), VG_REG_RSI, VG_REG_NONE);
+	vg_proto_free(&p);
+	/* a type by name: the index, built now */
+	assert_int_equal(vg_dwarf_type_by_name(dw, "struct queue", &t, &e), 0);
+	assert_true(dw->indexed);
+	assert_int_equal(t.size, 96);
+	/* and a function found by name agrees with the symbol */
+	assert_int_equal(vg_dwarf_func(dw, "helper_static", &f, &e), 0);
+	assert_int_equal(f.addr, nm_addr(P("types"), "helper_static"));
+	vg_dwarf_close(dw);
+}
+
 static void test_unreadable_dwarf(void **state)
 {
 	struct vg_dwarf *dw = open_ok(P("types_bad"));
@@ -679,6 +715,7 @@ static void test_abi_at_entry_nopie(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_func_symtab),
+	cmocka_unit_test(test_proto_lazy_index),
 	cmocka_unit_test(test_func_nopie_offset),
 	cmocka_unit_test(test_func_dynsym_and_ifunc),
 	cmocka_unit_test(test_func_dwarf_only_debuglink),

@@ -166,11 +166,14 @@ int vg_cmd_lint(int argc, char **argv)
 		{ "binary", required_argument, 0, 'b' },
 		{ "lib", required_argument, 0, 'L' },
 		{ "all-warnings", no_argument, 0, 'W' },
+		{ "tier", required_argument, 0, 't' },
+		{ "dynamic", no_argument, 0, 'Y' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	const char *binary = NULL, *libs[argc], *defv[argc];
-	bool all_warnings = false;
+	bool all_warnings = false, dynamic = false;
+	enum vg_tier tier = VG_TIER_AUTO;
 	struct vg_cli_defs defs = { defv, 0 };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
@@ -192,6 +195,19 @@ int vg_cmd_lint(int argc, char **argv)
 			libs[nlibs++] = optarg;
 		} else if (c == 'W') {
 			all_warnings = true;
+		} else if (c == 'Y') {	/* plan as vigil run would */
+			dynamic = true;
+		} else if (c == 't') {
+			if (!strcmp(optarg, "auto"))
+				tier = VG_TIER_AUTO;
+			else if (!strcmp(optarg, "kernel"))
+				tier = VG_TIER_KERNEL;
+			else if (!strcmp(optarg, "user"))
+				tier = VG_TIER_USER;
+			else
+				return vg_cli_usage(vg_usage_lint,
+						    "--tier: '%s' is not auto, kernel or user",
+						    optarg);
 		} else if (c == 'D') {
 			if ((rc = vg_cli_add_define(&defs, optarg, vg_usage_lint)))
 				return rc;
@@ -215,29 +231,31 @@ int vg_cmd_lint(int argc, char **argv)
 	kernel = calloc(spec->nprops + 1, sizeof(bool));
 	why = calloc(spec->nprops + 1, sizeof(*why));
 	if (kernel && why &&
-	    !vg_session_choose_tiers(spec, VG_TIER_AUTO, kernel, why, &e))
+	    !vg_session_choose_tiers(spec, tier, kernel, why, &e))
 		for (int p = 0; p < spec->nprops; p++)
 			printf("%s: %s tier%s%s\n", spec->props[p].name,
 			       kernel[p] ? "kernel" : "user",
 			       kernel[p] ? "" : ": not kernel because ",
 			       kernel[p] ? "" : why[p]);
 	if (binary) {
-		/* what `vigil run` would install with the defaults: each
-		 * probe described, then the plan itself */
+		/* what `vigil run` would install (with --tier and
+		 * --dynamic as given): each probe described, then the plan */
 		struct vg_plan_opts po = { .binary = binary, .libs = libs,
 					   .nlibs = nlibs,
-					   .tier = VG_TIER_AUTO,
-					   .on_violation = VG_OV_STOP };
+					   .tier = tier,
+					   .dynamic = dynamic,
+					   .on_violation = VG_OV_STOP,
+					   .warn = stdout,
+					   .all_names = all_warnings };
 		struct vg_plan *plan = vg_plan_build(spec, &po, &e);
-		int w = plan ? vg_probe_describe(plan, binary, all_warnings,
-						   stdout, &e) : -1;
 
-		if (w < 0)
+		if (!plan) {
 			rc = vg_cli_fail(&e);
-		else
-			warnings += w;
-		if (plan && w >= 0)
+		} else {
+			warnings += plan->nwarnings;
+			vg_plan_describe(plan, stdout);
 			vg_plan_print(plan, stdout);
+		}
 		vg_plan_free(plan);
 	}
 	printf("%d propert%s, %d warning%s\n", spec->nprops,

@@ -215,6 +215,8 @@ const char vg_usage_lint[] =
 	"                           differently from DWARF, not only the likely\n"
 	"                           mistakes (a name that is the function's own for\n"
 	"                           another position)\n"
+	"  --tier auto|kernel|user  with --binary: plan as vigil run --tier would\n"
+	"  --dynamic                with --binary: plan as vigil run --dynamic would\n"
 	"  -h, --help               this text\n"
 	"\n"
 	"exit status: 0 the specs are good (warnings or not), 2 a spec has an\n"

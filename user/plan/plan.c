@@ -11,6 +11,7 @@
 #include "session/dynamic.h"
 #include "session/watchset.h"
 #include "sym/cxxnames.h"
+#include "sym/dwarf_cache.h"
 #include "sym/libs.h"
 
 int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
@@ -145,15 +146,12 @@ static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 }
 
 /* Where each function probe goes, and which program runs there */
-static int pass_sites(struct vg_plan *p, const struct vg_plan_opts *o,
+static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 		      struct vg_err *e)
 {
 	const struct vg_spec *s = p->spec;
-	struct vg_libs libs;
 	int rc = 0;
 
-	if (vg_libs_load_with(o->binary, o->libs, o->nlibs, &libs, e))
-		return -1;
 	for (int i = 0; i < s->nevents && !rc; i++) {
 		const struct vg_event *ev = &s->events[i];
 		struct vg_func_where *all = NULL;
@@ -163,7 +161,7 @@ static int pass_sites(struct vg_plan *p, const struct vg_plan_opts *o,
 			continue;
 		/* a C++ name may stand for several functions (overloads,
 		 * constructor variants): each gets its sites */
-		if (vg_libs_find_funcs(&libs, ev->name, &all, &nall, e)) {
+		if (vg_libs_find_funcs(libs, ev->name, &all, &nall, e)) {
 			char tmp[sizeof(e->msg)];
 
 			/* the spec line that asked for it (exit status 2) */
@@ -195,6 +193,26 @@ static int pass_sites(struct vg_plan *p, const struct vg_plan_opts *o,
 		}
 		free(all);
 	}
+	return rc;
+}
+
+/* With a binary: the sites, then what each probe reads and the watches,
+ * with the libraries and the DWARF read once for all of them */
+static int binary_passes(struct vg_plan *p, const struct vg_plan_opts *o,
+			 struct vg_err *e)
+{
+	struct vg_libs libs;
+	struct vg_dwarf_cache *dc = NULL;
+	int rc;
+
+	if (vg_libs_load_with(o->binary, o->libs, o->nlibs, &libs, e))
+		return -1;
+	rc = pass_sites(p, &libs, e);
+	if (!rc)
+		rc = vg_plan_pass_reads(p, o, &dc, e);
+	if (!rc)
+		rc = vg_plan_pass_watches(p, o, &libs, &dc, e);
+	vg_dwarf_cache_free(dc);
 	vg_libs_free(&libs);
 	return rc;
 }
@@ -252,21 +270,24 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	}
 	if (o->dynamic) {
 		const uint64_t *arms;
-		struct vg_dyn *d = vg_dyn_plan(spec, p->kernel, &arms,
-					       &p->dormant);
 
-		p->arms = d ? calloc(ne + 1, sizeof(uint64_t)) : NULL;
+		/* made once: the session runs on this analysis */
+		p->dyn = vg_dyn_plan(spec, p->kernel, &arms, &p->dormant);
+		p->arms = p->dyn ? calloc(ne + 1, sizeof(uint64_t)) : NULL;
 		if (p->arms)
 			memcpy(p->arms, arms, ne * sizeof(uint64_t));
-		vg_dyn_free(d);
 		if (!p->arms) {
 			vg_errf(e, "out of memory");
 			goto fail;
 		}
 	}
-	/* 6. what the probes are told per event; 7. the sites */
+	/* 6. what the probes are told per event; 7. the sites; 8. what
+	 * each probe reads; 9. the watches */
 	pass_flags(p, o->record);
-	if (o->binary && pass_sites(p, o, e))
+	if (o->binary && binary_passes(p, o, e))
+		goto fail;
+	/* 10. the kernel tier's tables, and each event's part in them */
+	if (vg_ktier_plan(p, e))
 		goto fail;
 	free(why);
 	return p;
@@ -288,5 +309,18 @@ void vg_plan_free(struct vg_plan *p)
 	free(p->stack_events);
 	free(p->hold_events);
 	free(p->arms);
+	free(p->gwatch);
+	free(p->swatch);
+	free(p->kt.code);
+	free(p->kt.trans);
+	vg_dyn_free(p->dyn);
 	free(p);
+}
+
+struct vg_dyn *vg_plan_take_dyn(struct vg_plan *p)
+{
+	struct vg_dyn *d = p->dyn;
+
+	p->dyn = NULL;
+	return d;
 }

@@ -8,9 +8,13 @@
  * arms a watchpoint (session/watchset_plan.c), --dynamic's arming sets
  * (session/dynamic.c); then each event's flags as the probes see them
  * (VG_EVF_*), and the probe sites: where each function probe goes (file,
- * offset after placement, entry or return), which BPF program runs there,
- * and what it reads. The session hands the plan to user/probe/, which
- * installs exactly its sites; `vigil lint --binary` prints it.
+ * offset after placement, entry or return), which BPF program runs there;
+ * then what each event's probe reads (its arguments' locations and types,
+ * its memory reads: the event table the probes get, from DWARF), the
+ * globals' watchpoints and where each per-slice watch finds its memory
+ * (plan_reads.c). The session hands the plan to user/probe/, which
+ * installs exactly its sites and event table; `vigil lint --binary`
+ * prints it.
  *
  * Building a plan needs no privilege: it reads ELF and DWARF only. */
 #ifndef VIGIL_PLAN_H
@@ -20,8 +24,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "probe/args.h"
+#include "probe/probe.h"
 #include "session/session.h"
 #include "spec/spec.h"
+#include "vigil_code.h"
+#include "vigil_event.h"
+
+struct vg_dyn;
 
 struct vg_plan_opts {
 	const char *binary;		/* the program; NULL: no sites */
@@ -34,9 +44,15 @@ struct vg_plan_opts {
 	bool dynamic;			/* --dynamic */
 	bool record;			/* --record: every event to user space */
 	bool follow_forks;		/* every property in the user tier */
+	/* the argument name warnings (a spec name that is not the
+	 * function's own), with the spec line; NULL: none. all_names: every
+	 * differing name, not only the likely mistakes (lint
+	 * --all-warnings) */
+	FILE *warn;
+	bool all_names;
 };
 
-/* The BPF program a site runs (bpf/vigil.bpf.c) */
+/* The BPF program a site runs (bpf/vigil/probes.bpf.c) */
 enum vg_plan_prog {
 	VG_PROG_ENTRY,		/* vg_entry, or vg_entry_k with a kernel tier */
 	VG_PROG_ENTRY_S,	/* reads C strings: the sleepable build */
@@ -70,6 +86,61 @@ struct vg_plan_event {
 	uint32_t flags;		/* the VG_EVF_* decided here: USER, WAKE,
 				 * STACK, HOLD, ENTER, LEAVE */
 	uint64_t arms;		/* --dynamic: the events it may make needed */
+	/* with a binary: the event table's entry as the probes get it (the
+	 * flags above and ARGS, RETX, STRS; where each argument is, the
+	 * return value's conversion, the memory reads, the record's
+	 * slots); the kernel tier adds its own fields at load */
+	struct vg_ev_conf conf;
+	/* what each read position is, for lint: "int in %edi" */
+	char what[VG_SLOT_RET + 1][160];
+};
+
+/* A global's watchpoint (`write counter`; each location of a `change`):
+ * armed in every thread once the program is loaded, at link_addr moved by
+ * the program's load bias */
+struct vg_plan_gwatch {
+	int event, loc;
+	char name[256];
+	uint64_t link_addr;
+	uint8_t len, conv;	/* 1, 2, 4 or 8 bytes; enum vg_arg_conv */
+	bool read;		/* read or access: the rw debug register */
+};
+
+/* How a property finds one location a per-slice watch event watches: the
+ * pointer (a slice parameter or variable), the members below it (from
+ * the DWARF of the function that gives the slice the pointer), the
+ * count of `@ n` */
+enum vg_plan_count { VG_WCOUNT_ONE, VG_WCOUNT_CONST, VG_WCOUNT_PARAM, VG_WCOUNT_VAR };
+struct vg_plan_wloc {
+	int base;		/* slice parameter or variable index */
+	bool base_var;
+	enum vg_plan_count count_kind;
+	int64_t count;		/* VG_WCOUNT_CONST: the count; else the index */
+	struct vg_wp_type ty;
+	int src_event;		/* the function event whose DWARF typed it;
+				 * -1: untyped bytes */
+};
+struct vg_plan_swatch {
+	int prop, event, nloc;	/* a user-tier property's watch event */
+	struct vg_plan_wloc loc[VG_CHANGE_LOCS];
+};
+
+/* The kernel tier's tables (bpf/kstep.bpf.h), as its maps get them:
+ * kernel property k is spec property kprop_map[k]; its code at its
+ * offset in code[]; each (property, state, event)'s transitions at their
+ * index in the ktrans map */
+struct vg_plan_ktrans {
+	uint32_t index;		/* VG_KTRANS_INDEX(k, state, binding) */
+	struct vg_ktrans t;
+};
+struct vg_plan_ktables {
+	int nkprops;
+	int kprop_map[VG_KMAX_PROPS];
+	struct vg_kprop kprops[VG_KMAX_PROPS];
+	struct vg_insn *code;
+	uint32_t ncode;
+	struct vg_plan_ktrans *trans;
+	int ntrans;
 };
 
 struct vg_plan {
@@ -85,6 +156,17 @@ struct vg_plan {
 	/* tracepoints beyond the three always there (exit, fork, exec) */
 	bool tp_signal, tp_syscalls;
 	int nwatch_globals;		/* `write x` etc. on globals */
+	/* with a binary: the globals' watchpoints, each per-slice watch */
+	struct vg_plan_gwatch *gwatch;
+	int ngwatch;
+	struct vg_plan_swatch *swatch;
+	int nswatch;
+	int nwarnings;			/* argument name warnings given */
+	struct vg_dyn *dyn;		/* --dynamic's automaton analysis (the
+					 * session takes it: vg_plan_take_dyn) */
+	/* the kernel tier's tables; each event's conf gets its kernel-tier
+	 * fields (which properties it feeds, their slots) */
+	struct vg_plan_ktables kt;
 	/* per-array views the deciders' callers want (same data as above) */
 	bool *kernel;			/* [nprops] */
 	uint32_t *stop_masks;		/* [nprops] */
@@ -100,6 +182,25 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 			      const struct vg_plan_opts *o, struct vg_err *e);
 void vg_plan_free(struct vg_plan *p);
 
+/* --dynamic: the analysis the plan made, for the session to run on (it
+ * is made once); NULL without --dynamic. The plan no longer owns it. */
+struct vg_dyn *vg_plan_take_dyn(struct vg_plan *p);
+
+/* The per-slice watch plan of property prop's event, or NULL */
+const struct vg_plan_swatch *vg_plan_swatch_of(const struct vg_plan *p,
+					       int prop, int event);
+
+/* plan_reads.c, passes run by vg_plan_build once the sites are known:
+ * what each probe reads (the event table), the globals' watchpoints, the
+ * per-slice watches. -1 with e set naming the spec line. */
+struct vg_libs;
+struct vg_dwarf_cache;
+int vg_plan_pass_reads(struct vg_plan *p, const struct vg_plan_opts *o,
+		       struct vg_dwarf_cache **dc, struct vg_err *e);
+int vg_plan_pass_watches(struct vg_plan *p, const struct vg_plan_opts *o,
+			 struct vg_libs *libs, struct vg_dwarf_cache **dc,
+			 struct vg_err *e);
+
 /* The tier pass alone (vigil lint without --binary, the session): kernel
  * and why per property, as vg_plan_build decides them. */
 int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
@@ -108,6 +209,12 @@ int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
 /* What lint --binary prints: one line per property (tier, stop states),
  * per event (flags) and per site (file+offset, program, placement). */
 void vg_plan_print(const struct vg_plan *p, FILE *out);
+
+/* For lint --binary, before the plan: one line per function probe, where
+ * it is found (in the binary, its libraries, or --lib's), what a C++ name
+ * resolved to, where the entry probe goes and whether the kernel must
+ * single-step it (slow), and what each argument the spec names is. */
+void vg_plan_describe(const struct vg_plan *p, FILE *out);
 
 /* The name of the BPF program a site runs, as bpftool shows it */
 const char *vg_plan_prog_name(const struct vg_plan *p, enum vg_plan_prog k);

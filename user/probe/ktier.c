@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool code_in_subset(const struct vg_property *p,
@@ -79,7 +80,7 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 			return buf;
 		}
 		/* its probe is the sleepable build, which has no kernel
-		 * tier (bpf/vigil.bpf.c) */
+		 * tier (bpf/vigil.bpf.h) */
 		if (ev->nstrs) {
 			snprintf(buf, len, "%s %s reads a C string (str)",
 				 vg_event_kind_name(ev->kind), ev->name);
@@ -228,47 +229,46 @@ static int binding_of(const struct vg_property *p, int event)
 	return 0;	/* the checker gives every used event a binding */
 }
 
-static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
-		     int prop, int k, struct bpf_map *kprops,
-		     struct bpf_map *ktrans, struct bpf_map *kcode,
-		     uint32_t *code_base, struct vg_err *e)
+/* Property prop as kernel property k: its row, its code from *code_base
+ * on, its transitions grouped by (state, event) in source order */
+static int plan_prop(struct vg_plan *plan, int prop, int k,
+		     struct vg_err *e)
 {
+	const struct vg_spec *spec = plan->spec;
 	const struct vg_property *p = &spec->props[prop];
+	struct vg_plan_ktables *kt = &plan->kt;
 	struct vg_kprop kp = {
 		.nparams = p->nparams,
 		.nvars = p->nvars,
 		.violation_mask = state_mask(p, true, false),
-		.stop_mask = o->plan->stop_masks[prop],
+		.stop_mask = plan->stop_masks[prop],
 		.notify_mask = state_mask(p, false, true),
 		.ckpt_mask = ckpt_states(p),
 	};
-	uint32_t base = *code_base, key = k;
+	uint32_t base = kt->ncode;
 	int tbase = 0;	/* transitions of the properties before this one */
+	void *np;
 
 	for (int i = 0; i < prop; i++)
 		tbase += spec->props[i].ntrans;
 	for (int i = 0; i < p->nvars; i++)
 		kp.init_vars[i] = p->vars[i].init;
-	if (bpf_map_update_elem(bpf_map__fd(kprops), &key, &kp, 0))
-		return vg_errf(e, "kernel tier: writing property table: %s",
-			       strerror(errno));
+	kt->kprops[k] = kp;
 	if (base + p->ncode > VG_KMAX_CODE)
 		return vg_errf(e, "kernel tier: more than %d instructions of code in all",
 			       VG_KMAX_CODE);
-	for (int i = 0; i < p->ncode; i++) {
-		uint32_t ci = base + i;
+	np = realloc(kt->code, (base + p->ncode + 1) * sizeof(*kt->code));
+	if (!np)
+		return vg_errf(e, "out of memory");
+	kt->code = np;
+	if (p->ncode)	/* a property without guards or updates has none */
+		memcpy(kt->code + base, p->code, p->ncode * sizeof(*kt->code));
+	kt->ncode = base + p->ncode;
 
-		if (bpf_map_update_elem(bpf_map__fd(kcode), &ci, &p->code[i], 0))
-			return vg_errf(e, "kernel tier: writing code: %s",
-				       strerror(errno));
-	}
-	*code_base = base + p->ncode;
-
-	/* group transitions by (state, event), keeping source order */
 	for (int i = 0; i < p->ntrans; i++) {
 		const struct vg_transition *t = &p->trans[i];
-		uint32_t tk = VG_KTRANS_INDEX(k, t->from, binding_of(p, t->event));
-		struct vg_ktrans kt;
+		struct vg_plan_ktrans *pk;
+		struct vg_ktrans *x;
 		bool first = true;
 
 		for (int j = 0; j < i; j++)
@@ -277,56 +277,57 @@ static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 				first = false;
 		if (!first)
 			continue;
-		memset(&kt, 0, sizeof(kt));
+		np = realloc(kt->trans, (kt->ntrans + 1) * sizeof(*kt->trans));
+		if (!np)
+			return vg_errf(e, "out of memory");
+		kt->trans = np;
+		pk = &kt->trans[kt->ntrans++];
+		memset(pk, 0, sizeof(*pk));
+		pk->index = VG_KTRANS_INDEX(k, t->from, binding_of(p, t->event));
+		x = &pk->t;
 		for (int j = i; j < p->ntrans; j++) {
 			const struct vg_transition *u = &p->trans[j];
 
 			if (u->from != t->from || u->event != t->event)
 				continue;
-			kt.t[kt.n].guard_off = base + u->guard.off;
-			kt.t[kt.n].guard_len = u->guard.len;
-			kt.t[kt.n].upd_off = base + u->update.off;
-			kt.t[kt.n].upd_len = u->update.len;
-			kt.t[kt.n].to = u->to;
-			kt.t[kt.n].spec_index = (uint16_t)(tbase + j);
-			kt.t[kt.n].guard_fast =
-				fast_guard(p, u->guard, &kt.t[kt.n].guard);
-			kt.t[kt.n].upd_fast =
-				fast_update(p, u->update, kt.t[kt.n].upd);
-			kt.n++;
+			x->t[x->n].guard_off = base + u->guard.off;
+			x->t[x->n].guard_len = u->guard.len;
+			x->t[x->n].upd_off = base + u->update.off;
+			x->t[x->n].upd_len = u->update.len;
+			x->t[x->n].to = u->to;
+			x->t[x->n].spec_index = (uint16_t)(tbase + j);
+			x->t[x->n].guard_fast =
+				fast_guard(p, u->guard, &x->t[x->n].guard);
+			x->t[x->n].upd_fast =
+				fast_update(p, u->update, x->t[x->n].upd);
+			x->n++;
 			/* a self-loop without update changes nothing, unless
 			 * the state has a reaction that must see it */
-			kt.moves |= u->to != u->from || u->update.len ||
+			x->moves |= u->to != u->from || u->update.len ||
 				    (kp.notify_mask >> u->from & 1);
 		}
-		if (bpf_map_update_elem(bpf_map__fd(ktrans), &tk, &kt, 0))
-			return vg_errf(e, "kernel tier: writing transitions: %s",
-				       strerror(errno));
 	}
 	return 0;
 }
 
-int vg_ktier_load(const struct vg_spec *spec, const struct vg_probe_opts *opts,
-		  struct bpf_map *kprops, struct bpf_map *ktrans,
-		  struct bpf_map *kcode, struct vg_ev_conf *conf,
-		  int *kprop_map, int *nkprops, struct vg_err *e)
+int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e)
 {
-	uint32_t code_base = 0;
+	const struct vg_spec *spec = plan->spec;
 	int k = 0;
 
 	for (int prop = 0; prop < spec->nprops; prop++) {
 		const struct vg_property *p = &spec->props[prop];
 
-		if (!opts->plan->kernel[prop])
+		if (!plan->kernel[prop])
 			continue;
 		if (k == VG_KMAX_PROPS)
 			return vg_errf(e, "kernel tier: more than %d properties; run some with --tier=user",
 				       VG_KMAX_PROPS);
-		if (load_prop(spec, opts, prop, k, kprops, ktrans, kcode,
-			      &code_base, e))
+		if (plan_prop(plan, prop, k, e))
 			return -1;
 		for (int b = 0; b < p->nbindings; b++) {
-			struct vg_ev_conf *c = &conf[p->bindings[b].event];
+			struct vg_ev_conf *c =
+				&plan->events[p->bindings[b].event].conf;
 
 			if (c->nkprops == VG_KMAX_EV_PROPS)
 				return vg_errf(e, "kernel tier: more than %d properties on event %s",
@@ -339,8 +340,28 @@ int vg_ktier_load(const struct vg_spec *spec, const struct vg_probe_opts *opts,
 					i < p->nparams ? p->bindings[b].slot[i] : 0;
 			c->nkprops++;
 		}
-		kprop_map[k++] = prop;
+		plan->kt.kprop_map[k++] = prop;
 	}
-	*nkprops = k;
+	plan->kt.nkprops = k;
+	return 0;
+}
+
+int vg_ktier_write(const struct vg_plan_ktables *kt, struct bpf_map *kprops,
+		   struct bpf_map *ktrans, struct bpf_map *kcode,
+		   struct vg_err *e)
+{
+	for (uint32_t k = 0; k < (uint32_t)kt->nkprops; k++)
+		if (bpf_map_update_elem(bpf_map__fd(kprops), &k, &kt->kprops[k], 0))
+			return vg_errf(e, "kernel tier: writing property table: %s",
+				       strerror(errno));
+	for (uint32_t i = 0; i < kt->ncode; i++)
+		if (bpf_map_update_elem(bpf_map__fd(kcode), &i, &kt->code[i], 0))
+			return vg_errf(e, "kernel tier: writing code: %s",
+				       strerror(errno));
+	for (int i = 0; i < kt->ntrans; i++)
+		if (bpf_map_update_elem(bpf_map__fd(ktrans), &kt->trans[i].index,
+					&kt->trans[i].t, 0))
+			return vg_errf(e, "kernel tier: writing transitions: %s",
+				       strerror(errno));
 	return 0;
 }

@@ -7,12 +7,12 @@
 
 #include "probe.h"
 
-/* Fill the kprops, ktrans and kcode maps of the loaded object for the
- * properties marked in opts->kernel; record in kprop_map[k] the spec index
- * of kernel property k. Also fills conf[event].kprop/kslot. */
-int vg_ktier_load(const struct vg_spec *spec, const struct vg_probe_opts *opts,
-		  struct bpf_map *kprops, struct bpf_map *ktrans,
-		  struct bpf_map *kcode, struct vg_ev_conf *conf,
-		  int *kprop_map, int *nkprops, struct vg_err *e);
+struct vg_plan_ktables;
+
+/* Write the plan's kernel-tier tables (vg_ktier_plan, probe.h) into the
+ * kprops, ktrans and kcode maps of the loaded object. */
+int vg_ktier_write(const struct vg_plan_ktables *kt, struct bpf_map *kprops,
+		   struct bpf_map *ktrans, struct bpf_map *kcode,
+		   struct vg_err *e);
 
 #endif

@@ -9,18 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ktier.h"
 #include "plan/plan.h"
 #include "load_stats.h"
-#include "plan.h"
-#include "sym/dwarf_cache.h"
 #include "sym/libs.h"
 #include "util/clock.h"
 #include "probe_internal.h"
 #include "syscalls.h"
-#include "watch.h"
 #include "vigil.skel.h"
 #include "rewind.h"
 
@@ -272,104 +270,29 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	return vg_probe_attach_groups(p, e);
 }
 
-/* The slots user space reads of an event's records: the monitor, the
- * reports and --record look at its fields, its return value and its
- * captures (user/spec/spec.h), the evidence at the stack slots. */
-static uint32_t rec_slots_used(const struct vg_event *ev, uint32_t flags)
-{
-	uint32_t n = ev->nfields < VG_MAX_FIELDS ? (uint32_t)ev->nfields
-						 : VG_MAX_FIELDS;
-
-	if (ev->uses_ret || ev->kind == VG_EV_AFTER)
-		n = VG_SLOT_RET + 1;
-	if (ev->ncaps > 0)
-		n = VG_SLOT_CAP0 + (uint32_t)ev->ncaps;
-	if (flags & VG_EVF_STACK)
-		n = VG_NSLOTS;
-	return n;
-}
-
-/* the file the plan found event's function in */
-static const struct vg_plan_site *site_of(const struct vg_plan *plan,
-					  int event)
-{
-	for (int i = 0; i < plan->nsites; i++)
-		if (plan->sites[i].event == event)
-			return &plan->sites[i];
-	return NULL;
-}
-
+/* The event table and the kernel tier's tables, the plan's (user/plan/:
+ * flags, where the arguments are, the memory reads, the records' slots,
+ * the kernel-tier properties each event feeds) */
 static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		     struct vg_err *e)
 {
 	const struct vg_spec *s = p->spec;
-	struct vg_dwarf_cache *dc = NULL;
 	struct vg_ev_conf *conf;
 	int rc = -1;
 
-	if (s->nevents > VG_MAX_EVENTS)
-		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "the spec uses %d events; at most %d",
-				    s->nevents, VG_MAX_EVENTS);
 	conf = calloc(VG_MAX_EVENTS, sizeof(*conf));
-	if (!conf) {
-		free(conf);
+	if (!conf)
 		return vg_errf(e, "out of memory");
-	}
 	snprintf(p->binary, sizeof(p->binary), "%s", o->binary);
-	p->dl_libs = o->libs;
-	p->ndl_libs = o->nlibs;
-	/* what each event's probe does (user/plan/: the user tier, wake-ups,
-	 * stacks, holds, `outside` depths) */
-	for (int i = 0; i < s->nevents; i++) {
-		conf[i].flags |= o->plan->events[i].flags;
+	for (int i = 0; i < s->nevents && i < VG_MAX_EVENTS; i++) {
+		conf[i] = o->plan->events[i].conf;
 		p->plan_hold[i] = conf[i].flags & VG_EVF_HOLD;
-		conf[i].arms = o->plan->events[i].arms;
-		if (s->events[i].marks_inside)
-			conf[i].inside = s->events[i].inside_bit;
-		conf[i].outside = s->events[i].outside_mask;
 	}
-	/* where its arguments are and what it reads from target memory,
-	 * from the DWARF of the object its function lives in */
-	for (int i = 0; i < s->nevents; i++) {
-		const struct vg_event *ev = &s->events[i];
-		const struct vg_plan_site *site;
-
-		/* a global's watchpoint, checked now (armed once the program
-		 * is loaded; one armed per slice is planned by the session,
-		 * vg_probe_watch_type) */
-		for (int k = 0; vg_event_watches(ev) && !ev->wloc.per_slice &&
-		     k < (ev->kind == VG_EV_CHANGE ? ev->ncloc : 1); k++) {
-			struct vg_watch_plan wp;
-
-			if (vg_watch_plan(vg_dwarf_cached(&dc, o->binary),
-					  o->binary, ev->kind == VG_EV_CHANGE
-					  ? ev->cloc[k].base : ev->name, &wp, e)) {
-				vg_probe_at_spec_line(ev, e);
-				goto out;
-			}
-		}
-		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
-			if (vg_plan_event(ev, NULL, NULL, o->binary, &dc, &conf[i],
-					  NULL, o->warn, e))
-				goto out;
-			continue;
-		}
-		/* the arguments' DWARF: the event's first function (the
-		 * overloads of a C++ name share their parameter names) */
-		site = site_of(o->plan, i);
-		if (vg_plan_event(ev, site ? site->path : "",
-				  site ? site->sym : "", o->binary, &dc,
-				  &conf[i], NULL, o->warn, e))
-			goto out;
-	}
-	for (int i = 0; i < s->nevents; i++)
-		conf[i].rec_slots = vg_rec_slots_for(rec_slots_used(&s->events[i],
-								    conf[i].flags));
-	if (vg_ktier_load(s, o, p->skel->maps.kprops, p->skel->maps.ktrans,
-			  p->skel->maps.kcode, conf, p->kprop_map,
-			  &p->nkprops, e))
+	if (vg_ktier_write(&o->plan->kt, p->skel->maps.kprops,
+			   p->skel->maps.ktrans, p->skel->maps.kcode, e))
 		goto out;
+	memcpy(p->kprop_map, o->plan->kt.kprop_map, sizeof(p->kprop_map));
+	p->nkprops = o->plan->kt.nkprops;
 	for (uint32_t i = 0; i < (uint32_t)s->nevents; i++)
 		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.ev_conf),
 					&i, &conf[i], 0)) {
@@ -379,7 +302,6 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		}
 	rc = 0;
 out:
-	vg_dwarf_cache_free(dc);
 	free(conf);
 	return rc;
 }
@@ -445,7 +367,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		goto fail;
 	}
 	bpf_map__set_max_entries(p->skel->maps.events, pow2_at_least(rb));
-	/* load only the programs the plan's sites run (see vigil.bpf.c) */
+	/* load only the programs the plan's sites run (see bpf/vigil.bpf.h) */
 	ktier = o->plan->any_kernel;
 	for (int i = 0; i < o->plan->nsites; i++)
 		used |= 1u << o->plan->sites[i].prog;
@@ -463,9 +385,10 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 				  used >> VG_PROG_RETURN_S & 1);
 	bpf_program__set_autoload(p->skel->progs.vg_stash,
 				  used >> VG_PROG_STASH & 1);
-	/* the pending returns' reader, where there are return probes */
-	bpf_program__set_autoload(p->skel->progs.vg_returns,
-				  used >> VG_PROG_STASH & 1);
+	/* the kernel tier's step, which the _k builds tail-call */
+	bpf_program__set_autoload(p->skel->progs.vg_kstep,
+				  ktier && (used >> VG_PROG_ENTRY & 1 ||
+					    used >> VG_PROG_RETURN & 1));
 	/* multi-uprobe links need programs loaded for them (ulink.h) */
 	vg_ulink_prepare(p->skel->progs.vg_entry);
 	vg_ulink_prepare(p->skel->progs.vg_return);
@@ -474,6 +397,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	vg_ulink_prepare(p->skel->progs.vg_entry_s);
 	vg_ulink_prepare(p->skel->progs.vg_return_s);
 	vg_ulink_prepare(p->skel->progs.vg_stash);
+	vg_ulink_prepare(p->skel->progs.vg_kstep);
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	lifecycle_setup(p);
@@ -497,6 +421,23 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			err == -EPERM ? " (vigil needs CAP_BPF and CAP_PERFMON, or root)"
 				      : " (run with VIGIL_DEBUG=1 for the verifier log)");
 		goto fail;
+	}
+	/* the kernel-tier slice table, read in place (foreach_kslice) */
+	p->kslot_mem_len = (size_t)p->kslot_cap * sizeof(struct vg_kslot);
+	p->kslot_mem = mmap(NULL, p->kslot_mem_len, PROT_READ, MAP_SHARED,
+			    bpf_map__fd(p->skel->maps.kslots), 0);
+	if (p->kslot_mem == MAP_FAILED)
+		p->kslot_mem = NULL;
+	if (bpf_program__fd(p->skel->progs.vg_kstep) >= 0) {
+		uint32_t zero = 0;
+		int fd = bpf_program__fd(p->skel->progs.vg_kstep);
+
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.kstep_tail),
+					&zero, &fd, 0)) {
+			vg_errf(e, "setting up the kernel tier's step: %s",
+				strerror(errno));
+			goto fail;
+		}
 	}
 	p->skel->bss->target_tgid = o->pid;
 	p->skel->bss->follow_forks = o->follow_forks;
@@ -546,14 +487,14 @@ void vg_probe_close(struct vg_probe *p)
 	vg_probe_free_kids(p);
 	ring_buffer__free(p->rb);
 	vg_probe_disarm_watches(p);
-	vg_dwarf_cache_free(p->wdc);
 	/* every uprobe in one step (a close per program and file, all
 	 * waiting together), then the tracepoints */
 	vg_probe_free_groups(p);
 	vg_links_destroy(p->links, p->nlinks);
 	free(p->links);
 	free(p->link_prog_fd);
-	vg_probe_where_free(p);	/* the functions located, the libraries */
+	if (p->kslot_mem)
+		munmap((void *)p->kslot_mem, p->kslot_mem_len);
 	vigil_bpf__destroy(p->skel);
 	pthread_mutex_destroy(&p->reap_mu);
 	pthread_cond_destroy(&p->reap_cv);
@@ -714,6 +655,22 @@ int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 		rc = -1;
 		goto out;
 	}
+	/* in place: 131072 slots took 32 system calls and ~100 ms */
+	for (uint32_t i = 0; p->kslot_mem && i < p->kslot_cap; i++) {
+		const struct vg_kslot *s = &p->kslot_mem[i];
+		int prop = s->use == VG_KSLOT_READY
+			   ? vg_probe_kprop_of(p, (int)s->prop) : -1;
+		uint64_t k[VG_KMAX_PARAMS];
+		int64_t vars[VG_KMAX_VARS];
+
+		if (prop < 0)
+			continue;
+		memcpy(k, s->key, sizeof(k));
+		memcpy(vars, s->vars, sizeof(vars));
+		cb(ctx, prop, k, s->state, vars);
+	}
+	if (p->kslot_mem)
+		goto out;
 	/* the whole array, a chunk per system call */
 	while (at < p->kslot_cap && !rc) {
 		__u32 n = CHUNK;

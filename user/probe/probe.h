@@ -1,4 +1,4 @@
-/* The probe layer: loads bpf/vigil.bpf.c, writes the spec's configuration
+/* The probe layer: loads bpf/vigil/ (one linked object), writes the spec's configuration
  * into its maps, attaches one uprobe per event of the spec to the target,
  * and hands the ring-buffer records back decoded.
  *
@@ -22,7 +22,7 @@ struct vg_probe;
 struct vg_plan;
 
 /* While records keep coming, the consumer polls this often, and the probes
- * force at most one wake-up per this time (bpf/vigil.bpf.c, wake_gap_ns). */
+ * force at most one wake-up per this time (bpf/vigil.bpf.h, wake_gap_ns). */
 #define VG_WAKE_GAP_US 100
 
 struct vg_probe_opts {
@@ -109,17 +109,18 @@ struct vg_wp {
  * exec that starts it, vg_probe_opts.launching). */
 bool vg_probe_has_watches(const struct vg_probe *p);
 bool vg_probe_has_global_watches(const struct vg_probe *p);
-/* The breakpoint on the program's global NAME for event `event` in pid
- * (its address moved by the program's load bias). */
-int vg_probe_watch_global(struct vg_probe *p, pid_t pid, const char *name,
-			  int event, struct vg_wp *out, struct vg_err *e);
+/* The breakpoint the plan gives a global (user/plan/plan.h) in pid: its
+ * address moved by the program's load bias. */
+struct vg_plan_gwatch;
+int vg_probe_watch_global(struct vg_probe *p, pid_t pid,
+			  const struct vg_plan_gwatch *g, struct vg_wp *out,
+			  struct vg_err *e);
 
-/* A per-slice watch's location (`*p`, `q->count`, `*p @ n`) from the C
- * type of the pointer FUNC has in slot (a parameter's position or
- * VG_SLOT_RET): the memory reads from the pointer to the location's
- * address (cap.nsteps - 1 loads, then cap.off[last]), the location's size
- * (for `@ n`, of one element; 1 when it points to void) and how its bits
- * become `value`. Errors name the function, the binary and the member. */
+/* A per-slice watch's location (`*p`, `q->count`, `*p @ n`), as the plan
+ * finds it from the C type of the pointer a function gives (user/plan/):
+ * the memory reads from the pointer to the location's address (nsteps - 1
+ * loads, then off[last]), the location's size (for `@ n`, of one element;
+ * 1 when it points to void) and how its bits become `value`. */
 struct vg_wp_type {
 	uint32_t nsteps;
 	uint32_t off[VG_CAP_STEPS];
@@ -127,9 +128,6 @@ struct vg_wp_type {
 	uint8_t conv;
 	bool void_target;	/* *p with p a void *: a count is needed */
 };
-int vg_probe_watch_type(struct vg_probe *p, const char *func, int slot,
-			const char *path, struct vg_wp_type *out,
-			struct vg_err *e);
 
 /* Arm wp in every thread of pid; returns its id (>= 0), or -1 with e set
  * (errno ENOSPC: a thread's four debug registers are taken). */
@@ -241,16 +239,10 @@ int vg_probe_site(const struct vg_probe *p, int i, const char **path,
  * to, where the gdb hand-off steps it. */
 bool vg_probe_rewound(const struct vg_probe *p, pid_t tid, uint64_t *bp);
 
-/* For `vigil lint --binary`: one line per function probe of the plan
- * (user/plan/plan.h), where it is found (in binary, its libraries, or
- * --lib's), where the entry probe goes and whether the kernel must
- * single-step it (slow), and the warnings of the arguments' DWARF (a
- * spec name that is not the function's own). Returns how many warnings
- * it printed, or -1 (e set). all_names: every argument-name warning, not
- * only the likely mistakes (lint --all-warnings). */
-int vg_probe_describe(const struct vg_plan *plan, const char *binary,
-		      bool all_names,
-		      FILE *out, struct vg_err *e);
+/* The kernel tier's tables for the plan's kernel-tier properties (a pass
+ * of user/plan/: no map is touched), and each event's kernel-tier fields
+ * in its plan's conf. -1 with e set when they do not fit. */
+int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e);
 
 /* Why a property cannot run in the kernel tier: NULL when it can. */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,

@@ -9,7 +9,7 @@
  * the parent's links are filtered to the parent's memory: at the child's
  * first hit the kernel finds no consumer for it and takes the int3 out.
  * So the child must not run before its own links exist. The fork
- * tracepoint (bpf/lifecycle.bpf.h) marks it VG_FOLLOW_HELD in `followed`
+ * tracepoint (bpf/vigil/lifecycle.bpf.c) marks it VG_FOLLOW_HELD in `followed`
  * and sends it SIGSTOP before it is first woken: it stops on its way out
  * of the kernel, before any of its code. On the fork record vigil attaches
  * its links, marks it VG_FOLLOW_ON and sends SIGCONT (vg_probe_follow).

@@ -52,19 +52,14 @@ struct vg_probe {
 	 * own holds (probe_live.c) must not take away */
 	bool plan_hold[VG_MAX_EVENTS];
 	uint32_t kslot_max, kslot_cap;	/* the kernel-tier slice table */
+	const struct vg_kslot *kslot_mem;	/* it, mapped read-only; or
+						 * NULL (read by system calls) */
+	size_t kslot_mem_len;
 	struct bpf_program *entry, *ret;	/* the builds loaded */
-	struct vg_libs libs;		/* the target's shared libraries */
-	bool libs_loaded;
-	struct vg_located *located;	/* each function's sites, found once */
-	int nlocated;
-	/* --lib: libraries the target may dlopen (vg_probe_opts.libs) */
-	const char *const *dl_libs;
-	size_t ndl_libs;
 	/* `write x`, `read x`, `access x`, `change` (probe_watch.c): the
 	 * breakpoints armed, by id (addr 0: free) */
 	struct probe_wp *wps;
 	int nwps;
-	struct vg_dwarf_cache *wdc;	/* for vg_probe_watch_type */
 	char binary[4096];		/* the target's executable */
 	/* during vg_probe_drain */
 	vg_probe_cb cb;
@@ -94,33 +89,13 @@ struct vg_kid_links {
 	struct vg_ulink *glinks;	/* [ngroups] */
 };
 
-/* probe_where.c: the objects a spec's functions are looked for in
- * (p->libs, loaded once); where ev's function is, errors prefixed with
- * the spec line that names it (exit status 2); that prefix alone. */
-int vg_probe_libs(struct vg_probe *p, struct vg_err *e);
-int vg_probe_locate(struct vg_probe *p, const struct vg_event *ev,
-		    struct vg_func_where *where, struct vg_err *e);
-int vg_probe_at_spec_line(const struct vg_event *ev, struct vg_err *e);
-/* Every site ev's function name stands for (a C++ name: each overload),
- * found once per run: *where points into p's cache. */
-struct vg_located {
-	char *name;
-	struct vg_func_where *v;
-	size_t n;
-};
-int vg_probe_locate_all(struct vg_probe *p, const struct vg_event *ev,
-			const struct vg_func_where **where, size_t *n,
-			struct vg_err *e);
-/* The libraries and the sites found (vg_probe_close, lint) */
-void vg_probe_where_free(struct vg_probe *p);
-
 /* Add a site to the group of (prog, path, retprobe, dynamic event or
  * -1), made if new (starting detached when dynamic); before any attach. */
 int vg_probe_add_site(struct vg_probe *p, struct bpf_program *prog,
 		      const char *path, uint64_t offset, int event,
 		      bool retprobe, int dynamic_event, struct vg_err *e);
 /* Attach group g for one process (pid -1: any), with the process in the
- * cookies' high half (bpf/vigil.bpf.c, others_link). -1, errno set, and
+ * cookies' high half (bpf/vigil.bpf.h, others_link). -1, errno set, and
  * e naming the function unless e is NULL, on failure. */
 int vg_probe_attach_group(struct vg_probe *p, int g, pid_t pid,
 			  struct vg_ulink *out, struct vg_err *e);

@@ -1,7 +1,7 @@
 /* Hardware watchpoints in the target (`write x`, `read x`, `access x`).
  *
  * A breakpoint is one perf event per thread with vg_watch
- * (bpf/lifecycle.bpf.h) attached, inherited by the threads and processes
+ * (bpf/vigil/watch.bpf.c) attached, inherited by the threads and processes
  * that thread creates later; the watch_ev map, keyed by address, tells
  * vg_watch which event a hit is (an inherited event keeps the program but
  * not its BPF cookie). Globals are armed once the program is loaded; the
@@ -9,7 +9,7 @@
  * (user/session/watchset.c), with the target stopped, so that no thread
  * runs between the listing of the threads and the arming. */
 #include "probe_internal.h"
-#include "sym/cxxnames.h"
+#include "plan/plan.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -18,8 +18,6 @@
 #include <unistd.h>
 
 #include "proc/proc.h"
-#include "sym/dwarf_cache.h"
-#include "sym/libs.h"
 #include "sym/maps.h"
 #include "watch.h"
 #include "vigil.skel.h"
@@ -41,53 +39,21 @@ bool vg_probe_has_global_watches(const struct vg_probe *p)
 	return false;
 }
 
-int vg_probe_watch_global(struct vg_probe *p, pid_t pid, const char *name,
-			  int event, struct vg_wp *out, struct vg_err *e)
+int vg_probe_watch_global(struct vg_probe *p, pid_t pid,
+			  const struct vg_plan_gwatch *g, struct vg_wp *out,
+			  struct vg_err *e)
 {
-	struct vg_watch_plan wp;
 	uint64_t bias = 0;
 
-	if (vg_watch_plan(vg_dwarf_cached(&p->wdc, p->binary), p->binary,
-			  name, &wp, e) ||
-	    vg_proc_load_bias(pid, p->binary, &bias, e))
+	if (vg_proc_load_bias(pid, p->binary, &bias, e))
 		return -1;
 	*out = (struct vg_wp){
-		.addr = wp.link_addr + bias,
-		.len = wp.len,
-		.kind = p->spec->events[event].kind == VG_EV_READ ||
-			p->spec->events[event].kind == VG_EV_ACCESS,
-		.conv = wp.conv,
-		.event = (uint32_t)event,
+		.addr = g->link_addr + bias,
+		.len = g->len,
+		.kind = g->read,
+		.conv = g->conv,
+		.event = (uint32_t)g->event,
 	};
-	return 0;
-}
-
-int vg_probe_watch_type(struct vg_probe *p, const char *func, int slot,
-			const char *path, struct vg_wp_type *out,
-			struct vg_err *e)
-{
-	struct vg_func_where *where = NULL;
-	struct vg_watch_slice_plan sp;
-	size_t n;
-	int rc;
-
-	/* a C++ method's `this` too: its DWARF is found by its symbol */
-	if (vg_probe_libs(p, e) ||
-	    vg_libs_find_funcs(&p->libs, func, &where, &n, e))
-		return -1;
-	rc = vg_watch_plan_slice(vg_dwarf_cached(&p->wdc, where[0].path),
-				 where[0].path, where[0].sym[0] ? where[0].sym
-								: func,
-				 slot, path, &sp, e);
-	free(where);
-	if (rc)
-		return -1;
-	memset(out, 0, sizeof(*out));
-	out->nsteps = sp.nsteps;
-	memcpy(out->off, sp.off, sizeof(out->off));
-	out->elem = sp.elem;
-	out->conv = sp.conv;
-	out->void_target = sp.void_target;
 	return 0;
 }
 

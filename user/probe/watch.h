@@ -3,7 +3,7 @@
  * symbols and DWARF; on memory a slice points to, the offsets and types
  * from the DWARF of the function that gave the slice its pointer.
  * user/probe/probe_watch.c arms them as perf breakpoint events with
- * bpf/lifecycle.bpf.h's vg_watch attached. (No spec types here: spec.h and
+ * bpf/vigil/watch.bpf.c's vg_watch attached. (No spec types here: spec.h and
  * sym/dwarf.h both name a vg_loc.) */
 #ifndef VIGIL_PROBE_WATCH_H
 #define VIGIL_PROBE_WATCH_H

@@ -9,7 +9,7 @@
  * Attaching. From the automata, each event X gets the set of events it can
  * make needed: those consumed in a state some transition on X enters
  * (`arms`). The probe of X compares that set with the mask of attached
- * probes (armed_mask, bpf/vigil.bpf.c). When one is missing it stops the
+ * probes (armed_mask, bpf/vigil.bpf.h). When one is missing it stops the
  * process with SIGSTOP right there, before X's thread returns to user
  * space, and flags its record (VG_RF_ARMSTOP). vigil handles the record,
  * attaches the missing probes, sets their bits, then lets the process go.

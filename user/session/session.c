@@ -327,6 +327,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.stacks = ss->o->stacks, .dynamic = ss->o->dynamic,
 		.record = ss->o->record_path != NULL,
 		.follow_forks = ss->o->follow_forks,
+		.warn = stderr,
 	};
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
 		goto out;
@@ -386,15 +387,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.launching = !ss->o->pid,
 		.warn = stderr,
 	};
-	/* --dynamic's state while the run goes on (its plan is the plan's) */
-	const uint64_t *arms;
-	uint64_t dormant;
-
-	if (ss->o->dynamic &&
-	    !(ss->dyn = vg_dyn_plan(ss->spec, ss->kernel, &arms, &dormant))) {
-		vg_errf(e, "out of memory");
-		goto out;
-	}
+	/* --dynamic's state while the run goes on: the plan's analysis */
+	ss->dyn = vg_plan_take_dyn(plan);
 	if (ss->o->record_path) {
 		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,
 					   ss->pid, e);
@@ -406,8 +400,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 	snprintf(ss->exe, sizeof(ss->exe), "%s", path);
 	if (vg_probe_has_watches(ss->probe) &&
-	    !(ss->ws = vg_watchset_new(ss->spec, ss->kernel, ss->probe,
-				       ss->pid, plan->stop_masks,
+	    !(ss->ws = vg_watchset_new(ss->spec, plan, ss->probe, ss->pid,
 				       ss->o->watch_evict ? VG_WATCH_EVICT
 							  : VG_WATCH_REFUSE, e)))
 		goto out;
@@ -601,7 +594,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		kill(ss->pid, SIGCONT);
 	vg_session_advertise(ss);
 	for (;;) {
-		/* Idle, the probes wake us per batch (vigil.bpf.c, wake_bytes)
+		/* Idle, the probes wake us per batch (bpf/vigil.bpf.h, wake_bytes)
 		 * and the timeout bounds how long a lone event waits. While
 		 * records keep coming the ring is always readable, so waiting
 		 * on it would spin a CPU: wait for signals and the target's

@@ -281,7 +281,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	}
 	if (!ss->o->pid && !ss->launch_exec_seen) {
 		/* the program is loaded, stopped there for its watchpoints
-		 * (bpf/lifecycle.bpf.h, stop_at_exec) */
+		 * (bpf/vigil/lifecycle.bpf.c, stop_at_exec) */
 		ss->launch_exec_seen = true;
 		if (!vg_probe_has_global_watches(ss->probe))
 			return 0;

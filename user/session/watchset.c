@@ -33,7 +33,7 @@ static int nregs_used(const struct vg_watchset *ws)
 	return n;
 }
 
-/* The bits of a location as its C type makes them (bpf/vigil.bpf.c's
+/* The bits of a location as its C type makes them (bpf/vigil.bpf.h's
  * convert, for the value read when a breakpoint is armed) */
 static uint64_t convert(uint64_t v, uint8_t conv, uint8_t size)
 {
@@ -116,6 +116,16 @@ static void change_start(struct vg_watchset *ws, struct watch *w)
 	w->clast = change_value(ev, w->cval);
 }
 
+/* the plan's watchpoint of location k of global watch event `event` */
+static const struct vg_plan_gwatch *gwatch_of(const struct vg_watchset *ws,
+					      int event, int k)
+{
+	for (int i = 0; i < ws->ngwatch; i++)
+		if (ws->gwatch[i].event == event && ws->gwatch[i].loc == k)
+			return &ws->gwatch[i];
+	return NULL;
+}
+
 int vg_watchset_start(struct vg_watchset *ws, struct vg_err *e)
 {
 	for (int i = 0; i < ws->spec->nevents; i++) {
@@ -130,9 +140,15 @@ int vg_watchset_start(struct vg_watchset *ws, struct vg_err *e)
 		*w = (struct watch){ .used = true, .global = true,
 				     .prop = -1, .event = i };
 		for (int k = 0; k < (change ? ev->ncloc : 1); k++) {
+			const struct vg_plan_gwatch *g = gwatch_of(ws, i, k);
 			struct vg_wp wp;
 			int r;
 
+			if (!g) {
+				drop(ws, w);
+				return vg_errf(e, "no watchpoint planned for %s",
+					       ev->name);
+			}
 			if (nregs_used(ws) == VG_WATCH_REGS) {
 				drop(ws, w);
 				return vg_errf_code(e, VG_EXIT_USAGE,
@@ -141,9 +157,7 @@ int vg_watchset_start(struct vg_watchset *ws, struct vg_err *e)
 						    ev->loc.col, ev->name,
 						    VG_WATCH_REGS + 1, VG_WATCH_REGS);
 			}
-			if (vg_probe_watch_global(ws->probe, ws->pid,
-						  change ? ev->cloc[k].base
-							 : ev->name, i, &wp, e) ||
+			if (vg_probe_watch_global(ws->probe, ws->pid, g, &wp, e) ||
 			    (r = reg_arm(ws, &wp, e)) < 0) {
 				drop(ws, w);
 				return -1;

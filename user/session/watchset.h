@@ -44,12 +44,13 @@ enum vg_watch_policy {
 bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
 			bool *oom);
 
-/* stop_mask[prop]: the states whose entry stops the target. Plans the
- * per-slice watches from DWARF through the probe layer; fails naming the
- * spec line when one cannot be planned. */
+/* The watches of the plan (user/plan/plan.h: the globals' watchpoints,
+ * where each per-slice watch finds its memory, the tiers, the states
+ * whose entry stops the target), copied: the plan may go. */
+struct vg_plan;
 struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
-				    const bool *kernel, struct vg_probe *probe,
-				    pid_t pid, const uint32_t *stop_mask,
+				    const struct vg_plan *plan,
+				    struct vg_probe *probe, pid_t pid,
 				    enum vg_watch_policy policy,
 				    struct vg_err *e);
 void vg_watchset_free(struct vg_watchset *ws);

@@ -7,6 +7,7 @@
 
 #include "watchset.h"
 
+#include "plan/plan.h"
 #include "probe/probe.h"
 
 #define MAX_WATCHES 64		/* watches at once: each holds a register,
@@ -15,13 +16,13 @@
 #define MAX_CONS 8		/* per-slice watch events one state consumes */
 #define MAX_REGS (2 * VG_WATCH_REGS)	/* entries; at most 4 armed */
 
-/* How a property finds one watched location of a slice: the pointer (a
- * slice parameter or variable), the members below it, the count */
+/* How a property finds one watched location of a slice (the plan's,
+ * user/plan/plan.h: the pointer, the members below it, the count) */
 struct loc_plan {
 	int base;		/* slice parameter or variable index */
 	bool base_var;
-	enum { CNT_ONE, CNT_CONST, CNT_PARAM, CNT_VAR } count_kind;
-	int64_t count;		/* CNT_CONST: the count; else the index */
+	enum vg_plan_count count_kind;
+	int64_t count;		/* VG_WCOUNT_CONST: the count; else the index */
 	struct vg_wp_type ty;
 	bool said_partial;
 };
@@ -64,6 +65,8 @@ struct vg_watchset {
 	pid_t pid;
 	enum vg_watch_policy policy;
 	uint32_t *stop_mask;		/* [nprops] */
+	struct vg_plan_gwatch *gwatch;	/* the globals' (the plan's) */
+	int ngwatch;
 	struct plan *plan;		/* [nprops * nevents] */
 	bool *prop_on;			/* [nprops]: has per-slice watches */
 	int *state_off;			/* [nprops]: into cons / ncons */

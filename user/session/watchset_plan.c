@@ -1,9 +1,9 @@
 /* How each property finds the memory of its per-slice watch events
- * (user/session/watchset_internal.h): which slice parameter or variable
- * holds the pointer, the C type it points to (from the DWARF of the
- * function that gives the slice that pointer), the members below it and
- * the count of `@ n`; which states consume which events; which events
- * must hold their thread while a watchpoint is armed. */
+ * (user/session/watchset_internal.h), taken from the plan (user/plan/:
+ * which slice parameter or variable holds the pointer, the members below
+ * it from DWARF, the count of `@ n`); which states consume which events;
+ * which events must hold their thread while a watchpoint is armed (a
+ * pass of the plan). */
 #include "watchset_internal.h"
 
 #include <stdlib.h>
@@ -120,85 +120,34 @@ bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
 	return any ? hold : (free(hold), NULL);
 }
 
-/* the function event that gives parameter j of p its value: the C type
- * of the pointer */
-static int typed_source(const struct vg_spec *spec, const struct vg_property *p,
-			int j, int *slot)
+/* property prop's plan for a per-slice watch event, from the plan's */
+static int plan_event(struct vg_watchset *ws, const struct vg_plan *plan,
+		      int prop, int event, struct vg_err *e)
 {
-	for (int b = 0; b < p->nbindings; b++) {
-		const struct vg_event *ev = &spec->events[p->bindings[b].event];
-
-		if ((ev->kind == VG_EV_BEFORE || ev->kind == VG_EV_AFTER) &&
-		    p->bindings[b].slot[j] != VG_UNBOUND) {
-			*slot = p->bindings[b].slot[j];
-			return p->bindings[b].event;
-		}
-	}
-	return -1;
-}
-
-static int plan_loc(struct vg_watchset *ws, const struct vg_property *p,
-		    const struct vg_event *ev, const struct vg_watch_loc *w,
-		    struct loc_plan *l, struct vg_err *e)
-{
-	int src, slot = 0, idx;
-	bool is_var;
-
-	l->base = vg_watch_name(p, w->base, &l->base_var);
-	if (w->count[0] >= '0' && w->count[0] <= '9') {
-		l->count_kind = CNT_CONST;
-		l->count = strtoll(w->count, NULL, 10);
-	} else if (w->count[0]) {
-		idx = vg_watch_name(p, w->count, &is_var);
-		l->count_kind = is_var ? CNT_VAR : CNT_PARAM;
-		l->count = idx;
-	}
-	src = l->base_var ? -1 : typed_source(ws->spec, p, l->base, &slot);
-	if (src < 0) {
-		/* a variable, or a parameter no function gives: no C type,
-		 * so bytes, and only *v @ n says how many */
-		if (w->path[0] || !w->count[0])
-			return vg_errf_code(e, VG_EXIT_USAGE,
-					    "%s:%d:%d: %s has no C type (%s): watch *%s @ n, n bytes",
-					    ev->loc.file, ev->loc.line, ev->loc.col,
-					    w->base, l->base_var ? "a slice variable"
-					    : "no function call gives it", w->base);
-		l->ty = (struct vg_wp_type){ .nsteps = 1, .elem = 1,
-					     .void_target = true };
-		return 0;
-	}
-	if (vg_probe_watch_type(ws->probe, ws->spec->events[src].name, slot,
-				w->path, &l->ty, e))
-		return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d:%d: watching %s: %.3900s",
-				    ev->loc.file, ev->loc.line, ev->loc.col,
-				    ev->name, e->msg);
-	if (l->ty.void_target && !w->count[0])
-		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "%s:%d:%d: %s points to void (or to a type DWARF does not give): say how many bytes, *%s @ n",
-				    ev->loc.file, ev->loc.line, ev->loc.col,
-				    w->base, w->base);
-	return 0;
-}
-
-static int plan_event(struct vg_watchset *ws, int prop, int event,
-		      struct vg_err *e)
-{
-	const struct vg_event *ev = &ws->spec->events[event];
+	const struct vg_plan_swatch *sw = vg_plan_swatch_of(plan, prop, event);
 	struct plan *pl = vg_ws_plan(ws, prop, event);
-	bool change = ev->kind == VG_EV_CHANGE;
 
+	if (!sw)
+		return vg_errf(e, "no watch planned for event %s of %s",
+			       ws->spec->events[event].name,
+			       ws->spec->props[prop].name);
 	pl->on = true;
-	pl->nloc = change ? ev->ncloc : 1;
+	pl->nloc = sw->nloc;
 	for (int k = 0; k < pl->nloc; k++)
-		if (plan_loc(ws, &ws->spec->props[prop], ev,
-			     change ? &ev->cloc[k] : &ev->wloc, &pl->loc[k], e))
-			return -1;
+		pl->loc[k] = (struct loc_plan){
+			.base = sw->loc[k].base,
+			.base_var = sw->loc[k].base_var,
+			.count_kind = sw->loc[k].count_kind,
+			.count = sw->loc[k].count,
+			.ty = sw->loc[k].ty,
+		};
 	return 0;
 }
 
 /* which states of p consume which per-slice watch events, and their
  * plans */
-static int plan_prop(struct vg_watchset *ws, int p, struct vg_err *e)
+static int plan_prop(struct vg_watchset *ws, const struct vg_plan *plan,
+		     int p, struct vg_err *e)
 {
 	const struct vg_property *pr = &ws->spec->props[p];
 
@@ -221,15 +170,15 @@ static int plan_prop(struct vg_watchset *ws, int p, struct vg_err *e)
 					    pr->trans[t].loc.col, MAX_CONS);
 		if (k == *n)
 			c[(*n)++] = ev;
-		if (!vg_ws_plan(ws, p, ev)->on && plan_event(ws, p, ev, e))
+		if (!vg_ws_plan(ws, p, ev)->on && plan_event(ws, plan, p, ev, e))
 			return -1;
 	}
 	return 0;
 }
 
 struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
-				    const bool *kernel, struct vg_probe *probe,
-				    pid_t pid, const uint32_t *stop_mask,
+				    const struct vg_plan *plan,
+				    struct vg_probe *probe, pid_t pid,
 				    enum vg_watch_policy policy,
 				    struct vg_err *e)
 {
@@ -252,15 +201,20 @@ struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
 	ws->cons = calloc(nstates + 1, sizeof(*ws->cons));
 	ws->ncons = calloc(nstates + 1, sizeof(int));
 	ws->stop_mask = calloc(np + 1, sizeof(uint32_t));
+	ws->gwatch = calloc(plan->ngwatch + 1, sizeof(*ws->gwatch));
 	if (!ws->plan || !ws->prop_on || !ws->state_off || !ws->cons ||
-	    !ws->ncons || !ws->stop_mask)
+	    !ws->ncons || !ws->stop_mask || !ws->gwatch)
 		goto oom;
-	memcpy(ws->stop_mask, stop_mask, np * sizeof(uint32_t));
+	memcpy(ws->stop_mask, plan->stop_masks, np * sizeof(uint32_t));
+	if (plan->ngwatch)	/* NULL when there is none */
+		memcpy(ws->gwatch, plan->gwatch,
+		       plan->ngwatch * sizeof(*ws->gwatch));
+	ws->ngwatch = plan->ngwatch;
 	nstates = 0;
 	for (int p = 0; p < np; p++) {
 		ws->state_off[p] = nstates;
 		nstates += spec->props[p].nstates;
-		if (!kernel[p] && plan_prop(ws, p, e))
+		if (!plan->kernel[p] && plan_prop(ws, plan, p, e))
 			goto fail;
 	}
 	return ws;
@@ -284,6 +238,7 @@ void vg_watchset_free(struct vg_watchset *ws)
 	free(ws->cons);
 	free(ws->ncons);
 	free(ws->stop_mask);
+	free(ws->gwatch);
 	free(ws);
 }
 
@@ -312,11 +267,11 @@ bool vg_ws_where(struct vg_watchset *ws, const struct loc_plan *l,
 	if (!a)
 		return *why = "the pointer is null", false;
 	a += l->ty.off[l->ty.nsteps ? l->ty.nsteps - 1 : 0];
-	if (l->count_kind == CNT_CONST)
+	if (l->count_kind == VG_WCOUNT_CONST)
 		n = (uint64_t)l->count;
-	else if (l->count_kind == CNT_VAR)
+	else if (l->count_kind == VG_WCOUNT_VAR)
 		n = (uint64_t)s->vars[l->count];
-	else if (l->count_kind == CNT_PARAM)
+	else if (l->count_kind == VG_WCOUNT_PARAM)
 		n = s->mask >> l->count & 1 ? s->params[l->count] : 0;
 	if (!n || n > (1ull << 32))
 		return *why = "the count is 0 or out of range", false;

@@ -468,11 +468,114 @@ static int build_index(struct vg_dwarf *dw, struct vg_err *e)
 	return 0;
 }
 
+/* Every unit header, to the end: -1 (e set) when one cannot be read */
+static int walk_headers(struct vg_dwarf *dw, struct vg_err *e)
+{
+	for (;;) {
+		Dwarf_Error err = NULL;
+		Dwarf_Unsigned hlen, abbrev_off, typeoff, next;
+		Dwarf_Half version, asize, lsize, xsize, cutype;
+		Dwarf_Sig8 sig;
+		int r = dwarf_next_cu_header_d(dw->dbg, 1, &hlen, &version,
+					       &abbrev_off, &asize, &lsize,
+					       &xsize, &sig, &typeoff, &next,
+					       &cutype, &err);
+
+		if (r == DW_DLV_NO_ENTRY)
+			return 0;
+		if (r == DW_DLV_ERROR) {
+			vg_errf(e, "cannot read the DWARF of %s (%s): %s",
+				dw->path, dw->debug_path, dwarf_errmsg(err));
+			chk(dw, r, &err);
+			return -1;
+		}
+	}
+}
+
+void dw_index(struct vg_dwarf *dw)
+{
+	struct vg_err e;
+
+	if (dw->indexed || !dw->dbg)
+		return;
+	dw->indexed = true;
+	/* a unit that cannot be read ends the index there: the names
+	 * before it are still found (out of memory likewise) */
+	if (build_index(dw, &e) && !dw->problem)
+		dw->problem = strdup(e.msg);
+}
+
+const struct dw_ent *dw_func_at_addr(struct vg_dwarf *dw, uint64_t addr)
+{
+	Dwarf_Error err = NULL;
+	Dwarf_Arange ar;
+	Dwarf_Off cu_off;
+	Dwarf_Die cu = NULL, c;
+	struct dw_ent *saved = dw->ents, *found = NULL;
+	size_t nsaved = dw->nents, capsaved = dw->cap;
+
+	if (!dw->dbg)
+		return NULL;
+	if (!dw->aranges_read) {
+		dw->aranges_read = true;
+		if (chk(dw, dwarf_get_aranges(dw->dbg, &dw->aranges,
+					      &dw->naranges, &err), &err) !=
+		    DW_DLV_OK) {
+			dw->aranges = NULL;
+			dw->naranges = 0;
+		}
+	}
+	if (!dw->naranges ||
+	    chk(dw, dwarf_get_arange(dw->aranges, (Dwarf_Unsigned)dw->naranges,
+				     addr, &ar, &err), &err) != DW_DLV_OK ||
+	    chk(dw, dwarf_get_cu_die_offset(ar, &cu_off, &err), &err) !=
+	    DW_DLV_OK ||
+	    chk(dw, dwarf_offdie_b(dw->dbg, cu_off, 1, &cu, &err), &err) !=
+	    DW_DLV_OK)
+		return NULL;
+	/* the unit's top-level entries, indexed as build_index would, into
+	 * a list of their own */
+	dw->ents = NULL;
+	dw->nents = dw->cap = 0;
+	for (bool ok = dw_child(dw, cu, &c); ok; ok = dw_next(dw, &c))
+		if (dw_tag(dw, c) == DW_TAG_subprogram && index_die(dw, c)) {
+			dwarf_dealloc_die(c);
+			break;
+		}
+	dwarf_dealloc_die(cu);
+	/* the definition under its own name before a concrete copy named
+	 * through its origin (as func_at_symbol picks from the index) */
+	for (size_t i = 0; i < dw->nents; i++) {
+		struct dw_ent *en = &dw->ents[i];
+
+		if (en->kind != ENT_FUNC || !(en->flags & EF_PC) ||
+		    en->pc != addr)
+			continue;
+		if (!found || (found->flags & EF_ORIGIN && !(en->flags & EF_ORIGIN)))
+			found = en;
+	}
+	free(dw->hit.name);
+	dw->hit = found ? *found : (struct dw_ent){ 0 };
+	if (found)
+		found->name = NULL;	/* now the hit's */
+	for (size_t i = 0; i < dw->nents; i++)
+		free(dw->ents[i].name);
+	free(dw->ents);
+	dw->ents = saved;
+	dw->nents = nsaved;
+	dw->cap = capsaved;
+	return found ? &dw->hit : NULL;
+}
+
 /* The entries named NAME of a kind: [*lo, *hi). */
 void dw_ent_range(struct vg_dwarf *dw, const char *name, int kind,
 		  size_t *lo, size_t *hi)
 {
-	size_t a = 0, b = dw->nents;
+	size_t a, b;
+
+	dw_index(dw);
+	a = 0;
+	b = dw->nents;
 
 	while (a < b) {
 		size_t m = (a + b) / 2;
@@ -672,6 +775,16 @@ struct vg_dwarf *vg_dwarf_open(const char *binary, struct vg_err *e)
 		dw->dbg = NULL;
 		return dw;
 	}
+	/* the binary's own DWARF is indexed now; a separate debug file's
+	 * when a name is first asked for, but a broken one is said at once:
+	 * its unit headers are read (cheap: no entries), which also brings
+	 * libdwarf's walk back to the first unit for build_index */
+	if (strcmp(dw->debug_path, binary)) {
+		if (walk_headers(dw, e))
+			return unreadable(dw, e);
+		return dw;
+	}
+	dw->indexed = true;
 	if (build_index(dw, e))
 		return unreadable(dw, e);
 	return dw;
@@ -689,6 +802,12 @@ void vg_dwarf_close(struct vg_dwarf *dw)
 	for (size_t i = 0; i < dw->nents; i++)
 		free(dw->ents[i].name);
 	free(dw->ents);
+	free(dw->hit.name);
+	if (dw->dbg && dw->aranges) {
+		for (Dwarf_Signed i = 0; i < dw->naranges; i++)
+			dwarf_dealloc(dw->dbg, dw->aranges[i], DW_DLA_ARANGE);
+		dwarf_dealloc(dw->dbg, dw->aranges, DW_DLA_LIST);
+	}
 	if (dw->dbg)
 		dwarf_finish(dw->dbg, &err);
 	vg_elf_file_close(&dw->f);

@@ -525,6 +525,10 @@ static const struct dw_ent *func_at_symbol(struct vg_dwarf *dw,
 	if (!vg_elf_lookup(dw->f.elf, VG_TAB_SYMTAB | VG_TAB_DYNSYM, name,
 			   VG_SYM_FUNC, false, &sym))
 		return NULL;
+	/* its compilation unit alone, when the index is not built yet */
+	if (!dw->indexed && (best = dw_func_at_addr(dw, sym.st_value)))
+		return best;
+	dw_index(dw);
 	for (size_t i = 0; i < dw->nents; i++) {
 		const struct dw_ent *en = &dw->ents[i];
 

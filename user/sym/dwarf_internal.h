@@ -38,6 +38,16 @@ struct vg_dwarf {
 	Dwarf_Debug dbg;
 	struct dw_ent *ents;
 	size_t nents, cap;
+	/* A separate debug file (libc6-dbg's for libc) is big and a spec
+	 * asks about a few of its functions: its index of every name is
+	 * built on the first question by name (dw_index); a function at a
+	 * symbol's address is found first through .debug_aranges in its
+	 * compilation unit alone (dw_func_at_addr) */
+	bool indexed;
+	Dwarf_Arange *aranges;
+	Dwarf_Signed naranges;
+	bool aranges_read;
+	struct dw_ent hit;	/* dw_func_at_addr's last answer */
 };
 
 #define MAX_DEPTH 32	/* typedef chains, nested structs */
@@ -68,6 +78,14 @@ int dw_tag(struct vg_dwarf *dw, Dwarf_Die die);
 bool dw_die(struct vg_dwarf *dw, uint64_t off, Dwarf_Die *die);
 
 bool dw_child(struct vg_dwarf *dw, Dwarf_Die parent, Dwarf_Die *c);
+
+/* The index of every name (dw->ents), built once, on first use */
+void dw_index(struct vg_dwarf *dw);
+/* The function defined at addr, from its compilation unit alone (through
+ * .debug_aranges), as the index would have it; NULL when the aranges do
+ * not say or the unit has no such function at its top level (the caller
+ * then asks the index). Valid until the next call. */
+const struct dw_ent *dw_func_at_addr(struct vg_dwarf *dw, uint64_t addr);
 
 bool dw_next(struct vg_dwarf *dw, Dwarf_Die *c);
 

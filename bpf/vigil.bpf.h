@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
-/* vigil's probe programs.
+/* What vigil's BPF units share (the units in bpf/vigil/, linked by `bpftool gen
+ * object` into one object, build/bpf/vigil.bpf.o, whose skeleton user
+ * space loads; see the Makefile):
+ *
+ *   bpf/vigil/probes.bpf.c     the call probes: vg_entry (`before f(...)`),
+ *                              vg_stash + vg_return (`after f(...)`), their
+ *                              kernel-tier builds vg_entry_k, vg_return_k
+ *                              and sleepable ones vg_entry_s, vg_return_s
+ *   bpf/vigil/kstep.bpf.c      vg_kstep, the kernel-tier interpreter the
+ *                              _k builds tail-call (kstep.bpf.h)
+ *   bpf/vigil/lifecycle.bpf.c  vg_signal, vg_exit, vg_fork, vg_exec,
+ *                              vg_sys_enter: events from tracepoints
+ *   bpf/vigil/watch.bpf.c      vg_watch: hardware watchpoints
  *
  * One program per probe kind, attached many times: the BPF cookie of each
  * attachment is the index of the event in the spec, so one uprobe program
  * serves every function a spec names.
- *
- *   vg_entry   uprobe     `before f(...)`: reads the arguments
- *   vg_stash   uprobe     `after f(...)`: saves the entry arguments ...
- *   vg_return  uretprobe  ... and this one pairs them with the return value
- *   vg_entry_k, vg_return_k: the same with the kernel tier compiled in
- *   vg_entry_s, vg_return_s: sleepable, for events that read C strings
- *   vg_signal, vg_exit, vg_fork: lifecycle events (lifecycle.bpf.h)
  *
  * Each event then goes to the user tier (a VG_REC_EVENT record), to the
  * kernel tier (kstep.bpf.h: the automaton evaluated right here), or both,
@@ -19,7 +24,17 @@
  * Nothing here writes user memory: the only effect on the target is the
  * SIGSTOP a violation may send, and, with it, the thread sent back to
  * the call of the function it stops at (rewind.bpf.h).
+ *
+ * The maps and variables every unit sees are defined here, and in
+ * kstep.bpf.h and rewind.bpf.h, as VG_SHARED (weak) definitions: each
+ * unit's object has them, and the linker keeps one of each, which all the
+ * units' programs then use. A map or variable only one unit uses is
+ * defined in that unit, as usual.
  */
+#ifndef VIGIL_BPF_H
+#define VIGIL_BPF_H
+
+#define VG_SHARED __attribute__((weak))
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -33,7 +48,6 @@
 #define PT_REGS_PARM6(x) ((x)->r9)
 #endif
 
-char LICENSE[] SEC("license") = "GPL";
 
 /* kfunc (Linux 6.12): copies a C string from user memory, faulting pages
  * in; sleepable programs only */
@@ -42,54 +56,54 @@ extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz,
 				  __u64 flags) __ksym;
 
 /* Set by user space before the programs are attached. */
-__u32 target_tgid = 0;
+__u32 target_tgid VG_SHARED = 0;
 /* --follow-fork: the target's descendants are monitored too; their tgids
  * are in `followed` (added at fork, removed at exit) */
-__u32 follow_forks = 0;
+__u32 follow_forks VG_SHARED = 0;
 /* Wake the consumer only once this much is waiting: a busy target then
  * costs one wake-up per batch, not per event. The consumer also polls on a
  * short timeout, so a lone event waits at most that long. */
-__u64 wake_bytes = 0;
+__u64 wake_bytes VG_SHARED = 0;
 /* Events that can lead a user-tier slice into a stop wake the consumer at
  * once, but at most once per wake_gap_ns: a forced wake-up costs the
  * target microseconds, and while records keep coming the consumer polls
  * every wake_gap_ns anyway (user/session/session.c), so the latency of a
  * stop stays about wake_gap_ns either way. */
-__u64 wake_gap_ns = 0;
-__u64 last_wake_ns = 0;
+__u64 wake_gap_ns VG_SHARED = 0;
+__u64 last_wake_ns VG_SHARED = 0;
 /* Set by user space while it drains on a timer instead of waiting on the
  * ring (user/session/session.c): a wake-up then wakes nobody, yet costs
  * the target several microseconds (irq_work, a self-IPI: a VM exit in a
  * guest), so the probes skip them. */
-__u32 consumer_polls = 0;
+__u32 consumer_polls VG_SHARED = 0;
 /* Kernel tier: entering a state with a `checkpoint` reaction stops the
  * target (so the image is of that very moment) once this time has come;
  * user space moves it on after each checkpoint (--checkpoint-gap), and
  * the first thread to pass it pushes it to "never" until then. */
-__u64 ckpt_next_ns = 0;
+__u64 ckpt_next_ns VG_SHARED = 0;
 /* --dynamic (user/session/dynamic.c): bit e set while event e's probe is
  * attached; and, per CPU, how many arming events are between reading it
  * and submitting their record, so that user space knows when none that
  * read an old value is still on its way */
-__u64 armed_mask = 0;
+__u64 armed_mask VG_SHARED = 0;
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u64);
-} inflight SEC(".maps");
+} inflight SEC(".maps") VG_SHARED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 22);	/* resized by user space */
-} events SEC(".maps");
+} events SEC(".maps") VG_SHARED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, VG_MAX_EVENTS);
 	__type(key, __u32);
 	__type(value, struct vg_ev_conf);
-} ev_conf SEC(".maps");
+} ev_conf SEC(".maps") VG_SHARED;
 
 /* User stacks of VG_EVF_STACK events, deduplicated by the kernel: a
  * record carries a 4-byte id, not the frames. Frames are kept as (build
@@ -101,7 +115,7 @@ struct {
 	__uint(map_flags, BPF_F_STACK_BUILD_ID);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, VG_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
-} stacks SEC(".maps");
+} stacks SEC(".maps") VG_SHARED;
 
 /* per-event hit and loss counts, per CPU */
 struct {
@@ -109,21 +123,21 @@ struct {
 	__uint(max_entries, VG_MAX_EVENTS);
 	__type(key, __u32);
 	__type(value, __u64);
-} ev_hits SEC(".maps");
+} ev_hits SEC(".maps") VG_SHARED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, VG_MAX_EVENTS);
 	__type(key, __u32);
 	__type(value, __u64);
-} ev_lost SEC(".maps");
+} ev_lost SEC(".maps") VG_SHARED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, VG_CNT__COUNT);
 	__type(key, __u32);
 	__type(value, __u64);
-} counters SEC(".maps");
+} counters SEC(".maps") VG_SHARED;
 
 /* Entry arguments of `after` events, per thread and event, as a small
  * stack so that recursion pairs each return with its own entry. */
@@ -142,7 +156,7 @@ struct {
 	__uint(max_entries, 65536);
 	__type(key, struct stash_key);
 	__type(value, struct stash);
-} stashes SEC(".maps");
+} stashes SEC(".maps") VG_SHARED;
 
 /* scratch space: struct stash is too big for the BPF stack */
 struct {
@@ -150,7 +164,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct stash);
-} stash_init SEC(".maps");
+} stash_init SEC(".maps") VG_SHARED;
 
 static __always_inline void count(void *map, __u32 idx)
 {
@@ -165,7 +179,7 @@ struct {
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, __u32);
-} followed SEC(".maps");
+} followed SEC(".maps") VG_SHARED;
 
 /* Is the current thread the target's (or, with --follow-fork, one of its
  * followed descendants')? The common case is one comparison; the map is
@@ -238,6 +252,42 @@ static __always_inline __u64 wake_flags(void)
 
 #include "kstep.bpf.h"
 #include "returns.bpf.h"
+
+/* The kernel tier's step is a program of its own, vg_kstep, which both
+ * probe builds (vg_entry_k, vg_return_k) tail-call into as their last
+ * act: the verifier then checks the interpreter once, not once per build
+ * (about 250 ms each). The probe's slots live in a per-CPU scratch the
+ * step reads back; the tail call happens on the same CPU with migration
+ * off, so no other probe run comes in between. */
+struct kstep_args {
+	__u32 event, tid;
+	__u32 at_entry, pad;
+	__u64 slot[VG_NSLOTS];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kstep_args);
+} kstep_args SEC(".maps") VG_SHARED;
+/* [0] = vg_kstep, set by user space once it is loaded */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} kstep_tail SEC(".maps") VG_SHARED;
+
+/* the slots of a _k build: the scratch vg_kstep reads, zeroed */
+static __always_inline struct kstep_args *kstep_scratch(void)
+{
+	__u32 zero = 0;
+	struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
+
+	if (a)
+		__builtin_memset(a->slot, 0, sizeof(a->slot));
+	return a;
+}
 
 /* The event's captures (struct vg_cap_plan): values read from target
  * memory now, at the probe, into VG_SLOT_CAP0.. */
@@ -384,7 +434,7 @@ struct {
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, struct vg_inside);
-} inside SEC(".maps");
+} inside SEC(".maps") VG_SHARED;
 
 static __always_inline void mark_inside(const struct vg_ev_conf *conf,
 					__u32 tid)
@@ -506,8 +556,18 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 	}
 	if (busy)
 		__sync_fetch_and_add(busy, -1);	/* its record is submitted */
-	if (ktier && conf->nkprops)
-		kstep_event(ctx, at_entry, conf, event, tid, slot);
+	if (ktier && ctx && conf->nkprops) {
+		__u32 zero = 0;
+		struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
+
+		/* slot is a->slot (kstep_scratch) */
+		if (a) {
+			a->event = event;
+			a->tid = tid;
+			a->at_entry = at_entry;
+			bpf_tail_call(ctx, &kstep_tail, 0);
+		}
+	}
 	return 0;
 }
 
@@ -538,173 +598,4 @@ static __always_inline __u64 convert(__u64 v, __u8 conv, __u8 size)
 	return v;
 }
 
-#include "lifecycle.bpf.h"
-
-/* The positional parameters into slots 0..VG_MAX_FIELDS-1: integer
- * register i by default; by the event's plan (VG_EVF_ARGS) when DWARF
- * says a parameter is narrower than 8 bytes, on the stack, or after an
- * SSE parameter that shifts the integer registers. */
-static __always_inline void read_args(struct pt_regs *ctx,
-				      const struct vg_ev_conf *conf,
-				      __u64 *slot)
-{
-	__u64 reg[VG_NARGS] = {
-		PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
-		PT_REGS_PARM4(ctx), PT_REGS_PARM5(ctx), PT_REGS_PARM6(ctx),
-	};
-
-	if (!(conf->flags & VG_EVF_ARGS)) {
-		__builtin_memcpy(slot, reg, sizeof(reg));
-		return;
-	}
-	for (int i = 0; i < VG_MAX_FIELDS; i++) {
-		const struct vg_arg_plan *a = &conf->arg[i];
-		__u64 v = 0;
-
-		if (a->where == VG_ARG_REG) {
-			v = reg[a->reg < VG_NARGS ? a->reg : 0];
-		} else if (a->where == VG_ARG_STACK) {
-			if (bpf_probe_read_user(&v, sizeof(v),
-						(void *)(PT_REGS_SP(ctx) +
-							 a->stack_off))) {
-				v = 0;
-				count(&counters, VG_CNT_CAPFAULT);
-			}
-		}
-		slot[i] = convert(v, a->conv, a->size);
-	}
-}
-
-static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
-{
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 event = (__u32)cookie;
-	__u64 slot[VG_NSLOTS] = {};
-	struct vg_ev_conf *conf;
-	__u32 tid;
-
-	if (!is_target(&tid) || others_link(cookie, false))
-		return 0;
-	if (rewind_rehit(ctx, cookie, tid))	/* this call was seen */
-		return 0;
-	conf = bpf_map_lookup_elem(&ev_conf, &event);
-	if (!conf)
-		return 0;
-	read_args(ctx, conf, slot);
-	return handle_conf(ctx, conf, event, tid, slot, ktier, true, sleep,
-			   false);
-}
-
-/* Each probe comes in two builds: without the kernel tier, which the
- * verifier checks in milliseconds, and with it (_k), which costs about a
- * second to load. User space loads only the pair the spec needs. */
-SEC("uprobe")
-int vg_entry(struct pt_regs *ctx)
-{
-	return entry(ctx, false, false);
-}
-
-SEC("uprobe")
-int vg_entry_k(struct pt_regs *ctx)
-{
-	return entry(ctx, true, false);
-}
-
-/* Events that read C strings (str(p)): sleepable, so that reading a page
- * the target has not touched yet faults it in instead of failing. Such
- * events feed only user-tier properties, and carry no stack (a stack map
- * is not allowed in a sleepable program). */
-SEC("uprobe.s")
-int vg_entry_s(struct pt_regs *ctx)
-{
-	return entry(ctx, false, true);
-}
-
-SEC("uprobe")
-int vg_stash(struct pt_regs *ctx)
-{
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	struct stash_key k = { .event = (__u32)cookie };
-	struct vg_ev_conf *conf;
-	struct stash *s;
-	__u32 zero = 0;
-
-	if (!is_target(&k.tid) || others_link(cookie, false))
-		return 0;
-	conf = bpf_map_lookup_elem(&ev_conf, &k.event);
-	if (!conf)
-		return 0;
-	s = bpf_map_lookup_elem(&stashes, &k);
-	if (!s) {
-		struct stash *init = bpf_map_lookup_elem(&stash_init, &zero);
-
-		if (!init)
-			return 0;
-		init->depth = 0;
-		bpf_map_update_elem(&stashes, &k, init, BPF_NOEXIST);
-		s = bpf_map_lookup_elem(&stashes, &k);
-		if (!s)
-			return 0;
-	}
-	if (s->depth < VG_STASH_DEPTH) {
-		__u32 d = s->depth & (VG_STASH_DEPTH - 1);
-
-		/* placed now: stack arguments are at %rsp at entry */
-		read_args(ctx, conf, s->args[d]);
-	}
-	/* deeper frames keep counting so returns still pair up; their
-	 * arguments read as 0 */
-	s->depth++;
-	return 0;
-}
-
-static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
-{
-	__u64 cookie = bpf_get_attach_cookie(ctx);
-	struct stash_key k = { .event = (__u32)cookie };
-	__u64 slot[VG_NSLOTS] = {};
-	struct vg_ev_conf *conf;
-	struct stash *s;
-
-	if (!is_target(&k.tid) || others_link(cookie, true))
-		return 0;
-	conf = bpf_map_lookup_elem(&ev_conf, &k.event);
-	if (!conf)
-		return 0;
-	s = bpf_map_lookup_elem(&stashes, &k);
-	if (s && s->depth > 0) {
-		s->depth--;
-		if (s->depth < VG_STASH_DEPTH) {
-			__u32 d = s->depth & (VG_STASH_DEPTH - 1);
-
-			__builtin_memcpy(slot, s->args[d],
-					 sizeof(s->args[d]));
-		}
-		if (s->depth == 0)
-			bpf_map_delete_elem(&stashes, &k);
-	}
-	slot[VG_SLOT_RET] = PT_REGS_RC(ctx);
-	if (conf->flags & VG_EVF_RETX)
-		slot[VG_SLOT_RET] = convert(slot[VG_SLOT_RET], conf->ret_conv,
-					    conf->ret_size);
-	return handle_conf(ctx, conf, k.event, k.tid, slot, ktier, false,
-			   sleep, false);
-}
-
-SEC("uretprobe")
-int vg_return(struct pt_regs *ctx)
-{
-	return ret(ctx, false, false);
-}
-
-SEC("uretprobe")
-int vg_return_k(struct pt_regs *ctx)
-{
-	return ret(ctx, true, false);
-}
-
-SEC("uretprobe.s")
-int vg_return_s(struct pt_regs *ctx)
-{
-	return ret(ctx, false, true);
-}
+#endif
