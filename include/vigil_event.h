@@ -54,7 +54,9 @@ enum vg_rec_kind {
 				 * target exactly at this event */
 #define VG_RF_FOLLOWED 0x10	/* VG_PROC_FORK: the child is followed */
 #define VG_RF_FORKSTOP 0x20	/* VG_PROC_FORK: the child is stopped until
-				 * its probes are attached (VG_FOLLOW_HELD) */
+				 * its probes are attached (VG_FOLLOW_HELD);
+				 * VG_PROC_EXEC under vigil watch: the process
+				 * that exec'd the watched program, likewise */
 #define VG_RF_REWOUND 0x200	/* with VG_RF_STOPPED at an entry probe: the
 				 * thread was sent back to the call, nothing
 				 * of the function ran (bpf/rewind.bpf.h) */
@@ -113,7 +115,8 @@ struct vg_rec_proc {
 				 * VG_PROC_EXIT: the followed process that
 				 * ended (its probes can go) */
 	__u32 dev;		/* VG_PROC_EXEC: the program's file, as the
-				 * kernel encodes dev_t (major << 20 | minor) */
+				 * kernel encodes dev_t (major << 20 | minor);
+				 * VG_PROC_EXIT: the wait status */
 	__u64 ino;
 	char path[256];		/* VG_PROC_EXEC: the program, as exec'd */
 };

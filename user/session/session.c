@@ -34,6 +34,7 @@
 #include "plan/plan.h"
 #include "watchset.h"
 #include "symval.h"
+#include "watch/watch.h"
 
 #define VG_POLL_MS 10
 /* records per drain below which the event loop also waits on the ring */
@@ -60,6 +61,8 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_evidence_add(x, s, from, to, ev);
 	vg_session_view_transition(ss, x, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+	if (ss->o->watch_exe)	/* each process's stop is its own */
+		vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
@@ -297,7 +300,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	}
 	/* the options that do not go together (the plan's tier pass puts
 	 * every property in the user tier with --follow-fork) */
-	if (vg_session_follow_check(ss, why, e))
+	if (vg_session_watch_check(ss, e) ||
+	    vg_session_follow_check(ss, why, e))
 		goto out;
 	if (ss->o->dynamic && (ss->o->record_path || ss->o->state_path)) {
 		vg_errf_code(e, VG_EXIT_USAGE, "--dynamic does not go with %s: %s",
@@ -306,8 +310,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 						: "its slices were not planned for");
 		goto out;
 	}
-	if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
-			   : vg_resolve_program(ss->o->argv[0], path, e))
+	if (ss->o->watch_exe)
+		snprintf(path, sizeof(path), "%s", ss->o->watch_exe);
+	else if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
+				: vg_resolve_program(ss->o->argv[0], path, e))
 		goto out;
 	if (session_libs(ss, e))
 		goto out;
@@ -347,9 +353,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (!ss->mon)
 		goto out;
 
-	ss->pid = ss->o->pid > 0 ? ss->o->pid
-				 : vg_proc_spawn_stopped(path, ss->o->argv,
-							ss->o->no_aslr, e);
+	ss->pid = ss->o->watch_exe ? 0	/* no target of its own */
+		  : ss->o->pid > 0 ? ss->o->pid
+				   : vg_proc_spawn_stopped(path, ss->o->argv,
+							  ss->o->no_aslr, e);
 	if (ss->pid < 0)
 		goto out;
 	/* before any probe can stop the target */
@@ -375,8 +382,11 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.max_kslices = ss->o->max_slices,
 		.all_events = ss->o->record_path != NULL,
 		.follow_forks = ss->o->follow_forks,
-		.launching = !ss->o->pid,
+		.launching = !ss->o->pid && !ss->o->watch_exe,
 		.warn = stderr,
+		.watch = ss->o->watch_exe != NULL,
+		.watch_dev = ss->watch_dev,
+		.watch_ino = ss->watch_ino,
 	};
 	/* --dynamic's state while the run goes on (its plan is the plan's) */
 	const uint64_t *arms;
@@ -412,7 +422,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	    vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
 			     ss->kernel, e))
 		goto out;
-	if (vg_session_view_open(ss, e))
+	if (vg_session_view_open(ss, e) || vg_session_watch_open(ss, e) ||
+	    vg_session_attach_where(ss, e))
 		goto out;
 	rc = 0;
 out:
@@ -455,6 +466,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 			vg_monitor_mark_inconclusive(ss->mon, i);
 	vg_report_set_evidence(ss->report, ss->evidence);
 	vg_report_final(ss->report, ss->mon, 0);
+	vg_session_watch_finish(ss);	/* its processes, and its counts */
 	for (int i = 0; i < ss->nkids; i++) {	/* --follow-fork */
 		vg_report_set_evidence(ss->report, ss->kids[i].evidence);
 		vg_report_final(ss->report, ss->kids[i].mon,
@@ -545,10 +557,11 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigaddset(&mask, SIGUSR1);	/* the monitor state, on stderr */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	pidfd = vg_proc_pidfd(ss->pid, e);
+	/* vigil watch has no target of its own: it ends on a signal */
+	pidfd = ss->o->watch_exe ? -2 : vg_proc_pidfd(ss->pid, e);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ep_ctl = epoll_create1(EPOLL_CLOEXEC);
-	if (sigfd < 0 || pidfd < 0 || ep < 0 || ep_ctl < 0) {
+	if (sigfd < 0 || pidfd == -1 || ep < 0 || ep_ctl < 0) {
 		if (pidfd >= 0)
 			vg_errf(e, "setting up the event loop: %s",
 				strerror(errno));
@@ -557,8 +570,10 @@ static int loop(struct session *ss, struct vg_err *e)
 	ev.data.fd = vg_probe_fd(ss->probe);
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = pidfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
-	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
+	if (pidfd >= 0) {
+		epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
+	}
 	ev.data.fd = sigfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
 	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
@@ -569,7 +584,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
-	if (!ss->o->pid && (ss->o->interactive
+	if (!ss->o->pid && !ss->o->watch_exe && (ss->o->interactive
 			    ? vg_proc_release_at_entry(ss->pid, e)
 			    : vg_proc_release(ss->pid, e)))
 		goto out;
@@ -623,7 +638,8 @@ static int loop(struct session *ss, struct vg_err *e)
 			break;
 		vg_live_keep_going(ss);
 		vg_live_serve(ss);
-		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss))
+		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss) ||
+		    vg_session_watch_done(ss))
 			goto done;
 		if (vg_scenario_target_stopped(ss->sc) ||
 		    vg_scenario_target_killed(ss->sc)) {
@@ -651,6 +667,11 @@ static int loop(struct session *ss, struct vg_err *e)
 				}
 				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
 					continue;	/* gdb's, on the terminal */
+				if (ss->o->watch_exe) {
+					fprintf(stderr, "vigil: %s: detaching, the watched processes run on\n",
+						strsignal(si.ssi_signo));
+					goto done;
+				}
 				if (ss->o->pid) {
 					/* not our child: leave it alone */
 					fprintf(stderr, "vigil: %s: detaching, the target runs on\n",
@@ -668,7 +689,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 		vg_session_live_tick(ss);
 		vg_session_view_tick(ss);
-		if (!exited && target_gone(ss, pidfd, &code, &sig)) {
+		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			/* no timeouts now: the target may have exited before
 			 * their deadlines (those due while it ran fired when
@@ -728,7 +749,9 @@ out:
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
-				ss.keep_stopped_at_end);
+				ss.keep_stopped_at_end ||
+				(ss.wstats && ss.wstats->stopped));
+	vg_session_watch_free(&ss);
 	/* the page keeps the end of a run that ended by itself (not one the
 	 * user interrupted, nor one gdb takes the terminal for), the probes
 	 * gone and the target as the run left it */
@@ -744,6 +767,7 @@ out:
 	for (int i = 0; i < ss.nkids; i++) {
 		vg_monitor_free(ss.kids[i].mon);
 		vg_evidence_free(ss.kids[i].evidence);
+		free(ss.kids[i].cgroup);
 	}
 	free(ss.kids);
 	vg_report_free(ss.report);

@@ -29,7 +29,8 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 		return 0;
 	if (ss->o->tier == VG_TIER_KERNEL)
 		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "--follow-fork runs every property in the user tier (kernel-tier slices do not tell processes apart): not with --tier=kernel");
+				    "%s runs every property in the user tier (kernel-tier slices do not tell processes apart): not with --tier=kernel",
+				    ss->o->watch_exe ? "vigil watch" : "--follow-fork");
 	if (ss->o->record_path)
 		no = "--record";
 	else if (ss->o->fork_snapshots || ss->o->state_path ||
@@ -45,12 +46,14 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 			}
 	if (no)
 		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "--follow-fork does not go with %s: they concern one process",
+				    "%s does not go with %s: they concern one process",
+				    ss->o->watch_exe ? "vigil watch" : "--follow-fork",
 				    no);
 	for (int p = 0; p < ss->spec->nprops; p++) {
 		ss->kernel[p] = false;
 		snprintf(why[p], sizeof(why[p]),
-			 "--follow-fork (kernel-tier slices do not tell processes apart)");
+			 "%s (kernel-tier slices do not tell processes apart)",
+			 ss->o->watch_exe ? "vigil watch" : "--follow-fork");
 	}
 	return 0;
 }
@@ -80,6 +83,8 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 		return ss->mon;
 	}
 	vg_evidence_set_stacks(x, vg_session_event_stack, ss);
+	memset(&ss->kids[ss->nkids], 0, sizeof(ss->kids[0]));
+	ss->kids[ss->nkids].ns_pid = pid;
 	ss->kids[ss->nkids].pid = pid;
 	ss->kids[ss->nkids].gone = false;
 	ss->kids[ss->nkids].evidence = x;
@@ -249,6 +254,8 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	struct stat st;
 	bool same;
 
+	if (ss->o->watch_exe && p->h.event != VG_PROC_FORK)
+		return vg_session_watch_process(ss, p);
 	if (p->h.event == VG_PROC_EXIT) {	/* a followed process ended */
 		vg_probe_unfollow(ss->probe, (pid_t)p->child);
 		for (int i = 0; i < ss->nkids; i++)
@@ -264,6 +271,9 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 				return 0;
 		/* first, since the child is held stopped until then (and let
 		 * go even if this fails) */
+		if (followed && ss->o->watch_exe &&
+		    !vg_session_watch_room(ss, (pid_t)p->child))
+			return 0;	/* let go, said */
 		if (followed) {
 			struct vg_err fe = { 0 };
 
@@ -273,6 +283,8 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 				fprintf(stderr, "vigil: pid %u: %s: it runs unmonitored\n",
 					p->child, fe.msg);
 				followed = false;
+			} else if (ss->o->watch_exe) {
+				vg_session_watch_forked(ss, (pid_t)p->child);
 			}
 		}
 		vg_report_process(ss->report, VG_PROC_FORK, p->h.pid, p->child,
