@@ -3,7 +3,8 @@
  * opens a handle, uses it and closes it, until the file given with --until
  * exists (or 60 s), then exits 0. With --bug its 20th handle is closed
  * twice (the second close is refused by the handle itself, so the program
- * stays correct: only the property breaks). --period US sets the pause
+ * stays correct: only the property breaks); --bug-when FILE does that
+ * once FILE exists. --period US sets the pause
  * between handles (5000 by default; 0 for a busy loop, the bench's load). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ __attribute__((noipa)) void inst_close(struct handle *h)
 
 int main(int argc, char **argv)
 {
-	const char *until = NULL;
+	const char *until = NULL, *bug_when = NULL;
 	long period = 5000, n = 0;
 	int bug = 0;
 	time_t end = time(NULL) + 60;
@@ -42,6 +43,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--bug"))
 			bug = 1;
+		else if (!strcmp(argv[i], "--bug-when") && i + 1 < argc)
+			bug_when = argv[++i];
 		else if (!strcmp(argv[i], "--until") && i + 1 < argc)
 			until = argv[++i];
 		else if (!strcmp(argv[i], "--period") && i + 1 < argc)
@@ -57,6 +60,10 @@ int main(int argc, char **argv)
 			inst_close(h);
 			if (bug && n == 20)
 				inst_close(h);
+			if (bug_when && k == 0 && !access(bug_when, F_OK)) {
+				inst_close(h);
+				bug_when = NULL;
+			}
 			free(h);
 			if (period)
 				usleep(period);

@@ -56,18 +56,28 @@ static void read_cgroup(pid_t pid, struct vg_proc_where *out)
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	if (!(f = fopen(path, "re")))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		size_t n = strcspn(line, "\n");
+	/* "0::/system.slice/x.service" (v2), "4:memory:/docker/ID" (v1): the
+	 * v2 path, else the systemd hierarchy's, else any controller's --
+	 * the first that is not the root, which a container's runtime
+	 * (a v1 or hybrid host) may have set in only some of them */
+	int best = 9;
 
-		line[n] = 0;
-		/* cgroup v2: "0::/system.slice/x.service"; with v1, the
-		 * systemd hierarchy says as much */
-		if (!strncmp(line, "0::", 3) ||
-		    (strstr(line, ":name=systemd:") && !out->cgroup[0]))
-			snprintf(out->cgroup, sizeof(out->cgroup), "%s",
-				 strchr(strchr(line, ':') + 1, ':') + 1);
-		if (!strncmp(line, "0::", 3))
-			break;
+	while (fgets(line, sizeof(line), f)) {
+		char *c1 = strchr(line, ':'), *path;
+		int rank;
+
+		line[strcspn(line, "\n")] = 0;
+		if (!c1 || !(path = strchr(c1 + 1, ':')))
+			continue;
+		path++;
+		rank = !strncmp(line, "0::", 3) ? 0
+		       : strstr(line, ":name=systemd:") ? 1 : 2;
+		if (strcmp(path, "/"))
+			rank -= 3;	/* not the root: better */
+		if (rank < best) {
+			best = rank;
+			snprintf(out->cgroup, sizeof(out->cgroup), "%s", path);
+		}
 	}
 	fclose(f);
 }
