@@ -320,9 +320,22 @@ struct vg_kslot {
 	__u32 prop;
 	__u16 state;
 	__u16 pad;
+	/* vigil watch (kslot_by_tgid): the process the slice is of, part of
+	 * its key; 0 otherwise, and for a process that ended (a slot that
+	 * matches nothing any more) */
+	__u32 tgid;
+	__u32 pad2;
 	__u64 key[VG_KMAX_PARAMS];
 	__s64 vars[VG_KMAX_VARS];
 };
+
+/* The first key word as hashed: with slices keyed by process (vigil
+ * watch), the process goes into it, so that one object address in twenty
+ * processes does not pile up on one probe path. */
+static inline __u64 vg_kslot_key0(__u64 a, __u32 tgid)
+{
+	return a ^ ((__u64)tgid * 0xc2b2ae3d27d4eb4full);
+}
 
 /* Slice addresses are 16-byte aligned and often in arithmetic progression
  * (a heap's blocks), small integers dense, and the same key is a slice of

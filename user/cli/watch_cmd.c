@@ -82,8 +82,10 @@ int vg_cmd_watch(int argc, char **argv)
 		case 't':
 			if (!strcmp(optarg, "user") || !strcmp(optarg, "auto"))
 				so->tier = VG_TIER_USER;
+			else if (!strcmp(optarg, "kernel"))
+				so->tier = VG_TIER_KERNEL;
 			else
-				return vg_cli_usage(usage, "--tier: '%s': vigil watch runs every property in the user tier (auto or user)", optarg);
+				return vg_cli_usage(usage, "--tier: '%s' is not auto, user or kernel", optarg);
 			break;
 		case 'v':
 			if (!strcmp(optarg, "stop"))

@@ -502,6 +502,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->follow_forks = o->follow_forks;
 	p->skel->bss->fork_stop = p->per_pid;
 	p->skel->bss->watch_ino = o->watch ? o->watch_ino : 0;
+	vg_probe_kslices_by_process(p, o->watch);
 	p->skel->bss->watch_dev = o->watch ? o->watch_dev : 0;
 	p->skel->bss->stop_at_exec = o->launching &&
 				     vg_probe_has_global_watches(p);

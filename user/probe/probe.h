@@ -223,6 +223,17 @@ typedef void (*vg_kslice_cb)(void *ctx, int prop, const uint64_t *key,
 			     int state, const int64_t *vars);
 int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx);
+
+/* vigil watch (probe/ktier_procs.c): kernel-tier slices keyed by process
+ * too; each live one with its process; and the slices of a process that
+ * ended made to match nothing (they stay counted in --max-slices). */
+void vg_probe_kslices_by_process(struct vg_probe *p, bool on);
+typedef void (*vg_kslice_proc_cb)(void *ctx, pid_t tgid, int prop,
+				  const uint64_t *key, int state,
+				  const int64_t *vars);
+int vg_probe_foreach_kslice_proc(const struct vg_probe *p,
+				 vg_kslice_proc_cb cb, void *ctx);
+void vg_probe_forget_kslices(struct vg_probe *p, pid_t tgid);
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
 /* The states of kernel-tier property prop (spec index) whose entry stops
  * the thread in the probe, changed while the probes run (`vigil break`;

@@ -199,9 +199,14 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	uint64_t params[VG_MAX_PARAMS] = { k->key[0], k->key[1] };
 	int64_t vars[VG_KMAX_VARS];
 
+	struct vg_monitor *mon = ss->mon;
+	struct vg_evidence *x = ss->evidence;
+
 	if (prop < 0)
 		return 0;
 	p = &ss->spec->props[prop];
+	/* vigil watch: the process's own monitor and evidence */
+	vg_session_watch_kproc(ss, (pid_t)k->h.pid, &mon, &x);
 	if (k->h.kind == VG_REC_KFULL || k->h.kind == VG_REC_KBUSY) {
 		if (!ss->warned_loss)
 			fprintf(stderr, "vigil: %s: kernel tier %s; its verdicts are inconclusive (see --max-slices)\n",
@@ -210,6 +215,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 					: "could not lock a slice in time");
 		ss->warned_loss = true;
 		vg_monitor_mark_inconclusive(ss->mon, prop);
+		vg_monitor_mark_inconclusive(mon, prop);
 		return 0;
 	}
 	memcpy(vars, k->vars, sizeof(vars));
@@ -217,7 +223,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		symbolizer(ss);
 	if (k->h.flags & VG_RF_CKPT)
 		ss->ckpt_stop = true;
-	if (vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params,
+	if (vg_monitor_set(mon, prop, (1u << p->nparams) - 1, params,
 			   k->to, vars, e))
 		return -1;
 	rec_to_event(ss, &k->h, k->slot, &ev);
@@ -226,8 +232,9 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.params = params;
 	v.state = k->to;
 	v.vars = vars;
-	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
-	vg_session_view_transition(ss, ss->evidence, &v, k->from, &ev);
+	vg_evidence_add(x, &v, k->from, k->to, &ev);
+	vg_report_set_evidence(ss->report, x);
+	vg_session_view_transition(ss, x, &v, k->from, &ev);
 	{	/* exact or not: probe/rewind.c */
 		char note[256];
 
@@ -238,6 +245,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	}
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
+	if (ss->o->watch_exe)
+		vg_session_watch_transition(ss, &v, k->to, &ev);
 	vg_live_transition(ss, &v, k->from, k->to, &ev,
 			   k->h.flags & VG_RF_STOPPED);
 	vg_report_stop_note(ss->report, NULL);	/* this step's only */
@@ -324,7 +333,9 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.tier = ss->o->tier, .on_violation = ss->o->on_violation,
 		.stacks = ss->o->stacks, .dynamic = ss->o->dynamic,
 		.record = ss->o->record_path != NULL,
-		.follow_forks = ss->o->follow_forks,
+		/* vigil watch --tier=kernel: slices keyed by process */
+		.follow_forks = ss->o->follow_forks &&
+				!vg_session_watch_kernel(ss),
 	};
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
 		goto out;

@@ -162,6 +162,19 @@ void vg_session_watch_forked(struct session *ss, pid_t child);
 void vg_session_watch_transition(struct session *ss,
 				 const struct vg_slice_view *s, int to,
 				 const struct vg_mon_event *ev);
+/* vigil watch --tier=kernel: slices keyed by process in the kernel. */
+bool vg_session_watch_kernel(const struct session *ss);
+/* A kernel-tier step of process pid: its monitor and evidence (left as
+ * they are outside watch, or for a process not watched). */
+void vg_session_watch_kproc(struct session *ss, pid_t pid,
+			    struct vg_monitor **mon, struct vg_evidence **x);
+/* --tier=kernel: a watched process's fork is not followed (its parent's
+ * kernel-tier slices cannot be copied for it while the parent runs on):
+ * let go, said, counted as refused. */
+void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
+				      pid_t child);
+/* The kernel table's slices into each process's monitor. */
+void vg_session_watch_mirror(struct session *ss);
 /* Should the loop end (the hooks' keep_going)? */
 bool vg_session_watch_done(struct session *ss);
 /* At the end: the processes still monitored get their verdicts, and the

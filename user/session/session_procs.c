@@ -25,8 +25,8 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 {
 	const char *no = NULL;
 
-	if (!ss->o->follow_forks)
-		return 0;
+	if (!ss->o->follow_forks || vg_session_watch_kernel(ss))
+		return 0;	/* (watch's own checks: session_watch.c) */
 	if (ss->o->tier == VG_TIER_KERNEL)
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "%s runs every property in the user tier (kernel-tier slices do not tell processes apart): not with --tier=kernel",
@@ -69,12 +69,21 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 	struct vg_err e = { 0 };
 	struct vg_evidence *x;
 	struct vg_monitor *m;
+	bool user[ss->spec->nprops + 1];
 	void *v;
 
+	/* (vigil watch --tier=kernel) kernel-tier properties are mirrored,
+	 * not evaluated, as in the target's monitor */
+	for (int i = 0; i < ss->spec->nprops; i++)
+		user[i] = !ss->kernel[i];
+	mo.evaluate = user;
 	v = realloc(ss->kids, (ss->nkids + 1) * sizeof(*ss->kids));
 	if (v)
 		ss->kids = v;
-	x = v ? vg_evidence_new(ss->spec, 0, ss->o->evidence) : NULL;
+	/* vigil watch: a smaller ring per process (its memory is touched
+	 * as the process runs: 64k steps of a busy process were 2.5 MB) */
+	x = v ? vg_evidence_new(ss->spec, ss->o->watch_exe ? 4096 : 0,
+				ss->o->evidence) : NULL;
 	m = x ? vg_monitor_new(ss->spec, &mo, &hooks, &e) : NULL;
 	if (!m) {
 		vg_evidence_free(x);
@@ -274,6 +283,13 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		if (followed && ss->o->watch_exe &&
 		    !vg_session_watch_room(ss, (pid_t)p->child))
 			return 0;	/* let go, said */
+		if (followed && vg_session_watch_kernel(ss)) {
+			/* the parent's kernel-tier slices cannot be copied
+			 * for it while the parent runs on */
+			vg_session_watch_unfollowed_fork(ss, (pid_t)p->h.pid,
+							 (pid_t)p->child);
+			return 0;
+		}
 		if (followed) {
 			struct vg_err fe = { 0 };
 

@@ -139,6 +139,19 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 	for (int i = 0; !no && i < ss->spec->nevents; i++)
 		if (vg_event_watches(&ss->spec->events[i]))
 			no = "watchpoint events (write, read, access, change)";
+	else if (ss->o->record_path)
+		no = "--record";
+	else if (ss->o->fork_snapshots || ss->o->state_path ||
+		 ss->o->on_violation == VG_OV_CHECKPOINT)
+		no = "checkpoints";
+	for (int p = 0; !no && p < ss->spec->nprops; p++)
+		for (int r = 0; r < ss->spec->props[p].nreactions; r++)
+			for (int a = 0; a < ss->spec->props[p].reactions[r].nactions; a++) {
+				int k = ss->spec->props[p].reactions[r].actions[a].kind;
+
+				if (k == VG_ACT_CHECKPOINT || k == VG_ACT_RESTORE)
+					no = "checkpoint and restore reactions";
+			}
 	if (no)
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "vigil watch does not go with %s yet", no);
@@ -351,6 +364,8 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 	if (p->h.event == VG_PROC_EXIT) {
 		pid = (pid_t)p->child;
 		vg_probe_unfollow(ss->probe, pid);
+		if (vg_session_watch_kernel(ss))
+			vg_probe_forget_kslices(ss->probe, pid);
 		if ((i = kid_index(ss, pid)) >= 0)
 			kid_end(ss, i, VG_WATCH_EXITED, (int)p->dev, NULL);
 		return 0;
@@ -365,6 +380,8 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 	}
 	/* a watched process exec'd: the watched program again (a new
 	 * history), or another one (no longer watched) */
+	if (vg_session_watch_kernel(ss))
+		vg_probe_forget_kslices(ss->probe, pid);
 	if (p->ino == ss->watch_ino && p->dev == ss->watch_dev) {
 		vg_monitor_free(ss->kids[i].mon);
 		ss->kids[i].mon = NULL;
@@ -526,4 +543,55 @@ int vg_session_attach_where(struct session *ss, struct vg_err *e)
 			ss->pid, w.ns_pid, w.cgroup[0] ? w.cgroup : "(unknown)",
 			w.other_root ? "; its files are read through its own root (/proc/PID/root)" : "");
 	return 0;
+}
+
+bool vg_session_watch_kernel(const struct session *ss)
+{
+	return ss->o->watch_exe && ss->o->tier == VG_TIER_KERNEL;
+}
+
+void vg_session_watch_kproc(struct session *ss, pid_t pid,
+			    struct vg_monitor **mon, struct vg_evidence **x)
+{
+	int i;
+
+	if (!ss->o->watch_exe || (i = kid_index(ss, pid)) < 0)
+		return;
+	*mon = ss->kids[i].mon;
+	*x = ss->kids[i].evidence;
+}
+
+void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
+				      pid_t child)
+{
+	char why[128];
+
+	vg_probe_refuse(ss->probe, child);
+	ss->wstats->refused++;
+	stats_changed(ss);
+	snprintf(why, sizeof(why),
+		 "a fork of pid %d, not followed in the kernel tier (--tier=user follows forks)",
+		 parent);
+	say(ss, -1, child, "refused", why);
+	hook(ss, -1, child, VG_WATCH_REFUSED, 0);
+}
+
+static void mirror_one(void *ctx, pid_t tgid, int prop, const uint64_t *key,
+		       int state, const int64_t *vars)
+{
+	struct session *ss = ctx;
+	const struct vg_property *p = &ss->spec->props[prop];
+	uint64_t params[VG_MAX_PARAMS] = { key[0], key[1] };
+	struct vg_err e;
+	int i = kid_index(ss, tgid);
+
+	if (i >= 0)
+		vg_monitor_set(ss->kids[i].mon, prop, (1u << p->nparams) - 1,
+			       params, state, vars, &e);
+}
+
+void vg_session_watch_mirror(struct session *ss)
+{
+	if (vg_session_watch_kernel(ss))
+		vg_probe_foreach_kslice_proc(ss->probe, mirror_one, ss);
 }
