@@ -678,6 +678,9 @@ static int loop(struct session *ss, struct vg_err *e)
 				}
 				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
 					continue;	/* gdb's, on the terminal */
+				if (ss->o->watch_exe &&
+				    vg_session_watch_signal(ss, (int)si.ssi_signo))
+					continue;
 				if (ss->o->watch_exe) {
 					fprintf(stderr, "vigil: %s: detaching, the watched processes run on\n",
 						strsignal(si.ssi_signo));

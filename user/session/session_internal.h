@@ -175,6 +175,8 @@ void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
 				      pid_t child);
 /* The kernel table's slices into each process's monitor. */
 void vg_session_watch_mirror(struct session *ss);
+/* A signal that would end the watch: did the hooks take it? */
+bool vg_session_watch_signal(struct session *ss, int sig);
 /* Should the loop end (the hooks' keep_going)? */
 bool vg_session_watch_done(struct session *ss);
 /* At the end: the processes still monitored get their verdicts, and the

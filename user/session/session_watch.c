@@ -389,6 +389,7 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 		ss->kids[i].evidence = NULL;
 		ss->kids[i] = ss->kids[--ss->nkids];
 		ss->wstats->live--;
+		ss->wstats->processes--;	/* the same process */
 		if (kid_new(ss, pid) >= 0)
 			say(ss, kid_index(ss, pid), pid, "started", "exec'd the program again: a new history");
 		return 0;
@@ -594,4 +595,11 @@ void vg_session_watch_mirror(struct session *ss)
 {
 	if (vg_session_watch_kernel(ss))
 		vg_probe_foreach_kslice_proc(ss->probe, mirror_one, ss);
+}
+
+bool vg_session_watch_signal(struct session *ss, int sig)
+{
+	const struct vg_watch_hooks *h = ss->o->watch_hooks;
+
+	return h && h->on_signal && h->on_signal(h->ctx, sig);
 }

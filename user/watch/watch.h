@@ -68,6 +68,10 @@ struct vg_watch_hooks {
 	void (*process)(void *ctx, const struct vg_watch_proc *p);
 	void (*verdict)(void *ctx, const struct vg_watch_verdict *v);
 	bool (*keep_going)(void *ctx);	/* NULL: until a signal */
+	/* SIGHUP, SIGINT or SIGTERM arrived (taken by the loop's signalfd):
+	 * true when the caller handled it (a reload on SIGHUP, say) and the
+	 * watch goes on; false (or NULL) ends it */
+	bool (*on_signal)(void *ctx, int sig);
 	struct vg_watch_stats *stats;	/* kept up to date, or NULL */
 };
 
