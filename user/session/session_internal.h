@@ -52,6 +52,7 @@ struct session {
 		char *cgroup;
 		uint64_t violations;
 		bool stopped;
+		struct vg_symbolizer *sym;	/* its stacks', at first use */
 	} *kids;
 	int nkids;
 	struct vg_watch_stats *wstats;	/* vigil watch (session_watch.c) */
@@ -173,6 +174,10 @@ void vg_session_watch_kproc(struct session *ss, pid_t pid,
  * let go, said, counted as refused. */
 void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
 				      pid_t child);
+/* A watched process's symbolizer (its maps, read at first use while it
+ * lives; through its root in a container), or NULL. */
+struct vg_symbolizer *vg_session_watch_symbolizer(struct session *ss,
+						 pid_t pid);
 /* The kernel table's slices into each process's monitor. */
 void vg_session_watch_mirror(struct session *ss);
 /* A signal that would end the watch: did the hooks take it? */

@@ -39,6 +39,7 @@
 #include "proc/procinfo.h"
 #include "report/evidence.h"
 #include "report/report.h"
+#include "sym/symbolize.h"
 #include "util/json.h"
 #include "watch/watch.h"
 #include <unistd.h>
@@ -253,6 +254,7 @@ static void kid_end(struct session *ss, int i, enum vg_watch_what what,
 	hook(ss, i, pid, what, status);
 	vg_monitor_free(ss->kids[i].mon);
 	vg_evidence_free(ss->kids[i].evidence);
+	vg_symbolizer_free(ss->kids[i].sym);
 	free(ss->kids[i].cgroup);
 	vg_proc_root_forget(pid);
 	ss->kids[i] = ss->kids[--ss->nkids];
@@ -387,6 +389,10 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 		ss->kids[i].mon = NULL;
 		vg_evidence_free(ss->kids[i].evidence);
 		ss->kids[i].evidence = NULL;
+		vg_symbolizer_free(ss->kids[i].sym);
+		ss->kids[i].sym = NULL;
+		free(ss->kids[i].cgroup);
+		ss->kids[i].cgroup = NULL;
 		ss->kids[i] = ss->kids[--ss->nkids];
 		ss->wstats->live--;
 		ss->wstats->processes--;	/* the same process */
@@ -602,4 +608,17 @@ bool vg_session_watch_signal(struct session *ss, int sig)
 	const struct vg_watch_hooks *h = ss->o->watch_hooks;
 
 	return h && h->on_signal && h->on_signal(h->ctx, sig);
+}
+
+struct vg_symbolizer *vg_session_watch_symbolizer(struct session *ss,
+						 pid_t pid)
+{
+	int i = kid_index(ss, pid);
+
+	if (i < 0)
+		return NULL;
+	if (!ss->kids[i].sym &&
+	    (ss->kids[i].sym = vg_symbolizer_new(pid)))
+		vg_symbolizer_add_file(ss->kids[i].sym, ss->exe);
+	return ss->kids[i].sym;
 }
