@@ -403,6 +403,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.watch = ss->o->watch_exe != NULL,
 		.watch_dev = ss->watch_dev,
 		.watch_ino = ss->watch_ino,
+		.watch_lib_dev = ss->watch_lib_dev,
+		.watch_lib_ino = ss->watch_lib_ino,
 	};
 	/* --dynamic's state while the run goes on (its plan is the plan's) */
 	const uint64_t *arms;

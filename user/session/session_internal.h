@@ -57,7 +57,9 @@ struct session {
 	int nkids;
 	struct vg_watch_stats *wstats;	/* vigil watch (session_watch.c) */
 	uint32_t watch_dev;		/* its executable, as the kernel */
-	uint64_t watch_ino;		/* encodes dev_t */
+	uint64_t watch_ino;		/* encodes dev_t; 0 with --lib-mapped */
+	uint32_t watch_lib_dev;		/* --lib-mapped: the library's */
+	uint64_t watch_lib_ino;
 	/* vigil attach to a process in a container: its pid there and its
 	 * cgroup, for the reports (vg_session_attach_where) */
 	pid_t target_ns_pid;

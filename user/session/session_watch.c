@@ -161,6 +161,12 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 				    ss->o->watch_exe);
 	ss->watch_ino = st.st_ino;
 	ss->watch_dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	if (ss->o->watch_lib) {	/* matched at its mapping, not an exec */
+		ss->watch_lib_ino = ss->watch_ino;
+		ss->watch_lib_dev = ss->watch_dev;
+		ss->watch_ino = 0;
+		ss->watch_dev = 0;
+	}
 	ss->wstats = calloc(1, sizeof(*ss->wstats));
 	if (!ss->wstats)
 		return vg_errf(e, "out of memory");
@@ -287,7 +293,9 @@ static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 		return;
 	}
 	say(ss, i, pid, running ? "attached" : "started",
-	    running ? "running already" : "held at its exec until its probes were in");
+	    running ? "running already"
+	    : ss->o->watch_lib ? "held as it mapped the library until its probes were in"
+			       : "held at its exec until its probes were in");
 	hook(ss, i, pid, running ? VG_WATCH_ATTACHED : VG_WATCH_STARTED, 0);
 }
 
@@ -319,12 +327,39 @@ void vg_session_watch_forked(struct session *ss, pid_t child)
 	hook(ss, i, child, VG_WATCH_FORKED, 0);
 }
 
-/* Is /proc/PID/exe the watched file? */
+/* --lib-mapped: has pid the library mapped executable? */
+static bool maps_it(struct session *ss, pid_t pid)
+{
+	char path[64], line[4400];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!yes && fgets(line, sizeof(line), f)) {
+		char perms[8];
+		unsigned maj, min;
+		unsigned long long ino;
+
+		if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu", perms, &maj,
+			   &min, &ino) == 4 && perms[2] == 'x' &&
+		    ino == ss->watch_lib_ino &&
+		    (maj << 20 | min) == ss->watch_lib_dev)
+			yes = true;
+	}
+	fclose(f);
+	return yes;
+}
+
+/* Is /proc/PID/exe the watched file (or, --lib-mapped, mapped)? */
 static bool runs_it(struct session *ss, pid_t pid)
 {
 	char path[64];
 	struct stat st;
 
+	if (ss->o->watch_lib)
+		return maps_it(ss, pid);
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	return !stat(path, &st) && st.st_ino == ss->watch_ino &&
 	       (major(st.st_dev) << 20 | minor(st.st_dev)) == ss->watch_dev;
@@ -352,9 +387,12 @@ int vg_session_watch_open(struct session *ss, struct vg_err *e)
 	}
 	closedir(d);
 	if (!ss->o->quiet)
-		fprintf(stderr, "vigil: watch: %s: %llu processes running it, monitored; those started later are held at their exec until their probes are in\n",
+		fprintf(stderr, "vigil: watch: %s: %llu processes %s, monitored; those started later are held at %s until their probes are in\n",
 			ss->o->watch_exe,
-			(unsigned long long)ss->wstats->live);
+			(unsigned long long)ss->wstats->live,
+			ss->o->watch_lib ? "mapping it" : "running it",
+			ss->o->watch_lib ? "their mapping of it"
+					 : "their exec");
 	return 0;
 }
 
