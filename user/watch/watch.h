@@ -10,7 +10,9 @@
  * executable is held at the exec by the exec tracepoint until its probes
  * are attached (per process, as --follow-fork does for a fork's child),
  * so nothing it runs escapes; one already running is attached as vigil
- * attach does; its forks are followed; its exit frees its state. */
+ * attach does; its forks are followed; its exit frees its state. With
+ * lib set, the processes that map a shared library instead, held as
+ * their mmap of it returns. */
 #ifndef VIGIL_WATCH_H
 #define VIGIL_WATCH_H
 
