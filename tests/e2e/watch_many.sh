@@ -20,6 +20,17 @@ start_instance() {	# start_instance ARGS...: one more, its pid in PIDS
 	LEFT_PIDS+=("$!")
 }
 
+# bad input: a clear message and exit status 2
+run_vigil watch "$SPEC"
+expect_rc 2
+expect_out "no --exe PATH"
+run_vigil watch "$SPEC" --exe "$TMP/none"
+expect_rc 2
+expect_out "--exe $TMP/none: no such file"
+run_vigil watch "$SPEC" --exe "$EXE" --max-procs 0
+expect_rc 2
+expect_out "--max-procs: '0' is not a count"
+
 for i in $(seq 10); do start_instance; done
 for p in "${PIDS[@]}"; do wait_exec "$p" "$EXE"; done
 "$VIGIL" watch "$SPEC" --exe "$EXE" --json "$TMP/v.json" >"$TMP/out" 2>&1 &

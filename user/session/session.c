@@ -341,6 +341,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		/* vigil watch --tier=kernel: slices keyed by process */
 		.follow_forks = ss->o->follow_forks &&
 				!vg_session_watch_kernel(ss),
+		.watch = ss->o->watch_exe != NULL,
 	};
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
 		goto out;
