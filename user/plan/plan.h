@@ -50,6 +50,7 @@ struct vg_plan_opts {
 	 * --all-warnings) */
 	FILE *warn;
 	bool all_names;
+	bool watch;			/* (because of vigil watch, says why) */
 };
 
 /* The BPF program a site runs (bpf/vigil/probes.bpf.c) */

@@ -36,6 +36,7 @@
 #include "plan/plan.h"
 #include "watchset.h"
 #include "symval.h"
+#include "watch/watch.h"
 
 #define VG_POLL_MS 10
 /* records per drain below which the event loop also waits on the ring */
@@ -62,6 +63,8 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_evidence_add(x, s, from, to, ev);
 	vg_session_view_transition(ss, x, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+	if (ss->o->watch_exe)	/* each process's stop is its own */
+		vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
@@ -121,6 +124,9 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 	struct session *ss = ctx;
 	struct vg_stack_frame fr[VG_STACK_DEPTH];
 	int n, out = 0;
+	/* vigil watch: the process's own (its maps, its load biases) */
+	struct vg_symbolizer *sy = ss->o->watch_exe
+		? vg_session_watch_symbolizer(ss, (pid_t)ev->pid) : NULL;
 
 	if (!ss->stack_on || !ss->stack_on[ev->event] || !ss->probe)
 		return 0;	/* not captured (see stack_events) */
@@ -130,10 +136,10 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 		struct vg_frame f;
 
 		if (fr[i].has_build_id)
-			vg_symbolize_file(symbolizer(ss), fr[i].build_id,
+			vg_symbolize_file((sy ? sy : symbolizer(ss)), fr[i].build_id,
 					  fr[i].offset, out > 0, &f);
 		else
-			vg_symbolize(symbolizer(ss), fr[i].offset, out > 0, &f);
+			vg_symbolize((sy ? sy : symbolizer(ss)), fr[i].offset, out > 0, &f);
 		vg_frame_format(&f, lines[out], sizeof(lines[out]));
 		/* the kernel adds that caller itself when the function
 		 * starts with push %rbp or endbr64 (6.11's
@@ -146,7 +152,7 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 		 * real one, bpf/returns.bpf.h, under a pending uretprobe) */
 		if (i == 0 && out < max && ev->slot[VG_SLOT_CALLER] &&
 		    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
-			vg_symbolize(symbolizer(ss), ev->slot[VG_SLOT_CALLER],
+			vg_symbolize((sy ? sy : symbolizer(ss)), ev->slot[VG_SLOT_CALLER],
 				     true, &f);
 			vg_frame_format(&f, lines[out], sizeof(lines[out]));
 			out++;
@@ -204,9 +210,14 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	uint64_t params[VG_MAX_PARAMS] = { k->key[0], k->key[1] };
 	int64_t vars[VG_KMAX_VARS];
 
+	struct vg_monitor *mon = ss->mon;
+	struct vg_evidence *x = ss->evidence;
+
 	if (prop < 0)
 		return 0;
 	p = &ss->spec->props[prop];
+	/* vigil watch: the process's own monitor and evidence */
+	vg_session_watch_kproc(ss, (pid_t)k->h.pid, &mon, &x);
 	if (k->h.kind == VG_REC_KFULL || k->h.kind == VG_REC_KBUSY) {
 		if (!ss->warned_loss)
 			fprintf(stderr, "vigil: %s: kernel tier %s; its verdicts are inconclusive (see --max-slices)\n",
@@ -215,6 +226,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 					: "could not lock a slice in time");
 		ss->warned_loss = true;
 		vg_monitor_mark_inconclusive(ss->mon, prop);
+		vg_monitor_mark_inconclusive(mon, prop);
 		return 0;
 	}
 	memcpy(vars, k->vars, sizeof(vars));
@@ -222,7 +234,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		symbolizer(ss);
 	if (k->h.flags & VG_RF_CKPT)
 		ss->ckpt_stop = true;
-	if (vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params,
+	if (vg_monitor_set(mon, prop, (1u << p->nparams) - 1, params,
 			   k->to, vars, e))
 		return -1;
 	rec_to_event(ss, &k->h, k->slot, &ev);
@@ -231,8 +243,9 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.params = params;
 	v.state = k->to;
 	v.vars = vars;
-	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
-	vg_session_view_transition(ss, ss->evidence, &v, k->from, &ev);
+	vg_evidence_add(x, &v, k->from, k->to, &ev);
+	vg_report_set_evidence(ss->report, x);
+	vg_session_view_transition(ss, x, &v, k->from, &ev);
 	{	/* exact or not: probe/rewind.c */
 		char note[256];
 
@@ -243,6 +256,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	}
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
+	if (ss->o->watch_exe)
+		vg_session_watch_transition(ss, &v, k->to, &ev);
 	vg_live_transition(ss, &v, k->from, k->to, &ev,
 			   k->h.flags & VG_RF_STOPPED);
 	vg_report_stop_note(ss->report, NULL);	/* this step's only */
@@ -270,7 +285,9 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
 		vg_symval_event(ss->symval, &ev);
-		if (ss->stack_on && ss->stack_on[ev.event])
+		if (ss->stack_on && ss->stack_on[ev.event] && ss->o->watch_exe)
+			vg_session_watch_symbolizer(ss, (pid_t)ev.pid);
+		else if (ss->stack_on && ss->stack_on[ev.event])
 			symbolizer(ss);
 		if (ss->rec && vg_recorder_write(ss->rec, &ev))
 			return vg_errf(ss->err, "writing %s failed",
@@ -305,7 +322,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	}
 	/* the options that do not go together (the plan's tier pass puts
 	 * every property in the user tier with --follow-fork) */
-	if (vg_session_follow_check(ss, why, e))
+	if (vg_session_watch_check(ss, e) ||
+	    vg_session_follow_check(ss, why, e))
 		goto out;
 	if (ss->o->dynamic && (ss->o->record_path || ss->o->state_path)) {
 		vg_errf_code(e, VG_EXIT_USAGE, "--dynamic does not go with %s: %s",
@@ -314,8 +332,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 						: "its slices were not planned for");
 		goto out;
 	}
-	if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
-			   : vg_resolve_program(ss->o->argv[0], path, e))
+	if (ss->o->watch_exe)
+		snprintf(path, sizeof(path), "%s", ss->o->watch_exe);
+	else if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
+				: vg_resolve_program(ss->o->argv[0], path, e))
 		goto out;
 	if (session_libs(ss, e))
 		goto out;
@@ -326,8 +346,11 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.tier = ss->o->tier, .on_violation = ss->o->on_violation,
 		.stacks = ss->o->stacks, .dynamic = ss->o->dynamic,
 		.record = ss->o->record_path != NULL,
-		.follow_forks = ss->o->follow_forks,
+		/* vigil watch --tier=kernel: slices keyed by process */
+		.follow_forks = ss->o->follow_forks &&
+				!vg_session_watch_kernel(ss),
 		.warn = stderr,
+		.watch = ss->o->watch_exe != NULL,
 	};
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
 		goto out;
@@ -356,9 +379,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (!ss->mon)
 		goto out;
 
-	ss->pid = ss->o->pid > 0 ? ss->o->pid
-				 : vg_proc_spawn_stopped(path, ss->o->argv,
-							ss->o->no_aslr, e);
+	ss->pid = ss->o->watch_exe ? 0	/* no target of its own */
+		  : ss->o->pid > 0 ? ss->o->pid
+				   : vg_proc_spawn_stopped(path, ss->o->argv,
+							  ss->o->no_aslr, e);
 	if (ss->pid < 0)
 		goto out;
 	/* before any probe can stop the target */
@@ -384,8 +408,13 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.max_kslices = ss->o->max_slices,
 		.all_events = ss->o->record_path != NULL,
 		.follow_forks = ss->o->follow_forks,
-		.launching = !ss->o->pid,
+		.launching = !ss->o->pid && !ss->o->watch_exe,
 		.warn = stderr,
+		.watch = ss->o->watch_exe != NULL,
+		.watch_dev = ss->watch_dev,
+		.watch_ino = ss->watch_ino,
+		.watch_lib_dev = ss->watch_lib_dev,
+		.watch_lib_ino = ss->watch_lib_ino,
 	};
 	/* --dynamic's state while the run goes on: the plan's analysis */
 	ss->dyn = vg_plan_take_dyn(plan);
@@ -414,7 +443,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 			      ss->kernel, e) ||
 	     vg_load_restore(ss, ss->o->state_path, e)))	/* vigil load's */
 		goto out;
-	if (vg_session_view_open(ss, e))
+	if (vg_session_view_open(ss, e) || vg_session_watch_open(ss, e) ||
+	    vg_session_attach_where(ss, e))
 		goto out;
 	rc = 0;
 out:
@@ -457,6 +487,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 			vg_monitor_mark_inconclusive(ss->mon, i);
 	vg_report_set_evidence(ss->report, ss->evidence);
 	vg_report_final(ss->report, ss->mon, 0);
+	vg_session_watch_finish(ss);	/* its processes, and its counts */
 	for (int i = 0; i < ss->nkids; i++) {	/* --follow-fork */
 		vg_report_set_evidence(ss->report, ss->kids[i].evidence);
 		vg_report_final(ss->report, ss->kids[i].mon,
@@ -556,10 +587,11 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigaddset(&mask, SIGUSR1);	/* the monitor state, on stderr */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	pidfd = vg_proc_pidfd(ss->pid, e);
+	/* vigil watch has no target of its own: it ends on a signal */
+	pidfd = ss->o->watch_exe ? -2 : vg_proc_pidfd(ss->pid, e);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ep_ctl = epoll_create1(EPOLL_CLOEXEC);
-	if (sigfd < 0 || pidfd < 0 || ep < 0 || ep_ctl < 0) {
+	if (sigfd < 0 || pidfd == -1 || ep < 0 || ep_ctl < 0) {
 		if (pidfd >= 0)
 			vg_errf(e, "setting up the event loop: %s",
 				strerror(errno));
@@ -568,8 +600,10 @@ static int loop(struct session *ss, struct vg_err *e)
 	ev.data.fd = vg_probe_fd(ss->probe);
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = pidfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
-	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
+	if (pidfd >= 0) {
+		epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
+	}
 	ev.data.fd = sigfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
 	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
@@ -581,7 +615,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
-	if (!ss->o->pid && (ss->o->interactive
+	if (!ss->o->pid && !ss->o->watch_exe && (ss->o->interactive
 			    ? vg_proc_release_at_entry(ss->pid, e)
 			    : vg_proc_release(ss->pid, e)))
 		goto out;
@@ -647,7 +681,8 @@ static int loop(struct session *ss, struct vg_err *e)
 			epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
 			epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
 		}
-		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss))
+		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss) ||
+		    vg_session_watch_done(ss))
 			goto done;
 		if (vg_scenario_target_stopped(ss->sc) || vg_load_stopped(ss) ||
 		    vg_scenario_target_killed(ss->sc)) {
@@ -675,6 +710,14 @@ static int loop(struct session *ss, struct vg_err *e)
 				}
 				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
 					continue;	/* gdb's, on the terminal */
+				if (ss->o->watch_exe &&
+				    vg_session_watch_signal(ss, (int)si.ssi_signo))
+					continue;
+				if (ss->o->watch_exe) {
+					fprintf(stderr, "vigil: %s: detaching, the watched processes run on\n",
+						strsignal(si.ssi_signo));
+					goto done;
+				}
 				if (ss->o->pid) {
 					/* not our child: leave it alone */
 					fprintf(stderr, "vigil: %s: detaching, the target runs on\n",
@@ -692,7 +735,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 		vg_session_live_tick(ss);
 		vg_session_view_tick(ss);
-		if (!exited && target_gone(ss, pidfd, &code, &sig)) {
+		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			/* no timeouts now: the target may have exited before
 			 * their deadlines (those due while it ran fired when
@@ -755,7 +798,9 @@ out:
 	vg_load_free(&ss);		/* vigil load's probes */
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
-				unit_stopped || ss.keep_stopped_at_end);
+				unit_stopped || ss.keep_stopped_at_end ||
+				(ss.wstats && ss.wstats->stopped));
+	vg_session_watch_free(&ss);
 	/* the page keeps the end of a run that ended by itself (not one the
 	 * user interrupted, nor one gdb takes the terminal for), the probes
 	 * gone and the target as the run left it */
@@ -771,6 +816,8 @@ out:
 	for (int i = 0; i < ss.nkids; i++) {
 		vg_monitor_free(ss.kids[i].mon);
 		vg_evidence_free(ss.kids[i].evidence);
+		free(ss.kids[i].cgroup);
+		vg_symbolizer_free(ss.kids[i].sym);
 	}
 	free(ss.kids);
 	vg_report_free(ss.report);
