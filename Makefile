@@ -23,6 +23,8 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-init
 CFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser
 # -lstdc++: __cxa_demangle, the C++ runtime's demangler (user/sym/cxxnames.c)
 LDLIBS := -lbpf -ldwarf -lelf -lz -lmicrohttpd -lpthread -ljansson -lstdc++
+# -lsystemd: sd_journal_sendv, --journal's verdicts (user/report/oplog.c)
+LDLIBS += -lsystemd
 
 # make test SANITIZE=1: the userspace under ASan and UBSan.
 ifeq ($(SANITIZE),1)

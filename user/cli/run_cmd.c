@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/usage.h"
+#include "metrics/metrics.h"
 #include "session/session.h"
 #include "spec/spec.h"
 #include "util/caps.h"
@@ -60,6 +61,8 @@ static const struct option opts[] = {
 	{ "view-addr", required_argument, 0, 'a' },
 	{ "view-port", required_argument, 0, 'P' },
 	{ "interactive", no_argument, 0, 'I' },
+	{ "metrics", required_argument, 0, 'M' },
+	{ "journal", optional_argument, 0, 'J' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -191,6 +194,19 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		if (parse_size(optarg, &n) || n > 65535)
 			return vg_cli_usage(usage, "--view-port: '%s' is not a port number (0 for any free one)", optarg);
 		o->view_port = (int)n;
+		break;
+	case 'M': {
+		static char addr[64];	/* one --metrics per command */
+
+		if (vg_metrics_parse_addr(optarg, addr, sizeof(addr),
+					  &o->metrics_port))
+			return vg_cli_usage(usage, "--metrics: '%s' is not ADDR:PORT (a numeric IPv4 address, e.g. 127.0.0.1:9477)", optarg);
+		o->metrics_addr = addr;
+		break;
+	}
+	case 'J':
+		o->journal = true;
+		o->journal_path = optarg;
 		break;
 	case 'h':
 		fputs(usage, stdout);

@@ -59,6 +59,7 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_report_set_evidence(ss->report, x);
 	vg_evidence_add(x, s, from, to, ev);
 	vg_session_view_transition(ss, x, s, from, ev);
+	vg_session_sinks_transition(ss, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
 	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
@@ -225,6 +226,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.vars = vars;
 	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
 	vg_session_view_transition(ss, ss->evidence, &v, k->from, &ev);
+	vg_session_sinks_transition(ss, &v, k->from, &ev);
 	{	/* exact or not: probe/rewind.c */
 		char note[256];
 
@@ -413,6 +415,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 			     ss->kernel, e))
 		goto out;
 	if (vg_session_view_open(ss, e))
+		goto out;
+	if (vg_session_sinks_open(ss, e))
 		goto out;
 	rc = 0;
 out:
@@ -668,6 +672,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 		vg_session_live_tick(ss);
 		vg_session_view_tick(ss);
+		vg_session_sinks_tick(ss);
 		if (!exited && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			/* no timeouts now: the target may have exited before
@@ -725,6 +730,11 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	if (rc >= 0)
 		vg_session_view_final(&ss);
 out:
+	vg_session_sinks_close(&ss, rc < 0 ? "monitoring ended on an error"
+			       : ss.sc && vg_scenario_target_stopped(ss.sc)
+			       ? "stopped at a violation"
+			       : ss.target_exited ? "the program exited"
+			       : "vigil detached; the program runs on");
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
