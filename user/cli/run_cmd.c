@@ -63,6 +63,9 @@ static const struct option opts[] = {
 	{ "interactive", no_argument, 0, 'I' },
 	{ "metrics", required_argument, 0, 'M' },
 	{ "journal", optional_argument, 0, 'J' },
+	/* the agent's, for the sessions it starts (not in the usage) */
+	{ "unit", required_argument, 0, 'U' },
+	{ "metrics-file", required_argument, 0, 'T' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -204,6 +207,12 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		o->metrics_addr = addr;
 		break;
 	}
+	case 'U':
+		o->unit = optarg;
+		break;
+	case 'T':
+		o->metrics_file = optarg;
+		break;
 	case 'J':
 		o->journal = true;
 		o->journal_path = optarg;
