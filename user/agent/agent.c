@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -163,7 +164,7 @@ static void start(struct agent *a, struct unit *un)
 	const struct vg_agent_unit *u = &un->u;
 	char *argv[2 * VG_AGENT_MAX_SPECS + 2 * VG_AGENT_MAX_DEFINES + 32];
 	char ov[64], tier[32], mfile[PATH_MAX + 300], pid[24], journal[PATH_MAX + 300];
-	pid_t target = 0, child;
+	pid_t target = 0, child, agent;
 	sigset_t none;
 	int n = 0;
 
@@ -205,6 +206,7 @@ static void start(struct agent *a, struct unit *un)
 		argv[n++] = pid;
 	}
 	argv[n] = NULL;
+	agent = getpid();
 	if ((child = fork()) < 0) {
 		say(a, 3, un, "%s: cannot start a session: %s", u->name,
 		    strerror(errno));
@@ -213,6 +215,11 @@ static void start(struct agent *a, struct unit *un)
 	if (child == 0) {
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* an agent killed outright takes its sessions with it: each
+		 * detaches on SIGTERM, leaving its service running */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != agent)
+			_exit(0);
 		execv(a->o->vigil, argv);
 		fprintf(stderr, "vigil agent: %s: exec %s: %s\n", u->name,
 			a->o->vigil, strerror(errno));
