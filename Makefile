@@ -184,6 +184,10 @@ clean:
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page and
 # the library of properties (specs/lib), which vigil.1 names under FILES.
 PREFIX ?= /usr/local
+# vigil agent's service (scripts/vigil-agent.service.in; systemd reads
+# PREFIX/lib/systemd/system for /usr/local too) and its config directory
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
 install: $(BUILD)/vigil
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/vigil/specs
@@ -192,6 +196,11 @@ install: $(BUILD)/vigil
 	install -m 644 specs/lib/*.vigil $(DESTDIR)$(PREFIX)/share/vigil/specs/
 	install -d $(DESTDIR)$(PREFIX)/share/vigil/view
 	install -m 644 user/view/static/* $(DESTDIR)$(PREFIX)/share/vigil/view/
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/vigil/agent.d
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/vigil-agent.service.in \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/vigil-agent.service
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/vigil-agent.service
+	install -m 644 scripts/agent-example.conf $(DESTDIR)$(PREFIX)/share/vigil/agent-example.conf
 
 # --- fuzzing (libFuzzer, clang): make fuzz [FUZZ_SECONDS=600] -------------
 # Each tests/fuzz/fuzz_X.c is built with the parts of user/ that need no
