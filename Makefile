@@ -159,6 +159,8 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@python3 bench/view_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/timeout_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/live_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
+	@$(MAKE) --no-print-directory $(BUILD)/targets/instance
+	@python3 bench/procs_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory memcheck-suite

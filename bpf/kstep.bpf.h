@@ -80,6 +80,8 @@ struct {
  * at least twice --max-slices, so probe paths stay short) and takes at
  * most kslot_max slices; kslot_count is how many it holds. */
 __u32 kslot_mask = 0;
+/* vigil watch: slices are keyed by process too (vg_kslot.tgid) */
+__u32 kslot_by_tgid = 0;
 __u32 kslot_max = 0;
 __u32 kslot_count = 0;
 
@@ -211,6 +213,7 @@ enum { KF_ABSENT = -1, KF_FULL = -2, KF_WAIT = -3 };
 struct kfind {
 	__u64 k0, k1;
 	__u32 prop, h;
+	__u32 tgid;		/* kslot_by_tgid: the process's; else 0 */
 	bool create;
 	bool claimed;		/* res is a slot this thread just claimed */
 	int res;		/* a slot index, or KF_* */
@@ -229,7 +232,7 @@ static int kfind_step(__u32 i, struct kfind *f)
 	use = *(volatile __u32 *)&s->use;
 	if (use == VG_KSLOT_READY) {
 		if (s->prop != f->prop || s->key[0] != f->k0 ||
-		    s->key[1] != f->k1)
+		    s->key[1] != f->k1 || s->tgid != f->tgid)
 			return 0;	/* another slice: probe on */
 		f->res = (int)idx;
 		return 1;
@@ -433,7 +436,8 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	m->err = 0;
 	f.k0 = m->key[0];
 	f.k1 = m->key[1];
-	f.h = vg_kslot_hash(prop, f.k0, f.k1);
+	f.tgid = kslot_by_tgid ? cur_tgid() : 0;
+	f.h = vg_kslot_hash(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
 	/* A slice we have not seen is in the initial state: create it only
 	 * if a transition of the initial state on this event changes
 	 * something. Two threads may meet a new object at once: one claims
@@ -446,7 +450,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		__u32 w = f.h;
 
 		bpf_loop(VG_KLOCK_SPINS, kready_step, &w, 0);
-		f.h = vg_kslot_hash(prop, f.k0, f.k1);
+		f.h = vg_kslot_hash(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
 		idx = kfind(&f);
 	}
 	if (idx == KF_ABSENT)
@@ -460,6 +464,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	s = idx >= 0 ? bpf_map_lookup_elem(&kslots, &idx) : NULL;
 	if (s && f.claimed) {
 		s->prop = prop;
+		s->tgid = f.tgid;
 		s->key[0] = f.k0;
 		s->key[1] = f.k1;
 		s->state = 0;

@@ -54,7 +54,9 @@ enum vg_rec_kind {
 				 * target exactly at this event */
 #define VG_RF_FOLLOWED 0x10	/* VG_PROC_FORK: the child is followed */
 #define VG_RF_FORKSTOP 0x20	/* VG_PROC_FORK: the child is stopped until
-				 * its probes are attached (VG_FOLLOW_HELD) */
+				 * its probes are attached (VG_FOLLOW_HELD);
+				 * VG_PROC_EXEC under vigil watch: the process
+				 * that exec'd the watched program, likewise */
 #define VG_RF_REWOUND 0x200	/* with VG_RF_STOPPED at an entry probe: the
 				 * thread was sent back to the call, nothing
 				 * of the function ran (bpf/rewind.bpf.h) */
@@ -113,7 +115,8 @@ struct vg_rec_proc {
 				 * VG_PROC_EXIT: the followed process that
 				 * ended (its probes can go) */
 	__u32 dev;		/* VG_PROC_EXEC: the program's file, as the
-				 * kernel encodes dev_t (major << 20 | minor) */
+				 * kernel encodes dev_t (major << 20 | minor);
+				 * VG_PROC_EXIT: the wait status */
 	__u64 ino;
 	char path[256];		/* VG_PROC_EXEC: the program, as exec'd */
 };
@@ -317,9 +320,22 @@ struct vg_kslot {
 	__u32 prop;
 	__u16 state;
 	__u16 pad;
+	/* vigil watch (kslot_by_tgid): the process the slice is of, part of
+	 * its key; 0 otherwise, and for a process that ended (a slot that
+	 * matches nothing any more) */
+	__u32 tgid;
+	__u32 pad2;
 	__u64 key[VG_KMAX_PARAMS];
 	__s64 vars[VG_KMAX_VARS];
 };
+
+/* The first key word as hashed: with slices keyed by process (vigil
+ * watch), the process goes into it, so that one object address in twenty
+ * processes does not pile up on one probe path. */
+static inline __u64 vg_kslot_key0(__u64 a, __u32 tgid)
+{
+	return a ^ ((__u64)tgid * 0xc2b2ae3d27d4eb4full);
+}
 
 /* Slice addresses are 16-byte aligned and often in arithmetic progression
  * (a heap's blocks), small integers dense, and the same key is a slice of

@@ -316,6 +316,12 @@ void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
 	snprintf(sc->why, sizeof(sc->why), "%s", why);
 }
 
+void vg_scenario_next_process(struct vg_scenario *sc)
+{
+	vg_scenario_resume(sc);
+	sc->killed = false;
+}
+
 void vg_scenario_resume(struct vg_scenario *sc)
 {
 	sc->stopped = false;

@@ -15,6 +15,7 @@
 #include "cli/agent_cmd.h"
 #include "cli/offline_cmds.h"
 #include "cli/run_cmd.h"
+#include "cli/watch_cmd.h"
 #include "cli/usage.h"
 #include "util/color.h"
 
@@ -49,7 +50,8 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } cmds[] = {
-	{ "run", run }, { "attach", attach }, { "check", vg_cmd_check },
+	{ "run", run }, { "attach", attach }, { "watch", vg_cmd_watch },
+	{ "check", vg_cmd_check },
 	{ "graph", vg_cmd_graph }, { "lint", vg_cmd_lint },
 	{ "restore", vg_cmd_restore }, { "checkpoint", vg_cmd_checkpoint },
 	{ "ctl", vg_cmd_ctl }, { "view", vg_cmd_view },

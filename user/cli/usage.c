@@ -14,6 +14,8 @@ const char vg_usage_main[] =
 	"commands:\n"
 	"  run SPEC... -- PROGRAM [ARGS]   start PROGRAM monitored\n"
 	"  attach SPEC... -p PID           monitor a running process\n"
+	"  watch SPEC... --exe PATH        monitor every process running PATH, now\n"
+	"                                  and later\n"
 	"  check SPEC... TRACE             run the specs over a CSV or recorded trace\n"
 	"  graph SPEC...                   the automata as Graphviz DOT (or SVG)\n"
 	"  lint SPEC...                    check specs, show warnings and tiers\n"
@@ -166,6 +168,47 @@ const char vg_usage_attach[] =
 	"  vigil attach specs/queue_bounds.vigil -p 1234\n"
 	"  vigil attach -q --json verdicts.jsonl specs/lib/mutex.vigil -p \"$(pidof server)\"\n";
 
+const char vg_usage_watch[] =
+	"usage: vigil watch [OPTIONS] SPEC... --exe PATH\n"
+	"\n"
+	"Monitor every process running the executable PATH: those running now\n"
+	"(attached as vigil attach does) and those started later (held at their\n"
+	"exec until their probes are in, so from their first instruction), and\n"
+	"their forks; in containers too (other mount and pid namespaces: the\n"
+	"same file, as an overlay's shared lower layer is). Each process has its\n"
+	"own slices, verdicts and reactions; its exit reports its last verdicts\n"
+	"and frees its state. A stop leaves that process stopped for gdb (its\n"
+	"probes removed) and the others are watched on. Properties run in the\n"
+	"user tier unless --tier=kernel (slices keyed by process in the kernel;\n"
+	"forks are then not followed). Interrupting vigil (Ctrl-C, SIGTERM)\n"
+	"detaches; the processes run on.\n"
+	"\n"
+	"options:\n"
+	"  --exe PATH               the executable whose processes to monitor\n"
+	"  --max-procs N            at most N processes at once (default 1024);\n"
+	"                           beyond, a process runs unmonitored, and is\n"
+	"                           named and counted (\"refused\")\n"
+	"  --max-slices N           live slices per property, per process (with\n"
+	"                           --tier=kernel: the kernel's table, for all)\n"
+	"  --on-violation ACTION    stop (default), continue or kill\n"
+	"  -D, --define NAME=VALUE  set a spec parameter\n"
+	"  -q, --quiet              no per-process lines on stderr\n"
+	"  --json FILE              verdicts (with pid, ns_pid, cgroup), processes\n"
+	"                           and the counts as JSON lines (- = stdout)\n"
+	"  --tier user|kernel       user (the default, also auto) or kernel\n"
+	"  --stacks, --evidence N, --ringbuf-size, --lib: as for vigil run\n"
+	"  --metrics ADDR:PORT, --journal[=FILE]: as for vigil run (the\n"
+	"                           journal's VIGIL_PID, VIGIL_NSPID and\n"
+	"                           VIGIL_CONTAINER name the violating process)\n"
+	"  -h, --help               this text\n"
+	"\n"
+	"exit status: 0 no violation, 1 violation in some process, 2 bad usage\n"
+	"             or spec, 3 runtime failure\n"
+	"\n"
+	"examples:\n"
+	"  vigil watch specs/queue_bounds.vigil --exe build/targets/queue\n"
+	"  vigil watch -q --json v.jsonl --on-violation continue specs/lib/mutex.vigil --exe /usr/sbin/server\n";
+
 const char vg_usage_check[] =
 	"usage: vigil check [OPTIONS] SPEC... TRACE\n"
 	"\n"
@@ -307,6 +350,7 @@ const char *vg_usage_of(const char *cmd)
 		const char *cmd, *text;
 	} all[] = {
 		{ "run", vg_usage_run }, { "attach", vg_usage_attach },
+		{ "watch", vg_usage_watch },
 		{ "check", vg_usage_check }, { "graph", vg_usage_graph },
 		{ "lint", vg_usage_lint }, { "restore", vg_usage_restore },
 		{ "checkpoint", vg_usage_checkpoint }, { "ctl", vg_usage_ctl },

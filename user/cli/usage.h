@@ -8,6 +8,7 @@
 extern const char vg_usage_main[];
 extern const char vg_usage_run[];
 extern const char vg_usage_attach[];
+extern const char vg_usage_watch[];
 extern const char vg_usage_check[];
 extern const char vg_usage_graph[];
 extern const char vg_usage_lint[];

@@ -269,6 +269,10 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	}
 	if (add_sites(p, o->plan, e))
 		return -1;
+	/* vigil watch: no target of its own, every process gets its links
+	 * as it is adopted (a pid of 0 would be no filter at all) */
+	if (o->watch)
+		return 0;
 	return vg_probe_attach_groups(p, e);
 }
 
@@ -497,6 +501,9 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->target_tgid = o->pid;
 	p->skel->bss->follow_forks = o->follow_forks;
 	p->skel->bss->fork_stop = p->per_pid;
+	p->skel->bss->watch_ino = o->watch ? o->watch_ino : 0;
+	vg_probe_kslices_by_process(p, o->watch);
+	p->skel->bss->watch_dev = o->watch ? o->watch_dev : 0;
 	p->skel->bss->stop_at_exec = o->launching &&
 				     vg_probe_has_global_watches(p);
 	p->skel->bss->armed_mask = ~o->plan->dormant;

@@ -47,6 +47,13 @@ struct vg_probe_opts {
 	/* vigil run: the target is stopped before its exec, the probes go in
 	 * first (watchpoints need the exec done: it stops there again) */
 	bool launching;
+	/* vigil watch: no target of its own (pid 0, no links for it); a
+	 * process that execs the file watch_dev/watch_ino names (dev_t as the
+	 * kernel encodes it, major << 20 | minor) is followed, held at its
+	 * exec until vg_probe_follow; follow_forks is set too */
+	bool watch;
+	uint32_t watch_dev;
+	uint64_t watch_ino;
 };
 
 /* One record from the ring buffer. */
@@ -91,6 +98,11 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
  * (VG_PROC_EXIT). */
 int vg_probe_follow(struct vg_probe *p, pid_t pid, struct vg_err *e);
 void vg_probe_unfollow(struct vg_probe *p, pid_t pid);
+/* vigil watch: follow a process found running (not held: its probes go
+ * in while it runs, as vigil attach's do), as vg_probe_follow; and let go
+ * of one not to be followed (a held one resumes, unmonitored). */
+int vg_probe_adopt(struct vg_probe *p, pid_t pid, struct vg_err *e);
+void vg_probe_refuse(struct vg_probe *p, pid_t pid);
 
 /* Hardware watchpoints (`write x`, `read x`, `access x`;
  * user/probe/probe_watch.c). One breakpoint covers every thread of the
@@ -211,6 +223,17 @@ typedef void (*vg_kslice_cb)(void *ctx, int prop, const uint64_t *key,
 			     int state, const int64_t *vars);
 int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx);
+
+/* vigil watch (probe/ktier_procs.c): kernel-tier slices keyed by process
+ * too; each live one with its process; and the slices of a process that
+ * ended made to match nothing (they stay counted in --max-slices). */
+void vg_probe_kslices_by_process(struct vg_probe *p, bool on);
+typedef void (*vg_kslice_proc_cb)(void *ctx, pid_t tgid, int prop,
+				  const uint64_t *key, int state,
+				  const int64_t *vars);
+int vg_probe_foreach_kslice_proc(const struct vg_probe *p,
+				 vg_kslice_proc_cb cb, void *ctx);
+void vg_probe_forget_kslices(struct vg_probe *p, pid_t tgid);
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
 /* The states of kernel-tier property prop (spec index) whose entry stops
  * the thread in the probe, changed while the probes run (`vigil break`;

@@ -143,26 +143,3 @@ void vg_oplog_close(struct vg_oplog *l)
 		fflush(l->json);
 	free(l);
 }
-
-void vg_oplog_cgroup(uint32_t pid, char *buf, size_t len)
-{
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f;
-
-	buf[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
-	if (!(f = fopen(path, "re")))
-		return;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (strncmp(line, "0::", 3))
-			continue;	/* cgroup v1 controllers: not the path */
-		if (line[n - 1] == '\n')
-			line[n - 1] = 0;
-		snprintf(buf, len, "%s", line + 3);
-		break;
-	}
-	free(line);
-	fclose(f);
-}

@@ -27,8 +27,4 @@ void vg_oplog_send(struct vg_oplog *l, int priority, const char *message,
 		   ...);
 void vg_oplog_close(struct vg_oplog *l);
 
-/* The cgroup path of a process (its "0::" line: the container's, under a
- * container runtime), into buf; "" when none can be read. */
-void vg_oplog_cgroup(uint32_t pid, char *buf, size_t len);
-
 #endif

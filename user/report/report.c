@@ -25,7 +25,47 @@ struct vg_report {
 	 * (or inconclusive) at exit */
 	int *base;
 	uint64_t *entered, *ended, *unsure;
+	/* how a process is named beyond its pid (vigil watch, containers) */
+	vg_proc_namer proc_namer;
+	void *proc_ctx;
 };
+
+FILE *vg_report_json(struct vg_report *r)
+{
+	return r->json;
+}
+
+void vg_report_set_proc_namer(struct vg_report *r, vg_proc_namer fn,
+			      void *ctx)
+{
+	r->proc_namer = fn;
+	r->proc_ctx = ctx;
+}
+
+/* "  process pid 1234 (pid 7 in its pid namespace), cgroup /x" */
+static void text_process(struct vg_report *r, uint32_t pid)
+{
+	struct vg_report_proc pi = { 0 };
+
+	if (!pid || !r->proc_namer || !r->proc_namer(r->proc_ctx, pid, &pi))
+		return;
+	fprintf(r->text, "  process pid %u", pid);
+	if (pi.ns_pid && pi.ns_pid != pid)
+		fprintf(r->text, " (pid %u in its pid namespace)", pi.ns_pid);
+	if (pi.cgroup && pi.cgroup[0])
+		fprintf(r->text, ", cgroup %s", pi.cgroup);
+	fputc('\n', r->text);
+}
+
+static void json_process(struct vg_report *r, FILE *out, uint32_t pid)
+{
+	struct vg_report_proc pi = { 0 };
+
+	if (!pid || !r->proc_namer || !r->proc_namer(r->proc_ctx, pid, &pi))
+		return;
+	fprintf(out, ",\"ns_pid\":%u,\"cgroup\":", pi.ns_pid ? pi.ns_pid : pid);
+	vg_json_str(out, pi.cgroup ? pi.cgroup : "");
+}
 
 static int summary_new(struct vg_report *r)
 {
@@ -226,6 +266,7 @@ static void json_violation(struct vg_report *r, FILE *out,
 		fputs(",\"evidence\":", out);
 		vg_evidence_json(r->evidence, s, out);
 	}
+	json_process(r, out, ev->pid);
 	fprintf(out, ",\"may_have_missed_events\":%s,\"stopped\":%s",
 		s->inconclusive ? "true" : "false",
 		stopped ? "true" : "false");
@@ -279,6 +320,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	else	/* offline: where in the trace */
 		fprintf(r->text, ", event %llu of the trace\n",
 			(unsigned long long)ev->seq);
+	text_process(r, ev->pid);
 	if (p->nvars > (p->timed ? 1 : 0)) {	/* the deadline is hidden */
 		fprintf(r->text, "  vars   ");
 		text_vars(r, s);

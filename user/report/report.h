@@ -28,6 +28,20 @@ void vg_report_stop_note(struct vg_report *r, const char *note);
  * objects get a "names" member beside the values. NULL: none. */
 typedef bool (*vg_value_namer)(void *ctx, uint64_t v, char *buf, size_t len);
 void vg_report_set_namer(vg_value_namer fn, void *ctx);
+/* How a process is named beyond its pid: its pid inside its pid
+ * namespace and its cgroup (a container's). A violation's report says so
+ * (text: a "process" line; JSON: ns_pid, cgroup) when fn says true. */
+struct vg_report_proc {
+	uint32_t ns_pid;
+	const char *cgroup;
+};
+typedef bool (*vg_proc_namer)(void *ctx, uint32_t pid,
+			      struct vg_report_proc *out);
+void vg_report_set_proc_namer(struct vg_report *r, vg_proc_namer fn,
+			      void *ctx);
+/* The JSON-lines stream (--json), or NULL: for lines of other modules'
+ * (vigil watch's processes). */
+FILE *vg_report_json(struct vg_report *r);
 /* Flushes and closes the JSON file. */
 void vg_report_free(struct vg_report *r);
 

@@ -34,6 +34,7 @@
 #include "plan/plan.h"
 #include "watchset.h"
 #include "symval.h"
+#include "watch/watch.h"
 
 #define VG_POLL_MS 10
 /* records per drain below which the event loop also waits on the ring */
@@ -61,6 +62,8 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_session_view_transition(ss, x, s, from, ev);
 	vg_session_sinks_transition(ss, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+	if (ss->o->watch_exe)	/* each process's stop is its own */
+		vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
@@ -197,9 +200,14 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	uint64_t params[VG_MAX_PARAMS] = { k->key[0], k->key[1] };
 	int64_t vars[VG_KMAX_VARS];
 
+	struct vg_monitor *mon = ss->mon;
+	struct vg_evidence *x = ss->evidence;
+
 	if (prop < 0)
 		return 0;
 	p = &ss->spec->props[prop];
+	/* vigil watch: the process's own monitor and evidence */
+	vg_session_watch_kproc(ss, (pid_t)k->h.pid, &mon, &x);
 	if (k->h.kind == VG_REC_KFULL || k->h.kind == VG_REC_KBUSY) {
 		if (!ss->warned_loss)
 			fprintf(stderr, "vigil: %s: kernel tier %s; its verdicts are inconclusive (see --max-slices)\n",
@@ -208,6 +216,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 					: "could not lock a slice in time");
 		ss->warned_loss = true;
 		vg_monitor_mark_inconclusive(ss->mon, prop);
+		vg_monitor_mark_inconclusive(mon, prop);
 		return 0;
 	}
 	memcpy(vars, k->vars, sizeof(vars));
@@ -215,7 +224,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		symbolizer(ss);
 	if (k->h.flags & VG_RF_CKPT)
 		ss->ckpt_stop = true;
-	if (vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params,
+	if (vg_monitor_set(mon, prop, (1u << p->nparams) - 1, params,
 			   k->to, vars, e))
 		return -1;
 	rec_to_event(ss, &k->h, k->slot, &ev);
@@ -224,8 +233,9 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.params = params;
 	v.state = k->to;
 	v.vars = vars;
-	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
-	vg_session_view_transition(ss, ss->evidence, &v, k->from, &ev);
+	vg_evidence_add(x, &v, k->from, k->to, &ev);
+	vg_report_set_evidence(ss->report, x);
+	vg_session_view_transition(ss, x, &v, k->from, &ev);
 	vg_session_sinks_transition(ss, &v, k->from, &ev);
 	{	/* exact or not: probe/rewind.c */
 		char note[256];
@@ -237,6 +247,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	}
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
+	if (ss->o->watch_exe)
+		vg_session_watch_transition(ss, &v, k->to, &ev);
 	vg_live_transition(ss, &v, k->from, k->to, &ev,
 			   k->h.flags & VG_RF_STOPPED);
 	vg_report_stop_note(ss->report, NULL);	/* this step's only */
@@ -299,7 +311,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	}
 	/* the options that do not go together (the plan's tier pass puts
 	 * every property in the user tier with --follow-fork) */
-	if (vg_session_follow_check(ss, why, e))
+	if (vg_session_watch_check(ss, e) ||
+	    vg_session_follow_check(ss, why, e))
 		goto out;
 	if (ss->o->dynamic && (ss->o->record_path || ss->o->state_path)) {
 		vg_errf_code(e, VG_EXIT_USAGE, "--dynamic does not go with %s: %s",
@@ -308,8 +321,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 						: "its slices were not planned for");
 		goto out;
 	}
-	if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
-			   : vg_resolve_program(ss->o->argv[0], path, e))
+	if (ss->o->watch_exe)
+		snprintf(path, sizeof(path), "%s", ss->o->watch_exe);
+	else if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
+				: vg_resolve_program(ss->o->argv[0], path, e))
 		goto out;
 	if (session_libs(ss, e))
 		goto out;
@@ -320,7 +335,9 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.tier = ss->o->tier, .on_violation = ss->o->on_violation,
 		.stacks = ss->o->stacks, .dynamic = ss->o->dynamic,
 		.record = ss->o->record_path != NULL,
-		.follow_forks = ss->o->follow_forks,
+		/* vigil watch --tier=kernel: slices keyed by process */
+		.follow_forks = ss->o->follow_forks &&
+				!vg_session_watch_kernel(ss),
 	};
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
 		goto out;
@@ -349,9 +366,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (!ss->mon)
 		goto out;
 
-	ss->pid = ss->o->pid > 0 ? ss->o->pid
-				 : vg_proc_spawn_stopped(path, ss->o->argv,
-							ss->o->no_aslr, e);
+	ss->pid = ss->o->watch_exe ? 0	/* no target of its own */
+		  : ss->o->pid > 0 ? ss->o->pid
+				   : vg_proc_spawn_stopped(path, ss->o->argv,
+							  ss->o->no_aslr, e);
 	if (ss->pid < 0)
 		goto out;
 	/* before any probe can stop the target */
@@ -377,8 +395,11 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.max_kslices = ss->o->max_slices,
 		.all_events = ss->o->record_path != NULL,
 		.follow_forks = ss->o->follow_forks,
-		.launching = !ss->o->pid,
+		.launching = !ss->o->pid && !ss->o->watch_exe,
 		.warn = stderr,
+		.watch = ss->o->watch_exe != NULL,
+		.watch_dev = ss->watch_dev,
+		.watch_ino = ss->watch_ino,
 	};
 	/* --dynamic's state while the run goes on (its plan is the plan's) */
 	const uint64_t *arms;
@@ -414,7 +435,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	    vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
 			     ss->kernel, e))
 		goto out;
-	if (vg_session_view_open(ss, e))
+	if (vg_session_view_open(ss, e) || vg_session_watch_open(ss, e) ||
+	    vg_session_attach_where(ss, e))
 		goto out;
 	if (vg_session_sinks_open(ss, e))
 		goto out;
@@ -459,6 +481,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 			vg_monitor_mark_inconclusive(ss->mon, i);
 	vg_report_set_evidence(ss->report, ss->evidence);
 	vg_report_final(ss->report, ss->mon, 0);
+	vg_session_watch_finish(ss);	/* its processes, and its counts */
 	for (int i = 0; i < ss->nkids; i++) {	/* --follow-fork */
 		vg_report_set_evidence(ss->report, ss->kids[i].evidence);
 		vg_report_final(ss->report, ss->kids[i].mon,
@@ -549,10 +572,11 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigaddset(&mask, SIGUSR1);	/* the monitor state, on stderr */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	pidfd = vg_proc_pidfd(ss->pid, e);
+	/* vigil watch has no target of its own: it ends on a signal */
+	pidfd = ss->o->watch_exe ? -2 : vg_proc_pidfd(ss->pid, e);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ep_ctl = epoll_create1(EPOLL_CLOEXEC);
-	if (sigfd < 0 || pidfd < 0 || ep < 0 || ep_ctl < 0) {
+	if (sigfd < 0 || pidfd == -1 || ep < 0 || ep_ctl < 0) {
 		if (pidfd >= 0)
 			vg_errf(e, "setting up the event loop: %s",
 				strerror(errno));
@@ -561,8 +585,10 @@ static int loop(struct session *ss, struct vg_err *e)
 	ev.data.fd = vg_probe_fd(ss->probe);
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = pidfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
-	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
+	if (pidfd >= 0) {
+		epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
+	}
 	ev.data.fd = sigfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
 	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
@@ -573,7 +599,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
-	if (!ss->o->pid && (ss->o->interactive
+	if (!ss->o->pid && !ss->o->watch_exe && (ss->o->interactive
 			    ? vg_proc_release_at_entry(ss->pid, e)
 			    : vg_proc_release(ss->pid, e)))
 		goto out;
@@ -627,7 +653,8 @@ static int loop(struct session *ss, struct vg_err *e)
 			break;
 		vg_live_keep_going(ss);
 		vg_live_serve(ss);
-		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss))
+		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss) ||
+		    vg_session_watch_done(ss))
 			goto done;
 		if (vg_scenario_target_stopped(ss->sc) ||
 		    vg_scenario_target_killed(ss->sc)) {
@@ -655,6 +682,11 @@ static int loop(struct session *ss, struct vg_err *e)
 				}
 				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
 					continue;	/* gdb's, on the terminal */
+				if (ss->o->watch_exe) {
+					fprintf(stderr, "vigil: %s: detaching, the watched processes run on\n",
+						strsignal(si.ssi_signo));
+					goto done;
+				}
 				if (ss->o->pid) {
 					/* not our child: leave it alone */
 					fprintf(stderr, "vigil: %s: detaching, the target runs on\n",
@@ -673,7 +705,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		vg_session_live_tick(ss);
 		vg_session_view_tick(ss);
 		vg_session_sinks_tick(ss);
-		if (!exited && target_gone(ss, pidfd, &code, &sig)) {
+		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			/* no timeouts now: the target may have exited before
 			 * their deadlines (those due while it ran fired when
@@ -738,7 +770,9 @@ out:
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
-				ss.keep_stopped_at_end);
+				ss.keep_stopped_at_end ||
+				(ss.wstats && ss.wstats->stopped));
+	vg_session_watch_free(&ss);
 	/* the page keeps the end of a run that ended by itself (not one the
 	 * user interrupted, nor one gdb takes the terminal for), the probes
 	 * gone and the target as the run left it */
@@ -754,6 +788,7 @@ out:
 	for (int i = 0; i < ss.nkids; i++) {
 		vg_monitor_free(ss.kids[i].mon);
 		vg_evidence_free(ss.kids[i].evidence);
+		free(ss.kids[i].cgroup);
 	}
 	free(ss.kids);
 	vg_report_free(ss.report);

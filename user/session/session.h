@@ -12,6 +12,8 @@
 
 #include "spec/spec.h"
 
+struct vg_watch_hooks;
+
 enum vg_tier { VG_TIER_AUTO, VG_TIER_USER, VG_TIER_KERNEL };
 
 /* the default reaction to a violation state without a reaction of its own */
@@ -69,6 +71,12 @@ struct vg_session_opts {
 	/* the agent's name for this session (its config file): VIGIL_UNIT
 	 * in the journal, unit="" in the metrics; NULL outside the agent */
 	const char *unit;
+	/* vigil watch (user/watch/watch.h): every process running this
+	 * executable (absolute), no target of its own; at most max_procs of
+	 * them at once; the hooks (or NULL) hear of processes and verdicts */
+	const char *watch_exe;
+	unsigned max_procs;
+	const struct vg_watch_hooks *watch_hooks;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

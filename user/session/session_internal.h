@@ -47,8 +47,21 @@ struct session {
 		struct vg_monitor *mon;
 		struct vg_evidence *evidence;
 		bool gone;		/* its exit was seen (VG_PROC_EXIT) */
+		/* vigil watch: where it lives (NSpid, cgroup), its
+		 * violations, left stopped by a reaction */
+		pid_t ns_pid;
+		char *cgroup;
+		uint64_t violations;
+		bool stopped;
 	} *kids;
 	int nkids;
+	struct vg_watch_stats *wstats;	/* vigil watch (session_watch.c) */
+	uint32_t watch_dev;		/* its executable, as the kernel */
+	uint64_t watch_ino;		/* encodes dev_t */
+	/* vigil attach to a process in a container: its pid there and its
+	 * cgroup, for the reports (vg_session_attach_where) */
+	pid_t target_ns_pid;
+	char target_cgroup[256];
 	bool launch_exec_seen;		/* vigil run: the exec that starts it */
 	struct vg_dyn *dyn;		/* --dynamic (dynamic.c), or NULL */
 	struct vg_watchset *ws;		/* watchpoints (watchset.c), or NULL */
@@ -130,6 +143,49 @@ bool vg_session_kids_running(struct session *ss);
  * error for what concerns one process only (--record, checkpoints). */
 int vg_session_follow_check(struct session *ss, char (*why)[256],
 			    struct vg_err *e);
+
+/* --- vigil watch: every process of an executable (session_watch.c) --- */
+
+/* Before anything is loaded: what does not go with watch; the file's
+ * identity for the exec tracepoint. */
+int vg_session_watch_check(struct session *ss, struct vg_err *e);
+/* The probes are in: adopt the processes running the executable now. */
+int vg_session_watch_open(struct session *ss, struct vg_err *e);
+/* A process record under watch (exec, fork, exit). */
+int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p);
+/* A fork of a watched process: is there room for the child
+ * (--max-procs)? If not it is let go, counted and named. */
+bool vg_session_watch_room(struct session *ss, pid_t child);
+/* After a fork's child is followed: say so. */
+void vg_session_watch_forked(struct session *ss, pid_t child);
+/* A transition went through the scenario: a violation is counted for its
+ * process; a process a reaction stopped is handed over for gdb (its
+ * probes go) and watching the others goes on. */
+void vg_session_watch_transition(struct session *ss,
+				 const struct vg_slice_view *s, int to,
+				 const struct vg_mon_event *ev);
+/* vigil watch --tier=kernel: slices keyed by process in the kernel. */
+bool vg_session_watch_kernel(const struct session *ss);
+/* A kernel-tier step of process pid: its monitor and evidence (left as
+ * they are outside watch, or for a process not watched). */
+void vg_session_watch_kproc(struct session *ss, pid_t pid,
+			    struct vg_monitor **mon, struct vg_evidence **x);
+/* --tier=kernel: a watched process's fork is not followed (its parent's
+ * kernel-tier slices cannot be copied for it while the parent runs on):
+ * let go, said, counted as refused. */
+void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
+				      pid_t child);
+/* The kernel table's slices into each process's monitor. */
+void vg_session_watch_mirror(struct session *ss);
+/* Should the loop end (the hooks' keep_going)? */
+bool vg_session_watch_done(struct session *ss);
+/* At the end: the processes still monitored get their verdicts, and the
+ * counts. */
+void vg_session_watch_finish(struct session *ss);
+void vg_session_watch_free(struct session *ss);
+/* vigil attach: a target in other namespaces (a container) is named in
+ * the reports by its pid there and its cgroup too. */
+int vg_session_attach_where(struct session *ss, struct vg_err *e);
 
 /* --- dynamic instrumentation (dynamic.c) --- */
 

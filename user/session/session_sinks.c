@@ -15,6 +15,7 @@
 #include "act/scenario.h"
 #include "metrics/metrics.h"
 #include "monitor/monitor.h"
+#include "proc/procinfo.h"
 #include "report/oplog.h"
 #include "report/report.h"
 #include "util/clock.h"
@@ -91,7 +92,9 @@ void vg_session_sinks_transition(struct session *ss,
 {
 	const struct vg_property *p = &ss->spec->props[s->prop];
 	struct vg_sinks *k = ss->sinks;
-	char slice[512], pid[24], tid[24], cg[512], *evt = NULL, *msg = NULL;
+	char slice[512], pid[24], tid[24], nspid[24], *evt = NULL, *msg = NULL;
+	struct vg_proc_where w = { 0 };
+	struct vg_err we = { 0 };
 	size_t n;
 	FILE *f;
 
@@ -118,7 +121,11 @@ void vg_session_sinks_transition(struct session *ss,
 	}
 	snprintf(pid, sizeof(pid), "%u", ev->pid);
 	snprintf(tid, sizeof(tid), "%u", ev->tid);
-	vg_oplog_cgroup(ev->pid, cg, sizeof(cg));
+	/* in a container: its pid there and its cgroup (read now: a
+	 * process that has exited since has none) */
+	if (vg_proc_where((pid_t)ev->pid, &w, &we))
+		w.ns_pid = (pid_t)ev->pid;
+	snprintf(nspid, sizeof(nspid), "%d", (int)w.ns_pid);
 	if (asprintf(&msg, "%s: violation: slice (%s) entered %s from %s at %s in pid %u",
 		     p->name, slice, p->states[s->state].name,
 		     p->states[from].name, evt ? evt : "?", ev->pid) < 0)
@@ -128,7 +135,8 @@ void vg_session_sinks_transition(struct session *ss,
 		      "VIGIL_STATE", p->states[s->state].name,
 		      "VIGIL_FROM_STATE", p->states[from].name,
 		      "VIGIL_AT", evt ? evt : "", "VIGIL_PID", pid,
-		      "VIGIL_TID", tid, "VIGIL_CONTAINER", cg,
+		      "VIGIL_TID", tid, "VIGIL_NSPID", nspid,
+		      "VIGIL_CONTAINER", w.cgroup,
 		      "VIGIL_EXE", ss->exe, "VIGIL_UNIT", unit_of(ss),
 		      "VIGIL_STOPPED",
 		      vg_scenario_target_stopped(ss->sc) ? "1" : "0", NULL);
@@ -201,7 +209,7 @@ static char *metrics_body(struct session *ss, size_t *len)
 			  "attached", NULL);
 	vg_metrics_sample(f, "vigil_probes", total, "unit", u, "status",
 			  "planned", NULL);
-	procs = !ss->target_exited;
+	procs = !ss->o->watch_exe && !ss->target_exited;
 	for (int i = 0; i < ss->nkids; i++)
 		procs += !ss->kids[i].gone;
 	vg_metrics_family(f, "vigil_monitored_processes", "gauge",
