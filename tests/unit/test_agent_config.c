@@ -136,6 +136,10 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("e.conf", "exe = /bin/x\ndefine = novalue\n",
 		     "e.conf:2: define: 'novalue' is not NAME=VALUE");
 	expect_error("e.conf", "spec = a.vigil\n", "names no processes");
+	expect_error("e.conf", "exe = /bin/x\nreaction = checkpoint\n",
+		     "e.conf:2: reaction: checkpoints are for one process (pidfile = PATH)");
+	expect_error("e.conf", "reaction = checkpoint\nexe = /bin/x\n",
+		     "e.conf:2: exe: checkpoints are for one process");
 	expect_error("e.conf", "exe = /bin/x\n", "no 'spec = FILE' line");
 	expect_error("e.conf", "exe = /bin/x\ntier =\n", "e.conf:2: tier: no value after '='");
 }

@@ -89,6 +89,10 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		if (u->exe[0] || u->pidfile[0])
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: %s: the file already names its processes (one exe or one pidfile per file)",
 					    path, line, key);
+		if (key[0] == 'e' && (!strcmp(u->reaction, "checkpoint") ||
+				      u->checkpoint_dir[0]))
+			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: exe: checkpoints are for one process (pidfile = PATH): vigil watch takes none",
+					    path, line);
 		return set_str(key[0] == 'e' ? u->exe : u->pidfile,
 			       sizeof(u->exe), v, path, line, key, e);
 	}
@@ -128,6 +132,9 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		if (!one_of(v, reactions))
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: reaction: '%s' is not log, stop, kill or checkpoint",
 					    path, line, v);
+		if (!strcmp(v, "checkpoint") && u->exe[0])
+			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: reaction: checkpoints are for one process (pidfile = PATH): vigil watch takes none",
+					    path, line);
 		return set_str(u->reaction, sizeof(u->reaction), v, path, line,
 			       key, e);
 	}
@@ -141,6 +148,9 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		if (v[0] != '/')
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: checkpoint-dir: '%s' is not an absolute path",
 					    path, line, v);
+		if (u->exe[0])
+			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: checkpoint-dir: checkpoints are for one process (pidfile = PATH): vigil watch takes none",
+					    path, line);
 		return set_str(u->checkpoint_dir, sizeof(u->checkpoint_dir), v,
 			       path, line, key, e);
 	}
