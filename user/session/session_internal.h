@@ -227,6 +227,9 @@ void vg_session_sinks_transition(struct session *ss,
 				 const struct vg_slice_view *s, int from,
 				 const struct vg_mon_event *ev);
 void vg_session_sinks_tick(struct session *ss);
+/* a checkpoint was taken into dir: the log says where (vigil restore) */
+void vg_session_sinks_checkpoint(struct session *ss, const char *dir,
+				 const char *reason);
 /* how: the lifecycle message ("exited with 0", "detached"), or NULL */
 void vg_session_sinks_close(struct session *ss, const char *how);
 
