@@ -1,6 +1,7 @@
 # A real Prometheus server (Debian's prometheus) scrapes the agent's
-# --metrics endpoint; its query API returns the violation count and the
-# monitored processes, labelled by unit.
+# --metrics endpoint and that of a plain `vigil attach --metrics`; its
+# query API returns the violation count and the monitored processes,
+# labelled by unit (the agent's) or by job.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/agent_helpers.bash"
 
@@ -14,6 +15,13 @@ start_agent
 wait_metric 'vigil_events_total{unit="svc"}' 'v > 0' 30
 target=${METRICS_URL#http://}
 target=${target%/metrics}
+# vigil attach --metrics on the same service, with another spec
+"$VIGIL" attach --metrics 127.0.0.1:0 "$TMP/count.vigil" -p "$SVC_PID" >"$TMP/attach.out" 2>&1 &
+ATTACH=$!
+LEFT_PIDS+=("$ATTACH")
+wait_for "$TMP/attach.out" 'metrics at http://' 30
+direct=$(grep -o '127.0.0.1:[0-9]*/metrics' "$TMP/attach.out" | head -1)
+direct=${direct%/metrics}
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat >"$TMP/prometheus.yml" <<EOF
 global:
@@ -22,6 +30,9 @@ scrape_configs:
   - job_name: vigil
     static_configs:
       - targets: ['$target']
+  - job_name: attach
+    static_configs:
+      - targets: ['$direct']
 EOF
 prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
 	--web.listen-address="127.0.0.1:$port" >"$TMP/prom.log" 2>&1 &
@@ -56,6 +67,12 @@ query 'vigil_violations_total{job="vigil",unit="svc",property="requests"}' 1
 query 'vigil_monitored_processes{job="vigil",unit="svc"}' 1
 query 'sum(vigil_slices{job="vigil",unit="svc",state="ended_twice"})' 1
 query 'up{job="vigil"}' 1
+query 'vigil_violations_total{job="attach",property="begins"}' 0
+query 'vigil_monitored_processes{job="attach"}' 1
+query 'count(vigil_probes{job="attach"} > 0)' 2
+query 'vigil_events_total{job="attach"} > bool 0' 1
+kill -INT "$ATTACH"
+wait "$ATTACH"
 kill -TERM "$PROM"
 stop_agent
 echo ok
