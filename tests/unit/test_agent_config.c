@@ -72,7 +72,8 @@ static void test_unit_and_defaults(void **state)
 	char want[4300];
 
 	put("queued.conf", "# the queue service\n\n  exe = /usr/sbin/queued  \n"
-			   "spec = a.vigil\ndefine = max=8\ndefine=alloc=my_alloc\n");
+			   "spec = a.vigil\ndefine = max=8\ndefine=alloc=my_alloc\n"
+			   "reaction.p = stop\n");
 	assert_int_equal(vg_agent_unit_load(path("queued.conf"), &u, &e), 0);
 	assert_string_equal(u.name, "queued");
 	assert_string_equal(u.exe, "/usr/sbin/queued");
@@ -86,6 +87,8 @@ static void test_unit_and_defaults(void **state)
 	/* production: a violation is recorded, the service runs on */
 	assert_string_equal(u.reaction, "log");
 	assert_string_equal(u.tier, "auto");
+	assert_int_equal(u.nprop_reactions, 1);
+	assert_string_equal(u.prop_reactions[0], "p=stop");
 	vg_agent_unit_free(&u);
 	unlink(path("queued.conf"));
 }
@@ -140,6 +143,12 @@ static void test_errors_name_file_and_line(void **state)
 		     "e.conf:2: reaction: checkpoints are for one process (pidfile = PATH)");
 	expect_error("e.conf", "reaction = checkpoint\nexe = /bin/x\n",
 		     "e.conf:2: exe: checkpoints are for one process");
+	expect_error("e.conf", "reaction.p = checkpoint\nexe = /bin/x\n",
+		     "e.conf:2: exe: checkpoints are for one process");
+	expect_error("e.conf", "exe = /bin/x\nreaction.p = gdb\n",
+		     "e.conf:2: reaction.p: 'gdb' is not log, stop, kill or checkpoint");
+	expect_error("e.conf", "exe = /bin/x\nreaction. = stop\n",
+		     "e.conf:2: reaction.: no property name");
 	expect_error("e.conf", "exe = /bin/x\n", "no 'spec = FILE' line");
 	expect_error("e.conf", "exe = /bin/x\ntier =\n", "e.conf:2: tier: no value after '='");
 }

@@ -162,7 +162,8 @@ static const char *on_violation(const char *reaction)
 static void start(struct agent *a, struct unit *un)
 {
 	const struct vg_agent_unit *u = &un->u;
-	char *argv[2 * VG_AGENT_MAX_SPECS + 2 * VG_AGENT_MAX_DEFINES + 32];
+	char *argv[3 * VG_AGENT_MAX_SPECS + 2 * VG_AGENT_MAX_DEFINES + 32];
+	char povs[VG_AGENT_MAX_SPECS][300];
 	char ov[64], tier[32], mfile[PATH_MAX + 300], pid[24], journal[PATH_MAX + 300];
 	pid_t target = 0, child, agent;
 	sigset_t none;
@@ -182,6 +183,12 @@ static void start(struct agent *a, struct unit *un)
 	snprintf(tier, sizeof(tier), "--tier=%s", u->tier);
 	metrics_path(a, u->name, mfile, sizeof(mfile));
 	argv[n++] = ov;
+	for (int i = 0; i < u->nprop_reactions; i++) {
+		/* the session takes log as continue, as for the default */
+		snprintf(povs[i], sizeof(povs[i]), "--on-violation=%s",
+			 u->prop_reactions[i]);
+		argv[n++] = povs[i];
+	}
 	argv[n++] = tier;
 	argv[n++] = "--unit";
 	argv[n++] = (char *)u->name;
@@ -262,7 +269,6 @@ gone:
 
 static void reap(struct agent *a)
 {
-	char path[PATH_MAX + 300];
 	int status;
 	pid_t p;
 
@@ -274,8 +280,10 @@ static void reap(struct agent *a)
 				continue;
 			un->child = 0;
 			un->ended_ns = vg_now_ns(CLOCK_MONOTONIC);
-			metrics_path(a, un->u.name, path, sizeof(path));
-			unlink(path);
+			/* its metrics file stays, with the session's last
+			 * figures (a violation that stopped the process and
+			 * ended the session is still counted), until the
+			 * unit's next session replaces it */
 			if (WIFEXITED(status))
 				say(a, WEXITSTATUS(status) >= 2 ? 3 : 5, un,
 				    "%s: session %d ended with status %d%s",

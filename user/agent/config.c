@@ -71,6 +71,14 @@ static bool one_of(const char *v, const char *const *set)
 	return false;
 }
 
+static bool any_checkpoint(const struct vg_agent_unit *u)
+{
+	for (int i = 0; i < u->nprop_reactions; i++)
+		if (strstr(u->prop_reactions[i], "=checkpoint"))
+			return true;
+	return false;
+}
+
 static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		const char *v, const char *path, int line, struct vg_err *e)
 {
@@ -90,7 +98,8 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: %s: the file already names its processes (one exe or one pidfile per file)",
 					    path, line, key);
 		if (key[0] == 'e' && (!strcmp(u->reaction, "checkpoint") ||
-				      u->checkpoint_dir[0]))
+				      u->checkpoint_dir[0] ||
+				      any_checkpoint(u)))
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: exe: checkpoints are for one process (pidfile = PATH): vigil watch takes none",
 					    path, line);
 		return set_str(key[0] == 'e' ? u->exe : u->pidfile,
@@ -128,6 +137,26 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		u->ndefines++;
 		return 0;
 	}
+	if (!strncmp(key, "reaction.", 9)) {
+		char *kv;
+
+		if (!key[9])
+			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: reaction.: no property name after the dot",
+					    path, line);
+		if (!one_of(v, reactions))
+			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: %s: '%s' is not log, stop, kill or checkpoint",
+					    path, line, key, v);
+		if (!strcmp(v, "checkpoint") && u->exe[0])
+			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: %s: checkpoints are for one process (pidfile = PATH): vigil watch takes none",
+					    path, line, key);
+		if (u->nprop_reactions == VG_AGENT_MAX_SPECS)
+			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: more than %d reaction.PROP lines",
+					    path, line, VG_AGENT_MAX_SPECS);
+		if (asprintf(&kv, "%s=%s", key + 9, v) < 0)
+			return vg_errf(e, "out of memory");
+		u->prop_reactions[u->nprop_reactions++] = kv;
+		return 0;
+	}
 	if (!strcmp(key, "reaction")) {
 		if (!one_of(v, reactions))
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: reaction: '%s' is not log, stop, kill or checkpoint",
@@ -154,7 +183,7 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		return set_str(u->checkpoint_dir, sizeof(u->checkpoint_dir), v,
 			       path, line, key, e);
 	}
-	return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: unknown key '%s' (expected exe, pidfile, spec, define, reaction, checkpoint-dir or tier)",
+	return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: unknown key '%s' (expected exe, pidfile, spec, define, reaction, reaction.PROP, checkpoint-dir or tier)",
 			    path, line, key);
 }
 
@@ -231,7 +260,9 @@ void vg_agent_unit_free(struct vg_agent_unit *u)
 		free(u->specs[i]);
 	for (int i = 0; i < u->ndefines; i++)
 		free(u->defines[i]);
-	u->nspecs = u->ndefines = 0;
+	for (int i = 0; i < u->nprop_reactions; i++)
+		free(u->prop_reactions[i]);
+	u->nspecs = u->ndefines = u->nprop_reactions = 0;
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)

@@ -7,6 +7,7 @@
  *   spec = queue_bounds.vigil     one or more (relative: to the directory)
  *   define = max=8                -D, one or more
  *   reaction = log                log (default), stop, kill, checkpoint
+ *   reaction.PROP = stop          one property's own
  *   checkpoint-dir = /var/lib/vigil/queued
  *   tier = auto                   auto, kernel, user
  *
@@ -33,6 +34,9 @@ struct vg_agent_unit {
 	char *defines[VG_AGENT_MAX_DEFINES];	/* NAME=VALUE */
 	int ndefines;
 	char reaction[16];		/* log, stop, kill, checkpoint */
+	/* reaction.PROP = R lines, as "PROP=R" */
+	char *prop_reactions[VG_AGENT_MAX_SPECS];
+	int nprop_reactions;
 	char checkpoint_dir[4096];	/* or "" */
 	char tier[8];			/* auto, kernel, user */
 	/* the file's bytes and its specs' bytes, hashed: a reload restarts

@@ -73,7 +73,8 @@ static const struct option opts[] = {
 /* One option into o; 0, or the exit status of a usage error (or -1 for
  * --help, printed). */
 static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
-		const char **libs, bool attach, const char *usage)
+		const char **libs, struct vg_cli_defs *reacts, bool attach,
+		const char *usage)
 {
 	char *end;
 	size_t n;
@@ -110,6 +111,10 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 			return vg_cli_usage(usage, "--tier: '%s' is not auto, kernel or user", optarg);
 		break;
 	case 'v':
+		if (strchr(optarg, '=')) {	/* PROP=REACTION: once loaded */
+			reacts->v[reacts->n++] = optarg;
+			break;
+		}
 		if (!strcmp(optarg, "stop"))
 			o->on_violation = VG_OV_STOP;
 		else if (!strcmp(optarg, "gdb"))
@@ -229,9 +234,9 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 int vg_cmd_run(int argc, char **argv, bool attach)
 {
 	const char *usage = attach ? vg_usage_attach : vg_usage_run;
-	const char *libs[argc], *defv[argc];	/* at most one per argument */
+	const char *libs[argc], *defv[argc], *reactv[argc];	/* at most one per argument */
 	char *specs[argc];
-	struct vg_cli_defs defs = { defv, 0 };
+	struct vg_cli_defs defs = { defv, 0 }, reacts = { reactv, 0 };
 	struct vg_session_opts o = { .checkpoint_gap_ms = 500 };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
@@ -252,7 +257,7 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 			specs[nspecs++] = argv[optind++];
 			continue;
 		}
-		if ((rc = take(c, &o, &defs, libs, attach, usage)))
+		if ((rc = take(c, &o, &defs, libs, &reacts, attach, usage)))
 			return rc < 0 ? 0 : rc;
 	}
 	if (attach) {
@@ -278,6 +283,8 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 	if (!spec)
 		return 3;
 	if (vg_cli_load_specs(spec, nspecs, specs, &defs, &e) ||
+	    vg_cli_apply_reactions(spec, reacts.n, reacts.v, !o.follow_forks,
+				   &e) ||
 	    vg_check_privileges(&e)) {
 		vg_spec_free(spec);
 		return vg_cli_fail(&e);

@@ -47,7 +47,8 @@ static unsigned long long count_of(const char *s, unsigned long long max)
 int vg_cmd_watch(int argc, char **argv)
 {
 	const char *usage = vg_usage_watch;
-	const char *libs[argc], *defv[argc];
+	const char *libs[argc], *defv[argc], *reactv[argc];
+	int nreacts = 0;
 	char *specs[argc];
 	struct vg_cli_defs defs = { defv, 0 };
 	struct vg_watch_opts o = { .session = { .checkpoint_gap_ms = 500 } };
@@ -94,6 +95,10 @@ int vg_cmd_watch(int argc, char **argv)
 				return vg_cli_usage(usage, "--tier: '%s' is not auto, user or kernel", optarg);
 			break;
 		case 'v':
+			if (strchr(optarg, '=')) {	/* PROP=REACTION */
+				reactv[nreacts++] = optarg;
+				break;
+			}
 			if (!strcmp(optarg, "stop"))
 				so->on_violation = VG_OV_STOP;
 			else if (!strcmp(optarg, "continue"))
@@ -160,6 +165,7 @@ int vg_cmd_watch(int argc, char **argv)
 	if (!spec)
 		return 3;
 	if (vg_cli_load_specs(spec, nspecs, specs, &defs, &e) ||
+	    vg_cli_apply_reactions(spec, nreacts, reactv, false, &e) ||
 	    vg_check_privileges(&e)) {
 		vg_spec_free(spec);
 		return vg_cli_fail(&e);

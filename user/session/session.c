@@ -60,8 +60,9 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_report_set_evidence(ss->report, x);
 	vg_evidence_add(x, s, from, to, ev);
 	vg_session_view_transition(ss, x, s, from, ev);
-	vg_session_sinks_transition(ss, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+	/* after the reactions: the log says whether it was left stopped */
+	vg_session_sinks_transition(ss, s, from, ev);
 	if (ss->o->watch_exe)	/* each process's stop is its own */
 		vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
@@ -236,7 +237,6 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	vg_evidence_add(x, &v, k->from, k->to, &ev);
 	vg_report_set_evidence(ss->report, x);
 	vg_session_view_transition(ss, x, &v, k->from, &ev);
-	vg_session_sinks_transition(ss, &v, k->from, &ev);
 	{	/* exact or not: probe/rewind.c */
 		char note[256];
 
@@ -247,6 +247,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	}
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
+	vg_session_sinks_transition(ss, &v, k->from, &ev);
 	if (ss->o->watch_exe)
 		vg_session_watch_transition(ss, &v, k->to, &ev);
 	vg_live_transition(ss, &v, k->from, k->to, &ev,
