@@ -67,6 +67,9 @@ query 'vigil_violations_total{job="vigil",unit="svc",property="requests"}' 1
 query 'vigil_monitored_processes{job="vigil",unit="svc"}' 1
 query 'sum(vigil_slices{job="vigil",unit="svc",state="ended_twice"})' 1
 query 'up{job="vigil"}' 1
+# the agent's own CPU and memory (no unit label) beside the session's
+query 'count(vigil_resident_memory_bytes{job="vigil"} > 1e6)' 2
+query 'count(vigil_cpu_seconds_total{job="vigil",unit=""})' 1
 query 'vigil_violations_total{job="attach",property="begins"}' 0
 query 'vigil_monitored_processes{job="attach"}' 1
 query 'count(vigil_probes{job="attach"} > 0)' 2

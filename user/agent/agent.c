@@ -74,6 +74,8 @@ static void write_own_metrics(struct agent *a)
 {
 	char path[PATH_MAX + 300], tmp[PATH_MAX + 320];
 	int running = 0;
+	uint64_t rss;
+	double cpu;
 	FILE *f;
 
 	for (int i = 0; i < a->nunits; i++)
@@ -94,6 +96,14 @@ static void write_own_metrics(struct agent *a)
 			  "result", "ok", NULL);
 	vg_metrics_sample(f, "vigil_agent_reloads_total",
 			  (double)a->reload_errors, "result", "error", NULL);
+	/* the agent's own, without a unit (each session's has its unit) */
+	vg_metrics_self(&cpu, &rss);
+	vg_metrics_family(f, "vigil_cpu_seconds_total", "counter",
+			  "CPU time of vigil itself (user and system).");
+	vg_metrics_sample(f, "vigil_cpu_seconds_total", cpu, NULL);
+	vg_metrics_family(f, "vigil_resident_memory_bytes", "gauge",
+			  "Resident memory of vigil itself.");
+	vg_metrics_sample(f, "vigil_resident_memory_bytes", (double)rss, NULL);
 	if (fclose(f) || rename(tmp, path))
 		unlink(tmp);
 }
