@@ -25,8 +25,11 @@
 #include "report/oplog.h"
 #include "util/clock.h"
 
-/* a session that ended is started again no sooner than this */
+/* a session that ended is started again no sooner than this; one that
+ * failed (status 2 or 3, a signal), after twice the last gap, up to
+ * MAX_GAP: a unit whose spec does not fit its program does not spin */
 #define RESTART_GAP_NS (2 * 1000000000ull)
+#define MAX_GAP_NS (64 * 1000000000ull)
 #define STOP_WAIT_MS 5000
 
 struct unit {
@@ -34,6 +37,7 @@ struct unit {
 	pid_t child;		/* its session, or 0 */
 	pid_t target;		/* pidfile: the pid it was started on */
 	uint64_t ended_ns;	/* when its last session ended */
+	uint64_t gap_ns;	/* and how long to wait before the next */
 	uint64_t starts;
 };
 
@@ -290,6 +294,12 @@ static void reap(struct agent *a)
 				continue;
 			un->child = 0;
 			un->ended_ns = vg_now_ns(CLOCK_MONOTONIC);
+			if (WIFEXITED(status) && WEXITSTATUS(status) < 2)
+				un->gap_ns = RESTART_GAP_NS;
+			else
+				un->gap_ns = un->gap_ns * 2 > MAX_GAP_NS ? MAX_GAP_NS
+					     : un->gap_ns ? un->gap_ns * 2
+					     : RESTART_GAP_NS;
 			/* its metrics file stays, with the session's last
 			 * figures (a violation that stopped the process and
 			 * ended the session is still counted), until the
@@ -319,7 +329,7 @@ static void start_idle(struct agent *a)
 		struct unit *un = &a->units[i];
 
 		if (un->child > 0 ||
-		    (un->ended_ns && now - un->ended_ns < RESTART_GAP_NS))
+		    (un->ended_ns && now - un->ended_ns < un->gap_ns))
 			continue;
 		/* the same process again only if it ended its session for
 		 * a reason of its own: not one that violated and runs on */
@@ -360,6 +370,7 @@ static void reload(struct agent *a)
 				nu[i].child = old->child;
 				nu[i].target = old->target;
 				nu[i].ended_ns = old->ended_ns;
+				nu[i].gap_ns = old->gap_ns;
 				nu[i].starts = old->starts;
 				old->child = 0;
 				kept++;
