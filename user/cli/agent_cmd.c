@@ -29,7 +29,7 @@ int vg_cmd_agent(int argc, char **argv)
 		.config_dir = "/etc/vigil/agent.d",
 		.state_dir = rt && *rt ? rt : "/run/vigil",
 	};
-	char addr[64], self[PATH_MAX];
+	char addr[64], self[PATH_MAX], conf[PATH_MAX];
 	struct vg_err e = { 0 };
 	ssize_t n;
 	int c;
@@ -61,6 +61,10 @@ int vg_cmd_agent(int argc, char **argv)
 	}
 	if (optind < argc)
 		return vg_cli_usage(usage, "unexpected argument '%s'", argv[optind]);
+	/* absolute, so are the spec paths the sessions are given (a missing
+	 * directory is the loader's error to report) */
+	if (realpath(o.config_dir, conf))
+		o.config_dir = conf;
 	/* the sessions run this very binary */
 	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)
 		return vg_cli_usage(usage, "%s", "cannot read /proc/self/exe");
