@@ -35,6 +35,10 @@ __u32 fork_stop = 0;
  * followed fork's child, until user space has attached its probes */
 __u64 watch_ino = 0;
 __u32 watch_dev = 0;
+/* vigil watch --lib-mapped: the same for a process that maps this file
+ * executable (the loader mapping a library's text, or dlopen) */
+__u64 watch_lib_ino = 0;
+__u32 watch_lib_dev = 0;
 
 /* signal_deliver fires in get_signal() as the signal is delivered, before
  * a handler or the default action (core dump, termination) runs. */
@@ -242,7 +246,7 @@ int BPF_PROG(vg_fork, struct task_struct *parent, struct task_struct *child)
  * (the signal is taken on its way back to user space) until user space
  * has attached its probes -- as a followed fork's child is. Only with its
  * record reserved, so that user space always learns of a held process. */
-static __always_inline void watch_exec(struct linux_binprm *bprm, __u32 tid)
+static __always_inline void watch_hold(struct linux_binprm *bprm, __u32 tid)
 {
 	__u32 tgid = cur_tgid(), held = VG_FOLLOW_HELD, on = VG_FOLLOW_ON;
 	__u32 zero = 0;
@@ -250,9 +254,6 @@ static __always_inline void watch_exec(struct linux_binprm *bprm, __u32 tid)
 	__u16 flags = VG_RF_FOLLOWED;
 	__u64 *busy;
 
-	if (BPF_CORE_READ(bprm, file, f_inode, i_ino) != watch_ino ||
-	    BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev) != watch_dev)
-		return;
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
 		count(&counters, VG_CNT_RB_LOST);
@@ -274,6 +275,49 @@ static __always_inline void watch_exec(struct linux_binprm *bprm, __u32 tid)
 	if (busy)
 		__sync_fetch_and_sub(busy, 1);
 	fill_proc(r, flags, VG_PROC_EXEC, tid, tgid, bprm);
+}
+
+static __always_inline void watch_exec(struct linux_binprm *bprm, __u32 tid)
+{
+	if (BPF_CORE_READ(bprm, file, f_inode, i_ino) == watch_ino &&
+	    BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev) == watch_dev)
+		watch_hold(bprm, tid);
+}
+
+/* vigil watch --lib-mapped: a process not followed maps the library
+ * executable. It is held as it returns from mmap, before any code of the
+ * library can run (the loader relocates and runs its initializers
+ * later), until its probes are in; its record is an exec's without a
+ * path. */
+/* (at the mmap system call's entry, raw_syscalls:sys_enter, the file
+ * read from the descriptor table: this kernel may have neither fentry
+ * nor kprobes; the signal is taken as mmap returns, with the mapping
+ * made and none of the library's code run) */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(vg_watch_mmap, struct pt_regs *regs, long id)
+{
+	struct task_struct *t;
+	struct fdtable *fdt;
+	struct file **fdv, *file = NULL;
+	__u32 tid;
+	int fd;
+
+	if (id != 9 /* mmap */ || !(BPF_CORE_READ(regs, dx) & 4 /* PROT_EXEC */))
+		return 0;
+	fd = (int)BPF_CORE_READ(regs, r8);
+	if (fd < 0 || is_target(&tid))
+		return 0;
+	t = (struct task_struct *)bpf_get_current_task();
+	fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fdv = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fdv[fd]) || !file)
+		return 0;
+	if (BPF_CORE_READ(file, f_inode, i_ino) == watch_lib_ino &&
+	    BPF_CORE_READ(file, f_inode, i_sb, s_dev) == watch_lib_dev)
+		watch_hold(NULL, tid);
+	return 0;
 }
 
 SEC("tp_btf/sched_process_exec")

@@ -5,7 +5,7 @@
 # read through its root (the copy of libc is another file than the host's:
 # `before free` fires there only if vigil found the container's libc), and
 # the violation's report names both pids and the cgroup path, in text and
-# JSON. No process is left stopped but the one a violation stopped.
+# JSON; its stacks are symbolized from its own files. No process is left stopped but the one a violation stopped.
 . "$(dirname "$0")/lib.sh"
 
 R=$TMP/root
@@ -97,7 +97,7 @@ kill -KILL "$A"
 # --- vigil watch --exe, the program's path on the host (the tmpfs) ---
 start_container
 B=$CPID
-"$VIGIL" watch "$SPEC" --exe "$R/instance" --json "$TMP/w.json" >"$TMP/out" 2>&1 &
+"$VIGIL" watch --stacks "$SPEC" --exe "$R/instance" --json "$TMP/w.json" >"$TMP/out" 2>&1 &
 VIGIL_PID=$!
 wait_for "$TMP/out" "processes running it, monitored" 60
 start_container --bug-when /bug2
@@ -128,5 +128,9 @@ assert len(v) == 1 and v[0]["pid"] == int(sys.argv[2]) and v[0]["ns_pid"] == 1 \
     and v[0]["cgroup"] == sys.argv[3], v
 PY
 [ "$(proc_state "$C")" = T ] || fail "the violating container process is not left stopped"
+# its stacks, symbolized from its own files (through its root): the
+# caller of inst_close in main, with its line
+grep -A40 'VIOLATION of close_once' "$TMP/out" | grep -qE "^ +main\+0x[0-9a-f]+ \(.*instance\.c:[0-9]+\)" ||
+	fail "the container process's stacks are not symbolized"
 [ "$(uprobes_on "$R/instance")" = 0 ] || fail "uprobes left on the container's program"
 echo "PASS"

@@ -20,6 +20,17 @@ start_instance() {	# start_instance ARGS...: one more, its pid in PIDS
 	LEFT_PIDS+=("$!")
 }
 
+# bad input: a clear message and exit status 2
+run_vigil watch "$SPEC"
+expect_rc 2
+expect_out "no --exe PATH"
+run_vigil watch "$SPEC" --exe "$TMP/none"
+expect_rc 2
+expect_out "--exe $TMP/none: no such file"
+run_vigil watch "$SPEC" --exe "$EXE" --max-procs 0
+expect_rc 2
+expect_out "--max-procs: '0' is not a count"
+
 for i in $(seq 10); do start_instance; done
 for p in "${PIDS[@]}"; do wait_exec "$p" "$EXE"; done
 "$VIGIL" watch "$SPEC" --exe "$EXE" --json "$TMP/v.json" >"$TMP/out" 2>&1 &
@@ -74,6 +85,11 @@ for i, p in enumerate(pids):
     first = "attached" if i < 10 else "started"
     assert procs.get(p, [None])[0] == first, (i + 1, p, procs.get(p))
     assert procs[p][-1] == ("left" if p == bug else "exited"), (i + 1, p, procs[p])
+# every process's verdicts at its exit say whose
+at_exit = [l for l in lines if l.get("type") == "verdict" and l.get("at") == "exit"]
+# (each instance ends with one handle open: a live slice at its exit)
+assert {l["pid"] for l in at_exit} >= set(pids) - {bug}, at_exit[:3]
+assert all(l.get("pid") in pids and l.get("ns_pid") == l.get("pid") for l in at_exit), at_exit[:3]
 w = [l for l in lines if l.get("type") == "watch"][0]
 assert w["processes"] == 20 and w["violations"] == 1 and w["exited"] == 19 \
     and w["refused"] == 0 and w["stopped"] == 1, w

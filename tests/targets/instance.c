@@ -7,7 +7,9 @@
  * once FILE exists. --count-from FILE counts the handles made from when
  * FILE exists on (a bench's window; it prints them with the seconds
  * since). --period US sets the pause
- * between handles (5000 by default; 0 for a busy loop, the bench's load). */
+ * between handles (5000 by default; 0 for a busy loop, the bench's load).
+ * It ends with one handle open, as a service ends with its listening
+ * socket: a slice live at its exit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +80,7 @@ int main(int argc, char **argv)
 				usleep(period);
 		}
 	}
+	inst_use(inst_open());	/* kept to the end */
 	if (count_from && t0.tv_sec) {
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		printf("instance %d: %ld handles in %.3f s\n", (int)getpid(),

@@ -15,6 +15,7 @@
 
 static const struct option opts[] = {
 	{ "exe", required_argument, 0, 'x' },
+	{ "lib-mapped", required_argument, 0, 'l' },
 	{ "max-procs", required_argument, 0, 'n' },
 	{ "define", required_argument, 0, 'D' },
 	{ "quiet", no_argument, 0, 'q' },
@@ -69,7 +70,11 @@ int vg_cmd_watch(int argc, char **argv)
 		}
 		switch (c) {
 		case 'x':
+		case 'l':
+			if (o.exe)
+				return vg_cli_usage(usage, "%s", "one --exe or --lib-mapped at a time");
 			o.exe = optarg;
+			o.lib = c == 'l';
 			break;
 		case 'n':
 			if (!(n = count_of(optarg, 65536)))
@@ -158,7 +163,7 @@ int vg_cmd_watch(int argc, char **argv)
 		}
 	}
 	if (!o.exe)
-		return vg_cli_usage(usage, "%s", "no --exe PATH given: the executable whose processes to watch");
+		return vg_cli_usage(usage, "%s", "no --exe PATH (or --lib-mapped PATH) given: the executable (library) whose processes to watch");
 	if (nspecs == 0)
 		return vg_cli_usage(usage, "%s", "no SPEC given");
 	spec = vg_spec_new();

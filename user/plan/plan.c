@@ -231,8 +231,9 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	for (int i = 0; i < np; i++) {
 		if (o->follow_forks) {
 			p->kernel[i] = false;
-			snprintf(why[i], sizeof(why[i]),
-				 "--follow-fork (kernel-tier slices do not tell processes apart)");
+			snprintf(why[i], sizeof(why[i]), "%s",
+				 o->watch ? "vigil watch (the default; --tier=kernel keys kernel-tier slices by process)"
+					  : "--follow-fork (kernel-tier slices do not tell processes apart)");
 		}
 		p->props[i].kernel = p->kernel[i];
 		p->any_kernel |= p->kernel[i];

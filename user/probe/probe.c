@@ -213,8 +213,8 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 
 	/* the tracepoints: one per event at most, and the three lifecycle
 	 * ones */
-	p->links = calloc(s->nevents + 3, sizeof(*p->links));
-	p->link_prog_fd = calloc(s->nevents + 3, sizeof(int));
+	p->links = calloc(s->nevents + 4, sizeof(*p->links));
+	p->link_prog_fd = calloc(s->nevents + 4, sizeof(int));
 	/* without per-process following, the old way: any process, filtered
 	 * in BPF */
 	p->pid = o->follow_forks && !p->per_pid ? -1 : o->pid;
@@ -223,6 +223,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_fork, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_exec, e))
+		return -1;
+	if (o->watch && o->watch_lib_ino &&
+	    attach_tracepoint(p, p->skel->progs.vg_watch_mmap, e))
 		return -1;
 	for (int i = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
@@ -477,6 +480,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	lifecycle_setup(p);
+	bpf_program__set_autoload(p->skel->progs.vg_watch_mmap,
+				  o->watch && o->watch_lib_ino);
 	p->per_pid = o->follow_forks && kernel_has_func("bpf_send_signal_task");
 	if (o->follow_forks && !p->per_pid && o->warn)
 		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
@@ -504,6 +509,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->watch_ino = o->watch ? o->watch_ino : 0;
 	vg_probe_kslices_by_process(p, o->watch);
 	p->skel->bss->watch_dev = o->watch ? o->watch_dev : 0;
+	p->skel->bss->watch_lib_ino = o->watch ? o->watch_lib_ino : 0;
+	p->skel->bss->watch_lib_dev = o->watch ? o->watch_lib_dev : 0;
 	p->skel->bss->stop_at_exec = o->launching &&
 				     vg_probe_has_global_watches(p);
 	p->skel->bss->armed_mask = ~o->plan->dormant;

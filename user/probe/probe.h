@@ -54,6 +54,10 @@ struct vg_probe_opts {
 	bool watch;
 	uint32_t watch_dev;
 	uint64_t watch_ino;
+	/* --lib-mapped: a process mapping this file executable is followed,
+	 * held as its mmap returns (0: not watching a library) */
+	uint32_t watch_lib_dev;
+	uint64_t watch_lib_ino;
 };
 
 /* One record from the ring buffer. */

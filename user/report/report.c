@@ -422,6 +422,7 @@ struct final_ctx {
 	int nonaccepting;
 	uint64_t *per_state;	/* [prop][state] counts, flattened */
 	int *base;
+	uint32_t pid;		/* a followed or watched process's; 0 */
 };
 
 static void final_one(void *ctx, const struct vg_slice_view *s)
@@ -440,7 +441,11 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 		r->ended[r->base[s->prop] + s->state]++;
 	if (strcmp(v, "accepting")) {
 		if (f->nonaccepting < 20) {
-			fprintf(r->text, "vigil: %s: slice ", p->name);
+			if (f->pid)
+				fprintf(r->text, "vigil: pid %u: %s: slice ",
+					f->pid, p->name);
+			else
+				fprintf(r->text, "vigil: %s: slice ", p->name);
 			text_slice(r, s);
 			fprintf(r->text, " ends %s in state %s\n", v,
 				p->states[s->state].name);
@@ -453,6 +458,10 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	if (!r->json)
 		return;
 	json_verdict(r, r->json, s, v);
+	if (f->pid) {	/* whose (--follow-fork, vigil watch) */
+		fprintf(r->json, ",\"pid\":%u", f->pid);
+		json_process(r, r->json, f->pid);
+	}
 	fputs(",\"at\":\"exit\"}\n", r->json);
 }
 
@@ -460,7 +469,7 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
 {
 	char who[32] = "";
 
-	struct final_ctx f = { .r = r };
+	struct final_ctx f = { .r = r, .pid = pid };
 	int total = 0;
 
 	f.base = calloc(r->spec->nprops + 1, sizeof(int));

@@ -124,6 +124,9 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 	struct session *ss = ctx;
 	struct vg_stack_frame fr[VG_STACK_DEPTH];
 	int n, out = 0;
+	/* vigil watch: the process's own (its maps, its load biases) */
+	struct vg_symbolizer *sy = ss->o->watch_exe
+		? vg_session_watch_symbolizer(ss, (pid_t)ev->pid) : NULL;
 
 	if (!ss->stack_on || !ss->stack_on[ev->event] || !ss->probe)
 		return 0;	/* not captured (see stack_events) */
@@ -133,17 +136,17 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 		struct vg_frame f;
 
 		if (fr[i].has_build_id)
-			vg_symbolize_file(symbolizer(ss), fr[i].build_id,
+			vg_symbolize_file((sy ? sy : symbolizer(ss)), fr[i].build_id,
 					  fr[i].offset, out > 0, &f);
 		else
-			vg_symbolize(symbolizer(ss), fr[i].offset, out > 0, &f);
+			vg_symbolize((sy ? sy : symbolizer(ss)), fr[i].offset, out > 0, &f);
 		vg_frame_format(&f, lines[out], sizeof(lines[out]));
 		out++;
 		/* an entry probe's caller, which the frame-pointer walk
 		 * missed: the return address the probe read at entry */
 		if (i == 0 && out < max && ev->slot[VG_SLOT_CALLER] &&
 		    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
-			vg_symbolize(symbolizer(ss), ev->slot[VG_SLOT_CALLER],
+			vg_symbolize((sy ? sy : symbolizer(ss)), ev->slot[VG_SLOT_CALLER],
 				     true, &f);
 			vg_frame_format(&f, lines[out], sizeof(lines[out]));
 			out++;
@@ -277,7 +280,9 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
 		vg_symval_event(ss->symval, &ev);
-		if (ss->stack_on && ss->stack_on[ev.event])
+		if (ss->stack_on && ss->stack_on[ev.event] && ss->o->watch_exe)
+			vg_session_watch_symbolizer(ss, (pid_t)ev.pid);
+		else if (ss->stack_on && ss->stack_on[ev.event])
 			symbolizer(ss);
 		if (ss->rec && vg_recorder_write(ss->rec, &ev))
 			return vg_errf(ss->err, "writing %s failed",
@@ -339,6 +344,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		/* vigil watch --tier=kernel: slices keyed by process */
 		.follow_forks = ss->o->follow_forks &&
 				!vg_session_watch_kernel(ss),
+		.watch = ss->o->watch_exe != NULL,
 	};
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
 		goto out;
@@ -401,6 +407,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.watch = ss->o->watch_exe != NULL,
 		.watch_dev = ss->watch_dev,
 		.watch_ino = ss->watch_ino,
+		.watch_lib_dev = ss->watch_lib_dev,
+		.watch_lib_ino = ss->watch_lib_ino,
 	};
 	/* --dynamic's state while the run goes on (its plan is the plan's) */
 	const uint64_t *arms;
@@ -683,6 +691,9 @@ static int loop(struct session *ss, struct vg_err *e)
 				}
 				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
 					continue;	/* gdb's, on the terminal */
+				if (ss->o->watch_exe &&
+				    vg_session_watch_signal(ss, (int)si.ssi_signo))
+					continue;
 				if (ss->o->watch_exe) {
 					fprintf(stderr, "vigil: %s: detaching, the watched processes run on\n",
 						strsignal(si.ssi_signo));
@@ -790,6 +801,7 @@ out:
 		vg_monitor_free(ss.kids[i].mon);
 		vg_evidence_free(ss.kids[i].evidence);
 		free(ss.kids[i].cgroup);
+		vg_symbolizer_free(ss.kids[i].sym);
 	}
 	free(ss.kids);
 	vg_report_free(ss.report);

@@ -75,6 +75,8 @@ struct vg_session_opts {
 	 * executable (absolute), no target of its own; at most max_procs of
 	 * them at once; the hooks (or NULL) hear of processes and verdicts */
 	const char *watch_exe;
+	bool watch_lib;			/* watch_exe is a library: the
+					 * processes that map it */
 	unsigned max_procs;
 	const struct vg_watch_hooks *watch_hooks;
 };

@@ -53,11 +53,14 @@ struct session {
 		char *cgroup;
 		uint64_t violations;
 		bool stopped;
+		struct vg_symbolizer *sym;	/* its stacks', at first use */
 	} *kids;
 	int nkids;
 	struct vg_watch_stats *wstats;	/* vigil watch (session_watch.c) */
 	uint32_t watch_dev;		/* its executable, as the kernel */
-	uint64_t watch_ino;		/* encodes dev_t */
+	uint64_t watch_ino;		/* encodes dev_t; 0 with --lib-mapped */
+	uint32_t watch_lib_dev;		/* --lib-mapped: the library's */
+	uint64_t watch_lib_ino;
 	/* vigil attach to a process in a container: its pid there and its
 	 * cgroup, for the reports (vg_session_attach_where) */
 	pid_t target_ns_pid;
@@ -175,8 +178,14 @@ void vg_session_watch_kproc(struct session *ss, pid_t pid,
  * let go, said, counted as refused. */
 void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
 				      pid_t child);
+/* A watched process's symbolizer (its maps, read at first use while it
+ * lives; through its root in a container), or NULL. */
+struct vg_symbolizer *vg_session_watch_symbolizer(struct session *ss,
+						 pid_t pid);
 /* The kernel table's slices into each process's monitor. */
 void vg_session_watch_mirror(struct session *ss);
+/* A signal that would end the watch: did the hooks take it? */
+bool vg_session_watch_signal(struct session *ss, int sig);
 /* Should the loop end (the hooks' keep_going)? */
 bool vg_session_watch_done(struct session *ss);
 /* At the end: the processes still monitored get their verdicts, and the

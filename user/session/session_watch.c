@@ -39,6 +39,7 @@
 #include "proc/procinfo.h"
 #include "report/evidence.h"
 #include "report/report.h"
+#include "sym/symbolize.h"
 #include "util/json.h"
 #include "watch/watch.h"
 #include <unistd.h>
@@ -160,6 +161,12 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 				    ss->o->watch_exe);
 	ss->watch_ino = st.st_ino;
 	ss->watch_dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	if (ss->o->watch_lib) {	/* matched at its mapping, not an exec */
+		ss->watch_lib_ino = ss->watch_ino;
+		ss->watch_lib_dev = ss->watch_dev;
+		ss->watch_ino = 0;
+		ss->watch_dev = 0;
+	}
 	ss->wstats = calloc(1, sizeof(*ss->wstats));
 	if (!ss->wstats)
 		return vg_errf(e, "out of memory");
@@ -253,6 +260,7 @@ static void kid_end(struct session *ss, int i, enum vg_watch_what what,
 	hook(ss, i, pid, what, status);
 	vg_monitor_free(ss->kids[i].mon);
 	vg_evidence_free(ss->kids[i].evidence);
+	vg_symbolizer_free(ss->kids[i].sym);
 	free(ss->kids[i].cgroup);
 	vg_proc_root_forget(pid);
 	ss->kids[i] = ss->kids[--ss->nkids];
@@ -285,7 +293,9 @@ static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 		return;
 	}
 	say(ss, i, pid, running ? "attached" : "started",
-	    running ? "running already" : "held at its exec until its probes were in");
+	    running ? "running already"
+	    : ss->o->watch_lib ? "held as it mapped the library until its probes were in"
+			       : "held at its exec until its probes were in");
 	hook(ss, i, pid, running ? VG_WATCH_ATTACHED : VG_WATCH_STARTED, 0);
 }
 
@@ -317,12 +327,39 @@ void vg_session_watch_forked(struct session *ss, pid_t child)
 	hook(ss, i, child, VG_WATCH_FORKED, 0);
 }
 
-/* Is /proc/PID/exe the watched file? */
+/* --lib-mapped: has pid the library mapped executable? */
+static bool maps_it(struct session *ss, pid_t pid)
+{
+	char path[64], line[4400];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!yes && fgets(line, sizeof(line), f)) {
+		char perms[8];
+		unsigned maj, min;
+		unsigned long long ino;
+
+		if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu", perms, &maj,
+			   &min, &ino) == 4 && perms[2] == 'x' &&
+		    ino == ss->watch_lib_ino &&
+		    (maj << 20 | min) == ss->watch_lib_dev)
+			yes = true;
+	}
+	fclose(f);
+	return yes;
+}
+
+/* Is /proc/PID/exe the watched file (or, --lib-mapped, mapped)? */
 static bool runs_it(struct session *ss, pid_t pid)
 {
 	char path[64];
 	struct stat st;
 
+	if (ss->o->watch_lib)
+		return maps_it(ss, pid);
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	return !stat(path, &st) && st.st_ino == ss->watch_ino &&
 	       (major(st.st_dev) << 20 | minor(st.st_dev)) == ss->watch_dev;
@@ -350,9 +387,12 @@ int vg_session_watch_open(struct session *ss, struct vg_err *e)
 	}
 	closedir(d);
 	if (!ss->o->quiet)
-		fprintf(stderr, "vigil: watch: %s: %llu processes running it, monitored; those started later are held at their exec until their probes are in\n",
+		fprintf(stderr, "vigil: watch: %s: %llu processes %s, monitored; those started later are held at %s until their probes are in\n",
 			ss->o->watch_exe,
-			(unsigned long long)ss->wstats->live);
+			(unsigned long long)ss->wstats->live,
+			ss->o->watch_lib ? "mapping it" : "running it",
+			ss->o->watch_lib ? "their mapping of it"
+					 : "their exec");
 	return 0;
 }
 
@@ -387,8 +427,13 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 		ss->kids[i].mon = NULL;
 		vg_evidence_free(ss->kids[i].evidence);
 		ss->kids[i].evidence = NULL;
+		vg_symbolizer_free(ss->kids[i].sym);
+		ss->kids[i].sym = NULL;
+		free(ss->kids[i].cgroup);
+		ss->kids[i].cgroup = NULL;
 		ss->kids[i] = ss->kids[--ss->nkids];
 		ss->wstats->live--;
+		ss->wstats->processes--;	/* the same process */
 		if (kid_new(ss, pid) >= 0)
 			say(ss, kid_index(ss, pid), pid, "started", "exec'd the program again: a new history");
 		return 0;
@@ -594,4 +639,24 @@ void vg_session_watch_mirror(struct session *ss)
 {
 	if (vg_session_watch_kernel(ss))
 		vg_probe_foreach_kslice_proc(ss->probe, mirror_one, ss);
+}
+
+bool vg_session_watch_signal(struct session *ss, int sig)
+{
+	const struct vg_watch_hooks *h = ss->o->watch_hooks;
+
+	return h && h->on_signal && h->on_signal(h->ctx, sig);
+}
+
+struct vg_symbolizer *vg_session_watch_symbolizer(struct session *ss,
+						 pid_t pid)
+{
+	int i = kid_index(ss, pid);
+
+	if (i < 0)
+		return NULL;
+	if (!ss->kids[i].sym &&
+	    (ss->kids[i].sym = vg_symbolizer_new(pid)))
+		vg_symbolizer_add_file(ss->kids[i].sym, ss->exe);
+	return ss->kids[i].sym;
 }

@@ -17,12 +17,13 @@ int vg_watch_run(struct vg_spec *spec, const struct vg_watch_opts *o,
 		return vg_errf_code(e, VG_EXIT_USAGE, "no executable to watch (--exe PATH)");
 	if (!realpath(o->exe, real) || stat(real, &st))
 		return vg_errf_code(e, VG_EXIT_USAGE, "--exe %s: no such file", o->exe);
-	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+	if (!S_ISREG(st.st_mode) || (!o->lib && !(st.st_mode & 0111)))
 		return vg_errf_code(e, VG_EXIT_USAGE, "--exe %s: not an executable file", o->exe);
 	so.argv = NULL;
 	so.pid = 0;
 	so.follow_forks = true;
 	so.watch_exe = real;
+	so.watch_lib = o->lib;
 	so.max_procs = o->max_procs ? o->max_procs : VG_WATCH_MAX_PROCS;
 	so.watch_hooks = o->hooks;
 	return vg_session_run(spec, &so, e);

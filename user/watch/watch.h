@@ -10,7 +10,9 @@
  * executable is held at the exec by the exec tracepoint until its probes
  * are attached (per process, as --follow-fork does for a fork's child),
  * so nothing it runs escapes; one already running is attached as vigil
- * attach does; its forks are followed; its exit frees its state. */
+ * attach does; its forks are followed; its exit frees its state. With
+ * lib set, the processes that map a shared library instead, held as
+ * their mmap of it returns. */
 #ifndef VIGIL_WATCH_H
 #define VIGIL_WATCH_H
 
@@ -68,11 +70,17 @@ struct vg_watch_hooks {
 	void (*process)(void *ctx, const struct vg_watch_proc *p);
 	void (*verdict)(void *ctx, const struct vg_watch_verdict *v);
 	bool (*keep_going)(void *ctx);	/* NULL: until a signal */
+	/* SIGHUP, SIGINT or SIGTERM arrived (taken by the loop's signalfd):
+	 * true when the caller handled it (a reload on SIGHUP, say) and the
+	 * watch goes on; false (or NULL) ends it */
+	bool (*on_signal)(void *ctx, int sig);
 	struct vg_watch_stats *stats;	/* kept up to date, or NULL */
 };
 
 struct vg_watch_opts {
 	const char *exe;	/* the executable (any path to it) */
+	bool lib;		/* exe is a library: every process that
+				 * maps it (--lib-mapped) */
 	unsigned max_procs;	/* at once; 0: VG_WATCH_MAX_PROCS */
 	/* everything else as for vigil attach: json_path, max_slices (per
 	 * process), on_violation, tier, ringbuf_bytes, evidence, libs,
