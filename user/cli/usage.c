@@ -24,6 +24,8 @@ const char vg_usage_main[] =
 	"  ctl PID COMMAND [ARGS]          ask the vigil monitoring PID (status, slices,\n"
 	"                                  break, checkpoint, detach, ...)\n"
 	"  view PID                        the live page of the vigil monitoring PID\n"
+	"  agent [--config DIR]            the host service: the sessions a config\n"
+	"                                  directory names, reloaded on SIGHUP\n"
 	"\n"
 	"options:\n"
 	"  -h, --help      this text; `vigil COMMAND --help` (or `vigil help\n"
@@ -81,6 +83,9 @@ const char vg_usage_run[] =
 	"                           overriding the specs' own stop and gdb on\n"
 	"                           violation states, as memcheck goes on). The\n"
 	"                           report ends with an ERROR SUMMARY by kind\n"
+	"  --on-violation PROP=REACTION\n"
+	"                           the same for property PROP only (log is\n"
+	"                           continue); repeatable\n"
 	"  --checkpoint-dir DIR     where checkpoints go (default a private\n"
 	"                           directory in memory: /dev/shm/vigil-UID)\n"
 	"  --checkpoints N          checkpoints kept, the oldest dropped (default 8)\n"
@@ -119,6 +124,13 @@ const char vg_usage_run[] =
 	"                           network); implies --view\n"
 	"  --view-port PORT         its port (default 0: any free one); implies\n"
 	"                           --view\n"
+	"  --metrics ADDR:PORT      serve Prometheus metrics at /metrics there\n"
+	"                           (events, lost, slices per property and state,\n"
+	"                           violations, probes, vigil's CPU and memory;\n"
+	"                           docs/OPERATIONS.md); PORT 0: any free one\n"
+	"  --journal[=FILE]         verdicts and start/end messages to journald\n"
+	"                           with VIGIL_* fields; where journald does not\n"
+	"                           run, as JSON lines to FILE (default stdout)\n"
 	"  -h, --help               this text\n"
 	"\n"
 	"On a terminal, vigil's last line is a status refreshed 4 times a\n"
@@ -191,6 +203,9 @@ const char vg_usage_watch[] =
 	"                           and the counts as JSON lines (- = stdout)\n"
 	"  --tier user|kernel       user (the default, also auto) or kernel\n"
 	"  --stacks, --evidence N, --ringbuf-size, --lib: as for vigil run\n"
+	"  --metrics ADDR:PORT, --journal[=FILE]: as for vigil run (the\n"
+	"                           journal's VIGIL_PID, VIGIL_NSPID and\n"
+	"                           VIGIL_CONTAINER name the violating process)\n"
 	"  -h, --help               this text\n"
 	"\n"
 	"exit status: 0 no violation, 1 violation in some process, 2 bad usage\n"
@@ -355,6 +370,7 @@ const char *vg_usage_of(const char *cmd)
 		{ "check", vg_usage_check }, { "graph", vg_usage_graph },
 		{ "lint", vg_usage_lint }, { "restore", vg_usage_restore },
 		{ "checkpoint", vg_usage_checkpoint }, { "ctl", vg_usage_ctl },
+		{ "agent", vg_usage_agent },
 	};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -377,3 +393,34 @@ const char vg_usage_view[] =
 	"\n"
 	"example:\n"
 	"  vigil view \"$(pidof server)\"\n";
+
+const char vg_usage_agent[] =
+	"usage: vigil agent [--config DIR] [--metrics ADDR:PORT] [--log FILE]\n"
+	"\n"
+	"The host service (scripts/vigil-agent.service): one monitoring session\n"
+	"per NAME.conf file of DIR (default /etc/vigil/agent.d), each on every\n"
+	"process of an executable (exe = PATH) or on a pidfile's process\n"
+	"(pidfile = PATH), with its specs, -D defines and reaction to a\n"
+	"violation: log (the default: report and run on), stop, kill or\n"
+	"checkpoint (a CRIU image with the monitor state, for vigil restore).\n"
+	"docs/OPERATIONS.md gives the format. SIGHUP reads DIR again: a file\n"
+	"that did not change (nor its specs) keeps its session, slices and\n"
+	"counts; a changed one is restarted, a new one started, a removed one\n"
+	"stopped; a file with an error refuses the reload (FILE:LINE) and the\n"
+	"running configuration stays. SIGTERM detaches every session.\n"
+	"\n"
+	"options:\n"
+	"  --config DIR          the configuration directory\n"
+	"  --metrics ADDR:PORT   every session's metrics as one Prometheus\n"
+	"                        endpoint, each sample labelled unit=NAME\n"
+	"  --log FILE            where journald does not run: verdicts and\n"
+	"                        lifecycle as JSON lines to FILE (default stdout)\n"
+	"  --state-dir DIR       the agent's working files (default\n"
+	"                        $RUNTIME_DIRECTORY, else /run/vigil)\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"exit status: 0 stopped by SIGTERM or SIGINT, 2 a bad configuration at\n"
+	"             start, 3 runtime failure\n"
+	"\n"
+	"example:\n"
+	"  vigil agent --config /etc/vigil/agent.d --metrics 127.0.0.1:9477\n";

@@ -15,6 +15,7 @@ extern const char vg_usage_lint[];
 extern const char vg_usage_restore[];
 extern const char vg_usage_checkpoint[];
 extern const char vg_usage_ctl[];
+extern const char vg_usage_agent[];
 extern const char vg_usage_view[];
 
 /* The help of command `cmd`, or NULL when there is no such command. */

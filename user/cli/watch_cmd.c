@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/usage.h"
+#include "metrics/metrics.h"
 #include "spec/spec.h"
 #include "util/caps.h"
 #include "watch/watch.h"
@@ -26,6 +27,11 @@ static const struct option opts[] = {
 	{ "evidence", required_argument, 0, 'E' },
 	{ "stacks", no_argument, 0, 'K' },
 	{ "lib", required_argument, 0, 'L' },
+	{ "metrics", required_argument, 0, 'M' },
+	{ "journal", optional_argument, 0, 'J' },
+	/* the agent's, for the sessions it starts (not in the usage) */
+	{ "unit", required_argument, 0, 'U' },
+	{ "metrics-file", required_argument, 0, 'T' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -42,7 +48,8 @@ static unsigned long long count_of(const char *s, unsigned long long max)
 int vg_cmd_watch(int argc, char **argv)
 {
 	const char *usage = vg_usage_watch;
-	const char *libs[argc], *defv[argc];
+	const char *libs[argc], *defv[argc], *reactv[argc];
+	int nreacts = 0;
 	char *specs[argc];
 	struct vg_cli_defs defs = { defv, 0 };
 	struct vg_watch_opts o = { .session = { .checkpoint_gap_ms = 500 } };
@@ -93,6 +100,10 @@ int vg_cmd_watch(int argc, char **argv)
 				return vg_cli_usage(usage, "--tier: '%s' is not auto, user or kernel", optarg);
 			break;
 		case 'v':
+			if (strchr(optarg, '=')) {	/* PROP=REACTION */
+				reactv[nreacts++] = optarg;
+				break;
+			}
 			if (!strcmp(optarg, "stop"))
 				so->on_violation = VG_OV_STOP;
 			else if (!strcmp(optarg, "continue"))
@@ -125,6 +136,25 @@ int vg_cmd_watch(int argc, char **argv)
 			libs[so->nlibs++] = optarg;
 			so->libs = libs;
 			break;
+		case 'M': {
+			static char addr[64];	/* one --metrics per command */
+
+			if (vg_metrics_parse_addr(optarg, addr, sizeof(addr),
+						  &so->metrics_port))
+				return vg_cli_usage(usage, "--metrics: '%s' is not ADDR:PORT (a numeric IPv4 address, e.g. 127.0.0.1:9477)", optarg);
+			so->metrics_addr = addr;
+			break;
+		}
+		case 'J':
+			so->journal = true;
+			so->journal_path = optarg;
+			break;
+		case 'U':
+			so->unit = optarg;
+			break;
+		case 'T':
+			so->metrics_file = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -140,6 +170,7 @@ int vg_cmd_watch(int argc, char **argv)
 	if (!spec)
 		return 3;
 	if (vg_cli_load_specs(spec, nspecs, specs, &defs, &e) ||
+	    vg_cli_apply_reactions(spec, nreacts, reactv, false, &e) ||
 	    vg_check_privileges(&e)) {
 		vg_spec_free(spec);
 		return vg_cli_fail(&e);

@@ -63,6 +63,8 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_evidence_add(x, s, from, to, ev);
 	vg_session_view_transition(ss, x, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+	/* after the reactions: the log says whether it was left stopped */
+	vg_session_sinks_transition(ss, s, from, ev);
 	if (ss->o->watch_exe)	/* each process's stop is its own */
 		vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
@@ -256,6 +258,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	}
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
+	vg_session_sinks_transition(ss, &v, k->from, &ev);
 	if (ss->o->watch_exe)
 		vg_session_watch_transition(ss, &v, k->to, &ev);
 	vg_live_transition(ss, &v, k->from, k->to, &ev,
@@ -445,6 +448,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 	if (vg_session_view_open(ss, e) || vg_session_watch_open(ss, e) ||
 	    vg_session_attach_where(ss, e))
+		goto out;
+	if (vg_session_sinks_open(ss, e))
 		goto out;
 	rc = 0;
 out:
@@ -735,6 +740,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 		vg_session_live_tick(ss);
 		vg_session_view_tick(ss);
+		vg_session_sinks_tick(ss);
 		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			/* no timeouts now: the target may have exited before
@@ -793,6 +799,11 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	if (rc >= 0)
 		vg_session_view_final(&ss);
 out:
+	vg_session_sinks_close(&ss, rc < 0 ? "monitoring ended on an error"
+			       : ss.sc && vg_scenario_target_stopped(ss.sc)
+			       ? "stopped at a violation"
+			       : ss.target_exited ? "the program exited"
+			       : "vigil detached; the program runs on");
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	unit_stopped = vg_load_stopped(&ss) != NULL;
 	vg_load_free(&ss);		/* vigil load's probes */

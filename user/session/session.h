@@ -58,6 +58,19 @@ struct vg_session_opts {
 	/* --interactive: stops go to a gdb that joins the live session
 	 * (user/session/live.h) instead of ending it */
 	bool interactive;
+	/* --metrics ADDR:PORT: a Prometheus endpoint (user/metrics/); NULL
+	 * addr: none. metrics_file: the body also written there (the
+	 * agent serves its sessions' files as one) */
+	const char *metrics_addr;
+	int metrics_port;
+	const char *metrics_file;
+	/* --journal[=FILE]: verdicts and lifecycle messages to journald, or
+	 * JSON lines (FILE, else stdout) where it does not run */
+	bool journal;
+	const char *journal_path;
+	/* the agent's name for this session (its config file): VIGIL_UNIT
+	 * in the journal, unit="" in the metrics; NULL outside the agent */
+	const char *unit;
 	/* vigil watch (user/watch/watch.h): every process running this
 	 * executable (absolute), no target of its own; at most max_procs of
 	 * them at once; the hooks (or NULL) hear of processes and verdicts */

@@ -27,6 +27,7 @@ struct vg_status;
 struct vg_view;
 struct vg_live;
 struct vg_load;
+struct vg_sinks;
 
 struct session {
 	struct vg_spec *spec;
@@ -120,6 +121,7 @@ struct session {
 	bool target_exited;		/* the loop saw it exit */
 	/* the control channel, `vigil break`, --interactive (live.c) */
 	struct vg_live *live;
+	struct vg_sinks *sinks;		/* --metrics, --journal (session_sinks.c) */
 	pid_t gdb_pid;			/* --interactive on a terminal */
 	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
 	bool ckpt_hold;			/* a checkpoint for gdb: the target is
@@ -241,6 +243,19 @@ void vg_session_event_totals(const struct session *ss, uint64_t *events,
 void vg_session_live_tick(struct session *ss);
 /* SIGUSR1: the whole monitor state on stderr. */
 void vg_session_dump(struct session *ss);
+/* --- --metrics and --journal (session_sinks.c) --- */
+int vg_session_sinks_open(struct session *ss, struct vg_err *e);
+/* a slice moved: a violation is counted and logged */
+void vg_session_sinks_transition(struct session *ss,
+				 const struct vg_slice_view *s, int from,
+				 const struct vg_mon_event *ev);
+void vg_session_sinks_tick(struct session *ss);
+/* a checkpoint was taken into dir: the log says where (vigil restore) */
+void vg_session_sinks_checkpoint(struct session *ss, const char *dir,
+				 const char *reason);
+/* how: the lifecycle message ("exited with 0", "detached"), or NULL */
+void vg_session_sinks_close(struct session *ss, const char *how);
+
 /* Copy the kernel tier's slices (states and variables) into the monitor. */
 void vg_session_mirror_kslices(struct session *ss);
 

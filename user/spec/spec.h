@@ -242,6 +242,11 @@ struct vg_property {
 	char *name;
 	char *description;	/* may be "" */
 	struct vg_loc loc;
+	/* --on-violation PROP=REACTION (the agent's reaction.PROP): this
+	 * property's default reaction (an enum vg_on_violation) instead of
+	 * the run's, when has_on_violation */
+	bool has_on_violation;
+	int on_violation;
 
 	int nparams;		/* `slice on a, b`; 0 = one instance */
 	char *params[VG_MAX_PARAMS];
