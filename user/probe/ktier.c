@@ -7,6 +7,7 @@
  * globals (shared state across slices would need a second lock), and code
  * within the interpreter's bounds. */
 #include "ktier.h"
+#include "ktimer.h"
 #include "plan/plan.h"
 
 #include <bpf/bpf.h>
@@ -22,14 +23,6 @@ static bool code_in_subset(const struct vg_property *p,
 		    p->code[i].op == VG_OP_STGLOB)
 			return false;
 	return true;
-}
-
-static const char *vg_ktier_timed_state(const struct vg_property *p)
-{
-	for (int i = 0; i < p->nstates; i++)
-		if (p->states[i].timed)
-			return p->states[i].name;
-	return "?";
 }
 
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
@@ -50,12 +43,6 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 	else if (p->nstates > VG_KMAX_STATES)
 		snprintf(buf, len, "it has %d states (the kernel tier takes %d)",
 			 p->nstates, VG_KMAX_STATES);
-	else if (p->timed)
-		/* a uprobe program may not touch a map holding a bpf_timer
-		 * on this kernel ("tracing progs cannot use bpf_timer yet",
-		 * docs/LANGUAGE.md, Time) */
-		snprintf(buf, len, "state '%s' has a timeout, which the user tier's timers keep",
-			 vg_ktier_timed_state(p));
 	else if (p->nbindings > VG_KMAX_BINDINGS)
 		snprintf(buf, len, "it uses %d distinct events (the kernel tier takes %d)",
 			 p->nbindings, VG_KMAX_BINDINGS);
@@ -241,6 +228,8 @@ static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 		.stop_mask = o->plan->stop_masks[prop],
 		.notify_mask = state_mask(p, false, true),
 		.ckpt_mask = ckpt_states(p),
+		.timed_mask = vg_ktimer_states(p),
+		.deadline_var = p->timed ? (uint32_t)p->deadline_var : 0,
 	};
 	uint32_t base = *code_base, key = k;
 	int tbase = 0;	/* transitions of the properties before this one */
@@ -297,13 +286,30 @@ static int load_prop(const struct vg_spec *spec, const struct vg_probe_opts *o,
 			/* a self-loop without update changes nothing, unless
 			 * the state has a reaction that must see it */
 			kt.moves |= u->to != u->from || u->update.len ||
-				    (kp.notify_mask >> u->from & 1);
+				    (kp.notify_mask >> u->from & 1) ||
+				    p->states[u->to].timed;	/* restarts */
 		}
 		if (bpf_map_update_elem(bpf_map__fd(ktrans), &tk, &kt, 0))
 			return vg_errf(e, "kernel tier: writing transitions: %s",
 				       strerror(errno));
 	}
 	return 0;
+}
+
+uint32_t vg_ktier_code_base(const struct vg_spec *spec,
+			    const struct vg_probe_opts *opts, int kprop)
+{
+	uint32_t base = 0;
+	int k = 0;
+
+	/* vg_ktier_load's layout: kernel properties in spec order, each
+	 * one's code after the previous one's */
+	for (int prop = 0; prop < spec->nprops && k < kprop; prop++)
+		if (opts->plan->kernel[prop]) {
+			base += (uint32_t)spec->props[prop].ncode;
+			k++;
+		}
+	return base;
 }
 
 int vg_ktier_load(const struct vg_spec *spec, const struct vg_probe_opts *opts,

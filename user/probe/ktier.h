@@ -15,4 +15,8 @@ int vg_ktier_load(const struct vg_spec *spec, const struct vg_probe_opts *opts,
 		  struct bpf_map *kcode, struct vg_ev_conf *conf,
 		  int *kprop_map, int *nkprops, struct vg_err *e);
 
+/* Where kernel property kprop's bytecode starts in the kcode map. */
+uint32_t vg_ktier_code_base(const struct vg_spec *spec,
+			    const struct vg_probe_opts *opts, int kprop);
+
 #endif

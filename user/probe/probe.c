@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ktier.h"
+#include "ktimer.h"
 #include "plan/plan.h"
 #include "load_stats.h"
 #include "plan.h"
@@ -483,6 +484,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->kslot_mask = p->kslot_cap - 1;
 	p->skel->bss->kslot_max = p->kslot_max;
 	vg_rewind_setup(p);	/* exact stops at an entry (rewind.c) */
+	vg_ktimer_setup(p, o);	/* timeouts in the kernel tier */
 	ls = vg_load_stats_arm(p->skel->obj);
 	t0 = vg_now_ns(CLOCK_MONOTONIC);
 	err = vigil_bpf__load(p->skel);
@@ -504,6 +506,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
 	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;
 	if (configure(p, o, e))
+		goto fail;
+	if (vg_ktimer_start(p, o, e))
 		goto fail;
 	if (vg_rewind_config(p, o)) {
 		vg_errf(e, "writing the rewind table: %s", strerror(errno));
@@ -550,6 +554,8 @@ void vg_probe_close(struct vg_probe *p)
 	free(p->links);
 	free(p->link_prog_fd);
 	vg_probe_where_free(p);	/* the functions located, the libraries */
+	if (p->skel)
+		vg_ktimer_stop(p);
 	vigil_bpf__destroy(p->skel);
 	pthread_mutex_destroy(&p->reap_mu);
 	pthread_cond_destroy(&p->reap_cv);

@@ -1,0 +1,34 @@
+/* Kernel-tier state timeouts, the user side (bpf/ktimer.bpf.h): sizing
+ * and writing the timer's tables, arming it, reading its figures.
+ * Private to user/probe/. */
+#ifndef VIGIL_KTIMER_USER_H
+#define VIGIL_KTIMER_USER_H
+
+#include <stdint.h>
+
+#include "probe.h"
+#include "vigil_event.h"
+#include "vigil_ktimer.h"
+
+struct vg_probe;
+
+/* The states of p with a timeout, as a bit mask (vg_kprop.timed_mask). */
+uint32_t vg_ktimer_states(const struct vg_property *p);
+
+/* Before the load: load the timer's program and size its maps only when
+ * a kernel-tier property has a timeout. */
+void vg_ktimer_setup(struct vg_probe *p, const struct vg_probe_opts *o);
+
+/* After the kernel-tier tables are written: the timeouts' table, the tick,
+ * and the timer armed (its first sweep right away). */
+int vg_ktimer_start(struct vg_probe *p, const struct vg_probe_opts *o,
+		    struct vg_err *e);
+
+/* The timer's figures so far (enum vg_ktimer_stat), summed over CPUs
+ * (VG_KT_LATE_MAX: the largest); false when no timer runs. */
+bool vg_ktimer_stats(const struct vg_probe *p, uint64_t out[VG_KT__COUNT]);
+
+/* Stops the timer re-arming; with VIGIL_DEBUG, prints its figures. */
+void vg_ktimer_stop(struct vg_probe *p);
+
+#endif
