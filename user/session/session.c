@@ -209,6 +209,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		vg_monitor_mark_inconclusive(ss->mon, prop);
 		return 0;
 	}
+	if (ss->spec->events[k->h.event].kind == VG_EV_TIMEOUT)
+		vg_monitor_note_timeout(ss->mon);
 	/* the kernel's timer fired a timeout: a recording gets the clock
 	 * tick the user tier's would (session/timeouts.c), so that it
 	 * replays to the same verdicts */
