@@ -52,8 +52,11 @@ stopped_in() {	# $1: function the stopped target must be in (any frame)
 }
 
 for TIER in kernel user; do
-# -- a mutex held 300 ms once among 6000 short holds
+# -- a mutex held 300 ms once among 6000 short holds (kernel tier: with
+# VIGIL_DEBUG, which says what the kernel's timer did)
+[ $TIER = kernel ] && export VIGIL_DEBUG=1
 run_vigil run --tier=$TIER --json "$TMP/live.jsonl" --record "$TMP/rec" specs/lib/mutex_hold.vigil -D limit=100ms -- "$TARGETS/timely" hold 300
+unset VIGIL_DEBUG
 expect_rc 1
 expect_out "VIOLATION of mutex_held_too_long"
 expect_out "state  held -> held_too_long"
@@ -62,6 +65,10 @@ expect_no_out "hold done"
 # the entering event's stack: the lock in hold_long
 grep -A2 "backtrace of tid" "$TMP/out" | grep -q "hold_long" || fail "the entering event's stack lacks hold_long"
 late_under 20
+if [ $TIER = kernel ]; then	# the kernel's timer fired it, not vigil's
+	grep -qE "kernel timer: [0-9]+ sweeps, 1 timeouts fired" "$TMP/out" ||
+		fail "the kernel tier's timer did not fire the timeout"
+fi
 stopped_in hold_long
 replay specs/lib/mutex_hold.vigil 100ms
 # the JSON verdict: the entering event's stack, and the times

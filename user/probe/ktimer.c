@@ -140,6 +140,27 @@ int vg_ktimer_start(struct vg_probe *p, const struct vg_probe_opts *o,
 	return 0;
 }
 
+void vg_ktimer_adopt(struct vg_probe *p, uint32_t idx, struct vg_kslot *v)
+{
+	const struct vg_property *pr;
+	uint32_t n;
+
+	if (!p->skel->bss->ktimer_tick_ns || (v->tflags & VG_KSLOT_TLISTED) ||
+	    (int)v->prop >= p->nkprops)
+		return;
+	pr = &p->spec->props[p->kprop_map[v->prop]];
+	if (!pr->timed || v->state >= pr->nstates ||
+	    !pr->states[v->state].timed || !v->vars[pr->deadline_var])
+		return;
+	/* the entry first, then the count the sweep reads */
+	n = p->skel->bss->ktlist_n;
+	if (n >= p->kslot_cap ||
+	    bpf_map_update_elem(bpf_map__fd(p->skel->maps.ktlist), &n, &idx, 0))
+		return;
+	__atomic_store_n(&p->skel->bss->ktlist_n, n + 1, __ATOMIC_RELEASE);
+	v->tflags |= VG_KSLOT_TLISTED;
+}
+
 bool vg_ktimer_stats(const struct vg_probe *p, uint64_t out[VG_KT__COUNT])
 {
 	int fd = bpf_map__fd(p->skel->maps.ktimer_stats);

@@ -24,6 +24,12 @@ void vg_ktimer_setup(struct vg_probe *p, const struct vg_probe_opts *o);
 int vg_ktimer_start(struct vg_probe *p, const struct vg_probe_opts *o,
 		    struct vg_err *e);
 
+/* A slice user space writes into kslots[idx] (a restored monitor state)
+ * while the target is stopped: if it waits in a timed state, the timer
+ * must sweep it (its deadline, from the run it was saved in, may have
+ * passed: it then fires at once). Sets v->tflags. */
+void vg_ktimer_adopt(struct vg_probe *p, uint32_t idx, struct vg_kslot *v);
+
 /* The timer's figures so far (enum vg_ktimer_stat), summed over CPUs
  * (VG_KT_LATE_MAX: the largest); false when no timer runs. */
 bool vg_ktimer_stats(const struct vg_probe *p, uint64_t out[VG_KT__COUNT]);

@@ -614,18 +614,22 @@ int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 		    (v.prop != (uint32_t)kprop || v.key[0] != key[0] ||
 		     v.key[1] != key[1]))
 			continue;
+		uint16_t tflags = v.use == VG_KSLOT_READY ? v.tflags : 0;
+
 		if (v.use != VG_KSLOT_READY) {
 			if (p->skel->bss->kslot_count >= p->kslot_max)
 				break;
 			p->skel->bss->kslot_count++;
 		}
 		memset(&v, 0, sizeof(v));
+		v.tflags = tflags;
 		v.use = VG_KSLOT_READY;
 		v.prop = (uint32_t)kprop;
 		v.key[0] = key[0];
 		v.key[1] = key[1];
 		v.state = (uint16_t)state;
 		memcpy(v.vars, vars, sizeof(v.vars));
+		vg_ktimer_adopt(p, idx, &v);	/* a deadline it carries */
 		if (bpf_map_update_elem(fd, &idx, &v, BPF_ANY))
 			return vg_errf(e, "writing a kernel-tier slice: %s",
 				       strerror(errno));
