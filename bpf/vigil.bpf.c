@@ -505,9 +505,11 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		mark_inside(conf, tid);
 	if (skip)
 		return 0;
-	/* only an event that also goes to user space (a recording, a user-tier
-	 * property) has a record whose time must be the kernel tier's */
-	if (ktier && conf->nkprops && (conf->flags & VG_EVF_USER))
+	/* only where it matters: an event that also goes to user space (a
+	 * recording, a user-tier property), whose record's time must be the
+	 * kernel tier's, or one of a timed property (VG_EVF_KTIME) */
+	if (ktier && conf->nkprops &&
+	    (conf->flags & (VG_EVF_USER | VG_EVF_KTIME)))
 		ev_clock_set(bpf_ktime_get_ns(), tid);
 	if (conf->ncaps)
 		capture(conf, slot, sleep);
@@ -554,7 +556,8 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		__sync_fetch_and_add(busy, -1);	/* its record is submitted */
 	if (ktier && conf->nkprops)
 		kstep_event(ctx, at_entry, conf, event, tid, slot);
-	if (ktier && conf->nkprops && (conf->flags & VG_EVF_USER))
+	if (ktier && conf->nkprops &&
+	    (conf->flags & (VG_EVF_USER | VG_EVF_KTIME)))
 		ev_clock_set(0, 0);
 	return 0;
 }

@@ -33,6 +33,12 @@ struct vg_kslot_tm {
 #define VG_KT_FIRED_AT 2
 #define VG_KT_STATE 3
 
+/* vg_ev_conf.flags: the event feeds a timed kernel-tier property, so its
+ * probe reads the clock once for all it does (the record, `time`, a
+ * clock's reset, the deadline; bpf/vigil.bpf.c ev_clock), as the user tier
+ * uses one event time. A high bit, away from include/vigil_event.h's. */
+#define VG_EVF_KTIME 0x8000
+
 /* vg_kslot.tflags */
 #define VG_KSLOT_TLISTED 0x1	/* in the timer's list of timed slices */
 

@@ -338,6 +338,8 @@ int vg_ktier_load(const struct vg_spec *spec, const struct vg_probe_opts *opts,
 				return vg_errf(e, "kernel tier: more than %d properties on event %s",
 					       VG_KMAX_EV_PROPS,
 					       spec->events[p->bindings[b].event].name);
+			if (p->timed)	/* one clock read (vigil_ktimer.h) */
+				c->flags |= VG_EVF_KTIME;
 			c->kprop[c->nkprops] = k;
 			c->kbind[c->nkprops] = b;
 			for (int i = 0; i < VG_KMAX_PARAMS; i++)
