@@ -217,50 +217,7 @@ static __always_inline bool others_link(__u64 cookie, bool at_return)
 
 /* Every record's header. The clock is read only for what is reported: it
  * is a good part of the cost of a kernel-tier event that changes nothing. */
-/* The time of the event being handled, per CPU, set by a kernel-tier
- * probe for its thread (tid) while it runs, so that its record, `time` in
- * its guards and the deadline it sets are one instant, the one a
- * recording keeps (a replay then computes the same deadlines). A probe
- * preempted meanwhile by another one on this CPU finds another tid and
- * reads the clock again. The timer sets it, tid 0, to the deadline a
- * timeout fires at (bpf/ktimer.bpf.h). */
-struct ev_clock {
-	__u64 at;
-	__u32 tid, pad;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ev_clock);
-} ev_clock SEC(".maps");
-
-static __always_inline struct ev_clock *ev_clock_get(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&ev_clock, &zero);
-}
-
-static __always_inline void ev_clock_set(__u64 at, __u32 tid)
-{
-	struct ev_clock *c = ev_clock_get();
-
-	if (c) {
-		c->at = at;
-		c->tid = tid;
-	}
-}
-
-static __always_inline __u64 ev_time(void)
-{
-	struct ev_clock *c = ev_clock_get();
-
-	if (c && c->at &&
-	    (!c->tid || c->tid == (__u32)bpf_get_current_pid_tgid()))
-		return c->at;
-	return bpf_ktime_get_ns();
-}
+#include "evclock.bpf.h"
 
 static __always_inline void fill_hdr(struct vg_rec_hdr *h, __u16 kind,
 				     __u16 flags, __u32 event, __u32 tid)
