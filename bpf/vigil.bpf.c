@@ -215,10 +215,10 @@ static __always_inline bool others_link(__u64 cookie, bool at_return)
 	return true;
 }
 
-/* Every record's header. The clock is read only for what is reported: it
- * is a good part of the cost of a kernel-tier event that changes nothing. */
 #include "evclock.bpf.h"
 
+/* Every record's header. The clock is read only for what is reported: it
+ * is a good part of the cost of a kernel-tier event that changes nothing. */
 static __always_inline void fill_hdr(struct vg_rec_hdr *h, __u16 kind,
 				     __u16 flags, __u32 event, __u32 tid)
 {
