@@ -102,11 +102,39 @@ static void test_clock_invariant_kernel(void **state)
 	vg_spec_free(s);
 }
 
+/* a kernel without the timer's kfuncs (VIGIL_NO_KTIMER stands in for
+ * one): the user tier, and lint says why */
+static void test_no_ktimer_user(void **state)
+{
+	struct vg_spec *s = load(
+		"property push_returns \"x\"\n"
+		"slice on ptr q\n"
+		"state idle accepting { before queue_push(q) -> busy }\n"
+		"state busy accepting within 100ms else -> late {\n"
+		"  after queue_push(q) -> idle\n"
+		"}\n"
+		"state late violation\n");
+	struct vg_plan *p;
+	char why[256];
+	const char *r;
+
+	setenv("VIGIL_NO_KTIMER", "1", 1);
+	p = plan_of(s, VG_TIER_AUTO);
+	r = vg_ktier_ineligible(s, 0, why, sizeof(why));
+	unsetenv("VIGIL_NO_KTIMER");
+	assert_false(p->props[0].kernel);
+	assert_non_null(r);
+	assert_non_null(strstr(r, "bpf_send_signal_task"));
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timed_kernel),
 		cmocka_unit_test(test_clock_invariant_kernel),
+		cmocka_unit_test(test_no_ktimer_user),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

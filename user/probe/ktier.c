@@ -43,6 +43,8 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 	else if (p->nstates > VG_KMAX_STATES)
 		snprintf(buf, len, "it has %d states (the kernel tier takes %d)",
 			 p->nstates, VG_KMAX_STATES);
+	else if (p->timed && !vg_ktimer_kernel_ok())
+		snprintf(buf, len, "it has a timeout, and this kernel cannot stop a thread from a timer (bpf_send_signal_task, Linux 6.13)");
 	else if (p->nbindings > VG_KMAX_BINDINGS)
 		snprintf(buf, len, "it uses %d distinct events (the kernel tier takes %d)",
 			 p->nbindings, VG_KMAX_BINDINGS);

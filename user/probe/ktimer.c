@@ -7,6 +7,7 @@
 #include "ktimer.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +32,25 @@ _Static_assert(VG_KT_ENTERED == VG_TSLOT_ENTERED &&
 #define KT_TICK_MAX_NS 250000000ull
 #define KT_TICK_VAR_NS 1000000ull
 #define KT_TICK_MIN_NS 50000ull
+
+bool vg_ktimer_kernel_ok(void)
+{
+	static int ok = -1;	/* the running kernel does not change */
+
+	if (getenv("VIGIL_NO_KTIMER"))
+		return false;
+	if (ok < 0) {
+		struct btf *v = btf__load_vmlinux_btf();
+
+		ok = v &&
+		     btf__find_by_name_kind(v, "bpf_send_signal_task",
+					    BTF_KIND_FUNC) >= 0 &&
+		     btf__find_by_name_kind(v, "bpf_task_from_pid",
+					    BTF_KIND_FUNC) >= 0;
+		btf__free(v);
+	}
+	return ok;
+}
 
 uint32_t vg_ktimer_states(const struct vg_property *p)
 {

@@ -4,6 +4,7 @@
 #ifndef VIGIL_KTIMER_USER_H
 #define VIGIL_KTIMER_USER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "probe.h"
@@ -11,6 +12,11 @@
 #include "vigil_ktimer.h"
 
 struct vg_probe;
+
+/* Can this kernel run the kernel tier's timeouts? Its timer stops a
+ * thread by pid (kfuncs bpf_task_from_pid, bpf_send_signal_task: Linux
+ * 6.13). VIGIL_NO_KTIMER=1 says no, to test the fallback. */
+bool vg_ktimer_kernel_ok(void);
 
 /* The states of p with a timeout, as a bit mask (vg_kprop.timed_mask). */
 uint32_t vg_ktimer_states(const struct vg_property *p);
