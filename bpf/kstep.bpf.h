@@ -154,7 +154,7 @@ static int vm_step(__u32 i, struct vm *m)
 		m->sp++;
 		break;
 	case VG_OP_TIME:
-		m->st[SP(m->sp)] = bpf_ktime_get_ns();
+		m->st[SP(m->sp)] = ev_time();
 		m->sp++;
 		break;
 	case VG_OP_DUP:
@@ -414,6 +414,8 @@ static __always_inline bool vars_initial(struct vg_kprop *p, __s64 *vars)
 	return true;
 }
 
+#include "ktimer.bpf.h"
+
 /* One event for one kernel-tier property. */
 static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 				       __u32 event,
@@ -485,6 +487,9 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	__builtin_memcpy(vars, s->vars, sizeof(m->vars));
 	to = kapply(m, prop, from, bind);
 	if (to >= 0) {
+		if (p->timed_mask)	/* set or clear the deadline */
+			ktimer_enter_probe(m, p, s, slot,
+					   (__u64)idx << 32 | (__u32)to);
 		s->state = to;
 		__builtin_memcpy(s->vars, vars, sizeof(m->vars));
 	}

@@ -229,6 +229,8 @@ static __always_inline bool others_link(__u64 cookie, bool at_return)
 	return true;
 }
 
+#include "evclock.bpf.h"
+
 /* Every record's header. The clock is read only for what is reported: it
  * is a good part of the cost of a kernel-tier event that changes nothing. */
 static __always_inline void fill_hdr(struct vg_rec_hdr *h, __u16 kind,
@@ -239,7 +241,7 @@ static __always_inline void fill_hdr(struct vg_rec_hdr *h, __u16 kind,
 	h->event = event;
 	h->pid = cur_tgid();
 	h->tid = tid;
-	h->time_ns = bpf_ktime_get_ns();
+	h->time_ns = ev_time();
 }
 
 static __always_inline __u64 wake_flags(void)
@@ -511,6 +513,12 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		mark_inside(conf, tid);
 	if (skip)
 		return 0;
+	/* only where it matters: an event that also goes to user space (a
+	 * recording, a user-tier property), whose record's time must be the
+	 * kernel tier's, or one of a timed property (VG_EVF_KTIME) */
+	if (ktier && conf->nkprops &&
+	    (conf->flags & (VG_EVF_USER | VG_EVF_KTIME)))
+		ev_clock_set(bpf_ktime_get_ns(), tid);
 	if (conf->ncaps)
 		capture(conf, slot, sleep);
 	/* the stack, for the evidence, only for events that ask: walking the
@@ -568,6 +576,10 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 			bpf_tail_call(ctx, &kstep_tail, 0);
 		}
 	}
+	/* the event's own time is over (without vg_kstep, whose end does it) */
+	if (ktier && conf->nkprops &&
+	    (conf->flags & (VG_EVF_USER | VG_EVF_KTIME)))
+		ev_clock_set(0, 0);
 	return 0;
 }
 

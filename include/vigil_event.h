@@ -255,6 +255,8 @@ struct vg_kprop {
 	__u32 notify_mask;	/* states with a reaction: report entering/leaving */
 	__u32 ckpt_mask;	/* states whose entry is checkpointed (stop, at
 				 * most once per ckpt_next_ns, bpf/kstep.bpf.h) */
+	__u32 timed_mask;	/* states with a timeout (bpf/ktimer.bpf.h) */
+	__u32 deadline_var;	/* with timed_mask: the hidden "(deadline)" */
 	__s64 init_vars[VG_KMAX_VARS];
 };
 
@@ -319,7 +321,7 @@ struct vg_kslot {
 	__u32 use;		/* enum vg_kslot_use */
 	__u32 prop;
 	__u16 state;
-	__u16 pad;
+	__u16 tflags;		/* VG_KSLOT_TLISTED (include/vigil_ktimer.h) */
 	/* vigil watch (kslot_by_tgid): the process the slice is of, part of
 	 * its key; 0 otherwise, and for a process that ended (a slot that
 	 * matches nothing any more) */

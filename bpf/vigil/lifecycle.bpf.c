@@ -27,6 +27,8 @@ __u32 stop_at_exec = 0;
  * the held children go at its end. */
 extern int bpf_send_signal_task(struct task_struct *task, int sig,
 				enum pid_type type, __u64 value) __ksym __weak;
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 const volatile __u32 fork_stop_ok = 0;
 __u32 fork_stop = 0;
 /* vigil watch (user/session/session_watch.c): a process that execs this
@@ -338,3 +340,6 @@ int BPF_PROG(vg_exec, struct task_struct *p, pid_t old_pid,
 	send_proc(VG_PROC_EXEC, tid, 0, bprm);
 	return 0;
 }
+
+/* the kernel tier's timeouts, which signal other tasks too (above) */
+#include "ktimer_arm.bpf.h"

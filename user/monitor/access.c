@@ -302,6 +302,11 @@ const int64_t *vg_monitor_globals(const struct vg_monitor *m, int prop)
 	return m->pr[prop].globals;
 }
 
+void vg_monitor_note_timeout(struct vg_monitor *m)
+{
+	m->s.timeouts++;
+}
+
 int vg_monitor_set_global(struct vg_monitor *m, int prop, int idx,
 			  int64_t value, struct vg_err *e)
 {

@@ -107,6 +107,10 @@ uint64_t vg_monitor_prop_live(const struct vg_monitor *m, int prop);
 /* Global variables of a property, [prop->nglobals]. */
 const int64_t *vg_monitor_globals(const struct vg_monitor *m, int prop);
 /* Set one (restoring a checkpoint's monitor state). */
+/* A timeout the kernel tier took (mirrored by vg_monitor_set): counted in
+ * the stats' timeouts like the user tier's own. */
+void vg_monitor_note_timeout(struct vg_monitor *m);
+
 int vg_monitor_set_global(struct vg_monitor *m, int prop, int idx,
 			  int64_t value, struct vg_err *e);
 

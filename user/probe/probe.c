@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ktier.h"
+#include "ktimer.h"
 #include "plan/plan.h"
 #include "load_stats.h"
 #include "sym/libs.h"
@@ -420,6 +421,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->kslot_mask = p->kslot_cap - 1;
 	p->skel->bss->kslot_max = p->kslot_max;
 	vg_rewind_setup(p);	/* exact stops at an entry (rewind.c) */
+	vg_ktimer_setup(p, o);	/* timeouts in the kernel tier */
 	ls = vg_load_stats_arm(p->skel->obj);
 	t0 = vg_now_ns(CLOCK_MONOTONIC);
 	err = vigil_bpf__load(p->skel);
@@ -463,6 +465,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
 	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;
 	if (configure(p, o, e))
+		goto fail;
+	if (vg_ktimer_start(p, o, e))
 		goto fail;
 	if (vg_rewind_config(p, o)) {
 		vg_errf(e, "writing the rewind table: %s", strerror(errno));
@@ -509,6 +513,8 @@ void vg_probe_close(struct vg_probe *p)
 	free(p->link_prog_fd);
 	if (p->kslot_mem)
 		munmap((void *)p->kslot_mem, p->kslot_mem_len);
+	if (p->skel)
+		vg_ktimer_stop(p);
 	vigil_bpf__destroy(p->skel);
 	pthread_mutex_destroy(&p->reap_mu);
 	pthread_cond_destroy(&p->reap_cv);
@@ -567,18 +573,22 @@ int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 		    (v.prop != (uint32_t)kprop || v.key[0] != key[0] ||
 		     v.key[1] != key[1]))
 			continue;
+		uint16_t tflags = v.use == VG_KSLOT_READY ? v.tflags : 0;
+
 		if (v.use != VG_KSLOT_READY) {
 			if (p->skel->bss->kslot_count >= p->kslot_max)
 				break;
 			p->skel->bss->kslot_count++;
 		}
 		memset(&v, 0, sizeof(v));
+		v.tflags = tflags;
 		v.use = VG_KSLOT_READY;
 		v.prop = (uint32_t)kprop;
 		v.key[0] = key[0];
 		v.key[1] = key[1];
 		v.state = (uint16_t)state;
 		memcpy(v.vars, vars, sizeof(v.vars));
+		vg_ktimer_adopt(p, idx, &v);	/* a deadline it carries */
 		if (bpf_map_update_elem(fd, &idx, &v, BPF_ANY))
 			return vg_errf(e, "writing a kernel-tier slice: %s",
 				       strerror(errno));

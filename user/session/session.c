@@ -231,6 +231,21 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		vg_monitor_mark_inconclusive(mon, prop);
 		return 0;
 	}
+	if (ss->spec->events[k->h.event].kind == VG_EV_TIMEOUT)
+		vg_monitor_note_timeout(ss->mon);
+	/* the kernel's timer fired a timeout: a recording gets the clock
+	 * tick the user tier's would (session/timeouts.c), so that it
+	 * replays to the same verdicts */
+	if (ss->rec && ss->spec->events[k->h.event].kind == VG_EV_TIMEOUT) {
+		struct vg_mon_event tick = {
+			.event = (int)k->h.event, .pid = k->h.pid,
+			.time_ns = k->slot[VG_TSLOT_FIRED],
+		};
+
+		if (vg_recorder_write(ss->rec, &tick))
+			return vg_errf(e, "writing %s failed",
+				       ss->o->record_path);
+	}
 	memcpy(vars, k->vars, sizeof(vars));
 	if (ss->stack_on && ss->stack_on[k->h.event])
 		symbolizer(ss);
