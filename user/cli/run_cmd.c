@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/usage.h"
 #include "session/session.h"
+#include "session/leaks.h"
 #include "spec/spec.h"
 #include "util/caps.h"
 
@@ -60,6 +61,9 @@ static const struct option opts[] = {
 	{ "view-addr", required_argument, 0, 'a' },
 	{ "view-port", required_argument, 0, 'P' },
 	{ "interactive", no_argument, 0, 'I' },
+	{ "leak-check", no_argument, 0, 1001 },
+	{ "suppressions", required_argument, 0, 1002 },
+	{ "show-leak-kinds", required_argument, 0, 1003 },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -191,6 +195,16 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		if (parse_size(optarg, &n) || n > 65535)
 			return vg_cli_usage(usage, "--view-port: '%s' is not a port number (0 for any free one)", optarg);
 		o->view_port = (int)n;
+		break;
+	case 1001:
+		o->leak_check = true;
+		break;
+	case 1002:
+		o->suppressions = optarg;
+		break;
+	case 1003:
+		if (vg_leak_kinds_parse(optarg, &o->leak_show))
+			return vg_cli_usage(usage, "--show-leak-kinds: '%s' is not a list of definite, indirect, possible, reachable, or all", optarg);
 		break;
 	case 'h':
 		fputs(usage, stdout);

@@ -34,6 +34,7 @@ struct vg_plan_opts {
 	bool dynamic;			/* --dynamic */
 	bool record;			/* --record: every event to user space */
 	bool follow_forks;		/* every property in the user tier */
+	bool leak_check;		/* --leak-check (session/leaks.h) */
 };
 
 /* The BPF program a site runs (bpf/vigil.bpf.c) */

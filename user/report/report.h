@@ -30,6 +30,9 @@ typedef bool (*vg_value_namer)(void *ctx, uint64_t v, char *buf, size_t len);
 void vg_report_set_namer(vg_value_namer fn, void *ctx);
 /* Flushes and closes the JSON file. */
 void vg_report_free(struct vg_report *r);
+/* The --json file (NULL without), for a report of another kind (the
+ * leak check's) to go into the same stream of JSON lines */
+FILE *vg_report_json_file(struct vg_report *r);
 
 /* A slice entered a violation state from state `from`. stopped: the
  * target is stopped at the event. */

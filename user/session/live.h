@@ -55,6 +55,8 @@ json_t *vg_live_set(struct session *ss, json_t *args);
 json_t *vg_live_graph(struct session *ss, json_t *args);
 json_t *vg_live_checkpoints(struct session *ss);
 json_t *vg_live_probes(struct session *ss);
+/* `leaks [KINDS]`: a leak check now (leaks.c) */
+json_t *vg_live_leaks(struct session *ss, json_t *args);
 /* The property named name, or -1. */
 int vg_live_prop(const struct session *ss, const char *name);
 /* Its state named name, or -1. */

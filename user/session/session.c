@@ -1,6 +1,7 @@
 /* The live session loop: target, probes, monitor, scenario, reports. */
 #include "session.h"
 #include "session_internal.h"
+#include "leaks.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -110,6 +111,11 @@ static struct vg_symbolizer *symbolizer(struct session *ss)
 	}
 	vg_symbolizer_add_file(ss->sym, ss->exe);
 	return ss->sym;
+}
+
+struct vg_symbolizer *vg_session_symbolizer(struct session *ss)
+{
+	return symbolizer(ss);
 }
 
 /* vg_stack_fn: the captured user stack of an event, symbolized. */
@@ -256,6 +262,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		int rc;
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
+		vg_session_leaks_note(ss, &ev);
 		vg_dyn_note(ss, r->h);
 		vg_hold_note(ss, r->h);
 		if (r->strs && intern_strings(ss, r->strs, &ev))
@@ -311,6 +318,9 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 	if (session_libs(ss, e))
 		goto out;
+	/* --leak-check: vigil's own property holds the target at _exit */
+	if (vg_leaks_prepare(ss->spec, ss->o, e))
+		goto out;
 	/* what the run installs, decided before anything is loaded
 	 * (user/plan/plan.h) */
 	struct vg_plan_opts plo = {
@@ -319,8 +329,11 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.stacks = ss->o->stacks, .dynamic = ss->o->dynamic,
 		.record = ss->o->record_path != NULL,
 		.follow_forks = ss->o->follow_forks,
+		.leak_check = ss->o->leak_check,
 	};
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
+		goto out;
+	if (vg_session_leaks_open(ss, e))
 		goto out;
 	memcpy(ss->kernel, plan->kernel, ss->spec->nprops * sizeof(bool));
 	memcpy(ss->stack_on, plan->stack_events,
@@ -641,6 +654,7 @@ static int loop(struct session *ss, struct vg_err *e)
 					continue;
 				if (si.ssi_signo == SIGUSR1) {
 					vg_session_dump(ss);
+					vg_session_leaks_on_demand(ss);
 					continue;
 				}
 				if (si.ssi_signo == SIGUSR2) {
@@ -746,6 +760,7 @@ out:
 		vg_evidence_free(ss.kids[i].evidence);
 	}
 	free(ss.kids);
+	vg_session_leaks_close(&ss);
 	vg_report_free(ss.report);
 	vg_evidence_free(ss.evidence);
 	vg_symval_free(ss.symval);

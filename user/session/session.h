@@ -56,6 +56,12 @@ struct vg_session_opts {
 	/* --interactive: stops go to a gdb that joins the live session
 	 * (user/session/live.h) instead of ending it */
 	bool interactive;
+	/* --leak-check: class the live blocks at exit (session/leaks.h);
+	 * --suppressions FILE; --show-leak-kinds (a bit per enum
+	 * vg_leak_kind; 0: definite and possible, as memcheck) */
+	bool leak_check;
+	const char *suppressions;
+	unsigned leak_show;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or
