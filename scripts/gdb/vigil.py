@@ -486,6 +486,32 @@ class _Checkpoint(_Cmd):
         gdb.write(r.get("text", ""))
 
 
+class _Leaks(_Cmd):
+    """vigil cannot seize the threads gdb holds for their registers: their
+    values go with the request, as roots of the scan."""
+
+    REGS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9",
+            "r10", "r11", "r12", "r13", "r14", "r15", "fs_base", "gs_base")
+
+    def run(self, argv):
+        values = []
+        current = gdb.selected_thread()
+        try:
+            for th in gdb.selected_inferior().threads():
+                th.switch()
+                frame = gdb.newest_frame()
+                for name in self.REGS:
+                    try:
+                        values.append(hex(int(frame.read_register(name)) &
+                                          0xffffffffffffffff))
+                    except (gdb.error, ValueError):
+                        pass
+        finally:
+            if current is not None and current.is_valid():
+                current.switch()
+        gdb.write(_ask(self.cname, list(argv) + ["regs"] + values).get("text", ""))
+
+
 VigilPrefix()
 VigilStatus()
 _VigilStop()
@@ -510,3 +536,8 @@ _Cmd("checkpoints", """List the checkpoints of this session: number, events, goo
 _Cmd("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
 Usage: vigil keep-stopped [on|off]""")
 _Cmd("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")
+_Leaks("leaks", """A leak check now: the live blocks of the leak property classed as memcheck
+does (definitely, indirectly, possibly lost, still reachable) by a scan of the
+program's memory, as loss records by allocation stack and a LEAK SUMMARY.
+Usage: vigil leaks [KINDS]   (KINDS: definite,indirect,possible,reachable or all;
+                              default definite,possible)""")

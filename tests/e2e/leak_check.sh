@@ -157,4 +157,17 @@ cat "$TMP/od.out"
 [ "$rc" = 0 ] || fail "vigil exited $rc"
 grep -q "target exited with status 0" "$TMP/od.out" || fail "the program did not exit normally"
 [ "$(grep -c '"type":"leaks"' "$TMP/od.jsonl")" = 1 ] || fail "SIGUSR1's check is not in --json"
+
+# in gdb, `vigil leaks`: gdb holds the threads, so their registers come
+# from gdb (the 40-byte block is only in reg_thread's r12)
+rm -f "$TMP/go"
+start_live run --interactive --stacks specs/lib/leak.vigil -- "$T" --wait "$TMP/go"
+line=$(line_of 'for the checks on demand while it waits')
+live_gdb "-ex 'break leak_classes.c:$line' -ex continue -ex 'vigil leaks all' -ex 'shell touch $TMP/go' -ex continue"
+grep -qE "the registers of 3 threads from gdb" "$TMP/gdb" || fail "gdb's vigil leaks did not send the registers"
+grep -q "^40 bytes in 1 blocks are still reachable" "$TMP/gdb" || fail "gdb's vigil leaks: the block in r12 is not reachable"
+grep -q "^48 (32 direct, 16 indirect) bytes in 1 blocks are definitely lost" "$TMP/gdb" || fail "gdb's vigil leaks: no definite record"
+grep -q "^     possibly lost: 64 bytes in 1 blocks$" "$TMP/gdb" || fail "gdb's vigil leaks: wrong summary"
+wait_vigil
+[ "$RC" = 0 ] || fail "vigil exited $RC after the gdb session"
 echo PASS

@@ -363,7 +363,8 @@ static bool wait_stopped(pid_t pid)
 /* ---- the check */
 
 int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
-			  FILE *json, struct vg_err *e)
+			  FILE *json, const uint64_t *regs, size_t nregs,
+			  struct vg_err *e)
 {
 	struct blocks b = { .spec = ss->spec };
 	struct allocs a = { .b = &b };
@@ -412,6 +413,8 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			vg_errf(e, "out of memory");
 		goto out;
 	}
+	for (size_t i = 0; i < nregs; i++)	/* gdb's registers */
+		vg_leak_scan_root_word(scan, regs[i]);
 	if (stopped_here) {	/* the scan has read all it needs */
 		kill(ss->pid, SIGCONT);
 		stopped_here = false;
@@ -438,7 +441,10 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 		fprintf(text, "vigil: leak check of pid %d (%s): %zu blocks live; roots: %d threads' stacks (%d with registers), %d mappings, %" PRIu64 " bytes read",
 			ss->pid, when, b.n, info.threads, info.threads_regs,
 			info.regions, info.root_bytes);
-		if (info.threads_regs < info.threads)
+		if (info.threads_regs < info.threads && nregs)
+			fprintf(text, "; the registers of %d threads from gdb",
+				info.threads - info.threads_regs);
+		else if (info.threads_regs < info.threads)
 			fprintf(text, "; registers missing: another tracer (gdb) holds %d threads",
 				info.threads - info.threads_regs);
 		if (info.blocks_unread)
@@ -486,7 +492,7 @@ void vg_session_leaks_at_exit(struct session *ss)
 		return;
 	}
 	if (vg_session_leak_check(ss, "at exit", stderr,
-				  vg_report_json_file(ss->report), &e))
+				  vg_report_json_file(ss->report), NULL, 0, &e))
 		fprintf(stderr, "vigil: leak check at exit: %s\n", e.msg);
 }
 
@@ -499,16 +505,21 @@ void vg_session_leaks_on_demand(struct session *ss)
 	for (int i = 0; i < ss->spec->nprops && !any; i++)
 		any = vg_leak_block_prop(&ss->spec->props[i], &v);
 	if (any && vg_session_leak_check(ss, "on demand", stderr,
-					 vg_report_json_file(ss->report), &e))
+					 vg_report_json_file(ss->report), NULL, 0,
+					 &e))
 		fprintf(stderr, "vigil: leak check: %s\n", e.msg);
 }
 
 /* `vigil ctl PID leaks [KINDS]`, gdb's `vigil leaks`: the text as the
- * answer's text, the JSON line as its data */
+ * answer's text, the JSON line as its data. gdb, which holds the threads
+ * (vigil cannot seize them for their registers then), sends their
+ * registers' values after "regs". */
 json_t *vg_live_leaks(struct session *ss, json_t *args)
 {
 	const char *kinds = json_string_value(json_array_get(args, 0));
 	unsigned show = ss->leaks->show, want;
+	size_t nargs = json_array_size(args), nregs = 0;
+	uint64_t *regs = calloc(nargs + 1, sizeof(uint64_t));
 	char *text = NULL, *js = NULL;
 	size_t tlen = 0, jlen = 0;
 	FILE *t = open_memstream(&text, &tlen), *j = open_memstream(&js, &jlen);
@@ -516,6 +527,19 @@ json_t *vg_live_leaks(struct session *ss, json_t *args)
 	json_t *r, *data = NULL;
 	int rc;
 
+	if (kinds && !strcmp(kinds, "regs"))
+		kinds = NULL;
+	for (size_t i = 0, in = 0; regs && i < nargs; i++) {
+		const char *a = json_string_value(json_array_get(args, i));
+
+		if (in && a)
+			regs[nregs++] = strtoull(a, NULL, 0);
+		in |= a && !strcmp(a, "regs");
+	}
+	if (!regs) {
+		r = vg_live_reply(false, "out of memory", NULL);
+		goto out;
+	}
 	if (kinds && vg_leak_kinds_parse(kinds, &want)) {
 		r = vg_live_reply(false, "usage: leaks [KINDS]: a list of definite, indirect, possible, reachable, or all", NULL);
 		goto out;
@@ -526,7 +550,7 @@ json_t *vg_live_leaks(struct session *ss, json_t *args)
 	}
 	if (kinds)
 		ss->leaks->show = want;
-	rc = vg_session_leak_check(ss, "on demand", t, j, &e);
+	rc = vg_session_leak_check(ss, "on demand", t, j, regs, nregs, &e);
 	ss->leaks->show = show;
 	fclose(t);
 	fclose(j);
@@ -544,5 +568,6 @@ out:
 		fclose(j);
 	free(text);
 	free(js);
+	free(regs);
 	return r;
 }

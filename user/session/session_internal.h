@@ -165,9 +165,11 @@ void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev);
 void vg_session_leaks_at_exit(struct session *ss);
 /* The check now (the target stopped for it and resumed unless it was
  * stopped already): the loss records as text to text, as one JSON line to
- * json (either may be NULL). -1 with e set. */
+ * json (either may be NULL); regs: register values to count as roots
+ * (gdb's, when it holds the threads). -1 with e set. */
 int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
-			  FILE *json, struct vg_err *e);
+			  FILE *json, const uint64_t *regs, size_t nregs,
+			  struct vg_err *e);
 /* SIGUSR1: the check now, to stderr and --json (nothing without a leak
  * property) */
 void vg_session_leaks_on_demand(struct session *ss);
