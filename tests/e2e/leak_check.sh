@@ -107,6 +107,15 @@ expect_out "^used suppression: +2 leak:lose_struct$"
 expect_out "^used suppression: +1 interior_pointer$"
 expect_out "Reachable blocks \(those to which a pointer was found\) are not shown"
 
+# blocks the monitor lost track of (slices refused) are said to be so:
+# what only they point to is counted lost
+run_vigil run --leak-check --tier user --max-slices 3 --json "$TMP/few.jsonl" specs/lib/leak.vigil -- "$T"
+expect_out "leak check of pid [0-9]+ \(at exit\): 3 blocks live"
+expect_out "the leak property lost track of some blocks"
+grep -q '"type":"leaks","pid":[0-9]*,"when":"at exit","complete":false' "$TMP/few.jsonl" ||
+	fail "the JSON leak report does not say it is incomplete"
+grep -q '"type":"leaks".*"complete":true' "$TMP/out.jsonl" || fail "the full run's leak report is not complete"
+
 # a bad suppression file: exit 2, file:line and what was expected
 printf '{\n  x\n  Memcheck:Leak\n  fn:main\n}\n' >"$TMP/bad.supp"
 run_vigil run --leak-check --suppressions "$TMP/bad.supp" specs/lib/leak.vigil -- "$T"

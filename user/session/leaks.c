@@ -373,7 +373,7 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	struct vg_leak_report rep = { 0 };
 	struct vg_leak_scan *scan = NULL;
 	uint8_t *data = NULL;
-	bool stopped_here = false, any = false;
+	bool stopped_here = false, any = false, incomplete;
 	uint64_t t0 = vg_now_ns(CLOCK_MONOTONIC);
 	int rc = -1;
 
@@ -390,6 +390,14 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	}
 	vg_session_mirror_kslices(ss);
 	vg_monitor_foreach(ss->mon, take_block, &b);
+	/* blocks the monitor lost track of (--max-slices, the kernel tier's
+	 * table full, lost records) are not scanned: what only they point
+	 * to looks lost */
+	incomplete = ss->probe &&
+		     vg_probe_counter(ss->probe, VG_CNT_KFULL) > 0;
+	for (int i = 0; i < ss->spec->nprops; i++)
+		incomplete |= b.size_var[i] >= 0 &&
+			      vg_monitor_prop_inconclusive(ss->mon, i);
 	if (b.oom) {
 		vg_errf(e, "out of memory");
 		goto out;
@@ -450,16 +458,20 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 		if (info.blocks_unread)
 			fprintf(text, "; %" PRIu64 " blocks could not be read (freed where vigil did not see it?)",
 				info.blocks_unread);
-		fprintf(text, "; %.1f ms\n\n",
+		fprintf(text, "; %.1f ms\n",
 			(double)(vg_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+		if (incomplete)
+			fprintf(text, "vigil: the leak property lost track of some blocks (slice table full: raise --max-slices; or records lost): blocks reachable only through them are counted as lost\n");
+		fputc('\n', text);
 		vg_leak_report_text(&rep, st.v, ss->leaks->supp,
 				    ss->leaks->show, text);
 		fflush(text);
 	}
 	if (json) {
-		fprintf(json, "{\"type\":\"leaks\",\"pid\":%d,\"when\":\"%s\",\"blocks\":%zu,\"roots\":{\"threads\":%d,\"threads_with_registers\":%d,\"mappings\":%d,\"bytes\":%" PRIu64 "},",
-			ss->pid, when, b.n, info.threads, info.threads_regs,
-			info.regions, info.root_bytes);
+		fprintf(json, "{\"type\":\"leaks\",\"pid\":%d,\"when\":\"%s\",\"complete\":%s,\"blocks\":%zu,\"roots\":{\"threads\":%d,\"threads_with_registers\":%d,\"mappings\":%d,\"bytes\":%" PRIu64 "},",
+			ss->pid, when, incomplete ? "false" : "true", b.n,
+			info.threads, info.threads_regs, info.regions,
+			info.root_bytes);
 		vg_leak_report_json(&rep, st.v, ss->leaks->supp, json);
 		fputs("}\n", json);
 		fflush(json);
