@@ -414,14 +414,18 @@ def main():
             continue
         ran += 1
         (mk, mleaks, mother), (vk, vsizes, vunsure, end) = mc, vg
-        match_classes(vk, mleaks, classes)
+        rc = {k: Counter() for k in classes}
+        match_classes(vk, mleaks, rc)
+        for k in classes:
+            classes[k].update(rc[k])
         other_mc += mother
         mc_rw[0] += mk["_writes_after_free"]
         mc_rw[1] += mk["_reads_after_free"]
         uaf_blocks[0] += mk["_uaf_blocks"]
         uaf_blocks[1] += min(mk["_uaf_blocks"], vk["access_after_free"])
         unsure += vunsure
-        row = {"test": name, "end": end, "inconclusive": vunsure}
+        row = {"test": name, "end": end, "inconclusive": vunsure,
+               "leak_classes": rc}
         for k in KINDS:
             m = mk[k]
             if k == "definitely_lost":

@@ -13,7 +13,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "leakscan/records.h"
+#include "leakscan/roots.h"
 #include "leakscan/scan.h"
 #include "leakscan/suppress.h"
 
@@ -361,6 +366,144 @@ static void test_suppress_errors(void **state)
 	bad("{\n x\n Leak\n}\n", "t.supp:3: expected `Memcheck:Leak`");
 }
 
+/* ---- roots.c on a real process: a child of this test (no root
+ * needed), stopped, its blocks classed from its data, bss and stack */
+
+#define KEY 0x5a5a5a5a5a5a5a5aull
+
+static char *child_held;		/* data: still reachable */
+static char *child_interior;		/* possibly lost */
+
+static void __attribute__((noinline)) scrub(void)
+{
+	volatile char buf[16384];
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = 0;
+}
+
+/* the block's address, encoded: no plain copy of it stays behind */
+static uint64_t __attribute__((noinline)) lost_block(void)
+{
+	return (uint64_t)(uintptr_t)malloc(40) ^ KEY;
+}
+
+static void __attribute__((noinline)) keep_blocks(void)
+{
+	child_held = malloc(56);
+	child_interior = (char *)malloc(72) + 8;
+}
+
+static void __attribute__((noinline)) run_child(int fd)
+{
+	uint64_t a[3];
+	char *volatile on_stack = malloc(24);	/* the stack: reachable */
+
+	a[0] = lost_block();
+	keep_blocks();
+	a[1] = (uint64_t)(uintptr_t)child_held ^ KEY;
+	a[2] = (uint64_t)(uintptr_t)(child_interior - 8) ^ KEY;
+	if (write(fd, a, sizeof(a)) != sizeof(a) ||
+	    write(fd, (void *)&on_stack, sizeof(on_stack)) != sizeof(on_stack))
+		_exit(1);
+	memset(a, 0, sizeof(a));
+	scrub();
+	raise(SIGSTOP);
+	_exit(on_stack != NULL);
+}
+
+static pid_t child = -1;
+
+/* a failed check leaves the stopped child: end it */
+static int kill_child(void **state)
+{
+	int st;
+
+	(void)state;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, &st, 0);
+	}
+	child = -1;
+	return 0;
+}
+
+static void test_process(void **state)
+{
+	int p[2], st;
+	uint64_t a[3];
+	char *stack_block;
+	pid_t pid;
+	struct vg_leak_block b[4] = { 0 };
+	struct vg_leak_roots_info info = { 0 };
+	struct vg_err e = { 0 };
+	struct vg_leak_scan *s;
+	uint8_t *data = NULL;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	child = pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		run_child(p[1]);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], a, sizeof(a)), sizeof(a));
+	assert_int_equal(read(p[0], &stack_block, sizeof(stack_block)),
+			 sizeof(stack_block));
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &st, WUNTRACED), pid);
+	assert_true(WIFSTOPPED(st));
+	b[0] = (struct vg_leak_block){ .addr = a[0] ^ KEY, .size = 40 };
+	b[1] = (struct vg_leak_block){ .addr = a[1] ^ KEY, .size = 56 };
+	b[2] = (struct vg_leak_block){ .addr = a[2] ^ KEY, .size = 72 };
+	b[3] = (struct vg_leak_block){ .addr = (uintptr_t)stack_block,
+				       .size = 24 };
+	assert_int_equal(vg_leak_read_blocks(pid, b, 4, &data, &info, &e), 0);
+	assert_int_equal(info.blocks_unread, 0);
+	s = vg_leak_scan_new(b, 4);
+	assert_non_null(s);
+	if (vg_leak_scan_roots(pid, s, b, 4, &info, &e))
+		fail_msg("%s", e.msg);
+	vg_leak_scan_finish(s);
+	assert_int_equal(info.threads, 1);
+	assert_int_equal(info.threads_regs, 1);	/* our child: seized */
+	assert_true(info.regions >= 3);		/* data, bss, libc's... */
+	for (int i = 0; i < 4; i++) {
+		enum vg_leak_kind want =
+			b[i].size == 40 ? VG_LEAK_DEFINITE :
+			b[i].size == 72 ? VG_LEAK_POSSIBLE : VG_LEAK_REACHABLE;
+
+		if (b[i].kind != want)
+			fail_msg("the %llu-byte block is %s, not %s",
+				 (unsigned long long)b[i].size,
+				 vg_leak_kind_text(b[i].kind),
+				 vg_leak_kind_text(want));
+	}
+	/* the child is stopped, as it was: once let go by the seize, a
+	 * thread goes back into the group stop (after a moment in the
+	 * kernel, never in its own code) */
+	assert_int_equal(waitpid(pid, &st, WNOHANG), 0);
+	for (int tries = 0;; tries++) {
+		char path[64], line[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(line, sizeof(line), f));
+		fclose(f);
+		if (strstr(line, ") T "))
+			break;
+		if (tries == 2000)
+			fail_msg("the child is not stopped again: %s", line);
+		usleep(1000);
+	}
+	vg_leak_scan_free(s);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_suppress_lsan),
 		cmocka_unit_test(test_suppress_valgrind),
 		cmocka_unit_test(test_suppress_errors),
+		cmocka_unit_test_teardown(test_process, kill_child),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

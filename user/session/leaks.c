@@ -240,7 +240,9 @@ struct stacks {
 	struct vg_frame *sym;		/* the strings frames point into */
 	char (*text)[320];
 	const char **textp;
-	int n, cap;
+	int n;
+	int *slot;			/* hash of keys: index + 1, 0 empty */
+	size_t nslot;			/* a power of two, > 2 * cap */
 };
 
 static void stacks_free(struct stacks *st)
@@ -251,24 +253,53 @@ static void stacks_free(struct stacks *st)
 	free(st->sym);
 	free(st->text);
 	free(st->textp);
+	free(st->slot);
 }
 
+static size_t key_hash(int event, int64_t id, size_t nslot)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull ^ (uint64_t)event;
+
+	return (size_t)(h ^ h >> 29) & (nslot - 1);
+}
+
+/* the index of (event, stack id), added if new; -1 out of memory */
 static int stack_index(struct stacks *st, int event, int64_t id)
 {
-	for (int i = 0; i < st->n; i++)
+	size_t h;
+
+	if ((size_t)st->n * 2 + 2 > st->nslot) {	/* grow and rehash */
+		size_t nslot = st->nslot ? st->nslot * 2 : 256;
+		int *slot = calloc(nslot, sizeof(*slot));
+		void *k = realloc(st->key, nslot / 2 * sizeof(*st->key));
+
+		if (!slot || !k) {
+			free(slot);
+			if (k)
+				st->key = k;
+			return -1;
+		}
+		st->key = k;
+		for (int i = 0; i < st->n; i++) {
+			h = key_hash(st->key[i].event, st->key[i].id, nslot);
+			while (slot[h])
+				h = (h + 1) & (nslot - 1);
+			slot[h] = i + 1;
+		}
+		free(st->slot);
+		st->slot = slot;
+		st->nslot = nslot;
+	}
+	for (h = key_hash(event, id, st->nslot); st->slot[h];
+	     h = (h + 1) & (st->nslot - 1)) {
+		int i = st->slot[h] - 1;
+
 		if (st->key[i].event == event && st->key[i].id == id)
 			return i;
-	if (st->n == st->cap) {
-		int cap = st->cap ? st->cap * 2 : 64;
-		void *k = realloc(st->key, (size_t)cap * sizeof(*st->key));
-
-		if (!k)
-			return -1;
-		st->key = k;
-		st->cap = cap;
 	}
 	st->key[st->n].event = event;
 	st->key[st->n].id = id;
+	st->slot[h] = st->n + 1;
 	return st->n++;
 }
 
@@ -435,10 +466,9 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	for (size_t i = 0, j = 0; i < b.n; i++) {
 		while (j < a.n && a.v[j].addr < b.v[i].addr)
 			j++;
-		if (j < a.n && a.v[j].addr == b.v[i].addr &&
-		    (b.v[i].tag = stack_index(&st, a.v[j].event,
-					      a.v[j].stack)) < -1)
-			b.v[i].tag = -1;
+		if (j < a.n && a.v[j].addr == b.v[i].addr)
+			b.v[i].tag = stack_index(&st, a.v[j].event,
+						 a.v[j].stack);
 	}
 	if (stacks_symbolize(ss, &st) ||
 	    vg_leak_records(b.v, b.n, st.v, st.n, ss->leaks->supp, &rep)) {
