@@ -90,6 +90,11 @@ void vg_leak_scan_free(struct vg_leak_scan *s)
 	free(s);
 }
 
+size_t vg_leak_scan_count(const struct vg_leak_scan *s)
+{
+	return s->n;
+}
+
 long vg_leak_scan_find(const struct vg_leak_scan *s, uint64_t v)
 {
 	size_t lo = 0, hi = s->n;

@@ -52,6 +52,9 @@ struct vg_leak_scan;
  * memory. */
 struct vg_leak_scan *vg_leak_scan_new(struct vg_leak_block *blocks, size_t n);
 void vg_leak_scan_free(struct vg_leak_scan *s);
+/* How many blocks it kept: the first ones of the caller's array, once
+ * sorted (an overlap drops the later block) */
+size_t vg_leak_scan_count(const struct vg_leak_scan *s);
 
 /* One root region: every aligned word of [addr, addr+len) (data at
  * `data`). Regions may come in any number of pieces. */

@@ -459,6 +459,7 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 		stopped_here = false;
 	}
 	vg_leak_scan_finish(scan);
+	b.n = vg_leak_scan_count(scan);	/* overlaps dropped */
 
 	/* each block's allocation: the newest step into a live state */
 	vg_evidence_foreach(ss->evidence, take_alloc, &a);
@@ -520,6 +521,25 @@ out:
 	return rc;
 }
 
+/* Is another process (gdb) tracing pid? */
+static bool traced(pid_t pid)
+{
+	char path[64], line[256];
+	FILE *f;
+	bool yes = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "TracerPid:", 10)) {
+			yes = atoi(line + 10) != 0;
+			break;
+		}
+	fclose(f);
+	return yes;
+}
+
 void vg_session_leaks_at_exit(struct session *ss)
 {
 	struct vg_err e = { 0 };
@@ -527,6 +547,13 @@ void vg_session_leaks_at_exit(struct session *ss)
 	if (!ss->leaks || !ss->leaks->at_exit || ss->leaks->done_at_exit)
 		return;
 	ss->leaks->done_at_exit = true;
+	/* gdb takes the hold's SIGSTOP (vigil's holds pass silently) and its
+	 * other threads run on: no stop of the whole program to scan */
+	if (traced(ss->pid)) {
+		fprintf(stderr, "vigil: leak check at exit: gdb holds pid %d, so it cannot be stopped whole here; run `vigil leaks` in gdb before it exits (`break _exit`)\n",
+			ss->pid);
+		return;
+	}
 	/* the SIGSTOP of the hold reaches every thread */
 	if (!wait_stopped(ss->pid)) {
 		fprintf(stderr, "vigil: leak check at exit: pid %d did not stop; no leak report\n",
