@@ -483,7 +483,7 @@ static void test_process(void **state)
 	assert_int_equal(info.blocks_unread, 0);
 	s = vg_leak_scan_new(b, 4);
 	assert_non_null(s);
-	if (vg_leak_scan_roots(pid, s, b, 4, &info, &e))
+	if (vg_leak_scan_roots(pid, s, b, 4, NULL, &info, &e))
 		fail_msg("%s", e.msg);
 	vg_leak_scan_finish(s);
 	assert_int_equal(info.threads, 1);

@@ -15,7 +15,6 @@
 
 #define CHUNK (1u << 20)	/* bytes per process_vm_readv of a root */
 #define PAGE 4096u
-#define RED_ZONE 128		/* x86-64: a leaf's data below its sp */
 #define MAX_IOV 1024
 
 struct map {
@@ -252,20 +251,49 @@ static bool thread_regs(pid_t tid, struct user_regs_struct *r)
 	return ok;
 }
 
-static void scan_regs(struct vg_leak_scan *s, const struct user_regs_struct *r)
+static void scan_regs(struct vg_leak_scan *s, const struct user_regs_struct *r,
+		      bool at_call)
 {
-	const unsigned long long v[] = {
-		r->rax, r->rbx, r->rcx, r->rdx, r->rsi, r->rdi, r->rbp,
-		r->r8, r->r9, r->r10, r->r11, r->r12, r->r13, r->r14, r->r15,
+	const unsigned long long saved[] = {	/* callee-saved, and TLS */
+		r->rbx, r->rbp, r->r12, r->r13, r->r14, r->r15,
 		r->fs_base, r->gs_base,
 	};
+	const unsigned long long scratch[] = {
+		r->rax, r->rcx, r->rdx, r->rsi, r->rdi, r->r8, r->r9, r->r10,
+		r->r11,
+	};
 
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		vg_leak_scan_root_word(s, v[i]);
+	for (size_t i = 0; i < sizeof(saved) / sizeof(saved[0]); i++)
+		vg_leak_scan_root_word(s, saved[i]);
+	for (size_t i = 0; !at_call && i < sizeof(scratch) / sizeof(scratch[0]); i++)
+		vg_leak_scan_root_word(s, scratch[i]);
+}
+
+/* the slot above sp holding the return address ret, or sp */
+static uint64_t above_return(pid_t pid, uint8_t *buf, uint64_t sp,
+			     uint64_t hi, uint64_t ret)
+{
+	for (uint64_t lo = sp; ret && lo < hi; ) {
+		size_t len = hi - lo > CHUNK ? CHUNK : (size_t)(hi - lo);
+		ssize_t got = readv_at(pid, lo, buf, len);
+
+		if (got <= 0)
+			break;
+		for (size_t o = 0; o + 8 <= (size_t)got; o += 8) {
+			uint64_t v;
+
+			memcpy(&v, buf + o, 8);
+			if (v == ret)
+				return lo + o + 8;
+		}
+		lo += (uint64_t)got;
+	}
+	return sp;
 }
 
 static int scan_threads(pid_t pid, struct vg_leak_scan *s, uint8_t *buf,
 			struct map *m, size_t nm,
+			const struct vg_leak_call *call,
 			struct vg_leak_roots_info *info, struct vg_err *e)
 {
 	char path[64];
@@ -293,14 +321,19 @@ static int scan_threads(pid_t pid, struct vg_leak_scan *s, uint8_t *buf,
 		info->threads++;
 		if (thread_regs(tid, &r)) {
 			info->threads_regs++;
-			scan_regs(s, &r);
+			scan_regs(s, &r, call && tid == call->tid);
 			sp = r.rsp;
 		}
 		st = map_of(m, nm, sp);
 		if (!st)
 			continue;
 		st->stack = true;
-		lo = sp - RED_ZONE < st->lo ? st->lo : sp - RED_ZONE;
+		/* from sp up: not the 128-byte red zone below it, which at
+		 * a call (the hold at _exit) holds only the callees' dead
+		 * data, and stale pointers there would keep lost blocks
+		 * reachable */
+		lo = call && tid == call->tid
+		     ? above_return(pid, buf, sp, st->hi, call->ret) : sp;
 		scan_range(pid, s, buf, lo, st->hi, info);
 	}
 	closedir(d);
@@ -349,6 +382,7 @@ static bool is_root(const struct map *m, const struct map *prev,
 
 int vg_leak_scan_roots(pid_t pid, struct vg_leak_scan *scan,
 		       const struct vg_leak_block *blocks, size_t n,
+		       const struct vg_leak_call *call,
 		       struct vg_leak_roots_info *info, struct vg_err *e)
 {
 	struct map *m = NULL;
@@ -359,7 +393,7 @@ int vg_leak_scan_roots(pid_t pid, struct vg_leak_scan *scan,
 	if (!buf)
 		return vg_errf(e, "out of memory");
 	if (read_maps(pid, &m, &nm, e) ||
-	    scan_threads(pid, scan, buf, m, nm, info, e))
+	    scan_threads(pid, scan, buf, m, nm, call, info, e))
 		goto out;
 	for (size_t i = 0; i < nm; i++) {
 		if (!is_root(&m[i], i ? &m[i - 1] : NULL, blocks, n))

@@ -4,7 +4,7 @@
  *
  * Roots:
  *  - every thread's stack from its stack pointer (/proc/PID/task/TID/
- *    syscall) to the end of its mapping: for a pthread, that end holds its
+ *    syscall; not the red zone below it) to the end of its mapping: for a pthread, that end holds its
  *    thread control block and static TLS (glibc puts them at the top of
  *    the thread's stack);
  *  - every thread's general registers, when vigil can seize it with
@@ -44,10 +44,24 @@ int vg_leak_read_blocks(pid_t pid, struct vg_leak_block *blocks, size_t n,
 			struct vg_err *e);
 
 /* Give scan every root of the stopped process pid (the blocks are those
- * scan was made from, sorted). 0, or -1 with e set (the process is gone,
- * a thread is running). */
+ * scan was made from, sorted). call (may be NULL) says how the thread
+ * held at _exit is scanned. 0, or -1 with e set (the process is gone, a
+ * thread is running). */
+struct vg_leak_call {
+	/* a thread stopped at the entry of a function (the hold at _exit):
+	 * of its registers only the callee-saved ones are live there (rbx,
+	 * rbp, r12-r15; the others are its caller's dead values, stale
+	 * pointers memcheck does not see either: it checks after the
+	 * exit_group system call); 0: none */
+	pid_t tid;
+	/* a return address on its stack (exit's, in the function that
+	 * called exit): its stack is scanned from above that slot, the
+	 * frames below being exit's own; 0: from the stack pointer */
+	uint64_t ret;
+};
 int vg_leak_scan_roots(pid_t pid, struct vg_leak_scan *scan,
 		       const struct vg_leak_block *blocks, size_t n,
+		       const struct vg_leak_call *call,
 		       struct vg_leak_roots_info *info, struct vg_err *e);
 
 #endif

@@ -22,6 +22,7 @@ struct vg_leak_scan {
 	unsigned char *mark;
 	size_t *stack, depth, cap;
 	int oom;
+	FILE *trace;
 };
 
 static const char *const names[] = { "definite", "indirect", "possible",
@@ -198,15 +199,44 @@ static void drain(struct vg_leak_scan *s, long leader)
 	}
 }
 
+void vg_leak_scan_trace(struct vg_leak_scan *s, FILE *f)
+{
+	s->trace = f;
+}
+
+static void trace_root(struct vg_leak_scan *s, uint64_t addr,
+		       const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t skip = (size_t)((8 - (addr & 7)) & 7);
+
+	for (size_t o = skip; data && o + 8 <= len; o += 8) {
+		uint64_t v;
+		long i;
+
+		memcpy(&v, p + o, 8);
+		if ((i = vg_leak_scan_find(s, v)) >= 0)
+			fprintf(s->trace, "vigil: leak scan: root 0x%llx holds 0x%llx (block 0x%llx)\n",
+				(unsigned long long)(addr + o),
+				(unsigned long long)v,
+				(unsigned long long)s->b[i].addr);
+	}
+}
+
 void vg_leak_scan_root(struct vg_leak_scan *s, uint64_t addr,
 		       const void *data, size_t len)
 {
+	if (s->trace)
+		trace_root(s, addr, data, len);
 	words(s, addr, data, len, 1, -1);
 	drain(s, -1);
 }
 
 void vg_leak_scan_root_word(struct vg_leak_scan *s, uint64_t value)
 {
+	if (s->trace && vg_leak_scan_find(s, value) >= 0)
+		fprintf(s->trace, "vigil: leak scan: a register holds 0x%llx\n",
+			(unsigned long long)value);
 	reach(s, value, 1);
 	drain(s, -1);
 }

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum vg_leak_kind {
 	VG_LEAK_DEFINITE,
@@ -60,6 +61,9 @@ size_t vg_leak_scan_count(const struct vg_leak_scan *s);
  * `data`). Regions may come in any number of pieces. */
 void vg_leak_scan_root(struct vg_leak_scan *s, uint64_t addr,
 		       const void *data, size_t len);
+/* Say on f where each root that reaches a block is (address, or 0 for a
+ * register), why a block is kept: VIGIL_LEAK_TRACE=1 in the session */
+void vg_leak_scan_trace(struct vg_leak_scan *s, FILE *f);
 /* One root word that has no address (a register's value). */
 void vg_leak_scan_root_word(struct vg_leak_scan *s, uint64_t value);
 

@@ -214,9 +214,17 @@ static int pass_leak_check(struct vg_plan *p)
 		const struct vg_property *pr = &spec->props[i];
 		int v;
 
+		/* the hold at _exit; exit's caller (its return address is
+		 * read with the stack) marks where exit's frames end */
 		if (!strcmp(pr->name, VG_LEAK_HOLD_PROP))
-			for (int b = 0; b < pr->nbindings; b++)
-				p->hold_events[pr->bindings[b].event] = true;
+			for (int b = 0; b < pr->nbindings; b++) {
+				int ev = pr->bindings[b].event;
+
+				if (!strcmp(spec->events[ev].name, "_exit"))
+					p->hold_events[ev] = true;
+				else
+					p->stack_events[ev] = true;
+			}
 		if (!vg_leak_block_prop(pr, &v))
 			continue;
 		for (int t = 0; t < pr->ntrans; t++) {

@@ -31,13 +31,19 @@ struct vg_leaks {
 	struct vg_leak_supp *supp;
 	unsigned show;		/* kinds whose records the text shows */
 	int hold_event;		/* `before _exit`, or -1 */
+	int exit_event;		/* `before exit`: where its caller's frame is */
+	pid_t exit_caller_tid;
+	uint64_t exit_caller;	/* exit's return address (in its caller) */
 	bool at_exit;		/* the target is held at _exit */
+	pid_t exit_tid;		/* by this thread (at a call: dead scratch
+				 * registers) */
 	bool done_at_exit;
 };
 
 static const char hold_spec[] =
 	"property " VG_LEAK_HOLD_PROP " \"vigil's leak check: the program is held at _exit while its memory is scanned\"\n"
 	"state running accepting {\n"
+	"  before exit(code) -> running\n"
 	"  before _exit(code) -> running\n"
 	"}\n";
 
@@ -112,12 +118,20 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 	l->show = ss->o->leak_show ? ss->o->leak_show
 				   : 1u << VG_LEAK_DEFINITE |
 				     1u << VG_LEAK_POSSIBLE;
-	l->hold_event = -1;
+	l->hold_event = l->exit_event = -1;
 	for (int i = 0; ss->o->leak_check && i < ss->spec->nprops; i++) {
 		const struct vg_property *p = &ss->spec->props[i];
 
-		if (!strcmp(p->name, VG_LEAK_HOLD_PROP) && p->nbindings)
-			l->hold_event = p->bindings[0].event;
+		if (strcmp(p->name, VG_LEAK_HOLD_PROP))
+			continue;
+		for (int b = 0; b < p->nbindings; b++) {
+			int ev = p->bindings[b].event;
+
+			if (!strcmp(ss->spec->events[ev].name, "_exit"))
+				l->hold_event = ev;
+			else
+				l->exit_event = ev;
+		}
 	}
 	if (ss->o->suppressions &&
 	    (!(l->supp = vg_leak_supp_new()) ||
@@ -137,9 +151,16 @@ void vg_session_leaks_close(struct session *ss)
 
 void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev)
 {
+	if (ss->leaks && ev->event == ss->leaks->exit_event &&
+	    ev->pid == (uint32_t)ss->pid) {
+		ss->leaks->exit_caller_tid = (pid_t)ev->tid;
+		ss->leaks->exit_caller = ev->slot[VG_SLOT_CALLER];
+	}
 	if (ss->leaks && ev->event == ss->leaks->hold_event &&
-	    ev->pid == (uint32_t)ss->pid)
+	    ev->pid == (uint32_t)ss->pid) {
 		ss->leaks->at_exit = true;
+		ss->leaks->exit_tid = (pid_t)ev->tid;
+	}
 }
 
 /* ---- the blocks */
@@ -406,7 +427,18 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	uint8_t *data = NULL;
 	bool stopped_here = false, any = false, incomplete;
 	uint64_t t0 = vg_now_ns(CLOCK_MONOTONIC);
+	struct vg_leak_call call = { 0 };
 	int rc = -1;
+
+	/* held at _exit: that thread is at a call, and below the frame of
+	 * exit's caller are only exit's own frames, where the slots it has
+	 * not written yet still hold its caller's dead data (the copies of
+	 * return values the kernel's uretprobe trampoline pushed, too) */
+	if (ss->leaks->at_exit) {
+		call.tid = ss->leaks->exit_tid;
+		if (ss->leaks->exit_caller_tid == call.tid)
+			call.ret = ss->leaks->exit_caller;
+	}
 
 	b.size_var = calloc((size_t)ss->spec->nprops + 1, sizeof(int));
 	if (!b.size_var)
@@ -447,7 +479,9 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	}
 	if (vg_leak_read_blocks(ss->pid, b.v, b.n, &data, &info, e) ||
 	    !(scan = vg_leak_scan_new(b.v, b.n)) ||
-	    vg_leak_scan_roots(ss->pid, scan, b.v, b.n, &info, e)) {
+	    (getenv("VIGIL_LEAK_TRACE") &&
+	     (vg_leak_scan_trace(scan, stderr), false)) ||
+	    vg_leak_scan_roots(ss->pid, scan, b.v, b.n, &call, &info, e)) {
 		if (!scan && !e->msg[0])
 			vg_errf(e, "out of memory");
 		goto out;
