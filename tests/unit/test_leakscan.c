@@ -184,6 +184,28 @@ static void test_overlap(void **state)
 	vg_leak_scan_free(s);
 }
 
+/* glibc's pointers to the next chunk's header (main_arena.top, a bin),
+ * which lies inside a block of 1000 bytes (at +992), are not the
+ * program's interior pointers */
+static void test_glibc_chunks(void **state)
+{
+	struct img m = { 0 };
+	int a, b;
+	struct vg_leak_scan *s;
+
+	(void)state;
+	a = blk(&m, 60);		/* chunk 80: next header at +64: outside */
+	b = blk(&m, 56);		/* chunk 64: next header at +48: inside */
+	s = vg_leak_scan_new(m.b, (size_t)m.n);
+	vg_leak_scan_glibc_chunks(s, 1);
+	vg_leak_scan_root_word(s, at(b, 48));	/* the allocator's */
+	vg_leak_scan_root_word(s, at(a, 40));	/* the program's */
+	vg_leak_scan_finish(s);
+	assert_int_equal(kind_of(&m, at(b, 0)), VG_LEAK_DEFINITE);
+	assert_int_equal(kind_of(&m, at(a, 0)), VG_LEAK_POSSIBLE);
+	vg_leak_scan_free(s);
+}
+
 /* ---- records and suppressions */
 
 static const struct vg_leak_frame fr_main[] = {
@@ -530,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_register_and_upgrade),
 		cmocka_unit_test(test_unreadable_and_empty),
 		cmocka_unit_test(test_overlap),
+		cmocka_unit_test(test_glibc_chunks),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_suppress_lsan),
 		cmocka_unit_test(test_suppress_valgrind),

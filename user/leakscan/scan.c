@@ -22,6 +22,7 @@ struct vg_leak_scan {
 	unsigned char *mark;
 	size_t *stack, depth, cap;
 	int oom;
+	int glibc;		/* vg_leak_scan_glibc_chunks */
 	FILE *trace;
 };
 
@@ -134,6 +135,18 @@ static void push(struct vg_leak_scan *s, size_t i)
 	s->stack[s->depth++] = i;
 }
 
+/* the header of glibc's next chunk: the block's chunk (8 bytes of size
+ * before it, rounded up to 16, at least 32) ends there, 16 before the
+ * next block */
+static int next_chunk(const struct vg_leak_block *b, uint64_t v)
+{
+	uint64_t chunk = (b->size + 8 + 15) & ~15ull;
+
+	if (chunk < 32)
+		chunk = 32;
+	return v == b->addr - 16 + chunk;
+}
+
 /* phase 1: value seen in a root (definite) or in a block (definite when
  * that block is reachable) */
 static void reach(struct vg_leak_scan *s, uint64_t v, int definite)
@@ -141,7 +154,8 @@ static void reach(struct vg_leak_scan *s, uint64_t v, int definite)
 	long i = vg_leak_scan_find(s, v);
 	int via;
 
-	if (i < 0 || s->mark[i] == REACHABLE)
+	if (i < 0 || s->mark[i] == REACHABLE ||
+	    (s->glibc && next_chunk(&s->b[i], v)))
 		return;
 	via = v == s->b[i].addr ? REACHABLE : POSSIBLE;
 	if (via == REACHABLE && definite) {
@@ -197,6 +211,11 @@ static void drain(struct vg_leak_scan *s, long leader)
 		words(s, b->addr, b->data, b->data ? b->size : 0,
 		      s->mark[i] == REACHABLE, leader);
 	}
+}
+
+void vg_leak_scan_glibc_chunks(struct vg_leak_scan *s, int on)
+{
+	s->glibc = on;
 }
 
 void vg_leak_scan_trace(struct vg_leak_scan *s, FILE *f)

@@ -61,6 +61,12 @@ size_t vg_leak_scan_count(const struct vg_leak_scan *s);
  * `data`). Regions may come in any number of pieces. */
 void vg_leak_scan_root(struct vg_leak_scan *s, uint64_t addr,
 		       const void *data, size_t len);
+/* glibc's malloc: a pointer to the chunk after a block (its header
+ * overlaps the block's last bytes when the size is 9 to 16 past a
+ * multiple of 16) is the allocator's own (its top chunk, its bins), not
+ * an interior pointer of the program's: ignore it. The session sets it;
+ * memcheck, which replaces the allocator, never sees such pointers. */
+void vg_leak_scan_glibc_chunks(struct vg_leak_scan *s, int on);
 /* Say on f where each root that reaches a block is (address, or 0 for a
  * register), why a block is kept: VIGIL_LEAK_TRACE=1 in the session */
 void vg_leak_scan_trace(struct vg_leak_scan *s, FILE *f);

@@ -479,6 +479,7 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	}
 	if (vg_leak_read_blocks(ss->pid, b.v, b.n, &data, &info, e) ||
 	    !(scan = vg_leak_scan_new(b.v, b.n)) ||
+	    (vg_leak_scan_glibc_chunks(scan, 1), false) ||
 	    (getenv("VIGIL_LEAK_TRACE") &&
 	     (vg_leak_scan_trace(scan, stderr), false)) ||
 	    vg_leak_scan_roots(ss->pid, scan, b.v, b.n, &call, &info, e)) {
