@@ -318,9 +318,6 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 	if (session_libs(ss, e))
 		goto out;
-	/* --leak-check: vigil's own property holds the target at _exit */
-	if (vg_leaks_prepare(ss->spec, ss->o, e))
-		goto out;
 	/* what the run installs, decided before anything is loaded
 	 * (user/plan/plan.h) */
 	struct vg_plan_opts plo = {
@@ -728,6 +725,12 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	 * without one, vigil runs as it would off a terminal */
 	if (o->live && !(ss.status = vg_status_new(&se)))
 		fprintf(stderr, "vigil: no live view: %s\n", se.msg);
+	/* --leak-check: vigil's own property holds the target at _exit
+	 * (before anything counts the spec's properties and events) */
+	if (vg_leaks_prepare(spec, o, e)) {
+		vg_status_free(ss.status);
+		return -1;
+	}
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */
 		if (ss.pid > 0 && !o->pid)
