@@ -254,7 +254,7 @@ def vigil(repo, build_dir, exe, args, tmp):
     specs = [s for s in specs if os.path.exists(s)]
     cmd = [os.path.join(os.path.abspath(build_dir), "vigil"), "run", "-q",
            "--on-violation=continue", "--watch-policy=evict", "--json", jf
-           ] + specs + ["--", exe] + args
+           ] + leak_check_opt(build_dir) + specs + ["--", exe] + args
     # stderr to a file, not a pipe: a target left stopped would hold the
     # pipe open, and reading it to its end would never finish
     errf = os.path.join(tmp, "err")
@@ -280,6 +280,10 @@ def vigil(repo, build_dir, exe, args, tmp):
             o = json.loads(line)
         except ValueError:
             continue
+        if o.get("type") == "leaks":	# --leak-check: blocks by class
+            for r in o["records"]:	# sizes as memcheck's XML has them
+                n, b = r["blocks"], r["bytes"] + r["indirect_bytes"]
+                kinds[("_class", r["kind"], b // n if n else 0)] += n
         if o.get("type") != "verdict":
             continue
         if o["verdict"] == "violation":
@@ -291,6 +295,36 @@ def vigil(repo, build_dir, exe, args, tmp):
             sizes.append(int(o.get("vars", {}).get("size", -1)))
     m = re.search(r"target (exited with status -?\d+|killed by signal \d+ \([^)]*\)|pid \d+ is left stopped)", err)
     return kinds, sizes, unsure, m.group(1) if m else err.strip()[-80:]
+
+
+def leak_check_opt(build_dir, seen={}):
+    """--leak-check, when this vigil has it (not a --repo from before)"""
+    if build_dir not in seen:
+        h = subprocess.run([os.path.join(os.path.abspath(build_dir), "vigil"),
+                            "run", "--help"], capture_output=True, text=True)
+        seen[build_dir] = ["--leak-check"] if "--leak-check" in h.stdout else []
+    return seen[build_dir]
+
+
+MC_CLASS = {"DefinitelyLost": "definite", "IndirectlyLost": "indirect",
+            "PossiblyLost": "possible", "StillReachable": "reachable"}
+
+
+def match_classes(vk, mleaks, tot):
+    """--leak-check's classes against memcheck's, in blocks: memcheck's
+    blocks of each class, those vigil gives the same class (matched by
+    size, each block once), and vigil's blocks of the class"""
+    have = Counter({(k[1], k[2]): n for k, n in vk.items()
+                    if isinstance(k, tuple) and k[0] == "_class"})
+    for mk, cls in MC_CLASS.items():
+        for n, size in mleaks[mk]:
+            tot[cls]["memcheck"] += n
+            same = min(n, have[(cls, size)])
+            have[(cls, size)] -= same
+            tot[cls]["same"] += same
+    for k, n in vk.items():
+        if isinstance(k, tuple) and k[0] == "_class":
+            tot[k[1]]["vigil"] += n
 
 
 def match_leaks(vsizes, mleaks):
@@ -363,6 +397,7 @@ def main():
             a.repo, a.build), src, outdir, t), tests))
 
     tot = {k: Counter() for k in KINDS}
+    classes = {k: Counter() for k in MC_CLASS.values()}
     other_mc = Counter()
     per = []
     nobuild, noresult, ran = [], [], 0
@@ -379,13 +414,18 @@ def main():
             continue
         ran += 1
         (mk, mleaks, mother), (vk, vsizes, vunsure, end) = mc, vg
+        rc = {k: Counter() for k in classes}
+        match_classes(vk, mleaks, rc)
+        for k in classes:
+            classes[k].update(rc[k])
         other_mc += mother
         mc_rw[0] += mk["_writes_after_free"]
         mc_rw[1] += mk["_reads_after_free"]
         uaf_blocks[0] += mk["_uaf_blocks"]
         uaf_blocks[1] += min(mk["_uaf_blocks"], vk["access_after_free"])
         unsure += vunsure
-        row = {"test": name, "end": end, "inconclusive": vunsure}
+        row = {"test": name, "end": end, "inconclusive": vunsure,
+               "leak_classes": rc}
         for k in KINDS:
             m = mk[k]
             if k == "definitely_lost":
@@ -432,11 +472,18 @@ def main():
     print("memcheck's accesses after free: %d writes, %d reads, to %d freed "
           "blocks; vigil (one violation per block) found %d of the blocks"
           % (mc_rw[0], mc_rw[1], uaf_blocks[0], uaf_blocks[1]))
+    if any(c["vigil"] for c in classes.values()):
+        print("leak classes (--leak-check), in blocks: %-10s %9s %5s %6s"
+              % ("class", "memcheck", "same", "vigil"))
+        for k, c in classes.items():
+            print("%40s %-10s %9d %5d %6d" % ("", k, c["memcheck"],
+                                              c["same"], c["vigil"]))
     print("memcheck's other kinds (no vigil property): " +
           (", ".join("%s=%d" % kv for kv in sorted(other_mc.items())) or "-"))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"tests": per, "totals": tot}, f, indent=1)
+            json.dump({"tests": per, "totals": tot, "leak_classes": classes},
+                      f, indent=1)
 
 
 if __name__ == "__main__":

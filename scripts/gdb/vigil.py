@@ -529,6 +529,30 @@ class _Restore(_Cmd):
         except (gdb.GdbError, KeyError):
             return gdb.COMPLETE_NONE
         return [str(c["n"]) for c in cks if str(c["n"]).startswith(word or "")]
+class _Leaks(_Cmd):
+    """vigil cannot seize the threads gdb holds for their registers: their
+    values go with the request, as roots of the scan."""
+
+    REGS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9",
+            "r10", "r11", "r12", "r13", "r14", "r15", "fs_base", "gs_base")
+
+    def run(self, argv):
+        values = []
+        current = gdb.selected_thread()
+        try:
+            for th in gdb.selected_inferior().threads():
+                th.switch()
+                frame = gdb.newest_frame()
+                for name in self.REGS:
+                    try:
+                        values.append(hex(int(frame.read_register(name)) &
+                                          0xffffffffffffffff))
+                    except (gdb.error, ValueError):
+                        pass
+        finally:
+            if current is not None and current.is_valid():
+                current.switch()
+        gdb.write(_ask(self.cname, list(argv) + ["regs"] + values).get("text", ""))
 
 
 VigilPrefix()
@@ -614,3 +638,8 @@ Usage: vigil unload PROPERTY""")
 # the real callers of functions with an `after` probe
 gdb.execute("source %s" % os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                          "vigil_returns.py"))
+_Leaks("leaks", """A leak check now: the live blocks of the leak property classed as memcheck
+does (definitely, indirectly, possibly lost, still reachable) by a scan of the
+program's memory, as loss records by allocation stack and a LEAK SUMMARY.
+Usage: vigil leaks [KINDS]   (KINDS: definite,indirect,possible,reachable or all;
+                              default definite,possible)""")

@@ -14,6 +14,7 @@
 #include "cli/usage.h"
 #include "metrics/metrics.h"
 #include "session/session.h"
+#include "session/leaks.h"
 #include "spec/spec.h"
 #include "util/caps.h"
 
@@ -66,6 +67,9 @@ static const struct option opts[] = {
 	/* the agent's, for the sessions it starts (not in the usage) */
 	{ "unit", required_argument, 0, 'U' },
 	{ "metrics-file", required_argument, 0, 'T' },
+	{ "leak-check", no_argument, 0, 1001 },
+	{ "suppressions", required_argument, 0, 1002 },
+	{ "show-leak-kinds", required_argument, 0, 1003 },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -221,6 +225,15 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 	case 'J':
 		o->journal = true;
 		o->journal_path = optarg;
+	case 1001:
+		o->leak_check = true;
+		break;
+	case 1002:
+		o->suppressions = optarg;
+		break;
+	case 1003:
+		if (vg_leak_kinds_parse(optarg, &o->leak_show))
+			return vg_cli_usage(usage, "--show-leak-kinds: '%s' is not a list of definite, indirect, possible, reachable, or all", optarg);
 		break;
 	case 'h':
 		fputs(usage, stdout);

@@ -51,6 +51,7 @@ struct vg_plan_opts {
 	FILE *warn;
 	bool all_names;
 	bool watch;			/* (because of vigil watch, says why) */
+	bool leak_check;		/* --leak-check (session/leaks.h) */
 };
 
 /* The BPF program a site runs (bpf/vigil/probes.bpf.c) */

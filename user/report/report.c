@@ -114,6 +114,11 @@ void vg_report_set_evidence(struct vg_report *r, struct vg_evidence *x)
 	r->evidence = x;
 }
 
+FILE *vg_report_json_file(struct vg_report *r)
+{
+	return r ? r->json : NULL;
+}
+
 void vg_report_free(struct vg_report *r)
 {
 	if (!r)

@@ -572,6 +572,8 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return checkpoint(ss, args);
 	if (!strcmp(cmd, "checkpoints"))
 		return vg_live_checkpoints(ss);
+	if (!strcmp(cmd, "leaks"))
+		return vg_live_leaks(ss, args);
 	if (!strcmp(cmd, "probes"))
 		return vg_load_probes(ss, vg_live_probes(ss));
 	if (!strcmp(cmd, "returns"))

@@ -73,6 +73,8 @@ void vg_live_mend_returns(struct session *ss);
  * stops gdb has not asked about are forgotten. */
 json_t *vg_live_restore(struct session *ss, json_t *args);
 void vg_live_forget_stops(struct session *ss);
+/* `leaks [KINDS]`: a leak check now (leaks.c) */
+json_t *vg_live_leaks(struct session *ss, json_t *args);
 /* The property named name, or -1. */
 int vg_live_prop(const struct session *ss, const char *name);
 /* Its state named name, or -1. */

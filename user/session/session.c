@@ -1,6 +1,7 @@
 /* The live session loop: target, probes, monitor, scenario, reports. */
 #include "session.h"
 #include "session_internal.h"
+#include "leaks.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -117,6 +118,11 @@ static struct vg_symbolizer *symbolizer(struct session *ss)
 	}
 	vg_symbolizer_add_file(ss->sym, ss->exe);
 	return ss->sym;
+}
+
+struct vg_symbolizer *vg_session_symbolizer(struct session *ss)
+{
+	return symbolizer(ss);
 }
 
 /* vg_stack_fn: the captured user stack of an event, symbolized. */
@@ -297,6 +303,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		int rc;
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
+		vg_session_leaks_note(ss, &ev);
 		vg_dyn_note(ss, r->h);
 		vg_hold_note(ss, r->h);
 		if (r->strs && intern_strings(ss, r->strs, &ev))
@@ -369,8 +376,11 @@ static int open_all(struct session *ss, struct vg_err *e)
 				!vg_session_watch_kernel(ss),
 		.warn = stderr,
 		.watch = ss->o->watch_exe != NULL,
+		.leak_check = ss->o->leak_check,
 	};
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
+		goto out;
+	if (vg_session_leaks_open(ss, e))
 		goto out;
 	memcpy(ss->kernel, plan->kernel, ss->spec->nprops * sizeof(bool));
 	memcpy(ss->stack_on, plan->stack_events,
@@ -720,6 +730,7 @@ static int loop(struct session *ss, struct vg_err *e)
 					continue;
 				if (si.ssi_signo == SIGUSR1) {
 					vg_session_dump(ss);
+					vg_session_leaks_on_demand(ss);
 					continue;
 				}
 				if (si.ssi_signo == SIGUSR2) {
@@ -803,6 +814,12 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	 * without one, vigil runs as it would off a terminal */
 	if (o->live && !(ss.status = vg_status_new(&se)))
 		fprintf(stderr, "vigil: no live view: %s\n", se.msg);
+	/* --leak-check: vigil's own property holds the target at _exit
+	 * (before anything counts the spec's properties and events) */
+	if (vg_leaks_prepare(spec, o, e)) {
+		vg_status_free(ss.status);
+		return -1;
+	}
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */
 		if (ss.pid > 0 && !o->pid)
@@ -846,6 +863,7 @@ out:
 		vg_symbolizer_free(ss.kids[i].sym);
 	}
 	free(ss.kids);
+	vg_session_leaks_close(&ss);
 	vg_report_free(ss.report);
 	vg_evidence_free(ss.evidence);
 	vg_symval_free(ss.symval);

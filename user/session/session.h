@@ -79,6 +79,12 @@ struct vg_session_opts {
 					 * processes that map it */
 	unsigned max_procs;
 	const struct vg_watch_hooks *watch_hooks;
+	/* --leak-check: class the live blocks at exit (session/leaks.h);
+	 * --suppressions FILE; --show-leak-kinds (a bit per enum
+	 * vg_leak_kind; 0: definite and possible, as memcheck) */
+	bool leak_check;
+	const char *suppressions;
+	unsigned leak_show;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

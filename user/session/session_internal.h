@@ -138,6 +138,7 @@ struct session {
 	/* restores inside the session (session_restore.c); the loop opens
 	 * the target's pidfd again when target_gen moves */
 	unsigned target_gen;
+	struct vg_leaks *leaks;		/* the leak check (leaks.c) */
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */
@@ -232,6 +233,29 @@ void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h);
 void vg_hold_release(struct session *ss);
 /* At the end: nothing vigil stopped stays stopped unless asked. */
 void vg_hold_finish(struct session *ss);
+
+/* --- the leak check (leaks.c, leaks.h) --- */
+
+struct vg_leaks;
+/* Its suppressions (--suppressions) and --leak-check's hold event. */
+int vg_session_leaks_open(struct session *ss, struct vg_err *e);
+void vg_session_leaks_close(struct session *ss);
+/* An event: is it the target at _exit, held for the check? */
+void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev);
+/* After a drain, before the holds are let go: the check at exit. */
+void vg_session_leaks_at_exit(struct session *ss);
+/* The check now (the target stopped for it and resumed unless it was
+ * stopped already): the loss records as text to text, as one JSON line to
+ * json (either may be NULL); regs: register values to count as roots
+ * (gdb's, when it holds the threads). -1 with e set. */
+int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
+			  FILE *json, const uint64_t *regs, size_t nregs,
+			  struct vg_err *e);
+/* SIGUSR1: the check now, to stderr and --json (nothing without a leak
+ * property) */
+void vg_session_leaks_on_demand(struct session *ss);
+/* The target's symbolizer, made at first use (session.c) */
+struct vg_symbolizer *vg_session_symbolizer(struct session *ss);
 
 /* --- the live view (session_live.c) --- */
 
