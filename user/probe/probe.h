@@ -256,4 +256,19 @@ int vg_probe_describe(const struct vg_plan *plan, const char *binary,
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 				char *buf, size_t len);
 
+/* `vigil unload` of a property the run started with (probe_unload.c):
+ * a kernel-tier property's transitions and reactions are emptied in its
+ * rows of the kernel tables (its slices stay in the slice table and no
+ * longer change); an event no remaining property reacts to becomes idle
+ * (counted, nothing sent, nothing stepped), and a uprobe group whose
+ * sites are all idle is detached. Probes other properties use are not
+ * touched. vg_probe_enable_prop undoes it (a restore of a checkpoint taken
+ * before the unload). */
+int vg_probe_disable_prop(struct vg_probe *p, int prop, struct vg_err *e);
+int vg_probe_enable_prop(struct vg_probe *p, int prop, struct vg_err *e);
+bool vg_probe_prop_disabled(const struct vg_probe *p, int prop);
+/* Uprobe sites still attached whose event is idle: they share a
+ * multi-uprobe link with sites still needed (the status says so). */
+int vg_probe_idle_sites(const struct vg_probe *p);
+
 #endif

@@ -126,6 +126,8 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 	for (int pi = 0; pi < spec->nprops; pi++) {
 		const struct vg_property *p = &spec->props[pi];
 
+		if (marks && marks->hidden && marks->hidden[pi])
+			continue;
 		fprintf(out, "  subgraph cluster_%d {\n    label=", pi);
 		q(out, p->name);
 		fprintf(out, ";\n    __start_%d [shape=point];\n", pi);
