@@ -232,7 +232,8 @@ int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
 int vg_probe_set_event_hold(struct vg_probe *p, int event, bool on,
 			    struct vg_err *e);
 /* Uprobe i: the file and offset it traps at (a uretprobe traps at the
- * function's entry too). 1, 0 when i is not a uprobe, -1 past the end. */
+ * function's entry too). 1, 0 when i is not a uprobe (or one whose link
+ * an unload closed, probe_unload.c), -1 past the end. */
 int vg_probe_site(const struct vg_probe *p, int i, const char **path,
 		  uint64_t *offset, bool *retprobe);
 

@@ -197,7 +197,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	uint64_t params[VG_MAX_PARAMS] = { k->key[0], k->key[1] };
 	int64_t vars[VG_KMAX_VARS];
 
-	if (prop < 0)
+	/* a step sent just before its property's unload: not its any more */
+	if (prop < 0 || vg_monitor_prop_disabled(ss->mon, prop))
 		return 0;
 	p = &ss->spec->props[prop];
 	if (k->h.kind == VG_REC_KFULL || k->h.kind == VG_REC_KBUSY) {
