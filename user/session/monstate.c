@@ -69,7 +69,8 @@ int vg_monstate_write(FILE *out, const struct vg_spec *spec,
 	if (probe)
 		vg_probe_foreach_kslice(probe, kernel_slice, &w);
 	for (int i = 0; i < spec->nprops; i++) {
-		const int64_t *g = vg_monitor_globals(mon, i);
+		const int64_t *g = vg_monitor_prop_disabled(mon, i) ? NULL
+					: vg_monitor_globals(mon, i);
 
 		for (int k = 0; g && k < spec->props[i].nglobals; k++)
 			fprintf(out, "global %s %d %" PRId64 "\n",
