@@ -407,21 +407,18 @@ const bool *vg_load_gone(const struct session *s)
 	return s->loaded && s->loaded->any_gone ? s->loaded->gone : NULL;
 }
 
-bool *vg_load_gone_set(struct session *ss)
+int vg_load_set_gone(struct session *ss, int prop, bool gone)
 {
-	if (!ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded))))
-		return NULL;
-	if (!ss->loaded->gone &&
-	    !(ss->loaded->gone = calloc((size_t)ss->spec->nprops + 1, sizeof(bool))))
-		return NULL;
-	return ss->loaded->gone;
-}
+	struct vg_load *l = ss->loaded ? ss->loaded : calloc(1, sizeof(*l));
 
-void vg_load_gone_changed(struct session *ss)
-{
-	ss->loaded->any_gone = false;
+	if (!(ss->loaded = l) || (!l->gone && !(l->gone = calloc(
+				(size_t)ss->spec->nprops + 1, sizeof(bool)))))
+		return -1;
+	l->gone[prop] = gone;
+	l->any_gone = false;
 	for (int i = 0; i < ss->spec->nprops; i++)
-		ss->loaded->any_gone |= ss->loaded->gone[i];
+		l->any_gone |= l->gone[i];
+	return 0;
 }
 
 const char *vg_load_path(const struct session *u)

@@ -77,13 +77,12 @@ int vg_load_restore(struct session *ss, const char *path, struct vg_err *e);
  * with (its answer); the unloaded ones as a checkpoint's state at path
  * says (a line "unloaded PROP" each; before the units' sections):
  * unloaded again, or back from their initial state when the checkpoint
- * was taken before their unload. vg_load_gone_set: the session's [nprops]
- * (NULL: out of memory); vg_load_gone_changed after writing to it. */
+ * was taken before their unload. vg_load_set_gone: the session's own
+ * property prop marked unloaded or not (-1: out of memory). */
 json_t *vg_unload_own(struct session *ss, const char *name);
 int vg_unload_restore(struct session *ss, const char *path,
 		      struct vg_err *e);
-bool *vg_load_gone_set(struct session *ss);
-void vg_load_gone_changed(struct session *ss);
+int vg_load_set_gone(struct session *ss, int prop, bool gone);
 
 /* The end of the run: the units' verdicts and counts. */
 void vg_load_final(struct session *ss);

@@ -49,18 +49,14 @@ static void settle(struct session *ss)
 /* Out of the probes and the monitor (after its verdicts). */
 static int take_out(struct session *ss, int prop, struct vg_err *e)
 {
-	bool *gone = vg_load_gone_set(ss);
-
-	if (!gone)
-		return vg_errf(e, "out of memory");
 	/* its breakpoints first: the kernel row the probe keeps for a
 	 * restore then has its reactions' stop states alone */
 	if (vg_live_forget_prop(ss, ss, prop, e) ||
 	    vg_probe_disable_prop(ss->probe, prop, e))
 		return -1;
 	vg_monitor_disable(ss->mon, prop);
-	gone[prop] = true;
-	vg_load_gone_changed(ss);
+	if (vg_load_set_gone(ss, prop, true))
+		return vg_errf(e, "out of memory");
 	/* its user-tier stops no longer hold their events under gdb */
 	return vg_live_push_holds(ss, ss, e);
 }
@@ -134,7 +130,7 @@ static int read_unloaded(const char *path, bool *want,
 int vg_unload_restore(struct session *ss, const char *path, struct vg_err *e)
 {
 	const bool *now = vg_load_gone(ss);
-	bool *want = calloc((size_t)ss->spec->nprops + 1, sizeof(bool)), *gone;
+	bool *want = calloc((size_t)ss->spec->nprops + 1, sizeof(bool));
 	int rc = -1;
 
 	if (!want)
@@ -144,10 +140,6 @@ int vg_unload_restore(struct session *ss, const char *path, struct vg_err *e)
 	for (int i = 0; i < ss->spec->nprops; i++) {
 		if (!want[i] && !(now && now[i]))
 			continue;
-		if (!(gone = vg_load_gone_set(ss))) {
-			vg_errf(e, "out of memory");
-			goto out;
-		}
 		if (want[i]) {	/* unloaded when the checkpoint was taken */
 			if (vg_probe_disable_prop(ss->probe, i, e))
 				goto out;
@@ -157,10 +149,11 @@ int vg_unload_restore(struct session *ss, const char *path, struct vg_err *e)
 		} else if (vg_probe_enable_prop(ss->probe, i, e)) {
 			goto out;	/* back: the checkpoint had it */
 		}
-		gone[i] = want[i];
+		if (vg_load_set_gone(ss, i, want[i])) {
+			vg_errf(e, "out of memory");
+			goto out;
+		}
 	}
-	if (vg_load_gone(ss) || vg_load_gone_set(ss))
-		vg_load_gone_changed(ss);
 	rc = vg_live_push_holds(ss, ss, e);
 out:
 	free(want);
