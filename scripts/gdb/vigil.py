@@ -631,9 +631,13 @@ from its initial state: objects made before the load have no slice, so
 what later happens to them is not checked (docs/GUIDE.md). A bad spec
 (file:line:col), a missing function or a property name already in the
 session is refused and the session goes on unchanged.""")
-_Unload("unload", """Remove a property added with vigil load: its probes are detached, its
-slices freed; it stops the program no more. Properties loaded together
-from one file go together.
+_Unload("unload", """Remove a property from the live session: its verdicts are said, its
+slices freed; it stops the program no more, and its monitor breakpoints
+are deleted. Properties loaded together from one file (vigil load) go
+together, their probes detached. A property given when the session
+started goes alone: its probes are detached where no other property
+uses them, and probes it shares a link with stay, idle (vigil status
+counts them); the other properties' probes are untouched.
 Usage: vigil unload PROPERTY""")
 # the real callers of functions with an `after` probe
 gdb.execute("source %s" % os.path.join(os.path.dirname(os.path.abspath(__file__)),

@@ -354,7 +354,7 @@ const char vg_usage_ctl[] =
 	"  restore [N]                go back to checkpoint N (default the newest),\n"
 	"                             program and monitor; the program runs on\n"
 	"  load SPEC [-D NAME=VALUE]  add SPEC's properties while the program runs\n"
-	"  unload PROP                remove a property added with load\n"
+	"  unload PROP                remove a property (loaded or given at the start)\n"
 	"  keep-stopped [on|off]      leave the program stopped if gdb goes away\n"
 	"  view                       the live page of the automata (vigil view)\n"
 	"  detach                     end monitoring; the program goes on\n"

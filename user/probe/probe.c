@@ -508,6 +508,7 @@ void vg_probe_close(struct vg_probe *p)
 	/* every uprobe in one step (a close per program and file, all
 	 * waiting together), then the tracepoints */
 	vg_probe_free_groups(p);
+	vg_probe_gone_free(p);
 	vg_links_destroy(p->links, p->nlinks);
 	free(p->links);
 	free(p->link_prog_fd);

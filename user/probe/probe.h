@@ -257,7 +257,8 @@ int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
 int vg_probe_set_event_hold(struct vg_probe *p, int event, bool on,
 			    struct vg_err *e);
 /* Uprobe i: the file and offset it traps at (a uretprobe traps at the
- * function's entry too). 1, 0 when i is not a uprobe, -1 past the end. */
+ * function's entry too). 1, 0 when i is not a uprobe (or one whose link
+ * an unload closed, probe_unload.c), -1 past the end. */
 int vg_probe_site(const struct vg_probe *p, int i, const char **path,
 		  uint64_t *offset, bool *retprobe);
 
@@ -274,5 +275,20 @@ int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e);
 /* Why a property cannot run in the kernel tier: NULL when it can. */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 				char *buf, size_t len);
+
+/* `vigil unload` of a property the run started with (probe_unload.c):
+ * a kernel-tier property's transitions and reactions are emptied in its
+ * rows of the kernel tables (its slices stay in the slice table and no
+ * longer change); an event no remaining property reacts to becomes idle
+ * (counted, nothing sent, nothing stepped), and a uprobe group whose
+ * sites are all idle is detached. Probes other properties use are not
+ * touched. vg_probe_enable_prop undoes it (a restore of a checkpoint taken
+ * before the unload). */
+int vg_probe_disable_prop(struct vg_probe *p, int prop, struct vg_err *e);
+int vg_probe_enable_prop(struct vg_probe *p, int prop, struct vg_err *e);
+bool vg_probe_prop_disabled(const struct vg_probe *p, int prop);
+/* Uprobe sites still attached whose event is idle: they share a
+ * multi-uprobe link with sites still needed (the status says so). */
+int vg_probe_idle_sites(const struct vg_probe *p);
 
 #endif

@@ -424,6 +424,7 @@ void vg_report_log(struct vg_report *r, const struct vg_slice_view *s,
 
 struct final_ctx {
 	struct vg_report *r;
+	int only;		/* one property's verdicts, or -1 */
 	int nonaccepting;
 	uint64_t *per_state;	/* [prop][state] counts, flattened */
 	int *base;
@@ -437,6 +438,8 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	const struct vg_property *p = &r->spec->props[s->prop];
 	const char *v = verdict_of(p, s->state, s->inconclusive);
 
+	if (f->only >= 0 && s->prop != f->only)
+		return;
 	f->per_state[f->base[s->prop] + s->state]++;
 	if (p->states[s->state].kind == VG_STATE_VIOLATION)
 		return;		/* reported when it happened */
@@ -470,11 +473,12 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	fputs(",\"at\":\"exit\"}\n", r->json);
 }
 
-int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
+static int report_final(struct vg_report *r, struct vg_monitor *m,
+			uint32_t pid, int only)
 {
 	char who[32] = "";
 
-	struct final_ctx f = { .r = r, .pid = pid };
+	struct final_ctx f = { .r = r, .pid = pid, .only = only };
 	int total = 0;
 
 	f.base = calloc(r->spec->nprops + 1, sizeof(int));
@@ -495,6 +499,10 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
 	for (int i = 0; i < r->spec->nprops; i++) {
 		const struct vg_property *p = &r->spec->props[i];
 
+		/* an unloaded property said its verdicts at its unload */
+		if ((only >= 0 && i != only) ||
+		    (only < 0 && vg_monitor_prop_disabled(m, i)))
+			continue;
 		if (pid)
 			snprintf(who, sizeof(who), "pid %u: ", pid);
 		fprintf(r->text, "vigil: %s%s: live slices by state:", who,
@@ -509,19 +517,25 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
 	return f.nonaccepting;
 }
 
+int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
+{
+	return report_final(r, m, pid, -1);
+}
+
 /* The last lines, as memcheck ends with its ERROR SUMMARY: the errors of
  * the run by kind, a kind being a property's state: the violations
  * entered during the run (all of them under --on-violation=continue),
  * then the slices that ended non-accepting at exit (a leak's blocks).
  * Inconclusive slices are counted apart: they are not errors found. */
-static void report_summary(struct vg_report *r, const char *label)
+static void report_summary(struct vg_report *r, const char *label, int only)
 {
 	const struct vg_spec *spec = r->spec;
 	uint64_t total = 0, unsure = 0;
 	bool first = true;
 
 	for (int i = 0; i < spec->nprops; i++)
-		for (int s = 0; s < spec->props[i].nstates; s++) {
+		for (int s = 0; (only < 0 || i == only) &&
+				s < spec->props[i].nstates; s++) {
 			total += r->entered[r->base[i] + s] +
 				 r->ended[r->base[i] + s];
 			unsure += r->unsure[r->base[i] + s];
@@ -534,7 +548,8 @@ static void report_summary(struct vg_report *r, const char *label)
 			unsure);
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < spec->nprops; i++)
-			for (int s = 0; s < spec->props[i].nstates; s++) {
+			for (int s = 0; (only < 0 || i == only) &&
+					s < spec->props[i].nstates; s++) {
 				const struct vg_property *p = &spec->props[i];
 				uint64_t n = pass ? r->ended[r->base[i] + s]
 						  : r->entered[r->base[i] + s];
@@ -617,7 +632,7 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 				st->exit_code);
 	}
 	if (!r->json) {
-		report_summary(r, "");
+		report_summary(r, "", -1);
 		return;
 	}
 	fprintf(r->json,
@@ -648,7 +663,7 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 			st->exit_code, st->exit_signal);
 	fputs("}\n", r->json);
 	fflush(r->json);
-	report_summary(r, "");
+	report_summary(r, "", -1);
 }
 
 #define VG_PROC_SAID 10	/* forks or execs said as they happen */
@@ -688,5 +703,18 @@ void vg_report_process(struct vg_report *r, int what, uint32_t pid,
 
 void vg_report_summary(struct vg_report *r, const char *label)
 {
-	report_summary(r, label);
+	report_summary(r, label, -1);
+}
+
+void vg_report_unload(struct vg_report *r, struct vg_monitor *m, int prop,
+		      const char *label)
+{
+	int b = r->base[prop], n = r->spec->props[prop].nstates;
+
+	report_final(r, m, 0, prop);
+	report_summary(r, label, prop);
+	/* the run's own summary at the end no longer counts it */
+	memset(r->entered + b, 0, (size_t)n * sizeof(uint64_t));
+	memset(r->ended + b, 0, (size_t)n * sizeof(uint64_t));
+	memset(r->unsure + b, 0, (size_t)n * sizeof(uint64_t));
 }

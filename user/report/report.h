@@ -86,6 +86,12 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 /* The ERROR SUMMARY line alone (vg_report_stats ends with it), label
  * before it ("loaded from FILE: "): a property added with `vigil load`. */
 void vg_report_summary(struct vg_report *r, const char *label);
+/* `vigil unload` of a property the session started with: its verdicts
+ * (as vg_report_final, that property only) and its ERROR SUMMARY line,
+ * label before it; the run's last summary leaves it out afterwards
+ * (vg_report_final leaves out the monitor's disabled properties). */
+void vg_report_unload(struct vg_report *r, struct vg_monitor *m, int prop,
+		      const char *label);
 
 /* The target forked process `child` (what = VG_PROC_FORK; `same` when it
  * is followed, --follow-fork), or exec'd `path` (VG_PROC_EXEC; `same` when

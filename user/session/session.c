@@ -221,7 +221,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	struct vg_monitor *mon = ss->mon;
 	struct vg_evidence *x = ss->evidence;
 
-	if (prop < 0)
+	/* a step sent just before its property's unload: not its any more */
+	if (prop < 0 || vg_monitor_prop_disabled(ss->mon, prop))
 		return 0;
 	p = &ss->spec->props[prop];
 	/* vigil watch: the process's own monitor and evidence */

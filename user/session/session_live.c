@@ -101,6 +101,8 @@ void vg_session_live_tick(struct session *ss)
 		char item[160];
 		int n;
 
+		if (vg_monitor_prop_disabled(ss->mon, i))
+			continue;	/* vigil unload */
 		human(num, sizeof(num), (double)live_of(ss, i));
 		n = snprintf(item, sizeof(item), " %s %s |",
 			     ss->spec->props[i].name, num);
