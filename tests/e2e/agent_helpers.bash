@@ -78,6 +78,8 @@ wait_metric() {
 		fi
 		sleep 0.25
 	done
+	# what the agent said, for the reason
+	tail -n 30 "$TMP/agent.out" 2>/dev/null | sed 's/^/agent: /'
 	fail "$1 is '$v', not $2, after ${3:-20} s"
 }
 
