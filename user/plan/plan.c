@@ -98,6 +98,9 @@ static void pass_flags(struct vg_plan *p, bool record)
 		if (s->events[i].marks_inside)
 			ev->flags |= s->events[i].kind == VG_EV_BEFORE
 				     ? VG_EVF_ENTER : VG_EVF_LEAVE;
+		/* a call checked against watched blocks (session/callacc.c) */
+		if (s->events[i].access_for)
+			ev->flags |= VG_EVF_USER | VG_EVF_WAKE;
 		if (p->arms)
 			ev->arms = p->arms[i];
 		if (s->events[i].kind == VG_EV_SIGNAL)
@@ -165,6 +168,13 @@ static int pass_sites(struct vg_plan *p, const struct vg_plan_opts *o,
 		 * constructor variants): each gets its sites */
 		if (vg_libs_find_funcs(&libs, ev->name, &all, &nall, e)) {
 			char tmp[sizeof(e->msg)];
+
+			/* a call the session added for watched blocks
+			 * (session/callacc.c) that this program lacks */
+			if (ev->access_for) {
+				free(all);
+				continue;
+			}
 
 			/* the spec line that asked for it (exit status 2) */
 			snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %.3800s",

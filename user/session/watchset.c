@@ -492,6 +492,7 @@ void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
 
 	if (!ws || !ws->prop_on[s->prop])
 		return;
+	vg_ws_ranges_transition(ws, m, s, to);
 	off = ws->state_off[s->prop] + to;
 	/* what the slice holds and no longer needs, or needs elsewhere (its
 	 * variables changed the address or the count) */

@@ -70,6 +70,13 @@ void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m);
 int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 		    struct vg_mon_event *ev, struct vg_err *e);
 
+/* A call the session added (session/callacc.h: memcpy, read(2)...): feeds
+ * m the watch event of every slice whose watched block (in a consuming
+ * state) the call's buffers overlap, as a hit at the first byte of the
+ * overlap, whether a debug register covers it or not. */
+int vg_watchset_call(struct vg_watchset *ws, struct vg_monitor *m,
+		     const struct vg_mon_event *ev, struct vg_err *e);
+
 /* The end of the run: a line of counts, when anything was armed. */
 void vg_watchset_finish(struct vg_watchset *ws, FILE *out);
 

@@ -278,6 +278,7 @@ void vg_watchset_free(struct vg_watchset *ws)
 	for (int i = 0; i < MAX_REGS; i++)
 		if (ws->reg[i].id >= 0)
 			vg_probe_wp_del(ws->probe, ws->reg[i].id);
+	vg_ws_ranges_free(ws);
 	free(ws->plan);
 	free(ws->prop_on);
 	free(ws->state_off);

@@ -149,6 +149,10 @@ struct vg_event {
 	 * inside_bit of the thread's entry in the `inside` map */
 	bool marks_inside;
 	uint8_t inside_bit;
+	/* a call the session added (user/session/callacc.c): memcpy,
+	 * read(2)... whose buffers may touch the memory of per-slice watch
+	 * event access_for - 1; 0 for the spec's own events */
+	int access_for;
 };
 
 struct vg_var {

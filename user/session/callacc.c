@@ -1,0 +1,180 @@
+/* Accesses through calls (user/session/callacc.h). */
+#include "callacc.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor/monitor.h"
+
+/* An argument that is a pointer to memory the call touches: `len` is the
+ * argument holding its size in bytes, or -1 for a string, of which only
+ * the first byte is sure to be touched (its length is not an argument). */
+struct role {
+	int8_t ptr, len;
+	bool write;
+};
+
+static const struct call {
+	const char *name;
+	bool sys;		/* a system call: the kernel touches it */
+	int nr;
+	struct role r[VG_CALLACC_RANGES];
+} calls[] = {
+	{ "memcpy", false, 2, { { 0, 2, true }, { 1, 2, false } } },
+	{ "memmove", false, 2, { { 0, 2, true }, { 1, 2, false } } },
+	{ "mempcpy", false, 2, { { 0, 2, true }, { 1, 2, false } } },
+	{ "memset", false, 1, { { 0, 2, true } } },
+	{ "memcmp", false, 2, { { 0, 2, false }, { 1, 2, false } } },
+	{ "memchr", false, 1, { { 0, -1, false } } },
+	{ "strlen", false, 1, { { 0, -1, false } } },
+	{ "strnlen", false, 1, { { 0, -1, false } } },
+	{ "strcpy", false, 2, { { 0, -1, true }, { 1, -1, false } } },
+	{ "stpcpy", false, 2, { { 0, -1, true }, { 1, -1, false } } },
+	{ "strncpy", false, 2, { { 0, 2, true }, { 1, -1, false } } },
+	{ "strcat", false, 2, { { 0, -1, false }, { 1, -1, false } } },
+	{ "strncat", false, 2, { { 0, -1, false }, { 1, -1, false } } },
+	{ "strcmp", false, 2, { { 0, -1, false }, { 1, -1, false } } },
+	{ "strncmp", false, 2, { { 0, -1, false }, { 1, -1, false } } },
+	{ "strchr", false, 1, { { 0, -1, false } } },
+	{ "strrchr", false, 1, { { 0, -1, false } } },
+	{ "strstr", false, 2, { { 0, -1, false }, { 1, -1, false } } },
+	{ "strdup", false, 1, { { 0, -1, false } } },
+	/* at entry, as memcheck checks them: the whole buffer the call may
+	 * fill or send */
+	{ "read", true, 1, { { 1, 2, true } } },
+	{ "pread64", true, 1, { { 1, 2, true } } },
+	{ "recvfrom", true, 1, { { 1, 2, true } } },
+	{ "write", true, 1, { { 1, 2, false } } },
+	{ "pwrite64", true, 1, { { 1, 2, false } } },
+	{ "sendto", true, 1, { { 1, 2, false } } },
+};
+
+#define NCALLS (sizeof(calls) / sizeof(calls[0]))
+
+const char *vg_callacc_names(void)
+{
+	return "memcpy memmove mempcpy memset memcmp memchr strlen strnlen "
+	       "strcpy stpcpy strncpy strcat strncat strcmp strncmp strchr "
+	       "strrchr strstr strdup, read(2) pread64(2) recvfrom(2) "
+	       "write(2) pwrite64(2) sendto(2)";
+}
+
+/* Two names glibc implements with one function (memmove is memcpy's on
+ * x86-64) would trap twice at one address for the same ranges: keep the
+ * first. The implementations are vigil's own libc's, which is the
+ * target's (user/sym/ifunc.c). */
+static bool same_as_earlier(size_t i)
+{
+	void *me = calls[i].sys ? NULL : dlsym(RTLD_DEFAULT, calls[i].name);
+
+	if (calls[i].sys)
+		return false;
+	if (!me)
+		return true;	/* not in this libc: nothing to probe */
+	for (size_t j = 0; j < i; j++)
+		if (!calls[j].sys && calls[j].nr == calls[i].nr &&
+		    !memcmp(calls[j].r, calls[i].r, sizeof(calls[i].r)) &&
+		    dlsym(RTLD_DEFAULT, calls[j].name) == me)
+			return true;
+	return false;
+}
+
+static int add_one(struct vg_spec *spec, int served, size_t c,
+		   struct vg_err *e)
+{
+	const struct vg_event *w = &spec->events[served];
+	struct vg_event *evs, *ev;
+	int nf = 0;
+
+	evs = realloc(spec->events, (size_t)(spec->nevents + 1) * sizeof(*evs));
+	if (!evs)
+		return vg_errf(e, "out of memory");
+	spec->events = evs;
+	w = &spec->events[served];
+	ev = &spec->events[spec->nevents];
+	*ev = (struct vg_event){
+		.kind = calls[c].sys ? VG_EV_SYSCALL : VG_EV_BEFORE,
+		.loc = w->loc,
+		.access_for = served + 1,
+		.noutside = w->noutside,
+		.outside_mask = w->outside_mask,
+	};
+	memcpy(ev->outside, w->outside, sizeof(ev->outside));
+	for (int k = 0; k < calls[c].nr; k++) {
+		const struct role *r = &calls[c].r[k];
+
+		ev->used |= 1u << r->ptr;
+		if (r->ptr + 1 > nf)
+			nf = r->ptr + 1;
+		if (r->len >= 0) {
+			ev->used |= 1u << r->len;
+			if (r->len + 1 > nf)
+				nf = r->len + 1;
+		}
+	}
+	ev->nfields = nf;
+	if (!(ev->name = strdup(calls[c].name)))
+		return vg_errf(e, "out of memory");
+	spec->nevents++;
+	return 0;
+}
+
+int vg_callacc_add(struct vg_spec *spec, struct vg_err *e)
+{
+	int n = spec->nevents;
+
+	for (int i = 0; i < n; i++) {
+		const struct vg_event *w = &spec->events[i];
+
+		if (!vg_event_watches(w) || !w->wloc.per_slice ||
+		    w->kind == VG_EV_CHANGE || w->access_for)
+			continue;
+		for (size_t c = 0; c < NCALLS; c++) {
+			if (same_as_earlier(c))
+				continue;
+			/* a write watch cares for no read, and back */
+			if ((w->kind == VG_EV_WRITE && calls[c].nr == 1 &&
+			     !calls[c].r[0].write) ||
+			    (w->kind == VG_EV_READ && calls[c].nr == 1 &&
+			     calls[c].r[0].write))
+				continue;
+			if (add_one(spec, i, c, e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static const struct call *call_of(const struct vg_event *ev)
+{
+	for (size_t c = 0; c < NCALLS; c++)
+		if (calls[c].sys == (ev->kind == VG_EV_SYSCALL) &&
+		    !strcmp(calls[c].name, ev->name))
+			return &calls[c];
+	return NULL;
+}
+
+int vg_callacc_ranges(const struct vg_spec *spec,
+		      const struct vg_mon_event *ev,
+		      struct vg_callacc_range *out)
+{
+	const struct vg_event *e = &spec->events[ev->event];
+	const struct call *c = call_of(e);
+	int n = 0;
+
+	if (!c || !e->access_for)
+		return 0;
+	for (int k = 0; k < c->nr; k++) {
+		const struct role *r = &c->r[k];
+		uint64_t a = ev->slot[r->ptr];
+		uint64_t len = r->len >= 0 ? ev->slot[r->len] : 1;
+
+		if (!a || !len)
+			continue;	/* touches nothing */
+		if (len > UINT64_MAX - a)
+			len = UINT64_MAX - a;
+		out[n++] = (struct vg_callacc_range){ a, len, r->write };
+	}
+	return n;
+}
