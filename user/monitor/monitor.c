@@ -443,8 +443,8 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 				       pr->nglobals * sizeof(int64_t));
 			return 0;
 		}
-		/* the new life keeps what the old one may have missed */
-		flags |= vg_store_rec(ms, tomb)->flags & VG_SF_INCONC;
+		/* a new instance: it has missed nothing yet (what the old
+		 * one may have missed was said with its violation) */
 		vg_store_remove(ms, tomb);
 		pr->stored--;
 		m->s.slices_freed++;
