@@ -26,9 +26,11 @@ its XML: a loop that frees the same block 10 times is one), per program:
                    block; vigil: double_free, realloc_stale
   invalid_free     memcheck: Invalid free of any other address;
                    vigil: bad_free
-  access_after_free memcheck: Invalid read or write inside a freed block;
-                   vigil: use_after_free (read/write watchpoints: its
-                   report does not say which)
+  access_after_free memcheck: Invalid read or write, or a system call
+                   parameter, inside a freed block; vigil:
+                   use_after_free (read/write watchpoints, and calls into
+                   libc's string and memory functions and read/write
+                   system calls: its report does not say which)
   fishy_size       memcheck: FishyValue of an allocation function;
                    vigil: fishy_size
   definitely_lost  memcheck: Leak_DefinitelyLost and IndirectlyLost loss
@@ -227,9 +229,11 @@ def memcheck(exe, args, tmp):
             leaks[kind[5:]].append((n, b // n if n else 0))
         elif kind == "InvalidFree":
             kinds["double_free" if freed else "invalid_free"] += 1
-        elif kind in ("InvalidWrite", "InvalidRead") and freed:
+        elif kind in ("InvalidWrite", "InvalidRead", "SyscallParam") and freed:
+            # a system call's buffer in a freed block (read(2) into it)
+            # is an access after free too, as use_after_free reports it
             kinds["access_after_free"] += 1
-            reads[kind == "InvalidRead"] += 1
+            reads[kind != "InvalidWrite"] += 1
             m = re.search(r"Address (0x[0-9A-Fa-f]+) is ([\d,]+) bytes inside",
                           aux)
             if m:

@@ -237,6 +237,7 @@ static __always_inline __u64 wake_flags(void)
 }
 
 #include "kstep.bpf.h"
+#include "callacc.bpf.h"
 
 /* The event's captures (struct vg_cap_plan): values read from target
  * memory now, at the probe, into VG_SLOT_CAP0.. */
@@ -460,6 +461,8 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		mark_inside(conf, tid);
 	if (skip)
 		return 0;
+	if (conf->nrng && !touches_watched(conf, slot))
+		return 0;	/* a call that keeps off freed memory */
 	if (conf->ncaps)
 		capture(conf, slot, sleep);
 	/* the stack, for the evidence, only for events that ask: walking the

@@ -218,7 +218,16 @@ struct vg_ev_conf {
 	 * to need; when one is not in armed_mask (bpf/vigil.bpf.c), the
 	 * probe stops the target until user space has attached it */
 	__u64 arms;
+	/* a call checked against watched blocks (user/session/callacc.c):
+	 * the slots of up to 2 buffers and of their lengths (VG_RNG_BYTE:
+	 * one byte, a string's first); the probe sends the call only when
+	 * one touches a page of the watched_pages map
+	 * (bpf/callacc.bpf.h) */
+	__u8 nrng;
+	__u8 rng_ptr[2], rng_len[2];
+	__u8 pad3[3];
 };
+#define VG_RNG_BYTE 0xff
 
 /* One hardware breakpoint (`write x`, `read x`, `access x`), in the
  * watch_ev map by its address: the event it reports, how many bytes it

@@ -327,6 +327,12 @@ static int configure(struct vg_probe *p, const struct vg_probe_opts *o,
 		if (s->events[i].marks_inside)
 			conf[i].inside = s->events[i].inside_bit;
 		conf[i].outside = s->events[i].outside_mask;
+		/* a call checked against watched blocks: its buffers */
+		conf[i].nrng = s->events[i].nrng;
+		for (int k = 0; k < 2; k++) {
+			conf[i].rng_ptr[k] = s->events[i].rng_ptr[k];
+			conf[i].rng_len[k] = s->events[i].rng_len[k];
+		}
 	}
 	/* where its arguments are and what it reads from target memory,
 	 * from the DWARF of the object its function lives in */

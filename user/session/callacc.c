@@ -101,8 +101,12 @@ static int add_one(struct vg_spec *spec, int served, size_t c,
 		.outside_mask = w->outside_mask,
 	};
 	memcpy(ev->outside, w->outside, sizeof(ev->outside));
+	ev->nrng = (uint8_t)calls[c].nr;
 	for (int k = 0; k < calls[c].nr; k++) {
 		const struct role *r = &calls[c].r[k];
+
+		ev->rng_ptr[k] = (uint8_t)r->ptr;
+		ev->rng_len[k] = r->len >= 0 ? (uint8_t)r->len : 0xff;
 
 		ev->used |= 1u << r->ptr;
 		if (r->ptr + 1 > nf)

@@ -99,10 +99,58 @@ static void overlaps(struct rnode *t, uint64_t a, uint64_t b,
 		overlaps(t->r, a, b, out, n, max);
 }
 
-static void unlink_node(struct vg_ws_ranges *rg, struct rnode **root,
+/* The probes' page filter (bpf/callacc.bpf.h): a block's pages are set
+ * while it is watched, and a page is cleared when no block of any
+ * (property, event) is left on it. A block past MAX_PAGES pages (4 MiB:
+ * glibc maps those apart, and unmaps them at free) turns the filter off
+ * rather than costing a thousand map updates. */
+#define MAX_PAGES 1024
+
+static bool page_used(struct vg_watchset *ws, uint64_t pg)
+{
+	struct vg_ws_ranges *rg = ws->ranges;
+	struct rnode *hit[1];
+
+	for (int i = 0; i < ws->spec->nprops * ws->spec->nevents; i++) {
+		int n = 0;
+
+		overlaps(rg->root[i], pg << 12, (pg + 1) << 12, hit, &n, 1);
+		if (n)
+			return true;
+	}
+	return false;
+}
+
+static void pages_on(struct vg_watchset *ws, const struct rnode *x)
+{
+	uint64_t first = x->start >> 12, last = (x->end - 1) >> 12;
+
+	if (last - first >= MAX_PAGES) {
+		vg_probe_pages_all(ws->probe);
+		return;
+	}
+	for (uint64_t pg = first; pg <= last; pg++)
+		if (vg_probe_page_set(ws->probe, pg, true))
+			return;		/* full: the filter is off */
+}
+
+static void pages_off(struct vg_watchset *ws, uint64_t start, uint64_t end)
+{
+	uint64_t first = start >> 12, last = (end - 1) >> 12;
+
+	if (last - first >= MAX_PAGES)
+		return;
+	for (uint64_t pg = first; pg <= last; pg++)
+		if (!page_used(ws, pg))
+			vg_probe_page_set(ws->probe, pg, false);
+}
+
+static void unlink_node(struct vg_watchset *ws, struct rnode **root,
 			struct rnode *x)
 {
+	struct vg_ws_ranges *rg = ws->ranges;
 	struct rnode *l, *mid, *r;
+	uint64_t start = x->start, end = x->end;
 
 	split(*root, x->start, &l, &r);
 	split(r, x->start + 1, &mid, &r);
@@ -110,6 +158,7 @@ static void unlink_node(struct vg_ws_ranges *rg, struct rnode **root,
 	tdelete(x, &rg->by_slice, slice_cmp);
 	free(x);
 	rg->nodes--;
+	pages_off(ws, start, end);
 }
 
 static void free_tree(struct rnode *t)
@@ -160,7 +209,7 @@ static struct vg_ws_ranges *ranges_of(struct vg_watchset *ws)
 }
 
 /* drop the ranges of (prop, ev) that [a, b) overlaps */
-static void drop_overlaps(struct vg_ws_ranges *rg, struct rnode **root,
+static void drop_overlaps(struct vg_watchset *ws, struct rnode **root,
 			  uint64_t a, uint64_t b)
 {
 	struct rnode *hit[64];
@@ -170,7 +219,7 @@ static void drop_overlaps(struct vg_ws_ranges *rg, struct rnode **root,
 		n = 0;
 		overlaps(*root, a, b, hit, &n, 64);
 		for (int i = 0; i < n; i++)
-			unlink_node(rg, root, hit[i]);
+			unlink_node(ws, root, hit[i]);
 	} while (n == 64);
 }
 
@@ -195,7 +244,7 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 		root = &rg->root[s->prop * ws->spec->nevents + ev];
 		memcpy(key.params, s->params, sizeof(key.params));
 		if ((old = tfind(&key, &rg->by_slice, slice_cmp)))
-			unlink_node(rg, root, *old);
+			unlink_node(ws, root, *old);
 		consumes = vg_ws_consumes(ws, s->prop, to, ev);
 		/* a violation is the end of the slice's life, not memory
 		 * handed out: what overlaps it stays */
@@ -204,7 +253,7 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 		    !vg_ws_where(ws, &pl->loc[0], s, &addr, &len, &why) ||
 		    len > UINT64_MAX - addr)
 			continue;
-		drop_overlaps(rg, root, addr, addr + len);
+		drop_overlaps(ws, root, addr, addr + len);
 		if (!consumes || !(x = calloc(1, sizeof(*x))))
 			continue;
 		*x = key;
@@ -225,6 +274,7 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 			*root = merge(merge(l, x), r);
 		}
 		rg->nodes++;
+		pages_on(ws, x);
 	}
 }
 
