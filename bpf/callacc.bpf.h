@@ -19,6 +19,15 @@ struct {
 
 __u32 pages_all = 0;
 
+/* The addresses of the armed breakpoints (the watchset's registers), for
+ * release_flag in bpf/vigil.bpf.c */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64);
+	__type(value, __u8);
+} armed_addrs SEC(".maps");
+
 static __always_inline bool touches_watched(struct vg_ev_conf *conf,
 					    __u64 *slot)
 {

@@ -55,6 +55,9 @@ enum vg_rec_kind {
 #define VG_RF_FOLLOWED 0x10	/* VG_PROC_FORK: the child is followed */
 #define VG_RF_FORKSTOP 0x20	/* VG_PROC_FORK: the child is stopped until
 				 * its probes are attached (VG_FOLLOW_HELD) */
+#define VG_RF_RELEASE 0x400	/* a VG_EVF_UNWATCH event that names an
+				 * armed breakpoint's address: counted in
+				 * release_seq (bpf/vigil.bpf.c) */
 #define VG_RF_REWOUND 0x200	/* with VG_RF_STOPPED at an entry probe: the
 				 * thread was sent back to the call, nothing
 				 * of the function ran (bpf/rewind.bpf.h) */
@@ -150,6 +153,9 @@ struct vg_rec_kstep {
 				 * names: the thread is inside it (the
 				 * `inside` map, bpf/vigil.bpf.c) */
 #define VG_EVF_LEAVE 0x100	/* its return: one level less */
+#define VG_EVF_UNWATCH 0x200	/* may take a slice out of a state that
+				 * watches (or move its watch): counted in
+				 * release_seq, which voids holds_futile */
 
 /* For VG_EVF_STACK events, slot VG_SLOT_STACK carries the user stack's id
  * (negative: none) and, at entry probes, VG_SLOT_CALLER the return address

@@ -97,6 +97,8 @@ static void pass_flags(struct vg_plan *p, bool record)
 			ev->flags |= VG_EVF_STACK;
 		if (p->hold_events && p->hold_events[i])
 			ev->flags |= VG_EVF_HOLD;
+		if (p->release_events && p->release_events[i])
+			ev->flags |= VG_EVF_UNWATCH;
 		if (s->events[i].marks_inside)
 			ev->flags |= s->events[i].kind == VG_EV_BEFORE
 				     ? VG_EVF_ENTER : VG_EVF_LEAVE;
@@ -284,6 +286,8 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	/* 3. stacks; 4. watch holds; 5. --dynamic */
 	pass_stacks(p, o->stacks);
 	p->hold_events = vg_watchset_holds(spec, p->kernel, &oom);
+	if (!oom)
+		p->release_events = vg_watchset_releases(spec, p->kernel, &oom);
 	if (oom) {
 		vg_errf(e, "out of memory");
 		goto fail;
@@ -325,6 +329,7 @@ void vg_plan_free(struct vg_plan *p)
 	free(p->stop_masks);
 	free(p->stack_events);
 	free(p->hold_events);
+	free(p->release_events);
 	free(p->arms);
 	free(p);
 }

@@ -209,6 +209,13 @@ void vg_probe_count_trans(struct vg_probe *p);
  * through (vg_probe_pages_all), so nothing is missed. */
 int vg_probe_page_set(struct vg_probe *p, uint64_t page, bool on);
 void vg_probe_pages_all(struct vg_probe *p);
+/* No hold for VG_EVF_HOLD events while arming would be refused, as long
+ * as the probes have sent no more VG_EVF_UNWATCH events than `releases`
+ * (UINT64_MAX: hold always). */
+void vg_probe_holds_futile(struct vg_probe *p, uint64_t releases);
+/* addr is (or no longer is) an armed breakpoint's: an event naming it may
+ * free a register (VG_RF_RELEASE) */
+void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on);
 uint64_t vg_probe_trans_hits(const struct vg_probe *p, int i);
 
 /* Visit the kernel tier's slice table (end-of-run verdicts). kprop is the

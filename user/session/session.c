@@ -272,6 +272,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			return vg_errf(ss->err, "writing %s failed",
 				       ss->o->record_path);
 		mon = vg_session_monitor_of(ss, ev.pid);
+		vg_watchset_note(ss->ws, ev.event, r->h->flags);
 		rc = ss->spec->events[ev.event].access_for
 			? vg_watchset_call(ss->ws, mon, &ev, ss->err)
 			: vg_event_watches(&ss->spec->events[ev.event])

@@ -44,6 +44,12 @@ enum vg_watch_policy {
 bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
 			bool *oom);
 
+/* Per event: whether it may take a slice out of a state that watches, or
+ * move its watch (VG_EVF_UNWATCH; see bpf/vigil.bpf.c's holds_futile).
+ * NULL when none does, or out of memory (*oom set). */
+bool *vg_watchset_releases(const struct vg_spec *spec, const bool *kernel,
+			   bool *oom);
+
 /* stop_mask[prop]: the states whose entry stops the target. Plans the
  * per-slice watches from DWARF through the probe layer; fails naming the
  * spec line when one cannot be planned. */
@@ -63,6 +69,14 @@ void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
 /* After each event fed to m: what the transitions decided about slices
  * other than the one moving (evicted, refused) is applied. */
 void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m);
+
+/* Before feeding m a record's event, its flags: was it held
+ * (VG_RF_ARMSTOP), did the probes count it as a release (VG_RF_RELEASE)?
+ * An event
+ * that holds to arm but was not held (the probes skip holds while every
+ * register is taken under --watch-policy=refuse) makes what it arms late,
+ * and the slice inconclusive. */
+void vg_watchset_note(struct vg_watchset *ws, int event, uint16_t flags);
 
 /* A watch event's record (ev->event a write/read/access event): fills in
  * `old` and feeds m the event of every slice that armed the address (or

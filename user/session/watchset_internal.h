@@ -81,6 +81,13 @@ struct vg_watchset {
 	int npend;
 	uint64_t armed, hits, late, refused, evicted, failed;
 	struct vg_ws_ranges *ranges;	/* watchset_ranges.c; NULL: none */
+	/* events whose probe holds the thread to arm ([nevents]; NULL:
+	 * none); the event being fed was such one and was not held (the
+	 * probes skipped the hold as futile): what it arms is late */
+	bool *holds;
+	bool *releases;		/* VG_EVF_UNWATCH events ([nevents]) */
+	bool arm_late, futile;
+	uint64_t unheld, nreleased;	/* ... of them handled */
 };
 
 /* watchset_plan.c */

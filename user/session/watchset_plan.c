@@ -120,6 +120,43 @@ bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
 	return any ? hold : (free(hold), NULL);
 }
 
+/* The events that may take a slice out of a state that watches, or move
+ * its watch (VG_EVF_UNWATCH): any transition from such a state, and the
+ * watch events themselves. Conservative: each one voids the probes'
+ * "holds are futile" until user space has handled it. */
+bool *vg_watchset_releases(const struct vg_spec *spec, const bool *kernel,
+			   bool *oom)
+{
+	bool *rel = NULL, any = false;
+
+	*oom = false;
+	for (int p = 0; p < spec->nprops; p++) {
+		const struct vg_property *pr = &spec->props[p];
+
+		if (kernel[p])
+			continue;
+		for (int t = 0; t < pr->ntrans; t++) {
+			int from = pr->trans[t].from;
+			bool watches = state_watches(pr, from) ||
+				       vg_ws_per_slice(spec, pr->trans[t].event);
+
+			for (int u = 0; !watches && u < pr->ntrans; u++)
+				watches = pr->trans[u].from == from &&
+					  vg_ws_per_slice(spec,
+							  pr->trans[u].event);
+			if (!watches)
+				continue;
+			if (!rel &&
+			    !(rel = calloc(spec->nevents + 1, sizeof(bool)))) {
+				*oom = true;
+				return NULL;
+			}
+			rel[pr->trans[t].event] = any = true;
+		}
+	}
+	return any ? rel : (free(rel), NULL);
+}
+
 /* the function event that gives parameter j of p its value: the C type
  * of the pointer */
 static int typed_source(const struct vg_spec *spec, const struct vg_property *p,
@@ -256,6 +293,15 @@ struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
 	    !ws->ncons || !ws->stop_mask)
 		goto oom;
 	memcpy(ws->stop_mask, stop_mask, np * sizeof(uint32_t));
+	{
+		bool oom = false;
+
+		ws->holds = vg_watchset_holds(spec, kernel, &oom);
+		if (!oom)
+			ws->releases = vg_watchset_releases(spec, kernel, &oom);
+		if (oom)
+			goto oom;
+	}
 	nstates = 0;
 	for (int p = 0; p < np; p++) {
 		ws->state_off[p] = nstates;
@@ -279,6 +325,8 @@ void vg_watchset_free(struct vg_watchset *ws)
 		if (ws->reg[i].id >= 0)
 			vg_probe_wp_del(ws->probe, ws->reg[i].id);
 	vg_ws_ranges_free(ws);
+	free(ws->holds);
+	free(ws->releases);
 	free(ws->plan);
 	free(ws->prop_on);
 	free(ws->state_off);
