@@ -78,9 +78,14 @@ static void test_events_added(void **state)
 	}
 	/* one probe per implementation: memmove is memcpy's when libc says
 	 * so (x86-64 glibc) */
-	assert_int_equal(find(s, VG_EV_BEFORE, "memmove") < 0,
-			 dlsym(RTLD_DEFAULT, "memmove") ==
-				 dlsym(RTLD_DEFAULT, "memcpy"));
+	{
+		void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+
+		assert_non_null(libc);
+		assert_int_equal(find(s, VG_EV_BEFORE, "memmove") < 0,
+				 dlsym(libc, "memmove") == dlsym(libc, "memcpy"));
+		dlclose(libc);
+	}
 	/* the spec's own events are untouched, and a second call adds
 	 * nothing for the added ones */
 	assert_int_equal(s->events[w].access_for, 0);

@@ -64,18 +64,18 @@ const char *vg_callacc_names(void)
  * x86-64) would trap twice at one address for the same ranges: keep the
  * first. The implementations are vigil's own libc's, which is the
  * target's (user/sym/ifunc.c). */
-static bool same_as_earlier(size_t i)
+static bool same_as_earlier(void *libc, size_t i)
 {
-	void *me = calls[i].sys ? NULL : dlsym(RTLD_DEFAULT, calls[i].name);
+	void *me;
 
-	if (calls[i].sys)
+	if (calls[i].sys || !libc)
 		return false;
-	if (!me)
+	if (!(me = dlsym(libc, calls[i].name)))
 		return true;	/* not in this libc: nothing to probe */
 	for (size_t j = 0; j < i; j++)
 		if (!calls[j].sys && calls[j].nr == calls[i].nr &&
 		    !memcmp(calls[j].r, calls[i].r, sizeof(calls[i].r)) &&
-		    dlsym(RTLD_DEFAULT, calls[j].name) == me)
+		    dlsym(libc, calls[j].name) == me)
 			return true;
 	return false;
 }
@@ -126,7 +126,9 @@ static int add_one(struct vg_spec *spec, int served, size_t c,
 
 int vg_callacc_add(struct vg_spec *spec, struct vg_err *e)
 {
-	int n = spec->nevents;
+	int n = spec->nevents, rc = 0;
+	/* the C library's own names (not a sanitizer's interceptors) */
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 
 	for (int i = 0; i < n; i++) {
 		const struct vg_event *w = &spec->events[i];
@@ -134,8 +136,8 @@ int vg_callacc_add(struct vg_spec *spec, struct vg_err *e)
 		if (!vg_event_watches(w) || !w->wloc.per_slice ||
 		    w->kind == VG_EV_CHANGE || w->access_for)
 			continue;
-		for (size_t c = 0; c < NCALLS; c++) {
-			if (same_as_earlier(c))
+		for (size_t c = 0; c < NCALLS && !rc; c++) {
+			if (same_as_earlier(libc, c))
 				continue;
 			/* a write watch cares for no read, and back */
 			if ((w->kind == VG_EV_WRITE && calls[c].nr == 1 &&
@@ -143,11 +145,12 @@ int vg_callacc_add(struct vg_spec *spec, struct vg_err *e)
 			    (w->kind == VG_EV_READ && calls[c].nr == 1 &&
 			     calls[c].r[0].write))
 				continue;
-			if (add_one(spec, i, c, e))
-				return -1;
+			rc = add_one(spec, i, c, e);
 		}
 	}
-	return 0;
+	if (libc)
+		dlclose(libc);
+	return rc;
 }
 
 static const struct call *call_of(const struct vg_event *ev)
