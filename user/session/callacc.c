@@ -132,17 +132,19 @@ int vg_callacc_add(struct vg_spec *spec, struct vg_err *e)
 
 	for (int i = 0; i < n; i++) {
 		const struct vg_event *w = &spec->events[i];
+		enum vg_event_kind k = w->kind;
 
 		if (!vg_event_watches(w) || !w->wloc.per_slice ||
-		    w->kind == VG_EV_CHANGE || w->access_for)
+		    k == VG_EV_CHANGE || w->access_for)
 			continue;
+		/* (add_one moves spec->events: w is not read past here) */
 		for (size_t c = 0; c < NCALLS && !rc; c++) {
 			if (same_as_earlier(libc, c))
 				continue;
 			/* a write watch cares for no read, and back */
-			if ((w->kind == VG_EV_WRITE && calls[c].nr == 1 &&
+			if ((k == VG_EV_WRITE && calls[c].nr == 1 &&
 			     !calls[c].r[0].write) ||
-			    (w->kind == VG_EV_READ && calls[c].nr == 1 &&
+			    (k == VG_EV_READ && calls[c].nr == 1 &&
 			     calls[c].r[0].write))
 				continue;
 			rc = add_one(spec, i, c, e);
