@@ -2,10 +2,12 @@
 #include "callacc.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "monitor/monitor.h"
+#include "vigil_event.h"
 
 /* An argument that is a pointer to memory the call touches: `len` is the
  * argument holding its size in bytes, or -1 for a string, of which only
@@ -137,6 +139,13 @@ int vg_callacc_add(struct vg_spec *spec, struct vg_err *e)
 		if (!vg_event_watches(w) || !w->wloc.per_slice ||
 		    k == VG_EV_CHANGE || w->access_for)
 			continue;
+		/* the probes' event table has room for so many: without the
+		 * calls, the registers still watch */
+		if (spec->nevents + (int)NCALLS > VG_MAX_EVENTS) {
+			fprintf(stderr, "vigil: %s: no room for the %zu events that watch calls into its memory (memcpy, read...: the spec has %d events, at most %d): only debug registers watch it\n",
+				w->name, NCALLS, spec->nevents, VG_MAX_EVENTS);
+			continue;
+		}
 		/* (add_one moves spec->events: w is not read past here) */
 		for (size_t c = 0; c < NCALLS && !rc; c++) {
 			if (same_as_earlier(libc, c))
