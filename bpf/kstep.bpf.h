@@ -429,6 +429,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	struct vg_kslot *s;
 	__s64 *vars = m->vars;
 	int to = -1, from = 0, idx;
+	bool reborn;
 	__u16 flags = 0;
 
 	if (!p)
@@ -484,8 +485,21 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		return;
 	}
 	from = s->state;
-	__builtin_memcpy(vars, s->vars, sizeof(m->vars));
+	/* A slice in a violation state is a finished instance (the user
+	 * tier's tombstone, user/monitor/monitor.c): only an event that
+	 * starts a new one from the initial state into a state that is not
+	 * a violation (the address handed out again) moves it, and the
+	 * step is reported as from the initial state. */
+	reborn = (p->violation_mask >> (from & 31)) & 1;
+	if (reborn) {
+		from = 0;
+		__builtin_memcpy(vars, p->init_vars, sizeof(m->vars));
+	} else {
+		__builtin_memcpy(vars, s->vars, sizeof(m->vars));
+	}
 	to = kapply(m, prop, from, bind);
+	if (to >= 0 && reborn && ((p->violation_mask >> (to & 31)) & 1))
+		to = -1;	/* the same violation again: absorbed */
 	if (to >= 0) {
 		if (p->timed_mask)	/* set or clear the deadline */
 			ktimer_enter_probe(m, p, s, slot,

@@ -57,6 +57,9 @@ enum vg_rec_kind {
 				 * its probes are attached (VG_FOLLOW_HELD);
 				 * VG_PROC_EXEC under vigil watch: the process
 				 * that exec'd the watched program, likewise */
+#define VG_RF_RELEASE 0x400	/* a VG_EVF_UNWATCH event that names an
+				 * armed breakpoint's address: counted in
+				 * release_seq (bpf/vigil.bpf.c) */
 #define VG_RF_REWOUND 0x200	/* with VG_RF_STOPPED at an entry probe: the
 				 * thread was sent back to the call, nothing
 				 * of the function ran (bpf/rewind.bpf.h) */
@@ -153,6 +156,9 @@ struct vg_rec_kstep {
 				 * names: the thread is inside it (the
 				 * `inside` map, bpf/vigil.bpf.c) */
 #define VG_EVF_LEAVE 0x100	/* its return: one level less */
+#define VG_EVF_UNWATCH 0x200	/* may take a slice out of a state that
+				 * watches (or move its watch): counted in
+				 * release_seq, which voids holds_futile */
 
 /* For VG_EVF_STACK events, slot VG_SLOT_STACK carries the user stack's id
  * (negative: none) and, at entry probes, VG_SLOT_CALLER the return address
@@ -221,7 +227,16 @@ struct vg_ev_conf {
 	 * to need; when one is not in armed_mask (bpf/vigil.bpf.c), the
 	 * probe stops the target until user space has attached it */
 	__u64 arms;
+	/* a call checked against watched blocks (user/session/callacc.c):
+	 * the slots of up to 2 buffers and of their lengths (VG_RNG_BYTE:
+	 * one byte, a string's first); the probe sends the call only when
+	 * one touches a page of the watched_pages map
+	 * (bpf/callacc.bpf.h) */
+	__u8 nrng;
+	__u8 rng_ptr[2], rng_len[2];
+	__u8 pad3[3];
 };
+#define VG_RNG_BYTE 0xff
 
 /* One hardware breakpoint (`write x`, `read x`, `access x`), in the
  * watch_ev map by its address: the event it reports, how many bytes it

@@ -174,6 +174,7 @@ struct vg_plan {
 	uint32_t *stop_masks;		/* [nprops] */
 	bool *stack_events;		/* [nevents] */
 	bool *hold_events;		/* [nevents], NULL: none */
+	bool *release_events;		/* VG_EVF_UNWATCH ones, likewise */
 	uint64_t *arms;			/* [nevents], NULL without --dynamic */
 };
 

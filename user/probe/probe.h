@@ -225,6 +225,20 @@ uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
  * (numbered across the spec, property 0's first; 0 past
  * VG_KMAX_TRANS_HITS). */
 void vg_probe_count_trans(struct vg_probe *p);
+
+/* The watched_pages filter of calls checked against watched blocks
+ * (bpf/callacc.bpf.h): page = address >> 12 holds a watched block, or no
+ * longer does. -1 when the map is full: the filter then lets every call
+ * through (vg_probe_pages_all), so nothing is missed. */
+int vg_probe_page_set(struct vg_probe *p, uint64_t page, bool on);
+void vg_probe_pages_all(struct vg_probe *p);
+/* No hold for VG_EVF_HOLD events while arming would be refused, as long
+ * as the probes have sent no more VG_EVF_UNWATCH events than `releases`
+ * (UINT64_MAX: hold always). */
+void vg_probe_holds_futile(struct vg_probe *p, uint64_t releases);
+/* addr is (or no longer is) an armed breakpoint's: an event naming it may
+ * free a register (VG_RF_RELEASE) */
+void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on);
 uint64_t vg_probe_trans_hits(const struct vg_probe *p, int i);
 
 /* Visit the kernel tier's slice table (end-of-run verdicts). kprop is the

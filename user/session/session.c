@@ -35,6 +35,7 @@
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "plan/plan.h"
+#include "callacc.h"
 #include "watchset.h"
 #include "symval.h"
 #include "watch/watch.h"
@@ -315,11 +316,17 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			vg_session_watch_symbolizer(ss, (pid_t)ev.pid);
 		else if (ss->stack_on && ss->stack_on[ev.event])
 			symbolizer(ss);
-		if (ss->rec && vg_recorder_write(ss->rec, &ev))
+		/* (a call vigil added for watched blocks is not the spec's:
+		 * a recording is replayed against the spec alone) */
+		if (ss->rec && !ss->spec->events[ev.event].access_for &&
+		    vg_recorder_write(ss->rec, &ev))
 			return vg_errf(ss->err, "writing %s failed",
 				       ss->o->record_path);
 		mon = vg_session_monitor_of(ss, ev.pid);
-		rc = vg_event_watches(&ss->spec->events[ev.event])
+		vg_watchset_note(ss->ws, ev.event, r->h->flags);
+		rc = ss->spec->events[ev.event].access_for
+			? vg_watchset_call(ss->ws, mon, &ev, ss->err)
+			: vg_event_watches(&ss->spec->events[ev.event])
 			? vg_watchset_hit(ss->ws, mon, &ev, ss->err)
 			: vg_monitor_event(mon, &ev, ss->err);
 		vg_watchset_settle(ss->ws, mon);
@@ -821,6 +828,9 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		vg_status_free(ss.status);
 		return -1;
 	}
+	/* memcpy, read(2)... into watched blocks (callacc.h) */
+	if (vg_callacc_add(spec, e))
+		goto out;
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */
 		if (ss.pid > 0 && !o->pid)

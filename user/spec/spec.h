@@ -149,6 +149,13 @@ struct vg_event {
 	 * inside_bit of the thread's entry in the `inside` map */
 	bool marks_inside;
 	uint8_t inside_bit;
+	/* a call the session added (user/session/callacc.c): memcpy,
+	 * read(2)... whose buffers may touch the memory of per-slice watch
+	 * event access_for - 1; 0 for the spec's own events */
+	int access_for;
+	/* and its buffers: position of each pointer and of its length
+	 * (0xff: one byte), for the probe's page filter */
+	uint8_t nrng, rng_ptr[2], rng_len[2];
 };
 
 struct vg_var {

@@ -661,7 +661,20 @@ static int found_in(const struct vg_libs *libs, size_t i,
 	out->fn.source = tab == VG_TAB_SYMTAB ? VG_SRC_SYMTAB : VG_SRC_DYNSYM;
 	out->fn.ifunc = GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC;
 	snprintf(out->sym, sizeof(out->sym), "%s", name);
-	if (vg_elf_vaddr_to_offset(f->elf, sym->st_value, &out->fn.offset))
+	/* memcpy, strlen: probe what the resolver picks, which is what is
+	 * called (ifunc.c) */
+	if (out->fn.ifunc &&
+	    vg_ifunc_impl_vaddr(libs->v[i].path, name, &out->fn.addr)) {
+		out->fn.ifunc = false;
+		out->fn.size = 0;
+		/* its own name (__strlen_avx2) when the symbols say, so that
+		 * the resolver's DWARF (no parameters) is not taken for its */
+		if (!vg_elf_func_at(f->elf, out->fn.addr, out->sym,
+				    sizeof(out->sym)) || !out->sym[0])
+			snprintf(out->sym, sizeof(out->sym), "%s.ifunc-impl",
+				 name);
+	}
+	if (vg_elf_vaddr_to_offset(f->elf, out->fn.addr, &out->fn.offset))
 		return vg_errf(e, "function '%s' in %s: address 0x%llx is in no loadable segment",
 			       name, libs->v[i].path,
 			       (unsigned long long)sym->st_value);
