@@ -225,6 +225,7 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 	case 'J':
 		o->journal = true;
 		o->journal_path = optarg;
+		break;
 	case 1001:
 		o->leak_check = true;
 		break;
