@@ -2,7 +2,7 @@
  * user side writes into BPF maps to configure them. One definition, included
  * by bpf/vigil.bpf.c and by user/probe/.
  *
- * Two tiers (docs/ARCHITECTURE.md):
+ * Two tiers (docs/INTERNALS.md):
  *  - user tier: the probe sends every event (VG_REC_EVENT) and the user
  *    monitor evaluates the automaton;
  *  - kernel tier: the probe evaluates the automaton itself and sends only
