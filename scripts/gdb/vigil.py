@@ -135,13 +135,36 @@ class _VigilStop(gdb.Function):
         return 0
 
 
+_catch = None           # the SIGSTOP catchpoint every vigil stop needs
+
+
+def _catch_stops():
+    global _catch
+    gdb.execute("catch signal SIGSTOP", to_string=True)
+    _catch = gdb.breakpoints()[-1]
+    _catch.condition = "$_vigil_stop()"
+
+
+def _recatch():
+    if _live is not None:
+        _catch_stops()
+        gdb.write("vigil: the SIGSTOP catchpoint vigil's stops need was "
+                  "deleted; it is back as catchpoint %d\n" % _catch.number)
+
+
+def _catch_deleted(bp):
+    # `delete` with no number deletes every breakpoint, this one too:
+    # without it a violation would no longer stop the program in gdb.
+    # Made again once gdb is done deleting.
+    if _catch is not None and bp.number == _catch.number:
+        gdb.post_event(_recatch)
+
+
 def vigil_live_join(path, pid):
     """Called by vigil's live command file once gdb is attached."""
     global _live
     _live = _Live(path, pid)
-    gdb.execute("catch signal SIGSTOP", to_string=True)
-    bp = gdb.breakpoints()[-1]
-    bp.condition = "$_vigil_stop()"
+    _catch_stops()
     _load_probes(_live)
     _watch_breakpoints()
     gdb.write("vigil: live session with the monitor of pid %d (vigil pid %d): "
@@ -267,6 +290,7 @@ def _watch_breakpoints():
     gdb.events.breakpoint_created.connect(_shadow)
     gdb.events.breakpoint_modified.connect(_shadow)
     gdb.events.breakpoint_deleted.connect(_bp_deleted)
+    gdb.events.breakpoint_deleted.connect(_catch_deleted)
     gdb.events.stop.connect(_announce)
     for bp in gdb.breakpoints():
         _shadow(bp)
