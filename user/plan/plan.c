@@ -212,11 +212,19 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 		for (size_t k = 0; k < nall && !rc; k++) {
 			const struct vg_func_where *w = &all[k];
 
-			/* a call added for watched blocks is optional: not
-			 * where the probe could harm the program */
-			if (ev->access_for && vector_insn_at(w->path,
-							     w->fn.offset))
-				continue;
+			/* never where the probe would harm the program: a
+			 * call added for watched blocks is optional and left
+			 * out; a function the spec names is refused, with
+			 * the reason (exit status 2) */
+			if (vector_insn_at(w->path, w->fn.offset)) {
+				if (ev->access_for)
+					continue;
+				rc = vg_errf_code(e, VG_EXIT_USAGE,
+						  "%.256s:%d:%d: %.256s in %.1024s starts with an AVX or AVX-512 (VEX/EVEX) instruction; a uprobe on it made the program compute wrong results on this kernel (its out-of-line copy), so vigil does not probe it: probe its caller instead",
+						  ev->loc.file, ev->loc.line,
+						  ev->loc.col, ev->name, w->path);
+				break;
+			}
 			if (ev->kind == VG_EV_BEFORE) {
 				rc = add_site(p, i, ev->nstrs ? VG_PROG_ENTRY_S
 							      : VG_PROG_ENTRY,
