@@ -22,6 +22,7 @@ struct probe_wp {
 struct vg_probe {
 	const struct vg_spec *spec;
 	struct vigil_bpf *skel;
+	struct bpf_object *kstep_obj;	/* vg_kstep's own (split_load.h) */
 	struct ring_buffer *rb;
 	/* the tracepoints */
 	struct bpf_link **links;
