@@ -88,7 +88,7 @@ static int print_programs(struct vg_load_stats *s, struct bpf_object *obj,
 	return loaded;
 }
 
-static void stats_free(struct vg_load_stats *s)
+void vg_load_stats_free(struct vg_load_stats *s)
 {
 	if (!s)
 		return;
@@ -105,7 +105,7 @@ void vg_load_stats_print(struct vg_load_stats *s, struct bpf_object *obj,
 	int loaded;
 
 	if (!s) {
-		stats_free(side_s);
+		vg_load_stats_free(side_s);
 		return;
 	}
 	loaded = print_programs(s, obj, side, skipped, sizeof(skipped),
@@ -118,6 +118,6 @@ void vg_load_stats_print(struct vg_load_stats *s, struct bpf_object *obj,
 	fprintf(out, "vigil: debug: verifier: %d programs loaded in %llu ms (verifier %llu ms); not loaded:%s\n",
 		loaded, load_ns / 1000000, total_us / 1000,
 		*skipped ? skipped : " none");
-	stats_free(s);
-	stats_free(side_s);
+	vg_load_stats_free(s);
+	vg_load_stats_free(side_s);
 }

@@ -21,4 +21,7 @@ void vg_load_stats_print(struct vg_load_stats *s, struct bpf_object *obj,
 			 struct vg_load_stats *side_s, struct bpf_object *side,
 			 unsigned long long load_ns, FILE *out);
 
+/* Statistics armed but never printed. */
+void vg_load_stats_free(struct vg_load_stats *s);
+
 #endif

@@ -346,6 +346,44 @@ static int load_skel(void *skel)
 	return vigil_bpf__load(skel);
 }
 
+struct vg_probe_early *vg_probe_early_start(size_t ringbuf_bytes,
+					    uint32_t max_kslices)
+{
+	struct vg_probe_early *early = calloc(1, sizeof(*early));
+	struct vigil_bpf *model;
+	struct bpf_program *prog;
+	size_t rb = ringbuf_bytes ? ringbuf_bytes : VG_DEFAULT_RINGBUF;
+	size_t kmax = max_kslices ? max_kslices : VG_DEFAULT_KSLICES;
+	size_t sz;
+	const void *elf = vigil_bpf__elf_bytes(&sz);
+
+	if (!early)
+		return NULL;
+	libbpf_set_print(libbpf_quiet);
+	if (!(model = vigil_bpf__open()))
+		return early;	/* vg_probe_open will say why */
+	/* as vg_probe_open will configure it, as far as it is known before
+	 * the plan; what differs then is caught (vg_split_finish) */
+	bpf_object__for_each_program(prog, model->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(model->progs.vg_kstep, true);
+	vg_ulink_prepare(model->progs.vg_kstep);
+	bpf_map__set_max_entries(model->maps.events, pow2_at_least(rb));
+	bpf_map__set_max_entries(model->maps.kslots, pow2_at_least(2 * kmax));
+	model->rodata->kstop_rewind = vg_rewind_supported();
+	early->split = vg_split_start(model->obj, elf, sz, "vg_kstep");
+	vigil_bpf__destroy(model);
+	return early;
+}
+
+void vg_probe_early_free(struct vg_probe_early *early)
+{
+	if (!early)
+		return;
+	vg_split_free(early->split);
+	free(early);
+}
+
 struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			       const struct vg_probe_opts *o, struct vg_err *e)
 {
@@ -423,10 +461,13 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		size_t sz;
 		const void *elf = vigil_bpf__elf_bytes(&sz);
 
-		/* vg_kstep, which costs the verifier as much as the rest,
-		 * on the other CPU (split_load.h) */
-		err = vg_split_load(p->skel->obj, elf, sz, "vg_kstep",
-				    load_skel, p->skel, &p->kstep_obj, &kls);
+		/* vg_kstep, which costs the verifier more than the rest, on
+		 * the other CPU (split_load.h), started early if it was */
+		err = vg_split_finish(o->early ? o->early->split : NULL,
+				      p->skel->obj, elf, sz, "vg_kstep",
+				      load_skel, p->skel, &p->kstep_obj, &kls);
+		if (o->early)
+			o->early->split = NULL;
 	}
 	vg_load_stats_print(ls, p->skel->obj, kls, p->kstep_obj,
 			    vg_now_ns(CLOCK_MONOTONIC) - t0, stderr);

@@ -19,6 +19,13 @@ struct probe_wp {
 	int nlinks;
 };
 
+struct vg_split;
+
+/* vg_probe_early_start's load of vg_kstep (split_load.h) */
+struct vg_probe_early {
+	struct vg_split *split;
+};
+
 struct vg_probe {
 	const struct vg_spec *spec;
 	struct vigil_bpf *skel;

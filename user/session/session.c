@@ -285,6 +285,16 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 	return on_kstep(ss, r->ks, ss->err);
 }
 
+static bool any_kernel_eligible(const struct vg_spec *spec)
+{
+	char why[256];
+
+	for (int i = 0; i < spec->nprops; i++)
+		if (!vg_ktier_ineligible(spec, i, why, sizeof(why)))
+			return true;
+	return false;
+}
+
 static int open_all(struct session *ss, struct vg_err *e)
 {
 	char why[ss->spec->nprops][256];
@@ -293,6 +303,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	struct vg_monitor_hooks hooks = { .ctx = ss,
 					  .transition = vg_session_on_transition };
 	struct vg_plan *plan = NULL;
+	struct vg_probe_early *early = NULL;
 	bool *user;
 	int rc = -1;
 
@@ -314,6 +325,12 @@ static int open_all(struct session *ss, struct vg_err *e)
 						: "its slices were not planned for");
 		goto out;
 	}
+	/* the kernel tier's step verifies on the other CPU while the plan
+	 * is built (a plan that does not use it drops it) */
+	if (!ss->o->follow_forks && ss->o->tier != VG_TIER_USER &&
+	    any_kernel_eligible(ss->spec))
+		early = vg_probe_early_start(ss->o->ringbuf_bytes,
+					     ss->o->max_slices);
 	if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
 			   : vg_resolve_program(ss->o->argv[0], path, e))
 		goto out;
@@ -386,6 +403,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.follow_forks = ss->o->follow_forks,
 		.launching = !ss->o->pid,
 		.warn = stderr,
+		.early = early,
 	};
 	/* --dynamic's state while the run goes on: the plan's analysis */
 	ss->dyn = vg_plan_take_dyn(plan);
@@ -420,6 +438,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 out:
 	free(user);
 	vg_plan_free(plan);
+	vg_probe_early_free(early);
 	return rc;
 }
 
