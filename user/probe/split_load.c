@@ -23,6 +23,12 @@ struct vg_split {
 	/* a split dropped while its thread still loads is freed by the
 	 * thread, so that nobody waits for a load nobody uses */
 	int state;	/* LOADING, LOADED, DROPPED */
+	/* the maps are made on the thread too (libbpf reads the kernel's
+	 * BTF for that, tens of ms): main waits for them in finish */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool maps_done;
+	int maps_err;
 };
 
 enum { LOADING, LOADED, DROPPED };
@@ -32,14 +38,26 @@ static void split_release(struct vg_split *s)
 	bpf_object__close(s->side);
 	bpf_object__close(s->maps);
 	vg_load_stats_free(s->stats);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
 	free(s);
 }
+
+static int take_maps(struct bpf_object *obj, struct bpf_object *maps);
 
 static void *load_side(void *arg)
 {
 	struct vg_split *s = arg;
+	int err = bpf_object__load(s->maps);
 
-	s->err = bpf_object__load(s->side);
+	if (!err)
+		err = take_maps(s->side, s->maps);
+	pthread_mutex_lock(&s->mu);
+	s->maps_err = err;
+	s->maps_done = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	s->err = err ? err : bpf_object__load(s->side);
 	if (__atomic_exchange_n(&s->state, LOADED, __ATOMIC_ACQ_REL) == DROPPED)
 		split_release(s);
 	return NULL;
@@ -66,8 +84,8 @@ static bool frozen(const struct bpf_map *m)
 }
 
 /* the maps as model would create them: its sizes and its global data as
- * configured so far */
-static int create_maps(struct bpf_object *model, struct bpf_object *maps)
+ * configured so far (created by load_side) */
+static int copy_maps(struct bpf_object *model, struct bpf_object *maps)
 {
 	struct bpf_map *m;
 
@@ -86,7 +104,16 @@ static int create_maps(struct bpf_object *model, struct bpf_object *maps)
 		if (init && bpf_map__set_initial_value(c, init, n))
 			return -EINVAL;
 	}
-	return bpf_object__load(maps);
+	return 0;
+}
+
+static int wait_maps(struct vg_split *s)
+{
+	pthread_mutex_lock(&s->mu);
+	while (!s->maps_done)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	return s->maps_err;
 }
 
 /* obj's maps by name, before obj is loaded (bpf_map__reuse_fd renames
@@ -184,12 +211,13 @@ struct vg_split *vg_split_start(struct bpf_object *model, const void *elf,
 	if (!(s = calloc(1, sizeof(*s))))
 		return NULL;
 	s->name = name;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
 	s->maps = open_copy(model, elf, sz);
 	s->side = open_copy(model, elf, sz);
 	if (!s->maps || !s->side)
 		goto fail;
-	if ((err = create_maps(model, s->maps)) ||
-	    (err = take_maps(s->side, s->maps))) {
+	if ((err = copy_maps(model, s->maps))) {
 		errno = -err;
 		goto fail;
 	}
@@ -224,7 +252,7 @@ int vg_split_finish(struct vg_split *sp, struct bpf_object *main,
 		vg_split_free(sp);
 		return load_main(arg);
 	}
-	if (sp && !fits(main, sp->maps)) {
+	if (sp && (wait_maps(sp) || !fits(main, sp->maps))) {
 		vg_split_free(sp);
 		sp = NULL;
 	}
@@ -232,7 +260,8 @@ int vg_split_finish(struct vg_split *sp, struct bpf_object *main,
 		return errno ? -errno : -EINVAL;
 	/* main's global data after the maps were made: .bss and .data
 	 * written now; its program runs from the side */
-	if ((err = take_maps(main, sp->maps)) || (err = write_data(main))) {
+	if ((err = wait_maps(sp)) || (err = take_maps(main, sp->maps)) ||
+	    (err = write_data(main))) {
 		vg_split_free(sp);
 		return err;
 	}
