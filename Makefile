@@ -27,6 +27,8 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-init
 CFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser
 # -lstdc++: __cxa_demangle, the C++ runtime's demangler (user/sym/cxxnames.c)
 LDLIBS := -lbpf -ldwarf -lelf -lz -lmicrohttpd -lpthread -ljansson -lstdc++
+# -lsystemd: sd_journal_sendv, --journal's verdicts (user/report/oplog.c)
+LDLIBS += -lsystemd
 
 # make test SANITIZE=1: the userspace under ASan and UBSan.
 ifeq ($(SANITIZE),1)
@@ -173,6 +175,8 @@ bench: setup bench-progs $(BUILD)/bench_monitor
 	@python3 bench/view_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/timeout_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@python3 bench/live_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
+	@$(MAKE) --no-print-directory $(BUILD)/targets/instance
+	@python3 bench/procs_bench.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory bench-monitor QUICK=$(QUICK)
 	@python3 bench/monitor_plot.py --build $(BUILD) $(if $(filter-out 0,$(QUICK)),--quick)
 	@$(MAKE) --no-print-directory memcheck-suite
@@ -198,6 +202,10 @@ clean:
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page and
 # the library of properties (specs/lib), which vigil.1 names under FILES.
 PREFIX ?= /usr/local
+# vigil agent's service (scripts/vigil-agent.service.in; systemd reads
+# PREFIX/lib/systemd/system for /usr/local too) and its config directory
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
 install: $(BUILD)/vigil
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/vigil/specs
@@ -207,6 +215,11 @@ install: $(BUILD)/vigil
 	install -d $(DESTDIR)$(PREFIX)/share/vigil/view
 	install -m 644 user/view/static/* $(DESTDIR)$(PREFIX)/share/vigil/view/
 	install -m 644 scripts/gdb/*.py $(DESTDIR)$(PREFIX)/share/vigil/
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/vigil/agent.d
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/vigil-agent.service.in \
+		>$(DESTDIR)$(SYSTEMDUNITDIR)/vigil-agent.service
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/vigil-agent.service
+	install -m 644 scripts/agent-example.conf $(DESTDIR)$(PREFIX)/share/vigil/agent-example.conf
 
 # --- fuzzing (libFuzzer, clang): make fuzz [FUZZ_SECONDS=600] -------------
 # Each tests/fuzz/fuzz_X.c is built with the parts of user/ that need no

@@ -83,6 +83,8 @@ struct {
  * at least twice --max-slices, so probe paths stay short) and takes at
  * most kslot_max slices; kslot_count is how many it holds. */
 __u32 kslot_mask VG_SHARED = 0;
+/* vigil watch: slices are keyed by process too (vg_kslot.tgid) */
+__u32 kslot_by_tgid VG_SHARED = 0;
 __u32 kslot_max VG_SHARED = 0;
 __u32 kslot_count VG_SHARED = 0;
 
@@ -152,7 +154,7 @@ static int vm_step(__u32 i, struct vm *m)
 		m->sp++;
 		break;
 	case VG_OP_TIME:
-		m->st[SP(m->sp)] = bpf_ktime_get_ns();
+		m->st[SP(m->sp)] = ev_time();
 		m->sp++;
 		break;
 	case VG_OP_DUP:
@@ -214,6 +216,7 @@ enum { KF_ABSENT = -1, KF_FULL = -2, KF_WAIT = -3 };
 struct kfind {
 	__u64 k0, k1;
 	__u32 prop, h;
+	__u32 tgid;		/* kslot_by_tgid: the process's; else 0 */
 	bool create;
 	bool claimed;		/* res is a slot this thread just claimed */
 	int res;		/* a slot index, or KF_* */
@@ -232,7 +235,7 @@ static int kfind_step(__u32 i, struct kfind *f)
 	use = *(volatile __u32 *)&s->use;
 	if (use == VG_KSLOT_READY) {
 		if (s->prop != f->prop || s->key[0] != f->k0 ||
-		    s->key[1] != f->k1)
+		    s->key[1] != f->k1 || s->tgid != f->tgid)
 			return 0;	/* another slice: probe on */
 		f->res = (int)idx;
 		return 1;
@@ -428,6 +431,8 @@ static __always_inline bool vars_initial(struct vg_kprop *p, __s64 *vars)
 	return true;
 }
 
+#include "ktimer.bpf.h"
+
 /* One event for one kernel-tier property. */
 static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 				       __u32 event,
@@ -441,6 +446,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	struct vg_kslot *s;
 	__s64 *vars = m->vars;
 	int to = -1, from = 0, idx;
+	bool reborn;
 	__u16 flags = 0;
 
 	if (!p)
@@ -453,7 +459,8 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	m->err = 0;
 	f.k0 = m->key[0];
 	f.k1 = m->key[1];
-	f.h = vg_kslot_hash(prop, f.k0, f.k1);
+	f.tgid = kslot_by_tgid ? cur_tgid() : 0;
+	f.h = vg_kslot_hash(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
 	/* A slice we have not seen is in the initial state: create it only
 	 * if a transition of the initial state on this event changes
 	 * something. Two threads may meet a new object at once: one claims
@@ -466,7 +473,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		__u32 w = f.h;
 
 		bpf_loop(VG_KLOCK_SPINS, kready_step, &w, 0);
-		f.h = vg_kslot_hash(prop, f.k0, f.k1);
+		f.h = vg_kslot_hash(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
 		idx = kfind(&f);
 	}
 	if (idx == KF_ABSENT)
@@ -480,6 +487,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	s = idx >= 0 ? bpf_map_lookup_elem(&kslots, &idx) : NULL;
 	if (s && f.claimed) {
 		s->prop = prop;
+		s->tgid = f.tgid;
 		s->key[0] = f.k0;
 		s->key[1] = f.k1;
 		s->state = 0;
@@ -494,9 +502,25 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		return;
 	}
 	from = s->state;
-	__builtin_memcpy(vars, s->vars, sizeof(m->vars));
+	/* A slice in a violation state is a finished instance (the user
+	 * tier's tombstone, user/monitor/monitor.c): only an event that
+	 * starts a new one from the initial state into a state that is not
+	 * a violation (the address handed out again) moves it, and the
+	 * step is reported as from the initial state. */
+	reborn = (p->violation_mask >> (from & 31)) & 1;
+	if (reborn) {
+		from = 0;
+		__builtin_memcpy(vars, p->init_vars, sizeof(m->vars));
+	} else {
+		__builtin_memcpy(vars, s->vars, sizeof(m->vars));
+	}
 	to = kapply(m, prop, from, bind);
+	if (to >= 0 && reborn && ((p->violation_mask >> (to & 31)) & 1))
+		to = -1;	/* the same violation again: absorbed */
 	if (to >= 0) {
+		if (p->timed_mask)	/* set or clear the deadline */
+			ktimer_enter_probe(m, p, s, slot,
+					   (__u64)idx << 32 | (__u32)to);
 		s->state = to;
 		__builtin_memcpy(s->vars, vars, sizeof(m->vars));
 	}

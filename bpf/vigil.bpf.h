@@ -229,6 +229,8 @@ static __always_inline bool others_link(__u64 cookie, bool at_return)
 	return true;
 }
 
+#include "evclock.bpf.h"
+
 /* Every record's header. The clock is read only for what is reported: it
  * is a good part of the cost of a kernel-tier event that changes nothing. */
 static __always_inline void fill_hdr(struct vg_rec_hdr *h, __u16 kind,
@@ -239,7 +241,7 @@ static __always_inline void fill_hdr(struct vg_rec_hdr *h, __u16 kind,
 	h->event = event;
 	h->pid = cur_tgid();
 	h->tid = tid;
-	h->time_ns = bpf_ktime_get_ns();
+	h->time_ns = ev_time();
 }
 
 static __always_inline __u64 wake_flags(void)
@@ -252,6 +254,7 @@ static __always_inline __u64 wake_flags(void)
 
 #include "kstep.bpf.h"
 #include "returns.bpf.h"
+#include "callacc.bpf.h"
 
 /* The kernel tier's step is a program of its own, vg_kstep, which both
  * probe builds (vg_entry_k, vg_return_k) tail-call into as their last
@@ -414,9 +417,40 @@ static __always_inline void read_strings(struct vg_ev_conf *conf,
  * handled the record, unless a reaction wants it stopped. Only once the
  * record is reserved: a lost record would leave the target stopped with
  * nobody to resume it. */
+/* Set by user space while every debug register is taken and
+ * --watch-policy=refuse would leave any new slice unwatched: a VG_EVF_HOLD
+ * event's hold would arm nothing, so it is not made. User space says so
+ * as of the VG_EVF_UNWATCH events it has handled (futile_at): one sent
+ * since may free a register, and then holds are made again. A slice user
+ * space arms all the same is marked inconclusive (watchset.c). */
+__u64 release_seq VG_SHARED = 0;		/* VG_EVF_UNWATCH events sent so far */
+__u64 futile_at VG_SHARED = ~0ull;	/* futile while release_seq is this */
+
+/* A VG_EVF_UNWATCH event whose arguments or return value name the address
+ * of an armed breakpoint (armed_addrs: `*p @ n` is armed at p) may free a
+ * register: count it. One that frees a register another way (a member's
+ * watch, `q->count`) is not counted; a hold then skipped makes the slice
+ * armed late inconclusive, not wrong (user/session/watchset.c). */
+static __always_inline __u16 release_flag(struct vg_ev_conf *conf,
+					  __u64 *slot)
+{
+	if (!(conf->flags & VG_EVF_UNWATCH))
+		return 0;
+	for (int i = 0; i <= VG_SLOT_RET && i < VG_NSLOTS; i++)
+		if ((i < 6 || i == VG_SLOT_RET) &&
+		    bpf_map_lookup_elem(&armed_addrs, &slot[i])) {
+			__sync_fetch_and_add(&release_seq, 1);
+			return VG_RF_RELEASE;
+		}
+	return 0;
+}
+
 static __always_inline __u16 arm_stop(struct vg_ev_conf *conf, bool hold)
 {
-	if (!hold && !(conf->flags & VG_EVF_HOLD) &&
+	bool futile = (conf->flags & VG_EVF_HOLD) &&
+		      futile_at == release_seq;
+
+	if (!hold && (!(conf->flags & VG_EVF_HOLD) || futile) &&
 	    !(conf->arms & ~armed_mask))
 		return 0;
 	bpf_send_signal(SIGSTOP);
@@ -489,7 +523,13 @@ static __always_inline void send_slots(struct vg_ev_conf *conf, __u32 event,
 
 	r = bpf_ringbuf_reserve(&events, VG_REC_EVENT_BYTES(nslots), 0);
 	if (r)
-		send_event(conf, r, event, tid, slot, nslots, arm_stop(conf, hold));
+	{
+		/* a release first: it voids futile holds at once */
+		__u16 f = release_flag(conf, slot);
+
+		send_event(conf, r, event, tid, slot, nslots,
+			   f | arm_stop(conf, hold));
+	}
 	else
 		rec_lost(event);
 }
@@ -511,6 +551,14 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		mark_inside(conf, tid);
 	if (skip)
 		return 0;
+	if (conf->nrng && !touches_watched(conf, slot))
+		return 0;	/* a call that keeps off freed memory */
+	/* only where it matters: an event that also goes to user space (a
+	 * recording, a user-tier property), whose record's time must be the
+	 * kernel tier's, or one of a timed property (VG_EVF_KTIME) */
+	if (ktier && conf->nkprops &&
+	    (conf->flags & (VG_EVF_USER | VG_EVF_KTIME)))
+		ev_clock_set(bpf_ktime_get_ns(), tid);
 	if (conf->ncaps)
 		capture(conf, slot, sleep);
 	/* the stack, for the evidence, only for events that ask: walking the
@@ -541,8 +589,10 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		rs = bpf_ringbuf_reserve(&events, sizeof(*rs), 0);
 		if (rs) {
 			read_strings(conf, slot, rs, sleep);
+			__u16 f = release_flag(conf, slot);
+
 			send_event(conf, &rs->ev, event, tid, slot, VG_NSLOTS,
-				   arm_stop(conf, hold));
+				   f | arm_stop(conf, hold));
 		} else {
 			rec_lost(event);
 		}
@@ -568,6 +618,10 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 			bpf_tail_call(ctx, &kstep_tail, 0);
 		}
 	}
+	/* the event's own time is over (without vg_kstep, whose end does it) */
+	if (ktier && conf->nkprops &&
+	    (conf->flags & (VG_EVF_USER | VG_EVF_KTIME)))
+		ev_clock_set(0, 0);
 	return 0;
 }
 

@@ -2,7 +2,7 @@
  * user side writes into BPF maps to configure them. One definition, included
  * by bpf/vigil.bpf.c and by user/probe/.
  *
- * Two tiers (docs/ARCHITECTURE.md):
+ * Two tiers (docs/INTERNALS.md):
  *  - user tier: the probe sends every event (VG_REC_EVENT) and the user
  *    monitor evaluates the automaton;
  *  - kernel tier: the probe evaluates the automaton itself and sends only
@@ -54,7 +54,12 @@ enum vg_rec_kind {
 				 * target exactly at this event */
 #define VG_RF_FOLLOWED 0x10	/* VG_PROC_FORK: the child is followed */
 #define VG_RF_FORKSTOP 0x20	/* VG_PROC_FORK: the child is stopped until
-				 * its probes are attached (VG_FOLLOW_HELD) */
+				 * its probes are attached (VG_FOLLOW_HELD);
+				 * VG_PROC_EXEC under vigil watch: the process
+				 * that exec'd the watched program, likewise */
+#define VG_RF_RELEASE 0x400	/* a VG_EVF_UNWATCH event that names an
+				 * armed breakpoint's address: counted in
+				 * release_seq (bpf/vigil.bpf.c) */
 #define VG_RF_REWOUND 0x200	/* with VG_RF_STOPPED at an entry probe: the
 				 * thread was sent back to the call, nothing
 				 * of the function ran (bpf/rewind.bpf.h) */
@@ -113,7 +118,8 @@ struct vg_rec_proc {
 				 * VG_PROC_EXIT: the followed process that
 				 * ended (its probes can go) */
 	__u32 dev;		/* VG_PROC_EXEC: the program's file, as the
-				 * kernel encodes dev_t (major << 20 | minor) */
+				 * kernel encodes dev_t (major << 20 | minor);
+				 * VG_PROC_EXIT: the wait status */
 	__u64 ino;
 	char path[256];		/* VG_PROC_EXEC: the program, as exec'd */
 };
@@ -150,6 +156,9 @@ struct vg_rec_kstep {
 				 * names: the thread is inside it (the
 				 * `inside` map, bpf/vigil.bpf.c) */
 #define VG_EVF_LEAVE 0x100	/* its return: one level less */
+#define VG_EVF_UNWATCH 0x200	/* may take a slice out of a state that
+				 * watches (or move its watch): counted in
+				 * release_seq, which voids holds_futile */
 
 /* For VG_EVF_STACK events, slot VG_SLOT_STACK carries the user stack's id
  * (negative: none) and, at entry probes, VG_SLOT_CALLER the return address
@@ -218,7 +227,16 @@ struct vg_ev_conf {
 	 * to need; when one is not in armed_mask (bpf/vigil.bpf.c), the
 	 * probe stops the target until user space has attached it */
 	__u64 arms;
+	/* a call checked against watched blocks (user/session/callacc.c):
+	 * the slots of up to 2 buffers and of their lengths (VG_RNG_BYTE:
+	 * one byte, a string's first); the probe sends the call only when
+	 * one touches a page of the watched_pages map
+	 * (bpf/callacc.bpf.h) */
+	__u8 nrng;
+	__u8 rng_ptr[2], rng_len[2];
+	__u8 pad3[3];
 };
+#define VG_RNG_BYTE 0xff
 
 /* One hardware breakpoint (`write x`, `read x`, `access x`), in the
  * watch_ev map by its address: the event it reports, how many bytes it
@@ -252,6 +270,8 @@ struct vg_kprop {
 	__u32 notify_mask;	/* states with a reaction: report entering/leaving */
 	__u32 ckpt_mask;	/* states whose entry is checkpointed (stop, at
 				 * most once per ckpt_next_ns, bpf/kstep.bpf.h) */
+	__u32 timed_mask;	/* states with a timeout (bpf/ktimer.bpf.h) */
+	__u32 deadline_var;	/* with timed_mask: the hidden "(deadline)" */
 	__s64 init_vars[VG_KMAX_VARS];
 };
 
@@ -316,10 +336,23 @@ struct vg_kslot {
 	__u32 use;		/* enum vg_kslot_use */
 	__u32 prop;
 	__u16 state;
-	__u16 pad;
+	__u16 tflags;		/* VG_KSLOT_TLISTED (include/vigil_ktimer.h) */
+	/* vigil watch (kslot_by_tgid): the process the slice is of, part of
+	 * its key; 0 otherwise, and for a process that ended (a slot that
+	 * matches nothing any more) */
+	__u32 tgid;
+	__u32 pad2;
 	__u64 key[VG_KMAX_PARAMS];
 	__s64 vars[VG_KMAX_VARS];
 };
+
+/* The first key word as hashed: with slices keyed by process (vigil
+ * watch), the process goes into it, so that one object address in twenty
+ * processes does not pile up on one probe path. */
+static inline __u64 vg_kslot_key0(__u64 a, __u32 tgid)
+{
+	return a ^ ((__u64)tgid * 0xc2b2ae3d27d4eb4full);
+}
 
 /* Slice addresses are 16-byte aligned and often in arithmetic progression
  * (a heap's blocks), small integers dense, and the same key is a slice of

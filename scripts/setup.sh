@@ -39,6 +39,10 @@ PACKAGES=(
     libc6-dbg
     # the control channel's JSON-lines protocol (user/ctl/)
     libjansson-dev
+    # vigil agent: verdicts to journald with structured fields (sd_journal_send);
+    # tests/e2e/agent_prometheus.sh scrapes --metrics with a real Prometheus;
+    # systemd: journald for agent_journal.sh, systemd-analyze for install.sh
+    libsystemd-dev prometheus systemd
     # clang's fuzzer runtime: make fuzz (tests/fuzz/, run by CI); only
     # recommended by clang's packages, so named here
     libclang-rt-14-dev

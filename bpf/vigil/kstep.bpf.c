@@ -20,5 +20,8 @@ int vg_kstep(struct pt_regs *ctx)
 	if (!conf)
 		return 0;
 	kstep_event(ctx, a->at_entry, conf, event, a->tid, a->slot);
+	/* the event's own time is over (bpf/evclock.bpf.h) */
+	if (conf->flags & (VG_EVF_USER | VG_EVF_KTIME))
+		ev_clock_set(0, 0);
 	return 0;
 }

@@ -27,8 +27,20 @@ __u32 stop_at_exec = 0;
  * the held children go at its end. */
 extern int bpf_send_signal_task(struct task_struct *task, int sig,
 				enum pid_type type, __u64 value) __ksym __weak;
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 const volatile __u32 fork_stop_ok = 0;
 __u32 fork_stop = 0;
+/* vigil watch (user/session/session_watch.c): a process that execs this
+ * file (its inode and device as the kernel encodes it; 0: not watching)
+ * is followed from its first instruction: held at the exec like a
+ * followed fork's child, until user space has attached its probes */
+__u64 watch_ino = 0;
+__u32 watch_dev = 0;
+/* vigil watch --lib-mapped: the same for a process that maps this file
+ * executable (the loader mapping a library's text, or dlopen) */
+__u64 watch_lib_ino = 0;
+__u32 watch_lib_dev = 0;
 
 /* signal_deliver fires in get_signal() as the signal is delivered, before
  * a handler or the default action (core dump, termination) runs. */
@@ -151,9 +163,6 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 		if (tgid == target_tgid) {
 			target_exit_status = code;
 			target_exited = 1;
-		} else {	/* a followed descendant: its probes can go */
-			bpf_map_delete_elem(&followed, &tgid);
-			send_proc(VG_PROC_EXIT, tid, tgid, NULL);
 		}
 	}
 	if (ev_exit >= 0 && group_dead) {
@@ -161,6 +170,25 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 		slot[0] = (code >> 8) & 0xff;
 		slot[1] = code & 0x7f;
 		handle(NULL, ev_exit, tid, slot, false, false);
+	}
+	/* a followed process: its probes can go, and (vigil watch) its
+	 * state, once its exit event is in the ring before this record */
+	if (group_dead && cur_tgid() != target_tgid) {
+		__u32 tgid = cur_tgid();
+		struct vg_rec_proc *r;
+
+		bpf_map_delete_elem(&followed, &tgid);
+		r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+		if (!r) {
+			count(&counters, VG_CNT_RB_LOST);
+			return 0;
+		}
+		fill_hdr(&r->h, VG_REC_PROC, 0, VG_PROC_EXIT, tid);
+		r->child = tgid;
+		r->dev = code;
+		r->ino = 0;
+		r->path[0] = 0;
+		bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 	}
 	return 0;
 }
@@ -215,14 +243,96 @@ int BPF_PROG(vg_fork, struct task_struct *parent, struct task_struct *child)
 	return handle(NULL, ev_thread_start, tid, slot, false, false);
 }
 
+/* vigil watch: a process that is not followed exec'd. If its program is
+ * the watched file, it is followed, and held before its first instruction
+ * (the signal is taken on its way back to user space) until user space
+ * has attached its probes -- as a followed fork's child is. Only with its
+ * record reserved, so that user space always learns of a held process. */
+static __always_inline void watch_hold(struct linux_binprm *bprm, __u32 tid)
+{
+	__u32 tgid = cur_tgid(), held = VG_FOLLOW_HELD, on = VG_FOLLOW_ON;
+	__u32 zero = 0;
+	struct vg_rec_proc *r;
+	__u16 flags = VG_RF_FOLLOWED;
+	__u64 *busy;
+
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		count(&counters, VG_CNT_RB_LOST);
+		count(&counters, VG_CNT_UNFOLLOWED);
+		return;
+	}
+	if (bpf_map_update_elem(&followed, &tgid, &held, BPF_ANY)) {
+		count(&counters, VG_CNT_UNFOLLOWED);	/* the table is full */
+		fill_proc(r, 0, VG_PROC_EXEC, tid, tgid, bprm);
+		return;
+	}
+	busy = bpf_map_lookup_elem(&inflight, &zero);
+	if (busy)
+		__sync_fetch_and_add(busy, 1);	/* before reading fork_stop */
+	if (fork_stop && !bpf_send_signal(SIGSTOP))
+		flags |= VG_RF_FORKSTOP;
+	else	/* not held: followed, its probes attached a moment late */
+		bpf_map_update_elem(&followed, &tgid, &on, BPF_ANY);
+	if (busy)
+		__sync_fetch_and_sub(busy, 1);
+	fill_proc(r, flags, VG_PROC_EXEC, tid, tgid, bprm);
+}
+
+static __always_inline void watch_exec(struct linux_binprm *bprm, __u32 tid)
+{
+	if (BPF_CORE_READ(bprm, file, f_inode, i_ino) == watch_ino &&
+	    BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev) == watch_dev)
+		watch_hold(bprm, tid);
+}
+
+/* vigil watch --lib-mapped: a process not followed maps the library
+ * executable. It is held as it returns from mmap, before any code of the
+ * library can run (the loader relocates and runs its initializers
+ * later), until its probes are in; its record is an exec's without a
+ * path. */
+/* (at the mmap system call's entry, raw_syscalls:sys_enter, the file
+ * read from the descriptor table: this kernel may have neither fentry
+ * nor kprobes; the signal is taken as mmap returns, with the mapping
+ * made and none of the library's code run) */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(vg_watch_mmap, struct pt_regs *regs, long id)
+{
+	struct task_struct *t;
+	struct fdtable *fdt;
+	struct file **fdv, *file = NULL;
+	__u32 tid;
+	int fd;
+
+	if (id != 9 /* mmap */ || !(BPF_CORE_READ(regs, dx) & 4 /* PROT_EXEC */))
+		return 0;
+	fd = (int)BPF_CORE_READ(regs, r8);
+	if (fd < 0 || is_target(&tid))
+		return 0;
+	t = (struct task_struct *)bpf_get_current_task();
+	fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fdv = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fdv[fd]) || !file)
+		return 0;
+	if (BPF_CORE_READ(file, f_inode, i_ino) == watch_lib_ino &&
+	    BPF_CORE_READ(file, f_inode, i_sb, s_dev) == watch_lib_dev)
+		watch_hold(NULL, tid);
+	return 0;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(vg_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
 	__u32 tid;
 
-	if (!is_target(&tid))
+	if (!is_target(&tid)) {
+		if (watch_ino)
+			watch_exec(bprm, tid);
 		return 0;
+	}
 	if (stop_at_exec) {
 		stop_at_exec = 0;
 		bpf_send_signal(SIGSTOP);
@@ -230,3 +340,6 @@ int BPF_PROG(vg_exec, struct task_struct *p, pid_t old_pid,
 	send_proc(VG_PROC_EXEC, tid, 0, bprm);
 	return 0;
 }
+
+/* the kernel tier's timeouts, which signal other tasks too (above) */
+#include "ktimer_arm.bpf.h"

@@ -135,13 +135,36 @@ class _VigilStop(gdb.Function):
         return 0
 
 
+_catch = None           # the SIGSTOP catchpoint every vigil stop needs
+
+
+def _catch_stops():
+    global _catch
+    gdb.execute("catch signal SIGSTOP", to_string=True)
+    _catch = gdb.breakpoints()[-1]
+    _catch.condition = "$_vigil_stop()"
+
+
+def _recatch():
+    if _live is not None:
+        _catch_stops()
+        gdb.write("vigil: the SIGSTOP catchpoint vigil's stops need was "
+                  "deleted; it is back as catchpoint %d\n" % _catch.number)
+
+
+def _catch_deleted(bp):
+    # `delete` with no number deletes every breakpoint, this one too:
+    # without it a violation would no longer stop the program in gdb.
+    # Made again once gdb is done deleting.
+    if _catch is not None and bp.number == _catch.number:
+        gdb.post_event(_recatch)
+
+
 def vigil_live_join(path, pid):
     """Called by vigil's live command file once gdb is attached."""
     global _live
     _live = _Live(path, pid)
-    gdb.execute("catch signal SIGSTOP", to_string=True)
-    bp = gdb.breakpoints()[-1]
-    bp.condition = "$_vigil_stop()"
+    _catch_stops()
     _load_probes(_live)
     _watch_breakpoints()
     gdb.write("vigil: live session with the monitor of pid %d (vigil pid %d): "
@@ -267,6 +290,7 @@ def _watch_breakpoints():
     gdb.events.breakpoint_created.connect(_shadow)
     gdb.events.breakpoint_modified.connect(_shadow)
     gdb.events.breakpoint_deleted.connect(_bp_deleted)
+    gdb.events.breakpoint_deleted.connect(_catch_deleted)
     gdb.events.stop.connect(_announce)
     for bp in gdb.breakpoints():
         _shadow(bp)
@@ -529,6 +553,30 @@ class _Restore(_Cmd):
         except (gdb.GdbError, KeyError):
             return gdb.COMPLETE_NONE
         return [str(c["n"]) for c in cks if str(c["n"]).startswith(word or "")]
+class _Leaks(_Cmd):
+    """vigil cannot seize the threads gdb holds for their registers: their
+    values go with the request, as roots of the scan."""
+
+    REGS = ("rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9",
+            "r10", "r11", "r12", "r13", "r14", "r15", "fs_base", "gs_base")
+
+    def run(self, argv):
+        values = []
+        current = gdb.selected_thread()
+        try:
+            for th in gdb.selected_inferior().threads():
+                th.switch()
+                frame = gdb.newest_frame()
+                for name in self.REGS:
+                    try:
+                        values.append(hex(int(frame.read_register(name)) &
+                                          0xffffffffffffffff))
+                    except (gdb.error, ValueError):
+                        pass
+        finally:
+            if current is not None and current.is_valid():
+                current.switch()
+        gdb.write(_ask(self.cname, list(argv) + ["regs"] + values).get("text", ""))
 
 
 VigilPrefix()
@@ -607,10 +655,19 @@ from its initial state: objects made before the load have no slice, so
 what later happens to them is not checked (docs/GUIDE.md). A bad spec
 (file:line:col), a missing function or a property name already in the
 session is refused and the session goes on unchanged.""")
-_Unload("unload", """Remove a property added with vigil load: its probes are detached, its
-slices freed; it stops the program no more. Properties loaded together
-from one file go together.
+_Unload("unload", """Remove a property from the live session: its verdicts are said, its
+slices freed; it stops the program no more, and its monitor breakpoints
+are deleted. Properties loaded together from one file (vigil load) go
+together, their probes detached. A property given when the session
+started goes alone: its probes are detached where no other property
+uses them, and probes it shares a link with stay, idle (vigil status
+counts them); the other properties' probes are untouched.
 Usage: vigil unload PROPERTY""")
 # the real callers of functions with an `after` probe
 gdb.execute("source %s" % os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                          "vigil_returns.py"))
+_Leaks("leaks", """A leak check now: the live blocks of the leak property classed as memcheck
+does (definitely, indirectly, possibly lost, still reachable) by a scan of the
+program's memory, as loss records by allocation stack and a LEAK SUMMARY.
+Usage: vigil leaks [KINDS]   (KINDS: definite,indirect,possible,reachable or all;
+                              default definite,possible)""")

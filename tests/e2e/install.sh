@@ -23,6 +23,23 @@ done
 for f in user/view/static/*; do
 	cmp -s "$f" "$P/share/vigil/view/$(basename "$f")" || fail "$f not installed"
 done
+# vigil agent's systemd unit runs the installed binary; its config directory
+u=$P/lib/systemd/system/vigil-agent.service
+[ "$(stat -c %a "$u")" = 644 ] || fail "no vigil-agent.service 0644"
+grep -qx "ExecStart=/usr/local/bin/vigil agent --config /etc/vigil/agent.d --metrics 127.0.0.1:9477" "$u" ||
+	fail "the unit does not run the installed vigil agent"
+grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$u" || fail "the unit has no reload"
+[ -d "$TMP/inst/etc/vigil/agent.d" ] || fail "no etc/vigil/agent.d"
+cmp -s scripts/agent-example.conf "$P/share/vigil/agent-example.conf" || fail "no agent-example.conf"
+# the unit's syntax (systemd-analyze, from setup.sh's systemd; the
+# ExecStart binary is checked under DESTDIR)
+command -v systemd-analyze >/dev/null || fail "no systemd-analyze (scripts/setup.sh installs systemd)"
+{
+	sed "s|/usr/local/bin/vigil|$P/bin/vigil|" "$u" >"$TMP/vigil-agent.service"
+	systemd-analyze verify --man=no "$TMP/vigil-agent.service" >"$TMP/verify.out" 2>&1 ||
+		{ cat "$TMP/verify.out"; fail "systemd-analyze verify failed"; }
+	[ -s "$TMP/verify.out" ] && { cat "$TMP/verify.out"; fail "systemd-analyze verify warns"; }
+}
 "$P/bin/vigil" --version | grep -q '^vigil 0\.1\.0$' || fail "the installed vigil does not run"
 "$P/bin/vigil" lint -D alloc=my_alloc -D release=my_free "$P/share/vigil/specs/double_free.vigil" ||
 	fail "the installed library spec does not lint"
@@ -47,7 +64,7 @@ wide = [l for l in open(sys.argv[1], encoding="utf-8").read().split("\n") if len
 sys.exit("\n".join(wide) if wide else 0)
 EOF
 # every option of every command's --help is in the page
-for cmd in run attach check graph lint restore checkpoint; do
+for cmd in run attach check graph lint restore checkpoint agent; do
 	"$VIGIL" "$cmd" --help | grep -oE -- '^  (-[A-Za-z], )?--[a-z][a-z-]+' |
 		grep -oE -- '--[a-z][a-z-]+' | sort -u | while read -r opt; do
 		grep -qF -- "$opt" "$TMP/man.txt" || fail "vigil $cmd --help has $opt, the man page does not"

@@ -25,7 +25,7 @@ for tier in kernel user; do
 		kill -KILL "$pid"
 	fi
 	# the user tier stops late: glibc may already have aborted on the
-	# second free (docs/ARCHITECTURE.md, two tiers)
+	# second free (docs/INTERNALS.md, two tiers)
 done
 
 # calloc and realloc hand freed addresses out again: each block is freed

@@ -33,7 +33,7 @@ live_gdb "-ex 'help vigil load' -ex 'help vigil unload' -ex 'complete vigil load
  -ex 'vigil unload queue_bounds' -ex 'vigil status' -ex 'vigil slices queue_bounds' -ex 'vigil graph' -ex continue"
 
 grep -q 'Add the properties of SPEC to the live session' "$TMP/gdb" || fail "help vigil load"
-grep -q 'Remove a property added with vigil load' "$TMP/gdb" || fail "help vigil unload"
+grep -q 'Remove a property from the live session' "$TMP/gdb" || fail "help vigil unload"
 grep -qx 'vigil load specs/queue_bounds.vigil' "$TMP/gdb" || fail "no completion of the spec's file name"
 grep -qE "^vigil: $TMP/bad.vigil:3:34: error: unexpected '}', expected a target state name" "$TMP/gdb" ||
 	fail "a bad spec in vigil load does not say file:line:col and what was expected"

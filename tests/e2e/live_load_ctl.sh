@@ -2,7 +2,8 @@
 # user tier (--tier=user): a loaded property sees the queues made after the
 # load and catches their overflows; -D passes a spec parameter; a
 # checkpoint's monitor state has the loaded property's section; unloaded,
-# its probes are gone from `probes` and `status`. And every command of the
+# its probes are gone from `probes` and `status`; so are those of the
+# session's own property, unloaded too. And every command of the
 # control channel answers --json.
 . "$(dirname "$0")/lib.sh"
 
@@ -89,10 +90,20 @@ d = json.load(sys.stdin)["data"]
 assert [p["name"] for p in d["properties"]] == ["pops"], d["properties"]
 assert d["probes"] == d["probes_attached"], d' || fail "status still shows the unloaded properties"
 [ "$(links)" = "$l0" ] || fail "status counts other probes than before the loads: $(links), not $l0"
+# a property given at the start unloads too (live_unload_start.sh and
+# live_unload_restore.sh test it further): its uprobes are detached (the
+# process's tracepoints stay), the session then has no property
+"$VIGIL" ctl "$pid" unload pops >"$TMP/out" || fail "unloading a start property: $(cat "$TMP/out")"
+grep -q '^unloaded pops (user tier, given at the start)' "$TMP/out" || fail "unloading a start property: $(cat "$TMP/out")"
+"$VIGIL" ctl "$pid" status --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["data"]
+assert d["properties"] == [] and d["probes"] == d["probes_attached"] < int(sys.argv[1]), d' "${l0%% *}" ||
+	fail "status still shows the unloaded start property or its probes"
 "$VIGIL" ctl "$pid" unload pops 2>"$TMP/err"
 RC=$?
 expect_rc 1
-grep -q 'pops was given when the session started' "$TMP/err" || fail "unloading a start property: $(cat "$TMP/err")"
+grep -q 'no property pops' "$TMP/err" || fail "a second unload: $(cat "$TMP/err")"
 "$VIGIL" ctl "$pid" load 2>"$TMP/err"
 RC=$?
 expect_rc 1

@@ -2,7 +2,8 @@
 # program waits at its first instruction; three violations of
 # queue_bounds, one per queue, each stop gdb with vigil's message and a
 # backtrace starting at queue_push; `continue` resumes under monitoring;
-# at the end vigil's probe counts equal the program's own. Both tiers: a
+# at the end vigil's probe counts equal the program's own; a `delete` of
+# every breakpoint first does not take the stops away. Both tiers: a
 # user-tier stop is held at its event under gdb as the kernel tier's is.
 . "$(dirname "$0")/lib.sh"
 
@@ -10,7 +11,10 @@ violations_in_gdb() {
 	start_live run --interactive --tier="$1" specs/queue_bounds.vigil -- "$TARGETS/queue3"
 	# held at the first instruction: in the loader, before main
 	[ "$(proc_state "$TARGET_PID")" = T ] || fail "$1 tier: the program is not waiting for gdb"
-	live_gdb "-ex 'vigil status' -ex continue -ex bt -ex continue -ex bt -ex continue -ex bt -ex continue"
+	live_gdb "-ex 'vigil status' -ex delete -ex continue -ex bt -ex continue -ex bt -ex continue -ex bt -ex continue"
+	# `delete` with no number took vigil's catchpoint too: it comes back
+	grep -q "catchpoint vigil's stops need was deleted; it is back" "$TMP/gdb" ||
+		fail "$1 tier: the SIGSTOP catchpoint did not come back after delete"
 	grep -q "in _start () from /lib64/ld-linux" "$TMP/gdb" || fail "$1 tier: gdb did not find the program at its first instruction"
 	[ "$(grep -c 'vigil: queue_bounds entered state overflow at before queue_push' "$TMP/gdb")" = 3 ] ||
 		fail "$1 tier: expected three stops with vigil's message"

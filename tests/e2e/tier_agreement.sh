@@ -3,10 +3,13 @@
 # exercises it, run in both tiers with --on-violation=continue; the JSON
 # verdicts (property, slice, state, verdict) must be the same sets (empty
 # for a clean run that ends with every slice back in its initial state, but
-# never for want of events).
+# never for want of events). Timed properties too: their verdicts say
+# whether a timeout made them and with which limit, and both tiers must
+# take as many timeouts (the stats' timeouts=N); the kernel tier's come
+# from its own timer (bpf/ktimer.bpf.h).
 . "$(dirname "$0")/lib.sh"
 
-# spec | target and arguments
+# spec | target and arguments [| -D parameters]
 cases=(
 	"specs/queue_bounds.vigil|$TARGETS/queue"
 	"specs/queue_bounds.vigil|$TARGETS/queue --bug"
@@ -29,21 +32,26 @@ cases=(
 	"specs/lib/zlib.vigil|$TARGETS/zstreams --leak"
 	"specs/lib/zlib.vigil|$TARGETS/zstreams --double-end"
 	"specs/lib/zlib.vigil|$TARGETS/zstreams --wrong-end"
+	"specs/lib/mutex_hold.vigil|$TARGETS/timely hold 300|-D limit=100ms"
+	"specs/lib/mutex_hold.vigil|$TARGETS/timely hold 300|-D limit=500ms"
+	"specs/lib/lock_wait.vigil|$TARGETS/timely wait 300|-D limit=100ms"
+	"specs/lib/alloc_age.vigil|$TARGETS/timely allocs 300|-D limit=100ms"
 )
 checked=0
 for c in "${cases[@]}"; do
-	spec=${c%%|*} target=${c#*|}
-	"$VIGIL" lint "$spec" | grep -q ': kernel tier' || continue
+	IFS='|' read -r spec target defs <<<"$c"
+	"$VIGIL" lint $defs "$spec" | grep -q ': kernel tier' || continue
 	for tier in kernel user; do
 		# drop the spec's own reactions that stop or replace the target
 		# (stop, restore, checkpoint) so both runs go to the end
 		sed -e 's/^on enter \(.*\): stop$/on enter \1: log "entered"/' \
+		    -e 's/^on enter \(.*\): stop, backtrace$/on enter \1: log "entered"/' \
 		    -e 's/^on enter \(.*\): restore, stop$/on enter \1: log "entered"/' \
 		    -e '/^on enter .*: checkpoint$/d' "$spec" >"$TMP/spec.vigil"
 		# "kernel": every eligible property in the kernel tier (auto),
 		# the others, as in any run, in the user tier
 		t=$tier; [ "$tier" = kernel ] && t=auto
-		run_vigil run --disable-aslr --tier=$t --json "$TMP/$tier.jsonl" "$TMP/spec.vigil" -- $target
+		run_vigil run --disable-aslr --tier=$t --json "$TMP/$tier.jsonl" $defs "$TMP/spec.vigil" -- $target
 		[ "$RC" -le 1 ] || fail "$tier tier failed on $spec $target"
 		python3 - "$TMP/$tier.jsonl" >"$TMP/$tier.verdicts" <<'PY'
 import json, sys
@@ -51,7 +59,9 @@ events = 0
 for l in open(sys.argv[1]):
     o = json.loads(l)
     if o["type"] == "verdict":
-        print(o["property"], json.dumps(o["slice"], sort_keys=True), o["state"], o["verdict"])
+        t = o.get("event", {}).get("timeout")
+        print(o["property"], json.dumps(o["slice"], sort_keys=True), o["state"], o["verdict"],
+              "timeout limit %d" % t["limit_ns"] if t else "")
     elif o["type"] == "stats":
         events = o["events"]
 if not events:
@@ -59,9 +69,10 @@ if not events:
 PY
 		[ $? = 0 ] || fail "$tier tier saw no event on $spec $target"
 		sort -o "$TMP/$tier.verdicts" "$TMP/$tier.verdicts"
+		grep -oE ' timeouts=[0-9]+' "$TMP/out" >>"$TMP/$tier.verdicts"
 	done
 	echo "== $spec $target: $(wc -l <"$TMP/kernel.verdicts") verdicts"
 	diff "$TMP/kernel.verdicts" "$TMP/user.verdicts" || fail "tiers disagree on $spec $target"
 	checked=$((checked + 1))
 done
-[ "$checked" -ge 21 ] || fail "only $checked eligible cases checked"
+[ "$checked" -ge 25 ] || fail "only $checked eligible cases checked"

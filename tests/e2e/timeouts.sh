@@ -5,6 +5,8 @@
 # at the deadline plus a few milliseconds though no further event comes;
 # the other library timeouts fire on their targets and are quiet with a
 # longer limit; a recording of each run replays to the same verdicts.
+# The first two run in both tiers: in the kernel tier the timer of
+# bpf/ktimer.bpf.h finds the timeout and stops the holder.
 . "$(dirname "$0")/lib.sh"
 
 # verdicts of a --json file, one line each, sorted
@@ -49,8 +51,12 @@ stopped_in() {	# $1: function the stopped target must be in (any frame)
 	kill -KILL "$pid"
 }
 
-# -- a mutex held 300 ms once among 6000 short holds
-run_vigil run --json "$TMP/live.jsonl" --record "$TMP/rec" specs/lib/mutex_hold.vigil -D limit=100ms -- "$TARGETS/timely" hold 300
+for TIER in kernel user; do
+# -- a mutex held 300 ms once among 6000 short holds (kernel tier: with
+# VIGIL_DEBUG, which says what the kernel's timer did)
+[ $TIER = kernel ] && export VIGIL_DEBUG=1
+run_vigil run --tier=$TIER --json "$TMP/live.jsonl" --record "$TMP/rec" specs/lib/mutex_hold.vigil -D limit=100ms -- "$TARGETS/timely" hold 300
+unset VIGIL_DEBUG
 expect_rc 1
 expect_out "VIOLATION of mutex_held_too_long"
 expect_out "state  held -> held_too_long"
@@ -59,10 +65,14 @@ expect_no_out "hold done"
 # the entering event's stack: the lock in hold_long
 grep -A2 "backtrace of tid" "$TMP/out" | grep -q "hold_long" || fail "the entering event's stack lacks hold_long"
 late_under 20
+if [ $TIER = kernel ]; then	# the kernel's timer fired it, not vigil's
+	grep -qE "kernel timer: [0-9]+ sweeps, 1 timeouts fired" "$TMP/out" ||
+		fail "the kernel tier's timer did not fire the timeout"
+fi
 stopped_in hold_long
 replay specs/lib/mutex_hold.vigil 100ms
 # the JSON verdict: the entering event's stack, and the times
-python3 - "$TMP/live.jsonl" <<'PY' || fail "the JSON violation lacks the timeout's evidence"
+python3 - "$TMP/live.jsonl" <<'PY' || fail "$TIER: the JSON violation lacks the timeout's evidence"
 import json, sys
 v = [o for o in map(json.loads, open(sys.argv[1]))
      if o["type"] == "verdict" and o["verdict"] == "violation"][0]
@@ -73,13 +83,13 @@ assert t["fired_ns"] >= t["deadline_ns"] and v["time_ns"] == t["deadline_ns"], t
 assert v["stack"][0].startswith("hold_long+"), v["stack"]
 PY
 
-run_vigil run specs/lib/mutex_hold.vigil -D limit=500ms -- "$TARGETS/timely" hold 300
+run_vigil run --tier=$TIER specs/lib/mutex_hold.vigil -D limit=500ms -- "$TARGETS/timely" hold 300
 expect_rc 0
 expect_no_out VIOLATION
 expect_out "timely: hold done"
 
 # -- a request that never returns: no event follows the call
-run_vigil run --json "$TMP/live.jsonl" --record "$TMP/rec" specs/lib/call_timeout.vigil -D func=handle -D limit=50ms -- "$TARGETS/timely" stuck
+run_vigil run --tier=$TIER --json "$TMP/live.jsonl" --record "$TMP/rec" specs/lib/call_timeout.vigil -D func=handle -D limit=50ms -- "$TARGETS/timely" stuck
 expect_rc 1
 expect_out "VIOLATION of call_timeout"
 expect_out "slice  r=42"
@@ -87,6 +97,7 @@ expect_out "limit 50.000ms"
 late_under 20
 stopped_in handle
 replay specs/lib/call_timeout.vigil 50ms
+done
 
 # -- a mutex waited for 280 ms
 run_vigil run --json "$TMP/live.jsonl" --record "$TMP/rec" specs/lib/lock_wait.vigil -D limit=100ms -- "$TARGETS/timely" wait 300

@@ -3,6 +3,8 @@
  * by debuglink and build id, inlined copies and clones), and their
  * parameters' types and ABI locations, checked by a ptrace run that
  * stops at their entries (fixtures: sym_fixture.h). */
+#include <dlfcn.h>
+
 #include "sym_fixture.h"
 
 #include <libdwarf/libdwarf.h>
@@ -69,9 +71,26 @@ static void test_func_dynsym_and_ifunc(void **state)
 	assert_true(w.fn.source == VG_SRC_DYNSYM ||
 		    w.fn.source == VG_SRC_SYMTAB);
 	assert_false(w.fn.ifunc);
-	/* strlen is an IFUNC: its symbol is the resolver */
+	/* strlen is an IFUNC: its symbol is the resolver, and the probe
+	 * goes on the implementation it picks here, which is the one this
+	 * very process calls (user/sym/ifunc.c) */
+	assert_int_equal(vg_elf_find_func(w.path, "strlen", &f, &e), 0);
+	assert_true(f.ifunc);
 	assert_int_equal(vg_libs_find_func(&l, "strlen", &w, &e), 0);
-	assert_true(w.fn.ifunc);
+	assert_false(w.fn.ifunc);
+	assert_true(w.fn.addr != f.addr);
+	{
+		/* libc's own, not a sanitizer's interceptor */
+		void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+		void *impl = libc ? dlsym(libc, "strlen") : NULL;
+		Dl_info di;
+
+		assert_non_null(impl);
+		dlclose(libc);
+		assert_true(dladdr(impl, &di) != 0);
+		assert_int_equal(w.fn.addr, (uint64_t)((uintptr_t)impl -
+						       (uintptr_t)di.dli_fbase));
+	}
 	vg_libs_free(&l);
 }
 

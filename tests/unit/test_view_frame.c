@@ -139,6 +139,16 @@ static void test_frame(void **state)
 	assert_non_null(strstr(json, "\"note\":null"));
 	assert_non_null(strstr(json, "\"selected\":null}"));
 	assert_non_null(strstr(json, "\"edges\":[0,0,0,0]"));
+	assert_null(strstr(json, "\"gone\""));
+	free(json);
+
+	/* property 0 unloaded (vigil unload): the page hides it; its
+	 * slice is gone, the other property's stays */
+	vg_monitor_disable(m, 0);
+	json = vg_frame_build(&in, &len);
+	assert_non_null(strstr(json, "{\"name\":\"other\",\"tier\":\"user\",\"gone\":true,\"states\":[{\"name\":\"a\",\"kind\":\"accepting\",\"slices\":0},{\"name\":\"b\",\"kind\":\"accepting\",\"slices\":0}]"));
+	assert_non_null(strstr(json, "{\"name\":\"ready\",\"kind\":\"accepting\",\"slices\":1},{\"name\":\"overflow\",\"kind\":\"violation\",\"slices\":1}]"));
+	assert_int_equal(strstr(strstr(json, "\"gone\":true") + 1, "\"gone\"") == NULL, 1);
 	free(json);
 	vg_monitor_free(m);
 	vg_spec_free(s);

@@ -90,6 +90,14 @@ static bool overridden(enum vg_on_violation ov, const struct vg_property *p,
 	       p->states[state].kind == VG_STATE_VIOLATION;
 }
 
+/* the run's default reaction, or the property's own */
+static enum vg_on_violation ov_of(enum vg_on_violation ov,
+				  const struct vg_property *p)
+{
+	return p->has_on_violation ? (enum vg_on_violation)p->on_violation
+				   : ov;
+}
+
 uint32_t vg_scenario_stop_mask(const struct vg_scenario *sc, int prop)
 {
 	return vg_stop_mask_for(sc->spec, prop, sc->ov);
@@ -100,6 +108,8 @@ uint32_t vg_stop_mask_for(const struct vg_spec *spec, int prop,
 {
 	const struct vg_property *p = &spec->props[prop];
 	uint32_t m = 0;
+
+	ov = ov_of(ov, p);
 
 	for (int s = 0; s < p->nstates && s < 32; s++) {
 		if (overridden(ov, p, s))
@@ -225,7 +235,7 @@ static void run_reactions(struct vg_scenario *sc, const struct vg_property *p,
 			enum vg_action_kind k = re->actions[a].kind;
 
 			if ((k == VG_ACT_STOP || k == VG_ACT_GDB) && on_enter &&
-			    overridden(sc->ov, p, state))
+			    overridden(ov_of(sc->ov, p), p, state))
 				continue;
 			act(sc, &re->actions[a], s, ev);
 		}
@@ -247,7 +257,7 @@ void vg_scenario_transition(struct vg_scenario *sc,
 		if (vg_scenario_stop_mask(sc, s->prop) >> to & 1) {
 			struct vg_action stop = { .kind = VG_ACT_STOP };
 
-			if (sc->ov == VG_OV_GDB && !has_reaction(p, to))
+			if (ov_of(sc->ov, p) == VG_OV_GDB && !has_reaction(p, to))
 				stop.kind = VG_ACT_GDB;
 			act(sc, &stop, s, ev);
 		}
@@ -258,12 +268,12 @@ void vg_scenario_transition(struct vg_scenario *sc,
 	run_reactions(sc, p, to, true, s, ev);
 	if (p->states[to].kind == VG_STATE_VIOLATION && from != to &&
 	    !has_reaction(p, to)) {
-		if (sc->ov == VG_OV_KILL) {
+		if (ov_of(sc->ov, p) == VG_OV_KILL) {
 			struct vg_action k = { .kind = VG_ACT_KILL };
 
 			act(sc, &k, s, ev);
 		}
-		if (sc->ov == VG_OV_CHECKPOINT)
+		if (ov_of(sc->ov, p) == VG_OV_CHECKPOINT)
 			want_checkpoint(sc, s);
 	}
 }
@@ -314,6 +324,12 @@ void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
 	sc->stop_tid = pid;
 	sc->stop_pid = pid;
 	snprintf(sc->why, sizeof(sc->why), "%s", why);
+}
+
+void vg_scenario_next_process(struct vg_scenario *sc)
+{
+	vg_scenario_resume(sc);
+	sc->killed = false;
 }
 
 void vg_scenario_resume(struct vg_scenario *sc)

@@ -67,5 +67,8 @@ void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
 /* --interactive: the stop is gdb's now (user/session/live.c); the next
  * stop is noted like the first. */
 void vg_scenario_resume(struct vg_scenario *sc);
+/* vigil watch: a reaction stopped or killed one process, which is dealt
+ * with; the next process's reactions start afresh. */
+void vg_scenario_next_process(struct vg_scenario *sc);
 
 #endif

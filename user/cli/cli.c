@@ -1,6 +1,8 @@
 /* What the commands share: errors, usage errors, -D, loading specs. */
 #include "cli.h"
 
+#include "session/session.h"
+
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,4 +72,42 @@ int vg_cli_load_specs(struct vg_spec *spec, int n, char **files,
 		if (vg_spec_load_file(spec, files[i], e))
 			return -1;
 	return vg_spec_check_defines(spec, e);
+}
+
+int vg_cli_apply_reactions(struct vg_spec *spec, int n, const char **args,
+			   bool one_process, struct vg_err *e)
+{
+	static const char *const names[] = {
+		[VG_OV_STOP] = "stop", [VG_OV_GDB] = "gdb",
+		[VG_OV_CONTINUE] = "continue", [VG_OV_KILL] = "kill",
+		[VG_OV_CHECKPOINT] = "checkpoint",
+	};
+
+	for (int i = 0; i < n; i++) {
+		const char *eq = strchr(args[i], '='), *r = eq + 1;
+		size_t len = (size_t)(eq - args[i]);
+		int ov = -1, p;
+
+		for (p = 0; p < spec->nprops; p++)
+			if (strlen(spec->props[p].name) == len &&
+			    !strncmp(spec->props[p].name, args[i], len))
+				break;
+		if (p == spec->nprops)
+			return vg_errf_code(e, VG_EXIT_USAGE, "--on-violation %s: no property '%.*s' in the specs",
+					    args[i], (int)len, args[i]);
+		if (!strcmp(r, "log"))	/* the agent's word for continue */
+			r = "continue";
+		for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
+			if (names[k] && !strcmp(r, names[k]))
+				ov = k;
+		if (ov < 0)
+			return vg_errf_code(e, VG_EXIT_USAGE, "--on-violation %s: '%s' is not stop, gdb, checkpoint, continue (log) or kill",
+					    args[i], eq + 1);
+		if ((ov == VG_OV_CHECKPOINT || ov == VG_OV_GDB) && !one_process)
+			return vg_errf_code(e, VG_EXIT_USAGE, "--on-violation %s: checkpoint and gdb are for one process (not with watch or --follow-fork)",
+					    args[i]);
+		spec->props[p].has_on_violation = true;
+		spec->props[p].on_violation = ov;
+	}
+	return 0;
 }

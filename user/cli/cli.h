@@ -29,4 +29,10 @@ int vg_cli_add_define(struct vg_cli_defs *d, const char *arg,
 int vg_cli_load_specs(struct vg_spec *spec, int n, char **files,
 		      const struct vg_cli_defs *defs, struct vg_err *e);
 
+/* --on-violation PROP=REACTION (args: n of them), after the specs are
+ * loaded: that property's default reaction. one_process: checkpoint and
+ * gdb are allowed (not under watch or --follow-fork). 0, or -1 with e set. */
+int vg_cli_apply_reactions(struct vg_spec *spec, int n, const char **args,
+			   bool one_process, struct vg_err *e);
+
 #endif

@@ -12,8 +12,10 @@
 #include "cli/cli.h"
 #include "cli/ckpt_cmds.h"
 #include "cli/ctl_cmd.h"
+#include "cli/agent_cmd.h"
 #include "cli/offline_cmds.h"
 #include "cli/run_cmd.h"
+#include "cli/watch_cmd.h"
 #include "cli/usage.h"
 #include "util/color.h"
 
@@ -48,10 +50,12 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } cmds[] = {
-	{ "run", run }, { "attach", attach }, { "check", vg_cmd_check },
+	{ "run", run }, { "attach", attach }, { "watch", vg_cmd_watch },
+	{ "check", vg_cmd_check },
 	{ "graph", vg_cmd_graph }, { "lint", vg_cmd_lint },
 	{ "restore", vg_cmd_restore }, { "checkpoint", vg_cmd_checkpoint },
 	{ "ctl", vg_cmd_ctl }, { "view", vg_cmd_view },
+	{ "agent", vg_cmd_agent },
 };
 
 static bool is_help(const char *a)

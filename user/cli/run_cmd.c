@@ -12,7 +12,9 @@
 
 #include "cli/cli.h"
 #include "cli/usage.h"
+#include "metrics/metrics.h"
 #include "session/session.h"
+#include "session/leaks.h"
 #include "spec/spec.h"
 #include "util/caps.h"
 
@@ -60,6 +62,14 @@ static const struct option opts[] = {
 	{ "view-addr", required_argument, 0, 'a' },
 	{ "view-port", required_argument, 0, 'P' },
 	{ "interactive", no_argument, 0, 'I' },
+	{ "metrics", required_argument, 0, 'M' },
+	{ "journal", optional_argument, 0, 'J' },
+	/* the agent's, for the sessions it starts (not in the usage) */
+	{ "unit", required_argument, 0, 'U' },
+	{ "metrics-file", required_argument, 0, 'T' },
+	{ "leak-check", no_argument, 0, 1001 },
+	{ "suppressions", required_argument, 0, 1002 },
+	{ "show-leak-kinds", required_argument, 0, 1003 },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -67,7 +77,8 @@ static const struct option opts[] = {
 /* One option into o; 0, or the exit status of a usage error (or -1 for
  * --help, printed). */
 static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
-		const char **libs, bool attach, const char *usage)
+		const char **libs, struct vg_cli_defs *reacts, bool attach,
+		const char *usage)
 {
 	char *end;
 	size_t n;
@@ -104,6 +115,10 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 			return vg_cli_usage(usage, "--tier: '%s' is not auto, kernel or user", optarg);
 		break;
 	case 'v':
+		if (strchr(optarg, '=')) {	/* PROP=REACTION: once loaded */
+			reacts->v[reacts->n++] = optarg;
+			break;
+		}
 		if (!strcmp(optarg, "stop"))
 			o->on_violation = VG_OV_STOP;
 		else if (!strcmp(optarg, "gdb"))
@@ -192,6 +207,35 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 			return vg_cli_usage(usage, "--view-port: '%s' is not a port number (0 for any free one)", optarg);
 		o->view_port = (int)n;
 		break;
+	case 'M': {
+		static char addr[64];	/* one --metrics per command */
+
+		if (vg_metrics_parse_addr(optarg, addr, sizeof(addr),
+					  &o->metrics_port))
+			return vg_cli_usage(usage, "--metrics: '%s' is not ADDR:PORT (a numeric IPv4 address, e.g. 127.0.0.1:9477)", optarg);
+		o->metrics_addr = addr;
+		break;
+	}
+	case 'U':
+		o->unit = optarg;
+		break;
+	case 'T':
+		o->metrics_file = optarg;
+		break;
+	case 'J':
+		o->journal = true;
+		o->journal_path = optarg;
+		break;
+	case 1001:
+		o->leak_check = true;
+		break;
+	case 1002:
+		o->suppressions = optarg;
+		break;
+	case 1003:
+		if (vg_leak_kinds_parse(optarg, &o->leak_show))
+			return vg_cli_usage(usage, "--show-leak-kinds: '%s' is not a list of definite, indirect, possible, reachable, or all", optarg);
+		break;
 	case 'h':
 		fputs(usage, stdout);
 		return -1;
@@ -204,9 +248,9 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 int vg_cmd_run(int argc, char **argv, bool attach)
 {
 	const char *usage = attach ? vg_usage_attach : vg_usage_run;
-	const char *libs[argc], *defv[argc];	/* at most one per argument */
+	const char *libs[argc], *defv[argc], *reactv[argc];	/* at most one per argument */
 	char *specs[argc];
-	struct vg_cli_defs defs = { defv, 0 };
+	struct vg_cli_defs defs = { defv, 0 }, reacts = { reactv, 0 };
 	struct vg_session_opts o = { .checkpoint_gap_ms = 500 };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
@@ -227,7 +271,7 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 			specs[nspecs++] = argv[optind++];
 			continue;
 		}
-		if ((rc = take(c, &o, &defs, libs, attach, usage)))
+		if ((rc = take(c, &o, &defs, libs, &reacts, attach, usage)))
 			return rc < 0 ? 0 : rc;
 	}
 	if (attach) {
@@ -253,6 +297,8 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 	if (!spec)
 		return 3;
 	if (vg_cli_load_specs(spec, nspecs, specs, &defs, &e) ||
+	    vg_cli_apply_reactions(spec, reacts.n, reacts.v, !o.follow_forks,
+				   &e) ||
 	    vg_check_privileges(&e)) {
 		vg_spec_free(spec);
 		return vg_cli_fail(&e);

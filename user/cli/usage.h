@@ -8,12 +8,14 @@
 extern const char vg_usage_main[];
 extern const char vg_usage_run[];
 extern const char vg_usage_attach[];
+extern const char vg_usage_watch[];
 extern const char vg_usage_check[];
 extern const char vg_usage_graph[];
 extern const char vg_usage_lint[];
 extern const char vg_usage_restore[];
 extern const char vg_usage_checkpoint[];
 extern const char vg_usage_ctl[];
+extern const char vg_usage_agent[];
 extern const char vg_usage_view[];
 
 /* The help of command `cmd`, or NULL when there is no such command. */

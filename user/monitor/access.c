@@ -115,6 +115,8 @@ int vg_monitor_set(struct vg_monitor *m, int prop, uint32_t mask,
 	if (prop < 0 || prop >= m->nprops)
 		return vg_errf(e, "monitor: no property %d", prop);
 	pr = &m->pr[prop];
+	if (pr->disabled)
+		return 0;	/* a mirrored slice of an unloaded property */
 	if (mask & ~(pr->nmasks - 1) || state < 0 || state >= pr->p->nstates)
 		return vg_errf(e, "monitor: %s: bad slice (mask %#x, state %d)",
 			       pr->p->name, mask, state);
@@ -224,6 +226,8 @@ void vg_monitor_foreach(struct vg_monitor *m,
 	for (int p = 0; p < m->nprops; p++) {
 		struct prop_rt *pr = &m->pr[p];
 
+		if (pr->disabled)
+			continue;
 		for (uint32_t mk = 0; mk < pr->nmasks; mk++) {
 			struct vg_mstore *ms = &pr->st.ms[mk];
 
@@ -302,6 +306,11 @@ const int64_t *vg_monitor_globals(const struct vg_monitor *m, int prop)
 	return m->pr[prop].globals;
 }
 
+void vg_monitor_note_timeout(struct vg_monitor *m)
+{
+	m->s.timeouts++;
+}
+
 int vg_monitor_set_global(struct vg_monitor *m, int prop, int idx,
 			  int64_t value, struct vg_err *e)
 {
@@ -311,4 +320,33 @@ int vg_monitor_set_global(struct vg_monitor *m, int prop, int idx,
 			       prop);
 	m->pr[prop].globals[idx] = value;
 	return 0;
+}
+
+void vg_monitor_disable(struct vg_monitor *m, int prop)
+{
+	uint32_t needed[1 << VG_MAX_PARAMS] = { 0 };
+	struct prop_rt *pr;
+
+	if (prop < 0 || prop >= m->nprops || m->pr[prop].disabled)
+		return;
+	pr = &m->pr[prop];
+	/* the store is made again empty, with the same indexes: every other
+	 * function keeps finding a well-formed (empty) store */
+	for (uint32_t mk = 0; mk < pr->nmasks; mk++)
+		for (int k = 0; k < pr->st.ms[mk].nidx; k++)
+			needed[mk] |= 1u << pr->st.ms[mk].idx_mask[k];
+	m->s.slices_freed += pr->stored;
+	vg_store_fini(&pr->st);
+	vg_store_init(&pr->st, pr->k, pr->nvars, needed);
+	pr->stored = 0;
+	pr->evaluate = false;	/* no steps; its timers are stale (timers.c) */
+	pr->disabled = true;
+	m->timed = false;
+	for (int i = 0; i < m->nprops; i++)
+		m->timed |= m->pr[i].evaluate && m->pr[i].p->timed;
+}
+
+bool vg_monitor_prop_disabled(const struct vg_monitor *m, int prop)
+{
+	return prop >= 0 && prop < m->nprops && m->pr[prop].disabled;
 }

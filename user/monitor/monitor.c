@@ -410,24 +410,46 @@ static int join(struct vg_monitor *m, struct prop_rt *pr, uint32_t n,
 	return 0;
 }
 
-/* Step D once nothing at or below beta is known to exist (h: its hash). */
+/* Step D once nothing at or below beta is known to exist (h: its hash),
+ * or beta's own slice is the tombstone `tomb` (else VG_REF_NONE): an
+ * instance that reached a violation is over, and an event that starts one
+ * from the initial state into a state that is not a violation (a block
+ * the allocator hands out again at the same address) starts the object's
+ * next life. The tombstone's violation stays reported; an event that
+ * would only repeat the violation is still absorbed. */
 static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 		 uint32_t bmask, const uint64_t *beta, uint64_t h,
-		 const struct vg_mon_event *ev, struct vg_err *e)
+		 uint32_t tomb, const struct vg_mon_event *ev,
+		 struct vg_err *e)
 {
 	struct vg_mstore *ms = &pr->st.ms[bmask];
 	uint32_t ref;
 	bool full = vg_full_up(m, pr), keep;
+	uint8_t flags = pr->inconclusive ? VG_SF_INCONC : 0;
 	int t, to;
 
 	memcpy(pr->tmp_vars, pr->init_vars, pr->nvars * sizeof(int64_t));
-	if (full && pr->nglobals)
+	if ((full || tomb != VG_REF_NONE) && pr->nglobals)
 		memcpy(pr->saved_globals, pr->globals,
 		       pr->nglobals * sizeof(int64_t));
 	t = choose(pr, bi, 0, beta, pr->tmp_vars, ev);
 	if (t < 0)
 		return 0;
 	to = pr->p->trans[t].to;
+	if (tomb != VG_REF_NONE) {
+		if (pr->viol[to]) {	/* the same violation again: absorbed */
+			if (pr->nglobals)
+				memcpy(pr->globals, pr->saved_globals,
+				       pr->nglobals * sizeof(int64_t));
+			return 0;
+		}
+		/* a new instance: it has missed nothing yet (what the old
+		 * one may have missed was said with its violation) */
+		vg_store_remove(ms, tomb);
+		pr->stored--;
+		m->s.slices_freed++;
+		full = vg_full_up(m, pr);
+	}
 	if (pr->p->timed)
 		vg_timer_enter(m, pr, bmask, beta, to, pr->tmp_vars, ev);
 	keep = pr->viol[to] || to != 0 || !vg_vars_initial(pr, pr->tmp_vars);
@@ -440,16 +462,13 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 		return 0;
 	}
 	vg_mon_call_hook(m, prop, bmask, beta, to, t, pr->tmp_vars,
-			 pr->inconclusive, 0, ev);
+			 flags & VG_SF_INCONC, 0, ev);
 	if (!keep)
 		return 0;
 	if (pr->viol[to])
-		ref = vg_store_add_tomb(ms, beta, h, to,
-					pr->inconclusive ? VG_SF_INCONC : 0);
+		ref = vg_store_add_tomb(ms, beta, h, to, flags);
 	else
-		ref = vg_store_add_live(ms, beta, h, to,
-					pr->inconclusive ? VG_SF_INCONC : 0,
-					pr->tmp_vars);
+		ref = vg_store_add_live(ms, beta, h, to, flags, pr->tmp_vars);
 	if (ref == VG_REF_NONE)
 		return vg_errf(e, "out of memory");
 	pr->stored++;
@@ -466,11 +485,18 @@ static int from_scratch(struct vg_monitor *m, int prop, struct prop_rt *pr,
 	uint64_t h = vg_store_hash(bmask, beta);
 	uint32_t dummy;
 
-	if ((ms->nlive || ms->ntomb) && vg_store_find(ms, beta, h) != VG_REF_NONE)
+	uint32_t ref = VG_REF_NONE;
+
+	if ((ms->nlive || ms->ntomb) &&
+	    (ref = vg_store_find(ms, beta, h)) != VG_REF_NONE &&
+	    !(ref & VG_REF_TOMB))
 		return 0;
+	/* a slice below beta: step A started from it (a tombstone at beta
+	 * with a live slice below it stays: that slice's join would be the
+	 * next life, and joins do not recreate) */
 	if (most_specific(pr, bmask, beta, -1, &dummy) != VG_REF_NONE)
-		return 0;		/* step A started from it */
-	return start(m, prop, pr, bi, bmask, beta, h, ev, e);
+		return 0;
+	return start(m, prop, pr, bi, bmask, beta, h, ref, ev, e);
 }
 
 /* Does no slice bind a proper subset of the full mask `all`? */
@@ -536,10 +562,11 @@ static int prop_event(struct vg_monitor *m, int prop, struct prop_rt *pr,
 		uint32_t ref = ms->inl ? vg_itab_find(ms, beta, vg_h32(h))
 				       : vg_store_find(ms, beta, h);
 
-		if (ref == VG_REF_NONE) {
+		if (ref == VG_REF_NONE || (ref & VG_REF_TOMB)) {
 			if (pr->tr_off[bi] != pr->tr_off[bi + 1])
-				rc = start(m, prop, pr, bi, bm, beta, h, ev, e);
-		} else if (!(ref & VG_REF_TOMB)) {
+				rc = start(m, prop, pr, bi, bm, beta, h, ref,
+					   ev, e);
+		} else {
 			rc = apply(m, prop, pr, bi, bm, ref, ev, e);
 		}
 		goto fin;

@@ -107,6 +107,10 @@ uint64_t vg_monitor_prop_live(const struct vg_monitor *m, int prop);
 /* Global variables of a property, [prop->nglobals]. */
 const int64_t *vg_monitor_globals(const struct vg_monitor *m, int prop);
 /* Set one (restoring a checkpoint's monitor state). */
+/* A timeout the kernel tier took (mirrored by vg_monitor_set): counted in
+ * the stats' timeouts like the user tier's own. */
+void vg_monitor_note_timeout(struct vg_monitor *m);
+
 int vg_monitor_set_global(struct vg_monitor *m, int prop, int idx,
 			  int64_t value, struct vg_err *e);
 
@@ -174,5 +178,15 @@ int vg_monitor_expire(struct vg_monitor *m, uint64_t now, struct vg_err *e);
 /* The earliest pending deadline (perhaps of a timeout cancelled since),
  * UINT64_MAX when none: when to wake up for vg_monitor_expire. */
 uint64_t vg_monitor_next_deadline(const struct vg_monitor *m);
+
+/* Take a property out of the monitor for good (`vigil unload` of a
+ * property the session started with, user/session/live_load.c): its
+ * slices are freed, its pending timeouts dropped, no event steps it any
+ * more, vg_monitor_set ignores it (the kernel tier's table may still hold
+ * its slices), and vg_monitor_foreach, vg_monitor_stats and
+ * vg_monitor_prop_live no longer see it. Its verdicts are the caller's to
+ * report first. A fresh monitor (a restore) has it again. */
+void vg_monitor_disable(struct vg_monitor *m, int prop);
+bool vg_monitor_prop_disabled(const struct vg_monitor *m, int prop);
 
 #endif

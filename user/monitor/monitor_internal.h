@@ -274,6 +274,8 @@ struct prop_rt {
 	int k;
 	uint32_t nvars, nglobals, nmasks;
 	bool evaluate;
+	bool disabled;			/* vg_monitor_disable: no slices, no
+					 * steps, not visited */
 	bool inconclusive;		/* refused a slice, or marked */
 	int64_t *globals, *init_vars, *tmp_vars, *saved_globals;
 	int nb;

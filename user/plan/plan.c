@@ -1,7 +1,10 @@
 /* Building a run's plan (plan.h): the deciders, one pass each, over one
  * object, before anything is loaded. */
 #include "plan.h"
+#include "session/leaks.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,9 +99,15 @@ static void pass_flags(struct vg_plan *p, bool record)
 			ev->flags |= VG_EVF_STACK;
 		if (p->hold_events && p->hold_events[i])
 			ev->flags |= VG_EVF_HOLD;
+		if (p->release_events && p->release_events[i])
+			ev->flags |= VG_EVF_UNWATCH;
 		if (s->events[i].marks_inside)
 			ev->flags |= s->events[i].kind == VG_EV_BEFORE
 				     ? VG_EVF_ENTER : VG_EVF_LEAVE;
+		/* a call checked against watched blocks (session/callacc.c):
+		 * to user space, batched (no wake-up per memcpy) */
+		if (s->events[i].access_for)
+			ev->flags |= VG_EVF_USER;
 		if (p->arms)
 			ev->arms = p->arms[i];
 		if (s->events[i].kind == VG_EV_SIGNAL)
@@ -145,6 +154,26 @@ static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 	return 0;
 }
 
+/* Does the function at file offset off of path start with a VEX or EVEX
+ * (AVX, AVX-512) instruction? glibc's memset and strchr do on an AVX-512
+ * machine (vpbroadcastb into %zmm16): a uprobe there, single-stepped out
+ * of line, left memset writing zeros on this project's kernel (6.18,
+ * bench/strcalls.c: its sum went to 0). In 64-bit mode 0xc4, 0xc5 and
+ * 0x62 start no other instruction. */
+static bool vector_insn_at(const char *path, uint64_t off)
+{
+	unsigned char b = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool v;
+
+	if (fd < 0)
+		return false;
+	v = pread(fd, &b, 1, (off_t)off) == 1 &&
+	    (b == 0xc4 || b == 0xc5 || b == 0x62);
+	close(fd);
+	return v;
+}
+
 /* Where each function probe goes, and which program runs there */
 static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 		      struct vg_err *e)
@@ -164,6 +193,13 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 		if (vg_libs_find_funcs(libs, ev->name, &all, &nall, e)) {
 			char tmp[sizeof(e->msg)];
 
+			/* a call the session added for watched blocks
+			 * (session/callacc.c) that this program lacks */
+			if (ev->access_for) {
+				free(all);
+				continue;
+			}
+
 			/* the spec line that asked for it (exit status 2) */
 			snprintf(tmp, sizeof(tmp), "%.256s:%d:%d: %.3800s",
 				 ev->loc.file, ev->loc.line, ev->loc.col,
@@ -176,6 +212,11 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 		for (size_t k = 0; k < nall && !rc; k++) {
 			const struct vg_func_where *w = &all[k];
 
+			/* a call added for watched blocks is optional: not
+			 * where the probe could harm the program */
+			if (ev->access_for && vector_insn_at(w->path,
+							     w->fn.offset))
+				continue;
 			if (ev->kind == VG_EV_BEFORE) {
 				rc = add_site(p, i, ev->nstrs ? VG_PROG_ENTRY_S
 							      : VG_PROG_ENTRY,
@@ -217,6 +258,46 @@ static int binary_passes(struct vg_plan *p, const struct vg_plan_opts *o,
 	return rc;
 }
 
+/* --leak-check: the allocations of the leak property take their stacks
+ * (its loss records are grouped by them), and the probe at _exit of
+ * vigil's own property (session/leaks.c) holds the target for the scan */
+static int pass_leak_check(struct vg_plan *p)
+{
+	const struct vg_spec *spec = p->spec;
+
+	if (!p->hold_events &&
+	    !(p->hold_events = calloc((size_t)spec->nevents + 1, sizeof(bool))))
+		return -1;
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *pr = &spec->props[i];
+		int v;
+
+		/* the hold at _exit; exit's caller (its return address is
+		 * read with the stack) marks where exit's frames end */
+		if (!strcmp(pr->name, VG_LEAK_HOLD_PROP))
+			for (int b = 0; b < pr->nbindings; b++) {
+				int ev = pr->bindings[b].event;
+
+				if (!strcmp(spec->events[ev].name, "_exit"))
+					p->hold_events[ev] = true;
+				else
+					p->stack_events[ev] = true;
+			}
+		if (!vg_leak_block_prop(pr, &v))
+			continue;
+		for (int t = 0; t < pr->ntrans; t++) {
+			int ev = pr->trans[t].event;
+			enum vg_event_kind k = spec->events[ev].kind;
+
+			if (pr->states[pr->trans[t].to].kind ==
+			    VG_STATE_NONACCEPTING &&
+			    (k == VG_EV_BEFORE || k == VG_EV_AFTER))
+				p->stack_events[ev] = true;
+		}
+	}
+	return 0;
+}
+
 struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 			      const struct vg_plan_opts *o, struct vg_err *e)
 {
@@ -247,10 +328,17 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	if (vg_plan_tiers(spec, o->tier, p->kernel, why, e))
 		goto fail;
 	for (int i = 0; i < np; i++) {
-		if (o->follow_forks) {
+		if (o->leak_check &&
+		    !strcmp(spec->props[i].name, VG_LEAK_HOLD_PROP)) {
 			p->kernel[i] = false;
 			snprintf(why[i], sizeof(why[i]),
-				 "--follow-fork (kernel-tier slices do not tell processes apart)");
+				 "it holds the program at _exit for --leak-check");
+		}
+		if (o->follow_forks) {
+			p->kernel[i] = false;
+			snprintf(why[i], sizeof(why[i]), "%s",
+				 o->watch ? "vigil watch (the default; --tier=kernel keys kernel-tier slices by process)"
+					  : "--follow-fork (kernel-tier slices do not tell processes apart)");
 		}
 		p->props[i].kernel = p->kernel[i];
 		p->any_kernel |= p->kernel[i];
@@ -264,7 +352,9 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	/* 3. stacks; 4. watch holds; 5. --dynamic */
 	pass_stacks(p, o->stacks);
 	p->hold_events = vg_watchset_holds(spec, p->kernel, &oom);
-	if (oom) {
+	if (!oom)
+		p->release_events = vg_watchset_releases(spec, p->kernel, &oom);
+	if (oom || (o->leak_check && pass_leak_check(p))) {
 		vg_errf(e, "out of memory");
 		goto fail;
 	}
@@ -308,6 +398,7 @@ void vg_plan_free(struct vg_plan *p)
 	free(p->stop_masks);
 	free(p->stack_events);
 	free(p->hold_events);
+	free(p->release_events);
 	free(p->arms);
 	free(p->gwatch);
 	free(p->swatch);

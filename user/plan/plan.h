@@ -50,6 +50,8 @@ struct vg_plan_opts {
 	 * --all-warnings) */
 	FILE *warn;
 	bool all_names;
+	bool watch;			/* (because of vigil watch, says why) */
+	bool leak_check;		/* --leak-check (session/leaks.h) */
 };
 
 /* The BPF program a site runs (bpf/vigil/probes.bpf.c) */
@@ -172,6 +174,7 @@ struct vg_plan {
 	uint32_t *stop_masks;		/* [nprops] */
 	bool *stack_events;		/* [nevents] */
 	bool *hold_events;		/* [nevents], NULL: none */
+	bool *release_events;		/* VG_EVF_UNWATCH ones, likewise */
 	uint64_t *arms;			/* [nevents], NULL without --dynamic */
 };
 

@@ -76,6 +76,12 @@ int vg_plan_pass_reads(struct vg_plan *p, const struct vg_plan_opts *o,
 		if (ev->marks_inside)
 			c->inside = ev->inside_bit;
 		c->outside = ev->outside_mask;
+		/* a call checked against watched blocks: its buffers */
+		c->nrng = ev->nrng;
+		for (int k = 0; k < 2; k++) {
+			c->rng_ptr[k] = ev->rng_ptr[k];
+			c->rng_len[k] = ev->rng_len[k];
+		}
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
 			/* not a function call: only its memory reads */
 			if (vg_plan_event(ev, NULL, NULL, o->binary, dc, c,

@@ -7,6 +7,7 @@
  * globals (shared state across slices would need a second lock), and code
  * within the interpreter's bounds. */
 #include "ktier.h"
+#include "ktimer.h"
 #include "plan/plan.h"
 
 #include <bpf/bpf.h>
@@ -23,14 +24,6 @@ static bool code_in_subset(const struct vg_property *p,
 		    p->code[i].op == VG_OP_STGLOB)
 			return false;
 	return true;
-}
-
-static const char *vg_ktier_timed_state(const struct vg_property *p)
-{
-	for (int i = 0; i < p->nstates; i++)
-		if (p->states[i].timed)
-			return p->states[i].name;
-	return "?";
 }
 
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
@@ -51,12 +44,8 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 	else if (p->nstates > VG_KMAX_STATES)
 		snprintf(buf, len, "it has %d states (the kernel tier takes %d)",
 			 p->nstates, VG_KMAX_STATES);
-	else if (p->timed)
-		/* a uprobe program may not touch a map holding a bpf_timer
-		 * on this kernel ("tracing progs cannot use bpf_timer yet",
-		 * docs/LANGUAGE.md, Time) */
-		snprintf(buf, len, "state '%s' has a timeout, which the user tier's timers keep",
-			 vg_ktier_timed_state(p));
+	else if (p->timed && !vg_ktimer_kernel_ok())
+		snprintf(buf, len, "it has a timeout, and this kernel cannot stop a thread from a timer (bpf_send_signal_task, Linux 6.13)");
 	else if (p->nbindings > VG_KMAX_BINDINGS)
 		snprintf(buf, len, "it uses %d distinct events (the kernel tier takes %d)",
 			 p->nbindings, VG_KMAX_BINDINGS);
@@ -244,6 +233,8 @@ static int plan_prop(struct vg_plan *plan, int prop, int k,
 		.stop_mask = plan->stop_masks[prop],
 		.notify_mask = state_mask(p, false, true),
 		.ckpt_mask = ckpt_states(p),
+		.timed_mask = vg_ktimer_states(p),
+		.deadline_var = p->timed ? (uint32_t)p->deadline_var : 0,
 	};
 	uint32_t base = kt->ncode;
 	int tbase = 0;	/* transitions of the properties before this one */
@@ -304,10 +295,27 @@ static int plan_prop(struct vg_plan *plan, int prop, int k,
 			/* a self-loop without update changes nothing, unless
 			 * the state has a reaction that must see it */
 			x->moves |= u->to != u->from || u->update.len ||
-				    (kp.notify_mask >> u->from & 1);
+				    (kp.notify_mask >> u->from & 1) ||
+				    p->states[u->to].timed;	/* restarts */
 		}
 	}
 	return 0;
+}
+
+uint32_t vg_ktier_code_base(const struct vg_plan *plan, int kprop)
+{
+	const struct vg_spec *spec = plan->spec;
+	uint32_t base = 0;
+	int k = 0;
+
+	/* vg_ktier_plan's layout: kernel properties in spec order, each
+	 * one's code after the previous one's */
+	for (int prop = 0; prop < spec->nprops && k < kprop; prop++)
+		if (plan->kernel[prop]) {
+			base += (uint32_t)spec->props[prop].ncode;
+			k++;
+		}
+	return base;
 }
 
 int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e)
@@ -333,6 +341,8 @@ int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e)
 				return vg_errf(e, "kernel tier: more than %d properties on event %s",
 					       VG_KMAX_EV_PROPS,
 					       spec->events[p->bindings[b].event].name);
+			if (p->timed)	/* one clock read (vigil_ktimer.h) */
+				c->flags |= VG_EVF_KTIME;
 			c->kprop[c->nkprops] = k;
 			c->kbind[c->nkprops] = b;
 			for (int i = 0; i < VG_KMAX_PARAMS; i++)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ktier.h"
+#include "ktimer.h"
 #include "plan/plan.h"
 #include "load_stats.h"
 #include "split_load.h"
@@ -212,8 +213,8 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 
 	/* the tracepoints: one per event at most, and the three lifecycle
 	 * ones */
-	p->links = calloc(s->nevents + 3, sizeof(*p->links));
-	p->link_prog_fd = calloc(s->nevents + 3, sizeof(int));
+	p->links = calloc(s->nevents + 4, sizeof(*p->links));
+	p->link_prog_fd = calloc(s->nevents + 4, sizeof(int));
 	/* without per-process following, the old way: any process, filtered
 	 * in BPF */
 	p->pid = o->follow_forks && !p->per_pid ? -1 : o->pid;
@@ -222,6 +223,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_fork, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_exec, e))
+		return -1;
+	if (o->watch && o->watch_lib_ino &&
+	    attach_tracepoint(p, p->skel->progs.vg_watch_mmap, e))
 		return -1;
 	for (int i = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
@@ -268,6 +272,10 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	}
 	if (add_sites(p, o->plan, e))
 		return -1;
+	/* vigil watch: no target of its own, every process gets its links
+	 * as it is adopted (a pid of 0 would be no filter at all) */
+	if (o->watch)
+		return 0;
 	return vg_probe_attach_groups(p, e);
 }
 
@@ -445,6 +453,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	lifecycle_setup(p);
+	bpf_program__set_autoload(p->skel->progs.vg_watch_mmap,
+				  o->watch && o->watch_lib_ino);
 	p->per_pid = o->follow_forks && kernel_has_func("bpf_send_signal_task");
 	if (o->follow_forks && !p->per_pid && o->warn)
 		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
@@ -455,6 +465,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->kslot_mask = p->kslot_cap - 1;
 	p->skel->bss->kslot_max = p->kslot_max;
 	vg_rewind_setup(p);	/* exact stops at an entry (rewind.c) */
+	vg_ktimer_setup(p, o);	/* timeouts in the kernel tier */
 	ls = vg_load_stats_arm(p->skel->obj);
 	t0 = vg_now_ns(CLOCK_MONOTONIC);
 	{
@@ -498,6 +509,11 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->target_tgid = o->pid;
 	p->skel->bss->follow_forks = o->follow_forks;
 	p->skel->bss->fork_stop = p->per_pid;
+	p->skel->bss->watch_ino = o->watch ? o->watch_ino : 0;
+	vg_probe_kslices_by_process(p, o->watch);
+	p->skel->bss->watch_dev = o->watch ? o->watch_dev : 0;
+	p->skel->bss->watch_lib_ino = o->watch ? o->watch_lib_ino : 0;
+	p->skel->bss->watch_lib_dev = o->watch ? o->watch_lib_dev : 0;
 	p->skel->bss->stop_at_exec = o->launching &&
 				     vg_probe_has_global_watches(p);
 	p->skel->bss->armed_mask = ~o->plan->dormant;
@@ -505,6 +521,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
 	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;
 	if (configure(p, o, e))
+		goto fail;
+	if (vg_ktimer_start(p, o, e))
 		goto fail;
 	if (vg_rewind_config(p, o)) {
 		vg_errf(e, "writing the rewind table: %s", strerror(errno));
@@ -546,11 +564,14 @@ void vg_probe_close(struct vg_probe *p)
 	/* every uprobe in one step (a close per program and file, all
 	 * waiting together), then the tracepoints */
 	vg_probe_free_groups(p);
+	vg_probe_gone_free(p);
 	vg_links_destroy(p->links, p->nlinks);
 	free(p->links);
 	free(p->link_prog_fd);
 	if (p->kslot_mem)
 		munmap((void *)p->kslot_mem, p->kslot_mem_len);
+	if (p->skel)
+		vg_ktimer_stop(p);
 	vigil_bpf__destroy(p->skel);
 	bpf_object__close(p->kstep_obj);
 	pthread_mutex_destroy(&p->reap_mu);
@@ -610,18 +631,22 @@ int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 		    (v.prop != (uint32_t)kprop || v.key[0] != key[0] ||
 		     v.key[1] != key[1]))
 			continue;
+		uint16_t tflags = v.use == VG_KSLOT_READY ? v.tflags : 0;
+
 		if (v.use != VG_KSLOT_READY) {
 			if (p->skel->bss->kslot_count >= p->kslot_max)
 				break;
 			p->skel->bss->kslot_count++;
 		}
 		memset(&v, 0, sizeof(v));
+		v.tflags = tflags;
 		v.use = VG_KSLOT_READY;
 		v.prop = (uint32_t)kprop;
 		v.key[0] = key[0];
 		v.key[1] = key[1];
 		v.state = (uint16_t)state;
 		memcpy(v.vars, vars, sizeof(v.vars));
+		vg_ktimer_adopt(p, idx, &v);	/* a deadline it carries */
 		if (bpf_map_update_elem(fd, &idx, &v, BPF_ANY))
 			return vg_errf(e, "writing a kernel-tier slice: %s",
 				       strerror(errno));

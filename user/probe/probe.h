@@ -50,6 +50,17 @@ struct vg_probe_opts {
 	/* vg_probe_early_start's, or NULL; vg_probe_open uses it up (the
 	 * caller still frees it) */
 	struct vg_probe_early *early;
+	/* vigil watch: no target of its own (pid 0, no links for it); a
+	 * process that execs the file watch_dev/watch_ino names (dev_t as the
+	 * kernel encodes it, major << 20 | minor) is followed, held at its
+	 * exec until vg_probe_follow; follow_forks is set too */
+	bool watch;
+	uint32_t watch_dev;
+	uint64_t watch_ino;
+	/* --lib-mapped: a process mapping this file executable is followed,
+	 * held as its mmap returns (0: not watching a library) */
+	uint32_t watch_lib_dev;
+	uint64_t watch_lib_ino;
 };
 
 /* Before the plan is built: the kernel tier's step (vg_kstep, the
@@ -103,6 +114,11 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e);
  * (VG_PROC_EXIT). */
 int vg_probe_follow(struct vg_probe *p, pid_t pid, struct vg_err *e);
 void vg_probe_unfollow(struct vg_probe *p, pid_t pid);
+/* vigil watch: follow a process found running (not held: its probes go
+ * in while it runs, as vigil attach's do), as vg_probe_follow; and let go
+ * of one not to be followed (a held one resumes, unmonitored). */
+int vg_probe_adopt(struct vg_probe *p, pid_t pid, struct vg_err *e);
+void vg_probe_refuse(struct vg_probe *p, pid_t pid);
 
 /* Hardware watchpoints (`write x`, `read x`, `access x`;
  * user/probe/probe_watch.c). One breakpoint covers every thread of the
@@ -221,6 +237,20 @@ uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
  * (numbered across the spec, property 0's first; 0 past
  * VG_KMAX_TRANS_HITS). */
 void vg_probe_count_trans(struct vg_probe *p);
+
+/* The watched_pages filter of calls checked against watched blocks
+ * (bpf/callacc.bpf.h): page = address >> 12 holds a watched block, or no
+ * longer does. -1 when the map is full: the filter then lets every call
+ * through (vg_probe_pages_all), so nothing is missed. */
+int vg_probe_page_set(struct vg_probe *p, uint64_t page, bool on);
+void vg_probe_pages_all(struct vg_probe *p);
+/* No hold for VG_EVF_HOLD events while arming would be refused, as long
+ * as the probes have sent no more VG_EVF_UNWATCH events than `releases`
+ * (UINT64_MAX: hold always). */
+void vg_probe_holds_futile(struct vg_probe *p, uint64_t releases);
+/* addr is (or no longer is) an armed breakpoint's: an event naming it may
+ * free a register (VG_RF_RELEASE) */
+void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on);
 uint64_t vg_probe_trans_hits(const struct vg_probe *p, int i);
 
 /* Visit the kernel tier's slice table (end-of-run verdicts). kprop is the
@@ -230,6 +260,17 @@ typedef void (*vg_kslice_cb)(void *ctx, int prop, const uint64_t *key,
 			     int state, const int64_t *vars);
 int vg_probe_foreach_kslice(const struct vg_probe *p, vg_kslice_cb cb,
 			    void *ctx);
+
+/* vigil watch (probe/ktier_procs.c): kernel-tier slices keyed by process
+ * too; each live one with its process; and the slices of a process that
+ * ended made to match nothing (they stay counted in --max-slices). */
+void vg_probe_kslices_by_process(struct vg_probe *p, bool on);
+typedef void (*vg_kslice_proc_cb)(void *ctx, pid_t tgid, int prop,
+				  const uint64_t *key, int state,
+				  const int64_t *vars);
+int vg_probe_foreach_kslice_proc(const struct vg_probe *p,
+				 vg_kslice_proc_cb cb, void *ctx);
+void vg_probe_forget_kslices(struct vg_probe *p, pid_t tgid);
 int vg_probe_kprop_of(const struct vg_probe *p, int kprop);
 /* The states of kernel-tier property prop (spec index) whose entry stops
  * the thread in the probe, changed while the probes run (`vigil break`;
@@ -242,7 +283,8 @@ int vg_probe_set_stop_mask(struct vg_probe *p, int prop, uint32_t mask,
 int vg_probe_set_event_hold(struct vg_probe *p, int event, bool on,
 			    struct vg_err *e);
 /* Uprobe i: the file and offset it traps at (a uretprobe traps at the
- * function's entry too). 1, 0 when i is not a uprobe, -1 past the end. */
+ * function's entry too). 1, 0 when i is not a uprobe (or one whose link
+ * an unload closed, probe_unload.c), -1 past the end. */
 int vg_probe_site(const struct vg_probe *p, int i, const char **path,
 		  uint64_t *offset, bool *retprobe);
 
@@ -259,5 +301,20 @@ int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e);
 /* Why a property cannot run in the kernel tier: NULL when it can. */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 				char *buf, size_t len);
+
+/* `vigil unload` of a property the run started with (probe_unload.c):
+ * a kernel-tier property's transitions and reactions are emptied in its
+ * rows of the kernel tables (its slices stay in the slice table and no
+ * longer change); an event no remaining property reacts to becomes idle
+ * (counted, nothing sent, nothing stepped), and a uprobe group whose
+ * sites are all idle is detached. Probes other properties use are not
+ * touched. vg_probe_enable_prop undoes it (a restore of a checkpoint taken
+ * before the unload). */
+int vg_probe_disable_prop(struct vg_probe *p, int prop, struct vg_err *e);
+int vg_probe_enable_prop(struct vg_probe *p, int prop, struct vg_err *e);
+bool vg_probe_prop_disabled(const struct vg_probe *p, int prop);
+/* Uprobe sites still attached whose event is idle: they share a
+ * multi-uprobe link with sites still needed (the status says so). */
+int vg_probe_idle_sites(const struct vg_probe *p);
 
 #endif

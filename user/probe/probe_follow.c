@@ -217,3 +217,22 @@ void vg_probe_free_kids(struct vg_probe *p)
 		pthread_cond_wait(&p->reap_cv, &p->reap_mu);
 	pthread_mutex_unlock(&p->reap_mu);
 }
+
+int vg_probe_adopt(struct vg_probe *p, pid_t pid, struct vg_err *e)
+{
+	uint32_t key = (uint32_t)pid, on = VG_FOLLOW_ON;
+
+	if (!p->per_pid)
+		return vg_errf(e, "this kernel cannot hold a process until its probes are in place (bpf_send_signal_task, Linux 6.13)");
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.followed), &key,
+				&on, BPF_ANY))
+		return vg_errf(e, "pid %d: the table of followed processes is full (%s)",
+			       pid, strerror(errno));
+	return vg_probe_follow(p, pid, e);
+}
+
+void vg_probe_refuse(struct vg_probe *p, pid_t pid)
+{
+	vg_probe_unfollow(p, pid);
+	let_go(p, pid, true);
+}

@@ -69,6 +69,11 @@ struct vg_probe {
 	struct probe_wp *wps;
 	int nwps;
 	char binary[4096];		/* the target's executable */
+	/* `vigil unload` of a property the run started with
+	 * (probe_unload.c): what it changed, to undo on a restore */
+	struct probe_gone *gone;	/* [spec->nprops], NULL until then */
+	struct vg_ev_conf *idle_conf;	/* [VG_MAX_EVENTS]: idle events' own */
+	bool idle[VG_MAX_EVENTS];	/* no property left reacts to it */
 	/* during vg_probe_drain */
 	vg_probe_cb cb;
 	void *cb_ctx;
@@ -87,6 +92,8 @@ struct uprobe_group {
 	 * while a slice needs them (vg_probe_event_attach); -1: all run */
 	int event;
 	bool off;		/* --dynamic: detached until needed */
+	bool idle;		/* every site's event is idle: detached
+				 * (probe_unload.c) */
 	int n, cap;
 	uint64_t *offsets;	/* in the file */
 	uint64_t *events;	/* each site's event: its cookie's low half */
@@ -109,6 +116,13 @@ int vg_probe_attach_group(struct vg_probe *p, int g, pid_t pid,
 			  struct vg_ulink *out, struct vg_err *e);
 /* Attach every group not off for the target (vg_probe_open). */
 int vg_probe_attach_groups(struct vg_probe *p, struct vg_err *e);
+/* Attach group g for every process that lacks it (what: said in e);
+ * detach group `only` (-1: every group) of every process in one go. */
+int vg_probe_attach_everywhere(struct vg_probe *p, int g, const char *what,
+			       struct vg_err *e);
+void vg_probe_detach_group(struct vg_probe *p, int only);
+/* probe_unload.c: what vg_probe_disable_prop saved, freed */
+void vg_probe_gone_free(struct vg_probe *p);
 /* Destroys tracepoint links l[0..n) (NULL ones are skipped) and sets them
  * to NULL (probe_links.c) */
 void vg_links_destroy(struct bpf_link **l, int n);

@@ -167,8 +167,8 @@ static struct vg_ulink *links_of(struct vg_probe *p, int o, pid_t *pid)
 /* Attach group g for every owner that lacks it. A followed process that
  * has exited meanwhile (ESRCH) is no error: its exit record is on the
  * way. */
-static int attach_everywhere(struct vg_probe *p, int g, const char *what,
-			     struct vg_err *e)
+int vg_probe_attach_everywhere(struct vg_probe *p, int g, const char *what,
+			       struct vg_err *e)
 {
 	for (int o = -1; o < p->nkids; o++) {
 		pid_t pid;
@@ -191,7 +191,7 @@ static int attach_everywhere(struct vg_probe *p, int g, const char *what,
 
 /* Detach group `only` (-1: every group) of every owner in one go: each multi link is one
  * close, and all of them wait together (vg_ulinks_destroy). */
-static void detach_groups(struct vg_probe *p, int only)
+void vg_probe_detach_group(struct vg_probe *p, int only)
 {
 	int n = 0, cap = (p->nkids + 1) * p->ngroups;
 	struct vg_ulink *all = malloc((size_t)(cap ? cap : 1) * sizeof(*all));
@@ -220,7 +220,7 @@ int vg_probe_suspend(struct vg_probe *p)
 {
 	if (p->suspended)
 		return 0;
-	detach_groups(p, -1);
+	vg_probe_detach_group(p, -1);
 	p->suspended = true;
 	return 0;
 }
@@ -230,9 +230,9 @@ int vg_probe_resume(struct vg_probe *p, struct vg_err *e)
 	if (!p->suspended)
 		return 0;
 	for (int g = 0; g < p->ngroups; g++) {
-		if (p->groups[g].off)
+		if (p->groups[g].off || p->groups[g].idle)
 			continue;
-		if (attach_everywhere(p, g, " again", e))
+		if (vg_probe_attach_everywhere(p, g, " again", e))
 			return -1;
 	}
 	p->suspended = false;
@@ -251,11 +251,11 @@ int vg_probe_event_attach(struct vg_probe *p, int event, bool on,
 		if (p->suspended)	/* vg_probe_resume will do it */
 			continue;
 		if (!on) {
-			detach_groups(p, g);
+			vg_probe_detach_group(p, g);
 			continue;
 		}
-		if (attach_everywhere(p, g, "", e)) {
-			detach_groups(p, g);
+		if (vg_probe_attach_everywhere(p, g, "", e)) {
+			vg_probe_detach_group(p, g);
 			u->off = true;
 			return -1;
 		}
@@ -300,6 +300,9 @@ void vg_probe_links(const struct vg_probe *p, int *attached, int *total)
 		*attached += p->links[i] != NULL;
 	}
 	for (int g = 0; g < p->ngroups; g++) {
+		if (p->groups[g].idle)
+			continue;	/* closed by vigil unload: no longer
+					 * the run's (probe_unload.c) */
 		*total += p->groups[g].n;
 		if (p->glinks && vg_ulink_attached(&p->glinks[g]))
 			*attached += p->groups[g].n;

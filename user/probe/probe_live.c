@@ -46,6 +46,8 @@ int vg_probe_site(const struct vg_probe *p, int i, const char **path,
 		if (i < 0)
 			return -1;
 		if (i < u->n) {
+			if (u->idle)	/* closed by an unload: traps no more */
+				return 0;
 			*path = u->path;
 			*offset = u->offsets[i];
 			*retprobe = u->retprobe;

@@ -8,7 +8,7 @@
  * by the kernel; closing it unregisters them all and waits once. Debian
  * 12's libbpf (1.1) predates its API (1.3) and its uapi headers (Linux
  * 6.1) predate the attribute layout, so both are declared here, from the
- * kernel's stable uapi (docs/ARCHITECTURE.md says why not a newer libbpf).
+ * kernel's stable uapi (docs/INTERNALS.md, uprobe links, says why not a newer libbpf).
  *
  * A program attached by multi-uprobe links must be loaded for them
  * (expected_attach_type), and can then be attached no other way: a run

@@ -1,4 +1,5 @@
 #include "proc.h"
+#include "procinfo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -181,6 +182,18 @@ int vg_proc_exe(pid_t pid, char *out, struct vg_err *e)
 			       pid, strerror(errno));
 	}
 	out[n] = 0;
+	/* in a container: its path is its root's (procinfo.h) */
+	{
+		char root[64], in[PATH_MAX];
+
+		if (vg_proc_root_prefix(pid, root, sizeof(root), e))
+			return -1;
+		if (root[0] && out[0] == '/') {
+			snprintf(in, sizeof(in), "%s", out);
+			if (snprintf(out, PATH_MAX, "%s%s", root, in) >= PATH_MAX)
+				return vg_errf(e, "pid %d: its program's path is too long", pid);
+		}
+	}
 	return 0;
 }
 

@@ -126,9 +126,16 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 	for (int pi = 0; pi < spec->nprops; pi++) {
 		const struct vg_property *p = &spec->props[pi];
 
+		if (marks && marks->hidden && marks->hidden[pi])
+			continue;
 		fprintf(out, "  subgraph cluster_%d {\n    label=", pi);
 		q(out, p->name);
 		fprintf(out, ";\n    __start_%d [shape=point];\n", pi);
+		/* the live view hides a property unloaded while it runs:
+		 * everything of it has an id under pP (view.js) */
+		if (marks && marks->live)
+			fprintf(out, "    id=\"p%d\";\n    __start_%d [id=\"p%d_start\"];\n",
+				pi, pi, pi);
 		for (int s = 0; s < p->nstates; s++) {
 			const struct vg_state *st = &p->states[s];
 			int i = vg_dot_index(spec, pi, s);
@@ -176,7 +183,10 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 				fprintf(out, ", penwidth=3");
 			fprintf(out, ", id=\"p%d_s%d\"];\n", pi, s);
 		}
-		fprintf(out, "    __start_%d -> p%d_s0;\n", pi, pi);
+		fprintf(out, "    __start_%d -> p%d_s0", pi, pi);
+		if (marks && marks->live)
+			fprintf(out, " [id=\"p%d_init\"]", pi);
+		fputs(";\n", out);
 		for (int t = 0; t < p->ntrans; t++) {
 			fprintf(out, "    p%d_s%d -> p%d_s%d [label=", pi,
 				p->trans[t].from, pi, p->trans[t].to);

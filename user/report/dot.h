@@ -23,6 +23,8 @@ struct vg_dot_marks {
 	 * name; NULL: none */
 	const char *stop_note;
 	int stop_prop, stop_state;
+	/* [nprops]: properties left out (unloaded, live_load.c); NULL: none */
+	const bool *hidden;
 };
 #define VG_DOT_COUNT_ROOM "0000000 slices"
 /* the last stop's state: blue, apart from the kinds' green/amber/red */

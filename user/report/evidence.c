@@ -226,3 +226,15 @@ void vg_evidence_json(struct vg_evidence *x, const struct vg_slice_view *s,
 	}
 	fputc(']', out);
 }
+
+void vg_evidence_foreach(struct vg_evidence *x, vg_evidence_visit cb,
+			 void *ctx)
+{
+	for (size_t k = 0; k < x->count; k++) {
+		const struct entry *en =
+			&x->ring[(x->next + x->cap - 1 - k) % x->cap];
+
+		cb(ctx, en->prop, en->mask, en->params, en->from, en->to,
+		   &en->ev);
+	}
+}

@@ -52,4 +52,12 @@ int vg_evidence_stack_text(struct vg_evidence *x,
 void vg_evidence_stack_json(struct vg_evidence *x,
 			    const struct vg_mon_event *ev, FILE *out);
 
+/* Every transition the ring holds, newest first (the leak check finds
+ * each block's allocation by it). */
+typedef void (*vg_evidence_visit)(void *ctx, int prop, uint32_t mask,
+				  const uint64_t *params, int from, int to,
+				  const struct vg_mon_event *ev);
+void vg_evidence_foreach(struct vg_evidence *x, vg_evidence_visit cb,
+			 void *ctx);
+
 #endif

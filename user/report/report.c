@@ -25,7 +25,47 @@ struct vg_report {
 	 * (or inconclusive) at exit */
 	int *base;
 	uint64_t *entered, *ended, *unsure;
+	/* how a process is named beyond its pid (vigil watch, containers) */
+	vg_proc_namer proc_namer;
+	void *proc_ctx;
 };
+
+FILE *vg_report_json(struct vg_report *r)
+{
+	return r->json;
+}
+
+void vg_report_set_proc_namer(struct vg_report *r, vg_proc_namer fn,
+			      void *ctx)
+{
+	r->proc_namer = fn;
+	r->proc_ctx = ctx;
+}
+
+/* "  process pid 1234 (pid 7 in its pid namespace), cgroup /x" */
+static void text_process(struct vg_report *r, uint32_t pid)
+{
+	struct vg_report_proc pi = { 0 };
+
+	if (!pid || !r->proc_namer || !r->proc_namer(r->proc_ctx, pid, &pi))
+		return;
+	fprintf(r->text, "  process pid %u", pid);
+	if (pi.ns_pid && pi.ns_pid != pid)
+		fprintf(r->text, " (pid %u in its pid namespace)", pi.ns_pid);
+	if (pi.cgroup && pi.cgroup[0])
+		fprintf(r->text, ", cgroup %s", pi.cgroup);
+	fputc('\n', r->text);
+}
+
+static void json_process(struct vg_report *r, FILE *out, uint32_t pid)
+{
+	struct vg_report_proc pi = { 0 };
+
+	if (!pid || !r->proc_namer || !r->proc_namer(r->proc_ctx, pid, &pi))
+		return;
+	fprintf(out, ",\"ns_pid\":%u,\"cgroup\":", pi.ns_pid ? pi.ns_pid : pid);
+	vg_json_str(out, pi.cgroup ? pi.cgroup : "");
+}
 
 static int summary_new(struct vg_report *r)
 {
@@ -72,6 +112,11 @@ struct vg_report *vg_report_new(const struct vg_spec *spec, FILE *text,
 void vg_report_set_evidence(struct vg_report *r, struct vg_evidence *x)
 {
 	r->evidence = x;
+}
+
+FILE *vg_report_json_file(struct vg_report *r)
+{
+	return r ? r->json : NULL;
 }
 
 void vg_report_free(struct vg_report *r)
@@ -226,6 +271,7 @@ static void json_violation(struct vg_report *r, FILE *out,
 		fputs(",\"evidence\":", out);
 		vg_evidence_json(r->evidence, s, out);
 	}
+	json_process(r, out, ev->pid);
 	fprintf(out, ",\"may_have_missed_events\":%s,\"stopped\":%s",
 		s->inconclusive ? "true" : "false",
 		stopped ? "true" : "false");
@@ -279,6 +325,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	else	/* offline: where in the trace */
 		fprintf(r->text, ", event %llu of the trace\n",
 			(unsigned long long)ev->seq);
+	text_process(r, ev->pid);
 	if (p->nvars > (p->timed ? 1 : 0)) {	/* the deadline is hidden */
 		fprintf(r->text, "  vars   ");
 		text_vars(r, s);
@@ -377,9 +424,11 @@ void vg_report_log(struct vg_report *r, const struct vg_slice_view *s,
 
 struct final_ctx {
 	struct vg_report *r;
+	int only;		/* one property's verdicts, or -1 */
 	int nonaccepting;
 	uint64_t *per_state;	/* [prop][state] counts, flattened */
 	int *base;
+	uint32_t pid;		/* a followed or watched process's; 0 */
 };
 
 static void final_one(void *ctx, const struct vg_slice_view *s)
@@ -389,6 +438,8 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	const struct vg_property *p = &r->spec->props[s->prop];
 	const char *v = verdict_of(p, s->state, s->inconclusive);
 
+	if (f->only >= 0 && s->prop != f->only)
+		return;
 	f->per_state[f->base[s->prop] + s->state]++;
 	if (p->states[s->state].kind == VG_STATE_VIOLATION)
 		return;		/* reported when it happened */
@@ -398,7 +449,11 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 		r->ended[r->base[s->prop] + s->state]++;
 	if (strcmp(v, "accepting")) {
 		if (f->nonaccepting < 20) {
-			fprintf(r->text, "vigil: %s: slice ", p->name);
+			if (f->pid)
+				fprintf(r->text, "vigil: pid %u: %s: slice ",
+					f->pid, p->name);
+			else
+				fprintf(r->text, "vigil: %s: slice ", p->name);
 			text_slice(r, s);
 			fprintf(r->text, " ends %s in state %s\n", v,
 				p->states[s->state].name);
@@ -411,14 +466,19 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	if (!r->json)
 		return;
 	json_verdict(r, r->json, s, v);
+	if (f->pid) {	/* whose (--follow-fork, vigil watch) */
+		fprintf(r->json, ",\"pid\":%u", f->pid);
+		json_process(r, r->json, f->pid);
+	}
 	fputs(",\"at\":\"exit\"}\n", r->json);
 }
 
-int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
+static int report_final(struct vg_report *r, struct vg_monitor *m,
+			uint32_t pid, int only)
 {
 	char who[32] = "";
 
-	struct final_ctx f = { .r = r };
+	struct final_ctx f = { .r = r, .pid = pid, .only = only };
 	int total = 0;
 
 	f.base = calloc(r->spec->nprops + 1, sizeof(int));
@@ -439,6 +499,10 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
 	for (int i = 0; i < r->spec->nprops; i++) {
 		const struct vg_property *p = &r->spec->props[i];
 
+		/* an unloaded property said its verdicts at its unload */
+		if ((only >= 0 && i != only) ||
+		    (only < 0 && vg_monitor_prop_disabled(m, i)))
+			continue;
 		if (pid)
 			snprintf(who, sizeof(who), "pid %u: ", pid);
 		fprintf(r->text, "vigil: %s%s: live slices by state:", who,
@@ -453,19 +517,25 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
 	return f.nonaccepting;
 }
 
+int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
+{
+	return report_final(r, m, pid, -1);
+}
+
 /* The last lines, as memcheck ends with its ERROR SUMMARY: the errors of
  * the run by kind, a kind being a property's state: the violations
  * entered during the run (all of them under --on-violation=continue),
  * then the slices that ended non-accepting at exit (a leak's blocks).
  * Inconclusive slices are counted apart: they are not errors found. */
-static void report_summary(struct vg_report *r, const char *label)
+static void report_summary(struct vg_report *r, const char *label, int only)
 {
 	const struct vg_spec *spec = r->spec;
 	uint64_t total = 0, unsure = 0;
 	bool first = true;
 
 	for (int i = 0; i < spec->nprops; i++)
-		for (int s = 0; s < spec->props[i].nstates; s++) {
+		for (int s = 0; (only < 0 || i == only) &&
+				s < spec->props[i].nstates; s++) {
 			total += r->entered[r->base[i] + s] +
 				 r->ended[r->base[i] + s];
 			unsure += r->unsure[r->base[i] + s];
@@ -478,7 +548,8 @@ static void report_summary(struct vg_report *r, const char *label)
 			unsure);
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < spec->nprops; i++)
-			for (int s = 0; s < spec->props[i].nstates; s++) {
+			for (int s = 0; (only < 0 || i == only) &&
+					s < spec->props[i].nstates; s++) {
 				const struct vg_property *p = &spec->props[i];
 				uint64_t n = pass ? r->ended[r->base[i] + s]
 						  : r->entered[r->base[i] + s];
@@ -561,7 +632,7 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 				st->exit_code);
 	}
 	if (!r->json) {
-		report_summary(r, "");
+		report_summary(r, "", -1);
 		return;
 	}
 	fprintf(r->json,
@@ -592,7 +663,7 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 			st->exit_code, st->exit_signal);
 	fputs("}\n", r->json);
 	fflush(r->json);
-	report_summary(r, "");
+	report_summary(r, "", -1);
 }
 
 #define VG_PROC_SAID 10	/* forks or execs said as they happen */
@@ -632,5 +703,18 @@ void vg_report_process(struct vg_report *r, int what, uint32_t pid,
 
 void vg_report_summary(struct vg_report *r, const char *label)
 {
-	report_summary(r, label);
+	report_summary(r, label, -1);
+}
+
+void vg_report_unload(struct vg_report *r, struct vg_monitor *m, int prop,
+		      const char *label)
+{
+	int b = r->base[prop], n = r->spec->props[prop].nstates;
+
+	report_final(r, m, 0, prop);
+	report_summary(r, label, prop);
+	/* the run's own summary at the end no longer counts it */
+	memset(r->entered + b, 0, (size_t)n * sizeof(uint64_t));
+	memset(r->ended + b, 0, (size_t)n * sizeof(uint64_t));
+	memset(r->unsure + b, 0, (size_t)n * sizeof(uint64_t));
 }

@@ -28,8 +28,25 @@ void vg_report_stop_note(struct vg_report *r, const char *note);
  * objects get a "names" member beside the values. NULL: none. */
 typedef bool (*vg_value_namer)(void *ctx, uint64_t v, char *buf, size_t len);
 void vg_report_set_namer(vg_value_namer fn, void *ctx);
+/* How a process is named beyond its pid: its pid inside its pid
+ * namespace and its cgroup (a container's). A violation's report says so
+ * (text: a "process" line; JSON: ns_pid, cgroup) when fn says true. */
+struct vg_report_proc {
+	uint32_t ns_pid;
+	const char *cgroup;
+};
+typedef bool (*vg_proc_namer)(void *ctx, uint32_t pid,
+			      struct vg_report_proc *out);
+void vg_report_set_proc_namer(struct vg_report *r, vg_proc_namer fn,
+			      void *ctx);
+/* The JSON-lines stream (--json), or NULL: for lines of other modules'
+ * (vigil watch's processes). */
+FILE *vg_report_json(struct vg_report *r);
 /* Flushes and closes the JSON file. */
 void vg_report_free(struct vg_report *r);
+/* The --json file (NULL without), for a report of another kind (the
+ * leak check's) to go into the same stream of JSON lines */
+FILE *vg_report_json_file(struct vg_report *r);
 
 /* A slice entered a violation state from state `from`. stopped: the
  * target is stopped at the event. */
@@ -69,6 +86,12 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 /* The ERROR SUMMARY line alone (vg_report_stats ends with it), label
  * before it ("loaded from FILE: "): a property added with `vigil load`. */
 void vg_report_summary(struct vg_report *r, const char *label);
+/* `vigil unload` of a property the session started with: its verdicts
+ * (as vg_report_final, that property only) and its ERROR SUMMARY line,
+ * label before it; the run's last summary leaves it out afterwards
+ * (vg_report_final leaves out the monitor's disabled properties). */
+void vg_report_unload(struct vg_report *r, struct vg_monitor *m, int prop,
+		      const char *label);
 
 /* The target forked process `child` (what = VG_PROC_FORK; `same` when it
  * is followed, --follow-fork), or exec'd `path` (VG_PROC_EXEC; `same` when

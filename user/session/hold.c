@@ -68,13 +68,14 @@ static void wait_settled(pid_t tid)
 
 void vg_hold_release(struct session *ss)
 {
+	vg_session_leaks_at_exit(ss);	/* its hold is let go below */
 	for (int i = 0; i < ss->nheld; i++) {
 		if (keep_stopped(ss, ss->held[i].pid))
 			continue;
 		wait_settled(ss->held[i].tid);
 		kill(ss->held[i].pid, SIGCONT);
 	}
-	if (ss->held_overflow && !keep_stopped(ss, ss->pid))
+	if (ss->held_overflow && ss->pid > 0 && !keep_stopped(ss, ss->pid))
 		kill(ss->pid, SIGCONT);
 	ss->nheld = 0;
 	ss->held_overflow = false;
@@ -84,7 +85,7 @@ void vg_hold_finish(struct session *ss)
 {
 	/* a stop whose record was never read (vigil interrupted between
 	 * the probe's SIGSTOP and the drain) must not outlive vigil */
-	if (ss->holds && !keep_stopped(ss, ss->pid))
+	if (ss->holds && ss->pid > 0 && !keep_stopped(ss, ss->pid))
 		kill(ss->pid, SIGCONT);
 	vg_hold_release(ss);
 }

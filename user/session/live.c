@@ -87,7 +87,8 @@ static json_t *errf(const char *fmt, const char *a, const char *b)
 int vg_live_prop(const struct session *ss, const char *name)
 {
 	for (int i = 0; name && i < ss->spec->nprops; i++)
-		if (!strcmp(ss->spec->props[i].name, name))
+		if (!strcmp(ss->spec->props[i].name, name) &&
+		    !vg_monitor_prop_disabled(ss->mon, i))	/* unloaded */
 			return i;
 	return -1;
 }
@@ -136,6 +137,7 @@ void vg_live_forget(struct session *ss, const struct session *owner)
 		if (l->brk[i].owner == owner)
 			l->brk[i--] = l->brk[--l->nbrk];
 }
+
 
 static void add_stop(struct vg_live *l, pid_t pid, pid_t tid, const char *msg,
 		     json_t *violation)
@@ -333,7 +335,11 @@ static json_t *hello(struct session *ss, int client, json_t *req)
 
 		for (int i = 0; i < o->spec->nprops; i++) {
 			const struct vg_property *p = &o->spec->props[i];
-			json_t *st = json_array();
+			json_t *st;
+
+			if (vg_monitor_prop_disabled(o->mon, i))
+				continue;	/* unloaded */
+			st = json_array();
 
 			for (int s = 0; s < p->nstates; s++)
 				json_array_append_new(st, json_string(p->states[s].name));
@@ -378,7 +384,9 @@ static int push_user_holds(struct vg_live *l, struct session *ss,
 		return 0;
 	for (int prop = 0; prop < s->nprops; prop++) {
 		const struct vg_property *p = &s->props[prop];
-		uint32_t m = ss->kernel[prop] ? 0 : stop_states(l, ss, prop);
+		uint32_t m = ss->kernel[prop] ||
+			     vg_monitor_prop_disabled(ss->mon, prop)
+				     ? 0 : stop_states(l, ss, prop);
 
 		for (int t = 0; m && t < p->ntrans; t++)
 			if (p->trans[t].to < 32 && (m >> p->trans[t].to & 1) &&
@@ -400,6 +408,25 @@ static int push_stop_mask(struct vg_live *l, struct session *ss, int prop,
 	if (!ss->kernel[prop])
 		return push_user_holds(l, ss, e);
 	return vg_probe_set_stop_mask(ss->probe, prop, stop_states(l, ss, prop), e);
+}
+
+int vg_live_forget_prop(struct session *ss, struct session *owner, int prop,
+			struct vg_err *e)
+{
+	struct vg_live *l = ss->live;
+	bool had = false;
+
+	if (!l)
+		return 0;
+	if (l->last_owner == owner && l->last_prop == prop)
+		l->last_owner = NULL;
+	for (int i = 0; i < l->nbrk; i++)	/* its breakpoints go with it */
+		if (l->brk[i].owner == owner && l->brk[i].prop == prop) {
+			l->brk[i--] = l->brk[--l->nbrk];
+			had = true;
+		}
+	/* the stop states its reactions alone make */
+	return had ? push_stop_mask(l, owner, prop, e) : 0;
 }
 
 int vg_live_push_holds(struct session *ss, struct session *own,
@@ -572,6 +599,8 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return checkpoint(ss, args);
 	if (!strcmp(cmd, "checkpoints"))
 		return vg_live_checkpoints(ss);
+	if (!strcmp(cmd, "leaks"))
+		return vg_live_leaks(ss, args);
 	if (!strcmp(cmd, "probes"))
 		return vg_load_probes(ss, vg_live_probes(ss));
 	if (!strcmp(cmd, "returns"))

@@ -61,6 +61,10 @@ json_t *vg_live_probes(struct session *ss);
 bool vg_live_last_stop(const struct session *ss, const struct session **owner,
 		       int *prop, int *state, const char **slice);
 void vg_live_forget(struct session *ss, const struct session *owner);
+/* One property of owner is gone (vigil unload of a property the session
+ * started with): its breakpoints and the last stop's mark, if its. */
+int vg_live_forget_prop(struct session *ss, struct session *owner, int prop,
+			struct vg_err *e);
 /* Under gdb: the user-tier events of own (the session or a unit) that
  * can lead to a stop hold their thread until vigil has read them. */
 int vg_live_push_holds(struct session *ss, struct session *own,
@@ -73,6 +77,8 @@ void vg_live_mend_returns(struct session *ss);
  * stops gdb has not asked about are forgotten. */
 json_t *vg_live_restore(struct session *ss, json_t *args);
 void vg_live_forget_stops(struct session *ss);
+/* `leaks [KINDS]`: a leak check now (leaks.c) */
+json_t *vg_live_leaks(struct session *ss, json_t *args);
 /* The property named name, or -1. */
 int vg_live_prop(const struct session *ss, const char *name);
 /* Its state named name, or -1. */

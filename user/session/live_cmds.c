@@ -95,11 +95,19 @@ json_t *vg_live_status(struct session *ss)
 	}
 	vg_session_event_totals(ss, &events, &lost);
 	vg_probe_links(ss->probe, &attached, &total);
-	fprintf(m, "pid %d: %" PRIu64 " events, %" PRIu64 " lost, probes %d/%d attached\n",
+	fprintf(m, "pid %d: %" PRIu64 " events, %" PRIu64 " lost, probes %d/%d attached",
 		ss->pid, events, lost, attached, total);
+	if (vg_probe_idle_sites(ss->probe))	/* probe_unload.c says why */
+		fprintf(m, " (%d of them idle: only unloaded properties used them)",
+			vg_probe_idle_sites(ss->probe));
+	fputc('\n', m);
 	for (int i = 0; i < ss->spec->nprops; i++) {
 		const struct vg_property *p = &ss->spec->props[i];
-		json_t *states = json_object();
+		json_t *states;
+
+		if (vg_monitor_prop_disabled(ss->mon, i))
+			continue;	/* vigil unload */
+		states = json_object();
 
 		fprintf(m, "%s (%s tier)%s\n", p->name,
 			ss->kernel[i] ? "kernel" : "user",
@@ -136,6 +144,8 @@ json_t *vg_live_status(struct session *ss)
 			      (json_int_t)lost, "probes_attached", attached,
 			      "probes", total, "properties", props, "per_event",
 			      per);
+		json_object_set_new(d, "probes_idle",
+				    json_integer(vg_probe_idle_sites(ss->probe)));
 	}
 	free(cnt);
 	{

@@ -52,6 +52,7 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 		reached[i] = c.per_state[i] > 0;
 	mk.reached = reached;
 	mk.ended = c.per_state;
+	mk.hidden = vg_load_gone(o);
 	if (vg_live_last_stop(ss, &owner, &prop, &state, &slice) && owner == o) {
 		snprintf(note, sizeof(note), "last stop: %s", slice);
 		mk.stop_note = note;

@@ -46,6 +46,9 @@ struct vg_load {
 	bool violated;		/* by a unit, unloaded since or not */
 	int ep;			/* the loop's epoll set (vg_load_watch) */
 	bool has_ep;
+	/* [nprops] of the session's own: unloaded (live_unload.c) */
+	bool *gone;
+	bool any_gone;
 };
 
 /* A unit's records wake the loop as the session's own do: waiting a
@@ -346,13 +349,8 @@ json_t *vg_unload_cmd(struct session *ss, json_t *args)
 		snprintf(msg, sizeof(msg), "no property %s", name);
 		return vg_live_reply(false, msg, NULL);
 	}
-	if (own == ss) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "%s was given when the session started: only properties added with `vigil load` can be unloaded",
-			 name);
-		return vg_live_reply(false, msg, NULL);
-	}
+	if (own == ss)		/* given when the session started */
+		return vg_unload_own(ss, name);
 	u = unit_of(own);
 	for (k = 0; l->u[k] != u; k++)
 		;
@@ -398,9 +396,29 @@ struct session *vg_load_owner(struct session *ss, const char *name)
 
 	for (int k = 0; s && name; s = vg_load_unit(ss, k++))
 		for (int i = 0; i < s->spec->nprops; i++)
-			if (!strcmp(s->spec->props[i].name, name))
+			if (!strcmp(s->spec->props[i].name, name) &&
+			    !vg_monitor_prop_disabled(s->mon, i))	/* unloaded */
 				return s;
 	return NULL;
+}
+
+const bool *vg_load_gone(const struct session *s)
+{
+	return s->loaded && s->loaded->any_gone ? s->loaded->gone : NULL;
+}
+
+int vg_load_set_gone(struct session *ss, int prop, bool gone)
+{
+	struct vg_load *l = ss->loaded ? ss->loaded : calloc(1, sizeof(*l));
+
+	if (!(ss->loaded = l) || (!l->gone && !(l->gone = calloc(
+				(size_t)ss->spec->nprops + 1, sizeof(bool)))))
+		return -1;
+	l->gone[prop] = gone;
+	l->any_gone = false;
+	for (int i = 0; i < ss->spec->nprops; i++)
+		l->any_gone |= l->gone[i];
+	return 0;
 }
 
 const char *vg_load_path(const struct session *u)
@@ -478,6 +496,12 @@ int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e)
 {
 	struct session *s;
 
+	/* the session's own properties unloaded since it started: a restore
+	 * of this checkpoint leaves them out (vg_unload_restore) */
+	for (int i = 0; vg_load_gone(ss) && i < ss->spec->nprops; i++)
+		if (vg_load_gone(ss)[i])
+			fprintf(out, "unloaded %s\n", ss->spec->props[i].name);
+
 	for (int k = 0; (s = vg_load_unit(ss, k)); k++) {
 		struct unit *u = unit_of(s);
 		char *buf = NULL, *body;
@@ -536,6 +560,7 @@ void vg_load_free(struct session *ss)
 		return;
 	for (int k = 0; k < ss->loaded->n; k++)
 		unit_free(ss->loaded->u[k]);
+	free(ss->loaded->gone);
 	free(ss->loaded);
 	ss->loaded = NULL;
 }
@@ -724,7 +749,7 @@ int vg_load_restore(struct session *ss, const char *path, struct vg_err *e)
 	struct section sec[VG_LOAD_MAX];
 	int n = 0, rc = -1;
 
-	if (read_sections(path, sec, &n, e))
+	if (read_sections(path, sec, &n, e) || vg_unload_restore(ss, path, e))
 		goto out;
 	if (n && !ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded)))) {
 		vg_errf(e, "out of memory");

@@ -37,6 +37,9 @@ json_t *vg_load_probes(struct session *ss, json_t *r);
 struct session *vg_load_unit(struct session *ss, int i);
 /* The session whose spec has property name: ss, a unit, or NULL. */
 struct session *vg_load_owner(struct session *ss, const char *name);
+/* [nprops] of ss's own properties: true for those unloaded since the
+ * session started (vigil unload), or NULL when none is; a unit has none. */
+const bool *vg_load_gone(const struct session *s);
 /* The file unit u was loaded from. */
 const char *vg_load_path(const struct session *u);
 
@@ -69,6 +72,17 @@ int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e);
  * section's slices. -1 (e set) when a file cannot be loaded again or has
  * other properties now; the units loaded so far stay. */
 int vg_load_restore(struct session *ss, const char *path, struct vg_err *e);
+
+/* live_unload.c: `vigil unload PROP` of a property the session started
+ * with (its answer); the unloaded ones as a checkpoint's state at path
+ * says (a line "unloaded PROP" each; before the units' sections):
+ * unloaded again, or back from their initial state when the checkpoint
+ * was taken before their unload. vg_load_set_gone: the session's own
+ * property prop marked unloaded or not (-1: out of memory). */
+json_t *vg_unload_own(struct session *ss, const char *name);
+int vg_unload_restore(struct session *ss, const char *path,
+		      struct vg_err *e);
+int vg_load_set_gone(struct session *ss, int prop, bool gone);
 
 /* The end of the run: the units' verdicts and counts. */
 void vg_load_final(struct session *ss);

@@ -15,6 +15,7 @@ struct writer {
 	FILE *out;
 	const struct vg_spec *spec;
 	const bool *kernel;
+	const struct vg_monitor *mon;
 };
 
 static void put_slice(FILE *out, const struct vg_property *p, uint32_t mask,
@@ -49,6 +50,10 @@ static void kernel_slice(void *ctx, int prop, const uint64_t *key, int state,
 	const struct vg_property *p = &w->spec->props[prop];
 	uint64_t params[VG_MAX_PARAMS] = { key[0], key[1] };
 
+	/* an unloaded property's slices stay in the table, unread
+	 * (probe_unload.c): not its state any more */
+	if (vg_monitor_prop_disabled(w->mon, prop))
+		return;
 	put_slice(w->out, p, (1u << p->nparams) - 1, params, state, false,
 		  vars);
 }
@@ -57,14 +62,15 @@ int vg_monstate_write(FILE *out, const struct vg_spec *spec,
 		      struct vg_monitor *mon, const struct vg_probe *probe,
 		      const bool *kernel, struct vg_err *e)
 {
-	struct writer w = { out, spec, kernel };
+	struct writer w = { out, spec, kernel, mon };
 
 	fprintf(out, "vigil-monitor-state 1\n");
 	vg_monitor_foreach(mon, user_slice, &w);
 	if (probe)
 		vg_probe_foreach_kslice(probe, kernel_slice, &w);
 	for (int i = 0; i < spec->nprops; i++) {
-		const int64_t *g = vg_monitor_globals(mon, i);
+		const int64_t *g = vg_monitor_prop_disabled(mon, i) ? NULL
+					: vg_monitor_globals(mon, i);
 
 		for (int k = 0; g && k < spec->props[i].nglobals; k++)
 			fprintf(out, "global %s %d %" PRId64 "\n",

@@ -9,6 +9,8 @@
  *   vigil-monitor-state 1
  *   slice PROP MASK STATE INCONC P0 P1 P2 P3 V0 V1 ...
  *   global PROP INDEX VALUE
+ *   unloaded PROP                (a property given at the start and
+ *                                 unloaded since: live_load.c)
  * then, for each spec file added with `vigil load` (live_load.c), a
  * section of its own, which vg_monstate_load stops at (the session's
  * spec has not those properties):

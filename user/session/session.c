@@ -1,6 +1,7 @@
 /* The live session loop: target, probes, monitor, scenario, reports. */
 #include "session.h"
 #include "session_internal.h"
+#include "leaks.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -34,8 +35,10 @@
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "plan/plan.h"
+#include "callacc.h"
 #include "watchset.h"
 #include "symval.h"
+#include "watch/watch.h"
 
 #define VG_POLL_MS 10
 /* records per drain below which the event loop also waits on the ring */
@@ -62,6 +65,10 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_evidence_add(x, s, from, to, ev);
 	vg_session_view_transition(ss, x, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
+	/* after the reactions: the log says whether it was left stopped */
+	vg_session_sinks_transition(ss, s, from, ev);
+	if (ss->o->watch_exe)	/* each process's stop is its own */
+		vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
@@ -89,200 +96,6 @@ static int session_libs(struct session *ss, struct vg_err *e)
 		ss->libs[n + i] = ss->mapped[i];
 	ss->nlibs = n + ss->nmapped;
 	return 0;
-}
-
-/* The target's symbolizer, made when the first stack-bearing record
- * arrives: its mappings are read while it is alive, since a leak's stack
- * is symbolized at exit, when /proc/PID is gone. Frames with a build id
- * are found in the files named there, the executable, or mapped later. */
-static struct vg_symbolizer *symbolizer(struct session *ss)
-{
-	struct vg_libs libs;
-	struct vg_err e;
-
-	if (ss->sym || !(ss->sym = vg_symbolizer_new(ss->pid)))
-		return ss->sym;
-	/* a short-lived target is often gone before its first record is
-	 * read: the files the loader maps for it stand in for its maps, and
-	 * the --lib ones for libraries it may have dlclosed since */
-	if (!vg_libs_load_with(ss->exe, ss->libs, ss->nlibs, &libs, &e)) {
-		for (size_t i = 0; i < libs.n; i++)
-			vg_symbolizer_add_file(ss->sym, libs.v[i].path);
-		vg_libs_free(&libs);
-	}
-	vg_symbolizer_add_file(ss->sym, ss->exe);
-	return ss->sym;
-}
-
-/* vg_stack_fn: the captured user stack of an event, symbolized. */
-int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
-			   char (*lines)[320], int max)
-{
-	struct session *ss = ctx;
-	struct vg_stack_frame fr[VG_STACK_DEPTH];
-	int n, out = 0;
-
-	if (!ss->stack_on || !ss->stack_on[ev->event] || !ss->probe)
-		return 0;	/* not captured (see stack_events) */
-	n = vg_probe_stack(ss->probe, (int64_t)ev->slot[VG_SLOT_STACK], fr,
-			   VG_STACK_DEPTH);
-	for (int i = 0; i < n && out < max; i++) {
-		struct vg_frame f;
-
-		if (fr[i].has_build_id)
-			vg_symbolize_file(symbolizer(ss), fr[i].build_id,
-					  fr[i].offset, out > 0, &f);
-		else
-			vg_symbolize(symbolizer(ss), fr[i].offset, out > 0, &f);
-		vg_frame_format(&f, lines[out], sizeof(lines[out]));
-		/* the kernel adds that caller itself when the function
-		 * starts with push %rbp or endbr64 (6.11's
-		 * is_uprobe_at_func_entry): once is enough */
-		if (i == 1 && out == 2 && !strcmp(lines[1], lines[2]))
-			continue;
-		out++;
-		/* an entry probe's caller, which the frame-pointer walk
-		 * missed: the return address the probe read at entry (the
-		 * real one, bpf/returns.bpf.h, under a pending uretprobe) */
-		if (i == 0 && out < max && ev->slot[VG_SLOT_CALLER] &&
-		    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
-			vg_symbolize(symbolizer(ss), ev->slot[VG_SLOT_CALLER],
-				     true, &f);
-			vg_frame_format(&f, lines[out], sizeof(lines[out]));
-			out++;
-		}
-	}
-	return out;
-}
-
-static void rec_to_event(struct session *ss, const struct vg_rec_hdr *h,
-			 const void *slot, struct vg_mon_event *ev)
-{
-	ev->event = h->event;
-	ev->pid = h->pid;
-	ev->tid = h->tid;
-	ev->time_ns = h->time_ns;
-	ev->seq = ++ss->seq;
-	memcpy(ev->slot, slot, sizeof(ev->slot));
-}
-
-/* str(p) captures: the probe sent the bytes, the monitor compares
- * interned ids (include/vigil_code.h). */
-static int intern_strings(struct session *ss,
-			  const struct vg_rec_event_str *rs,
-			  struct vg_mon_event *ev)
-{
-	const struct vg_event *def = &ss->spec->events[ev->event];
-	char buf[VG_STR_MAX];
-
-	for (int k = 0; k < def->ncaps; k++) {
-		uint64_t id;
-
-		if (!def->caps[k].is_str)
-			continue;
-		memcpy(buf, rs->str[def->caps[k].str_idx % VG_MAX_STRS],
-		       sizeof(buf));
-		buf[sizeof(buf) - 1] = 0;
-		if ((id = vg_spec_intern(ss->spec, buf)) == UINT64_MAX)
-			return -1;
-		ev->slot[VG_SLOT_CAP0 + k] = id;
-	}
-	return 0;
-}
-
-
-
-
-/* A kernel-tier step: mirror it, then react as the user tier would. */
-static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
-		    struct vg_err *e)
-{
-	int prop = vg_probe_kprop_of(ss->probe, k->prop);
-	const struct vg_property *p;
-	struct vg_slice_view v = { .trans = -1 };
-	struct vg_mon_event ev;
-	uint64_t params[VG_MAX_PARAMS] = { k->key[0], k->key[1] };
-	int64_t vars[VG_KMAX_VARS];
-
-	if (prop < 0)
-		return 0;
-	p = &ss->spec->props[prop];
-	if (k->h.kind == VG_REC_KFULL || k->h.kind == VG_REC_KBUSY) {
-		if (!ss->warned_loss)
-			fprintf(stderr, "vigil: %s: kernel tier %s; its verdicts are inconclusive (see --max-slices)\n",
-				p->name, k->h.kind == VG_REC_KFULL
-					? "slice table full"
-					: "could not lock a slice in time");
-		ss->warned_loss = true;
-		vg_monitor_mark_inconclusive(ss->mon, prop);
-		return 0;
-	}
-	memcpy(vars, k->vars, sizeof(vars));
-	if (ss->stack_on && ss->stack_on[k->h.event])
-		symbolizer(ss);
-	if (k->h.flags & VG_RF_CKPT)
-		ss->ckpt_stop = true;
-	if (vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params,
-			   k->to, vars, e))
-		return -1;
-	rec_to_event(ss, &k->h, k->slot, &ev);
-	v.prop = prop;
-	v.mask = (1u << p->nparams) - 1;
-	v.params = params;
-	v.state = k->to;
-	v.vars = vars;
-	vg_evidence_add(ss->evidence, &v, k->from, k->to, &ev);
-	vg_session_view_transition(ss, ss->evidence, &v, k->from, &ev);
-	{	/* exact or not: probe/rewind.c */
-		char note[256];
-
-		vg_report_stop_note(ss->report,
-				    vg_rewind_stop_note(ss->spec, (int)k->h.event,
-							k->h.flags, note,
-							sizeof(note)));
-	}
-	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
-			       k->h.flags & VG_RF_STOPPED);
-	vg_live_transition(ss, &v, k->from, k->to, &ev,
-			   k->h.flags & VG_RF_STOPPED);
-	vg_report_stop_note(ss->report, NULL);	/* this step's only */
-	return 0;
-}
-
-/* Errors here end the session: they go to ss->err, which the loop
- * returns. */
-int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
-{
-	struct session *ss = ctx;
-
-	if (r->proc)
-		return vg_session_on_process(ss, r->proc);
-	ss->events++;
-	if (r->ev) {
-		struct vg_mon_event ev;
-		struct vg_monitor *mon;
-		int rc;
-
-		rec_to_event(ss, r->h, r->ev->slot, &ev);
-		vg_dyn_note(ss, r->h);
-		vg_hold_note(ss, r->h);
-		if (r->strs && intern_strings(ss, r->strs, &ev))
-			return vg_errf(ss->err, "out of memory");
-		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
-		vg_symval_event(ss->symval, &ev);
-		if (ss->stack_on && ss->stack_on[ev.event])
-			symbolizer(ss);
-		if (ss->rec && vg_recorder_write(ss->rec, &ev))
-			return vg_errf(ss->err, "writing %s failed",
-				       ss->o->record_path);
-		mon = vg_session_monitor_of(ss, ev.pid);
-		rc = vg_event_watches(&ss->spec->events[ev.event])
-			? vg_watchset_hit(ss->ws, mon, &ev, ss->err)
-			: vg_monitor_event(mon, &ev, ss->err);
-		vg_watchset_settle(ss->ws, mon);
-		return rc;
-	}
-	return on_kstep(ss, r->ks, ss->err);
 }
 
 static bool any_kernel_eligible(const struct vg_spec *spec)
@@ -316,7 +129,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	}
 	/* the options that do not go together (the plan's tier pass puts
 	 * every property in the user tier with --follow-fork) */
-	if (vg_session_follow_check(ss, why, e))
+	if (vg_session_watch_check(ss, e) ||
+	    vg_session_follow_check(ss, why, e))
 		goto out;
 	if (ss->o->dynamic && (ss->o->record_path || ss->o->state_path)) {
 		vg_errf_code(e, VG_EXIT_USAGE, "--dynamic does not go with %s: %s",
@@ -327,12 +141,14 @@ static int open_all(struct session *ss, struct vg_err *e)
 	}
 	/* the kernel tier's step verifies on the other CPU while the plan
 	 * is built (a plan that does not use it drops it) */
-	if (!ss->o->follow_forks && ss->o->tier != VG_TIER_USER &&
-	    any_kernel_eligible(ss->spec))
+	if (!ss->o->follow_forks && !ss->o->watch_exe &&
+	    ss->o->tier != VG_TIER_USER && any_kernel_eligible(ss->spec))
 		early = vg_probe_early_start(ss->o->ringbuf_bytes,
 					     ss->o->max_slices);
-	if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
-			   : vg_resolve_program(ss->o->argv[0], path, e))
+	if (ss->o->watch_exe)
+		snprintf(path, sizeof(path), "%s", ss->o->watch_exe);
+	else if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
+				: vg_resolve_program(ss->o->argv[0], path, e))
 		goto out;
 	if (session_libs(ss, e))
 		goto out;
@@ -343,10 +159,16 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.tier = ss->o->tier, .on_violation = ss->o->on_violation,
 		.stacks = ss->o->stacks, .dynamic = ss->o->dynamic,
 		.record = ss->o->record_path != NULL,
-		.follow_forks = ss->o->follow_forks,
+		/* vigil watch --tier=kernel: slices keyed by process */
+		.follow_forks = ss->o->follow_forks &&
+				!vg_session_watch_kernel(ss),
 		.warn = stderr,
+		.watch = ss->o->watch_exe != NULL,
+		.leak_check = ss->o->leak_check,
 	};
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
+		goto out;
+	if (vg_session_leaks_open(ss, e))
 		goto out;
 	memcpy(ss->kernel, plan->kernel, ss->spec->nprops * sizeof(bool));
 	memcpy(ss->stack_on, plan->stack_events,
@@ -373,9 +195,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (!ss->mon)
 		goto out;
 
-	ss->pid = ss->o->pid > 0 ? ss->o->pid
-				 : vg_proc_spawn_stopped(path, ss->o->argv,
-							ss->o->no_aslr, e);
+	ss->pid = ss->o->watch_exe ? 0	/* no target of its own */
+		  : ss->o->pid > 0 ? ss->o->pid
+				   : vg_proc_spawn_stopped(path, ss->o->argv,
+							  ss->o->no_aslr, e);
 	if (ss->pid < 0)
 		goto out;
 	/* before any probe can stop the target */
@@ -401,9 +224,14 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.max_kslices = ss->o->max_slices,
 		.all_events = ss->o->record_path != NULL,
 		.follow_forks = ss->o->follow_forks,
-		.launching = !ss->o->pid,
+		.launching = !ss->o->pid && !ss->o->watch_exe,
 		.warn = stderr,
 		.early = early,
+		.watch = ss->o->watch_exe != NULL,
+		.watch_dev = ss->watch_dev,
+		.watch_ino = ss->watch_ino,
+		.watch_lib_dev = ss->watch_lib_dev,
+		.watch_lib_ino = ss->watch_lib_ino,
 	};
 	/* --dynamic's state while the run goes on: the plan's analysis */
 	ss->dyn = vg_plan_take_dyn(plan);
@@ -432,7 +260,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 			      ss->kernel, e) ||
 	     vg_load_restore(ss, ss->o->state_path, e)))	/* vigil load's */
 		goto out;
-	if (vg_session_view_open(ss, e))
+	if (vg_session_view_open(ss, e) || vg_session_watch_open(ss, e) ||
+	    vg_session_attach_where(ss, e))
+		goto out;
+	if (vg_session_sinks_open(ss, e))
 		goto out;
 	rc = 0;
 out:
@@ -476,6 +307,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 			vg_monitor_mark_inconclusive(ss->mon, i);
 	vg_report_set_evidence(ss->report, ss->evidence);
 	vg_report_final(ss->report, ss->mon, 0);
+	vg_session_watch_finish(ss);	/* its processes, and its counts */
 	for (int i = 0; i < ss->nkids; i++) {	/* --follow-fork */
 		vg_report_set_evidence(ss->report, ss->kids[i].evidence);
 		vg_report_final(ss->report, ss->kids[i].mon,
@@ -575,10 +407,11 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigaddset(&mask, SIGUSR1);	/* the monitor state, on stderr */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	pidfd = vg_proc_pidfd(ss->pid, e);
+	/* vigil watch has no target of its own: it ends on a signal */
+	pidfd = ss->o->watch_exe ? -2 : vg_proc_pidfd(ss->pid, e);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ep_ctl = epoll_create1(EPOLL_CLOEXEC);
-	if (sigfd < 0 || pidfd < 0 || ep < 0 || ep_ctl < 0) {
+	if (sigfd < 0 || pidfd == -1 || ep < 0 || ep_ctl < 0) {
 		if (pidfd >= 0)
 			vg_errf(e, "setting up the event loop: %s",
 				strerror(errno));
@@ -587,8 +420,10 @@ static int loop(struct session *ss, struct vg_err *e)
 	ev.data.fd = vg_probe_fd(ss->probe);
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = pidfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
-	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
+	if (pidfd >= 0) {
+		epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
+	}
 	ev.data.fd = sigfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
 	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
@@ -600,7 +435,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
-	if (!ss->o->pid && (ss->o->interactive
+	if (!ss->o->pid && !ss->o->watch_exe && (ss->o->interactive
 			    ? vg_proc_release_at_entry(ss->pid, e)
 			    : vg_proc_release(ss->pid, e)))
 		goto out;
@@ -666,7 +501,8 @@ static int loop(struct session *ss, struct vg_err *e)
 			epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
 			epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
 		}
-		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss))
+		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss) ||
+		    vg_session_watch_done(ss))
 			goto done;
 		if (vg_scenario_target_stopped(ss->sc) || vg_load_stopped(ss) ||
 		    vg_scenario_target_killed(ss->sc)) {
@@ -684,6 +520,7 @@ static int loop(struct session *ss, struct vg_err *e)
 					continue;
 				if (si.ssi_signo == SIGUSR1) {
 					vg_session_dump(ss);
+					vg_session_leaks_on_demand(ss);
 					continue;
 				}
 				if (si.ssi_signo == SIGUSR2) {
@@ -694,6 +531,14 @@ static int loop(struct session *ss, struct vg_err *e)
 				}
 				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
 					continue;	/* gdb's, on the terminal */
+				if (ss->o->watch_exe &&
+				    vg_session_watch_signal(ss, (int)si.ssi_signo))
+					continue;
+				if (ss->o->watch_exe) {
+					fprintf(stderr, "vigil: %s: detaching, the watched processes run on\n",
+						strsignal(si.ssi_signo));
+					goto done;
+				}
 				if (ss->o->pid) {
 					/* not our child: leave it alone */
 					fprintf(stderr, "vigil: %s: detaching, the target runs on\n",
@@ -711,7 +556,8 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 		vg_session_live_tick(ss);
 		vg_session_view_tick(ss);
-		if (!exited && target_gone(ss, pidfd, &code, &sig)) {
+		vg_session_sinks_tick(ss);
+		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			/* no timeouts now: the target may have exited before
 			 * their deadlines (those due while it ran fired when
@@ -758,6 +604,15 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	 * without one, vigil runs as it would off a terminal */
 	if (o->live && !(ss.status = vg_status_new(&se)))
 		fprintf(stderr, "vigil: no live view: %s\n", se.msg);
+	/* --leak-check: vigil's own property holds the target at _exit
+	 * (before anything counts the spec's properties and events) */
+	if (vg_leaks_prepare(spec, o, e)) {
+		vg_status_free(ss.status);
+		return -1;
+	}
+	/* memcpy, read(2)... into watched blocks (callacc.h) */
+	if (vg_callacc_add(spec, e))
+		goto out;
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */
 		if (ss.pid > 0 && !o->pid)
@@ -769,12 +624,19 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	if (rc >= 0)
 		vg_session_view_final(&ss);
 out:
+	vg_session_sinks_close(&ss, rc < 0 ? "monitoring ended on an error"
+			       : ss.sc && vg_scenario_target_stopped(ss.sc)
+			       ? "stopped at a violation"
+			       : ss.target_exited ? "the program exited"
+			       : "vigil detached; the program runs on");
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	unit_stopped = vg_load_stopped(&ss) != NULL;
 	vg_load_free(&ss);		/* vigil load's probes */
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
-				unit_stopped || ss.keep_stopped_at_end);
+				unit_stopped || ss.keep_stopped_at_end ||
+				(ss.wstats && ss.wstats->stopped));
+	vg_session_watch_free(&ss);
 	/* the page keeps the end of a run that ended by itself (not one the
 	 * user interrupted, nor one gdb takes the terminal for), the probes
 	 * gone and the target as the run left it */
@@ -790,8 +652,11 @@ out:
 	for (int i = 0; i < ss.nkids; i++) {
 		vg_monitor_free(ss.kids[i].mon);
 		vg_evidence_free(ss.kids[i].evidence);
+		free(ss.kids[i].cgroup);
+		vg_symbolizer_free(ss.kids[i].sym);
 	}
 	free(ss.kids);
+	vg_session_leaks_close(&ss);
 	vg_report_free(ss.report);
 	vg_evidence_free(ss.evidence);
 	vg_symval_free(ss.symval);

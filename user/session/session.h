@@ -12,6 +12,8 @@
 
 #include "spec/spec.h"
 
+struct vg_watch_hooks;
+
 enum vg_tier { VG_TIER_AUTO, VG_TIER_USER, VG_TIER_KERNEL };
 
 /* the default reaction to a violation state without a reaction of its own */
@@ -56,6 +58,33 @@ struct vg_session_opts {
 	/* --interactive: stops go to a gdb that joins the live session
 	 * (user/session/live.h) instead of ending it */
 	bool interactive;
+	/* --metrics ADDR:PORT: a Prometheus endpoint (user/metrics/); NULL
+	 * addr: none. metrics_file: the body also written there (the
+	 * agent serves its sessions' files as one) */
+	const char *metrics_addr;
+	int metrics_port;
+	const char *metrics_file;
+	/* --journal[=FILE]: verdicts and lifecycle messages to journald, or
+	 * JSON lines (FILE, else stdout) where it does not run */
+	bool journal;
+	const char *journal_path;
+	/* the agent's name for this session (its config file): VIGIL_UNIT
+	 * in the journal, unit="" in the metrics; NULL outside the agent */
+	const char *unit;
+	/* vigil watch (user/watch/watch.h): every process running this
+	 * executable (absolute), no target of its own; at most max_procs of
+	 * them at once; the hooks (or NULL) hear of processes and verdicts */
+	const char *watch_exe;
+	bool watch_lib;			/* watch_exe is a library: the
+					 * processes that map it */
+	unsigned max_procs;
+	const struct vg_watch_hooks *watch_hooks;
+	/* --leak-check: class the live blocks at exit (session/leaks.h);
+	 * --suppressions FILE; --show-leak-kinds (a bit per enum
+	 * vg_leak_kind; 0: definite and possible, as memcheck) */
+	bool leak_check;
+	const char *suppressions;
+	unsigned leak_show;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

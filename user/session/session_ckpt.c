@@ -199,6 +199,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		ss->ckpt_taken++;
 		fprintf(stderr, "vigil: checkpoint %s (%s, after %llu events)\n",
 			img, reason, (unsigned long long)events);
+		vg_session_sinks_checkpoint(ss, img, reason);
 	}
 	if (vg_probe_resume(ss->probe, e) || vg_load_resume(ss, e)) {
 		/* never leave the target frozen for a monitor that is gone */

@@ -27,6 +27,7 @@ struct vg_status;
 struct vg_view;
 struct vg_live;
 struct vg_load;
+struct vg_sinks;
 
 struct session {
 	struct vg_spec *spec;
@@ -48,8 +49,24 @@ struct session {
 		struct vg_monitor *mon;
 		struct vg_evidence *evidence;
 		bool gone;		/* its exit was seen (VG_PROC_EXIT) */
+		/* vigil watch: where it lives (NSpid, cgroup), its
+		 * violations, left stopped by a reaction */
+		pid_t ns_pid;
+		char *cgroup;
+		uint64_t violations;
+		bool stopped;
+		struct vg_symbolizer *sym;	/* its stacks', at first use */
 	} *kids;
 	int nkids;
+	struct vg_watch_stats *wstats;	/* vigil watch (session_watch.c) */
+	uint32_t watch_dev;		/* its executable, as the kernel */
+	uint64_t watch_ino;		/* encodes dev_t; 0 with --lib-mapped */
+	uint32_t watch_lib_dev;		/* --lib-mapped: the library's */
+	uint64_t watch_lib_ino;
+	/* vigil attach to a process in a container: its pid there and its
+	 * cgroup, for the reports (vg_session_attach_where) */
+	pid_t target_ns_pid;
+	char target_cgroup[256];
 	bool launch_exec_seen;		/* vigil run: the exec that starts it */
 	struct vg_dyn *dyn;		/* --dynamic (dynamic.c), or NULL */
 	struct vg_watchset *ws;		/* watchpoints (watchset.c), or NULL */
@@ -104,6 +121,7 @@ struct session {
 	bool target_exited;		/* the loop saw it exit */
 	/* the control channel, `vigil break`, --interactive (live.c) */
 	struct vg_live *live;
+	struct vg_sinks *sinks;		/* --metrics, --journal (session_sinks.c) */
 	pid_t gdb_pid;			/* --interactive on a terminal */
 	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
 	bool ckpt_hold;			/* a checkpoint for gdb: the target is
@@ -120,6 +138,7 @@ struct session {
 	/* restores inside the session (session_restore.c); the loop opens
 	 * the target's pidfd again when target_gen moves */
 	unsigned target_gen;
+	struct vg_leaks *leaks;		/* the leak check (leaks.c) */
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */
@@ -142,6 +161,55 @@ bool vg_session_kids_running(struct session *ss);
  * error for what concerns one process only (--record, checkpoints). */
 int vg_session_follow_check(struct session *ss, char (*why)[256],
 			    struct vg_err *e);
+
+/* --- vigil watch: every process of an executable (session_watch.c) --- */
+
+/* Before anything is loaded: what does not go with watch; the file's
+ * identity for the exec tracepoint. */
+int vg_session_watch_check(struct session *ss, struct vg_err *e);
+/* The probes are in: adopt the processes running the executable now. */
+int vg_session_watch_open(struct session *ss, struct vg_err *e);
+/* A process record under watch (exec, fork, exit). */
+int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p);
+/* A fork of a watched process: is there room for the child
+ * (--max-procs)? If not it is let go, counted and named. */
+bool vg_session_watch_room(struct session *ss, pid_t child);
+/* After a fork's child is followed: say so. */
+void vg_session_watch_forked(struct session *ss, pid_t child);
+/* A transition went through the scenario: a violation is counted for its
+ * process; a process a reaction stopped is handed over for gdb (its
+ * probes go) and watching the others goes on. */
+void vg_session_watch_transition(struct session *ss,
+				 const struct vg_slice_view *s, int to,
+				 const struct vg_mon_event *ev);
+/* vigil watch --tier=kernel: slices keyed by process in the kernel. */
+bool vg_session_watch_kernel(const struct session *ss);
+/* A kernel-tier step of process pid: its monitor and evidence (left as
+ * they are outside watch, or for a process not watched). */
+void vg_session_watch_kproc(struct session *ss, pid_t pid,
+			    struct vg_monitor **mon, struct vg_evidence **x);
+/* --tier=kernel: a watched process's fork is not followed (its parent's
+ * kernel-tier slices cannot be copied for it while the parent runs on):
+ * let go, said, counted as refused. */
+void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
+				      pid_t child);
+/* A watched process's symbolizer (its maps, read at first use while it
+ * lives; through its root in a container), or NULL. */
+struct vg_symbolizer *vg_session_watch_symbolizer(struct session *ss,
+						 pid_t pid);
+/* The kernel table's slices into each process's monitor. */
+void vg_session_watch_mirror(struct session *ss);
+/* A signal that would end the watch: did the hooks take it? */
+bool vg_session_watch_signal(struct session *ss, int sig);
+/* Should the loop end (the hooks' keep_going)? */
+bool vg_session_watch_done(struct session *ss);
+/* At the end: the processes still monitored get their verdicts, and the
+ * counts. */
+void vg_session_watch_finish(struct session *ss);
+void vg_session_watch_free(struct session *ss);
+/* vigil attach: a target in other namespaces (a container) is named in
+ * the reports by its pid there and its cgroup too. */
+int vg_session_attach_where(struct session *ss, struct vg_err *e);
 
 /* --- dynamic instrumentation (dynamic.c) --- */
 
@@ -166,6 +234,29 @@ void vg_hold_release(struct session *ss);
 /* At the end: nothing vigil stopped stays stopped unless asked. */
 void vg_hold_finish(struct session *ss);
 
+/* --- the leak check (leaks.c, leaks.h) --- */
+
+struct vg_leaks;
+/* Its suppressions (--suppressions) and --leak-check's hold event. */
+int vg_session_leaks_open(struct session *ss, struct vg_err *e);
+void vg_session_leaks_close(struct session *ss);
+/* An event: is it the target at _exit, held for the check? */
+void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev);
+/* After a drain, before the holds are let go: the check at exit. */
+void vg_session_leaks_at_exit(struct session *ss);
+/* The check now (the target stopped for it and resumed unless it was
+ * stopped already): the loss records as text to text, as one JSON line to
+ * json (either may be NULL); regs: register values to count as roots
+ * (gdb's, when it holds the threads). -1 with e set. */
+int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
+			  FILE *json, const uint64_t *regs, size_t nregs,
+			  struct vg_err *e);
+/* SIGUSR1: the check now, to stderr and --json (nothing without a leak
+ * property) */
+void vg_session_leaks_on_demand(struct session *ss);
+/* The target's symbolizer, made at first use (session.c) */
+struct vg_symbolizer *vg_session_symbolizer(struct session *ss);
+
 /* --- the live view (session_live.c) --- */
 
 /* What the probes saw so far, all events together: hits, and records
@@ -176,6 +267,19 @@ void vg_session_event_totals(const struct session *ss, uint64_t *events,
 void vg_session_live_tick(struct session *ss);
 /* SIGUSR1: the whole monitor state on stderr. */
 void vg_session_dump(struct session *ss);
+/* --- --metrics and --journal (session_sinks.c) --- */
+int vg_session_sinks_open(struct session *ss, struct vg_err *e);
+/* a slice moved: a violation is counted and logged */
+void vg_session_sinks_transition(struct session *ss,
+				 const struct vg_slice_view *s, int from,
+				 const struct vg_mon_event *ev);
+void vg_session_sinks_tick(struct session *ss);
+/* a checkpoint was taken into dir: the log says where (vigil restore) */
+void vg_session_sinks_checkpoint(struct session *ss, const char *dir,
+				 const char *reason);
+/* how: the lifecycle message ("exited with 0", "detached"), or NULL */
+void vg_session_sinks_close(struct session *ss, const char *how);
+
 /* Copy the kernel tier's slices (states and variables) into the monitor. */
 void vg_session_mirror_kslices(struct session *ss);
 

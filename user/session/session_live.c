@@ -33,7 +33,10 @@ void vg_session_mirror_kslices(struct session *ss)
 	/* the kernel tier's slice table is the truth about its slices: the
 	 * monitor learns their states from the steps it reports, not the
 	 * variables of the steps it keeps to itself */
-	vg_probe_foreach_kslice(ss->probe, mirror_kslice, ss);
+	if (ss->o->watch_exe)	/* by process (session_watch.c) */
+		vg_session_watch_mirror(ss);
+	else
+		vg_probe_foreach_kslice(ss->probe, mirror_kslice, ss);
 }
 
 /* 950, 12.3k, 4.5M: a status line has no room for digits */
@@ -98,6 +101,8 @@ void vg_session_live_tick(struct session *ss)
 		char item[160];
 		int n;
 
+		if (vg_monitor_prop_disabled(ss->mon, i))
+			continue;	/* vigil unload */
 		human(num, sizeof(num), (double)live_of(ss, i));
 		n = snprintf(item, sizeof(item), " %s %s |",
 			     ss->spec->props[i].name, num);

@@ -25,11 +25,12 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 {
 	const char *no = NULL;
 
-	if (!ss->o->follow_forks)
-		return 0;
+	if (!ss->o->follow_forks || vg_session_watch_kernel(ss))
+		return 0;	/* (watch's own checks: session_watch.c) */
 	if (ss->o->tier == VG_TIER_KERNEL)
 		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "--follow-fork runs every property in the user tier (kernel-tier slices do not tell processes apart): not with --tier=kernel");
+				    "%s runs every property in the user tier (kernel-tier slices do not tell processes apart): not with --tier=kernel",
+				    ss->o->watch_exe ? "vigil watch" : "--follow-fork");
 	if (ss->o->record_path)
 		no = "--record";
 	else if (ss->o->fork_snapshots || ss->o->state_path ||
@@ -45,12 +46,14 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 			}
 	if (no)
 		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "--follow-fork does not go with %s: they concern one process",
+				    "%s does not go with %s: they concern one process",
+				    ss->o->watch_exe ? "vigil watch" : "--follow-fork",
 				    no);
 	for (int p = 0; p < ss->spec->nprops; p++) {
 		ss->kernel[p] = false;
 		snprintf(why[p], sizeof(why[p]),
-			 "--follow-fork (kernel-tier slices do not tell processes apart)");
+			 "%s (kernel-tier slices do not tell processes apart)",
+			 ss->o->watch_exe ? "vigil watch" : "--follow-fork");
 	}
 	return 0;
 }
@@ -66,12 +69,21 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 	struct vg_err e = { 0 };
 	struct vg_evidence *x;
 	struct vg_monitor *m;
+	bool user[ss->spec->nprops + 1];
 	void *v;
 
+	/* (vigil watch --tier=kernel) kernel-tier properties are mirrored,
+	 * not evaluated, as in the target's monitor */
+	for (int i = 0; i < ss->spec->nprops; i++)
+		user[i] = !ss->kernel[i];
+	mo.evaluate = user;
 	v = realloc(ss->kids, (ss->nkids + 1) * sizeof(*ss->kids));
 	if (v)
 		ss->kids = v;
-	x = v ? vg_evidence_new(ss->spec, 0, ss->o->evidence) : NULL;
+	/* vigil watch: a smaller ring per process (its memory is touched
+	 * as the process runs: 64k steps of a busy process were 2.5 MB) */
+	x = v ? vg_evidence_new(ss->spec, ss->o->watch_exe ? 4096 : 0,
+				ss->o->evidence) : NULL;
 	m = x ? vg_monitor_new(ss->spec, &mo, &hooks, &e) : NULL;
 	if (!m) {
 		vg_evidence_free(x);
@@ -80,6 +92,8 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 		return ss->mon;
 	}
 	vg_evidence_set_stacks(x, vg_session_event_stack, ss);
+	memset(&ss->kids[ss->nkids], 0, sizeof(ss->kids[0]));
+	ss->kids[ss->nkids].ns_pid = pid;
 	ss->kids[ss->nkids].pid = pid;
 	ss->kids[ss->nkids].gone = false;
 	ss->kids[ss->nkids].evidence = x;
@@ -249,6 +263,8 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	struct stat st;
 	bool same;
 
+	if (ss->o->watch_exe && p->h.event != VG_PROC_FORK)
+		return vg_session_watch_process(ss, p);
 	if (p->h.event == VG_PROC_EXIT) {	/* a followed process ended */
 		vg_probe_unfollow(ss->probe, (pid_t)p->child);
 		for (int i = 0; i < ss->nkids; i++)
@@ -264,6 +280,16 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 				return 0;
 		/* first, since the child is held stopped until then (and let
 		 * go even if this fails) */
+		if (followed && ss->o->watch_exe &&
+		    !vg_session_watch_room(ss, (pid_t)p->child))
+			return 0;	/* let go, said */
+		if (followed && vg_session_watch_kernel(ss)) {
+			/* the parent's kernel-tier slices cannot be copied
+			 * for it while the parent runs on */
+			vg_session_watch_unfollowed_fork(ss, (pid_t)p->h.pid,
+							 (pid_t)p->child);
+			return 0;
+		}
 		if (followed) {
 			struct vg_err fe = { 0 };
 
@@ -273,6 +299,8 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 				fprintf(stderr, "vigil: pid %u: %s: it runs unmonitored\n",
 					p->child, fe.msg);
 				followed = false;
+			} else if (ss->o->watch_exe) {
+				vg_session_watch_forked(ss, (pid_t)p->child);
 			}
 		}
 		vg_report_process(ss->report, VG_PROC_FORK, p->h.pid, p->child,

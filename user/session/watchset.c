@@ -62,6 +62,7 @@ static int reg_arm(struct vg_watchset *ws, const struct vg_wp *wp,
 	r->id = vg_probe_wp_add(ws->probe, ws->pid, wp, e);
 	if (r->id < 0)
 		return -1;
+	vg_probe_armed_addr(ws->probe, wp->addr, true);
 	r->wp = *wp;
 	r->refs = 0;
 	/* `old` of the first hit: what is there now (little-endian) */
@@ -76,6 +77,7 @@ static void reg_put(struct vg_watchset *ws, int i)
 	if (--ws->reg[i].refs > 0)
 		return;
 	vg_probe_wp_del(ws->probe, ws->reg[i].id);
+	vg_probe_armed_addr(ws->probe, ws->reg[i].wp.addr, false);
 	ws->reg[i].id = -1;
 }
 
@@ -212,6 +214,8 @@ static void pend_inconclusive(struct vg_watchset *ws, struct vg_monitor *m,
 
 void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m)
 {
+	bool futile;
+
 	if (!ws)
 		return;
 	for (int i = 0; i < ws->npend; i++)
@@ -220,6 +224,26 @@ void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m)
 						   ws->pend[i].mask,
 						   ws->pend[i].params);
 	ws->npend = 0;
+	ws->arm_late = false;
+	/* every register taken and refuse: a hold would arm nothing */
+	futile = ws->policy == VG_WATCH_REFUSE &&
+		 nregs_used(ws) == VG_WATCH_REGS;
+	if (futile || futile != ws->futile) {
+		ws->futile = futile;
+		vg_probe_holds_futile(ws->probe, futile ? ws->nreleased
+							: UINT64_MAX);
+	}
+}
+
+void vg_watchset_note(struct vg_watchset *ws, int event, uint16_t flags)
+{
+	if (!ws || event < 0 || event >= ws->spec->nevents)
+		return;
+	ws->nreleased += !!(flags & VG_RF_RELEASE);
+	if (!ws->holds)
+		return;
+	ws->arm_late = ws->holds[event] && !(flags & VG_RF_ARMSTOP);
+	ws->unheld += ws->arm_late;
 }
 
 /* Aligned pieces of 8, 4, 2 or 1 bytes covering [a, a + len), at most
@@ -435,8 +459,10 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 		w->reg[w->nreg++] = r;
 	}
 	/* watched in part (a block past the 32 bytes of four registers): an
-	 * access past them goes unseen, so the verdict cannot be accepting */
-	if (partial)
+	 * access past them goes unseen, so the verdict cannot be accepting;
+	 * armed late (the probe did not hold the thread, a hold having been
+	 * futile when it ran): an access before the arming went unseen */
+	if (partial || ws->arm_late)
 		pend_inconclusive(ws, m, s->prop, s->mask, s->params);
 	change_start(ws, w);
 }
@@ -506,6 +532,7 @@ void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
 
 	if (!ws || !ws->prop_on[s->prop])
 		return;
+	vg_ws_ranges_transition(ws, m, s, to);
 	off = ws->state_off[s->prop] + to;
 	/* what the slice holds and no longer needs, or needs elsewhere (its
 	 * variables changed the address or the count) */
@@ -630,5 +657,8 @@ void vg_watchset_finish(struct vg_watchset *ws, FILE *out)
 			(unsigned long long)ws->evicted,
 			(unsigned long long)ws->failed,
 			ws->policy == VG_WATCH_EVICT ? "evict" : "refuse");
+	if (ws->unheld)
+		fprintf(out, ", %llu holds skipped (every register taken)",
+			(unsigned long long)ws->unheld);
 	fputc('\n', out);
 }

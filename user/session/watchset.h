@@ -44,6 +44,12 @@ enum vg_watch_policy {
 bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
 			bool *oom);
 
+/* Per event: whether it may take a slice out of a state that watches, or
+ * move its watch (VG_EVF_UNWATCH; see bpf/vigil.bpf.h's holds_futile).
+ * NULL when none does, or out of memory (*oom set). */
+bool *vg_watchset_releases(const struct vg_spec *spec, const bool *kernel,
+			   bool *oom);
+
 /* The watches of the plan (user/plan/plan.h: the globals' watchpoints,
  * where each per-slice watch finds its memory, the tiers, the states
  * whose entry stops the target), copied: the plan may go. */
@@ -65,11 +71,26 @@ void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
  * other than the one moving (evicted, refused) is applied. */
 void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m);
 
+/* Before feeding m a record's event, its flags: was it held
+ * (VG_RF_ARMSTOP), did the probes count it as a release (VG_RF_RELEASE)?
+ * An event
+ * that holds to arm but was not held (the probes skip holds while every
+ * register is taken under --watch-policy=refuse) makes what it arms late,
+ * and the slice inconclusive. */
+void vg_watchset_note(struct vg_watchset *ws, int event, uint16_t flags);
+
 /* A watch event's record (ev->event a write/read/access event): fills in
  * `old` and feeds m the event of every slice that armed the address (or
  * of every property, for a global). */
 int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 		    struct vg_mon_event *ev, struct vg_err *e);
+
+/* A call the session added (session/callacc.h: memcpy, read(2)...): feeds
+ * m the watch event of every slice whose watched block (in a consuming
+ * state) the call's buffers overlap, as a hit at the first byte of the
+ * overlap, whether a debug register covers it or not. */
+int vg_watchset_call(struct vg_watchset *ws, struct vg_monitor *m,
+		     const struct vg_mon_event *ev, struct vg_err *e);
 
 /* The end of the run: a line of counts, when anything was armed. */
 void vg_watchset_finish(struct vg_watchset *ws, FILE *out);

@@ -83,6 +83,14 @@ struct vg_watchset {
 	} pend[MAX_PENDING];
 	int npend;
 	uint64_t armed, hits, late, refused, evicted, failed;
+	struct vg_ws_ranges *ranges;	/* watchset_ranges.c; NULL: none */
+	/* events whose probe holds the thread to arm ([nevents]; NULL:
+	 * none); the event being fed was such one and was not held (the
+	 * probes skipped the hold as futile): what it arms is late */
+	bool *holds;
+	bool *releases;		/* VG_EVF_UNWATCH events ([nevents]) */
+	bool arm_late, futile;
+	uint64_t unheld, nreleased;	/* ... of them handled */
 };
 
 /* watchset_plan.c */
@@ -95,6 +103,10 @@ bool vg_ws_consumes(const struct vg_watchset *ws, int prop, int state,
 bool vg_ws_where(struct vg_watchset *ws, const struct loc_plan *l,
 		 const struct vg_slice_view *s, uint64_t *addr,
 		 uint64_t *len, const char **why);
+/* watchset_ranges.c: the watched blocks by address, for calls */
+void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
+			     const struct vg_slice_view *s, int to);
+void vg_ws_ranges_free(struct vg_watchset *ws);
 /* len bytes of the target at addr; false when they cannot be read */
 bool vg_ws_peek(pid_t pid, uint64_t addr, void *buf, size_t len);
 

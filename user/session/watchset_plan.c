@@ -120,6 +120,43 @@ bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
 	return any ? hold : (free(hold), NULL);
 }
 
+/* The events that may take a slice out of a state that watches, or move
+ * its watch (VG_EVF_UNWATCH): any transition from such a state, and the
+ * watch events themselves. Conservative: each one voids the probes'
+ * "holds are futile" until user space has handled it. */
+bool *vg_watchset_releases(const struct vg_spec *spec, const bool *kernel,
+			   bool *oom)
+{
+	bool *rel = NULL, any = false;
+
+	*oom = false;
+	for (int p = 0; p < spec->nprops; p++) {
+		const struct vg_property *pr = &spec->props[p];
+
+		if (kernel[p])
+			continue;
+		for (int t = 0; t < pr->ntrans; t++) {
+			int from = pr->trans[t].from;
+			bool watches = state_watches(pr, from) ||
+				       vg_ws_per_slice(spec, pr->trans[t].event);
+
+			for (int u = 0; !watches && u < pr->ntrans; u++)
+				watches = pr->trans[u].from == from &&
+					  vg_ws_per_slice(spec,
+							  pr->trans[u].event);
+			if (!watches)
+				continue;
+			if (!rel &&
+			    !(rel = calloc(spec->nevents + 1, sizeof(bool)))) {
+				*oom = true;
+				return NULL;
+			}
+			rel[pr->trans[t].event] = any = true;
+		}
+	}
+	return any ? rel : (free(rel), NULL);
+}
+
 /* property prop's plan for a per-slice watch event, from the plan's */
 static int plan_event(struct vg_watchset *ws, const struct vg_plan *plan,
 		      int prop, int event, struct vg_err *e)
@@ -210,6 +247,16 @@ struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
 		memcpy(ws->gwatch, plan->gwatch,
 		       plan->ngwatch * sizeof(*ws->gwatch));
 	ws->ngwatch = plan->ngwatch;
+	{
+		bool oom = false;
+
+		ws->holds = vg_watchset_holds(plan->spec, plan->kernel, &oom);
+		if (!oom)
+			ws->releases = vg_watchset_releases(plan->spec,
+							    plan->kernel, &oom);
+		if (oom)
+			goto oom;
+	}
 	nstates = 0;
 	for (int p = 0; p < np; p++) {
 		ws->state_off[p] = nstates;
@@ -232,6 +279,9 @@ void vg_watchset_free(struct vg_watchset *ws)
 	for (int i = 0; i < MAX_REGS; i++)
 		if (ws->reg[i].id >= 0)
 			vg_probe_wp_del(ws->probe, ws->reg[i].id);
+	vg_ws_ranges_free(ws);
+	free(ws->holds);
+	free(ws->releases);
 	free(ws->plan);
 	free(ws->prop_on);
 	free(ws->state_off);

@@ -149,6 +149,13 @@ struct vg_event {
 	 * inside_bit of the thread's entry in the `inside` map */
 	bool marks_inside;
 	uint8_t inside_bit;
+	/* a call the session added (user/session/callacc.c): memcpy,
+	 * read(2)... whose buffers may touch the memory of per-slice watch
+	 * event access_for - 1; 0 for the spec's own events */
+	int access_for;
+	/* and its buffers: position of each pointer and of its length
+	 * (0xff: one byte), for the probe's page filter */
+	uint8_t nrng, rng_ptr[2], rng_len[2];
 };
 
 struct vg_var {
@@ -242,6 +249,11 @@ struct vg_property {
 	char *name;
 	char *description;	/* may be "" */
 	struct vg_loc loc;
+	/* --on-violation PROP=REACTION (the agent's reaction.PROP): this
+	 * property's default reaction (an enum vg_on_violation) instead of
+	 * the run's, when has_on_violation */
+	bool has_on_violation;
+	int on_violation;
 
 	int nparams;		/* `slice on a, b`; 0 = one instance */
 	char *params[VG_MAX_PARAMS];

@@ -123,4 +123,8 @@ void dw_member_bits(struct vg_dwarf *dw, Dwarf_Die m, uint64_t tsize,
 int dw_describe(struct vg_dwarf *dw, vg_type_id id, struct vg_type *t,
 		int depth, struct vg_err *e);
 
+/* debugfile.c: the separate debug file of the ELF at binpath (malloc'd),
+ * or NULL */
+char *dw_find_debug_file(Elf *elf, const char *binpath);
+
 #endif

@@ -58,9 +58,39 @@ struct ldcache {
 	const char *strbase;		/* string offsets are from here */
 };
 
+/* A program in a container (another root: its path is under
+ * /proc/self/fd/N, proc/procinfo.h) has its libraries found in its own
+ * root: its ld.so.cache, its default directories, absolute DT_RPATH and
+ * DT_RUNPATH entries and PT_INTERP, all under that prefix. Set for the
+ * time of one vg_libs_load_with. */
+static __thread char lib_root[64];
+
+static void root_of(const char *binary)
+{
+	size_t n = strlen("/proc/self/fd/");
+
+	lib_root[0] = 0;
+	if (strncmp(binary, "/proc/self/fd/", n))
+		return;
+	n += strspn(binary + n, "0123456789");
+	if (n < sizeof(lib_root) && binary[n] == '/')
+		snprintf(lib_root, sizeof(lib_root), "%.*s", (int)n, binary);
+}
+
+/* path as the program names it, reachable from vigil (in buf) */
+static const char *rooted(const char *path, char *buf, size_t len)
+{
+	if (!lib_root[0] || path[0] != '/' ||
+	    !strncmp(path, lib_root, strlen(lib_root)))
+		return path;
+	snprintf(buf, len, "%s%s", lib_root, path);
+	return buf;
+}
+
 static void cache_load(struct ldcache *c)
 {
-	FILE *f = fopen("/etc/ld.so.cache", "re");
+	char rb[PATH_MAX];
+	FILE *f = fopen(rooted("/etc/ld.so.cache", rb, sizeof(rb)), "re");
 	size_t off = 0;
 	long len;
 
@@ -321,8 +351,8 @@ static char *search_list(const char *list, const char *origin,
 			if (expand(n ? dir : ".", origin, exp, sizeof(exp)) &&
 			    snprintf(path, sizeof(path), "%s/%s", exp, name) <
 				    (int)sizeof(path) &&
-			    usable(path))
-				return strdup(path);
+			    usable(rooted(path, dir, sizeof(dir))))
+				return strdup(rooted(path, dir, sizeof(dir)));
 		}
 		list = list[n] ? list + n + 1 : NULL;
 	}
@@ -344,9 +374,12 @@ static char *resolve(struct resolver *r, size_t obj, const char *name,
 	char *p;
 
 	if (strchr(name, '/')) {
+		char rb[PATH_MAX];
+
 		*how = "path";
-		if (expand(name, d->origin, buf, sizeof(buf)) && usable(buf))
-			return strdup(buf);
+		if (expand(name, d->origin, buf, sizeof(buf)) &&
+		    usable(rooted(buf, rb, sizeof(rb))))
+			return strdup(rooted(buf, rb, sizeof(rb)));
 		return NULL;
 	}
 	/* DT_RPATH of the object and of its loaders up to the executable,
@@ -373,12 +406,14 @@ static char *resolve(struct resolver *r, size_t obj, const char *name,
 	if (d->nodeflib)
 		return NULL;
 	*how = "ld.so.cache";
-	if ((c = cache_find(&r->cache, name)) && usable(c))
+	if ((c = cache_find(&r->cache, name)) &&
+	    usable(c = rooted(c, buf, sizeof(buf))))
 		return strdup(c);
 	*how = "default";
 	for (size_t i = 0; i < sizeof(default_dirs) / sizeof(*default_dirs);
 	     i++) {
-		snprintf(buf, sizeof(buf), "%s/%s", default_dirs[i], name);
+		snprintf(buf, sizeof(buf), "%s%s/%s", lib_root,
+			 default_dirs[i], name);
 		if (usable(buf))
 			return strdup(buf);
 	}
@@ -460,8 +495,10 @@ static char *interp_of(const char *binary)
 				continue;
 			if (pread(f.fd, buf, ph.p_filesz, ph.p_offset) ==
 			    (ssize_t)ph.p_filesz) {
+				char rb[PATH_MAX];
+
 				buf[ph.p_filesz] = 0;
-				ret = strdup(buf);
+				ret = strdup(rooted(buf, rb, sizeof(rb)));
 			}
 		}
 	}
@@ -540,6 +577,7 @@ int vg_libs_load_with(const char *binary, const char *const *dlopened,
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
+	root_of(binary);
 	cache_load(&r.cache);
 	if (!(path = strdup(binary))) {
 		vg_errf(e, "out of memory");
@@ -623,7 +661,20 @@ static int found_in(const struct vg_libs *libs, size_t i,
 	out->fn.source = tab == VG_TAB_SYMTAB ? VG_SRC_SYMTAB : VG_SRC_DYNSYM;
 	out->fn.ifunc = GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC;
 	snprintf(out->sym, sizeof(out->sym), "%s", name);
-	if (vg_elf_vaddr_to_offset(f->elf, sym->st_value, &out->fn.offset))
+	/* memcpy, strlen: probe what the resolver picks, which is what is
+	 * called (ifunc.c) */
+	if (out->fn.ifunc &&
+	    vg_ifunc_impl_vaddr(libs->v[i].path, name, &out->fn.addr)) {
+		out->fn.ifunc = false;
+		out->fn.size = 0;
+		/* its own name (__strlen_avx2) when the symbols say, so that
+		 * the resolver's DWARF (no parameters) is not taken for its */
+		if (!vg_elf_func_at(f->elf, out->fn.addr, out->sym,
+				    sizeof(out->sym)) || !out->sym[0])
+			snprintf(out->sym, sizeof(out->sym), "%s.ifunc-impl",
+				 name);
+	}
+	if (vg_elf_vaddr_to_offset(f->elf, out->fn.addr, &out->fn.offset))
 		return vg_errf(e, "function '%s' in %s: address 0x%llx is in no loadable segment",
 			       name, libs->v[i].path,
 			       (unsigned long long)sym->st_value);

@@ -3,6 +3,7 @@
  * map before the process runs is libs.c's. */
 #include "maps.h"
 #include "sym_internal.h"
+#include "proc/procinfo.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,12 +16,16 @@
 
 int vg_maps_read(pid_t pid, struct vg_maps *out, struct vg_err *e)
 {
-	char fname[64], *line = NULL;
+	char fname[64], *line = NULL, root[64];
 	size_t cap = 0, lcap = 0;
 	FILE *f;
 
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
+	/* a process in a container names its files from its own root:
+	 * reach them through it (proc/procinfo.h) */
+	if (vg_proc_root_prefix(pid, root, sizeof(root), e))
+		return -1;
 	snprintf(fname, sizeof(fname), "/proc/%d/maps", (int)pid);
 	if (!(f = fopen(fname, "re")))
 		return vg_errf(e, "cannot read %s: %s%s", fname,
@@ -62,7 +67,13 @@ int vg_maps_read(pid_t pid, struct vg_maps *out, struct vg_err *e)
 		path = line + pos;
 		n = strcspn(path, "\n");
 		path[n] = 0;
-		if (n && !(m->path = strdup(path))) {
+		if (n && path[0] == '/' && root[0]) {
+			if (asprintf(&m->path, "%s%s", root, path) < 0)
+				m->path = NULL;
+		} else if (n) {
+			m->path = strdup(path);
+		}
+		if (n && !m->path) {
 			free(line);
 			fclose(f);
 			vg_maps_free(out);
@@ -254,10 +265,17 @@ int vg_proc_mapped_libs(pid_t pid, char ***paths, size_t *n,
 	for (size_t i = 0; !ret && i < o.n; i++) {
 		const struct vg_object *ob = &o.v[i];
 
-		if ((ob->dev == ex.st_dev && ob->ino == ex.st_ino) ||
-		    stat(ob->path, &st) || st.st_dev != ob->dev ||
-		    st.st_ino != ob->ino ||
-		    vg_not_a_library(ob->path, why, sizeof(why)))
+		if (ob->dev == ex.st_dev && ob->ino == ex.st_ino)
+			continue;
+		if (stat(ob->path, &st) || st.st_dev != ob->dev ||
+		    st.st_ino != ob->ino) {
+			/* replaced or deleted since it was mapped (an
+			 * upgrade): its functions are not looked for there */
+			fprintf(stderr, "vigil: pid %d maps %s, but the file there now is another (replaced since?): its functions are not probed\n",
+				(int)pid, ob->path);
+			continue;
+		}
+		if (vg_not_a_library(ob->path, why, sizeof(why)))
 			continue;
 		if (!((*paths)[*n] = strdup(ob->path)))
 			ret = vg_errf(e, "out of memory");

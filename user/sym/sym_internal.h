@@ -45,6 +45,12 @@ bool vg_elf_func_at(Elf *elf, uint64_t addr, char *buf, size_t len);
  * NAME.constprop.0, NAME.part.0), copied to buf. */
 bool vg_elf_find_clone(Elf *elf, const char *name, char *buf, size_t len);
 
+/* An IFUNC symbol NAME of the object at PATH: the link-time address of
+ * the implementation it resolves to on this machine (ifunc.c). False when
+ * PATH is not an object vigil itself has loaded. */
+bool vg_ifunc_impl_vaddr(const char *path, const char *name,
+			 uint64_t *vaddr);
+
 /* Virtual address to file offset through the PT_LOAD segment mapping it. */
 int vg_elf_vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off);
 

@@ -1,4 +1,5 @@
 #include "symbolize.h"
+#include "proc/procinfo.h"
 #include "cxxnames.h"
 
 #include <fcntl.h>
@@ -80,11 +81,16 @@ static struct obj *obj_for(struct vg_symbolizer *s, const char *path)
  * the process is gone. */
 static void read_maps(struct vg_symbolizer *s)
 {
-	char path[64], line[4400], file[4096];
+	char path[64], line[4400], file[4096], root[64], rooted[4200];
 	struct map *maps = NULL;
 	size_t n = 0;
+	struct vg_err e;
 	FILE *f;
 
+	/* a process in a container names its files from its own root:
+	 * open them through it (proc/procinfo.h) */
+	if (vg_proc_root_prefix(s->pid, root, sizeof(root), &e))
+		root[0] = 0;
 	snprintf(path, sizeof(path), "/proc/%d/maps", s->pid);
 	if (!(f = fopen(path, "r")))
 		return;
@@ -101,7 +107,8 @@ static void read_maps(struct vg_symbolizer *s)
 		if (!(grown = realloc(maps, (n + 1) * sizeof(*grown))))
 			break;
 		maps = grown;
-		maps[n++] = (struct map){ lo, hi, off, obj_for(s, file) };
+		snprintf(rooted, sizeof(rooted), "%s%s", root, file);
+		maps[n++] = (struct map){ lo, hi, off, obj_for(s, rooted) };
 	}
 	fclose(f);
 	if (!n) {

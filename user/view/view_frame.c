@@ -145,8 +145,12 @@ char *vg_frame_build(const struct vg_frame_in *in, size_t *len)
 
 		fprintf(out, "%s{\"name\":", i ? "," : "");
 		vg_json_str(out, p->name);
-		fprintf(out, ",\"tier\":\"%s\",\"states\":[",
+		fprintf(out, ",\"tier\":\"%s\",",
 			in->kernel && in->kernel[i] ? "kernel" : "user");
+		/* unloaded while it runs (vigil unload): the page hides it */
+		if (in->nmons && vg_monitor_prop_disabled(in->mons[0], i))
+			fputs("\"gone\":true,", out);
+		fputs("\"states\":[", out);
 		for (int s = 0; s < p->nstates; s++) {
 			uint64_t n = cc.n[base[i] + s];
 

@@ -4,7 +4,8 @@
 // stopped, exited, detached) and "note"; "events", "rate", "lost",
 // "probes"; per property ("props") its tier, its states with their live
 // slice counts and kinds, and "edges", how often each transition fired so
-// far; "violations", each with its slice, event and evidence; "selected",
+// far ("gone": unloaded while the program runs, hidden); "violations",
+// each with its slice, event and evidence; "selected",
 // the slices of the state the page asked for (/select).
 //
 // The SVG is Graphviz's, from /graph.svg: states are <g id="pP_sS">, with
@@ -50,6 +51,10 @@ async function loadGraph() {
 
 function drawGraph(f, prev) {
   f.props.forEach((p, pi) => {
+    // a property unloaded while the program runs: gone from the picture
+    document.querySelectorAll('[id="p' + pi + '"], [id^="p' + pi + '_"]').forEach((g) => {
+      g.style.display = p.gone ? "none" : "";
+    });
     p.states.forEach((s, si) => {
       const g = document.getElementById("p" + pi + "_s" + si);
       if (!g) return;
@@ -75,6 +80,7 @@ function drawProps(f, prev) {
   const box = $("props");
   box.textContent = "";
   f.props.forEach((p, pi) => {
+    if (p.gone) return;
     const rows = p.states.map((s, si) => {
       const tr = el("tr", { class: "clickable kind-" + s.kind },
         el("td", { class: "name" }, s.name),

@@ -1,0 +1,202 @@
+/* The agent's configuration files (user/agent/config.c): the format,
+ * relative spec paths, defaults, FILE:LINE errors, and the fingerprint a
+ * reload compares (the file's and its specs' bytes). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/config.h"
+
+static char dir[] = "/tmp/vigil-agentconf.XXXXXX";
+
+static const char *path(const char *name)
+{
+	static char bufs[8][4200];
+	static int i;
+	char *b = bufs[i++ % 8];
+
+	snprintf(b, 4200, "%s/%s", dir, name);
+	return b;
+}
+
+static void put(const char *name, const char *text)
+{
+	FILE *f = fopen(path(name), "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	if (!mkdtemp(dir))
+		return -1;
+	put("a.vigil", "property p \"\"\nstate s accepting\n");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+/* loads name, expecting failure with msg as a substring of the error */
+static void expect_error(const char *name, const char *text, const char *msg)
+{
+	struct vg_agent_unit u;
+	struct vg_err e = { 0 };
+
+	put(name, text);
+	assert_int_equal(vg_agent_unit_load(path(name), &u, &e), -1);
+	assert_int_equal(e.exit_code, 2);
+	if (!strstr(e.msg, msg))
+		fail_msg("error '%s' does not say '%s'", e.msg, msg);
+	unlink(path(name));
+}
+
+static void test_unit_and_defaults(void **state)
+{
+	struct vg_agent_unit u;
+	struct vg_err e = { 0 };
+	char want[4300];
+
+	put("queued.conf", "# the queue service\n\n  exe = /usr/sbin/queued  \n"
+			   "spec = a.vigil\ndefine = max=8\ndefine=alloc=my_alloc\n"
+			   "reaction.p = stop\n");
+	assert_int_equal(vg_agent_unit_load(path("queued.conf"), &u, &e), 0);
+	assert_string_equal(u.name, "queued");
+	assert_string_equal(u.exe, "/usr/sbin/queued");
+	assert_string_equal(u.pidfile, "");
+	assert_int_equal(u.nspecs, 1);
+	snprintf(want, sizeof(want), "%s/a.vigil", dir);
+	assert_string_equal(u.specs[0], want);
+	assert_int_equal(u.ndefines, 2);
+	assert_string_equal(u.defines[0], "max=8");
+	assert_string_equal(u.defines[1], "alloc=my_alloc");
+	/* production: a violation is recorded, the service runs on */
+	assert_string_equal(u.reaction, "log");
+	assert_string_equal(u.tier, "auto");
+	assert_int_equal(u.nprop_reactions, 1);
+	assert_string_equal(u.prop_reactions[0], "p=stop");
+	vg_agent_unit_free(&u);
+	unlink(path("queued.conf"));
+}
+
+static void test_fingerprint_follows_file_and_specs(void **state)
+{
+	struct vg_agent_unit u;
+	struct vg_err e = { 0 };
+	uint64_t f1, f2, f3, f4;
+
+	put("x.conf", "pidfile = /run/x.pid\nspec = a.vigil\n");
+	assert_int_equal(vg_agent_unit_load(path("x.conf"), &u, &e), 0);
+	f1 = u.fingerprint;
+	vg_agent_unit_free(&u);
+	assert_int_equal(vg_agent_unit_load(path("x.conf"), &u, &e), 0);
+	f2 = u.fingerprint;
+	vg_agent_unit_free(&u);
+	assert_true(f1 == f2);
+	put("a.vigil", "property p \"changed\"\nstate s accepting\n");
+	assert_int_equal(vg_agent_unit_load(path("x.conf"), &u, &e), 0);
+	f3 = u.fingerprint;
+	vg_agent_unit_free(&u);
+	assert_true(f3 != f2);
+	put("x.conf", "pidfile = /run/x.pid\nspec = a.vigil\nreaction = kill\n");
+	assert_int_equal(vg_agent_unit_load(path("x.conf"), &u, &e), 0);
+	f4 = u.fingerprint;
+	assert_string_equal(u.reaction, "kill");
+	vg_agent_unit_free(&u);
+	assert_true(f4 != f3);
+	unlink(path("x.conf"));
+}
+
+static void test_errors_name_file_and_line(void **state)
+{
+	char want[4300];
+
+	snprintf(want, sizeof(want), "%s/e.conf:3: unknown key 'reactoin'", dir);
+	expect_error("e.conf", "exe = /bin/x\nspec = a.vigil\nreactoin = log\n", want);
+	snprintf(want, sizeof(want), "%s/e.conf:2: expected 'key = value', found 'spec a.vigil'", dir);
+	expect_error("e.conf", "exe = /bin/x\nspec a.vigil\n", want);
+	expect_error("e.conf", "exe = /bin/x\nspec = a.vigil\nreaction = gdb\n",
+		     "e.conf:3: reaction: 'gdb' is not log, stop, kill or checkpoint");
+	expect_error("e.conf", "exe = bin/x\n", "e.conf:1: exe: 'bin/x' is not an absolute path");
+	expect_error("e.conf", "exe = /bin/x\npidfile = /run/x.pid\n",
+		     "e.conf:2: pidfile: the file already names its processes");
+	expect_error("e.conf", "exe = /bin/x\nspec = missing.vigil\n",
+		     "e.conf:2: spec: cannot read");
+	expect_error("e.conf", "exe = /bin/x\ndefine = novalue\n",
+		     "e.conf:2: define: 'novalue' is not NAME=VALUE");
+	expect_error("e.conf", "spec = a.vigil\n", "names no processes");
+	expect_error("e.conf", "exe = /bin/x\nreaction = checkpoint\n",
+		     "e.conf:2: reaction: checkpoints are for one process (pidfile = PATH)");
+	expect_error("e.conf", "reaction = checkpoint\nexe = /bin/x\n",
+		     "e.conf:2: exe: checkpoints are for one process");
+	expect_error("e.conf", "reaction.p = checkpoint\nexe = /bin/x\n",
+		     "e.conf:2: exe: checkpoints are for one process");
+	expect_error("e.conf", "exe = /bin/x\nreaction.p = gdb\n",
+		     "e.conf:2: reaction.p: 'gdb' is not log, stop, kill or checkpoint");
+	expect_error("e.conf", "exe = /bin/x\nreaction. = stop\n",
+		     "e.conf:2: reaction.: no property name");
+	expect_error("e.conf", "exe = /bin/x\n", "no 'spec = FILE' line");
+	expect_error("e.conf", "exe = /bin/x\ntier =\n", "e.conf:2: tier: no value after '='");
+}
+
+static void test_bounded_lines(void **state)
+{
+	char *big = malloc(10000);
+
+	memset(big, 'a', 9999);
+	big[9999] = 0;
+	expect_error("e.conf", big, "e.conf:1: line longer than 4096 bytes");
+	expect_error("e.conf", "exe = /bin/x\n\x01\x02\n", "e.conf:2: not a text line");
+	free(big);
+}
+
+static void test_directory_in_name_order(void **state)
+{
+	struct vg_agent_conf c;
+	struct vg_err e = { 0 };
+
+	put("b.conf", "pidfile = /run/b.pid\nspec = a.vigil\n");
+	put("a.conf", "exe = /bin/a\nspec = a.vigil\n");
+	put("notes.txt", "not a unit\n");
+	assert_int_equal(vg_agent_conf_load(dir, &c, &e), 0);
+	assert_int_equal(c.nunits, 2);
+	assert_string_equal(c.units[0].name, "a");
+	assert_string_equal(c.units[1].name, "b");
+	vg_agent_conf_free(&c);
+	put("c.conf", "exe = /bin/c\nspec = a.vigil\nfoo = 1\n");
+	assert_int_equal(vg_agent_conf_load(dir, &c, &e), -1);
+	assert_non_null(strstr(e.msg, "c.conf:3: unknown key 'foo'"));
+	assert_int_equal(c.nunits, 0);
+	unlink(path("a.conf"));
+	unlink(path("b.conf"));
+	unlink(path("c.conf"));
+	assert_int_equal(vg_agent_conf_load("/nonexistent-vigil-dir", &c, &e), -1);
+	assert_non_null(strstr(e.msg, "--config /nonexistent-vigil-dir: No such file"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unit_and_defaults),
+		cmocka_unit_test(test_fingerprint_follows_file_and_specs),
+		cmocka_unit_test(test_errors_name_file_and_line),
+		cmocka_unit_test(test_bounded_lines),
+		cmocka_unit_test(test_directory_in_name_order),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

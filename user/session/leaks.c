@@ -1,0 +1,677 @@
+/* The leak check of a live session (leaks.h): the blocks from the monitor,
+ * their allocation stacks from the evidence ring, the target stopped (or
+ * found stopped) for the scan, the classes from user/leakscan/, the loss
+ * records to stderr and --json. */
+#include "leaks.h"
+#include "live.h"
+#include "session_internal.h"
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "leakscan/records.h"
+#include "leakscan/roots.h"
+#include "leakscan/scan.h"
+#include "leakscan/suppress.h"
+#include "monitor/monitor.h"
+#include "probe/probe.h"
+#include "proc/proc.h"
+#include "report/evidence.h"
+#include "report/report.h"
+#include "sym/symbolize.h"
+#include "util/clock.h"
+
+#define STOP_WAIT_MS 2000	/* for every thread to take a SIGSTOP */
+
+struct vg_leaks {
+	struct vg_leak_supp *supp;
+	unsigned show;		/* kinds whose records the text shows */
+	int hold_event;		/* `before _exit`, or -1 */
+	int exit_event;		/* `before exit`: where its caller's frame is */
+	pid_t exit_caller_tid;
+	uint64_t exit_caller;	/* exit's return address (in its caller) */
+	bool at_exit;		/* the target is held at _exit */
+	pid_t exit_tid;		/* by this thread (at a call: dead scratch
+				 * registers) */
+	bool done_at_exit;
+};
+
+static const char hold_spec[] =
+	"property " VG_LEAK_HOLD_PROP " \"vigil's leak check: the program is held at _exit while its memory is scanned\"\n"
+	"state running accepting {\n"
+	"  before exit(code) -> running\n"
+	"  before _exit(code) -> running\n"
+	"}\n";
+
+bool vg_leak_block_prop(const struct vg_property *p, int *size_var)
+{
+	size_t n = strlen(p->name);
+
+	if (strcmp(p->name, "leak") &&
+	    (n < 5 || strcmp(p->name + n - 5, "_leak")))
+		return false;
+	if (p->nparams != 1 || p->param_types[0] != VG_TYPE_PTR)
+		return false;
+	for (int i = 0; i < p->nvars; i++)
+		if (!strcmp(p->vars[i].name, "size")) {
+			*size_var = i;
+			return true;
+		}
+	return false;
+}
+
+static bool any_block_prop(const struct vg_spec *spec)
+{
+	int v;
+
+	for (int i = 0; i < spec->nprops; i++)
+		if (vg_leak_block_prop(&spec->props[i], &v))
+			return true;
+	return false;
+}
+
+int vg_leaks_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
+		     struct vg_err *e)
+{
+	if (!o->leak_check)
+		return 0;
+	if (!any_block_prop(spec))
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "--leak-check needs a property whose slices are heap blocks (one named leak with a pointer slice and a `size` variable): add specs/lib/leak.vigil");
+	return vg_spec_load_string(spec, "<--leak-check>", hold_spec, e);
+}
+
+int vg_leak_kinds_parse(const char *list, unsigned *out)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	*out = 0;
+	for (char *t = strtok_r(buf, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		int k = 0;
+
+		if (!strcmp(t, "all")) {
+			*out = (1u << VG_LEAK_NKINDS) - 1;
+			continue;
+		}
+		while (k < VG_LEAK_NKINDS && strcmp(t, vg_leak_kind_name(k)))
+			k++;
+		if (k == VG_LEAK_NKINDS)
+			return -1;
+		*out |= 1u << k;
+	}
+	return *out ? 0 : -1;
+}
+
+int vg_session_leaks_open(struct session *ss, struct vg_err *e)
+{
+	struct vg_leaks *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return vg_errf(e, "out of memory");
+	ss->leaks = l;
+	l->show = ss->o->leak_show ? ss->o->leak_show
+				   : 1u << VG_LEAK_DEFINITE |
+				     1u << VG_LEAK_POSSIBLE;
+	l->hold_event = l->exit_event = -1;
+	for (int i = 0; ss->o->leak_check && i < ss->spec->nprops; i++) {
+		const struct vg_property *p = &ss->spec->props[i];
+
+		if (strcmp(p->name, VG_LEAK_HOLD_PROP))
+			continue;
+		for (int b = 0; b < p->nbindings; b++) {
+			int ev = p->bindings[b].event;
+
+			if (!strcmp(ss->spec->events[ev].name, "_exit"))
+				l->hold_event = ev;
+			else
+				l->exit_event = ev;
+		}
+	}
+	if (ss->o->suppressions &&
+	    (!(l->supp = vg_leak_supp_new()) ||
+	     vg_leak_supp_load(l->supp, ss->o->suppressions, e)))
+		return l->supp ? -1 : vg_errf(e, "out of memory");
+	return 0;
+}
+
+void vg_session_leaks_close(struct session *ss)
+{
+	if (!ss->leaks)
+		return;
+	vg_leak_supp_free(ss->leaks->supp);
+	free(ss->leaks);
+	ss->leaks = NULL;
+}
+
+void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev)
+{
+	if (ss->leaks && ev->event == ss->leaks->exit_event &&
+	    ev->pid == (uint32_t)ss->pid) {
+		ss->leaks->exit_caller_tid = (pid_t)ev->tid;
+		ss->leaks->exit_caller = ev->slot[VG_SLOT_CALLER];
+	}
+	if (ss->leaks && ev->event == ss->leaks->hold_event &&
+	    ev->pid == (uint32_t)ss->pid) {
+		ss->leaks->at_exit = true;
+		ss->leaks->exit_tid = (pid_t)ev->tid;
+	}
+}
+
+/* ---- the blocks */
+
+struct blocks {
+	const struct vg_spec *spec;
+	int *size_var;			/* [nprops], -1: not a block prop */
+	struct vg_leak_block *v;
+	size_t n, cap;
+	bool oom;
+};
+
+static void take_block(void *ctx, const struct vg_slice_view *s)
+{
+	struct blocks *b = ctx;
+	const struct vg_property *p = &b->spec->props[s->prop];
+
+	if (b->size_var[s->prop] < 0 || !(s->mask & 1) ||
+	    p->states[s->state].kind != VG_STATE_NONACCEPTING || !s->params[0])
+		return;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		struct vg_leak_block *v = realloc(b->v, cap * sizeof(*v));
+
+		if (!v) {
+			b->oom = true;
+			return;
+		}
+		b->v = v;
+		b->cap = cap;
+	}
+	memset(&b->v[b->n], 0, sizeof(b->v[0]));
+	b->v[b->n].addr = s->params[0];
+	b->v[b->n].size = s->vars ? (uint64_t)s->vars[b->size_var[s->prop]] : 0;
+	if (b->v[b->n].size > (1ull << 40))	/* not a size malloc gave */
+		b->v[b->n].size = 0;
+	b->v[b->n].tag = -1;
+	b->n++;
+}
+
+/* ---- their allocation stacks */
+
+struct alloc {
+	uint64_t addr;
+	size_t order;			/* newest first */
+	int event;
+	int64_t stack;
+};
+
+struct allocs {
+	const struct blocks *b;
+	struct alloc *v;
+	size_t n, cap;
+};
+
+static void take_alloc(void *ctx, int prop, uint32_t mask,
+		       const uint64_t *params, int from, int to,
+		       const struct vg_mon_event *ev)
+{
+	struct allocs *a = ctx;
+	const struct vg_property *p = &a->b->spec->props[prop];
+
+	(void)from;
+	if (a->b->size_var[prop] < 0 || !(mask & 1) ||
+	    p->states[to].kind != VG_STATE_NONACCEPTING)
+		return;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 1024;
+		struct alloc *v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n] = (struct alloc){ params[0], a->n, ev->event,
+				     (int64_t)ev->slot[VG_SLOT_STACK] };
+	a->n++;
+}
+
+static int by_addr_order(const void *x, const void *y)
+{
+	const struct alloc *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* one per distinct (allocating event, stack) */
+struct stacks {
+	struct {
+		int event;
+		int64_t id;
+	} *key;
+	struct vg_leak_stack *v;
+	struct vg_leak_frame *frames;	/* [n][VG_STACK_DEPTH + 1] */
+	struct vg_frame *sym;		/* the strings frames point into */
+	char (*text)[320];
+	const char **textp;
+	int n;
+	int *slot;			/* hash of keys: index + 1, 0 empty */
+	size_t nslot;			/* a power of two, > 2 * cap */
+};
+
+static void stacks_free(struct stacks *st)
+{
+	free(st->key);
+	free(st->v);
+	free(st->frames);
+	free(st->sym);
+	free(st->text);
+	free(st->textp);
+	free(st->slot);
+}
+
+static size_t key_hash(int event, int64_t id, size_t nslot)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull ^ (uint64_t)event;
+
+	return (size_t)(h ^ h >> 29) & (nslot - 1);
+}
+
+/* the index of (event, stack id), added if new; -1 out of memory */
+static int stack_index(struct stacks *st, int event, int64_t id)
+{
+	size_t h;
+
+	if ((size_t)st->n * 2 + 2 > st->nslot) {	/* grow and rehash */
+		size_t nslot = st->nslot ? st->nslot * 2 : 256;
+		int *slot = calloc(nslot, sizeof(*slot));
+		void *k = realloc(st->key, nslot / 2 * sizeof(*st->key));
+
+		if (!slot || !k) {
+			free(slot);
+			if (k)
+				st->key = k;
+			return -1;
+		}
+		st->key = k;
+		for (int i = 0; i < st->n; i++) {
+			h = key_hash(st->key[i].event, st->key[i].id, nslot);
+			while (slot[h])
+				h = (h + 1) & (nslot - 1);
+			slot[h] = i + 1;
+		}
+		free(st->slot);
+		st->slot = slot;
+		st->nslot = nslot;
+	}
+	for (h = key_hash(event, id, st->nslot); st->slot[h];
+	     h = (h + 1) & (st->nslot - 1)) {
+		int i = st->slot[h] - 1;
+
+		if (st->key[i].event == event && st->key[i].id == id)
+			return i;
+	}
+	st->key[st->n].event = event;
+	st->key[st->n].id = id;
+	st->slot[h] = st->n + 1;
+	return st->n++;
+}
+
+/* Symbolize each stack once; the allocator itself first, as memcheck's
+ * stacks start with malloc */
+static int stacks_symbolize(struct session *ss, struct stacks *st)
+{
+	const int per = VG_STACK_DEPTH + 1;
+	size_t all = (size_t)(st->n ? st->n : 1) * per;
+
+	st->v = calloc((size_t)st->n + 1, sizeof(*st->v));
+	st->frames = calloc(all, sizeof(*st->frames));
+	st->sym = calloc(all, sizeof(*st->sym));
+	st->text = calloc(all, sizeof(*st->text));
+	st->textp = calloc(all, sizeof(*st->textp));
+	if (!st->v || !st->frames || !st->sym || !st->text || !st->textp)
+		return -1;
+	for (int i = 0; i < st->n; i++) {
+		struct vg_stack_frame fr[VG_STACK_DEPTH];
+		size_t base = (size_t)i * per;
+		int n = 0, got = 0;
+		struct vg_frame *f = &st->sym[base];
+
+		snprintf(f->func, sizeof(f->func), "%s",
+			 ss->spec->events[st->key[i].event].name);
+		snprintf(st->text[base], sizeof(st->text[0]), "%s", f->func);
+		n = 1;
+		if (ss->stack_on && ss->stack_on[st->key[i].event] && ss->probe)
+			got = vg_probe_stack(ss->probe, st->key[i].id, fr,
+					     VG_STACK_DEPTH);
+		for (int k = 0; k < got && n < per; k++, n++) {
+			f = &st->sym[base + (size_t)n];
+			if (fr[k].has_build_id)
+				vg_symbolize_file(vg_session_symbolizer(ss),
+						  fr[k].build_id, fr[k].offset,
+						  true, f);
+			else
+				vg_symbolize(vg_session_symbolizer(ss),
+					     fr[k].offset, true, f);
+			vg_frame_format(f, st->text[base + (size_t)n],
+					sizeof(st->text[0]));
+		}
+		for (int k = 0; k < n; k++) {
+			f = &st->sym[base + (size_t)k];
+			st->frames[base + (size_t)k] = (struct vg_leak_frame){
+				f->func, f->file, f->line, f->obj };
+			st->textp[base + (size_t)k] = st->text[base + (size_t)k];
+		}
+		/* no stack captured: the allocator alone says little */
+		st->v[i].n = got ? n : 0;
+		st->v[i].frames = &st->frames[base];
+		st->v[i].text = &st->textp[base];
+	}
+	return 0;
+}
+
+/* ---- the target stopped for the scan */
+
+static bool all_stopped(pid_t pid)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	bool ok = true;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(d = opendir(path)))
+		return false;
+	while (ok && (de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		char st = tid > 0 ? vg_proc_state(tid) : 'T';
+
+		ok = st == 'T' || st == 't' || st == 0;
+	}
+	closedir(d);
+	return ok;
+}
+
+static bool wait_stopped(pid_t pid)
+{
+	uint64_t end = vg_now_ns(CLOCK_MONOTONIC) + STOP_WAIT_MS * 1000000ull;
+	struct timespec nap = { 0, 100000 };
+
+	while (!all_stopped(pid)) {
+		if (vg_now_ns(CLOCK_MONOTONIC) > end)
+			return false;
+		nanosleep(&nap, NULL);
+	}
+	return true;
+}
+
+/* ---- the check */
+
+int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
+			  FILE *json, const uint64_t *regs, size_t nregs,
+			  struct vg_err *e)
+{
+	struct blocks b = { .spec = ss->spec };
+	struct allocs a = { .b = &b };
+	struct stacks st = { 0 };
+	struct vg_leak_roots_info info = { 0 };
+	struct vg_leak_report rep = { 0 };
+	struct vg_leak_scan *scan = NULL;
+	uint8_t *data = NULL;
+	bool stopped_here = false, any = false, incomplete;
+	uint64_t t0 = vg_now_ns(CLOCK_MONOTONIC);
+	struct vg_leak_call call = { 0 };
+	int rc = -1;
+
+	/* held at _exit: that thread is at a call, and below the frame of
+	 * exit's caller are only exit's own frames, where the slots it has
+	 * not written yet still hold its caller's dead data (the copies of
+	 * return values the kernel's uretprobe trampoline pushed, too) */
+	if (ss->leaks->at_exit) {
+		call.tid = ss->leaks->exit_tid;
+		if (ss->leaks->exit_caller_tid == call.tid)
+			call.ret = ss->leaks->exit_caller;
+	}
+
+	b.size_var = calloc((size_t)ss->spec->nprops + 1, sizeof(int));
+	if (!b.size_var)
+		return vg_errf(e, "out of memory");
+	for (int i = 0; i < ss->spec->nprops; i++) {
+		b.size_var[i] = -1;
+		any |= vg_leak_block_prop(&ss->spec->props[i], &b.size_var[i]);
+	}
+	if (!any) {
+		vg_errf_code(e, VG_EXIT_USAGE, "no leak property in the spec: the leak check needs specs/lib/leak.vigil");
+		goto out;
+	}
+	vg_session_mirror_kslices(ss);
+	vg_monitor_foreach(ss->mon, take_block, &b);
+	/* blocks the monitor lost track of (--max-slices, the kernel tier's
+	 * table full, lost records) are not scanned: what only they point
+	 * to looks lost */
+	incomplete = ss->probe &&
+		     vg_probe_counter(ss->probe, VG_CNT_KFULL) > 0;
+	for (int i = 0; i < ss->spec->nprops; i++)
+		incomplete |= b.size_var[i] >= 0 &&
+			      vg_monitor_prop_inconclusive(ss->mon, i);
+	if (b.oom) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
+	if (!all_stopped(ss->pid)) {
+		if (kill(ss->pid, SIGSTOP)) {
+			vg_errf(e, "leak check: pid %d is gone", ss->pid);
+			goto out;
+		}
+		stopped_here = true;
+		if (!wait_stopped(ss->pid)) {
+			vg_errf(e, "leak check: pid %d did not stop within %d ms",
+				ss->pid, STOP_WAIT_MS);
+			goto out;
+		}
+	}
+	if (vg_leak_read_blocks(ss->pid, b.v, b.n, &data, &info, e) ||
+	    !(scan = vg_leak_scan_new(b.v, b.n)) ||
+	    (vg_leak_scan_glibc_chunks(scan, 1), false) ||
+	    (getenv("VIGIL_LEAK_TRACE") &&
+	     (vg_leak_scan_trace(scan, stderr), false)) ||
+	    vg_leak_scan_roots(ss->pid, scan, b.v, b.n, &call, &info, e)) {
+		if (!scan && !e->msg[0])
+			vg_errf(e, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nregs; i++)	/* gdb's registers */
+		vg_leak_scan_root_word(scan, regs[i]);
+	if (stopped_here) {	/* the scan has read all it needs */
+		kill(ss->pid, SIGCONT);
+		stopped_here = false;
+	}
+	vg_leak_scan_finish(scan);
+	b.n = vg_leak_scan_count(scan);	/* overlaps dropped */
+
+	/* each block's allocation: the newest step into a live state */
+	vg_evidence_foreach(ss->evidence, take_alloc, &a);
+	qsort(a.v, a.n, sizeof(*a.v), by_addr_order);
+	for (size_t i = 0, j = 0; i < b.n; i++) {
+		while (j < a.n && a.v[j].addr < b.v[i].addr)
+			j++;
+		if (j < a.n && a.v[j].addr == b.v[i].addr)
+			b.v[i].tag = stack_index(&st, a.v[j].event,
+						 a.v[j].stack);
+	}
+	if (stacks_symbolize(ss, &st) ||
+	    vg_leak_records(b.v, b.n, st.v, st.n, ss->leaks->supp, &rep)) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
+	if (text) {
+		fprintf(text, "vigil: leak check of pid %d (%s): %zu blocks live; roots: %d threads' stacks (%d with registers), %d mappings, %" PRIu64 " bytes read",
+			ss->pid, when, b.n, info.threads, info.threads_regs,
+			info.regions, info.root_bytes);
+		if (info.threads_regs < info.threads && nregs)
+			fprintf(text, "; the registers of %d threads from gdb",
+				info.threads - info.threads_regs);
+		else if (info.threads_regs < info.threads)
+			fprintf(text, "; registers missing: another tracer (gdb) holds %d threads",
+				info.threads - info.threads_regs);
+		if (info.blocks_unread)
+			fprintf(text, "; %" PRIu64 " blocks could not be read (freed where vigil did not see it?)",
+				info.blocks_unread);
+		fprintf(text, "; %.1f ms\n",
+			(double)(vg_now_ns(CLOCK_MONOTONIC) - t0) / 1e6);
+		if (incomplete)
+			fprintf(text, "vigil: the leak property lost track of some blocks (slice table full: raise --max-slices; or records lost): blocks reachable only through them are counted as lost\n");
+		fputc('\n', text);
+		vg_leak_report_text(&rep, st.v, ss->leaks->supp,
+				    ss->leaks->show, text);
+		fflush(text);
+	}
+	if (json) {
+		fprintf(json, "{\"type\":\"leaks\",\"pid\":%d,\"when\":\"%s\",\"complete\":%s,\"blocks\":%zu,\"roots\":{\"threads\":%d,\"threads_with_registers\":%d,\"mappings\":%d,\"bytes\":%" PRIu64 "},",
+			ss->pid, when, incomplete ? "false" : "true", b.n,
+			info.threads, info.threads_regs, info.regions,
+			info.root_bytes);
+		vg_leak_report_json(&rep, st.v, ss->leaks->supp, json);
+		fputs("}\n", json);
+		fflush(json);
+	}
+	rc = 0;
+out:
+	if (stopped_here)
+		kill(ss->pid, SIGCONT);
+	vg_leak_report_free(&rep);
+	vg_leak_scan_free(scan);
+	free(data);
+	free(b.v);
+	free(b.size_var);
+	free(a.v);
+	stacks_free(&st);
+	return rc;
+}
+
+/* Is another process (gdb) tracing pid? */
+static bool traced(pid_t pid)
+{
+	char path[64], line[256];
+	FILE *f;
+	bool yes = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "r")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "TracerPid:", 10)) {
+			yes = atoi(line + 10) != 0;
+			break;
+		}
+	fclose(f);
+	return yes;
+}
+
+void vg_session_leaks_at_exit(struct session *ss)
+{
+	struct vg_err e = { 0 };
+
+	if (!ss->leaks || !ss->leaks->at_exit || ss->leaks->done_at_exit)
+		return;
+	ss->leaks->done_at_exit = true;
+	/* gdb takes the hold's SIGSTOP (vigil's holds pass silently) and its
+	 * other threads run on: no stop of the whole program to scan */
+	if (traced(ss->pid)) {
+		fprintf(stderr, "vigil: leak check at exit: gdb holds pid %d, so it cannot be stopped whole here; run `vigil leaks` in gdb before it exits (`break _exit`)\n",
+			ss->pid);
+		return;
+	}
+	/* the SIGSTOP of the hold reaches every thread */
+	if (!wait_stopped(ss->pid)) {
+		fprintf(stderr, "vigil: leak check at exit: pid %d did not stop; no leak report\n",
+			ss->pid);
+		return;
+	}
+	if (vg_session_leak_check(ss, "at exit", stderr,
+				  vg_report_json_file(ss->report), NULL, 0, &e))
+		fprintf(stderr, "vigil: leak check at exit: %s\n", e.msg);
+}
+
+void vg_session_leaks_on_demand(struct session *ss)
+{
+	struct vg_err e = { 0 };
+	int v;
+	bool any = false;
+
+	for (int i = 0; i < ss->spec->nprops && !any; i++)
+		any = vg_leak_block_prop(&ss->spec->props[i], &v);
+	if (any && vg_session_leak_check(ss, "on demand", stderr,
+					 vg_report_json_file(ss->report), NULL, 0,
+					 &e))
+		fprintf(stderr, "vigil: leak check: %s\n", e.msg);
+}
+
+/* `vigil ctl PID leaks [KINDS]`, gdb's `vigil leaks`: the text as the
+ * answer's text, the JSON line as its data. gdb, which holds the threads
+ * (vigil cannot seize them for their registers then), sends their
+ * registers' values after "regs". */
+json_t *vg_live_leaks(struct session *ss, json_t *args)
+{
+	const char *kinds = json_string_value(json_array_get(args, 0));
+	unsigned show = ss->leaks->show, want;
+	size_t nargs = json_array_size(args), nregs = 0;
+	uint64_t *regs = calloc(nargs + 1, sizeof(uint64_t));
+	char *text = NULL, *js = NULL;
+	size_t tlen = 0, jlen = 0;
+	FILE *t = open_memstream(&text, &tlen), *j = open_memstream(&js, &jlen);
+	struct vg_err e = { 0 };
+	json_t *r, *data = NULL;
+	int rc;
+
+	if (kinds && !strcmp(kinds, "regs"))
+		kinds = NULL;
+	for (size_t i = 0, in = 0; regs && i < nargs; i++) {
+		const char *a = json_string_value(json_array_get(args, i));
+
+		if (in && a)
+			regs[nregs++] = strtoull(a, NULL, 0);
+		in |= a && !strcmp(a, "regs");
+	}
+	if (!regs) {
+		r = vg_live_reply(false, "out of memory", NULL);
+		goto out;
+	}
+	if (kinds && vg_leak_kinds_parse(kinds, &want)) {
+		r = vg_live_reply(false, "usage: leaks [KINDS]: a list of definite, indirect, possible, reachable, or all", NULL);
+		goto out;
+	}
+	if (!t || !j) {
+		r = vg_live_reply(false, "out of memory", NULL);
+		goto out;
+	}
+	if (kinds)
+		ss->leaks->show = want;
+	rc = vg_session_leak_check(ss, "on demand", t, j, regs, nregs, &e);
+	ss->leaks->show = show;
+	fclose(t);
+	fclose(j);
+	t = j = NULL;
+	if (rc) {
+		r = vg_live_reply(false, e.msg, NULL);
+		goto out;
+	}
+	data = json_loads(js, 0, NULL);
+	r = vg_live_reply(true, text, data);
+out:
+	if (t)
+		fclose(t);
+	if (j)
+		fclose(j);
+	free(text);
+	free(js);
+	free(regs);
+	return r;
+}

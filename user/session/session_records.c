@@ -1,0 +1,280 @@
+/* What the session does with each record the probes send (vg_session_on_record):
+ * events to the monitor, kernel-tier steps mirrored into it, strings
+ * interned, stacks symbolized with the target's own mappings. */
+#include "session.h"
+#include "session_internal.h"
+#include "leaks.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "act/gdb.h"
+#include "act/scenario.h"
+#include "monitor/monitor.h"
+#include "probe/probe.h"
+#include "probe/returns.h"
+#include "probe/rewind.h"
+#include "proc/guard.h"
+#include "proc/proc.h"
+#include "proc/entry.h"
+#include "monstate.h"
+#include "live.h"
+#include "live_load.h"
+#include "report/evidence.h"
+#include "sym/libs.h"
+#include "sym/maps.h"
+#include "sym/symbolize.h"
+#include "report/report.h"
+#include "report/status.h"
+#include "sym/elf.h"
+#include "trace/trace.h"
+#include "plan/plan.h"
+#include "callacc.h"
+#include "watchset.h"
+#include "symval.h"
+#include "watch/watch.h"
+
+/* The target's symbolizer, made when the first stack-bearing record
+ * arrives: its mappings are read while it is alive, since a leak's stack
+ * is symbolized at exit, when /proc/PID is gone. Frames with a build id
+ * are found in the files named there, the executable, or mapped later. */
+static struct vg_symbolizer *symbolizer(struct session *ss)
+{
+	struct vg_libs libs;
+	struct vg_err e;
+
+	if (ss->sym || !(ss->sym = vg_symbolizer_new(ss->pid)))
+		return ss->sym;
+	/* a short-lived target is often gone before its first record is
+	 * read: the files the loader maps for it stand in for its maps, and
+	 * the --lib ones for libraries it may have dlclosed since */
+	if (!vg_libs_load_with(ss->exe, ss->libs, ss->nlibs, &libs, &e)) {
+		for (size_t i = 0; i < libs.n; i++)
+			vg_symbolizer_add_file(ss->sym, libs.v[i].path);
+		vg_libs_free(&libs);
+	}
+	vg_symbolizer_add_file(ss->sym, ss->exe);
+	return ss->sym;
+}
+
+struct vg_symbolizer *vg_session_symbolizer(struct session *ss)
+{
+	return symbolizer(ss);
+}
+
+/* vg_stack_fn: the captured user stack of an event, symbolized. */
+int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
+			   char (*lines)[320], int max)
+{
+	struct session *ss = ctx;
+	struct vg_stack_frame fr[VG_STACK_DEPTH];
+	int n, out = 0;
+	/* vigil watch: the process's own (its maps, its load biases) */
+	struct vg_symbolizer *sy = ss->o->watch_exe
+		? vg_session_watch_symbolizer(ss, (pid_t)ev->pid) : NULL;
+
+	if (!ss->stack_on || !ss->stack_on[ev->event] || !ss->probe)
+		return 0;	/* not captured (see stack_events) */
+	n = vg_probe_stack(ss->probe, (int64_t)ev->slot[VG_SLOT_STACK], fr,
+			   VG_STACK_DEPTH);
+	for (int i = 0; i < n && out < max; i++) {
+		struct vg_frame f;
+
+		if (fr[i].has_build_id)
+			vg_symbolize_file((sy ? sy : symbolizer(ss)), fr[i].build_id,
+					  fr[i].offset, out > 0, &f);
+		else
+			vg_symbolize((sy ? sy : symbolizer(ss)), fr[i].offset, out > 0, &f);
+		vg_frame_format(&f, lines[out], sizeof(lines[out]));
+		/* the kernel adds that caller itself when the function
+		 * starts with push %rbp or endbr64 (6.11's
+		 * is_uprobe_at_func_entry): once is enough */
+		if (i == 1 && out == 2 && !strcmp(lines[1], lines[2]))
+			continue;
+		out++;
+		/* an entry probe's caller, which the frame-pointer walk
+		 * missed: the return address the probe read at entry (the
+		 * real one, bpf/returns.bpf.h, under a pending uretprobe) */
+		if (i == 0 && out < max && ev->slot[VG_SLOT_CALLER] &&
+		    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
+			vg_symbolize((sy ? sy : symbolizer(ss)), ev->slot[VG_SLOT_CALLER],
+				     true, &f);
+			vg_frame_format(&f, lines[out], sizeof(lines[out]));
+			out++;
+		}
+	}
+	return out;
+}
+
+static void rec_to_event(struct session *ss, const struct vg_rec_hdr *h,
+			 const void *slot, struct vg_mon_event *ev)
+{
+	ev->event = h->event;
+	ev->pid = h->pid;
+	ev->tid = h->tid;
+	ev->time_ns = h->time_ns;
+	ev->seq = ++ss->seq;
+	memcpy(ev->slot, slot, sizeof(ev->slot));
+}
+
+/* str(p) captures: the probe sent the bytes, the monitor compares
+ * interned ids (include/vigil_code.h). */
+static int intern_strings(struct session *ss,
+			  const struct vg_rec_event_str *rs,
+			  struct vg_mon_event *ev)
+{
+	const struct vg_event *def = &ss->spec->events[ev->event];
+	char buf[VG_STR_MAX];
+
+	for (int k = 0; k < def->ncaps; k++) {
+		uint64_t id;
+
+		if (!def->caps[k].is_str)
+			continue;
+		memcpy(buf, rs->str[def->caps[k].str_idx % VG_MAX_STRS],
+		       sizeof(buf));
+		buf[sizeof(buf) - 1] = 0;
+		if ((id = vg_spec_intern(ss->spec, buf)) == UINT64_MAX)
+			return -1;
+		ev->slot[VG_SLOT_CAP0 + k] = id;
+	}
+	return 0;
+}
+
+
+
+
+/* A kernel-tier step: mirror it, then react as the user tier would. */
+static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
+		    struct vg_err *e)
+{
+	int prop = vg_probe_kprop_of(ss->probe, k->prop);
+	const struct vg_property *p;
+	struct vg_slice_view v = { .trans = -1 };
+	struct vg_mon_event ev;
+	uint64_t params[VG_MAX_PARAMS] = { k->key[0], k->key[1] };
+	int64_t vars[VG_KMAX_VARS];
+
+	struct vg_monitor *mon = ss->mon;
+	struct vg_evidence *x = ss->evidence;
+
+	/* a step sent just before its property's unload: not its any more */
+	if (prop < 0 || vg_monitor_prop_disabled(ss->mon, prop))
+		return 0;
+	p = &ss->spec->props[prop];
+	/* vigil watch: the process's own monitor and evidence */
+	vg_session_watch_kproc(ss, (pid_t)k->h.pid, &mon, &x);
+	if (k->h.kind == VG_REC_KFULL || k->h.kind == VG_REC_KBUSY) {
+		if (!ss->warned_loss)
+			fprintf(stderr, "vigil: %s: kernel tier %s; its verdicts are inconclusive (see --max-slices)\n",
+				p->name, k->h.kind == VG_REC_KFULL
+					? "slice table full"
+					: "could not lock a slice in time");
+		ss->warned_loss = true;
+		vg_monitor_mark_inconclusive(ss->mon, prop);
+		vg_monitor_mark_inconclusive(mon, prop);
+		return 0;
+	}
+	if (ss->spec->events[k->h.event].kind == VG_EV_TIMEOUT)
+		vg_monitor_note_timeout(ss->mon);
+	/* the kernel's timer fired a timeout: a recording gets the clock
+	 * tick the user tier's would (session/timeouts.c), so that it
+	 * replays to the same verdicts */
+	if (ss->rec && ss->spec->events[k->h.event].kind == VG_EV_TIMEOUT) {
+		struct vg_mon_event tick = {
+			.event = (int)k->h.event, .pid = k->h.pid,
+			.time_ns = k->slot[VG_TSLOT_FIRED],
+		};
+
+		if (vg_recorder_write(ss->rec, &tick))
+			return vg_errf(e, "writing %s failed",
+				       ss->o->record_path);
+	}
+	memcpy(vars, k->vars, sizeof(vars));
+	if (ss->stack_on && ss->stack_on[k->h.event])
+		symbolizer(ss);
+	if (k->h.flags & VG_RF_CKPT)
+		ss->ckpt_stop = true;
+	if (vg_monitor_set(mon, prop, (1u << p->nparams) - 1, params,
+			   k->to, vars, e))
+		return -1;
+	rec_to_event(ss, &k->h, k->slot, &ev);
+	v.prop = prop;
+	v.mask = (1u << p->nparams) - 1;
+	v.params = params;
+	v.state = k->to;
+	v.vars = vars;
+	vg_evidence_add(x, &v, k->from, k->to, &ev);
+	vg_report_set_evidence(ss->report, x);
+	vg_session_view_transition(ss, x, &v, k->from, &ev);
+	{	/* exact or not: probe/rewind.c */
+		char note[256];
+
+		vg_report_stop_note(ss->report,
+				    vg_rewind_stop_note(ss->spec, (int)k->h.event,
+							k->h.flags, note,
+							sizeof(note)));
+	}
+	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
+			       k->h.flags & VG_RF_STOPPED);
+	vg_session_sinks_transition(ss, &v, k->from, &ev);
+	if (ss->o->watch_exe)
+		vg_session_watch_transition(ss, &v, k->to, &ev);
+	vg_live_transition(ss, &v, k->from, k->to, &ev,
+			   k->h.flags & VG_RF_STOPPED);
+	vg_report_stop_note(ss->report, NULL);	/* this step's only */
+	return 0;
+}
+
+/* Errors here end the session: they go to ss->err, which the loop
+ * returns. */
+int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
+{
+	struct session *ss = ctx;
+
+	if (r->proc)
+		return vg_session_on_process(ss, r->proc);
+	ss->events++;
+	if (r->ev) {
+		struct vg_mon_event ev;
+		struct vg_monitor *mon;
+		int rc;
+
+		rec_to_event(ss, r->h, r->ev->slot, &ev);
+		vg_session_leaks_note(ss, &ev);
+		vg_dyn_note(ss, r->h);
+		vg_hold_note(ss, r->h);
+		if (r->strs && intern_strings(ss, r->strs, &ev))
+			return vg_errf(ss->err, "out of memory");
+		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
+		vg_symval_event(ss->symval, &ev);
+		if (ss->stack_on && ss->stack_on[ev.event] && ss->o->watch_exe)
+			vg_session_watch_symbolizer(ss, (pid_t)ev.pid);
+		else if (ss->stack_on && ss->stack_on[ev.event])
+			symbolizer(ss);
+		/* (a call vigil added for watched blocks is not the spec's:
+		 * a recording is replayed against the spec alone) */
+		if (ss->rec && !ss->spec->events[ev.event].access_for &&
+		    vg_recorder_write(ss->rec, &ev))
+			return vg_errf(ss->err, "writing %s failed",
+				       ss->o->record_path);
+		mon = vg_session_monitor_of(ss, ev.pid);
+		vg_watchset_note(ss->ws, ev.event, r->h->flags);
+		rc = ss->spec->events[ev.event].access_for
+			? vg_watchset_call(ss->ws, mon, &ev, ss->err)
+			: vg_event_watches(&ss->spec->events[ev.event])
+			? vg_watchset_hit(ss->ws, mon, &ev, ss->err)
+			: vg_monitor_event(mon, &ev, ss->err);
+		vg_watchset_settle(ss->ws, mon);
+		return rc;
+	}
+	return on_kstep(ss, r->ks, ss->err);
+}

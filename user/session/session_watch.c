@@ -1,0 +1,662 @@
+/* vigil watch: every process running one executable (user/watch/watch.h).
+ *
+ * The session has no target of its own (pid 0). Each watched process is a
+ * followed process of --follow-fork's kind (session_procs.c): a monitor
+ * and evidence of its own, uprobe links of its own (probe_follow.c). It
+ * joins in one of three ways:
+ *   - it execs the executable: the exec tracepoint (bpf/lifecycle.bpf.h,
+ *     watch_exec) marks it followed and stops it before its first
+ *     instruction; its VG_PROC_EXEC record attaches its links and lets it
+ *     go, as vigil run's target starts;
+ *   - it was running when vigil started: found in /proc and attached
+ *     while it runs, as vigil attach does;
+ *   - a watched process forked it: held at the fork as --follow-fork does,
+ *     its monitor a copy of its parent's.
+ * Its exit (VG_PROC_EXIT, after its exit event) reports its last verdicts
+ * and frees its monitor, evidence and links. Beyond --max-procs at once a
+ * process is let go unmonitored, counted and named.
+ *
+ * Why per-process links rather than one link per program and file for
+ * every process (pid -1, filtered in BPF): a uprobe for any process puts
+ * its int3 into every process mapping the file, and the spec's library
+ * functions (malloc in libc) are mapped by every process on the machine,
+ * each of which would then trap on every call. Per process, a start costs
+ * the attach of its links (a few ms, during which it is held), once. */
+#include "session_internal.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "act/gdb.h"
+#include "act/scenario.h"
+#include "monitor/monitor.h"
+#include "proc/guard.h"
+#include "proc/procinfo.h"
+#include "report/evidence.h"
+#include "report/report.h"
+#include "sym/symbolize.h"
+#include "util/json.h"
+#include "watch/watch.h"
+#include <unistd.h>
+
+/* processes said one by one as they come and go; then only counted */
+#define VG_WATCH_SAID 20
+
+static int kid_index(struct session *ss, pid_t pid)
+{
+	for (int i = 0; i < ss->nkids; i++)
+		if (ss->kids[i].pid == pid)
+			return i;
+	return -1;
+}
+
+static bool namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
+{
+	struct session *ss = ctx;
+	int i = kid_index(ss, (pid_t)pid);
+
+	if (i < 0)
+		return false;
+	out->ns_pid = (uint32_t)ss->kids[i].ns_pid;
+	out->cgroup = ss->kids[i].cgroup ? ss->kids[i].cgroup : "";
+	return true;
+}
+
+static void hook(struct session *ss, int i, pid_t pid,
+		 enum vg_watch_what what, int status)
+{
+	const struct vg_watch_hooks *h = ss->o->watch_hooks;
+	struct vg_watch_proc wp = { .what = what, .pid = pid, .ns_pid = pid,
+				    .cgroup = "", .status = status };
+
+	if (!h || !h->process)
+		return;
+	if (i >= 0) {
+		wp.ns_pid = ss->kids[i].ns_pid;
+		wp.cgroup = ss->kids[i].cgroup ? ss->kids[i].cgroup : "";
+		wp.violations = ss->kids[i].violations;
+	}
+	h->process(h->ctx, &wp);
+}
+
+/* text (the first few of each kind: n is the count of its kind, this
+ * one included) and JSON (every one) */
+static void say(struct session *ss, int i, pid_t pid, const char *what,
+		const char *detail)
+{
+	FILE *j = vg_report_json(ss->report);
+	uint64_t n = !strcmp(what, "refused") ? ss->wstats->refused
+		     : !strcmp(what, "exited") ? ss->wstats->exited
+		     : !strcmp(what, "left") ? 0
+					     : ss->wstats->processes;
+
+	if (n <= VG_WATCH_SAID && !ss->o->quiet) {
+		fprintf(stderr, "vigil: watch: pid %d", pid);
+		if (i >= 0 && ss->kids[i].ns_pid != pid)
+			fprintf(stderr, " (pid %d in its pid namespace)",
+				ss->kids[i].ns_pid);
+		if (i >= 0 && ss->kids[i].cgroup && ss->kids[i].cgroup[0])
+			fprintf(stderr, ", cgroup %s", ss->kids[i].cgroup);
+		fprintf(stderr, ": %s%s%s\n", what, detail ? ": " : "",
+			detail ? detail : "");
+		if (n == VG_WATCH_SAID)
+			fprintf(stderr, "vigil: watch: further processes %s are only counted (--json lists each)\n",
+				what);
+	}
+	if (!j)
+		return;
+	fprintf(j, "{\"type\":\"process\",\"what\":\"%s\",\"pid\":%d", what,
+		pid);
+	if (i >= 0) {
+		fprintf(j, ",\"ns_pid\":%d,\"cgroup\":", ss->kids[i].ns_pid);
+		vg_json_str(j, ss->kids[i].cgroup ? ss->kids[i].cgroup : "");
+	}
+	if (detail) {
+		fputs(",\"detail\":", j);
+		vg_json_str(j, detail);
+	}
+	fputs("}\n", j);
+	fflush(j);
+}
+
+int vg_session_watch_check(struct session *ss, struct vg_err *e)
+{
+	const char *no = NULL;
+	struct stat st;
+
+	if (!ss->o->watch_exe)
+		return 0;
+	if (ss->o->dynamic)
+		no = "--dynamic";
+	else if (ss->o->interactive)
+		no = "--interactive";
+	else if (ss->o->view)
+		no = "--view";
+	for (int i = 0; !no && i < ss->spec->nevents; i++)
+		if (vg_event_watches(&ss->spec->events[i]))
+			no = "watchpoint events (write, read, access, change)";
+	else if (ss->o->record_path)
+		no = "--record";
+	else if (ss->o->fork_snapshots || ss->o->state_path ||
+		 ss->o->on_violation == VG_OV_CHECKPOINT)
+		no = "checkpoints";
+	for (int p = 0; !no && p < ss->spec->nprops; p++)
+		for (int r = 0; r < ss->spec->props[p].nreactions; r++)
+			for (int a = 0; a < ss->spec->props[p].reactions[r].nactions; a++) {
+				int k = ss->spec->props[p].reactions[r].actions[a].kind;
+
+				if (k == VG_ACT_CHECKPOINT || k == VG_ACT_RESTORE)
+					no = "checkpoint and restore reactions";
+			}
+	if (no)
+		return vg_errf_code(e, VG_EXIT_USAGE,
+				    "vigil watch does not go with %s yet", no);
+	if (stat(ss->o->watch_exe, &st))
+		return vg_errf_code(e, VG_EXIT_USAGE, "--exe %s: no such file",
+				    ss->o->watch_exe);
+	ss->watch_ino = st.st_ino;
+	ss->watch_dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	if (ss->o->watch_lib) {	/* matched at its mapping, not an exec */
+		ss->watch_lib_ino = ss->watch_ino;
+		ss->watch_lib_dev = ss->watch_dev;
+		ss->watch_ino = 0;
+		ss->watch_dev = 0;
+	}
+	ss->wstats = calloc(1, sizeof(*ss->wstats));
+	if (!ss->wstats)
+		return vg_errf(e, "out of memory");
+	if (ss->o->watch_hooks && ss->o->watch_hooks->stats)
+		*ss->o->watch_hooks->stats = *ss->wstats;
+	return 0;
+}
+
+static void stats_changed(struct session *ss)
+{
+	if (ss->wstats->live > ss->wstats->max_live)
+		ss->wstats->max_live = ss->wstats->live;
+	if (ss->o->watch_hooks && ss->o->watch_hooks->stats)
+		*ss->o->watch_hooks->stats = *ss->wstats;
+}
+
+/* Is there room for one more? If not, pid is let go (a held one resumes),
+ * counted and named. */
+static bool room(struct session *ss, pid_t pid)
+{
+	char why[96];
+
+	if (ss->wstats->live < ss->o->max_procs)
+		return true;
+	vg_probe_refuse(ss->probe, pid);
+	ss->wstats->refused++;
+	stats_changed(ss);
+	snprintf(why, sizeof(why), "--max-procs %u reached, it runs unmonitored",
+		 ss->o->max_procs);
+	say(ss, -1, pid, "refused", why);
+	hook(ss, -1, pid, VG_WATCH_REFUSED, 0);
+	return false;
+}
+
+bool vg_session_watch_room(struct session *ss, pid_t child)
+{
+	return room(ss, child);
+}
+
+/* pid becomes a watched process: its monitor, where it lives. */
+static int kid_new(struct session *ss, pid_t pid)
+{
+	struct vg_proc_where w;
+	struct vg_err e = { 0 };
+	int i;
+
+	vg_session_monitor_of(ss, pid);	/* makes its monitor */
+	if ((i = kid_index(ss, pid)) < 0)
+		return -1;	/* out of memory, said */
+	ss->kids[i].gone = false;
+	ss->kids[i].stopped = false;
+	ss->kids[i].violations = 0;
+	ss->kids[i].ns_pid = pid;
+	free(ss->kids[i].cgroup);
+	ss->kids[i].cgroup = NULL;
+	if (!vg_proc_where(pid, &w, &e)) {
+		ss->kids[i].ns_pid = w.ns_pid;
+		ss->kids[i].cgroup = strdup(w.cgroup);
+	}
+	vg_guard_add(ss->guard, pid);
+	ss->wstats->processes++;
+	ss->wstats->live++;
+	stats_changed(ss);
+	return i;
+}
+
+/* Its verdicts, then its state goes. */
+static void kid_end(struct session *ss, int i, enum vg_watch_what what,
+		    int status, const char *detail)
+{
+	struct vg_monitor_stats ms;
+	pid_t pid = ss->kids[i].pid;
+	char note[160];
+
+	vg_report_set_evidence(ss->report, ss->kids[i].evidence);
+	vg_report_final(ss->report, ss->kids[i].mon, (uint32_t)pid);
+	vg_report_set_evidence(ss->report, ss->evidence);
+	vg_monitor_stats(ss->kids[i].mon, &ms);
+	if (ms.slices_refused) {
+		snprintf(note, sizeof(note),
+			 "%llu slices refused (--max-slices %u per process): its verdicts are inconclusive",
+			 (unsigned long long)ms.slices_refused,
+			 ss->o->max_slices);
+		fprintf(stderr, "vigil: watch: pid %d: %s\n", pid, note);
+	}
+	if (what == VG_WATCH_EXITED)
+		ss->wstats->exited++;
+	ss->wstats->live--;
+	stats_changed(ss);
+	say(ss, i, pid, what == VG_WATCH_EXITED ? "exited" : "left", detail);
+	hook(ss, i, pid, what, status);
+	vg_monitor_free(ss->kids[i].mon);
+	vg_evidence_free(ss->kids[i].evidence);
+	vg_symbolizer_free(ss->kids[i].sym);
+	free(ss->kids[i].cgroup);
+	vg_proc_root_forget(pid);
+	ss->kids[i] = ss->kids[--ss->nkids];
+}
+
+/* Follow pid: held (at its exec) or running (found in /proc). */
+static void adopt(struct session *ss, pid_t pid, bool held, bool running)
+{
+	struct vg_err e = { 0 };
+	int i;
+
+	if (kid_index(ss, pid) >= 0) {	/* found twice (an exec raced the
+					 * scan): the exec's links win */
+		if (held)
+			vg_probe_follow(ss->probe, pid, &e);
+		return;
+	}
+	if (!room(ss, pid))
+		return;
+	if ((i = kid_new(ss, pid)) < 0) {
+		vg_probe_refuse(ss->probe, pid);
+		return;
+	}
+	if (held ? vg_probe_follow(ss->probe, pid, &e)
+		 : vg_probe_adopt(ss->probe, pid, &e)) {
+		fprintf(stderr, "vigil: watch: pid %d: %s: it runs unmonitored\n",
+			pid, e.msg);
+		ss->kids[i].gone = true;
+		kid_end(ss, i, VG_WATCH_LEFT, 0, "its probes could not be attached");
+		return;
+	}
+	say(ss, i, pid, running ? "attached" : "started",
+	    running ? "running already"
+	    : ss->o->watch_lib ? "held as it mapped the library until its probes were in"
+			       : "held at its exec until its probes were in");
+	hook(ss, i, pid, running ? VG_WATCH_ATTACHED : VG_WATCH_STARTED, 0);
+}
+
+void vg_session_watch_forked(struct session *ss, pid_t child)
+{
+	int i = kid_index(ss, child);
+
+	if (i < 0)
+		return;
+	/* its monitor exists (a copy of its parent's): where it lives */
+	ss->kids[i].gone = false;
+	ss->kids[i].violations = 0;
+	ss->kids[i].stopped = false;
+	{
+		struct vg_proc_where w;
+		struct vg_err e = { 0 };
+
+		ss->kids[i].ns_pid = child;
+		if (!vg_proc_where(child, &w, &e)) {
+			ss->kids[i].ns_pid = w.ns_pid;
+			free(ss->kids[i].cgroup);
+			ss->kids[i].cgroup = strdup(w.cgroup);
+		}
+	}
+	ss->wstats->processes++;
+	ss->wstats->live++;
+	stats_changed(ss);
+	say(ss, i, child, "forked", NULL);
+	hook(ss, i, child, VG_WATCH_FORKED, 0);
+}
+
+/* --lib-mapped: has pid the library mapped executable? */
+static bool maps_it(struct session *ss, pid_t pid)
+{
+	char path[64], line[4400];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!yes && fgets(line, sizeof(line), f)) {
+		char perms[8];
+		unsigned maj, min;
+		unsigned long long ino;
+
+		if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu", perms, &maj,
+			   &min, &ino) == 4 && perms[2] == 'x' &&
+		    ino == ss->watch_lib_ino &&
+		    (maj << 20 | min) == ss->watch_lib_dev)
+			yes = true;
+	}
+	fclose(f);
+	return yes;
+}
+
+/* Is /proc/PID/exe the watched file (or, --lib-mapped, mapped)? */
+static bool runs_it(struct session *ss, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	if (ss->o->watch_lib)
+		return maps_it(ss, pid);
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	return !stat(path, &st) && st.st_ino == ss->watch_ino &&
+	       (major(st.st_dev) << 20 | minor(st.st_dev)) == ss->watch_dev;
+}
+
+int vg_session_watch_open(struct session *ss, struct vg_err *e)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (!ss->o->watch_exe)
+		return 0;
+	vg_report_set_proc_namer(ss->report, namer, ss);
+	/* the exec tracepoint is in already: a process that execs now is
+	 * held there; one found here too is adopted once */
+	if (!(d = opendir("/proc")))
+		return vg_errf(e, "cannot list /proc: %m");
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == getpid() || !runs_it(ss, (pid_t)pid))
+			continue;
+		adopt(ss, (pid_t)pid, false, true);
+	}
+	closedir(d);
+	if (!ss->o->quiet)
+		fprintf(stderr, "vigil: watch: %s: %llu processes %s, monitored; those started later are held at %s until their probes are in\n",
+			ss->o->watch_exe,
+			(unsigned long long)ss->wstats->live,
+			ss->o->watch_lib ? "mapping it" : "running it",
+			ss->o->watch_lib ? "their mapping of it"
+					 : "their exec");
+	return 0;
+}
+
+int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
+{
+	pid_t pid = (pid_t)p->h.pid;
+	int i;
+
+	if (p->h.event == VG_PROC_EXIT) {
+		pid = (pid_t)p->child;
+		vg_probe_unfollow(ss->probe, pid);
+		if (vg_session_watch_kernel(ss))
+			vg_probe_forget_kslices(ss->probe, pid);
+		if ((i = kid_index(ss, pid)) >= 0)
+			kid_end(ss, i, VG_WATCH_EXITED, (int)p->dev, NULL);
+		return 0;
+	}
+	if (p->h.event != VG_PROC_EXEC)
+		return 0;	/* forks: session_procs.c */
+	i = kid_index(ss, pid);
+	if (i < 0) {
+		if (p->h.flags & VG_RF_FOLLOWED)
+			adopt(ss, pid, p->h.flags & VG_RF_FORKSTOP, false);
+		return 0;
+	}
+	/* a watched process exec'd: the watched program again (a new
+	 * history), or another one (no longer watched) */
+	if (vg_session_watch_kernel(ss))
+		vg_probe_forget_kslices(ss->probe, pid);
+	if (p->ino == ss->watch_ino && p->dev == ss->watch_dev) {
+		vg_monitor_free(ss->kids[i].mon);
+		ss->kids[i].mon = NULL;
+		vg_evidence_free(ss->kids[i].evidence);
+		ss->kids[i].evidence = NULL;
+		vg_symbolizer_free(ss->kids[i].sym);
+		ss->kids[i].sym = NULL;
+		free(ss->kids[i].cgroup);
+		ss->kids[i].cgroup = NULL;
+		ss->kids[i] = ss->kids[--ss->nkids];
+		ss->wstats->live--;
+		ss->wstats->processes--;	/* the same process */
+		if (kid_new(ss, pid) >= 0)
+			say(ss, kid_index(ss, pid), pid, "started", "exec'd the program again: a new history");
+		return 0;
+	}
+	vg_probe_refuse(ss->probe, pid);
+	{
+		char path[sizeof(p->path) + 16];
+
+		snprintf(path, sizeof(path), "exec'd %.*s", (int)sizeof(p->path), p->path);
+		kid_end(ss, i, VG_WATCH_LEFT, 0, path);
+	}
+	return 0;
+}
+
+void vg_session_watch_transition(struct session *ss,
+				 const struct vg_slice_view *s, int to,
+				 const struct vg_mon_event *ev)
+{
+	const struct vg_property *p = &ss->spec->props[s->prop];
+	const struct vg_watch_hooks *h = ss->o->watch_hooks;
+	int i = kid_index(ss, (pid_t)ev->pid);
+	bool stopped = vg_scenario_target_stopped(ss->sc);
+
+	if (p->states[to].kind == VG_STATE_VIOLATION) {
+		ss->wstats->violations++;
+		if (i >= 0)
+			ss->kids[i].violations++;
+		stats_changed(ss);
+		if (h && h->verdict) {
+			struct vg_watch_proc wp = { .what = VG_WATCH_STARTED,
+						    .pid = (pid_t)ev->pid,
+						    .ns_pid = (pid_t)ev->pid,
+						    .cgroup = "" };
+			struct vg_watch_verdict v = {
+				.proc = &wp, .property = p->name,
+				.state = p->states[to].name,
+				.params = s->params, .nparams = p->nparams,
+				.tid = ev->tid, .stopped = stopped,
+			};
+
+			if (i >= 0) {
+				wp.ns_pid = ss->kids[i].ns_pid;
+				wp.cgroup = ss->kids[i].cgroup ? ss->kids[i].cgroup : "";
+				wp.violations = ss->kids[i].violations;
+			}
+			h->verdict(h->ctx, &v);
+		}
+	}
+	if (!stopped && !vg_scenario_target_killed(ss->sc))
+		return;
+	if (stopped) {
+		/* this process is gdb's now: its probes go (no int3 in the
+		 * text gdb reads), its slices stay until it ends; the others
+		 * are watched on */
+		const char *why;
+		pid_t spid = vg_scenario_stop_pid(ss->sc);
+		pid_t tid = vg_scenario_stop_tid(ss->sc, &why);
+		char gdb[4200];
+		struct vg_err ge = { 0 };
+
+		vg_probe_unfollow(ss->probe, spid);
+		ss->wstats->stopped++;
+		if ((i = kid_index(ss, spid)) >= 0)
+			ss->kids[i].stopped = true;
+		stats_changed(ss);
+		if (vg_gdb_prepare_at(spid, tid ? tid : spid, why, 0, gdb,
+				      sizeof(gdb), &ge))
+			fprintf(stderr, "vigil: %s\n", ge.msg);
+		else
+			fprintf(stderr, "vigil: watch: pid %d is left stopped at the violation (its probes removed; the other processes are watched on). Debug it with:\n  %s\n",
+				spid, gdb);
+		hook(ss, i, spid, VG_WATCH_STOPPED, 0);
+	}
+	/* the next process's reactions start afresh */
+	vg_scenario_next_process(ss->sc);
+}
+
+bool vg_session_watch_done(struct session *ss)
+{
+	const struct vg_watch_hooks *h = ss->o->watch_hooks;
+
+	return ss->o->watch_exe && h && h->keep_going &&
+	       !h->keep_going(h->ctx);
+}
+
+void vg_session_watch_finish(struct session *ss)
+{
+	FILE *j;
+	struct vg_watch_stats *w = ss->wstats;
+
+	if (!ss->o->watch_exe || !w)
+		return;
+	/* the ones still running: their verdicts so far (they run on) */
+	while (ss->nkids > 0)
+		kid_end(ss, ss->nkids - 1, VG_WATCH_LEFT, 0,
+			ss->kids[ss->nkids - 1].stopped
+				? "vigil ends, it stays stopped for gdb"
+				: "vigil ends, it runs on");
+	fprintf(stderr, "vigil: watch: %llu processes monitored (at most %llu at once, --max-procs %u), %llu refused, %llu exited, %llu violations, %llu left stopped\n",
+		(unsigned long long)w->processes,
+		(unsigned long long)w->max_live, ss->o->max_procs,
+		(unsigned long long)w->refused, (unsigned long long)w->exited,
+		(unsigned long long)w->violations,
+		(unsigned long long)w->stopped);
+	if ((j = vg_report_json(ss->report))) {
+		fprintf(j, "{\"type\":\"watch\",\"exe\":");
+		vg_json_str(j, ss->o->watch_exe);
+		fprintf(j, ",\"processes\":%llu,\"max_at_once\":%llu,\"max_procs\":%u,\"refused\":%llu,\"exited\":%llu,\"violations\":%llu,\"stopped\":%llu}\n",
+			(unsigned long long)w->processes,
+			(unsigned long long)w->max_live, ss->o->max_procs,
+			(unsigned long long)w->refused,
+			(unsigned long long)w->exited,
+			(unsigned long long)w->violations,
+			(unsigned long long)w->stopped);
+		fflush(j);
+	}
+}
+
+void vg_session_watch_free(struct session *ss)
+{
+	free(ss->wstats);
+	ss->wstats = NULL;
+}
+
+static bool attach_namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
+{
+	struct session *ss = ctx;
+
+	if ((pid_t)pid != ss->pid)
+		return namer(ctx, pid, out);	/* a followed fork's */
+	out->ns_pid = (uint32_t)ss->target_ns_pid;
+	out->cgroup = ss->target_cgroup;
+	return true;
+}
+
+int vg_session_attach_where(struct session *ss, struct vg_err *e)
+{
+	struct vg_proc_where w;
+
+	if (ss->o->watch_exe || ss->o->pid <= 0)
+		return 0;
+	if (vg_proc_where(ss->pid, &w, e))
+		return -1;
+	/* a process in vigil's own namespaces needs no more than its pid */
+	if (w.ns_pid == ss->pid && !w.other_root)
+		return 0;
+	ss->target_ns_pid = w.ns_pid;
+	snprintf(ss->target_cgroup, sizeof(ss->target_cgroup), "%s", w.cgroup);
+	vg_report_set_proc_namer(ss->report, attach_namer, ss);
+	if (!ss->o->quiet)
+		fprintf(stderr, "vigil: pid %d is pid %d in its pid namespace, cgroup %s%s\n",
+			ss->pid, w.ns_pid, w.cgroup[0] ? w.cgroup : "(unknown)",
+			w.other_root ? "; its files are read through its own root (/proc/PID/root)" : "");
+	return 0;
+}
+
+bool vg_session_watch_kernel(const struct session *ss)
+{
+	return ss->o->watch_exe && ss->o->tier == VG_TIER_KERNEL;
+}
+
+void vg_session_watch_kproc(struct session *ss, pid_t pid,
+			    struct vg_monitor **mon, struct vg_evidence **x)
+{
+	int i;
+
+	if (!ss->o->watch_exe || (i = kid_index(ss, pid)) < 0)
+		return;
+	*mon = ss->kids[i].mon;
+	*x = ss->kids[i].evidence;
+}
+
+void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
+				      pid_t child)
+{
+	char why[128];
+
+	vg_probe_refuse(ss->probe, child);
+	ss->wstats->refused++;
+	stats_changed(ss);
+	snprintf(why, sizeof(why),
+		 "a fork of pid %d, not followed in the kernel tier (--tier=user follows forks)",
+		 parent);
+	say(ss, -1, child, "refused", why);
+	hook(ss, -1, child, VG_WATCH_REFUSED, 0);
+}
+
+static void mirror_one(void *ctx, pid_t tgid, int prop, const uint64_t *key,
+		       int state, const int64_t *vars)
+{
+	struct session *ss = ctx;
+	const struct vg_property *p = &ss->spec->props[prop];
+	uint64_t params[VG_MAX_PARAMS] = { key[0], key[1] };
+	struct vg_err e;
+	int i = kid_index(ss, tgid);
+
+	if (i >= 0)
+		vg_monitor_set(ss->kids[i].mon, prop, (1u << p->nparams) - 1,
+			       params, state, vars, &e);
+}
+
+void vg_session_watch_mirror(struct session *ss)
+{
+	if (vg_session_watch_kernel(ss))
+		vg_probe_foreach_kslice_proc(ss->probe, mirror_one, ss);
+}
+
+bool vg_session_watch_signal(struct session *ss, int sig)
+{
+	const struct vg_watch_hooks *h = ss->o->watch_hooks;
+
+	return h && h->on_signal && h->on_signal(h->ctx, sig);
+}
+
+struct vg_symbolizer *vg_session_watch_symbolizer(struct session *ss,
+						 pid_t pid)
+{
+	int i = kid_index(ss, pid);
+
+	if (i < 0)
+		return NULL;
+	if (!ss->kids[i].sym &&
+	    (ss->kids[i].sym = vg_symbolizer_new(pid)))
+		vg_symbolizer_add_file(ss->kids[i].sym, ss->exe);
+	return ss->kids[i].sym;
+}

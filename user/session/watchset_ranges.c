@@ -1,0 +1,339 @@
+/* Watched blocks by address, for accesses through calls (callacc.h).
+ *
+ * For each property and per-slice watch event (`access *p @ size`), the
+ * ranges of the slices in a state that consumes the event (the freed
+ * blocks), kept in a treap ordered by start address: a call's buffer is
+ * checked in O(log n) against every such block, watched by a debug
+ * register or not. The ranges of one (property, event) never overlap:
+ * memory the allocator hands out again is no longer the freed block it
+ * was part of, so a slice that enters a consuming state, or a state
+ * that does not (an allocation: `live`), first drops every range its own
+ * block overlaps (a freed block glibc merged into a larger one and gave
+ * out at another address). A slice maps to its node through a second
+ * tree (tsearch), for the transition that takes it out. */
+#include "watchset_internal.h"
+
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callacc.h"
+#include "monitor/monitor.h"
+
+struct rnode {
+	uint64_t start, end;
+	uint32_t prio;
+	struct rnode *l, *r;
+	/* the slice */
+	struct vg_monitor *m;
+	int prop, event;
+	uint32_t mask;
+	uint64_t params[VG_MAX_PARAMS];
+};
+
+struct vg_ws_ranges {
+	struct rnode **root;	/* [nprops * nevents] */
+	void *by_slice;		/* tsearch tree of struct rnode * */
+	uint32_t seed;
+	uint64_t nodes, checked, found;
+};
+
+static int slice_cmp(const void *a, const void *b)
+{
+	const struct rnode *x = a, *y = b;
+
+	if (x->m != y->m)
+		return x->m < y->m ? -1 : 1;
+	if (x->prop != y->prop)
+		return x->prop - y->prop;
+	if (x->event != y->event)
+		return x->event - y->event;
+	if (x->mask != y->mask)
+		return x->mask < y->mask ? -1 : 1;
+	for (int j = 0; j < VG_MAX_PARAMS; j++)
+		if (x->mask >> j & 1 && x->params[j] != y->params[j])
+			return x->params[j] < y->params[j] ? -1 : 1;
+	return 0;
+}
+
+/* ---- the treap, by start --------------------------------------------- */
+
+static void split(struct rnode *t, uint64_t key, struct rnode **l,
+		  struct rnode **r)
+{
+	if (!t) {
+		*l = *r = NULL;
+	} else if (t->start < key) {
+		split(t->r, key, &t->r, r);
+		*l = t;
+	} else {
+		split(t->l, key, l, &t->l);
+		*r = t;
+	}
+}
+
+static struct rnode *merge(struct rnode *l, struct rnode *r)
+{
+	if (!l || !r)
+		return l ? l : r;
+	if (l->prio > r->prio) {
+		l->r = merge(l->r, r);
+		return l;
+	}
+	r->l = merge(l, r->l);
+	return r;
+}
+
+/* the nodes overlapping [a, b), at most max, into out */
+static void overlaps(struct rnode *t, uint64_t a, uint64_t b,
+		     struct rnode **out, int *n, int max)
+{
+	if (!t || *n >= max)
+		return;
+	/* disjoint ranges: those left of t end by t->start */
+	if (a < t->start)
+		overlaps(t->l, a, b, out, n, max);
+	if (t->start < b && t->end > a && *n < max)
+		out[(*n)++] = t;
+	if (b > t->start)
+		overlaps(t->r, a, b, out, n, max);
+}
+
+/* The probes' page filter (bpf/callacc.bpf.h): a block's pages are set
+ * while it is watched, and a page is cleared when no block of any
+ * (property, event) is left on it. A block past MAX_PAGES pages (4 MiB:
+ * glibc maps those apart, and unmaps them at free) turns the filter off
+ * rather than costing a thousand map updates. */
+#define MAX_PAGES 1024
+
+static bool page_used(struct vg_watchset *ws, uint64_t pg)
+{
+	struct vg_ws_ranges *rg = ws->ranges;
+	struct rnode *hit[1];
+
+	for (int i = 0; i < ws->spec->nprops * ws->spec->nevents; i++) {
+		int n = 0;
+
+		overlaps(rg->root[i], pg << 12, (pg + 1) << 12, hit, &n, 1);
+		if (n)
+			return true;
+	}
+	return false;
+}
+
+static void pages_on(struct vg_watchset *ws, const struct rnode *x)
+{
+	uint64_t first = x->start >> 12, last = (x->end - 1) >> 12;
+
+	if (last - first >= MAX_PAGES) {
+		vg_probe_pages_all(ws->probe);
+		return;
+	}
+	for (uint64_t pg = first; pg <= last; pg++)
+		if (vg_probe_page_set(ws->probe, pg, true))
+			return;		/* full: the filter is off */
+}
+
+static void pages_off(struct vg_watchset *ws, uint64_t start, uint64_t end)
+{
+	uint64_t first = start >> 12, last = (end - 1) >> 12;
+
+	if (last - first >= MAX_PAGES)
+		return;
+	for (uint64_t pg = first; pg <= last; pg++)
+		if (!page_used(ws, pg))
+			vg_probe_page_set(ws->probe, pg, false);
+}
+
+static void unlink_node(struct vg_watchset *ws, struct rnode **root,
+			struct rnode *x)
+{
+	struct vg_ws_ranges *rg = ws->ranges;
+	struct rnode *l, *mid, *r;
+	uint64_t start = x->start, end = x->end;
+
+	split(*root, x->start, &l, &r);
+	split(r, x->start + 1, &mid, &r);
+	*root = merge(l, r);
+	tdelete(x, &rg->by_slice, slice_cmp);
+	free(x);
+	rg->nodes--;
+	pages_off(ws, start, end);
+}
+
+static void free_tree(struct rnode *t)
+{
+	if (!t)
+		return;
+	free_tree(t->l);
+	free_tree(t->r);
+	free(t);
+}
+
+static void nop(void *p)
+{
+	(void)p;
+}
+
+void vg_ws_ranges_free(struct vg_watchset *ws)
+{
+	struct vg_ws_ranges *rg = ws->ranges;
+
+	if (!rg)
+		return;
+	tdestroy(rg->by_slice, nop);	/* the nodes are the treaps' */
+	for (int i = 0; i < ws->spec->nprops * ws->spec->nevents; i++)
+		free_tree(rg->root[i]);
+	free(rg->root);
+	free(rg);
+	ws->ranges = NULL;
+}
+
+static struct vg_ws_ranges *ranges_of(struct vg_watchset *ws)
+{
+	struct vg_ws_ranges *rg = ws->ranges;
+
+	if (rg)
+		return rg;
+	rg = calloc(1, sizeof(*rg));
+	if (!rg)
+		return NULL;
+	rg->root = calloc((size_t)ws->spec->nprops * ws->spec->nevents + 1,
+			  sizeof(*rg->root));
+	if (!rg->root) {
+		free(rg);
+		return NULL;
+	}
+	rg->seed = 2463534242u;
+	return ws->ranges = rg;
+}
+
+/* drop the ranges of (prop, ev) that [a, b) overlaps */
+static void drop_overlaps(struct vg_watchset *ws, struct rnode **root,
+			  uint64_t a, uint64_t b)
+{
+	struct rnode *hit[64];
+	int n;
+
+	do {
+		n = 0;
+		overlaps(*root, a, b, hit, &n, 64);
+		for (int i = 0; i < n; i++)
+			unlink_node(ws, root, hit[i]);
+	} while (n == 64);
+}
+
+void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
+			     const struct vg_slice_view *s, int to)
+{
+	const struct vg_property *p = &ws->spec->props[s->prop];
+	struct vg_ws_ranges *rg;
+
+	for (int ev = 0; ev < ws->spec->nevents; ev++) {
+		const struct vg_event *e = &ws->spec->events[ev];
+		struct plan *pl = vg_ws_plan(ws, s->prop, ev);
+		struct rnode key = { .m = m, .prop = s->prop, .event = ev,
+				     .mask = s->mask }, **old, *x, **root;
+		uint64_t addr, len;
+		const char *why;
+		bool consumes;
+
+		if (!pl->on || e->kind == VG_EV_CHANGE || pl->nloc < 1 ||
+		    !(rg = ranges_of(ws)))
+			continue;
+		root = &rg->root[s->prop * ws->spec->nevents + ev];
+		memcpy(key.params, s->params, sizeof(key.params));
+		if ((old = tfind(&key, &rg->by_slice, slice_cmp)))
+			unlink_node(ws, root, *old);
+		consumes = vg_ws_consumes(ws, s->prop, to, ev);
+		/* a violation is the end of the slice's life, not memory
+		 * handed out: what overlaps it stays */
+		if (p->states[to].kind == VG_STATE_VIOLATION ||
+		    (!s->vars && pl->loc[0].base_var) ||
+		    !vg_ws_where(ws, &pl->loc[0], s, &addr, &len, &why) ||
+		    len > UINT64_MAX - addr)
+			continue;
+		drop_overlaps(ws, root, addr, addr + len);
+		if (!consumes || !(x = calloc(1, sizeof(*x))))
+			continue;
+		*x = key;
+		x->start = addr;
+		x->end = addr + len;
+		rg->seed ^= rg->seed << 13;
+		rg->seed ^= rg->seed >> 17;
+		rg->seed ^= rg->seed << 5;
+		x->prio = rg->seed;
+		if (!tsearch(x, &rg->by_slice, slice_cmp)) {
+			free(x);
+			continue;
+		}
+		{
+			struct rnode *l, *r;
+
+			split(*root, x->start, &l, &r);
+			*root = merge(merge(l, x), r);
+		}
+		rg->nodes++;
+		pages_on(ws, x);
+	}
+}
+
+static bool kind_takes(enum vg_event_kind k, bool write)
+{
+	return k == VG_EV_ACCESS || (k == VG_EV_WRITE) == write;
+}
+
+int vg_watchset_call(struct vg_watchset *ws, struct vg_monitor *m,
+		     const struct vg_mon_event *ev, struct vg_err *e)
+{
+	struct vg_callacc_range r[VG_CALLACC_RANGES];
+	struct vg_mon_event out[16];
+	struct vg_monitor *mon[16];
+	int prop[16], n = 0, nr;
+	int served;
+	struct vg_ws_ranges *rg = ws ? ws->ranges : NULL;
+
+	if (!rg)
+		return 0;
+	served = ws->spec->events[ev->event].access_for - 1;
+	nr = vg_callacc_ranges(ws->spec, ev, r);
+	rg->checked++;
+	for (int p = 0; p < ws->spec->nprops; p++) {
+		struct rnode *root = rg->root[p * ws->spec->nevents + served];
+
+		for (int k = 0; k < nr && root; k++) {
+			struct rnode *hit[16];
+			int nh = 0;
+
+			if (!kind_takes(ws->spec->events[served].kind,
+					r[k].write))
+				continue;
+			overlaps(root, r[k].addr, r[k].addr + r[k].len, hit,
+				 &nh, 16);
+			for (int i = 0; i < nh && n < 16; i++) {
+				struct vg_mon_event *o = &out[n];
+				uint64_t at = r[k].addr > hit[i]->start
+					      ? r[k].addr : hit[i]->start;
+
+				if (hit[i]->m != m)
+					continue;	/* another process's */
+				*o = *ev;
+				memset(o->slot, 0, sizeof(o->slot));
+				o->event = served;
+				o->slot[VG_WSLOT_ADDR] = at;
+				for (int j = 0; j < VG_MAX_PARAMS; j++)
+					o->slot[VG_WSLOT_PARAM0 + j] =
+						hit[i]->params[j];
+				mon[n] = hit[i]->m;
+				prop[n++] = hit[i]->prop;
+			}
+		}
+	}
+	/* collected first: feeding one moves slices and their ranges */
+	for (int i = 0; i < n; i++) {
+		rg->found++;
+		if (vg_monitor_event_prop(mon[i], prop[i], &out[i], e))
+			return -1;
+	}
+	return 0;
+}
