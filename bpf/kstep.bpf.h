@@ -363,47 +363,64 @@ static __always_inline __s64 kexpr(struct vm *m, struct vg_kexpr *x)
 	return vg_binop(x->op, a, kopnd(m, &x->b), &m->err);
 }
 
+/* One transition of kapply's: the verifier checks its guard and update
+ * once as a bpf_loop callback, not VG_KMAX_TRANS unrolled copies of
+ * them (about half of vg_kstep's verification, which is most of vigil's
+ * start-up with the kernel tier). */
+struct kapply_ctx {
+	struct vm *m;
+	struct vg_ktrans *t;
+	int to;
+};
+
+static int kapply_step(__u32 i, struct kapply_ctx *c)
+{
+	struct vm *m = c->m;
+	struct vg_ktrans *t = c->t;
+	__u32 k = i & (VG_KMAX_TRANS - 1);
+
+	if (t->t[k].guard_fast) {
+		if (!kexpr(m, &t->t[k].guard))
+			return 0;
+	} else if (t->t[k].guard_len &&
+		   !vm_run(m, t->t[k].guard_off, t->t[k].guard_len)) {
+		return 0;
+	}
+	if (t->t[k].upd_fast) {
+		/* statements in order: the second may read the first */
+		__s64 v = kexpr(m, &t->t[k].upd[0]);
+
+		m->vars[t->t[k].upd[0].dst & (VG_KMAX_VARS - 1)] = v;
+		if (t->t[k].upd_fast > 1) {
+			v = kexpr(m, &t->t[k].upd[1]);
+			m->vars[t->t[k].upd[1].dst & (VG_KMAX_VARS - 1)] = v;
+		}
+	} else if (t->t[k].upd_len) {
+		vm_run(m, t->t[k].upd_off, t->t[k].upd_len);
+	}
+	if (count_trans) {
+		__u32 h = t->t[k].spec_index;
+		__u64 *n = bpf_map_lookup_elem(&ktrans_hits, &h);
+
+		if (n)
+			(*n)++;
+	}
+	c->to = t->t[k].to;
+	return 1;	/* the first whose guard holds */
+}
+
 static __always_inline int kapply(struct vm *m, __u32 prop, __u32 state,
 				  __u32 bind)
 {
 	__u32 tk = VG_KTRANS_INDEX(prop, state, bind);
 	struct vg_ktrans *t = bpf_map_lookup_elem(&ktrans, &tk);
+	struct kapply_ctx c = { .m = m, .t = t, .to = -1 };
 
 	if (!t)
 		return -1;
-	for (int i = 0; i < VG_KMAX_TRANS; i++) {
-		if (i >= t->n)
-			break;
-		if (t->t[i].guard_fast) {
-			if (!kexpr(m, &t->t[i].guard))
-				continue;
-		} else if (t->t[i].guard_len &&
-			   !vm_run(m, t->t[i].guard_off, t->t[i].guard_len)) {
-			continue;
-		}
-		if (t->t[i].upd_fast) {
-			/* statements in order: the second may read the first */
-			__s64 v = kexpr(m, &t->t[i].upd[0]);
-
-			m->vars[t->t[i].upd[0].dst & (VG_KMAX_VARS - 1)] = v;
-			if (t->t[i].upd_fast > 1) {
-				v = kexpr(m, &t->t[i].upd[1]);
-				m->vars[t->t[i].upd[1].dst &
-					(VG_KMAX_VARS - 1)] = v;
-			}
-		} else if (t->t[i].upd_len) {
-			vm_run(m, t->t[i].upd_off, t->t[i].upd_len);
-		}
-		if (count_trans) {
-			__u32 k = t->t[i].spec_index;
-			__u64 *n = bpf_map_lookup_elem(&ktrans_hits, &k);
-
-			if (n)
-				(*n)++;
-		}
-		return t->t[i].to;
-	}
-	return -1;
+	bpf_loop(t->n < VG_KMAX_TRANS ? t->n : VG_KMAX_TRANS, kapply_step,
+		 &c, 0);
+	return c.to;
 }
 
 static __always_inline bool vars_initial(struct vg_kprop *p, __s64 *vars)

@@ -31,6 +31,11 @@ done
 VIGIL_DEBUG=1 run_vigil run --tier=kernel specs/queue_bounds.vigil -- "$TARGETS/queue"
 expect_rc 0
 for p in vg_entry_k vg_return_k vg_kstep vg_stash; do loaded $p || fail "$p: no verifier line"; done
+# vg_kstep is loaded from its own object, beside the rest (split_load.c):
+# loaded once, and not in the list of those left out
+[ "$(grep -cE 'vigil: debug: verifier: vg_kstep +[0-9]+ us' "$TMP/out")" = 1 ] ||
+	fail "vg_kstep: not exactly one verifier line"
+not_loaded vg_kstep && fail "vg_kstep loaded and listed as not loaded"
 for p in vg_entry vg_return vg_entry_s vg_return_s; do
 	not_loaded $p || fail "$p loaded for a kernel-tier spec without strings"
 done

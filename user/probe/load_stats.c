@@ -49,23 +49,25 @@ static unsigned long long stat_after(const char *log, const char *key)
 	return at ? strtoull(at + strlen(key), NULL, 10) : 0;
 }
 
-void vg_load_stats_print(struct vg_load_stats *s, struct bpf_object *obj,
-			 unsigned long long load_ns, FILE *out)
+/* obj's programs loaded (or, skipped != NULL, not loaded) */
+static int print_programs(struct vg_load_stats *s, struct bpf_object *obj,
+			  struct bpf_object *side, char *skipped, size_t cap,
+			  unsigned long long *total_us, FILE *out)
 {
 	struct bpf_program *prog;
-	unsigned long long total_us = 0;
-	char skipped[512] = "";
 	int i = 0, loaded = 0;
 
-	if (!s)
-		return;
 	bpf_object__for_each_program(prog, obj) {
 		const char *log = s->logs[i++];
 
 		if (!bpf_program__autoload(prog)) {
-			snprintf(skipped + strlen(skipped),
-				 sizeof(skipped) - strlen(skipped), " %s",
-				 bpf_program__name(prog));
+			/* loaded by the side object, or not at all */
+			if (skipped && !(side && bpf_program__autoload(
+				bpf_object__find_program_by_name(
+					side, bpf_program__name(prog)))))
+				snprintf(skipped + strlen(skipped),
+					 cap - strlen(skipped), " %s",
+					 bpf_program__name(prog));
 			continue;
 		}
 		loaded++;
@@ -77,15 +79,45 @@ void vg_load_stats_print(struct vg_load_stats *s, struct bpf_object *obj,
 					bpf_program__name(prog), log);
 			continue;
 		}
-		total_us += stat_after(log, "verification time ");
+		*total_us += stat_after(log, "verification time ");
 		fprintf(out, "vigil: debug: verifier: %-12s %6llu us, %7llu insns processed\n",
 			bpf_program__name(prog),
 			stat_after(log, "verification time "),
 			stat_after(log, "processed "));
 	}
+	return loaded;
+}
+
+void vg_load_stats_free(struct vg_load_stats *s)
+{
+	if (!s)
+		return;
+	free(s->logs);
+	free(s);
+}
+
+void vg_load_stats_print(struct vg_load_stats *s, struct bpf_object *obj,
+			 struct vg_load_stats *side_s, struct bpf_object *side,
+			 unsigned long long load_ns, FILE *out)
+{
+	unsigned long long total_us = 0;
+	char skipped[512] = "";
+	int loaded;
+
+	if (!s) {
+		vg_load_stats_free(side_s);
+		return;
+	}
+	loaded = print_programs(s, obj, side, skipped, sizeof(skipped),
+				&total_us, out);
+	if (side && side_s)
+		loaded += print_programs(side_s, side, NULL, NULL, 0,
+					 &total_us, out);
+	/* the verifier's time is the sum: with a side object, some of it
+	 * ran at the same time as the rest (the load's own time says) */
 	fprintf(out, "vigil: debug: verifier: %d programs loaded in %llu ms (verifier %llu ms); not loaded:%s\n",
 		loaded, load_ns / 1000000, total_us / 1000,
 		*skipped ? skipped : " none");
-	free(s->logs);
-	free(s);
+	vg_load_stats_free(s);
+	vg_load_stats_free(side_s);
 }

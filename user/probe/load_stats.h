@@ -14,8 +14,14 @@ struct vg_load_stats;
 struct vg_load_stats *vg_load_stats_arm(struct bpf_object *obj);
 /* After load (load_ns: the time bpf_object__load took): one line per
  * program loaded, and one for those left out; after a failed load, the
- * log of the program refused. Frees s. */
+ * log of the program refused. side/side_s: a second object whose
+ * programs were loaded beside obj's (split_load.h), or NULL. Frees s and
+ * side_s. */
 void vg_load_stats_print(struct vg_load_stats *s, struct bpf_object *obj,
+			 struct vg_load_stats *side_s, struct bpf_object *side,
 			 unsigned long long load_ns, FILE *out);
+
+/* Statistics armed but never printed. */
+void vg_load_stats_free(struct vg_load_stats *s);
 
 #endif

@@ -16,6 +16,7 @@
 #include "ktimer.h"
 #include "plan/plan.h"
 #include "load_stats.h"
+#include "split_load.h"
 #include "sym/libs.h"
 #include "util/clock.h"
 #include "probe_internal.h"
@@ -348,6 +349,49 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static int load_skel(void *skel)
+{
+	return vigil_bpf__load(skel);
+}
+
+struct vg_probe_early *vg_probe_early_start(size_t ringbuf_bytes,
+					    uint32_t max_kslices)
+{
+	struct vg_probe_early *early = calloc(1, sizeof(*early));
+	struct vigil_bpf *model;
+	struct bpf_program *prog;
+	size_t rb = ringbuf_bytes ? ringbuf_bytes : VG_DEFAULT_RINGBUF;
+	size_t kmax = max_kslices ? max_kslices : VG_DEFAULT_KSLICES;
+	size_t sz;
+	const void *elf = vigil_bpf__elf_bytes(&sz);
+
+	if (!early)
+		return NULL;
+	libbpf_set_print(libbpf_quiet);
+	if (!(model = vigil_bpf__open()))
+		return early;	/* vg_probe_open will say why */
+	/* as vg_probe_open will configure it, as far as it is known before
+	 * the plan; what differs then is caught (vg_split_finish) */
+	bpf_object__for_each_program(prog, model->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(model->progs.vg_kstep, true);
+	vg_ulink_prepare(model->progs.vg_kstep);
+	bpf_map__set_max_entries(model->maps.events, pow2_at_least(rb));
+	bpf_map__set_max_entries(model->maps.kslots, pow2_at_least(2 * kmax));
+	model->rodata->kstop_rewind = vg_rewind_supported();
+	early->split = vg_split_start(model->obj, elf, sz, "vg_kstep");
+	vigil_bpf__destroy(model);
+	return early;
+}
+
+void vg_probe_early_free(struct vg_probe_early *early)
+{
+	if (!early)
+		return;
+	vg_split_free(early->split);
+	free(early);
+}
+
 struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			       const struct vg_probe_opts *o, struct vg_err *e)
 {
@@ -355,7 +399,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	size_t rb = o->ringbuf_bytes ? o->ringbuf_bytes : VG_DEFAULT_RINGBUF;
 	bool ktier;
 	unsigned used = 0;
-	struct vg_load_stats *ls;
+	struct vg_load_stats *ls, *kls = NULL;
 	uint64_t t0;
 	int err;
 
@@ -424,9 +468,20 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	vg_ktimer_setup(p, o);	/* timeouts in the kernel tier */
 	ls = vg_load_stats_arm(p->skel->obj);
 	t0 = vg_now_ns(CLOCK_MONOTONIC);
-	err = vigil_bpf__load(p->skel);
-	vg_load_stats_print(ls, p->skel->obj, vg_now_ns(CLOCK_MONOTONIC) - t0,
-			    stderr);
+	{
+		size_t sz;
+		const void *elf = vigil_bpf__elf_bytes(&sz);
+
+		/* vg_kstep, which costs the verifier more than the rest, on
+		 * the other CPU (split_load.h), started early if it was */
+		err = vg_split_finish(o->early ? o->early->split : NULL,
+				      p->skel->obj, elf, sz, "vg_kstep",
+				      load_skel, p->skel, &p->kstep_obj, &kls);
+		if (o->early)
+			o->early->split = NULL;
+	}
+	vg_load_stats_print(ls, p->skel->obj, kls, p->kstep_obj,
+			    vg_now_ns(CLOCK_MONOTONIC) - t0, stderr);
 	if (err) {
 		vg_errf(e, "loading the BPF programs: %s%s", strerror(-err),
 			err == -EPERM ? " (vigil needs CAP_BPF and CAP_PERFMON, or root)"
@@ -439,9 +494,10 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			    bpf_map__fd(p->skel->maps.kslots), 0);
 	if (p->kslot_mem == MAP_FAILED)
 		p->kslot_mem = NULL;
-	if (bpf_program__fd(p->skel->progs.vg_kstep) >= 0) {
+	if (p->kstep_obj) {
 		uint32_t zero = 0;
-		int fd = bpf_program__fd(p->skel->progs.vg_kstep);
+		int fd = bpf_program__fd(bpf_object__find_program_by_name(
+			p->kstep_obj, "vg_kstep"));
 
 		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.kstep_tail),
 					&zero, &fd, 0)) {
@@ -517,6 +573,7 @@ void vg_probe_close(struct vg_probe *p)
 	if (p->skel)
 		vg_ktimer_stop(p);
 	vigil_bpf__destroy(p->skel);
+	bpf_object__close(p->kstep_obj);
 	pthread_mutex_destroy(&p->reap_mu);
 	pthread_cond_destroy(&p->reap_cv);
 	free(p);

@@ -47,6 +47,9 @@ struct vg_probe_opts {
 	/* vigil run: the target is stopped before its exec, the probes go in
 	 * first (watchpoints need the exec done: it stops there again) */
 	bool launching;
+	/* vg_probe_early_start's, or NULL; vg_probe_open uses it up (the
+	 * caller still frees it) */
+	struct vg_probe_early *early;
 	/* vigil watch: no target of its own (pid 0, no links for it); a
 	 * process that execs the file watch_dev/watch_ino names (dev_t as the
 	 * kernel encodes it, major << 20 | minor) is followed, held at its
@@ -59,6 +62,15 @@ struct vg_probe_opts {
 	uint32_t watch_lib_dev;
 	uint64_t watch_lib_ino;
 };
+
+/* Before the plan is built: the kernel tier's step (vg_kstep, the
+ * slowest program to verify) starts loading on another CPU with the
+ * maps as ringbuf_bytes and max_kslices size them (0: the defaults, as
+ * in vg_probe_opts). vg_probe_open uses it when its plan runs the kernel
+ * tier with maps alike, else drops it. NULL only without memory. */
+struct vg_probe_early *vg_probe_early_start(size_t ringbuf_bytes,
+					    uint32_t max_kslices);
+void vg_probe_early_free(struct vg_probe_early *early);
 
 /* One record from the ring buffer. */
 struct vg_probe_rec {

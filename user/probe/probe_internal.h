@@ -19,9 +19,17 @@ struct probe_wp {
 	int nlinks;
 };
 
+struct vg_split;
+
+/* vg_probe_early_start's load of vg_kstep (split_load.h) */
+struct vg_probe_early {
+	struct vg_split *split;
+};
+
 struct vg_probe {
 	const struct vg_spec *spec;
 	struct vigil_bpf *skel;
+	struct bpf_object *kstep_obj;	/* vg_kstep's own (split_load.h) */
 	struct ring_buffer *rb;
 	/* the tracepoints */
 	struct bpf_link **links;

@@ -98,6 +98,16 @@ static int session_libs(struct session *ss, struct vg_err *e)
 	return 0;
 }
 
+static bool any_kernel_eligible(const struct vg_spec *spec)
+{
+	char why[256];
+
+	for (int i = 0; i < spec->nprops; i++)
+		if (!vg_ktier_ineligible(spec, i, why, sizeof(why)))
+			return true;
+	return false;
+}
+
 static int open_all(struct session *ss, struct vg_err *e)
 {
 	char why[ss->spec->nprops][256];
@@ -106,6 +116,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	struct vg_monitor_hooks hooks = { .ctx = ss,
 					  .transition = vg_session_on_transition };
 	struct vg_plan *plan = NULL;
+	struct vg_probe_early *early = NULL;
 	bool *user;
 	int rc = -1;
 
@@ -128,6 +139,12 @@ static int open_all(struct session *ss, struct vg_err *e)
 						: "its slices were not planned for");
 		goto out;
 	}
+	/* the kernel tier's step verifies on the other CPU while the plan
+	 * is built (a plan that does not use it drops it) */
+	if (!ss->o->follow_forks && !ss->o->watch_exe &&
+	    ss->o->tier != VG_TIER_USER && any_kernel_eligible(ss->spec))
+		early = vg_probe_early_start(ss->o->ringbuf_bytes,
+					     ss->o->max_slices);
 	if (ss->o->watch_exe)
 		snprintf(path, sizeof(path), "%s", ss->o->watch_exe);
 	else if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
@@ -209,6 +226,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.follow_forks = ss->o->follow_forks,
 		.launching = !ss->o->pid && !ss->o->watch_exe,
 		.warn = stderr,
+		.early = early,
 		.watch = ss->o->watch_exe != NULL,
 		.watch_dev = ss->watch_dev,
 		.watch_ino = ss->watch_ino,
@@ -251,6 +269,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 out:
 	free(user);
 	vg_plan_free(plan);
+	vg_probe_early_free(early);
 	return rc;
 }
 
