@@ -136,6 +136,7 @@ class _VigilStop(gdb.Function):
 
 
 _catch = None           # the SIGSTOP catchpoint every vigil stop needs
+_ended = False          # `vigil detach`: monitoring is over
 
 
 def _catch_stops():
@@ -146,7 +147,7 @@ def _catch_stops():
 
 
 def _recatch():
-    if _live is not None:
+    if _live is not None and not _ended:
         _catch_stops()
         gdb.write("vigil: the SIGSTOP catchpoint vigil's stops need was "
                   "deleted; it is back as catchpoint %d\n" % _catch.number)
@@ -609,7 +610,19 @@ replays forward under monitoring. Output files keep what the program wrote
 since the checkpoint; the restored program writes on after it.""")
 _Cmd("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
 Usage: vigil keep-stopped [on|off]""")
-_Cmd("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")
+class _Detach(_Cmd):
+    def run(self, argv):
+        global _ended
+        text = _ask(self.cname, argv).get("text", "")
+        # no stop is vigil's any more: its catchpoint goes, and is not
+        # made again (_recatch)
+        _ended = True
+        if _catch is not None and _catch.is_valid():
+            _catch.delete()
+        gdb.write(text)
+
+
+_Detach("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")
 
 
 # --- vigil load / unload (user/session/live_load.c) ----------------------
