@@ -644,8 +644,9 @@ static void closed(void *ctx, int client)
 	}
 	/* gdb's ptrace stop is gone with gdb; a SIGSTOP it did not take
 	 * would leave a group stop (gdb's socket closes before its exit
-	 * lets go of the tracee: up to 1 s on a loaded machine) */
-	for (int i = 0; i < 500 && vg_proc_state(ss->pid) == 't'; i++)
+	 * lets go of the tracee: over 1 s on a loaded machine, so up to 5 s
+	 * here, only when gdb died) */
+	for (int i = 0; i < 2500 && vg_proc_state(ss->pid) == 't'; i++)
 		usleep(2000);
 	if (vg_proc_state(ss->pid) == 'T') {
 		vg_live_mend_returns(ss);
