@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,7 +27,7 @@ void vg_proc_unblock_signals(void)
 pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
 			    bool no_aslr, struct vg_err *e)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 	int st;
 
 	if (pid < 0) {
@@ -38,10 +39,18 @@ pid_t vg_proc_spawn_stopped(const char *path, char *const argv[],
 		setsid();
 		if (no_aslr)	/* like gdb's disable-randomization */
 			personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);
+		/* killed with vigil until it is let into its program: vigil
+		 * SIGKILLed before its guard process exists (vg_guard_start)
+		 * must not leave it stopped, nor let it run unmonitored */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		raise(SIGSTOP);
 		/* Only async-signal-safe calls from here: no allocation
 		 * between the probes being attached and the exec, so none of
-		 * vigil's own calls can be mistaken for the target's. */
+		 * vigil's own calls can be mistaken for the target's. Let go,
+		 * it outlives vigil like any program. */
+		prctl(PR_SET_PDEATHSIG, 0);
 		execv(path, argv);
 		dprintf(2, "vigil: cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);
