@@ -104,7 +104,8 @@ static void fork_snapshot(struct session *ss, const char *reason, bool good,
 static void ckpt_not_taken(struct session *ss, const char *what,
 			   const char *reason, const char *why)
 {
-	fprintf(stderr, "vigil: %s: %s; monitoring continues\n", what, why);
+	fprintf(stderr, "vigil: %s: %s (%s); monitoring continues\n", what, why,
+		reason);
 	vg_session_sinks_checkpoint_failed(ss, what, reason, why);
 }
 
