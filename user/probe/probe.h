@@ -119,6 +119,11 @@ void vg_probe_unfollow(struct vg_probe *p, pid_t pid);
  * of one not to be followed (a held one resumes, unmonitored). */
 int vg_probe_adopt(struct vg_probe *p, pid_t pid, struct vg_err *e);
 void vg_probe_refuse(struct vg_probe *p, pid_t pid);
+/* vigil watch: the files of a followed process in a container that are
+ * its own copies of the probed ones (its links are on them), as
+ * "libc.so.6 (same build), prog (by symbol)" into buf; how many. */
+int vg_probe_own_files(const struct vg_probe *p, pid_t pid, char *buf,
+		       size_t len);
 
 /* Hardware watchpoints (`write x`, `read x`, `access x`;
  * user/probe/probe_watch.c). One breakpoint covers every thread of the

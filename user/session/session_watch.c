@@ -292,10 +292,20 @@ static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 		kid_end(ss, i, VG_WATCH_LEFT, 0, "its probes could not be attached");
 		return;
 	}
-	say(ss, i, pid, running ? "attached" : "started",
-	    running ? "running already"
-	    : ss->o->watch_lib ? "held as it mapped the library until its probes were in"
-			       : "held at its exec until its probes were in");
+	{
+		char own[512], detail[640];
+
+		snprintf(detail, sizeof(detail), "%s",
+			 running ? "running already"
+			 : ss->o->watch_lib ? "held as it mapped the library until its probes were in"
+					    : "held at its exec until its probes were in");
+		/* a container's own copies (probe_remap.c) */
+		if (vg_probe_own_files(ss->probe, pid, own, sizeof(own)))
+			snprintf(detail + strlen(detail),
+				 sizeof(detail) - strlen(detail),
+				 "; probed in its own copies: %s", own);
+		say(ss, i, pid, running ? "attached" : "started", detail);
+	}
 	hook(ss, i, pid, running ? VG_WATCH_ATTACHED : VG_WATCH_STARTED, 0);
 }
 
