@@ -8,7 +8,9 @@
 # the libc probes (specs/lib/double_free.vigil, a count of free) on each
 # container's own libc -- a probe on the host's libc never fires there --
 # and the program's (close_once) on its program; the violation's report
-# names the host pid, the pid in the container and the cgroup.
+# names the host pid, the pid in the container and the cgroup. Then the
+# same with --exe naming the host's build and --same-build: the
+# containers' copies of the program are found by their build id.
 . "$(dirname "$0")/lib.sh"
 
 R=$TMP/root
@@ -129,4 +131,44 @@ grep -qE "before:free=[1-9]" "$TMP/out" || fail "no call of free seen in the con
 [ "$(proc_state "$C")" = T ] || fail "the violating container process is not left stopped"
 [ "$(python3 "$(dirname "$0")/uprobes_on.py" --pid 0 "$LIBC")" = 0 ] ||
 	fail "uprobes left on the container's libc"
+kill -KILL "$C"
+
+# --- --same-build: --exe names the host's build of the program; the
+# containers run copies of it (other inodes), found by file name and
+# build id; a program of the same name but another build (a copy of
+# sleep) is let go at its exec, unmonitored and running ---
+rm -f "$R/stop" "$R/bug"
+start_container
+D=$CPID
+"$VIGIL" watch "$(dirname "$0")/../specs/close_once.vigil" "$TMP/free.vigil" \
+	--exe "$TARGETS/instance" --same-build --json "$TMP/s.json" >"$TMP/out" 2>&1 &
+VIGIL_PID=$!
+wait_for "$TMP/out" "processes running it, monitored" 60
+mkdir -p "$TMP/decoy"
+cp "$(command -v sleep)" "$TMP/decoy/instance"
+"$TMP/decoy/instance" 30 &
+DECOY=$!
+LEFT_PIDS+=("$DECOY")
+start_container --bug-when /bug
+E=$CPID
+wait_for "$TMP/out" "watch: pid $E \(pid 1 in its pid namespace\), cgroup $CGPATH: started" 30
+sleep 0.3
+touch "$R/bug"
+wait_for "$TMP/out" "VIOLATION of close_once" 30
+wait_for "$TMP/out" "pid $E is left stopped" 10
+DECOY_STATE=$(proc_state "$DECOY")
+kill -INT "$VIGIL_PID"
+wait "$VIGIL_PID"
+RC=$?
+cat "$TMP/out"
+[ "$RC" = 1 ] || fail "vigil watch --same-build exited $RC, not 1"
+grep -qE "watch: pid $D \(pid 1 in its pid namespace\), cgroup $CGPATH: attached: running already; probed in its own copies: instance \(same build\), libc\.so\.6 \(same build\)" "$TMP/out" ||
+	fail "pid $D (a running copy) was not attached in its own files"
+grep -qE "watch: pid $E \(pid 1 in its pid namespace\), cgroup $CGPATH: started: held at its exec until its probes were in; probed in its own copies: instance \(same build\), libc\.so\.6 \(same build\)" "$TMP/out" ||
+	fail "pid $E (a copy started later) was not held and probed in its own files"
+grep -qE "^  process pid $E \(pid 1 in its pid namespace\), cgroup $CGPATH$" "$TMP/out" ||
+	fail "the report does not name pid $E, pid 1 and cgroup $CGPATH"
+grep -q "\"pid\":$DECOY[,}]" "$TMP/s.json" && fail "pid $DECOY (another build named instance) was monitored"
+[ "$DECOY_STATE" = S ] || fail "pid $DECOY (another build named instance) is in state $DECOY_STATE, not sleeping"
+grep -qE "before:free=[1-9]" "$TMP/out" || fail "no call of free seen in the copies' libc"
 echo "PASS"

@@ -61,6 +61,9 @@ struct vg_probe_opts {
 	 * held as its mmap returns (0: not watching a library) */
 	uint32_t watch_lib_dev;
 	uint64_t watch_lib_ino;
+	/* --same-build: a process that execs a file of this name (no
+	 * slash) is held too, for the caller to follow or refuse */
+	const char *watch_name;
 };
 
 /* Before the plan is built: the kernel tier's step (vg_kstep, the
