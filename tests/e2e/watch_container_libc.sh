@@ -140,6 +140,7 @@ kill -KILL "$C"
 rm -f "$R/stop" "$R/bug"
 start_container
 D=$CPID
+: >"$TMP/out"	# not the first run's lines, before the redirection below is made
 "$VIGIL" watch "$(dirname "$0")/../specs/close_once.vigil" "$TMP/free.vigil" \
 	--exe "$TARGETS/instance" --same-build --json "$TMP/s.json" >"$TMP/out" 2>&1 &
 VIGIL_PID=$!
@@ -149,6 +150,12 @@ cp "$(command -v sleep)" "$TMP/decoy/instance"
 "$TMP/decoy/instance" 30 &
 DECOY=$!
 LEFT_PIDS+=("$DECOY")
+# a copy on the host (vigil's root, its libc the host's)
+mkdir -p "$TMP/copy"
+cp "$TARGETS/instance" "$TMP/copy/instance"
+"$TMP/copy/instance" --until "$TMP/copy/stop" >/dev/null 2>&1 &
+H=$!
+LEFT_PIDS+=("$H")
 start_container --bug-when /bug
 E=$CPID
 wait_for "$TMP/out" "watch: pid $E \(pid 1 in its pid namespace\), cgroup $CGPATH: started" 30
@@ -157,6 +164,9 @@ touch "$R/bug"
 wait_for "$TMP/out" "VIOLATION of close_once" 30
 wait_for "$TMP/out" "pid $E is left stopped" 10
 DECOY_STATE=$(proc_state "$DECOY")
+wait_for "$TMP/out" "watch: pid $H[,:].*started" 10
+touch "$TMP/copy/stop"	# it ends with a handle open
+wait_for "$TMP/out" "watch: pid $H[,:].*exited" 10
 kill -INT "$VIGIL_PID"
 wait "$VIGIL_PID"
 RC=$?
@@ -168,6 +178,10 @@ grep -qE "watch: pid $E \(pid 1 in its pid namespace\), cgroup $CGPATH: started:
 	fail "pid $E (a copy started later) was not held and probed in its own files"
 grep -qE "^  process pid $E \(pid 1 in its pid namespace\), cgroup $CGPATH$" "$TMP/out" ||
 	fail "the report does not name pid $E, pid 1 and cgroup $CGPATH"
+grep -qE "watch: pid $H[,:].* started: held at its exec until its probes were in; probed in its own copies: instance \(same build\)$" "$TMP/out" ||
+	fail "pid $H (a copy on the host) was not probed in its own program"
+grep -qE "^vigil: pid $H: close_once: live slices by state: init=0 opened=1 " "$TMP/out" ||
+	fail "close_once saw no handle of pid $H"
 grep -q "\"pid\":$DECOY[,}]" "$TMP/s.json" && fail "pid $DECOY (another build named instance) was monitored"
 [ "$DECOY_STATE" = S ] || fail "pid $DECOY (another build named instance) is in state $DECOY_STATE, not sleeping"
 grep -qE "before:free=[1-9]" "$TMP/out" || fail "no call of free seen in the copies' libc"

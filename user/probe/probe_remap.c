@@ -16,7 +16,8 @@
  * kept per (device, inode, mtime) and group, so that the tenth container
  * running the same image costs no ELF reading.
  *
- * A process in vigil's own root is left alone: its files are the plan's. */
+ * A process in vigil's own root has the plan's libraries; only its
+ * executable may be another file (vigil watch --same-build: a copy). */
 #include "probe_internal.h"
 
 #include <libgen.h>
@@ -160,7 +161,9 @@ int vg_probe_kid_files(struct vg_probe *p, struct vg_kid_links *k,
 		       struct vg_err *e)
 {
 	struct kid_view *kv;
+	struct stat bs;
 	char root[64];
+	bool own_root;
 	int rc = 0;
 
 	vg_probe_kid_files_free(p, k);
@@ -168,8 +171,9 @@ int vg_probe_kid_files(struct vg_probe *p, struct vg_kid_links *k,
 		return 0;	/* --follow-fork: a child runs its parent's files */
 	if (vg_proc_root_prefix(k->pid, root, sizeof(root), e))
 		return -1;
-	if (!root[0])
-		return 0;	/* vigil's own root: the plan's files */
+	own_root = !root[0];
+	if (stat(p->binary, &bs))
+		return 0;
 	if (!(kv = calloc(1, sizeof(*kv))))
 		return vg_errf(e, "out of memory");
 	kv->pid = k->pid;
@@ -183,8 +187,9 @@ int vg_probe_kid_files(struct vg_probe *p, struct vg_kid_links *k,
 		struct stat hs, ts;
 		char *own;
 
-		if (stat(u->path, &hs))
-			continue;
+		if (stat(u->path, &hs) ||
+		    (own_root && (hs.st_dev != bs.st_dev || hs.st_ino != bs.st_ino)))
+			continue;	/* vigil's own root: its libraries */
 		own = kid_file_for(p, kv, u->path, &hs);
 		if (!own || stat(own, &ts) ||
 		    (ts.st_dev == hs.st_dev && ts.st_ino == hs.st_ino)) {
