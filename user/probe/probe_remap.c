@@ -77,9 +77,10 @@ static char *kid_file_for(struct vg_probe *p, struct kid_view *kv,
 	struct vg_err e = { 0 };
 	const char *name = base(path);
 
-	/* the watched program: the process's own executable */
+	/* the watched program: the process's own executable (a copy has
+	 * its name; under --lib-mapped p->binary is the library) */
 	if (!stat(p->binary, &bs) && bs.st_dev == hs->st_dev &&
-	    bs.st_ino == hs->st_ino)
+	    bs.st_ino == hs->st_ino && !strcmp(base(kv->exe), name))
 		return strdup(kv->exe);
 	if (!kv->have_maps && !vg_maps_read(kv->pid, &kv->maps, &e))
 		kv->have_maps = true;
@@ -188,7 +189,8 @@ int vg_probe_kid_files(struct vg_probe *p, struct vg_kid_links *k,
 		char *own;
 
 		if (stat(u->path, &hs) ||
-		    (own_root && (hs.st_dev != bs.st_dev || hs.st_ino != bs.st_ino)))
+		    (own_root && (hs.st_dev != bs.st_dev || hs.st_ino != bs.st_ino ||
+				  strcmp(base(kv->exe), base(u->path)))))
 			continue;	/* vigil's own root: its libraries */
 		own = kid_file_for(p, kv, u->path, &hs);
 		if (!own || stat(own, &ts) ||
