@@ -8,7 +8,9 @@
 # the libc probes (specs/lib/double_free.vigil, a count of free) on each
 # container's own libc -- a probe on the host's libc never fires there --
 # and the program's (close_once) on its program; the violation's report
-# names the host pid, the pid in the container and the cgroup. Then the
+# names the host pid, the pid in the container and the cgroup. A library
+# the spec probes (--lib libz.so.1) that the containers do not have is
+# named in each one's line. Then the
 # same with --exe naming the host's build and --same-build: the
 # containers' copies of the program are found by their build id.
 . "$(dirname "$0")/lib.sh"
@@ -53,6 +55,12 @@ state s accepting {
   before free(p) { n = n + 1; } -> s
 }
 SPEC
+cat >"$TMP/zlib.vigil" <<'SPEC'
+property inflates "inflateEnd is called (libz, which the containers lack)"
+state s accepting {
+  before inflateEnd(z) -> s
+}
+SPEC
 
 # start_container ARGS...: the instance as pid 1 of new mount and pid
 # namespaces under pivot_root into $R, in cgroup $CG; its host pid in CPID
@@ -81,7 +89,7 @@ B=$CPID
 grep -q " $LIBC$" "/proc/$B/maps" || fail "the container's instance has no libc mapped"
 "$VIGIL" watch "$(dirname "$0")/../specs/close_once.vigil" \
 	"$(dirname "$0")/../../specs/lib/double_free.vigil" "$TMP/free.vigil" \
-	--exe "$R/instance" --json "$TMP/w.json" >"$TMP/out" 2>&1 &
+	"$TMP/zlib.vigil" --lib libz.so.1 --exe "$R/instance" --json "$TMP/w.json" >"$TMP/out" 2>&1 &
 VIGIL_PID=$!
 wait_for "$TMP/out" "processes running it, monitored" 60
 start_container --bug-when /bug
@@ -106,9 +114,9 @@ wait "$VIGIL_PID"
 RC=$?
 cat "$TMP/out"
 [ "$RC" = 1 ] || fail "vigil watch exited $RC, not 1"
-grep -qE "watch: pid $B \(pid 1 in its pid namespace\), cgroup $CGPATH: attached: running already; probed in its own copies: libc\.so\.6 \(same build\)" "$TMP/out" ||
+grep -qE "watch: pid $B \(pid 1 in its pid namespace\), cgroup $CGPATH: attached: running already; probed in its own copies: libc\.so\.6 \(same build\); not in it \(its probes there see nothing\): libz\.so\.1$" "$TMP/out" ||
 	fail "pid $B (running) was not probed in its own libc"
-grep -qE "watch: pid $C \(pid 1 in its pid namespace\), cgroup $CGPATH: started: held at its exec until its probes were in; probed in its own copies: libc\.so\.6 \(same build\)" "$TMP/out" ||
+grep -qE "watch: pid $C \(pid 1 in its pid namespace\), cgroup $CGPATH: started: held at its exec until its probes were in; probed in its own copies: libc\.so\.6 \(same build\); not in it \(its probes there see nothing\): libz\.so\.1$" "$TMP/out" ||
 	fail "pid $C (held at its exec) was not probed in its own libc"
 grep -qE "^  process pid $C \(pid 1 in its pid namespace\), cgroup $CGPATH$" "$TMP/out" ||
 	fail "the report does not name pid $C, pid 1 and cgroup $CGPATH"

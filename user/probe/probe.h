@@ -123,8 +123,10 @@ void vg_probe_unfollow(struct vg_probe *p, pid_t pid);
 int vg_probe_adopt(struct vg_probe *p, pid_t pid, struct vg_err *e);
 void vg_probe_refuse(struct vg_probe *p, pid_t pid);
 /* vigil watch: the files of a followed process in a container that are
- * its own copies of the probed ones (its links are on them), as
- * "libc.so.6 (same build), prog (by symbol)" into buf; how many. */
+ * its own copies of the probed ones (its links are on them), and those
+ * it has none of, as "probed in its own copies: libc.so.6 (same build),
+ * prog (by symbol); not in it (its probes there see nothing): libz.so.1"
+ * into buf; how many files that names. */
 int vg_probe_own_files(const struct vg_probe *p, pid_t pid, char *buf,
 		       size_t len);
 

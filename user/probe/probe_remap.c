@@ -51,6 +51,10 @@ struct vg_kid_file {
 	char *path;		/* through the process's root */
 	const uint64_t *offsets;	/* the cache's */
 	const char *how;
+	/* no file of the group's name in the process (nor where its
+	 * loader looks): its links stay on the host's file, where they see
+	 * nothing of it; said, not refused (a library it may never load) */
+	const char *missing;
 };
 
 /* what a process has, read once per process */
@@ -193,6 +197,15 @@ int vg_probe_kid_files(struct vg_probe *p, struct vg_kid_links *k,
 				  strcmp(base(kv->exe), base(u->path)))))
 			continue;	/* vigil's own root: its libraries */
 		own = kid_file_for(p, kv, u->path, &hs);
+		if (!own && !own_root) {
+			if (!k->files &&
+			    !(k->files = calloc((size_t)p->ngroups, sizeof(*k->files)))) {
+				rc = vg_errf(e, "out of memory");
+				break;
+			}
+			k->files[g].missing = u->path;
+			continue;
+		}
 		if (!own || stat(own, &ts) ||
 		    (ts.st_dev == hs.st_dev && ts.st_ino == hs.st_ino)) {
 			/* the very file (a bind mount, a shared layer), or
@@ -238,36 +251,58 @@ void vg_probe_kid_site(const struct vg_probe *p, int g, pid_t pid,
 		}
 }
 
+/* the names of k's own copies (missing false) or of the files it lacks
+ * (missing true), each once, into buf at *at; how many */
+static int list_files(const struct vg_probe *p, const struct vg_kid_links *k,
+		      bool missing, char *buf, size_t len, size_t *at)
+{
+	int n = 0;
+
+	for (int g = 0; g < p->ngroups; g++) {
+		const char *f = missing ? k->files[g].missing : k->files[g].path;
+		bool dup = false;
+
+		if (!f)
+			continue;
+		for (int h = 0; h < g && !dup; h++) {
+			const char *o = missing ? k->files[h].missing
+						: k->files[h].path;
+
+			dup = o && !strcmp(base(o), base(f));
+		}
+		if (dup || *at >= len)
+			continue;
+		if (missing)
+			*at += (size_t)snprintf(buf + *at, len - *at, "%s%s",
+						n ? ", " : "", base(f));
+		else
+			*at += (size_t)snprintf(buf + *at, len - *at, "%s%s (%s)",
+						n ? ", " : "", base(f),
+						k->files[g].how);
+		n++;
+	}
+	return n;
+}
+
 int vg_probe_own_files(const struct vg_probe *p, pid_t pid, char *buf,
 		       size_t len)
 {
-	int n = 0;
-	size_t at = 0;
+	char own[512] = "", miss[512] = "";
+	size_t a = 0, b = 0, at = 0;
+	int n = 0, m = 0;
 
-	buf[0] = 0;
-	for (int i = 0; i < p->nkids; i++) {
-		const struct vg_kid_links *k = &p->kids[i];
-
-		if (k->pid != pid || !k->files)
-			continue;
-		for (int g = 0; g < p->ngroups; g++) {
-			bool dup = false;
-
-			if (!k->files[g].path)
-				continue;
-			for (int h = 0; h < g && !dup; h++)
-				dup = k->files[h].path &&
-				      !strcmp(k->files[h].path, k->files[g].path);
-			if (dup || at >= len)
-				continue;
-			at += (size_t)snprintf(buf + at, len - at, "%s%s (%s)",
-					       n ? ", " : "",
-					       base(k->files[g].path),
-					       k->files[g].how);
-			n++;
+	for (int i = 0; i < p->nkids; i++)
+		if (p->kids[i].pid == pid && p->kids[i].files) {
+			n = list_files(p, &p->kids[i], false, own, sizeof(own), &a);
+			m = list_files(p, &p->kids[i], true, miss, sizeof(miss), &b);
 		}
-	}
-	return n;
+	buf[0] = 0;
+	if (n)
+		at = (size_t)snprintf(buf, len, "probed in its own copies: %s", own);
+	if (m && at < len)
+		snprintf(buf + at, len - at, "%snot in it (its probes there see nothing): %s",
+			 n ? "; " : "", miss);
+	return n + m;
 }
 
 void vg_probe_remap_free(struct vg_probe *p)

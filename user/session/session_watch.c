@@ -305,7 +305,7 @@ static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 		if (vg_probe_own_files(ss->probe, pid, own, sizeof(own)))
 			snprintf(detail + strlen(detail),
 				 sizeof(detail) - strlen(detail),
-				 "; probed in its own copies: %s", own);
+				 "; %s", own);
 		say(ss, i, pid, running ? "attached" : "started", detail);
 	}
 	hook(ss, i, pid, running ? VG_WATCH_ATTACHED : VG_WATCH_STARTED, 0);
