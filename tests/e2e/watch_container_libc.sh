@@ -86,6 +86,10 @@ start_container() {
 
 start_container
 B=$CPID
+for _ in $(seq 100); do	# its loader maps libc a moment after the exec
+	grep -q " $LIBC$" "/proc/$B/maps" && break
+	sleep 0.05
+done
 grep -q " $LIBC$" "/proc/$B/maps" || fail "the container's instance has no libc mapped"
 "$VIGIL" watch "$(dirname "$0")/../specs/close_once.vigil" \
 	"$(dirname "$0")/../../specs/lib/double_free.vigil" "$TMP/free.vigil" \

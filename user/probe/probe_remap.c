@@ -20,7 +20,9 @@
  * executable may be another file (vigil watch --same-build: a copy). */
 #include "probe_internal.h"
 
+#include <errno.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +156,13 @@ static const struct carried *carry(struct vg_probe *p, int g, const char *to,
 	return c;
 }
 
+/* pid ended meanwhile: no error (its attach fails with ESRCH, which
+ * vg_probe_follow takes as gone, and its exit record is on the way) */
+static bool gone(pid_t pid)
+{
+	return kill(pid, 0) && errno == ESRCH;
+}
+
 void vg_probe_kid_files_free(struct vg_probe *p, struct vg_kid_links *k)
 {
 	for (int g = 0; k->files && g < p->ngroups; g++)
@@ -175,7 +184,7 @@ int vg_probe_kid_files(struct vg_probe *p, struct vg_kid_links *k,
 	if (p->pid > 0)
 		return 0;	/* --follow-fork: a child runs its parent's files */
 	if (vg_proc_root_prefix(k->pid, root, sizeof(root), e))
-		return -1;
+		return gone(k->pid) ? 0 : -1;
 	own_root = !root[0];
 	if (stat(p->binary, &bs))
 		return 0;
@@ -184,7 +193,7 @@ int vg_probe_kid_files(struct vg_probe *p, struct vg_kid_links *k,
 	kv->pid = k->pid;
 	if (vg_proc_exe(k->pid, kv->exe, e)) {
 		free(kv);
-		return -1;
+		return gone(k->pid) ? 0 : -1;
 	}
 	for (int g = 0; g < p->ngroups && !rc; g++) {
 		const struct uprobe_group *u = &p->groups[g];
