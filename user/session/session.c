@@ -237,6 +237,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.watch_ino = ss->watch_ino,
 		.watch_lib_dev = ss->watch_lib_dev,
 		.watch_lib_ino = ss->watch_lib_ino,
+		.watch_name = vg_session_watch_name(ss),
 	};
 	/* --dynamic's state while the run goes on: the plan's analysis */
 	ss->dyn = vg_plan_take_dyn(plan);

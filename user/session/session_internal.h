@@ -63,6 +63,8 @@ struct session {
 	uint64_t watch_ino;		/* encodes dev_t; 0 with --lib-mapped */
 	uint32_t watch_lib_dev;		/* --lib-mapped: the library's */
 	uint64_t watch_lib_ino;
+	uint8_t watch_build_id[64];	/* --same-build: the executable's */
+	int watch_build_id_len;
 	/* vigil attach to a process in a container: its pid there and its
 	 * cgroup, for the reports (vg_session_attach_where) */
 	pid_t target_ns_pid;
@@ -182,6 +184,12 @@ void vg_session_watch_forked(struct session *ss, pid_t child);
 void vg_session_watch_transition(struct session *ss,
 				 const struct vg_slice_view *s, int to,
 				 const struct vg_mon_event *ev);
+/* --same-build (session_watch_copy.c): the file name the exec
+ * tracepoint holds (NULL: none); the executable's build id read (fails
+ * when it has none); is pid's executable a copy of it (name, build id)? */
+const char *vg_session_watch_name(const struct session *ss);
+int vg_session_watch_copy_init(struct session *ss, struct vg_err *e);
+bool vg_session_watch_is_copy(const struct session *ss, pid_t pid);
 /* vigil watch --tier=kernel: slices keyed by process in the kernel. */
 bool vg_session_watch_kernel(const struct session *ss);
 /* A kernel-tier step of process pid: its monitor and evidence (left as
