@@ -5,8 +5,9 @@
 # events go on from where they were (not from 0), and the session is the
 # same process. The changed property has its
 # new definition (a new state name). A define and a reaction change of
-# that property alone reload it again, and nothing else; a change of the
-# target (tier) restarts the session.
+# that property alone reload it again, and nothing else: its new reaction
+# (stop) is the one that acts; a change of the target (tier) restarts the
+# session.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/agent_helpers.bash"
 
@@ -82,22 +83,8 @@ grep -q "ended_twice *1 slices" "$TMP/status" || fail "requests lost its ended_t
 grep '"VIGIL_EVENT": *"reload"' "$TMP/log.jsonl" | grep -q 'count.vigil changed (its text, its defines): loaded begins' ||
 	fail "no VIGIL_EVENT=reload line for the load of begins in the log"
 
-# begins' define and its reaction change: it alone is reloaded again
-hits_before=$(end_hits "$s1")
-conf 'define = gap=0
-reaction.begins = stop'
-kill -HUP "$AGENT_PID"
-wait_for "$TMP/agent.out" "svc: $TMP/count.vigil changed \(its defines, its reactions\): loaded begins" 60
-[ "$(grep -c 'changed in place' "$TMP/agent.out")" = 2 ] || fail "the second reload was not made in place"
-[ "$(session_of svc)" = "$s1" ] || fail "the session was restarted by a define and a reaction"
-wait_metric 'vigil_violations_total{unit="svc",property="requests"}' 'v == 1' 5
-wait_metric 'vigil_slices{unit="svc",property="requests",state="ended_twice"}' 'v == 1' 5
-hits=$(end_hits "$s1")
-[ "$hits" -gt "$hits_before" ] || fail "request_end's count did not go on ($hits_before -> $hits)"
-
 # the target changes (its tier): the session restarts, as before
-conf 'define = gap=0
-reaction.begins = stop
+conf 'define = gap=1
 tier = user'
 kill -HUP "$AGENT_PID"
 wait_for "$TMP/agent.out" 'svc: changed: its session restarts \(not reloaded in place: its tier changed\)' 20
@@ -106,9 +93,26 @@ for _ in $(seq 40); do
 	[ "$(grep -c 'svc: session [0-9]* started' "$TMP/agent.out")" = 2 ] && break
 	sleep 0.25
 done
-[ "$(session_of svc)" != "$s1" ] || fail "a tier change did not restart the session"
-# the service never stopped: every reaction was log, begins never broke
-[ "$(proc_state "$SVC_PID")" != T ] || fail "the service is stopped"
+s2=$(session_of svc)
+[ "$s2" != "$s1" ] || fail "a tier change did not restart the session"
+wait_metric 'vigil_slices{unit="svc",property="begins",state="in_order"}' 'v == 1' 30
+
+# begins' define and its reaction change: it alone is reloaded, and its
+# new reaction is the one that acts: with gap=2 the next request breaks
+# it, and stop leaves the service stopped (the session ends with it)
+[ "$(proc_state "$SVC_PID")" != T ] || fail "the service is stopped already"
+conf 'define = gap=2
+reaction.begins = stop
+tier = user'
+kill -HUP "$AGENT_PID"
+wait_for "$TMP/agent.out" "svc: $TMP/count.vigil changed \(its defines, its reactions\): loaded begins \(user tier\)" 60
+[ "$(grep -c 'changed in place' "$TMP/agent.out")" = 3 ] || fail "the reload of begins was not made in place"
+wait_for "$TMP/agent.out" "svc: session $s2 ended with status 1" 20
+[ "$(proc_state "$SVC_PID")" = T ] || fail "begins' new reaction (stop) did not stop the service"
+grep '"VIGIL_EVENT": *"violation"' "$TMP/log.jsonl" | grep -q '"VIGIL_PROPERTY": *"begins"' ||
+	fail "begins' violation is not in the log"
+wait_metric 'vigil_violations_total{unit="svc",property="begins"}' 'v == 1' 5
+kill -CONT "$SVC_PID"
 
 stop_agent
 [ "$AGENT_RC" = 0 ] || fail "agent exited $AGENT_RC on SIGTERM"
