@@ -343,6 +343,8 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 
 	if (!path)
 		return vg_live_reply(false, "usage: load SPEC [-D NAME=VALUE ...] [--on-violation PROPERTY=REACTION ...]", NULL);
+	if (ss->o->watch_exe)	/* a unit attaches to one process */
+		return vg_live_reply(false, "no vigil load in vigil watch: each process has monitors of its own; start the watch again with the spec", NULL);
 	if (ss->o->follow_forks)
 		return vg_live_reply(false, "no vigil load with --follow-fork: the followed processes' monitors are made at their first event", NULL);
 	if (!ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded))))
