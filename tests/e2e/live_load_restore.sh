@@ -4,32 +4,16 @@
 # checkpoint's slices, though one was unloaded since, and the restored
 # queue_bounds goes on counting from there.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/live_load_helpers.bash"
 
-cat >"$TMP/pops.vigil" <<'V'
-property pops "queues are popped"
-slice on ptr q
-state seen accepting { before queue_pop(q) -> seen }
-V
-grep -v '^on enter' specs/queue_bounds.vigil >"$TMP/qb.vigil"
-cat >"$TMP/calls.vigil" <<'V'
-param fn = queue_push
-property calls "counts the calls of one function"
-slice on ptr q
-int n = 0
-state s accepting { before $fn(q) { n = n + 1; } -> s }
-V
+load_specs
 
 # the program's output goes nowhere: a file that grows after the
 # checkpoint is one CRIU refuses to restore
 "$VIGIL" run --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 200 --loops 30 \
 	>/dev/null 2>/dev/null </dev/null &
 VIGIL_PID=$!
-for _ in $(seq 200); do
-	pid=$(pgrep -P "$VIGIL_PID" -x queue3) && [ -S "${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock" ] && break
-	sleep 0.05
-done
-[ -n "$pid" ] || fail "no target"
-LEFT_PIDS+=("$pid")
+wait_ctl queue3
 "$VIGIL" ctl "$pid" load "$TMP/qb.vigil" >/dev/null || fail "load qb"
 "$VIGIL" ctl "$pid" load "$TMP/calls.vigil" -D fn=queue_pop >/dev/null || fail "load calls"
 sleep 0.8

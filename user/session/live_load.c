@@ -4,8 +4,10 @@
  * properties are (session.c's open_all): spec, plan, report, evidence,
  * monitor, scenario, then the probes, attached to the running process as
  * `vigil attach` does. Anything that fails on the way is undone, and the
- * session goes on as it was. */
+ * session goes on as it was. The units in a checkpoint's state:
+ * live_load_state.c. */
 #include "live_load.h"
+#include "live_load_unit.h"
 #include "live.h"
 #include "session_internal.h"
 
@@ -15,20 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "act/scenario.h"
 #include "monitor/monitor.h"
-#include "monstate.h"
 #include "plan/plan.h"
 #include "report/evidence.h"
 #include "report/report.h"
 #include "sym/symbolize.h"
 #include "symval.h"
-#include "util/lines.h"
 
-#define VG_LOAD_MAX 16		/* units at a time */
 #define VG_LOAD_DEFS 32		/* -D per load */
 
 struct unit {
@@ -486,6 +483,61 @@ const char *vg_load_path(const struct session *u)
 	return ((const struct unit *)u)->path;
 }
 
+char *const *vg_load_defs(const struct session *u, int *n)
+{
+	*n = ((const struct unit *)u)->ndefs;
+	return ((const struct unit *)u)->defs;
+}
+
+char *const *vg_load_reacts(const struct session *u, int *n)
+{
+	*n = ((const struct unit *)u)->nreacts;
+	return ((const struct unit *)u)->reacts;
+}
+
+struct session *vg_load_unit_open(struct session *ss, const char *path,
+				  json_t *args, struct vg_err *e)
+{
+	struct unit *u = calloc(1, sizeof(*u));
+
+	if (!u) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	snprintf(u->path, sizeof(u->path), "%s", path);
+	if (unit_spec(u, args, e) || unit_check(ss, u, e) ||
+	    unit_open(ss, u, e)) {
+		unit_free(u);
+		return NULL;
+	}
+	return &u->s;
+}
+
+void vg_load_unit_free(struct session *u)
+{
+	unit_free(unit_of(u));	/* NULL: nothing */
+}
+
+int vg_load_units_reset(struct session *ss, bool room, struct vg_err *e)
+{
+	if (room && !ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded))))
+		return vg_errf(e, "out of memory");
+	if (!ss->loaded)
+		return 0;
+	for (int k = 0; k < ss->loaded->n; k++) {
+		vg_live_forget(ss, &ss->loaded->u[k]->s);
+		unit_free(ss->loaded->u[k]);
+	}
+	ss->loaded->n = 0;
+	return 0;
+}
+
+void vg_load_unit_add(struct session *ss, struct session *u)
+{
+	ss->loaded->u[ss->loaded->n++] = unit_of(u);
+	watch_unit(ss->loaded, unit_of(u));
+}
+
 void vg_load_drain(struct session *ss)
 {
 	struct session *s;
@@ -550,50 +602,6 @@ int vg_load_resume(struct session *ss, struct vg_err *e)
 		if (vg_probe_resume(s->probe, e))
 			rc = -1;
 	return rc;
-}
-
-int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e)
-{
-	struct session *s;
-
-	/* the session's own properties unloaded since it started: a restore
-	 * of this checkpoint leaves them out (vg_unload_restore) */
-	for (int i = 0; vg_load_gone(ss) && i < ss->spec->nprops; i++)
-		if (vg_load_gone(ss)[i])
-			fprintf(out, "unloaded %s\n", ss->spec->props[i].name);
-
-	for (int k = 0; (s = vg_load_unit(ss, k)); k++) {
-		struct unit *u = unit_of(s);
-		char *buf = NULL, *body;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-
-		if (!m)
-			return vg_errf(e, "out of memory");
-		if (vg_monstate_write(m, s->spec, s->mon, s->probe, s->kernel, e)) {
-			fclose(m);
-			free(buf);
-			return -1;
-		}
-		fclose(m);
-		/* the section: which file, with which -D, which properties;
-		 * then its slices and globals (without the state's first
-		 * line, which the session's own part has) */
-		fprintf(out, "loaded %s\n", u->path);
-		for (int i = 0; i < u->ndefs; i++)
-			fprintf(out, "define %s\n", u->defs[i]);
-		for (int i = 0; i < u->nreacts; i++)
-			fprintf(out, "reaction %s\n", u->reacts[i]);
-		fputs("properties", out);
-		for (int i = 0; i < s->spec->nprops; i++)
-			fprintf(out, " %s", s->spec->props[i].name);
-		fputc('\n', out);
-		body = buf ? strchr(buf, '\n') : NULL;
-		if (body)
-			fputs(body + 1, out);
-		free(buf);
-	}
-	return 0;
 }
 
 /* A unit's verdicts: at the end of the run, or when it is unloaded (what
@@ -712,165 +720,4 @@ json_t *vg_load_probes(struct session *ss, json_t *r)
 	json_object_set_new(r, "text", json_string(text ? text : ""));
 	free(text);
 	return r;
-}
-
-/* --- a checkpoint's loaded sections brought back ---------------------- */
-
-struct section {
-	json_t *args;		/* [path, "-D", "N=V", ...]: as a load's */
-	char *props;		/* its "properties" line */
-	FILE *state;		/* "vigil-monitor-state 1" and its lines */
-	char *buf;
-	size_t len;
-};
-
-static void sections_free(struct section *sec, int n)
-{
-	for (int i = 0; i < n; i++) {
-		json_decref(sec[i].args);
-		free(sec[i].props);
-		if (sec[i].state)
-			fclose(sec[i].state);
-		free(sec[i].buf);
-	}
-}
-
-/* The sections of the state file at path (monstate.h says their form). */
-static int read_sections(const char *path, struct section *sec, int *n,
-			 struct vg_err *e)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, len;
-	int r, rc = 0;
-
-	*n = 0;
-	if (!f)
-		return vg_errf(e, "cannot read %s: %s", path, strerror(errno));
-	while (!rc && (r = vg_read_line(f, &line, &cap, 16384, &len)) != 0) {
-		struct section *c = *n ? &sec[*n - 1] : NULL;
-
-		if (r < 0) {
-			rc = vg_errf(e, "%s: a line too long", path);
-		} else if (!strncmp(line, "loaded ", 7)) {
-			if (*n == VG_LOAD_MAX) {
-				rc = vg_errf(e, "%s: more than %d loaded spec files",
-					     path, VG_LOAD_MAX);
-				break;
-			}
-			c = &sec[(*n)++];
-			memset(c, 0, sizeof(*c));
-			c->args = json_pack("[s]", line + 7);
-			c->state = open_memstream(&c->buf, &c->len);
-			if (!c->args || !c->state)
-				rc = vg_errf(e, "out of memory");
-			else
-				fputs("vigil-monitor-state 1\n", c->state);
-		} else if (!c) {
-			continue;	/* the session's own part */
-		} else if (!strncmp(line, "define ", 7)) {
-			json_array_append_new(c->args, json_string("-D"));
-			json_array_append_new(c->args, json_string(line + 7));
-		} else if (!strncmp(line, "reaction ", 9)) {
-			json_array_append_new(c->args, json_string("--on-violation"));
-			json_array_append_new(c->args, json_string(line + 9));
-		} else if (!strncmp(line, "properties ", 11)) {
-			free(c->props);
-			c->props = strdup(line + 11);
-		} else if (!strncmp(line, "slice ", 6) ||
-			   !strncmp(line, "global ", 7)) {
-			fprintf(c->state, "%s\n", line);
-		}
-	}
-	free(line);
-	fclose(f);
-	for (int i = 0; i < *n; i++)
-		if (sec[i].state && fflush(sec[i].state))
-			rc = rc ? rc : vg_errf(e, "out of memory");
-	return rc;
-}
-
-/* A unit's slices and globals from its section, through the monitor
- * state's own reader (a memory file: no temporary file to clean up). */
-static int load_section(struct unit *u, struct section *c, struct vg_err *e)
-{
-	char path[64];
-	int fd = memfd_create("vigil-state", 0), rc;
-
-	if (fd < 0 || write(fd, c->buf, c->len) != (ssize_t)c->len) {
-		if (fd >= 0)
-			close(fd);
-		return vg_errf(e, "restoring %s: %s", u->path, strerror(errno));
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	rc = vg_monstate_load(path, u->s.spec, u->s.mon, u->s.probe,
-			      u->s.kernel, e);
-	close(fd);
-	return rc;
-}
-
-int vg_load_restore(struct session *ss, const char *path, struct vg_err *e)
-{
-	struct section sec[VG_LOAD_MAX];
-	int n = 0, rc = -1;
-
-	if (read_sections(path, sec, &n, e) || vg_unload_restore(ss, path, e))
-		goto out;
-	if (n && !ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded)))) {
-		vg_errf(e, "out of memory");
-		goto out;
-	}
-	/* what was loaded since the checkpoint goes, what was unloaded
-	 * since comes back: each from its initial state, then the
-	 * checkpoint's slices */
-	if (ss->loaded) {
-		for (int k = 0; k < ss->loaded->n; k++) {
-			vg_live_forget(ss, &ss->loaded->u[k]->s);
-			unit_free(ss->loaded->u[k]);
-		}
-		ss->loaded->n = 0;
-	}
-	for (int i = 0; i < n; i++) {
-		struct unit *u = calloc(1, sizeof(*u));
-		const char *file = json_string_value(json_array_get(sec[i].args, 0));
-		char names[4096] = "";
-		size_t len = 0;
-
-		if (!u) {
-			vg_errf(e, "out of memory");
-			goto out;
-		}
-		snprintf(u->path, sizeof(u->path), "%s", file);
-		if (unit_spec(u, sec[i].args, e) || unit_check(ss, u, e) ||
-		    unit_open(ss, u, e)) {
-			char msg[sizeof(e->msg)];
-
-			snprintf(msg, sizeof(msg), "%s", e->msg);
-			vg_errf(e, "the checkpoint's loaded %s: %s", file, msg);
-			unit_free(u);
-			goto out;
-		}
-		for (int p = 0; p < u->s.spec->nprops && len < sizeof(names); p++)
-			len += (size_t)snprintf(names + len, sizeof(names) - len,
-						"%s%s", p ? " " : "",
-						u->s.spec->props[p].name);
-		/* the file may have changed since: its slices would be
-		 * misread */
-		if (sec[i].props && strcmp(names, sec[i].props)) {
-			vg_errf(e, "the checkpoint's loaded %s had properties %s; it has %s now",
-				file, sec[i].props, names);
-			unit_free(u);
-			goto out;
-		}
-		ss->loaded->u[ss->loaded->n++] = u;
-		watch_unit(ss->loaded, u);
-		if (vg_live_push_holds(ss, &u->s, e))
-			goto out;
-		if (load_section(u, &sec[i], e))
-			goto out;
-	}
-	rc = 0;
-out:
-	sections_free(sec, n);
-	return rc;
 }

@@ -282,6 +282,9 @@ int vg_session_sinks_share(struct session *ss, struct session *unit,
 /* a checkpoint was taken into dir: the log says where (vigil restore) */
 void vg_session_sinks_checkpoint(struct session *ss, const char *dir,
 				 const char *reason);
+/* a checkpoint not taken (what: "checkpoint failed", "... deferred"), why */
+void vg_session_sinks_checkpoint_failed(struct session *ss, const char *what,
+					const char *reason, const char *why);
 /* how: the lifecycle message ("exited with 0", "detached"), or NULL */
 void vg_session_sinks_close(struct session *ss, const char *how);
 

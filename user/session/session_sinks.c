@@ -337,6 +337,20 @@ void vg_session_sinks_checkpoint(struct session *ss, const char *dir,
 		      "VIGIL_UNIT", unit_of(ss), NULL);
 }
 
+void vg_session_sinks_checkpoint_failed(struct session *ss, const char *what,
+					const char *reason, const char *why)
+{
+	char pid[24], msg[8400];
+
+	if (!ss->sinks || !ss->sinks->log)
+		return;
+	snprintf(pid, sizeof(pid), "%d", ss->pid);
+	snprintf(msg, sizeof(msg), "pid %d: %s (%s): %s", ss->pid, what, reason,
+		 why);
+	vg_oplog_send(ss->sinks->log, 4, msg, "VIGIL_EVENT", "checkpoint_failed",
+		      "VIGIL_PID", pid, "VIGIL_UNIT", unit_of(ss), NULL);
+}
+
 void vg_session_sinks_close(struct session *ss, const char *how)
 {
 	struct vg_sinks *k = ss->sinks;
