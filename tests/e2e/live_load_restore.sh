@@ -15,13 +15,15 @@ load_specs
 VIGIL_PID=$!
 wait_ctl queue3
 "$VIGIL" ctl "$pid" load "$TMP/qb.vigil" >/dev/null || fail "load qb"
-"$VIGIL" ctl "$pid" load "$TMP/calls.vigil" -D fn=queue_pop >/dev/null || fail "load calls"
+"$VIGIL" ctl "$pid" load "$TMP/calls.vigil" -D fn=queue_pop --on-violation calls=continue >/dev/null || fail "load calls"
 sleep 0.8
 "$VIGIL" ctl "$pid" checkpoint --json >"$TMP/ck" || { cat "$TMP/ck"; fail "vigil ctl checkpoint"; }
 img=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["data"]["checkpoints"][-1]["path"])' "$TMP/ck")
 k=$(grep -c '^slice queue_bounds [0-9]* overflow ' "$img/monitor.state")
 c=$(grep -c '^slice calls ' "$img/monitor.state")
 [ "$k" -ge 1 ] && [ "$c" -ge 1 ] || { cat "$img/monitor.state"; fail "the checkpoint has no loaded slices"; }
+# calls' own reaction goes with it (a restore loads it with it again)
+grep -qx 'reaction calls=continue' "$img/monitor.state" || { cat "$img/monitor.state"; fail "calls' reaction is not in the checkpoint"; }
 "$VIGIL" ctl "$pid" unload calls >/dev/null || fail "unload calls"
 sleep 0.5	# more overflows after the checkpoint
 

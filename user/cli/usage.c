@@ -371,6 +371,8 @@ const char vg_usage_ctl[] =
 	"                             60000 for load, 120000 for checkpoint and\n"
 	"                             restore)\n"
 	"  -D NAME=VALUE              with load: a spec parameter, as vigil run's\n"
+	"  --on-violation PROP=R      with load: PROP's reaction (stop, gdb, kill,\n"
+	"                             continue or log), as vigil run's\n"
 	"  -h, --help                 this text\n"
 	"\n"
 	"exit status: 0 done, 1 vigil refused (its message says why), 2 bad\n"

@@ -35,6 +35,8 @@ struct unit {
 	char path[PATH_MAX];
 	char *defs[VG_LOAD_DEFS];	/* "NAME=VALUE", as given */
 	int ndefs;
+	char *reacts[VG_LOAD_DEFS];	/* "PROP=REACTION" (--on-violation) */
+	int nreacts;
 };
 
 struct vg_load {
@@ -95,10 +97,52 @@ static void unit_free(struct unit *u)
 	vg_spec_free(s->spec);
 	for (int i = 0; i < u->ndefs; i++)
 		free(u->defs[i]);
+	for (int i = 0; i < u->nreacts; i++)
+		free(u->reacts[i]);
+	vg_session_sinks_close(s, NULL);	/* its violation counts */
 	free(u);
 }
 
-/* The spec file, with its -D NAME=VALUE (as vigil run takes them). */
+/* --on-violation PROP=REACTION of a load (as vigil run takes them; the
+ * agent's reload gives each property's): onto the loaded properties.
+ * Not checkpoint: a unit's checkpoint requests are not taken (only the
+ * session's own scenario's are, session_ckpt.c). */
+static int unit_reactions(struct unit *u, struct vg_err *e)
+{
+	static const char *const names[] = {
+		[VG_OV_STOP] = "stop", [VG_OV_GDB] = "gdb",
+		[VG_OV_CONTINUE] = "continue", [VG_OV_KILL] = "kill",
+	};
+	struct vg_spec *sp = u->s.spec;
+
+	for (int i = 0; i < u->nreacts; i++) {
+		const char *a = u->reacts[i], *eq = strchr(a, '='), *r;
+		int ov = -1, p;
+
+		if (!eq || eq == a)
+			return vg_errf(e, "--on-violation '%s': expected PROPERTY=REACTION", a);
+		r = !strcmp(eq + 1, "log") ? "continue" : eq + 1;
+		for (p = 0; p < sp->nprops; p++)
+			if (strlen(sp->props[p].name) == (size_t)(eq - a) &&
+			    !strncmp(sp->props[p].name, a, (size_t)(eq - a)))
+				break;
+		if (p == sp->nprops)
+			return vg_errf(e, "--on-violation %s: no property '%.*s' in %s",
+				       a, (int)(eq - a), a, u->path);
+		for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
+			if (names[k] && !strcmp(r, names[k]))
+				ov = k;
+		if (ov < 0)
+			return vg_errf(e, "--on-violation %s: '%s' is not stop, gdb, continue (log) or kill (a loaded spec takes no checkpoint reaction)",
+				       a, eq + 1);
+		sp->props[p].has_on_violation = true;
+		sp->props[p].on_violation = ov;
+	}
+	return 0;
+}
+
+/* The spec file, with its -D NAME=VALUE (as vigil run takes them) and
+ * --on-violation PROP=REACTION. */
 static int unit_spec(struct unit *u, json_t *args, struct vg_err *e)
 {
 	const char *a;
@@ -111,13 +155,24 @@ static int unit_spec(struct unit *u, json_t *args, struct vg_err *e)
 		char *name;
 		int rc;
 
+		if (!strcmp(a, "--on-violation") || !strncmp(a, "--on-violation=", 15)) {
+			if (a[14])
+				a += 15;
+			else if (!(a = json_string_value(json_array_get(args, ++i))))
+				return vg_errf(e, "--on-violation: expected PROPERTY=REACTION");
+			if (u->nreacts == VG_LOAD_DEFS)
+				return vg_errf(e, "more than %d --on-violation", VG_LOAD_DEFS);
+			if (!(u->reacts[u->nreacts++] = strdup(a)))
+				return vg_errf(e, "out of memory");
+			continue;
+		}
 		if (!strcmp(a, "-D") || !strcmp(a, "--define")) {
 			if (!(a = json_string_value(json_array_get(args, ++i))))
 				return vg_errf(e, "-D: expected NAME=VALUE");
 		} else if (!strncmp(a, "-D", 2)) {
 			a += 2;
 		} else {
-			return vg_errf(e, "'%s': expected -D NAME=VALUE (one spec file per load)", a);
+			return vg_errf(e, "'%s': expected -D NAME=VALUE or --on-violation PROPERTY=REACTION (one spec file per load)", a);
 		}
 		if (!(eq = strchr(a, '=')) || eq == a)
 			return vg_errf(e, "-D '%s': expected NAME=VALUE", a);
@@ -133,7 +188,7 @@ static int unit_spec(struct unit *u, json_t *args, struct vg_err *e)
 			return -1;
 	}
 	if (vg_spec_load_file(u->s.spec, u->path, e) ||
-	    vg_spec_check_defines(u->s.spec, e))
+	    vg_spec_check_defines(u->s.spec, e) || unit_reactions(u, e))
 		return -1;
 	return 0;
 }
@@ -227,6 +282,9 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 	if (!(s->sc = vg_scenario_new(s->spec, s->pid, s->report,
 				      ss->o->on_violation, e)))
 		goto out;
+	/* its violations counted and sent where the session's go */
+	if (vg_session_sinks_share(ss, s, e))
+		goto out;
 	struct vg_probe_opts po = {
 		.plan = plan,
 		.pid = s->pid,
@@ -281,7 +339,9 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 	FILE *m;
 
 	if (!path)
-		return vg_live_reply(false, "usage: load SPEC [-D NAME=VALUE ...]", NULL);
+		return vg_live_reply(false, "usage: load SPEC [-D NAME=VALUE ...] [--on-violation PROPERTY=REACTION ...]", NULL);
+	if (ss->o->watch_exe)	/* a unit attaches to one process */
+		return vg_live_reply(false, "no vigil load in vigil watch: each process has monitors of its own; start the watch again with the spec", NULL);
 	if (ss->o->follow_forks)
 		return vg_live_reply(false, "no vigil load with --follow-fork: the followed processes' monitors are made at their first event", NULL);
 	if (!ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded))))
@@ -427,6 +487,12 @@ char *const *vg_load_defs(const struct session *u, int *n)
 {
 	*n = ((const struct unit *)u)->ndefs;
 	return ((const struct unit *)u)->defs;
+}
+
+char *const *vg_load_reacts(const struct session *u, int *n)
+{
+	*n = ((const struct unit *)u)->nreacts;
+	return ((const struct unit *)u)->reacts;
 }
 
 struct session *vg_load_unit_open(struct session *ss, const char *path,

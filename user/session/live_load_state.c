@@ -1,7 +1,7 @@
 /* A running session's loaded units in a checkpoint's monitor state
  * (live_load.h): written after the session's own state, a section per
- * unit ("loaded FILE", its -D lines, its properties, its slices), and
- * made again from those sections at a restore. */
+ * unit ("loaded FILE", its -D and reaction lines, its properties, its
+ * slices), and made again from those sections at a restore. */
 #include "live_load.h"
 #include "live_load_unit.h"
 #include "live.h"
@@ -51,6 +51,9 @@ int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e)
 		defs = vg_load_defs(s, &ndefs);
 		for (int i = 0; i < ndefs; i++)
 			fprintf(out, "define %s\n", defs[i]);
+		defs = vg_load_reacts(s, &ndefs);
+		for (int i = 0; i < ndefs; i++)
+			fprintf(out, "reaction %s\n", defs[i]);
 		fputs("properties", out);
 		for (int i = 0; i < s->spec->nprops; i++)
 			fprintf(out, " %s", s->spec->props[i].name);
@@ -120,6 +123,9 @@ static int read_sections(const char *path, struct section *sec, int *n,
 		} else if (!strncmp(line, "define ", 7)) {
 			json_array_append_new(c->args, json_string("-D"));
 			json_array_append_new(c->args, json_string(line + 7));
+		} else if (!strncmp(line, "reaction ", 9)) {
+			json_array_append_new(c->args, json_string("--on-violation"));
+			json_array_append_new(c->args, json_string(line + 9));
 		} else if (!strncmp(line, "properties ", 11)) {
 			free(c->props);
 			c->props = strdup(line + 11);

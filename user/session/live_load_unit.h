@@ -14,7 +14,8 @@ struct session;
 
 #define VG_LOAD_MAX 16		/* units at a time */
 
-/* A unit from a load's arguments (args: [path, "-D", "N=V", ...]; path:
+/* A unit from a load's arguments (args: [path, "-D", "N=V",
+ * "--on-violation", "P=R", ...]; path:
  * the file, as it is): its spec, checked against the session's
  * properties, opened on the process as it runs now; not yet one of the
  * session's units. NULL (e set) when any of it fails. */
@@ -30,5 +31,7 @@ int vg_load_units_reset(struct session *ss, bool room, struct vg_err *e);
 void vg_load_unit_add(struct session *ss, struct session *u);
 /* Unit u's -D NAME=VALUE as given, *n of them. */
 char *const *vg_load_defs(const struct session *u, int *n);
+/* Unit u's --on-violation PROP=REACTION as given, *n of them. */
+char *const *vg_load_reacts(const struct session *u, int *n);
 
 #endif

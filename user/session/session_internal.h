@@ -282,6 +282,11 @@ void vg_session_sinks_transition(struct session *ss,
 				 const struct vg_slice_view *s, int from,
 				 const struct vg_mon_event *ev);
 void vg_session_sinks_tick(struct session *ss);
+/* A unit of vigil load (live_load.c): its violations counted (in the
+ * session's metrics) and logged where the session's go. 0 when the
+ * session has no sinks; -1 (e set) out of memory. */
+int vg_session_sinks_share(struct session *ss, struct session *unit,
+			   struct vg_err *e);
 /* a checkpoint was taken into dir: the log says where (vigil restore) */
 void vg_session_sinks_checkpoint(struct session *ss, const char *dir,
 				 const char *reason);
