@@ -53,6 +53,7 @@ grep -qE '^q=0x[0-9a-f]+ +overflow' "$TMP/slices" || { cat "$TMP/slices"; fail "
 
 "$VIGIL" ctl "$pid" checkpoint --json >"$TMP/ck" || { cat "$TMP/ck" "$TMP/vigil.err"; fail "vigil ctl checkpoint"; }
 img=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["data"]["checkpoints"][-1]["path"])' "$TMP/ck")
+LEFT_FILES+=("$img")
 st="$img/monitor.state"
 [ -f "$st" ] || fail "no monitor state at $st"
 cat "$st"
@@ -119,5 +120,4 @@ expect_rc 1	# the loaded property's violations count
 cat "$TMP/vigil.err"
 grep -q '^vigil: loaded queue_bounds from .*qb.vigil: user tier' "$TMP/vigil.err" || fail "vigil's stderr does not say what was loaded"
 grep -q '^vigil: VIOLATION of queue_bounds' "$TMP/vigil.err" || fail "the loaded property's violation is not reported"
-rm -rf "$(dirname "$img")"
 echo PASS
