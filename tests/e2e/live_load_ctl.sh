@@ -10,7 +10,9 @@
 
 load_specs
 
-"$VIGIL" run --tier=user --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 300 --loops 20 \
+# the program outlives the test, which detaches and kills it: 18 s of
+# queues (--loops 20) were 14 s of a sanitized build's test under load
+"$VIGIL" run --tier=user --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 300 --loops 1000 \
 	>"$TMP/vigil.out" 2>"$TMP/vigil.err" </dev/null &
 VIGIL_PID=$!
 wait_ctl queue3
@@ -32,7 +34,7 @@ grep -q '^loaded calls (user tier)' "$TMP/load2" || fail "load -D: $(cat "$TMP/l
 n1=$(probes)
 [ "$n1" -gt "$n0" ] || fail "no probes added by the loads ($n0 -> $n1)"
 [ "$(links)" != "$l0" ] || fail "status does not count the loaded properties' probes"
-sleep 1.2	# queues made and overflowed after the load
+wait_state queue_bounds overflow 1 || fail "no queue overflowed after the load"
 
 "$VIGIL" ctl "$pid" status --json >"$TMP/status.json" || fail "vigil ctl status --json"
 python3 - "$TMP/status.json" <<'PY' || fail "status --json with the loaded properties"
