@@ -21,6 +21,17 @@ state s accepting { before $fn(q) { n = n + 1; } -> s }
 V
 }
 
+# fail_shows_vigil_err: from here on a failure shows $TMP/vigil.err,
+# vigil's stderr, first
+fail_shows_vigil_err() {
+	fail() {
+		echo "--- vigil's stderr:" >&2
+		cat "$TMP/vigil.err" >&2
+		echo "FAIL: $*" >&2
+		exit 1
+	}
+}
+
 # wait_ctl NAME: waits for vigil's ($VIGIL_PID) child NAME to answer
 # vigil ctl (its control socket is there); its pid in pid
 wait_ctl() {
