@@ -21,6 +21,17 @@ state s accepting { before $fn(q) { n = n + 1; } -> s }
 V
 }
 
+# fail_shows_vigil_err: from here on a failure shows $TMP/vigil.err,
+# vigil's stderr, first
+fail_shows_vigil_err() {
+	fail() {
+		echo "--- vigil's stderr:" >&2
+		cat "$TMP/vigil.err" >&2
+		echo "FAIL: $*" >&2
+		exit 1
+	}
+}
+
 # wait_ctl NAME: waits for vigil's ($VIGIL_PID) child NAME to answer
 # vigil ctl (its control socket is there); its pid in pid
 wait_ctl() {
@@ -30,4 +41,20 @@ wait_ctl() {
 	done
 	[ -n "$pid" ] || fail "no target"
 	LEFT_PIDS+=("$pid")
+}
+
+# wait_state PROP STATE N: until vigil ctl status (of $pid) counts at
+# least N slices of PROP in STATE; 1 after 60 s. What a test waits for
+# before a checkpoint, rather than a sleep a loaded machine outruns.
+wait_state() {
+	local end=$((SECONDS + 60))
+	while [ "$SECONDS" -lt "$end" ]; do
+		"$VIGIL" ctl "$pid" status --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["data"]
+sys.exit(not any(p["name"] == sys.argv[1] and p["states"].get(sys.argv[2], 0) >= int(sys.argv[3])
+                 for p in d["properties"]))' "$1" "$2" "$3" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
 }
