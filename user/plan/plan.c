@@ -280,13 +280,14 @@ static int pass_leak_check(struct vg_plan *p)
 		const struct vg_property *pr = &spec->props[i];
 		int v;
 
-		/* the hold at _exit; exit's caller (its return address is
+		/* the hold at _exit (and abort); exit's caller (its return address is
 		 * read with the stack) marks where exit's frames end */
 		if (!strcmp(pr->name, VG_LEAK_HOLD_PROP))
 			for (int b = 0; b < pr->nbindings; b++) {
 				int ev = pr->bindings[b].event;
 
-				if (!strcmp(spec->events[ev].name, "_exit"))
+				if (!strcmp(spec->events[ev].name, "_exit") ||
+				    !strcmp(spec->events[ev].name, "abort"))
 					p->hold_events[ev] = true;
 				else
 					p->stack_events[ev] = true;

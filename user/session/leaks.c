@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "leakscan/libc_own.h"
 #include "leakscan/records.h"
 #include "leakscan/roots.h"
 #include "leakscan/scan.h"
@@ -30,21 +31,35 @@
 struct vg_leaks {
 	struct vg_leak_supp *supp;
 	unsigned show;		/* kinds whose records the text shows */
+	unsigned errors;	/* kinds the leak property's verdict counts */
 	int hold_event;		/* `before _exit`, or -1 */
+	int abort_event;	/* `before abort`: held there too, or -1 */
 	int exit_event;		/* `before exit`: where its caller's frame is */
 	pid_t exit_caller_tid;
 	uint64_t exit_caller;	/* exit's return address (in its caller) */
 	bool at_exit;		/* the target is held at _exit */
 	pid_t exit_tid;		/* by this thread (at a call: dead scratch
 				 * registers) */
+	bool aborting;		/* held at abort, not _exit */
 	bool done_at_exit;
+	/* the classes of the check at exit (or abort), by address, for the
+	 * leak property's verdicts (vg_report_set_leak_classer) */
+	struct leak_class {
+		uint64_t addr;
+		int kind;	/* enum vg_leak_kind, or LIBC_OWN */
+	} *cls;
+	size_t ncls;
+	bool keep_classes;	/* this check's are kept */
 };
+
+#define LIBC_OWN VG_LEAK_NKINDS	/* a kind apart in struct leak_class */
 
 static const char hold_spec[] =
 	"property " VG_LEAK_HOLD_PROP " \"vigil's leak check: the program is held at _exit while its memory is scanned\"\n"
 	"state running accepting {\n"
 	"  before exit(code) -> running\n"
 	"  before _exit(code) -> running\n"
+	"  before abort() -> running\n"
 	"}\n";
 
 bool vg_leak_block_prop(const struct vg_property *p, int *size_var)
@@ -118,7 +133,13 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 	l->show = ss->o->leak_show ? ss->o->leak_show
 				   : 1u << VG_LEAK_DEFINITE |
 				     1u << VG_LEAK_POSSIBLE;
-	l->hold_event = l->exit_event = -1;
+	/* memcheck's errors are definite and possible; indirectly lost
+	 * blocks are lost too (LeakSanitizer reports them) */
+	l->errors = ss->o->leak_errors ? ss->o->leak_errors
+				       : 1u << VG_LEAK_DEFINITE |
+					 1u << VG_LEAK_INDIRECT |
+					 1u << VG_LEAK_POSSIBLE;
+	l->hold_event = l->exit_event = l->abort_event = -1;
 	for (int i = 0; ss->o->leak_check && i < ss->spec->nprops; i++) {
 		const struct vg_property *p = &ss->spec->props[i];
 
@@ -129,6 +150,8 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 
 			if (!strcmp(ss->spec->events[ev].name, "_exit"))
 				l->hold_event = ev;
+			else if (!strcmp(ss->spec->events[ev].name, "abort"))
+				l->abort_event = ev;
 			else
 				l->exit_event = ev;
 		}
@@ -145,6 +168,7 @@ void vg_session_leaks_close(struct session *ss)
 	if (!ss->leaks)
 		return;
 	vg_leak_supp_free(ss->leaks->supp);
+	free(ss->leaks->cls);
 	free(ss->leaks);
 	ss->leaks = NULL;
 }
@@ -156,10 +180,12 @@ void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev)
 		ss->leaks->exit_caller_tid = (pid_t)ev->tid;
 		ss->leaks->exit_caller = ev->slot[VG_SLOT_CALLER];
 	}
-	if (ss->leaks && ev->event == ss->leaks->hold_event &&
+	if (ss->leaks && (ev->event == ss->leaks->hold_event ||
+			  ev->event == ss->leaks->abort_event) &&
 	    ev->pid == (uint32_t)ss->pid) {
 		ss->leaks->at_exit = true;
 		ss->leaks->exit_tid = (pid_t)ev->tid;
+		ss->leaks->aborting = ev->event == ss->leaks->abort_event;
 	}
 }
 
@@ -377,6 +403,90 @@ static int stacks_symbolize(struct session *ss, struct stacks *st)
 	return 0;
 }
 
+/* ---- the C library's own blocks (leakscan/libc_own.h) */
+
+struct own {
+	struct vg_leak_block *kept;	/* the others, for the records */
+	size_t nkept;
+	uint64_t blocks, bytes;		/* left out */
+};
+
+static int by_class_addr(const void *x, const void *y)
+{
+	const struct leak_class *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* Leave the C library's own blocks out of the records; keep every
+ * block's class for the verdicts when asked (l->keep_classes) */
+static int libc_own_out(struct vg_leaks *l, const struct blocks *b,
+			const struct stacks *st, struct own *o)
+{
+	struct leak_class *cls = NULL;
+
+	o->kept = calloc(b->n + 1, sizeof(*o->kept));
+	if (!o->kept ||
+	    (l->keep_classes && !(cls = calloc(b->n + 1, sizeof(*cls))))) {
+		free(cls);
+		return -1;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		const struct vg_leak_block *k = &b->v[i];
+		const struct vg_leak_stack *s =
+			k->tag >= 0 && k->tag < st->n ? &st->v[k->tag] : NULL;
+		/* frames[0] is the allocator's own: its callers decide */
+		bool libc = s && s->n > 1 &&
+			    vg_leak_libc_own(s->frames + 1, s->n - 1, k->kind);
+
+		if (cls)
+			cls[i] = (struct leak_class){ k->addr,
+						      libc ? LIBC_OWN
+							   : (int)k->kind };
+		if (libc) {
+			o->blocks++;
+			o->bytes += k->size;
+		} else {
+			o->kept[o->nkept++] = *k;
+		}
+	}
+	if (cls) {
+		qsort(cls, b->n, sizeof(*cls), by_class_addr);
+		free(l->cls);
+		l->cls = cls;
+		l->ncls = b->n;
+	}
+	return 0;
+}
+
+/* the leak property's verdict of a block the check at exit classed */
+static bool leak_classer(void *ctx, const struct vg_slice_view *s,
+			 struct vg_leak_verdict *out)
+{
+	struct session *ss = ctx;
+	const struct vg_leaks *l = ss->leaks;
+	struct leak_class key = { 0 }, *c;
+	int v;
+
+	if (!l || !l->cls ||
+	    !vg_leak_block_prop(&ss->spec->props[s->prop], &v) ||
+	    !(s->mask & 1))
+		return false;
+	key.addr = s->params[0];
+	c = bsearch(&key, l->cls, l->ncls, sizeof(*c), by_class_addr);
+	if (!c)
+		return false;
+	if (c->kind == LIBC_OWN) {
+		*out = (struct vg_leak_verdict){
+			"libc", "the C library's own block", false };
+		return true;
+	}
+	out->kind = vg_leak_kind_name(c->kind);
+	out->text = vg_leak_kind_text(c->kind);
+	out->error = (l->errors >> c->kind) & 1;
+	return true;
+}
+
 /* ---- the target stopped for the scan */
 
 static bool all_stopped(pid_t pid)
@@ -428,6 +538,8 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	bool stopped_here = false, any = false, incomplete;
 	uint64_t t0 = vg_now_ns(CLOCK_MONOTONIC);
 	struct vg_leak_call call = { 0 };
+	struct own own = { 0 };
+	char n1[32], n2[32];
 	int rc = -1;
 
 	/* held at _exit: that thread is at a call, and below the frame of
@@ -436,7 +548,8 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	 * return values the kernel's uretprobe trampoline pushed, too) */
 	if (ss->leaks->at_exit) {
 		call.tid = ss->leaks->exit_tid;
-		if (ss->leaks->exit_caller_tid == call.tid)
+		if (ss->leaks->exit_caller_tid == call.tid &&
+		    !ss->leaks->aborting)
 			call.ret = ss->leaks->exit_caller;
 	}
 
@@ -506,8 +619,9 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			b.v[i].tag = stack_index(&st, a.v[j].event,
 						 a.v[j].stack);
 	}
-	if (stacks_symbolize(ss, &st) ||
-	    vg_leak_records(b.v, b.n, st.v, st.n, ss->leaks->supp, &rep)) {
+	if (stacks_symbolize(ss, &st) || libc_own_out(ss->leaks, &b, &st, &own) ||
+	    vg_leak_records(own.kept, own.nkept, st.v, st.n, ss->leaks->supp,
+			    &rep)) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
@@ -531,6 +645,10 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 		fputc('\n', text);
 		vg_leak_report_text(&rep, st.v, ss->leaks->supp,
 				    ss->leaks->show, text);
+		if (own.blocks)
+			fprintf(text, "The C library's own (left out): %s bytes in %s blocks\n",
+				vg_leak_commas(own.bytes, n1, sizeof(n1)),
+				vg_leak_commas(own.blocks, n2, sizeof(n2)));
 		fflush(text);
 	}
 	if (json) {
@@ -538,6 +656,8 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			ss->pid, when, incomplete ? "false" : "true", b.n,
 			info.threads, info.threads_regs, info.regions,
 			info.root_bytes);
+		fprintf(json, "\"libc_own\":{\"blocks\":%" PRIu64 ",\"bytes\":%" PRIu64 "},",
+			own.blocks, own.bytes);
 		vg_leak_report_json(&rep, st.v, ss->leaks->supp, json);
 		fputs("}\n", json);
 		fflush(json);
@@ -552,6 +672,7 @@ out:
 	free(b.v);
 	free(b.size_var);
 	free(a.v);
+	free(own.kept);
 	stacks_free(&st);
 	return rc;
 }
@@ -578,10 +699,16 @@ static bool traced(pid_t pid)
 void vg_session_leaks_at_exit(struct session *ss)
 {
 	struct vg_err e = { 0 };
+	bool aborting;
 
 	if (!ss->leaks || !ss->leaks->at_exit || ss->leaks->done_at_exit)
 		return;
-	ss->leaks->done_at_exit = true;
+	/* held at abort (glibc's own checks end there): checked there, as
+	 * the program will not reach _exit; a handler that goes on makes
+	 * the check at _exit the one that counts */
+	aborting = ss->leaks->aborting;
+	ss->leaks->done_at_exit = !aborting;
+	ss->leaks->at_exit = false;
 	/* gdb takes the hold's SIGSTOP (vigil's holds pass silently) and its
 	 * other threads run on: no stop of the whole program to scan */
 	if (traced(ss->pid)) {
@@ -595,9 +722,15 @@ void vg_session_leaks_at_exit(struct session *ss)
 			ss->pid);
 		return;
 	}
-	if (vg_session_leak_check(ss, "at exit", stderr,
-				  vg_report_json_file(ss->report), NULL, 0, &e))
+	/* its classes make the leak property's verdicts at the end */
+	ss->leaks->keep_classes = true;
+	if (vg_session_leak_check(ss, aborting ? "at abort" : "at exit",
+				  stderr, vg_report_json_file(ss->report),
+				  NULL, 0, &e))
 		fprintf(stderr, "vigil: leak check at exit: %s\n", e.msg);
+	ss->leaks->keep_classes = false;
+	if (ss->leaks->cls)
+		vg_report_set_leak_classer(ss->report, leak_classer, ss);
 }
 
 void vg_session_leaks_on_demand(struct session *ss)
