@@ -708,19 +708,18 @@ void vg_session_leaks_at_exit(struct session *ss)
 	 * the check at _exit the one that counts */
 	aborting = ss->leaks->aborting;
 	ss->leaks->done_at_exit = !aborting;
-	ss->leaks->at_exit = false;
 	/* gdb takes the hold's SIGSTOP (vigil's holds pass silently) and its
 	 * other threads run on: no stop of the whole program to scan */
 	if (traced(ss->pid)) {
 		fprintf(stderr, "vigil: leak check at exit: gdb holds pid %d, so it cannot be stopped whole here; run `vigil leaks` in gdb before it exits (`break _exit`)\n",
 			ss->pid);
-		return;
+		goto out;
 	}
 	/* the SIGSTOP of the hold reaches every thread */
 	if (!wait_stopped(ss->pid)) {
 		fprintf(stderr, "vigil: leak check at exit: pid %d did not stop; no leak report\n",
 			ss->pid);
-		return;
+		goto out;
 	}
 	/* its classes make the leak property's verdicts at the end */
 	ss->leaks->keep_classes = true;
@@ -731,6 +730,8 @@ void vg_session_leaks_at_exit(struct session *ss)
 	ss->leaks->keep_classes = false;
 	if (ss->leaks->cls)
 		vg_report_set_leak_classer(ss->report, leak_classer, ss);
+out:
+	ss->leaks->at_exit = false;	/* until the next hold */
 }
 
 void vg_session_leaks_on_demand(struct session *ss)
