@@ -6,31 +6,14 @@
 # session's own property, unloaded too. And every command of the
 # control channel answers --json.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/live_load_helpers.bash"
 
-cat >"$TMP/pops.vigil" <<'V'
-property pops "queues are popped"
-slice on ptr q
-state seen accepting { before queue_pop(q) -> seen }
-V
-# no stop reactions: the run goes on through its violations
-grep -v '^on enter' specs/queue_bounds.vigil >"$TMP/qb.vigil"
-cat >"$TMP/calls.vigil" <<'V'
-param fn = queue_push
-property calls "counts the calls of one function"
-slice on ptr q
-int n = 0
-state s accepting { before $fn(q) { n = n + 1; } -> s }
-V
+load_specs
 
 "$VIGIL" run --tier=user --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 300 --loops 20 \
 	>"$TMP/vigil.out" 2>"$TMP/vigil.err" </dev/null &
 VIGIL_PID=$!
-for _ in $(seq 200); do
-	pid=$(pgrep -P "$VIGIL_PID" -x queue3) && [ -S "${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock" ] && break
-	sleep 0.05
-done
-[ -n "$pid" ] || fail "no target"
-LEFT_PIDS+=("$pid")
+wait_ctl queue3
 probes() { "$VIGIL" ctl "$pid" probes --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"]["probes"]))'; }
 n0=$(probes)
 [ "$n0" = 1 ] || fail "the session's own probes: $n0, not 1"

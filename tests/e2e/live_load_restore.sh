@@ -4,40 +4,26 @@
 # checkpoint's slices, though one was unloaded since, and the restored
 # queue_bounds goes on counting from there.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/live_load_helpers.bash"
 
-cat >"$TMP/pops.vigil" <<'V'
-property pops "queues are popped"
-slice on ptr q
-state seen accepting { before queue_pop(q) -> seen }
-V
-grep -v '^on enter' specs/queue_bounds.vigil >"$TMP/qb.vigil"
-cat >"$TMP/calls.vigil" <<'V'
-param fn = queue_push
-property calls "counts the calls of one function"
-slice on ptr q
-int n = 0
-state s accepting { before $fn(q) { n = n + 1; } -> s }
-V
+load_specs
 
 # the program's output goes nowhere: a file that grows after the
 # checkpoint is one CRIU refuses to restore
 "$VIGIL" run --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 200 --loops 30 \
 	>/dev/null 2>/dev/null </dev/null &
 VIGIL_PID=$!
-for _ in $(seq 200); do
-	pid=$(pgrep -P "$VIGIL_PID" -x queue3) && [ -S "${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock" ] && break
-	sleep 0.05
-done
-[ -n "$pid" ] || fail "no target"
-LEFT_PIDS+=("$pid")
+wait_ctl queue3
 "$VIGIL" ctl "$pid" load "$TMP/qb.vigil" >/dev/null || fail "load qb"
-"$VIGIL" ctl "$pid" load "$TMP/calls.vigil" -D fn=queue_pop >/dev/null || fail "load calls"
+"$VIGIL" ctl "$pid" load "$TMP/calls.vigil" -D fn=queue_pop --on-violation calls=continue >/dev/null || fail "load calls"
 sleep 0.8
 "$VIGIL" ctl "$pid" checkpoint --json >"$TMP/ck" || { cat "$TMP/ck"; fail "vigil ctl checkpoint"; }
 img=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["data"]["checkpoints"][-1]["path"])' "$TMP/ck")
 k=$(grep -c '^slice queue_bounds [0-9]* overflow ' "$img/monitor.state")
 c=$(grep -c '^slice calls ' "$img/monitor.state")
 [ "$k" -ge 1 ] && [ "$c" -ge 1 ] || { cat "$img/monitor.state"; fail "the checkpoint has no loaded slices"; }
+# calls' own reaction goes with it (a restore loads it with it again)
+grep -qx 'reaction calls=continue' "$img/monitor.state" || { cat "$img/monitor.state"; fail "calls' reaction is not in the checkpoint"; }
 "$VIGIL" ctl "$pid" unload calls >/dev/null || fail "unload calls"
 sleep 0.5	# more overflows after the checkpoint
 

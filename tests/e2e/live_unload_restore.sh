@@ -5,13 +5,9 @@
 # back with the checkpoint's slices, stepped in the kernel again (its
 # count of overflowed queues goes on growing).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/live_load_helpers.bash"
 
-cat >"$TMP/pops.vigil" <<'V'
-property pops "queues are popped"
-slice on ptr q
-state seen accepting { before queue_pop(q) -> seen }
-V
-grep -v '^on enter' specs/queue_bounds.vigil >"$TMP/qb.vigil"
+load_specs
 
 # the program's output goes nowhere: a file that grows after the
 # checkpoint (vigil's own stderr, which the program shares) is one CRIU
@@ -19,12 +15,7 @@ grep -v '^on enter' specs/queue_bounds.vigil >"$TMP/qb.vigil"
 "$VIGIL" run --on-violation=continue "$TMP/qb.vigil" "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 200 --loops 40 \
 	>/dev/null 2>/dev/null </dev/null &
 VIGIL_PID=$!
-for _ in $(seq 200); do
-	pid=$(pgrep -P "$VIGIL_PID" -x queue3) && [ -S "${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock" ] && break
-	sleep 0.05
-done
-[ -n "$pid" ] || fail "no target"
-LEFT_PIDS+=("$pid")
+wait_ctl queue3
 props() { "$VIGIL" ctl "$pid" status --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)["data"]

@@ -19,6 +19,7 @@
 #include "leakscan/scan.h"
 #include "leakscan/suppress.h"
 #include "monitor/monitor.h"
+#include "plan/plan.h"
 #include "probe/probe.h"
 #include "proc/proc.h"
 #include "report/evidence.h"
@@ -98,6 +99,61 @@ int vg_leaks_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "--leak-check needs a property whose slices are heap blocks (one named leak with a pointer slice and a `size` variable): add specs/lib/leak.vigil");
 	return vg_spec_load_string(spec, "<--leak-check>", hold_spec, e);
+}
+
+int vg_leaks_plan(const struct vg_spec *spec, struct vg_plan_leaks *out,
+		  struct vg_err *e)
+{
+	size_t ne = (size_t)spec->nevents + 1;
+
+	out->hold_prop = -1;
+	out->holds = calloc(ne, sizeof(bool));
+	out->stacks = calloc(ne, sizeof(bool));
+	if (!out->holds || !out->stacks) {
+		vg_leaks_plan_free(out);
+		return vg_errf(e, "out of memory");
+	}
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *pr = &spec->props[i];
+		int v;
+
+		/* the hold at _exit (and abort); exit's caller (its return
+		 * address is read with the stack) marks where exit's frames
+		 * end */
+		if (!strcmp(pr->name, VG_LEAK_HOLD_PROP)) {
+			out->hold_prop = i;
+			for (int b = 0; b < pr->nbindings; b++) {
+				int ev = pr->bindings[b].event;
+
+				if (!strcmp(spec->events[ev].name, "_exit") ||
+				    !strcmp(spec->events[ev].name, "abort"))
+					out->holds[ev] = true;
+				else
+					out->stacks[ev] = true;
+			}
+		}
+		/* the allocations take their stacks: the loss records are
+		 * grouped by them */
+		if (!vg_leak_block_prop(pr, &v))
+			continue;
+		for (int t = 0; t < pr->ntrans; t++) {
+			int ev = pr->trans[t].event;
+			enum vg_event_kind k = spec->events[ev].kind;
+
+			if (pr->states[pr->trans[t].to].kind ==
+			    VG_STATE_NONACCEPTING &&
+			    (k == VG_EV_BEFORE || k == VG_EV_AFTER))
+				out->stacks[ev] = true;
+		}
+	}
+	return 0;
+}
+
+void vg_leaks_plan_free(struct vg_plan_leaks *pl)
+{
+	free(pl->holds);
+	free(pl->stacks);
+	pl->holds = pl->stacks = NULL;
 }
 
 int vg_leak_kinds_parse(const char *list, unsigned *out)

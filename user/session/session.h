@@ -77,6 +77,8 @@ struct vg_session_opts {
 	const char *watch_exe;
 	bool watch_lib;			/* watch_exe is a library: the
 					 * processes that map it */
+	bool watch_same_build;		/* and every copy of it: its file
+					 * name and GNU build id */
 	unsigned max_procs;
 	const struct vg_watch_hooks *watch_hooks;
 	/* --leak-check: class the live blocks at exit (session/leaks.h);
