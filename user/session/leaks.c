@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "leak_verdicts.h"
 #include "leakscan/libc_own.h"
 #include "leakscan/records.h"
 #include "leakscan/roots.h"
@@ -32,7 +33,6 @@
 struct vg_leaks {
 	struct vg_leak_supp *supp;
 	unsigned show;		/* kinds whose records the text shows */
-	unsigned errors;	/* kinds the leak property's verdict counts */
 	int hold_event;		/* `before _exit`, or -1 */
 	int abort_event;	/* `before abort`: held there too, or -1 */
 	int exit_event;		/* `before exit`: where its caller's frame is */
@@ -43,17 +43,11 @@ struct vg_leaks {
 				 * registers) */
 	bool aborting;		/* held at abort, not _exit */
 	bool done_at_exit;
-	/* the classes of the check at exit (or abort), by address, for the
-	 * leak property's verdicts (vg_report_set_leak_classer) */
-	struct leak_class {
-		uint64_t addr;
-		int kind;	/* enum vg_leak_kind, or LIBC_OWN */
-	} *cls;
-	size_t ncls;
+	/* the classes of the check at exit (or abort), for the leak
+	 * property's verdicts */
+	struct vg_leak_verdicts *verdicts;
 	bool keep_classes;	/* this check's are kept */
 };
-
-#define LIBC_OWN VG_LEAK_NKINDS	/* a kind apart in struct leak_class */
 
 static const char hold_spec[] =
 	"property " VG_LEAK_HOLD_PROP " \"vigil's leak check: the program is held at _exit while its memory is scanned\"\n"
@@ -191,10 +185,13 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 				     1u << VG_LEAK_POSSIBLE;
 	/* memcheck's errors are definite and possible; indirectly lost
 	 * blocks are lost too (LeakSanitizer reports them) */
-	l->errors = ss->o->leak_errors ? ss->o->leak_errors
-				       : 1u << VG_LEAK_DEFINITE |
-					 1u << VG_LEAK_INDIRECT |
-					 1u << VG_LEAK_POSSIBLE;
+	l->verdicts = vg_leak_verdicts_new(ss->spec,
+					   ss->o->leak_errors ? ss->o->leak_errors
+					   : 1u << VG_LEAK_DEFINITE |
+					     1u << VG_LEAK_INDIRECT |
+					     1u << VG_LEAK_POSSIBLE);
+	if (!l->verdicts)
+		return vg_errf(e, "out of memory");
 	l->hold_event = l->exit_event = l->abort_event = -1;
 	for (int i = 0; ss->o->leak_check && i < ss->spec->nprops; i++) {
 		const struct vg_property *p = &ss->spec->props[i];
@@ -224,7 +221,7 @@ void vg_session_leaks_close(struct session *ss)
 	if (!ss->leaks)
 		return;
 	vg_leak_supp_free(ss->leaks->supp);
-	free(ss->leaks->cls);
+	vg_leak_verdicts_free(ss->leaks->verdicts);
 	free(ss->leaks);
 	ss->leaks = NULL;
 }
@@ -467,80 +464,38 @@ struct own {
 	uint64_t blocks, bytes;		/* left out */
 };
 
-static int by_class_addr(const void *x, const void *y)
-{
-	const struct leak_class *a = x, *b = y;
-
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
-
 /* Leave the C library's own blocks out of the records; keep every
  * block's class for the verdicts when asked (l->keep_classes) */
 static int libc_own_out(struct vg_leaks *l, const struct blocks *b,
 			const struct stacks *st, struct own *o)
 {
-	struct leak_class *cls = NULL;
+	bool *libc = calloc(b->n + 1, sizeof(bool));
+	int rc = 0;
 
 	o->kept = calloc(b->n + 1, sizeof(*o->kept));
-	if (!o->kept ||
-	    (l->keep_classes && !(cls = calloc(b->n + 1, sizeof(*cls))))) {
-		free(cls);
+	if (!o->kept || !libc) {
+		free(libc);
 		return -1;
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		const struct vg_leak_block *k = &b->v[i];
 		const struct vg_leak_stack *s =
 			k->tag >= 0 && k->tag < st->n ? &st->v[k->tag] : NULL;
-		/* frames[0] is the allocator's own: its callers decide */
-		bool libc = s && s->n > 1 &&
-			    vg_leak_libc_own(s->frames + 1, s->n - 1, k->kind);
 
-		if (cls)
-			cls[i] = (struct leak_class){ k->addr,
-						      libc ? LIBC_OWN
-							   : (int)k->kind };
-		if (libc) {
+		/* frames[0] is the allocator's own: its callers decide */
+		libc[i] = s && s->n > 1 &&
+			  vg_leak_libc_own(s->frames + 1, s->n - 1, k->kind);
+		if (libc[i]) {
 			o->blocks++;
 			o->bytes += k->size;
 		} else {
 			o->kept[o->nkept++] = *k;
 		}
 	}
-	if (cls) {
-		qsort(cls, b->n, sizeof(*cls), by_class_addr);
-		free(l->cls);
-		l->cls = cls;
-		l->ncls = b->n;
-	}
-	return 0;
-}
-
-/* the leak property's verdict of a block the check at exit classed */
-static bool leak_classer(void *ctx, const struct vg_slice_view *s,
-			 struct vg_leak_verdict *out)
-{
-	struct session *ss = ctx;
-	const struct vg_leaks *l = ss->leaks;
-	struct leak_class key = { 0 }, *c;
-	int v;
-
-	if (!l || !l->cls ||
-	    !vg_leak_block_prop(&ss->spec->props[s->prop], &v) ||
-	    !(s->mask & 1))
-		return false;
-	key.addr = s->params[0];
-	c = bsearch(&key, l->cls, l->ncls, sizeof(*c), by_class_addr);
-	if (!c)
-		return false;
-	if (c->kind == LIBC_OWN) {
-		*out = (struct vg_leak_verdict){
-			"libc", "the C library's own block", false };
-		return true;
-	}
-	out->kind = vg_leak_kind_name(c->kind);
-	out->text = vg_leak_kind_text(c->kind);
-	out->error = (l->errors >> c->kind) & 1;
-	return true;
+	if (l->keep_classes)
+		rc = vg_leak_verdicts_set(l->verdicts, b->v, libc, b->n);
+	free(libc);
+	return rc;
 }
 
 /* ---- the target stopped for the scan */
@@ -784,8 +739,9 @@ void vg_session_leaks_at_exit(struct session *ss)
 				  NULL, 0, &e))
 		fprintf(stderr, "vigil: leak check at exit: %s\n", e.msg);
 	ss->leaks->keep_classes = false;
-	if (ss->leaks->cls)
-		vg_report_set_leak_classer(ss->report, leak_classer, ss);
+	if (vg_leak_verdicts_any(ss->leaks->verdicts))
+		vg_report_set_leak_classer(ss->report, vg_leak_verdict_of,
+					   ss->leaks->verdicts);
 out:
 	ss->leaks->at_exit = false;	/* until the next hold */
 }
@@ -804,64 +760,11 @@ void vg_session_leaks_on_demand(struct session *ss)
 		fprintf(stderr, "vigil: leak check: %s\n", e.msg);
 }
 
-/* `vigil ctl PID leaks [KINDS]`, gdb's `vigil leaks`: the text as the
- * answer's text, the JSON line as its data. gdb, which holds the threads
- * (vigil cannot seize them for their registers then), sends their
- * registers' values after "regs". */
-json_t *vg_live_leaks(struct session *ss, json_t *args)
+unsigned vg_session_leaks_show(struct session *ss, unsigned show)
 {
-	const char *kinds = json_string_value(json_array_get(args, 0));
-	unsigned show = ss->leaks->show, want;
-	size_t nargs = json_array_size(args), nregs = 0;
-	uint64_t *regs = calloc(nargs + 1, sizeof(uint64_t));
-	char *text = NULL, *js = NULL;
-	size_t tlen = 0, jlen = 0;
-	FILE *t = open_memstream(&text, &tlen), *j = open_memstream(&js, &jlen);
-	struct vg_err e = { 0 };
-	json_t *r, *data = NULL;
-	int rc;
+	unsigned old = ss->leaks->show;
 
-	if (kinds && !strcmp(kinds, "regs"))
-		kinds = NULL;
-	for (size_t i = 0, in = 0; regs && i < nargs; i++) {
-		const char *a = json_string_value(json_array_get(args, i));
-
-		if (in && a)
-			regs[nregs++] = strtoull(a, NULL, 0);
-		in |= a && !strcmp(a, "regs");
-	}
-	if (!regs) {
-		r = vg_live_reply(false, "out of memory", NULL);
-		goto out;
-	}
-	if (kinds && vg_leak_kinds_parse(kinds, &want)) {
-		r = vg_live_reply(false, "usage: leaks [KINDS]: a list of definite, indirect, possible, reachable, or all", NULL);
-		goto out;
-	}
-	if (!t || !j) {
-		r = vg_live_reply(false, "out of memory", NULL);
-		goto out;
-	}
-	if (kinds)
-		ss->leaks->show = want;
-	rc = vg_session_leak_check(ss, "on demand", t, j, regs, nregs, &e);
-	ss->leaks->show = show;
-	fclose(t);
-	fclose(j);
-	t = j = NULL;
-	if (rc) {
-		r = vg_live_reply(false, e.msg, NULL);
-		goto out;
-	}
-	data = json_loads(js, 0, NULL);
-	r = vg_live_reply(true, text, data);
-out:
-	if (t)
-		fclose(t);
-	if (j)
-		fclose(j);
-	free(text);
-	free(js);
-	free(regs);
-	return r;
+	if (show)
+		ss->leaks->show = show;
+	return old;
 }
