@@ -87,6 +87,9 @@ struct vg_session_opts {
 	bool leak_check;
 	const char *suppressions;
 	unsigned leak_show;
+	/* --errors-for-leak-kinds: the kinds whose blocks the leak property's
+	 * verdict at exit counts as errors (0: definite, indirect, possible) */
+	unsigned leak_errors;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

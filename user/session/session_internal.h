@@ -256,6 +256,9 @@ void vg_session_leaks_at_exit(struct session *ss);
  * stopped already): the loss records as text to text, as one JSON line to
  * json (either may be NULL); regs: register values to count as roots
  * (gdb's, when it holds the threads). -1 with e set. */
+/* The kinds whose records the text shows (a bit per enum vg_leak_kind):
+ * the old ones; show 0 changes nothing. */
+unsigned vg_session_leaks_show(struct session *ss, unsigned show);
 int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			  FILE *json, const uint64_t *regs, size_t nregs,
 			  struct vg_err *e);
