@@ -40,6 +40,10 @@
 #ifndef VIGIL_KTIMER_BPF_H
 #define VIGIL_KTIMER_BPF_H
 
+/* the slices and the VM (a deadline may be an expression); kstep.bpf.h
+ * does not include this file: the probes' step calls it from its unit,
+ * bpf/vigil/kstep.bpf.c */
+#include "kstep.bpf.h"
 #include "vigil_ktimer.h"
 
 #define VG_CLOCK_MONOTONIC 1
@@ -160,19 +164,6 @@ static __always_inline void ktimer_enter(struct vm *m, struct vg_kprop *p,
 		if (e)
 			*e = idx;
 	}
-}
-
-/* The probes' call: a function of its own, so that its frame is not
- * added to the probe's (which is near the 512 bytes already). */
-static __noinline int ktimer_enter_probe(struct vm *m, struct vg_kprop *p,
-					 struct vg_kslot *s, __u64 *slot,
-					 __u64 idx_to)
-{
-	__u32 prop = s->prop;
-
-	ktimer_enter(m, p, prop, (__u32)idx_to, s, (__u32)(idx_to >> 32),
-		     m->tid, cur_tgid(), slot, 0);
-	return 0;
 }
 
 #endif

@@ -10,6 +10,8 @@
 #ifndef VIGIL_KTIMER_ARM_BPF_H
 #define VIGIL_KTIMER_ARM_BPF_H
 
+#include "ktimer.bpf.h"
+
 struct ksweep {
 	__u64 now, next;
 	struct vm *m;

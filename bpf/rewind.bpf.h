@@ -149,16 +149,16 @@ static __always_inline __u16 rewind_plan(struct vm *m, __u32 event)
 
 /* After the properties were stepped: move the registers as planned, and
  * arm the let-through of the repeated hit. */
-static __always_inline void rewind_apply(struct pt_regs *ctx, struct vm *m)
+static __always_inline void rewind_apply(struct pt_regs *ctx, __u32 tid,
+					 __u64 uip, __u64 usp, __u64 call)
 {
-	struct vg_rewound r = { .bp = m->uip, .sp = m->usp,
-				.call = m->rewind };
+	struct vg_rewound r = { .bp = uip, .sp = usp, .call = call };
 
-	if (!kstop_rewind || !m->rewind)
+	if (!kstop_rewind || !call)
 		return;
-	bpf_map_update_elem(&rewound, &m->tid, &r, BPF_ANY);
-	ctx->ip = m->rewind;
-	ctx->sp = m->usp + 8;
+	bpf_map_update_elem(&rewound, &tid, &r, BPF_ANY);
+	ctx->ip = call;
+	ctx->sp = usp + 8;
 }
 
 /* At every entry probe: true for the repeated hit of a rewound call, which

@@ -41,6 +41,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "vigil_event.h"
+#include "vigil_ktimer.h"
 #include "vigil_ops.h"
 
 /* libbpf 1.1 stops at PARM5 on x86-64; the sixth integer argument is r9 */
@@ -266,6 +267,9 @@ struct kstep_args {
 	__u32 event, tid;
 	__u32 at_entry, pad;
 	__u64 slot[VG_NSLOTS];
+	/* vg_kstep's, for its properties' steps: an entry probe's ip and
+	 * sp (0 elsewhere), the call a stop sends the thread back to */
+	__u64 uip, usp, rewind;
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

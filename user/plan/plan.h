@@ -149,6 +149,8 @@ struct vg_plan_ktables {
 	int nkprops;
 	int kprop_map[VG_KMAX_PROPS];
 	struct vg_kprop kprops[VG_KMAX_PROPS];
+	uint32_t code_base[VG_KMAX_PROPS];	/* where each one's code
+						 * starts in code */
 	struct vg_insn *code;
 	uint32_t ncode;
 	struct vg_plan_ktrans *trans;

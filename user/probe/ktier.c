@@ -245,6 +245,7 @@ static int plan_prop(struct vg_plan *plan, int prop, int k,
 	for (int i = 0; i < p->nvars; i++)
 		kp.init_vars[i] = p->vars[i].init;
 	kt->kprops[k] = kp;
+	kt->code_base[k] = base;
 	if (base + p->ncode > VG_KMAX_CODE)
 		return vg_errf(e, "kernel tier: more than %d instructions of code in all",
 			       VG_KMAX_CODE);
@@ -300,22 +301,6 @@ static int plan_prop(struct vg_plan *plan, int prop, int k,
 		}
 	}
 	return 0;
-}
-
-uint32_t vg_ktier_code_base(const struct vg_plan *plan, int kprop)
-{
-	const struct vg_spec *spec = plan->spec;
-	uint32_t base = 0;
-	int k = 0;
-
-	/* vg_ktier_plan's layout: kernel properties in spec order, each
-	 * one's code after the previous one's */
-	for (int prop = 0; prop < spec->nprops && k < kprop; prop++)
-		if (plan->kernel[prop]) {
-			base += (uint32_t)spec->props[prop].ncode;
-			k++;
-		}
-	return base;
 }
 
 int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e)

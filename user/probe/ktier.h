@@ -7,7 +7,6 @@
 
 #include "probe.h"
 
-struct vg_plan;
 struct vg_plan_ktables;
 
 /* Write the plan's kernel-tier tables (vg_ktier_plan, probe.h) into the
@@ -15,8 +14,5 @@ struct vg_plan_ktables;
 int vg_ktier_write(const struct vg_plan_ktables *kt, struct bpf_map *kprops,
 		   struct bpf_map *ktrans, struct bpf_map *kcode,
 		   struct vg_err *e);
-
-/* Where kernel property kprop's bytecode starts in the kcode map. */
-uint32_t vg_ktier_code_base(const struct vg_plan *plan, int kprop);
 
 #endif

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktier.h"
 #include "plan/plan.h"
 #include "probe_internal.h"
 #include "spec/spec.h"
@@ -114,7 +113,7 @@ static int write_states(struct vg_probe *p, const struct vg_probe_opts *o,
 			int k, struct vg_err *e)
 {
 	const struct vg_property *pr = &p->spec->props[p->kprop_map[k]];
-	uint32_t base = vg_ktier_code_base(o->plan, k);
+	uint32_t base = o->plan->kt.code_base[k];
 	int fd = bpf_map__fd(p->skel->maps.ktimed);
 
 	for (int s = 0; s < pr->nstates && s < VG_KMAX_STATES; s++) {
