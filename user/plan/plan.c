@@ -70,6 +70,12 @@ static void pass_stacks(struct vg_plan *p, bool all)
 		if (pr->timed)
 			p->stack_events[pr->timeout_event] = true;
 	}
+	/* a fault in a freed block (session/callacc.c) shows where it was:
+	 * the program dies of it, gdb never sees it */
+	for (int i = 0; i < spec->nevents; i++)
+		if (spec->events[i].access_for &&
+		    spec->events[i].kind == VG_EV_SIGNAL)
+			p->stack_events[i] = true;
 }
 
 /* The flags the probes go by (include/vigil_event.h) */
