@@ -532,6 +532,55 @@ static void reactions(struct vg_watchset *ws, struct vg_monitor *m,
 	}
 }
 
+/* Memory slice s now holds (an allocation handed it out) is no freed
+ * block any more, whatever address the freed block had (glibc merges
+ * free chunks and hands them out at other addresses): the registers
+ * another slice of the property holds on any of it for the same event go
+ * (the rule the calls' ranges follow, watchset_ranges.c). A freed block's
+ * slice becomes inconclusive (what comes later to the bytes it had is the
+ * new block's); a violation's (watchset_repeat.c) reports no more. */
+static void release_overlaps(struct vg_watchset *ws, struct vg_monitor *m,
+			     const struct vg_slice_view *s)
+{
+	for (int ev = 0; ev < ws->spec->nevents; ev++) {
+		struct plan *pl = vg_ws_plan(ws, s->prop, ev);
+		uint64_t addr, len;
+		const char *why;
+
+		if (!pl->on || pl->nloc < 1 ||
+		    ws->spec->events[ev].kind == VG_EV_CHANGE ||
+		    vg_ws_consumes(ws, s->prop, s->state, ev) ||
+		    (!s->vars && pl->loc[0].base_var) ||
+		    !vg_ws_where(ws, &pl->loc[0], s, &addr, &len, &why) ||
+		    len > UINT64_MAX - addr)
+			continue;
+		for (int k = 0; k < MAX_WATCHES; k++) {
+			struct watch *w = &ws->w[k];
+			bool hit = false;
+
+			if (!w->used || w->global || w->manual || w->m != m ||
+			    w->prop != s->prop || w->event != ev ||
+			    same_slice(w, m, s))
+				continue;
+			for (int j = 0; j < w->nreg && !hit; j++) {
+				const struct vg_wp *wp = &ws->reg[w->reg[j]].wp;
+
+				hit = wp->addr < addr + len &&
+				      wp->addr + wp->len > addr;
+			}
+			if (!hit)
+				continue;
+			if (vg_ws_repeat_state(ws, w->prop, w->state))
+				vg_ws_repeat_forget(ws, m, w->prop, w->mask,
+						    w->params);
+			else
+				pend_inconclusive(ws, m, w->prop, w->mask,
+						  w->params);
+			drop(ws, w);
+		}
+	}
+}
+
 /* does w still cover what slice s needs for its event? */
 static bool still_right(struct vg_watchset *ws, const struct watch *w,
 			const struct vg_slice_view *s)
@@ -561,6 +610,7 @@ void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
 		return;
 	vg_ws_ranges_transition(ws, m, s, to);
 	vg_ws_repeat_transition(ws, m, s, from, to);
+	release_overlaps(ws, m, s);
 	off = ws->state_off[s->prop] + to;
 	/* what the slice holds and no longer needs, or needs elsewhere (its
 	 * variables changed the address or the count) */

@@ -130,5 +130,8 @@ bool vg_ws_repeat_hit(struct vg_watchset *ws, struct vg_monitor *m, int prop,
 		      uint32_t mask, const uint64_t *params,
 		      const struct vg_mon_event *ev, uint64_t key);
 void vg_ws_repeats_free(struct vg_watchset *ws);
+/* the slice's block was handed out again: no more repeats */
+void vg_ws_repeat_forget(struct vg_watchset *ws, struct vg_monitor *m,
+			 int prop, uint32_t mask, const uint64_t *params);
 
 #endif

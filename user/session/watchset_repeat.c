@@ -151,6 +151,15 @@ bool vg_ws_repeat_hit(struct vg_watchset *ws, struct vg_monitor *m, int prop,
 	return true;
 }
 
+void vg_ws_repeat_forget(struct vg_watchset *ws, struct vg_monitor *m,
+			 int prop, uint32_t mask, const uint64_t *params)
+{
+	struct rep *r = find(ws, m, prop, mask, params);
+
+	if (r)
+		r->used = false;
+}
+
 void vg_ws_repeats_free(struct vg_watchset *ws)
 {
 	free(ws->reps);
