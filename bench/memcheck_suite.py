@@ -216,7 +216,9 @@ def build(src, prog, outdir):
 def memcheck(exe, args, tmp):
     """errors by kind (Counter), leak block sizes by class, and the other
     kinds' count"""
-    xmlf = os.path.join(tmp, "mc.xml")
+    # one file per process (%p): a forked child's memcheck writes its own
+    # (into one shared file, the two documents interleave)
+    xmlf = os.path.join(tmp, "mc-%p.xml")
     try:
         subprocess.run(["valgrind", "--tool=memcheck", "--leak-check=full",
                         "--show-leak-kinds=all", "--xml=yes",
@@ -228,11 +230,17 @@ def memcheck(exe, args, tmp):
     kinds, leaks, other = Counter(), defaultdict(list), Counter()
     reads = [0, 0]
     blocks = set()		# freed blocks accessed: vigil reports one each
-    try:
-        root = ET.parse(xmlf).getroot()
-    except (ET.ParseError, FileNotFoundError):
+    files = [f for f in sorted(os.listdir(tmp))
+             if f.startswith("mc-") and f.endswith(".xml")]
+    if not files:
         return None
-    for e in root.iter("error"):
+    errors = []
+    for f in files:
+        try:
+            errors += ET.parse(os.path.join(tmp, f)).getroot().iter("error")
+        except ET.ParseError:
+            return None
+    for e in errors:
         kind = e.findtext("kind")
         aux = " ".join(a.text or "" for a in e.iter("auxwhat"))
         # "Address 0x.. is 8 bytes inside a block of size 10 free'd", not
