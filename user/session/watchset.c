@@ -542,6 +542,10 @@ static void reactions(struct vg_watchset *ws, struct vg_monitor *m,
 static void release_overlaps(struct vg_watchset *ws, struct vg_monitor *m,
 			     const struct vg_slice_view *s)
 {
+	/* (a violation hands nothing out) */
+	if (ws->spec->props[s->prop].states[s->state].kind ==
+	    VG_STATE_VIOLATION)
+		return;
 	for (int ev = 0; ev < ws->spec->nevents; ev++) {
 		struct plan *pl = vg_ws_plan(ws, s->prop, ev);
 		uint64_t addr, len;
