@@ -15,8 +15,10 @@ twice with the arguments of the .vgtest:
   - under memcheck (--leak-check=full --show-leak-kinds=all, XML out), the
     oracle;
   - under vigil with every memory spec of specs/lib/ at once, with
-    --on-violation=continue (so one run reports every error),
-    --watch-policy=evict (the most recently freed blocks watched) and
+    --on-violation=continue (so one run reports every error, and each
+    place that touches a freed block), --watch-policy=evict (the most
+    recently freed blocks watched), --follow-fork (valgrind runs a
+    forked child under memcheck too, and reports its errors) and
     --json.
 The specs are used as they are.
 
@@ -28,9 +30,12 @@ its XML: a loop that frees the same block 10 times is one), per program:
                    vigil: bad_free
   access_after_free memcheck: Invalid read or write, or a system call
                    parameter, inside a freed block; vigil:
-                   use_after_free (read/write watchpoints, and calls into
+                   use_after_free (read/write watchpoints, calls into
                    libc's string and memory functions and read/write
-                   system calls: its report does not say which)
+                   system calls, and a SIGSEGV/SIGBUS whose address is in
+                   a freed block glibc unmapped: its report does not say
+                   which), once per block and call stack, as memcheck
+                   reports once per kind and call stack
   fishy_size       memcheck: FishyValue of an allocation function;
                    vigil: fishy_size
   definitely_lost  memcheck: Leak_DefinitelyLost and IndirectlyLost loss
@@ -213,7 +218,9 @@ def build(src, prog, outdir):
 def memcheck(exe, args, tmp):
     """errors by kind (Counter), leak block sizes by class, and the other
     kinds' count"""
-    xmlf = os.path.join(tmp, "mc.xml")
+    # one file per process (%p): a forked child's memcheck writes its own
+    # (into one shared file, the two documents interleave)
+    xmlf = os.path.join(tmp, "mc-%p.xml")
     try:
         subprocess.run(["valgrind", "--tool=memcheck", "--leak-check=full",
                         "--show-leak-kinds=all", "--xml=yes",
@@ -225,11 +232,17 @@ def memcheck(exe, args, tmp):
     kinds, leaks, other = Counter(), defaultdict(list), Counter()
     reads = [0, 0]
     blocks = set()		# freed blocks accessed: vigil reports one each
-    try:
-        root = ET.parse(xmlf).getroot()
-    except (ET.ParseError, FileNotFoundError):
+    files = [f for f in sorted(os.listdir(tmp))
+             if f.startswith("mc-") and f.endswith(".xml")]
+    if not files:
         return None
-    for e in root.iter("error"):
+    errors = []
+    for f in files:
+        try:
+            errors += ET.parse(os.path.join(tmp, f)).getroot().iter("error")
+        except ET.ParseError:
+            return None
+    for e in errors:
         kind = e.findtext("kind")
         aux = " ".join(a.text or "" for a in e.iter("auxwhat"))
         # "Address 0x.. is 8 bytes inside a block of size 10 free'd", not
@@ -276,8 +289,8 @@ def vigil(repo, build_dir, exe, args, tmp):
     specs = [os.path.join(repo, "specs/lib/%s.vigil" % s) for s in SPECS]
     specs = [s for s in specs if os.path.exists(s)]
     cmd = [os.path.join(os.path.abspath(build_dir), "vigil"), "run", "-q",
-           "--on-violation=continue", "--watch-policy=evict", "--json", jf
-           ] + leak_check_opt(build_dir) + specs + ["--", exe] + args
+           "--on-violation=continue", "--watch-policy=evict",
+           "--follow-fork", "--json", jf] + leak_check_opt(build_dir) + specs + ["--", exe] + args
     # stderr to a file, not a pipe: a target left stopped would hold the
     # pipe open, and reading it to its end would never finish
     errf = os.path.join(tmp, "err")
@@ -514,7 +527,7 @@ def main():
                   "%s %d" % t for t in silenced)))
     print("memcheck's accesses after free: %d writes, %d reads (system "
           "call buffers included), to %d freed blocks; vigil (one "
-          "violation per block) found %d of the blocks"
+          "violation per block and call stack) found %d of the blocks"
           % (mc_rw[0], mc_rw[1], uaf_blocks[0], uaf_blocks[1]))
     if any(c["vigil"] for c in classes.values()):
         print("leak classes (--leak-check), in blocks: %-10s %9s %5s %6s"

@@ -9,6 +9,9 @@
 #include "vigil.bpf.h"
 
 __s32 ev_exit = -1, ev_signal = -1, ev_thread_start = -1, ev_thread_exit = -1;
+/* a fault in a watched (freed) block: the event vigil adds for it
+ * (user/session/callacc.c); -1: none */
+__s32 ev_fault = -1;
 
 /* the target's wait status, once its last thread has exited (user space
  * reads it for a process it attached to: only the parent can wait) */
@@ -46,6 +49,40 @@ __u32 watch_lib_dev = 0;
  * space compares its build id and follows it or lets it go at once */
 char watch_name[64] = {};
 
+#define VG_SIGBUS 7
+#define VG_SIGSEGV 11
+#define VG_X86_TRAP_PF 14
+
+/* A SIGSEGV or SIGBUS the kernel raised for an access (si_code > 0, not a
+ * kill(2)): where, whether it was a write (x86's page-fault error code,
+ * bit 1, which the fault handler left in the thread), and the faulting
+ * instruction. User space checks the address against the freed blocks
+ * (user/session/fault.c): memcheck keeps freed memory mapped, so a
+ * program that dies natively of an access to a block glibc unmapped at
+ * free still gets its use after free reported, at that instruction. */
+static __always_inline void fault(void *ctx, int sig,
+				  struct kernel_siginfo *info, __u32 tid)
+{
+	__u64 slot[VG_NSLOTS] = { (__u64)sig };
+	struct task_struct *t;
+	struct pt_regs *regs;
+
+	if ((sig != VG_SIGSEGV && sig != VG_SIGBUS) || !info ||
+	    BPF_CORE_READ(info, si_code) <= 0)
+		return;
+	t = bpf_get_current_task_btf();
+	slot[1] = (__u64)BPF_CORE_READ(info, _sifields._sigfault._addr);
+	if (BPF_CORE_READ(t, thread.trap_nr) == VG_X86_TRAP_PF)
+		slot[2] = BPF_CORE_READ(t, thread.error_code) >> 1 & 1;
+	regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	slot[3] = regs ? BPF_CORE_READ(regs, ip) : 0;
+	/* the stack of the access (the plan asks for it: VG_EVF_STACK), by
+	 * build id: the process is gone by the time it is symbolized */
+	slot[VG_SLOT_STACK] = (__u64)(__s64)bpf_get_stackid(ctx, &stacks,
+							    BPF_F_USER_STACK);
+	handle(NULL, ev_fault, tid, slot, false, false);
+}
+
 /* signal_deliver fires in get_signal() as the signal is delivered, before
  * a handler or the default action (core dump, termination) runs. */
 SEC("tp_btf/signal_deliver")
@@ -55,7 +92,11 @@ int BPF_PROG(vg_signal, int sig, struct kernel_siginfo *info,
 	__u64 slot[VG_NSLOTS] = { (__u64)sig };
 	__u32 tid;
 
-	if (ev_signal < 0 || !is_target(&tid))
+	if ((ev_signal < 0 && ev_fault < 0) || !is_target(&tid))
+		return 0;
+	if (ev_fault >= 0)
+		fault(ctx, sig, info, tid);
+	if (ev_signal < 0)
 		return 0;
 	return handle(NULL, ev_signal, tid, slot, false, false);
 }

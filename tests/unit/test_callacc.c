@@ -66,10 +66,20 @@ static void test_events_added(void **state)
 	len = find(s, VG_EV_BEFORE, "strlen");
 	rd = find(s, VG_EV_SYSCALL, "read");
 	assert_true(cpy >= n0 && len >= n0 && rd >= n0);
-	for (int i = n0; i < s->nevents; i++) {
+	for (int i = n0, faults = 0; i < s->nevents; i++) {
 		const struct vg_event *ev = &s->events[i];
 
 		assert_int_equal(ev->access_for, w + 1);
+		/* and one SIGSEGV/SIGBUS in the block, a fault that is
+		 * nobody's but the program's (glibc never touches an
+		 * unmapped block) */
+		if (vg_callacc_is_fault(s, i)) {
+			assert_int_equal(ev->kind, VG_EV_SIGNAL);
+			assert_int_equal(ev->nfields, VG_FSLOT_N);
+			assert_int_equal(++faults, 1);
+			continue;
+		}
+		assert_false(ev->kind == VG_EV_SIGNAL);
 		/* the allocator's own copies are not the program's */
 		assert_int_equal(ev->noutside, 2);
 		assert_string_equal(ev->outside[0], "malloc");
@@ -141,6 +151,22 @@ static void test_ranges(void **state)
 	ev.slot[2] = 512;
 	assert_int_equal(vg_callacc_ranges(s, &ev, r), 1);
 	assert_true(r[0].write && r[0].addr == 0x4000 && r[0].len == 512);
+
+	/* a fault: the address, one byte, read or write as the page fault
+	 * said; none without an address */
+	ev.event = find(s, VG_EV_SIGNAL, "fault");
+	assert_true(vg_callacc_is_fault(s, ev.event));
+	memset(ev.slot, 0, sizeof(ev.slot));
+	ev.slot[VG_FSLOT_SIG] = 11;
+	ev.slot[VG_FSLOT_ADDR] = 0x5008;
+	ev.slot[VG_FSLOT_WRITE] = 1;
+	assert_int_equal(vg_callacc_ranges(s, &ev, r), 1);
+	assert_true(r[0].write && r[0].addr == 0x5008 && r[0].len == 1);
+	ev.slot[VG_FSLOT_WRITE] = 0;
+	assert_int_equal(vg_callacc_ranges(s, &ev, r), 1);
+	assert_false(r[0].write);
+	ev.slot[VG_FSLOT_ADDR] = 0;
+	assert_int_equal(vg_callacc_ranges(s, &ev, r), 0);
 
 	/* a spec event is no call */
 	ev.event = find(s, VG_EV_BEFORE, "free");

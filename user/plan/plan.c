@@ -69,6 +69,29 @@ static void pass_stacks(struct vg_plan *p, bool all)
 		if (pr->timed)
 			p->stack_events[pr->timeout_event] = true;
 	}
+	/* a fault in a freed block (session/callacc.c) shows where it was:
+	 * the program dies of it, gdb never sees it */
+	for (int i = 0; i < spec->nevents; i++)
+		if (spec->events[i].access_for &&
+		    spec->events[i].kind == VG_EV_SIGNAL)
+			p->stack_events[i] = true;
+	/* a per-slice watch's hit into a violation the run goes on past
+	 * (session/watchset_repeat.c): its stack tells a new code location
+	 * from one already reported for the block */
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *pr = &spec->props[i];
+
+		for (int t = 0; !p->kernel[i] && t < pr->ntrans; t++) {
+			const struct vg_event *ev = &spec->events[pr->trans[t].event];
+			int to = pr->trans[t].to;
+
+			if (vg_event_watches(ev) && ev->wloc.per_slice &&
+			    ev->kind != VG_EV_CHANGE &&
+			    pr->states[to].kind == VG_STATE_VIOLATION &&
+			    !(p->stop_masks[i] >> to & 1))
+				p->stack_events[pr->trans[t].event] = true;
+		}
+	}
 }
 
 /* The flags the probes go by (include/vigil_event.h) */

@@ -147,8 +147,12 @@ static void lifecycle_setup(struct vg_probe *p)
 		case VG_EV_THREAD_EXIT:
 			p->skel->data->ev_thread_exit = i;
 			break;
-		case VG_EV_SIGNAL:
-			p->skel->data->ev_signal = i;
+		case VG_EV_SIGNAL:	/* or a fault in a freed block
+					 * (session/callacc.c) */
+			if (s->events[i].access_for)
+				p->skel->data->ev_fault = i;
+			else
+				p->skel->data->ev_signal = i;
 			signal = true;
 			break;
 		case VG_EV_THREAD_START:

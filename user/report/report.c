@@ -20,6 +20,7 @@ struct vg_report {
 	FILE *json;
 	uint64_t violations;
 	char stop_note[256];	/* for the next stopped violation */
+	char fault_note[320];	/* for the next violation */
 	/* for the ERROR SUMMARY: per [property][state], flattened at
 	 * base[prop], violations entered and slices ending non-accepting
 	 * (or inconclusive) at exit */
@@ -289,6 +290,10 @@ static void json_violation(struct vg_report *r, FILE *out,
 		fputs(",\"stop_note\":", out);
 		vg_json_str(out, r->stop_note);
 	}
+	if (r->fault_note[0]) {
+		fputs(",\"fault\":", out);
+		vg_json_str(out, r->fault_note);
+	}
 	fputs("}\n", out);
 }
 
@@ -335,6 +340,8 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	else	/* offline: where in the trace */
 		fprintf(r->text, ", event %llu of the trace\n",
 			(unsigned long long)ev->seq);
+	if (r->fault_note[0])
+		fprintf(r->text, "  fault  %s\n", r->fault_note);
 	text_process(r, ev->pid);
 	if (p->nvars > (p->timed ? 1 : 0)) {	/* the deadline is hidden */
 		fprintf(r->text, "  vars   ");
@@ -364,6 +371,11 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 void vg_report_stop_note(struct vg_report *r, const char *note)
 {
 	snprintf(r->stop_note, sizeof(r->stop_note), "%s", note ? note : "");
+}
+
+void vg_report_fault_note(struct vg_report *r, const char *note)
+{
+	snprintf(r->fault_note, sizeof(r->fault_note), "%s", note ? note : "");
 }
 
 void vg_report_backtrace(struct vg_report *r, const struct vg_slice_view *s,

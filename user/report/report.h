@@ -21,6 +21,10 @@ void vg_report_set_evidence(struct vg_report *r, struct vg_evidence *x);
  * the event's function ran ("stopped after f's first instruction: ..."):
  * printed with "is stopped at this event" and as JSON "stop_note". */
 void vg_report_stop_note(struct vg_report *r, const char *note);
+/* The fault of the next violation's event, when its access raised one
+ * (user/session/fault.c: "SIGSEGV, a read, at pc 0x... in f at x.c:12"):
+ * printed as "fault" and as JSON "fault". NULL clears it. */
+void vg_report_fault_note(struct vg_report *r, const char *note);
 
 /* Names for pointer values (user/session/symval.c): "&A", "block of 24
  * bytes from make_node at list.c:12, +16"; false when v has none. One for

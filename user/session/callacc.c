@@ -126,6 +126,40 @@ static int add_one(struct vg_spec *spec, int served, size_t c,
 	return 0;
 }
 
+/* The fault event of a watch (VG_EV_SIGNAL, named "fault"): the lifecycle
+ * tracepoint's SIGSEGV or SIGBUS raised by an access, whose slots are
+ * VG_FSLOT_* (bpf/vigil/lifecycle.bpf.c). glibc unmaps a large block at
+ * free (and trims the heap's top): the program dies natively of the access
+ * memcheck, which keeps freed blocks mapped, reports. */
+static int add_fault(struct vg_spec *spec, int served, struct vg_err *e)
+{
+	struct vg_event *evs, *ev;
+
+	evs = realloc(spec->events, (size_t)(spec->nevents + 1) * sizeof(*evs));
+	if (!evs)
+		return vg_errf(e, "out of memory");
+	spec->events = evs;
+	ev = &spec->events[spec->nevents];
+	*ev = (struct vg_event){
+		.kind = VG_EV_SIGNAL,
+		.loc = spec->events[served].loc,
+		.access_for = served + 1,
+		.nfields = VG_FSLOT_N,
+		.used = (1u << VG_FSLOT_N) - 1,
+	};
+	if (!(ev->name = strdup("fault")))
+		return vg_errf(e, "out of memory");
+	spec->nevents++;
+	return 0;
+}
+
+bool vg_callacc_is_fault(const struct vg_spec *spec, int event)
+{
+	const struct vg_event *e = &spec->events[event];
+
+	return e->access_for && e->kind == VG_EV_SIGNAL;
+}
+
 int vg_callacc_add(struct vg_spec *spec, struct vg_err *e)
 {
 	int n = spec->nevents, rc = 0;
@@ -141,7 +175,7 @@ int vg_callacc_add(struct vg_spec *spec, struct vg_err *e)
 			continue;
 		/* the probes' event table has room for so many: without the
 		 * calls, the registers still watch */
-		if (spec->nevents + (int)NCALLS > VG_MAX_EVENTS) {
+		if (spec->nevents + (int)NCALLS + 1 > VG_MAX_EVENTS) {
 			fprintf(stderr, "vigil: %s: no room for the %zu events that watch calls into its memory (memcpy, read...: the spec has %d events, at most %d): only debug registers watch it\n",
 				w->name, NCALLS, spec->nevents, VG_MAX_EVENTS);
 			continue;
@@ -158,6 +192,8 @@ int vg_callacc_add(struct vg_spec *spec, struct vg_err *e)
 				continue;
 			rc = add_one(spec, i, c, e);
 		}
+		if (!rc)
+			rc = add_fault(spec, i, e);
 	}
 	if (libc)
 		dlclose(libc);
@@ -181,6 +217,13 @@ int vg_callacc_ranges(const struct vg_spec *spec,
 	const struct call *c = call_of(e);
 	int n = 0;
 
+	if (vg_callacc_is_fault(spec, ev->event)) {
+		if (!ev->slot[VG_FSLOT_ADDR])
+			return 0;
+		out[0] = (struct vg_callacc_range){
+			ev->slot[VG_FSLOT_ADDR], 1, ev->slot[VG_FSLOT_WRITE] != 0 };
+		return 1;
+	}
 	if (!c || !e->access_for)
 		return 0;
 	for (int k = 0; k < c->nr; k++) {

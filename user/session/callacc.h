@@ -8,8 +8,9 @@
  * vg_callacc_add appends one `before FUNCTION` / `syscall NAME` event per
  * call to the spec, for each per-slice read/write/access event, with that
  * event's `outside` functions (realloc's own memcpy of a block it frees
- * is the allocator's); the probes then come from the plan like any
- * other. vg_callacc_ranges reads the memory ranges an event's arguments
+ * is the allocator's), and one fault event (a SIGSEGV or SIGBUS whose
+ * address may be in a watched block: glibc unmaps large blocks at free);
+ * the probes then come from the plan like any other. vg_callacc_ranges reads the memory ranges an event's arguments
  * say the call reads or writes. */
 #ifndef VIGIL_SESSION_CALLACC_H
 #define VIGIL_SESSION_CALLACC_H
@@ -27,6 +28,18 @@ struct vg_callacc_range {
 };
 
 #define VG_CALLACC_RANGES 2
+
+/* The slots of the fault event vg_callacc_add appends per watch event (a
+ * SIGSEGV or SIGBUS raised by an access: bpf/vigil/lifecycle.bpf.c) */
+enum {
+	VG_FSLOT_SIG, VG_FSLOT_ADDR,
+	VG_FSLOT_WRITE,		/* the page fault was a write's */
+	VG_FSLOT_PC,		/* the faulting instruction */
+	VG_FSLOT_N
+};
+
+/* Whether event is such a fault event. */
+bool vg_callacc_is_fault(const struct vg_spec *spec, int event);
 
 /* Append the call events (none when no property watches per slice).
  * -1 with e set on out of memory. */

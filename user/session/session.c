@@ -256,6 +256,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 				       ss->o->watch_evict ? VG_WATCH_EVICT
 							  : VG_WATCH_REFUSE, e)))
 		goto out;
+	vg_watchset_set_repeat(ss->ws, vg_session_on_transition, ss);
 	/* attached to a running program: its globals' watchpoints go in now
 	 * (vigil run arms them at the exec that starts the program) */
 	if (ss->o->pid > 0 && ss->ws && vg_watchset_start(ss->ws, e))

@@ -38,6 +38,7 @@
 #include "trace/trace.h"
 #include "plan/plan.h"
 #include "callacc.h"
+#include "fault.h"
 #include "watchset.h"
 #include "symval.h"
 #include "watch/watch.h"
@@ -268,12 +269,16 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 				       ss->o->record_path);
 		mon = vg_session_monitor_of(ss, ev.pid);
 		vg_watchset_note(ss->ws, ev.event, r->h->flags);
+		if (vg_callacc_is_fault(ss->spec, ev.event))
+			vg_fault_note(ss, &ev);
 		rc = ss->spec->events[ev.event].access_for
 			? vg_watchset_call(ss->ws, mon, &ev, ss->err)
 			: vg_event_watches(&ss->spec->events[ev.event])
 			? vg_watchset_hit(ss->ws, mon, &ev, ss->err)
 			: vg_monitor_event(mon, &ev, ss->err);
 		vg_watchset_settle(ss->ws, mon);
+		if (vg_callacc_is_fault(ss->spec, ev.event))
+			vg_fault_done(ss);
 		return rc;
 	}
 	return on_kstep(ss, r->ks, ss->err);

@@ -364,6 +364,19 @@ static struct watch *oldest(struct vg_watchset *ws)
 	return o;
 }
 
+/* the oldest watch a violation keeps (watchset_repeat.c), or NULL */
+static struct watch *oldest_repeat(struct vg_watchset *ws)
+{
+	struct watch *o = NULL;
+
+	for (int k = 0; k < MAX_WATCHES; k++)
+		if (ws->w[k].used && !ws->w[k].global &&
+		    vg_ws_repeat_state(ws, ws->w[k].prop, ws->w[k].state) &&
+		    (!o || ws->w[k].seq < o->seq))
+			o = &ws->w[k];
+	return o;
+}
+
 /* which of the n breakpoints wp[] are armed already (have[i] >= 0), and
  * how many are not; why is set when one conflicts with an armed one */
 static int count_new(struct vg_watchset *ws, const struct vg_wp *wp, int n,
@@ -402,10 +415,23 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 
 	say_slice(who, sizeof(who), p, s->mask, s->params);
 	n = needs(ws, s, ev, wp, &why, &partial);
+	if (n >= 0 && !free_watch(ws) && oldest_repeat(ws))
+		drop(ws, oldest_repeat(ws));
 	w = n < 0 ? NULL : free_watch(ws);
 	if (n >= 0 && !w)
 		why = "too many slices are watched at once";
 	need = why ? 0 : count_new(ws, wp, n, have, &why);
+	/* a violation's block, kept for its later accesses
+	 * (watchset_repeat.c), gives its registers up first, whatever the
+	 * policy: its error is reported already */
+	while (!why && need > VG_WATCH_REGS - nregs_used(ws)) {
+		struct watch *o = oldest_repeat(ws);
+
+		if (!o)
+			break;
+		drop(ws, o);
+		need = count_new(ws, wp, n, have, &why);
+	}
 	while (!why && need > VG_WATCH_REGS - nregs_used(ws) &&
 	       ws->policy == VG_WATCH_EVICT) {
 		struct watch *o = oldest(ws);
@@ -506,6 +532,59 @@ static void reactions(struct vg_watchset *ws, struct vg_monitor *m,
 	}
 }
 
+/* Memory slice s now holds (an allocation handed it out) is no freed
+ * block any more, whatever address the freed block had (glibc merges
+ * free chunks and hands them out at other addresses): the registers
+ * another slice of the property holds on any of it for the same event go
+ * (the rule the calls' ranges follow, watchset_ranges.c). A freed block's
+ * slice becomes inconclusive (what comes later to the bytes it had is the
+ * new block's); a violation's (watchset_repeat.c) reports no more. */
+static void release_overlaps(struct vg_watchset *ws, struct vg_monitor *m,
+			     const struct vg_slice_view *s)
+{
+	/* (a violation hands nothing out) */
+	if (ws->spec->props[s->prop].states[s->state].kind ==
+	    VG_STATE_VIOLATION)
+		return;
+	for (int ev = 0; ev < ws->spec->nevents; ev++) {
+		struct plan *pl = vg_ws_plan(ws, s->prop, ev);
+		uint64_t addr, len;
+		const char *why;
+
+		if (!pl->on || pl->nloc < 1 ||
+		    ws->spec->events[ev].kind == VG_EV_CHANGE ||
+		    vg_ws_consumes(ws, s->prop, s->state, ev) ||
+		    (!s->vars && pl->loc[0].base_var) ||
+		    !vg_ws_where(ws, &pl->loc[0], s, &addr, &len, &why) ||
+		    len > UINT64_MAX - addr)
+			continue;
+		for (int k = 0; k < MAX_WATCHES; k++) {
+			struct watch *w = &ws->w[k];
+			bool hit = false;
+
+			if (!w->used || w->global || w->manual || w->m != m ||
+			    w->prop != s->prop || w->event != ev ||
+			    same_slice(w, m, s))
+				continue;
+			for (int j = 0; j < w->nreg && !hit; j++) {
+				const struct vg_wp *wp = &ws->reg[w->reg[j]].wp;
+
+				hit = wp->addr < addr + len &&
+				      wp->addr + wp->len > addr;
+			}
+			if (!hit)
+				continue;
+			if (vg_ws_repeat_state(ws, w->prop, w->state))
+				vg_ws_repeat_forget(ws, m, w->prop, w->mask,
+						    w->params);
+			else
+				pend_inconclusive(ws, m, w->prop, w->mask,
+						  w->params);
+			drop(ws, w);
+		}
+	}
+}
+
 /* does w still cover what slice s needs for its event? */
 static bool still_right(struct vg_watchset *ws, const struct watch *w,
 			const struct vg_slice_view *s)
@@ -530,9 +609,12 @@ void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
 	bool changed = false;
 	int off;
 
-	if (!ws || !ws->prop_on[s->prop])
+	/* (a repeated violation's report: nothing moves) */
+	if (!ws || !ws->prop_on[s->prop] || ws->repeating)
 		return;
 	vg_ws_ranges_transition(ws, m, s, to);
+	vg_ws_repeat_transition(ws, m, s, from, to);
+	release_overlaps(ws, m, s);
 	off = ws->state_off[s->prop] + to;
 	/* what the slice holds and no longer needs, or needs elsewhere (its
 	 * variables changed the address or the count) */
@@ -551,7 +633,9 @@ void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
 	if (from != to)
 		reactions(ws, m, s, from, false);
 	reactions(ws, m, s, to, true);
-	for (int k = 0; k < ws->ncons[off]; k++) {
+	/* a violation keeps what it holds, and takes nothing more */
+	for (int k = 0; !vg_ws_repeat_state(ws, s->prop, to) &&
+			k < ws->ncons[off]; k++) {
 		int ev = ws->cons[off][k];
 		bool held = false;
 
@@ -603,6 +687,8 @@ int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 		struct vg_mon_event ev;
 		struct vg_monitor *m;
 		int prop;	/* -1: every property (a global) */
+		struct watch *rep;	/* a violation's block (its copy) */
+		struct watch w;
 	} out[MAX_WATCHES];
 	uint64_t value = ev->slot[VG_WSLOT_VALUE], before;
 	int r = -1, n = 0;
@@ -632,16 +718,36 @@ int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 			if (hit_event(ws, w, r, before, &out[n].ev)) {
 				out[n].m = w->global ? m : w->m;
 				out[n].prop = w->global ? -1 : w->prop;
+				out[n].w = *w;
+				out[n].rep = !w->global &&
+					vg_ws_repeat_state(ws, w->prop,
+							   w->state)
+					? &out[n].w : NULL;
 				n++;
 			}
 			break;
 		}
 	}
-	for (int i = 0; i < n; i++)
-		if (out[i].prop < 0 ? vg_monitor_event(out[i].m, &out[i].ev, e)
-				    : vg_monitor_event_prop(out[i].m, out[i].prop,
-							    &out[i].ev, e))
+	for (int i = 0; i < n; i++) {
+		uint64_t key = vg_ws_repeat_key(ws->spec, &out[i].ev);
+		int rc;
+
+		if (out[i].rep) {
+			vg_ws_repeat_hit(ws, out[i].m, out[i].prop,
+					 out[i].rep->mask, out[i].rep->params,
+					 &out[i].ev, key);
+			continue;
+		}
+		ws->have_key = true;
+		ws->cur_key = key;
+		rc = out[i].prop < 0
+			? vg_monitor_event(out[i].m, &out[i].ev, e)
+			: vg_monitor_event_prop(out[i].m, out[i].prop,
+						&out[i].ev, e);
+		ws->have_key = false;
+		if (rc)
 			return -1;
+	}
 	return 0;
 }
 
@@ -660,5 +766,8 @@ void vg_watchset_finish(struct vg_watchset *ws, FILE *out)
 	if (ws->unheld)
 		fprintf(out, ", %llu holds skipped (every register taken)",
 			(unsigned long long)ws->unheld);
+	if (ws->repeats)
+		fprintf(out, ", %llu violations again from new places",
+			(unsigned long long)ws->repeats);
 	fputc('\n', out);
 }

@@ -92,6 +92,16 @@ int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 int vg_watchset_call(struct vg_watchset *ws, struct vg_monitor *m,
 		     const struct vg_mon_event *ev, struct vg_err *e);
 
+/* A run that goes on past a violation a per-slice watch led to (an
+ * access after free) reports each further access to the block from a new
+ * call stack as that violation again (watchset_repeat.c), through fn,
+ * called like the monitor's transition hook. */
+typedef void (*vg_ws_repeat_fn)(void *ctx, const struct vg_slice_view *s,
+				int from, int to,
+				const struct vg_mon_event *ev);
+void vg_watchset_set_repeat(struct vg_watchset *ws, vg_ws_repeat_fn fn,
+			    void *ctx);
+
 /* The end of the run: a line of counts, when anything was armed. */
 void vg_watchset_finish(struct vg_watchset *ws, FILE *out);
 

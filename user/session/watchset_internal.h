@@ -91,6 +91,14 @@ struct vg_watchset {
 	bool *releases;		/* VG_EVF_UNWATCH events ([nevents]) */
 	bool arm_late, futile;
 	uint64_t unheld, nreleased;	/* ... of them handled */
+	/* watchset_repeat.c: accesses after a violation, per code location */
+	struct vg_ws_repeats *reps;
+	vg_ws_repeat_fn on_repeat;
+	void *repeat_ctx;
+	bool repeating;			/* inside on_repeat */
+	bool have_key;			/* a watch hit is being fed: */
+	uint64_t cur_key;		/* its code location */
+	uint64_t repeats;
 };
 
 /* watchset_plan.c */
@@ -109,5 +117,21 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 void vg_ws_ranges_free(struct vg_watchset *ws);
 /* len bytes of the target at addr; false when they cannot be read */
 bool vg_ws_peek(pid_t pid, uint64_t addr, void *buf, size_t len);
+/* watchset_repeat.c: is `state` a violation that keeps its watch (the run
+ * goes on past it)? */
+bool vg_ws_repeat_state(const struct vg_watchset *ws, int prop, int state);
+uint64_t vg_ws_repeat_key(const struct vg_spec *spec,
+			  const struct vg_mon_event *ev);
+void vg_ws_repeat_transition(struct vg_watchset *ws, struct vg_monitor *m,
+			     const struct vg_slice_view *s, int from, int to);
+/* a hit on a violation's block: reported when its place is new; false
+ * when the slice has no repeat (fed to the monitor as usual) */
+bool vg_ws_repeat_hit(struct vg_watchset *ws, struct vg_monitor *m, int prop,
+		      uint32_t mask, const uint64_t *params,
+		      const struct vg_mon_event *ev, uint64_t key);
+void vg_ws_repeats_free(struct vg_watchset *ws);
+/* the slice's block was handed out again: no more repeats */
+void vg_ws_repeat_forget(struct vg_watchset *ws, struct vg_monitor *m,
+			 int prop, uint32_t mask, const uint64_t *params);
 
 #endif

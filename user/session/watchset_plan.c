@@ -210,6 +210,24 @@ static int plan_prop(struct vg_watchset *ws, const struct vg_plan *plan,
 		if (!vg_ws_plan(ws, p, ev)->on && plan_event(ws, plan, p, ev, e))
 			return -1;
 	}
+	/* a violation a watch event leads to, which the run goes on past,
+	 * keeps the watch: later accesses from new places are reported
+	 * (watchset_repeat.c) */
+	for (int t = 0; t < pr->ntrans; t++) {
+		int ev = pr->trans[t].event, to = pr->trans[t].to, k;
+		int *c = ws->cons[ws->state_off[p] + to];
+		int *n = &ws->ncons[ws->state_off[p] + to];
+
+		if (!vg_ws_per_slice(ws->spec, ev) ||
+		    ws->spec->events[ev].kind == VG_EV_CHANGE ||
+		    pr->states[to].kind != VG_STATE_VIOLATION ||
+		    ws->stop_mask[p] >> to & 1)
+			continue;
+		for (k = 0; k < *n && c[k] != ev; k++)
+			;
+		if (k == *n && *n < MAX_CONS)
+			c[(*n)++] = ev;
+	}
 	return 0;
 }
 
@@ -280,6 +298,7 @@ void vg_watchset_free(struct vg_watchset *ws)
 		if (ws->reg[i].id >= 0)
 			vg_probe_wp_del(ws->probe, ws->reg[i].id);
 	vg_ws_ranges_free(ws);
+	vg_ws_repeats_free(ws);
 	free(ws->holds);
 	free(ws->releases);
 	free(ws->plan);

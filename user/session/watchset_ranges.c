@@ -29,6 +29,7 @@ struct rnode {
 	int prop, event;
 	uint32_t mask;
 	uint64_t params[VG_MAX_PARAMS];
+	bool repeat;	/* a violation's block (watchset_repeat.c) */
 };
 
 struct vg_ws_ranges {
@@ -247,16 +248,20 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 			unlink_node(ws, root, *old);
 		consumes = vg_ws_consumes(ws, s->prop, to, ev);
 		/* a violation is the end of the slice's life, not memory
-		 * handed out: what overlaps it stays */
-		if (p->states[to].kind == VG_STATE_VIOLATION ||
+		 * handed out: what overlaps it stays (and the slice's own
+		 * block stays watched when the run goes on past it:
+		 * watchset_repeat.c) */
+		if ((p->states[to].kind == VG_STATE_VIOLATION && !consumes) ||
 		    (!s->vars && pl->loc[0].base_var) ||
 		    !vg_ws_where(ws, &pl->loc[0], s, &addr, &len, &why) ||
 		    len > UINT64_MAX - addr)
 			continue;
-		drop_overlaps(ws, root, addr, addr + len);
+		if (p->states[to].kind != VG_STATE_VIOLATION)
+			drop_overlaps(ws, root, addr, addr + len);
 		if (!consumes || !(x = calloc(1, sizeof(*x))))
 			continue;
 		*x = key;
+		x->repeat = p->states[to].kind == VG_STATE_VIOLATION;
 		x->start = addr;
 		x->end = addr + len;
 		rg->seed ^= rg->seed << 13;
@@ -290,6 +295,9 @@ int vg_watchset_call(struct vg_watchset *ws, struct vg_monitor *m,
 	struct vg_mon_event out[16];
 	struct vg_monitor *mon[16];
 	int prop[16], n = 0, nr;
+	struct rnode rep[16];	/* a violation's block: its slice */
+	bool is_rep[16];
+	uint64_t key;
 	int served;
 	struct vg_ws_ranges *rg = ws ? ws->ranges : NULL;
 
@@ -325,14 +333,28 @@ int vg_watchset_call(struct vg_watchset *ws, struct vg_monitor *m,
 					o->slot[VG_WSLOT_PARAM0 + j] =
 						hit[i]->params[j];
 				mon[n] = hit[i]->m;
+				is_rep[n] = hit[i]->repeat;
+				rep[n] = *hit[i];
 				prop[n++] = hit[i]->prop;
 			}
 		}
 	}
 	/* collected first: feeding one moves slices and their ranges */
+	key = vg_ws_repeat_key(ws->spec, ev);
 	for (int i = 0; i < n; i++) {
+		int rc;
+
 		rg->found++;
-		if (vg_monitor_event_prop(mon[i], prop[i], &out[i], e))
+		if (is_rep[i]) {
+			vg_ws_repeat_hit(ws, mon[i], prop[i], rep[i].mask,
+					 rep[i].params, &out[i], key);
+			continue;
+		}
+		ws->have_key = true;
+		ws->cur_key = key;
+		rc = vg_monitor_event_prop(mon[i], prop[i], &out[i], e);
+		ws->have_key = false;
+		if (rc)
 			return -1;
 	}
 	return 0;
