@@ -119,6 +119,14 @@ void vg_probe_unfollow(struct vg_probe *p, pid_t pid);
  * of one not to be followed (a held one resumes, unmonitored). */
 int vg_probe_adopt(struct vg_probe *p, pid_t pid, struct vg_err *e);
 void vg_probe_refuse(struct vg_probe *p, pid_t pid);
+/* vigil watch, a checkpoint of one watched process (probe_pause.c): its
+ * own uprobe links out, every int3 gone from its text when this returns
+ * (1: pid has no links of its own, and none is still being destroyed),
+ * and back in. The caller keeps it
+ * stopped in between. A failed unpause leaves it with no probes at all
+ * (e set): it is then no longer monitored. */
+int vg_probe_pause_proc(struct vg_probe *p, pid_t pid);
+int vg_probe_unpause_proc(struct vg_probe *p, pid_t pid, struct vg_err *e);
 
 /* Hardware watchpoints (`write x`, `read x`, `access x`;
  * user/probe/probe_watch.c). One breakpoint covers every thread of the
