@@ -213,6 +213,7 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 {
 	struct vg_err ce = { 0 };
 	struct vg_monitor_stats ms;
+	uint64_t lost;
 	struct proc_state ps = { ss, q->pid };
 	char img[PATH_MAX + 64];
 	struct vg_ckpt *ck;
@@ -260,7 +261,11 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 		resume(q->pid, keep);
 		return 0;
 	}
+	/* its own events in the user tier; the kernel tier's are counted
+	 * for all processes together */
 	vg_monitor_stats(ss->kids[i].mon, &ms);
+	if (vg_session_watch_kernel(ss))
+		vg_session_event_totals(ss, &ms.events, &lost);
 	rc = vg_ckpt_take(ck, q->reason, ms.events,
 			  q->good && !ss->kids[i].violations, write_state, &ps,
 			  img, sizeof(img), &ce);
@@ -270,7 +275,7 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 		ss->ckpt_failed++;
 	} else {
 		ss->ckpt_taken++;
-		fprintf(stderr, "vigil: watch: pid %d: checkpoint %s (%s, after %llu of its events); open it with: vigil restore %s --monitor SPEC...\n",
+		fprintf(stderr, "vigil: watch: pid %d: checkpoint %s (%s, after %llu events); open it with: vigil restore %s --monitor SPEC...\n",
 			q->pid, img, q->reason, (unsigned long long)ms.events,
 			img);
 		vg_session_sinks_checkpoint(ss, q->pid, img, q->reason);
