@@ -8,13 +8,40 @@
 # uprobe's int3 is in A's image: restored with no probes at all, it runs
 # on through its probed calls (an int3 left would kill it with SIGTRAP).
 # Restored with --monitor, its monitor goes on from the checkpoint's
-# state: the same bug again makes a second slice in ended_twice.
+# state: the same bug again makes a second slice in ended_twice. First,
+# what watch does not take is refused with its reason.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/agent_helpers.bash"
 
 agent_setup		# req.vigil, count.vigil, the service (A) running
 A=$SVC_PID
 EXE=$(readlink -f "$TARGETS/service")
+
+# what watch does not take (yet) is refused with the reason, status 2
+# (docs/GUIDE.md, vigil watch)
+refused() {	# refused MESSAGE_REGEX ARGS...
+	local want=$1
+	shift
+	run_vigil watch "$@" --exe "$EXE"
+	expect_rc 2
+	expect_out "$want"
+}
+refused 'does not take --dynamic: a watched process gets all its probes' "$TMP/req.vigil" --dynamic
+refused 'does not take --interactive: gdb takes one process' "$TMP/req.vigil" --interactive
+refused 'does not take --view: the live page shows one process' "$TMP/req.vigil" --view
+refused 'does not take --record: a recording is one process' "$TMP/req.vigil" --record "$TMP/rec"
+refused 'on-violation gdb: gdb takes one process' "$TMP/req.vigil" --on-violation gdb
+refused 'on-violation requests=gdb: gdb takes one process' "$TMP/req.vigil" --on-violation requests=gdb
+cat >"$TMP/w.vigil" <<'V'
+property w ""
+state s accepting {
+  write sink -> s
+}
+V
+refused 'does not take watchpoint events .*: hardware watchpoints are armed per thread' "$TMP/w.vigil"
+sed 's/^state ended_twice violation$/state ended_twice violation\non enter ended_twice: restore/' \
+	"$TMP/req.vigil" >"$TMP/r.vigil"
+refused 'does not take the restore reaction' "$TMP/r.vigil"
 wait_exec "$A" "$EXE"
 
 # B's last request id in a new SIGUSR1 dump of vigil's monitors
