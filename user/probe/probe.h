@@ -128,6 +128,14 @@ void vg_probe_refuse(struct vg_probe *p, pid_t pid);
 int vg_probe_pause_proc(struct vg_probe *p, pid_t pid);
 int vg_probe_unpause_proc(struct vg_probe *p, pid_t pid, struct vg_err *e);
 
+/* Processes a program stopped at their exec or fork for vigil
+ * (VG_FOLLOW_HELD) that vigil did not live to let go (probe_orphans.c):
+ * the descriptors the guard process keeps for it (2 of them, or 0 when
+ * nothing is held so), and what the guard runs with its copies once
+ * vigil has exited (user/proc/guard.h, vg_guard_on_death). */
+int vg_probe_orphan_fds(const struct vg_probe *p, int fds[2]);
+void vg_probe_orphans_resume(const int *fds, int nfds);
+
 /* Hardware watchpoints (`write x`, `read x`, `access x`;
  * user/probe/probe_watch.c). One breakpoint covers every thread of the
  * process, those that exist and those they create later (inherited). */

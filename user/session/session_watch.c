@@ -506,6 +506,7 @@ void vg_session_watch_transition(struct session *ss,
 		struct vg_err ge = { 0 };
 
 		vg_probe_unfollow(ss->probe, spid);
+		vg_guard_keep(ss->guard, spid);	/* the user's now */
 		ss->wstats->stopped++;
 		if ((i = kid_index(ss, spid)) >= 0)
 			ss->kids[i].stopped = true;
