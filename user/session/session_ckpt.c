@@ -141,12 +141,11 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	/* a kernel-tier stop for this checkpoint already kept the gap */
 	bool forced = ss->ckpt_stop;
 
+	ss->ckpt_stop = false;
 	if (ss->o->watch_exe) {	/* no one target: per process, watch_ckpt.c */
 		fprintf(stderr, "vigil: watch: a checkpoint on demand names no process: vigil watch takes them by reaction, per process (--on-violation checkpoint); monitoring continues\n");
 		return 0;
 	}
-
-	ss->ckpt_stop = false;
 	if (ss->o->fork_snapshots) {
 		good = good && !vg_session_violated_now(ss);
 		if (!vg_ckpt_gap_ok(&ss->last_fsnap_ns,
