@@ -135,7 +135,7 @@ static struct vg_ckpt *ring_of(struct session *ss, pid_t pid,
 			       struct vg_err *e)
 {
 	struct vg_watch_ckpt *w = ss->wck;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], exe[PATH_MAX];
 	struct vg_ckpt_opts co = {
 		.keep = ss->o->checkpoints,
 		.min_gap_ms = ss->o->checkpoint_gap_ms,
@@ -161,7 +161,10 @@ static struct vg_ckpt *ring_of(struct session *ss, pid_t pid,
 			 pid);
 		co.dir = dir;
 	}
-	if (!(ck = vg_ckpt_new(pid, ss->exe, &co, e)))
+	/* the program it runs (with --lib-mapped not the watched file),
+	 * which vigil restore checks the pid against */
+	if (vg_proc_exe(pid, exe, e) ||
+	    !(ck = vg_ckpt_new(pid, exe, &co, e)))
 		return NULL;
 	w->rings[w->nrings++] = (struct wck_ring){ pid, ck };
 	return ck;
