@@ -224,8 +224,11 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 	int i = kid_of(ss, q->pid), tid, rc;
 	FILE *j;
 
-	if (i < 0)	/* it ended, or exec'd another program */
+	if (i < 0) {	/* it ended, or is watched no more */
+		if (q->kstopped)
+			resume(q->pid, false);
 		return 0;
+	}
 	/* a reaction left it stopped for gdb: it stays so, probes out */
 	keep = ss->kids[i].stopped;
 	if (!q->want) {	/* the kernel tier's stop, no checkpoint asked */
