@@ -221,6 +221,7 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 	char img[PATH_MAX + 64];
 	struct vg_ckpt *ck;
 	bool keep, paused;
+	uint64_t t0, t1, t2;
 	int i = kid_of(ss, q->pid), tid, rc;
 	FILE *j;
 
@@ -242,6 +243,7 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 		ss->ckpt_skipped++;
 		return 0;
 	}
+	t0 = vg_now_ns(CLOCK_MONOTONIC);
 	if (!keep && !q->kstopped && vg_proc_stop(q->pid, &ce))
 		goto failed;
 	/* a thread stopped in a uretprobe's return trampoline would come
@@ -269,12 +271,14 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 	}
 	/* its own events in the user tier; the kernel tier's are counted
 	 * for all processes together */
+	t1 = vg_now_ns(CLOCK_MONOTONIC);
 	vg_monitor_stats(ss->kids[i].mon, &ms);
 	if (vg_session_watch_kernel(ss))
 		vg_session_event_totals(ss, &ms.events, &lost);
 	rc = vg_ckpt_take(ck, q->reason, ms.events,
 			  q->good && !ss->kids[i].violations, write_state, &ps,
 			  img, sizeof(img), &ce);
+	t2 = vg_now_ns(CLOCK_MONOTONIC);
 	if (rc) {
 		fprintf(stderr, "vigil: watch: pid %d: %s; monitoring continues\n",
 			q->pid, ce.msg);
@@ -303,6 +307,12 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 		vg_session_watch_drop(ss, q->pid, "its probes could not be attached again after its checkpoint");
 	}
 	resume(q->pid, keep);
+	/* VIGIL_DEBUG=1: how long the process was held, and for what */
+	if (getenv("VIGIL_DEBUG"))
+		fprintf(stderr, "vigil: debug: pid %d held %.1f ms for its checkpoint: stop, probes out, drain %.1f ms; criu dump and state %.1f ms; probes in %.1f ms\n",
+			q->pid, (vg_now_ns(CLOCK_MONOTONIC) - t0) / 1e6,
+			(t1 - t0) / 1e6, (t2 - t1) / 1e6,
+			(vg_now_ns(CLOCK_MONOTONIC) - t2) / 1e6);
 	rearm(ss);
 	return 0;
 failed:
