@@ -44,9 +44,11 @@ to report them (VALGRIND_DISABLE_ERROR_REPORTING and the like): those are
 real, and listed apart. A definitely lost record "48 (16 direct, 32
 indirect) bytes in 1 blocks" is one block of 16 bytes (the others are
 its indirectly lost records). For leaks, vigil's blocks that match no lost record of memcheck
-are false leak blocks: still reachable ones (the size of a block memcheck
-calls possibly lost or reachable) and the rest (blocks of the C
-library's own, which memcheck frees at exit through __libc_freeres).
+(nor a possibly lost one: an error for both) are false leak blocks: still
+reachable ones (the size of a block memcheck calls reachable) and the
+rest (blocks of the C library's own, which memcheck frees at exit
+through __libc_freeres). With --leak-check (the suite uses it when this
+vigil has it) the leak property's verdict counts lost blocks only.
 
 Memcheck's other kinds (uninitialised values, overflows past a block,
 overlapping copies...) have no vigil property: they are counted apart.
@@ -352,9 +354,11 @@ def match_leaks(vsizes, mleaks):
     """memcheck's lost loss records (definitely, indirectly) found by
     vigil: a record of n blocks of b bytes is found when vigil reports n
     leaked blocks of that size (blocks matched once). vigil's blocks left
-    over are false leak blocks: those of the size of a block memcheck
-    calls possibly lost or still reachable (not lost), and the rest (not
-    in memcheck's heap at exit: the C library's own)."""
+    over: those of the size of a block memcheck calls possibly lost are
+    errors for both (memcheck's --errors-for-leak-kinds default is
+    definite,possible), not false; the others are false leak blocks:
+    those of the size of a block memcheck calls still reachable, and the
+    rest (not in memcheck's heap at exit: the C library's own)."""
     have = Counter(s for s in vsizes if s >= 0)
     unsized = sum(1 for s in vsizes if s < 0)	# a leak spec without `size`
     found = 0
@@ -370,10 +374,13 @@ def match_leaks(vsizes, mleaks):
             unsized -= n
             found += 1
     reach, libc = 0, unsized
-    kept = Counter()
-    for n, size in mleaks["PossiblyLost"] + mleaks["Reachable"]:
+    kept, possible = Counter(), Counter()
+    for n, size in mleaks["PossiblyLost"]:
+        possible[size] += n
+    for n, size in mleaks["Reachable"]:
         kept[size] += n
     for size, n in have.items():
+        n -= min(n, possible[size])
         r = min(n, kept[size])
         reach += r
         libc += n - r

@@ -41,6 +41,10 @@ __u32 watch_dev = 0;
  * executable (the loader mapping a library's text, or dlopen) */
 __u64 watch_lib_ino = 0;
 __u32 watch_lib_dev = 0;
+/* vigil watch --same-build: a process that execs a file of this name
+ * (another copy: a container's, another layer's) is held as well; user
+ * space compares its build id and follows it or lets it go at once */
+char watch_name[64] = {};
 
 /* signal_deliver fires in get_signal() as the signal is delivered, before
  * a handler or the default action (core dump, termination) runs. */
@@ -279,10 +283,30 @@ static __always_inline void watch_hold(struct linux_binprm *bprm, __u32 tid)
 	fill_proc(r, flags, VG_PROC_EXEC, tid, tgid, bprm);
 }
 
+/* --same-build: is the exec'd file's name watch_name? */
+static __always_inline bool watch_name_is(struct linux_binprm *bprm)
+{
+	char n[sizeof(watch_name)];
+
+	if (!watch_name[0] ||
+	    bpf_probe_read_kernel_str(n, sizeof(n),
+				      BPF_CORE_READ(bprm, file, f_path.dentry,
+						    d_name.name)) <= 0)
+		return false;
+	for (int i = 0; i < (int)sizeof(n); i++) {
+		if (n[i] != watch_name[i])
+			return false;
+		if (!n[i])
+			return true;
+	}
+	return false;
+}
+
 static __always_inline void watch_exec(struct linux_binprm *bprm, __u32 tid)
 {
-	if (BPF_CORE_READ(bprm, file, f_inode, i_ino) == watch_ino &&
-	    BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev) == watch_dev)
+	if ((BPF_CORE_READ(bprm, file, f_inode, i_ino) == watch_ino &&
+	     BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev) == watch_dev) ||
+	    watch_name_is(bprm))
 		watch_hold(bprm, tid);
 }
 

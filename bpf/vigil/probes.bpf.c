@@ -65,30 +65,24 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 			   false);
 }
 
-/* Each probe comes in two builds: without the kernel tier, which the
- * verifier checks in milliseconds, and with it (_k), which costs about a
- * second to load. User space loads only the pair the spec needs. */
-SEC("uprobe")
-int vg_entry(struct pt_regs *ctx)
-{
-	return entry(ctx, false, false);
-}
+/* A call probe's program: fn (entry or ret) in one of its builds. Each
+ * comes in two: without the kernel tier, which the verifier checks in
+ * milliseconds, and with it (_k), which costs about a second to load.
+ * User space loads only the pair the spec needs. */
+#define VG_CALL_PROBE(sec, name, fn, ktier, sleep)	\
+	SEC(sec)					\
+	int name(struct pt_regs *ctx)			\
+	{						\
+		return fn(ctx, ktier, sleep);		\
+	}
 
-SEC("uprobe")
-int vg_entry_k(struct pt_regs *ctx)
-{
-	return entry(ctx, true, false);
-}
-
+VG_CALL_PROBE("uprobe", vg_entry, entry, false, false)
+VG_CALL_PROBE("uprobe", vg_entry_k, entry, true, false)
 /* Events that read C strings (str(p)): sleepable, so that reading a page
  * the target has not touched yet faults it in instead of failing. Such
  * events feed only user-tier properties, and carry no stack (a stack map
  * is not allowed in a sleepable program). */
-SEC("uprobe.s")
-int vg_entry_s(struct pt_regs *ctx)
-{
-	return entry(ctx, false, true);
-}
+VG_CALL_PROBE("uprobe.s", vg_entry_s, entry, false, true)
 
 SEC("uprobe")
 int vg_stash(struct pt_regs *ctx)
@@ -167,20 +161,6 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
 			   sleep, false);
 }
 
-SEC("uretprobe")
-int vg_return(struct pt_regs *ctx)
-{
-	return ret(ctx, false, false);
-}
-
-SEC("uretprobe")
-int vg_return_k(struct pt_regs *ctx)
-{
-	return ret(ctx, true, false);
-}
-
-SEC("uretprobe.s")
-int vg_return_s(struct pt_regs *ctx)
-{
-	return ret(ctx, false, true);
-}
+VG_CALL_PROBE("uretprobe", vg_return, ret, false, false)
+VG_CALL_PROBE("uretprobe", vg_return_k, ret, true, false)
+VG_CALL_PROBE("uretprobe.s", vg_return_s, ret, false, true)

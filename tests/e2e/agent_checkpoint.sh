@@ -18,7 +18,10 @@ start_agent
 wait_metric 'vigil_events_total{unit="svc"}' 'v > 0' 30
 kill -USR1 "$SVC_PID"
 wait_metric 'vigil_violations_total{unit="svc",property="requests"}' 'v == 1' 20
-wait_for "$TMP/log.jsonl" '"VIGIL_EVENT":"checkpoint"' 60
+# taken or not, the log says so (checkpoint or checkpoint_failed)
+wait_log '"VIGIL_EVENT":"checkpoint' 60
+grep '"checkpoint_failed"' "$TMP/log.jsonl" &&
+	fail "the checkpoint was not taken: $(tail -n 20 "$TMP/agent.out")"
 dir=$(python3 - "$TMP/log.jsonl" <<'PY'
 import json, sys
 c = [json.loads(l) for l in open(sys.argv[1]) if '"checkpoint"' in l]

@@ -87,3 +87,15 @@ wait_metric() {
 session_of() {
 	grep -o "$1: session [0-9]* started" "$TMP/agent.out" | tail -1 | awk '{print $3}'
 }
+
+# wait_log ERE [SECONDS]: the agent's log ($TMP/log.jsonl) gets a line
+# matching ERE; if not, what the agent and its sessions said, for the reason
+wait_log() {
+	for _ in $(seq $((${2:-20} * 10))); do
+		grep -qE -- "$1" "$TMP/log.jsonl" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	cat "$TMP/log.jsonl" 2>/dev/null
+	tail -n 40 "$TMP/agent.out" 2>/dev/null | sed 's/^/agent: /'
+	fail "no /$1/ in $TMP/log.jsonl after ${2:-20} s"
+}

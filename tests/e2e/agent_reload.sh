@@ -1,9 +1,10 @@
-# vigil agent: sessions from a config directory; SIGHUP with one spec
-# changed restarts that unit's session only: the other keeps its slices
-# and counts (its violation stays counted, its events go on from where
-# they were); a reload with an error is refused, naming FILE:LINE, and
-# the running configuration stays; a bad file at start exits 2 with
-# FILE:LINE.
+# vigil agent: sessions from a config directory; SIGHUP with one unit's
+# target changed (its tier) restarts that unit's session only: the other
+# keeps its slices and counts (its violation stays counted, its events go
+# on from where they were); a reload with an error is refused, naming
+# FILE:LINE, and the running configuration stays; a bad file at start
+# exits 2 with FILE:LINE. (A changed spec is reloaded inside its unit's
+# session: agent_reload_spec.sh.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/agent_helpers.bash"
 
@@ -36,14 +37,14 @@ wait_metric 'vigil_events_total{unit="b"}' 'v > 1000' 60
 b_before=$(metric 'vigil_events_total{unit="b"}')
 a_before=$(metric 'vigil_events_total{unit="a"}')
 
-# b's spec changes: SIGHUP
-echo '# changed' >>"$TMP/count.vigil"
+# b's tier changes: SIGHUP
+echo 'tier = user' >>"$TMP/conf/b.conf"
 kill -HUP "$AGENT_PID"
-wait_for "$TMP/agent.out" 'reloaded .*: 1 unchanged, 1 restarted, 0 added, 0 removed' 20
+wait_for "$TMP/agent.out" 'reloaded .*: 1 unchanged, 0 changed in place, 1 restarted, 0 added, 0 removed' 20
 wait_for "$TMP/agent.out" "b: session [0-9]+ started(.|$)*" 20
 a2=$(session_of a); b2=$(session_of b)
 [ "$a1" = "$a2" ] || fail "a's session changed ($a1 -> $a2): a did not change"
-[ "$b1" != "$b2" ] || fail "b's session was not restarted ($b1): its spec changed"
+[ "$b1" != "$b2" ] || fail "b's session was not restarted ($b1): its tier changed"
 # a's state went on: its violation is still counted, its slice still in
 # ended_twice, and its event count continued past what it was
 wait_metric 'vigil_violations_total{unit="a",property="requests"}' 'v == 1' 5

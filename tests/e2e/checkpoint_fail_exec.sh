@@ -1,6 +1,7 @@
 # Reactions of a kernel-tier property (log, exec, checkpoint) run in user
 # space from the kernel tier's steps. When CRIU fails, vigil says so and monitoring goes on: the violation is
-# still found and the target still stopped at it. The exec action runs its
+# still found and the target still stopped at it, and the log has a
+# checkpoint_failed event. The exec action runs its
 # command with the violation in the environment.
 . "$(dirname "$0")/lib.sh"
 
@@ -10,7 +11,7 @@ cat "$TMP/spec.vigil" | grep '^on'
 grep -q 'exec "echo' "$TMP/spec.vigil" || fail "could not derive the spec"
 
 export VIGIL_CRIU=/bin/false
-run_vigil run --checkpoint-dir "$TMP/ck" "$TMP/spec.vigil" -- "$TARGETS/queue" --bug
+run_vigil run --journal="$TMP/log.jsonl" --checkpoint-dir "$TMP/ck" "$TMP/spec.vigil" -- "$TARGETS/queue" --bug
 unset VIGIL_CRIU
 pid=$(stopped_pid)
 [ -n "$pid" ] && LEFT_PIDS+=("$pid")
@@ -22,6 +23,9 @@ expect_out "queue_bounds: kernel tier"
 expect_out "queue_bounds: overflow of 0x[0-9a-f]+ at n=8"
 expect_out "checkpoints: taken=0 skipped=[0-9]+ \(--checkpoint-gap\) failed=[1-9]"
 [ "$(proc_state "$pid")" = T ] || fail "target not stopped at the violation"
+# the operator's log says so too
+grep -q '"VIGIL_EVENT":"checkpoint_failed"' "$TMP/log.jsonl" ||
+	fail "no checkpoint_failed in the journal's JSON: $(cat "$TMP/log.jsonl")"
 ls "$TMP"/ck/failed-dump-*.log >/dev/null || fail "the failed dump's log is not kept"
 [ -z "$(ls -d "$TMP"/ck/ck-* 2>/dev/null)" ] || fail "a failed dump left an image directory"
 

@@ -29,6 +29,17 @@ expect_out "^   indirectly lost: 16 bytes in 1 blocks$"
 expect_out "^     possibly lost: 64 bytes in 1 blocks$"
 expect_out "^   still reachable: 144 bytes in 3 blocks$"
 expect_out "^        suppressed: 0 bytes in 0 blocks$"
+# the leak property's verdict agrees with the classes: the lost blocks
+# (definitely, indirectly, possibly) are its errors, each with its class;
+# the 3 still reachable ones end accepting, not errors
+[ "$(grep -c 'ends nonaccepting in state allocated: ' "$TMP/out")" = 4 ] ||
+	fail "not exactly the 4 lost blocks end nonaccepting"
+[ "$(grep -c 'ends nonaccepting in state allocated: definitely lost$' "$TMP/out")" = 2 ] ||
+	fail "not 2 definitely lost verdicts"
+expect_out "ends nonaccepting in state allocated: indirectly lost$"
+expect_out "ends nonaccepting in state allocated: possibly lost$"
+expect_out "^vigil: leak: not errors \(the leak check's classes\): 3 blocks still reachable, 0 of the C library's own$"
+expect_out "^vigil: ERROR SUMMARY: 4 errors: leak.allocated=4 \(at the end\)$"
 # each record's allocation stack: malloc, the function, main
 grep -A3 "^24 bytes in 1 blocks are definitely lost" "$TMP/out" | tr '\n' '|' |
 	grep -qE "at malloc\|   by lose\+0x[0-9a-f]+ \([^)]*leak_classes.c:$(line_of 'char \*volatile p = malloc(24)')\)\|   by main\+" ||
@@ -63,6 +74,13 @@ assert fn[:3] == ["malloc", "lose_struct", "main"], fn
 assert d["stack"][1]["file"].endswith("leak_classes.c") and d["stack"][1]["line"] > 0, d
 assert by[("reachable", 56)]["stack"][1]["function"] == "stack_thread"
 assert by[("possible", 64)]["stack"][1]["function"] == "keep_interior"
+v = {o["vars"]["size"]: o for o in recs
+     if o.get("type") == "verdict" and o["property"] == "leak"}
+want = {24: ("definite", "nonaccepting"), 32: ("definite", "nonaccepting"),
+        16: ("indirect", "nonaccepting"), 64: ("possible", "nonaccepting"),
+        48: ("reachable", "accepting"), 40: ("reachable", "accepting"),
+        56: ("reachable", "accepting")}
+assert {k: (o.get("leak"), o["verdict"]) for k, o in v.items()} == want, v
 PY
 
 # memcheck, the oracle, on the same binary: each of our blocks in the

@@ -7,11 +7,16 @@ VIGIL=$BUILD/vigil
 TARGETS=$BUILD/targets
 TMP=$(mktemp -d /tmp/vigil-e2e.XXXXXX)
 LEFT_PIDS=()
+LEFT_FILES=()	# made outside $TMP (checkpoint images in /dev/shm): removed
 
 cleanup() {
 	for p in "${LEFT_PIDS[@]}"; do
 		kill -CONT "$p" 2>/dev/null
 		kill -KILL "$p" 2>/dev/null
+	done
+	for f in "${LEFT_FILES[@]}"; do
+		rm -rf "$f"
+		rmdir "$(dirname "$f")" 2>/dev/null	# the per-pid directory, if empty
 	done
 	rm -rf "$TMP"
 }

@@ -4,10 +4,16 @@
 # user's alone (0600).
 . "$(dirname "$0")/lib.sh"
 
-# no stop reactions: the run goes on through its violations
+# no stop reactions: the run goes on through its violations. The program
+# does its first three queues and waits while $TMP/hold exists: what
+# follows talks to it while it runs, however long that takes; then the
+# other three queues, counted after the checkpoint. Its checkpoints go to
+# a directory of the test's own: the default one is per pid, and one left
+# by an earlier process with the same pid numbers them on from its images.
 grep -v '^on enter' specs/queue_bounds.vigil >"$TMP/qb.vigil"
-"$VIGIL" run --on-violation=continue "$TMP/qb.vigil" -- "$TARGETS/queue3" --pause 400 --loops 2 \
-	>"$TMP/vigil.out" 2>"$TMP/vigil.err" </dev/null &
+: >"$TMP/hold"
+QUEUE3_PRINT=1 QUEUE3_HOLD="$TMP/hold" "$VIGIL" run --on-violation=continue --checkpoint-dir "$TMP/images" \
+	"$TMP/qb.vigil" -- "$TARGETS/queue3" --loops 2 >"$TMP/vigil.out" 2>"$TMP/vigil.err" </dev/null &
 VIGIL_PID=$!
 for _ in $(seq 200); do
 	pid=$(pgrep -P "$VIGIL_PID" -x queue3) && [ -S "${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock" ] && break
@@ -15,8 +21,9 @@ for _ in $(seq 200); do
 done
 sock="${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock"
 [ -S "$sock" ] || fail "no control socket for pid $pid"
+LEFT_PIDS+=("$pid")	# a failure below leaves it holding
 [ "$(stat -c %a "$sock")" = 600 ] || fail "the control socket is not 0600"
-sleep 0.3	# the first queue is done
+wait_for "$TMP/vigil.out" '^queue 2 done' 60	# the first three queues
 
 "$VIGIL" ctl "$pid" status >"$TMP/status" || fail "vigil ctl status failed"
 cat "$TMP/status"
@@ -77,6 +84,7 @@ expect_rc 3
 RC=$?
 expect_rc 2
 
+rm "$TMP/hold"	# the program goes on: three more queues
 wait "$VIGIL_PID"
 RC=$?
 expect_rc 1

@@ -6,7 +6,10 @@
 # `continue` goes on under monitoring).
 . "$(dirname "$0")/lib.sh"
 
-start_live run --interactive specs/queue_bounds.vigil -- "$TARGETS/queue3"
+# checkpoints in the test's own directory: gdb is told their numbers, and
+# the default one is per pid, where images an earlier process with the
+# same pid left make a session's first checkpoint another than 1
+start_live run --interactive --checkpoint-dir "$TMP/images" specs/queue_bounds.vigil -- "$TARGETS/queue3"
 live_gdb "-ex 'help vigil break' -ex 'complete vigil break queue_b' -ex 'complete vigil break queue_bounds ov' \
  -ex 'vigil break queue_bounds ready' -ex 'vigil breaks' -ex continue -ex bt -ex 'vigil slices queue_bounds' \
  -ex 'vigil delete 1' -ex 'break fill' -ex continue -ex 'info breakpoints' -ex 'vigil checkpoint' -ex 'vigil checkpoints' \

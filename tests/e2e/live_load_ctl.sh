@@ -6,31 +6,16 @@
 # session's own property, unloaded too. And every command of the
 # control channel answers --json.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/live_load_helpers.bash"
 
-cat >"$TMP/pops.vigil" <<'V'
-property pops "queues are popped"
-slice on ptr q
-state seen accepting { before queue_pop(q) -> seen }
-V
-# no stop reactions: the run goes on through its violations
-grep -v '^on enter' specs/queue_bounds.vigil >"$TMP/qb.vigil"
-cat >"$TMP/calls.vigil" <<'V'
-param fn = queue_push
-property calls "counts the calls of one function"
-slice on ptr q
-int n = 0
-state s accepting { before $fn(q) { n = n + 1; } -> s }
-V
+load_specs
 
-"$VIGIL" run --tier=user --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 300 --loops 20 \
+# the program outlives the test, which detaches and kills it: 18 s of
+# queues (--loops 20) were 14 s of a sanitized build's test under load
+"$VIGIL" run --tier=user --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 300 --loops 1000 \
 	>"$TMP/vigil.out" 2>"$TMP/vigil.err" </dev/null &
 VIGIL_PID=$!
-for _ in $(seq 200); do
-	pid=$(pgrep -P "$VIGIL_PID" -x queue3) && [ -S "${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock" ] && break
-	sleep 0.05
-done
-[ -n "$pid" ] || fail "no target"
-LEFT_PIDS+=("$pid")
+wait_ctl queue3
 probes() { "$VIGIL" ctl "$pid" probes --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"]["probes"]))'; }
 n0=$(probes)
 [ "$n0" = 1 ] || fail "the session's own probes: $n0, not 1"
@@ -49,7 +34,7 @@ grep -q '^loaded calls (user tier)' "$TMP/load2" || fail "load -D: $(cat "$TMP/l
 n1=$(probes)
 [ "$n1" -gt "$n0" ] || fail "no probes added by the loads ($n0 -> $n1)"
 [ "$(links)" != "$l0" ] || fail "status does not count the loaded properties' probes"
-sleep 1.2	# queues made and overflowed after the load
+wait_state queue_bounds overflow 1 || fail "no queue overflowed after the load"
 
 "$VIGIL" ctl "$pid" status --json >"$TMP/status.json" || fail "vigil ctl status --json"
 python3 - "$TMP/status.json" <<'PY' || fail "status --json with the loaded properties"
@@ -70,6 +55,7 @@ grep -qE '^q=0x[0-9a-f]+ +overflow' "$TMP/slices" || { cat "$TMP/slices"; fail "
 
 "$VIGIL" ctl "$pid" checkpoint --json >"$TMP/ck" || { cat "$TMP/ck" "$TMP/vigil.err"; fail "vigil ctl checkpoint"; }
 img=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["data"]["checkpoints"][-1]["path"])' "$TMP/ck")
+LEFT_FILES+=("$img")
 st="$img/monitor.state"
 [ -f "$st" ] || fail "no monitor state at $st"
 cat "$st"
@@ -136,5 +122,4 @@ expect_rc 1	# the loaded property's violations count
 cat "$TMP/vigil.err"
 grep -q '^vigil: loaded queue_bounds from .*qb.vigil: user tier' "$TMP/vigil.err" || fail "vigil's stderr does not say what was loaded"
 grep -q '^vigil: VIOLATION of queue_bounds' "$TMP/vigil.err" || fail "the loaded property's violation is not reported"
-rm -rf "$(dirname "$img")"
 echo PASS

@@ -3,6 +3,7 @@
 # the program's own allocator after block A was allocated and before
 # block B was, reports B freed twice and not A: A's address has no slice.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/live_load_helpers.bash"
 
 cat >"$TMP/frees.vigil" <<'V'
 property frees "the session's own property: counts frees"
@@ -12,12 +13,7 @@ V
 "$VIGIL" run --on-violation=continue "$TMP/frees.vigil" -- "$TARGETS/late_free" "$TMP/go" \
 	>"$TMP/vigil.out" 2>"$TMP/vigil.err" </dev/null &
 VIGIL_PID=$!
-for _ in $(seq 200); do
-	pid=$(pgrep -P "$VIGIL_PID" -x late_free) && [ -S "${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock" ] && break
-	sleep 0.05
-done
-[ -n "$pid" ] || fail "no target"
-LEFT_PIDS+=("$pid")
+wait_ctl late_free
 "$VIGIL" ctl "$pid" load specs/lib/double_free.vigil -D alloc=my_alloc -D release=my_free >"$TMP/load" ||
 	{ cat "$TMP/load" "$TMP/vigil.err"; fail "vigil ctl load"; }
 grep -q '^loaded double_free ' "$TMP/load" || fail "load: $(cat "$TMP/load")"

@@ -4,46 +4,36 @@
 # checkpoint's slices, though one was unloaded since, and the restored
 # queue_bounds goes on counting from there.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/live_load_helpers.bash"
 
-cat >"$TMP/pops.vigil" <<'V'
-property pops "queues are popped"
-slice on ptr q
-state seen accepting { before queue_pop(q) -> seen }
-V
-grep -v '^on enter' specs/queue_bounds.vigil >"$TMP/qb.vigil"
-cat >"$TMP/calls.vigil" <<'V'
-param fn = queue_push
-property calls "counts the calls of one function"
-slice on ptr q
-int n = 0
-state s accepting { before $fn(q) { n = n + 1; } -> s }
-V
+load_specs
 
-# the program's output goes nowhere: a file that grows after the
-# checkpoint is one CRIU refuses to restore
+# vigil's stderr (which the program shares; a restore hands CRIU the
+# file as it is now, act/outfiles.h) is kept and shown on a failure
+fail_shows_vigil_err
 "$VIGIL" run --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 200 --loops 30 \
-	>/dev/null 2>/dev/null </dev/null &
+	>/dev/null 2>"$TMP/vigil.err" </dev/null &
 VIGIL_PID=$!
-for _ in $(seq 200); do
-	pid=$(pgrep -P "$VIGIL_PID" -x queue3) && [ -S "${TMPDIR:-/tmp}/vigil-$(id -u)/ctl-$pid.sock" ] && break
-	sleep 0.05
-done
-[ -n "$pid" ] || fail "no target"
-LEFT_PIDS+=("$pid")
+wait_ctl queue3
 "$VIGIL" ctl "$pid" load "$TMP/qb.vigil" >/dev/null || fail "load qb"
-"$VIGIL" ctl "$pid" load "$TMP/calls.vigil" -D fn=queue_pop >/dev/null || fail "load calls"
-sleep 0.8
+"$VIGIL" ctl "$pid" load "$TMP/calls.vigil" -D fn=queue_pop --on-violation calls=continue >/dev/null || fail "load calls"
+wait_state queue_bounds overflow 1 && wait_state calls s 1 || fail "no loaded slices after the loads"
 "$VIGIL" ctl "$pid" checkpoint --json >"$TMP/ck" || { cat "$TMP/ck"; fail "vigil ctl checkpoint"; }
-img=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["data"]["checkpoints"][-1]["path"])' "$TMP/ck")
+# its number is the session's: in the default per-pid directory, one left
+# by an earlier process with the same pid, they go on from its images
+read -r num img < <(python3 -c 'import json,sys; c = json.load(open(sys.argv[1]))["data"]["checkpoints"][-1]; print(c["n"], c["path"])' "$TMP/ck")
+LEFT_FILES+=("$img")
 k=$(grep -c '^slice queue_bounds [0-9]* overflow ' "$img/monitor.state")
 c=$(grep -c '^slice calls ' "$img/monitor.state")
 [ "$k" -ge 1 ] && [ "$c" -ge 1 ] || { cat "$img/monitor.state"; fail "the checkpoint has no loaded slices"; }
+# calls' own reaction goes with it (a restore loads it with it again)
+grep -qx 'reaction calls=continue' "$img/monitor.state" || { cat "$img/monitor.state"; fail "calls' reaction is not in the checkpoint"; }
 "$VIGIL" ctl "$pid" unload calls >/dev/null || fail "unload calls"
-sleep 0.5	# more overflows after the checkpoint
+wait_state queue_bounds overflow $((k + 1)) || fail "no overflow after the checkpoint"
 
 # a restore inside the session: the loaded properties are as they were at
 # the checkpoint (calls back, queue_bounds with its k overflows)
-"$VIGIL" ctl "$pid" restore 1 stopped >"$TMP/rs" || { cat "$TMP/rs"; fail "vigil ctl restore"; }
+"$VIGIL" ctl "$pid" restore "$num" stopped >"$TMP/rs" || { cat "$TMP/rs"; fail "vigil ctl restore $num"; }
 "$VIGIL" ctl "$pid" status --json >"$TMP/st.json" || fail "status after the restore"
 kill -CONT "$pid"
 python3 - "$TMP/st.json" "$k" <<'PY' || fail "the loaded properties after a restore in the session"
@@ -72,5 +62,4 @@ n=$(sed -nE 's/^vigil: calls: live slices by state: s=([0-9]+)$/\1/p' "$TMP/r.er
 [ -n "$n" ] && [ "$n" -ge "$c" ] || fail "calls did not go on from the checkpoint's $c slices"
 rpid=$(sed -nE 's/.*target pid ([0-9]+) is left stopped.*/\1/p' "$TMP/r.err")
 [ -n "$rpid" ] && LEFT_PIDS+=("$rpid")
-rm -rf "$(dirname "$img")"
 echo PASS

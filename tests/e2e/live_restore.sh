@@ -22,7 +22,10 @@ def vshow(tag):
     for l in show.splitlines():
         gdb.write("%s-SHOW %s\n" % (tag, l))
 PY
-start_live run --interactive specs/queue_bounds.vigil -- "$TARGETS/queue3"
+# checkpoints in the test's own directory: gdb is told their numbers, and
+# the default one is per pid, where images an earlier process with the
+# same pid left make a session's first checkpoint another than 1
+start_live run --interactive --checkpoint-dir "$TMP/images" specs/queue_bounds.vigil -- "$TARGETS/queue3"
 live_gdb "-x $TMP/show.py -ex 'help vigil restore' -ex 'break fill' -ex continue -ex 'vigil checkpoint' -ex continue \
  -ex 'python vshow(\"FIRST\")' -ex 'shell $VIGIL ctl $TARGET_PID restore' -ex 'complete vigil restore ' -ex 'vigil restore 7' -ex continue -ex 'vigil restore 1' -ex 'info breakpoints' -ex 'vigil status' -ex 'vigil checkpoint' \
  -ex continue -ex 'python vshow(\"AGAIN\")' -ex bt -ex 'info breakpoints' -ex 'delete 2' -ex continue -ex continue -ex continue"

@@ -79,7 +79,10 @@ grep -q 'after:work=4' "$TMP/vigil.err" || fail "detach: an after event was lost
 # [uprobes] page: with the trampoline's address it died of SIGSEGV when
 # work returned); the return pending at the checkpoint has no `after`
 # event (the checkpoint replaces the probes' links), the later ones do
-start_live run --interactive "$TMP/work.vigil" -- "$TARGETS/tailcalls" 4
+# checkpoints in the test's own directory: gdb is told their numbers, and
+# the default one is per pid, where images an earlier process with the
+# same pid left make a session's first checkpoint another than 1
+start_live run --interactive --checkpoint-dir "$TMP/images" "$TMP/work.vigil" -- "$TARGETS/tailcalls" 4
 live_gdb "-ex 'break tailcalls.c:$INSIDE' -ex continue -ex 'delete 2' -ex 'vigil checkpoint' \
  -ex 'break tailcalls.c:33' -ex continue -ex 'vigil restore 1' -ex 'echo RESTORED\n' -ex bt -ex 'delete 3' -ex continue"
 sed -n '/RESTORED/,$p' "$TMP/gdb" | grep -qE '^#1 +0x[0-9a-f]+ in caller \(n=(n@entry=)?10\)' || fail "restore: bt does not show caller"

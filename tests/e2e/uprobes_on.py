@@ -8,10 +8,15 @@ with --sites-full the same with the event (the cookie's low half) and the
 program that runs there: "uprobe 0xOFFSET event 1 vg_entry". With --table
 N: the event table (the ev_conf map) of the programs attached on FILE, its
 first N entries, one "table N: ..." line each in the form
-`vigil lint --binary` prints its plan's (user/plan/plan_print.c).
+`vigil lint --binary` prints its plan's (user/plan/plan_print.c). With
+--pid PID: only the multi-uprobe links of process PID (0: of any), FILE
+taken as the kernel names it (not resolved here): a file in another mount
+namespace is named from that namespace's root, /lib/libc.so.6 for a
+container's own libc.
 
     python3 tests/e2e/uprobes_on.py [--links|--sites|--sites-full] FILE
     python3 tests/e2e/uprobes_on.py --table N FILE
+    python3 tests/e2e/uprobes_on.py --pid PID FILE
 """
 import ctypes
 import json
@@ -46,7 +51,7 @@ def link_ids():
         yield start
 
 
-def multi_on(path, sites=None, full=False, progs=None):
+def multi_on(path, sites=None, full=False, progs=None, pid=None):
     """(uprobes, links) of multi-uprobe links on path; their sites are
     appended to sites (with event and program when full), their programs'
     ids added to progs"""
@@ -74,6 +79,9 @@ def multi_on(path, sites=None, full=False, progs=None):
             if ltype != BPF_LINK_TYPE_UPROBE_MULTI:
                 continue
             count, flags = struct.unpack_from("=II", infobuf.raw, 16 + 36)
+            lpid = struct.unpack_from("=I", infobuf.raw, 16 + 44)[0]
+            if pid and lpid != pid:
+                continue
             if name.value.decode(errors="replace") == path:
                 nprobes += count
                 nlinks += 1
@@ -172,6 +180,9 @@ def main():
     args = sys.argv[1:]
     if args[:1] == ["--table"] and len(args) == 3:
         print("\n".join(tables(os.path.realpath(args[2]), int(args[1]))))
+        return
+    if args[:1] == ["--pid"] and len(args) == 3:
+        print(multi_on(args[2], pid=int(args[1]))[0])
         return
     mode = args[0] if args[:1] in (["--links"], ["--sites"], ["--sites-full"]) else None
     if mode:

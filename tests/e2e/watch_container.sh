@@ -66,6 +66,21 @@ start_container() {
 }
 CGPATH=/${CG##*/}
 
+# expect_violation_of PID JSON: the one violation's report (in $TMP/out
+# and in JSON lines) names the container's process: its host pid PID,
+# pid 1 in its pid namespace, and cgroup $CGPATH
+expect_violation_of() {
+	grep -qE "^  process pid $1 \(pid 1 in its pid namespace\), cgroup $CGPATH$" "$TMP/out" ||
+		fail "the report does not name pid $1, pid 1 and cgroup $CGPATH"
+	python3 - "$2" "$1" "$CGPATH" <<'PY' || fail "the JSON verdict lacks the pids or the cgroup"
+import json, sys
+v = [json.loads(l) for l in open(sys.argv[1])]
+v = [l for l in v if l.get("verdict") == "violation"]
+assert len(v) == 1 and v[0]["pid"] == int(sys.argv[2]) and v[0]["ns_pid"] == 1 \
+    and v[0]["cgroup"] == sys.argv[3], v
+PY
+}
+
 # --- vigil attach -p ---
 start_container --bug-when /bug1
 A=$CPID
@@ -80,17 +95,9 @@ wait "$VIGIL_PID"
 RC=$?
 cat "$TMP/out"
 [ "$RC" = 1 ] || fail "vigil attach exited $RC, not 1"
-grep -qE "^  process pid $A \(pid 1 in its pid namespace\), cgroup $CGPATH$" "$TMP/out" ||
-	fail "the report does not name pid $A, pid 1 and cgroup $CGPATH"
 grep -qE "before:free=[1-9]" "$TMP/out" ||
 	fail "no call of free was seen: the container's libc was not the one probed"
-python3 - "$TMP/a.json" "$A" "$CGPATH" <<'PY' || fail "the JSON verdict lacks the pids or the cgroup"
-import json, sys
-v = [json.loads(l) for l in open(sys.argv[1])]
-v = [l for l in v if l.get("verdict") == "violation"]
-assert len(v) == 1 and v[0]["pid"] == int(sys.argv[2]) and v[0]["ns_pid"] == 1 \
-    and v[0]["cgroup"] == sys.argv[3], v
-PY
+expect_violation_of "$A" "$TMP/a.json"
 [ "$(proc_state "$A")" = T ] || fail "the container's process is not left stopped"
 kill -KILL "$A"
 
@@ -118,15 +125,7 @@ cat "$TMP/out"
 [ "$RC" = 1 ] || fail "vigil watch exited $RC, not 1"
 grep -qE "watch: pid $B \(pid 1 in its pid namespace\), cgroup $CGPATH: attached" "$TMP/out" ||
 	fail "the running container's instance was not attached"
-grep -qE "^  process pid $C \(pid 1 in its pid namespace\), cgroup $CGPATH$" "$TMP/out" ||
-	fail "the report does not name pid $C, pid 1 and cgroup $CGPATH"
-python3 - "$TMP/w.json" "$C" "$CGPATH" <<'PY' || fail "the JSON verdict lacks the pids or the cgroup"
-import json, sys
-v = [json.loads(l) for l in open(sys.argv[1])]
-v = [l for l in v if l.get("verdict") == "violation"]
-assert len(v) == 1 and v[0]["pid"] == int(sys.argv[2]) and v[0]["ns_pid"] == 1 \
-    and v[0]["cgroup"] == sys.argv[3], v
-PY
+expect_violation_of "$C" "$TMP/w.json"
 [ "$(proc_state "$C")" = T ] || fail "the violating container process is not left stopped"
 # its stacks, symbolized from its own files (through its root): the
 # caller of inst_close in main, with its line

@@ -7,42 +7,19 @@
 # stopped by the probe itself, and the other 5 exit 0; the counts say 6
 # processes and 1 violation; a process's exit leaves no live slice.
 . "$(dirname "$0")/lib.sh"
-
-EXE=$(readlink -f "$TARGETS/instance")
-SPEC=$(dirname "$0")/../specs/close_once.vigil
-PIDS=()
-
-start_instance() {
-	"$EXE" --until "$TMP/stop" "$@" >/dev/null 2>&1 &
-	PIDS+=("$!")
-	LEFT_PIDS+=("$!")
-}
+. "$(dirname "$0")/watch_helpers.bash"
 
 for i in 1 2 3; do start_instance; done
 for p in "${PIDS[@]}"; do wait_exec "$p" "$EXE"; done
-"$VIGIL" watch --tier=kernel "$SPEC" --exe "$EXE" --json "$TMP/v.json" >"$TMP/out" 2>&1 &
-VIGIL_PID=$!
-wait_for "$TMP/out" 'processes running it, monitored' 60
+start_watch --tier=kernel "$SPEC" --exe "$EXE" --json "$TMP/v.json"
 grep -q "close_once: kernel tier" "$TMP/out" || fail "close_once does not run in the kernel tier"
 for i in 4 5 6; do
 	if [ "$i" = 5 ]; then start_instance --bug; else start_instance; fi
 done
 BUG=${PIDS[4]}
 wait_for "$TMP/out" "pid $BUG is left stopped" 30
-sleep 0.5
-touch "$TMP/stop"
-for p in "${PIDS[@]}"; do
-	[ "$p" = "$BUG" ] && continue
-	wait "$p" || fail "pid $p exited with status $?"
-done
-for _ in $(seq 100); do
-	[ "$(grep -c '"what":"exited"' "$TMP/v.json")" -ge 5 ] && break
-	sleep 0.1
-done
-kill -INT "$VIGIL_PID"
-wait "$VIGIL_PID"
-RC=$?
-cat "$TMP/out"
+end_instances "$BUG"
+stop_watch "$TMP/v.json" 5
 [ "$RC" = 1 ] || fail "vigil watch exited $RC, not 1"
 [ "$(grep -c 'VIOLATION of close_once' "$TMP/out")" = 1 ] || fail "not exactly one violation"
 grep -A6 'VIOLATION of close_once' "$TMP/out" | grep -qE "^  process pid $BUG\b" ||

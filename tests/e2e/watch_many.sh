@@ -9,16 +9,7 @@
 # Then --max-procs 3: of 5 instances started under watch, 2 are refused,
 # named, counted, and run on unmonitored.
 . "$(dirname "$0")/lib.sh"
-
-EXE=$(readlink -f "$TARGETS/instance")
-SPEC=$(dirname "$0")/../specs/close_once.vigil
-PIDS=()
-
-start_instance() {	# start_instance ARGS...: one more, its pid in PIDS
-	"$EXE" --until "$TMP/stop" "$@" >"$TMP/inst.${#PIDS[@]}" 2>&1 &
-	PIDS+=("$!")
-	LEFT_PIDS+=("$!")
-}
+. "$(dirname "$0")/watch_helpers.bash"
 
 # bad input: a clear message and exit status 2
 run_vigil watch "$SPEC"
@@ -33,9 +24,7 @@ expect_out "--max-procs: '0' is not a count"
 
 for i in $(seq 10); do start_instance; done
 for p in "${PIDS[@]}"; do wait_exec "$p" "$EXE"; done
-"$VIGIL" watch "$SPEC" --exe "$EXE" --json "$TMP/v.json" >"$TMP/out" 2>&1 &
-VIGIL_PID=$!
-wait_for "$TMP/out" 'processes running it, monitored' 60
+start_watch "$SPEC" --exe "$EXE" --json "$TMP/v.json"
 grep -q "10 processes running it" "$TMP/out" || { cat "$TMP/out"; fail "vigil did not find the 10 running instances"; }
 for i in $(seq 11 20); do
 	if [ "$i" = 14 ]; then start_instance --bug; else start_instance; fi
@@ -44,23 +33,10 @@ BUG=${PIDS[13]}
 wait_for "$TMP/out" "VIOLATION of close_once" 30
 wait_for "$TMP/out" "pid $BUG is left stopped" 10
 # the others run on a while under the probes, then end
-sleep 0.5
-touch "$TMP/stop"
-for i in $(seq 0 19); do
-	p=${PIDS[$i]}
-	[ "$p" = "$BUG" ] && continue
-	wait "$p" || fail "instance $((i + 1)) (pid $p) exited with status $?"
-done
+end_instances "$BUG"
 [ "$(proc_state "$BUG")" = T ] || fail "instance 14 (pid $BUG) is not stopped: $(proc_state "$BUG")"
 wait_for "$TMP/out" "exited" 10
-for _ in $(seq 100); do
-	[ "$(grep -c '"what":"exited"' "$TMP/v.json")" -ge 19 ] && break
-	sleep 0.1
-done
-kill -INT "$VIGIL_PID"
-wait "$VIGIL_PID"
-RC=$?
-cat "$TMP/out"
+stop_watch "$TMP/v.json" 19
 [ "$RC" = 1 ] || fail "vigil watch exited $RC, not 1 (a violation)"
 
 # one violation, instance 14's: its pid on the event and the process line
@@ -103,21 +79,15 @@ kill -KILL "$BUG"
 # --max-procs: 3 at once; the 4th and 5th are refused and run on
 rm -f "$TMP/stop"
 PIDS=()
-"$VIGIL" watch "$SPEC" --exe "$EXE" --max-procs 3 --json "$TMP/m.json" >"$TMP/out" 2>&1 &
-VIGIL_PID=$!
-wait_for "$TMP/out" 'processes running it, monitored' 60
+start_watch "$SPEC" --exe "$EXE" --max-procs 3 --json "$TMP/m.json"
 for i in $(seq 5); do start_instance; done
 wait_for "$TMP/out" "refused" 20
 for _ in $(seq 100); do
 	[ "$(grep -c '"what":"refused"' "$TMP/m.json")" -ge 2 ] && break
 	sleep 0.1
 done
-touch "$TMP/stop"
-for p in "${PIDS[@]}"; do wait "$p" || fail "pid $p exited with status $?"; done
-kill -INT "$VIGIL_PID"
-wait "$VIGIL_PID"
-RC=$?
-cat "$TMP/out"
+end_instances ""
+stop_watch "$TMP/m.json" 0
 [ "$RC" = 0 ] || fail "vigil watch --max-procs exited $RC"
 [ "$(grep -c 'refused: --max-procs 3 reached' "$TMP/out")" = 2 ] || fail "not 2 processes named as refused"
 grep -qE "watch: 3 processes monitored \(at most 3 at once, --max-procs 3\), 2 refused" "$TMP/out" ||

@@ -74,6 +74,14 @@ int main(int argc, char **argv)
 			}
 			if (pause_ms)
 				usleep((useconds_t)pause_ms * 1000);
+			/* QUEUE3_HOLD=FILE: after the first loop, wait while
+			 * FILE exists (a test talks to vigil meanwhile however
+			 * slow the machine, and removes FILE to let the rest
+			 * run). Here, not in the header: the guide quotes the
+			 * lines above by number. */
+			if (l == 0 && k == 2 && getenv("QUEUE3_HOLD"))
+				while (access(getenv("QUEUE3_HOLD"), F_OK) == 0)
+					usleep(20000);
 		}
 	printf("queue_new=%ld queue_push=%ld queue_pop=%ld sum=%ld\n", nnew,
 	       npush, npop, sum);

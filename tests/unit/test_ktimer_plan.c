@@ -13,32 +13,10 @@
 #include <string.h>
 
 #include "plan/plan.h"
+#include "plan_fixture.h"
 #include "probe/probe.h"
 #include "spec_load.h"
 #include "vigil_event.h"
-
-static char target[4096];
-
-static const char *tgt(const char *name)
-{
-	const char *b = getenv("BUILD");
-
-	snprintf(target, sizeof(target), "%s/targets/%s", b ? b : "build",
-		 name);
-	return target;
-}
-
-static struct vg_plan *plan_of(const struct vg_spec *s, enum vg_tier tier)
-{
-	struct vg_plan_opts o = { .binary = tgt("queue"), .tier = tier,
-				  .on_violation = VG_OV_STOP };
-	struct vg_err e = { 0 };
-	struct vg_plan *p = vg_plan_build(s, &o, &e);
-
-	if (!p)
-		fail_msg("plan: %s", e.msg);
-	return p;
-}
 
 static int event_named(const struct vg_spec *s, const char *name,
 		       enum vg_event_kind kind)
@@ -62,7 +40,7 @@ static void test_timed_kernel(void **state)
 		"}\n"
 		"state late violation\n"
 		"on enter late: stop\n");
-	struct vg_plan *p = plan_of(s, VG_TIER_AUTO);
+	struct vg_plan *p = plan_of(s, tgt("queue"), VG_TIER_AUTO, false);
 	char why[256];
 	int enter = event_named(s, "queue_push", VG_EV_BEFORE);
 	int leave = event_named(s, "queue_push", VG_EV_AFTER);
@@ -91,7 +69,7 @@ static void test_clock_invariant_kernel(void **state)
 		"  after queue_pop(q) -> idle\n"
 		"}\n"
 		"state late violation\n");
-	struct vg_plan *p = plan_of(s, VG_TIER_AUTO);
+	struct vg_plan *p = plan_of(s, tgt("queue"), VG_TIER_AUTO, false);
 	char why[256];
 
 	assert_null(vg_ktier_ineligible(s, 0, why, sizeof(why)));
@@ -119,7 +97,7 @@ static void test_no_ktimer_user(void **state)
 	const char *r;
 
 	setenv("VIGIL_NO_KTIMER", "1", 1);
-	p = plan_of(s, VG_TIER_AUTO);
+	p = plan_of(s, tgt("queue"), VG_TIER_AUTO, false);
 	r = vg_ktier_ineligible(s, 0, why, sizeof(why));
 	unsetenv("VIGIL_NO_KTIMER");
 	assert_false(p->props[0].kernel);

@@ -15,34 +15,10 @@
 #include <string.h>
 
 #include "plan/plan.h"
+#include "plan_fixture.h"
 #include "session/dynamic.h"
 #include "spec_load.h"
 #include "vigil_event.h"
-
-static char target[4096];
-
-static const char *tgt(const char *name)
-{
-	const char *b = getenv("BUILD");
-
-	snprintf(target, sizeof(target), "%s/targets/%s", b ? b : "build",
-		 name);
-	return target;
-}
-
-static struct vg_plan *plan_of(const struct vg_spec *s, const char *bin,
-			       enum vg_tier tier, bool dynamic)
-{
-	struct vg_plan_opts o = { .binary = bin, .tier = tier,
-				  .on_violation = VG_OV_STOP,
-				  .dynamic = dynamic };
-	struct vg_err e = { 0 };
-	struct vg_plan *p = vg_plan_build(s, &o, &e);
-
-	if (!p)
-		fail_msg("plan: %s", e.msg);
-	return p;
-}
 
 static const struct vg_plan_site *site(const struct vg_plan *p,
 				       const char *fn, bool ret)

@@ -160,9 +160,13 @@ static void test_elf_find_func(void **state)
 	struct vg_func fn;
 	struct vg_err e = { 0 };
 	const char *bin = getenv("VIGIL_TEST_QUEUE");
+	char path[4096];
 
-	if (!bin)
-		bin = "build/targets/queue";
+	if (!bin) {	/* the Makefile's BUILD (build-san for SANITIZE=1) */
+		snprintf(path, sizeof(path), "%s/targets/queue",
+			 getenv("BUILD") ? getenv("BUILD") : "build");
+		bin = path;
+	}
 	assert_int_equal(vg_elf_find_func(bin, "queue_push", &fn, &e), 0);
 	assert_true(fn.size > 0);
 	assert_true(fn.offset > 0);

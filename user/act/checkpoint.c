@@ -318,7 +318,7 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 		rename(log, kept);
 		first_error(kept, why, sizeof(why));
 		rm_tree(img);
-		return vg_errf(e, "checkpoint failed: criu dump exited %d: %s",
+		return vg_errf(e, "criu dump exited %d: %s",
 			       rc, why);
 	}
 	if (state) {

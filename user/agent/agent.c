@@ -21,6 +21,7 @@
 #include <dirent.h>
 
 #include "agent/config.h"
+#include "agent/reload.h"
 #include "metrics/metrics.h"
 #include "report/oplog.h"
 #include "util/clock.h"
@@ -39,6 +40,7 @@ struct unit {
 	uint64_t ended_ns;	/* when its last session ended */
 	uint64_t gap_ns;	/* and how long to wait before the next */
 	uint64_t starts;
+	struct vg_agent_specs specs;	/* what its session was given */
 };
 
 struct agent {
@@ -51,20 +53,52 @@ struct agent {
 	uint64_t reloads, reload_errors;
 };
 
+static void vsay(struct agent *a, int prio, const struct unit *un,
+		 const char *event, const char *fmt, va_list ap)
+{
+	char msg[8192];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "vigil agent: %s\n", msg);
+	vg_oplog_send(a->log, prio, msg, "VIGIL_EVENT", event,
+		      "VIGIL_UNIT", un ? un->u.name : "", NULL);
+}
+
 static void say(struct agent *a, int prio, const struct unit *un,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void say(struct agent *a, int prio, const struct unit *un,
 		const char *fmt, ...)
 {
-	char msg[8192];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsay(a, prio, un, "agent", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "vigil agent: %s\n", msg);
-	vg_oplog_send(a->log, prio, msg, "VIGIL_EVENT", "agent",
-		      "VIGIL_UNIT", un ? un->u.name : "", NULL);
+}
+
+/* What a reload did (VIGIL_EVENT=reload). */
+static void said_reload(struct agent *a, int prio, const struct unit *un,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void said_reload(struct agent *a, int prio, const struct unit *un,
+			const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(a, prio, un, "reload", fmt, ap);
+	va_end(ap);
+}
+
+struct note_ctx {
+	struct agent *a;
+	const struct unit *un;
+};
+
+static void note_step(void *ctx, const char *msg)
+{
+	struct note_ctx *n = ctx;
+
+	said_reload(n->a, 5, n->un, "%s", msg);
 }
 
 static void metrics_path(const struct agent *a, const char *name, char *buf,
@@ -341,12 +375,57 @@ static void start_idle(struct agent *a)
 	}
 }
 
+static bool specs_same(const struct vg_agent_specs *x,
+		       const struct vg_agent_specs *y)
+{
+	if (x->n != y->n)
+		return false;
+	for (int i = 0; i < x->n; i++)
+		if (x->s[i].files != y->s[i].files)	/* includes too */
+			return false;
+	return true;
+}
+
+/* A changed unit whose process stays the same: its specs' changes made
+ * in its running session (reload.c), so that the properties of the specs
+ * that did not change keep their slices. False (said why): restart it. */
+static bool reload_in_place(struct agent *a, struct unit *old,
+			    struct unit *nu)
+{
+	struct note_ctx n = { a, old };
+	struct vg_err e = { 0 };
+	const char *why = NULL;
+	int changed;
+
+	if (old->child <= 0)
+		return false;	/* no session: the next one has it all */
+	if (old->u.exe[0] || nu->u.exe[0])
+		why = "vigil watch takes no spec into its running session";
+	else if (strcmp(old->u.pidfile, nu->u.pidfile))
+		why = "its pidfile changed";
+	else if (strcmp(old->u.tier, nu->u.tier))
+		why = "its tier changed";
+	else if (strcmp(old->u.checkpoint_dir, nu->u.checkpoint_dir))
+		why = "its checkpoint-dir changed";
+	else if (vg_agent_reload_specs(old->child, old->u.name, &old->specs,
+				       &nu->specs, &changed, note_step, &n, &e))
+		why = e.msg;
+	if (why) {
+		said_reload(a, 5, old, "%s: changed: its session restarts (not reloaded in place: %s)",
+			    old->u.name, why);
+		return false;
+	}
+	said_reload(a, 5, old, "%s: changed: reloaded in session %d, %d spec%s changed; the others' properties keep their slices",
+		    old->u.name, old->child, changed, changed == 1 ? "" : "s");
+	return true;
+}
+
 static void reload(struct agent *a)
 {
 	struct vg_agent_conf conf;
 	struct vg_err e = { 0 };
 	struct unit *nu;
-	int kept = 0, restarted = 0, added = 0, removed = 0;
+	int kept = 0, in_place = 0, restarted = 0, added = 0, removed = 0;
 
 	if (vg_agent_conf_load(a->o->config_dir, &conf, &e)) {
 		a->reload_errors++;
@@ -360,23 +439,27 @@ static void reload(struct agent *a)
 	}
 	for (int i = 0; i < conf.nunits; i++) {
 		nu[i].u = conf.units[i];
+		vg_agent_specs_read(&nu[i].u, &nu[i].specs);
 		for (int j = 0; j < a->nunits; j++) {
 			struct unit *old = &a->units[j];
+			bool same = old->u.fingerprint == nu[i].u.fingerprint &&
+				    specs_same(&old->specs, &nu[i].specs);
 
 			if (strcmp(old->u.name, nu[i].u.name))
 				continue;
-			if (old->u.fingerprint == nu[i].u.fingerprint) {
-				/* unchanged: its session goes on */
+			if (same || reload_in_place(a, old, &nu[i])) {
+				/* its session goes on */
 				nu[i].child = old->child;
 				nu[i].target = old->target;
 				nu[i].ended_ns = old->ended_ns;
 				nu[i].gap_ns = old->gap_ns;
 				nu[i].starts = old->starts;
 				old->child = 0;
-				kept++;
+				kept += same;
+				in_place += !same;
 			} else {
-				say(a, 5, old, "%s: changed: its session restarts",
-				    old->u.name);
+				if (old->child <= 0)
+					said_reload(a, 5, old, "%s: changed", old->u.name);
 				stop(a, old);
 				restarted++;
 			}
@@ -385,21 +468,22 @@ static void reload(struct agent *a)
 	}
 	for (int j = 0; j < a->nunits; j++) {
 		if (a->units[j].u.name[0]) {
-			say(a, 5, &a->units[j], "%s: removed: its session stops",
-			    a->units[j].u.name);
+			said_reload(a, 5, &a->units[j], "%s: removed: its session stops",
+				    a->units[j].u.name);
 			stop(a, &a->units[j]);
 			removed++;
 		}
+		vg_agent_specs_free(&a->units[j].specs);
 		vg_agent_unit_free(&a->units[j].u);
 	}
 	free(a->units);
 	free(conf.units);	/* the units moved into nu */
 	a->units = nu;
 	a->nunits = conf.nunits;
-	added = conf.nunits - kept - restarted;
+	added = conf.nunits - kept - in_place - restarted;
 	a->reloads++;
-	say(a, 5, NULL, "reloaded %s: %d unchanged, %d restarted, %d added, %d removed",
-	    a->o->config_dir, kept, restarted, added, removed);
+	said_reload(a, 5, NULL, "reloaded %s: %d unchanged, %d changed in place, %d restarted, %d added, %d removed",
+		    a->o->config_dir, kept, in_place, restarted, added, removed);
 	start_idle(a);
 	write_own_metrics(a);
 }
@@ -431,8 +515,10 @@ int vg_agent_run(const struct vg_agent_opts *o, struct vg_err *e)
 		vg_agent_conf_free(&conf);
 		return vg_errf(e, "out of memory");
 	}
-	for (int i = 0; i < conf.nunits; i++)
+	for (int i = 0; i < conf.nunits; i++) {
 		a.units[i].u = conf.units[i];
+		vg_agent_specs_read(&a.units[i].u, &a.units[i].specs);
+	}
 	a.nunits = conf.nunits;
 	free(conf.units);
 	if (setup_dirs(&a, e) ||
@@ -492,8 +578,10 @@ out:
 		metrics_path(&a, "agent", path, sizeof(path));
 		unlink(path);
 	}
-	for (int i = 0; i < a.nunits; i++)
+	for (int i = 0; i < a.nunits; i++) {
+		vg_agent_specs_free(&a.units[i].specs);
 		vg_agent_unit_free(&a.units[i].u);
+	}
 	free(a.units);
 	vg_oplog_close(a.log);
 	return rc;

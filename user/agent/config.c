@@ -16,7 +16,7 @@
 #define MAX_LINE 4096
 #define MAX_SPEC_BYTES (16u << 20)
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+uint64_t vg_agent_fnv(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 
@@ -25,8 +25,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-/* A file's bytes into the hash; -1 when it cannot be read. */
-static int hash_file(const char *path, uint64_t *h)
+int vg_agent_hash_file(const char *path, uint64_t *h)
 {
 	char buf[65536];
 	size_t n, total = 0;
@@ -36,7 +35,7 @@ static int hash_file(const char *path, uint64_t *h)
 		return -1;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 &&
 	       (total += n) <= MAX_SPEC_BYTES)
-		*h = fnv(*h, buf, n);
+		*h = vg_agent_fnv(*h, buf, n);
 	fclose(f);
 	return total > MAX_SPEC_BYTES ? -1 : 0;
 }
@@ -101,7 +100,7 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: spec: path too long",
 					    path, line);
 		errno = 0;
-		if (hash_file(abs, &u->fingerprint))
+		if (vg_agent_hash_file(abs, &u->fingerprint))
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: spec: cannot read %s: %s",
 					    path, line, abs,
 					    errno ? strerror(errno) : "larger than 16 MiB");
@@ -191,7 +190,7 @@ int vg_agent_unit_load(const char *path, struct vg_agent_unit *u,
 				    strerror(errno));
 	while ((r = vg_read_line(f, &buf, &cap, MAX_LINE, &len)) == 1) {
 		line++;
-		u->fingerprint = fnv(u->fingerprint, buf, len + 1);
+		u->fingerprint = vg_agent_fnv(u->fingerprint, buf, len + 1);
 		if (vg_not_text(buf, len) >= 0) {
 			vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: not a text line (a binary file?)",
 				     path, line);

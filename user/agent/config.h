@@ -59,4 +59,9 @@ int vg_agent_unit_load(const char *path, struct vg_agent_unit *u,
 void vg_agent_unit_free(struct vg_agent_unit *u);
 void vg_agent_conf_free(struct vg_agent_conf *conf);
 
+/* FNV-1a over n bytes, from h (1469598103934665603 to begin); a file's
+ * bytes into h (-1 when it cannot be read, or is over 16 MiB). */
+uint64_t vg_agent_fnv(uint64_t h, const void *p, size_t n);
+int vg_agent_hash_file(const char *path, uint64_t *h);
+
 #endif

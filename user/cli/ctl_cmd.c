@@ -18,6 +18,7 @@ int vg_cmd_ctl(int argc, char **argv)
 		{ "json", no_argument, 0, 'j' },
 		{ "timeout", required_argument, 0, 't' },
 		{ "define", required_argument, 0, 'D' },
+		{ "on-violation", required_argument, 0, 'O' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -26,8 +27,9 @@ int vg_cmd_ctl(int argc, char **argv)
 	bool json = false;
 	long timeout = 0, pid;
 	json_t *args, *resp;
-	/* `load SPEC -D NAME=VALUE`: passed on after the arguments */
-	const char *defs[64];
+	/* `load SPEC -D NAME=VALUE --on-violation PROP=R`: passed on after
+	 * the arguments, each after its option */
+	const char *defs[64], *defopt[64];
 	int ndefs = 0, c, rc;
 
 	optind = 1;
@@ -39,6 +41,15 @@ int vg_cmd_ctl(int argc, char **argv)
 				return vg_cli_usage(vg_usage_ctl, "%s", "more than 64 -D");
 			if (!strchr(optarg, '=') || optarg[0] == '=')
 				return vg_cli_usage(vg_usage_ctl, "-D '%s': expected NAME=VALUE", optarg);
+			defopt[ndefs] = "-D";
+			defs[ndefs++] = optarg;
+			break;
+		case 'O':
+			if (ndefs == 64)
+				return vg_cli_usage(vg_usage_ctl, "%s", "more than 64 -D and --on-violation");
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return vg_cli_usage(vg_usage_ctl, "--on-violation '%s': expected PROPERTY=REACTION", optarg);
+			defopt[ndefs] = "--on-violation";
 			defs[ndefs++] = optarg;
 			break;
 		case 'j':
@@ -84,7 +95,7 @@ int vg_cmd_ctl(int argc, char **argv)
 			json_array_append_new(args, json_string(argv[i]));
 	}
 	for (int i = 0; i < ndefs; i++) {
-		json_array_append_new(args, json_string("-D"));
+		json_array_append_new(args, json_string(defopt[i]));
 		json_array_append_new(args, json_string(defs[i]));
 	}
 	resp = vg_ctl_call(path, argv[optind + 1], args, (int)timeout, &e);

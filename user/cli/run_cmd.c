@@ -70,6 +70,7 @@ static const struct option opts[] = {
 	{ "leak-check", no_argument, 0, 1001 },
 	{ "suppressions", required_argument, 0, 1002 },
 	{ "show-leak-kinds", required_argument, 0, 1003 },
+	{ "errors-for-leak-kinds", required_argument, 0, 1004 },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -235,6 +236,10 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 	case 1003:
 		if (vg_leak_kinds_parse(optarg, &o->leak_show))
 			return vg_cli_usage(usage, "--show-leak-kinds: '%s' is not a list of definite, indirect, possible, reachable, or all", optarg);
+		break;
+	case 1004:
+		if (vg_leak_kinds_parse(optarg, &o->leak_errors))
+			return vg_cli_usage(usage, "--errors-for-leak-kinds: '%s' is not a list of definite, indirect, possible, reachable, or all", optarg);
 		break;
 	case 'h':
 		fputs(usage, stdout);

@@ -16,6 +16,7 @@
 static const struct option opts[] = {
 	{ "exe", required_argument, 0, 'x' },
 	{ "lib-mapped", required_argument, 0, 'l' },
+	{ "same-build", no_argument, 0, 'B' },
 	{ "max-procs", required_argument, 0, 'n' },
 	{ "define", required_argument, 0, 'D' },
 	{ "quiet", no_argument, 0, 'q' },
@@ -96,6 +97,9 @@ int vg_cmd_watch(int argc, char **argv)
 				return vg_cli_usage(usage, "%s", "one --exe or --lib-mapped at a time");
 			o.exe = optarg;
 			o.lib = c == 'l';
+			break;
+		case 'B':
+			o.same_build = true;
 			break;
 		case 'n':
 			if (!(n = count_of(optarg, 65536)))

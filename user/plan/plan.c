@@ -1,7 +1,6 @@
 /* Building a run's plan (plan.h): the deciders, one pass each, over one
  * object, before anything is loaded. */
 #include "plan.h"
-#include "session/leaks.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -266,42 +265,15 @@ static int binary_passes(struct vg_plan *p, const struct vg_plan_opts *o,
 	return rc;
 }
 
-/* --leak-check: the allocations of the leak property take their stacks
- * (its loss records are grouped by them), and the probe at _exit of
- * vigil's own property (session/leaks.c) holds the target for the scan */
-static int pass_leak_check(struct vg_plan *p)
+/* --leak-check: the holds and stacks session/leaks.c asks for */
+static int pass_leak_check(struct vg_plan *p, const struct vg_plan_leaks *l)
 {
-	const struct vg_spec *spec = p->spec;
-
 	if (!p->hold_events &&
-	    !(p->hold_events = calloc((size_t)spec->nevents + 1, sizeof(bool))))
+	    !(p->hold_events = calloc((size_t)p->nevents + 1, sizeof(bool))))
 		return -1;
-	for (int i = 0; i < spec->nprops; i++) {
-		const struct vg_property *pr = &spec->props[i];
-		int v;
-
-		/* the hold at _exit; exit's caller (its return address is
-		 * read with the stack) marks where exit's frames end */
-		if (!strcmp(pr->name, VG_LEAK_HOLD_PROP))
-			for (int b = 0; b < pr->nbindings; b++) {
-				int ev = pr->bindings[b].event;
-
-				if (!strcmp(spec->events[ev].name, "_exit"))
-					p->hold_events[ev] = true;
-				else
-					p->stack_events[ev] = true;
-			}
-		if (!vg_leak_block_prop(pr, &v))
-			continue;
-		for (int t = 0; t < pr->ntrans; t++) {
-			int ev = pr->trans[t].event;
-			enum vg_event_kind k = spec->events[ev].kind;
-
-			if (pr->states[pr->trans[t].to].kind ==
-			    VG_STATE_NONACCEPTING &&
-			    (k == VG_EV_BEFORE || k == VG_EV_AFTER))
-				p->stack_events[ev] = true;
-		}
+	for (int ev = 0; ev < p->nevents; ev++) {
+		p->hold_events[ev] |= l->holds[ev];
+		p->stack_events[ev] |= l->stacks[ev];
 	}
 	return 0;
 }
@@ -336,8 +308,7 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	if (vg_plan_tiers(spec, o->tier, p->kernel, why, e))
 		goto fail;
 	for (int i = 0; i < np; i++) {
-		if (o->leak_check &&
-		    !strcmp(spec->props[i].name, VG_LEAK_HOLD_PROP)) {
+		if (o->leak_check && i == o->leak_check->hold_prop) {
 			p->kernel[i] = false;
 			snprintf(why[i], sizeof(why[i]),
 				 "it holds the program at _exit for --leak-check");
@@ -362,7 +333,7 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	p->hold_events = vg_watchset_holds(spec, p->kernel, &oom);
 	if (!oom)
 		p->release_events = vg_watchset_releases(spec, p->kernel, &oom);
-	if (oom || (o->leak_check && pass_leak_check(p))) {
+	if (oom || (o->leak_check && pass_leak_check(p, o->leak_check))) {
 		vg_errf(e, "out of memory");
 		goto fail;
 	}

@@ -51,7 +51,17 @@ struct vg_plan_opts {
 	FILE *warn;
 	bool all_names;
 	bool watch;			/* (because of vigil watch, says why) */
-	bool leak_check;		/* --leak-check (session/leaks.h) */
+	/* --leak-check (session/leaks.c decides it); NULL: none */
+	const struct vg_plan_leaks *leak_check;
+};
+
+/* What --leak-check asks of the plan, per event: whether its probe holds
+ * the target for the scan, whether it takes its user stack (for the loss
+ * records); hold_prop: the property that holds, kept in the user tier */
+struct vg_plan_leaks {
+	int hold_prop;
+	bool *holds;
+	bool *stacks;
 };
 
 /* The BPF program a site runs (bpf/vigil/probes.bpf.c) */

@@ -514,6 +514,9 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->watch_dev = o->watch ? o->watch_dev : 0;
 	p->skel->bss->watch_lib_ino = o->watch ? o->watch_lib_ino : 0;
 	p->skel->bss->watch_lib_dev = o->watch ? o->watch_lib_dev : 0;
+	if (o->watch && o->watch_name)
+		snprintf(p->skel->bss->watch_name,
+			 sizeof(p->skel->bss->watch_name), "%s", o->watch_name);
 	p->skel->bss->stop_at_exec = o->launching &&
 				     vg_probe_has_global_watches(p);
 	p->skel->bss->armed_mask = ~o->plan->dormant;

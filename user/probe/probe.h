@@ -61,6 +61,9 @@ struct vg_probe_opts {
 	 * held as its mmap returns (0: not watching a library) */
 	uint32_t watch_lib_dev;
 	uint64_t watch_lib_ino;
+	/* --same-build: a process that execs a file of this name (no
+	 * slash) is held too, for the caller to follow or refuse */
+	const char *watch_name;
 };
 
 /* Before the plan is built: the kernel tier's step (vg_kstep, the
@@ -135,6 +138,13 @@ int vg_probe_unpause_proc(struct vg_probe *p, pid_t pid, struct vg_err *e);
  * vigil has exited (user/proc/guard.h, vg_guard_on_death). */
 int vg_probe_orphan_fds(const struct vg_probe *p, int fds[2]);
 void vg_probe_orphans_resume(const int *fds, int nfds);
+/* vigil watch: the files of a followed process in a container that are
+ * its own copies of the probed ones (its links are on them), and those
+ * it has none of, as "probed in its own copies: libc.so.6 (same build),
+ * prog (by symbol); not in it (its probes there see nothing): libz.so.1"
+ * into buf; how many files that names. */
+int vg_probe_own_files(const struct vg_probe *p, pid_t pid, char *buf,
+		       size_t len);
 
 /* Hardware watchpoints (`write x`, `read x`, `access x`;
  * user/probe/probe_watch.c). One breakpoint covers every thread of the

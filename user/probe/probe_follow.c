@@ -146,6 +146,13 @@ int vg_probe_follow(struct vg_probe *p, pid_t pid, struct vg_err *e)
 	if (!k) {
 		k = &p->kids[p->nkids++];
 		k->pid = pid;
+		k->files = NULL;
+	}
+	/* a container's own copies of the files (probe_remap.c) */
+	if (vg_probe_kid_files(p, k, e)) {
+		vg_probe_unfollow(p, pid);
+		let_go(p, pid, true);
+		return -1;
 	}
 	k->glinks = malloc((size_t)(p->ngroups ? p->ngroups : 1) *
 			   sizeof(*k->glinks));
@@ -180,6 +187,7 @@ void vg_probe_unfollow(struct vg_probe *p, pid_t pid)
 	for (int i = 0; i < p->nkids; i++)
 		if (p->kids[i].pid == pid) {
 			drop_links(p, &p->kids[i]);
+			vg_probe_kid_files_free(p, &p->kids[i]);
 			p->kids[i] = p->kids[--p->nkids];
 			return;
 		}
@@ -207,8 +215,11 @@ void vg_probe_release_held(struct vg_probe *p)
 
 void vg_probe_free_kids(struct vg_probe *p)
 {
-	for (int i = 0; i < p->nkids; i++)
+	for (int i = 0; i < p->nkids; i++) {
 		drop_links(p, &p->kids[i]);
+		vg_probe_kid_files_free(p, &p->kids[i]);
+	}
+	vg_probe_remap_free(p);
 	free(p->kids);
 	p->kids = NULL;
 	p->nkids = p->kids_cap = 0;

@@ -48,6 +48,9 @@ struct vg_probe {
 	bool per_pid;
 	struct vg_kid_links *kids;
 	int nkids, kids_cap;
+	/* vigil watch: sites carried to containers' own copies of the
+	 * files (probe_remap.c) */
+	struct vg_remap *remap;
 	/* links being destroyed on threads of their own (probe_follow.c) */
 	pthread_mutex_t reap_mu;
 	pthread_cond_t reap_cv;
@@ -102,7 +105,21 @@ struct uprobe_group {
 struct vg_kid_links {
 	pid_t pid;
 	struct vg_ulink *glinks;	/* [ngroups] */
+	/* [ngroups] or NULL: the files its links go on when they are not
+	 * the groups' own (a container's copies, probe_remap.c) */
+	struct vg_kid_file *files;
 };
+
+/* vigil watch (probe_remap.c): find k's own copies of the groups' files
+ * through its root and carry the sites there (before its links are
+ * attached); free them; the file and offsets group g is attached to in
+ * pid (unchanged when they are the group's); the cache, freed. */
+int vg_probe_kid_files(struct vg_probe *p, struct vg_kid_links *k,
+		       struct vg_err *e);
+void vg_probe_kid_files_free(struct vg_probe *p, struct vg_kid_links *k);
+void vg_probe_kid_site(const struct vg_probe *p, int g, pid_t pid,
+		       const char **path, const uint64_t **offsets);
+void vg_probe_remap_free(struct vg_probe *p);
 
 /* Add a site to the group of (prog, path, retprobe, dynamic event or
  * -1), made if new (starting detached when dynamic); before any attach. */

@@ -89,9 +89,12 @@ int vg_probe_attach_group(struct vg_probe *p, int g, pid_t pid,
 	const struct uprobe_group *u = &p->groups[g];
 	uint64_t *cookies = malloc((size_t)u->n * sizeof(*cookies));
 	const char *kind = u->retprobe ? "uretprobe" : "uprobe";
+	const char *path = u->path;
+	const uint64_t *offsets = u->offsets;
 	int bad, rc, err;
 
 	*out = VG_ULINK_NONE;
+	vg_probe_kid_site(p, g, pid, &path, &offsets);	/* a container's copy */
 	if (!cookies) {
 		errno = ENOMEM;
 		return e ? vg_errf(e, "out of memory") : -1;
@@ -99,19 +102,19 @@ int vg_probe_attach_group(struct vg_probe *p, int g, pid_t pid,
 	for (int i = 0; i < u->n; i++)
 		cookies[i] = u->events[i] |
 			     (pid > 0 ? (uint64_t)pid << 32 : 0);
-	rc = vg_ulink_attach(out, u->prog, u->path, u->retprobe, u->offsets,
+	rc = vg_ulink_attach(out, u->prog, path, u->retprobe, offsets,
 			     cookies, u->n, pid, &bad);
 	err = errno;
 	free(cookies);
 	if (rc && e) {
 		if (bad >= 0)
 			vg_errf(e, "attaching a %s to %s in %s: %s", kind,
-				p->spec->events[u->events[bad]].name, u->path,
+				p->spec->events[u->events[bad]].name, path,
 				strerror(err));
 		else
 			vg_errf(e, "attaching %d %ss (%s%s) to %s in one link: %s",
 				u->n, kind, p->spec->events[u->events[0]].name,
-				u->n > 1 ? ", ..." : "", u->path,
+				u->n > 1 ? ", ..." : "", path,
 				strerror(err));
 	}
 	errno = err;

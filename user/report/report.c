@@ -28,7 +28,17 @@ struct vg_report {
 	/* how a process is named beyond its pid (vigil watch, containers) */
 	vg_proc_namer proc_namer;
 	void *proc_ctx;
+	/* the leak check's class of a block at exit (vg_report_set_leak_classer) */
+	vg_leak_classer leak_classer;
+	void *leak_ctx;
 };
+
+void vg_report_set_leak_classer(struct vg_report *r, vg_leak_classer fn,
+				void *ctx)
+{
+	r->leak_classer = fn;
+	r->leak_ctx = ctx;
+}
 
 FILE *vg_report_json(struct vg_report *r)
 {
@@ -426,6 +436,7 @@ struct final_ctx {
 	struct vg_report *r;
 	int only;		/* one property's verdicts, or -1 */
 	int nonaccepting;
+	uint64_t *left_out;	/* [prop][kind]: not errors (reachable, libc) */
 	uint64_t *per_state;	/* [prop][state] counts, flattened */
 	int *base;
 	uint32_t pid;		/* a followed or watched process's; 0 */
@@ -437,12 +448,20 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	struct vg_report *r = f->r;
 	const struct vg_property *p = &r->spec->props[s->prop];
 	const char *v = verdict_of(p, s->state, s->inconclusive);
+	struct vg_leak_verdict lk = { 0 };
 
 	if (f->only >= 0 && s->prop != f->only)
 		return;
 	f->per_state[f->base[s->prop] + s->state]++;
 	if (p->states[s->state].kind == VG_STATE_VIOLATION)
 		return;		/* reported when it happened */
+	/* a block the leak check at exit classed (the target's own) */
+	if (!f->pid && !s->inconclusive && r->leak_classer &&
+	    p->states[s->state].kind == VG_STATE_NONACCEPTING &&
+	    r->leak_classer(r->leak_ctx, s, &lk) && !lk.error) {
+		v = "accepting";
+		f->left_out[s->prop * 2 + !strcmp(lk.kind, "libc")]++;
+	}
 	if (s->inconclusive)
 		r->unsure[r->base[s->prop] + s->state]++;
 	else if (strcmp(v, "accepting"))
@@ -455,8 +474,11 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 			else
 				fprintf(r->text, "vigil: %s: slice ", p->name);
 			text_slice(r, s);
-			fprintf(r->text, " ends %s in state %s\n", v,
+			fprintf(r->text, " ends %s in state %s", v,
 				p->states[s->state].name);
+			if (lk.kind)
+				fprintf(r->text, ": %s", lk.text);
+			fputc('\n', r->text);
 			/* how it got there: the allocation of a leak */
 			if (r->evidence)
 				vg_evidence_text(r->evidence, s, r->text);
@@ -466,6 +488,10 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	if (!r->json)
 		return;
 	json_verdict(r, r->json, s, v);
+	if (lk.kind) {
+		fputs(",\"leak\":", r->json);
+		vg_json_str(r->json, lk.kind);
+	}
 	if (f->pid) {	/* whose (--follow-fork, vigil watch) */
 		fprintf(r->json, ",\"pid\":%u", f->pid);
 		json_process(r, r->json, f->pid);
@@ -487,15 +513,22 @@ static int report_final(struct vg_report *r, struct vg_monitor *m,
 		total += r->spec->props[i].nstates;
 	}
 	f.per_state = calloc(total + 1, sizeof(uint64_t));
-	if (!f.base || !f.per_state) {
+	f.left_out = calloc((size_t)r->spec->nprops * 2 + 1, sizeof(uint64_t));
+	if (!f.base || !f.per_state || !f.left_out) {
 		free(f.base);
 		free(f.per_state);
+		free(f.left_out);
 		return -1;
 	}
 	vg_monitor_foreach(m, final_one, &f);
 	if (f.nonaccepting > 20)
 		fprintf(r->text, "vigil: ... and %d more slices not accepting\n",
 			f.nonaccepting - 20);
+	for (int i = 0; i < r->spec->nprops; i++)
+		if (f.left_out[i * 2] || f.left_out[i * 2 + 1])
+			fprintf(r->text, "vigil: %s: not errors (the leak check's classes): %" PRIu64 " blocks still reachable, %" PRIu64 " of the C library's own\n",
+				r->spec->props[i].name, f.left_out[i * 2],
+				f.left_out[i * 2 + 1]);
 	for (int i = 0; i < r->spec->nprops; i++) {
 		const struct vg_property *p = &r->spec->props[i];
 
@@ -514,6 +547,7 @@ static int report_final(struct vg_report *r, struct vg_monitor *m,
 	}
 	free(f.base);
 	free(f.per_state);
+	free(f.left_out);
 	return f.nonaccepting;
 }
 

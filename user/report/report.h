@@ -68,6 +68,23 @@ void vg_report_log(struct vg_report *r, const struct vg_slice_view *s,
  * lines say "pid N: "); 0 for the target itself */
 int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid);
 
+/* What the leak check at exit said of a heap block's slice (session/
+ * leaks.c, --leak-check): kind NULL, nothing (the verdict is its state's);
+ * else the class ("definite", "indirect", "possible", "reachable", "libc"
+ * for a block the C library allocated for itself), its words for the text
+ * ("definitely lost"), and whether it is an error: one that is not ends
+ * `accepting` (memcheck does not count still reachable blocks as errors,
+ * and frees the C library's own before it looks). Asked by
+ * vg_report_final of the target's own slices in non-accepting states. */
+struct vg_leak_verdict {
+	const char *kind, *text;
+	bool error;
+};
+typedef bool (*vg_leak_classer)(void *ctx, const struct vg_slice_view *s,
+				struct vg_leak_verdict *out);
+void vg_report_set_leak_classer(struct vg_report *r, vg_leak_classer fn,
+				void *ctx);
+
 struct vg_run_stats {
 	uint64_t events, lost;
 	uint64_t records;	/* ring-buffer records read (live runs) */

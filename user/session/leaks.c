@@ -13,11 +13,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "leak_verdicts.h"
+#include "leakscan/libc_own.h"
 #include "leakscan/records.h"
 #include "leakscan/roots.h"
 #include "leakscan/scan.h"
 #include "leakscan/suppress.h"
 #include "monitor/monitor.h"
+#include "plan/plan.h"
 #include "probe/probe.h"
 #include "proc/proc.h"
 #include "report/evidence.h"
@@ -31,13 +34,19 @@ struct vg_leaks {
 	struct vg_leak_supp *supp;
 	unsigned show;		/* kinds whose records the text shows */
 	int hold_event;		/* `before _exit`, or -1 */
+	int abort_event;	/* `before abort`: held there too, or -1 */
 	int exit_event;		/* `before exit`: where its caller's frame is */
 	pid_t exit_caller_tid;
 	uint64_t exit_caller;	/* exit's return address (in its caller) */
 	bool at_exit;		/* the target is held at _exit */
 	pid_t exit_tid;		/* by this thread (at a call: dead scratch
 				 * registers) */
+	bool aborting;		/* held at abort, not _exit */
 	bool done_at_exit;
+	/* the classes of the check at exit (or abort), for the leak
+	 * property's verdicts */
+	struct vg_leak_verdicts *verdicts;
+	bool keep_classes;	/* this check's are kept */
 };
 
 static const char hold_spec[] =
@@ -45,6 +54,7 @@ static const char hold_spec[] =
 	"state running accepting {\n"
 	"  before exit(code) -> running\n"
 	"  before _exit(code) -> running\n"
+	"  before abort() -> running\n"
 	"}\n";
 
 bool vg_leak_block_prop(const struct vg_property *p, int *size_var)
@@ -85,6 +95,61 @@ int vg_leaks_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
 	return vg_spec_load_string(spec, "<--leak-check>", hold_spec, e);
 }
 
+int vg_leaks_plan(const struct vg_spec *spec, struct vg_plan_leaks *out,
+		  struct vg_err *e)
+{
+	size_t ne = (size_t)spec->nevents + 1;
+
+	out->hold_prop = -1;
+	out->holds = calloc(ne, sizeof(bool));
+	out->stacks = calloc(ne, sizeof(bool));
+	if (!out->holds || !out->stacks) {
+		vg_leaks_plan_free(out);
+		return vg_errf(e, "out of memory");
+	}
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *pr = &spec->props[i];
+		int v;
+
+		/* the hold at _exit (and abort); exit's caller (its return
+		 * address is read with the stack) marks where exit's frames
+		 * end */
+		if (!strcmp(pr->name, VG_LEAK_HOLD_PROP)) {
+			out->hold_prop = i;
+			for (int b = 0; b < pr->nbindings; b++) {
+				int ev = pr->bindings[b].event;
+
+				if (!strcmp(spec->events[ev].name, "_exit") ||
+				    !strcmp(spec->events[ev].name, "abort"))
+					out->holds[ev] = true;
+				else
+					out->stacks[ev] = true;
+			}
+		}
+		/* the allocations take their stacks: the loss records are
+		 * grouped by them */
+		if (!vg_leak_block_prop(pr, &v))
+			continue;
+		for (int t = 0; t < pr->ntrans; t++) {
+			int ev = pr->trans[t].event;
+			enum vg_event_kind k = spec->events[ev].kind;
+
+			if (pr->states[pr->trans[t].to].kind ==
+			    VG_STATE_NONACCEPTING &&
+			    (k == VG_EV_BEFORE || k == VG_EV_AFTER))
+				out->stacks[ev] = true;
+		}
+	}
+	return 0;
+}
+
+void vg_leaks_plan_free(struct vg_plan_leaks *pl)
+{
+	free(pl->holds);
+	free(pl->stacks);
+	pl->holds = pl->stacks = NULL;
+}
+
 int vg_leak_kinds_parse(const char *list, unsigned *out)
 {
 	char buf[256], *save = NULL;
@@ -118,7 +183,16 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 	l->show = ss->o->leak_show ? ss->o->leak_show
 				   : 1u << VG_LEAK_DEFINITE |
 				     1u << VG_LEAK_POSSIBLE;
-	l->hold_event = l->exit_event = -1;
+	/* memcheck's errors are definite and possible; indirectly lost
+	 * blocks are lost too (LeakSanitizer reports them) */
+	l->verdicts = vg_leak_verdicts_new(ss->spec,
+					   ss->o->leak_errors ? ss->o->leak_errors
+					   : 1u << VG_LEAK_DEFINITE |
+					     1u << VG_LEAK_INDIRECT |
+					     1u << VG_LEAK_POSSIBLE);
+	if (!l->verdicts)
+		return vg_errf(e, "out of memory");
+	l->hold_event = l->exit_event = l->abort_event = -1;
 	for (int i = 0; ss->o->leak_check && i < ss->spec->nprops; i++) {
 		const struct vg_property *p = &ss->spec->props[i];
 
@@ -129,6 +203,8 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 
 			if (!strcmp(ss->spec->events[ev].name, "_exit"))
 				l->hold_event = ev;
+			else if (!strcmp(ss->spec->events[ev].name, "abort"))
+				l->abort_event = ev;
 			else
 				l->exit_event = ev;
 		}
@@ -145,6 +221,7 @@ void vg_session_leaks_close(struct session *ss)
 	if (!ss->leaks)
 		return;
 	vg_leak_supp_free(ss->leaks->supp);
+	vg_leak_verdicts_free(ss->leaks->verdicts);
 	free(ss->leaks);
 	ss->leaks = NULL;
 }
@@ -156,10 +233,12 @@ void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev)
 		ss->leaks->exit_caller_tid = (pid_t)ev->tid;
 		ss->leaks->exit_caller = ev->slot[VG_SLOT_CALLER];
 	}
-	if (ss->leaks && ev->event == ss->leaks->hold_event &&
+	if (ss->leaks && (ev->event == ss->leaks->hold_event ||
+			  ev->event == ss->leaks->abort_event) &&
 	    ev->pid == (uint32_t)ss->pid) {
 		ss->leaks->at_exit = true;
 		ss->leaks->exit_tid = (pid_t)ev->tid;
+		ss->leaks->aborting = ev->event == ss->leaks->abort_event;
 	}
 }
 
@@ -377,6 +456,48 @@ static int stacks_symbolize(struct session *ss, struct stacks *st)
 	return 0;
 }
 
+/* ---- the C library's own blocks (leakscan/libc_own.h) */
+
+struct own {
+	struct vg_leak_block *kept;	/* the others, for the records */
+	size_t nkept;
+	uint64_t blocks, bytes;		/* left out */
+};
+
+/* Leave the C library's own blocks out of the records; keep every
+ * block's class for the verdicts when asked (l->keep_classes) */
+static int libc_own_out(struct vg_leaks *l, const struct blocks *b,
+			const struct stacks *st, struct own *o)
+{
+	bool *libc = calloc(b->n + 1, sizeof(bool));
+	int rc = 0;
+
+	o->kept = calloc(b->n + 1, sizeof(*o->kept));
+	if (!o->kept || !libc) {
+		free(libc);
+		return -1;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		const struct vg_leak_block *k = &b->v[i];
+		const struct vg_leak_stack *s =
+			k->tag >= 0 && k->tag < st->n ? &st->v[k->tag] : NULL;
+
+		/* frames[0] is the allocator's own: its callers decide */
+		libc[i] = s && s->n > 1 &&
+			  vg_leak_libc_own(s->frames + 1, s->n - 1, k->kind);
+		if (libc[i]) {
+			o->blocks++;
+			o->bytes += k->size;
+		} else {
+			o->kept[o->nkept++] = *k;
+		}
+	}
+	if (l->keep_classes)
+		rc = vg_leak_verdicts_set(l->verdicts, b->v, libc, b->n);
+	free(libc);
+	return rc;
+}
+
 /* ---- the target stopped for the scan */
 
 static bool all_stopped(pid_t pid)
@@ -428,6 +549,8 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	bool stopped_here = false, any = false, incomplete;
 	uint64_t t0 = vg_now_ns(CLOCK_MONOTONIC);
 	struct vg_leak_call call = { 0 };
+	struct own own = { 0 };
+	char n1[32], n2[32];
 	int rc = -1;
 
 	/* held at _exit: that thread is at a call, and below the frame of
@@ -436,7 +559,8 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	 * return values the kernel's uretprobe trampoline pushed, too) */
 	if (ss->leaks->at_exit) {
 		call.tid = ss->leaks->exit_tid;
-		if (ss->leaks->exit_caller_tid == call.tid)
+		if (ss->leaks->exit_caller_tid == call.tid &&
+		    !ss->leaks->aborting)
 			call.ret = ss->leaks->exit_caller;
 	}
 
@@ -506,8 +630,9 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			b.v[i].tag = stack_index(&st, a.v[j].event,
 						 a.v[j].stack);
 	}
-	if (stacks_symbolize(ss, &st) ||
-	    vg_leak_records(b.v, b.n, st.v, st.n, ss->leaks->supp, &rep)) {
+	if (stacks_symbolize(ss, &st) || libc_own_out(ss->leaks, &b, &st, &own) ||
+	    vg_leak_records(own.kept, own.nkept, st.v, st.n, ss->leaks->supp,
+			    &rep)) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
@@ -531,6 +656,10 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 		fputc('\n', text);
 		vg_leak_report_text(&rep, st.v, ss->leaks->supp,
 				    ss->leaks->show, text);
+		if (own.blocks)
+			fprintf(text, "The C library's own (left out): %s bytes in %s blocks\n",
+				vg_leak_commas(own.bytes, n1, sizeof(n1)),
+				vg_leak_commas(own.blocks, n2, sizeof(n2)));
 		fflush(text);
 	}
 	if (json) {
@@ -538,6 +667,8 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			ss->pid, when, incomplete ? "false" : "true", b.n,
 			info.threads, info.threads_regs, info.regions,
 			info.root_bytes);
+		fprintf(json, "\"libc_own\":{\"blocks\":%" PRIu64 ",\"bytes\":%" PRIu64 "},",
+			own.blocks, own.bytes);
 		vg_leak_report_json(&rep, st.v, ss->leaks->supp, json);
 		fputs("}\n", json);
 		fflush(json);
@@ -552,6 +683,7 @@ out:
 	free(b.v);
 	free(b.size_var);
 	free(a.v);
+	free(own.kept);
 	stacks_free(&st);
 	return rc;
 }
@@ -578,26 +710,40 @@ static bool traced(pid_t pid)
 void vg_session_leaks_at_exit(struct session *ss)
 {
 	struct vg_err e = { 0 };
+	bool aborting;
 
 	if (!ss->leaks || !ss->leaks->at_exit || ss->leaks->done_at_exit)
 		return;
-	ss->leaks->done_at_exit = true;
+	/* held at abort (glibc's own checks end there): checked there, as
+	 * the program will not reach _exit; a handler that goes on makes
+	 * the check at _exit the one that counts */
+	aborting = ss->leaks->aborting;
+	ss->leaks->done_at_exit = !aborting;
 	/* gdb takes the hold's SIGSTOP (vigil's holds pass silently) and its
 	 * other threads run on: no stop of the whole program to scan */
 	if (traced(ss->pid)) {
 		fprintf(stderr, "vigil: leak check at exit: gdb holds pid %d, so it cannot be stopped whole here; run `vigil leaks` in gdb before it exits (`break _exit`)\n",
 			ss->pid);
-		return;
+		goto out;
 	}
 	/* the SIGSTOP of the hold reaches every thread */
 	if (!wait_stopped(ss->pid)) {
 		fprintf(stderr, "vigil: leak check at exit: pid %d did not stop; no leak report\n",
 			ss->pid);
-		return;
+		goto out;
 	}
-	if (vg_session_leak_check(ss, "at exit", stderr,
-				  vg_report_json_file(ss->report), NULL, 0, &e))
+	/* its classes make the leak property's verdicts at the end */
+	ss->leaks->keep_classes = true;
+	if (vg_session_leak_check(ss, aborting ? "at abort" : "at exit",
+				  stderr, vg_report_json_file(ss->report),
+				  NULL, 0, &e))
 		fprintf(stderr, "vigil: leak check at exit: %s\n", e.msg);
+	ss->leaks->keep_classes = false;
+	if (vg_leak_verdicts_any(ss->leaks->verdicts))
+		vg_report_set_leak_classer(ss->report, vg_leak_verdict_of,
+					   ss->leaks->verdicts);
+out:
+	ss->leaks->at_exit = false;	/* until the next hold */
 }
 
 void vg_session_leaks_on_demand(struct session *ss)
@@ -614,64 +760,11 @@ void vg_session_leaks_on_demand(struct session *ss)
 		fprintf(stderr, "vigil: leak check: %s\n", e.msg);
 }
 
-/* `vigil ctl PID leaks [KINDS]`, gdb's `vigil leaks`: the text as the
- * answer's text, the JSON line as its data. gdb, which holds the threads
- * (vigil cannot seize them for their registers then), sends their
- * registers' values after "regs". */
-json_t *vg_live_leaks(struct session *ss, json_t *args)
+unsigned vg_session_leaks_show(struct session *ss, unsigned show)
 {
-	const char *kinds = json_string_value(json_array_get(args, 0));
-	unsigned show = ss->leaks->show, want;
-	size_t nargs = json_array_size(args), nregs = 0;
-	uint64_t *regs = calloc(nargs + 1, sizeof(uint64_t));
-	char *text = NULL, *js = NULL;
-	size_t tlen = 0, jlen = 0;
-	FILE *t = open_memstream(&text, &tlen), *j = open_memstream(&js, &jlen);
-	struct vg_err e = { 0 };
-	json_t *r, *data = NULL;
-	int rc;
+	unsigned old = ss->leaks->show;
 
-	if (kinds && !strcmp(kinds, "regs"))
-		kinds = NULL;
-	for (size_t i = 0, in = 0; regs && i < nargs; i++) {
-		const char *a = json_string_value(json_array_get(args, i));
-
-		if (in && a)
-			regs[nregs++] = strtoull(a, NULL, 0);
-		in |= a && !strcmp(a, "regs");
-	}
-	if (!regs) {
-		r = vg_live_reply(false, "out of memory", NULL);
-		goto out;
-	}
-	if (kinds && vg_leak_kinds_parse(kinds, &want)) {
-		r = vg_live_reply(false, "usage: leaks [KINDS]: a list of definite, indirect, possible, reachable, or all", NULL);
-		goto out;
-	}
-	if (!t || !j) {
-		r = vg_live_reply(false, "out of memory", NULL);
-		goto out;
-	}
-	if (kinds)
-		ss->leaks->show = want;
-	rc = vg_session_leak_check(ss, "on demand", t, j, regs, nregs, &e);
-	ss->leaks->show = show;
-	fclose(t);
-	fclose(j);
-	t = j = NULL;
-	if (rc) {
-		r = vg_live_reply(false, e.msg, NULL);
-		goto out;
-	}
-	data = json_loads(js, 0, NULL);
-	r = vg_live_reply(true, text, data);
-out:
-	if (t)
-		fclose(t);
-	if (j)
-		fclose(j);
-	free(text);
-	free(js);
-	free(regs);
-	return r;
+	if (show)
+		ss->leaks->show = show;
+	return old;
 }

@@ -17,8 +17,10 @@
 #include "session/session.h"
 #include "spec/spec.h"
 
+struct vg_plan_leaks;
+
 /* The property --leak-check adds: its event, `before _exit`, holds the
- * target for the scan (user/plan/plan.c flags it) */
+ * target for the scan (vg_leaks_plan tells the plan) */
 #define VG_LEAK_HOLD_PROP "exit_for_leak_check"
 
 /* A property whose slices are heap blocks: named `leak` or `..._leak`,
@@ -31,6 +33,13 @@ bool vg_leak_block_prop(const struct vg_property *p, int *size_var);
  * without a block property: an error (exit 2). */
 int vg_leaks_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
 		     struct vg_err *e);
+
+/* --leak-check's part of the plan (plan/plan.h): the hold at _exit, and
+ * the stacks the loss records need; vg_leaks_plan_free frees its arrays
+ * once the plan is built */
+int vg_leaks_plan(const struct vg_spec *spec, struct vg_plan_leaks *out,
+		  struct vg_err *e);
+void vg_leaks_plan_free(struct vg_plan_leaks *pl);
 
 /* "definite,possible" or "all" etc. into a bit per kind; -1 when bad */
 int vg_leak_kinds_parse(const char *list, unsigned *out);

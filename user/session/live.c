@@ -662,7 +662,11 @@ void vg_live_open(struct session *ss)
 	if (!(ss->live = calloc(1, sizeof(*ss->live))))
 		return;
 	ss->live->gdb_client = -1;
-	ss->live->ctl = vg_ctl_open(ss->pid, dispatch, closed, ss, &e);
+	/* a session of vigil agent's answers at its own pid: several units
+	 * may watch one process (and vigil watch has no pid of its own);
+	 * the agent drives it there on a reload (agent/reload.c) */
+	ss->live->ctl = vg_ctl_open(ss->o->unit ? getpid() : ss->pid, dispatch,
+				    closed, ss, &e);
 	if (!ss->live->ctl) {
 		fprintf(stderr, "vigil: no control channel: %s\n", e.msg);
 		free(ss->live);

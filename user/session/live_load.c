@@ -4,8 +4,10 @@
  * properties are (session.c's open_all): spec, plan, report, evidence,
  * monitor, scenario, then the probes, attached to the running process as
  * `vigil attach` does. Anything that fails on the way is undone, and the
- * session goes on as it was. */
+ * session goes on as it was. The units in a checkpoint's state:
+ * live_load_state.c. */
 #include "live_load.h"
+#include "live_load_unit.h"
 #include "live.h"
 #include "session_internal.h"
 
@@ -15,20 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "act/scenario.h"
 #include "monitor/monitor.h"
-#include "monstate.h"
 #include "plan/plan.h"
 #include "report/evidence.h"
 #include "report/report.h"
 #include "sym/symbolize.h"
 #include "symval.h"
-#include "util/lines.h"
 
-#define VG_LOAD_MAX 16		/* units at a time */
 #define VG_LOAD_DEFS 32		/* -D per load */
 
 struct unit {
@@ -38,6 +35,8 @@ struct unit {
 	char path[PATH_MAX];
 	char *defs[VG_LOAD_DEFS];	/* "NAME=VALUE", as given */
 	int ndefs;
+	char *reacts[VG_LOAD_DEFS];	/* "PROP=REACTION" (--on-violation) */
+	int nreacts;
 };
 
 struct vg_load {
@@ -98,10 +97,52 @@ static void unit_free(struct unit *u)
 	vg_spec_free(s->spec);
 	for (int i = 0; i < u->ndefs; i++)
 		free(u->defs[i]);
+	for (int i = 0; i < u->nreacts; i++)
+		free(u->reacts[i]);
+	vg_session_sinks_close(s, NULL);	/* its violation counts */
 	free(u);
 }
 
-/* The spec file, with its -D NAME=VALUE (as vigil run takes them). */
+/* --on-violation PROP=REACTION of a load (as vigil run takes them; the
+ * agent's reload gives each property's): onto the loaded properties.
+ * Not checkpoint: a unit's checkpoint requests are not taken (only the
+ * session's own scenario's are, session_ckpt.c). */
+static int unit_reactions(struct unit *u, struct vg_err *e)
+{
+	static const char *const names[] = {
+		[VG_OV_STOP] = "stop", [VG_OV_GDB] = "gdb",
+		[VG_OV_CONTINUE] = "continue", [VG_OV_KILL] = "kill",
+	};
+	struct vg_spec *sp = u->s.spec;
+
+	for (int i = 0; i < u->nreacts; i++) {
+		const char *a = u->reacts[i], *eq = strchr(a, '='), *r;
+		int ov = -1, p;
+
+		if (!eq || eq == a)
+			return vg_errf(e, "--on-violation '%s': expected PROPERTY=REACTION", a);
+		r = !strcmp(eq + 1, "log") ? "continue" : eq + 1;
+		for (p = 0; p < sp->nprops; p++)
+			if (strlen(sp->props[p].name) == (size_t)(eq - a) &&
+			    !strncmp(sp->props[p].name, a, (size_t)(eq - a)))
+				break;
+		if (p == sp->nprops)
+			return vg_errf(e, "--on-violation %s: no property '%.*s' in %s",
+				       a, (int)(eq - a), a, u->path);
+		for (int k = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
+			if (names[k] && !strcmp(r, names[k]))
+				ov = k;
+		if (ov < 0)
+			return vg_errf(e, "--on-violation %s: '%s' is not stop, gdb, continue (log) or kill (a loaded spec takes no checkpoint reaction)",
+				       a, eq + 1);
+		sp->props[p].has_on_violation = true;
+		sp->props[p].on_violation = ov;
+	}
+	return 0;
+}
+
+/* The spec file, with its -D NAME=VALUE (as vigil run takes them) and
+ * --on-violation PROP=REACTION. */
 static int unit_spec(struct unit *u, json_t *args, struct vg_err *e)
 {
 	const char *a;
@@ -114,13 +155,24 @@ static int unit_spec(struct unit *u, json_t *args, struct vg_err *e)
 		char *name;
 		int rc;
 
+		if (!strcmp(a, "--on-violation") || !strncmp(a, "--on-violation=", 15)) {
+			if (a[14])
+				a += 15;
+			else if (!(a = json_string_value(json_array_get(args, ++i))))
+				return vg_errf(e, "--on-violation: expected PROPERTY=REACTION");
+			if (u->nreacts == VG_LOAD_DEFS)
+				return vg_errf(e, "more than %d --on-violation", VG_LOAD_DEFS);
+			if (!(u->reacts[u->nreacts++] = strdup(a)))
+				return vg_errf(e, "out of memory");
+			continue;
+		}
 		if (!strcmp(a, "-D") || !strcmp(a, "--define")) {
 			if (!(a = json_string_value(json_array_get(args, ++i))))
 				return vg_errf(e, "-D: expected NAME=VALUE");
 		} else if (!strncmp(a, "-D", 2)) {
 			a += 2;
 		} else {
-			return vg_errf(e, "'%s': expected -D NAME=VALUE (one spec file per load)", a);
+			return vg_errf(e, "'%s': expected -D NAME=VALUE or --on-violation PROPERTY=REACTION (one spec file per load)", a);
 		}
 		if (!(eq = strchr(a, '=')) || eq == a)
 			return vg_errf(e, "-D '%s': expected NAME=VALUE", a);
@@ -136,7 +188,7 @@ static int unit_spec(struct unit *u, json_t *args, struct vg_err *e)
 			return -1;
 	}
 	if (vg_spec_load_file(u->s.spec, u->path, e) ||
-	    vg_spec_check_defines(u->s.spec, e))
+	    vg_spec_check_defines(u->s.spec, e) || unit_reactions(u, e))
 		return -1;
 	return 0;
 }
@@ -230,6 +282,9 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 	if (!(s->sc = vg_scenario_new(s->spec, s->pid, s->report,
 				      ss->o->on_violation, e)))
 		goto out;
+	/* its violations counted and sent where the session's go */
+	if (vg_session_sinks_share(ss, s, e))
+		goto out;
 	struct vg_probe_opts po = {
 		.plan = plan,
 		.pid = s->pid,
@@ -284,7 +339,9 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 	FILE *m;
 
 	if (!path)
-		return vg_live_reply(false, "usage: load SPEC [-D NAME=VALUE ...]", NULL);
+		return vg_live_reply(false, "usage: load SPEC [-D NAME=VALUE ...] [--on-violation PROPERTY=REACTION ...]", NULL);
+	if (ss->o->watch_exe)	/* a unit attaches to one process */
+		return vg_live_reply(false, "no vigil load in vigil watch: each process has monitors of its own; start the watch again with the spec", NULL);
 	if (ss->o->follow_forks)
 		return vg_live_reply(false, "no vigil load with --follow-fork: the followed processes' monitors are made at their first event", NULL);
 	if (!ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded))))
@@ -426,6 +483,61 @@ const char *vg_load_path(const struct session *u)
 	return ((const struct unit *)u)->path;
 }
 
+char *const *vg_load_defs(const struct session *u, int *n)
+{
+	*n = ((const struct unit *)u)->ndefs;
+	return ((const struct unit *)u)->defs;
+}
+
+char *const *vg_load_reacts(const struct session *u, int *n)
+{
+	*n = ((const struct unit *)u)->nreacts;
+	return ((const struct unit *)u)->reacts;
+}
+
+struct session *vg_load_unit_open(struct session *ss, const char *path,
+				  json_t *args, struct vg_err *e)
+{
+	struct unit *u = calloc(1, sizeof(*u));
+
+	if (!u) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	snprintf(u->path, sizeof(u->path), "%s", path);
+	if (unit_spec(u, args, e) || unit_check(ss, u, e) ||
+	    unit_open(ss, u, e)) {
+		unit_free(u);
+		return NULL;
+	}
+	return &u->s;
+}
+
+void vg_load_unit_free(struct session *u)
+{
+	unit_free(unit_of(u));	/* NULL: nothing */
+}
+
+int vg_load_units_reset(struct session *ss, bool room, struct vg_err *e)
+{
+	if (room && !ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded))))
+		return vg_errf(e, "out of memory");
+	if (!ss->loaded)
+		return 0;
+	for (int k = 0; k < ss->loaded->n; k++) {
+		vg_live_forget(ss, &ss->loaded->u[k]->s);
+		unit_free(ss->loaded->u[k]);
+	}
+	ss->loaded->n = 0;
+	return 0;
+}
+
+void vg_load_unit_add(struct session *ss, struct session *u)
+{
+	ss->loaded->u[ss->loaded->n++] = unit_of(u);
+	watch_unit(ss->loaded, unit_of(u));
+}
+
 void vg_load_drain(struct session *ss)
 {
 	struct session *s;
@@ -490,48 +602,6 @@ int vg_load_resume(struct session *ss, struct vg_err *e)
 		if (vg_probe_resume(s->probe, e))
 			rc = -1;
 	return rc;
-}
-
-int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e)
-{
-	struct session *s;
-
-	/* the session's own properties unloaded since it started: a restore
-	 * of this checkpoint leaves them out (vg_unload_restore) */
-	for (int i = 0; vg_load_gone(ss) && i < ss->spec->nprops; i++)
-		if (vg_load_gone(ss)[i])
-			fprintf(out, "unloaded %s\n", ss->spec->props[i].name);
-
-	for (int k = 0; (s = vg_load_unit(ss, k)); k++) {
-		struct unit *u = unit_of(s);
-		char *buf = NULL, *body;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-
-		if (!m)
-			return vg_errf(e, "out of memory");
-		if (vg_monstate_write(m, s->spec, s->mon, s->probe, s->kernel, e)) {
-			fclose(m);
-			free(buf);
-			return -1;
-		}
-		fclose(m);
-		/* the section: which file, with which -D, which properties;
-		 * then its slices and globals (without the state's first
-		 * line, which the session's own part has) */
-		fprintf(out, "loaded %s\n", u->path);
-		for (int i = 0; i < u->ndefs; i++)
-			fprintf(out, "define %s\n", u->defs[i]);
-		fputs("properties", out);
-		for (int i = 0; i < s->spec->nprops; i++)
-			fprintf(out, " %s", s->spec->props[i].name);
-		fputc('\n', out);
-		body = buf ? strchr(buf, '\n') : NULL;
-		if (body)
-			fputs(body + 1, out);
-		free(buf);
-	}
-	return 0;
 }
 
 /* A unit's verdicts: at the end of the run, or when it is unloaded (what
@@ -650,162 +720,4 @@ json_t *vg_load_probes(struct session *ss, json_t *r)
 	json_object_set_new(r, "text", json_string(text ? text : ""));
 	free(text);
 	return r;
-}
-
-/* --- a checkpoint's loaded sections brought back ---------------------- */
-
-struct section {
-	json_t *args;		/* [path, "-D", "N=V", ...]: as a load's */
-	char *props;		/* its "properties" line */
-	FILE *state;		/* "vigil-monitor-state 1" and its lines */
-	char *buf;
-	size_t len;
-};
-
-static void sections_free(struct section *sec, int n)
-{
-	for (int i = 0; i < n; i++) {
-		json_decref(sec[i].args);
-		free(sec[i].props);
-		if (sec[i].state)
-			fclose(sec[i].state);
-		free(sec[i].buf);
-	}
-}
-
-/* The sections of the state file at path (monstate.h says their form). */
-static int read_sections(const char *path, struct section *sec, int *n,
-			 struct vg_err *e)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0, len;
-	int r, rc = 0;
-
-	*n = 0;
-	if (!f)
-		return vg_errf(e, "cannot read %s: %s", path, strerror(errno));
-	while (!rc && (r = vg_read_line(f, &line, &cap, 16384, &len)) != 0) {
-		struct section *c = *n ? &sec[*n - 1] : NULL;
-
-		if (r < 0) {
-			rc = vg_errf(e, "%s: a line too long", path);
-		} else if (!strncmp(line, "loaded ", 7)) {
-			if (*n == VG_LOAD_MAX) {
-				rc = vg_errf(e, "%s: more than %d loaded spec files",
-					     path, VG_LOAD_MAX);
-				break;
-			}
-			c = &sec[(*n)++];
-			memset(c, 0, sizeof(*c));
-			c->args = json_pack("[s]", line + 7);
-			c->state = open_memstream(&c->buf, &c->len);
-			if (!c->args || !c->state)
-				rc = vg_errf(e, "out of memory");
-			else
-				fputs("vigil-monitor-state 1\n", c->state);
-		} else if (!c) {
-			continue;	/* the session's own part */
-		} else if (!strncmp(line, "define ", 7)) {
-			json_array_append_new(c->args, json_string("-D"));
-			json_array_append_new(c->args, json_string(line + 7));
-		} else if (!strncmp(line, "properties ", 11)) {
-			free(c->props);
-			c->props = strdup(line + 11);
-		} else if (!strncmp(line, "slice ", 6) ||
-			   !strncmp(line, "global ", 7)) {
-			fprintf(c->state, "%s\n", line);
-		}
-	}
-	free(line);
-	fclose(f);
-	for (int i = 0; i < *n; i++)
-		if (sec[i].state && fflush(sec[i].state))
-			rc = rc ? rc : vg_errf(e, "out of memory");
-	return rc;
-}
-
-/* A unit's slices and globals from its section, through the monitor
- * state's own reader (a memory file: no temporary file to clean up). */
-static int load_section(struct unit *u, struct section *c, struct vg_err *e)
-{
-	char path[64];
-	int fd = memfd_create("vigil-state", 0), rc;
-
-	if (fd < 0 || write(fd, c->buf, c->len) != (ssize_t)c->len) {
-		if (fd >= 0)
-			close(fd);
-		return vg_errf(e, "restoring %s: %s", u->path, strerror(errno));
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	rc = vg_monstate_load(path, u->s.spec, u->s.mon, u->s.probe,
-			      u->s.kernel, e);
-	close(fd);
-	return rc;
-}
-
-int vg_load_restore(struct session *ss, const char *path, struct vg_err *e)
-{
-	struct section sec[VG_LOAD_MAX];
-	int n = 0, rc = -1;
-
-	if (read_sections(path, sec, &n, e) || vg_unload_restore(ss, path, e))
-		goto out;
-	if (n && !ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded)))) {
-		vg_errf(e, "out of memory");
-		goto out;
-	}
-	/* what was loaded since the checkpoint goes, what was unloaded
-	 * since comes back: each from its initial state, then the
-	 * checkpoint's slices */
-	if (ss->loaded) {
-		for (int k = 0; k < ss->loaded->n; k++) {
-			vg_live_forget(ss, &ss->loaded->u[k]->s);
-			unit_free(ss->loaded->u[k]);
-		}
-		ss->loaded->n = 0;
-	}
-	for (int i = 0; i < n; i++) {
-		struct unit *u = calloc(1, sizeof(*u));
-		const char *file = json_string_value(json_array_get(sec[i].args, 0));
-		char names[4096] = "";
-		size_t len = 0;
-
-		if (!u) {
-			vg_errf(e, "out of memory");
-			goto out;
-		}
-		snprintf(u->path, sizeof(u->path), "%s", file);
-		if (unit_spec(u, sec[i].args, e) || unit_check(ss, u, e) ||
-		    unit_open(ss, u, e)) {
-			char msg[sizeof(e->msg)];
-
-			snprintf(msg, sizeof(msg), "%s", e->msg);
-			vg_errf(e, "the checkpoint's loaded %s: %s", file, msg);
-			unit_free(u);
-			goto out;
-		}
-		for (int p = 0; p < u->s.spec->nprops && len < sizeof(names); p++)
-			len += (size_t)snprintf(names + len, sizeof(names) - len,
-						"%s%s", p ? " " : "",
-						u->s.spec->props[p].name);
-		/* the file may have changed since: its slices would be
-		 * misread */
-		if (sec[i].props && strcmp(names, sec[i].props)) {
-			vg_errf(e, "the checkpoint's loaded %s had properties %s; it has %s now",
-				file, sec[i].props, names);
-			unit_free(u);
-			goto out;
-		}
-		ss->loaded->u[ss->loaded->n++] = u;
-		watch_unit(ss->loaded, u);
-		if (vg_live_push_holds(ss, &u->s, e))
-			goto out;
-		if (load_section(u, &sec[i], e))
-			goto out;
-	}
-	rc = 0;
-out:
-	sections_free(sec, n);
-	return rc;
 }

@@ -59,18 +59,20 @@ struct vg_scenario *vg_load_stopped(struct session *ss);
 bool vg_load_violated(const struct session *ss);
 
 /* Around a CRIU dump: the units' uprobes out and back (probe.h's
- * vg_probe_suspend/resume), and their monitor states after the session's
- * own, each unit's section opened by "loaded FILE" and its -D lines. */
+ * vg_probe_suspend/resume), and (live_load_state.c) their monitor states
+ * after the session's own, each unit's section opened by "loaded FILE"
+ * and its -D lines. */
 void vg_load_suspend(struct session *ss);
 int vg_load_resume(struct session *ss, struct vg_err *e);
 int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e);
 
-/* A checkpoint's monitor state at path brought back (vigil restore
- * --monitor; a restore inside the session, after the session's own state):
- * the units become those of its loaded sections, each opened again from
- * its file and -D (on the process as it is now, stopped) and given the
- * section's slices. -1 (e set) when a file cannot be loaded again or has
- * other properties now; the units loaded so far stay. */
+/* live_load_state.c: a checkpoint's monitor state at path brought back
+ * (vigil restore --monitor; a restore inside the session, after the
+ * session's own state): the units become those of its loaded sections,
+ * each opened again from its file and -D (on the process as it is now,
+ * stopped) and given the section's slices. -1 (e set) when a file cannot
+ * be loaded again or has other properties now; the units loaded so far
+ * stay. */
 int vg_load_restore(struct session *ss, const char *path, struct vg_err *e);
 
 /* live_unload.c: `vigil unload PROP` of a property the session started

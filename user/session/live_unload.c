@@ -75,6 +75,8 @@ json_t *vg_unload_own(struct session *ss, const char *name)
 	/* a followed process has a monitor of its own per process, and
 	 * --dynamic attaches events as slices need them: neither is undone
 	 * here */
+	if (ss->o->watch_exe)
+		return vg_live_reply(false, "no vigil unload in vigil watch: each process has monitors of its own", NULL);
 	if (ss->o->follow_forks || ss->o->dynamic)
 		return vg_live_reply(false, ss->o->follow_forks
 			? "no vigil unload of a property given at the start with --follow-fork"

@@ -117,6 +117,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 					  .transition = vg_session_on_transition };
 	struct vg_plan *plan = NULL;
 	struct vg_probe_early *early = NULL;
+	struct vg_plan_leaks leak_plan = { .hold_prop = -1 };
 	bool *user;
 	int rc = -1;
 
@@ -164,9 +165,13 @@ static int open_all(struct session *ss, struct vg_err *e)
 				!vg_session_watch_kernel(ss),
 		.warn = stderr,
 		.watch = ss->o->watch_exe != NULL,
-		.leak_check = ss->o->leak_check,
+		.leak_check = ss->o->leak_check ? &leak_plan : NULL,
 	};
-	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
+	if (ss->o->leak_check && vg_leaks_plan(ss->spec, &leak_plan, e))
+		goto out;
+	plan = vg_plan_build(ss->spec, &plo, e);
+	vg_leaks_plan_free(&leak_plan);
+	if (!plan)
 		goto out;
 	if (vg_session_leaks_open(ss, e))
 		goto out;
@@ -232,6 +237,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.watch_ino = ss->watch_ino,
 		.watch_lib_dev = ss->watch_lib_dev,
 		.watch_lib_ino = ss->watch_lib_ino,
+		.watch_name = vg_session_watch_name(ss),
 	};
 	/* --dynamic's state while the run goes on: the plan's analysis */
 	ss->dyn = vg_plan_take_dyn(plan);

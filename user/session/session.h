@@ -77,6 +77,8 @@ struct vg_session_opts {
 	const char *watch_exe;
 	bool watch_lib;			/* watch_exe is a library: the
 					 * processes that map it */
+	bool watch_same_build;		/* and every copy of it: its file
+					 * name and GNU build id */
 	unsigned max_procs;
 	const struct vg_watch_hooks *watch_hooks;
 	/* --leak-check: class the live blocks at exit (session/leaks.h);
@@ -85,6 +87,9 @@ struct vg_session_opts {
 	bool leak_check;
 	const char *suppressions;
 	unsigned leak_show;
+	/* --errors-for-leak-kinds: the kinds whose blocks the leak property's
+	 * verdict at exit counts as errors (0: definite, indirect, possible) */
+	unsigned leak_errors;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

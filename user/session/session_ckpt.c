@@ -100,6 +100,16 @@ static void fork_snapshot(struct session *ss, const char *reason, bool good,
 		kill(ss->pid, SIGCONT);
 }
 
+/* A checkpoint not taken is news for the operator as much as one taken:
+ * to stderr, and to the journal/JSON log when the session has one. */
+static void ckpt_not_taken(struct session *ss, const char *what,
+			   const char *reason, const char *why)
+{
+	fprintf(stderr, "vigil: %s: %s (%s); monitoring continues\n", what, why,
+		reason);
+	vg_session_sinks_checkpoint_failed(ss, ss->pid, what, reason, why);
+}
+
 /* The order matters:
  *  1. stop every thread of the target, so it makes no call while
  *     2. the uprobes are detached (CRIU must not save their int3s);
@@ -119,8 +129,10 @@ static bool defer_at_trampoline(struct session *ss, const char *reason,
 
 	if (!tid)
 		return false;
-	fprintf(stderr, "vigil: checkpoint deferred: thread %d is returning from a probed function (%s)\n",
-		tid, reason);
+	char why[96];
+
+	snprintf(why, sizeof(why), "thread %d is returning from a probed function", tid);
+	ckpt_not_taken(ss, "checkpoint deferred", reason, why);
 	ss->ckpt_skipped++;
 	if (!keep_stopped)
 		kill(ss->pid, SIGCONT);
@@ -154,8 +166,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 			return 0;
 		}
 		if (!keep_stopped && vg_proc_stop(ss->pid, &ce)) {
-			fprintf(stderr, "vigil: fork snapshot failed: %s; monitoring continues\n",
-				ce.msg);
+			ckpt_not_taken(ss, "fork snapshot failed", reason, ce.msg);
 			ss->ckpt_failed++;
 			return 0;
 		}
@@ -166,8 +177,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		return 0;
 	}
 	if (ensure_ring(ss, &ce)) {
-		fprintf(stderr, "vigil: checkpoint failed: %s; monitoring continues\n",
-			ce.msg);
+		ckpt_not_taken(ss, "checkpoint failed", reason, ce.msg);
 		ss->ckpt_failed++;
 		return 0;
 	}
@@ -176,8 +186,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		return 0;
 	}
 	if (!keep_stopped && vg_proc_stop(ss->pid, &ce)) {
-		fprintf(stderr, "vigil: checkpoint failed: %s; monitoring continues\n",
-			ce.msg);
+		ckpt_not_taken(ss, "checkpoint failed", reason, ce.msg);
 		ss->ckpt_failed++;
 		return 0;
 	}
@@ -198,7 +207,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	rc = vg_ckpt_take(ss->ck, reason, events, good, write_state, ss, img,
 			  sizeof(img), &ce);
 	if (rc) {
-		fprintf(stderr, "vigil: %s; monitoring continues\n", ce.msg);
+		ckpt_not_taken(ss, "checkpoint failed", reason, ce.msg);
 		ss->ckpt_failed++;
 	} else {
 		ss->ckpt_taken++;

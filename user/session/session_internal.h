@@ -64,6 +64,8 @@ struct session {
 	uint64_t watch_ino;		/* encodes dev_t; 0 with --lib-mapped */
 	uint32_t watch_lib_dev;		/* --lib-mapped: the library's */
 	uint64_t watch_lib_ino;
+	uint8_t watch_build_id[64];	/* --same-build: the executable's */
+	int watch_build_id_len;
 	/* vigil attach to a process in a container: its pid there and its
 	 * cgroup, for the reports (vg_session_attach_where) */
 	pid_t target_ns_pid;
@@ -185,6 +187,12 @@ void vg_session_watch_forked(struct session *ss, pid_t child);
 void vg_session_watch_transition(struct session *ss,
 				 const struct vg_slice_view *s, int to,
 				 const struct vg_mon_event *ev);
+/* --same-build (session_watch_copy.c): the file name the exec
+ * tracepoint holds (NULL: none); the executable's build id read (fails
+ * when it has none); is pid's executable a copy of it (name, build id)? */
+const char *vg_session_watch_name(const struct session *ss);
+int vg_session_watch_copy_init(struct session *ss, struct vg_err *e);
+bool vg_session_watch_is_copy(const struct session *ss, pid_t pid);
 /* vigil watch --tier=kernel: slices keyed by process in the kernel. */
 bool vg_session_watch_kernel(const struct session *ss);
 /* A kernel-tier step of process pid: its monitor and evidence (left as
@@ -254,6 +262,9 @@ void vg_session_leaks_at_exit(struct session *ss);
  * stopped already): the loss records as text to text, as one JSON line to
  * json (either may be NULL); regs: register values to count as roots
  * (gdb's, when it holds the threads). -1 with e set. */
+/* The kinds whose records the text shows (a bit per enum vg_leak_kind):
+ * the old ones; show 0 changes nothing. */
+unsigned vg_session_leaks_show(struct session *ss, unsigned show);
 int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			  FILE *json, const uint64_t *regs, size_t nregs,
 			  struct vg_err *e);
@@ -280,10 +291,20 @@ void vg_session_sinks_transition(struct session *ss,
 				 const struct vg_slice_view *s, int from,
 				 const struct vg_mon_event *ev);
 void vg_session_sinks_tick(struct session *ss);
+/* A unit of vigil load (live_load.c): its violations counted (in the
+ * session's metrics) and logged where the session's go. 0 when the
+ * session has no sinks; -1 (e set) out of memory. */
+int vg_session_sinks_share(struct session *ss, struct session *unit,
+			   struct vg_err *e);
 /* a checkpoint of pid was taken into dir: the log says where (vigil
  * restore) */
 void vg_session_sinks_checkpoint(struct session *ss, pid_t pid,
 				 const char *dir, const char *reason);
+/* a checkpoint of pid not taken (what: "checkpoint failed", "...
+ * deferred"), why */
+void vg_session_sinks_checkpoint_failed(struct session *ss, pid_t pid,
+					const char *what, const char *reason,
+					const char *why);
 /* how: the lifecycle message ("exited with 0", "detached"), or NULL */
 void vg_session_sinks_close(struct session *ss, const char *how);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "act/scenario.h"
+#include "live_load.h"
 #include "metrics/metrics.h"
 #include "monitor/monitor.h"
 #include "proc/procinfo.h"
@@ -28,6 +29,7 @@ struct vg_sinks {
 	uint64_t *violations;	/* [nviol] per property */
 	int nviol;
 	uint64_t last_ns;
+	bool borrowed;		/* a loaded unit's: log is the session's */
 };
 
 static const char *unit_of(const struct session *ss)
@@ -65,6 +67,18 @@ int vg_session_sinks_open(struct session *ss, struct vg_err *e)
 			      "VIGIL_PID", pid, "VIGIL_EXE", ss->exe,
 			      "VIGIL_UNIT", unit_of(ss), NULL);
 	}
+	return 0;
+}
+
+int vg_session_sinks_share(struct session *ss, struct session *unit,
+			   struct vg_err *e)
+{
+	if (!ss->sinks)
+		return 0;
+	if (!(unit->sinks = calloc(1, sizeof(*unit->sinks))))
+		return vg_errf(e, "out of memory");
+	unit->sinks->log = ss->sinks->log;
+	unit->sinks->borrowed = true;
 	return 0;
 }
 
@@ -157,21 +171,62 @@ static void count_slice(void *ctx, const struct vg_slice_view *s)
 		c->count[s->prop][s->state]++;
 }
 
+/* The session's own properties, then each loaded unit's (vigil load;
+ * the agent's reload puts a changed spec's there): s from 0, NULL past
+ * the last. */
+static struct session *part(struct session *ss, int k)
+{
+	return k ? vg_load_unit(ss, k - 1) : ss;
+}
+
+/* One part's vigil_slices samples: its properties not unloaded. */
+static void slice_samples(FILE *f, struct session *s, const char *u)
+{
+	const struct vg_spec *sp = s->spec;
+	uint64_t *count[sp->nprops + 1];
+	struct census c = { sp, count };
+
+	for (int i = 0; i < sp->nprops; i++)
+		count[i] = vg_monitor_prop_disabled(s->mon, i) ? NULL
+			   : calloc(sp->props[i].nstates, sizeof(uint64_t));
+	vg_monitor_foreach(s->mon, count_slice, &c);
+	for (int i = 0; i < s->nkids; i++)
+		if (!s->kids[i].gone)
+			vg_monitor_foreach(s->kids[i].mon, count_slice, &c);
+	for (int i = 0; i < sp->nprops; i++)
+		for (int st = 0; count[i] && st < sp->props[i].nstates; st++)
+			vg_metrics_sample(f, "vigil_slices", (double)count[i][st],
+					  "unit", u, "property",
+					  sp->props[i].name, "state",
+					  sp->props[i].states[st].name, NULL);
+	for (int i = 0; i < sp->nprops; i++)
+		free(count[i]);
+}
+
 /* The exposition body: what docs/OPERATIONS.md lists. */
 static char *metrics_body(struct session *ss, size_t *len)
 {
-	const struct vg_spec *sp = ss->spec;
-	uint64_t *count[sp->nprops + 1], events, lost, rss;
-	struct census c = { sp, count };
+	uint64_t events = 0, lost = 0, rss;
 	const char *u = unit_of(ss);
 	int on = 0, total = 0, procs = 0;
+	struct session *s;
 	char *body = NULL;
 	double cpu;
 	FILE *f;
 
 	if (!(f = open_memstream(&body, len)))
 		return NULL;
-	vg_session_event_totals(ss, &events, &lost);
+	for (int k = 0; (s = part(ss, k)); k++) {
+		uint64_t ev, lo;
+		int a, t;
+
+		vg_session_event_totals(s, &ev, &lo);
+		events += ev;
+		lost += lo;
+		vg_probe_links(s->probe, &a, &t);
+		on += a;
+		total += t;
+	}
 	vg_metrics_family(f, "vigil_events_total", "counter",
 			  "Events the probes saw.");
 	vg_metrics_sample(f, "vigil_events_total", (double)events, "unit", u,
@@ -180,29 +235,19 @@ static char *metrics_body(struct session *ss, size_t *len)
 			  "Events lost (ring buffer full); verdicts of the properties concerned are inconclusive.");
 	vg_metrics_sample(f, "vigil_events_lost_total", (double)lost, "unit",
 			  u, NULL);
-	for (int i = 0; i < sp->nprops; i++)
-		count[i] = calloc(sp->props[i].nstates, sizeof(uint64_t));
-	vg_monitor_foreach(ss->mon, count_slice, &c);
-	for (int i = 0; i < ss->nkids; i++)
-		if (!ss->kids[i].gone)
-			vg_monitor_foreach(ss->kids[i].mon, count_slice, &c);
 	vg_metrics_family(f, "vigil_slices", "gauge",
 			  "Live slices per property and state (violation states keep theirs).");
-	for (int i = 0; i < sp->nprops; i++)
-		for (int st = 0; count[i] && st < sp->props[i].nstates; st++)
-			vg_metrics_sample(f, "vigil_slices", (double)count[i][st],
-					  "unit", u, "property",
-					  sp->props[i].name, "state",
-					  sp->props[i].states[st].name, NULL);
+	for (int k = 0; (s = part(ss, k)); k++)
+		slice_samples(f, s, u);
 	vg_metrics_family(f, "vigil_violations_total", "counter",
 			  "Slices that entered a violation state.");
-	for (int i = 0; i < sp->nprops; i++)
-		vg_metrics_sample(f, "vigil_violations_total",
-				  i < ss->sinks->nviol ? (double)ss->sinks->violations[i] : 0,
-				  "unit", u, "property", sp->props[i].name, NULL);
-	for (int i = 0; i < sp->nprops; i++)
-		free(count[i]);
-	vg_probe_links(ss->probe, &on, &total);
+	for (int k = 0; (s = part(ss, k)); k++)
+		for (int i = 0; s->sinks && i < s->spec->nprops; i++)
+			if (!vg_monitor_prop_disabled(s->mon, i))
+				vg_metrics_sample(f, "vigil_violations_total",
+						  i < s->sinks->nviol ? (double)s->sinks->violations[i] : 0,
+						  "unit", u, "property",
+						  s->spec->props[i].name, NULL);
 	vg_metrics_family(f, "vigil_probes", "gauge",
 			  "Probes attached now, and planned in all.");
 	vg_metrics_sample(f, "vigil_probes", on, "unit", u, "status",
@@ -292,6 +337,21 @@ void vg_session_sinks_checkpoint(struct session *ss, pid_t of,
 		      "VIGIL_UNIT", unit_of(ss), NULL);
 }
 
+void vg_session_sinks_checkpoint_failed(struct session *ss, pid_t of,
+					const char *what, const char *reason,
+					const char *why)
+{
+	char pid[24], msg[8400];
+
+	if (!ss->sinks || !ss->sinks->log)
+		return;
+	snprintf(pid, sizeof(pid), "%d", of);
+	snprintf(msg, sizeof(msg), "pid %d: %s (%s): %s", of, what, reason,
+		 why);
+	vg_oplog_send(ss->sinks->log, 4, msg, "VIGIL_EVENT", "checkpoint_failed",
+		      "VIGIL_PID", pid, "VIGIL_UNIT", unit_of(ss), NULL);
+}
+
 void vg_session_sinks_close(struct session *ss, const char *how)
 {
 	struct vg_sinks *k = ss->sinks;
@@ -299,7 +359,7 @@ void vg_session_sinks_close(struct session *ss, const char *how)
 
 	if (!k)
 		return;
-	if (k->metrics || ss->o->metrics_file)
+	if (!k->borrowed && (k->metrics || ss->o->metrics_file))
 		publish(ss);	/* the end's figures, for a last scrape */
 	if (k->log && how) {
 		snprintf(pid, sizeof(pid), "%d", ss->pid);
@@ -309,7 +369,8 @@ void vg_session_sinks_close(struct session *ss, const char *how)
 			      "VIGIL_UNIT", unit_of(ss), NULL);
 	}
 	vg_metrics_stop(k->metrics);
-	vg_oplog_close(k->log);
+	if (!k->borrowed)
+		vg_oplog_close(k->log);
 	free(k->violations);
 	free(k);
 	ss->sinks = NULL;

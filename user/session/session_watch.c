@@ -160,6 +160,8 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 				    ss->o->watch_exe);
 	ss->watch_ino = st.st_ino;
 	ss->watch_dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	if (vg_session_watch_copy_init(ss, e))
+		return -1;
 	if (ss->o->watch_lib) {	/* matched at its mapping, not an exec */
 		ss->watch_lib_ino = ss->watch_ino;
 		ss->watch_lib_dev = ss->watch_dev;
@@ -301,10 +303,20 @@ static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 		kid_end(ss, i, VG_WATCH_LEFT, 0, "its probes could not be attached");
 		return;
 	}
-	say(ss, i, pid, running ? "attached" : "started",
-	    running ? "running already"
-	    : ss->o->watch_lib ? "held as it mapped the library until its probes were in"
-			       : "held at its exec until its probes were in");
+	{
+		char own[512], detail[640];
+
+		snprintf(detail, sizeof(detail), "%s",
+			 running ? "running already"
+			 : ss->o->watch_lib ? "held as it mapped the library until its probes were in"
+					    : "held at its exec until its probes were in");
+		/* a container's own copies (probe_remap.c) */
+		if (vg_probe_own_files(ss->probe, pid, own, sizeof(own)))
+			snprintf(detail + strlen(detail),
+				 sizeof(detail) - strlen(detail),
+				 "; %s", own);
+		say(ss, i, pid, running ? "attached" : "started", detail);
+	}
 	hook(ss, i, pid, running ? VG_WATCH_ATTACHED : VG_WATCH_STARTED, 0);
 }
 
@@ -370,8 +382,9 @@ static bool runs_it(struct session *ss, pid_t pid)
 	if (ss->o->watch_lib)
 		return maps_it(ss, pid);
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	return !stat(path, &st) && st.st_ino == ss->watch_ino &&
-	       (major(st.st_dev) << 20 | minor(st.st_dev)) == ss->watch_dev;
+	return (!stat(path, &st) && st.st_ino == ss->watch_ino &&
+		(major(st.st_dev) << 20 | minor(st.st_dev)) == ss->watch_dev) ||
+	       vg_session_watch_is_copy(ss, pid);	/* --same-build */
 }
 
 int vg_session_watch_open(struct session *ss, struct vg_err *e)
@@ -423,6 +436,13 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 		return 0;	/* forks: session_procs.c */
 	i = kid_index(ss, pid);
 	if (i < 0) {
+		/* --same-build: held for its file name; another build goes */
+		if ((p->h.flags & VG_RF_FOLLOWED) && !ss->o->watch_lib &&
+		    (p->ino != ss->watch_ino || p->dev != ss->watch_dev) &&
+		    !vg_session_watch_is_copy(ss, pid)) {
+			vg_probe_refuse(ss->probe, pid);
+			return 0;
+		}
 		if (p->h.flags & VG_RF_FOLLOWED)
 			adopt(ss, pid, p->h.flags & VG_RF_FORKSTOP, false);
 		return 0;
@@ -431,7 +451,8 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 	 * history), or another one (no longer watched) */
 	if (vg_session_watch_kernel(ss))
 		vg_probe_forget_kslices(ss->probe, pid);
-	if (p->ino == ss->watch_ino && p->dev == ss->watch_dev) {
+	if ((p->ino == ss->watch_ino && p->dev == ss->watch_dev) ||
+	    vg_session_watch_is_copy(ss, pid)) {
 		vg_monitor_free(ss->kids[i].mon);
 		ss->kids[i].mon = NULL;
 		vg_evidence_free(ss->kids[i].evidence);

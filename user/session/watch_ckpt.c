@@ -251,6 +251,8 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 	if ((tid = vg_proc_in_uprobe_page(q->pid))) {
 		fprintf(stderr, "vigil: watch: pid %d: checkpoint deferred: thread %d is returning from a probed function (%s)\n",
 			q->pid, tid, q->reason);
+		vg_session_sinks_checkpoint_failed(ss, q->pid, "checkpoint deferred", q->reason,
+						   "a thread is returning from a probed function");
 		ss->ckpt_skipped++;
 		resume(q->pid, keep);
 		rearm(ss);
@@ -282,6 +284,8 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 	if (rc) {
 		fprintf(stderr, "vigil: watch: pid %d: %s; monitoring continues\n",
 			q->pid, ce.msg);
+		vg_session_sinks_checkpoint_failed(ss, q->pid, "checkpoint failed",
+						   q->reason, ce.msg);
 		ss->ckpt_failed++;
 	} else {
 		ss->ckpt_taken++;
@@ -318,6 +322,8 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 failed:
 	fprintf(stderr, "vigil: watch: pid %d: checkpoint failed: %s; monitoring continues\n",
 		q->pid, ce.msg);
+	vg_session_sinks_checkpoint_failed(ss, q->pid, "checkpoint failed",
+					   q->reason, ce.msg);
 	ss->ckpt_failed++;
 	if (q->kstopped)
 		resume(q->pid, keep);

@@ -118,6 +118,16 @@ int vg_spec_check_defines(const struct vg_spec *spec, struct vg_err *e)
 	return 0;
 }
 
+bool vg_spec_define_used(const struct vg_spec *spec, const char *name)
+{
+	const struct vg_defines *d = defines(spec, false);
+
+	for (int i = 0; d && i < d->n; i++)
+		if (!strcmp(d->v[i].name, name))
+			return d->v[i].used;
+	return false;
+}
+
 void vg_defines_free(struct vg_defines *d)
 {
 	if (!d)

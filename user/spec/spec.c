@@ -196,6 +196,11 @@ struct vg_defines **vg_spec_defines(const struct vg_spec *spec)
 	return &spec->priv->defs;
 }
 
+const char *vg_spec_file(const struct vg_spec *spec, int i)
+{
+	return i >= 0 && i < spec->priv->npaths ? spec->priv->paths[i] : NULL;
+}
+
 bool vg_spec_has_file(const struct vg_spec *spec, const char *realpath)
 {
 	for (int i = 0; i < spec->priv->npaths; i++)

@@ -322,6 +322,11 @@ int vg_spec_define(struct vg_spec *spec, const char *name, const char *value,
 /* After the loads: -1 (e set, exit status 2) naming a define that no
  * loaded file declares, which is a typo more often than not. */
 int vg_spec_check_defines(const struct vg_spec *spec, struct vg_err *e);
+/* Does a loaded file declare `param name` (was -D name used)? */
+bool vg_spec_define_used(const struct vg_spec *spec, const char *name);
+/* The files loaded so far, includes too, as realpaths: i from 0, NULL
+ * past the last (vigil agent hashes them to see what a reload changed). */
+const char *vg_spec_file(const struct vg_spec *spec, int i);
 
 /* Warnings a user wants to see before running: unused or unreachable
  * states, transitions that can never fire. One line each, file:line:col:

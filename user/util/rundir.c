@@ -13,10 +13,39 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-/* NAME-PID[.ext] of a process that is gone: a gdb command file or a
- * violation report of a target long dead, the socket of a vigil that was
- * killed. Left alone they pile up, thousands a day on a test machine. */
-static bool stale(const char *name)
+static bool gone(long pid)
+{
+	return kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/* Does a vigil still serve target pid? Its session-PID file names it
+ * (session_ckpt.c). A restore inside a session kills the target and has
+ * CRIU bring it back under the same pid: for that moment the pid is free
+ * while the session, its control socket and its gdb files live on. */
+static bool served(int dfd, long pid)
+{
+	char name[64], buf[32];
+	ssize_t n;
+	long v;
+	int fd;
+
+	snprintf(name, sizeof(name), "session-%ld", pid);
+	if ((fd = openat(dfd, name, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	v = strtol(buf, NULL, 10);
+	return v > 0 && !gone(v);
+}
+
+/* NAME-PID[.ext] of a process that is gone and that no vigil serves: a
+ * gdb command file or a violation report of a target long dead, the
+ * socket of a vigil that was killed. Left alone they pile up, thousands a
+ * day on a test machine. */
+static bool stale(int dfd, const char *name)
 {
 	static const char *const kinds[] = { "gdb-live-", "gdb-", "violation-",
 					     "session-", "ctl-" };
@@ -31,7 +60,7 @@ static bool stale(const char *name)
 		pid = strtol(name + k, &end, 10);
 		if (end == name + k || (*end && *end != '.') || pid <= 0)
 			return false;
-		return kill((pid_t)pid, 0) && errno == ESRCH;
+		return gone(pid) && !served(dfd, pid);
 	}
 	return false;
 }
@@ -47,7 +76,7 @@ static void sweep(const char *dir)
 		return;
 	done = true;
 	while ((d = readdir(dp)))
-		if (stale(d->d_name))
+		if (stale(dirfd(dp), d->d_name))
 			unlinkat(dirfd(dp), d->d_name, 0);
 	closedir(dp);
 }

@@ -10,7 +10,8 @@
 /* ${TMPDIR:-/tmp}/vigil-UID, created 0700; refused when it exists but is
  * not a directory owned by us with mode 0700 (someone could read or plant
  * files there). The first call also removes the files there of processes
- * that are gone (gdb-PID.gdb, violation-PID.json, session-PID). */
+ * that are gone and that no vigil serves (gdb-PID.gdb, violation-PID.json,
+ * session-PID, ctl-PID.sock). */
 int vg_rundir(char *out, size_t len, struct vg_err *e);
 /* The same under /dev/shm when it is a tmpfs (checkpoints: memory-speed
  * dumps, as the i-RV paper took them), else vg_rundir. */

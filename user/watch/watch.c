@@ -24,6 +24,9 @@ int vg_watch_run(struct vg_spec *spec, const struct vg_watch_opts *o,
 	so.follow_forks = true;
 	so.watch_exe = real;
 	so.watch_lib = o->lib;
+	if (o->same_build && o->lib)
+		return vg_errf_code(e, VG_EXIT_USAGE, "--same-build goes with --exe, not --lib-mapped");
+	so.watch_same_build = o->same_build;
 	so.max_procs = o->max_procs ? o->max_procs : VG_WATCH_MAX_PROCS;
 	so.watch_hooks = o->hooks;
 	return vg_session_run(spec, &so, e);

@@ -81,6 +81,10 @@ struct vg_watch_opts {
 	const char *exe;	/* the executable (any path to it) */
 	bool lib;		/* exe is a library: every process that
 				 * maps it (--lib-mapped) */
+	/* also every copy of exe: a process whose executable has exe's
+	 * file name and GNU build id (a container image's copy, an
+	 * overlay's upper layer) */
+	bool same_build;
 	unsigned max_procs;	/* at once; 0: VG_WATCH_MAX_PROCS */
 	/* everything else as for vigil attach: json_path, max_slices (per
 	 * process), on_violation, tier, ringbuf_bytes, evidence, libs,

@@ -1,0 +1,41 @@
+/* What the tests of the plan share (test_plan.c, test_ktimer_plan.c):
+ * the targets the e2e tests use (build/targets/, from the Makefile's
+ * BUILD), and a plan built from a spec on one of them, which fails the
+ * test when it cannot be built. After cmocka.h. */
+#ifndef VIGIL_TESTS_PLAN_FIXTURE_H
+#define VIGIL_TESTS_PLAN_FIXTURE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plan/plan.h"
+
+static char target[4096];
+
+/* build/targets/NAME (the returned buffer is reused by the next call) */
+static const char *tgt(const char *name)
+{
+	const char *b = getenv("BUILD");
+
+	snprintf(target, sizeof(target), "%s/targets/%s", b ? b : "build",
+		 name);
+	return target;
+}
+
+/* spec s's plan on binary bin in tier, stopping at violations */
+static struct vg_plan *plan_of(const struct vg_spec *s, const char *bin,
+			       enum vg_tier tier, bool dynamic)
+{
+	struct vg_plan_opts o = { .binary = bin, .tier = tier,
+				  .on_violation = VG_OV_STOP,
+				  .dynamic = dynamic };
+	struct vg_err e = { 0 };
+	struct vg_plan *p = vg_plan_build(s, &o, &e);
+
+	if (!p)
+		fail_msg("plan: %s", e.msg);
+	return p;
+}
+
+#endif
