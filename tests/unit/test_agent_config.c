@@ -139,18 +139,34 @@ static void test_errors_name_file_and_line(void **state)
 	expect_error("e.conf", "exe = /bin/x\ndefine = novalue\n",
 		     "e.conf:2: define: 'novalue' is not NAME=VALUE");
 	expect_error("e.conf", "spec = a.vigil\n", "names no processes");
-	expect_error("e.conf", "exe = /bin/x\nreaction = checkpoint\n",
-		     "e.conf:2: reaction: checkpoints are for one process (pidfile = PATH)");
-	expect_error("e.conf", "reaction = checkpoint\nexe = /bin/x\n",
-		     "e.conf:2: exe: checkpoints are for one process");
-	expect_error("e.conf", "reaction.p = checkpoint\nexe = /bin/x\n",
-		     "e.conf:2: exe: checkpoints are for one process");
+	expect_error("e.conf", "exe = /bin/x\ncheckpoint-dir = ck\n",
+		     "e.conf:2: checkpoint-dir: 'ck' is not an absolute path");
 	expect_error("e.conf", "exe = /bin/x\nreaction.p = gdb\n",
 		     "e.conf:2: reaction.p: 'gdb' is not log, stop, kill or checkpoint");
 	expect_error("e.conf", "exe = /bin/x\nreaction. = stop\n",
 		     "e.conf:2: reaction.: no property name");
 	expect_error("e.conf", "exe = /bin/x\n", "no 'spec = FILE' line");
 	expect_error("e.conf", "exe = /bin/x\ntier =\n", "e.conf:2: tier: no value after '='");
+}
+
+/* vigil watch takes checkpoints per process: an exe unit may ask for them,
+ * in either order of its lines */
+static void test_checkpoint_for_exe(void **state)
+{
+	struct vg_agent_unit u;
+	struct vg_err e = { 0 };
+
+	put("c.conf", "reaction = checkpoint\nreaction.p = checkpoint\n"
+		      "checkpoint-dir = /var/lib/vigil/ck\nexe = /bin/x\n"
+		      "spec = a.vigil\n");
+	assert_int_equal(vg_agent_unit_load(path("c.conf"), &u, &e), 0);
+	assert_string_equal(u.exe, "/bin/x");
+	assert_string_equal(u.reaction, "checkpoint");
+	assert_string_equal(u.checkpoint_dir, "/var/lib/vigil/ck");
+	assert_int_equal(u.nprop_reactions, 1);
+	assert_string_equal(u.prop_reactions[0], "p=checkpoint");
+	vg_agent_unit_free(&u);
+	unlink(path("c.conf"));
 }
 
 static void test_bounded_lines(void **state)
@@ -194,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_unit_and_defaults),
 		cmocka_unit_test(test_fingerprint_follows_file_and_specs),
 		cmocka_unit_test(test_errors_name_file_and_line),
+		cmocka_unit_test(test_checkpoint_for_exe),
 		cmocka_unit_test(test_bounded_lines),
 		cmocka_unit_test(test_directory_in_name_order),
 	};

@@ -70,14 +70,6 @@ static bool one_of(const char *v, const char *const *set)
 	return false;
 }
 
-static bool any_checkpoint(const struct vg_agent_unit *u)
-{
-	for (int i = 0; i < u->nprop_reactions; i++)
-		if (strstr(u->prop_reactions[i], "=checkpoint"))
-			return true;
-	return false;
-}
-
 static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		const char *v, const char *path, int line, struct vg_err *e)
 {
@@ -96,11 +88,6 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		if (u->exe[0] || u->pidfile[0])
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: %s: the file already names its processes (one exe or one pidfile per file)",
 					    path, line, key);
-		if (key[0] == 'e' && (!strcmp(u->reaction, "checkpoint") ||
-				      u->checkpoint_dir[0] ||
-				      any_checkpoint(u)))
-			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: exe: checkpoints are for one process (pidfile = PATH): vigil watch takes none",
-					    path, line);
 		return set_str(key[0] == 'e' ? u->exe : u->pidfile,
 			       sizeof(u->exe), v, path, line, key, e);
 	}
@@ -145,9 +132,6 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		if (!one_of(v, reactions))
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: %s: '%s' is not log, stop, kill or checkpoint",
 					    path, line, key, v);
-		if (!strcmp(v, "checkpoint") && u->exe[0])
-			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: %s: checkpoints are for one process (pidfile = PATH): vigil watch takes none",
-					    path, line, key);
 		if (u->nprop_reactions == VG_AGENT_MAX_SPECS)
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: more than %d reaction.PROP lines",
 					    path, line, VG_AGENT_MAX_SPECS);
@@ -160,9 +144,6 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		if (!one_of(v, reactions))
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: reaction: '%s' is not log, stop, kill or checkpoint",
 					    path, line, v);
-		if (!strcmp(v, "checkpoint") && u->exe[0])
-			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: reaction: checkpoints are for one process (pidfile = PATH): vigil watch takes none",
-					    path, line);
 		return set_str(u->reaction, sizeof(u->reaction), v, path, line,
 			       key, e);
 	}
@@ -176,9 +157,6 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		if (v[0] != '/')
 			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: checkpoint-dir: '%s' is not an absolute path",
 					    path, line, v);
-		if (u->exe[0])
-			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: checkpoint-dir: checkpoints are for one process (pidfile = PATH): vigil watch takes none",
-					    path, line);
 		return set_str(u->checkpoint_dir, sizeof(u->checkpoint_dir), v,
 			       path, line, key, e);
 	}

@@ -30,6 +30,15 @@ static const struct option opts[] = {
 	{ "lib", required_argument, 0, 'L' },
 	{ "metrics", required_argument, 0, 'M' },
 	{ "journal", optional_argument, 0, 'J' },
+	{ "checkpoint-dir", required_argument, 0, 'C' },
+	{ "checkpoints", required_argument, 0, 'N' },
+	{ "checkpoint-gap", required_argument, 0, 'G' },
+	/* vigil run's, not watch's yet: taken so that the session says why
+	 * (session_watch.c), not getopt "unrecognized" */
+	{ "dynamic", no_argument, 0, 'Y' },
+	{ "interactive", no_argument, 0, 'I' },
+	{ "view", no_argument, 0, 'V' },
+	{ "record", required_argument, 0, 'R' },
 	/* the agent's, for the sessions it starts (not in the usage) */
 	{ "unit", required_argument, 0, 'U' },
 	{ "metrics-file", required_argument, 0, 'T' },
@@ -44,6 +53,18 @@ static unsigned long long count_of(const char *s, unsigned long long max)
 	unsigned long long v = strtoull(s, &end, 10);
 
 	return *end || end == s || v > max ? 0 : v;
+}
+
+/* --on-violation PROP=gdb: gdb takes one process (checkpoint, per
+ * process, is watch's: user/session/watch_ckpt.c) */
+static int no_gdb(const struct vg_spec *spec, int n, const char **args,
+		  struct vg_err *e)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(strchr(args[i], '=') + 1, "gdb"))
+			return vg_errf_code(e, VG_EXIT_USAGE, "--on-violation %s: gdb takes one process; vigil watch leaves the violating process stopped and prints the gdb command for it (PROP=stop)",
+					    args[i]);
+	return 0;
 }
 
 int vg_cmd_watch(int argc, char **argv)
@@ -114,8 +135,40 @@ int vg_cmd_watch(int argc, char **argv)
 				so->on_violation = VG_OV_CONTINUE;
 			else if (!strcmp(optarg, "kill"))
 				so->on_violation = VG_OV_KILL;
+			else if (!strcmp(optarg, "checkpoint"))
+				so->on_violation = VG_OV_CHECKPOINT;
+			else if (!strcmp(optarg, "gdb"))
+				return vg_cli_usage(usage, "%s", "--on-violation gdb: gdb takes one process; vigil watch leaves the violating process stopped and prints the gdb command for it (--on-violation stop)");
 			else
-				return vg_cli_usage(usage, "--on-violation: '%s' is not stop, continue or kill", optarg);
+				return vg_cli_usage(usage, "--on-violation: '%s' is not stop, continue, kill or checkpoint", optarg);
+			break;
+		case 'C':
+			so->checkpoint_dir = optarg;
+			break;
+		case 'N':
+			if (!(n = count_of(optarg, 100000)))
+				return vg_cli_usage(usage, "--checkpoints: '%s' is not a count from 1 to 100000", optarg);
+			so->checkpoints = (int)n;
+			break;
+		case 'G': {
+			char *end;
+
+			so->checkpoint_gap_ms = strtoull(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-')
+				return vg_cli_usage(usage, "--checkpoint-gap: '%s' is not a number of milliseconds", optarg);
+			break;
+		}
+		case 'Y':
+			so->dynamic = true;
+			break;
+		case 'I':
+			so->interactive = true;
+			break;
+		case 'V':
+			so->view = true;
+			break;
+		case 'R':
+			so->record_path = optarg;
 			break;
 		case 'm':
 			if (!(n = count_of(optarg, UINT32_MAX)))
@@ -174,7 +227,8 @@ int vg_cmd_watch(int argc, char **argv)
 	if (!spec)
 		return 3;
 	if (vg_cli_load_specs(spec, nspecs, specs, &defs, &e) ||
-	    vg_cli_apply_reactions(spec, nreacts, reactv, false, &e) ||
+	    vg_cli_apply_reactions(spec, nreacts, reactv, true, &e) ||
+	    no_gdb(spec, nreacts, reactv, &e) ||
 	    vg_check_privileges(&e)) {
 		vg_spec_free(spec);
 		return vg_cli_fail(&e);

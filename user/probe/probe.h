@@ -122,6 +122,22 @@ void vg_probe_unfollow(struct vg_probe *p, pid_t pid);
  * of one not to be followed (a held one resumes, unmonitored). */
 int vg_probe_adopt(struct vg_probe *p, pid_t pid, struct vg_err *e);
 void vg_probe_refuse(struct vg_probe *p, pid_t pid);
+/* vigil watch, a checkpoint of one watched process (probe_pause.c): its
+ * own uprobe links out, every int3 gone from its text when this returns
+ * (1: pid has no links of its own, and none is still being destroyed),
+ * and back in. The caller keeps it
+ * stopped in between. A failed unpause leaves it with no probes at all
+ * (e set): it is then no longer monitored. */
+int vg_probe_pause_proc(struct vg_probe *p, pid_t pid);
+int vg_probe_unpause_proc(struct vg_probe *p, pid_t pid, struct vg_err *e);
+
+/* Processes a program stopped at their exec or fork for vigil
+ * (VG_FOLLOW_HELD) that vigil did not live to let go (probe_orphans.c):
+ * the descriptors the guard process keeps for it (2 of them, or 0 when
+ * nothing is held so), and what the guard runs with its copies once
+ * vigil has exited (user/proc/guard.h, vg_guard_on_death). */
+int vg_probe_orphan_fds(const struct vg_probe *p, int fds[2]);
+void vg_probe_orphans_resume(const int *fds, int nfds);
 /* vigil watch: the files of a followed process in a container that are
  * its own copies of the probed ones (its links are on them), and those
  * it has none of, as "probed in its own copies: libc.so.6 (same build),

@@ -18,7 +18,7 @@
  * clears fork_stop, waits until no fork program is between reading it and
  * marking its child (vg_probe_quiesce), then lets go of every child still
  * marked held -- those whose records it did not get to. (vigil killed by
- * SIGKILL cannot; its children then stay stopped until a SIGCONT.)
+ * SIGKILL cannot: the guard process does it then, probe_orphans.c.)
  *
  * A followed process's exit (VG_PROC_EXIT) destroys its links, so that a
  * target forking thousands of children does not run out of descriptors.

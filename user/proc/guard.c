@@ -3,30 +3,42 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc.h"
 
-#define GUARD_MAX 256		/* processes one guard watches */
+#define GUARD_MAX 256		/* processes one guard watches at once */
+#define GUARD_HOOKS 4		/* vg_guard_on_death's */
+#define GUARD_HOOK_FDS 4
 
-/* what vigil tells the guard, one fixed-size message at a time (a pipe
- * write this small is atomic) */
+/* what vigil tells the guard, one message at a time on a SOCK_SEQPACKET
+ * pair (each message whole, and the end of vigil's side read as such) */
 struct msg {
 	char op;		/* 'A': guard pid too; 'R': the launched target
-				 * was released; 'K': keep them stopped */
+				 * was released; 'K': keep them stopped; 'k':
+				 * keep pid stopped; 'H': a hook, its
+				 * descriptors with it (SCM_RIGHTS) */
 	int32_t pid;
+	vg_guard_fn fn;		/* 'H' */
 };
 
 struct vg_guard {
 	pid_t pid;		/* the guard's */
-	int fd;			/* vigil's end of the pipe */
+	int fd;			/* vigil's end of the pair */
+};
+
+struct hook {
+	vg_guard_fn fn;
+	int fds[GUARD_HOOK_FDS], nfds;
 };
 
 static int pidfd_of(pid_t pid)
@@ -47,11 +59,56 @@ static bool group_stopped(pid_t pid)
 	return false;
 }
 
-/* The guard's whole life: until vigil's end of the pipe closes. */
-static void guard_main(int in, pid_t target, bool launched)
+/* One message, and the descriptors that came with it (nfds of them). */
+static ssize_t receive(int in, struct msg *m, int *fds, int *nfds)
+{
+	union {
+		char buf[CMSG_SPACE(GUARD_HOOK_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = c.buf,
+			    .msg_controllen = sizeof(c.buf) };
+	ssize_t r = recvmsg(in, &h, MSG_CMSG_CLOEXEC);
+
+	*nfds = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&h); r > 0 && cm;
+	     cm = CMSG_NXTHDR(&h, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			*nfds = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			memcpy(fds, CMSG_DATA(cm), *nfds * sizeof(int));
+		}
+	return r;
+}
+
+/* The list is full: drop the processes that have ended (a watch sees
+ * thousands come and go); true if room was made. */
+static bool prune(pid_t *pids, int *pidfds, int *n)
+{
+	int kept = 0;
+
+	for (int i = 0; i < *n; i++) {
+		struct pollfd p = { .fd = pidfds[i], .events = POLLIN };
+
+		if (i > 0 && poll(&p, 1, 0) == 1) {	/* ended (the target,
+							 * 0, stays first) */
+			close(pidfds[i]);
+			continue;
+		}
+		pids[kept] = pids[i];
+		pidfds[kept++] = pidfds[i];
+	}
+	*n = kept;
+	return kept < GUARD_MAX;
+}
+
+/* The guard's whole life: until vigil's end of the pair closes. */
+static void guard_main(int in, pid_t target, bool launched, int vigil_pidfd)
 {
 	pid_t pids[GUARD_MAX];
-	int pidfds[GUARD_MAX], n = 0;
+	int pidfds[GUARD_MAX], n = 0, nhooks = 0, fds[GUARD_HOOK_FDS], nfds;
+	struct hook hooks[GUARD_HOOKS];
 	bool keep = false, released = !launched;
 	struct msg m;
 	ssize_t r;
@@ -65,7 +122,7 @@ static void guard_main(int in, pid_t target, bool launched)
 	pids[0] = target;
 	if ((pidfds[0] = pidfd_of(target)) >= 0)
 		n = 1;
-	while ((r = read(in, &m, sizeof(m))) == sizeof(m) ||
+	while ((r = receive(in, &m, fds, &nfds)) == sizeof(m) ||
 	       (r < 0 && errno == EINTR)) {
 		if (r < 0)
 			continue;
@@ -73,15 +130,45 @@ static void guard_main(int in, pid_t target, bool launched)
 			keep = true;
 		} else if (m.op == 'R') {
 			released = true;
-		} else if (m.op == 'A' && n < GUARD_MAX &&
+		} else if (m.op == 'E') {	/* vigil ends normally, having
+						 * let go of all it held */
+			nhooks = 0;
+		} else if (m.op == 'A' && (n < GUARD_MAX ||
+					   prune(pids, pidfds, &n)) &&
 			   (pidfds[n] = pidfd_of(m.pid)) >= 0) {
 			pids[n++] = m.pid;
+		} else if (m.op == 'k') {	/* the user's now: not ours */
+			for (int i = 0; i < n; i++)
+				if (pids[i] == m.pid) {
+					close(pidfds[i]);
+					pids[i] = pids[--n];
+					pidfds[i] = pidfds[n];
+					break;
+				}
+		} else if (m.op == 'H' && nhooks < GUARD_HOOKS) {
+			hooks[nhooks].fn = m.fn;
+			hooks[nhooks].nfds = nfds;
+			memcpy(hooks[nhooks++].fds, fds, nfds * sizeof(int));
+			nfds = 0;
 		}
+		for (int i = 0; i < nfds; i++)	/* not taken */
+			close(fds[i]);
 	}
 	if (!released && n) {	/* never run the program unmonitored */
 		syscall(SYS_pidfd_send_signal, pidfds[0], SIGKILL, NULL, 0);
 		_exit(0);
 	}
+	if (nhooks && vigil_pidfd >= 0) {
+		struct pollfd p = { .fd = vigil_pidfd, .events = POLLIN };
+
+		/* vigil's probes go as its descriptors close, before its
+		 * pidfd says it has exited: from then on none can stop a
+		 * process (bounded: a vigil that closed its side of the pair
+		 * but lives on is not waited for longer) */
+		poll(&p, 1, 2000);
+	}
+	for (int i = 0; i < nhooks; i++)
+		hooks[i].fn(hooks[i].fds, hooks[i].nfds);
 	for (int i = 0; !keep && i < n; i++) {
 		/* the pidfd makes sure it is still the same process */
 		if (!group_stopped(pids[i]) ||
@@ -97,14 +184,15 @@ struct vg_guard *vg_guard_start(pid_t target, bool launched,
 				struct vg_err *e)
 {
 	struct vg_guard *g = calloc(1, sizeof(*g));
+	pid_t vigil = getpid();
 	int p[2];
 
 	if (!g) {
 		vg_errf(e, "out of memory");
 		return NULL;
 	}
-	if (pipe2(p, O_CLOEXEC)) {
-		vg_errf(e, "pipe: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p)) {
+		vg_errf(e, "socketpair: %s", strerror(errno));
 		free(g);
 		return NULL;
 	}
@@ -118,14 +206,23 @@ struct vg_guard *vg_guard_start(pid_t target, bool launched,
 		return NULL;
 	}
 	if (g->pid == 0) {
-		/* Only the pipe and stderr stay open: a BPF link, a perf event
+		/* Only the pair and stderr stay open: a BPF link, a perf event
 		 * or a pipe the caller waits on must not live on in us. */
+		int vfd;
+
 		if (dup2(p[0], 3) < 0)
 			_exit(1);
 		syscall(SYS_close_range, 4, ~0U, 0);
 		close(0);
 		close(1);
-		guard_main(3, target, launched);
+		/* vigil's pidfd, to know when it is gone (the hooks); none
+		 * if it is gone already */
+		vfd = pidfd_of(vigil);
+		if (vfd >= 0 && getppid() != vigil) {
+			close(vfd);
+			vfd = -1;
+		}
+		guard_main(3, target, launched, vfd);
 	}
 	close(p[0]);
 	g->fd = p[1];
@@ -136,9 +233,47 @@ static void say(struct vg_guard *g, char op, pid_t pid)
 {
 	struct msg m = { .op = op, .pid = (int32_t)pid };
 
-	if (g && write(g->fd, &m, sizeof(m)) != sizeof(m))
+	if (g && send(g->fd, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m))
 		fprintf(stderr, "vigil: cannot reach the guard process: %s\n",
 			strerror(errno));
+}
+
+void vg_guard_keep(struct vg_guard *g, pid_t pid)
+{
+	say(g, 'k', pid);
+}
+
+int vg_guard_on_death(struct vg_guard *g, vg_guard_fn fn, const int *fds,
+		      int nfds, struct vg_err *e)
+{
+	union {
+		char buf[CMSG_SPACE(GUARD_HOOK_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct msg m = { .op = 'H', .fn = fn };
+	struct iovec iov = { &m, sizeof(m) };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (!g)
+		return 0;
+	if (nfds < 0 || nfds > GUARD_HOOK_FDS)
+		return vg_errf(e, "the guard takes at most %d descriptors a hook",
+			       GUARD_HOOK_FDS);
+	memset(&c, 0, sizeof(c));
+	if (nfds) {
+		h.msg_control = c.buf;
+		h.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&h);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+	}
+	if (sendmsg(g->fd, &h, MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+		return vg_errf(e, "cannot reach the guard process: %s",
+			       strerror(errno));
+	return 0;
 }
 
 void vg_guard_released(struct vg_guard *g)
@@ -157,6 +292,7 @@ void vg_guard_end(struct vg_guard *g, bool keep_stopped)
 		return;
 	if (keep_stopped)
 		say(g, 'K', 0);
+	say(g, 'E', 0);
 	close(g->fd);
 	while (waitpid(g->pid, NULL, 0) < 0 && errno == EINTR)
 		;

@@ -6,8 +6,8 @@
  * in) and vigil resumes it a moment later. If vigil is SIGKILLed or
  * crashes in that moment, nothing else would: the kernel takes the probes
  * away with vigil's descriptors, but a stopped process stays stopped. The
- * guard waits on a pipe whose only writer is vigil; when it reads the end
- * of the pipe it sends SIGCONT to each guarded process that is stopped,
+ * guard waits on a socket pair whose other end only vigil holds; when it
+ * reads the end of it it sends SIGCONT to each guarded process that is stopped,
  * unless vigil said first that the user asked for it to stay stopped (a
  * `stop` reaction, --on-violation=stop or gdb). */
 #ifndef VIGIL_PROC_GUARD_H
@@ -31,8 +31,26 @@ struct vg_guard *vg_guard_start(pid_t target, bool launched,
 /* The launched target was let go into its program. */
 void vg_guard_released(struct vg_guard *g);
 
-/* Guard another process too (a fork the target made, --follow-fork). */
+/* Guard another process too (a fork the target made, --follow-fork; a
+ * watched process). Ended ones make room when the guard's list (256) is
+ * full. */
 void vg_guard_add(struct vg_guard *g, pid_t pid);
+/* pid was left stopped for the user (a stop reaction under vigil watch):
+ * vigil's death does not resume it. */
+void vg_guard_keep(struct vg_guard *g, pid_t pid);
+
+/* When vigil dies, and once it has exited (its probes gone with its
+ * descriptors, so that none can stop a process any more), the guard also
+ * calls fn with its own copies of fds[0..nfds) (at most 4, sent now):
+ * for what only vigil's side knows it holds stopped, such as processes a
+ * BPF program stopped at their exec or fork whose record vigil had not
+ * handled yet. fn runs in the guard, a fork of vigil without an exec, so
+ * vigil's own function; it must not return to vigil's code paths (it is
+ * called once, then the guard exits). At vigil's normal end (vg_guard_end)
+ * too: vigil has let go of everything by then, and fn finds nothing. */
+typedef void (*vg_guard_fn)(const int *fds, int nfds);
+int vg_guard_on_death(struct vg_guard *g, vg_guard_fn fn, const int *fds,
+		      int nfds, struct vg_err *e);
 
 /* vigil ends normally: keep_stopped says the user asked for the target
  * to stay stopped. Waits for the guard to finish. NULL is fine. */

@@ -82,6 +82,41 @@ int vg_monstate_write(FILE *out, const struct vg_spec *spec,
 	return 0;
 }
 
+struct proc_writer {
+	struct writer w;
+	pid_t tgid;
+};
+
+static void kernel_slice_of(void *ctx, pid_t tgid, int prop,
+			    const uint64_t *key, int state, const int64_t *vars)
+{
+	struct proc_writer *pw = ctx;
+
+	if (tgid == pw->tgid)
+		kernel_slice(&pw->w, prop, key, state, vars);
+}
+
+int vg_monstate_write_proc(FILE *out, const struct vg_spec *spec,
+			   struct vg_monitor *mon, const struct vg_probe *probe,
+			   const bool *kernel, pid_t tgid, struct vg_err *e)
+{
+	struct proc_writer pw = { { out, spec, kernel, mon }, tgid };
+
+	/* the user tier's slices and every global are the process's
+	 * monitor's: vg_monstate_write without the kernel table, whose
+	 * slices of this process come after (the reader takes the lines in
+	 * any order) */
+	if (vg_monstate_write(out, spec, mon, NULL, kernel, e))
+		return -1;
+	if (probe && vg_probe_foreach_kslice_proc(probe, kernel_slice_of, &pw))
+		return vg_errf(e, "reading the kernel tier's slices of pid %d",
+			       tgid);
+	if (ferror(out))
+		return vg_errf(e, "writing the monitor state: %s",
+			       strerror(errno));
+	return 0;
+}
+
 static int find_prop(const struct vg_spec *spec, const char *name)
 {
 	for (int i = 0; i < spec->nprops; i++)

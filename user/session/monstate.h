@@ -34,6 +34,12 @@
 int vg_monstate_write(FILE *out, const struct vg_spec *spec,
 		      struct vg_monitor *mon, const struct vg_probe *probe,
 		      const bool *kernel, struct vg_err *e);
+/* vigil watch: the state of one watched process, as a one-process
+ * state (vg_monstate_load reads it like any): mon is its monitor, and of
+ * the kernel table (slices keyed by process) only its slices. */
+int vg_monstate_write_proc(FILE *out, const struct vg_spec *spec,
+			   struct vg_monitor *mon, const struct vg_probe *probe,
+			   const bool *kernel, pid_t tgid, struct vg_err *e);
 int vg_monstate_load(const char *path, const struct vg_spec *spec,
 		     struct vg_monitor *mon, struct vg_probe *probe,
 		     const bool *kernel, struct vg_err *e);

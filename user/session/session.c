@@ -250,6 +250,14 @@ static int open_all(struct session *ss, struct vg_err *e)
 	ss->probe = vg_probe_open(ss->spec, &po, e);
 	if (!ss->probe)
 		goto out;
+	{	/* held at an exec or a fork when vigil dies: the guard lets
+		 * them go (user/probe/probe_orphans.c) */
+		int ofds[2], n = vg_probe_orphan_fds(ss->probe, ofds);
+
+		if (n && vg_guard_on_death(ss->guard, vg_probe_orphans_resume,
+					   ofds, n, e))
+			goto out;
+	}
 	snprintf(ss->exe, sizeof(ss->exe), "%s", path);
 	if (vg_probe_has_watches(ss->probe) &&
 	    !(ss->ws = vg_watchset_new(ss->spec, plan, ss->probe, ss->pid,

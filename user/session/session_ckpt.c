@@ -24,6 +24,7 @@
 #include "util/rundir.h"
 #include "monstate.h"
 #include "live_load.h"
+#include "watch_ckpt.h"
 
 static int write_state(void *ctx, FILE *out, struct vg_err *e)
 {
@@ -106,7 +107,7 @@ static void ckpt_not_taken(struct session *ss, const char *what,
 {
 	fprintf(stderr, "vigil: %s: %s (%s); monitoring continues\n", what, why,
 		reason);
-	vg_session_sinks_checkpoint_failed(ss, what, reason, why);
+	vg_session_sinks_checkpoint_failed(ss, ss->pid, what, reason, why);
 }
 
 /* The order matters:
@@ -153,6 +154,10 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	bool forced = ss->ckpt_stop;
 
 	ss->ckpt_stop = false;
+	if (ss->o->watch_exe) {	/* no one target: per process, watch_ckpt.c */
+		fprintf(stderr, "vigil: watch: a checkpoint on demand names no process: vigil watch takes them by reaction, per process (--on-violation checkpoint); monitoring continues\n");
+		return 0;
+	}
 	if (ss->o->fork_snapshots) {
 		good = good && !vg_session_violated_now(ss);
 		if (!vg_ckpt_gap_ok(&ss->last_fsnap_ns,
@@ -208,7 +213,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		ss->ckpt_taken++;
 		fprintf(stderr, "vigil: checkpoint %s (%s, after %llu events)\n",
 			img, reason, (unsigned long long)events);
-		vg_session_sinks_checkpoint(ss, img, reason);
+		vg_session_sinks_checkpoint(ss, ss->pid, img, reason);
 	}
 	if (vg_probe_resume(ss->probe, e) || vg_load_resume(ss, e)) {
 		/* never leave the target frozen for a monitor that is gone */
@@ -301,6 +306,8 @@ int vg_session_requests(struct session *ss, struct vg_err *e)
 {
 	struct vg_scenario_req r;
 
+	if (ss->o->watch_exe)	/* each process's own (watch_ckpt.c) */
+		return vg_watch_ckpt_run(ss, e);
 	vg_scenario_take_requests(ss->sc, &r);
 	/* a restore makes a checkpoint of the bad state pointless */
 	if (r.checkpoint && !r.restore && !vg_scenario_target_killed(ss->sc)) {

@@ -28,6 +28,7 @@ struct vg_view;
 struct vg_live;
 struct vg_load;
 struct vg_sinks;
+struct vg_watch_ckpt;
 
 struct session {
 	struct vg_spec *spec;
@@ -141,6 +142,8 @@ struct session {
 	 * the target's pidfd again when target_gen moves */
 	unsigned target_gen;
 	struct vg_leaks *leaks;		/* the leak check (leaks.c) */
+	struct vg_watch_ckpt *wck;	/* vigil watch's checkpoints
+					 * (watch_ckpt.c), or NULL */
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */
@@ -211,6 +214,9 @@ void vg_session_watch_mirror(struct session *ss);
 bool vg_session_watch_signal(struct session *ss, int sig);
 /* Should the loop end (the hooks' keep_going)? */
 bool vg_session_watch_done(struct session *ss);
+/* pid is watched no more (its probes could not go back in after a
+ * checkpoint): its verdicts so far, said with detail; it runs on. */
+void vg_session_watch_drop(struct session *ss, pid_t pid, const char *detail);
 /* At the end: the processes still monitored get their verdicts, and the
  * counts. */
 void vg_session_watch_finish(struct session *ss);
@@ -290,12 +296,15 @@ void vg_session_sinks_tick(struct session *ss);
  * session has no sinks; -1 (e set) out of memory. */
 int vg_session_sinks_share(struct session *ss, struct session *unit,
 			   struct vg_err *e);
-/* a checkpoint was taken into dir: the log says where (vigil restore) */
-void vg_session_sinks_checkpoint(struct session *ss, const char *dir,
-				 const char *reason);
-/* a checkpoint not taken (what: "checkpoint failed", "... deferred"), why */
-void vg_session_sinks_checkpoint_failed(struct session *ss, const char *what,
-					const char *reason, const char *why);
+/* a checkpoint of pid was taken into dir: the log says where (vigil
+ * restore) */
+void vg_session_sinks_checkpoint(struct session *ss, pid_t pid,
+				 const char *dir, const char *reason);
+/* a checkpoint of pid not taken (what: "checkpoint failed", "...
+ * deferred"), why */
+void vg_session_sinks_checkpoint_failed(struct session *ss, pid_t pid,
+					const char *what, const char *reason,
+					const char *why);
 /* how: the lifecycle message ("exited with 0", "detached"), or NULL */
 void vg_session_sinks_close(struct session *ss, const char *how);
 

@@ -31,12 +31,15 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "%s runs every property in the user tier (kernel-tier slices do not tell processes apart): not with --tier=kernel",
 				    ss->o->watch_exe ? "vigil watch" : "--follow-fork");
-	if (ss->o->record_path)
+	if (ss->o->watch_exe)
+		;	/* its own refusals (session_watch.c); its checkpoints
+			 * are per process (watch_ckpt.c) */
+	else if (ss->o->record_path)
 		no = "--record";
 	else if (ss->o->fork_snapshots || ss->o->state_path ||
 		 ss->o->on_violation == VG_OV_CHECKPOINT)
 		no = "checkpoints";
-	for (int p = 0; !no && p < ss->spec->nprops; p++)
+	for (int p = 0; !no && !ss->o->watch_exe && p < ss->spec->nprops; p++)
 		for (int r = 0; r < ss->spec->props[p].nreactions; r++)
 			for (int a = 0; a < ss->spec->props[p].reactions[r].nactions; a++) {
 				int k = ss->spec->props[p].reactions[r].actions[a].kind;

@@ -322,30 +322,31 @@ void vg_session_sinks_tick(struct session *ss)
 	publish(ss);
 }
 
-void vg_session_sinks_checkpoint(struct session *ss, const char *dir,
-				 const char *reason)
+void vg_session_sinks_checkpoint(struct session *ss, pid_t of,
+				 const char *dir, const char *reason)
 {
 	char pid[24], msg[8400];
 
 	if (!ss->sinks || !ss->sinks->log)
 		return;
-	snprintf(pid, sizeof(pid), "%d", ss->pid);
+	snprintf(pid, sizeof(pid), "%d", of);
 	snprintf(msg, sizeof(msg), "pid %d: checkpoint %s (%s); open it with: vigil restore %s",
-		 ss->pid, dir, reason, dir);
+		 of, dir, reason, dir);
 	vg_oplog_send(ss->sinks->log, 5, msg, "VIGIL_EVENT", "checkpoint",
 		      "VIGIL_CHECKPOINT", dir, "VIGIL_PID", pid,
 		      "VIGIL_UNIT", unit_of(ss), NULL);
 }
 
-void vg_session_sinks_checkpoint_failed(struct session *ss, const char *what,
-					const char *reason, const char *why)
+void vg_session_sinks_checkpoint_failed(struct session *ss, pid_t of,
+					const char *what, const char *reason,
+					const char *why)
 {
 	char pid[24], msg[8400];
 
 	if (!ss->sinks || !ss->sinks->log)
 		return;
-	snprintf(pid, sizeof(pid), "%d", ss->pid);
-	snprintf(msg, sizeof(msg), "pid %d: %s (%s): %s", ss->pid, what, reason,
+	snprintf(pid, sizeof(pid), "%d", of);
+	snprintf(msg, sizeof(msg), "pid %d: %s (%s): %s", of, what, reason,
 		 why);
 	vg_oplog_send(ss->sinks->log, 4, msg, "VIGIL_EVENT", "checkpoint_failed",
 		      "VIGIL_PID", pid, "VIGIL_UNIT", unit_of(ss), NULL);

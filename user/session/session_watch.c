@@ -42,6 +42,7 @@
 #include "sym/symbolize.h"
 #include "util/json.h"
 #include "watch/watch.h"
+#include "watch_ckpt.h"
 #include <unistd.h>
 
 /* processes said one by one as they come and go; then only counted */
@@ -131,31 +132,29 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 
 	if (!ss->o->watch_exe)
 		return 0;
+	/* each refusal says why and what does it for one process
+	 * (docs/GUIDE.md, vigil watch) */
 	if (ss->o->dynamic)
-		no = "--dynamic";
+		no = "--dynamic: a watched process gets all its probes when it is adopted (vigil attach --dynamic -p PID attaches them as slices need them, for one process)";
 	else if (ss->o->interactive)
-		no = "--interactive";
+		no = "--interactive: gdb takes one process (a stop reaction leaves the violating process stopped and prints the gdb command for it; vigil attach --interactive -p PID for one)";
 	else if (ss->o->view)
-		no = "--view";
+		no = "--view: the live page shows one process's slices (--metrics counts every watched process; vigil attach --view -p PID for one)";
+	else if (ss->o->record_path)
+		no = "--record: a recording is one process's events (vigil attach --record FILE -p PID)";
+	else if (ss->o->fork_snapshots || ss->o->state_path)
+		no = "--snapshot=fork or a restored monitor state: these are for one process (vigil attach, vigil restore --monitor)";
 	for (int i = 0; !no && i < ss->spec->nevents; i++)
 		if (vg_event_watches(&ss->spec->events[i]))
-			no = "watchpoint events (write, read, access, change)";
-	else if (ss->o->record_path)
-		no = "--record";
-	else if (ss->o->fork_snapshots || ss->o->state_path ||
-		 ss->o->on_violation == VG_OV_CHECKPOINT)
-		no = "checkpoints";
+			no = "watchpoint events (write, read, access, change): hardware watchpoints are armed per thread of one process (vigil attach -p PID)";
 	for (int p = 0; !no && p < ss->spec->nprops; p++)
 		for (int r = 0; r < ss->spec->props[p].nreactions; r++)
-			for (int a = 0; a < ss->spec->props[p].reactions[r].nactions; a++) {
-				int k = ss->spec->props[p].reactions[r].actions[a].kind;
-
-				if (k == VG_ACT_CHECKPOINT || k == VG_ACT_RESTORE)
-					no = "checkpoint and restore reactions";
-			}
+			for (int a = 0; a < ss->spec->props[p].reactions[r].nactions; a++)
+				if (ss->spec->props[p].reactions[r].actions[a].kind == VG_ACT_RESTORE)
+					no = "the restore reaction: it brings a checkpoint back in place of one process (the checkpoint reaction works per process; vigil restore DIR opens its image)";
 	if (no)
 		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "vigil watch does not go with %s yet", no);
+				    "vigil watch does not take %s", no);
 	if (stat(ss->o->watch_exe, &st))
 		return vg_errf_code(e, VG_EXIT_USAGE, "--exe %s: no such file",
 				    ss->o->watch_exe);
@@ -265,7 +264,17 @@ static void kid_end(struct session *ss, int i, enum vg_watch_what what,
 	vg_symbolizer_free(ss->kids[i].sym);
 	free(ss->kids[i].cgroup);
 	vg_proc_root_forget(pid);
+	vg_watch_ckpt_forget(ss, pid);
 	ss->kids[i] = ss->kids[--ss->nkids];
+}
+
+void vg_session_watch_drop(struct session *ss, pid_t pid, const char *detail)
+{
+	int i = kid_index(ss, pid);
+
+	vg_probe_refuse(ss->probe, pid);
+	if (i >= 0)
+		kid_end(ss, i, VG_WATCH_LEFT, 0, detail);
 }
 
 /* Follow pid: held (at its exec) or running (found in /proc). */
@@ -478,6 +487,8 @@ void vg_session_watch_transition(struct session *ss,
 	int i = kid_index(ss, (pid_t)ev->pid);
 	bool stopped = vg_scenario_target_stopped(ss->sc);
 
+	/* a checkpoint it asked for: taken after the drain, of it alone */
+	vg_watch_ckpt_note(ss, (pid_t)ev->pid);
 	if (p->states[to].kind == VG_STATE_VIOLATION) {
 		ss->wstats->violations++;
 		if (i >= 0)
@@ -516,6 +527,7 @@ void vg_session_watch_transition(struct session *ss,
 		struct vg_err ge = { 0 };
 
 		vg_probe_unfollow(ss->probe, spid);
+		vg_guard_keep(ss->guard, spid);	/* the user's now */
 		ss->wstats->stopped++;
 		if ((i = kid_index(ss, spid)) >= 0)
 			ss->kids[i].stopped = true;
@@ -575,6 +587,7 @@ void vg_session_watch_finish(struct session *ss)
 
 void vg_session_watch_free(struct session *ss)
 {
+	vg_watch_ckpt_free(ss);
 	free(ss->wstats);
 	ss->wstats = NULL;
 }

@@ -1,0 +1,377 @@
+/* vigil watch: the `checkpoint` reaction (and --on-violation checkpoint),
+ * per watched process (session_watch.c).
+ *
+ * A reaction asks for a checkpoint of the process whose event took the
+ * slice; the request is noted with that process (several processes may
+ * ask within one drain) and carried out after the drain, as the one-process
+ * session does (session_ckpt.c), for that process alone:
+ *   1. stop its threads (the kernel tier may have stopped it already, at
+ *      the transition: VG_RF_CKPT);
+ *   2. take its own uprobe links out (vg_probe_pause_proc): every int3
+ *      leaves its text, none leaves any other process's, whose links are
+ *      their own; the others run on, monitored;
+ *   3. put the real return addresses back on its stack for functions
+ *      whose `after` probe is pending (vg_returns_mend);
+ *   4. drain the ring buffer, so its monitor has every event before the
+ *      stop;
+ *   5. dump it with `criu dump --leave-running`, its monitor state beside
+ *      the image: its own slices only (its monitor, and of the kernel
+ *      table the slices keyed by its tgid), written as a one-process state
+ *      that `vigil restore DIR --monitor SPEC` loads like any;
+ *   6. its links back in, and it runs on -- unless a reaction left it
+ *      stopped for gdb (its probes stay out then).
+ * Images go to --checkpoint-dir DIR/ckpt-PID (default
+ * /dev/shm/vigil-UID/ckpt-PID), a ring of --checkpoints per process;
+ * --checkpoint-gap holds per process (and, for the kernel tier's stop at
+ * the transition, for all of them: one gate in the kernel). */
+#include "session_internal.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "act/checkpoint.h"
+#include "act/scenario.h"
+#include "monitor/monitor.h"
+#include "monstate.h"
+#include "probe/returns.h"
+#include "proc/proc.h"
+#include "report/report.h"
+#include "util/clock.h"
+#include "util/json.h"
+#include "watch_ckpt.h"
+
+struct wck_req {
+	pid_t pid;
+	bool want;		/* a checkpoint (else only the kernel tier's
+				 * stop to undo) */
+	bool good;
+	bool kstopped;		/* stopped by the kernel tier for it */
+	char reason[256];
+};
+
+struct wck_ring {
+	pid_t pid;
+	struct vg_ckpt *ck;
+};
+
+struct vg_watch_ckpt {
+	struct wck_req *reqs;
+	int nreqs, reqs_cap;
+	struct wck_ring *rings;
+	int nrings, rings_cap;
+};
+
+static struct vg_watch_ckpt *state(struct session *ss)
+{
+	if (!ss->wck)
+		ss->wck = calloc(1, sizeof(*ss->wck));
+	return ss->wck;
+}
+
+static int kid_of(const struct session *ss, pid_t pid)
+{
+	for (int i = 0; i < ss->nkids; i++)
+		if (ss->kids[i].pid == pid)
+			return i;
+	return -1;
+}
+
+void vg_watch_ckpt_note(struct session *ss, pid_t pid)
+{
+	struct vg_scenario_req r;
+	struct vg_watch_ckpt *w;
+	struct wck_req *q;
+	bool kstopped = ss->ckpt_stop;
+
+	ss->ckpt_stop = false;
+	vg_scenario_take_requests(ss->sc, &r);
+	/* a kill reaction too: nothing left to keep */
+	if (vg_scenario_target_killed(ss->sc))
+		r.checkpoint = false;
+	if (!r.checkpoint && !kstopped)
+		return;
+	if (!(w = state(ss)))
+		goto nomem;
+	for (int i = 0; i < w->nreqs; i++)
+		if (w->reqs[i].pid == pid) {	/* one per process and drain */
+			w->reqs[i].kstopped |= kstopped;
+			if (r.checkpoint && !w->reqs[i].want) {
+				w->reqs[i].want = true;
+				w->reqs[i].good = r.good;
+				snprintf(w->reqs[i].reason,
+					 sizeof(w->reqs[i].reason), "%s",
+					 r.reason);
+			}
+			return;
+		}
+	if (w->nreqs == w->reqs_cap) {
+		int cap = w->reqs_cap ? 2 * w->reqs_cap : 8;
+		void *v = realloc(w->reqs, cap * sizeof(*w->reqs));
+
+		if (!v)
+			goto nomem;
+		w->reqs = v;
+		w->reqs_cap = cap;
+	}
+	q = &w->reqs[w->nreqs++];
+	*q = (struct wck_req){ .pid = pid, .want = r.checkpoint,
+			       .good = r.good, .kstopped = kstopped };
+	snprintf(q->reason, sizeof(q->reason), "%s", r.reason);
+	return;
+nomem:
+	fprintf(stderr, "vigil: watch: pid %d: checkpoint failed: out of memory\n",
+		pid);
+	ss->ckpt_failed++;
+	if (kstopped)
+		kill(pid, SIGCONT);
+}
+
+/* pid's ring of images, made at its first checkpoint */
+static struct vg_ckpt *ring_of(struct session *ss, pid_t pid,
+			       struct vg_err *e)
+{
+	struct vg_watch_ckpt *w = ss->wck;
+	char dir[PATH_MAX], exe[PATH_MAX];
+	struct vg_ckpt_opts co = {
+		.keep = ss->o->checkpoints,
+		.min_gap_ms = ss->o->checkpoint_gap_ms,
+	};
+	struct vg_ckpt *ck;
+
+	for (int i = 0; i < w->nrings; i++)
+		if (w->rings[i].pid == pid)
+			return w->rings[i].ck;
+	if (w->nrings == w->rings_cap) {
+		int cap = w->rings_cap ? 2 * w->rings_cap : 8;
+		void *v = realloc(w->rings, cap * sizeof(*w->rings));
+
+		if (!v) {
+			vg_errf(e, "out of memory");
+			return NULL;
+		}
+		w->rings = v;
+		w->rings_cap = cap;
+	}
+	if (ss->o->checkpoint_dir) {	/* one directory per process */
+		snprintf(dir, sizeof(dir), "%s/ckpt-%d", ss->o->checkpoint_dir,
+			 pid);
+		co.dir = dir;
+	}
+	/* the program it runs (with --lib-mapped not the watched file),
+	 * which vigil restore checks the pid against */
+	if (vg_proc_exe(pid, exe, e) ||
+	    !(ck = vg_ckpt_new(pid, exe, &co, e)))
+		return NULL;
+	w->rings[w->nrings++] = (struct wck_ring){ pid, ck };
+	return ck;
+}
+
+struct proc_state {
+	struct session *ss;
+	pid_t pid;
+};
+
+static int write_state(void *ctx, FILE *out, struct vg_err *e)
+{
+	struct proc_state *ps = ctx;
+	struct session *ss = ps->ss;
+	int i = kid_of(ss, ps->pid);
+
+	if (i < 0)
+		return vg_errf(e, "pid %d is no longer watched", ps->pid);
+	return vg_monstate_write_proc(out, ss->spec, ss->kids[i].mon,
+				      vg_session_watch_kernel(ss) ? ss->probe
+								  : NULL,
+				      ss->kernel, ps->pid, e);
+}
+
+/* The kernel tier may stop a process for the next checkpoint from
+ * --checkpoint-gap on. */
+static void rearm(struct session *ss)
+{
+	vg_probe_arm_checkpoint(ss->probe, vg_now_ns(CLOCK_MONOTONIC) +
+					   ss->o->checkpoint_gap_ms * 1000000ull);
+}
+
+static void resume(pid_t pid, bool keep_stopped)
+{
+	int fd;
+
+	if (keep_stopped)
+		return;
+	/* through a pidfd: an ended pid reused meanwhile is not signalled */
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd >= 0) {
+		syscall(SYS_pidfd_send_signal, fd, SIGCONT, NULL, 0);
+		close(fd);
+	}
+}
+
+/* One request; -1 only when the session cannot go on (e set). */
+static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
+{
+	struct vg_err ce = { 0 };
+	struct vg_monitor_stats ms;
+	uint64_t lost;
+	struct proc_state ps = { ss, q->pid };
+	char img[PATH_MAX + 64];
+	struct vg_ckpt *ck;
+	bool keep, paused;
+	uint64_t t0, t1, t2;
+	int i = kid_of(ss, q->pid), tid, rc;
+	FILE *j;
+
+	if (i < 0) {	/* it ended, or is watched no more */
+		if (q->kstopped)
+			resume(q->pid, false);
+		return 0;
+	}
+	/* a reaction left it stopped for gdb: it stays so, probes out */
+	keep = ss->kids[i].stopped;
+	if (!q->want) {	/* the kernel tier's stop, no checkpoint asked */
+		resume(q->pid, keep);
+		rearm(ss);
+		return 0;
+	}
+	if (!(ck = ring_of(ss, q->pid, &ce)))
+		goto failed;
+	if (!vg_ckpt_due(ck) && !q->kstopped) {
+		ss->ckpt_skipped++;
+		return 0;
+	}
+	t0 = vg_now_ns(CLOCK_MONOTONIC);
+	if (!keep && !q->kstopped && vg_proc_stop(q->pid, &ce))
+		goto failed;
+	/* a thread stopped in a uretprobe's return trampoline would come
+	 * back into a page the image has not (session_ckpt.c) */
+	if ((tid = vg_proc_in_uprobe_page(q->pid))) {
+		fprintf(stderr, "vigil: watch: pid %d: checkpoint deferred: thread %d is returning from a probed function (%s)\n",
+			q->pid, tid, q->reason);
+		vg_session_sinks_checkpoint_failed(ss, q->pid, "checkpoint deferred", q->reason,
+						   "a thread is returning from a probed function");
+		ss->ckpt_skipped++;
+		resume(q->pid, keep);
+		rearm(ss);
+		return 0;
+	}
+	/* a process left stopped for gdb has no links any more */
+	paused = !vg_probe_pause_proc(ss->probe, q->pid);
+
+	vg_returns_mend(ss->probe, q->pid, true);
+	/* every event before the stop into its monitor (the others' too) */
+	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0) {
+		resume(q->pid, keep);
+		return -1;
+	}
+	if ((i = kid_of(ss, q->pid)) < 0) {	/* cannot be: it is stopped */
+		resume(q->pid, keep);
+		return 0;
+	}
+	/* its own events in the user tier; the kernel tier's are counted
+	 * for all processes together */
+	t1 = vg_now_ns(CLOCK_MONOTONIC);
+	vg_monitor_stats(ss->kids[i].mon, &ms);
+	if (vg_session_watch_kernel(ss))
+		vg_session_event_totals(ss, &ms.events, &lost);
+	rc = vg_ckpt_take(ck, q->reason, ms.events,
+			  q->good && !ss->kids[i].violations, write_state, &ps,
+			  img, sizeof(img), &ce);
+	t2 = vg_now_ns(CLOCK_MONOTONIC);
+	if (rc) {
+		fprintf(stderr, "vigil: watch: pid %d: %s; monitoring continues\n",
+			q->pid, ce.msg);
+		vg_session_sinks_checkpoint_failed(ss, q->pid, "checkpoint failed",
+						   q->reason, ce.msg);
+		ss->ckpt_failed++;
+	} else {
+		ss->ckpt_taken++;
+		fprintf(stderr, "vigil: watch: pid %d: checkpoint %s (%s, after %llu events); open it with: vigil restore %s --monitor SPEC...\n",
+			q->pid, img, q->reason, (unsigned long long)ms.events,
+			img);
+		vg_session_sinks_checkpoint(ss, q->pid, img, q->reason);
+		if ((j = vg_report_json(ss->report))) {
+			fprintf(j, "{\"type\":\"checkpoint\",\"pid\":%d,\"dir\":",
+				q->pid);
+			vg_json_str(j, img);
+			fputs(",\"reason\":", j);
+			vg_json_str(j, q->reason);
+			fputs("}\n", j);
+			fflush(j);
+		}
+	}
+	if (paused && !ss->kids[i].stopped &&
+	    vg_probe_unpause_proc(ss->probe, q->pid, &ce)) {
+		/* never left stopped for a monitor that cannot see it */
+		fprintf(stderr, "vigil: watch: pid %d: %s: it runs on unmonitored\n",
+			q->pid, ce.msg);
+		vg_session_watch_drop(ss, q->pid, "its probes could not be attached again after its checkpoint");
+	}
+	resume(q->pid, keep);
+	/* VIGIL_DEBUG=1: how long the process was held, and for what */
+	if (getenv("VIGIL_DEBUG"))
+		fprintf(stderr, "vigil: debug: pid %d held %.1f ms for its checkpoint: stop, probes out, drain %.1f ms; criu dump and state %.1f ms; probes in %.1f ms\n",
+			q->pid, (vg_now_ns(CLOCK_MONOTONIC) - t0) / 1e6,
+			(t1 - t0) / 1e6, (t2 - t1) / 1e6,
+			(vg_now_ns(CLOCK_MONOTONIC) - t2) / 1e6);
+	rearm(ss);
+	return 0;
+failed:
+	fprintf(stderr, "vigil: watch: pid %d: checkpoint failed: %s; monitoring continues\n",
+		q->pid, ce.msg);
+	vg_session_sinks_checkpoint_failed(ss, q->pid, "checkpoint failed",
+					   q->reason, ce.msg);
+	ss->ckpt_failed++;
+	if (q->kstopped)
+		resume(q->pid, keep);
+	return 0;
+}
+
+int vg_watch_ckpt_run(struct session *ss, struct vg_err *e)
+{
+	struct vg_watch_ckpt *w = ss->wck;
+
+	/* requests noted while these are taken (their drains) are taken
+	 * too, in turn */
+	for (int n = 0; w && n < w->nreqs; n++) {
+		struct wck_req q = w->reqs[n];
+
+		if (take(ss, &q, e))
+			return -1;
+	}
+	if (w)
+		w->nreqs = 0;
+	return 0;
+}
+
+void vg_watch_ckpt_forget(struct session *ss, pid_t pid)
+{
+	struct vg_watch_ckpt *w = ss->wck;
+
+	if (!w)
+		return;
+	/* its images stay on disk; its ring goes */
+	for (int i = 0; i < w->nrings; i++)
+		if (w->rings[i].pid == pid) {
+			vg_ckpt_free(w->rings[i].ck);
+			w->rings[i] = w->rings[--w->nrings];
+			break;
+		}
+}
+
+void vg_watch_ckpt_free(struct session *ss)
+{
+	struct vg_watch_ckpt *w = ss->wck;
+
+	if (!w)
+		return;
+	for (int i = 0; i < w->nrings; i++)
+		vg_ckpt_free(w->rings[i].ck);
+	free(w->rings);
+	free(w->reqs);
+	free(w);
+	ss->wck = NULL;
+}
