@@ -3,7 +3,7 @@
 # at a failed assert, at raise(SIGTERM), the check runs with the program's
 # memory whole, then the signal kills it as it would have; a raise it
 # handles is no end (the check runs at exit); a fault is said to leave no
-# check. memcheck, on the same binary, gives the same definitely lost
+# check, and in a live gdb session `vigil leaks` at the fault checks. memcheck, on the same binary, gives the same definitely lost
 # record for abort and assert.
 . "$(dirname "$0")/lib.sh"
 
@@ -60,6 +60,17 @@ expect_rc 0
 expect_out "the leak check did not run: the program died of SIGSEGV"
 expect_no_out "LEAK SUMMARY"
 expect_out "vigil: target killed by signal 11 "
+
+# a fault in a live gdb session: gdb stops it at the fault, before the
+# signal is taken, and `vigil leaks` there runs the check
+start_live run --interactive --stacks specs/lib/leak.vigil -- "$T" segv
+live_gdb "-ex continue -ex 'vigil leaks' -ex continue"
+grep -q "Program received signal SIGSEGV" "$TMP/gdb" || fail "gdb did not stop at the fault"
+grep -qE "leak check of pid $TARGET_PID \(on demand\): 2 blocks live" "$TMP/gdb" ||
+	fail "vigil leaks at the fault gave no check"
+grep -q "^   definitely lost: 40 bytes in 1 blocks$" "$TMP/gdb" || fail "vigil leaks at the fault: wrong summary"
+wait_vigil
+grep -q "target killed by signal 11 " "$TMP/vigil.err" || fail "the program did not die of its fault after gdb"
 
 # memcheck, the oracle: the same record, in lose at the same line
 command -v valgrind >/dev/null || fail "valgrind is not installed (scripts/setup.sh installs it): no oracle"
