@@ -31,11 +31,11 @@
 struct vg_leaks {
 	struct vg_leak_supp *supp;
 	unsigned show;		/* kinds whose records the text shows */
-	int hold_event[VG_LEAK_NHOLDS];	/* _exit, abort, raise, kill; -1 */
+	int hold_event[VG_LEAK_NHOLDS];	/* by enum vg_leak_hold - 1; -1 */
 	int exit_event;		/* `before exit`: where its caller's frame is */
 	pid_t exit_caller_tid;
 	uint64_t exit_caller;	/* exit's return address (in its caller) */
-	bool at_exit;		/* the target is held at _exit */
+	bool at_exit;		/* the target is held at its end */
 	int at_signal;		/* or raises this signal on itself */
 	enum vg_leak_hold at_kind;	/* by this hold */
 	pid_t exit_tid;		/* by this thread (at a call: dead scratch
