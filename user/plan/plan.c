@@ -334,7 +334,7 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 		if (o->leak_check && i == o->leak_check->hold_prop) {
 			p->kernel[i] = false;
 			snprintf(why[i], sizeof(why[i]),
-				 "it holds the program at _exit for --leak-check");
+				 "it holds the program at _exit, abort, __assert_fail, raise and kill for --leak-check");
 		}
 		if (o->follow_forks) {
 			p->kernel[i] = false;

@@ -33,15 +33,15 @@
 struct vg_leaks {
 	struct vg_leak_supp *supp;
 	unsigned show;		/* kinds whose records the text shows */
-	int hold_event;		/* `before _exit`, or -1 */
-	int abort_event;	/* `before abort`: held there too, or -1 */
+	int hold_event[VG_LEAK_NHOLDS];	/* by enum vg_leak_hold - 1; -1 */
 	int exit_event;		/* `before exit`: where its caller's frame is */
 	pid_t exit_caller_tid;
 	uint64_t exit_caller;	/* exit's return address (in its caller) */
-	bool at_exit;		/* the target is held at _exit */
+	bool at_exit;		/* the target is held at its end */
+	int at_signal;		/* or raises this signal on itself */
+	enum vg_leak_hold at_kind;	/* by this hold */
 	pid_t exit_tid;		/* by this thread (at a call: dead scratch
 				 * registers) */
-	bool aborting;		/* held at abort, not _exit */
 	bool done_at_exit;
 	/* the classes of the check at exit (or abort), for the leak
 	 * property's verdicts */
@@ -55,6 +55,9 @@ static const char hold_spec[] =
 	"  before exit(code) -> running\n"
 	"  before _exit(code) -> running\n"
 	"  before abort() -> running\n"
+	"  before __assert_fail(assertion) -> running\n"
+	"  before raise(sig) -> running\n"
+	"  before kill(pid, sig) -> running\n"
 	"}\n";
 
 bool vg_leak_block_prop(const struct vg_property *p, int *size_var)
@@ -119,8 +122,7 @@ int vg_leaks_plan(const struct vg_spec *spec, struct vg_plan_leaks *out,
 			for (int b = 0; b < pr->nbindings; b++) {
 				int ev = pr->bindings[b].event;
 
-				if (!strcmp(spec->events[ev].name, "_exit") ||
-				    !strcmp(spec->events[ev].name, "abort"))
+				if (vg_leak_hold_kind(spec->events[ev].name))
 					out->holds[ev] = true;
 				else
 					out->stacks[ev] = true;
@@ -192,7 +194,9 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 					     1u << VG_LEAK_POSSIBLE);
 	if (!l->verdicts)
 		return vg_errf(e, "out of memory");
-	l->hold_event = l->exit_event = l->abort_event = -1;
+	for (int k = 0; k < VG_LEAK_NHOLDS; k++)
+		l->hold_event[k] = -1;
+	l->exit_event = -1;
 	for (int i = 0; ss->o->leak_check && i < ss->spec->nprops; i++) {
 		const struct vg_property *p = &ss->spec->props[i];
 
@@ -201,10 +205,11 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 		for (int b = 0; b < p->nbindings; b++) {
 			int ev = p->bindings[b].event;
 
-			if (!strcmp(ss->spec->events[ev].name, "_exit"))
-				l->hold_event = ev;
-			else if (!strcmp(ss->spec->events[ev].name, "abort"))
-				l->abort_event = ev;
+			enum vg_leak_hold k =
+				vg_leak_hold_kind(ss->spec->events[ev].name);
+
+			if (k)
+				l->hold_event[k - 1] = ev;
 			else
 				l->exit_event = ev;
 		}
@@ -233,12 +238,16 @@ void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev)
 		ss->leaks->exit_caller_tid = (pid_t)ev->tid;
 		ss->leaks->exit_caller = ev->slot[VG_SLOT_CALLER];
 	}
-	if (ss->leaks && (ev->event == ss->leaks->hold_event ||
-			  ev->event == ss->leaks->abort_event) &&
-	    ev->pid == (uint32_t)ss->pid) {
+	for (int k = 0; ss->leaks && k < VG_LEAK_NHOLDS; k++) {
+		int sig = k ? vg_leak_hold_signal(k + 1, ss->pid, ev->slot) : 0;
+
+		if (ev->event != ss->leaks->hold_event[k] ||
+		    ev->pid != (uint32_t)ss->pid || (k && !sig))
+			continue;
 		ss->leaks->at_exit = true;
+		ss->leaks->at_signal = sig;
+		ss->leaks->at_kind = k + 1;
 		ss->leaks->exit_tid = (pid_t)ev->tid;
-		ss->leaks->aborting = ev->event == ss->leaks->abort_event;
 	}
 }
 
@@ -560,7 +569,7 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	if (ss->leaks->at_exit) {
 		call.tid = ss->leaks->exit_tid;
 		if (ss->leaks->exit_caller_tid == call.tid &&
-		    !ss->leaks->aborting)
+		    !ss->leaks->at_signal)
 			call.ret = ss->leaks->exit_caller;
 	}
 
@@ -707,18 +716,36 @@ static bool traced(pid_t pid)
 	return yes;
 }
 
+bool vg_session_leaks_ran_at_end(const struct session *ss)
+{
+	return ss->leaks && ss->leaks->done_at_exit;
+}
+
 void vg_session_leaks_at_exit(struct session *ss)
 {
 	struct vg_err e = { 0 };
-	bool aborting;
+	char when[48] = "at exit";
+	int sig;
 
 	if (!ss->leaks || !ss->leaks->at_exit || ss->leaks->done_at_exit)
 		return;
-	/* held at abort (glibc's own checks end there): checked there, as
-	 * the program will not reach _exit; a handler that goes on makes
-	 * the check at _exit the one that counts */
-	aborting = ss->leaks->aborting;
-	ss->leaks->done_at_exit = !aborting;
+	/* a signal it raises on itself: checked when it will kill it (a
+	 * handler, SIG_IGN, a blocked signal: it goes on, the hold is let go) */
+	sig = ss->leaks->at_signal;
+	if (sig && !vg_leak_signal_kills(ss->leaks->at_kind, ss->pid,
+					 ss->leaks->exit_tid, sig)) {
+		ss->leaks->at_exit = false;
+		ss->leaks->at_signal = 0;
+		return;
+	}
+	if (ss->leaks->at_kind == VG_LEAK_HOLD_ABORT)
+		snprintf(when, sizeof(when), "at abort");
+	else if (ss->leaks->at_kind == VG_LEAK_HOLD_ASSERT)
+		snprintf(when, sizeof(when), "at a failed assert");
+	else if (sig)
+		snprintf(when, sizeof(when), "at SIG%s",
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	ss->leaks->done_at_exit = true;
 	/* gdb takes the hold's SIGSTOP (vigil's holds pass silently) and its
 	 * other threads run on: no stop of the whole program to scan */
 	if (traced(ss->pid)) {
@@ -734,7 +761,7 @@ void vg_session_leaks_at_exit(struct session *ss)
 	}
 	/* its classes make the leak property's verdicts at the end */
 	ss->leaks->keep_classes = true;
-	if (vg_session_leak_check(ss, aborting ? "at abort" : "at exit",
+	if (vg_session_leak_check(ss, when,
 				  stderr, vg_report_json_file(ss->report),
 				  NULL, 0, &e))
 		fprintf(stderr, "vigil: leak check at exit: %s\n", e.msg);

@@ -329,6 +329,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 				(uint32_t)ss->kids[i].pid);
 	}
 	vg_load_final(ss);	/* vigil load's, before the last summary */
+	vg_session_leaks_end(ss, exited, sig);
 	vg_report_stats(ss->report, ss->mon, &st);
 	vg_dyn_finish(ss);
 	vg_watchset_finish(ss->ws, stderr);

@@ -268,6 +268,11 @@ unsigned vg_session_leaks_show(struct session *ss, unsigned show);
 int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			  FILE *json, const uint64_t *regs, size_t nregs,
 			  struct vg_err *e);
+/* Did the check run at the program's end (at _exit or a fatal raise)? */
+bool vg_session_leaks_ran_at_end(const struct session *ss);
+/* The target is gone (exited; sig: the signal that killed it, or 0):
+ * with --leak-check, say when the check could not run (leaks_fatal.c) */
+void vg_session_leaks_end(struct session *ss, bool exited, int sig);
 /* SIGUSR1: the check now, to stderr and --json (nothing without a leak
  * property) */
 void vg_session_leaks_on_demand(struct session *ss);
