@@ -87,6 +87,7 @@ static void test_unit_and_defaults(void **state)
 	/* production: a violation is recorded, the service runs on */
 	assert_string_equal(u.reaction, "log");
 	assert_string_equal(u.tier, "auto");
+	assert_false(u.same_build);
 	assert_int_equal(u.nprop_reactions, 1);
 	assert_string_equal(u.prop_reactions[0], "p=stop");
 	vg_agent_unit_free(&u);
@@ -147,6 +148,10 @@ static void test_errors_name_file_and_line(void **state)
 		     "e.conf:2: reaction.: no property name");
 	expect_error("e.conf", "exe = /bin/x\n", "no 'spec = FILE' line");
 	expect_error("e.conf", "exe = /bin/x\ntier =\n", "e.conf:2: tier: no value after '='");
+	expect_error("e.conf", "exe = /bin/x\nsame-build = maybe\n",
+		     "e.conf:2: same-build: 'maybe' is not yes or no");
+	expect_error("e.conf", "pidfile = /run/x.pid\nspec = a.vigil\nsame-build = yes\n",
+		     "same-build is for 'exe = PATH' units");
 }
 
 /* vigil watch takes checkpoints per process: an exe unit may ask for them,
@@ -167,6 +172,19 @@ static void test_checkpoint_for_exe(void **state)
 	assert_string_equal(u.prop_reactions[0], "p=checkpoint");
 	vg_agent_unit_free(&u);
 	unlink(path("c.conf"));
+}
+
+/* same-build = yes: the session is `vigil watch --exe PATH --same-build` */
+static void test_same_build(void **state)
+{
+	struct vg_agent_unit u;
+	struct vg_err e = { 0 };
+
+	put("s.conf", "exe = /bin/x\nsame-build = yes\nspec = a.vigil\n");
+	assert_int_equal(vg_agent_unit_load(path("s.conf"), &u, &e), 0);
+	assert_true(u.same_build);
+	vg_agent_unit_free(&u);
+	unlink(path("s.conf"));
 }
 
 static void test_bounded_lines(void **state)
@@ -211,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_fingerprint_follows_file_and_specs),
 		cmocka_unit_test(test_errors_name_file_and_line),
 		cmocka_unit_test(test_checkpoint_for_exe),
+		cmocka_unit_test(test_same_build),
 		cmocka_unit_test(test_bounded_lines),
 		cmocka_unit_test(test_directory_in_name_order),
 	};

@@ -255,6 +255,8 @@ static void start(struct agent *a, struct unit *un)
 	if (u->exe[0]) {
 		argv[n++] = "--exe";
 		argv[n++] = (char *)u->exe;
+		if (u->same_build)
+			argv[n++] = "--same-build";
 	} else {
 		snprintf(pid, sizeof(pid), "%d", target);
 		argv[n++] = "-p";

@@ -160,7 +160,14 @@ static int take(struct vg_agent_unit *u, const char *dir, const char *key,
 		return set_str(u->checkpoint_dir, sizeof(u->checkpoint_dir), v,
 			       path, line, key, e);
 	}
-	return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: unknown key '%s' (expected exe, pidfile, spec, define, reaction, reaction.PROP, checkpoint-dir or tier)",
+	if (!strcmp(key, "same-build")) {
+		if (strcmp(v, "yes") && strcmp(v, "no"))
+			return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: same-build: '%s' is not yes or no",
+					    path, line, v);
+		u->same_build = !strcmp(v, "yes");
+		return 0;
+	}
+	return vg_errf_code(e, VG_EXIT_USAGE, "%s:%d: unknown key '%s' (expected exe, pidfile, spec, define, reaction, reaction.PROP, checkpoint-dir, tier or same-build)",
 			    path, line, key);
 }
 
@@ -215,6 +222,12 @@ int vg_agent_unit_load(const char *path, struct vg_agent_unit *u,
 	}
 	if (!u->exe[0] && !u->pidfile[0]) {
 		vg_errf_code(e, VG_EXIT_USAGE, "%s: names no processes: give 'exe = PATH' or 'pidfile = PATH'",
+			     path);
+		goto out;
+	}
+	if (u->same_build && !u->exe[0]) {
+		/* one process by its pidfile has no copies to look for */
+		vg_errf_code(e, VG_EXIT_USAGE, "%s: same-build is for 'exe = PATH' units (vigil watch --same-build)",
 			     path);
 		goto out;
 	}

@@ -17,6 +17,7 @@
 #define VIGIL_AGENT_CONFIG_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "util/err.h"
@@ -39,6 +40,7 @@ struct vg_agent_unit {
 	int nprop_reactions;
 	char checkpoint_dir[4096];	/* or "" */
 	char tier[8];			/* auto, kernel, user */
+	bool same_build;		/* same-build = yes: copies of exe by build id */
 	/* the file's bytes and its specs' bytes, hashed: a reload restarts
 	 * the unit's session only when this changed */
 	uint64_t fingerprint;
