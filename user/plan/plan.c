@@ -120,6 +120,20 @@ static void pass_flags(struct vg_plan *p, bool record)
 	}
 }
 
+/* The argument registers any probe on the function of event ev reads:
+ * its before and after events then share one placement, so one trap */
+static unsigned keep_regs(const struct vg_spec *s, int ev)
+{
+	unsigned keep = 0;
+
+	for (int i = 0; i < s->nevents; i++)
+		if ((s->events[i].kind == VG_EV_BEFORE ||
+		     s->events[i].kind == VG_EV_AFTER) &&
+		    !strcmp(s->events[i].name, s->events[ev].name))
+			keep |= vg_place_arg_regs(s->events[i].nfields);
+	return keep;
+}
+
 static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 		    const struct vg_func_where *w, struct vg_err *e)
 {
@@ -139,13 +153,16 @@ static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 	snprintf(s->path, sizeof(s->path), "%s", w->path);
 	snprintf(s->sym, sizeof(s->sym), "%s", w->sym);
 	s->func = w->fn.offset;
-	/* an entry probe goes on the first instruction the kernel emulates
-	 * when the ones before it cannot matter (probe/placement.h); a
-	 * return probe stays at the entry, where the return address is at
-	 * %rsp. VIGIL_NO_PLACEMENT=1 keeps every probe at the entry, for
-	 * the benchmark that measures the gain. */
-	if (!ret && !getenv("VIGIL_NO_PLACEMENT"))
-		vg_place_entry(w->path, w->fn.offset, &pl);
+	/* a probe goes on the first instruction the kernel emulates when the
+	 * ones before it cannot matter (probe/placement.h). A return probe
+	 * too: they change no stack, so the return address is still at
+	 * %rsp, and it shares the entry probes' trap. VIGIL_NO_PLACEMENT=1
+	 * keeps every probe at the entry, for the benchmark that measures
+	 * the gain. */
+	if (!getenv("VIGIL_NO_PLACEMENT"))
+		vg_place_entry(w->path, w->fn.offset, w->fn.size,
+			       keep_regs(p->spec, event),
+			       &pl);
 	s->offset = pl.offset;
 	s->emulated = pl.emulated;
 	s->skipped = pl.skipped;
