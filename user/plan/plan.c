@@ -126,11 +126,18 @@ static unsigned keep_regs(const struct vg_spec *s, int ev)
 {
 	unsigned keep = 0;
 
-	for (int i = 0; i < s->nevents; i++)
-		if ((s->events[i].kind == VG_EV_BEFORE ||
-		     s->events[i].kind == VG_EV_AFTER) &&
-		    !strcmp(s->events[i].name, s->events[ev].name))
-			keep |= vg_place_arg_regs(s->events[i].nfields);
+	for (int i = 0; i < s->nevents; i++) {
+		const struct vg_event *x = &s->events[i];
+
+		if ((x->kind != VG_EV_BEFORE && x->kind != VG_EV_AFTER) ||
+		    strcmp(x->name, s->events[ev].name))
+			continue;
+		/* buffers checked against watched blocks, captures: every
+		 * argument register, to be sure */
+		if (x->nrng || x->access_for || x->ncaps)
+			keep |= VG_PLACE_ARG_REGS;
+		keep |= vg_place_arg_regs(x->nfields);
+	}
 	return keep;
 }
 
