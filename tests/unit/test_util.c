@@ -268,6 +268,17 @@ static void test_placement_writes(void **state)
 	/* ... but not when the probe reads %rcx */
 	vg_place_bytes(rip, sizeof(rip), 0x5000, VG_PLACE_ARG_REGS, &pl);
 	assert_int_equal(pl.offset, 0x5000);
+	/* test %rdx,%rdx; mov $1,%edx; je: run again, the test would see
+	 * the 1 and the je branch the other way */
+	static const uint8_t flags[] = { 0x48, 0x85, 0xd2, 0xba, 1, 0, 0, 0,
+					 0x74, 0x05 };
+	vg_place_bytes(flags, sizeof(flags), 0x6000, 1u << 7, &pl);
+	assert_int_equal(pl.offset, 0x6000);
+	/* test %rdi,%rdi; mov $1,%edx; je: nothing read is overwritten */
+	static const uint8_t flags_ok[] = { 0x48, 0x85, 0xff, 0xba, 1, 0, 0,
+					    0, 0x74, 0x05 };
+	vg_place_bytes(flags_ok, sizeof(flags_ok), 0x7000, 1u << 7, &pl);
+	assert_int_equal(pl.offset, 0x7008);
 }
 
 /* from a file, the whole function searched: a branch back into the

@@ -18,9 +18,12 @@ static bool is_rex(uint8_t b)
 /* Instructions that write only flags (or nothing) and fall through:
  * skipping them moves no argument, memory or stack effect. Returns their
  * length, 0 if not one of them. */
-static size_t harmless_len(const uint8_t *c, size_t n)
+static size_t harmless_len(const uint8_t *c, size_t n, unsigned *src)
 {
 	size_t i = 0;
+	unsigned rex = 0;
+
+	*src = 0;
 
 	if (n >= 4 && c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e &&
 	    c[3] == 0xfa)
@@ -28,18 +31,23 @@ static size_t harmless_len(const uint8_t *c, size_t n)
 	if (n >= 1 && c[0] == 0x90)
 		return 1;	/* nop */
 	if (n >= 1 && is_rex(c[0]))
-		i = 1;
+		rex = c[i++];
 	if (n < i + 2)
 		return 0;
+	/* the registers read: ModRM's reg and r/m */
+	*src = 1u << ((c[i + 1] >> 3 & 7) | (rex & 4) << 1) |
+	       1u << ((c[i + 1] & 7) | (rex & 1) << 3);
 	/* test r, r / cmp r, r: register operands only (ModRM mod == 3) */
 	if ((c[i] == 0x84 || c[i] == 0x85 || c[i] == 0x38 || c[i] == 0x39 ||
 	     c[i] == 0x3a || c[i] == 0x3b) &&
 	    (c[i + 1] & 0xc0) == 0xc0)
 		return i + 2;
 	/* cmp r, imm8 (83 /7 ib) */
+	*src = 1u << ((c[i + 1] & 7) | (rex & 1) << 3);
 	if (c[i] == 0x83 && (c[i + 1] & 0xc0) == 0xc0 &&
 	    ((c[i + 1] >> 3) & 7) == 7 && n >= i + 3)
 		return i + 3;
+	*src = 0;
 	return 0;
 }
 
@@ -207,11 +215,15 @@ void vg_place_bytes(const uint8_t *code, size_t len, uint64_t offset,
 	snprintf(pl->insn, sizeof(pl->insn), "single-stepped");
 	/* at most a few: a function is not a run of tests */
 	while (skipped < 6) {
-		size_t l = harmless_len(code + pos, len - pos);
 		unsigned dst, src;
+		size_t l = harmless_len(code + pos, len - pos, &src);
 		bool load;
 
-		if (!l) {
+		if (l) {
+			/* flags for the probed jcc, from what it read: a
+			 * re-run must read the same */
+			live_in |= src & ~written;
+		} else {
 			l = regwrite_len(code + pos, len - pos, &dst, &src,
 					 &load);
 			/* only into a register the caller gave up, that the
