@@ -8,7 +8,8 @@
             (`bpftrace -c`) and the program alone; medians of --reps
   real      wall time of pigz -p 2 on a 30 MB file and `git log -p` on this
             repository, native and under specs/lib/zlib.vigil +
-            specs/lib/mutex.vigil
+            specs/lib/mutex.vigil; and each run split into start, run and
+            exit by build/bench/runtime.so (make bench-progs)
   ckpt      a checkpoint round trip (`vigil checkpoint`: detach, CRIU dump,
             attach again) of a 10 MB process with 50 probes, as the process
             sees it: its longest pause
@@ -126,20 +127,37 @@ def make_input(path, mb):
             k += 1
 
 
-def wall(cmd, cwd=None):
-    t = time.monotonic()
+def wall(cmd, cwd, shim, exe, tmp):
+    """(wall, start, run, exit) in seconds: the whole command, and from the
+    spawn to the program's load, its load to its exit, its exit to the
+    command's, from build/bench/runtime.so's lines (CLOCK_MONOTONIC, as
+    time.monotonic_ns)"""
+    rt = os.path.join(tmp, "real.rt")
+    if os.path.exists(rt):
+        os.unlink(rt)
+    env = dict(os.environ, LD_PRELOAD=shim, VG_BENCH_RUNTIME=rt,
+               VG_BENCH_RUNTIME_EXE=exe)
+    t0 = time.monotonic_ns()
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       stdin=subprocess.DEVNULL, cwd=cwd)
-    dt = time.monotonic() - t
+                       stdin=subprocess.DEVNULL, cwd=cwd, env=env)
+    t3 = time.monotonic_ns()
     if r.returncode:
         raise Failure("%s: exit %d: %s" % (" ".join(cmd[:4]), r.returncode,
                                            r.stderr.decode(errors="replace")[-400:]))
-    return dt
+    ns = dict(re.findall(r"^(start|end) pid=\d+ ns=(\d+)$", open(rt).read(), re.M))
+    if len(ns) != 2:
+        raise Failure("%s: the run-time shim wrote no start and end lines"
+                      % " ".join(cmd[:4]))
+    t1, t2 = int(ns["start"]), int(ns["end"])
+    return (t3 - t0) / 1e9, (t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9
 
 
 def real(args, vigils, tmp):
     data = os.path.join(tmp, "input.txt")
     make_input(data, 30)
+    shim = os.path.abspath(os.path.join(args.build, "bench", "runtime.so"))
+    if not os.path.exists(shim):
+        raise Failure("no %s (make bench-progs builds it)" % shim)
     specs = [os.path.join(REPO, "specs/lib/zlib.vigil"),
              os.path.join(REPO, "specs/lib/mutex.vigil")]
     progs = {
@@ -156,16 +174,28 @@ def real(args, vigils, tmp):
             for c in order:
                 full = cmd if c == "native" else \
                     [os.path.abspath(vigils[c]), "run"] + specs + ["--"] + cmd
-                res.setdefault((name, c), []).append(wall(full, cwd))
+                res.setdefault((name, c), []).append(
+                    wall(full, cwd, shim, os.path.basename(cmd[0]), tmp))
     print("\n### Real programs: wall time, s, median of %d (ratio to native)\n" % args.reps)
     print("| program | " + " | ".join(cols) + " |")
     print("|---" * (len(cols) + 1) + "|")
     for name in progs:
-        nat = statistics.median(res[(name, "native")])
+        nat = statistics.median(x[0] for x in res[(name, "native")])
         cells = ["%.2f" % nat]
         for c in cols[1:]:
-            m = statistics.median(res[(name, c)])
-            cells.append("%.2f (%.1fx)" % (m, m / nat))
+            m = statistics.median(x[0] for x in res[(name, c)])
+            cells.append("%.2f (%.2fx)" % (m, m / nat))
+        print("| %s | %s |" % (name, " | ".join(cells)))
+    print("\nWhere the time goes, ms, medians: start (spawn to the program's load) / "
+          "run (load to exit) / exit (the program's exit to the command's)\n")
+    print("| program | " + " | ".join(cols) + " |")
+    print("|---" * (len(cols) + 1) + "|")
+    for name in progs:
+        cells = []
+        for c in cols:
+            v = res[(name, c)]
+            cells.append(" / ".join("%.0f" % (1000 * statistics.median(x[i] for x in v))
+                                    for i in (1, 2, 3)))
         print("| %s | %s |" % (name, " | ".join(cells)))
 
 

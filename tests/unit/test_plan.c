@@ -94,6 +94,32 @@ static void test_plan_queue_kernel(void **state)
 	vg_spec_free(s);
 }
 
+/* Debian 12's pthread_mutex_lock starts with register writes no probe
+ * reads (mov 0x10(%rdi),%eax; mov %eax,%edx; and; and; jne): the entry
+ * probes and the return probe move together onto the jne, which the
+ * kernel emulates, so one trap serves all three */
+static void test_plan_return_placed(void **state)
+{
+	struct vg_spec *s = load(
+		"property p \"x\"\n"
+		"slice on ptr m\n"
+		"state a accepting {\n"
+		"  after pthread_mutex_lock(m) returns r when r == 0 -> b\n"
+		"}\n"
+		"state b accepting { before pthread_mutex_lock(m) -> a }\n");
+	struct vg_plan *p = plan_of(s, tgt("queue"), VG_TIER_AUTO, false);
+	const struct vg_plan_site *ret = site(p, "pthread_mutex_lock", true);
+
+	assert_true(ret->offset > ret->func);
+	assert_true(ret->emulated);
+	for (int i = 0; i < p->nsites; i++) {
+		assert_int_equal(p->sites[i].offset, ret->offset);
+		assert_true(p->sites[i].emulated);
+	}
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
 /* --tier=user: every event to user space, woken at once where a
  * transition can stop; the user-tier builds */
 static void test_plan_queue_user(void **state)
@@ -403,6 +429,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_queue_kernel),
+		cmocka_unit_test(test_plan_return_placed),
 		cmocka_unit_test(test_plan_queue_user),
 		cmocka_unit_test(test_plan_tier_reason),
 		cmocka_unit_test(test_plan_missing_function),

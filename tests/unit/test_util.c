@@ -201,26 +201,123 @@ static void test_placement(void **state)
 	static const uint8_t cmp_mem[] = { 0x3b, 0x07, 0x55 };
 	struct vg_placement pl;
 
-	vg_place_bytes(free_start, sizeof(free_start), 0x1000, &pl);
+	vg_place_bytes(free_start, sizeof(free_start), 0x1000, VG_PLACE_ARG_REGS, &pl);
 	assert_int_equal(pl.offset, 0x1003);
 	assert_int_equal(pl.skipped, 1);
 	assert_true(pl.emulated);
-	vg_place_bytes(cet, sizeof(cet), 0x2000, &pl);
+	vg_place_bytes(cet, sizeof(cet), 0x2000, VG_PLACE_ARG_REGS, &pl);
 	assert_int_equal(pl.offset, 0x2004);
 	assert_string_equal(pl.insn, "push %rbp");
-	vg_place_bytes(push, sizeof(push), 0x3000, &pl);
+	vg_place_bytes(push, sizeof(push), 0x3000, VG_PLACE_ARG_REGS, &pl);
 	assert_int_equal(pl.offset, 0x3000);
 	assert_int_equal(pl.skipped, 0);
 	assert_true(pl.emulated);
-	vg_place_bytes(lea, sizeof(lea), 0x4000, &pl);
+	vg_place_bytes(lea, sizeof(lea), 0x4000, VG_PLACE_ARG_REGS, &pl);
 	assert_int_equal(pl.offset, 0x4000);
 	assert_false(pl.emulated);
-	vg_place_bytes(test_ret, sizeof(test_ret), 0x5000, &pl);
+	vg_place_bytes(test_ret, sizeof(test_ret), 0x5000, VG_PLACE_ARG_REGS, &pl);
 	assert_int_equal(pl.offset, 0x5000);
 	assert_false(pl.emulated);
-	vg_place_bytes(cmp_mem, sizeof(cmp_mem), 0x6000, &pl);
+	vg_place_bytes(cmp_mem, sizeof(cmp_mem), 0x6000, VG_PLACE_ARG_REGS, &pl);
 	assert_int_equal(pl.offset, 0x6000);
 	assert_false(pl.emulated);
+}
+
+/* register writes the probe does not read (Debian 12's libc and libz) */
+static void test_placement_writes(void **state)
+{
+	/* pthread_mutex_lock: mov 0x10(%rdi),%eax; mov %eax,%edx;
+	 * and $0x17f,%edx; and $0x7c,%eax; jne rel32 */
+	static const uint8_t lock[] = { 0x8b, 0x47, 0x10, 0x89, 0xc2, 0x81,
+					0xe2, 0x7f, 0x01, 0, 0, 0x83, 0xe0,
+					0x7c, 0x0f, 0x85, 0xac, 0, 0, 0 };
+	/* inflateInit_: mov %edx,%ecx; mov %rsi,%rdx; mov $0xf,%esi;
+	 * jmp inflateInit2_: a tail call, stays */
+	static const uint8_t tail[] = { 0x89, 0xd1, 0x48, 0x89, 0xf2, 0xbe,
+					0x0f, 0, 0, 0, 0xe9, 0x81, 0x71,
+					0xff, 0xff };
+	/* the same movs before a push: %rdx is read, then overwritten, so
+	 * running them again (a rewound stop) would not give %ecx again */
+	static const uint8_t redo[] = { 0x89, 0xd1, 0x48, 0x89, 0xf2, 0x55 };
+	/* mov %rdi,%rbx; push %rbp: %rbx is the caller's */
+	static const uint8_t callee[] = { 0x48, 0x89, 0xfb, 0x55 };
+	/* mov 0x8(%rip),%rax; xor %ecx,%ecx; push %r15 */
+	static const uint8_t rip[] = { 0x48, 0x8b, 0x05, 8, 0, 0, 0, 0x31,
+				       0xc9, 0x41, 0x57 };
+	struct vg_placement pl;
+	unsigned m = vg_place_arg_regs(1);
+
+	assert_int_equal(m, (1u << 7) | (1u << 6));	/* rdi, rsi */
+	assert_int_equal(vg_place_arg_regs(3), VG_PLACE_ARG_REGS);
+	vg_place_bytes(lock, sizeof(lock), 0x1000, m, &pl);
+	assert_int_equal(pl.offset, 0x100e);
+	assert_int_equal(pl.skipped, 4);
+	assert_true(pl.emulated);
+	assert_string_equal(pl.insn, "jcc rel32");
+	/* a probe reading %rdx (the third argument) keeps the entry */
+	vg_place_bytes(lock, sizeof(lock), 0x1000, m | 1u << 2, &pl);
+	assert_int_equal(pl.offset, 0x1000);
+	assert_false(pl.emulated);
+	vg_place_bytes(tail, sizeof(tail), 0x2000, 1u << 7, &pl);
+	assert_int_equal(pl.offset, 0x2000);
+	assert_false(pl.emulated);
+	vg_place_bytes(redo, sizeof(redo), 0x3000, 1u << 7, &pl);
+	assert_int_equal(pl.offset, 0x3000);
+	vg_place_bytes(callee, sizeof(callee), 0x4000, 0, &pl);
+	assert_int_equal(pl.offset, 0x4000);
+	vg_place_bytes(rip, sizeof(rip), 0x5000, m, &pl);
+	assert_int_equal(pl.offset, 0x5009);
+	assert_int_equal(pl.skipped, 2);
+	assert_string_equal(pl.insn, "push %r15");
+	/* ... but not when the probe reads %rcx */
+	vg_place_bytes(rip, sizeof(rip), 0x5000, VG_PLACE_ARG_REGS, &pl);
+	assert_int_equal(pl.offset, 0x5000);
+	/* test %rdx,%rdx; mov $1,%edx; je: run again, the test would see
+	 * the 1 and the je branch the other way */
+	static const uint8_t flags[] = { 0x48, 0x85, 0xd2, 0xba, 1, 0, 0, 0,
+					 0x74, 0x05 };
+	vg_place_bytes(flags, sizeof(flags), 0x6000, 1u << 7, &pl);
+	assert_int_equal(pl.offset, 0x6000);
+	/* test %rdi,%rdi; mov $1,%edx; je: nothing read is overwritten */
+	static const uint8_t flags_ok[] = { 0x48, 0x85, 0xff, 0xba, 1, 0, 0,
+					    0, 0x74, 0x05 };
+	vg_place_bytes(flags_ok, sizeof(flags_ok), 0x7000, 1u << 7, &pl);
+	assert_int_equal(pl.offset, 0x7008);
+}
+
+/* from a file, the whole function searched: a branch back into the
+ * skipped instructions keeps the entry */
+static void test_placement_branch_into(void **state)
+{
+	static const uint8_t lock[] = { 0x8b, 0x47, 0x10, 0x89, 0xc2, 0x81,
+					0xe2, 0x7f, 0x01, 0, 0, 0x83, 0xe0,
+					0x7c, 0x0f, 0x85, 0xac, 0, 0, 0 };
+	uint8_t f[64];
+	char path[] = "/tmp/vigil-place-XXXXXX";
+	struct vg_placement pl;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	memset(f, 0x90, sizeof(f));
+	memcpy(f + 16, lock, sizeof(lock));	/* the function at 16 */
+	f[16 + 40] = 0xc3;
+	assert_int_equal(pwrite(fd, f, sizeof(f), 0), (ssize_t)sizeof(f));
+	vg_place_entry(path, 16, 41, vg_place_arg_regs(1), &pl);
+	assert_int_equal(pl.offset, 16 + 14);
+	/* jmp back to the and at +5 (eb, rel8 from +32) */
+	f[16 + 30] = 0xeb;
+	f[16 + 31] = (uint8_t)(int8_t)(5 - 32);
+	assert_int_equal(pwrite(fd, f, sizeof(f), 0), (ssize_t)sizeof(f));
+	vg_place_entry(path, 16, 41, vg_place_arg_regs(1), &pl);
+	assert_int_equal(pl.offset, 16);
+	assert_false(pl.emulated);
+	/* a branch to the entry itself is no harm */
+	f[16 + 31] = (uint8_t)(int8_t)(0 - 32);
+	assert_int_equal(pwrite(fd, f, sizeof(f), 0), (ssize_t)sizeof(f));
+	vg_place_entry(path, 16, 41, vg_place_arg_regs(1), &pl);
+	assert_int_equal(pl.offset, 16 + 14);
+	close(fd);
+	unlink(path);
 }
 
 static void test_resolve_program(void **state)
@@ -246,6 +343,8 @@ int main(void)
 		cmocka_unit_test(test_gdb_prepare),
 		cmocka_unit_test(test_elf_find_func),
 		cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_placement_writes),
+		cmocka_unit_test(test_placement_branch_into),
 		cmocka_unit_test(test_resolve_program),
 	};
 

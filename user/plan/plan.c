@@ -142,6 +142,27 @@ static void pass_flags(struct vg_plan *p, bool record)
 	}
 }
 
+/* The argument registers any probe on the function of event ev reads:
+ * its before and after events then share one placement, so one trap */
+static unsigned keep_regs(const struct vg_spec *s, int ev)
+{
+	unsigned keep = 0;
+
+	for (int i = 0; i < s->nevents; i++) {
+		const struct vg_event *x = &s->events[i];
+
+		if ((x->kind != VG_EV_BEFORE && x->kind != VG_EV_AFTER) ||
+		    strcmp(x->name, s->events[ev].name))
+			continue;
+		/* buffers checked against watched blocks, captures: every
+		 * argument register, to be sure */
+		if (x->nrng || x->access_for || x->ncaps)
+			keep |= VG_PLACE_ARG_REGS;
+		keep |= vg_place_arg_regs(x->nfields);
+	}
+	return keep;
+}
+
 static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 		    const struct vg_func_where *w, struct vg_err *e)
 {
@@ -161,13 +182,16 @@ static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 	snprintf(s->path, sizeof(s->path), "%s", w->path);
 	snprintf(s->sym, sizeof(s->sym), "%s", w->sym);
 	s->func = w->fn.offset;
-	/* an entry probe goes on the first instruction the kernel emulates
-	 * when the ones before it cannot matter (probe/placement.h); a
-	 * return probe stays at the entry, where the return address is at
-	 * %rsp. VIGIL_NO_PLACEMENT=1 keeps every probe at the entry, for
-	 * the benchmark that measures the gain. */
-	if (!ret && !getenv("VIGIL_NO_PLACEMENT"))
-		vg_place_entry(w->path, w->fn.offset, &pl);
+	/* a probe goes on the first instruction the kernel emulates when the
+	 * ones before it cannot matter (probe/placement.h). A return probe
+	 * too: they change no stack, so the return address is still at
+	 * %rsp, and it shares the entry probes' trap. VIGIL_NO_PLACEMENT=1
+	 * keeps every probe at the entry, for the benchmark that measures
+	 * the gain. */
+	if (!getenv("VIGIL_NO_PLACEMENT"))
+		vg_place_entry(w->path, w->fn.offset, w->fn.size,
+			       keep_regs(p->spec, event),
+			       &pl);
 	s->offset = pl.offset;
 	s->emulated = pl.emulated;
 	s->skipped = pl.skipped;

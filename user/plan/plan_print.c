@@ -258,7 +258,13 @@ void vg_plan_describe(const struct vg_plan *plan, FILE *out)
 			vg_demangle_into(u->sym, shown, sizeof(shown));
 			if (u->sym[0] && strcmp(shown, ev->name))
 				fprintf(out, " (%s)", shown);
-			if (u->retprobe)	/* `after f()` without arguments */
+			if (u->retprobe && u->offset != u->func)
+				/* `after f()` without arguments */
+				fprintf(out, ": return probe moved +%llu past %d instruction%s to %s\n",
+					(unsigned long long)(u->offset - u->func),
+					u->skipped, u->skipped == 1 ? "" : "s",
+					u->insn);
+			else if (u->retprobe)
 				fprintf(out, ": return probe at the entry\n");
 			else if (u->skipped)
 				fprintf(out, ", entry probe moved +%llu past %d instruction%s to %s",
@@ -275,8 +281,10 @@ void vg_plan_describe(const struct vg_plan *plan, FILE *out)
 		if (!first)
 			continue;	/* the arguments: once per event */
 		if (ev->kind == VG_EV_AFTER && entry)
-			fprintf(out, "probe %s %s: return probe at the entry\n",
-				vg_event_kind_name(ev->kind), ev->name);
+			fprintf(out, "probe %s %s: return probe %s\n",
+				vg_event_kind_name(ev->kind), ev->name,
+				u->offset != u->func ? "with the entry probe"
+						     : "at the entry");
 		for (int k = 0; k < ev->nfields; k++)
 			if (ev->argname[k][0])
 				fprintf(out, "    %s: %s\n", ev->argname[k],
