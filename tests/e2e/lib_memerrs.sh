@@ -27,7 +27,7 @@ expect_out "^vigil: ERROR SUMMARY: 9 errors: double_free.double_free=2, use_afte
 # gives out at the addresses of the blocks used after free, each a new
 # life of its slice, not absorbed by the violation), and the 100-byte one
 # watched in part while it was free, allocated again since
-expect_out "100 bytes at 0x[0-9a-f]+, of which the first 32 are watched"
+expect_out "104 bytes at 0x[0-9a-f]+, of which the first 32 are watched"
 # the frees while every register was taken held nothing (refuse)
 expect_out "watchpoints: .*, [1-9][0-9]* holds skipped \(every register taken\)"
 [ "$(grep -cE '^vigil: use_after_free: slice p=0x[0-9a-f]*( \(block of [0-9]+ bytes from [a-z_]+, \+[0-9]+\))? ends inconclusive in state freed$' "$TMP/out")" -eq 3 ] || fail "not 3 inconclusive freed use_after_free slices"

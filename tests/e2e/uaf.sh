@@ -12,7 +12,7 @@ pid=$(stopped_pid)
 expect_rc 1
 expect_out "VIOLATION of use_after_free"
 expect_out "state  freed -> use_after_free"
-expect_out "event  access \*p @ size outside malloc, free, calloc, realloc: .* at 0x[0-9a-f]+"
+expect_out "event  access \*p @ span outside malloc, free, calloc, realloc: .* at 0x[0-9a-f]+"
 expect_out "target pid [0-9]+ is stopped at this event"
 [ "$(proc_state "$pid")" = T ] || fail "target not left stopped"
 # where it stopped: in touch_session, the writer, called from main
