@@ -186,10 +186,8 @@ int vg_elf_lookup(Elf *elf, unsigned tables, const char *name,
 	return 0;
 }
 
-/* Calls fn on every defined function symbol of both tables until it
- * returns true. */
-static bool each_func(Elf *elf, bool (*fn)(const char *, const GElf_Sym *,
-					   void *),
+bool vg_elf_each_func(Elf *elf,
+		      bool (*fn)(const char *, const GElf_Sym *, void *),
 		      void *arg)
 {
 	Elf_Scn *scn = NULL;
@@ -240,7 +238,7 @@ bool vg_elf_func_at(Elf *elf, uint64_t addr, char *buf, size_t len)
 	struct probe_arg a = { .addr = addr, .buf = buf, .len = len };
 
 	buf[0] = 0;
-	return each_func(elf, at_addr, &a);
+	return vg_elf_each_func(elf, at_addr, &a);
 }
 
 static bool is_clone(const char *sname, const GElf_Sym *sym, void *arg)
@@ -262,7 +260,7 @@ bool vg_elf_find_clone(Elf *elf, const char *name, char *buf, size_t len)
 	struct probe_arg a = { .name = name, .buf = buf, .len = len };
 
 	buf[0] = 0;
-	return each_func(elf, is_clone, &a);
+	return vg_elf_each_func(elf, is_clone, &a);
 }
 
 int vg_elf_find_func(const char *binary, const char *name,

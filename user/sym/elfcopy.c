@@ -45,50 +45,47 @@ int vg_elf_build_id(const char *path, uint8_t *id, size_t cap)
 	return n;
 }
 
+struct holding {
+	Elf *elf;
+	uint64_t off;
+	char *name;
+	size_t len;
+	uint64_t *start, *size;
+	int best;	/* 1 inside, 2 inside and global, 3 exact, 4 both */
+};
+
+static bool better_holder(const char *sname, const GElf_Sym *sym, void *arg)
+{
+	struct holding *h = arg;
+	uint64_t so;
+	int score;
+
+	if (!sym->st_value ||
+	    vg_elf_vaddr_to_offset(h->elf, sym->st_value, &so) ||
+	    h->off < so || h->off >= so + (sym->st_size ? sym->st_size : 1))
+		return false;
+	score = (h->off == so ? 3 : 1) +
+		(GELF_ST_BIND(sym->st_info) != STB_LOCAL);
+	if (score <= h->best || !*sname)
+		return false;
+	h->best = score;
+	snprintf(h->name, h->len, "%.*s", (int)strcspn(sname, "@"), sname);
+	*h->start = so;
+	*h->size = sym->st_size;
+	return false;	/* a better one may follow */
+}
+
 /* The function symbol of elf holding file offset off: its name (no
  * version suffix), its start's offset and its size. An exact start wins,
  * then a global symbol (what the other copy's .dynsym has too). */
 static bool func_holding(Elf *elf, uint64_t off, char *name, size_t len,
 			 uint64_t *start, uint64_t *size)
 {
-	Elf_Scn *scn = NULL;
-	int best = 0;	/* 1 inside, 2 inside and global, 3 exact, 4 both */
+	struct holding h = { .elf = elf, .off = off, .name = name,
+			     .len = len, .start = start, .size = size };
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *sname;
-			uint64_t so;
-			int t, score;
-
-			if (!gelf_getsym(data, i, &sym) ||
-			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-				continue;
-			t = GELF_ST_TYPE(sym.st_info);
-			if ((t != STT_FUNC && t != STT_GNU_IFUNC) ||
-			    vg_elf_vaddr_to_offset(elf, sym.st_value, &so) ||
-			    off < so || off >= so + (sym.st_size ? sym.st_size : 1))
-				continue;
-			score = (off == so ? 3 : 1) +
-				(GELF_ST_BIND(sym.st_info) != STB_LOCAL);
-			if (score <= best ||
-			    !(sname = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
-			    !*sname)
-				continue;
-			best = score;
-			snprintf(name, len, "%.*s", (int)strcspn(sname, "@"), sname);
-			*start = so;
-			*size = sym.st_size;
-		}
-	}
-	return best > 0;
+	vg_elf_each_func(elf, better_holder, &h);
+	return h.best > 0;
 }
 
 int vg_elf_carry_offsets(const char *from, const char *to,

@@ -37,6 +37,13 @@ enum vg_symkind { VG_SYM_FUNC, VG_SYM_OBJECT };
 int vg_elf_lookup(Elf *elf, unsigned tables, const char *name,
 		  enum vg_symkind kind, bool globals_only, GElf_Sym *out);
 
+/* Calls fn with the name of every defined function symbol (STT_FUNC or
+ * STT_GNU_IFUNC) of .symtab and .dynsym until it returns true; whether
+ * one did. */
+bool vg_elf_each_func(Elf *elf,
+		      bool (*fn)(const char *, const GElf_Sym *, void *),
+		      void *arg);
+
 /* The name of a function symbol whose value is addr, copied to buf (""
  * when none). */
 bool vg_elf_func_at(Elf *elf, uint64_t addr, char *buf, size_t len);

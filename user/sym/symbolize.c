@@ -1,6 +1,7 @@
 #include "symbolize.h"
 #include "proc/procinfo.h"
 #include "cxxnames.h"
+#include "elfcopy.h"
 
 #include <fcntl.h>
 #include <elf.h>
@@ -347,39 +348,9 @@ static void load(struct obj *o)
 /* The GNU build id from the file's notes; read once. */
 static void read_build_id(struct obj *o)
 {
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-	int fd;
+	int n = vg_elf_build_id(o->path, o->build_id, sizeof(o->build_id));
 
-	o->build_id_len = 0;
-	if ((fd = open(o->path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	elf_version(EV_CURRENT);
-	if (!(elf = elf_begin(fd, ELF_C_READ, NULL))) {
-		close(fd);
-		return;
-	}
-	while (!o->build_id_len && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		GElf_Nhdr nh;
-		Elf_Data *d;
-		size_t at = 0, name_at, desc_at;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		while ((at = gelf_getnote(d, at, &nh, &name_at, &desc_at)) > 0)
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + name_at, "GNU", 4) &&
-			    nh.n_descsz && nh.n_descsz <= sizeof(o->build_id)) {
-				memcpy(o->build_id, (char *)d->d_buf + desc_at,
-				       nh.n_descsz);
-				o->build_id_len = (int)nh.n_descsz;
-				break;
-			}
-	}
-	elf_end(elf);
-	close(fd);
+	o->build_id_len = n > 0 ? n : 0;
 }
 
 /* function and line of a file offset (look: already moved into the call
