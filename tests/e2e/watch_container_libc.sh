@@ -15,34 +15,16 @@
 # containers' copies of the program are found by their build id.
 . "$(dirname "$0")/lib.sh"
 
-R=$TMP/root
-CG=/sys/fs/cgroup/unified/vigil-e2e-$$
-[ -d /sys/fs/cgroup/unified ] || CG=/sys/fs/cgroup/vigil-e2e-$$
-CGPATH=/${CG##*/}
+. "$(dirname "$0")/container_helpers.bash"
+
 # the container's libc is /lib/libc.so.6 (a directory ld.so searches by
 # default), a name the host's libc does not have: the links on it are
 # told from the host's by the name the kernel gives them
 HOSTLIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
 LIBC=/lib/libc.so.6
-CONTAINERS=()
 
-cleanup_container() {
-	for u in "${CONTAINERS[@]}"; do
-		pkill -KILL -P "$u" 2>/dev/null
-		kill -KILL "$u" 2>/dev/null
-	done
-	sleep 0.2
-	umount -l "$R" 2>/dev/null
-	rmdir "$CG" 2>/dev/null
-	cleanup
-}
-trap cleanup_container EXIT
-
-mkdir -p "$R" "$CG" || fail "cannot make cgroup $CG"
-mount -t tmpfs tmpfs "$R" || fail "cannot mount a tmpfs on $R"
-mkdir -p "$R/lib64" "$R/lib" "$R/old"
-cp "$TARGETS/instance" "$R/instance"
-cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
+make_container_root
+mkdir -p "$R/lib"
 cp "$HOSTLIBC" "$R$LIBC"
 [ "$HOSTLIBC" != "$LIBC" ] || fail "the host's libc is $LIBC too"
 [ "$(stat -c %d:%i "$HOSTLIBC")" != "$(stat -c %d:%i "$R$LIBC")" ] ||
@@ -61,28 +43,6 @@ state s accepting {
   before inflateEnd(z) -> s
 }
 SPEC
-
-# start_container ARGS...: the instance as pid 1 of new mount and pid
-# namespaces under pivot_root into $R, in cgroup $CG; its host pid in CPID
-start_container() {
-	unshare --mount --pid --fork sh -c \
-		'echo $$ > "$1/cgroup.procs" && mount --bind "$0" "$0" && cd "$0" &&
-		 pivot_root . old && shift && exec /instance "$@"' \
-		"$R" "$CG" --until /stop "$@" &
-	CONTAINERS+=("$!")
-	CPID=
-	for _ in $(seq 100); do
-		CPID=$(pgrep -P "$!" | head -1)
-		[ -n "$CPID" ] && [ "$(readlink "/proc/$CPID/exe")" = /instance ] && break
-		sleep 0.05
-	done
-	[ "$(readlink "/proc/$CPID/exe" 2>/dev/null)" = /instance ] ||
-		fail "the container's instance did not start"
-	grep -qE '^NSpid:\s+[0-9]+\s+1$' "/proc/$CPID/status" ||
-		fail "pid $CPID is not pid 1 in a pid namespace of its own"
-	[ "$(readlink "/proc/$CPID/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] ||
-		fail "pid $CPID is in vigil's mount namespace"
-}
 
 start_container
 B=$CPID
@@ -109,28 +69,13 @@ ONHOST=$(( $(python3 "$(dirname "$0")/uprobes_on.py" --pid "$B" "$HOSTLIBC") +
 touch "$R/bug"
 wait_for "$TMP/out" "VIOLATION of close_once" 30
 wait_for "$TMP/out" "pid $C is left stopped" 10
-touch "$R/stop"
-for _ in $(seq 100); do kill -0 "$B" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$B" 2>/dev/null && fail "the container's other instance did not end"
-wait_for "$TMP/out" "watch: pid $B \(pid 1 in its pid namespace\), cgroup $CGPATH: exited" 10
-kill -INT "$VIGIL_PID"
-wait "$VIGIL_PID"
-RC=$?
-cat "$TMP/out"
-[ "$RC" = 1 ] || fail "vigil watch exited $RC, not 1"
+end_container "$B"
+interrupt_vigil "vigil watch"
 grep -qE "watch: pid $B \(pid 1 in its pid namespace\), cgroup $CGPATH: attached: running already; probed in its own copies: libc\.so\.6 \(same build\); not in it \(its probes there see nothing\): libz\.so\.1$" "$TMP/out" ||
 	fail "pid $B (running) was not probed in its own libc"
 grep -qE "watch: pid $C \(pid 1 in its pid namespace\), cgroup $CGPATH: started: held at its exec until its probes were in; probed in its own copies: libc\.so\.6 \(same build\); not in it \(its probes there see nothing\): libz\.so\.1$" "$TMP/out" ||
 	fail "pid $C (held at its exec) was not probed in its own libc"
-grep -qE "^  process pid $C \(pid 1 in its pid namespace\), cgroup $CGPATH$" "$TMP/out" ||
-	fail "the report does not name pid $C, pid 1 and cgroup $CGPATH"
-python3 - "$TMP/w.json" "$C" "$CGPATH" <<'PY' || fail "the JSON verdict lacks the pids or the cgroup"
-import json, sys
-v = [json.loads(l) for l in open(sys.argv[1])]
-v = [l for l in v if l.get("verdict") == "violation"]
-assert len(v) == 1 and v[0]["pid"] == int(sys.argv[2]) and v[0]["ns_pid"] == 1 \
-    and v[0]["cgroup"] == sys.argv[3], v
-PY
+expect_violation_of "$C" "$TMP/w.json"
 [ "$ONB" -gt 0 ] && [ "$ONC" -gt 0 ] ||
 	fail "no uprobes on the containers' own libc while watched ($ONB for pid $B, $ONC for pid $C)"
 [ "$ONHOST" = 0 ] || fail "$ONHOST uprobes for the containers' processes on the host's libc"
@@ -179,17 +124,12 @@ DECOY_STATE=$(proc_state "$DECOY")
 wait_for "$TMP/out" "watch: pid $H[,:].*started" 10
 touch "$TMP/copy/stop"	# it ends with a handle open
 wait_for "$TMP/out" "watch: pid $H[,:].*exited" 10
-kill -INT "$VIGIL_PID"
-wait "$VIGIL_PID"
-RC=$?
-cat "$TMP/out"
-[ "$RC" = 1 ] || fail "vigil watch --same-build exited $RC, not 1"
+interrupt_vigil "vigil watch --same-build"
 grep -qE "watch: pid $D \(pid 1 in its pid namespace\), cgroup $CGPATH: attached: running already; probed in its own copies: instance \(same build\), libc\.so\.6 \(same build\)" "$TMP/out" ||
 	fail "pid $D (a running copy) was not attached in its own files"
 grep -qE "watch: pid $E \(pid 1 in its pid namespace\), cgroup $CGPATH: started: held at its exec until its probes were in; probed in its own copies: instance \(same build\), libc\.so\.6 \(same build\)" "$TMP/out" ||
 	fail "pid $E (a copy started later) was not held and probed in its own files"
-grep -qE "^  process pid $E \(pid 1 in its pid namespace\), cgroup $CGPATH$" "$TMP/out" ||
-	fail "the report does not name pid $E, pid 1 and cgroup $CGPATH"
+expect_violation_of "$E"
 grep -qE "watch: pid $H[,:].* started: held at its exec until its probes were in; probed in its own copies: instance \(same build\)$" "$TMP/out" ||
 	fail "pid $H (a copy on the host) was not probed in its own program"
 grep -qE "^vigil: pid $H: close_once: live slices by state: init=0 opened=1 " "$TMP/out" ||
