@@ -30,23 +30,9 @@ PY
 )
 echo "checkpoint: $dir"
 case "$dir" in "$TMP/ck/"*) ;; *) fail "the checkpoint is not in checkpoint-dir: $dir" ;; esac
-grep -qE '^slice requests 1 ended_twice ' "$dir/monitor.state" ||
-	fail "the monitor state lacks the violating slice: $(cat "$dir/monitor.state")"
-sleep 0.3
-kill -0 "$SVC_PID" && [ "$(proc_state "$SVC_PID")" != T ] ||
-	fail "the service does not run on after its checkpoint"
+expect_checkpoint_state "$dir"
 stop_agent
 
 # later, for debugging: the checkpoint back, monitored from its state
-"$VIGIL" restore --force "$dir" --monitor "$TMP/req.vigil" >"$TMP/out" 2>&1 &
-RPID=$!
-wait_for "$TMP/out" "restored pid $SVC_PID from $dir" 60
-sleep 0.5
-kill -USR1 "$SVC_PID"
-wait_for "$TMP/out" 'VIOLATION of requests' 20
-# (restore stops it there for gdb: vigil ends, the process is left stopped)
-wait "$RPID"
-cat "$TMP/out"
-grep -q 'requests: live slices by state: .*ended_twice=2' "$TMP/out" ||
-	fail "the restored monitor did not go on from the checkpoint's state (2 slices in ended_twice)"
+restore_monitored "$dir"
 echo ok

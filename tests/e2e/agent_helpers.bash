@@ -99,3 +99,31 @@ wait_log() {
 	tail -n 40 "$TMP/agent.out" 2>/dev/null | sed 's/^/agent: /'
 	fail "no /$1/ in $TMP/log.jsonl after ${2:-20} s"
 }
+
+# expect_checkpoint_state DIR: the checkpoint DIR (reaction = checkpoint
+# on $TMP/req.vigil) holds the violating slice in its monitor state, and
+# the service runs on after it
+expect_checkpoint_state() {
+	grep -qE '^slice requests 1 ended_twice ' "$1/monitor.state" ||
+		fail "the monitor state lacks the violating slice: $(cat "$1/monitor.state")"
+	sleep 0.3
+	kill -0 "$SVC_PID" && [ "$(proc_state "$SVC_PID")" != T ] ||
+		fail "the service does not run on after its checkpoint"
+}
+
+# restore_monitored DIR: `vigil restore DIR --monitor $TMP/req.vigil`
+# brings the service back with the checkpoint's monitor state: the same
+# bug again makes a second slice in ended_twice
+restore_monitored() {
+	"$VIGIL" restore --force "$1" --monitor "$TMP/req.vigil" >"$TMP/out" 2>&1 &
+	RPID=$!
+	wait_for "$TMP/out" "restored pid $SVC_PID from $1" 60
+	sleep 0.5
+	kill -USR1 "$SVC_PID"
+	wait_for "$TMP/out" 'VIOLATION of requests' 20
+	# (restore stops it there for gdb: vigil ends, the process is left stopped)
+	wait "$RPID"
+	cat "$TMP/out"
+	grep -q 'requests: live slices by state: .*ended_twice=2' "$TMP/out" ||
+		fail "the restored monitor did not go on from the checkpoint's state (2 slices in ended_twice)"
+}

@@ -29,22 +29,9 @@ PY
 echo "checkpoint of pid $pid: $dir"
 [ "$pid" = "$SVC_PID" ] || fail "the checkpoint names pid $pid, not the service's $SVC_PID"
 case "$dir" in "$TMP/ck/ckpt-$SVC_PID/"*) ;; *) fail "the checkpoint is not in checkpoint-dir/ckpt-PID: $dir" ;; esac
-grep -qE '^slice requests 1 ended_twice ' "$dir/monitor.state" ||
-	fail "the monitor state lacks the violating slice: $(cat "$dir/monitor.state")"
-sleep 0.3
-kill -0 "$SVC_PID" && [ "$(proc_state "$SVC_PID")" != T ] ||
-	fail "the service does not run on after its checkpoint"
+expect_checkpoint_state "$dir"
 stop_agent
 [ "$(uprobes_on "$EXE")" = 0 ] || fail "uprobes left on the service after the agent's end"
 
-"$VIGIL" restore --force "$dir" --monitor "$TMP/req.vigil" >"$TMP/out" 2>&1 &
-RPID=$!
-wait_for "$TMP/out" "restored pid $SVC_PID from $dir" 60
-sleep 0.5
-kill -USR1 "$SVC_PID"
-wait_for "$TMP/out" 'VIOLATION of requests' 20
-wait "$RPID"
-cat "$TMP/out"
-grep -q 'requests: live slices by state: .*ended_twice=2' "$TMP/out" ||
-	fail "the restored monitor did not go on from the checkpoint's state (2 slices in ended_twice)"
+restore_monitored "$dir"
 echo ok
