@@ -13,31 +13,11 @@
 #include <unistd.h>
 
 #include "agent/config.h"
-
-static char dir[] = "/tmp/vigil-agentconf.XXXXXX";
-
-static const char *path(const char *name)
-{
-	static char bufs[8][4200];
-	static int i;
-	char *b = bufs[i++ % 8];
-
-	snprintf(b, 4200, "%s/%s", dir, name);
-	return b;
-}
-
-static void put(const char *name, const char *text)
-{
-	FILE *f = fopen(path(name), "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
+#include "tmpdir.h"
 
 static int setup(void **state)
 {
-	if (!mkdtemp(dir))
+	if (tmpdir_make("agentconf"))
 		return -1;
 	put("a.vigil", "property p \"\"\nstate s accepting\n");
 	return 0;
@@ -45,10 +25,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[200];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return tmpdir_remove();
 }
 
 /* loads name, expecting failure with msg as a substring of the error */
@@ -58,23 +35,31 @@ static void expect_error(const char *name, const char *text, const char *msg)
 	struct vg_err e = { 0 };
 
 	put(name, text);
-	assert_int_equal(vg_agent_unit_load(path(name), &u, &e), -1);
+	assert_int_equal(vg_agent_unit_load(P(name), &u, &e), -1);
 	assert_int_equal(e.exit_code, 2);
 	if (!strstr(e.msg, msg))
 		fail_msg("error '%s' does not say '%s'", e.msg, msg);
-	unlink(path(name));
+	unlink(P(name));
+}
+
+/* loads name, a unit that must load */
+static void load_unit(const char *name, const char *text,
+		      struct vg_agent_unit *u)
+{
+	struct vg_err e = { 0 };
+
+	put(name, text);
+	assert_int_equal(vg_agent_unit_load(P(name), u, &e), 0);
 }
 
 static void test_unit_and_defaults(void **state)
 {
 	struct vg_agent_unit u;
-	struct vg_err e = { 0 };
 	char want[4300];
 
-	put("queued.conf", "# the queue service\n\n  exe = /usr/sbin/queued  \n"
-			   "spec = a.vigil\ndefine = max=8\ndefine=alloc=my_alloc\n"
-			   "reaction.p = stop\n");
-	assert_int_equal(vg_agent_unit_load(path("queued.conf"), &u, &e), 0);
+	load_unit("queued.conf", "# the queue service\n\n  exe = /usr/sbin/queued  \n"
+		  "spec = a.vigil\ndefine = max=8\ndefine=alloc=my_alloc\n"
+		  "reaction.p = stop\n", &u);
 	assert_string_equal(u.name, "queued");
 	assert_string_equal(u.exe, "/usr/sbin/queued");
 	assert_string_equal(u.pidfile, "");
@@ -91,7 +76,7 @@ static void test_unit_and_defaults(void **state)
 	assert_int_equal(u.nprop_reactions, 1);
 	assert_string_equal(u.prop_reactions[0], "p=stop");
 	vg_agent_unit_free(&u);
-	unlink(path("queued.conf"));
+	unlink(P("queued.conf"));
 }
 
 static void test_fingerprint_follows_file_and_specs(void **state)
@@ -100,26 +85,24 @@ static void test_fingerprint_follows_file_and_specs(void **state)
 	struct vg_err e = { 0 };
 	uint64_t f1, f2, f3, f4;
 
-	put("x.conf", "pidfile = /run/x.pid\nspec = a.vigil\n");
-	assert_int_equal(vg_agent_unit_load(path("x.conf"), &u, &e), 0);
+	load_unit("x.conf", "pidfile = /run/x.pid\nspec = a.vigil\n", &u);
 	f1 = u.fingerprint;
 	vg_agent_unit_free(&u);
-	assert_int_equal(vg_agent_unit_load(path("x.conf"), &u, &e), 0);
+	assert_int_equal(vg_agent_unit_load(P("x.conf"), &u, &e), 0);
 	f2 = u.fingerprint;
 	vg_agent_unit_free(&u);
 	assert_true(f1 == f2);
 	put("a.vigil", "property p \"changed\"\nstate s accepting\n");
-	assert_int_equal(vg_agent_unit_load(path("x.conf"), &u, &e), 0);
+	assert_int_equal(vg_agent_unit_load(P("x.conf"), &u, &e), 0);
 	f3 = u.fingerprint;
 	vg_agent_unit_free(&u);
 	assert_true(f3 != f2);
-	put("x.conf", "pidfile = /run/x.pid\nspec = a.vigil\nreaction = kill\n");
-	assert_int_equal(vg_agent_unit_load(path("x.conf"), &u, &e), 0);
+	load_unit("x.conf", "pidfile = /run/x.pid\nspec = a.vigil\nreaction = kill\n", &u);
 	f4 = u.fingerprint;
 	assert_string_equal(u.reaction, "kill");
 	vg_agent_unit_free(&u);
 	assert_true(f4 != f3);
-	unlink(path("x.conf"));
+	unlink(P("x.conf"));
 }
 
 static void test_errors_name_file_and_line(void **state)
@@ -159,32 +142,28 @@ static void test_errors_name_file_and_line(void **state)
 static void test_checkpoint_for_exe(void **state)
 {
 	struct vg_agent_unit u;
-	struct vg_err e = { 0 };
 
-	put("c.conf", "reaction = checkpoint\nreaction.p = checkpoint\n"
-		      "checkpoint-dir = /var/lib/vigil/ck\nexe = /bin/x\n"
-		      "spec = a.vigil\n");
-	assert_int_equal(vg_agent_unit_load(path("c.conf"), &u, &e), 0);
+	load_unit("c.conf", "reaction = checkpoint\nreaction.p = checkpoint\n"
+		  "checkpoint-dir = /var/lib/vigil/ck\nexe = /bin/x\n"
+		  "spec = a.vigil\n", &u);
 	assert_string_equal(u.exe, "/bin/x");
 	assert_string_equal(u.reaction, "checkpoint");
 	assert_string_equal(u.checkpoint_dir, "/var/lib/vigil/ck");
 	assert_int_equal(u.nprop_reactions, 1);
 	assert_string_equal(u.prop_reactions[0], "p=checkpoint");
 	vg_agent_unit_free(&u);
-	unlink(path("c.conf"));
+	unlink(P("c.conf"));
 }
 
 /* same-build = yes: the session is `vigil watch --exe PATH --same-build` */
 static void test_same_build(void **state)
 {
 	struct vg_agent_unit u;
-	struct vg_err e = { 0 };
 
-	put("s.conf", "exe = /bin/x\nsame-build = yes\nspec = a.vigil\n");
-	assert_int_equal(vg_agent_unit_load(path("s.conf"), &u, &e), 0);
+	load_unit("s.conf", "exe = /bin/x\nsame-build = yes\nspec = a.vigil\n", &u);
 	assert_true(u.same_build);
 	vg_agent_unit_free(&u);
-	unlink(path("s.conf"));
+	unlink(P("s.conf"));
 }
 
 static void test_bounded_lines(void **state)
@@ -215,9 +194,9 @@ static void test_directory_in_name_order(void **state)
 	assert_int_equal(vg_agent_conf_load(dir, &c, &e), -1);
 	assert_non_null(strstr(e.msg, "c.conf:3: unknown key 'foo'"));
 	assert_int_equal(c.nunits, 0);
-	unlink(path("a.conf"));
-	unlink(path("b.conf"));
-	unlink(path("c.conf"));
+	unlink(P("a.conf"));
+	unlink(P("b.conf"));
+	unlink(P("c.conf"));
 	assert_int_equal(vg_agent_conf_load("/nonexistent-vigil-dir", &c, &e), -1);
 	assert_non_null(strstr(e.msg, "--config /nonexistent-vigil-dir: No such file"));
 }

@@ -15,32 +15,12 @@
 
 #include "agent/config.h"
 #include "agent/reload.h"
-
-static char dir[] = "/tmp/vigil-agentreload.XXXXXX";
-
-static const char *path(const char *name)
-{
-	static char bufs[8][4200];
-	static int i;
-	char *b = bufs[i++ % 8];
-
-	snprintf(b, 4200, "%s/%s", dir, name);
-	return b;
-}
-
-static void put(const char *name, const char *text)
-{
-	FILE *f = fopen(path(name), "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
+#include "tmpdir.h"
 
 static int setup(void **state)
 {
 	(void)state;
-	if (!mkdtemp(dir))
+	if (tmpdir_make("agentreload"))
 		return -1;
 	put("inc.vigil", "property inc \"\"\nstate s accepting\n");
 	put("a.vigil", "include \"inc.vigil\"\nproperty a \"\"\nstate s accepting\n");
@@ -51,11 +31,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[200];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd);
+	return tmpdir_remove();
 }
 
 /* the unit file's lines after its pidfile and specs a, b */
@@ -68,7 +45,7 @@ static void unit(struct vg_agent_unit *u, struct vg_agent_specs *sp,
 	snprintf(text, sizeof(text), "pidfile = /run/x.pid\nspec = a.vigil\n"
 		 "spec = b.vigil\n%s", more);
 	put("u.conf", text);
-	assert_int_equal(vg_agent_unit_load(path("u.conf"), u, &e), 0);
+	assert_int_equal(vg_agent_unit_load(P("u.conf"), u, &e), 0);
 	vg_agent_specs_read(u, sp);
 	assert_int_equal(sp->n, 2);
 }

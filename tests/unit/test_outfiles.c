@@ -16,14 +16,12 @@
 
 static int setup(void **state)
 {
-	snprintf(dir, sizeof(dir), "%s/vigil-outfiles-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(dir) ? 0 : -1;
+	return tmpdir_make("outfiles");
 }
 
 static int teardown(void **state)
 {
-	return sh("rm -rf '%s'", dir);
+	return tmpdir_remove();
 }
 
 static void slurp(const char *path, char *buf, size_t len)

@@ -76,14 +76,12 @@ static void test_sweep_keeps_served_pids(void **state)
 
 static int setup(void **state)
 {
-	snprintf(dir, sizeof(dir), "%s/vigil-sweep-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(dir) ? 0 : -1;
+	return tmpdir_make("sweep");
 }
 
 static int teardown(void **state)
 {
-	return sh("rm -rf '%s'", dir);
+	return tmpdir_remove();
 }
 
 int main(void)
