@@ -15,27 +15,39 @@ held_state() {	# held_state PID: until PID is stopped (T), at most 10 s
 	fail "pid $1 was not held ($(proc_state "$1"))"
 }
 
-# held at its exec
-EXE=$(readlink -f "$TARGETS/service")
-cat >"$TMP/r.vigil" <<'V'
-property r "requests begin"
+# watch_calls EXE FUNC OUT: vigil watch --exe EXE on one property (FUNC is
+# called), its output in OUT, its pid VPID; until it monitors EXE
+watch_calls() {
+	cat >"$TMP/$2.vigil" <<V
+property $2 "$2 is called"
 state s accepting {
-  before request_begin(id) -> s
+  before $2(x) -> s
 }
 V
-"$VIGIL" watch "$TMP/r.vigil" --exe "$EXE" >"$TMP/out" 2>&1 &
-VPID=$!
-LEFT_PIDS+=("$VPID")
-wait_for "$TMP/out" 'processes running it, monitored' 60
+	"$VIGIL" watch "$TMP/$2.vigil" --exe "$1" >"$3" 2>&1 &
+	VPID=$!
+	LEFT_PIDS+=("$VPID")
+	wait_for "$3" 'processes running it, monitored' 60
+}
+
+# kill_vigil OUT PID: vigil watch (VPID), stopped, is SIGKILLed while PID
+# is held for its probes; its guard (output in OUT) must let PID go
+kill_vigil() {
+	kill -KILL "$VPID"
+	wait "$VPID" 2>/dev/null
+	wait_for "$1" "\(guard\) vigil ended while pid $2 was held for its probes: resumed it" 10
+}
+
+# held at its exec
+EXE=$(readlink -f "$TARGETS/service")
+watch_calls "$EXE" request_begin "$TMP/out"
 kill -STOP "$VPID"
 "$EXE" >"$TMP/svc.out" 2>&1 &
 SPID=$!
 LEFT_PIDS+=("$SPID")
 wait_exec "$SPID" "$EXE"
 held_state "$SPID"
-kill -KILL "$VPID"
-wait "$VPID" 2>/dev/null
-wait_for "$TMP/out" "\(guard\) vigil ended while pid $SPID was held for its probes: resumed it" 10
+kill_vigil "$TMP/out" "$SPID"
 sleep 0.3
 [ "$(proc_state "$SPID")" != T ] || fail "the service held at its exec is left stopped"
 kill -TERM "$SPID"
@@ -46,16 +58,7 @@ grep -qE 'service: [1-9][0-9]* requests' "$TMP/svc.out" ||
 
 # held at its fork: a watched forker's next child
 FEXE=$(readlink -f "$TARGETS/forker")
-cat >"$TMP/w.vigil" <<'V'
-property w "work is called"
-state s accepting {
-  before work(k) -> s
-}
-V
-"$VIGIL" watch "$TMP/w.vigil" --exe "$FEXE" >"$TMP/out2" 2>&1 &
-VPID=$!
-LEFT_PIDS+=("$VPID")
-wait_for "$TMP/out2" 'processes running it, monitored' 60
+watch_calls "$FEXE" work "$TMP/out2"
 "$FEXE" --loop 400 >"$TMP/forker.out" 2>&1 &
 FPID=$!
 LEFT_PIDS+=("$FPID")
@@ -70,9 +73,7 @@ for _ in $(seq 100); do
 done
 [ -n "$child" ] || fail "the forker made no child while vigil was stopped"
 held_state "$child"
-kill -KILL "$VPID"
-wait "$VPID" 2>/dev/null
-wait_for "$TMP/out2" "\(guard\) vigil ended while pid $child was held for its probes" 10
+kill_vigil "$TMP/out2" "$child"
 wait "$FPID" || fail "the forker exited with status $?"
 grep -q 'forker: children=400' "$TMP/forker.out" ||
 	fail "the forker did not make its 400 children: $(cat "$TMP/forker.out")"
