@@ -69,6 +69,15 @@ def run_timed(cmd, env=None):
     return (int(m.group(1)) - t0) / 1e9, (t3 - int(m.group(2))) / 1e9, out
 
 
+def table(first, cols, rows):
+    """a markdown table: the head of its first column, those of the others
+    (cols), then rows of (label, cells)"""
+    print("| %s | %s |" % (first, " | ".join(cols)))
+    print("|---" * (len(cols) + 1) + "|")
+    for label, cells in rows:
+        print("| %s | %s |" % (label, " | ".join(cells)))
+
+
 def fixed(args, vigils, tmp):
     prog = os.path.join(args.build, "bench", "manyfn")
     lib = os.path.realpath(os.path.join(args.build, "bench", "libmanyfn.so"))
@@ -98,15 +107,11 @@ def fixed(args, vigils, tmp):
                 res.setdefault((n, c), []).append((s, e))
     print("\n### Fixed cost: start (spawn to main) / exit (end of main to exit), "
           "ms, median of %d\n" % args.reps)
-    print("| probes | " + " | ".join(cols) + " |")
-    print("|---" * (len(cols) + 1) + "|")
-    for n in COUNTS:
-        cells = []
-        for c in cols:
-            v = res[(n, c)]
-            cells.append("%.0f / %.0f" % (1000 * statistics.median(x[0] for x in v),
-                                          1000 * statistics.median(x[1] for x in v)))
-        print("| %d | %s |" % (n, " | ".join(cells)))
+    table("probes", cols,
+          (("%d" % n, ["%.0f / %.0f" % (1000 * statistics.median(x[0] for x in v),
+                                        1000 * statistics.median(x[1] for x in v))
+                       for v in (res[(n, c)] for c in cols)])
+           for n in COUNTS))
 
 
 def make_input(path, mb):
@@ -177,26 +182,22 @@ def real(args, vigils, tmp):
                 res.setdefault((name, c), []).append(
                     wall(full, cwd, shim, os.path.basename(cmd[0]), tmp))
     print("\n### Real programs: wall time, s, median of %d (ratio to native)\n" % args.reps)
-    print("| program | " + " | ".join(cols) + " |")
-    print("|---" * (len(cols) + 1) + "|")
+    rows = []
     for name in progs:
         nat = statistics.median(x[0] for x in res[(name, "native")])
         cells = ["%.2f" % nat]
         for c in cols[1:]:
             m = statistics.median(x[0] for x in res[(name, c)])
             cells.append("%.2f (%.2fx)" % (m, m / nat))
-        print("| %s | %s |" % (name, " | ".join(cells)))
+        rows.append((name, cells))
+    table("program", cols, rows)
     print("\nWhere the time goes, ms, medians: start (spawn to the program's load) / "
           "run (load to exit) / exit (the program's exit to the command's)\n")
-    print("| program | " + " | ".join(cols) + " |")
-    print("|---" * (len(cols) + 1) + "|")
-    for name in progs:
-        cells = []
-        for c in cols:
-            v = res[(name, c)]
-            cells.append(" / ".join("%.0f" % (1000 * statistics.median(x[i] for x in v))
-                                    for i in (1, 2, 3)))
-        print("| %s | %s |" % (name, " | ".join(cells)))
+    table("program", cols,
+          ((name, [" / ".join("%.0f" % (1000 * statistics.median(x[i] for x in v))
+                              for i in (1, 2, 3))
+                   for v in (res[(name, c)] for c in cols)])
+           for name in progs))
 
 
 def one_ckpt(vigil, prog, spec, ckdir, nckpt):
@@ -254,11 +255,10 @@ def ckpt(args, vigils, tmp):
             shutil.rmtree(ckdir, ignore_errors=True)
     print("\n### Checkpoint round trip (detach, dump, attach again) of a 10 MB "
           "process with 50 probes: its pause, ms\n")
-    print("| vigil | median | min | max | checkpoints |")
-    print("|---|---|---|---|---|")
-    for c, v in res.items():
-        print("| %s | %.0f | %.0f | %.0f | %d |" % (c, 1000 * statistics.median(v),
-                                                  1000 * min(v), 1000 * max(v), len(v)))
+    table("vigil", ["median", "min", "max", "checkpoints"],
+          ((c, ["%.0f" % (1000 * statistics.median(v)), "%.0f" % (1000 * min(v)),
+                "%.0f" % (1000 * max(v)), "%d" % len(v)])
+           for c, v in res.items()))
 
 
 def main():
