@@ -33,6 +33,18 @@ make_container_root() {
 	cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
 }
 
+# free_spec: $TMP/free.vigil, a property counting the calls of free (it
+# sees them only when the libc probed is the one the process runs)
+free_spec() {
+	cat >"$TMP/free.vigil" <<'SPEC'
+property frees "free is called (in the process's own libc)"
+int n = 0
+state s accepting {
+  before free(p) { n = n + 1; } -> s
+}
+SPEC
+}
+
 # start_container ARGS...: the instance as pid 1 of new mount and pid
 # namespaces under pivot_root into $R, in cgroup $CG; its host pid in CPID
 start_container() {

@@ -15,13 +15,7 @@ make_container_root
 mkdir -p "$R/lib/x86_64-linux-gnu"
 cp -L /lib/x86_64-linux-gnu/libc.so.6 "$R/lib/x86_64-linux-gnu/"
 
-cat >"$TMP/free.vigil" <<'SPEC'
-property frees "free is called (in the container's libc)"
-int n = 0
-state s accepting {
-  before free(p) { n = n + 1; } -> s
-}
-SPEC
+free_spec
 
 # --- vigil attach -p ---
 start_container --bug-when /bug1

@@ -30,13 +30,7 @@ cp "$HOSTLIBC" "$R$LIBC"
 [ "$(stat -c %d:%i "$HOSTLIBC")" != "$(stat -c %d:%i "$R$LIBC")" ] ||
 	fail "the container's libc is the host's file"
 
-cat >"$TMP/free.vigil" <<'SPEC'
-property frees "free is called"
-int n = 0
-state s accepting {
-  before free(p) { n = n + 1; } -> s
-}
-SPEC
+free_spec
 cat >"$TMP/zlib.vigil" <<'SPEC'
 property inflates "inflateEnd is called (libz, which the containers lack)"
 state s accepting {
