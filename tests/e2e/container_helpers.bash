@@ -69,6 +69,31 @@ start_container() {
 		grep -q ":/${CG##*/}$" "/proc/$CPID/cgroup" || fail "pid $CPID is not in $CG"
 }
 
+# start_watch ARGS...: `vigil watch ARGS` in the background (VIGIL_PID),
+# its output in $TMP/out; until it monitors the processes running already
+start_watch() {
+	"$VIGIL" watch "$@" >"$TMP/out" 2>&1 &
+	VIGIL_PID=$!
+	wait_for "$TMP/out" "processes running it, monitored" 60
+}
+
+# start_watched_container BUG: a container started under vigil watch (held
+# at its exec until its probes are in), its instance closing a handle
+# twice once /BUG exists in it; its host pid in CPID
+start_watched_container() {
+	start_container --bug-when "/$1"
+	wait_for "$TMP/out" "watch: pid $CPID \(pid 1 in its pid namespace\), cgroup $CGPATH: started" 30
+	sleep 0.3
+}
+
+# break_container BUG PID: /BUG made; the violation of close_once must be
+# seen and PID left stopped
+break_container() {
+	touch "$R/$1"
+	wait_for "$TMP/out" "VIOLATION of close_once" 30
+	wait_for "$TMP/out" "pid $2 is left stopped" 10
+}
+
 # end_container PID: the containers' instances are told to stop; PID, a
 # watched one, must exit and vigil watch say so
 end_container() {

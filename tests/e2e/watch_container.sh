@@ -40,16 +40,10 @@ kill -KILL "$A"
 # --- vigil watch --exe, the program's path on the host (the tmpfs) ---
 start_container
 B=$CPID
-"$VIGIL" watch --stacks "$SPEC" --exe "$R/instance" --json "$TMP/w.json" >"$TMP/out" 2>&1 &
-VIGIL_PID=$!
-wait_for "$TMP/out" "processes running it, monitored" 60
-start_container --bug-when /bug2
+start_watch --stacks "$SPEC" --exe "$R/instance" --json "$TMP/w.json"
+start_watched_container bug2
 C=$CPID
-wait_for "$TMP/out" "watch: pid $C \(pid 1 in its pid namespace\), cgroup $CGPATH: started" 30
-sleep 0.3
-touch "$R/bug2"
-wait_for "$TMP/out" "VIOLATION of close_once" 30
-wait_for "$TMP/out" "pid $C is left stopped" 10
+break_container bug2 "$C"
 end_container "$B"
 interrupt_vigil "vigil watch"
 grep -qE "watch: pid $B \(pid 1 in its pid namespace\), cgroup $CGPATH: attached" "$TMP/out" ||

@@ -14,7 +14,6 @@
 # same with --exe naming the host's build and --same-build: the
 # containers' copies of the program are found by their build id.
 . "$(dirname "$0")/lib.sh"
-
 . "$(dirname "$0")/container_helpers.bash"
 
 # the container's libc is /lib/libc.so.6 (a directory ld.so searches by
@@ -45,24 +44,18 @@ for _ in $(seq 100); do	# its loader maps libc a moment after the exec
 	sleep 0.05
 done
 grep -q " $LIBC$" "/proc/$B/maps" || fail "the container's instance has no libc mapped"
-"$VIGIL" watch "$(dirname "$0")/../specs/close_once.vigil" \
+start_watch "$(dirname "$0")/../specs/close_once.vigil" \
 	"$(dirname "$0")/../../specs/lib/double_free.vigil" "$TMP/free.vigil" \
-	"$TMP/zlib.vigil" --lib libz.so.1 --exe "$R/instance" --json "$TMP/w.json" >"$TMP/out" 2>&1 &
-VIGIL_PID=$!
-wait_for "$TMP/out" "processes running it, monitored" 60
-start_container --bug-when /bug
+	"$TMP/zlib.vigil" --lib libz.so.1 --exe "$R/instance" --json "$TMP/w.json"
+start_watched_container bug
 C=$CPID
-wait_for "$TMP/out" "watch: pid $C \(pid 1 in its pid namespace\), cgroup $CGPATH: started" 30
-sleep 0.3
 # the libc probes of each container process are on its own libc, none
 # on the host's
 ONB=$(python3 "$(dirname "$0")/uprobes_on.py" --pid "$B" "$LIBC")
 ONC=$(python3 "$(dirname "$0")/uprobes_on.py" --pid "$C" "$LIBC")
 ONHOST=$(( $(python3 "$(dirname "$0")/uprobes_on.py" --pid "$B" "$HOSTLIBC") +
 	   $(python3 "$(dirname "$0")/uprobes_on.py" --pid "$C" "$HOSTLIBC") ))
-touch "$R/bug"
-wait_for "$TMP/out" "VIOLATION of close_once" 30
-wait_for "$TMP/out" "pid $C is left stopped" 10
+break_container bug "$C"
 end_container "$B"
 interrupt_vigil "vigil watch"
 grep -qE "watch: pid $B \(pid 1 in its pid namespace\), cgroup $CGPATH: attached: running already; probed in its own copies: libc\.so\.6 \(same build\); not in it \(its probes there see nothing\): libz\.so\.1$" "$TMP/out" ||
@@ -92,10 +85,8 @@ rm -f "$R/stop" "$R/bug"
 start_container
 D=$CPID
 : >"$TMP/out"	# not the first run's lines, before the redirection below is made
-"$VIGIL" watch "$(dirname "$0")/../specs/close_once.vigil" "$TMP/free.vigil" \
-	--exe "$TARGETS/instance" --same-build --json "$TMP/s.json" >"$TMP/out" 2>&1 &
-VIGIL_PID=$!
-wait_for "$TMP/out" "processes running it, monitored" 60
+start_watch "$(dirname "$0")/../specs/close_once.vigil" "$TMP/free.vigil" \
+	--exe "$TARGETS/instance" --same-build --json "$TMP/s.json"
 mkdir -p "$TMP/decoy"
 cp "$(command -v sleep)" "$TMP/decoy/instance"
 "$TMP/decoy/instance" 30 &
@@ -107,13 +98,9 @@ cp "$TARGETS/instance" "$TMP/copy/instance"
 "$TMP/copy/instance" --until "$TMP/copy/stop" >/dev/null 2>&1 &
 H=$!
 LEFT_PIDS+=("$H")
-start_container --bug-when /bug
+start_watched_container bug
 E=$CPID
-wait_for "$TMP/out" "watch: pid $E \(pid 1 in its pid namespace\), cgroup $CGPATH: started" 30
-sleep 0.3
-touch "$R/bug"
-wait_for "$TMP/out" "VIOLATION of close_once" 30
-wait_for "$TMP/out" "pid $E is left stopped" 10
+break_container bug "$E"
 DECOY_STATE=$(proc_state "$DECOY")
 wait_for "$TMP/out" "watch: pid $H[,:].*started" 10
 touch "$TMP/copy/stop"	# it ends with a handle open
