@@ -10,6 +10,9 @@
                     with flags 0 (reader woken when it had caught up: vigil's way)
      floor+rb-poll  the same with BPF_RB_NO_WAKEUP, reader polling every 10 ms
      bpftrace       uprobe:LOOP:FUNC /pid == cpid/ { @n = count(); }
+     bpftrace-slice uprobe:LOOP:FUNC /pid == cpid/ { @n[arg0] = count(); }:
+                    a counter per value of x, the state bench/loop.vigil's
+                    `slice on x` keeps (its guard and stop bpftrace has not)
      vigil-user / vigil-kernel   build/vigil run --tier=... bench/loop.vigil
      gdb            a breakpoint whose Python stop() reads $rdi and continues
    for both probed functions: vg_bench_op (starts with push %rbp, emulated by
@@ -68,6 +71,7 @@ SPEC = "bench/loop.vigil"  # one property per function
 # header; vigil's own sizes come from build/bench/recsize
 FLOOR_REC_BYTES = 104
 PER_EVENT_TOOLS = ["native", "floor", "floor+rb-wake", "floor+rb-poll", "bpftrace",
+                   "bpftrace-slice",
                    "vigil-user", "vigil-kernel", "gdb"]
 GAP_TOOLS = ["native", "floor", "floor+rb-wake", "floor+rb-poll", "vigil-user",
              "vigil-kernel", "gdb"]
@@ -179,6 +183,10 @@ class Bench:
             prog = " ".join("uprobe:%s:%s /pid == cpid/ { @%s = count(); }"
                             % (self.loop, FUNC[f], f) for f in used)
             cmd = ["bpftrace", "-e", prog, "-c", " ".join(loop)]
+        elif tool == "bpftrace-slice":
+            prog = " ".join("uprobe:%s:%s /pid == cpid/ { @%s[arg0] = count(); }"
+                            % (self.loop, FUNC[f], f) for f in used)
+            cmd = ["bpftrace", "-e", prog, "-c", " ".join(loop)]
         elif tool in ("vigil-user", "vigil-kernel"):
             cmd = [self.vigil, "run", "--tier=" + tool.split("-")[1],
                    "--json", jsonfile, os.path.join(ROOT, SPEC), "--"] + loop
@@ -258,6 +266,10 @@ class Bench:
                 # bpftrace prints nothing for a map that was never written
                 h = self._int(r"^@%s: (\d+)$" % fn, text)
                 r["hits"][fn] = 0 if h is None else h
+            elif tool == "bpftrace-slice":
+                # one line per key: @op[3]: 125000
+                r["hits"][fn] = sum(int(v) for v in
+                                    re.findall(r"^@%s\[\d+\]: (\d+)$" % fn, text, re.M))
             elif tool == "gdb":
                 r["hits"][fn] = self._int(r"^gdb: %s hits=(\d+) " % FUNC[fn], text)
         if tool.startswith("vigil"):
@@ -434,7 +446,7 @@ def probes_on_loop(loop):
 
 # rough cost per call of each observer, only to set generous time limits
 EST_NS = {"native": 0, "floor": 15e3, "floor+rb-wake": 50e3, "floor+rb-poll": 15e3,
-          "bpftrace": 15e3, "vigil-user": 50e3,
+          "bpftrace": 15e3, "bpftrace-slice": 15e3, "vigil-user": 50e3,
           "vigil-kernel": 25e3, "gdb": 2e6}
 
 
@@ -668,7 +680,8 @@ def main():
 
     cfg = config(args.quick)
     skipped = {}
-    for tool, exe in (("bpftrace", "bpftrace"), ("gdb", "gdb")):
+    for tool, exe in (("bpftrace", "bpftrace"), ("bpftrace-slice", "bpftrace"),
+                      ("gdb", "gdb")):
         if not shutil.which(exe):
             skipped[tool] = exe + " not installed"
     vigil_id = None

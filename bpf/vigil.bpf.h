@@ -186,14 +186,21 @@ struct {
  * followed descendants')? The common case is one comparison; the map is
  * looked up only when following, for other processes running the probed
  * code. */
-static __always_inline bool is_target(__u32 *tid)
+static __always_inline bool is_target_in(__u32 *tid, __u32 *tgid)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
 
 	*tid = (__u32)id;
-	return tgid == target_tgid ||
-	       (follow_forks && bpf_map_lookup_elem(&followed, &tgid));
+	*tgid = id >> 32;
+	return *tgid == target_tgid ||
+	       (follow_forks && bpf_map_lookup_elem(&followed, tgid));
+}
+
+static __always_inline bool is_target(__u32 *tid)
+{
+	__u32 tgid;
+
+	return is_target_in(tid, &tgid);
 }
 
 /* the process of the current thread, for the records */
@@ -210,13 +217,17 @@ static __always_inline __u32 cur_tgid(void)
  * a duplicate -- except at a return whose entry was made by an ancestor
  * before a fork (the child inherits the pending return, with the
  * ancestor's link), which only the inherited return reports. */
-static __always_inline bool others_link(__u64 cookie, bool at_return)
+static __always_inline bool others_link(__u64 cookie, bool at_return,
+					__u32 tgid)
 {
 	__u32 owner = cookie >> 32;
 	struct task_struct *t;
 	void *mm;
 
-	if (!owner || owner == cur_tgid())
+	/* tgid: is_target_in's, not the helper again (a call and its return
+	 * cost 10-20 ns on a kernel with return-thunk mitigations, as many
+	 * as the floor's whole program) */
+	if (!owner || owner == tgid)
 		return false;
 	if (!at_return)
 		return true;

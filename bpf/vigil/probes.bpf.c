@@ -46,9 +46,9 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 	__u64 stack_slot[VG_NSLOTS] = {}, *slot = stack_slot;
 	struct vg_ev_conf *conf;
 	struct kstep_args *ka;
-	__u32 tid;
+	__u32 tid, tgid;
 
-	if (!is_target(&tid) || others_link(cookie, false))
+	if (!is_target_in(&tid, &tgid) || others_link(cookie, false, tgid))
 		return 0;
 	if (rewind_rehit(ctx, cookie, tid))	/* this call was seen */
 		return 0;
@@ -91,9 +91,9 @@ int vg_stash(struct pt_regs *ctx)
 	struct stash_key k = { .event = (__u32)cookie };
 	struct vg_ev_conf *conf;
 	struct stash *s;
-	__u32 zero = 0;
+	__u32 zero = 0, tgid;
 
-	if (!is_target(&k.tid) || others_link(cookie, false))
+	if (!is_target_in(&k.tid, &tgid) || others_link(cookie, false, tgid))
 		return 0;
 	conf = bpf_map_lookup_elem(&ev_conf, &k.event);
 	if (!conf)
@@ -130,8 +130,9 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
 	struct vg_ev_conf *conf;
 	struct kstep_args *ka;
 	struct stash *s;
+	__u32 tgid;
 
-	if (!is_target(&k.tid) || others_link(cookie, true))
+	if (!is_target_in(&k.tid, &tgid) || others_link(cookie, true, tgid))
 		return 0;
 	conf = bpf_map_lookup_elem(&ev_conf, &k.event);
 	if (!conf)
