@@ -93,6 +93,9 @@ grep -q 'after:work=3' "$TMP/vigil.err" || fail "restore: not the 3 after events
 
 # gdb dies inside work, with the real return address in the slot
 start_live run --interactive "$TMP/work.vigil" -- "$TARGETS/tailcalls" 4
+# (the last section's gdb output goes first: the wait below must see this
+# gdb's, and the shell opens the file only when the job starts)
+rm -f "$TMP/gdb"
 eval "exec $JOIN -batch -ex 'break tailcalls.c:$INSIDE' -ex continue -ex 'delete 2' -ex bt -ex 'shell sleep 60'" >"$TMP/gdb" 2>&1 &
 gdb_pid=$!
 for _ in $(seq 300); do grep -q '^#2 ' "$TMP/gdb" && break; sleep 0.1; done
