@@ -47,6 +47,12 @@ int vg_probe_kprop_of(const struct vg_probe *p, int kprop)
 	__builtin_trap();
 }
 
+int vg_probe_foreach_kslice_proc(const struct vg_probe *p,
+				 vg_kslice_proc_cb cb, void *ctx)
+{
+	__builtin_trap();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct vg_spec *spec = vg_spec_new();
