@@ -100,14 +100,17 @@ static void fork_snapshot(struct session *ss, const char *reason, bool good,
 		kill(ss->pid, SIGCONT);
 }
 
-/* A checkpoint not taken is news for the operator as much as one taken:
- * to stderr, and to the journal/JSON log when the session has one. */
-static void ckpt_not_taken(struct session *ss, const char *what,
-			   const char *reason, const char *why)
+void vg_session_ckpt_not_taken(struct session *ss, pid_t pid,
+			       const char *what, const char *reason,
+			       const char *why)
 {
-	fprintf(stderr, "vigil: %s: %s (%s); monitoring continues\n", what, why,
-		reason);
-	vg_session_sinks_checkpoint_failed(ss, ss->pid, what, reason, why);
+	if (pid == ss->pid)
+		fprintf(stderr, "vigil: %s: %s (%s); monitoring continues\n",
+			what, why, reason);
+	else	/* one process of vigil watch */
+		fprintf(stderr, "vigil: watch: pid %d: %s: %s (%s); monitoring continues\n",
+			pid, what, why, reason);
+	vg_session_sinks_checkpoint_failed(ss, pid, what, reason, why);
 }
 
 /* The order matters:
@@ -126,13 +129,12 @@ static bool defer_at_trampoline(struct session *ss, const char *reason,
 				bool keep_stopped)
 {
 	int tid = vg_proc_in_uprobe_page(ss->pid);
+	char why[96];
 
 	if (!tid)
 		return false;
-	char why[96];
-
 	snprintf(why, sizeof(why), "thread %d is returning from a probed function", tid);
-	ckpt_not_taken(ss, "checkpoint deferred", reason, why);
+	vg_session_ckpt_not_taken(ss, ss->pid, "checkpoint deferred", reason, why);
 	ss->ckpt_skipped++;
 	if (!keep_stopped)
 		kill(ss->pid, SIGCONT);
@@ -166,7 +168,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 			return 0;
 		}
 		if (!keep_stopped && vg_proc_stop(ss->pid, &ce)) {
-			ckpt_not_taken(ss, "fork snapshot failed", reason, ce.msg);
+			vg_session_ckpt_not_taken(ss, ss->pid, "fork snapshot failed", reason, ce.msg);
 			ss->ckpt_failed++;
 			return 0;
 		}
@@ -177,7 +179,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		return 0;
 	}
 	if (ensure_ring(ss, &ce)) {
-		ckpt_not_taken(ss, "checkpoint failed", reason, ce.msg);
+		vg_session_ckpt_not_taken(ss, ss->pid, "checkpoint failed", reason, ce.msg);
 		ss->ckpt_failed++;
 		return 0;
 	}
@@ -186,7 +188,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		return 0;
 	}
 	if (!keep_stopped && vg_proc_stop(ss->pid, &ce)) {
-		ckpt_not_taken(ss, "checkpoint failed", reason, ce.msg);
+		vg_session_ckpt_not_taken(ss, ss->pid, "checkpoint failed", reason, ce.msg);
 		ss->ckpt_failed++;
 		return 0;
 	}
@@ -207,7 +209,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	rc = vg_ckpt_take(ss->ck, reason, events, good, write_state, ss, img,
 			  sizeof(img), &ce);
 	if (rc) {
-		ckpt_not_taken(ss, "checkpoint failed", reason, ce.msg);
+		vg_session_ckpt_not_taken(ss, ss->pid, "checkpoint failed", reason, ce.msg);
 		ss->ckpt_failed++;
 	} else {
 		ss->ckpt_taken++;

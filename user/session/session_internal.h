@@ -305,8 +305,13 @@ int vg_session_sinks_share(struct session *ss, struct session *unit,
  * restore) */
 void vg_session_sinks_checkpoint(struct session *ss, pid_t pid,
 				 const char *dir, const char *reason);
-/* a checkpoint of pid not taken (what: "checkpoint failed", "...
- * deferred"), why */
+/* A checkpoint of pid not taken (what: "checkpoint failed", "checkpoint
+ * deferred"; why): news for the operator as much as one taken, to stderr
+ * and to the log below (session_ckpt.c) */
+void vg_session_ckpt_not_taken(struct session *ss, pid_t pid,
+			       const char *what, const char *reason,
+			       const char *why);
+/* its log record, when the session has a journal or JSON log */
 void vg_session_sinks_checkpoint_failed(struct session *ss, pid_t pid,
 					const char *what, const char *reason,
 					const char *why);

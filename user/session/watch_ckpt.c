@@ -249,10 +249,11 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 	/* a thread stopped in a uretprobe's return trampoline would come
 	 * back into a page the image has not (session_ckpt.c) */
 	if ((tid = vg_proc_in_uprobe_page(q->pid))) {
-		fprintf(stderr, "vigil: watch: pid %d: checkpoint deferred: thread %d is returning from a probed function (%s)\n",
-			q->pid, tid, q->reason);
-		vg_session_sinks_checkpoint_failed(ss, q->pid, "checkpoint deferred", q->reason,
-						   "a thread is returning from a probed function");
+		char why[96];
+
+		snprintf(why, sizeof(why), "thread %d is returning from a probed function", tid);
+		vg_session_ckpt_not_taken(ss, q->pid, "checkpoint deferred",
+					  q->reason, why);
 		ss->ckpt_skipped++;
 		resume(q->pid, keep);
 		rearm(ss);
@@ -282,10 +283,8 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 			  img, sizeof(img), &ce);
 	t2 = vg_now_ns(CLOCK_MONOTONIC);
 	if (rc) {
-		fprintf(stderr, "vigil: watch: pid %d: %s; monitoring continues\n",
-			q->pid, ce.msg);
-		vg_session_sinks_checkpoint_failed(ss, q->pid, "checkpoint failed",
-						   q->reason, ce.msg);
+		vg_session_ckpt_not_taken(ss, q->pid, "checkpoint failed",
+					  q->reason, ce.msg);
 		ss->ckpt_failed++;
 	} else {
 		ss->ckpt_taken++;
@@ -320,10 +319,8 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 	rearm(ss);
 	return 0;
 failed:
-	fprintf(stderr, "vigil: watch: pid %d: checkpoint failed: %s; monitoring continues\n",
-		q->pid, ce.msg);
-	vg_session_sinks_checkpoint_failed(ss, q->pid, "checkpoint failed",
-					   q->reason, ce.msg);
+	vg_session_ckpt_not_taken(ss, q->pid, "checkpoint failed", q->reason,
+				  ce.msg);
 	ss->ckpt_failed++;
 	if (q->kstopped)
 		resume(q->pid, keep);
