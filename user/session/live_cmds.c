@@ -76,6 +76,10 @@ static uint64_t *state_counts(struct session *ss)
 
 	if (c.per_state)
 		vg_monitor_foreach(ss->mon, count_slice, &c);
+	/* --follow-fork, vigil watch: every process's */
+	for (int i = 0; c.per_state && i < ss->nkids; i++)
+		if (!ss->kids[i].gone)
+			vg_monitor_foreach(ss->kids[i].mon, count_slice, &c);
 	return c.per_state;
 }
 
