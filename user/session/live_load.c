@@ -257,7 +257,11 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 
 	struct vg_plan_opts plo = {
 		.binary = s->exe, .libs = s->libs, .nlibs = s->nlibs,
-		.tier = ss->o->tier, .on_violation = ss->o->on_violation,
+		/* vigil watch: the user tier unless --tier=kernel, as the
+		 * session's own (session_procs.c, vg_session_follow_check) */
+		.tier = ss->o->watch_exe && !vg_session_watch_kernel(ss)
+			? VG_TIER_USER : ss->o->tier,
+		.on_violation = ss->o->on_violation,
 		.stacks = ss->o->stacks,
 	};
 	if (!(plan = vg_plan_build(s->spec, &plo, e)))
@@ -355,7 +359,7 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 
 	if (!path)
 		return vg_live_reply(false, "usage: load SPEC [-D NAME=VALUE ...] [--on-violation PROPERTY=REACTION ...]", NULL);
-	if (ss->o->follow_forks)
+	if (ss->o->follow_forks && !ss->o->watch_exe)	/* watch_load.c */
 		return vg_live_reply(false, "no vigil load with --follow-fork: the followed processes' monitors are made at their first event", NULL);
 	if (!ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded))))
 		return vg_live_reply(false, "out of memory", NULL);
