@@ -321,7 +321,9 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 			s->spec->props[i].name, u->path,
 			s->kernel[i] ? "kernel" : "user",
 			s->kernel[i] ? "" : " because ",
-			s->kernel[i] ? "" : plan->props[i].why);
+			s->kernel[i] ? ""
+			: ss->o->watch_exe ? "vigil watch (the default; --tier=kernel keys kernel-tier slices by process)"
+					   : plan->props[i].why);
 	rc = 0;
 out:
 	free(user);
