@@ -31,6 +31,7 @@ SVC=$(readlink -f "$TARGETS/service")
 "$VIGIL" watch "$TMP/req.vigil" --exe "$SVC" --on-violation=continue \
 	--json "$TMP/w.json" >"$TMP/out" 2>&1 &
 VIGIL_PID=$!
+LEFT_PIDS+=("$VIGIL_PID")	# a failed test leaves no vigil behind
 wait_for "$TMP/out" '2 processes running it, monitored' 60
 kill -USR1 "$SVC_PID"
 wait_for "$TMP/out" 'VIOLATION of requests' 10
@@ -99,6 +100,7 @@ V
 FORKER=$(readlink -f "$TARGETS/forker")
 "$VIGIL" watch "$TMP/w0.vigil" --exe "$FORKER" --json "$TMP/f.json" >"$TMP/out" 2>&1 &
 VIGIL_PID=$!
+LEFT_PIDS+=("$VIGIL_PID")
 wait_for "$TMP/out" '0 processes running it, monitored' 60
 "$VIGIL" ctl "$VIGIL_PID" load "$TMP/fork.vigil" >"$TMP/load" 2>&1 ||
 	{ cat "$TMP/load" "$TMP/out"; fail "vigil ctl load into vigil watch failed"; }
