@@ -391,9 +391,13 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 		return vg_live_reply(false, "out of memory", NULL);
 	}
 	for (int i = 0; i < u->s.spec->nprops; i++) {
-		fprintf(m, "loaded %s (%s tier): its slices start in its initial state\n",
+		fprintf(m, "loaded %s (%s tier): its slices start in its initial state",
 			u->s.spec->props[i].name,
 			u->s.kernel[i] ? "kernel" : "user");
+		if (ss->o->watch_exe)	/* watch_load.c */
+			fprintf(m, ", in each of the %d watched processes and those to come",
+				u->s.nkids);
+		fputc('\n', m);
 		json_array_append_new(props, json_pack("{s:s,s:s}", "name",
 			u->s.spec->props[i].name, "tier",
 			u->s.kernel[i] ? "kernel" : "user"));
