@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "plan/plan.h"
+#include "jmp_stop.h"
 #include "probe_internal.h"
 #include "vigil.skel.h"
 
@@ -73,6 +74,12 @@ int vg_rewind_config(struct vg_probe *p, const struct vg_probe_opts *o)
 				if (s->events[j].kind == VG_EV_AFTER &&
 				    !strcmp(s->events[j].name, ev->name))
 					ok = 0;
+			/* placed past writes that would not redo
+			 * (probe/placement.h) */
+			for (int j = 0; ok && j < o->plan->nsites; j++)
+				if (o->plan->sites[j].event == (int)i &&
+				    o->plan->sites[j].norewind)
+					ok = 0;
 			if (ok && bpf_map_update_elem(fd, &i, &ok, 0))
 				return -1;
 		}
@@ -94,10 +101,12 @@ bool vg_probe_rewound(const struct vg_probe *p, pid_t tid, uint64_t *bp)
 	return true;
 }
 
-const char *vg_rewind_stop_note(const struct vg_spec *spec, int event,
+const char *vg_rewind_stop_note(const struct vg_probe *p,
+				const struct vg_spec *spec, int event,
 				unsigned flags, char *buf, size_t len)
 {
 	const struct vg_event *ev;
+	int skipped = 0;
 
 	if (!(flags & VG_RF_STOPPED) || (flags & VG_RF_REWOUND) || event < 0 ||
 	    event >= spec->nevents)
@@ -105,7 +114,11 @@ const char *vg_rewind_stop_note(const struct vg_spec *spec, int event,
 	ev = &spec->events[event];
 	if (ev->kind != VG_EV_BEFORE)
 		return NULL;
-	if (!vg_rewind_supported())
+	if (vg_jmp_stop_event(p, event, &skipped))
+		snprintf(buf, len, "stopped at %s's jmp (a tail call)%s: the stop took effect at the jmp's target, and vigil's gdb command file puts the thread back on the jmp",
+			 ev->name, skipped == 1 ? ", after its first instruction (a register move)"
+				 : skipped ? ", after its first instructions (register moves)" : "");
+	else if (!vg_rewind_supported())
 		snprintf(buf, len, "stopped after %s's first instruction (this kernel does not let a uprobe program move the thread back to the call, or VIGIL_NO_REWIND is set)",
 			 ev->name);
 	else

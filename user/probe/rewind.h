@@ -29,8 +29,10 @@ int vg_rewind_config(struct vg_probe *p, const struct vg_probe_opts *o);
 /* For a stopped kernel-tier record (flags VG_RF_*) of event `event`: NULL
  * when the thread stopped before the function ran (or the event is no
  * function entry), else what the report says: "stopped after f's first
- * instruction: why", in buf. */
-const char *vg_rewind_stop_note(const struct vg_spec *spec, int event,
+ * instruction: why", or, when its probe is on a jmp (jmp_stop.h), at that
+ * jmp, in buf. p: the probes (NULL: none on a jmp). */
+const char *vg_rewind_stop_note(const struct vg_probe *p,
+				const struct vg_spec *spec, int event,
 				unsigned flags, char *buf, size_t len);
 
 #endif
