@@ -1,5 +1,5 @@
-/* Sites whose probe sits on a jmp, and where a stop there lands
- * (jmp_stop.h). */
+/* Entry sites placement moved or put on a jmp, and where a stop there
+ * lands (jmp_stop.h). */
 #include "jmp_stop.h"
 
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 struct vg_jmp_site {
 	int event;
 	int skipped;
+	bool jmp;
 	char *path;
 	uint64_t offset;	/* the jmp's, in the file */
 	int64_t to;		/* its target - its address */
@@ -22,7 +23,7 @@ int vg_jmp_stop_add(struct vg_probe *p, const struct vg_plan_site *u)
 {
 	struct vg_jmp_site *v;
 
-	if (!u->jmp || u->retprobe)
+	if ((!u->jmp && !u->skipped) || u->retprobe)
 		return 0;
 	v = realloc(p->jmps, (size_t)(p->njmps + 1) * sizeof(*v));
 	if (!v)
@@ -30,6 +31,7 @@ int vg_jmp_stop_add(struct vg_probe *p, const struct vg_plan_site *u)
 	p->jmps = v;
 	v = &v[p->njmps];
 	*v = (struct vg_jmp_site){ .event = u->event, .skipped = u->skipped,
+				   .jmp = u->jmp,
 				   .path = strdup(u->path),
 				   .offset = u->offset, .to = u->jmp_to };
 	if (!v->path)
@@ -47,11 +49,13 @@ void vg_jmp_stop_free(struct vg_probe *p)
 	p->njmps = 0;
 }
 
-bool vg_jmp_stop_event(const struct vg_probe *p, int event, int *skipped)
+bool vg_jmp_stop_event(const struct vg_probe *p, int event, int *skipped,
+		       bool *jmp)
 {
 	for (int i = 0; p && i < p->njmps; i++)
 		if (p->jmps[i].event == event) {
 			*skipped = p->jmps[i].skipped;
+			*jmp = p->jmps[i].jmp;
 			return true;
 		}
 	return false;
@@ -86,7 +90,7 @@ int vg_jmp_stop_mends(const struct vg_probe *p, pid_t pid, int event,
 		struct stat st;
 		uint64_t at;
 
-		if (s->event != event || stat(s->path, &st) ||
+		if (s->event != event || !s->jmp || stat(s->path, &st) ||
 		    !(at = vaddr_of(&maps, st.st_dev, st.st_ino, s->offset)))
 			continue;
 		m[n].jmp = at;

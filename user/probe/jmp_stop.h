@@ -17,13 +17,15 @@
 struct vg_probe;
 struct vg_plan_site;
 
-/* Keep a site on a jmp: its event, file and offsets. */
+/* Keep an entry site placement moved, or that is on a jmp: its event,
+ * file and offsets. */
 int vg_jmp_stop_add(struct vg_probe *p, const struct vg_plan_site *u);
 void vg_jmp_stop_free(struct vg_probe *p);
 
-/* Does an entry probe of event sit on a jmp? *skipped: the instructions
- * before it (register moves) */
-bool vg_jmp_stop_event(const struct vg_probe *p, int event, int *skipped);
+/* Was an entry probe of event moved or put on a jmp? *skipped: the
+ * instructions before it (tests, register moves), *jmp: it is on a jmp */
+bool vg_jmp_stop_event(const struct vg_probe *p, int event, int *skipped,
+		       bool *jmp);
 
 /* The run-time (target, jmp) addresses of event's jmp sites in process
  * pid, from its mappings: up to max into m; how many. */

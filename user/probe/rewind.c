@@ -107,6 +107,7 @@ const char *vg_rewind_stop_note(const struct vg_probe *p,
 {
 	const struct vg_event *ev;
 	int skipped = 0;
+	bool jmp = false;
 
 	if (!(flags & VG_RF_STOPPED) || (flags & VG_RF_REWOUND) || event < 0 ||
 	    event >= spec->nevents)
@@ -114,10 +115,17 @@ const char *vg_rewind_stop_note(const struct vg_probe *p,
 	ev = &spec->events[event];
 	if (ev->kind != VG_EV_BEFORE)
 		return NULL;
-	if (vg_jmp_stop_event(p, event, &skipped))
+	if (!vg_jmp_stop_event(p, event, &skipped, &jmp))
+		skipped = 0;
+	if (jmp)
 		snprintf(buf, len, "stopped at %s's jmp (a tail call)%s: the stop took effect at the jmp's target, and vigil's gdb command file puts the thread back on the jmp",
-			 ev->name, skipped == 1 ? ", after its first instruction (a register move)"
-				 : skipped ? ", after its first instructions (register moves)" : "");
+			 ev->name, skipped == 1 ? ", after its first instruction, which stores nothing"
+				 : skipped ? ", after the instructions before it, which store nothing" : "");
+	else if (skipped)	/* placed on the first one the kernel emulates */
+		snprintf(buf, len, "stopped after %s's first %d instructions (its probe is on instruction %d, which the kernel emulates; the ones before it store nothing)%s",
+			 ev->name, skipped + 1, skipped + 1,
+			 vg_rewind_supported() ? ", not sent back to the call (through a register, a jump, or it has a return probe)"
+					       : ", not sent back to the call (this kernel does not let a uprobe program move the thread)");
 	else if (!vg_rewind_supported())
 		snprintf(buf, len, "stopped after %s's first instruction (this kernel does not let a uprobe program move the thread back to the call, or VIGIL_NO_REWIND is set)",
 			 ev->name);
