@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "plan_fixture.h"
 #include "session/dynamic.h"
+#include "probe/rewind.h"
 #include "spec_load.h"
 #include "vigil_event.h"
 
@@ -169,6 +170,19 @@ static void test_plan_tail_calls(void **state)
 	assert_true(u->emulated);
 	assert_true(u->jmp);
 	assert_false(u->norewind);	/* mov $1,%esi redoes */
+	assert_true(vg_rewind_event_ok(s, p, u->event));
+	vg_plan_free(p);
+	vg_spec_free(s);
+
+	/* inflateInit_'s movs would not redo: its stops never rewind, even
+	 * with no return probe on it */
+	s = load("property p \"x\"\n"
+		 "slice on ptr s\n"
+		 "state a accepting { before inflateInit_(s) -> a }\n");
+	p = plan_of(s, tgt("zstreams"), VG_TIER_AUTO, false);
+	u = site(p, "inflateInit_", false);
+	assert_true(u->norewind);
+	assert_false(vg_rewind_event_ok(s, p, u->event));
 	vg_plan_free(p);
 	vg_spec_free(s);
 }

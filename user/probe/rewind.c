@@ -50,6 +50,26 @@ void vg_rewind_setup(struct vg_probe *p)
 	p->skel->rodata->kstop_rewind = vg_rewind_supported();
 }
 
+bool vg_rewind_event_ok(const struct vg_spec *s, const struct vg_plan *plan,
+			int event)
+{
+	const struct vg_event *ev = &s->events[event];
+
+	if (ev->kind != VG_EV_BEFORE)
+		return false;
+	/* a return probe on the same function: the kernel hijacks the
+	 * return address after the handlers, at the sp a rewind moved */
+	for (int j = 0; j < s->nevents; j++)
+		if (s->events[j].kind == VG_EV_AFTER &&
+		    !strcmp(s->events[j].name, ev->name))
+			return false;
+	/* placed past writes that would not redo (probe/placement.h) */
+	for (int j = 0; j < plan->nsites; j++)
+		if (plan->sites[j].event == event && plan->sites[j].norewind)
+			return false;
+	return true;
+}
+
 int vg_rewind_config(struct vg_probe *p, const struct vg_probe_opts *o)
 {
 	const struct vg_spec *s = p->spec;
@@ -64,22 +84,8 @@ int vg_rewind_config(struct vg_probe *p, const struct vg_probe_opts *o)
 			continue;
 		for (int b = 0; b < pr->nbindings; b++) {
 			uint32_t i = (uint32_t)pr->bindings[b].event;
-			const struct vg_event *ev = &s->events[i];
-			uint8_t ok = ev->kind == VG_EV_BEFORE;
+			uint8_t ok = vg_rewind_event_ok(s, o->plan, (int)i);
 
-			/* a return probe on the same function: the kernel
-			 * hijacks the return address after the handlers,
-			 * at the sp a rewind moved */
-			for (int j = 0; ok && j < s->nevents; j++)
-				if (s->events[j].kind == VG_EV_AFTER &&
-				    !strcmp(s->events[j].name, ev->name))
-					ok = 0;
-			/* placed past writes that would not redo
-			 * (probe/placement.h) */
-			for (int j = 0; ok && j < o->plan->nsites; j++)
-				if (o->plan->sites[j].event == (int)i &&
-				    o->plan->sites[j].norewind)
-					ok = 0;
 			if (ok && bpf_map_update_elem(fd, &i, &ok, 0))
 				return -1;
 		}
