@@ -191,7 +191,7 @@ static bool emulated(const uint8_t *c, size_t n, char *name, size_t len)
  * movs then jmp inflateInit2_): the kernel emulates it before a stop
  * takes effect, so a stopped thread is at its target, maybe in another
  * function. pl->jmp_to is the target from the jmp's own address, for
- * putting the thread back on the jmp (vg_place_jmp_mend). */
+ * putting the thread back on the jmp (probe/jmp_stop.h). */
 static void place_jmp(const uint8_t *c, size_t n, struct vg_placement *pl)
 {
 	if (n >= 2 && c[0] == 0xeb)
