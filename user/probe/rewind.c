@@ -124,7 +124,7 @@ const char *vg_rewind_stop_note(const struct vg_probe *p,
 	if (!vg_jmp_stop_event(p, event, &skipped, &jmp))
 		skipped = 0;
 	if (jmp)
-		snprintf(buf, len, "stopped at %s's jmp (a tail call)%s: the stop took effect at the jmp's target, and vigil's gdb command file puts the thread back on the jmp",
+		snprintf(buf, len, "stopped at %s's jmp (a tail call)%s: the stop took effect at the jmp's target (in the callee); the gdb command file vigil writes for a target it leaves stopped puts the thread back on the jmp",
 			 ev->name, skipped == 1 ? ", after its first instruction, which stores nothing"
 				 : skipped ? ", after the instructions before it, which store nothing" : "");
 	else if (skipped)	/* placed on the first one the kernel emulates */
