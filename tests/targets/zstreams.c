@@ -8,6 +8,8 @@
  *   --double-end     inflateEnd twice (round 5)
  *   --use-after-end  deflate after deflateEnd (round 5)
  *   --wrong-end      inflateEnd on a deflate stream (round 5)
+ *   --reinit-inflate round 4's inflate stream is set up again (inflateInit,
+ *                    a tail call in zlib), not ended
  * zlib returns Z_STREAM_ERROR for the last three rather than crash, which
  * is why a program gets away with them. */
 #include <stdio.h>
@@ -55,6 +57,8 @@ __attribute__((noinline)) static int unpack(z_stream *z, int gzip, unsigned long
 	z->avail_out = sizeof(unpacked);
 	int r = inflate(z, Z_FINISH);
 
+	if (round == 4 && !strcmp(bug, "--reinit-inflate"))
+		inflateInit(z);			/* the bug: z is set up */
 	inflateEnd(z);
 	if (round == 5 && !strcmp(bug, "--double-end"))
 		inflateEnd(z);			/* the bug */

@@ -17,6 +17,7 @@
 #include "plan/plan.h"
 #include "plan_fixture.h"
 #include "session/dynamic.h"
+#include "probe/rewind.h"
 #include "spec_load.h"
 #include "vigil_event.h"
 
@@ -116,6 +117,72 @@ static void test_plan_return_placed(void **state)
 		assert_int_equal(p->sites[i].offset, ret->offset);
 		assert_true(p->sites[i].emulated);
 	}
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* Tail calls in Debian 12's libz and libc: inflateInit_ is mov %edx,%ecx;
+ * mov %rsi,%rdx; mov $15,%esi; jmp inflateInit2_, pthread_mutex_unlock
+ * mov $1,%esi; jmp __pthread_mutex_unlock_usercnt. Probes reading only
+ * the first argument (%rdi, where the reads pass put it) go on the jmp,
+ * which the kernel emulates; the return probe with them. inflateInit_'s
+ * movs would not redo, so its stops are never rewound. */
+static void test_plan_tail_calls(void **state)
+{
+	struct vg_spec *s = load(
+		"property p \"x\"\n"
+		"slice on ptr s\n"
+		"state a accepting {\n"
+		"  after inflateInit_(s) returns r when r == 0 -> b\n"
+		"}\n"
+		"state b accepting { before inflateInit_(s) -> a }\n");
+	struct vg_plan *p = plan_of(s, tgt("zstreams"), VG_TIER_AUTO, false);
+	const struct vg_plan_site *u = site(p, "inflateInit_", false);
+
+	assert_int_equal(u->offset, u->func + 10);
+	assert_true(u->emulated);
+	assert_true(u->jmp);
+	assert_true(u->norewind);
+	assert_int_equal(u->skipped, 3);
+	for (int i = 0; i < p->nsites; i++)
+		assert_int_equal(p->sites[i].offset, u->offset);
+	vg_plan_free(p);
+	vg_spec_free(s);
+
+	/* reading the version (%rsi, which mov $15,%esi overwrites): at
+	 * the entry, single-stepped */
+	s = load("property p \"x\"\n"
+		 "state a accepting { before inflateInit_(s, v) when v == 0 -> a }\n");
+	p = plan_of(s, tgt("zstreams"), VG_TIER_AUTO, false);
+	u = site(p, "inflateInit_", false);
+	assert_int_equal(u->offset, u->func);
+	assert_false(u->emulated);
+	assert_false(u->jmp);
+	vg_plan_free(p);
+	vg_spec_free(s);
+
+	s = load("property p \"x\"\n"
+		 "slice on ptr m\n"
+		 "state a accepting { before pthread_mutex_unlock(m) -> a }\n");
+	p = plan_of(s, tgt("locks"), VG_TIER_AUTO, false);
+	u = site(p, "pthread_mutex_unlock", false);
+	assert_int_equal(u->offset, u->func + 5);
+	assert_true(u->emulated);
+	assert_true(u->jmp);
+	assert_false(u->norewind);	/* mov $1,%esi redoes */
+	assert_true(vg_rewind_event_ok(s, p, u->event));
+	vg_plan_free(p);
+	vg_spec_free(s);
+
+	/* inflateInit_'s movs would not redo: its stops never rewind, even
+	 * with no return probe on it */
+	s = load("property p \"x\"\n"
+		 "slice on ptr s\n"
+		 "state a accepting { before inflateInit_(s) -> a }\n");
+	p = plan_of(s, tgt("zstreams"), VG_TIER_AUTO, false);
+	u = site(p, "inflateInit_", false);
+	assert_true(u->norewind);
+	assert_false(vg_rewind_event_ok(s, p, u->event));
 	vg_plan_free(p);
 	vg_spec_free(s);
 }
@@ -430,6 +497,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_queue_kernel),
 		cmocka_unit_test(test_plan_return_placed),
+		cmocka_unit_test(test_plan_tail_calls),
 		cmocka_unit_test(test_plan_queue_user),
 		cmocka_unit_test(test_plan_tier_reason),
 		cmocka_unit_test(test_plan_missing_function),

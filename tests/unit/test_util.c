@@ -231,11 +231,15 @@ static void test_placement_writes(void **state)
 	static const uint8_t lock[] = { 0x8b, 0x47, 0x10, 0x89, 0xc2, 0x81,
 					0xe2, 0x7f, 0x01, 0, 0, 0x83, 0xe0,
 					0x7c, 0x0f, 0x85, 0xac, 0, 0, 0 };
-	/* inflateInit_: mov %edx,%ecx; mov %rsi,%rdx; mov $0xf,%esi;
-	 * jmp inflateInit2_: a tail call, stays */
+	/* inflateInit_ (libz.so.1+0xc130): mov %edx,%ecx; mov %rsi,%rdx;
+	 * mov $0xf,%esi; jmp inflateInit2_@plt (at 0x32c0): a tail call */
 	static const uint8_t tail[] = { 0x89, 0xd1, 0x48, 0x89, 0xf2, 0xbe,
 					0x0f, 0, 0, 0, 0xe9, 0x81, 0x71,
 					0xff, 0xff };
+	/* pthread_mutex_unlock (libc.so.6+0x8dd50): mov $0x1,%esi;
+	 * jmp __pthread_mutex_unlock_usercnt (at 0x8dc50) */
+	static const uint8_t unlock[] = { 0xbe, 1, 0, 0, 0, 0xe9, 0xf6, 0xfe,
+					  0xff, 0xff };
 	/* the same movs before a push: %rdx is read, then overwritten, so
 	 * running them again (a rewound stop) would not give %ecx again */
 	static const uint8_t redo[] = { 0x89, 0xd1, 0x48, 0x89, 0xf2, 0x55 };
@@ -258,11 +262,46 @@ static void test_placement_writes(void **state)
 	vg_place_bytes(lock, sizeof(lock), 0x1000, m | 1u << 2, &pl);
 	assert_int_equal(pl.offset, 0x1000);
 	assert_false(pl.emulated);
-	vg_place_bytes(tail, sizeof(tail), 0x2000, 1u << 7, &pl);
-	assert_int_equal(pl.offset, 0x2000);
+	/* a probe reading only %rdi goes on inflateInit_'s jmp, which the
+	 * kernel emulates; a stop lands at the jmp's target, and the movs
+	 * would not redo: no rewind */
+	vg_place_bytes(tail, sizeof(tail), 0xc130, 1u << 7, &pl);
+	assert_int_equal(pl.offset, 0xc13a);
+	assert_int_equal(pl.skipped, 3);
+	assert_true(pl.emulated);
+	assert_string_equal(pl.insn, "jmp");
+	assert_true(pl.jmp);
+	assert_int_equal(pl.offset + (uint64_t)pl.jmp_to, 0x32c0);
+	assert_true(pl.norewind);
+	/* ... one reading the version (%rsi) or the size (%rdx, moved to
+	 * %ecx) keeps the entry */
+	vg_place_bytes(tail, sizeof(tail), 0xc130, 1u << 7 | 1u << 6, &pl);
+	assert_int_equal(pl.offset, 0xc130);
 	assert_false(pl.emulated);
+	vg_place_bytes(tail, sizeof(tail), 0xc130, 1u << 7 | 1u << 2, &pl);
+	assert_int_equal(pl.offset, 0xc130);
+	/* pthread_mutex_unlock: onto its jmp; mov $1,%esi redoes */
+	vg_place_bytes(unlock, sizeof(unlock), 0x8dd50, 1u << 7, &pl);
+	assert_int_equal(pl.offset, 0x8dd55);
+	assert_true(pl.emulated && pl.jmp);
+	assert_int_equal(pl.offset + (uint64_t)pl.jmp_to, 0x8dc50);
+	assert_false(pl.norewind);
+	/* counting %rsi read (two registers for one argument) kept it */
+	vg_place_bytes(unlock, sizeof(unlock), 0x8dd50, m, &pl);
+	assert_int_equal(pl.offset, 0x8dd50);
+	assert_false(pl.emulated || pl.jmp);
+	/* a function that is its jmp (jmp rel8 back 0x10): on it */
+	static const uint8_t jmp8[] = { 0xeb, 0xf0 };
+	vg_place_bytes(jmp8, sizeof(jmp8), 0x9000, 1u << 7, &pl);
+	assert_int_equal(pl.offset, 0x9000);
+	assert_true(pl.jmp);
+	assert_int_equal(pl.offset + (uint64_t)pl.jmp_to, 0x9000 + 2 - 0x10);
+	assert_false(pl.norewind);
+	/* the movs before a push: the probe moves, not rewound */
 	vg_place_bytes(redo, sizeof(redo), 0x3000, 1u << 7, &pl);
-	assert_int_equal(pl.offset, 0x3000);
+	assert_int_equal(pl.offset, 0x3005);
+	assert_true(pl.norewind);
+	assert_false(pl.jmp);
 	vg_place_bytes(callee, sizeof(callee), 0x4000, 0, &pl);
 	assert_int_equal(pl.offset, 0x4000);
 	vg_place_bytes(rip, sizeof(rip), 0x5000, m, &pl);
@@ -273,16 +312,18 @@ static void test_placement_writes(void **state)
 	vg_place_bytes(rip, sizeof(rip), 0x5000, VG_PLACE_ARG_REGS, &pl);
 	assert_int_equal(pl.offset, 0x5000);
 	/* test %rdx,%rdx; mov $1,%edx; je: run again, the test would see
-	 * the 1 and the je branch the other way */
+	 * the 1 and the je branch the other way: moved, never rewound */
 	static const uint8_t flags[] = { 0x48, 0x85, 0xd2, 0xba, 1, 0, 0, 0,
 					 0x74, 0x05 };
 	vg_place_bytes(flags, sizeof(flags), 0x6000, 1u << 7, &pl);
-	assert_int_equal(pl.offset, 0x6000);
+	assert_int_equal(pl.offset, 0x6008);
+	assert_true(pl.norewind);
 	/* test %rdi,%rdi; mov $1,%edx; je: nothing read is overwritten */
 	static const uint8_t flags_ok[] = { 0x48, 0x85, 0xff, 0xba, 1, 0, 0,
 					    0, 0x74, 0x05 };
 	vg_place_bytes(flags_ok, sizeof(flags_ok), 0x7000, 1u << 7, &pl);
 	assert_int_equal(pl.offset, 0x7008);
+	assert_false(pl.norewind);
 }
 
 /* from a file, the whole function searched: a branch back into the

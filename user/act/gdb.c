@@ -79,6 +79,14 @@ int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
 		      uint64_t step_to, char *cmd, size_t len,
 		      struct vg_err *e)
 {
+	return vg_gdb_prepare_mend(pid, tid, why, step_to, NULL, 0, cmd, len,
+				   e);
+}
+
+int vg_gdb_prepare_mend(pid_t pid, pid_t tid, const char *why,
+			uint64_t step_to, const struct vg_gdb_pc_mend *m,
+			int nmend, char *cmd, size_t len, struct vg_err *e)
+{
 	char name[64], path[PATH_MAX + 64], dir[PATH_MAX];
 	FILE *f;
 
@@ -113,6 +121,16 @@ int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
 			"gdb.execute('set scheduler-locking ' + lock)\n"
 			"end\n",
 			(unsigned long long)step_to);
+	/* a stop at a probed jmp took effect at its target: back onto the
+	 * jmp, the function's frame again (probe/jmp_stop.h) */
+	for (int i = 0; i < nmend && i < VG_GDB_MAX_MENDS; i++)
+		fprintf(f,
+			"python\n"
+			"if int(gdb.parse_and_eval('$pc')) == %llu:\n"
+			"    gdb.execute('set $pc = %llu')\n"
+			"end\n",
+			(unsigned long long)m[i].target,
+			(unsigned long long)m[i].jmp);
 	if (why) {
 		fputs("echo vigil: ", f);
 		for (const char *c = why; *c && *c != '\n'; c++) {

@@ -31,4 +31,16 @@ int vg_gdb_prepare_at(pid_t pid, pid_t tid, const char *why,
 		      uint64_t step_to, char *cmd, size_t len,
 		      struct vg_err *e);
 
+/* A stop that landed at a jmp's target (probe/jmp_stop.h): when the
+ * thread's pc is target, the file sets it back to jmp, which the jmp
+ * alone had changed. */
+struct vg_gdb_pc_mend {
+	uint64_t target, jmp;
+};
+#define VG_GDB_MAX_MENDS 8
+/* vg_gdb_prepare_at with up to VG_GDB_MAX_MENDS of them */
+int vg_gdb_prepare_mend(pid_t pid, pid_t tid, const char *why,
+			uint64_t step_to, const struct vg_gdb_pc_mend *m,
+			int nmend, char *cmd, size_t len, struct vg_err *e);
+
 #endif

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "act/scenario.h"
-#include "probe/placement.h"
 #include "probe/probe.h"
 #include "session/dynamic.h"
 #include "session/watchset.h"
@@ -142,33 +141,11 @@ static void pass_flags(struct vg_plan *p, bool record)
 	}
 }
 
-/* The argument registers any probe on the function of event ev reads:
- * its before and after events then share one placement, so one trap */
-static unsigned keep_regs(const struct vg_spec *s, int ev)
-{
-	unsigned keep = 0;
-
-	for (int i = 0; i < s->nevents; i++) {
-		const struct vg_event *x = &s->events[i];
-
-		if ((x->kind != VG_EV_BEFORE && x->kind != VG_EV_AFTER) ||
-		    strcmp(x->name, s->events[ev].name))
-			continue;
-		/* buffers checked against watched blocks, captures: every
-		 * argument register, to be sure */
-		if (x->nrng || x->access_for || x->ncaps)
-			keep |= VG_PLACE_ARG_REGS;
-		keep |= vg_place_arg_regs(x->nfields);
-	}
-	return keep;
-}
-
 static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 		    const struct vg_func_where *w, struct vg_err *e)
 {
 	struct vg_plan_site *s;
 	bool ret = prog == VG_PROG_RETURN || prog == VG_PROG_RETURN_S;
-	struct vg_placement pl = { .offset = w->fn.offset };
 
 	s = realloc(p->sites, (size_t)(p->nsites + 1) * sizeof(*s));
 	if (!s)
@@ -182,20 +159,9 @@ static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 	snprintf(s->path, sizeof(s->path), "%s", w->path);
 	snprintf(s->sym, sizeof(s->sym), "%s", w->sym);
 	s->func = w->fn.offset;
-	/* a probe goes on the first instruction the kernel emulates when the
-	 * ones before it cannot matter (probe/placement.h). A return probe
-	 * too: they change no stack, so the return address is still at
-	 * %rsp, and it shares the entry probes' trap. VIGIL_NO_PLACEMENT=1
-	 * keeps every probe at the entry, for the benchmark that measures
-	 * the gain. */
-	if (!getenv("VIGIL_NO_PLACEMENT"))
-		vg_place_entry(w->path, w->fn.offset, w->fn.size,
-			       keep_regs(p->spec, event),
-			       &pl);
-	s->offset = pl.offset;
-	s->emulated = pl.emulated;
-	s->skipped = pl.skipped;
-	snprintf(s->insn, sizeof(s->insn), "%s", pl.insn);
+	s->size = w->fn.size;
+	/* placed once what each probe reads is known (plan_place.c) */
+	s->offset = w->fn.offset;
 	s->dormant = !ret && event < 64 && (p->dormant >> event & 1);
 	return 0;
 }
@@ -305,6 +271,8 @@ static int binary_passes(struct vg_plan *p, const struct vg_plan_opts *o,
 	rc = pass_sites(p, &libs, e);
 	if (!rc)
 		rc = vg_plan_pass_reads(p, o, &dc, e);
+	if (!rc)
+		vg_plan_pass_place(p);
 	if (!rc)
 		rc = vg_plan_pass_watches(p, o, &libs, &dc, e);
 	vg_dwarf_cache_free(dc);

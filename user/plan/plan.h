@@ -81,10 +81,16 @@ struct vg_plan_site {
 	char sym[256];		/* its symbol (a C++ name's mangled one); ""
 				 * when DWARF alone had the function */
 	uint64_t func;		/* the function's file offset */
+	uint64_t size;		/* its size (0: unknown) */
 	uint64_t offset;	/* the probe's: after placement for entries */
 	bool emulated;		/* the kernel emulates the probed instruction */
 	int skipped;		/* instructions placement moved past */
 	char insn[32];		/* the instruction probed, e.g. "push %rbp" */
+	bool norewind;		/* a stop here is not sent back to the call:
+				 * the skipped writes would not redo */
+	bool jmp;		/* the probe is on a direct jmp (tail call):
+				 * a stop lands at offset + jmp_to */
+	int64_t jmp_to;
 	bool dormant;		/* --dynamic: detached until a slice needs it */
 };
 
@@ -210,6 +216,8 @@ const struct vg_plan_swatch *vg_plan_swatch_of(const struct vg_plan *p,
  * per-slice watches. -1 with e set naming the spec line. */
 struct vg_libs;
 struct vg_dwarf_cache;
+/* where each site's probe goes, from what the reads pass placed */
+void vg_plan_pass_place(struct vg_plan *p);
 int vg_plan_pass_reads(struct vg_plan *p, const struct vg_plan_opts *o,
 		       struct vg_dwarf_cache **dc, struct vg_err *e);
 int vg_plan_pass_watches(struct vg_plan *p, const struct vg_plan_opts *o,

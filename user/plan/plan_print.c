@@ -273,6 +273,8 @@ void vg_plan_describe(const struct vg_plan *plan, FILE *out)
 					u->insn);
 			else if (u->emulated)
 				fprintf(out, ", on %s", u->insn);
+			if (!u->retprobe && u->jmp)	/* probe/jmp_stop.h */
+				fprintf(out, " (a stop lands at its target; gdb's file puts it back)");
 			if (!u->retprobe)
 				fprintf(out, ": %s\n", u->emulated
 					? "fast (emulated)"

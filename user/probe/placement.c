@@ -187,6 +187,23 @@ static bool emulated(const uint8_t *c, size_t n, char *name, size_t len)
 	return false;
 }
 
+/* A direct jmp probed (a tail call: endbr64; jmp f, or inflateInit_'s
+ * movs then jmp inflateInit2_): the kernel emulates it before a stop
+ * takes effect, so a stopped thread is at its target, maybe in another
+ * function. pl->jmp_to is the target from the jmp's own address, for
+ * putting the thread back on the jmp (probe/jmp_stop.h). */
+static void place_jmp(const uint8_t *c, size_t n, struct vg_placement *pl)
+{
+	if (n >= 2 && c[0] == 0xeb)
+		pl->jmp_to = 2 + (int8_t)c[1];
+	else if (n >= 5 && c[0] == 0xe9)
+		pl->jmp_to = 5 + (int32_t)(c[1] | c[2] << 8 | c[3] << 16 |
+					   (uint32_t)c[4] << 24);
+	else
+		return;
+	pl->jmp = 1;
+}
+
 unsigned vg_place_arg_regs(int n)
 {
 	static const int order[6] = { R_DI, R_SI, R_DX, R_CX, 8, 9 };
@@ -210,6 +227,7 @@ void vg_place_bytes(const uint8_t *code, size_t len, uint64_t offset,
 	pl->offset = offset;
 	if (emulated(code, len, pl->insn, sizeof(pl->insn))) {
 		pl->emulated = 1;
+		place_jmp(code, len, pl);
 		return;
 	}
 	snprintf(pl->insn, sizeof(pl->insn), "single-stepped");
@@ -236,22 +254,19 @@ void vg_place_bytes(const uint8_t *code, size_t len, uint64_t offset,
 		}
 		pos += l;
 		skipped++;
-		/* not onto a tail call (endbr64; jmp f, as libstdc++'s sized
-		 * operator delete is): the emulated jmp would leave the
-		 * thread in f, and a stop there out of this function */
-		if (len - pos >= 1 && (code[pos] == 0xe9 || code[pos] == 0xeb))
-			return;
 		if (emulated(code + pos, len - pos, pl->insn,
 			     sizeof(pl->insn))) {
 			/* A stop sent back to the call (bpf/rewind.bpf.h)
-			 * runs the skipped writes again: they must give what
-			 * they gave, so none may overwrite a register one of
-			 * them read as the function got it. */
-			if (live_in & written)
-				return;
+			 * runs the skipped writes again: they give what they
+			 * gave only when none overwrote a register one of
+			 * them read as the function got it (inflateInit_'s
+			 * mov %edx,%ecx; mov %rsi,%rdx). Else the probe may
+			 * still move, but its stops are not rewound. */
+			pl->norewind = (live_in & written) != 0;
 			pl->offset = offset + pos;
 			pl->skipped = skipped;
 			pl->emulated = 1;
+			place_jmp(code + pos, len - pos, pl);
 			return;
 		}
 	}

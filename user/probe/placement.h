@@ -8,9 +8,12 @@
  * (a mov, a load, an add or and of an immediate, as pthread_mutex_lock
  * starts with) when they go to a register the caller gave up (rax, rcx,
  * rdx, rsi, rdi, r8-r11) that the probe does not read (`keep`), and
- * running them again gives the same values (a rewound stop does). A
- * skipped load that faults kills the program at the same instruction as
- * without vigil, but that last call is not seen. */
+ * running them again gives the same values (a rewound stop does; when
+ * they would not, the probe still moves and says `norewind`). The probe
+ * may land on a tail call's jmp (`jmp`): a stop there takes effect at the
+ * jmp's target, and the thread is put back on the jmp for gdb. A skipped
+ * load that faults kills the program at the same instruction as without
+ * vigil, but that last call is not seen. */
 #ifndef VIGIL_PLACEMENT_H
 #define VIGIL_PLACEMENT_H
 
@@ -22,6 +25,13 @@ struct vg_placement {
 	int skipped;		/* instructions skipped */
 	int emulated;		/* 1: the kernel emulates the probed insn */
 	char insn[32];		/* what is probed, e.g. "push %rbp" */
+	int norewind;		/* 1: the skipped writes, run again from the
+				 * entry, would not give what they gave: a
+				 * stop here must not be sent back to the
+				 * call (bpf/rewind.bpf.h) */
+	int jmp;		/* 1: the probed insn is a direct jmp (a tail
+				 * call): a stop lands at its target */
+	int64_t jmp_to;		/* then: target - the jmp's address */
 };
 
 /* Registers by x86 number (rax 0, rcx 1, rdx 2, rsi 6, rdi 7, r8 8..):

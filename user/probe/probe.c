@@ -23,6 +23,7 @@
 #include "syscalls.h"
 #include "vigil.skel.h"
 #include "rewind.h"
+#include "jmp_stop.h"
 
 #define VG_DEFAULT_RINGBUF (8u << 20)
 #define VG_DEFAULT_KSLICES 65536
@@ -89,6 +90,8 @@ static int add_sites(struct vg_probe *p, const struct vg_plan *plan,
 				      u->offset, u->event, u->retprobe,
 				      u->dormant ? u->event : -1, e))
 			return -1;
+		if (vg_jmp_stop_add(p, u))
+			return vg_errf(e, "out of memory");
 	}
 	return 0;
 }
@@ -571,6 +574,7 @@ void vg_probe_close(struct vg_probe *p)
 	/* every uprobe in one step (a close per program and file, all
 	 * waiting together), then the tracepoints */
 	vg_probe_free_groups(p);
+	vg_jmp_stop_free(p);
 	vg_probe_gone_free(p);
 	vg_links_destroy(p->links, p->nlinks);
 	free(p->links);

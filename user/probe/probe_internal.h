@@ -48,6 +48,9 @@ struct vg_probe {
 	bool per_pid;
 	struct vg_kid_links *kids;
 	int nkids, kids_cap;
+	/* entry probes on a jmp, where a stop lands (jmp_stop.c) */
+	struct vg_jmp_site *jmps;
+	int njmps;
 	/* vigil watch: sites carried to containers' own copies of the
 	 * files (probe_remap.c) */
 	struct vg_remap *remap;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "plan/plan.h"
+#include "jmp_stop.h"
 #include "probe_internal.h"
 #include "vigil.skel.h"
 
@@ -49,6 +50,26 @@ void vg_rewind_setup(struct vg_probe *p)
 	p->skel->rodata->kstop_rewind = vg_rewind_supported();
 }
 
+bool vg_rewind_event_ok(const struct vg_spec *s, const struct vg_plan *plan,
+			int event)
+{
+	const struct vg_event *ev = &s->events[event];
+
+	if (ev->kind != VG_EV_BEFORE)
+		return false;
+	/* a return probe on the same function: the kernel hijacks the
+	 * return address after the handlers, at the sp a rewind moved */
+	for (int j = 0; j < s->nevents; j++)
+		if (s->events[j].kind == VG_EV_AFTER &&
+		    !strcmp(s->events[j].name, ev->name))
+			return false;
+	/* placed past writes that would not redo (probe/placement.h) */
+	for (int j = 0; j < plan->nsites; j++)
+		if (plan->sites[j].event == event && plan->sites[j].norewind)
+			return false;
+	return true;
+}
+
 int vg_rewind_config(struct vg_probe *p, const struct vg_probe_opts *o)
 {
 	const struct vg_spec *s = p->spec;
@@ -63,16 +84,8 @@ int vg_rewind_config(struct vg_probe *p, const struct vg_probe_opts *o)
 			continue;
 		for (int b = 0; b < pr->nbindings; b++) {
 			uint32_t i = (uint32_t)pr->bindings[b].event;
-			const struct vg_event *ev = &s->events[i];
-			uint8_t ok = ev->kind == VG_EV_BEFORE;
+			uint8_t ok = vg_rewind_event_ok(s, o->plan, (int)i);
 
-			/* a return probe on the same function: the kernel
-			 * hijacks the return address after the handlers,
-			 * at the sp a rewind moved */
-			for (int j = 0; ok && j < s->nevents; j++)
-				if (s->events[j].kind == VG_EV_AFTER &&
-				    !strcmp(s->events[j].name, ev->name))
-					ok = 0;
 			if (ok && bpf_map_update_elem(fd, &i, &ok, 0))
 				return -1;
 		}
@@ -94,10 +107,13 @@ bool vg_probe_rewound(const struct vg_probe *p, pid_t tid, uint64_t *bp)
 	return true;
 }
 
-const char *vg_rewind_stop_note(const struct vg_spec *spec, int event,
+const char *vg_rewind_stop_note(const struct vg_probe *p,
+				const struct vg_spec *spec, int event,
 				unsigned flags, char *buf, size_t len)
 {
 	const struct vg_event *ev;
+	int skipped = 0;
+	bool jmp = false;
 
 	if (!(flags & VG_RF_STOPPED) || (flags & VG_RF_REWOUND) || event < 0 ||
 	    event >= spec->nevents)
@@ -105,7 +121,18 @@ const char *vg_rewind_stop_note(const struct vg_spec *spec, int event,
 	ev = &spec->events[event];
 	if (ev->kind != VG_EV_BEFORE)
 		return NULL;
-	if (!vg_rewind_supported())
+	if (!vg_jmp_stop_event(p, event, &skipped, &jmp))
+		skipped = 0;
+	if (jmp)
+		snprintf(buf, len, "stopped at %s's jmp (a tail call)%s: the stop took effect at the jmp's target (in the callee); the gdb command file vigil writes for a target it leaves stopped puts the thread back on the jmp",
+			 ev->name, skipped == 1 ? ", after its first instruction, which stores nothing"
+				 : skipped ? ", after the instructions before it, which store nothing" : "");
+	else if (skipped)	/* placed on the first one the kernel emulates */
+		snprintf(buf, len, "stopped after %s's first %d instructions (its probe is on instruction %d, which the kernel emulates; the ones before it store nothing)%s",
+			 ev->name, skipped + 1, skipped + 1,
+			 vg_rewind_supported() ? ", not sent back to the call (through a register, a jump, or it has a return probe)"
+					       : ", not sent back to the call (this kernel does not let a uprobe program move the thread)");
+	else if (!vg_rewind_supported())
 		snprintf(buf, len, "stopped after %s's first instruction (this kernel does not let a uprobe program move the thread back to the call, or VIGIL_NO_REWIND is set)",
 			 ev->name);
 	else

@@ -35,6 +35,7 @@
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "plan/plan.h"
+#include "probe/jmp_stop.h"
 #include "callacc.h"
 #include "watchset.h"
 #include "symval.h"
@@ -362,8 +363,13 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 		/* its probes go with vigil: gdb's bt and finish get the
 		 * real callers of functions with a pending return probe */
 		vg_returns_mend(ss->probe, spid, true);
-		if (vg_gdb_prepare_at(spid, tid ? tid : spid, why, step_to, gdb,
-				      sizeof(gdb), &ge))
+		struct vg_gdb_pc_mend mend[VG_GDB_MAX_MENDS];
+		int nmend = step_to || !ss->stop_event ? 0 :
+			vg_jmp_stop_mends(ss->probe, spid, ss->stop_event - 1,
+					  mend, VG_GDB_MAX_MENDS);
+
+		if (vg_gdb_prepare_mend(spid, tid ? tid : spid, why, step_to,
+					mend, nmend, gdb, sizeof(gdb), &ge))
 			fprintf(stderr, "vigil: %s\n", ge.msg);
 		else if (ss->restored)
 			fprintf(stderr,

@@ -102,6 +102,9 @@ struct session {
 	struct vg_fsnap *fs;		/* --snapshot=fork, likewise */
 	uint64_t ckpt_taken, ckpt_skipped, ckpt_failed;
 	uint64_t last_fsnap_ns;		/* for --checkpoint-gap */
+	int stop_event;			/* 1 + the event of the kernel tier's
+					 * last stop not sent back to its call
+					 * (0: none), for probe/jmp_stop.h */
 	bool ckpt_stop;			/* the kernel tier stopped the target
 					 * for a checkpoint (VG_RF_CKPT) */
 	bool restored;			/* a `restore` replaced the target */

@@ -220,10 +220,13 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		char note[256];
 
 		vg_report_stop_note(ss->report,
-				    vg_rewind_stop_note(ss->spec, (int)k->h.event,
+				    vg_rewind_stop_note(ss->probe, ss->spec,
+							(int)k->h.event,
 							k->h.flags, note,
 							sizeof(note)));
 	}
+	if ((k->h.flags & VG_RF_STOPPED) && !(k->h.flags & VG_RF_REWOUND))
+		ss->stop_event = (int)k->h.event + 1;	/* jmp_stop.h */
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
 	vg_session_sinks_transition(ss, &v, k->from, &ev);

@@ -36,6 +36,7 @@
 #include "act/scenario.h"
 #include "monitor/monitor.h"
 #include "proc/guard.h"
+#include "probe/jmp_stop.h"
 #include "proc/procinfo.h"
 #include "report/evidence.h"
 #include "report/report.h"
@@ -554,8 +555,14 @@ void vg_session_watch_transition(struct session *ss,
 		if ((i = kid_index(rs, spid)) >= 0)
 			rs->kids[i].stopped = true;
 		stats_changed(ss);
-		if (vg_gdb_prepare_at(spid, tid ? tid : spid, why, 0, gdb,
-				      sizeof(gdb), &ge))
+		struct vg_gdb_pc_mend mend[VG_GDB_MAX_MENDS];
+		int nmend = !ss->stop_event ? 0 :
+			vg_jmp_stop_mends(ss->probe, spid, ss->stop_event - 1,
+					  mend, VG_GDB_MAX_MENDS);
+
+		ss->stop_event = 0;	/* this process's */
+		if (vg_gdb_prepare_mend(spid, tid ? tid : spid, why, 0, mend,
+					nmend, gdb, sizeof(gdb), &ge))
 			fprintf(stderr, "vigil: %s\n", ge.msg);
 		else
 			fprintf(stderr, "vigil: watch: pid %d is left stopped at the violation (its probes removed; the other processes are watched on). Debug it with:\n  %s\n",

@@ -1,0 +1,102 @@
+/* Entry sites placement moved or put on a jmp, and where a stop there
+ * lands (jmp_stop.h). */
+#include "jmp_stop.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plan/plan.h"
+#include "probe_internal.h"
+#include "sym/maps.h"
+
+struct vg_jmp_site {
+	int event;
+	int skipped;
+	bool jmp;
+	char *path;
+	uint64_t offset;	/* the jmp's, in the file */
+	int64_t to;		/* its target - its address */
+};
+
+int vg_jmp_stop_add(struct vg_probe *p, const struct vg_plan_site *u)
+{
+	struct vg_jmp_site *v;
+
+	if ((!u->jmp && !u->skipped) || u->retprobe)
+		return 0;
+	v = realloc(p->jmps, (size_t)(p->njmps + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	p->jmps = v;
+	v = &v[p->njmps];
+	*v = (struct vg_jmp_site){ .event = u->event, .skipped = u->skipped,
+				   .jmp = u->jmp,
+				   .path = strdup(u->path),
+				   .offset = u->offset, .to = u->jmp_to };
+	if (!v->path)
+		return -1;
+	p->njmps++;
+	return 0;
+}
+
+void vg_jmp_stop_free(struct vg_probe *p)
+{
+	for (int i = 0; i < p->njmps; i++)
+		free(p->jmps[i].path);
+	free(p->jmps);
+	p->jmps = NULL;
+	p->njmps = 0;
+}
+
+bool vg_jmp_stop_event(const struct vg_probe *p, int event, int *skipped,
+		       bool *jmp)
+{
+	for (int i = 0; p && i < p->njmps; i++)
+		if (p->jmps[i].event == event) {
+			*skipped = p->jmps[i].skipped;
+			*jmp = p->jmps[i].jmp;
+			return true;
+		}
+	return false;
+}
+
+/* the run-time address of file offset off of the file (dev, ino) in m:
+ * in the executable mapping that holds it; 0 when none does */
+static uint64_t vaddr_of(const struct vg_maps *m, dev_t dev, ino_t ino,
+			 uint64_t off)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct vg_map *x = &m->v[i];
+
+		if (x->dev == dev && x->ino == ino && x->perms[2] == 'x' &&
+		    off >= x->offset && off - x->offset < x->end - x->start)
+			return x->start + (off - x->offset);
+	}
+	return 0;
+}
+
+int vg_jmp_stop_mends(const struct vg_probe *p, pid_t pid, int event,
+		      struct vg_gdb_pc_mend *m, int max)
+{
+	struct vg_maps maps;
+	struct vg_err e = { 0 };
+	int n = 0;
+
+	if (!p || !p->njmps || vg_maps_read(pid, &maps, &e))
+		return 0;
+	for (int i = 0; i < p->njmps && n < max; i++) {
+		const struct vg_jmp_site *s = &p->jmps[i];
+		struct stat st;
+		uint64_t at;
+
+		if (s->event != event || !s->jmp || stat(s->path, &st) ||
+		    !(at = vaddr_of(&maps, st.st_dev, st.st_ino, s->offset)))
+			continue;
+		m[n].jmp = at;
+		m[n].target = at + (uint64_t)s->to;
+		n++;
+	}
+	vg_maps_free(&maps);
+	return n;
+}
