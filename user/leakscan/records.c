@@ -100,7 +100,8 @@ void vg_leak_records_sort(struct vg_leak_report *r)
 
 /* memcheck's rules (mc_leakcheck.c, get_printing_rules): a plain check
  * shows the records with blocks, ADDED those that grew in bytes, indirect
- * bytes or blocks, CHANGED those that changed in any */
+ * bytes or blocks, CHANGED those that changed in any, NEW those that had
+ * no block */
 bool vg_leak_record_shown(const struct vg_leak_report *r,
 			  const struct vg_leak_record *x)
 {
@@ -115,6 +116,8 @@ bool vg_leak_record_shown(const struct vg_leak_report *r,
 		return x->bytes != x->old_bytes ||
 		       x->indirect != x->old_indirect ||
 		       x->blocks != x->old_blocks;
+	case VG_LEAK_DELTA_NEW:
+		return x->blocks > 0 && x->old_blocks == 0;
 	default:
 		return x->blocks > 0;
 	}

@@ -36,11 +36,13 @@ struct vg_leak_record {
 /* Which records a check shows (memcheck's VALGRIND_DO_*_LEAK_CHECK):
  * every one with blocks; only those that grew since the previous check
  * (ADDED), or that changed (CHANGED, a record that has lost all its
- * blocks too), with the change beside each count: "10 (+10) bytes" */
+ * blocks too), or that had no block before (NEW, valgrind 3.21's), with
+ * the change beside each count: "10 (+10) bytes" */
 enum vg_leak_delta_mode {
 	VG_LEAK_DELTA_NONE,
 	VG_LEAK_DELTA_INCREASED,
 	VG_LEAK_DELTA_CHANGED,
+	VG_LEAK_DELTA_NEW,
 };
 
 struct vg_leak_report {

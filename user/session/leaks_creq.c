@@ -10,6 +10,8 @@
  *                                   previous check, "+n" beside each count
  *   VALGRIND_DO_CHANGED_LEAK_CHECK  those that grew or shrank (to nothing
  *                                   too)
+ *   VALGRIND_DO_NEW_LEAK_CHECK      those that had no block before
+ *                                   (valgrind 3.21's memcheck.h)
  *   VALGRIND_DO_QUICK_LEAK_CHECK    the LEAK SUMMARY alone
  *   VALGRIND_COUNT_LEAKS,           the last check's bytes (blocks): lost
  *   VALGRIND_COUNT_LEAK_BLOCKS      (definitely + indirectly), possibly
@@ -51,8 +53,8 @@ void vg_leaks_creq_note(struct session *ss, const struct vg_mon_event *ev)
 }
 
 /* memcheck's VG_USERREQ__DO_LEAK_CHECK: arg1 0 full, 1 summary; arg2 0
- * every record, 1 increased, 2 changed (3.19's modes; another is "any",
- * as memcheck takes it) */
+ * every record, 1 increased, 2 changed, 3 new (valgrind 3.21's
+ * VALGRIND_DO_NEW_LEAK_CHECK); another is "any", as memcheck takes it */
 static const char *leak_check_name(const uint64_t *w,
 				   enum vg_leak_delta_mode *mode,
 				   bool *summary)
@@ -68,6 +70,10 @@ static const char *leak_check_name(const uint64_t *w,
 	if (w[2] == 2) {
 		*mode = VG_LEAK_DELTA_CHANGED;
 		return "VALGRIND_DO_CHANGED_LEAK_CHECK";
+	}
+	if (w[2] == 3) {
+		*mode = VG_LEAK_DELTA_NEW;
+		return "VALGRIND_DO_NEW_LEAK_CHECK";
 	}
 	return "VALGRIND_DO_LEAK_CHECK";
 }
