@@ -28,7 +28,10 @@ state counting accepting {
 }
 state out_of_order violation
 V
-	"$TARGETS/service" "$TMP/svc.pid" >"$TMP/svc.out" 2>&1 &
+	# its own session, as a service is: CRIU dumps only a process whose
+	# session leader it can see, and a CI job's session may be none
+	# (an init without one; checkpoint_session_outside.sh)
+	setsid "$TARGETS/service" "$TMP/svc.pid" >"$TMP/svc.out" 2>&1 &
 	SVC_PID=$!
 	LEFT_PIDS+=("$SVC_PID")
 	wait_for "$TMP/svc.pid" '^[0-9]+$' 10

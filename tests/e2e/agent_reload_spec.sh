@@ -7,8 +7,7 @@
 # new definition (a new state name). A define and a reaction change of
 # that property alone reload it again, and nothing else: its new reaction
 # (stop) is the one that acts; a change of the target (tier) restarts the
-# session, and so does a changed spec of an exe unit (vigil watch, which
-# refuses vigil ctl load).
+# session. (An exe unit's reload in place: agent_reload_watch.sh.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/agent_helpers.bash"
 
@@ -114,24 +113,6 @@ grep '"VIGIL_EVENT": *"violation"' "$TMP/log.jsonl" | grep -q '"VIGIL_PROPERTY":
 	fail "begins' violation is not in the log"
 wait_metric 'vigil_violations_total{unit="svc",property="begins"}' 'v == 1' 5
 kill -CONT "$SVC_PID"
-
-# an exe unit (vigil watch) takes no load: a changed spec restarts it
-cp "$TMP/req.vigil" "$TMP/w.vigil"
-printf 'exe = %s\nspec = %s\n' "$(realpath "$TARGETS/service")" "$TMP/w.vigil" >"$TMP/conf/w.conf"
-kill -HUP "$AGENT_PID"
-wait_for "$TMP/agent.out" 'w: session [0-9]+ started' 20
-w1=$(session_of w)
-wait_metric 'vigil_monitored_processes{unit="w"}' 'v == 1' 20
-"$VIGIL" ctl "$w1" load "$TMP/count2.vigil" >"$TMP/wload" 2>&1 && fail "a load into vigil watch was taken"
-grep -q 'no vigil load in vigil watch' "$TMP/wload" || { cat "$TMP/wload"; fail "the refusal does not say why"; }
-echo '# changed' >>"$TMP/w.vigil"
-kill -HUP "$AGENT_PID"
-wait_for "$TMP/agent.out" 'w: changed: its session restarts \(not reloaded in place: vigil watch takes no spec into its running session\)' 20
-for _ in $(seq 40); do
-	[ "$(grep -c 'w: session [0-9]* started' "$TMP/agent.out")" = 2 ] && break
-	sleep 0.25
-done
-[ "$(session_of w)" != "$w1" ] || fail "the exe unit's session was not restarted"
 
 stop_agent
 [ "$AGENT_RC" = 0 ] || fail "agent exited $AGENT_RC on SIGTERM"

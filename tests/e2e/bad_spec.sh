@@ -34,3 +34,13 @@ expect_rc 3
 expect_out "missing capabilities: CAP_BPF \(load BPF programs\); run vigil as root or grant them"
 expect_out "kernel.perf_event_paranoid is -?[0-9]+"
 expect_no_out "CAP_PERFMON|ticker: pid"
+
+# Inside another pid namespace the probes' pids (the host's) would never
+# match the target's: exit 3 saying so and what to do, not a silent run
+# with no events.
+RC=0
+unshare --pid --fork "$VIGIL" run specs/ticks.vigil -- "$TARGETS/ticker" >"$TMP/out" 2>&1 || RC=$?
+cat "$TMP/out"
+expect_rc 3
+expect_out "vigil runs in a pid namespace other than the host's .*--pid=host"
+expect_no_out "ticker: pid"

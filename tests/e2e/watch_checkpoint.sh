@@ -65,7 +65,7 @@ last_of_b() {
 VIGIL_PID=$!
 LEFT_PIDS+=("$VIGIL_PID")	# a failed test leaves no vigil behind
 wait_for "$TMP/out" 'processes running it, monitored' 60
-"$TARGETS/service" "$TMP/b.pid" >"$TMP/b.out" 2>&1 &
+setsid "$TARGETS/service" "$TMP/b.pid" >"$TMP/b.out" 2>&1 &	# as agent_setup's
 B=$!
 LEFT_PIDS+=("$B")
 wait_for "$TMP/out" "pid $B[,:].*started" 30

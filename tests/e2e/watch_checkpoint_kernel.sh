@@ -11,7 +11,7 @@
 agent_setup		# req.vigil, count.vigil, the service (A) running
 A=$SVC_PID
 EXE=$(readlink -f "$TARGETS/service")
-"$TARGETS/service" "$TMP/b.pid" >"$TMP/b.out" 2>&1 &
+setsid "$TARGETS/service" "$TMP/b.pid" >"$TMP/b.out" 2>&1 &	# as agent_setup's
 B=$!
 LEFT_PIDS+=("$B")
 wait_exec "$A" "$EXE"

@@ -22,6 +22,7 @@
 
 #include "outfiles.h"
 #include "proc/proc.h"
+#include "proc/procinfo.h"
 #include "util/clock.h"
 #include "util/rundir.h"
 
@@ -286,6 +287,15 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 	FILE *f;
 
 	c->last_ns = vg_now_ns(CLOCK_MONOTONIC);
+	if (vg_proc_session_outside(c->pid)) {
+		c->next--;
+		return vg_errf(e, "pid %d cannot be checkpointed: its session "
+			       "leader is outside its pid namespace (it was "
+			       "started without setsid under an init that has "
+			       "no session), and CRIU cannot dump that; start "
+			       "it as its own session (setsid, or a systemd "
+			       "service)", (int)c->pid);
+	}
 	image_path(c, n, img, sizeof(img));
 	if (mkdir_private(img, e))
 		return -1;

@@ -15,6 +15,9 @@ struct vg_scenario {
 	enum vg_on_violation ov;
 	bool stopped, killed, violated, want_gdb;
 	pid_t stop_tid;		/* the thread at the event that stopped it */
+	pid_t exiting;		/* a process a stop found exiting: the
+				 * violation's own stop and the state's
+				 * `stop` reaction say so once */
 	pid_t stop_pid;		/* and its process (--follow-fork: maybe
 				 * a descendant of the target) */
 	char why[256];
@@ -133,6 +136,25 @@ static pid_t proc_of(const struct vg_scenario *sc, const struct vg_mon_event *ev
 }
 
 static void note_stop(struct vg_scenario *sc, const struct vg_slice_view *s,
+		      const struct vg_mon_event *ev);
+
+static void stop_target(struct vg_scenario *sc, const struct vg_slice_view *s,
+			const struct vg_mon_event *ev)
+{
+	struct vg_err e = { 0 };
+	pid_t pid = proc_of(sc, ev);
+
+	if (sc->stopped || sc->killed || pid == sc->exiting)
+		return;
+	if (vg_proc_stop(pid, &e)) {
+		fprintf(stderr, "vigil: %s\n", e.msg);
+		sc->exiting = pid;
+		return;
+	}
+	note_stop(sc, s, ev);
+}
+
+static void note_stop(struct vg_scenario *sc, const struct vg_slice_view *s,
 		      const struct vg_mon_event *ev)
 {
 	const struct vg_property *p = &sc->spec->props[s->prop];
@@ -192,25 +214,12 @@ static void act(struct vg_scenario *sc, const struct vg_action *a,
 	case VG_ACT_LOG:
 		vg_report_log(sc->report, s, ev, a->arg ? a->arg : "");
 		break;
-	case VG_ACT_STOP:
-		if (sc->stopped || sc->killed)
-			break;
-		if (vg_proc_stop(proc_of(sc, ev), &e)) {
-			fprintf(stderr, "vigil: %s\n", e.msg);
-			break;
-		}
-		note_stop(sc, s, ev);
-		break;
 	case VG_ACT_GDB:
 		/* a stop, and the session hands the stopped target to gdb */
 		sc->want_gdb = true;
-		if (sc->stopped || sc->killed)
-			break;
-		if (vg_proc_stop(proc_of(sc, ev), &e)) {
-			fprintf(stderr, "vigil: %s\n", e.msg);
-			break;
-		}
-		note_stop(sc, s, ev);
+		/* fall through */
+	case VG_ACT_STOP:
+		stop_target(sc, s, ev);
 		break;
 	case VG_ACT_KILL:
 		kill(proc_of(sc, ev), SIGKILL);

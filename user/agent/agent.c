@@ -401,8 +401,12 @@ static bool reload_in_place(struct agent *a, struct unit *old,
 
 	if (old->child <= 0)
 		return false;	/* no session: the next one has it all */
-	if (old->u.exe[0] || nu->u.exe[0])
-		why = "vigil watch takes no spec into its running session";
+	/* an exe unit (vigil watch) takes them as a pidfile's does, into
+	 * every process it watches */
+	if (strcmp(old->u.exe, nu->u.exe))
+		why = "its exe changed";
+	else if (old->u.same_build != nu->u.same_build)
+		why = "its same-build changed";
 	else if (strcmp(old->u.pidfile, nu->u.pidfile))
 		why = "its pidfile changed";
 	else if (strcmp(old->u.tier, nu->u.tier))

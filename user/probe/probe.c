@@ -517,7 +517,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	}
 	p->skel->bss->target_tgid = o->pid;
 	p->skel->bss->follow_forks = o->follow_forks;
-	p->skel->bss->fork_stop = p->per_pid;
+	p->skel->bss->fork_stop = p->per_pid && !o->follower;
 	p->skel->bss->watch_ino = o->watch ? o->watch_ino : 0;
 	vg_probe_kslices_by_process(p, o->watch);
 	p->skel->bss->watch_dev = o->watch ? o->watch_dev : 0;

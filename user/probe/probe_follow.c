@@ -161,7 +161,8 @@ int vg_probe_follow(struct vg_probe *p, pid_t pid, struct vg_err *e)
 	for (int g = 0; k->glinks && g < p->ngroups && !rc; g++) {
 		const struct uprobe_group *u = &p->groups[g];
 
-		if (u->off || p->suspended)
+		/* (idle: only unloaded properties' sites, probe_unload.c) */
+		if (u->off || u->idle || p->suspended)
 			continue;
 		if (vg_probe_attach_group(p, g, pid, &k->glinks[g], NULL))
 			rc = errno == ESRCH ? 1	/* gone already */

@@ -177,7 +177,8 @@ int vg_probe_attach_everywhere(struct vg_probe *p, int g, const char *what,
 		pid_t pid;
 		struct vg_ulink *l = links_of(p, o, &pid);
 
-		if (vg_ulink_attached(&l[g]))
+		/* (vigil watch: no links of the session's own, pid 0) */
+		if (!l || vg_ulink_attached(&l[g]))
 			continue;
 		if (vg_probe_attach_group(p, g, pid, &l[g], NULL) &&
 		    !(o >= 0 && errno == ESRCH)) {
@@ -206,6 +207,8 @@ void vg_probe_detach_group(struct vg_probe *p, int only)
 			pid_t pid;
 			struct vg_ulink *l = links_of(p, o, &pid);
 
+			if (!l)		/* vigil watch: none of its own */
+				continue;
 			if (!all) {
 				vg_ulinks_destroy(&l[g], 1);
 				continue;

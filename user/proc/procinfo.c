@@ -22,29 +22,45 @@ static struct {
 } roots[VG_ROOTS];
 static unsigned nroots, next_evict;
 
-static void read_nspid(pid_t pid, struct vg_proc_where *out)
+/* The innermost number of a "NSpid:"-like line of /proc/PID/status
+ * ("NSpid:\t1234\t7": the outermost first, the process's own namespace
+ * last); -1 when pid or the line is gone. */
+static long status_innermost(pid_t pid, const char *key)
 {
 	char path[64], line[512];
+	size_t klen = strlen(key);
+	long v = -1;
 	FILE *f;
 
-	out->ns_pid = pid;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (!(f = fopen(path, "re")))
-		return;
+		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		char *last, *p;
+		char *last = NULL, *p;
 
-		if (strncmp(line, "NSpid:", 6))
+		if (strncmp(line, key, klen))
 			continue;
-		/* "NSpid:\t1234\t7": the outermost first, its own last */
-		last = NULL;
-		for (p = strtok(line + 6, " \t\n"); p; p = strtok(NULL, " \t\n"))
+		for (p = strtok(line + klen, " \t\n"); p;
+		     p = strtok(NULL, " \t\n"))
 			last = p;
 		if (last)
-			out->ns_pid = (pid_t)atoi(last);
+			v = atol(last);
 		break;
 	}
 	fclose(f);
+	return v;
+}
+
+static void read_nspid(pid_t pid, struct vg_proc_where *out)
+{
+	long v = status_innermost(pid, "NSpid:");
+
+	out->ns_pid = v > 0 ? (pid_t)v : pid;
+}
+
+bool vg_proc_session_outside(pid_t pid)
+{
+	return status_innermost(pid, "NSsid:") == 0;
 }
 
 static void read_cgroup(pid_t pid, struct vg_proc_where *out)

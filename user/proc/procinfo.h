@@ -28,6 +28,12 @@ struct vg_proc_where {
 /* Read now, while pid lives (/proc/PID/status, cgroup, root). */
 int vg_proc_where(pid_t pid, struct vg_proc_where *out, struct vg_err *e);
 
+/* Is pid's session led from outside its own pid namespace? Its innermost
+ * NSsid is then 0: it was started, without setsid, under an init that has
+ * no session of its own (a sandbox's pid 1, a container entered from the
+ * host). CRIU cannot dump such a process, --shell-job or not. */
+bool vg_proc_session_outside(pid_t pid);
+
 /* The prefix of the paths pid names, from vigil: "" when its root is
  * vigil's, else "/proc/self/fd/N" (the descriptor is kept; a pid reused by
  * another process gets a new one). Returns 0, or -1 with e set. */

@@ -752,6 +752,12 @@ void vg_report_summary(struct vg_report *r, const char *label)
 	report_summary(r, label, -1);
 }
 
+void vg_report_final_prop(struct vg_report *r, struct vg_monitor *m,
+			  uint32_t pid, int prop)
+{
+	report_final(r, m, pid, prop);
+}
+
 void vg_report_unload(struct vg_report *r, struct vg_monitor *m, int prop,
 		      const char *label)
 {

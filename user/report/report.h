@@ -111,6 +111,10 @@ void vg_report_summary(struct vg_report *r, const char *label);
  * (as vg_report_final, that property only) and its ERROR SUMMARY line,
  * label before it; the run's last summary leaves it out afterwards
  * (vg_report_final leaves out the monitor's disabled properties). */
+/* vigil watch: the verdicts of one property in process pid's monitor m,
+ * before its vg_report_unload (whose summary counts them). */
+void vg_report_final_prop(struct vg_report *r, struct vg_monitor *m,
+			  uint32_t pid, int prop);
 void vg_report_unload(struct vg_report *r, struct vg_monitor *m, int prop,
 		      const char *label);
 

@@ -665,7 +665,8 @@ void vg_live_open(struct session *ss)
 	/* a session of vigil agent's answers at its own pid: several units
 	 * may watch one process (and vigil watch has no pid of its own);
 	 * the agent drives it there on a reload (agent/reload.c) */
-	ss->live->ctl = vg_ctl_open(ss->o->unit ? getpid() : ss->pid, dispatch,
+	ss->live->ctl = vg_ctl_open(ss->o->unit || ss->o->watch_exe ? getpid()
+							       : ss->pid, dispatch,
 				    closed, ss, &e);
 	if (!ss->live->ctl) {
 		fprintf(stderr, "vigil: no control channel: %s\n", e.msg);

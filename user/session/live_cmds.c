@@ -74,8 +74,13 @@ static uint64_t *state_counts(struct session *ss)
 	struct count_ctx c = { ss, calloc((size_t)vg_dot_nstates(ss->spec) + 1,
 					  sizeof(uint64_t)) };
 
-	if (c.per_state)
+	/* (vigil watch: only its processes' monitors are fed) */
+	if (c.per_state && !ss->o->watch_exe)
 		vg_monitor_foreach(ss->mon, count_slice, &c);
+	/* --follow-fork, vigil watch: every process's */
+	for (int i = 0; c.per_state && i < ss->nkids; i++)
+		if (!ss->kids[i].gone)
+			vg_monitor_foreach(ss->kids[i].mon, count_slice, &c);
 	return c.per_state;
 }
 

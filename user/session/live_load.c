@@ -9,6 +9,7 @@
 #include "live_load.h"
 #include "live_load_unit.h"
 #include "live.h"
+#include "watch_load.h"
 #include "session_internal.h"
 
 #include <errno.h>
@@ -86,6 +87,7 @@ static void unit_free(struct unit *u)
 		return;
 	s = &u->s;
 	vg_probe_close(s->probe);	/* its uprobes detach here */
+	vg_watch_unit_free(s);		/* vigil watch: its processes' */
 	vg_scenario_free(s->sc);
 	vg_monitor_free(s->mon);
 	vg_report_free(s->report);
@@ -234,6 +236,12 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 
 	u->o = *ss->o;
 	u->o.pid = ss->pid;		/* attached: launched long ago */
+	/* vigil watch: it follows the session's processes (watch_load.c),
+	 * whose counts and hooks are the session's */
+	if (ss->o->watch_exe) {
+		s->watch_root = ss;
+		s->wstats = ss->wstats;
+	}
 	u->o.json_path = NULL;		/* the session's JSON is its own */
 	u->o.record_path = NULL;
 	u->o.state_path = NULL;
@@ -249,7 +257,11 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 
 	struct vg_plan_opts plo = {
 		.binary = s->exe, .libs = s->libs, .nlibs = s->nlibs,
-		.tier = ss->o->tier, .on_violation = ss->o->on_violation,
+		/* vigil watch: the user tier unless --tier=kernel, as the
+		 * session's own (session_procs.c, vg_session_follow_check) */
+		.tier = ss->o->watch_exe && !vg_session_watch_kernel(ss)
+			? VG_TIER_USER : ss->o->tier,
+		.on_violation = ss->o->on_violation,
 		.stacks = ss->o->stacks,
 	};
 	if (!(plan = vg_plan_build(s->spec, &plo, e)))
@@ -294,15 +306,24 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 		.ringbuf_bytes = ss->o->ringbuf_bytes,
 		.max_kslices = ss->o->max_slices,
 		.warn = stderr,
+		/* vigil watch: the session holds and finds the processes,
+		 * the unit follows them (slices keyed by process) */
+		.follow_forks = ss->o->watch_exe != NULL,
+		.watch = ss->o->watch_exe != NULL,
+		.follower = ss->o->watch_exe != NULL,
 	};
 	if (!(s->probe = vg_probe_open(s->spec, &po, e)))
+		goto out;
+	if (ss->o->watch_exe && vg_watch_unit_start(ss, s, e))
 		goto out;
 	for (int i = 0; i < s->spec->nprops; i++)
 		fprintf(stderr, "vigil: loaded %s from %s: %s tier%s%s\n",
 			s->spec->props[i].name, u->path,
 			s->kernel[i] ? "kernel" : "user",
 			s->kernel[i] ? "" : " because ",
-			s->kernel[i] ? "" : plan->props[i].why);
+			s->kernel[i] ? ""
+			: ss->o->watch_exe ? "vigil watch (the default; --tier=kernel keys kernel-tier slices by process)"
+					   : plan->props[i].why);
 	rc = 0;
 out:
 	free(user);
@@ -340,9 +361,7 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 
 	if (!path)
 		return vg_live_reply(false, "usage: load SPEC [-D NAME=VALUE ...] [--on-violation PROPERTY=REACTION ...]", NULL);
-	if (ss->o->watch_exe)	/* a unit attaches to one process */
-		return vg_live_reply(false, "no vigil load in vigil watch: each process has monitors of its own; start the watch again with the spec", NULL);
-	if (ss->o->follow_forks)
+	if (ss->o->follow_forks && !ss->o->watch_exe)	/* watch_load.c */
 		return vg_live_reply(false, "no vigil load with --follow-fork: the followed processes' monitors are made at their first event", NULL);
 	if (!ss->loaded && !(ss->loaded = calloc(1, sizeof(*ss->loaded))))
 		return vg_live_reply(false, "out of memory", NULL);
@@ -372,9 +391,13 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 		return vg_live_reply(false, "out of memory", NULL);
 	}
 	for (int i = 0; i < u->s.spec->nprops; i++) {
-		fprintf(m, "loaded %s (%s tier): its slices start in its initial state\n",
+		fprintf(m, "loaded %s (%s tier): its slices start in its initial state",
 			u->s.spec->props[i].name,
 			u->s.kernel[i] ? "kernel" : "user");
+		if (ss->o->watch_exe)	/* watch_load.c */
+			fprintf(m, ", in each of the %d watched processes and those to come",
+				u->s.nkids);
+		fputc('\n', m);
 		json_array_append_new(props, json_pack("{s:s,s:s}", "name",
 			u->s.spec->props[i].name, "tier",
 			u->s.kernel[i] ? "kernel" : "user"));
@@ -542,30 +565,34 @@ void vg_load_drain(struct session *ss)
 {
 	struct session *s;
 
-	for (int k = 0; (s = vg_load_unit(ss, k)); k++) {
-		struct unit *u = unit_of(s);
+	for (int k = 0; (s = vg_load_unit(ss, k)); k++)
+		vg_load_drain_unit(ss, s);
+}
 
-		/* the unit borrows the live side while its records go
-		 * through: its `vigil break`s (each knows its owner) and its
-		 * stops for gdb, as the session's own */
-		s->live = ss->live;
-		u->err.msg[0] = 0;
-		if (vg_probe_drain(s->probe, vg_session_on_record, s, &u->err) < 0 ||
-		    vg_session_timeouts(s, &u->err))
-			fprintf(stderr, "vigil: %s: %s\n", u->path, u->err.msg);
-		vg_hold_release(s);
-		if (vg_scenario_violated(s->sc))
-			ss->loaded->violated = true;
-		vg_live_keep_going(s);
-		s->live = NULL;
-		/* a `gdb` reaction of a loaded property opened the live
-		 * session: the gdb it started is the session's (its exit
-		 * ends monitoring) */
-		if (s->gdb_pid > 0) {
-			if (ss->gdb_pid <= 0)
-				ss->gdb_pid = s->gdb_pid;
-			s->gdb_pid = 0;
-		}
+void vg_load_drain_unit(struct session *ss, struct session *s)
+{
+	struct unit *u = unit_of(s);
+
+	/* the unit borrows the live side while its records go
+	 * through: its `vigil break`s (each knows its owner) and its
+	 * stops for gdb, as the session's own */
+	s->live = ss->live;
+	u->err.msg[0] = 0;
+	if (vg_probe_drain(s->probe, vg_session_on_record, s, &u->err) < 0 ||
+	    vg_session_timeouts(s, &u->err))
+		fprintf(stderr, "vigil: %s: %s\n", u->path, u->err.msg);
+	vg_hold_release(s);
+	if (vg_scenario_violated(s->sc))
+		ss->loaded->violated = true;
+	vg_live_keep_going(s);
+	s->live = NULL;
+	/* a `gdb` reaction of a loaded property opened the live
+	 * session: the gdb it started is the session's (its exit
+	 * ends monitoring) */
+	if (s->gdb_pid > 0) {
+		if (ss->gdb_pid <= 0)
+			ss->gdb_pid = s->gdb_pid;
+		s->gdb_pid = 0;
 	}
 }
 
@@ -573,6 +600,8 @@ struct vg_scenario *vg_load_stopped(struct session *ss)
 {
 	struct session *s;
 
+	if (ss->o->watch_exe)	/* each process's stop is its own */
+		return NULL;
 	for (int k = 0; (s = vg_load_unit(ss, k)); k++)
 		if (vg_scenario_target_stopped(s->sc))
 			return s->sc;
@@ -611,7 +640,10 @@ static void unit_final(struct session *s)
 	char label[PATH_MAX + 32];
 
 	vg_session_mirror_kslices(s);
-	vg_report_final(s->report, s->mon, 0);
+	if (s->watch_root)	/* each process's */
+		vg_watch_unit_final(s);
+	else
+		vg_report_final(s->report, s->mon, 0);
 	snprintf(label, sizeof(label), "loaded from %s: ", vg_load_path(s));
 	vg_report_summary(s->report, label);
 }

@@ -29,6 +29,10 @@ int vg_load_units_reset(struct session *ss, bool room, struct vg_err *e);
 /* u one of the session's units (after a reset with room), its ring in the
  * loop's epoll set. */
 void vg_load_unit_add(struct session *ss, struct session *u);
+/* One unit u's records through its monitor (as vg_load_drain does for
+ * each): vigil watch drains a unit before the session's news of a
+ * process reaches it (watch_load.c). */
+void vg_load_drain_unit(struct session *ss, struct session *u);
 /* Unit u's -D NAME=VALUE as given, *n of them. */
 char *const *vg_load_defs(const struct session *u, int *n);
 /* Unit u's --on-violation PROP=REACTION as given, *n of them. */

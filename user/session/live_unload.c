@@ -55,6 +55,8 @@ static int take_out(struct session *ss, int prop, struct vg_err *e)
 	    vg_probe_disable_prop(ss->probe, prop, e))
 		return -1;
 	vg_monitor_disable(ss->mon, prop);
+	for (int i = 0; i < ss->nkids; i++)	/* vigil watch's processes */
+		vg_monitor_disable(ss->kids[i].mon, prop);
 	if (vg_load_set_gone(ss, prop, true))
 		return vg_errf(e, "out of memory");
 	/* its user-tier stops no longer hold their events under gdb */
@@ -72,18 +74,24 @@ json_t *vg_unload_own(struct session *ss, const char *name)
 		snprintf(text, sizeof(text), "no property %s", name);
 		return vg_live_reply(false, text, NULL);
 	}
-	/* a followed process has a monitor of its own per process, and
-	 * --dynamic attaches events as slices need them: neither is undone
-	 * here */
-	if (ss->o->watch_exe)
-		return vg_live_reply(false, "no vigil unload in vigil watch: each process has monitors of its own", NULL);
-	if (ss->o->follow_forks || ss->o->dynamic)
+	/* a followed process of --follow-fork has a monitor of its own,
+	 * made at its first event from its parent's, and --dynamic attaches
+	 * events as slices need them: neither is undone here (vigil watch's
+	 * processes are: each one's monitor below) */
+	if ((ss->o->follow_forks && !ss->o->watch_exe) || ss->o->dynamic)
 		return vg_live_reply(false, ss->o->follow_forks
 			? "no vigil unload of a property given at the start with --follow-fork"
 			: "no vigil unload of a property given at the start with --dynamic", NULL);
 	tier = ss->kernel[prop] ? "kernel" : "user";
 	settle(ss);
 	snprintf(label, sizeof(label), "unloaded %s: ", name);
+	for (int i = 0; ss->o->watch_exe && i < ss->nkids; i++) {
+		/* vigil watch: each process's verdicts, then the summary */
+		vg_report_set_evidence(ss->report, ss->kids[i].evidence);
+		vg_report_final_prop(ss->report, ss->kids[i].mon,
+				     (uint32_t)ss->kids[i].pid, prop);
+		vg_report_set_evidence(ss->report, ss->evidence);
+	}
 	vg_report_unload(ss->report, ss->mon, prop, label);
 	if (take_out(ss, prop, &e)) {
 		snprintf(text, sizeof(text), "unloading %s: %s", name, e.msg);

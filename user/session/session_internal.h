@@ -144,6 +144,9 @@ struct session {
 	struct vg_leaks *leaks;		/* the leak check (leaks.c) */
 	struct vg_watch_ckpt *wck;	/* vigil watch's checkpoints
 					 * (watch_ckpt.c), or NULL */
+	/* a vigil load unit in vigil watch: the session whose processes it
+	 * follows (watch_load.c); NULL otherwise */
+	struct session *watch_root;
 };
 
 /* The monitor hooks and the evidence's stack source (session.c). */
@@ -187,6 +190,11 @@ void vg_session_watch_forked(struct session *ss, pid_t child);
 void vg_session_watch_transition(struct session *ss,
 				 const struct vg_slice_view *s, int to,
 				 const struct vg_mon_event *ev);
+/* Reports r name watched processes by their pid in their namespace and
+ * their cgroup, as the session's own (a vigil load unit's, watch_load.c). */
+void vg_session_watch_namer(struct session *ss, struct vg_report *r);
+/* A fork: child's monitor a copy of parent's (session_procs.c). */
+void vg_session_kid_copy(struct session *ss, pid_t parent, pid_t child);
 /* --same-build (session_watch_copy.c): the file name the exec
  * tracepoint holds (NULL: none); the executable's build id read (fails
  * when it has none); is pid's executable a copy of it (name, build id)? */

@@ -15,6 +15,8 @@
 #include "proc/guard.h"
 #include "report/evidence.h"
 #include "report/report.h"
+#include "live_load.h"
+#include "watch_load.h"
 #include "watchset.h"
 
 /* --follow-fork runs every property in the user tier (the kernel tier's
@@ -95,6 +97,11 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 		return ss->mon;
 	}
 	vg_evidence_set_stacks(x, vg_session_event_stack, ss);
+	/* vigil unload of a property the session started with (vigil
+	 * watch): not in the processes that come later either */
+	for (int i = 0; vg_load_gone(ss) && i < ss->spec->nprops; i++)
+		if (vg_load_gone(ss)[i])
+			vg_monitor_disable(m, i);
 	memset(&ss->kids[ss->nkids], 0, sizeof(ss->kids[0]));
 	ss->kids[ss->nkids].ns_pid = pid;
 	ss->kids[ss->nkids].pid = pid;
@@ -179,6 +186,11 @@ static void kid_from_parent(struct session *ss, pid_t parent, pid_t child)
 	if (k.failed)
 		fprintf(stderr, "vigil: pid %d: %d of its parent's slices could not be copied (out of memory)\n",
 			child, k.failed);
+}
+
+void vg_session_kid_copy(struct session *ss, pid_t parent, pid_t child)
+{
+	kid_from_parent(ss, parent, child);
 }
 
 /* A followed process exec'd: its memory is a new program's, so the
@@ -266,6 +278,8 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	struct stat st;
 	bool same;
 
+	if (ss->watch_root)	/* a vigil load unit in vigil watch */
+		return vg_watch_unit_process(ss, p);
 	if (ss->o->watch_exe && p->h.event != VG_PROC_FORK)
 		return vg_session_watch_process(ss, p);
 	if (p->h.event == VG_PROC_EXIT) {	/* a followed process ended */
@@ -298,9 +312,14 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 
 			kid_from_parent(ss, (pid_t)p->h.pid, (pid_t)p->child);
 			vg_guard_add(ss->guard, (pid_t)p->child);
+			/* vigil load's units: their probes in before it runs */
+			if (ss->o->watch_exe)
+				vg_watch_load_forked(ss, (pid_t)p->child);
 			if (vg_probe_follow(ss->probe, (pid_t)p->child, &fe)) {
 				fprintf(stderr, "vigil: pid %u: %s: it runs unmonitored\n",
 					p->child, fe.msg);
+				if (ss->o->watch_exe)
+					vg_watch_load_forget(ss, (pid_t)p->child, false);
 				followed = false;
 			} else if (ss->o->watch_exe) {
 				vg_session_watch_forked(ss, (pid_t)p->child);

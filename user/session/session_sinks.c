@@ -189,7 +189,8 @@ static void slice_samples(FILE *f, struct session *s, const char *u)
 	for (int i = 0; i < sp->nprops; i++)
 		count[i] = vg_monitor_prop_disabled(s->mon, i) ? NULL
 			   : calloc(sp->props[i].nstates, sizeof(uint64_t));
-	vg_monitor_foreach(s->mon, count_slice, &c);
+	if (!s->o->watch_exe)	/* vigil watch: only its processes' */
+		vg_monitor_foreach(s->mon, count_slice, &c);
 	for (int i = 0; i < s->nkids; i++)
 		if (!s->kids[i].gone)
 			vg_monitor_foreach(s->kids[i].mon, count_slice, &c);

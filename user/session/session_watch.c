@@ -43,6 +43,7 @@
 #include "util/json.h"
 #include "watch/watch.h"
 #include "watch_ckpt.h"
+#include "watch_load.h"
 #include <unistd.h>
 
 /* processes said one by one as they come and go; then only counted */
@@ -125,6 +126,11 @@ static void say(struct session *ss, int i, pid_t pid, const char *what,
 	fflush(j);
 }
 
+void vg_session_watch_namer(struct session *ss, struct vg_report *r)
+{
+	vg_report_set_proc_namer(r, namer, ss);
+}
+
 int vg_session_watch_check(struct session *ss, struct vg_err *e)
 {
 	const char *no = NULL;
@@ -193,6 +199,7 @@ static bool room(struct session *ss, pid_t pid)
 	if (ss->wstats->live < ss->o->max_procs)
 		return true;
 	vg_probe_refuse(ss->probe, pid);
+	vg_watch_load_forget(ss, pid, false);	/* vigil load's units */
 	ss->wstats->refused++;
 	stats_changed(ss);
 	snprintf(why, sizeof(why), "--max-procs %u reached, it runs unmonitored",
@@ -259,6 +266,10 @@ static void kid_end(struct session *ss, int i, enum vg_watch_what what,
 	stats_changed(ss);
 	say(ss, i, pid, what == VG_WATCH_EXITED ? "exited" : "left", detail);
 	hook(ss, i, pid, what, status);
+	/* vigil load's units: theirs too (an exit: their own record,
+	 * after their last events of it, watch_load.c) */
+	if (what != VG_WATCH_EXITED)
+		vg_watch_load_forget(ss, pid, true);
 	vg_monitor_free(ss->kids[i].mon);
 	vg_evidence_free(ss->kids[i].evidence);
 	vg_symbolizer_free(ss->kids[i].sym);
@@ -275,6 +286,8 @@ void vg_session_watch_drop(struct session *ss, pid_t pid, const char *detail)
 	vg_probe_refuse(ss->probe, pid);
 	if (i >= 0)
 		kid_end(ss, i, VG_WATCH_LEFT, 0, detail);
+	else
+		vg_watch_load_forget(ss, pid, false);
 }
 
 /* Follow pid: held (at its exec) or running (found in /proc). */
@@ -295,6 +308,8 @@ static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 		vg_probe_refuse(ss->probe, pid);
 		return;
 	}
+	/* vigil load's units: their probes in before it runs on */
+	vg_watch_load_adopt(ss, pid);
 	if (held ? vg_probe_follow(ss->probe, pid, &e)
 		 : vg_probe_adopt(ss->probe, pid, &e)) {
 		fprintf(stderr, "vigil: watch: pid %d: %s: it runs unmonitored\n",
@@ -441,6 +456,7 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 		    (p->ino != ss->watch_ino || p->dev != ss->watch_dev) &&
 		    !vg_session_watch_is_copy(ss, pid)) {
 			vg_probe_refuse(ss->probe, pid);
+			vg_watch_load_forget(ss, pid, false);
 			return 0;
 		}
 		if (p->h.flags & VG_RF_FOLLOWED)
@@ -466,6 +482,7 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 		ss->wstats->processes--;	/* the same process */
 		if (kid_new(ss, pid) >= 0)
 			say(ss, kid_index(ss, pid), pid, "started", "exec'd the program again: a new history");
+		vg_watch_load_exec(ss, pid);
 		return 0;
 	}
 	vg_probe_refuse(ss->probe, pid);
@@ -484,15 +501,19 @@ void vg_session_watch_transition(struct session *ss,
 {
 	const struct vg_property *p = &ss->spec->props[s->prop];
 	const struct vg_watch_hooks *h = ss->o->watch_hooks;
-	int i = kid_index(ss, (pid_t)ev->pid);
+	/* a vigil load unit's process is the session's (watch_load.c) */
+	struct session *rs = ss->watch_root ? ss->watch_root : ss;
+	int i = kid_index(rs, (pid_t)ev->pid);
 	bool stopped = vg_scenario_target_stopped(ss->sc);
 
-	/* a checkpoint it asked for: taken after the drain, of it alone */
-	vg_watch_ckpt_note(ss, (pid_t)ev->pid);
+	/* a checkpoint it asked for: taken after the drain, of it alone (a
+	 * unit takes none, live_load.c) */
+	if (!ss->watch_root)
+		vg_watch_ckpt_note(ss, (pid_t)ev->pid);
 	if (p->states[to].kind == VG_STATE_VIOLATION) {
 		ss->wstats->violations++;
 		if (i >= 0)
-			ss->kids[i].violations++;
+			rs->kids[i].violations++;
 		stats_changed(ss);
 		if (h && h->verdict) {
 			struct vg_watch_proc wp = { .what = VG_WATCH_STARTED,
@@ -507,9 +528,9 @@ void vg_session_watch_transition(struct session *ss,
 			};
 
 			if (i >= 0) {
-				wp.ns_pid = ss->kids[i].ns_pid;
-				wp.cgroup = ss->kids[i].cgroup ? ss->kids[i].cgroup : "";
-				wp.violations = ss->kids[i].violations;
+				wp.ns_pid = rs->kids[i].ns_pid;
+				wp.cgroup = rs->kids[i].cgroup ? rs->kids[i].cgroup : "";
+				wp.violations = rs->kids[i].violations;
 			}
 			h->verdict(h->ctx, &v);
 		}
@@ -526,11 +547,12 @@ void vg_session_watch_transition(struct session *ss,
 		char gdb[4200];
 		struct vg_err ge = { 0 };
 
-		vg_probe_unfollow(ss->probe, spid);
-		vg_guard_keep(ss->guard, spid);	/* the user's now */
+		vg_probe_unfollow(rs->probe, spid);
+		vg_watch_load_unfollow(rs, spid);	/* vigil load's */
+		vg_guard_keep(rs->guard, spid);	/* the user's now */
 		ss->wstats->stopped++;
-		if ((i = kid_index(ss, spid)) >= 0)
-			ss->kids[i].stopped = true;
+		if ((i = kid_index(rs, spid)) >= 0)
+			rs->kids[i].stopped = true;
 		stats_changed(ss);
 		if (vg_gdb_prepare_at(spid, tid ? tid : spid, why, 0, gdb,
 				      sizeof(gdb), &ge))
@@ -538,7 +560,7 @@ void vg_session_watch_transition(struct session *ss,
 		else
 			fprintf(stderr, "vigil: watch: pid %d is left stopped at the violation (its probes removed; the other processes are watched on). Debug it with:\n  %s\n",
 				spid, gdb);
-		hook(ss, i, spid, VG_WATCH_STOPPED, 0);
+		hook(rs, i, spid, VG_WATCH_STOPPED, 0);
 	}
 	/* the next process's reactions start afresh */
 	vg_scenario_next_process(ss->sc);
@@ -646,6 +668,7 @@ void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
 	char why[128];
 
 	vg_probe_refuse(ss->probe, child);
+	vg_watch_load_forget(ss, child, false);
 	ss->wstats->refused++;
 	stats_changed(ss);
 	snprintf(why, sizeof(why),

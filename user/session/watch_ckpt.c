@@ -43,6 +43,7 @@
 #include "util/clock.h"
 #include "util/json.h"
 #include "watch_ckpt.h"
+#include "watch_load.h"
 
 struct wck_req {
 	pid_t pid;
@@ -261,6 +262,7 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 	}
 	/* a process left stopped for gdb has no links any more */
 	paused = !vg_probe_pause_proc(ss->probe, q->pid);
+	vg_watch_load_pause(ss, q->pid);	/* vigil load's units' too */
 
 	vg_returns_mend(ss->probe, q->pid, true);
 	/* every event before the stop into its monitor (the others' too) */
@@ -302,6 +304,8 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 			fflush(j);
 		}
 	}
+	if (paused && !ss->kids[i].stopped)
+		vg_watch_load_unpause(ss, q->pid);
 	if (paused && !ss->kids[i].stopped &&
 	    vg_probe_unpause_proc(ss->probe, q->pid, &ce)) {
 		/* never left stopped for a monitor that cannot see it */

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CAP_SYS_ADMIN_BIT 21
@@ -37,6 +38,21 @@ static int read_int(const char *path, long *v)
 	return n == 1 ? 0 : -1;
 }
 
+/* The BPF programs see a thread's pid in the host's pid namespace, while
+ * vigil names its target in its own: inside another pid namespace (a
+ * container without the host's) they never match, and vigil would see
+ * no event at all. The host's namespace has a fixed inode
+ * (PROC_PID_INIT_INO). */
+static int check_pid_namespace(struct vg_err *e)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == 0xEFFFFFFCu)
+		return 0;
+	return vg_errf_code(e, VG_EXIT_RUNTIME, "vigil runs in a pid namespace other than the host's (/proc/self/ns/pid is pid:[%lu]): its probes see the host's pids, so they would never match the pid vigil is given; run vigil in the host's pid namespace (docker run --pid=host, or nsenter -t 1 -p), from where it can still watch processes in containers (vigil watch, vigil attach -p HOSTPID)",
+			    (unsigned long)st.st_ino);
+}
+
 int vg_check_privileges(struct vg_err *e)
 {
 	static const struct { int bit; const char *name; } need[] = {
@@ -67,5 +83,5 @@ int vg_check_privileges(struct vg_err *e)
 		return vg_errf_code(e, VG_EXIT_RUNTIME, "/sys/kernel/btf/vmlinux is missing: vigil needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK))
 		return vg_errf_code(e, VG_EXIT_RUNTIME, "this kernel has no uprobe events (/sys/bus/event_source/devices/uprobe): vigil needs CONFIG_UPROBE_EVENTS=y");
-	return 0;
+	return check_pid_namespace(e);
 }
