@@ -40,7 +40,11 @@ its XML: a loop that frees the same block 10 times is one), per program:
                    vigil: fishy_size
   definitely_lost  memcheck: Leak_DefinitelyLost and IndirectlyLost loss
                    records; vigil: leak slices still `allocated` at the
-                   end; a record of n blocks of b bytes is found when vigil
+                   end, and the definitely and indirectly lost records of
+                   the leak checks the program asks for in the middle of
+                   the run (VALGRIND_DO_LEAK_CHECK and the like, which
+                   memcheck reports as errors as well, with --leak-check);
+                   a record of n blocks of b bytes is found when vigil
                    has n such blocks (matched by size, each block once)
 found = min(vigil, memcheck) per program and kind; missed = memcheck -
 found; false = vigil - memcheck when above (a violation memcheck does not
@@ -316,7 +320,16 @@ def vigil(repo, build_dir, exe, args, tmp):
             o = json.loads(line)
         except ValueError:
             continue
-        if o.get("type") == "leaks":	# --leak-check: blocks by class
+        if o.get("type") == "leaks" and o.get("request"):
+            # a check the program asked for (VALGRIND_DO_LEAK_CHECK and
+            # the like): memcheck reports its records as errors too, so
+            # its lost records count as the leak verdicts at the end do,
+            # a block per block of the record, of its own (direct) size
+            for r in o["records"]:
+                n = r["blocks"]
+                if r["kind"] in ("definite", "indirect") and n:
+                    sizes += [r["bytes"] // n] * n
+        elif o.get("type") == "leaks":	# --leak-check: blocks by class
             for r in o["records"]:	# sizes as memcheck's XML has them
                 n, b = r["blocks"], r["bytes"] + r["indirect_bytes"]
                 kinds[("_class", r["kind"], b // n if n else 0)] += n

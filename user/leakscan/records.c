@@ -89,8 +89,53 @@ int vg_leak_records(const struct vg_leak_block *blocks, size_t n,
 		out->blocks[r->kind] += r->blocks;
 		out->bytes[r->kind] += r->bytes;
 	}
-	qsort(out->rec, (size_t)out->nrec, sizeof(*out->rec), by_size);
+	vg_leak_records_sort(out);
 	return 0;
+}
+
+void vg_leak_records_sort(struct vg_leak_report *r)
+{
+	qsort(r->rec, (size_t)r->nrec, sizeof(*r->rec), by_size);
+}
+
+/* memcheck's rules (mc_leakcheck.c, get_printing_rules): a plain check
+ * shows the records with blocks, ADDED those that grew in bytes, indirect
+ * bytes or blocks, CHANGED those that changed in any, NEW those that had
+ * no block */
+bool vg_leak_record_shown(const struct vg_leak_report *r,
+			  const struct vg_leak_record *x)
+{
+	if (r->summary_only)
+		return false;
+	switch (r->delta) {
+	case VG_LEAK_DELTA_INCREASED:
+		return x->bytes > x->old_bytes ||
+		       x->indirect > x->old_indirect ||
+		       x->blocks > x->old_blocks;
+	case VG_LEAK_DELTA_CHANGED:
+		return x->bytes != x->old_bytes ||
+		       x->indirect != x->old_indirect ||
+		       x->blocks != x->old_blocks;
+	case VG_LEAK_DELTA_NEW:
+		return x->blocks > 0 && x->old_blocks == 0;
+	default:
+		return x->blocks > 0;
+	}
+}
+
+/* " (+10)", " (-1,024)" beside a count in a delta check; "" otherwise */
+static const char *delta_text(const struct vg_leak_report *r, uint64_t now,
+			      uint64_t old, char *buf, size_t len)
+{
+	char n[32];
+
+	if (r->delta == VG_LEAK_DELTA_NONE)
+		buf[0] = 0;
+	else
+		snprintf(buf, len, " (%c%s)", now >= old ? '+' : '-',
+			 vg_leak_commas(now >= old ? now - old : old - now, n,
+					sizeof(n)));
+	return buf;
 }
 
 void vg_leak_report_free(struct vg_leak_report *r)
@@ -140,35 +185,49 @@ void vg_leak_report_text(const struct vg_leak_report *r,
 		"   definitely lost", "   indirectly lost",
 		"     possibly lost", "   still reachable"
 	};
+	char da[40], db[40], dc[40], dd[40];
 	uint64_t hidden = 0;
 
 	for (int i = 0; i < r->nshown; i++) {
 		const struct vg_leak_record *x = &r->rec[i];
 
+		if (!vg_leak_record_shown(r, x))
+			continue;
 		if (!(show >> x->kind & 1)) {
 			hidden++;
 			continue;
 		}
-		if (x->indirect)
-			fprintf(out, "%s (%s direct, %s indirect) bytes in %s blocks are %s in loss record %d of %d\n",
-				vg_leak_commas(x->bytes + x->indirect, a, sizeof(a)),
+		delta_text(r, x->bytes + x->indirect,
+			   x->old_bytes + x->old_indirect, da, sizeof(da));
+		delta_text(r, x->blocks, x->old_blocks, dd, sizeof(dd));
+		if (x->indirect || x->old_indirect)
+			fprintf(out, "%s%s (%s%s direct, %s%s indirect) bytes in %s%s blocks are %s in loss record %d of %d\n",
+				vg_leak_commas(x->bytes + x->indirect, a, sizeof(a)), da,
 				vg_leak_commas(x->bytes, b, sizeof(b)),
+				delta_text(r, x->bytes, x->old_bytes, db, sizeof(db)),
 				vg_leak_commas(x->indirect, c, sizeof(c)),
-				vg_leak_commas(x->blocks, d, sizeof(d)),
+				delta_text(r, x->indirect, x->old_indirect, dc,
+					   sizeof(dc)),
+				vg_leak_commas(x->blocks, d, sizeof(d)), dd,
 				vg_leak_kind_text(x->kind), i + 1, r->nshown);
 		else
-			fprintf(out, "%s bytes in %s blocks are %s in loss record %d of %d\n",
-				vg_leak_commas(x->bytes, a, sizeof(a)),
-				vg_leak_commas(x->blocks, b, sizeof(b)),
+			fprintf(out, "%s%s bytes in %s%s blocks are %s in loss record %d of %d\n",
+				vg_leak_commas(x->bytes, a, sizeof(a)), da,
+				vg_leak_commas(x->blocks, b, sizeof(b)), dd,
 				vg_leak_kind_text(x->kind), i + 1, r->nshown);
-		stack_text(x->stack >= 0 ? &stacks[x->stack] : NULL, out);
+		stack_text(x->stack >= 0 ? &stacks[x->stack] : x->gone_stack,
+			   out);
 		fputc('\n', out);
 	}
 	fputs("LEAK SUMMARY:\n", out);
 	for (int k = 0; k < VG_LEAK_NKINDS; k++)
-		fprintf(out, "%s: %s bytes in %s blocks\n", label[order[k]],
+		fprintf(out, "%s: %s%s bytes in %s%s blocks\n", label[order[k]],
 			vg_leak_commas(r->bytes[order[k]], a, sizeof(a)),
-			vg_leak_commas(r->blocks[order[k]], b, sizeof(b)));
+			delta_text(r, r->bytes[order[k]], r->old_bytes[order[k]],
+				   da, sizeof(da)),
+			vg_leak_commas(r->blocks[order[k]], b, sizeof(b)),
+			delta_text(r, r->blocks[order[k]],
+				   r->old_blocks[order[k]], db, sizeof(db)));
 	fprintf(out, "        suppressed: %s bytes in %s blocks\n",
 		vg_leak_commas(r->supp_bytes, a, sizeof(a)),
 		vg_leak_commas(r->supp_blocks, b, sizeof(b)));
@@ -184,7 +243,10 @@ static void stack_json(const struct vg_leak_stack *st, FILE *out)
 {
 	fputc('[', out);
 	for (int i = 0; st && i < st->n; i++) {
-		const struct vg_leak_frame *f = &st->frames[i];
+		/* a gone record's stack (delta.h) keeps the text alone */
+		static const struct vg_leak_frame none;
+		const struct vg_leak_frame *f = st->frames ? &st->frames[i]
+							   : &none;
 
 		fprintf(out, "%s{\"text\":", i ? "," : "");
 		vg_json_str(out, st->text[i]);
@@ -203,18 +265,28 @@ void vg_leak_report_json(const struct vg_leak_report *r,
 			 const struct vg_leak_stack *stacks,
 			 const struct vg_leak_supp *supp, FILE *out)
 {
+	bool first = true;
+
 	fputs("\"records\":[", out);
 	for (int i = 0; i < r->nshown; i++) {
 		const struct vg_leak_record *x = &r->rec[i];
 
+		if (!vg_leak_record_shown(r, x))
+			continue;
 		fprintf(out, "%s{\"record\":%d,\"of\":%d,\"kind\":\"%s\",\"blocks\":%" PRIu64
 			",\"bytes\":%" PRIu64 ",\"indirect_bytes\":%" PRIu64
-			",\"first_address\":\"0x%" PRIx64 "\",\"stack\":",
-			i ? "," : "", i + 1, r->nshown,
+			",\"first_address\":\"0x%" PRIx64 "\",",
+			first ? "" : ",", i + 1, r->nshown,
 			vg_leak_kind_name(x->kind), x->blocks, x->bytes,
 			x->indirect, x->first_addr);
-		stack_json(x->stack >= 0 ? &stacks[x->stack] : NULL, out);
+		if (r->delta)
+			fprintf(out, "\"previous\":{\"blocks\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"indirect_bytes\":%" PRIu64 "},",
+				x->old_blocks, x->old_bytes, x->old_indirect);
+		fputs("\"stack\":", out);
+		stack_json(x->stack >= 0 ? &stacks[x->stack] : x->gone_stack,
+			   out);
 		fputc('}', out);
+		first = false;
 	}
 	fputs("],\"summary\":{", out);
 	for (int k = 0; k < VG_LEAK_NKINDS; k++)
@@ -223,13 +295,14 @@ void vg_leak_report_json(const struct vg_leak_report *r,
 	fprintf(out, "\"suppressed\":{\"bytes\":%" PRIu64 ",\"blocks\":%" PRIu64 "}}",
 		r->supp_bytes, r->supp_blocks);
 	fputs(",\"suppressions\":[", out);
-	for (int i = 0, first = 1; i < vg_leak_supp_count(supp); i++) {
+	first = true;
+	for (int i = 0; i < vg_leak_supp_count(supp); i++) {
 		if (!r->supp_used[i])
 			continue;
 		fprintf(out, "%s{\"name\":", first ? "" : ",");
 		vg_json_str(out, vg_leak_supp_name(supp, i));
 		fprintf(out, ",\"records\":%d}", r->supp_used[i]);
-		first = 0;
+		first = false;
 	}
 	fputc(']', out);
 }

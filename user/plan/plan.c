@@ -200,6 +200,10 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 
 		if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER)
 			continue;
+		if (ev->client_request) {	/* no function: the requests */
+			rc = vg_plan_creq_sites(p, i, libs, e);
+			continue;
+		}
 		/* a C++ name may stand for several functions (overloads,
 		 * constructor variants): each gets its sites */
 		if (vg_libs_find_funcs(libs, ev->name, &all, &nall, e)) {

@@ -71,6 +71,8 @@ enum vg_plan_prog {
 	VG_PROG_STASH,		/* `after f(args)`: the entry half */
 	VG_PROG_RETURN,		/* vg_return / vg_return_k */
 	VG_PROG_RETURN_S,
+	VG_PROG_CREQ,		/* vg_creq: a valgrind client request's xchg
+				 * (plan_creq.c) */
 };
 
 struct vg_plan_site {
@@ -232,6 +234,12 @@ int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
 /* What lint --binary prints: one line per property (tier, stop states),
  * per event (flags) and per site (file+offset, program, placement). */
 void vg_plan_print(const struct vg_plan *p, FILE *out);
+
+/* plan_creq.c: the sites of the client-request event (vg_event's
+ * client_request): every valgrind client request in the program's and
+ * its libraries' code; none is no error. */
+int vg_plan_creq_sites(struct vg_plan *p, int event, struct vg_libs *libs,
+		       struct vg_err *e);
 
 /* For lint --binary, before the plan: one line per function probe, where
  * it is found (in the binary, its libraries, or --lib's), what a C++ name

@@ -17,6 +17,8 @@ const char *vg_plan_prog_name(const struct vg_plan *p, enum vg_plan_prog k)
 		return "vg_stash";
 	case VG_PROG_RETURN:
 		return p->any_kernel ? "vg_return_k" : "vg_return";
+	case VG_PROG_CREQ:
+		return "vg_creq";
 	default:
 		return "vg_return_s";
 	}

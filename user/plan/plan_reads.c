@@ -88,7 +88,8 @@ int vg_plan_pass_reads(struct vg_plan *p, const struct vg_plan_opts *o,
 					  NULL, o->warn, e))
 				return -1;
 		} else {
-			site = first_site(p, i);
+			/* a client request is no function: raw slots */
+			site = ev->client_request ? NULL : first_site(p, i);
 			if (vg_plan_event(ev, site ? site->path : "",
 					  site ? site->sym : "", o->binary, dc,
 					  c, &args, o->warn, e))

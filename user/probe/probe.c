@@ -71,6 +71,8 @@ static struct bpf_program *site_prog(struct vg_probe *p,
 		return p->skel->progs.vg_stash;
 	case VG_PROG_RETURN:
 		return p->ret;
+	case VG_PROG_CREQ:
+		return p->skel->progs.vg_creq;
 	default:
 		return p->skel->progs.vg_return_s;
 	}
@@ -444,6 +446,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 				  used >> VG_PROG_RETURN_S & 1);
 	bpf_program__set_autoload(p->skel->progs.vg_stash,
 				  used >> VG_PROG_STASH & 1);
+	bpf_program__set_autoload(p->skel->progs.vg_creq,
+				  used >> VG_PROG_CREQ & 1);
 	/* the kernel tier's step, which the _k builds tail-call */
 	bpf_program__set_autoload(p->skel->progs.vg_kstep,
 				  ktier && (used >> VG_PROG_ENTRY & 1 ||
@@ -456,6 +460,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	vg_ulink_prepare(p->skel->progs.vg_entry_s);
 	vg_ulink_prepare(p->skel->progs.vg_return_s);
 	vg_ulink_prepare(p->skel->progs.vg_stash);
+	vg_ulink_prepare(p->skel->progs.vg_creq);
 	vg_ulink_prepare(p->skel->progs.vg_kstep);
 	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
 	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;

@@ -68,6 +68,7 @@ static void wait_settled(pid_t tid)
 
 void vg_hold_release(struct session *ss)
 {
+	vg_session_leaks_creq(ss);	/* the program's own checks */
 	vg_session_leaks_at_exit(ss);	/* its hold is let go below */
 	for (int i = 0; i < ss->nheld; i++) {
 		if (keep_stopped(ss, ss->held[i].pid))

@@ -3,6 +3,7 @@
  * found stopped) for the scan, the classes from user/leakscan/, the loss
  * records to stderr and --json. */
 #include "leaks.h"
+#include "leaks_internal.h"
 #include "live.h"
 #include "session_internal.h"
 
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include "leak_verdicts.h"
+#include "leakscan/delta.h"
 #include "leakscan/libc_own.h"
 #include "leakscan/records.h"
 #include "leakscan/roots.h"
@@ -30,150 +32,6 @@
 
 #define STOP_WAIT_MS 2000	/* for every thread to take a SIGSTOP */
 
-struct vg_leaks {
-	struct vg_leak_supp *supp;
-	unsigned show;		/* kinds whose records the text shows */
-	int hold_event[VG_LEAK_NHOLDS];	/* by enum vg_leak_hold - 1; -1 */
-	int exit_event;		/* `before exit`: where its caller's frame is */
-	pid_t exit_caller_tid;
-	uint64_t exit_caller;	/* exit's return address (in its caller) */
-	bool at_exit;		/* the target is held at its end */
-	int at_signal;		/* or raises this signal on itself */
-	enum vg_leak_hold at_kind;	/* by this hold */
-	pid_t exit_tid;		/* by this thread (at a call: dead scratch
-				 * registers) */
-	bool done_at_exit;
-	/* the classes of the check at exit (or abort), for the leak
-	 * property's verdicts */
-	struct vg_leak_verdicts *verdicts;
-	bool keep_classes;	/* this check's are kept */
-};
-
-static const char hold_spec[] =
-	"property " VG_LEAK_HOLD_PROP " \"vigil's leak check: the program is held at _exit while its memory is scanned\"\n"
-	"state running accepting {\n"
-	"  before exit(code) -> running\n"
-	"  before _exit(code) -> running\n"
-	"  before abort() -> running\n"
-	"  before __assert_fail(assertion) -> running\n"
-	"  before raise(sig) -> running\n"
-	"  before kill(pid, sig) -> running\n"
-	"}\n";
-
-bool vg_leak_block_prop(const struct vg_property *p, int *size_var)
-{
-	size_t n = strlen(p->name);
-
-	if (strcmp(p->name, "leak") &&
-	    (n < 5 || strcmp(p->name + n - 5, "_leak")))
-		return false;
-	if (p->nparams != 1 || p->param_types[0] != VG_TYPE_PTR)
-		return false;
-	for (int i = 0; i < p->nvars; i++)
-		if (!strcmp(p->vars[i].name, "size")) {
-			*size_var = i;
-			return true;
-		}
-	return false;
-}
-
-static bool any_block_prop(const struct vg_spec *spec)
-{
-	int v;
-
-	for (int i = 0; i < spec->nprops; i++)
-		if (vg_leak_block_prop(&spec->props[i], &v))
-			return true;
-	return false;
-}
-
-int vg_leaks_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
-		     struct vg_err *e)
-{
-	if (!o->leak_check)
-		return 0;
-	if (!any_block_prop(spec))
-		return vg_errf_code(e, VG_EXIT_USAGE,
-				    "--leak-check needs a property whose slices are heap blocks (one named leak with a pointer slice and a `size` variable): add specs/lib/leak.vigil");
-	return vg_spec_load_string(spec, "<--leak-check>", hold_spec, e);
-}
-
-int vg_leaks_plan(const struct vg_spec *spec, struct vg_plan_leaks *out,
-		  struct vg_err *e)
-{
-	size_t ne = (size_t)spec->nevents + 1;
-
-	out->hold_prop = -1;
-	out->holds = calloc(ne, sizeof(bool));
-	out->stacks = calloc(ne, sizeof(bool));
-	if (!out->holds || !out->stacks) {
-		vg_leaks_plan_free(out);
-		return vg_errf(e, "out of memory");
-	}
-	for (int i = 0; i < spec->nprops; i++) {
-		const struct vg_property *pr = &spec->props[i];
-		int v;
-
-		/* the hold at _exit (and abort); exit's caller (its return
-		 * address is read with the stack) marks where exit's frames
-		 * end */
-		if (!strcmp(pr->name, VG_LEAK_HOLD_PROP)) {
-			out->hold_prop = i;
-			for (int b = 0; b < pr->nbindings; b++) {
-				int ev = pr->bindings[b].event;
-
-				if (vg_leak_hold_kind(spec->events[ev].name))
-					out->holds[ev] = true;
-				else
-					out->stacks[ev] = true;
-			}
-		}
-		/* the allocations take their stacks: the loss records are
-		 * grouped by them */
-		if (!vg_leak_block_prop(pr, &v))
-			continue;
-		for (int t = 0; t < pr->ntrans; t++) {
-			int ev = pr->trans[t].event;
-			enum vg_event_kind k = spec->events[ev].kind;
-
-			if (pr->states[pr->trans[t].to].kind ==
-			    VG_STATE_NONACCEPTING &&
-			    (k == VG_EV_BEFORE || k == VG_EV_AFTER))
-				out->stacks[ev] = true;
-		}
-	}
-	return 0;
-}
-
-void vg_leaks_plan_free(struct vg_plan_leaks *pl)
-{
-	free(pl->holds);
-	free(pl->stacks);
-	pl->holds = pl->stacks = NULL;
-}
-
-int vg_leak_kinds_parse(const char *list, unsigned *out)
-{
-	char buf[256], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", list);
-	*out = 0;
-	for (char *t = strtok_r(buf, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save)) {
-		int k = 0;
-
-		if (!strcmp(t, "all")) {
-			*out = (1u << VG_LEAK_NKINDS) - 1;
-			continue;
-		}
-		while (k < VG_LEAK_NKINDS && strcmp(t, vg_leak_kind_name(k)))
-			k++;
-		if (k == VG_LEAK_NKINDS)
-			return -1;
-		*out |= 1u << k;
-	}
-	return *out ? 0 : -1;
-}
 
 int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 {
@@ -197,6 +55,9 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 	for (int k = 0; k < VG_LEAK_NHOLDS; k++)
 		l->hold_event[k] = -1;
 	l->exit_event = -1;
+	l->creq_event = -1;
+	if (!(l->delta = vg_leak_delta_new()))
+		return vg_errf(e, "out of memory");
 	for (int i = 0; ss->o->leak_check && i < ss->spec->nprops; i++) {
 		const struct vg_property *p = &ss->spec->props[i];
 
@@ -210,6 +71,8 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 
 			if (k)
 				l->hold_event[k - 1] = ev;
+			else if (ss->spec->events[ev].client_request)
+				l->creq_event = ev;
 			else
 				l->exit_event = ev;
 		}
@@ -227,12 +90,14 @@ void vg_session_leaks_close(struct session *ss)
 		return;
 	vg_leak_supp_free(ss->leaks->supp);
 	vg_leak_verdicts_free(ss->leaks->verdicts);
+	vg_leak_delta_free(ss->leaks->delta);
 	free(ss->leaks);
 	ss->leaks = NULL;
 }
 
 void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev)
 {
+	vg_leaks_creq_note(ss, ev);
 	if (ss->leaks && ev->event == ss->leaks->exit_event &&
 	    ev->pid == (uint32_t)ss->pid) {
 		ss->leaks->exit_caller_tid = (pid_t)ev->tid;
@@ -529,7 +394,7 @@ static bool all_stopped(pid_t pid)
 	return ok;
 }
 
-static bool wait_stopped(pid_t pid)
+bool vg_leaks_wait_stopped(pid_t pid)
 {
 	uint64_t end = vg_now_ns(CLOCK_MONOTONIC) + STOP_WAIT_MS * 1000000ull;
 	struct timespec nap = { 0, 100000 };
@@ -604,7 +469,7 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			goto out;
 		}
 		stopped_here = true;
-		if (!wait_stopped(ss->pid)) {
+		if (!vg_leaks_wait_stopped(ss->pid)) {
 			vg_errf(e, "leak check: pid %d did not stop within %d ms",
 				ss->pid, STOP_WAIT_MS);
 			goto out;
@@ -641,10 +506,17 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	}
 	if (stacks_symbolize(ss, &st) || libc_own_out(ss->leaks, &b, &st, &own) ||
 	    vg_leak_records(own.kept, own.nkept, st.v, st.n, ss->leaks->supp,
-			    &rep)) {
+			    &rep) ||
+	    vg_leak_delta_apply(ss->leaks->delta, &rep, st.v, st.n,
+				ss->leaks->delta_mode)) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
+	rep.summary_only = ss->leaks->summary_only;
+	memcpy(ss->leaks->sum_bytes, rep.bytes, sizeof(rep.bytes));
+	memcpy(ss->leaks->sum_blocks, rep.blocks, sizeof(rep.blocks));
+	ss->leaks->sum_bytes[VG_LEAK_NKINDS] = rep.supp_bytes;
+	ss->leaks->sum_blocks[VG_LEAK_NKINDS] = rep.supp_blocks;
 	if (text) {
 		fprintf(text, "vigil: leak check of pid %d (%s): %zu blocks live; roots: %d threads' stacks (%d with registers), %d mappings, %" PRIu64 " bytes read",
 			ss->pid, when, b.n, info.threads, info.threads_regs,
@@ -672,8 +544,13 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 		fflush(text);
 	}
 	if (json) {
-		fprintf(json, "{\"type\":\"leaks\",\"pid\":%d,\"when\":\"%s\",\"complete\":%s,\"blocks\":%zu,\"roots\":{\"threads\":%d,\"threads_with_registers\":%d,\"mappings\":%d,\"bytes\":%" PRIu64 "},",
-			ss->pid, when, incomplete ? "false" : "true", b.n,
+		fprintf(json, "{\"type\":\"leaks\",\"pid\":%d,\"when\":\"%s\",",
+			ss->pid, when);
+		if (ss->leaks->request)	/* a client request's check */
+			fprintf(json, "\"request\":\"%s\",",
+				ss->leaks->request);
+		fprintf(json, "\"complete\":%s,\"blocks\":%zu,\"roots\":{\"threads\":%d,\"threads_with_registers\":%d,\"mappings\":%d,\"bytes\":%" PRIu64 "},",
+			incomplete ? "false" : "true", b.n,
 			info.threads, info.threads_regs, info.regions,
 			info.root_bytes);
 		fprintf(json, "\"libc_own\":{\"blocks\":%" PRIu64 ",\"bytes\":%" PRIu64 "},",
@@ -698,7 +575,7 @@ out:
 }
 
 /* Is another process (gdb) tracing pid? */
-static bool traced(pid_t pid)
+bool vg_leaks_traced(pid_t pid)
 {
 	char path[64], line[256];
 	FILE *f;
@@ -748,13 +625,13 @@ void vg_session_leaks_at_exit(struct session *ss)
 	ss->leaks->done_at_exit = true;
 	/* gdb takes the hold's SIGSTOP (vigil's holds pass silently) and its
 	 * other threads run on: no stop of the whole program to scan */
-	if (traced(ss->pid)) {
+	if (vg_leaks_traced(ss->pid)) {
 		fprintf(stderr, "vigil: leak check at exit: gdb holds pid %d, so it cannot be stopped whole here; run `vigil leaks` in gdb before it exits (`break _exit`)\n",
 			ss->pid);
 		goto out;
 	}
 	/* the SIGSTOP of the hold reaches every thread */
-	if (!wait_stopped(ss->pid)) {
+	if (!vg_leaks_wait_stopped(ss->pid)) {
 		fprintf(stderr, "vigil: leak check at exit: pid %d did not stop; no leak report\n",
 			ss->pid);
 		goto out;

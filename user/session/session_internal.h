@@ -269,6 +269,8 @@ void vg_session_leaks_close(struct session *ss);
 void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev);
 /* After a drain, before the holds are let go: the check at exit. */
 void vg_session_leaks_at_exit(struct session *ss);
+/* and those valgrind's client requests asked for (leaks_creq.c) */
+void vg_session_leaks_creq(struct session *ss);
 /* The check now (the target stopped for it and resumed unless it was
  * stopped already): the loss records as text to text, as one JSON line to
  * json (either may be NULL); regs: register values to count as roots

@@ -1,0 +1,61 @@
+/* The sites of valgrind's client requests (plan.h, vg_plan_creq_sites):
+ * each request's `xchg %rbx,%rbx` in the program and the libraries the
+ * loader maps (and --lib's), found by user/sym/creq_scan.c, runs vg_creq
+ * (bpf/vigil/creq.bpf.c) with the client-request event as cookie. The
+ * probe goes on the xchg itself, not moved by placement: %rax points to
+ * the request there, and only there is the request sure to be one. */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym/creq_scan.h"
+#include "sym/libs.h"
+
+static int add_creq_site(struct vg_plan *p, int event, const char *path,
+			 uint64_t off, struct vg_err *e)
+{
+	struct vg_plan_site *s;
+
+	s = realloc(p->sites, (size_t)(p->nsites + 1) * sizeof(*s));
+	if (!s)
+		return vg_errf(e, "out of memory");
+	p->sites = s;
+	s = &p->sites[p->nsites++];
+	memset(s, 0, sizeof(*s));
+	s->event = event;
+	s->prog = VG_PROG_CREQ;
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	s->func = off;
+	s->offset = off;
+	snprintf(s->insn, sizeof(s->insn), "xchg %%rbx,%%rbx");
+	return 0;
+}
+
+int vg_plan_creq_sites(struct vg_plan *p, int event, struct vg_libs *libs,
+		       struct vg_err *e)
+{
+	for (size_t i = 0; i < libs->n; i++) {
+		const char *path = libs->v[i].path;
+		uint64_t *off = NULL;
+		size_t n = 0;
+		int rc = 0;
+
+		if (!path)
+			continue;
+		/* the program must be readable; a library that is not an
+		 * ELF file vigil can read has no requests it can probe */
+		if (vg_creq_scan_file(path, &off, &n, e)) {
+			if (!i)
+				return -1;
+			memset(e, 0, sizeof(*e));
+			continue;
+		}
+		for (size_t k = 0; k < n && !rc; k++)
+			rc = add_creq_site(p, event, path, off[k], e);
+		free(off);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
