@@ -130,3 +130,12 @@ restore_monitored() {
 	grep -q 'requests: live slices by state: .*ended_twice=2' "$TMP/out" ||
 		fail "the restored monitor did not go on from the checkpoint's state (2 slices in ended_twice)"
 }
+
+# end_hits SESSION: the hits of request_end (only req.vigil's requests has
+# it) in that vigil session now, through its control socket
+end_hits() {
+	"$VIGIL" ctl --json "$1" status | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["data"]
+print(sum(e["hits"] for e in d["per_event"] if e["name"] == "request_end"))'
+}

@@ -31,13 +31,6 @@ spec = $TMP/count.vigil
 $*
 EOF
 }
-# the hits of request_end (only requests has it) in session $1 now
-end_hits() {
-	"$VIGIL" ctl --json "$1" status | python3 -c '
-import json, sys
-d = json.load(sys.stdin)["data"]
-print(sum(e["hits"] for e in d["per_event"] if e["name"] == "request_end"))'
-}
 conf
 start_agent
 wait_for "$TMP/agent.out" 'svc: session [0-9]+ started' 20

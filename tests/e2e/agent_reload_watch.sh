@@ -35,13 +35,6 @@ spec = $TMP/count.vigil
 $*
 EOF
 }
-# the hits of request_end (only requests has it) in session $1 now
-end_hits() {
-	"$VIGIL" ctl --json "$1" status | python3 -c '
-import json, sys
-d = json.load(sys.stdin)["data"]
-print(sum(e["hits"] for e in d["per_event"] if e["name"] == "request_end"))'
-}
 # the log's violations of property $1 (JSON lines): their pids, sorted
 violating_pids() {
 	python3 - "$TMP/log.jsonl" "$1" <<'PY'

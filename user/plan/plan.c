@@ -141,28 +141,39 @@ static void pass_flags(struct vg_plan *p, bool record)
 	}
 }
 
-static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
-		    const struct vg_func_where *w, struct vg_err *e)
+struct vg_plan_site *vg_plan_new_site(struct vg_plan *p, int event,
+				      enum vg_plan_prog prog, struct vg_err *e)
 {
 	struct vg_plan_site *s;
-	bool ret = prog == VG_PROG_RETURN || prog == VG_PROG_RETURN_S;
 
 	s = realloc(p->sites, (size_t)(p->nsites + 1) * sizeof(*s));
-	if (!s)
-		return vg_errf(e, "out of memory");
+	if (!s) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
 	p->sites = s;
 	s = &p->sites[p->nsites++];
 	memset(s, 0, sizeof(*s));
 	s->event = event;
 	s->prog = prog;
-	s->retprobe = ret;
+	return s;
+}
+
+static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
+		    const struct vg_func_where *w, struct vg_err *e)
+{
+	struct vg_plan_site *s = vg_plan_new_site(p, event, prog, e);
+
+	if (!s)
+		return -1;
+	s->retprobe = prog == VG_PROG_RETURN || prog == VG_PROG_RETURN_S;
 	snprintf(s->path, sizeof(s->path), "%s", w->path);
 	snprintf(s->sym, sizeof(s->sym), "%s", w->sym);
 	s->func = w->fn.offset;
 	s->size = w->fn.size;
 	/* placed once what each probe reads is known (plan_place.c) */
 	s->offset = w->fn.offset;
-	s->dormant = !ret && event < 64 && (p->dormant >> event & 1);
+	s->dormant = !s->retprobe && event < 64 && (p->dormant >> event & 1);
 	return 0;
 }
 

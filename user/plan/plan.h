@@ -235,6 +235,12 @@ int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
  * per event (flags) and per site (file+offset, program, placement). */
 void vg_plan_print(const struct vg_plan *p, FILE *out);
 
+/* A new site at the end of p->sites, zeroed but for its event and
+ * program (the passes fill the rest); NULL with e set when out of memory.
+ * Earlier site pointers may move. */
+struct vg_plan_site *vg_plan_new_site(struct vg_plan *p, int event,
+				      enum vg_plan_prog prog, struct vg_err *e);
+
 /* plan_creq.c: the sites of the client-request event (vg_event's
  * client_request): every valgrind client request in the program's and
  * its libraries' code; none is no error. */

@@ -15,16 +15,10 @@
 static int add_creq_site(struct vg_plan *p, int event, const char *path,
 			 uint64_t off, struct vg_err *e)
 {
-	struct vg_plan_site *s;
+	struct vg_plan_site *s = vg_plan_new_site(p, event, VG_PROG_CREQ, e);
 
-	s = realloc(p->sites, (size_t)(p->nsites + 1) * sizeof(*s));
 	if (!s)
-		return vg_errf(e, "out of memory");
-	p->sites = s;
-	s = &p->sites[p->nsites++];
-	memset(s, 0, sizeof(*s));
-	s->event = event;
-	s->prog = VG_PROG_CREQ;
+		return -1;
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	s->func = off;
 	s->offset = off;
