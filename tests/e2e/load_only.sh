@@ -39,3 +39,26 @@ not_loaded vg_kstep && fail "vg_kstep loaded and listed as not loaded"
 for p in vg_entry vg_return vg_entry_s vg_return_s; do
 	not_loaded $p || fail "$p loaded for a kernel-tier spec without strings"
 done
+
+# The lifecycle programs' event numbers are read-only data: a handle() the
+# spec's events do not reach is dead code to the verifier, and the one
+# that is reached is a global function, checked once per program
+# (bpf/vigil/lifecycle.bpf.c). vg_exit verified 51,097 instructions
+# whatever the spec when they were plain data, and 50,788 with both exit
+# and thread_exit when handle() was inlined twice.
+insns() { sed -nE "s/^vigil: debug: verifier: $1 +[0-9]+ us, +([0-9]+) insns processed.*/\1/p" "$TMP/out"; }
+VIGIL_DEBUG=1 run_vigil run --tier=user "$TMP/before.vigil" -- "$TARGETS/phases" 100
+expect_rc 0
+for p in vg_exit vg_fork; do
+	n=$(insns $p)
+	[ -n "$n" ] && [ "$n" -lt 3000 ] ||
+		fail "$p: ${n:-no} instructions verified for a spec without lifecycle events (handle() is dead code)"
+done
+VIGIL_DEBUG=1 run_vigil run specs/lifecycle.vigil -- "$TARGETS/phases" 10
+expect_rc 0
+expect_out "clean_end: exited with status 0 after 0 thread starts and 1 thread exits"
+for p in vg_exit vg_fork vg_signal; do
+	n=$(insns $p)
+	[ -n "$n" ] && [ "$n" -lt 20000 ] ||
+		fail "$p: ${n:-no} instructions verified (handle() once, as a global function)"
+done

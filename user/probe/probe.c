@@ -132,39 +132,49 @@ static int attach_lifecycle(struct vg_probe *p, enum vg_event_kind k,
 	return attach_tracepoint(p, lifecycle_prog(p, k), e);
 }
 
-/* Before load: tell the lifecycle programs their event indices, and load
- * only those the spec uses. */
-static void lifecycle_setup(struct vg_probe *p)
+/* The lifecycle programs' event indices (read-only data, so set before
+ * load: vg_probe_early_start's model and vg_probe_open's object must get
+ * the same bytes, split_load.h); whether the spec has signal and
+ * syscall events. */
+static void lifecycle_events(const struct vg_spec *s, struct vigil_bpf *skel,
+			     bool *signal, bool *syscall)
 {
-	const struct vg_spec *s = p->spec;
-	bool signal = false, syscall = false;
-
+	*signal = *syscall = false;
 	for (int i = 0; i < s->nevents; i++) {
 		switch (s->events[i].kind) {
 		case VG_EV_EXIT:
-			p->skel->data->ev_exit = i;
+			skel->rodata->ev_exit = i;
 			break;
 		case VG_EV_THREAD_EXIT:
-			p->skel->data->ev_thread_exit = i;
+			skel->rodata->ev_thread_exit = i;
 			break;
 		case VG_EV_SIGNAL:	/* or a fault in a freed block
 					 * (session/callacc.c) */
 			if (s->events[i].access_for)
-				p->skel->data->ev_fault = i;
+				skel->rodata->ev_fault = i;
 			else
-				p->skel->data->ev_signal = i;
-			signal = true;
+				skel->rodata->ev_signal = i;
+			*signal = true;
 			break;
 		case VG_EV_THREAD_START:
-			p->skel->data->ev_thread_start = i;
+			skel->rodata->ev_thread_start = i;
 			break;
 		case VG_EV_SYSCALL:
-			syscall = true;
+			*syscall = true;
 			break;
 		default:
 			break;
 		}
 	}
+}
+
+/* Before load: tell the lifecycle programs their event indices, and load
+ * only those the spec uses. */
+static void lifecycle_setup(struct vg_probe *p)
+{
+	bool signal, syscall;
+
+	lifecycle_events(p->spec, p->skel, &signal, &syscall);
 	/* always: the exit status of a process we attached to, which is not
 	 * ours to wait for, comes from its exit tracepoint; forks and execs
 	 * of the target are reported */
@@ -358,12 +368,14 @@ static int load_skel(void *skel)
 	return vigil_bpf__load(skel);
 }
 
-struct vg_probe_early *vg_probe_early_start(size_t ringbuf_bytes,
+struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
+					    size_t ringbuf_bytes,
 					    uint32_t max_kslices)
 {
 	struct vg_probe_early *early = calloc(1, sizeof(*early));
 	struct vigil_bpf *model;
 	struct bpf_program *prog;
+	bool signal, syscall;
 	size_t rb = ringbuf_bytes ? ringbuf_bytes : VG_DEFAULT_RINGBUF;
 	size_t kmax = max_kslices ? max_kslices : VG_DEFAULT_KSLICES;
 	size_t sz;
@@ -383,6 +395,7 @@ struct vg_probe_early *vg_probe_early_start(size_t ringbuf_bytes,
 	bpf_map__set_max_entries(model->maps.events, pow2_at_least(rb));
 	bpf_map__set_max_entries(model->maps.kslots, pow2_at_least(2 * kmax));
 	model->rodata->kstop_rewind = vg_rewind_supported();
+	lifecycle_events(spec, model, &signal, &syscall);
 	early->split = vg_split_start(model->obj, elf, sz, "vg_kstep");
 	vigil_bpf__destroy(model);
 	return early;

@@ -69,9 +69,11 @@ struct vg_probe_opts {
 /* Before the plan is built: the kernel tier's step (vg_kstep, the
  * slowest program to verify) starts loading on another CPU with the
  * maps as ringbuf_bytes and max_kslices size them (0: the defaults, as
- * in vg_probe_opts). vg_probe_open uses it when its plan runs the kernel
- * tier with maps alike, else drops it. NULL only without memory. */
-struct vg_probe_early *vg_probe_early_start(size_t ringbuf_bytes,
+ * in vg_probe_opts) and the read-only data spec's events give (the same
+ * spec vg_probe_open gets). vg_probe_open uses it when its plan runs the
+ * kernel tier with maps alike, else drops it. NULL only without memory. */
+struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
+					    size_t ringbuf_bytes,
 					    uint32_t max_kslices);
 void vg_probe_early_free(struct vg_probe_early *early);
 

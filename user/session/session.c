@@ -144,7 +144,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	 * is built (a plan that does not use it drops it) */
 	if (!ss->o->follow_forks && !ss->o->watch_exe &&
 	    ss->o->tier != VG_TIER_USER && any_kernel_eligible(ss->spec))
-		early = vg_probe_early_start(ss->o->ringbuf_bytes,
+		early = vg_probe_early_start(ss->spec, ss->o->ringbuf_bytes,
 					     ss->o->max_slices);
 	if (ss->o->watch_exe)
 		snprintf(path, sizeof(path), "%s", ss->o->watch_exe);
