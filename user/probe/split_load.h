@@ -39,6 +39,11 @@ int vg_split_finish(struct vg_split *sp, struct bpf_object *main,
 		    int (*load_main)(void *arg), void *arg,
 		    struct bpf_object **side, struct vg_load_stats **stats);
 
+/* from's .bss and .data as configured (not loaded: their images), into
+ * the maps of the same names of into, loaded (from == into: main after
+ * it took the split's maps). 0 or a negative errno. */
+int vg_split_write_data(struct bpf_object *from, struct bpf_object *into);
+
 /* A split never finished: waits for its thread, frees it all. */
 void vg_split_free(struct vg_split *sp);
 
