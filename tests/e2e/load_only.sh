@@ -62,3 +62,38 @@ for p in vg_exit vg_fork vg_signal; do
 	[ -n "$n" ] && [ "$n" -lt 20000 ] ||
 		fail "$p: ${n:-no} instructions verified (handle() once, as a global function)"
 done
+
+# The object loads while the plan is built (user/probe/probe_early.c),
+# configured as the spec's events predict, and the run takes it...
+VIGIL_DEBUG=1 run_vigil run "$TMP/before.vigil" -- "$TARGETS/phases" 100
+expect_rc 0
+expect_out "vigil: debug: the BPF object was loaded while the plan was built"
+expect_no_out "loaded again"
+for p in vg_entry vg_exit; do loaded $p || fail "$p: no verifier line (early load)"; done
+expect_out "before:open_session=[1-9]"
+# ... unless the plan configures it otherwise: a timed property the plan
+# keeps in the user tier (thread_exit) beside a kernel-tier one needs no
+# kernel timer, which the spec alone predicted. The run loads its own.
+cat >"$TMP/mis.vigil" <<'SPEC'
+property calls "sessions open and close"
+slice on int s
+state init accepting {
+  before open_session(s) -> open
+}
+state open accepting {
+  before close_session(s) -> init
+}
+
+property quick "the program ends within 60s of its start"
+state running accepting within 60s else -> late {
+  thread_exit -> running
+}
+state late violation
+SPEC
+VIGIL_DEBUG=1 run_vigil run "$TMP/mis.vigil" -- "$TARGETS/phases" 100
+expect_rc 0
+expect_out "vigil: debug: the plan configures the BPF object otherwise than the spec predicted \(vg_ktimer_arm\): it is loaded again"
+expect_no_out "was loaded while the plan was built"
+not_loaded vg_ktimer_arm || fail "vg_ktimer_arm loaded for a timed property in the user tier"
+loaded vg_kstep || fail "vg_kstep: no verifier line (loaded again)"
+expect_out "before:open_session=[1-9]"

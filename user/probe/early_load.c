@@ -68,16 +68,22 @@ static void put(struct sigbuf *b, const void *v, size_t n)
  * programs it loads and how they attach, each map's size and whether it
  * is made, and the read-only data the verifier reads (.bss and .data are
  * written after, vg_split_write_data). The same ELF, so the same order. */
-static unsigned char *sig_of(struct bpf_object *obj, size_t *n)
+static unsigned char *sig_of(struct bpf_object *obj, size_t *n,
+			     size_t at_byte, const char **differs)
 {
 	struct sigbuf b = { 0 };
 	struct bpf_program *prog;
 	struct bpf_map *m;
 
+	/* differs: the program or map whose part holds byte at_byte (for
+	 * VIGIL_DEBUG's reason) */
+#define MARK(name) do { if (differs && b.n <= at_byte) *differs = (name); \
+		   } while (0)
 	bpf_object__for_each_program(prog, obj) {
 		unsigned char on = bpf_program__autoload(prog);
 		int at = bpf_program__expected_attach_type(prog);
 
+		MARK(bpf_program__name(prog));
 		put(&b, &on, 1);
 		put(&b, &at, sizeof(at));
 	}
@@ -87,6 +93,7 @@ static unsigned char *sig_of(struct bpf_object *obj, size_t *n)
 		const void *init;
 		size_t sz = 0;
 
+		MARK(bpf_map__name(m));
 		put(&b, &max, sizeof(max));
 		put(&b, &made, 1);
 		if (!(bpf_map__map_flags(m) & BPF_F_RDONLY_PROG))
@@ -96,6 +103,7 @@ static unsigned char *sig_of(struct bpf_object *obj, size_t *n)
 		if (init)
 			put(&b, init, sz);
 	}
+#undef MARK
 	if (b.oom) {
 		free(b.p);
 		return NULL;
@@ -136,7 +144,7 @@ struct vg_early_load *vg_early_load_start(struct bpf_object *model,
 	el->model = model;
 	el->load = load;
 	el->arg = arg;
-	if (!(el->sig = sig_of(model, &el->nsig))) {
+	if (!(el->sig = sig_of(model, &el->nsig, 0, NULL))) {
 		free(el);
 		return NULL;
 	}
@@ -149,12 +157,19 @@ struct vg_early_load *vg_early_load_start(struct bpf_object *model,
 }
 
 bool vg_early_load_fits(const struct vg_early_load *el,
-			struct bpf_object *main)
+			struct bpf_object *main, const char **differs)
 {
-	size_t n = 0;
-	unsigned char *sig = sig_of(main, &n);
+	size_t n = 0, i = 0;
+	unsigned char *sig = sig_of(main, &n, 0, NULL);
 	bool same = sig && n == el->nsig && !memcmp(sig, el->sig, n);
 
+	if (!same && sig && differs) {	/* the first byte that differs */
+		while (i < n && i < el->nsig && sig[i] == el->sig[i])
+			i++;
+		*differs = "(the size)";
+		free(sig);
+		sig = sig_of(main, &n, i, differs);
+	}
 	free(sig);
 	return same;
 }

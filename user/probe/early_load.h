@@ -24,9 +24,11 @@ struct vg_early_load;
 struct vg_early_load *vg_early_load_start(struct bpf_object *model,
 					  int (*load)(void *arg), void *arg);
 
-/* Would main, configured and not loaded, load as the model did? */
+/* Would main, configured and not loaded, load as the model did? If not,
+ * *differs (differs not NULL) names the first program or map that is
+ * configured otherwise. */
 bool vg_early_load_fits(const struct vg_early_load *el,
-			struct bpf_object *main);
+			struct bpf_object *main, const char **differs);
 
 /* Waits for the model's load: 0 and its verifier statistics (VIGIL_DEBUG,
  * load_stats.h) and its load time, or a negative errno. main's .bss and

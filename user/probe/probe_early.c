@@ -70,6 +70,7 @@ struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 	/* as vg_probe_open configures it before its load */
 	bpf_map__set_max_entries(model->maps.events, vg_pow2_at_least(rb));
 	vg_probe_config_programs(model, spec, ktier, predicted_progs(spec));
+	bpf_program__set_autoload(model->progs.vg_watch_mmap, false);
 	bpf_map__set_max_entries(model->maps.kslots, kcap);
 	model->bss->kslot_mask = kcap - 1;
 	model->bss->kslot_max = kmax;
@@ -95,14 +96,16 @@ int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel)
 	struct vg_load_stats *ls = NULL;
 	unsigned long long ns = 0;
 	struct vigil_bpf *model;
+	const char *differs = NULL;
 	int err;
 
 	if (!early || !early->whole)
 		return -1;
 	model = early->model;
-	if (!vg_early_load_fits(early->whole, (*skel)->obj)) {
+	if (!vg_early_load_fits(early->whole, (*skel)->obj, &differs)) {
 		if (getenv("VIGIL_DEBUG"))
-			fprintf(stderr, "vigil: debug: the plan configures the BPF object otherwise than the spec predicted: it is loaded again\n");
+			fprintf(stderr, "vigil: debug: the plan configures the BPF object otherwise than the spec predicted (%s): it is loaded again\n",
+				differs ? differs : "?");
 		vg_early_load_drop(early->whole, destroy_skel);
 		early->whole = NULL;
 		early->model = NULL;
