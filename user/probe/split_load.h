@@ -4,8 +4,9 @@
  * as long in the verifier as all the others together, so it is loaded
  * from a second object of the same ELF, on a thread of its own, both
  * objects sharing one set of maps. It can start before the main object
- * is even configured (while the plan is built), from a model configured
- * with what is known then. Probe-internal. */
+ * is even configured, from a model configured with what is known then.
+ * vigil run now loads the whole object early instead (early_load.h); this
+ * is how vg_probe_open loads when that one does not fit. Probe-internal. */
 #ifndef VIGIL_PROBE_SPLIT_LOAD_H
 #define VIGIL_PROBE_SPLIT_LOAD_H
 
