@@ -2,10 +2,11 @@
  * (vg_probe_early_start, probe.h), from what the spec alone says the plan
  * will ask: which probe programs its events run (an `after` event's
  * arguments need the entry half too, C strings the sleepable builds),
- * whether a property can be in the kernel tier and is timed. A plan that
- * asks otherwise (a function with no site, a property the tier pass puts
- * in the user tier after all) gets an object configured differently, and
- * vg_probe_open loads its own (early_load.h compares the two). */
+ * which properties can be in the kernel tier and which of those are
+ * timed. A plan that asks otherwise (a function with no site, a property
+ * --leak-check keeps in the user tier) gets an object configured
+ * differently, and vg_probe_open loads its own (early_load.h compares the
+ * two). */
 #include "probe_internal.h"
 
 #include <stdio.h>
@@ -38,10 +39,14 @@ static unsigned predicted_progs(const struct vg_spec *spec)
 	return used;
 }
 
-static bool any_timed(const struct vg_spec *spec)
+/* vg_ktimer_setup's test: a timed property in the kernel tier */
+static bool any_timed_kernel(const struct vg_spec *spec)
 {
+	char why[256];
+
 	for (int i = 0; i < spec->nprops; i++)
-		if (spec->props[i].timed)
+		if (spec->props[i].timed &&
+		    !vg_ktier_ineligible(spec, i, why, sizeof(why)))
 			return true;
 	return false;
 }
@@ -75,8 +80,7 @@ struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 	model->bss->kslot_mask = kcap - 1;
 	model->bss->kslot_max = kmax;
 	model->rodata->kstop_rewind = vg_rewind_supported();
-	/* vg_ktimer_setup: a timed property in the kernel tier */
-	timers = ktier && any_timed(spec);
+	timers = ktier && any_timed_kernel(spec);
 	bpf_program__set_autoload(model->progs.vg_ktimer_arm, timers);
 	if (timers) {
 		bpf_map__set_max_entries(model->maps.kslot_tm, kcap);
