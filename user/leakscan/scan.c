@@ -55,7 +55,8 @@ struct vg_leak_scan *vg_leak_scan_new(struct vg_leak_block *blocks, size_t n)
 
 	if (!s)
 		return NULL;
-	qsort(blocks, n, sizeof(*blocks), by_addr);
+	if (n > 1)	/* (blocks is NULL when no block is live) */
+		qsort(blocks, n, sizeof(*blocks), by_addr);
 	/* an overlap means a slice the monitor kept past a free it did not
 	 * see: keep the lower block, so that lookups stay a search */
 	for (size_t i = 0; i < n; i++) {

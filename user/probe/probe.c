@@ -25,9 +25,6 @@
 #include "rewind.h"
 #include "jmp_stop.h"
 
-#define VG_DEFAULT_RINGBUF (8u << 20)
-#define VG_DEFAULT_KSLICES 65536
-
 
 /* Does the running kernel have this function (a kfunc, say)? */
 static bool kernel_has_func(const char *name)
@@ -40,7 +37,7 @@ static bool kernel_has_func(const char *name)
 	return yes;
 }
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+int vg_probe_libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
 	/* libbpf's own warnings are noise to a vigil user; its errors come
@@ -50,14 +47,6 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-static size_t pow2_at_least(size_t n)
-{
-	size_t p = 4096;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
 
 static struct bpf_program *site_prog(struct vg_probe *p,
 				     enum vg_plan_prog k)
@@ -137,49 +126,97 @@ static int attach_lifecycle(struct vg_probe *p, enum vg_event_kind k,
 	return attach_tracepoint(p, lifecycle_prog(p, k), e);
 }
 
-/* Before load: tell the lifecycle programs their event indices, and load
- * only those the spec uses. */
-static void lifecycle_setup(struct vg_probe *p)
+/* The lifecycle programs' event indices (read-only data, so set before
+ * load: vg_probe_early_start's model and vg_probe_open's object must get
+ * the same bytes, split_load.h); whether the spec has signal and
+ * syscall events. */
+static void lifecycle_events(const struct vg_spec *s, struct vigil_bpf *skel,
+			     bool *signal, bool *syscall)
 {
-	const struct vg_spec *s = p->spec;
-	bool signal = false, syscall = false;
-
+	*signal = *syscall = false;
 	for (int i = 0; i < s->nevents; i++) {
 		switch (s->events[i].kind) {
 		case VG_EV_EXIT:
-			p->skel->data->ev_exit = i;
+			skel->rodata->ev_exit = i;
 			break;
 		case VG_EV_THREAD_EXIT:
-			p->skel->data->ev_thread_exit = i;
+			skel->rodata->ev_thread_exit = i;
 			break;
 		case VG_EV_SIGNAL:	/* or a fault in a freed block
 					 * (session/callacc.c) */
 			if (s->events[i].access_for)
-				p->skel->data->ev_fault = i;
+				skel->rodata->ev_fault = i;
 			else
-				p->skel->data->ev_signal = i;
-			signal = true;
+				skel->rodata->ev_signal = i;
+			*signal = true;
 			break;
 		case VG_EV_THREAD_START:
-			p->skel->data->ev_thread_start = i;
+			skel->rodata->ev_thread_start = i;
 			break;
 		case VG_EV_SYSCALL:
-			syscall = true;
+			*syscall = true;
 			break;
 		default:
 			break;
 		}
 	}
+}
+
+/* Before load: tell the lifecycle programs their event indices, and load
+ * only those the spec uses. */
+static void lifecycle_setup(struct vigil_bpf *skel, const struct vg_spec *s)
+{
+	bool signal, syscall, watches = false;
+
+	lifecycle_events(s, skel, &signal, &syscall);
+	for (int i = 0; i < s->nevents; i++)
+		watches |= vg_event_watches(&s->events[i]);
 	/* always: the exit status of a process we attached to, which is not
 	 * ours to wait for, comes from its exit tracepoint; forks and execs
 	 * of the target are reported */
-	bpf_program__set_autoload(p->skel->progs.vg_exit, true);
-	bpf_program__set_autoload(p->skel->progs.vg_fork, true);
-	bpf_program__set_autoload(p->skel->progs.vg_exec, true);
-	bpf_program__set_autoload(p->skel->progs.vg_signal, signal);
-	bpf_program__set_autoload(p->skel->progs.vg_sys_enter, syscall);
-	bpf_program__set_autoload(p->skel->progs.vg_watch,
-				  vg_probe_has_watches(p));
+	bpf_program__set_autoload(skel->progs.vg_exit, true);
+	bpf_program__set_autoload(skel->progs.vg_fork, true);
+	bpf_program__set_autoload(skel->progs.vg_exec, true);
+	bpf_program__set_autoload(skel->progs.vg_signal, signal);
+	bpf_program__set_autoload(skel->progs.vg_sys_enter, syscall);
+	bpf_program__set_autoload(skel->progs.vg_watch, watches);
+}
+
+void vg_probe_config_programs(struct vigil_bpf *skel,
+			      const struct vg_spec *spec, bool ktier,
+			      unsigned used)
+{
+	bpf_program__set_autoload(skel->progs.vg_entry,
+				  !ktier && used >> VG_PROG_ENTRY & 1);
+	bpf_program__set_autoload(skel->progs.vg_return,
+				  !ktier && used >> VG_PROG_RETURN & 1);
+	bpf_program__set_autoload(skel->progs.vg_entry_k,
+				  ktier && used >> VG_PROG_ENTRY & 1);
+	bpf_program__set_autoload(skel->progs.vg_return_k,
+				  ktier && used >> VG_PROG_RETURN & 1);
+	bpf_program__set_autoload(skel->progs.vg_entry_s,
+				  used >> VG_PROG_ENTRY_S & 1);
+	bpf_program__set_autoload(skel->progs.vg_return_s,
+				  used >> VG_PROG_RETURN_S & 1);
+	bpf_program__set_autoload(skel->progs.vg_stash,
+				  used >> VG_PROG_STASH & 1);
+	bpf_program__set_autoload(skel->progs.vg_creq,
+				  used >> VG_PROG_CREQ & 1);
+	/* the kernel tier's step, which the _k builds tail-call */
+	bpf_program__set_autoload(skel->progs.vg_kstep,
+				  ktier && (used >> VG_PROG_ENTRY & 1 ||
+					    used >> VG_PROG_RETURN & 1));
+	/* multi-uprobe links need programs loaded for them (ulink.h) */
+	vg_ulink_prepare(skel->progs.vg_entry);
+	vg_ulink_prepare(skel->progs.vg_return);
+	vg_ulink_prepare(skel->progs.vg_entry_k);
+	vg_ulink_prepare(skel->progs.vg_return_k);
+	vg_ulink_prepare(skel->progs.vg_entry_s);
+	vg_ulink_prepare(skel->progs.vg_return_s);
+	vg_ulink_prepare(skel->progs.vg_stash);
+	vg_ulink_prepare(skel->progs.vg_creq);
+	vg_ulink_prepare(skel->progs.vg_kstep);
+	lifecycle_setup(skel, spec);
 }
 
 /* `syscall name(args)`: one tracepoint for all of them, and the number
@@ -358,47 +395,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static int load_skel(void *skel)
+int vg_probe_load_skel(void *skel)
 {
 	return vigil_bpf__load(skel);
-}
-
-struct vg_probe_early *vg_probe_early_start(size_t ringbuf_bytes,
-					    uint32_t max_kslices)
-{
-	struct vg_probe_early *early = calloc(1, sizeof(*early));
-	struct vigil_bpf *model;
-	struct bpf_program *prog;
-	size_t rb = ringbuf_bytes ? ringbuf_bytes : VG_DEFAULT_RINGBUF;
-	size_t kmax = max_kslices ? max_kslices : VG_DEFAULT_KSLICES;
-	size_t sz;
-	const void *elf = vigil_bpf__elf_bytes(&sz);
-
-	if (!early)
-		return NULL;
-	libbpf_set_print(libbpf_quiet);
-	if (!(model = vigil_bpf__open()))
-		return early;	/* vg_probe_open will say why */
-	/* as vg_probe_open will configure it, as far as it is known before
-	 * the plan; what differs then is caught (vg_split_finish) */
-	bpf_object__for_each_program(prog, model->obj)
-		bpf_program__set_autoload(prog, false);
-	bpf_program__set_autoload(model->progs.vg_kstep, true);
-	vg_ulink_prepare(model->progs.vg_kstep);
-	bpf_map__set_max_entries(model->maps.events, pow2_at_least(rb));
-	bpf_map__set_max_entries(model->maps.kslots, pow2_at_least(2 * kmax));
-	model->rodata->kstop_rewind = vg_rewind_supported();
-	early->split = vg_split_start(model->obj, elf, sz, "vg_kstep");
-	vigil_bpf__destroy(model);
-	return early;
-}
-
-void vg_probe_early_free(struct vg_probe_early *early)
-{
-	if (!early)
-		return;
-	vg_split_free(early->split);
-	free(early);
 }
 
 struct vg_probe *vg_probe_open(const struct vg_spec *spec,
@@ -420,51 +419,19 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	pthread_mutex_init(&p->reap_mu, NULL);
 	pthread_cond_init(&p->reap_cv, NULL);
 	p->ncpus = libbpf_num_possible_cpus();
-	libbpf_set_print(libbpf_quiet);
+	libbpf_set_print(vg_probe_libbpf_quiet);
 
 	p->skel = vigil_bpf__open();
 	if (!p->skel) {
 		vg_errf(e, "opening the BPF object: %s", strerror(errno));
 		goto fail;
 	}
-	bpf_map__set_max_entries(p->skel->maps.events, pow2_at_least(rb));
+	bpf_map__set_max_entries(p->skel->maps.events, vg_pow2_at_least(rb));
 	/* load only the programs the plan's sites run (see bpf/vigil.bpf.h) */
 	ktier = o->plan->any_kernel;
 	for (int i = 0; i < o->plan->nsites; i++)
 		used |= 1u << o->plan->sites[i].prog;
-	bpf_program__set_autoload(p->skel->progs.vg_entry,
-				  !ktier && used >> VG_PROG_ENTRY & 1);
-	bpf_program__set_autoload(p->skel->progs.vg_return,
-				  !ktier && used >> VG_PROG_RETURN & 1);
-	bpf_program__set_autoload(p->skel->progs.vg_entry_k,
-				  ktier && used >> VG_PROG_ENTRY & 1);
-	bpf_program__set_autoload(p->skel->progs.vg_return_k,
-				  ktier && used >> VG_PROG_RETURN & 1);
-	bpf_program__set_autoload(p->skel->progs.vg_entry_s,
-				  used >> VG_PROG_ENTRY_S & 1);
-	bpf_program__set_autoload(p->skel->progs.vg_return_s,
-				  used >> VG_PROG_RETURN_S & 1);
-	bpf_program__set_autoload(p->skel->progs.vg_stash,
-				  used >> VG_PROG_STASH & 1);
-	bpf_program__set_autoload(p->skel->progs.vg_creq,
-				  used >> VG_PROG_CREQ & 1);
-	/* the kernel tier's step, which the _k builds tail-call */
-	bpf_program__set_autoload(p->skel->progs.vg_kstep,
-				  ktier && (used >> VG_PROG_ENTRY & 1 ||
-					    used >> VG_PROG_RETURN & 1));
-	/* multi-uprobe links need programs loaded for them (ulink.h) */
-	vg_ulink_prepare(p->skel->progs.vg_entry);
-	vg_ulink_prepare(p->skel->progs.vg_return);
-	vg_ulink_prepare(p->skel->progs.vg_entry_k);
-	vg_ulink_prepare(p->skel->progs.vg_return_k);
-	vg_ulink_prepare(p->skel->progs.vg_entry_s);
-	vg_ulink_prepare(p->skel->progs.vg_return_s);
-	vg_ulink_prepare(p->skel->progs.vg_stash);
-	vg_ulink_prepare(p->skel->progs.vg_creq);
-	vg_ulink_prepare(p->skel->progs.vg_kstep);
-	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
-	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
-	lifecycle_setup(p);
+	vg_probe_config_programs(p->skel, spec, ktier, used);
 	bpf_program__set_autoload(p->skel->progs.vg_watch_mmap,
 				  o->watch && o->watch_lib_ino);
 	p->per_pid = o->follow_forks && kernel_has_func("bpf_send_signal_task");
@@ -472,28 +439,31 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
 	p->skel->rodata->fork_stop_ok = p->per_pid;
 	p->kslot_max = o->max_kslices ? o->max_kslices : VG_DEFAULT_KSLICES;
-	p->kslot_cap = pow2_at_least(2 * (size_t)p->kslot_max);
+	p->kslot_cap = vg_pow2_at_least(2 * (size_t)p->kslot_max);
 	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);
 	p->skel->bss->kslot_mask = p->kslot_cap - 1;
 	p->skel->bss->kslot_max = p->kslot_max;
 	vg_rewind_setup(p);	/* exact stops at an entry (rewind.c) */
 	vg_ktimer_setup(p, o);	/* timeouts in the kernel tier */
-	ls = vg_load_stats_arm(p->skel->obj);
-	t0 = vg_now_ns(CLOCK_MONOTONIC);
-	{
+	/* loaded while the plan was built, if configured as this would be
+	 * (probe_early.c); else here, vg_kstep, which costs the verifier
+	 * more than the rest, on the other CPU (split_load.h) */
+	err = vg_probe_early_take(o->early, &p->skel);
+	if (err) {
 		size_t sz;
 		const void *elf = vigil_bpf__elf_bytes(&sz);
 
-		/* vg_kstep, which costs the verifier more than the rest, on
-		 * the other CPU (split_load.h), started early if it was */
-		err = vg_split_finish(o->early ? o->early->split : NULL,
-				      p->skel->obj, elf, sz, "vg_kstep",
-				      load_skel, p->skel, &p->kstep_obj, &kls);
-		if (o->early)
-			o->early->split = NULL;
+		ls = vg_load_stats_arm(p->skel->obj);
+		t0 = vg_now_ns(CLOCK_MONOTONIC);
+		err = vg_split_finish(NULL, p->skel->obj, elf, sz, "vg_kstep",
+				      vg_probe_load_skel, p->skel,
+				      &p->kstep_obj, &kls);
+		vg_load_stats_print(ls, p->skel->obj, kls, p->kstep_obj,
+				    vg_now_ns(CLOCK_MONOTONIC) - t0, stderr);
 	}
-	vg_load_stats_print(ls, p->skel->obj, kls, p->kstep_obj,
-			    vg_now_ns(CLOCK_MONOTONIC) - t0, stderr);
+	/* (after: the object may be the early one) */
+	p->entry = ktier ? p->skel->progs.vg_entry_k : p->skel->progs.vg_entry;
+	p->ret = ktier ? p->skel->progs.vg_return_k : p->skel->progs.vg_return;
 	if (err) {
 		vg_errf(e, "loading the BPF programs: %s%s", strerror(-err),
 			err == -EPERM ? " (vigil needs CAP_BPF and CAP_PERFMON, or root)"
@@ -506,10 +476,13 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			    bpf_map__fd(p->skel->maps.kslots), 0);
 	if (p->kslot_mem == MAP_FAILED)
 		p->kslot_mem = NULL;
-	if (p->kstep_obj) {
+	if (p->kstep_obj || bpf_program__fd(p->skel->progs.vg_kstep) >= 0) {
 		uint32_t zero = 0;
-		int fd = bpf_program__fd(bpf_object__find_program_by_name(
-			p->kstep_obj, "vg_kstep"));
+		/* its own object, or (loaded early) the object's own */
+		int fd = p->kstep_obj ? bpf_program__fd(
+			bpf_object__find_program_by_name(p->kstep_obj,
+							 "vg_kstep"))
+			: bpf_program__fd(p->skel->progs.vg_kstep);
 
 		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.kstep_tail),
 					&zero, &fd, 0)) {
@@ -533,7 +506,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 				     vg_probe_has_global_watches(p);
 	p->skel->bss->armed_mask = ~o->plan->dormant;
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
-	p->skel->bss->wake_bytes = pow2_at_least(rb) / 16;
+	p->skel->bss->wake_bytes = vg_pow2_at_least(rb) / 16;
 	p->skel->bss->wake_gap_ns = VG_WAKE_GAP_US * 1000ull;
 	if (configure(p, o, e))
 		goto fail;

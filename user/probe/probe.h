@@ -73,13 +73,16 @@ struct vg_probe_opts {
 	bool follower;
 };
 
-/* Before the plan is built: the kernel tier's step (vg_kstep, the
- * slowest program to verify) starts loading on another CPU with the
- * maps as ringbuf_bytes and max_kslices size them (0: the defaults, as
- * in vg_probe_opts). vg_probe_open uses it when its plan runs the kernel
- * tier with maps alike, else drops it. NULL only without memory. */
-struct vg_probe_early *vg_probe_early_start(size_t ringbuf_bytes,
-					    uint32_t max_kslices);
+/* Before the plan is built: the BPF object starts loading on another CPU
+ * (parsing the kernel's BTF, verifying its programs), configured as the
+ * spec's events say the plan will ask (ktier: a property will be in the
+ * kernel tier), with maps as ringbuf_bytes and max_kslices size them (0:
+ * the defaults, as in vg_probe_opts). vg_probe_open takes that object
+ * when it would configure its own the same, else drops it. Not for
+ * --follow-fork or vigil watch. NULL only without memory. */
+struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
+					    size_t ringbuf_bytes,
+					    uint32_t max_kslices, bool ktier);
 void vg_probe_early_free(struct vg_probe_early *early);
 
 /* One record from the ring buffer. */

@@ -5,6 +5,7 @@
 
 #include <bpf/libbpf.h>
 #include <pthread.h>
+#include <stdarg.h>
 
 #include "probe.h"
 #include "sym/libs.h"
@@ -19,12 +20,45 @@ struct probe_wp {
 	int nlinks;
 };
 
-struct vg_split;
+struct vg_early_load;
+struct vigil_bpf;
 
-/* vg_probe_early_start's load of vg_kstep (split_load.h) */
+#define VG_DEFAULT_RINGBUF (8u << 20)
+#define VG_DEFAULT_KSLICES 65536
+
+static inline size_t vg_pow2_at_least(size_t n)
+{
+	size_t p = 4096;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* vg_probe_early_start's load of the whole object (probe_early.c,
+ * early_load.h) */
 struct vg_probe_early {
-	struct vg_split *split;
+	struct vg_early_load *whole;
+	struct vigil_bpf *model;	/* its skeleton */
 };
+
+/* libbpf's messages: only with VIGIL_DEBUG (probe.c) */
+int vg_probe_libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			  va_list ap);
+/* vigil_bpf__load(skel), as split_load.h and early_load.h call it */
+int vg_probe_load_skel(void *skel);
+/* Which programs skel loads: the uprobe programs (used: 1 << VG_PROG_*
+ * of the plan's sites), their kernel-tier builds with ktier, and the
+ * lifecycle ones with their event numbers (.rodata) as spec's events
+ * need (probe.c) */
+void vg_probe_config_programs(struct vigil_bpf *skel,
+			      const struct vg_spec *spec, bool ktier,
+			      unsigned used);
+/* *skel, configured, not loaded: when early's object is configured the
+ * same, *skel becomes it (loaded; the one given is destroyed) and 0 is
+ * returned; else -1 and *skel is for the caller to load (early's is
+ * dropped). early may be NULL (probe_early.c). */
+int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel);
 
 struct vg_probe {
 	const struct vg_spec *spec;

@@ -162,20 +162,21 @@ static bool fits(struct bpf_object *main, struct bpf_object *maps)
 	return true;
 }
 
-/* main's .bss and .data as configured now, into the shared maps */
-static int write_data(struct bpf_object *main)
+int vg_split_write_data(struct bpf_object *from, struct bpf_object *into)
 {
 	struct bpf_map *m;
 	unsigned zero = 0;
 
-	bpf_object__for_each_map(m, main) {
+	bpf_object__for_each_map(m, from) {
+		struct bpf_map *t = from == into ? m :
+			bpf_object__find_map_by_name(into, bpf_map__name(m));
 		const void *init;
 		size_t n;
 
 		if (frozen(m) || !(init = bpf_map__initial_value(m, &n)) ||
-		    bpf_map__fd(m) < 0)
+		    !t || bpf_map__fd(t) < 0)
 			continue;
-		if (bpf_map_update_elem(bpf_map__fd(m), &zero, init, 0))
+		if (bpf_map_update_elem(bpf_map__fd(t), &zero, init, 0))
 			return -errno;
 	}
 	return 0;
@@ -261,7 +262,7 @@ int vg_split_finish(struct vg_split *sp, struct bpf_object *main,
 	/* main's global data after the maps were made: .bss and .data
 	 * written now; its program runs from the side */
 	if ((err = wait_maps(sp)) || (err = take_maps(main, sp->maps)) ||
-	    (err = write_data(main))) {
+	    (err = vg_split_write_data(main, main))) {
 		vg_split_free(sp);
 		return err;
 	}

@@ -4,8 +4,9 @@
  * as long in the verifier as all the others together, so it is loaded
  * from a second object of the same ELF, on a thread of its own, both
  * objects sharing one set of maps. It can start before the main object
- * is even configured (while the plan is built), from a model configured
- * with what is known then. Probe-internal. */
+ * is even configured, from a model configured with what is known then.
+ * vigil run now loads the whole object early instead (early_load.h); this
+ * is how vg_probe_open loads when that one does not fit. Probe-internal. */
 #ifndef VIGIL_PROBE_SPLIT_LOAD_H
 #define VIGIL_PROBE_SPLIT_LOAD_H
 
@@ -38,6 +39,11 @@ int vg_split_finish(struct vg_split *sp, struct bpf_object *main,
 		    const void *elf, size_t sz, const char *name,
 		    int (*load_main)(void *arg), void *arg,
 		    struct bpf_object **side, struct vg_load_stats **stats);
+
+/* from's .bss and .data as configured (not loaded: their images), into
+ * the maps of the same names of into, loaded (from == into: main after
+ * it took the split's maps). 0 or a negative errno. */
+int vg_split_write_data(struct bpf_object *from, struct bpf_object *into);
 
 /* A split never finished: waits for its thread, frees it all. */
 void vg_split_free(struct vg_split *sp);

@@ -141,12 +141,13 @@ static int open_all(struct session *ss, struct vg_err *e)
 						: "its slices were not planned for");
 		goto out;
 	}
-	/* the kernel tier's step verifies on the other CPU while the plan
-	 * is built (a plan that does not use it drops it) */
-	if (!ss->o->follow_forks && !ss->o->watch_exe &&
-	    ss->o->tier != VG_TIER_USER && any_kernel_eligible(ss->spec))
-		early = vg_probe_early_start(ss->o->ringbuf_bytes,
-					     ss->o->max_slices);
+	/* the BPF object loads on the other CPU while the plan is built (a
+	 * plan that configures it otherwise drops it) */
+	if (!ss->o->follow_forks && !ss->o->watch_exe)
+		early = vg_probe_early_start(ss->spec, ss->o->ringbuf_bytes,
+					     ss->o->max_slices,
+					     ss->o->tier != VG_TIER_USER &&
+					     any_kernel_eligible(ss->spec));
 	if (ss->o->watch_exe)
 		snprintf(path, sizeof(path), "%s", ss->o->watch_exe);
 	else if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)

@@ -1,0 +1,140 @@
+/* The BPF object configured and loaded while the plan is built
+ * (vg_probe_early_start, probe.h), from what the spec alone says the plan
+ * will ask: which probe programs its events run (an `after` event's
+ * arguments need the entry half too, C strings the sleepable builds),
+ * which properties can be in the kernel tier and which of those are
+ * timed. A plan that asks otherwise (a function with no site, a property
+ * --leak-check keeps in the user tier) gets an object configured
+ * differently, and vg_probe_open loads its own (early_load.h compares the
+ * two). */
+#include "probe_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "early_load.h"
+#include "plan/plan.h"
+#include "rewind.h"
+#include "spec/spec.h"
+#include "vigil.skel.h"
+
+/* the programs the plan's sites will run, as plan.c assigns them */
+static unsigned predicted_progs(const struct vg_spec *spec)
+{
+	unsigned used = 0;
+
+	for (int i = 0; i < spec->nevents; i++) {
+		const struct vg_event *ev = &spec->events[i];
+
+		if (ev->kind == VG_EV_BEFORE) {
+			used |= 1u << (ev->nstrs ? VG_PROG_ENTRY_S
+						 : VG_PROG_ENTRY);
+		} else if (ev->kind == VG_EV_AFTER) {
+			if (ev->nfields)
+				used |= 1u << VG_PROG_STASH;
+			used |= 1u << (ev->nstrs ? VG_PROG_RETURN_S
+						 : VG_PROG_RETURN);
+		}
+	}
+	return used;
+}
+
+/* vg_ktimer_setup's test: a timed property in the kernel tier */
+static bool any_timed_kernel(const struct vg_spec *spec)
+{
+	char why[256];
+
+	for (int i = 0; i < spec->nprops; i++)
+		if (spec->props[i].timed &&
+		    !vg_ktier_ineligible(spec, i, why, sizeof(why)))
+			return true;
+	return false;
+}
+
+static void destroy_skel(void *skel)
+{
+	vigil_bpf__destroy(skel);
+}
+
+struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
+					    size_t ringbuf_bytes,
+					    uint32_t max_kslices, bool ktier)
+{
+	struct vg_probe_early *early = calloc(1, sizeof(*early));
+	size_t rb = ringbuf_bytes ? ringbuf_bytes : VG_DEFAULT_RINGBUF;
+	size_t kmax = max_kslices ? max_kslices : VG_DEFAULT_KSLICES;
+	size_t kcap = vg_pow2_at_least(2 * kmax);
+	struct vigil_bpf *model;
+	bool timers;
+
+	if (!early)
+		return NULL;
+	libbpf_set_print(vg_probe_libbpf_quiet);
+	if (!(model = vigil_bpf__open()))
+		return early;	/* vg_probe_open will say why */
+	/* as vg_probe_open configures it before its load */
+	bpf_map__set_max_entries(model->maps.events, vg_pow2_at_least(rb));
+	vg_probe_config_programs(model, spec, ktier, predicted_progs(spec));
+	bpf_program__set_autoload(model->progs.vg_watch_mmap, false);
+	bpf_map__set_max_entries(model->maps.kslots, kcap);
+	model->bss->kslot_mask = kcap - 1;
+	model->bss->kslot_max = kmax;
+	model->rodata->kstop_rewind = vg_rewind_supported();
+	timers = ktier && any_timed_kernel(spec);
+	bpf_program__set_autoload(model->progs.vg_ktimer_arm, timers);
+	if (timers) {
+		bpf_map__set_max_entries(model->maps.kslot_tm, kcap);
+		bpf_map__set_max_entries(model->maps.ktlist, kcap);
+	}
+	early->whole = vg_early_load_start(model->obj, vg_probe_load_skel,
+					   model);
+	if (early->whole)
+		early->model = model;
+	else
+		vigil_bpf__destroy(model);
+	return early;
+}
+
+int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel)
+{
+	struct vg_load_stats *ls = NULL;
+	unsigned long long ns = 0;
+	struct vigil_bpf *model;
+	const char *differs = NULL;
+	int err;
+
+	if (!early || !early->whole)
+		return -1;
+	model = early->model;
+	if (!vg_early_load_fits(early->whole, (*skel)->obj, &differs)) {
+		if (getenv("VIGIL_DEBUG"))
+			fprintf(stderr, "vigil: debug: the plan configures the BPF object otherwise than the spec predicted (%s): it is loaded again\n",
+				differs ? differs : "?");
+		vg_early_load_drop(early->whole, destroy_skel);
+		early->whole = NULL;
+		early->model = NULL;
+		return -1;
+	}
+	err = vg_early_load_take(early->whole, (*skel)->obj, &ls, &ns);
+	early->whole = NULL;
+	early->model = NULL;
+	if (err) {	/* loaded again, to say why */
+		vg_load_stats_free(ls);
+		vigil_bpf__destroy(model);
+		return -1;
+	}
+	if (getenv("VIGIL_DEBUG"))
+		fprintf(stderr, "vigil: debug: the BPF object was loaded while the plan was built\n");
+	vg_load_stats_print(ls, model->obj, NULL, NULL, ns, stderr);
+	vigil_bpf__destroy(*skel);
+	*skel = model;
+	return 0;
+}
+
+void vg_probe_early_free(struct vg_probe_early *early)
+{
+	if (!early)
+		return;
+	vg_early_load_drop(early->whole, destroy_skel);
+	free(early);
+}
