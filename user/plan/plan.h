@@ -24,9 +24,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "act/on_violation.h"
+#include "plan/tier.h"
 #include "probe/args.h"
 #include "probe/probe.h"
-#include "session/session.h"
 #include "spec/spec.h"
 #include "vigil_code.h"
 #include "vigil_event.h"
