@@ -10,7 +10,6 @@
 #include "act/scenario.h"
 #include "probe/probe.h"
 #include "session/dynamic.h"
-#include "session/watchset.h"
 #include "sym/cxxnames.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
@@ -360,9 +359,10 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	}
 	/* 3. stacks; 4. watch holds; 5. --dynamic */
 	pass_stacks(p, o->stacks);
-	p->hold_events = vg_watchset_holds(spec, p->kernel, &oom);
+	p->hold_events = vg_plan_watch_holds(spec, p->kernel, &oom);
 	if (!oom)
-		p->release_events = vg_watchset_releases(spec, p->kernel, &oom);
+		p->release_events = vg_plan_watch_releases(spec, p->kernel,
+							   &oom);
 	if (oom || (o->leak_check && pass_leak_check(p, o->leak_check))) {
 		vg_errf(e, "out of memory");
 		goto fail;

@@ -5,7 +5,7 @@
  * property's tier (probe/ktier.c's eligibility), the states whose entry
  * stops the target (act/scenario.c), the events whose user stack is taken
  * (a `backtrace` reaction, --stacks), the events that hold a slice that
- * arms a watchpoint (session/watchset_plan.c), --dynamic's arming sets
+ * arms a watchpoint (plan_holds.c), --dynamic's arming sets
  * (session/dynamic.c); then each event's flags as the probes see them
  * (VG_EVF_*), and the probe sites: where each function probe goes (file,
  * offset after placement, entry or return), which BPF program runs there;
@@ -209,6 +209,20 @@ void vg_plan_free(struct vg_plan *p);
 /* --dynamic: the analysis the plan made, for the session to run on (it
  * is made once); NULL without --dynamic. The plan no longer owns it. */
 struct vg_dyn *vg_plan_take_dyn(struct vg_plan *p);
+
+/* plan_holds.c. Per event [spec->nevents]: whether it may take a
+ * user-tier slice into a state that arms a watchpoint (its probe then
+ * holds the thread until the watchpoint is armed: VG_EVF_HOLD). A
+ * self-loop arms nothing new unless its update moves a watch (stores the
+ * variable it points by or counts with), or the state has a `watch`
+ * reaction. NULL when no event does, or out of memory (*oom set). */
+bool *vg_plan_watch_holds(const struct vg_spec *spec, const bool *kernel,
+			  bool *oom);
+/* Per event: whether it may take a slice out of a state that watches, or
+ * move its watch (VG_EVF_UNWATCH; see bpf/vigil.bpf.h's holds_futile).
+ * NULL when none does, or out of memory (*oom set). */
+bool *vg_plan_watch_releases(const struct vg_spec *spec, const bool *kernel,
+			     bool *oom);
 
 /* The per-slice watch plan of property prop's event, or NULL */
 const struct vg_plan_swatch *vg_plan_swatch_of(const struct vg_plan *p,
