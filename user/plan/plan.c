@@ -9,7 +9,6 @@
 
 #include "act/scenario.h"
 #include "probe/probe.h"
-#include "session/dynamic.h"
 #include "sym/cxxnames.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
@@ -368,13 +367,13 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 		goto fail;
 	}
 	if (o->dynamic) {
-		const uint64_t *arms;
-
 		/* made once: the session runs on this analysis */
-		p->dyn = vg_dyn_plan(spec, p->kernel, &arms, &p->dormant);
+		p->dyn = vg_plan_dynamic(spec, p->kernel);
 		p->arms = p->dyn ? calloc(ne + 1, sizeof(uint64_t)) : NULL;
-		if (p->arms)
-			memcpy(p->arms, arms, ne * sizeof(uint64_t));
+		if (p->arms) {
+			memcpy(p->arms, p->dyn->arms, ne * sizeof(uint64_t));
+			p->dormant = p->dyn->dynamic;	/* no slice yet */
+		}
 		if (!p->arms) {
 			vg_errf(e, "out of memory");
 			goto fail;
@@ -413,13 +412,13 @@ void vg_plan_free(struct vg_plan *p)
 	free(p->swatch);
 	free(p->kt.code);
 	free(p->kt.trans);
-	vg_dyn_free(p->dyn);
+	vg_plan_dyn_free(p->dyn);
 	free(p);
 }
 
-struct vg_dyn *vg_plan_take_dyn(struct vg_plan *p)
+struct vg_plan_dyn *vg_plan_take_dyn(struct vg_plan *p)
 {
-	struct vg_dyn *d = p->dyn;
+	struct vg_plan_dyn *d = p->dyn;
 
 	p->dyn = NULL;
 	return d;

@@ -6,7 +6,7 @@
  * stops the target (act/scenario.c), the events whose user stack is taken
  * (a `backtrace` reaction, --stacks), the events that hold a slice that
  * arms a watchpoint (plan_holds.c), --dynamic's arming sets
- * (session/dynamic.c); then each event's flags as the probes see them
+ * (plan_dynamic.c); then each event's flags as the probes see them
  * (VG_EVF_*), and the probe sites: where each function probe goes (file,
  * offset after placement, entry or return), which BPF program runs there;
  * then what each event's probe reads (its arguments' locations and types,
@@ -31,8 +31,6 @@
 #include "spec/spec.h"
 #include "vigil_code.h"
 #include "vigil_event.h"
-
-struct vg_dyn;
 
 struct vg_plan_opts {
 	const char *binary;		/* the program; NULL: no sites */
@@ -185,7 +183,7 @@ struct vg_plan {
 	struct vg_plan_swatch *swatch;
 	int nswatch;
 	int nwarnings;			/* argument name warnings given */
-	struct vg_dyn *dyn;		/* --dynamic's automaton analysis (the
+	struct vg_plan_dyn *dyn;	/* --dynamic's automaton analysis (the
 					 * session takes it: vg_plan_take_dyn) */
 	/* the kernel tier's tables; each event's conf gets its kernel-tier
 	 * fields (which properties it feeds, their slots) */
@@ -208,7 +206,23 @@ void vg_plan_free(struct vg_plan *p);
 
 /* --dynamic: the analysis the plan made, for the session to run on (it
  * is made once); NULL without --dynamic. The plan no longer owns it. */
-struct vg_dyn *vg_plan_take_dyn(struct vg_plan *p);
+struct vg_plan_dyn *vg_plan_take_dyn(struct vg_plan *p);
+
+/* plan_dynamic.c: --dynamic's arming analysis, from the automata (the
+ * session attaches and detaches by it, session/dynamic.c) */
+struct vg_plan_dyn {
+	uint64_t dynamic;	/* entry events whose probe may be detached
+				 * (bits below 64); none is at the start */
+	uint64_t *consume;	/* per property state, at state_off[prop] +
+				 * state: the events it consumes */
+	int *state_off;		/* [nprops] */
+	uint64_t *arms;		/* [nevents]: the dynamic events each can
+				 * make needed */
+};
+/* NULL when out of memory */
+struct vg_plan_dyn *vg_plan_dynamic(const struct vg_spec *spec,
+				    const bool *kernel);
+void vg_plan_dyn_free(struct vg_plan_dyn *d);
 
 /* plan_holds.c. Per event [spec->nevents]: whether it may take a
  * user-tier slice into a state that arms a watchpoint (its probe then
