@@ -9,7 +9,9 @@
   real      wall time of pigz -p 2 on a 30 MB file and `git log -p` on this
             repository, native and under specs/lib/zlib.vigil +
             specs/lib/mutex.vigil; and each run split into start, run and
-            exit by build/bench/runtime.so (make bench-progs)
+            exit by build/bench/runtime.so (make bench-progs); with --floor
+            also under empty programs at the sites vigil places
+            (build/bench/site_floor): what the traps alone cost
   ckpt      a checkpoint round trip (`vigil checkpoint`: detach, CRIU dump,
             attach again) of a 10 MB process with 50 probes, as the process
             sees it: its longest pause
@@ -157,6 +159,39 @@ def wall(cmd, cwd, shim, exe, tmp):
     return (t3 - t0) / 1e9, (t1 - t0) / 1e9, (t2 - t1) / 1e9, (t3 - t2) / 1e9
 
 
+LINT_ENTRY = re.compile(r"^probe (before|after) (\S+): (/\S+)\+(0x[0-9a-f]+)(.*)$")
+LINT_RET = re.compile(r"^probe after (\S+): return probe (with the entry probe|at the entry)")
+
+
+def floor_sites(vigil, prog, specs):
+    """site_floor's arguments for prog under specs: the sites `vigil lint
+    --binary` places (entry probes of `before` events: -e; the argument
+    stash at an `after` event's entry: -s; its return probe: -r)"""
+    r = subprocess.run([vigil, "lint", "--binary", shutil.which(prog)] + specs,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    text = r.stdout.decode(errors="replace")
+    if r.returncode:
+        raise Failure("vigil lint --binary %s: %s" % (prog, text[-400:]))
+    out, placed, start = [], {}, {}
+    for line in text.splitlines():
+        m = LINT_ENTRY.match(line)
+        if m:
+            kind, name, path, off, rest = m.groups()
+            off = int(off, 16)
+            moved = re.search(r"moved \+(\d+)", rest)
+            site = off + (int(moved.group(1)) if moved else 0)
+            placed[name], start[name] = (path, site), (path, off)
+            out += ["-e" if kind == "before" else "-s", "%s+%#x" % (path, site)]
+            continue
+        m = LINT_RET.match(line)
+        if m:
+            path, site = (placed if m.group(2).startswith("with") else start)[m.group(1)]
+            out += ["-r", "%s+%#x" % (path, site)]
+    if not out:
+        raise Failure("vigil lint --binary %s placed no probe: %s" % (prog, text[-400:]))
+    return out
+
+
 def real(args, vigils, tmp):
     data = os.path.join(tmp, "input.txt")
     make_input(data, 30)
@@ -169,15 +204,19 @@ def real(args, vigils, tmp):
         "pigz -p 2 (30 MB)": (["pigz", "-p", "2", "-c", data], None),
         "git log -p": (["git", "--no-pager", "log", "-p"], REPO),
     }
-    cols = ["native"] + list(vigils)
+    cols = ["native"] + (["floor"] if args.floor else []) + list(vigils)
     res = {}
     for name, (cmd, cwd) in progs.items():
         if not shutil.which(cmd[0]):
             raise Failure("%s is not installed (scripts/setup.sh installs it)" % cmd[0])
+        if args.floor:
+            sites = floor_sites(list(vigils.values())[0], cmd[0], specs)
         for rep in range(args.reps):
             order = cols if rep % 2 == 0 else cols[::-1]
             for c in order:
                 full = cmd if c == "native" else \
+                    [os.path.join(args.build, "bench", "site_floor")] + sites + \
+                    ["--"] + cmd if c == "floor" else \
                     [os.path.abspath(vigils[c]), "run"] + specs + ["--"] + cmd
                 res.setdefault((name, c), []).append(
                     wall(full, cwd, shim, os.path.basename(cmd[0]), tmp))
@@ -268,6 +307,9 @@ def main():
                     help="NAME=PATH, a vigil to measure (default: this build's)")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--only", choices=("fixed", "real", "ckpt"))
+    ap.add_argument("--floor", action="store_true",
+                    help="real: a column with empty programs at the sites "
+                    "vigil places (build/bench/site_floor): the traps alone")
     args = ap.parse_args()
     vigils = {}
     for v in args.vigil or ["vigil=%s" % os.path.join(args.build, "vigil")]:

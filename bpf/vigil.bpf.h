@@ -152,9 +152,14 @@ struct stash {
 	__u64 args[VG_STASH_DEPTH][VG_MAX_FIELDS];
 };
 
+/* Allocated per entry, not up front: preallocating 65,536 values of
+ * 520 bytes (34 MB) took ~8 ms of every run's start, for the few threads
+ * a program has (bench/fixed_cost.py --only real). Kernel >= 6.1 for the
+ * sleepable programs (bpf_mem_alloc). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct stash_key);
 	__type(value, struct stash);
 } stashes SEC(".maps") VG_SHARED;
@@ -481,6 +486,7 @@ static __always_inline __u16 arm_stop(struct vg_ev_conf *conf, bool hold)
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* as stashes */
 	__type(key, __u32);
 	__type(value, struct vg_inside);
 } inside SEC(".maps") VG_SHARED;

@@ -543,15 +543,19 @@ bool vg_probe_exit_status(const struct vg_probe *p, int *code, int *sig)
 
 void vg_probe_close(struct vg_probe *p)
 {
+	struct vg_ulinks_closing *closing;
+
 	if (!p)
 		return;
 	vg_probe_release_held(p);
+	/* every uprobe in one step (a close per program, file and process,
+	 * all waiting together): the kernel's grace periods (~40-90 ms)
+	 * need no CPU, so the rest is torn down meanwhile, and every uprobe
+	 * is detached by the time this returns */
+	closing = vg_probe_detach_begin(p);
 	vg_probe_free_kids(p);
 	ring_buffer__free(p->rb);
 	vg_probe_disarm_watches(p);
-	/* every uprobe in one step (a close per program and file, all
-	 * waiting together), then the tracepoints */
-	vg_probe_free_groups(p);
 	vg_jmp_stop_free(p);
 	vg_probe_gone_free(p);
 	vg_links_destroy(p->links, p->nlinks);
@@ -563,6 +567,8 @@ void vg_probe_close(struct vg_probe *p)
 		vg_ktimer_stop(p);
 	vigil_bpf__destroy(p->skel);
 	bpf_object__close(p->kstep_obj);
+	vg_ulinks_close_end(closing);
+	vg_probe_free_groups(p);
 	pthread_mutex_destroy(&p->reap_mu);
 	pthread_cond_destroy(&p->reap_cv);
 	free(p);

@@ -175,6 +175,9 @@ int vg_probe_attach_groups(struct vg_probe *p, struct vg_err *e);
 int vg_probe_attach_everywhere(struct vg_probe *p, int g, const char *what,
 			       struct vg_err *e);
 void vg_probe_detach_group(struct vg_probe *p, int only);
+/* Every uprobe link of every process taken and being closed, while the
+ * caller tears down the rest (vg_probe_close); vg_ulinks_close_end waits. */
+struct vg_ulinks_closing *vg_probe_detach_begin(struct vg_probe *p);
 /* probe_unload.c: what vg_probe_disable_prop saved, freed */
 void vg_probe_gone_free(struct vg_probe *p);
 /* Destroys tracepoint links l[0..n) (NULL ones are skipped) and sets them

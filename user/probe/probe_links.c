@@ -193,12 +193,15 @@ int vg_probe_attach_everywhere(struct vg_probe *p, int g, const char *what,
 	return 0;
 }
 
-/* Detach group `only` (-1: every group) of every owner in one go: each multi link is one
- * close, and all of them wait together (vg_ulinks_destroy). */
-void vg_probe_detach_group(struct vg_probe *p, int only)
+/* Detach group `only` (-1: every group) of every owner in one go: each
+ * multi link is one close, and all of them wait together
+ * (vg_ulinks_close_begin); the links are taken at once, and closed by the
+ * time vg_ulinks_close_end returns. */
+static struct vg_ulinks_closing *detach_begin(struct vg_probe *p, int only)
 {
 	int n = 0, cap = (p->nkids + 1) * p->ngroups;
 	struct vg_ulink *all = malloc((size_t)(cap ? cap : 1) * sizeof(*all));
+	struct vg_ulinks_closing *closing = NULL;
 
 	for (int g = 0; g < p->ngroups; g++) {
 		if (only >= 0 && g != only)
@@ -218,8 +221,19 @@ void vg_probe_detach_group(struct vg_probe *p, int only)
 		}
 	}
 	if (all)
-		vg_ulinks_destroy(all, n);
+		closing = vg_ulinks_close_begin(all, n);
 	free(all);
+	return closing;
+}
+
+void vg_probe_detach_group(struct vg_probe *p, int only)
+{
+	vg_ulinks_close_end(detach_begin(p, only));
+}
+
+struct vg_ulinks_closing *vg_probe_detach_begin(struct vg_probe *p)
+{
+	return detach_begin(p, -1);
 }
 
 int vg_probe_suspend(struct vg_probe *p)

@@ -187,34 +187,31 @@ static void *close_some(void *arg)
  * empty sqlite3 run under specs/lib/sqlite_stmt.vigil, 18 single links,
  * went from 3.2-4.9 s to 2.3-2.4 s. A multi link waits once for all its
  * uprobes; a run has a few (one per program and file), closed the same
- * way. With no thread to be had, the caller's thread closes them all. */
-static void close_all(struct closer *c, int n)
-{
-	enum { MAX_THREADS = 32 };
-	struct closing d = { .c = c, .n = n };
+ * way. The waits need no CPU, so the caller tears down the rest meanwhile
+ * (vg_ulinks_close_begin, _end). */
+enum { MAX_THREADS = 32 };
+
+struct vg_ulinks_closing {
+	struct closing d;
 	pthread_t t[MAX_THREADS];
-	int nt = 0;
+	int nt;
+};
 
-	while (nt < MAX_THREADS && nt < n - 1 &&
-	       !pthread_create(&t[nt], NULL, close_some, &d))
-		nt++;
-	close_some(&d);
-	for (int i = 0; i < nt; i++)
-		pthread_join(t[i], NULL);
-}
-
-void vg_ulinks_destroy(struct vg_ulink *l, int n)
+/* Every closer of l[0..n), each link left empty; *nc of them (NULL
+ * when none or no memory: then closed here, one after another) */
+static struct closer *take_closers(struct vg_ulink *l, int n, int *nc)
 {
 	struct closer *c;
-	int nc = 0, cap = 0;
+	int cap = 0;
 
+	*nc = 0;
 	for (int i = 0; i < n; i++)
 		cap += l[i].fd >= 0 ? 1 : l[i].n;
 	c = cap ? malloc((size_t)cap * sizeof(*c)) : NULL;
 	for (int i = 0; i < n; i++) {
 		if (l[i].fd >= 0) {
 			if (c)
-				c[nc++] = (struct closer){ .fd = l[i].fd };
+				c[(*nc)++] = (struct closer){ .fd = l[i].fd };
 			else
 				close(l[i].fd);
 		}
@@ -222,15 +219,56 @@ void vg_ulinks_destroy(struct vg_ulink *l, int n)
 			if (!l[i].one[k])
 				continue;
 			if (c)
-				c[nc++] = (struct closer){ .fd = -1,
-							   .bl = l[i].one[k] };
+				c[(*nc)++] = (struct closer){ .fd = -1,
+							      .bl = l[i].one[k] };
 			else
 				bpf_link__destroy(l[i].one[k]);
 		}
 		free(l[i].one);
 		l[i] = VG_ULINK_NONE;
 	}
-	if (nc)
-		close_all(c, nc);
-	free(c);
+	if (c && !*nc) {
+		free(c);
+		c = NULL;
+	}
+	return c;
+}
+
+struct vg_ulinks_closing *vg_ulinks_close_begin(struct vg_ulink *l, int n)
+{
+	struct vg_ulinks_closing *k;
+	struct closer *c;
+	int nc;
+
+	if (!(c = take_closers(l, n, &nc)))
+		return NULL;
+	if (!(k = calloc(1, sizeof(*k)))) {
+		struct closing d = { .c = c, .n = nc };
+
+		close_some(&d);
+		free(c);
+		return NULL;
+	}
+	k->d.c = c;
+	k->d.n = nc;
+	while (k->nt < MAX_THREADS && k->nt < nc &&
+	       !pthread_create(&k->t[k->nt], NULL, close_some, &k->d))
+		k->nt++;
+	return k;
+}
+
+void vg_ulinks_close_end(struct vg_ulinks_closing *k)
+{
+	if (!k)
+		return;
+	close_some(&k->d);	/* what no thread took (none could be made) */
+	for (int i = 0; i < k->nt; i++)
+		pthread_join(k->t[i], NULL);
+	free(k->d.c);
+	free(k);
+}
+
+void vg_ulinks_destroy(struct vg_ulink *l, int n)
+{
+	vg_ulinks_close_end(vg_ulinks_close_begin(l, n));
 }

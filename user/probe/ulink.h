@@ -44,4 +44,12 @@ bool vg_ulink_attached(const struct vg_ulink *l);
  * so that the kernel's waits overlap. */
 void vg_ulinks_destroy(struct vg_ulink *l, int n);
 
+/* vg_ulinks_destroy in two halves, so that the caller's other teardown
+ * runs while the kernel waits: begin takes every link of l[0..n) (each
+ * left empty) and starts closing them on their own threads; end waits
+ * until all are closed. NULL from begin: there was nothing to wait for. */
+struct vg_ulinks_closing;
+struct vg_ulinks_closing *vg_ulinks_close_begin(struct vg_ulink *l, int n);
+void vg_ulinks_close_end(struct vg_ulinks_closing *k);
+
 #endif
