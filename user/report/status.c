@@ -16,6 +16,7 @@ struct vg_status {
 	FILE *wrap;		/* stderr while the status lives */
 	bool shown;		/* the status line is on the screen */
 	bool midline;		/* other output ended without a newline */
+	bool hidden;		/* drawn no more (vg_status_hide) */
 	uint64_t next_ns;	/* no redraw before */
 };
 
@@ -86,9 +87,20 @@ void vg_status_free(struct vg_status *st)
 	free(st);
 }
 
+void vg_status_hide(struct vg_status *st)
+{
+	if (!st)
+		return;
+	fflush(st->wrap);
+	if (st->shown)
+		put(CLEAR, sizeof(CLEAR) - 1);
+	st->shown = false;
+	st->hidden = true;
+}
+
 bool vg_status_due(const struct vg_status *st, uint64_t now_ns)
 {
-	return st && now_ns >= st->next_ns;
+	return st && !st->hidden && now_ns >= st->next_ns;
 }
 
 int vg_status_width(const struct vg_status *st)
@@ -108,7 +120,7 @@ void vg_status_show(struct vg_status *st, const char *text, uint64_t now_ns)
 	int n, cols = vg_status_width(st);
 
 	st->next_ns = now_ns + VG_STATUS_GAP_NS;
-	if (st->midline)
+	if (st->midline || st->hidden)
 		return;
 	n = snprintf(line, sizeof(line), CLEAR "%.*s",
 		     cols < 500 ? cols : 500, text);

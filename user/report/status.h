@@ -22,8 +22,14 @@ struct vg_status;
 /* Take stderr over; stderr must be a terminal (the caller checks). NULL
  * with e set when the stream cannot be made. */
 struct vg_status *vg_status_new(struct vg_err *e);
-/* Clear the line and give stderr back. NULL is fine. */
+/* Clear the line and give stderr back. NULL is fine. Only at the end:
+ * modules keep the stream they were given (a report's `text`), so it
+ * lives as long as they do. */
 void vg_status_free(struct vg_status *st);
+/* Clear the line and draw it no more (the terminal is gdb's now); stderr
+ * stays this stream, which only passes writes on, until vg_status_free.
+ * NULL is fine. */
+void vg_status_hide(struct vg_status *st);
 
 /* The columns a status line may take (the terminal's, less one). */
 int vg_status_width(const struct vg_status *st);

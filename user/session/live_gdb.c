@@ -27,9 +27,9 @@ int vg_session_join_gdb(struct session *ss, struct vg_err *e)
 		fflush(stderr);
 		return 0;
 	}
-	/* the terminal is gdb's now: no status line redrawn over it */
-	vg_status_free(ss->status);
-	ss->status = NULL;
+	/* the terminal is gdb's now: no status line redrawn over it (the
+	 * stream stays: the reports write through it) */
+	vg_status_hide(ss->status);
 	fflush(NULL);
 	if ((pid = fork()) < 0)
 		return vg_errf(e, "starting gdb: %s", strerror(errno));
