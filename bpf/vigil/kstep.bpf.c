@@ -173,6 +173,21 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 			m->key, vars, slot);
 }
 
+/* The event vg_entry_k or vg_return_k handed over (the per-CPU
+ * kstep_args, *a) and its entry in the event table; NULL when either
+ * lookup fails (never, but the verifier asks) */
+static __always_inline struct vg_ev_conf *kstep_event(struct kstep_args **a,
+						      __u32 *event)
+{
+	__u32 zero = 0;
+
+	*a = bpf_map_lookup_elem(&kstep_args, &zero);
+	if (!*a)
+		return NULL;
+	*event = (*a)->event;
+	return bpf_map_lookup_elem(&ev_conf, event);
+}
+
 /* One property of the event vg_kstep handles (its k-th): a global
  * function, which the verifier checks once, on its own, whatever its
  * caller's state; as a bpf_loop callback of vg_kstep it was checked again
@@ -182,15 +197,11 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
  * per-CPU kstep_args. */
 __noinline int vg_kstep_prop(__u32 k)
 {
-	__u32 zero = 0, event;
-	struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
-	struct vg_ev_conf *conf;
+	struct kstep_args *a;
+	__u32 event;
+	struct vg_ev_conf *conf = kstep_event(&a, &event);
 	struct vm m = {};
 
-	if (!a)
-		return 0;
-	event = a->event;
-	conf = bpf_map_lookup_elem(&ev_conf, &event);
 	if (!conf)
 		return 0;
 	k &= VG_KMAX_EV_PROPS - 1;
@@ -210,15 +221,10 @@ __noinline int vg_kstep_prop(__u32 k)
 SEC("uprobe")
 int vg_kstep(struct pt_regs *ctx)
 {
-	__u32 zero = 0;
-	struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
-	struct vg_ev_conf *conf;
+	struct kstep_args *a;
 	__u32 event, n;
+	struct vg_ev_conf *conf = kstep_event(&a, &event);
 
-	if (!a)
-		return 0;
-	event = a->event;
-	conf = bpf_map_lookup_elem(&ev_conf, &event);
 	if (!conf)
 		return 0;
 	n = conf->nkprops;

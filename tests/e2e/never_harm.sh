@@ -112,24 +112,18 @@ expect_out "objects: count=2000"
 	fail "probes left on the target after vigil was SIGKILLed"
 
 # --- SIGKILL of vigil run before the program starts -----------------------
-# The launched target waits, stopped before its exec, while vigil loads
-# its probes (~1 s): killed with vigil, it must not run unmonitored, nor
-# stay behind stopped.
-"$VIGIL" run specs/ticks.vigil -- "$TARGETS/ticker" >"$TMP/out" 2>&1 &
-vpid=$!
-kid=
-for _ in $(seq 100); do
-	for c in $(pgrep -P "$vpid"); do
-		[ "$(proc_state "$c")" = T ] && kid=$c
-	done
-	[ -n "$kid" ] && break
-	sleep 0.02
-done
-[ -n "$kid" ] || fail "no child of vigil waiting before its exec"
+# The launched target waits, stopped before its exec, while vigil attaches
+# its probes: killed with vigil, it must not run unmonitored, nor stay
+# behind stopped. The window is a few milliseconds, so gdb holds vigil in
+# it (a breakpoint at vg_proc_release, which would let the child exec)
+# and kills vigil there.
+gdb -q -batch -ex 'set breakpoint pending on' -ex 'break vg_proc_release' \
+	-ex 'run' -ex 'printf "KID %d\n", $rdi' -ex 'shell sleep 0.2' -ex 'kill' \
+	--args "$VIGIL" run specs/ticks.vigil -- "$TARGETS/ticker" >"$TMP/out" 2>&1 </dev/null
+kid=$(sed -n 's/^KID //p' "$TMP/out")
+[ -n "$kid" ] || { cat "$TMP/out"; fail "gdb did not hold vigil before it let the child exec"; }
 LEFT_PIDS+=("$kid")
-kill -KILL "$vpid"
-wait "$vpid" 2>/dev/null
 for _ in $(seq 50); do kill -0 "$kid" 2>/dev/null || break; sleep 0.1; done
-! kill -0 "$kid" 2>/dev/null || fail "the launched target outlived vigil's SIGKILL (state $(proc_state "$kid"))"
+! kill -0 "$kid" 2>/dev/null || fail "the launched target outlived vigil's SIGKILL (state $(proc_state "$kid"), $(cat "/proc/$kid/comm"))"
 ! grep -q "ticker: pid" "$TMP/out" || fail "the program ran unmonitored"
 echo ok

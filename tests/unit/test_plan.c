@@ -16,7 +16,6 @@
 
 #include "plan/plan.h"
 #include "plan_fixture.h"
-#include "session/dynamic.h"
 #include "probe/rewind.h"
 #include "spec_load.h"
 #include "vigil_event.h"
@@ -312,12 +311,12 @@ static void test_plan_dynamic(void **state)
 	 * event table carries the arms */
 	assert_non_null(p->dyn);
 	assert_int_equal(p->events[open].conf.arms, p->events[open].arms);
-	struct vg_dyn *d = vg_plan_take_dyn(p);
+	struct vg_plan_dyn *d = vg_plan_take_dyn(p);
 
 	assert_non_null(d);
 	assert_null(p->dyn);
 	assert_null(vg_plan_take_dyn(p));
-	vg_dyn_free(d);
+	vg_plan_dyn_free(d);
 	vg_plan_free(p);
 	vg_spec_free(s);
 }

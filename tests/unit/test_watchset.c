@@ -1,5 +1,5 @@
 /* Which events hold their thread until vigil has armed a watchpoint
- * (vg_watchset_holds, VG_EVF_HOLD). Holding costs the target ~110 us a
+ * (vg_plan_watch_holds, VG_EVF_HOLD). Holding costs the target ~110 us a
  * time (docs/PERFORMANCE.md, 2c), so an event is held only when a
  * transition on it can arm something new, and never held too little:
  * then the first write after the arming transition would be missed. */
@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-#include "session/watchset.h"
+#include "plan/plan.h"
 #include "spec/spec.h"
 #include "spec_load.h"
 
@@ -31,7 +31,7 @@ static bool *holds(const struct vg_spec *s)
 	bool *h;
 
 	assert_true(s->nprops <= 8);
-	h = vg_watchset_holds(s, kernel, &oom);
+	h = vg_plan_watch_holds(s, kernel, &oom);
 	assert_false(oom);
 	return h;
 }

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "act/on_violation.h"
 #include "monitor/monitor.h"
 #include "report/report.h"
-#include "session/session.h"
 
 struct vg_scenario;
 

@@ -9,8 +9,6 @@
 
 #include "act/scenario.h"
 #include "probe/probe.h"
-#include "session/dynamic.h"
-#include "session/watchset.h"
 #include "sym/cxxnames.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
@@ -367,21 +365,22 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	}
 	/* 3. stacks; 4. watch holds; 5. --dynamic */
 	pass_stacks(p, o->stacks);
-	p->hold_events = vg_watchset_holds(spec, p->kernel, &oom);
+	p->hold_events = vg_plan_watch_holds(spec, p->kernel, &oom);
 	if (!oom)
-		p->release_events = vg_watchset_releases(spec, p->kernel, &oom);
+		p->release_events = vg_plan_watch_releases(spec, p->kernel,
+							   &oom);
 	if (oom || (o->leak_check && pass_leak_check(p, o->leak_check))) {
 		vg_errf(e, "out of memory");
 		goto fail;
 	}
 	if (o->dynamic) {
-		const uint64_t *arms;
-
 		/* made once: the session runs on this analysis */
-		p->dyn = vg_dyn_plan(spec, p->kernel, &arms, &p->dormant);
+		p->dyn = vg_plan_dynamic(spec, p->kernel);
 		p->arms = p->dyn ? calloc(ne + 1, sizeof(uint64_t)) : NULL;
-		if (p->arms)
-			memcpy(p->arms, arms, ne * sizeof(uint64_t));
+		if (p->arms) {
+			memcpy(p->arms, p->dyn->arms, ne * sizeof(uint64_t));
+			p->dormant = p->dyn->dynamic;	/* no slice yet */
+		}
 		if (!p->arms) {
 			vg_errf(e, "out of memory");
 			goto fail;
@@ -420,13 +419,13 @@ void vg_plan_free(struct vg_plan *p)
 	free(p->swatch);
 	free(p->kt.code);
 	free(p->kt.trans);
-	vg_dyn_free(p->dyn);
+	vg_plan_dyn_free(p->dyn);
 	free(p);
 }
 
-struct vg_dyn *vg_plan_take_dyn(struct vg_plan *p)
+struct vg_plan_dyn *vg_plan_take_dyn(struct vg_plan *p)
 {
-	struct vg_dyn *d = p->dyn;
+	struct vg_plan_dyn *d = p->dyn;
 
 	p->dyn = NULL;
 	return d;

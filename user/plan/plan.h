@@ -5,8 +5,8 @@
  * property's tier (probe/ktier.c's eligibility), the states whose entry
  * stops the target (act/scenario.c), the events whose user stack is taken
  * (a `backtrace` reaction, --stacks), the events that hold a slice that
- * arms a watchpoint (session/watchset_plan.c), --dynamic's arming sets
- * (session/dynamic.c); then each event's flags as the probes see them
+ * arms a watchpoint (plan_holds.c), --dynamic's arming sets
+ * (plan_dynamic.c); then each event's flags as the probes see them
  * (VG_EVF_*), and the probe sites: where each function probe goes (file,
  * offset after placement, entry or return), which BPF program runs there;
  * then what each event's probe reads (its arguments' locations and types,
@@ -24,14 +24,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "act/on_violation.h"
+#include "plan/tier.h"
 #include "probe/args.h"
 #include "probe/probe.h"
-#include "session/session.h"
 #include "spec/spec.h"
 #include "vigil_code.h"
 #include "vigil_event.h"
-
-struct vg_dyn;
 
 struct vg_plan_opts {
 	const char *binary;		/* the program; NULL: no sites */
@@ -184,7 +183,7 @@ struct vg_plan {
 	struct vg_plan_swatch *swatch;
 	int nswatch;
 	int nwarnings;			/* argument name warnings given */
-	struct vg_dyn *dyn;		/* --dynamic's automaton analysis (the
+	struct vg_plan_dyn *dyn;	/* --dynamic's automaton analysis (the
 					 * session takes it: vg_plan_take_dyn) */
 	/* the kernel tier's tables; each event's conf gets its kernel-tier
 	 * fields (which properties it feeds, their slots) */
@@ -207,7 +206,37 @@ void vg_plan_free(struct vg_plan *p);
 
 /* --dynamic: the analysis the plan made, for the session to run on (it
  * is made once); NULL without --dynamic. The plan no longer owns it. */
-struct vg_dyn *vg_plan_take_dyn(struct vg_plan *p);
+struct vg_plan_dyn *vg_plan_take_dyn(struct vg_plan *p);
+
+/* plan_dynamic.c: --dynamic's arming analysis, from the automata (the
+ * session attaches and detaches by it, session/dynamic.c) */
+struct vg_plan_dyn {
+	uint64_t dynamic;	/* entry events whose probe may be detached
+				 * (bits below 64); none is at the start */
+	uint64_t *consume;	/* per property state, at state_off[prop] +
+				 * state: the events it consumes */
+	int *state_off;		/* [nprops] */
+	uint64_t *arms;		/* [nevents]: the dynamic events each can
+				 * make needed */
+};
+/* NULL when out of memory */
+struct vg_plan_dyn *vg_plan_dynamic(const struct vg_spec *spec,
+				    const bool *kernel);
+void vg_plan_dyn_free(struct vg_plan_dyn *d);
+
+/* plan_holds.c. Per event [spec->nevents]: whether it may take a
+ * user-tier slice into a state that arms a watchpoint (its probe then
+ * holds the thread until the watchpoint is armed: VG_EVF_HOLD). A
+ * self-loop arms nothing new unless its update moves a watch (stores the
+ * variable it points by or counts with), or the state has a `watch`
+ * reaction. NULL when no event does, or out of memory (*oom set). */
+bool *vg_plan_watch_holds(const struct vg_spec *spec, const bool *kernel,
+			  bool *oom);
+/* Per event: whether it may take a slice out of a state that watches, or
+ * move its watch (VG_EVF_UNWATCH; see bpf/vigil.bpf.h's holds_futile).
+ * NULL when none does, or out of memory (*oom set). */
+bool *vg_plan_watch_releases(const struct vg_spec *spec, const bool *kernel,
+			     bool *oom);
 
 /* The per-slice watch plan of property prop's event, or NULL */
 const struct vg_plan_swatch *vg_plan_swatch_of(const struct vg_plan *p,

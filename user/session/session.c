@@ -674,7 +674,7 @@ out:
 	vg_session_ckpt_free(&ss);
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
-	vg_dyn_free(ss.dyn);
+	vg_plan_dyn_free(ss.dyn);
 	for (int i = 0; i < ss.nkids; i++) {
 		vg_monitor_free(ss.kids[i].mon);
 		vg_evidence_free(ss.kids[i].evidence);

@@ -10,15 +10,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "act/on_violation.h"
+#include "plan/tier.h"
 #include "spec/spec.h"
 
 struct vg_watch_hooks;
-
-enum vg_tier { VG_TIER_AUTO, VG_TIER_USER, VG_TIER_KERNEL };
-
-/* the default reaction to a violation state without a reaction of its own */
-enum vg_on_violation { VG_OV_STOP, VG_OV_GDB, VG_OV_CONTINUE, VG_OV_KILL,
-		       VG_OV_CHECKPOINT };
 
 struct vg_session_opts {
 	char *const *argv;		/* vigil run: the program and its args */

@@ -12,7 +12,6 @@
 
 #include "session.h"
 #include "probe/probe.h"
-#include "dynamic.h"
 
 struct vg_ckpt;
 struct vg_fsnap;
@@ -71,7 +70,16 @@ struct session {
 	pid_t target_ns_pid;
 	char target_cgroup[256];
 	bool launch_exec_seen;		/* vigil run: the exec that starts it */
-	struct vg_dyn *dyn;		/* --dynamic (dynamic.c), or NULL */
+	/* --dynamic: the plan's analysis (user/plan/plan_dynamic.c), or
+	 * NULL, and what the run did with it (dynamic.c) */
+	struct vg_plan_dyn *dyn;
+	struct vg_dyn_run {
+		uint64_t attached;	/* dynamic probes attached now */
+		uint64_t want;		/* asked for by arming stops, not
+					 * yet attached */
+		uint64_t last_sweep_ns;
+		uint64_t attaches, detaches, stops;
+	} dyn_run;
 	struct vg_watchset *ws;		/* watchpoints (watchset.c), or NULL */
 	struct {			/* stopped by a probe for us (hold.c) */
 		pid_t pid, tid;
@@ -238,7 +246,6 @@ int vg_session_attach_where(struct session *ss, struct vg_err *e);
 
 /* --- dynamic instrumentation (dynamic.c) --- */
 
-/* vg_dyn_plan, vg_dyn_free: dynamic.h */
 /* A record read: note an arming stop (VG_RF_ARMSTOP). */
 void vg_dyn_note(struct session *ss, const struct vg_rec_hdr *h);
 /* After a drain: attach what arming stops asked for, resume the target. */

@@ -35,20 +35,8 @@ enum vg_watch_policy {
  * thread */
 #define VG_WATCH_REGS 4
 
-/* Per event [spec->nevents]: whether it may take a user-tier slice into a
- * state that arms a watchpoint (its probe then holds the thread until the
- * watchpoint is armed: VG_EVF_HOLD). A self-loop arms nothing new unless
- * its update moves a watch (stores the variable it points by or counts
- * with), or the state has a `watch` reaction. NULL when no event does, or
- * out of memory (*oom set). */
-bool *vg_watchset_holds(const struct vg_spec *spec, const bool *kernel,
-			bool *oom);
-
-/* Per event: whether it may take a slice out of a state that watches, or
- * move its watch (VG_EVF_UNWATCH; see bpf/vigil.bpf.h's holds_futile).
- * NULL when none does, or out of memory (*oom set). */
-bool *vg_watchset_releases(const struct vg_spec *spec, const bool *kernel,
-			   bool *oom);
+/* Which events hold their thread while a watchpoint is armed, and which
+ * release one: user/plan/plan_holds.c. */
 
 /* The watches of the plan (user/plan/plan.h: the globals' watchpoints,
  * where each per-slice watch finds its memory, the tiers, the states
