@@ -48,9 +48,9 @@ its XML: a loop that frees the same block 10 times is one), per program:
                    has n such blocks (matched by size, each block once)
 found = min(vigil, memcheck) per program and kind; missed = memcheck -
 found; false = vigil - memcheck when above (a violation memcheck does not
-report), except accesses after free in a program that tells memcheck not
-to report them (VALGRIND_DISABLE_ERROR_REPORTING and the like): those are
-real, and listed apart. A definitely lost record "48 (16 direct, 32
+report; vigil honours the client requests by which a program tells
+memcheck not to report, VALGRIND_DISABLE_ERROR_REPORTING and the like,
+so an access they silence is false too). A definitely lost record "48 (16 direct, 32
 indirect) bytes in 1 blocks" is one block of 16 bytes (the others are
 its indirectly lost records). For leaks, vigil's blocks that match no lost record of memcheck
 (nor a possibly lost one: an error for both) are false leak blocks: still
@@ -168,13 +168,6 @@ ALLOC_CALL = re.compile(r"\b(malloc|calloc|realloc|free|memalign|"
 # allocators of the program's own, told to memcheck by client requests:
 # vigil's specs follow libc's
 CUSTOM_ALLOC = re.compile(r"MALLOCLIKE|FREELIKE|MEMPOOL|RESIZEINPLACE")
-# client requests that tell memcheck to keep quiet about accesses it
-# would report (cond_ld_st reads every freed word with reporting off,
-# malloc_free_fill marks a freed block defined): vigil, told nothing,
-# reports those accesses, real ones, counted apart from false ones
-SILENCE = re.compile(r"VALGRIND_DISABLE_ERROR_REPORTING|"
-                     r"VALGRIND_DISABLE_ADDR_ERROR_REPORTING_IN_RANGE|"
-                     r"VALGRIND_MAKE_MEM_DEFINED")
 
 
 def vgtests(src):
@@ -456,9 +449,6 @@ def main():
     per = []
     nobuild, noresult, ran = [], [], 0
     false_reach = false_libc = unsure = 0
-    silenced = []	# (test, vigil's accesses memcheck was told to skip)
-    tdir = os.path.join(src, "memcheck", "tests")
-    progs = {t[0]: t[1] for t in tests}
     mc_rw = [0, 0]
     uaf_blocks = [0, 0]	# memcheck's freed blocks accessed, vigil's found
     for name, res in results:
@@ -498,12 +488,6 @@ def main():
             tot[k]["found"] += f
             tot[k]["missed"] += m - f
             excess = max(0, v - m) if k != "definitely_lost" else 0
-            if (excess and k == "access_after_free" and SILENCE.search(
-                    open(os.path.join(tdir, progs[name] + ".c"),
-                         errors="replace").read())):
-                silenced.append((name, excess))
-                row["silenced"] = excess
-                excess = 0
             tot[k]["false"] += excess
             row[k] = {"memcheck": m, "vigil": v}
         per.append(row)
@@ -533,11 +517,6 @@ def main():
           "memcheck's heap at exit (the C library's own); %d slices "
           "inconclusive" % (100.0 * sf / sm if sm else 0, false_reach,
                             false_libc, unsure))
-    if silenced:
-        print("not counted as false: %d accesses after free memcheck reports "
-              "none of because the program tells it not to (client "
-              "requests): %s" % (sum(n for _, n in silenced), ", ".join(
-                  "%s %d" % t for t in silenced)))
     print("memcheck's accesses after free: %d writes, %d reads (system "
           "call buffers included), to %d freed blocks; vigil (one "
           "violation per block and call stack) found %d of the blocks"

@@ -8,7 +8,8 @@
  * natively keeps the default the macro put there. vigil is not valgrind:
  * it never changes %rdx (RUNNING_ON_VALGRIND stays 0); it reads the
  * array at the xchg (bpf/vigil/creq.bpf.c) and acts on the leak
- * requests below (user/session/leaks_creq.c). */
+ * requests below (user/session/leaks_creq.c) and on those that tell
+ * memcheck not to report (user/session/errquiet.h). */
 #ifndef VIGIL_CREQ_H
 #define VIGIL_CREQ_H
 
@@ -26,13 +27,32 @@
 #define VG_CREQ_COUNT_LEAKS (VG_CREQ_MC_BASE + 7)
 #define VG_CREQ_COUNT_LEAK_BLOCKS (VG_CREQ_MC_BASE + 12)
 
+/* the requests by which a program tells memcheck not to report
+ * (user/session/errquiet.h): valgrind's core request, then memcheck's */
+#define VG_CREQ_CHANGE_ERR_DISABLEMENT 0x1801u	/* arg1: +1 off, -1 on */
+#define VG_CREQ_MAKE_MEM_NOACCESS (VG_CREQ_MC_BASE + 0)
+#define VG_CREQ_MAKE_MEM_UNDEFINED (VG_CREQ_MC_BASE + 1)
+#define VG_CREQ_MAKE_MEM_DEFINED (VG_CREQ_MC_BASE + 2)
+#define VG_CREQ_ENABLE_ADDR_ERRS_IN_RANGE (VG_CREQ_MC_BASE + 13)
+#define VG_CREQ_DISABLE_ADDR_ERRS_IN_RANGE (VG_CREQ_MC_BASE + 14)
+
 /* the words of the request array the probe reads */
 #define VG_CREQ_WORDS 6
 
 /* is this a request vigil acts on (the probe drops the others, which
- * then cost the program one uprobe hit and nothing more) */
-#define VG_CREQ_WANTED(req)                                            \
+ * then cost the program one uprobe hit and nothing more): the leak
+ * requests, which hold the process for the check (under --leak-check,
+ * VG_EVF_CREQ_LEAKS), and those that silence errors, which do not
+ * (whenever a property watches freed blocks, VG_EVF_CREQ_ERRS) */
+#define VG_CREQ_LEAK_REQ(req)                                          \
 	((req) == VG_CREQ_DO_LEAK_CHECK || (req) == VG_CREQ_COUNT_LEAKS || \
 	 (req) == VG_CREQ_COUNT_LEAK_BLOCKS)
+#define VG_CREQ_ERRS_REQ(req)                                          \
+	((req) == VG_CREQ_CHANGE_ERR_DISABLEMENT ||                      \
+	 (req) == VG_CREQ_MAKE_MEM_NOACCESS ||                           \
+	 (req) == VG_CREQ_MAKE_MEM_UNDEFINED ||                          \
+	 (req) == VG_CREQ_MAKE_MEM_DEFINED ||                            \
+	 (req) == VG_CREQ_ENABLE_ADDR_ERRS_IN_RANGE ||                   \
+	 (req) == VG_CREQ_DISABLE_ADDR_ERRS_IN_RANGE)
 
 #endif

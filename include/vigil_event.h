@@ -159,6 +159,11 @@ struct vg_rec_kstep {
 #define VG_EVF_UNWATCH 0x200	/* may take a slice out of a state that
 				 * watches (or move its watch): counted in
 				 * release_seq, which voids holds_futile */
+/* valgrind's client requests (bpf/vigil/creq.bpf.c, include/vigil_creq.h):
+ * which the probe sends on */
+#define VG_EVF_CREQ_LEAKS 0x10000	/* the leak requests, holding the
+					 * process (--leak-check) */
+#define VG_EVF_CREQ_ERRS 0x20000	/* those that silence errors */
 
 /* For VG_EVF_STACK events, slot VG_SLOT_STACK carries the user stack's id
  * (negative: none) and, at entry probes, VG_SLOT_CALLER the return address

@@ -127,6 +127,13 @@ static void pass_flags(struct vg_plan *p, bool record)
 		 * to user space, batched (no wake-up per memcpy) */
 		if (s->events[i].access_for)
 			ev->flags |= VG_EVF_USER;
+		/* valgrind's client requests: which the probe sends on */
+		if (s->events[i].client_request)
+			ev->flags |= VG_EVF_USER |
+				(s->events[i].creq_for & VG_CREQ_FOR_LEAKS
+				 ? VG_EVF_CREQ_LEAKS : 0) |
+				(s->events[i].creq_for & VG_CREQ_FOR_ERRS
+				 ? VG_EVF_CREQ_ERRS : 0);
 		if (p->arms)
 			ev->arms = p->arms[i];
 		if (s->events[i].kind == VG_EV_SIGNAL)

@@ -182,6 +182,14 @@ static void lifecycle_setup(struct vigil_bpf *skel, const struct vg_spec *s)
 	bpf_program__set_autoload(skel->progs.vg_watch, watches);
 }
 
+static bool has_creq_event(const struct vg_spec *spec)
+{
+	for (int i = 0; i < spec->nevents; i++)
+		if (spec->events[i].client_request)
+			return true;
+	return false;
+}
+
 void vg_probe_config_programs(struct vigil_bpf *skel,
 			      const struct vg_spec *spec, bool ktier,
 			      unsigned used)
@@ -200,8 +208,11 @@ void vg_probe_config_programs(struct vigil_bpf *skel,
 				  used >> VG_PROG_RETURN_S & 1);
 	bpf_program__set_autoload(skel->progs.vg_stash,
 				  used >> VG_PROG_STASH & 1);
+	/* whether the program has client requests or not (the early load
+	 * cannot know before the scan: plan/plan_creq.c); a small program */
 	bpf_program__set_autoload(skel->progs.vg_creq,
-				  used >> VG_PROG_CREQ & 1);
+				  (used >> VG_PROG_CREQ & 1) ||
+				  has_creq_event(spec));
 	/* the kernel tier's step, which the _k builds tail-call */
 	bpf_program__set_autoload(skel->progs.vg_kstep,
 				  ktier && (used >> VG_PROG_ENTRY & 1 ||

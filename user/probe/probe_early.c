@@ -26,6 +26,10 @@ static unsigned predicted_progs(const struct vg_spec *spec)
 	for (int i = 0; i < spec->nevents; i++) {
 		const struct vg_event *ev = &spec->events[i];
 
+		/* (valgrind's client requests: vg_creq, loaded whenever
+		 * the spec has them, vg_probe_config_programs) */
+		if (ev->client_request)
+			continue;
 		if (ev->kind == VG_EV_BEFORE) {
 			used |= 1u << (ev->nstrs ? VG_PROG_ENTRY_S
 						 : VG_PROG_ENTRY);

@@ -64,8 +64,10 @@ int vg_leaks_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
 	 * plan_creq.c), not at a function of that name */
 	for (int i = 0; i < spec->nevents; i++)
 		if (spec->events[i].kind == VG_EV_BEFORE &&
-		    !strcmp(spec->events[i].name, VG_LEAK_CREQ_EVENT))
+		    !strcmp(spec->events[i].name, VG_LEAK_CREQ_EVENT)) {
 			spec->events[i].client_request = true;
+			spec->events[i].creq_for |= VG_CREQ_FOR_LEAKS;
+		}
 	return 0;
 }
 
@@ -93,8 +95,11 @@ int vg_leaks_plan(const struct vg_spec *spec, struct vg_plan_leaks *out,
 			for (int b = 0; b < pr->nbindings; b++) {
 				int ev = pr->bindings[b].event;
 
-				if (vg_leak_hold_kind(spec->events[ev].name) ||
-				    spec->events[ev].client_request)
+				/* (a client request holds the process in
+				 * its probe, for the leak requests only) */
+				if (spec->events[ev].client_request)
+					continue;
+				if (vg_leak_hold_kind(spec->events[ev].name))
 					out->holds[ev] = true;
 				else
 					out->stacks[ev] = true;

@@ -636,6 +636,9 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	/* memcpy, read(2)... into watched blocks (callacc.h) */
 	if (vg_callacc_add(spec, e))
 		goto out;
+	/* where the program tells memcheck not to report (watchset.h) */
+	if (vg_watchset_creq_prepare(spec, e))
+		goto out;
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */
 		if (ss.pid > 0 && !o->pid)

@@ -271,6 +271,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			return vg_errf(ss->err, "writing %s failed",
 				       ss->o->record_path);
 		mon = vg_session_monitor_of(ss, ev.pid);
+		vg_watchset_creq(ss->ws, mon, &ev);	/* client requests */
 		vg_watchset_note(ss->ws, ev.event, r->h->flags);
 		if (vg_callacc_is_fault(ss->spec, ev.event))
 			vg_fault_note(ss, &ev);

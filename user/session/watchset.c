@@ -732,6 +732,12 @@ int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 		uint64_t key = vg_ws_repeat_key(ws->spec, &out[i].ev);
 		int rc;
 
+		/* a slice's block the program told memcheck to keep quiet
+		 * about (watchset_quiet.c) */
+		if (out[i].prop >= 0 && ws->quiet &&
+		    vg_ws_quiet_hit(ws, out[i].m, ev, ws->reg[r].wp.addr,
+				    ws->reg[r].wp.addr + ws->reg[r].wp.len))
+			continue;
 		if (out[i].rep) {
 			vg_ws_repeat_hit(ws, out[i].m, out[i].prop,
 					 out[i].rep->mask, out[i].rep->params,
@@ -770,4 +776,5 @@ void vg_watchset_finish(struct vg_watchset *ws, FILE *out)
 		fprintf(out, ", %llu violations again from new places",
 			(unsigned long long)ws->repeats);
 	fputc('\n', out);
+	vg_ws_quiet_finish(ws, out);
 }

@@ -93,4 +93,12 @@ void vg_watchset_set_repeat(struct vg_watchset *ws, vg_ws_repeat_fn fn,
 /* The end of the run: a line of counts, when anything was armed. */
 void vg_watchset_finish(struct vg_watchset *ws, FILE *out);
 
+/* valgrind's client requests that silence errors (watchset_quiet.c):
+ * before the plan, a spec that watches freed blocks gets the
+ * client-request event (--leak-check's, if it has it); in the run, each
+ * request of process m, in order */
+int vg_watchset_creq_prepare(struct vg_spec *spec, struct vg_err *e);
+void vg_watchset_creq(struct vg_watchset *ws, const struct vg_monitor *m,
+		      const struct vg_mon_event *ev);
+
 #endif

@@ -99,6 +99,9 @@ struct vg_watchset {
 	bool have_key;			/* a watch hit is being fed: */
 	uint64_t cur_key;		/* its code location */
 	uint64_t repeats;
+	/* watchset_quiet.c: what the program told a memory checker not to
+	 * report (NULL until its first client request) */
+	struct vg_errquiet *quiet;
 };
 
 /* watchset_plan.c */
@@ -133,5 +136,19 @@ void vg_ws_repeats_free(struct vg_watchset *ws);
 /* the slice's block was handed out again: no more repeats */
 void vg_ws_repeat_forget(struct vg_watchset *ws, struct vg_monitor *m,
 			 int prop, uint32_t mask, const uint64_t *params);
+
+/* watchset_quiet.c: is this access one the program silenced (counted
+ * then)? A register's piece [lo, hi): any quiet byte; a call's bytes in a
+ * block: *at, the first byte not silenced */
+bool vg_ws_quiet_hit(struct vg_watchset *ws, const struct vg_monitor *m,
+		     const struct vg_mon_event *ev, uint64_t lo, uint64_t hi);
+bool vg_ws_quiet_call(struct vg_watchset *ws, const struct vg_monitor *m,
+		      const struct vg_mon_event *ev, uint64_t lo, uint64_t hi,
+		      uint64_t *at);
+/* [lo, hi) was freed: made unaddressable again */
+void vg_ws_quiet_freed(struct vg_watchset *ws, const struct vg_monitor *m,
+		       uint64_t lo, uint64_t hi);
+void vg_ws_quiet_finish(struct vg_watchset *ws, FILE *out);
+void vg_ws_quiet_free(struct vg_watchset *ws);
 
 #endif

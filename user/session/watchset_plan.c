@@ -184,6 +184,7 @@ void vg_watchset_free(struct vg_watchset *ws)
 			vg_probe_wp_del(ws->probe, ws->reg[i].id);
 	vg_ws_ranges_free(ws);
 	vg_ws_repeats_free(ws);
+	vg_ws_quiet_free(ws);
 	free(ws->holds);
 	free(ws->releases);
 	free(ws->plan);

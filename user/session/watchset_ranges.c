@@ -258,6 +258,9 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 			continue;
 		if (p->states[to].kind != VG_STATE_VIOLATION)
 			drop_overlaps(ws, root, addr, addr + len);
+		/* a block freed: memcheck makes it unaddressable again */
+		if (consumes && p->states[to].kind != VG_STATE_VIOLATION)
+			vg_ws_quiet_freed(ws, m, addr, addr + len);
 		if (!consumes || !(x = calloc(1, sizeof(*x))))
 			continue;
 		*x = key;
@@ -325,6 +328,16 @@ int vg_watchset_call(struct vg_watchset *ws, struct vg_monitor *m,
 
 				if (hit[i]->m != m)
 					continue;	/* another process's */
+				/* the bytes the program silenced are no
+				 * access (watchset_quiet.c): the first
+				 * that is not */
+				if (ws->quiet &&
+				    vg_ws_quiet_call(ws, m, ev, at,
+						     r[k].addr + r[k].len <
+						     hit[i]->end
+						     ? r[k].addr + r[k].len
+						     : hit[i]->end, &at))
+					continue;
 				*o = *ev;
 				memset(o->slot, 0, sizeof(o->slot));
 				o->event = served;

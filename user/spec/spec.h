@@ -160,7 +160,14 @@ struct vg_event {
 	 * probed at each request's xchg, not at a function; its positions
 	 * are the request array's words */
 	bool client_request;
+	/* which requests it takes (include/vigil_creq.h): the leak
+	 * requests (--leak-check), those that silence errors (a watch on
+	 * freed blocks, session/errquiet_session.c) */
+	uint8_t creq_for;
 };
+
+#define VG_CREQ_FOR_LEAKS 0x1
+#define VG_CREQ_FOR_ERRS 0x2
 
 struct vg_var {
 	char *name;
