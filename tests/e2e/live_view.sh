@@ -79,6 +79,18 @@ expect_rc 0
 expect_out "^vigil: the monitor of pid [0-9]+ after [0-9]+ records \(SIGUSR1"
 expect_out "^vigil: target exited with status 0$"
 
+# nor one while vigil ends (its probes torn down after the loop): a
+# SIGUSR1 every 10 ms until vigil has exited
+"$VIGIL" run --tier=user "$TMP/count.vigil" -- "$TARGETS/myalloc" --hold 5 1 >"$TMP/out" 2>&1 &
+vpid=$!
+wait_for "$TMP/out" "holds 5 blocks"
+while kill -USR1 "$vpid" 2>/dev/null; do sleep 0.01; done
+wait "$vpid"
+RC=$?
+tail -3 "$TMP/out"
+expect_rc 0
+expect_out "^vigil: target exited with status 0$"
+
 # on a terminal: the status line, redrawn in place
 tty_run() {
 	echo "+ (tty) vigil $*"

@@ -417,7 +417,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	unsigned gen = ss->target_gen;
 	bool exited = false, busy = false, was_busy = false, trickle = false;
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
-	sigset_t mask;
+	sigset_t mask, before;
 
 	/* Signals are taken synchronously so that an interrupted vigil still
 	 * detaches cleanly and reports; blocked only now, after the fork, so
@@ -428,7 +428,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGUSR2);	/* vigil checkpoint */
 	sigaddset(&mask, SIGUSR1);	/* the monitor state, on stderr */
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigprocmask(SIG_BLOCK, &mask, &before);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	/* vigil watch has no target of its own: it ends on a signal */
 	pidfd = ss->o->watch_exe ? -2 : vg_proc_pidfd(ss->pid, e);
@@ -610,7 +610,9 @@ out:
 		close(pidfd);
 	if (sigfd >= 0)
 		close(sigfd);
-	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	/* as before the loop: SIGUSR1 and SIGUSR2 stay blocked (main), so
+	 * one that comes while the probes are torn down is no death */
+	sigprocmask(SIG_SETMASK, &before, NULL);
 	return rc;
 }
 
