@@ -33,6 +33,19 @@ make_container_root() {
 	cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
 }
 
+# own_libc_root: make_container_root, and the host's libc copied to
+# $R$LIBC: /lib/libc.so.6, a directory ld.so searches by default and a
+# name the host's libc ($HOSTLIBC) does not have, so that the links on it
+# are told from the host's by the name the kernel gives them
+own_libc_root() {
+	HOSTLIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+	LIBC=/lib/libc.so.6
+	[ "$HOSTLIBC" != "$LIBC" ] || fail "the host's libc is $LIBC too"
+	make_container_root
+	mkdir -p "$R/lib"
+	cp "$HOSTLIBC" "$R$LIBC"
+}
+
 # free_spec: $TMP/free.vigil, a property counting the calls of free (it
 # sees them only when the libc probed is the one the process runs)
 free_spec() {

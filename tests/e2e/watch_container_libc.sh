@@ -16,16 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/container_helpers.bash"
 
-# the container's libc is /lib/libc.so.6 (a directory ld.so searches by
-# default), a name the host's libc does not have: the links on it are
-# told from the host's by the name the kernel gives them
-HOSTLIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
-LIBC=/lib/libc.so.6
-
-make_container_root
-mkdir -p "$R/lib"
-cp "$HOSTLIBC" "$R$LIBC"
-[ "$HOSTLIBC" != "$LIBC" ] || fail "the host's libc is $LIBC too"
+own_libc_root
 [ "$(stat -c %d:%i "$HOSTLIBC")" != "$(stat -c %d:%i "$R$LIBC")" ] ||
 	fail "the container's libc is the host's file"
 

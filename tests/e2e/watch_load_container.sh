@@ -8,11 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/container_helpers.bash"
 
-HOSTLIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
-LIBC=/lib/libc.so.6
-make_container_root
-mkdir -p "$R/lib"
-cp "$HOSTLIBC" "$R$LIBC"
+own_libc_root
 free_spec
 on() {	# on PID FILE: uprobes of PID's links on FILE
 	python3 "$(dirname "$0")/uprobes_on.py" --pid "$1" "$2"
