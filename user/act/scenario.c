@@ -330,6 +330,7 @@ void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
 {
 	sc->pid = pid;
 	sc->stopped = stopped;
+	sc->exiting = 0;	/* a restore brings the pid back alive */
 	sc->stop_tid = pid;
 	sc->stop_pid = pid;
 	snprintf(sc->why, sizeof(sc->why), "%s", why);
@@ -345,6 +346,7 @@ void vg_scenario_resume(struct vg_scenario *sc)
 {
 	sc->stopped = false;
 	sc->want_gdb = false;
+	sc->exiting = 0;
 	sc->stop_tid = 0;
 	sc->stop_pid = 0;
 	sc->why[0] = 0;
