@@ -7,13 +7,6 @@
 
 #include <stdlib.h>
 
-/* Is event a per-slice watch (`write q->count`), not a global's? */
-static bool per_slice(const struct vg_spec *spec, int event)
-{
-	return vg_event_watches(&spec->events[event]) &&
-	       spec->events[event].wloc.per_slice;
-}
-
 /* Does a reaction on entering `to` of p ask for a watch? */
 static bool state_watches(const struct vg_property *p, int to)
 {
@@ -31,7 +24,8 @@ static bool var_places_watch(const struct vg_spec *spec,
 		const struct vg_event *ev = &spec->events[pr->trans[u].event];
 
 		if (pr->trans[u].from != to ||
-		    !per_slice(spec, pr->trans[u].event))
+		    !vg_event_watches_slice(
+			    &spec->events[pr->trans[u].event]))
 			continue;
 		for (int k = 0; k < (ev->kind == VG_EV_CHANGE ? ev->ncloc : 1); k++) {
 			const struct vg_watch_loc *w = ev->kind == VG_EV_CHANGE
@@ -86,7 +80,8 @@ bool *vg_plan_watch_holds(const struct vg_spec *spec, const bool *kernel,
 				continue;
 			for (int u = 0; !arms && u < pr->ntrans; u++)
 				arms = pr->trans[u].from == to &&
-				       per_slice(spec, pr->trans[u].event);
+				       vg_event_watches_slice(
+					       &spec->events[pr->trans[u].event]);
 			if (!arms)
 				continue;
 			if (!hold &&
@@ -118,12 +113,13 @@ bool *vg_plan_watch_releases(const struct vg_spec *spec, const bool *kernel,
 		for (int t = 0; t < pr->ntrans; t++) {
 			int from = pr->trans[t].from;
 			bool watches = state_watches(pr, from) ||
-				       per_slice(spec, pr->trans[t].event);
+				       vg_event_watches_slice(
+					       &spec->events[pr->trans[t].event]);
 
 			for (int u = 0; !watches && u < pr->ntrans; u++)
 				watches = pr->trans[u].from == from &&
-					  per_slice(spec,
-							  pr->trans[u].event);
+					  vg_event_watches_slice(
+						  &spec->events[pr->trans[u].event]);
 			if (!watches)
 				continue;
 			if (!rel &&

@@ -106,7 +106,6 @@ struct vg_watchset {
 
 /* watchset_plan.c */
 struct plan *vg_ws_plan(struct vg_watchset *ws, int prop, int event);
-bool vg_ws_per_slice(const struct vg_spec *spec, int event);
 bool vg_ws_consumes(const struct vg_watchset *ws, int prop, int state,
 		    int event);
 /* The memory slice s needs for location l: [*addr, +*len). False (why

@@ -17,12 +17,6 @@ struct plan *vg_ws_plan(struct vg_watchset *ws, int prop, int event)
 	return &ws->plan[prop * ws->spec->nevents + event];
 }
 
-bool vg_ws_per_slice(const struct vg_spec *spec, int event)
-{
-	return vg_event_watches(&spec->events[event]) &&
-	       spec->events[event].wloc.per_slice;
-}
-
 bool vg_ws_consumes(const struct vg_watchset *ws, int prop, int state,
 		    int event)
 {
@@ -78,7 +72,7 @@ static int plan_prop(struct vg_watchset *ws, const struct vg_plan *plan,
 		int *c = ws->cons[ws->state_off[p] + pr->trans[t].from];
 		int *n = &ws->ncons[ws->state_off[p] + pr->trans[t].from];
 
-		if (!vg_ws_per_slice(ws->spec, ev))
+		if (!vg_event_watches_slice(&ws->spec->events[ev]))
 			continue;
 		ws->prop_on[p] = true;
 		for (k = 0; k < *n && c[k] != ev; k++)
@@ -101,7 +95,7 @@ static int plan_prop(struct vg_watchset *ws, const struct vg_plan *plan,
 		int *c = ws->cons[ws->state_off[p] + to];
 		int *n = &ws->ncons[ws->state_off[p] + to];
 
-		if (!vg_ws_per_slice(ws->spec, ev) ||
+		if (!vg_event_watches_slice(&ws->spec->events[ev]) ||
 		    ws->spec->events[ev].kind == VG_EV_CHANGE ||
 		    pr->states[to].kind != VG_STATE_VIOLATION ||
 		    ws->stop_mask[p] >> to & 1)

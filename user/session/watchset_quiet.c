@@ -26,7 +26,7 @@ static bool watches_blocks(const struct vg_spec *spec)
 	for (int i = 0; i < spec->nevents; i++) {
 		const struct vg_event *w = &spec->events[i];
 
-		if (vg_event_watches(w) && w->wloc.per_slice &&
+		if (vg_event_watches_slice(w) &&
 		    w->kind != VG_EV_CHANGE && !w->access_for)
 			return true;
 	}

@@ -693,6 +693,11 @@ bool vg_event_watches(const struct vg_event *ev)
 	return vg_event_is_watch(ev) || ev->kind == VG_EV_CHANGE;
 }
 
+bool vg_event_watches_slice(const struct vg_event *ev)
+{
+	return vg_event_watches(ev) && ev->wloc.per_slice;
+}
+
 int vg_watch_name(const struct vg_property *p, const char *name,
 		  bool *is_var)
 {

@@ -367,6 +367,8 @@ const char *vg_event_kind_name(enum vg_event_kind k);
 /* write/read/access events; and those with change */
 bool vg_event_is_watch(const struct vg_event *ev);
 bool vg_event_watches(const struct vg_event *ev);
+/* one of those, per slice (`write q->count`), not a global's */
+bool vg_event_watches_slice(const struct vg_event *ev);
 /* A per-slice watch event's base (and its `@ N` count, when N is a name)
  * in property p: a slice parameter (*is_var false) or variable, by index;
  * -1 when p has no such name. */
