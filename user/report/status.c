@@ -75,18 +75,6 @@ struct vg_status *vg_status_new(struct vg_err *e)
 	return st;
 }
 
-void vg_status_free(struct vg_status *st)
-{
-	if (!st)
-		return;
-	fflush(st->wrap);
-	if (st->shown)
-		put(CLEAR, sizeof(CLEAR) - 1);
-	stderr = st->orig;
-	fclose(st->wrap);
-	free(st);
-}
-
 void vg_status_hide(struct vg_status *st)
 {
 	if (!st)
@@ -96,6 +84,16 @@ void vg_status_hide(struct vg_status *st)
 		put(CLEAR, sizeof(CLEAR) - 1);
 	st->shown = false;
 	st->hidden = true;
+}
+
+void vg_status_free(struct vg_status *st)
+{
+	if (!st)
+		return;
+	vg_status_hide(st);
+	stderr = st->orig;
+	fclose(st->wrap);
+	free(st);
 }
 
 bool vg_status_due(const struct vg_status *st, uint64_t now_ns)
