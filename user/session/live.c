@@ -642,6 +642,13 @@ static void closed(void *ctx, int client)
 			ss->pid);
 		return;
 	}
+	/* a gdb that died let go of a thread stopped in a function with an
+	 * `after` probe, whose frame holds the real return address its
+	 * extension put there: running on, it would return past the
+	 * trampoline. A SIGSTOP while gdb still holds it stops it again as
+	 * gdb lets go, so the addresses are put back first (below). */
+	if (vg_proc_state(ss->pid) == 't')
+		kill(ss->pid, SIGSTOP);
 	/* gdb's ptrace stop is gone with gdb; a SIGSTOP it did not take
 	 * would leave a group stop (gdb's socket closes before its exit
 	 * lets go of the tracee: over 1 s on a loaded machine, so up to 5 s
