@@ -327,8 +327,15 @@ struct vg_ktrans {
  * lookup was the largest part of the cost of an event that changes
  * nothing. Slots are claimed, never freed, so an empty slot on the probe
  * path means "no such slice". Both sides insert (the probe; user space
- * when it restores a monitor state), so both use vg_kslot_hash. */
-#define VG_KPROBES 8
+ * when it restores a monitor state), so both use vg_kslot_hash.
+ *
+ * The path must be long enough that --max-slices N really holds N
+ * slices: the table has at least 2N slots, and at half full, linear
+ * probing's longest runs outgrow 8 slots (8 refused ~200 of 15000 heap
+ * blocks with --max-slices 16000, and 2 now and then at the default).
+ * Only a lookup that meets a cluster walks it, so the length costs a
+ * quiet event nothing. */
+#define VG_KPROBES 64
 
 enum vg_kslot_use {
 	VG_KSLOT_EMPTY = 0,

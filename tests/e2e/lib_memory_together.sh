@@ -17,4 +17,14 @@ done
 expect_no_out "refused|inconclusive|table full|VIOLATION|nonaccepting"
 expect_out "^vigil: stats: .* after:malloc=5000 "
 expect_out "^vigil: stats: .* before:free=5000( |$)"
+
+# --max-slices N holds N slices: the 15000 here fit in a table sized for
+# 16000 (a probe path of 8 slots refused ~200 of them, and 2 now and
+# then at the default size)
+run_vigil run --max-slices 16000 specs/lib/bad_free.vigil \
+	specs/lib/double_free.vigil specs/lib/realloc.vigil \
+	specs/lib/leak.vigil -- "$TARGETS/heap"
+expect_rc 0
+expect_out "^vigil: stats: .* slices created=15000 "
+expect_no_out "refused|inconclusive|table full|VIOLATION|nonaccepting"
 echo ok
