@@ -7,12 +7,6 @@
 
 #include <stdlib.h>
 
-/* Does a reaction on entering `to` of p ask for a watch? */
-static bool state_watches(const struct vg_property *p, int to)
-{
-	return vg_property_state_has_action(p, to, true, VG_ACT_WATCH);
-}
-
 /* Is variable v where a per-slice watch of state `to` points, or its
  * `@ n`? */
 static bool var_places_watch(const struct vg_spec *spec,
@@ -73,7 +67,7 @@ bool *vg_plan_watch_holds(const struct vg_spec *spec, const bool *kernel,
 			continue;
 		for (int t = 0; t < pr->ntrans; t++) {
 			int to = pr->trans[t].to;
-			bool arms = state_watches(pr, to);
+			bool arms = vg_property_state_watches(pr, to);
 
 			if (to == pr->trans[t].from && !arms &&
 			    !loop_moves_watch(spec, pr, &pr->trans[t]))
@@ -112,7 +106,7 @@ bool *vg_plan_watch_releases(const struct vg_spec *spec, const bool *kernel,
 			continue;
 		for (int t = 0; t < pr->ntrans; t++) {
 			int from = pr->trans[t].from;
-			bool watches = state_watches(pr, from) ||
+			bool watches = vg_property_state_watches(pr, from) ||
 				       vg_event_watches_slice(
 					       &spec->events[pr->trans[t].event]);
 

@@ -28,12 +28,6 @@ bool vg_ws_consumes(const struct vg_watchset *ws, int prop, int state,
 	return false;
 }
 
-/* Does a reaction on entering `to` of p ask for a watch? */
-static bool state_watches(const struct vg_property *p, int to)
-{
-	return vg_property_state_has_action(p, to, true, VG_ACT_WATCH);
-}
-
 /* property prop's plan for a per-slice watch event, from the plan's */
 static int plan_event(struct vg_watchset *ws, const struct vg_plan *plan,
 		      int prop, int event, struct vg_err *e)
@@ -66,7 +60,7 @@ static int plan_prop(struct vg_watchset *ws, const struct vg_plan *plan,
 	const struct vg_property *pr = &ws->spec->props[p];
 
 	for (int s = 0; s < pr->nstates; s++)
-		ws->prop_on[p] |= state_watches(pr, s);
+		ws->prop_on[p] |= vg_property_state_watches(pr, s);
 	for (int t = 0; t < pr->ntrans; t++) {
 		int ev = pr->trans[t].event, k;
 		int *c = ws->cons[ws->state_off[p] + pr->trans[t].from];

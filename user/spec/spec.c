@@ -655,6 +655,11 @@ bool vg_property_state_has_action(const struct vg_property *p, int state,
 	return false;
 }
 
+bool vg_property_state_watches(const struct vg_property *p, int state)
+{
+	return vg_property_state_has_action(p, state, true, VG_ACT_WATCH);
+}
+
 const char *vg_event_kind_name(enum vg_event_kind k)
 {
 	static const char *const names[] = {

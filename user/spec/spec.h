@@ -362,6 +362,8 @@ const struct vg_binding *vg_property_binding(const struct vg_property *p,
 /* Does the state have a reaction with an action of this kind? */
 bool vg_property_state_has_action(const struct vg_property *p, int state,
 				  bool on_enter, enum vg_action_kind kind);
+/* Does a reaction on entering the state ask for a watch? */
+bool vg_property_state_watches(const struct vg_property *p, int state);
 
 const char *vg_event_kind_name(enum vg_event_kind k);
 /* write/read/access events; and those with change */
