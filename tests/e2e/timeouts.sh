@@ -41,12 +41,12 @@ replay() {
 	diff "$TMP/live.v" "$TMP/replay.v" || fail "$1: the recording replays to other verdicts"
 }
 
-stopped_in() {	# $1: function the stopped target must be in (any frame)
+stopped_in() {	# $1: function the stopped target must be in (any frame); $2: more gdb commands
 	pid=$(stopped_pid)
 	[ -n "$pid" ] || fail "no target left stopped"
 	LEFT_PIDS+=("$pid")
 	[ "$(proc_state "$pid")" = T ] || fail "target not stopped"
-	gdb_handoff "-ex bt"
+	gdb_handoff "-ex bt ${2:-}"
 	grep -qE "^#[0-9]+ .* $1 " "$TMP/gdb" || { cat "$TMP/gdb"; fail "not stopped inside $1"; }
 	kill -KILL "$pid"
 }
@@ -69,7 +69,11 @@ if [ $TIER = kernel ]; then	# the kernel's timer fired it, not vigil's
 	grep -qE "kernel timer: [0-9]+ sweeps, 1 timeouts fired" "$TMP/out" ||
 		fail "the kernel tier's timer did not fire the timeout"
 fi
-stopped_in hold_long
+# still holding the lock: glibc's owner of m1 is the thread the report names
+holder=$(sed -nE 's/.*event  timeout in state held: .* in tid ([0-9]+).*/\1/p' "$TMP/out" | head -1)
+[ -n "$holder" ] || fail "the timeout's report names no holder thread"
+stopped_in hold_long "-ex 'p m1.__data.__owner'"
+grep -qE "^\\\$[0-9]+ = $holder\$" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$TIER: m1 is not held by the holder $holder at the stop"; }
 replay specs/lib/mutex_hold.vigil 100ms
 # the JSON verdict: the entering event's stack, and the times
 python3 - "$TMP/live.jsonl" <<'PY' || fail "$TIER: the JSON violation lacks the timeout's evidence"
@@ -109,8 +113,9 @@ run_vigil run specs/lib/lock_wait.vigil -D limit=500ms -- "$TARGETS/timely" wait
 expect_rc 0
 expect_out "timely: wait done"
 
-# -- a file kept open 300 ms, a block kept 300 ms: reported, not stopped
+# -- a file kept open 300 ms, a socket, a block: reported, not stopped
 for c in "open_too_long|files|fd [0-9]+ open for longer than the limit|state  open -> open_too_long" \
+	 "open_too_long|sockets|fd [0-9]+ open for longer than the limit|state  open -> open_too_long" \
 	 "alloc_age|allocs|block 0x[0-9a-f]+ alive for longer than the limit|state  live -> too_old"; do
 	IFS='|' read -r spec mode line state <<<"$c"
 	run_vigil run --json "$TMP/live.jsonl" --record "$TMP/rec" "specs/lib/$spec.vigil" -D limit=100ms -- "$TARGETS/timely" "$mode" 300
