@@ -39,6 +39,11 @@ replay() {
 	verdicts "$TMP/replay.jsonl" >"$TMP/replay.v"
 	[ -s "$TMP/live.v" ] || fail "$1: no verdict live"
 	diff "$TMP/live.v" "$TMP/replay.v" || fail "$1: the recording replays to other verdicts"
+	# the replay computes the timeouts in the trace's time, it does not
+	# copy the live ones: with a limit longer than the run, none fires
+	"$VIGIL" check "$1" -D limit=10s "$TMP/rec" >"$TMP/replay.out" 2>&1 ||
+		{ cat "$TMP/replay.out"; fail "$1: the recording with -D limit=10s is not quiet"; }
+	! grep -q VIOLATION "$TMP/replay.out" || fail "$1: a timeout of 10s in a run of less"
 }
 
 stopped_in() {	# $1: function the stopped target must be in (any frame); $2: more gdb commands
@@ -150,6 +155,8 @@ PY
 run_vigil check -D limit=99ms specs/timed_locks.vigil tests/traces/timed_locks.csv
 expect_rc 1
 [ "$(grep -c VIOLATION "$TMP/out")" = 3 ] || fail "-D limit=99ms: expected locks 1, 2 and 4 late"
+# the clock in a guard: lock 1's hold from 30 to 90 ms was past half the limit
+expect_out "lock 1 held too long \(1 slow releases before\)"
 printf '@5ms,acquire,1\n@4ms,release,1\n' >"$TMP/back.csv"
 run_vigil check specs/timed_locks.vigil "$TMP/back.csv"
 expect_rc 2
