@@ -36,6 +36,7 @@ cases=(
 	"specs/lib/mutex_hold.vigil|$TARGETS/timely hold 300|-D limit=500ms"
 	"specs/lib/lock_wait.vigil|$TARGETS/timely wait 300|-D limit=100ms"
 	"specs/lib/alloc_age.vigil|$TARGETS/timely allocs 300|-D limit=100ms"
+	"specs/lib/call_timeout.vigil|$TARGETS/timely slow 300|-D func=handle -D limit=100ms"
 )
 checked=0
 for c in "${cases[@]}"; do
@@ -75,4 +76,4 @@ PY
 	diff "$TMP/kernel.verdicts" "$TMP/user.verdicts" || fail "tiers disagree on $spec $target"
 	checked=$((checked + 1))
 done
-[ "$checked" -ge 25 ] || fail "only $checked eligible cases checked"
+[ "$checked" -ge 26 ] || fail "only $checked eligible cases checked"

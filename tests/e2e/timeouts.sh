@@ -39,14 +39,19 @@ replay() {
 	verdicts "$TMP/replay.jsonl" >"$TMP/replay.v"
 	[ -s "$TMP/live.v" ] || fail "$1: no verdict live"
 	diff "$TMP/live.v" "$TMP/replay.v" || fail "$1: the recording replays to other verdicts"
+	# the replay computes the timeouts in the trace's time, it does not
+	# copy the live ones: with a limit longer than the run, none fires
+	"$VIGIL" check "$1" -D limit=10s "$TMP/rec" >"$TMP/replay.out" 2>&1 ||
+		{ cat "$TMP/replay.out"; fail "$1: the recording with -D limit=10s is not quiet"; }
+	! grep -q VIOLATION "$TMP/replay.out" || fail "$1: a timeout of 10s in a run of less"
 }
 
-stopped_in() {	# $1: function the stopped target must be in (any frame)
+stopped_in() {	# $1: function the stopped target must be in (any frame); $2: more gdb commands
 	pid=$(stopped_pid)
 	[ -n "$pid" ] || fail "no target left stopped"
 	LEFT_PIDS+=("$pid")
 	[ "$(proc_state "$pid")" = T ] || fail "target not stopped"
-	gdb_handoff "-ex bt"
+	gdb_handoff "-ex bt ${2:-}"
 	grep -qE "^#[0-9]+ .* $1 " "$TMP/gdb" || { cat "$TMP/gdb"; fail "not stopped inside $1"; }
 	kill -KILL "$pid"
 }
@@ -69,7 +74,11 @@ if [ $TIER = kernel ]; then	# the kernel's timer fired it, not vigil's
 	grep -qE "kernel timer: [0-9]+ sweeps, 1 timeouts fired" "$TMP/out" ||
 		fail "the kernel tier's timer did not fire the timeout"
 fi
-stopped_in hold_long
+# still holding the lock: glibc's owner of m1 is the thread the report names
+holder=$(sed -nE 's/.*event  timeout in state held: .* in tid ([0-9]+).*/\1/p' "$TMP/out" | head -1)
+[ -n "$holder" ] || fail "the timeout's report names no holder thread"
+stopped_in hold_long "-ex 'p m1.__data.__owner'"
+grep -qE "^\\\$[0-9]+ = $holder\$" "$TMP/gdb" || { cat "$TMP/gdb"; fail "$TIER: m1 is not held by the holder $holder at the stop"; }
 replay specs/lib/mutex_hold.vigil 100ms
 # the JSON verdict: the entering event's stack, and the times
 python3 - "$TMP/live.jsonl" <<'PY' || fail "$TIER: the JSON violation lacks the timeout's evidence"
@@ -109,8 +118,9 @@ run_vigil run specs/lib/lock_wait.vigil -D limit=500ms -- "$TARGETS/timely" wait
 expect_rc 0
 expect_out "timely: wait done"
 
-# -- a file kept open 300 ms, a block kept 300 ms: reported, not stopped
+# -- a file kept open 300 ms, a socket, a block: reported, not stopped
 for c in "open_too_long|files|fd [0-9]+ open for longer than the limit|state  open -> open_too_long" \
+	 "open_too_long|sockets|fd [0-9]+ open for longer than the limit|state  open -> open_too_long" \
 	 "alloc_age|allocs|block 0x[0-9a-f]+ alive for longer than the limit|state  live -> too_old"; do
 	IFS='|' read -r spec mode line state <<<"$c"
 	run_vigil run --json "$TMP/live.jsonl" --record "$TMP/rec" "specs/lib/$spec.vigil" -D limit=100ms -- "$TARGETS/timely" "$mode" 300
@@ -145,6 +155,8 @@ PY
 run_vigil check -D limit=99ms specs/timed_locks.vigil tests/traces/timed_locks.csv
 expect_rc 1
 [ "$(grep -c VIOLATION "$TMP/out")" = 3 ] || fail "-D limit=99ms: expected locks 1, 2 and 4 late"
+# the clock in a guard: lock 1's hold from 30 to 90 ms was past half the limit
+expect_out "lock 1 held too long \(1 slow releases before\)"
 printf '@5ms,acquire,1\n@4ms,release,1\n' >"$TMP/back.csv"
 run_vigil check specs/timed_locks.vigil "$TMP/back.csv"
 expect_rc 2

@@ -7,8 +7,11 @@
  *                           for LONG_MS in hold_long()
  *   timely stuck            handle(r) answers requests 0..99 at once, but
  *                           request 42 never: the program hangs there
+ *   timely slow [LONG_MS]   as stuck, but request 42 is answered after
+ *                           LONG_MS, so the run ends (tier_agreement.sh)
  *   timely files [LONG_MS]  opens files and sockets and closes them at once,
  *                           one file kept open LONG_MS in keep_open()
+ *   timely sockets [LONG_MS] the same, one socket kept open LONG_MS
  *   timely allocs [LONG_MS] thousands of short-lived blocks, one kept
  *                           LONG_MS in keep_block()
  *
@@ -26,6 +29,7 @@ static pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t m2 = PTHREAD_MUTEX_INITIALIZER;
 static volatile unsigned long counter;
 static int long_ms = 300;
+static int answer_late;	/* slow: request 42 takes long_ms, then returns */
 
 static void sleep_ms(int ms)
 {
@@ -97,7 +101,9 @@ static int wait_for_lock(void)
 
 __attribute__((noinline)) int handle(int r)
 {
-	if (r == 42)
+	if (r == 42 && answer_late)
+		sleep_ms(long_ms);
+	else if (r == 42)
 		for (;;)
 			pause();	/* never answered */
 	counter += (unsigned long)r;
@@ -110,7 +116,7 @@ __attribute__((noinline)) static void keep_open(int fd)
 	close(fd);
 }
 
-static int files(void)
+static int files(int keep_socket)
 {
 	for (int i = 0; i < 500; i++) {
 		int fd = open("/dev/null", O_RDONLY);
@@ -119,8 +125,9 @@ static int files(void)
 		close(fd);
 		close(s);
 	}
-	keep_open(open("/dev/null", O_RDONLY));
-	printf("timely: files done\n");
+	keep_open(keep_socket ? socket(AF_UNIX, SOCK_STREAM, 0)
+			      : open("/dev/null", O_RDONLY));
+	printf("timely: %s done\n", keep_socket ? "sockets" : "files");
 	return 0;
 }
 
@@ -156,15 +163,18 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "wait"))
 		return wait_for_lock();
 	if (!strcmp(mode, "files"))
-		return files();
+		return files(0);
+	if (!strcmp(mode, "sockets"))
+		return files(1);
 	if (!strcmp(mode, "allocs"))
 		return allocs();
-	if (!strcmp(mode, "stuck")) {
+	answer_late = !strcmp(mode, "slow");
+	if (!strcmp(mode, "stuck") || answer_late) {
 		for (int r = 0; r < 100; r++)
 			handle(r);
 		printf("timely: all answered\n");
 		return 0;
 	}
-	fprintf(stderr, "usage: timely hold|wait|stuck|files|allocs [LONG_MS]\n");
+	fprintf(stderr, "usage: timely hold|wait|stuck|slow|files|sockets|allocs [LONG_MS]\n");
 	return 2;
 }
