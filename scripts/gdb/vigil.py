@@ -29,20 +29,24 @@ _CKPT_TIMEOUT = 120.0   # a CRIU dump of a large process on a loaded machine
 
 class _Live:
     """One connection to the live session's control socket. It stays open
-    for the whole gdb session: vigil takes its end as gdb going away."""
+    for the whole gdb session: vigil takes its end as gdb going away. So
+    an answer that does not come in time (a stuck or stopped vigil), or
+    whose wait Ctrl-C ends, does not close it: the answer is owed, and
+    skipped when it comes (answers come in the order of the requests)."""
 
     def __init__(self, path, pid):
         self.path = path
         self.pid = pid
         self.sock = None
         self.buf = b""
+        self.owed = 0
         self.hello = self.call("hello", [], role="gdb")["data"]
 
     def _connect(self):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(_TIMEOUT)
         s.connect(self.path)
-        self.sock, self.buf = s, b""
+        self.sock, self.buf, self.owed = s, b"", 0
 
     def call(self, cmd, args, timeout=_TIMEOUT, **extra):
         req = dict(v=1, cmd=cmd, args=[str(a) for a in args], **extra)
@@ -54,7 +58,7 @@ class _Live:
                     self._connect()
                     if cmd != "hello":      # say again who we are
                         self.sock.sendall(b'{"v":1,"cmd":"hello","role":"gdb"}\n')
-                        self._line()
+                        self._line(time.monotonic() + _TIMEOUT)
                 self.sock.sendall(json.dumps(req).encode() + b"\n")
                 break
             except (OSError, ValueError) as e:
@@ -62,22 +66,36 @@ class _Live:
                 err = e
         else:
             raise gdb.GdbError("vigil: cannot reach the monitor (%s): %s" % (self.path, err))
+        end = time.monotonic() + timeout
         try:
-            return json.loads(self._line(timeout))
+            while self.owed:        # the answers to requests given up on
+                self._line(end)
+                self.owed -= 1
+            return json.loads(self._line(end))
+        except socket.timeout:
+            self.owed += 1
+            raise gdb.GdbError("vigil: no answer from the monitor within %.0f s (%s); "
+                               "the session goes on" % (timeout, self.path))
+        except KeyboardInterrupt:       # Ctrl-C
+            self.owed += 1
+            gdb.write("vigil: interrupted; the monitor may still do '%s' when it "
+                      "gets to it\n" % cmd)
+            raise
         except (OSError, ValueError) as e:
             self._drop()
-            raise gdb.GdbError("vigil: no answer from the monitor within %.0f s (%s): %s"
-                               % (timeout, self.path, e))
+            raise gdb.GdbError("vigil: lost the monitor (%s): %s" % (self.path, e))
 
     def _drop(self):
         if self.sock is not None:
             self.sock.close()
         self.sock = None
 
-    def _line(self, timeout=_TIMEOUT):
-        end = time.monotonic() + timeout
+    def _line(self, end):
         while b"\n" not in self.buf:
-            self.sock.settimeout(max(0.01, end - time.monotonic()))
+            left = end - time.monotonic()
+            if left <= 0:
+                raise socket.timeout("timed out")
+            self.sock.settimeout(left)
             chunk = self.sock.recv(65536)
             if not chunk:
                 raise OSError("vigil closed the connection")
