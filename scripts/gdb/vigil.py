@@ -626,7 +626,29 @@ the monitor's slices, variables and event counts are those saved with it.
 gdb attaches to the restored process (its breakpoints kept); `continue` then
 replays forward under monitoring. Output files keep what the program wrote
 since the checkpoint; the restored program writes on after it.""")
-_Cmd("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
+_keep_stopped = [False]
+
+
+class _KeepStopped(_Cmd):
+    def run(self, argv):
+        gdb.write(_ask(self.cname, argv).get("text", ""))
+        _keep_stopped[0] = not argv or argv[0] != "off"
+
+
+def _exiting(*_):
+    # gdb quits: it detaches next, which would let the program run on
+    # (where vigil, until it hears of gdb's end, may stop it again at a
+    # later event). Kept stopped, it stays where the user left it: a
+    # SIGSTOP queued now holds it in a group stop as gdb lets go.
+    if _live is not None and not _ended and _keep_stopped[0] and \
+            gdb.selected_inferior().pid:
+        try:
+            os.kill(_live.pid, signal.SIGSTOP)
+        except ProcessLookupError:
+            pass
+
+
+_KeepStopped("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
 Usage: vigil keep-stopped [on|off]""")
 class _Detach(_Cmd):
     def run(self, argv):
@@ -702,3 +724,6 @@ does (definitely, indirectly, possibly lost, still reachable) by a scan of the
 program's memory, as loss records by allocation stack and a LEAK SUMMARY.
 Usage: vigil leaks [KINDS]   (KINDS: definite,indirect,possible,reachable or all;
                               default definite,possible)""")
+# after vigil_returns.py's: its SIGCONT (which drops queued SIGSTOPs) first
+if hasattr(gdb.events, "gdb_exiting"):     # gdb 12 and later
+    gdb.events.gdb_exiting.connect(_exiting)
