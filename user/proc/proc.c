@@ -148,6 +148,24 @@ int vg_proc_in_uprobe_page(pid_t pid)
 	return found;
 }
 
+pid_t vg_proc_tracer(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t t = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "TracerPid:", 10)) {
+			t = (pid_t)atoi(line + 10);
+			break;
+		}
+	fclose(f);
+	return t;
+}
+
 char vg_proc_state(pid_t pid)
 {
 	char path[64], buf[512], *p;
