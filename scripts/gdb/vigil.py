@@ -614,8 +614,28 @@ _Cmd("breaks", """List the monitor breakpoints (vigil break).""")
 _Cmd("set", """Change one slice: a variable, or its state.
 Usage: vigil set PROPERTY SLICE VAR=VALUE
        vigil set PROPERTY SLICE state=STATE""")
-_Cmd("graph", """The automata as Graphviz DOT, each state with its live slice count.
-Usage: vigil graph [PROPERTY]""")
+class _Graph(_Cmd):
+    def run(self, argv):
+        if "--svg" not in argv:
+            return _Cmd.run(self, argv)
+        i = argv.index("--svg")
+        if i + 1 >= len(argv):
+            raise gdb.GdbError("usage: vigil graph [PROPERTY] --svg FILE")
+        path = os.path.abspath(os.path.expanduser(argv[i + 1]))
+        graphs = _ask("graph", argv[:i] + argv[i + 2:] + ["--svg"])["data"]["graphs"]
+        stem, ext = os.path.splitext(path)
+        for k, g in enumerate(graphs):
+            # a loaded file's graph beside the session's: FILE-2.svg, ...
+            out = path if k == 0 else "%s-%d%s" % (stem, k + 1, ext or ".svg")
+            with open(out, "w") as f:
+                f.write(g["svg"])
+            gdb.write("wrote %s%s\n" % (out, " (loaded from %s)" % g["loaded"]
+                                          if g["loaded"] else ""))
+
+
+_Graph("graph", """The automata as Graphviz DOT (or SVG), each state with its live slice count;
+the state of the slice the last stop was about is filled blue, its slice named.
+Usage: vigil graph [PROPERTY] [--svg FILE]""", complete_states=False)
 _Checkpoint("checkpoint", """Take a CRIU checkpoint of the program and of the monitor state.
 gdb detaches while CRIU dumps and attaches again (same pid, breakpoints kept).""")
 _Cmd("checkpoints", """List the checkpoints of this session: number, events, good/bad, reason.""")
