@@ -439,14 +439,18 @@ def _kv(d, names=None):
 
 
 class VigilPrefix(gdb.Command):
-    """vigil's commands: vigil status."""
+    """vigil's commands: the live monitor of this program (vigil run/attach --interactive).
+After a hand-off that ended monitoring (no live session), vigil status shows the
+violation vigil stopped the program at."""
 
     def __init__(self):
         super().__init__("vigil", gdb.COMMAND_USER, prefix=True)
 
 
 class VigilStatus(gdb.Command):
-    """Show the violation vigil stopped this process at, with its evidence."""
+    """Every property with its tier, slices per state, events, lost and probes.
+In a live session, the monitor now; after a hand-off that ended monitoring, the
+violation vigil stopped this process at, with its evidence."""
 
     def __init__(self):
         super().__init__("vigil status", gdb.COMMAND_USER)
