@@ -3,11 +3,18 @@
 # writes an SVG (Graphviz) of the automaton with the live slice count per
 # state and the state of the slice the stop was about filled blue, the
 # slice named; `vigil ctl PID graph --svg` prints the same from a shell.
+# Before that, a monitor breakpoint set and deleted from a shell (`vigil
+# ctl PID break`, `delete`) stops gdb once.
 . "$(dirname "$0")/lib.sh"
 
 start_live run --interactive specs/queue_bounds.vigil -- "$TARGETS/queue3"
-live_gdb "-ex continue -ex 'vigil graph queue_bounds --svg $TMP/g.svg' -ex 'vigil graph --svg' \
+live_gdb "-ex 'shell $VIGIL ctl $TARGET_PID break queue_bounds ready' -ex continue \
+ -ex 'shell $VIGIL ctl $TARGET_PID delete 1' -ex continue -ex 'vigil graph queue_bounds --svg $TMP/g.svg' -ex 'vigil graph --svg' \
  -ex 'shell $VIGIL ctl $TARGET_PID graph --svg >$TMP/ctl.svg; echo CTL-RC=\$?' -ex 'vigil detach' -ex continue"
+grep -q '^breakpoint 1: stop when a slice of queue_bounds enters ready' "$TMP/gdb" || fail "vigil ctl break"
+[ "$(grep -c '^vigil: breakpoint 1: queue_bounds slice q=0x[0-9a-f]*: init -> ready' "$TMP/gdb")" = 1 ] ||
+	fail "the monitor breakpoint set from a shell did not stop gdb once"
+grep -q '^vigil: queue_bounds entered state overflow' "$TMP/gdb" || fail "no violation stop after the delete"
 grep -q "^wrote $TMP/g.svg\$" "$TMP/gdb" || fail "vigil graph --svg did not say where it wrote"
 grep -q 'usage: vigil graph \[PROPERTY\] --svg FILE' "$TMP/gdb" || fail "vigil graph --svg without a file is not refused"
 grep -q '^CTL-RC=0$' "$TMP/gdb" || fail "vigil ctl graph --svg failed"
