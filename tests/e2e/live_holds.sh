@@ -61,7 +61,7 @@ live_gdb "-ex continue -ex continue -ex continue -ex continue"
 grep -q 'exited normally' "$TMP/gdb" || fail "checkpoint: the program did not run to its end under gdb"
 wait_vigil
 expect_rc 1
-grep -qE "checkpoint not taken: pid $TARGET_PID is traced by process [0-9]+ \(gdb\?\), and CRIU cannot dump a traced process: take one from gdb with .vigil checkpoint." "$TMP/vigil.err" ||
+grep -qE "checkpoint not taken: pid $TARGET_PID is traced by process [0-9]+ \(gdb\?\), and neither CRIU nor a fork snapshot can take a traced process: take one from gdb with .vigil checkpoint., which lets go of it first" "$TMP/vigil.err" ||
 	fail "checkpoint: no reason given for the checkpoint not taken under gdb"
 grep -q 'criu dump exited' "$TMP/vigil.err" && fail "checkpoint: CRIU was asked to dump a traced process"
 grep -q 'queue_new=3 queue_push=9 queue_pop=9' "$TMP/vigil.out" || fail "checkpoint: the program's counts"

@@ -166,9 +166,9 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	 * not taken, and says how to take one (gdb's `vigil checkpoint`
 	 * lets go of the process for it, and is not traced here) */
 	if ((tracer = vg_proc_tracer(ss->pid)) > 0 && tracer != getpid()) {
-		char why[160];
+		char why[256];
 
-		snprintf(why, sizeof(why), "pid %d is traced by process %d (gdb?), and CRIU cannot dump a traced process: take one from gdb with `vigil checkpoint`",
+		snprintf(why, sizeof(why), "pid %d is traced by process %d (gdb?), and neither CRIU nor a fork snapshot can take a traced process: take one from gdb with `vigil checkpoint`, which lets go of it first",
 			 ss->pid, (int)tracer);
 		vg_session_ckpt_not_taken(ss, ss->pid, "checkpoint not taken", reason, why);
 		ss->ckpt_skipped++;
