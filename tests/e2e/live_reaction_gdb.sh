@@ -4,7 +4,9 @@
 # joins and serves; gdb, joined, shows vigil's message for that stop;
 # `continue` runs on under monitoring and the next two violations (other
 # queues) stop gdb again with vigil's message; the program runs to its
-# end and vigil's probe counts equal the program's own.
+# end and vigil's probe counts equal the program's own. And under
+# --interactive, a violation with --on-violation=stop (no reaction of the
+# spec's own) stops gdb like the spec's own `stop` does.
 . "$(dirname "$0")/lib.sh"
 
 # no reaction of the spec's own: --on-violation decides
@@ -26,4 +28,13 @@ expect_rc 1
 grep -q 'queue_new=3 queue_push=9 queue_pop=9' "$TMP/vigil.out" || fail "the program's counts"
 grep -q 'after:queue_new=3 before:queue_push=9 before:queue_pop=9' "$TMP/vigil.err" || fail "vigil's probe counts differ from the program's"
 grep -q 'violations=3' "$TMP/vigil.err" || fail "vigil saw other than 3 violations"
+
+start_live run --interactive --on-violation=stop "$TMP/qb.vigil" -- "$TARGETS/queue3"
+live_gdb "-ex continue -ex continue -ex continue -ex continue"
+[ "$(grep -c '^vigil: queue_bounds entered state overflow at before queue_push' "$TMP/gdb")" = 3 ] ||
+	fail "--on-violation=stop: not three stops with vigil's message"
+grep -q 'exited normally' "$TMP/gdb" || fail "--on-violation=stop: the program did not run to its end under gdb"
+wait_vigil
+expect_rc 1
+grep -q 'after:queue_new=3 before:queue_push=9 before:queue_pop=9' "$TMP/vigil.err" || fail "--on-violation=stop: vigil's probe counts"
 echo PASS
