@@ -6,7 +6,10 @@
     violation (a few calls apart), until gdb's prompt is back with vigil's
     message; beside it, the same `continue` to a plain gdb breakpoint on an
     unprobed function (fill) and to a user breakpoint on a probed one
-    (queue_push: it stands one instruction past the probe);
+    (queue_push: it stands one instruction past the probe), each as a
+    ratio to gdb's own breakpoint; and, for each violation, the time from
+    the violating call itself (the probe's CLOCK_MONOTONIC time, in the
+    violation report) to `continue` returning with vigil's message;
  2. `vigil checkpoint` from gdb (gdb detaches, vigil detaches its probes,
     CRIU dumps program and monitor state, probes and gdb come back) and
     `vigil restore` from gdb (gdb detaches, vigil kills the process, CRIU
@@ -26,8 +29,16 @@ import time
 
 GDB_STOPS = r'''
 import gdb, time
-times = {"violation": [], "bp_probed": [], "bp_unprobed": []}
+times = {"violation": [], "bp_probed": [], "bp_unprobed": [], "event_to_prompt": []}
 reason = [None]
+# the violating event's time (CLOCK_MONOTONIC, from the probe) as vigil's
+# message for the stop is printed: vigil.py's _print_stop, in this namespace
+event_ns = [None]
+_vigil_print_stop = _print_stop
+def _timed_print_stop(d):
+    event_ns[0] = (d.get("violation") or {}).get("time_ns")
+    _vigil_print_stop(d)
+globals()["_print_stop"] = _timed_print_stop
 def on_stop(ev):
     kind = None
     for b in getattr(ev, "breakpoints", []):
@@ -45,18 +56,21 @@ gdb.execute("break fill", to_string=True)
 gdb.execute("break queue_push", to_string=True)
 last = None
 while True:
-    reason[0] = None
+    reason[0] = event_ns[0] = None
     t0 = time.perf_counter()
     try:
         gdb.execute("continue", to_string=True)
     except gdb.error:
         break
     dt = time.perf_counter() - t0
+    prompt = time.monotonic()
     if not gdb.selected_inferior().pid:
         break
     # the first stop runs the loader and main's start: not a sample
     if last is not None and reason[0]:
         times[reason[0]].append(dt)
+        if reason[0] == "violation" and event_ns[0]:
+            times["event_to_prompt"].append(prompt - event_ns[0] / 1e9)
     last = reason[0]
 with open(OUT, "w") as f:
     for k, v in times.items():
@@ -219,12 +233,20 @@ def main():
     try:
         s = stops(a.build, 5 if a.quick else 30, d)
         print("\n## live gdb session (bench/live_bench.py)")
-        print("| continue to the next stop (queue3) | median ms | samples |")
-        print("|---|---|---|")
+        print("| continue to the next stop (queue3) | median ms | samples "
+              "| vs gdb's own breakpoint (fill) |")
+        print("|---|---|---|---|")
         for k, label in (("violation", "a violation, with vigil's message (kernel tier)"),
                          ("bp_unprobed", "a gdb breakpoint on an unprobed function (fill)"),
                          ("bp_probed", "a gdb breakpoint on a probed function (queue_push)")):
-            print("| %s | %s | %d |" % (label, med_ms(s[k]), len(s[k])))
+            print("| %s | %s | %d | %s |" % (label, med_ms(s[k]), len(s[k]),
+                                            ratio(s[k], s["bp_unprobed"])))
+        print("\n| violation to gdb's prompt | median ms | p90 ms | samples |")
+        print("|---|---|---|---|")
+        e = sorted(s["event_to_prompt"])
+        print("| from the violating call (the probe's time) to `continue` returning "
+              "with vigil's message | %s | %s | %d |" % (
+                  med_ms(e), "%.2f" % (e[int(len(e) * 0.9)] * 1e3) if e else "-", len(e)))
         print("\n| process | vigil checkpoint from gdb, median ms | bare criu dump | ratio "
               "| vigil restore from gdb, median ms | bare criu restore | ratio |")
         print("|---|---|---|---|---|---|---|")

@@ -29,20 +29,24 @@ _CKPT_TIMEOUT = 120.0   # a CRIU dump of a large process on a loaded machine
 
 class _Live:
     """One connection to the live session's control socket. It stays open
-    for the whole gdb session: vigil takes its end as gdb going away."""
+    for the whole gdb session: vigil takes its end as gdb going away. So
+    an answer that does not come in time (a stuck or stopped vigil), or
+    whose wait Ctrl-C ends, does not close it: the answer is owed, and
+    skipped when it comes (answers come in the order of the requests)."""
 
     def __init__(self, path, pid):
         self.path = path
         self.pid = pid
         self.sock = None
         self.buf = b""
+        self.owed = 0
         self.hello = self.call("hello", [], role="gdb")["data"]
 
     def _connect(self):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(_TIMEOUT)
         s.connect(self.path)
-        self.sock, self.buf = s, b""
+        self.sock, self.buf, self.owed = s, b"", 0
 
     def call(self, cmd, args, timeout=_TIMEOUT, **extra):
         req = dict(v=1, cmd=cmd, args=[str(a) for a in args], **extra)
@@ -54,7 +58,7 @@ class _Live:
                     self._connect()
                     if cmd != "hello":      # say again who we are
                         self.sock.sendall(b'{"v":1,"cmd":"hello","role":"gdb"}\n')
-                        self._line()
+                        self._line(time.monotonic() + _TIMEOUT)
                 self.sock.sendall(json.dumps(req).encode() + b"\n")
                 break
             except (OSError, ValueError) as e:
@@ -62,22 +66,36 @@ class _Live:
                 err = e
         else:
             raise gdb.GdbError("vigil: cannot reach the monitor (%s): %s" % (self.path, err))
+        end = time.monotonic() + timeout
         try:
-            return json.loads(self._line(timeout))
+            while self.owed:        # the answers to requests given up on
+                self._line(end)
+                self.owed -= 1
+            return json.loads(self._line(end))
+        except socket.timeout:
+            self.owed += 1
+            raise gdb.GdbError("vigil: no answer from the monitor within %.0f s (%s); "
+                               "the session goes on" % (timeout, self.path))
+        except KeyboardInterrupt:       # Ctrl-C
+            self.owed += 1
+            gdb.write("vigil: interrupted; the monitor may still do '%s' when it "
+                      "gets to it\n" % cmd)
+            raise
         except (OSError, ValueError) as e:
             self._drop()
-            raise gdb.GdbError("vigil: no answer from the monitor within %.0f s (%s): %s"
-                               % (timeout, self.path, e))
+            raise gdb.GdbError("vigil: lost the monitor (%s): %s" % (self.path, e))
 
     def _drop(self):
         if self.sock is not None:
             self.sock.close()
         self.sock = None
 
-    def _line(self, timeout=_TIMEOUT):
-        end = time.monotonic() + timeout
+    def _line(self, end):
         while b"\n" not in self.buf:
-            self.sock.settimeout(max(0.01, end - time.monotonic()))
+            left = end - time.monotonic()
+            if left <= 0:
+                raise socket.timeout("timed out")
+            self.sock.settimeout(left)
             chunk = self.sock.recv(65536)
             if not chunk:
                 raise OSError("vigil closed the connection")
@@ -421,14 +439,18 @@ def _kv(d, names=None):
 
 
 class VigilPrefix(gdb.Command):
-    """vigil's commands: vigil status."""
+    """vigil's commands: the live monitor of this program (vigil run/attach --interactive).
+After a hand-off that ended monitoring (no live session), vigil status shows the
+violation vigil stopped the program at."""
 
     def __init__(self):
         super().__init__("vigil", gdb.COMMAND_USER, prefix=True)
 
 
 class VigilStatus(gdb.Command):
-    """Show the violation vigil stopped this process at, with its evidence."""
+    """Every property with its tier, slices per state, events, lost and probes.
+In a live session, the monitor now; after a hand-off that ended monitoring, the
+violation vigil stopped this process at, with its evidence."""
 
     def __init__(self):
         super().__init__("vigil status", gdb.COMMAND_USER)
@@ -596,8 +618,28 @@ _Cmd("breaks", """List the monitor breakpoints (vigil break).""")
 _Cmd("set", """Change one slice: a variable, or its state.
 Usage: vigil set PROPERTY SLICE VAR=VALUE
        vigil set PROPERTY SLICE state=STATE""")
-_Cmd("graph", """The automata as Graphviz DOT, each state with its live slice count.
-Usage: vigil graph [PROPERTY]""")
+class _Graph(_Cmd):
+    def run(self, argv):
+        if "--svg" not in argv:
+            return _Cmd.run(self, argv)
+        i = argv.index("--svg")
+        if i + 1 >= len(argv):
+            raise gdb.GdbError("usage: vigil graph [PROPERTY] --svg FILE")
+        path = os.path.abspath(os.path.expanduser(argv[i + 1]))
+        graphs = _ask("graph", argv[:i] + argv[i + 2:] + ["--svg"])["data"]["graphs"]
+        stem, ext = os.path.splitext(path)
+        for k, g in enumerate(graphs):
+            # a loaded file's graph beside the session's: FILE-2.svg, ...
+            out = path if k == 0 else "%s-%d%s" % (stem, k + 1, ext or ".svg")
+            with open(out, "w") as f:
+                f.write(g["svg"])
+            gdb.write("wrote %s%s\n" % (out, " (loaded from %s)" % g["loaded"]
+                                          if g["loaded"] else ""))
+
+
+_Graph("graph", """The automata as Graphviz DOT (or SVG), each state with its live slice count;
+the state of the slice the last stop was about is filled blue, its slice named.
+Usage: vigil graph [PROPERTY] [--svg FILE]""", complete_states=False)
 _Checkpoint("checkpoint", """Take a CRIU checkpoint of the program and of the monitor state.
 gdb detaches while CRIU dumps and attaches again (same pid, breakpoints kept).""")
 _Cmd("checkpoints", """List the checkpoints of this session: number, events, good/bad, reason.""")
@@ -608,7 +650,29 @@ the monitor's slices, variables and event counts are those saved with it.
 gdb attaches to the restored process (its breakpoints kept); `continue` then
 replays forward under monitoring. Output files keep what the program wrote
 since the checkpoint; the restored program writes on after it.""")
-_Cmd("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
+_keep_stopped = [False]
+
+
+class _KeepStopped(_Cmd):
+    def run(self, argv):
+        gdb.write(_ask(self.cname, argv).get("text", ""))
+        _keep_stopped[0] = not argv or argv[0] != "off"
+
+
+def _exiting(*_):
+    # gdb quits: it detaches next, which would let the program run on
+    # (where vigil, until it hears of gdb's end, may stop it again at a
+    # later event). Kept stopped, it stays where the user left it: a
+    # SIGSTOP queued now holds it in a group stop as gdb lets go.
+    if _live is not None and not _ended and _keep_stopped[0] and \
+            gdb.selected_inferior().pid:
+        try:
+            os.kill(_live.pid, signal.SIGSTOP)
+        except ProcessLookupError:
+            pass
+
+
+_KeepStopped("keep-stopped", """Whether the program stays stopped if gdb goes away (default: resumed).
 Usage: vigil keep-stopped [on|off]""")
 class _Detach(_Cmd):
     def run(self, argv):
@@ -684,3 +748,6 @@ does (definitely, indirectly, possibly lost, still reachable) by a scan of the
 program's memory, as loss records by allocation stack and a LEAK SUMMARY.
 Usage: vigil leaks [KINDS]   (KINDS: definite,indirect,possible,reachable or all;
                               default definite,possible)""")
+# after vigil_returns.py's: its SIGCONT (which drops queued SIGSTOPs) first
+if hasattr(gdb.events, "gdb_exiting"):     # gdb 12 and later
+    gdb.events.gdb_exiting.connect(_exiting)

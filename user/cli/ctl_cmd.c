@@ -19,12 +19,13 @@ int vg_cmd_ctl(int argc, char **argv)
 		{ "timeout", required_argument, 0, 't' },
 		{ "define", required_argument, 0, 'D' },
 		{ "on-violation", required_argument, 0, 'O' },
+		{ "svg", no_argument, 0, 'S' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	struct vg_err e = { 0 };
 	char path[PATH_MAX], *end;
-	bool json = false;
+	bool json = false, svg = false;
 	long timeout = 0, pid;
 	json_t *args, *resp;
 	/* `load SPEC -D NAME=VALUE --on-violation PROP=R`: passed on after
@@ -54,6 +55,9 @@ int vg_cmd_ctl(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'S':	/* graph --svg */
+			svg = true;
 			break;
 		case 't':
 			timeout = strtol(optarg, &end, 10);
@@ -98,6 +102,8 @@ int vg_cmd_ctl(int argc, char **argv)
 		json_array_append_new(args, json_string(defopt[i]));
 		json_array_append_new(args, json_string(defs[i]));
 	}
+	if (svg)
+		json_array_append_new(args, json_string("--svg"));
 	resp = vg_ctl_call(path, argv[optind + 1], args, (int)timeout, &e);
 	if (!resp) {
 		fprintf(stderr, "vigil: pid %ld: %s (is a vigil monitoring it?)\n",

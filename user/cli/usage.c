@@ -372,7 +372,7 @@ const char vg_usage_ctl[] =
 	"  break PROP STATE           stop the program when a slice enters STATE\n"
 	"  breaks, delete N           list, remove those breakpoints\n"
 	"  set PROP SLICE VAR=VALUE   change a slice's variable (or state=STATE)\n"
-	"  graph [PROP]               the automata as DOT with live slice counts\n"
+	"  graph [PROP] [--svg]       the automata as DOT (SVG) with live slice counts\n"
 	"                             and the state of the last stop marked\n"
 	"  leaks [all|KINDS]          a leak check now: loss records by kind and\n"
 	"                             allocation stack, LEAK SUMMARY (a leak\n"

@@ -148,6 +148,56 @@ int vg_proc_in_uprobe_page(pid_t pid)
 	return found;
 }
 
+pid_t vg_proc_tracer(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t t = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "TracerPid:", 10)) {
+			t = (pid_t)atoi(line + 10);
+			break;
+		}
+	fclose(f);
+	return t;
+}
+
+/* A SIGSTOP pending in one of pid's threads (SigPnd) or for the whole
+ * process (ShdPnd): it stops the process once the thread runs. */
+bool vg_proc_stop_pending(pid_t pid)
+{
+	enum { MAXT = 4096 };
+	char path[96], line[256];
+	unsigned long long m;
+	pid_t *tids;
+	bool yes = false;
+	int n;
+
+	if (!(tids = calloc(MAXT, sizeof(*tids))))
+		return false;
+	n = vg_proc_threads(pid, tids, MAXT);
+	for (int i = 0; !yes && i < n && i < MAXT; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid,
+			 tids[i]);
+		if (!(f = fopen(path, "re")))
+			continue;
+		while (!yes && fgets(line, sizeof(line), f))
+			if ((sscanf(line, "SigPnd: %llx", &m) == 1 ||
+			     sscanf(line, "ShdPnd: %llx", &m) == 1) &&
+			    (m >> (SIGSTOP - 1) & 1))
+				yes = true;
+		fclose(f);
+	}
+	free(tids);
+	return yes;
+}
+
 char vg_proc_state(pid_t pid)
 {
 	char path[64], buf[512], *p;

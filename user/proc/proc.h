@@ -54,6 +54,12 @@ int vg_proc_pidfd(pid_t pid, struct vg_err *e);
  * has exited, 0 if not yet, -1 on error. */
 int vg_proc_reap(pid_t pid, int *code, int *sig);
 
+/* The process tracing pid (TracerPid: gdb, say), or 0. */
+pid_t vg_proc_tracer(pid_t pid);
+
+/* Is a SIGSTOP pending for pid or one of its threads (about to stop it)? */
+bool vg_proc_stop_pending(pid_t pid);
+
 /* The state letter of /proc/ID/stat (R, S, T, t, Z...) of a process or
  * of one of its threads (a thread id works too); 0 when it is gone. */
 char vg_proc_state(pid_t id);

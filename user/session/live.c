@@ -652,9 +652,18 @@ static void closed(void *ctx, int client)
 	/* gdb's ptrace stop is gone with gdb; a SIGSTOP it did not take
 	 * would leave a group stop (gdb's socket closes before its exit
 	 * lets go of the tracee: over 1 s on a loaded machine, so up to 5 s
-	 * here, only when gdb died) */
-	for (int i = 0; i < 2500 && vg_proc_state(ss->pid) == 't'; i++)
+	 * here, only when gdb died). A tracee gdb let go of before this
+	 * look may not have taken the SIGSTOP yet (the extension's, queued
+	 * on a thread whose frame holds real return addresses): it is
+	 * waited for too, or the thread would run on past the trampoline. */
+	for (int i = 0; i < 2500; i++) {
+		char st = vg_proc_state(ss->pid);
+
+		if (st != 't' && (st == 'T' || !st ||
+				  !vg_proc_stop_pending(ss->pid)))
+			break;
 		usleep(2000);
+	}
 	if (vg_proc_state(ss->pid) == 'T') {
 		vg_live_mend_returns(ss);
 		kill(ss->pid, SIGCONT);

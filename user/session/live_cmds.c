@@ -176,6 +176,7 @@ struct find_ctx {
 	uint64_t params[VG_MAX_PARAMS];
 	int fstate;
 	int64_t vars[64];
+	bool novars;	/* a slice in a violation state keeps none */
 };
 
 static void visit(void *ctx, const struct vg_slice_view *s)
@@ -194,8 +195,9 @@ static void visit(void *ctx, const struct vg_slice_view *s)
 		f->mask = s->mask;
 		memcpy(f->params, s->params, sizeof(f->params));
 		f->fstate = s->state;
-		for (int i = 0; s->vars && i < p->nvars && i < 64; i++)
-			f->vars[i] = s->vars[i];
+		f->novars = !s->vars && p->nvars;
+		for (int i = 0; i < p->nvars && i < 64; i++)
+			f->vars[i] = s->vars ? s->vars[i] : p->vars[i].init;
 		if (f->text) {
 			json_t *v = vars_json(f->ss, s);
 			char *vs = json_dumps(v, JSON_COMPACT);
@@ -290,6 +292,14 @@ json_t *vg_live_show(struct session *ss, json_t *args)
 	return r;
 }
 
+static json_t *errf2(const char *fmt, const char *a, const char *b)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, a, b);
+	return vg_live_reply(false, msg, NULL);
+}
+
 /* set PROP SLICE VAR=VALUE | state=STATE: Verde's set_env_value and
  * set_current_state. The slice keeps its evidence; the change is not an
  * event and runs no reaction. */
@@ -316,7 +326,7 @@ json_t *vg_live_set(struct session *ss, json_t *args)
 		int st = vg_live_state(ss, f.prop, eq + 1);
 
 		if (st < 0)
-			return vg_live_reply(false, "no such state", NULL);
+			return errf2("%s has no state %s", p->name, eq + 1);
 		f.fstate = st;
 	} else {
 		int i;
@@ -325,7 +335,7 @@ json_t *vg_live_set(struct session *ss, json_t *args)
 		for (i = 0; i < p->nvars && strcmp(p->vars[i].name, var); i++)
 			;
 		if (i == p->nvars)
-			return vg_live_reply(false, "no such variable", NULL);
+			return errf2("%s has no variable %s", p->name, var);
 		if (*end || end == eq + 1)
 			return vg_live_reply(false, "the value must be an integer", NULL);
 		f.vars[i] = v;
@@ -334,6 +344,19 @@ json_t *vg_live_set(struct session *ss, json_t *args)
 	    (ss->kernel[f.prop] &&
 	     vg_probe_set_kslice(ss->probe, f.prop, f.params, f.fstate, f.vars, &e)))
 		return vg_live_reply(false, e.msg, NULL);
+	if (f.novars && !strcmp(var, "state") &&
+	    p->states[f.fstate].kind != VG_STATE_VIOLATION) {
+		/* out of a violation state, whose slices keep no variables */
+		char msg[1024];
+		int n = snprintf(msg, sizeof(msg), "set; its variables are at their initial values (a slice keeps none in a violation state): ");
+
+		for (int i = 0; i < p->nvars && n < (int)sizeof(msg) - 64; i++)
+			n += snprintf(msg + n, sizeof(msg) - (size_t)n, "%s%s=%lld",
+				      i ? " " : "", p->vars[i].name,
+				      (long long)f.vars[i]);
+		snprintf(msg + n, sizeof(msg) - (size_t)n, "\n");
+		return vg_live_reply(true, msg, NULL);
+	}
 	return vg_live_reply(true, "set\n", NULL);
 }
 

@@ -1,8 +1,9 @@
-/* `vigil graph [PROP]` in a live session: the automata as DOT, each
- * state with its live slice count, and the state of the slice the last
- * stop was about marked (a blue fill and border, and a note naming the
- * slice under the state's name). The properties added with `vigil load`
- * have a graph each, after the session's own. */
+/* `vigil graph [PROP] [--svg]` in a live session: the automata as DOT
+ * (or SVG, through Graphviz), each state with its live slice count, and
+ * the state of the slice the last stop was about marked (a blue fill and
+ * border, and a note naming the slice under the state's name). The
+ * properties added with `vigil load` have a graph each, after the
+ * session's own. */
 #include "live.h"
 #include "live_load.h"
 #include "session_internal.h"
@@ -29,7 +30,7 @@ static void count_slice(void *ctx, const struct vg_slice_view *s)
 
 /* One session's (or unit's) graph; the stop's mark when it is its own. */
 static int one_graph(struct session *ss, struct session *o, FILE *m,
-		     json_t *graphs)
+		     json_t *graphs, bool svg, struct vg_err *e)
 {
 	int n = vg_dot_nstates(o->spec);
 	struct count_ctx c = { o->spec, calloc((size_t)n + 1, sizeof(uint64_t)) };
@@ -45,7 +46,7 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 	if (!c.per_state || !reached || !(d = open_memstream(&dot, &dlen))) {
 		free(c.per_state);
 		free(reached);
-		return -1;
+		return vg_errf(e, "out of memory");
 	}
 	vg_monitor_foreach(o->mon, count_slice, &c);
 	for (int i = 0; i < n; i++)
@@ -59,17 +60,34 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 		mk.stop_prop = prop;
 		mk.stop_state = state;
 	}
-	if (o != ss)
-		fprintf(d, "// loaded from %s\n", vg_load_path(o));
-	if (mk.stop_note)
-		fprintf(d, "// the last stop was about %s slice %s, in state %s\n",
-			o->spec->props[prop].name, slice,
-			o->spec->props[prop].states[state].name);
-	vg_dot_write(o->spec, d, &mk);
+	if (svg) {	/* the note is in the state's label */
+		size_t n = 0;
+		char *g = vg_dot_svg(o->spec, &mk, &n, e);
+
+		if (g)
+			fwrite(g, 1, n, d);
+		free(g);
+		if (!g) {
+			fclose(d);
+			free(dot);
+			free(c.per_state);
+			free(reached);
+			return -1;
+		}
+	} else {
+		if (o != ss)
+			fprintf(d, "// loaded from %s\n", vg_load_path(o));
+		if (mk.stop_note)
+			fprintf(d, "// the last stop was about %s slice %s, in state %s\n",
+				o->spec->props[prop].name, slice,
+				o->spec->props[prop].states[state].name);
+		vg_dot_write(o->spec, d, &mk);
+	}
 	fclose(d);
 	fputs(dot ? dot : "", m);
 	json_array_append_new(graphs, json_pack("{s:s,s:s}", "loaded",
-		o == ss ? "" : vg_load_path(o), "dot", dot ? dot : ""));
+		o == ss ? "" : vg_load_path(o), svg ? "svg" : "dot",
+		dot ? dot : ""));
 	free(dot);
 	free(c.per_state);
 	free(reached);
@@ -78,17 +96,26 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 
 json_t *vg_live_graph(struct session *ss, json_t *args)
 {
-	const char *pn = json_string_value(json_array_get(args, 0));
-	struct session *own = pn ? vg_load_owner(ss, pn) : NULL, *o;
+	const char *pn = NULL, *a;
+	struct session *own = NULL, *o;
 	const struct session *owner;
+	struct vg_err e = { 0 };
 	json_t *graphs, *d, *r;
 	const char *slice;
 	char *text = NULL;
 	size_t tlen = 0;
 	int prop, state;
+	bool svg = false;
 	FILE *m;
 
-	if (pn && !own)
+	for (size_t i = 0; (a = json_string_value(json_array_get(args, i))); i++)
+		if (!strcmp(a, "--svg"))
+			svg = true;
+		else if (!pn)
+			pn = a;
+		else
+			return vg_live_reply(false, "usage: graph [PROPERTY] [--svg]", NULL);
+	if (pn && !(own = vg_load_owner(ss, pn)))
 		return vg_live_reply(false, "no such property", NULL);
 	if (!(m = open_memstream(&text, &tlen)))
 		return vg_live_reply(false, "out of memory", NULL);
@@ -100,11 +127,11 @@ json_t *vg_live_graph(struct session *ss, json_t *args)
 			continue;
 		if (o != ss)	/* the session's own are read already */
 			vg_session_mirror_kslices(o);
-		if (one_graph(ss, o, m, graphs)) {
+		if (one_graph(ss, o, m, graphs, svg, &e)) {
 			fclose(m);
 			free(text);
 			json_decref(graphs);
-			return vg_live_reply(false, "out of memory", NULL);
+			return vg_live_reply(false, e.msg, NULL);
 		}
 	}
 	fclose(m);

@@ -150,6 +150,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	struct vg_err ce = { 0 };
 	char img[PATH_MAX + 64];
 	uint64_t events;
+	pid_t tracer;
 	int rc;
 
 	/* a kernel-tier stop for this checkpoint already kept the gap */
@@ -158,6 +159,20 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 	ss->ckpt_stop = false;
 	if (ss->o->watch_exe) {	/* no one target: per process, watch_ckpt.c */
 		fprintf(stderr, "vigil: watch: a checkpoint on demand names no process: vigil watch takes them by reaction, per process (--on-violation checkpoint); monitoring continues\n");
+		return 0;
+	}
+	/* CRIU (and a fork snapshot's ptrace) cannot take a process another
+	 * tracer holds: a reaction's checkpoint while gdb is attached is
+	 * not taken, and says how to take one (gdb's `vigil checkpoint`
+	 * lets go of the process for it, and is not traced here) */
+	if ((tracer = vg_proc_tracer(ss->pid)) > 0 && tracer != getpid()) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "pid %d is traced by process %d (gdb?), and neither CRIU nor a fork snapshot can take a traced process: take one from gdb with `vigil checkpoint`, which lets go of it first",
+			 ss->pid, (int)tracer);
+		vg_session_ckpt_not_taken(ss, ss->pid, "checkpoint not taken", reason, why);
+		ss->ckpt_skipped++;
+		rearm(ss);
 		return 0;
 	}
 	if (ss->o->fork_snapshots) {

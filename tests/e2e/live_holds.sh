@@ -1,0 +1,69 @@
+# vigil's own holds never show up as stops in a live gdb session (issue 17
+# point 2): the thread holds of --dynamic (a probe attached while its
+# thread waits), of watchpoints being armed (use_after_free arms one at
+# every free), and the stop a `checkpoint` reaction makes. Each SIGSTOP
+# reaches gdb's catchpoint, vigil answers that it is not a stop to show,
+# and the thread goes on without a sign; only the violations stop gdb.
+# A `checkpoint` reaction while gdb traces the program is not taken
+# (CRIU cannot dump a traced process), and vigil says why and what to do.
+. "$(dirname "$0")/lib.sh"
+
+# 1. --dynamic: 1000+ arming holds, no stop in gdb, no event lost
+cat >"$TMP/dyn.vigil" <<'SPEC'
+property in_session "noise inside a session counts up from 0"
+slice on int s
+int next = 0
+state init accepting {
+  after open_session(id) returns s -> open
+}
+state open accepting {
+  before noise(k) when k == next { next = next + 1; } -> open
+  before noise(k) -> bad
+  before close_session(id) when id == s -> closed
+}
+state closed accepting
+state bad violation
+SPEC
+start_live run --interactive --dynamic "$TMP/dyn.vigil" -- "$TARGETS/phases" 2000 5
+live_gdb "-ex continue"
+grep -qE 'Catchpoint|SIGSTOP|^vigil: .*entered' "$TMP/gdb" && fail "dynamic: a hold showed up in gdb"
+grep -q 'exited normally' "$TMP/gdb" || fail "dynamic: the program did not run to its end under gdb"
+wait_vigil
+expect_rc 0
+holds=$(sed -nE 's/.*dynamic probes: .* ([0-9]+) arming stops.*/\1/p' "$TMP/vigil.err")
+[ "${holds:-0}" -ge 100 ] || fail "dynamic: only ${holds:-0} arming holds: not the case this tests"
+inside=$(sed -nE 's/.*phases: noise=[0-9]+ inside=([0-9]+).*/\1/p' "$TMP/vigil.out")
+[ -n "$inside" ] || fail "dynamic: the program's output"
+grep -q "before:noise=$inside " "$TMP/vigil.err" || fail "dynamic: vigil's count of noise is not the program's $inside"
+
+# 2. watchpoints armed at every free, one use after free: one stop
+start_live run --interactive --watch-policy=evict specs/lib/use_after_free.vigil -- "$TARGETS/uaf" --bug
+live_gdb "-ex continue -ex bt -ex continue"
+[ "$(grep -c '^Catchpoint' "$TMP/gdb")" = 1 ] || fail "watchpoints: not exactly one stop in gdb"
+grep -q '^vigil: use_after_free entered state use_after_free at access' "$TMP/gdb" || fail "watchpoints: the stop lacks vigil's message"
+grep -qE '^#0 .* in touch_session \(' "$TMP/gdb" || fail "watchpoints: the stop is not at the writer"
+grep -q 'received signal SIGSTOP' "$TMP/gdb" && fail "watchpoints: a bare SIGSTOP reached the user"
+grep -q 'exited normally' "$TMP/gdb" || fail "watchpoints: the program did not run to its end under gdb"
+wait_vigil
+expect_rc 1
+armed=$(sed -nE 's/.*watchpoints: ([0-9]+) armed.*/\1/p' "$TMP/vigil.err")
+[ "${armed:-0}" -ge 50 ] || fail "watchpoints: only ${armed:-0} armed: not the case this tests"
+grep -q 'uaf: sessions touched, bug=1' "$TMP/vigil.out" || fail "watchpoints: the program's output"
+
+# 3. a checkpoint reaction at every queue made: the three violations stop
+# gdb, nothing else does; each checkpoint is refused with the reason
+{ cat specs/queue_bounds.vigil; echo 'on enter ready: checkpoint'; } >"$TMP/qc.vigil"
+start_live run --interactive --checkpoint-gap 0 --checkpoint-dir "$TMP/ck" "$TMP/qc.vigil" -- "$TARGETS/queue3"
+live_gdb "-ex continue -ex continue -ex continue -ex continue"
+[ "$(grep -c '^Catchpoint' "$TMP/gdb")" = 3 ] || fail "checkpoint: other stops in gdb than the three violations"
+[ "$(grep -c '^vigil: queue_bounds entered state overflow at before queue_push' "$TMP/gdb")" = 3 ] ||
+	fail "checkpoint: the violations did not stop gdb with vigil's message"
+grep -q 'exited normally' "$TMP/gdb" || fail "checkpoint: the program did not run to its end under gdb"
+wait_vigil
+expect_rc 1
+grep -qE "checkpoint not taken: pid $TARGET_PID is traced by process [0-9]+ \(gdb\?\), and neither CRIU nor a fork snapshot can take a traced process: take one from gdb with .vigil checkpoint., which lets go of it first" "$TMP/vigil.err" ||
+	fail "checkpoint: no reason given for the checkpoint not taken under gdb"
+grep -q 'criu dump exited' "$TMP/vigil.err" && fail "checkpoint: CRIU was asked to dump a traced process"
+grep -q 'queue_new=3 queue_push=9 queue_pop=9' "$TMP/vigil.out" || fail "checkpoint: the program's counts"
+grep -q 'after:queue_new=3 before:queue_push=9 before:queue_pop=9' "$TMP/vigil.err" || fail "checkpoint: vigil's probe counts differ from the program's"
+echo PASS
