@@ -7,30 +7,15 @@
 # first call is missed. Without --dynamic every call is probed.
 . "$(dirname "$0")/lib.sh"
 
-cat >"$TMP/dyn.vigil" <<'SPEC'
-property in_session "noise inside a session counts up from 0"
-slice on int s
-int next = 0
-state init accepting {
-  after open_session(id) returns s -> open
-}
-state open accepting {
-  before noise(k) when k == next { next = next + 1; } -> open
-  before noise(k) -> bad
-  before close_session(id) when id == s -> closed
-}
-state closed accepting
-state bad violation
-SPEC
 
-run_vigil run --dynamic "$TMP/dyn.vigil" -- "$TARGETS/phases"
+run_vigil run --dynamic specs/in_session.vigil -- "$TARGETS/phases"
 expect_rc 0
 expect_out "phases: noise=41000 inside=1000"
 expect_out "before:noise=1000 before:close_session=1"
 expect_out "dynamic probes: 2 attached, 2 detached, 1 arming stops"
 expect_no_out "VIOLATION|warning"
 
-run_vigil run --dynamic "$TMP/dyn.vigil" -- "$TARGETS/phases" 20000 20
+run_vigil run --dynamic specs/in_session.vigil -- "$TARGETS/phases" 20000 20
 expect_rc 0
 expect_out "phases: noise=41200 inside=1200"
 expect_out "before:noise=1200 before:close_session=21"
@@ -39,12 +24,12 @@ n=$(sed -nE 's/.*dynamic probes: ([0-9]+) attached, ([0-9]+) detached.*/\2/p' "$
 [ "${n:-0}" -ge 4 ] || fail "the probes were detached only ${n:-0} times"
 expect_no_out "VIOLATION"
 
-run_vigil run "$TMP/dyn.vigil" -- "$TARGETS/phases"
+run_vigil run specs/in_session.vigil -- "$TARGETS/phases"
 expect_rc 0
 expect_out "before:noise=41000 "
 expect_no_out "dynamic probes"
 
-run_vigil run --dynamic --record "$TMP/r.rec" "$TMP/dyn.vigil" -- "$TARGETS/phases"
+run_vigil run --dynamic --record "$TMP/r.rec" specs/in_session.vigil -- "$TARGETS/phases"
 expect_rc 2
 expect_out "--dynamic does not go with --record"
 echo ok

@@ -9,22 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # 1. --dynamic: 1000+ arming holds, no stop in gdb, no event lost
-cat >"$TMP/dyn.vigil" <<'SPEC'
-property in_session "noise inside a session counts up from 0"
-slice on int s
-int next = 0
-state init accepting {
-  after open_session(id) returns s -> open
-}
-state open accepting {
-  before noise(k) when k == next { next = next + 1; } -> open
-  before noise(k) -> bad
-  before close_session(id) when id == s -> closed
-}
-state closed accepting
-state bad violation
-SPEC
-start_live run --interactive --dynamic "$TMP/dyn.vigil" -- "$TARGETS/phases" 2000 5
+start_live run --interactive --dynamic specs/in_session.vigil -- "$TARGETS/phases" 2000 5
 live_gdb "-ex continue"
 grep -qE 'Catchpoint|SIGSTOP|^vigil: .*entered' "$TMP/gdb" && fail "dynamic: a hold showed up in gdb"
 grep -q 'exited normally' "$TMP/gdb" || fail "dynamic: the program did not run to its end under gdb"

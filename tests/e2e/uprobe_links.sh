@@ -53,22 +53,7 @@ done
 
 # --dynamic through the fallback (tests/e2e/dynamic.sh's first case):
 # noise()'s probe is attached for the session, detached after it
-cat >"$TMP/dyn.vigil" <<'SPEC'
-property in_session "noise inside a session counts up from 0"
-slice on int s
-int next = 0
-state init accepting {
-  after open_session(id) returns s -> open
-}
-state open accepting {
-  before noise(k) when k == next { next = next + 1; } -> open
-  before noise(k) -> bad
-  before close_session(id) when id == s -> closed
-}
-state closed accepting
-state bad violation
-SPEC
-VIGIL_NO_UPROBE_MULTI=1 run_vigil run --dynamic "$TMP/dyn.vigil" -- "$TMP/phases"
+VIGIL_NO_UPROBE_MULTI=1 run_vigil run --dynamic specs/in_session.vigil -- "$TMP/phases"
 expect_rc 0
 expect_out "phases: noise=41000 inside=1000"
 expect_out "before:noise=1000 before:close_session=1"
