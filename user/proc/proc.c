@@ -148,9 +148,10 @@ int vg_proc_in_uprobe_page(pid_t pid)
 	return found;
 }
 
-pid_t vg_proc_tracer(pid_t pid)
+pid_t vg_proc_status_pid(pid_t pid, const char *field)
 {
 	char path[64], line[256];
+	size_t n = strlen(field);
 	pid_t t = 0;
 	FILE *f;
 
@@ -158,12 +159,17 @@ pid_t vg_proc_tracer(pid_t pid)
 	if (!(f = fopen(path, "re")))
 		return 0;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "TracerPid:", 10)) {
-			t = (pid_t)atoi(line + 10);
+		if (!strncmp(line, field, n)) {
+			t = (pid_t)atoi(line + n);
 			break;
 		}
 	fclose(f);
 	return t;
+}
+
+pid_t vg_proc_tracer(pid_t pid)
+{
+	return vg_proc_status_pid(pid, "TracerPid:");
 }
 
 /* A SIGSTOP pending in one of pid's threads (SigPnd) or for the whole

@@ -54,6 +54,8 @@ int vg_proc_pidfd(pid_t pid, struct vg_err *e);
  * has exited, 0 if not yet, -1 on error. */
 int vg_proc_reap(pid_t pid, int *code, int *sig);
 
+/* A pid field of /proc/PID/status ("TracerPid:", "PPid:"), or 0. */
+pid_t vg_proc_status_pid(pid_t pid, const char *field);
 /* The process tracing pid (TracerPid: gdb, say), or 0. */
 pid_t vg_proc_tracer(pid_t pid);
 

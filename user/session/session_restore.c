@@ -104,26 +104,6 @@ static void load_extra(struct session *ss, const char *path)
 	fclose(f);
 }
 
-/* A pid field of /proc/PID/status ("TracerPid:", "PPid:"), or 0. */
-static pid_t status_pid(pid_t pid, const char *field)
-{
-	char path[64], line[256];
-	size_t n = strlen(field);
-	int t = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n)) {
-			t = atoi(line + n);
-			break;
-		}
-	fclose(f);
-	return t;
-}
-
 /* Checkpoint num of this session (0: the newest): its path, or -1. */
 static int find_image(struct session *ss, int num, char *out, size_t len)
 {
@@ -176,7 +156,7 @@ static int refuse(struct session *ss, struct vg_err *e)
 		return vg_errf_code(e, VG_EXIT_USAGE, "restore does not go with --dynamic: the checkpoint's slices were not planned for");
 	if (ss->ws)
 		return vg_errf_code(e, VG_EXIT_USAGE, "restore does not go with watchpoints yet: their hardware breakpoints belong to the process being replaced");
-	if ((t = status_pid(ss->pid, "TracerPid:")))
+	if ((t = vg_proc_tracer(ss->pid)))
 		return vg_errf_code(e, VG_EXIT_USAGE, "pid %d is traced by process %d (gdb?): restore from gdb with `vigil restore`, which lets go of it first",
 				    ss->pid, t);
 	return 0;
@@ -271,7 +251,7 @@ int vg_session_restore(struct session *ss, int num, bool hold, char *text,
 	/* 3, 4; an attached program's parent may not have reaped it */
 	if (kill(ss->pid, 0) == 0)
 		rc = vg_errf(e, "pid %d was killed, but its parent (pid %d) has not reaped it: CRIU cannot restore under that pid",
-			     ss->pid, status_pid(ss->pid, "PPid:"));
+			     ss->pid, vg_proc_status_pid(ss->pid, "PPid:"));
 	else
 		rc = bring_back(ss, img, &of, e);
 	vg_outfiles_close(&of);
