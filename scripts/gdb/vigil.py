@@ -147,13 +147,22 @@ class _VigilStop(gdb.Function):
             gdb.write("%s\n" % e)
             return 1
         d = r.get("data", {})
+        # a reaction's checkpoint waits for gdb to let go of the process,
+        # which it may not do here (in a condition): the stop goes on to
+        # the catchpoint's commands (_after_stop), silent when it is only
+        # for the checkpoint, which then resume the program
+        _pending["checkpoint"] = bool(d.get("checkpoint"))
+        _pending["resume"] = _pending["checkpoint"] and not d.get("stop")
+        if _catch is not None and _catch.is_valid():
+            _catch.silent = _pending["resume"]
         if d.get("stop"):
             _print_stop(d)
             return 1
-        return 0
+        return 1 if _pending["checkpoint"] else 0
 
 
 _catch = None           # the SIGSTOP catchpoint every vigil stop needs
+_pending = {"checkpoint": False, "resume": False}
 _ended = False          # `vigil detach`: monitoring is over
 
 
@@ -162,6 +171,28 @@ def _catch_stops():
     gdb.execute("catch signal SIGSTOP", to_string=True)
     _catch = gdb.breakpoints()[-1]
     _catch.condition = "$_vigil_stop()"
+    gdb.execute("commands %d\npython _after_stop()\nend" % _catch.number)
+
+
+def _after_stop():
+    """The catchpoint's commands: a checkpoint a reaction asked for while
+    gdb held the process is taken now, as `vigil checkpoint` takes one;
+    then, when the stop was only for it, the program goes on (the
+    `continue` is gdb's own: the attach ended the command list, and in
+    batch mode gdb runs the next stop's commands when this one returns)."""
+    if not _pending["checkpoint"]:
+        return
+    resume = _pending["resume"]
+    _pending["checkpoint"] = _pending["resume"] = False
+    if _catch is not None and _catch.is_valid():
+        _catch.silent = False
+    try:
+        # vigil's stderr says what it took, or why not
+        _take_checkpoint(["stopped", "reaction"], quiet=True)
+    except gdb.GdbError:
+        pass
+    if resume and gdb.selected_inferior().pid:
+        gdb.execute("continue")
 
 
 def _recatch():
@@ -378,14 +409,21 @@ except ImportError:
     pass
 
 
-def _reattach(pid, pc, here=False):
+def _reattach(pid, pc, here=False, quiet=False):
     # gdb's breakpoints survive a detach and an attach, but after the
     # attach gdb no longer knows that the thread stopped at one: resumed
     # with the pc on it, it would hit it again at once. A breakpoint at
     # the pc stays disabled until the next stop. here: the pc is the
     # attached process's own (a restored process stands where the
-    # checkpoint left it).
-    gdb.execute("attach %d" % pid, to_string=True)
+    # checkpoint left it). quiet: not even the frame the attach stops in
+    # is shown (gdb prints it outside what to_string captures)
+    if quiet:
+        gdb.execute("set suppress-cli-notifications on", to_string=True)
+    try:
+        gdb.execute("attach %d" % pid, to_string=True)
+    finally:
+        if quiet:
+            gdb.execute("set suppress-cli-notifications off", to_string=True)
     os.kill(pid, signal.SIGCONT)     # it waits in a group stop otherwise
     if here:
         pc = int(gdb.selected_frame().pc())
@@ -520,24 +558,30 @@ class _Cmd(gdb.Command):
         return gdb.COMPLETE_NONE
 
 
+def _take_checkpoint(args, quiet=False):
+    # CRIU cannot dump a traced process: gdb lets go of it, held in a
+    # group stop (the SIGSTOP queued now lands as gdb detaches), vigil
+    # dumps it and leaves it stopped, gdb takes it back: same pid, and
+    # gdb's breakpoints survive a detach and an attach. quiet: gdb says
+    # nothing of it (a reaction's checkpoint, the program resumed after)
+    pid = _need_live().pid
+    pc = int(gdb.selected_frame().pc()) if gdb.selected_thread() else None
+    vigil_returns_put_back_all()    # (its SIGCONT first, then our SIGSTOP)
+    os.kill(pid, signal.SIGSTOP)
+    gdb.execute("detach", to_string=True)
+    try:
+        r = _need_live().call("checkpoint", args, timeout=_CKPT_TIMEOUT)
+    finally:
+        _reattach(pid, pc, quiet=quiet)
+    if not r.get("ok"):
+        raise gdb.GdbError("vigil: %s" % r.get("error", "refused"))
+    if not quiet:
+        gdb.write(r.get("text", ""))
+
+
 class _Checkpoint(_Cmd):
     def run(self, argv):
-        # CRIU cannot dump a traced process: gdb lets go of it, held in a
-        # group stop (the SIGSTOP queued now lands as gdb detaches), vigil
-        # dumps it and leaves it stopped, gdb takes it back: same pid, and
-        # gdb's breakpoints survive a detach and an attach.
-        pid = _need_live().pid
-        pc = int(gdb.selected_frame().pc()) if gdb.selected_thread() else None
-        vigil_returns_put_back_all()    # (its SIGCONT first, then our SIGSTOP)
-        os.kill(pid, signal.SIGSTOP)
-        gdb.execute("detach", to_string=True)
-        try:
-            r = _need_live().call("checkpoint", ["stopped"], timeout=_CKPT_TIMEOUT)
-        finally:
-            _reattach(pid, pc)
-        if not r.get("ok"):
-            raise gdb.GdbError("vigil: %s" % r.get("error", "refused"))
-        gdb.write(r.get("text", ""))
+        _take_checkpoint(["stopped"])
 
 
 class _Restore(_Cmd):

@@ -325,6 +325,11 @@ void vg_scenario_take_requests(struct vg_scenario *sc,
 	memset(&sc->req, 0, sizeof(sc->req));
 }
 
+bool vg_scenario_checkpoint_wanted(const struct vg_scenario *sc)
+{
+	return sc->req.checkpoint && !sc->req.restore;
+}
+
 void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
 			    const char *why)
 {

@@ -58,6 +58,8 @@ struct vg_scenario_req {
 };
 void vg_scenario_take_requests(struct vg_scenario *sc,
 			       struct vg_scenario_req *r);
+/* Is a checkpoint asked for, and no restore (which would make it moot)? */
+bool vg_scenario_checkpoint_wanted(const struct vg_scenario *sc);
 
 /* The target is now pid (a `restore` brought back a checkpoint), stopped
  * or not, for the reason why. */

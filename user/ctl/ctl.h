@@ -43,6 +43,9 @@ int vg_ctl_fd(const struct vg_ctl *c);
 const char *vg_ctl_path(const struct vg_ctl *c);
 /* Accept, read and answer whatever is there, without blocking. */
 void vg_ctl_serve(struct vg_ctl *c);
+/* The process at the other end of client's connection (SO_PEERCRED), or
+ * 0 when there is none. */
+pid_t vg_ctl_peer_pid(const struct vg_ctl *c, int client);
 
 /* --- the client side (vigil ctl, tests) --- */
 

@@ -142,6 +142,17 @@ static bool peer_ok(int fd)
 	return cr.uid == geteuid() || cr.uid == 0;
 }
 
+pid_t vg_ctl_peer_pid(const struct vg_ctl *c, int client)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (client < 0 || client >= VG_CTL_CLIENTS || c->cl[client].fd < 0 ||
+	    getsockopt(c->cl[client].fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
+		return 0;
+	return cr.pid;
+}
+
 static void accept_all(struct vg_ctl *c)
 {
 	struct timeval tv = { 0, VG_CTL_SEND_MS * 1000 };

@@ -62,6 +62,13 @@ struct vg_live {
 	const struct session *last_owner;
 	int last_prop, last_state;
 	char last_slice[256];
+	/* a reaction's checkpoint waiting for gdb to let go of the target
+	 * (vg_live_want_checkpoint); in_query: asked during a stop query,
+	 * whose answer says so at once */
+	struct {
+		bool wanted, good, in_query;
+		char reason[256];
+	} ckpt;
 };
 
 json_t *vg_live_reply(bool ok, const char *text, json_t *data)
@@ -262,6 +269,7 @@ void vg_live_forget_stops(struct session *ss)
 	if (l) {
 		l->nstops = 0;
 		l->last_owner = NULL;	/* its slice is the abandoned run's */
+		l->ckpt.wanted = false;	/* and so is a reaction's checkpoint */
 	}
 }
 
@@ -284,6 +292,48 @@ static void settle(struct session *ss)
 	vg_load_drain(ss);	/* the loaded properties' stops */
 }
 
+bool vg_live_gdb_traces(const struct session *ss, pid_t tracer)
+{
+	const struct vg_live *l = ss->live;
+
+	return l && l->gdb_client >= 0 && tracer > 0 &&
+	       vg_ctl_peer_pid(l->ctl, l->gdb_client) == tracer;
+}
+
+void vg_live_want_checkpoint(struct session *ss, const char *reason, bool good)
+{
+	struct vg_live *l = ss->live;
+
+	if (l->ckpt.wanted) {
+		ss->ckpt_skipped++;
+		return;
+	}
+	l->ckpt.wanted = true;
+	l->ckpt.good = good;
+	snprintf(l->ckpt.reason, sizeof(l->ckpt.reason), "%s", reason);
+	/* gdb hears of it at a stop: make one (it resumes silently) */
+	if (!l->ckpt.in_query)
+		kill(ss->pid, SIGSTOP);
+}
+
+/* A checkpoint reaction the records just read asked for: the kernel
+ * tier's probe stopped the target at its event, and this stop query is
+ * that stop's, so the checkpoint is of that moment (not of the later
+ * stop the loop would make). */
+static void reaction_checkpoint_now(struct session *ss)
+{
+	struct vg_scenario_req r;
+	struct vg_err e = { 0 };
+
+	if (ss->o->watch_exe || !vg_scenario_checkpoint_wanted(ss->sc))
+		return;
+	vg_scenario_take_requests(ss->sc, &r);
+	ss->live->ckpt.in_query = true;
+	if (vg_session_reaction_checkpoint(ss, r.reason, r.good, &e))
+		fprintf(stderr, "vigil: %s\n", e.msg);
+	ss->live->ckpt.in_query = false;
+}
+
 static json_t *stop_query(struct session *ss, json_t *args)
 {
 	struct vg_live *l = ss->live;
@@ -293,6 +343,7 @@ static json_t *stop_query(struct session *ss, json_t *args)
 	int k = -1;
 
 	settle(ss);
+	reaction_checkpoint_now(ss);
 	/* the thread the stop was for, else any stop of this process: a
 	 * process-wide SIGSTOP lands in whichever thread takes it */
 	for (int i = 0; i < l->nstops && k < 0; i++)
@@ -302,10 +353,11 @@ static json_t *stop_query(struct session *ss, json_t *args)
 		if (l->stops[i].pid == ss->pid || !tid)
 			k = i;
 	if (k < 0)
-		return vg_live_reply(true, NULL, json_pack("{s:b}", "stop", 0));
-	d = json_pack("{s:b,s:s,s:i,s:i}", "stop", 1, "message",
+		return vg_live_reply(true, NULL, json_pack("{s:b,s:b}", "stop", 0,
+					"checkpoint", l->ckpt.wanted));
+	d = json_pack("{s:b,s:s,s:i,s:i,s:b}", "stop", 1, "message",
 		      l->stops[k].msg, "pid", l->stops[k].pid, "tid",
-		      l->stops[k].tid);
+		      l->stops[k].tid, "checkpoint", l->ckpt.wanted);
 	if (l->stops[k].violation)
 		json_object_set_new(d, "violation", l->stops[k].violation);
 	memmove(l->stops + k, l->stops + k + 1,
@@ -368,7 +420,7 @@ static uint32_t stop_states(struct vg_live *l, struct session *ss, int prop)
 
 /* Under gdb a user-tier stop lands at its event, as a kernel-tier one
  * does: the probe of every event that can take a user-tier slice into a
- * stopping state holds its thread (VG_EVF_HOLD) until vigil has handled
+ * stopping state (or one with a checkpoint reaction) holds its thread (VG_EVF_HOLD) until vigil has handled
  * the record, so the stop query that thread's SIGSTOP raises in gdb
  * finds the stop. Without this the scenario's SIGSTOP came a ring-buffer
  * latency later, wherever the program was by then, or never, when it had
@@ -387,6 +439,16 @@ static int push_user_holds(struct vg_live *l, struct session *ss,
 		uint32_t m = ss->kernel[prop] ||
 			     vg_monitor_prop_disabled(ss->mon, prop)
 				     ? 0 : stop_states(l, ss, prop);
+
+		/* and those with a checkpoint reaction: the stop query of
+		 * the hold finds it (reaction_checkpoint_now), and gdb takes
+		 * it at the event, as the kernel tier's probe stops for it */
+		for (int st = 0; st < p->nstates && st < 32; st++)
+			if (!ss->kernel[prop] &&
+			    !vg_monitor_prop_disabled(ss->mon, prop) &&
+			    vg_property_state_has_action(p, st, true,
+							 VG_ACT_CHECKPOINT))
+				m |= 1u << st;
 
 		for (int t = 0; m && t < p->ntrans; t++)
 			if (p->trans[t].to < 32 && (m >> p->trans[t].to & 1) &&
@@ -516,25 +578,45 @@ static json_t *breaks(struct session *ss)
 	return vg_live_reply(true, l->nbrk ? text : "no monitor breakpoints\n", arr);
 }
 
-/* checkpoint [stopped]: "stopped" from gdb, which detached from the
- * target and left it in a group stop to attach again after the dump */
+/* checkpoint [stopped [reaction]]: "stopped" from gdb, which detached
+ * from the target and left it in a group stop to attach again after the
+ * dump; "reaction": the one a reaction left for gdb (the stop query said
+ * it is wanted), with that reaction's reason */
 static json_t *checkpoint(struct session *ss, json_t *args)
 {
 	const char *a = json_string_value(json_array_get(args, 0));
+	const char *b = json_string_value(json_array_get(args, 1));
+	struct vg_live *l = ss->live;
+	const char *reason = "on demand (vigil ctl checkpoint)";
+	char why[sizeof(l->ckpt.reason)];
 	struct vg_err e = { 0 };
 	uint64_t before = ss->ckpt_taken;
+	bool good = true;
 	int rc;
 
 	if (ss->o->follow_forks)
 		return vg_live_reply(false, "no checkpoints with --follow-fork", NULL);
 	ss->ckpt_hold = a && !strcmp(a, "stopped");
-	ss->ckpt_stop = true;	/* asked for: --checkpoint-gap is for reactions */
+	if (ss->ckpt_hold)
+		reason = "vigil checkpoint (gdb)";
+	if (ss->ckpt_hold && b && !strcmp(b, "reaction")) {
+		if (!l->ckpt.wanted) {
+			ss->ckpt_hold = false;
+			return vg_live_reply(false, "no checkpoint reaction is waiting", NULL);
+		}
+		l->ckpt.wanted = false;
+		snprintf(why, sizeof(why), "%s", l->ckpt.reason);
+		reason = why;
+		good = l->ckpt.good;
+	}
+	/* asked for: --checkpoint-gap is for reactions (a waiting one was
+	 * checked when it was made) */
+	ss->ckpt_stop = true;
 	if (ss->ckpt_hold) {	/* the SIGSTOP gdb queued must have landed */
 		for (int i = 0; i < 500 && vg_proc_state(ss->pid) != 'T'; i++)
 			usleep(1000);
 	}
-	rc = vg_session_checkpoint(ss, ss->ckpt_hold ? "vigil checkpoint (gdb)"
-				   : "on demand (vigil ctl checkpoint)", true, &e);
+	rc = vg_session_checkpoint(ss, reason, good, &e);
 	ss->ckpt_hold = false;
 	if (rc)
 		return vg_live_reply(false, e.msg, NULL);
@@ -633,6 +715,7 @@ static void closed(void *ctx, int client)
 		return;
 	ss->live->gdb_client = -1;
 	ss->live->detach = true;
+	ss->live->ckpt.wanted = false;
 	if (ss->live->keep_stopped) {
 		vg_live_mend_returns(ss);	/* (stopped by now or never) */
 		/* a gdb killed at a breakpoint leaves the thread running */

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "util/err.h"
 
@@ -31,6 +32,14 @@ void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
  * ask about and go on monitoring. False when the session should end as
  * without --interactive. */
 bool vg_live_keep_going(struct session *ss);
+/* Is tracer the gdb whose extension joined this session? */
+bool vg_live_gdb_traces(const struct session *ss, pid_t tracer);
+/* A reaction's checkpoint for gdb's extension to take (it must let go of
+ * the target first): kept until it asks (`checkpoint stopped reaction`);
+ * the next stop query says it is wanted, and a SIGSTOP makes that query
+ * come soon. One waits at a time: later ones while it waits are skipped,
+ * as within --checkpoint-gap. */
+void vg_live_want_checkpoint(struct session *ss, const char *reason, bool good);
 /* `vigil detach` was asked: end monitoring now. */
 bool vg_live_detach_asked(const struct session *ss);
 /* The gdb command file that joins this live session (stdout of

@@ -23,6 +23,7 @@
 #include "util/clock.h"
 #include "util/rundir.h"
 #include "monstate.h"
+#include "live.h"
 #include "live_load.h"
 #include "watch_ckpt.h"
 
@@ -319,6 +320,48 @@ static int restore_last_good(struct session *ss)
 	return 0;
 }
 
+/* Would a checkpoint not asked for by hand be taken now (--checkpoint-gap)?
+ * Read only: the checkpoint itself keeps the time. */
+static bool gap_open(const struct session *ss)
+{
+	uint64_t now = vg_now_ns(CLOCK_MONOTONIC);
+
+	if (ss->o->fork_snapshots)
+		return !ss->last_fsnap_ns || now - ss->last_fsnap_ns >=
+			ss->o->checkpoint_gap_ms * 1000000ull;
+	return !ss->ck || vg_ckpt_due(ss->ck);
+}
+
+/* gdb's extension traces the target: CRIU cannot dump it until gdb lets
+ * go, which gdb can do at a stop only. The reaction waits for gdb
+ * (vg_live_want_checkpoint), which asks for it at the stop the reaction
+ * makes, as `vigil checkpoint` typed in gdb does. Another tracer (plain
+ * gdb, strace) cannot be asked: vg_session_checkpoint says so. */
+static bool left_to_gdb(struct session *ss, const char *reason, bool good)
+{
+	pid_t tracer = vg_proc_tracer(ss->pid);
+	bool forced = ss->ckpt_stop;
+
+	if (tracer <= 0 || tracer == getpid() || ss->o->watch_exe ||
+	    ss->o->follow_forks || !vg_live_gdb_traces(ss, tracer))
+		return false;
+	ss->ckpt_stop = false;
+	if (!forced && !gap_open(ss))
+		ss->ckpt_skipped++;
+	else if (!defer_at_trampoline(ss, reason, true))
+		vg_live_want_checkpoint(ss, reason, good);
+	rearm(ss);
+	return true;
+}
+
+int vg_session_reaction_checkpoint(struct session *ss, const char *reason,
+				   bool good, struct vg_err *e)
+{
+	if (left_to_gdb(ss, reason, good))
+		return 0;
+	return vg_session_checkpoint(ss, reason, good, e);
+}
+
 int vg_session_requests(struct session *ss, struct vg_err *e)
 {
 	struct vg_scenario_req r;
@@ -330,7 +373,7 @@ int vg_session_requests(struct session *ss, struct vg_err *e)
 	if (r.checkpoint && !r.restore && !vg_scenario_target_killed(ss->sc)) {
 		struct vg_scenario_req later;
 
-		if (vg_session_checkpoint(ss, r.reason, r.good, e))
+		if (vg_session_reaction_checkpoint(ss, r.reason, r.good, e))
 			return -1;
 		/* the drain inside may ask again: this checkpoint is later
 		 * than those requests, so it answers them; a restore stays */

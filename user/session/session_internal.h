@@ -378,6 +378,11 @@ int vg_session_requests(struct session *ss, struct vg_err *e);
 /* Take a checkpoint now (`vigil checkpoint`, SIGUSR2). */
 int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 			  struct vg_err *e);
+/* A reaction's checkpoint: taken now, or, while gdb's extension of the
+ * live session traces the target, left to gdb, which lets go of the
+ * process for it at its next stop (live.c, `checkpoint stopped reaction`). */
+int vg_session_reaction_checkpoint(struct session *ss, const char *reason,
+				   bool good, struct vg_err *e);
 /* Wait until the target's pid is gone, reaping it when it is our child. */
 void vg_session_wait_gone(struct session *ss);
 
