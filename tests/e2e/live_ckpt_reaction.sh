@@ -53,4 +53,28 @@ grep -qE "^restored pid $TARGET_PID from checkpoint 1 \(pushed entered pushed, a
 [ "$(grep '^slice     q=0x' "$TMP/gdb" | head -2 | sort -u | wc -l)" = 1 ] ||
 	fail "kernel tier: the replay did not reach the same violation"
 reaction_in_gdb user "-ex continue -ex 'vigil checkpoints' -ex continue -ex continue -ex continue" 3
+
+# on a terminal (script(1) gives the session a pty; what it reads is what
+# the user types, ahead of gdb's prompts): vigil attach --interactive
+# starts gdb itself. The program's output goes to a file: CRIU cannot dump
+# a program whose output is a terminal it does not have.
+: >"$TMP/hold"
+QUEUE3_HOLD="$TMP/hold" setsid "$TARGETS/queue3" --loops 2 </dev/null >"$TMP/prog.out" 2>&1 &
+prog=$!
+LEFT_PIDS+=("$prog")
+wait_exec "$prog" "$TARGETS/queue3"
+(sleep 2; printf 'shell rm %s\ncontinue\nvigil checkpoints\ncontinue\ncontinue\ncontinue\n' "$TMP/hold"
+ for _ in $(seq 300); do [ -e "/proc/$prog" ] || break; sleep 0.1; done; sleep 1; printf 'quit\n'; sleep 3) |
+	timeout 90 script -qec "$VIGIL attach --interactive --checkpoint-gap 60000 --checkpoint-dir $TMP/images-tty specs/queue_bounds.vigil $TMP/pushed.vigil -p $prog" /dev/null >"$TMP/raw" 2>&1
+sed -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\r//g' "$TMP/raw" >"$TMP/out"
+cat "$TMP/out"
+expect_out "^vigil: live session with the monitor of pid $prog"
+expect_out "^vigil: checkpoint $TMP/images-tty/ck-0001 \(pushed entered pushed, after 2 events\)"
+expect_out '^1 +2 +good +pushed entered pushed '
+[ "$(grep -c '^vigil: queue_bounds entered state overflow at before queue_push' "$TMP/out")" = 3 ] ||
+	fail "tty: expected three violation stops with vigil's message"
+[ "$(grep -c '^Catchpoint' "$TMP/out")" = 3 ] || fail "tty: a stop other than the violations was shown"
+grep -v '^Catchpoint' "$TMP/out" | grep -q 'SIGSTOP' && fail "tty: a bare SIGSTOP reached the user"
+expect_out 'exited normally'
+grep -q 'queue_new=6 queue_push=18 queue_pop=18' "$TMP/prog.out" || fail "tty: the program's counts"
 echo PASS
