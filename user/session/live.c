@@ -316,6 +316,19 @@ void vg_live_want_checkpoint(struct session *ss, const char *reason, bool good)
 		kill(ss->pid, SIGSTOP);
 }
 
+bool vg_live_take_checkpoint(struct session *ss, char *reason, size_t len,
+			     bool *good)
+{
+	struct vg_live *l = ss->live;
+
+	if (!l || !l->ckpt.wanted)
+		return false;
+	l->ckpt.wanted = false;
+	snprintf(reason, len, "%s", l->ckpt.reason);
+	*good = l->ckpt.good;
+	return true;
+}
+
 /* A checkpoint reaction the records just read asked for: the kernel
  * tier's probe stopped the target at its event, and this stop query is
  * that stop's, so the checkpoint is of that moment (not of the later
@@ -578,53 +591,6 @@ static json_t *breaks(struct session *ss)
 	return vg_live_reply(true, l->nbrk ? text : "no monitor breakpoints\n", arr);
 }
 
-/* checkpoint [stopped [reaction]]: "stopped" from gdb, which detached
- * from the target and left it in a group stop to attach again after the
- * dump; "reaction": the one a reaction left for gdb (the stop query said
- * it is wanted), with that reaction's reason */
-static json_t *checkpoint(struct session *ss, json_t *args)
-{
-	const char *a = json_string_value(json_array_get(args, 0));
-	const char *b = json_string_value(json_array_get(args, 1));
-	struct vg_live *l = ss->live;
-	const char *reason = "on demand (vigil ctl checkpoint)";
-	char why[sizeof(l->ckpt.reason)];
-	struct vg_err e = { 0 };
-	uint64_t before = ss->ckpt_taken;
-	bool good = true;
-	int rc;
-
-	if (ss->o->follow_forks)
-		return vg_live_reply(false, "no checkpoints with --follow-fork", NULL);
-	ss->ckpt_hold = a && !strcmp(a, "stopped");
-	if (ss->ckpt_hold)
-		reason = "vigil checkpoint (gdb)";
-	if (ss->ckpt_hold && b && !strcmp(b, "reaction")) {
-		if (!l->ckpt.wanted) {
-			ss->ckpt_hold = false;
-			return vg_live_reply(false, "no checkpoint reaction is waiting", NULL);
-		}
-		l->ckpt.wanted = false;
-		snprintf(why, sizeof(why), "%s", l->ckpt.reason);
-		reason = why;
-		good = l->ckpt.good;
-	}
-	/* asked for: --checkpoint-gap is for reactions (a waiting one was
-	 * checked when it was made) */
-	ss->ckpt_stop = true;
-	if (ss->ckpt_hold) {	/* the SIGSTOP gdb queued must have landed */
-		for (int i = 0; i < 500 && vg_proc_state(ss->pid) != 'T'; i++)
-			usleep(1000);
-	}
-	rc = vg_session_checkpoint(ss, reason, good, &e);
-	ss->ckpt_hold = false;
-	if (rc)
-		return vg_live_reply(false, e.msg, NULL);
-	if (ss->ckpt_taken == before)
-		return vg_live_reply(false, "the checkpoint was not taken (vigil's stderr says why)", NULL);
-	return vg_live_checkpoints(ss);
-}
-
 static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 			json_t *req)
 {
@@ -678,7 +644,7 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	if (!strcmp(cmd, "breaks"))
 		return breaks(ss);
 	if (!strcmp(cmd, "checkpoint"))
-		return checkpoint(ss, args);
+		return vg_live_checkpoint(ss, args);
 	if (!strcmp(cmd, "checkpoints"))
 		return vg_live_checkpoints(ss);
 	if (!strcmp(cmd, "leaks"))

@@ -40,6 +40,10 @@ bool vg_live_gdb_traces(const struct session *ss, pid_t tracer);
  * come soon. One waits at a time: later ones while it waits are skipped,
  * as within --checkpoint-gap. */
 void vg_live_want_checkpoint(struct session *ss, const char *reason, bool good);
+/* The waiting reaction's checkpoint, taken off the list: its reason and
+ * good/bad; false when none waits. */
+bool vg_live_take_checkpoint(struct session *ss, char *reason, size_t len,
+			     bool *good);
 /* `vigil detach` was asked: end monitoring now. */
 bool vg_live_detach_asked(const struct session *ss);
 /* The gdb command file that joins this live session (stdout of
@@ -85,6 +89,8 @@ void vg_live_mend_returns(struct session *ss);
 /* restore [N] [stopped] (live_restore.c); and, the target replaced, the
  * stops gdb has not asked about are forgotten. */
 json_t *vg_live_restore(struct session *ss, json_t *args);
+/* checkpoint [stopped [reaction]] (live_ckpt.c) */
+json_t *vg_live_checkpoint(struct session *ss, json_t *args);
 void vg_live_forget_stops(struct session *ss);
 /* `leaks [KINDS]`: a leak check now (leaks.c) */
 json_t *vg_live_leaks(struct session *ss, json_t *args);

@@ -1,0 +1,54 @@
+/* The control channel's `checkpoint [stopped [reaction]]` (session_ckpt.c
+ * takes it): from a shell, or from gdb's extension, which let go of the
+ * target for CRIU, on `vigil checkpoint` or for a reaction's checkpoint
+ * that waited for it (live.c keeps that one). */
+#include "live.h"
+#include "session_internal.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "proc/proc.h"
+
+/* checkpoint [stopped [reaction]]: "stopped" from gdb, which detached
+ * from the target and left it in a group stop to attach again after the
+ * dump; "reaction": the one a reaction left for gdb (the stop query said
+ * it is wanted), with that reaction's reason */
+json_t *vg_live_checkpoint(struct session *ss, json_t *args)
+{
+	const char *a = json_string_value(json_array_get(args, 0));
+	const char *b = json_string_value(json_array_get(args, 1));
+	const char *reason = "on demand (vigil ctl checkpoint)";
+	char why[256];
+	struct vg_err e = { 0 };
+	uint64_t before = ss->ckpt_taken;
+	bool good = true;
+	int rc;
+
+	if (ss->o->follow_forks)
+		return vg_live_reply(false, "no checkpoints with --follow-fork", NULL);
+	ss->ckpt_hold = a && !strcmp(a, "stopped");
+	if (ss->ckpt_hold)
+		reason = "vigil checkpoint (gdb)";
+	if (ss->ckpt_hold && b && !strcmp(b, "reaction")) {
+		if (!vg_live_take_checkpoint(ss, why, sizeof(why), &good)) {
+			ss->ckpt_hold = false;
+			return vg_live_reply(false, "no checkpoint reaction is waiting", NULL);
+		}
+		reason = why;
+	}
+	/* asked for: --checkpoint-gap is for reactions (a waiting one was
+	 * checked when it was made) */
+	ss->ckpt_stop = true;
+	if (ss->ckpt_hold) {	/* the SIGSTOP gdb queued must have landed */
+		for (int i = 0; i < 500 && vg_proc_state(ss->pid) != 'T'; i++)
+			usleep(1000);
+	}
+	rc = vg_session_checkpoint(ss, reason, good, &e);
+	ss->ckpt_hold = false;
+	if (rc)
+		return vg_live_reply(false, e.msg, NULL);
+	if (ss->ckpt_taken == before)
+		return vg_live_reply(false, "the checkpoint was not taken (vigil's stderr says why)", NULL);
+	return vg_live_checkpoints(ss);
+}
