@@ -144,13 +144,15 @@ class _VigilStop(gdb.Function):
         try:
             r = _need_live().call("stop", [gdb.selected_thread().ptid[1]])
         except gdb.GdbError as e:
+            _pending["checkpoint"] = _pending["resume"] = False
+            if _catch is not None and _catch.is_valid():
+                _catch.silent = False
             gdb.write("%s\n" % e)
             return 1
         d = r.get("data", {})
-        # a reaction's checkpoint waits for gdb to let go of the process,
-        # which it may not do here (in a condition): the stop goes on to
-        # the catchpoint's commands (_after_stop), silent when it is only
-        # for the checkpoint, which then resume the program
+        # a reaction's checkpoint needs gdb to let go of the process, which
+        # a condition may not do: the stop goes on to the catchpoint's
+        # commands (_after_stop), silent when it is only for that
         _pending["checkpoint"] = bool(d.get("checkpoint"))
         _pending["resume"] = _pending["checkpoint"] and not d.get("stop")
         if _catch is not None and _catch.is_valid():
@@ -175,11 +177,9 @@ def _catch_stops():
 
 
 def _after_stop():
-    """The catchpoint's commands: a checkpoint a reaction asked for while
-    gdb held the process is taken now, as `vigil checkpoint` takes one;
-    then, when the stop was only for it, the program goes on (the
-    `continue` is gdb's own: the attach ended the command list, and in
-    batch mode gdb runs the next stop's commands when this one returns)."""
+    """The catchpoint's commands: a reaction's checkpoint is taken as by
+    `vigil checkpoint`; a stop only for it resumes (from here: the attach
+    ends the command list, so a `continue` in it would not run)."""
     if not _pending["checkpoint"]:
         return
     resume = _pending["resume"]
@@ -191,6 +191,9 @@ def _after_stop():
         _take_checkpoint(["stopped", "reaction"], quiet=True)
     except gdb.GdbError:
         pass
+    except gdb.error as e:      # gdb could not attach again: say so, stay
+        gdb.write("vigil: after a checkpoint reaction: %s\n" % e)
+        return
     if resume and gdb.selected_inferior().pid:
         gdb.execute("continue")
 

@@ -455,9 +455,11 @@ static int push_user_holds(struct vg_live *l, struct session *ss,
 
 		/* and those with a checkpoint reaction: the stop query of
 		 * the hold finds it (reaction_checkpoint_now), and gdb takes
-		 * it at the event, as the kernel tier's probe stops for it */
+		 * it at the event, as the kernel tier's probe stops for it
+		 * (the session's own: vigil load's units take none, and have
+		 * no live side of their own) */
 		for (int st = 0; st < p->nstates && st < 32; st++)
-			if (!ss->kernel[prop] &&
+			if (ss->live && !ss->kernel[prop] &&
 			    !vg_monitor_prop_disabled(ss->mon, prop) &&
 			    vg_property_state_has_action(p, st, true,
 							 VG_ACT_CHECKPOINT))
