@@ -67,7 +67,7 @@ wait_exec "$prog" "$TARGETS/queue3"
  for _ in $(seq 300); do [ -e "/proc/$prog" ] || break; sleep 0.1; done; sleep 1; printf 'quit\n'; sleep 3) |
 	timeout 90 script -qec "$VIGIL attach --interactive --checkpoint-gap 60000 --checkpoint-dir $TMP/images-tty specs/queue_bounds.vigil $TMP/pushed.vigil -p $prog" /dev/null >"$TMP/raw" 2>&1
 sed -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\r//g' "$TMP/raw" >"$TMP/out"
-cat "$TMP/out"
+cat "$TMP/out"; echo
 expect_out "^vigil: live session with the monitor of pid $prog"
 expect_out "^vigil: checkpoint $TMP/images-tty/ck-0001 \(pushed entered pushed, after 2 events\)"
 expect_out '^1 +2 +good +pushed entered pushed '
