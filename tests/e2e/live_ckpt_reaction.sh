@@ -56,8 +56,8 @@ reaction_in_gdb user "-ex continue -ex 'vigil checkpoints' -ex continue -ex cont
 
 # on a terminal (script(1) gives the session a pty; what it reads is what
 # the user types, ahead of gdb's prompts): vigil attach --interactive
-# starts gdb itself. The program's output goes to a file: CRIU cannot dump
-# a program whose output is a terminal it does not have.
+# starts gdb itself. The program's output goes to a file (a program on a
+# terminal is live_tty_restore.sh's).
 : >"$TMP/hold"
 QUEUE3_HOLD="$TMP/hold" setsid "$TARGETS/queue3" --loops 2 </dev/null >"$TMP/prog.out" 2>&1 &
 prog=$!

@@ -282,7 +282,9 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 	char spath[PATH_MAX + 64];
 	struct vg_err oe = { 0 };
 	bool shell_job = !own_session(c->pid);
-	char *argv[16];
+	char ttys[VG_OUTFILES_MAX][VG_TTY_ID_MAX];
+	char *argv[16 + 2 * VG_OUTFILES_MAX];
+	int nttys;
 	int n = c->next++, a = 0, rc;
 	FILE *f;
 
@@ -314,11 +316,18 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 	argv[a++] = "-v2";
 	if (shell_job)
 		argv[a++] = "--shell-job";
+	/* its terminals, whose masters are not in the dump (outfiles.h); a
+	 * shell job's terminal is CRIU's own business (--shell-job) */
+	nttys = shell_job ? 0 : vg_outfiles_ttys(c->pid, ttys, VG_OUTFILES_MAX);
+	for (int i = 0; i < nttys; i++) {
+		argv[a++] = "--external";
+		argv[a++] = ttys[i];
+	}
 	argv[a] = NULL;
 	/* the files it writes to, for the restore (act/outfiles.h): read
 	 * while it is stopped, before the dump; without them a restore
 	 * after the file grew is refused, as CRIU alone would */
-	vg_outfiles_save(c->pid, img, &oe);
+	vg_outfiles_save(c->pid, img, nttys > 0, &oe);
 	rc = run_logged(argv, log, NULL, 0);
 	if (rc != 0) {
 		char kept[PATH_MAX + 64];

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -57,9 +58,70 @@ static int fd_path(pid_t pid, int fd, char *out, size_t len)
 	return 0;
 }
 
-int vg_outfiles_save(pid_t pid, const char *dir, struct vg_err *e)
+/* A terminal CRIU must take as external: a pseudo-terminal's slave or a
+ * console or serial tty (not /dev/tty, which CRIU resolves itself, nor a
+ * pty master). */
+static bool is_terminal(const struct stat *st)
 {
-	char path[PATH_MAX + 32], fdir[64], file[PATH_MAX];
+	unsigned int maj = major(st->st_rdev);
+
+	return S_ISCHR(st->st_mode) && ((maj >= 136 && maj <= 143) || maj == 4);
+}
+
+/* pid's descriptor fd when it is such a terminal: its CRIU id
+ * ("tty[RDEV:DEV]", hex, as CRIU's tty.c names it) and path. -1 if not. */
+static int fd_terminal(pid_t pid, int fd, char *id, size_t idlen, char *path,
+		       size_t plen)
+{
+	char link[64];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", pid, fd);
+	if (stat(link, &st) || !is_terminal(&st))
+		return -1;
+	n = readlink(link, path, plen - 1);
+	if (n <= 0 || path[0] != '/')
+		return -1;
+	path[n] = 0;
+	if (strchr(path, '\n') || strchr(path, ' '))
+		return -1;
+	snprintf(id, idlen, "tty[%llx:%llx]", (unsigned long long)st.st_rdev,
+		 (unsigned long long)st.st_dev);
+	return 0;
+}
+
+int vg_outfiles_ttys(pid_t pid, char ids[][VG_TTY_ID_MAX], int max)
+{
+	char fdir[64], id[VG_TTY_ID_MAX], path[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(fdir, sizeof(fdir), "/proc/%d/fd", pid);
+	if (!(d = opendir(fdir)))
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		bool seen = false;
+
+		if (*end || end == de->d_name ||
+		    fd_terminal(pid, (int)fd, id, sizeof(id), path, sizeof(path)))
+			continue;
+		for (int i = 0; i < n; i++)
+			seen |= !strcmp(ids[i], id);
+		if (!seen)
+			snprintf(ids[n++], VG_TTY_ID_MAX, "%s", id);
+	}
+	closedir(d);
+	return n;
+}
+
+int vg_outfiles_save(pid_t pid, const char *dir, bool ttys,
+		     struct vg_err *e)
+{
+	char path[PATH_MAX + 32], fdir[64], file[PATH_MAX], id[VG_TTY_ID_MAX];
 	struct dirent *de;
 	FILE *out;
 	DIR *d;
@@ -79,6 +141,11 @@ int vg_outfiles_save(pid_t pid, const char *dir, struct vg_err *e)
 
 		if (*end || end == de->d_name)
 			continue;
+		if (ttys && !fd_terminal(pid, (int)fd, id, sizeof(id), file,
+					 sizeof(file))) {
+			fprintf(out, "%ld %s %s\n", fd, id, file);
+			continue;
+		}
 		if (fd_path(pid, (int)fd, file, sizeof(file)) ||
 		    (flags = fd_flags(pid, (int)fd)) < 0 ||
 		    (flags & O_ACCMODE) == O_RDONLY)
@@ -106,6 +173,20 @@ static int take_from(pid_t from, int fd, const char *file)
 	return got;
 }
 
+/* *fd moved away from 0-2, which criu's log takes; false if it could
+ * not be (then closed). */
+static bool keep_above_stdio(int *fd)
+{
+	int hi;
+
+	if (*fd >= 3)
+		return true;
+	hi = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+	close(*fd);
+	*fd = hi;
+	return hi >= 0;
+}
+
 static int open_again(const char *file, int flags)
 {
 	int fd = open(file, (flags & ~(O_CREAT | O_TRUNC | O_EXCL | O_TMPFILE)) |
@@ -116,6 +197,40 @@ static int open_again(const char *file, int flags)
 		return -1;
 	}
 	return fd;
+}
+
+/* An outfiles line "FD tty[RDEV:DEV] PATH": the terminal opened again,
+ * if it is still the same device, for `--inherit-fd fd[N]:tty[RDEV:DEV]`
+ * (the dump took it as external). One descriptor per terminal. */
+static void add_terminal(struct vg_outfiles *of, const char *line,
+			 const char *path)
+{
+	char id[VG_TTY_ID_MAX], now[VG_TTY_ID_MAX];
+	struct stat st;
+	int nfd;
+
+	_Static_assert(VG_TTY_ID_MAX == 40, "the %39s below");
+	if (sscanf(line, "%*d %39s", id) != 1)
+		return;
+	for (int i = 0; i < of->n; i++)
+		if (!strcmp(strchr(of->arg[i], ':') + 1, id))
+			return;
+	if ((nfd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+		return;		/* gone: CRIU will say which terminal */
+	snprintf(now, sizeof(now), "tty[%llx:%llx]", 0ull, 0ull);
+	if (!fstat(nfd, &st))
+		snprintf(now, sizeof(now), "tty[%llx:%llx]",
+			 (unsigned long long)st.st_rdev,
+			 (unsigned long long)st.st_dev);
+	if (strcmp(now, id)) {
+		close(nfd);	/* another device under that name now */
+		return;
+	}
+	if (!keep_above_stdio(&nfd))
+		return;
+	of->fd[of->n] = nfd;
+	snprintf(of->arg[of->n], sizeof(of->arg[0]), "fd[%d]:%s", nfd, id);
+	of->n++;
 }
 
 int vg_outfiles_open(const char *dir, pid_t from, struct vg_outfiles *of,
@@ -136,6 +251,11 @@ int vg_outfiles_open(const char *dir, pid_t from, struct vg_outfiles *of,
 		bool dup = false;
 
 		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%d tty[%*[0-9a-f:]] %n", &fd, &pos) == 1 &&
+		    pos) {
+			add_terminal(of, line, line + pos);
+			continue;
+		}
 		if (sscanf(line, "%d %o %n", &fd, &flags, &pos) != 2 || !pos ||
 		    line[pos] != '/')
 			continue;
@@ -151,14 +271,8 @@ int vg_outfiles_open(const char *dir, pid_t from, struct vg_outfiles *of,
 			nfd = open_again(file, (int)flags);
 		if (nfd < 0)
 			continue;	/* gone: CRIU will say which file */
-		/* away from 0-2, which criu's log takes */
-		if (nfd < 3) {
-			int hi = fcntl(nfd, F_DUPFD_CLOEXEC, 3);
-
-			close(nfd);
-			if ((nfd = hi) < 0)
-				continue;
-		}
+		if (!keep_above_stdio(&nfd))
+			continue;
 		of->fd[of->n] = nfd;
 		snprintf(of->arg[of->n], sizeof(of->arg[0]), "fd[%d]:%s", nfd,
 			 file + 1);

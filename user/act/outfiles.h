@@ -18,15 +18,25 @@
  * (the abandoned run's output stays, as on a terminal). Files are not
  * rolled back: one the program also reads (opened O_RDWR: Python's "w+"
  * log, a data file) holds what the abandoned run wrote too. Files open
- * only for reading keep CRIU's size check. */
+ * only for reading keep CRIU's size check.
+ *
+ * A terminal the process has open (`vigil run --interactive` on a
+ * terminal: its stdin, stdout and stderr) has its master outside the
+ * dump, which CRIU refuses ("Found slave peer index 0 without correspond
+ * master peer"). The dump takes it as external (`--external
+ * tty[RDEV:DEV]`) and the restore hands CRIU the same terminal opened
+ * again (`--inherit-fd fd[N]:tty[RDEV:DEV]`), as container runtimes do
+ * for their consoles; the restored program writes on to that terminal. */
 #ifndef VIGIL_OUTFILES_H
 #define VIGIL_OUTFILES_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "util/err.h"
 
 #define VG_OUTFILES_MAX 16
+#define VG_TTY_ID_MAX 40		/* "tty[RDEV:DEV]", hex, with its NUL */
 
 struct vg_outfiles {
 	int n;
@@ -35,9 +45,15 @@ struct vg_outfiles {
 	char arg[VG_OUTFILES_MAX][4200];	/* "fd[N]:PATH-without-/" */
 };
 
-/* Note pid's regular files open for writing in DIR/outfiles (the process is
+/* Note pid's regular files open for writing, and its terminals when the
+ * dump takes them as external (ttys), in DIR/outfiles (the process is
  * stopped). A process with none writes an empty file. */
-int vg_outfiles_save(pid_t pid, const char *dir, struct vg_err *e);
+int vg_outfiles_save(pid_t pid, const char *dir, bool ttys,
+		     struct vg_err *e);
+
+/* The terminals pid has open, by CRIU id, for the dump's `--external`:
+ * at most max of them, how many. */
+int vg_outfiles_ttys(pid_t pid, char ids[][VG_TTY_ID_MAX], int max);
 
 /* Descriptors for DIR/outfiles: from process `from` (still alive, the one
  * being replaced; 0 = none) where it has the same file open at the same
