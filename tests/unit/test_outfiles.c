@@ -9,6 +9,8 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "act/outfiles.h"
@@ -62,7 +64,7 @@ static void test_noted_and_handed_over(void **state)
 	assert_true(wfd >= 0 && rwfd >= 0 && rfd >= 0);
 	assert_int_equal(write(wfd, "before\n", 7), 7);
 
-	assert_int_equal(vg_outfiles_save(getpid(), dir, &e), 0);
+	assert_int_equal(vg_outfiles_save(getpid(), dir, false, &e), 0);
 	slurp(P("outfiles"), text, sizeof(text));
 	{	/* "FD FLAGS PATH", the flags in octal as /proc says them */
 		unsigned flags = 0;
@@ -129,11 +131,71 @@ static void test_image_without_the_file(void **state)
 	assert_int_equal(of.n, 0);
 }
 
+/* A terminal the process has open (a pty's slave here): noted by its
+ * CRIU id, for the dump's --external, and handed back at the restore as
+ * the same device opened again, for --inherit-fd fd[N]:tty[RDEV:DEV]; not
+ * noted when the dump does not take terminals (a shell job's). */
+static void test_terminal(void **state)
+{
+	char ids[VG_OUTFILES_MAX][VG_TTY_ID_MAX], id[VG_TTY_ID_MAX], text[8192];
+	char want[128];
+	struct vg_outfiles of;
+	struct vg_err e = { 0 };
+	struct stat st, got;
+	int master, slave, n, i = -1;
+	bool listed = false;
+
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+	assert_true(slave >= 0);
+	assert_int_equal(fstat(slave, &st), 0);
+	snprintf(id, sizeof(id), "tty[%llx:%llx]", (unsigned long long)st.st_rdev,
+		 (unsigned long long)st.st_dev);
+
+	/* (the test may run on a terminal of its own: only ours counts) */
+	n = vg_outfiles_ttys(getpid(), ids, VG_OUTFILES_MAX);
+	for (int k = 0; k < n; k++)
+		listed |= !strcmp(ids[k], id);
+	assert_true(listed);
+
+	assert_int_equal(vg_outfiles_save(getpid(), dir, false, &e), 0);
+	slurp(P("outfiles"), text, sizeof(text));
+	assert_null(strstr(text, id));
+	assert_int_equal(vg_outfiles_save(getpid(), dir, true, &e), 0);
+	slurp(P("outfiles"), text, sizeof(text));
+	snprintf(want, sizeof(want), "%d %s %s\n", slave, id, ptsname(master));
+	assert_non_null(strstr(text, want));
+
+	assert_int_equal(vg_outfiles_open(dir, 0, &of, &e), 0);
+	for (int k = 0; k < of.n; k++)
+		if (!strcmp(strchr(of.arg[k], ':') + 1, id))
+			i = k;
+	assert_true(i >= 0);
+	assert_true(of.fd[i] >= 3 && of.fd[i] != slave);
+	assert_int_equal(fstat(of.fd[i], &got), 0);
+	assert_int_equal(got.st_rdev, st.st_rdev);
+	snprintf(want, sizeof(want), "fd[%d]:%s", of.fd[i], id);
+	assert_string_equal(of.arg[i], want);
+	vg_outfiles_close(&of);
+
+	/* the terminal closed since: nothing handed over for it */
+	close(slave);
+	close(master);
+	assert_int_equal(vg_outfiles_open(dir, 0, &of, &e), 0);
+	for (int k = 0; k < of.n; k++)
+		assert_null(strstr(of.arg[k], id));
+	vg_outfiles_close(&of);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_noted_and_handed_over),
 		cmocka_unit_test(test_image_without_the_file),
+		cmocka_unit_test(test_terminal),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -38,20 +38,30 @@ static int fd_flags(pid_t pid, int fd)
 	return flags;
 }
 
-/* The path of pid's descriptor fd when it is a regular file, or -1. */
-static int fd_path(pid_t pid, int fd, char *out, size_t len)
+/* What pid's descriptor fd is (*st) and the absolute path it names
+ * (out), or -1. */
+static int fd_link(pid_t pid, int fd, struct stat *st, char *out, size_t len)
 {
 	char link[64];
-	struct stat st;
 	ssize_t n;
 
 	snprintf(link, sizeof(link), "/proc/%d/fd/%d", pid, fd);
-	if (stat(link, &st) || !S_ISREG(st.st_mode))
+	if (stat(link, st))
 		return -1;
 	n = readlink(link, out, len - 1);
 	if (n <= 0 || out[0] != '/')
 		return -1;
 	out[n] = 0;
+	return 0;
+}
+
+/* The path of pid's descriptor fd when it is a regular file, or -1. */
+static int fd_path(pid_t pid, int fd, char *out, size_t len)
+{
+	struct stat st;
+
+	if (fd_link(pid, fd, &st, out, len) || !S_ISREG(st.st_mode))
+		return -1;
 	/* unlinked (CRIU keeps those itself), or a name no line can hold */
 	if (strstr(out, " (deleted)") || strchr(out, '\n'))
 		return -1;
@@ -73,18 +83,10 @@ static bool is_terminal(const struct stat *st)
 static int fd_terminal(pid_t pid, int fd, char *id, size_t idlen, char *path,
 		       size_t plen)
 {
-	char link[64];
 	struct stat st;
-	ssize_t n;
 
-	snprintf(link, sizeof(link), "/proc/%d/fd/%d", pid, fd);
-	if (stat(link, &st) || !is_terminal(&st))
-		return -1;
-	n = readlink(link, path, plen - 1);
-	if (n <= 0 || path[0] != '/')
-		return -1;
-	path[n] = 0;
-	if (strchr(path, '\n') || strchr(path, ' '))
+	if (fd_link(pid, fd, &st, path, plen) || !is_terminal(&st) ||
+	    strchr(path, '\n') || strchr(path, ' '))
 		return -1;
 	snprintf(id, idlen, "tty[%llx:%llx]", (unsigned long long)st.st_rdev,
 		 (unsigned long long)st.st_dev);
