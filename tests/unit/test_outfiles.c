@@ -64,7 +64,7 @@ static void test_noted_and_handed_over(void **state)
 	assert_true(wfd >= 0 && rwfd >= 0 && rfd >= 0);
 	assert_int_equal(write(wfd, "before\n", 7), 7);
 
-	assert_int_equal(vg_outfiles_save(getpid(), dir, false, &e), 0);
+	assert_int_equal(vg_outfiles_save(getpid(), dir, NULL, &e), 0);
 	slurp(P("outfiles"), text, sizeof(text));
 	{	/* "FD FLAGS PATH", the flags in octal as /proc says them */
 		unsigned flags = 0;
@@ -137,12 +137,12 @@ static void test_image_without_the_file(void **state)
  * noted when the dump does not take terminals (a shell job's). */
 static void test_terminal(void **state)
 {
-	char ids[VG_OUTFILES_MAX][VG_TTY_ID_MAX], id[VG_TTY_ID_MAX], text[8192];
-	char want[128];
+	char id[VG_TTY_ID_MAX], text[8192], want[128];
+	struct vg_outfiles_ttys ttys;
 	struct vg_outfiles of;
 	struct vg_err e = { 0 };
 	struct stat st, got;
-	int master, slave, n, i = -1;
+	int master, slave, i = -1;
 	bool listed = false;
 
 	master = posix_openpt(O_RDWR | O_NOCTTY);
@@ -155,16 +155,14 @@ static void test_terminal(void **state)
 	snprintf(id, sizeof(id), "tty[%llx:%llx]", (unsigned long long)st.st_rdev,
 		 (unsigned long long)st.st_dev);
 
-	/* (the test may run on a terminal of its own: only ours counts) */
-	n = vg_outfiles_ttys(getpid(), ids, VG_OUTFILES_MAX);
-	for (int k = 0; k < n; k++)
-		listed |= !strcmp(ids[k], id);
-	assert_true(listed);
-
-	assert_int_equal(vg_outfiles_save(getpid(), dir, false, &e), 0);
+	assert_int_equal(vg_outfiles_save(getpid(), dir, NULL, &e), 0);
 	slurp(P("outfiles"), text, sizeof(text));
 	assert_null(strstr(text, id));
-	assert_int_equal(vg_outfiles_save(getpid(), dir, true, &e), 0);
+	assert_int_equal(vg_outfiles_save(getpid(), dir, &ttys, &e), 0);
+	/* (the test may run on a terminal of its own: only ours counts) */
+	for (int k = 0; k < ttys.n; k++)
+		listed |= !strcmp(ttys.id[k], id);
+	assert_true(listed);
 	slurp(P("outfiles"), text, sizeof(text));
 	snprintf(want, sizeof(want), "%d %s %s\n", slave, id, ptsname(master));
 	assert_non_null(strstr(text, want));

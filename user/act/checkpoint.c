@@ -282,9 +282,8 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 	char spath[PATH_MAX + 64];
 	struct vg_err oe = { 0 };
 	bool shell_job = !own_session(c->pid);
-	char ttys[VG_OUTFILES_MAX][VG_TTY_ID_MAX];
+	struct vg_outfiles_ttys ttys = { 0 };
 	char *argv[16 + 2 * VG_OUTFILES_MAX];
-	int nttys;
 	int n = c->next++, a = 0, rc;
 	FILE *f;
 
@@ -316,18 +315,17 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 	argv[a++] = "-v2";
 	if (shell_job)
 		argv[a++] = "--shell-job";
-	/* its terminals, whose masters are not in the dump (outfiles.h); a
-	 * shell job's terminal is CRIU's own business (--shell-job) */
-	nttys = shell_job ? 0 : vg_outfiles_ttys(c->pid, ttys, VG_OUTFILES_MAX);
-	for (int i = 0; i < nttys; i++) {
-		argv[a++] = "--external";
-		argv[a++] = ttys[i];
-	}
-	argv[a] = NULL;
 	/* the files it writes to, for the restore (act/outfiles.h): read
 	 * while it is stopped, before the dump; without them a restore
-	 * after the file grew is refused, as CRIU alone would */
-	vg_outfiles_save(c->pid, img, nttys > 0, &oe);
+	 * after the file grew is refused, as CRIU alone would. And its
+	 * terminals, whose masters are not in the dump; a shell job's
+	 * terminal is CRIU's own business (--shell-job) */
+	vg_outfiles_save(c->pid, img, shell_job ? NULL : &ttys, &oe);
+	for (int i = 0; i < ttys.n; i++) {
+		argv[a++] = "--external";
+		argv[a++] = ttys.id[i];
+	}
+	argv[a] = NULL;
 	rc = run_logged(argv, log, NULL, 0);
 	if (rc != 0) {
 		char kept[PATH_MAX + 64];

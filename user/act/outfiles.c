@@ -93,34 +93,19 @@ static int fd_terminal(pid_t pid, int fd, char *id, size_t idlen, char *path,
 	return 0;
 }
 
-int vg_outfiles_ttys(pid_t pid, char ids[][VG_TTY_ID_MAX], int max)
+/* Adds id to t unless it is there already; false when t is full. */
+static bool add_tty_id(struct vg_outfiles_ttys *t, const char *id)
 {
-	char fdir[64], id[VG_TTY_ID_MAX], path[PATH_MAX];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(fdir, sizeof(fdir), "/proc/%d/fd", pid);
-	if (!(d = opendir(fdir)))
-		return 0;
-	while ((de = readdir(d)) && n < max) {
-		char *end;
-		long fd = strtol(de->d_name, &end, 10);
-		bool seen = false;
-
-		if (*end || end == de->d_name ||
-		    fd_terminal(pid, (int)fd, id, sizeof(id), path, sizeof(path)))
-			continue;
-		for (int i = 0; i < n; i++)
-			seen |= !strcmp(ids[i], id);
-		if (!seen)
-			snprintf(ids[n++], VG_TTY_ID_MAX, "%s", id);
-	}
-	closedir(d);
-	return n;
+	for (int i = 0; i < t->n; i++)
+		if (!strcmp(t->id[i], id))
+			return true;
+	if (t->n == VG_OUTFILES_MAX)
+		return false;
+	snprintf(t->id[t->n++], VG_TTY_ID_MAX, "%s", id);
+	return true;
 }
 
-int vg_outfiles_save(pid_t pid, const char *dir, bool ttys,
+int vg_outfiles_save(pid_t pid, const char *dir, struct vg_outfiles_ttys *ttys,
 		     struct vg_err *e)
 {
 	char path[PATH_MAX + 32], fdir[64], file[PATH_MAX], id[VG_TTY_ID_MAX];
@@ -130,6 +115,8 @@ int vg_outfiles_save(pid_t pid, const char *dir, bool ttys,
 
 	snprintf(path, sizeof(path), "%s/outfiles", dir);
 	snprintf(fdir, sizeof(fdir), "/proc/%d/fd", pid);
+	if (ttys)
+		ttys->n = 0;
 	if (!(d = opendir(fdir)))
 		return vg_errf(e, "cannot read %s: %s", fdir, strerror(errno));
 	if (!(out = fopen(path, "w"))) {
@@ -145,7 +132,8 @@ int vg_outfiles_save(pid_t pid, const char *dir, bool ttys,
 			continue;
 		if (ttys && !fd_terminal(pid, (int)fd, id, sizeof(id), file,
 					 sizeof(file))) {
-			fprintf(out, "%ld %s %s\n", fd, id, file);
+			if (add_tty_id(ttys, id))	/* else CRIU says which */
+				fprintf(out, "%ld %s %s\n", fd, id, file);
 			continue;
 		}
 		if (fd_path(pid, (int)fd, file, sizeof(file)) ||

@@ -45,15 +45,18 @@ struct vg_outfiles {
 	char arg[VG_OUTFILES_MAX][4200];	/* "fd[N]:PATH-without-/" */
 };
 
-/* Note pid's regular files open for writing, and its terminals when the
- * dump takes them as external (ttys), in DIR/outfiles (the process is
- * stopped). A process with none writes an empty file. */
-int vg_outfiles_save(pid_t pid, const char *dir, bool ttys,
-		     struct vg_err *e);
+/* The terminals a dump takes as external, by CRIU id, each once. */
+struct vg_outfiles_ttys {
+	int n;
+	char id[VG_OUTFILES_MAX][VG_TTY_ID_MAX];
+};
 
-/* The terminals pid has open, by CRIU id, for the dump's `--external`:
- * at most max of them, how many. */
-int vg_outfiles_ttys(pid_t pid, char ids[][VG_TTY_ID_MAX], int max);
+/* Note pid's regular files open for writing in DIR/outfiles (the process
+ * is stopped); with ttys, its terminals too, their ids in *ttys for the
+ * dump's `--external` (NULL: a shell job's, which CRIU takes itself). A
+ * process with none writes an empty file. */
+int vg_outfiles_save(pid_t pid, const char *dir, struct vg_outfiles_ttys *ttys,
+		     struct vg_err *e);
 
 /* Descriptors for DIR/outfiles: from process `from` (still alive, the one
  * being replaced; 0 = none) where it has the same file open at the same
