@@ -50,6 +50,30 @@ static bool loop_moves_watch(const struct vg_spec *spec,
 	return false;
 }
 
+/* Does a slice in `state` watch: a reaction on entering it asks for a
+ * watch, or a transition out of it takes a per-slice watch event? */
+static bool state_watches(const struct vg_spec *spec,
+			  const struct vg_property *pr, int state)
+{
+	if (vg_property_state_watches(pr, state))
+		return true;
+	for (int u = 0; u < pr->ntrans; u++)
+		if (pr->trans[u].from == state &&
+		    vg_event_watches_slice(&spec->events[pr->trans[u].event]))
+			return true;
+	return false;
+}
+
+/* Marks event in *set (made on the first mark): false when out of
+ * memory. */
+static bool mark_event(const struct vg_spec *spec, bool **set, int event)
+{
+	if (!*set && !(*set = calloc(spec->nevents + 1, sizeof(bool))))
+		return false;
+	(*set)[event] = true;
+	return true;
+}
+
 /* The events whose probe must hold the thread (VG_EVF_HOLD) until vigil
  * has armed what the transition asks for: those of transitions into a
  * state that watches. A self-loop that leaves its watches where they are
@@ -57,7 +81,7 @@ static bool loop_moves_watch(const struct vg_spec *spec,
 bool *vg_plan_watch_holds(const struct vg_spec *spec, const bool *kernel,
 			  bool *oom)
 {
-	bool *hold = NULL, any = false;
+	bool *hold = NULL;
 
 	*oom = false;
 	for (int p = 0; p < spec->nprops; p++) {
@@ -67,26 +91,20 @@ bool *vg_plan_watch_holds(const struct vg_spec *spec, const bool *kernel,
 			continue;
 		for (int t = 0; t < pr->ntrans; t++) {
 			int to = pr->trans[t].to;
-			bool arms = vg_property_state_watches(pr, to);
 
-			if (to == pr->trans[t].from && !arms &&
+			if (to == pr->trans[t].from &&
+			    !vg_property_state_watches(pr, to) &&
 			    !loop_moves_watch(spec, pr, &pr->trans[t]))
 				continue;
-			for (int u = 0; !arms && u < pr->ntrans; u++)
-				arms = pr->trans[u].from == to &&
-				       vg_event_watches_slice(
-					       &spec->events[pr->trans[u].event]);
-			if (!arms)
+			if (!state_watches(spec, pr, to))
 				continue;
-			if (!hold &&
-			    !(hold = calloc(spec->nevents + 1, sizeof(bool)))) {
+			if (!mark_event(spec, &hold, pr->trans[t].event)) {
 				*oom = true;
 				return NULL;
 			}
-			hold[pr->trans[t].event] = any = true;
 		}
 	}
-	return any ? hold : (free(hold), NULL);
+	return hold;
 }
 
 /* The events that may take a slice out of a state that watches, or move
@@ -96,7 +114,7 @@ bool *vg_plan_watch_holds(const struct vg_spec *spec, const bool *kernel,
 bool *vg_plan_watch_releases(const struct vg_spec *spec, const bool *kernel,
 			     bool *oom)
 {
-	bool *rel = NULL, any = false;
+	bool *rel = NULL;
 
 	*oom = false;
 	for (int p = 0; p < spec->nprops; p++) {
@@ -105,24 +123,15 @@ bool *vg_plan_watch_releases(const struct vg_spec *spec, const bool *kernel,
 		if (kernel[p])
 			continue;
 		for (int t = 0; t < pr->ntrans; t++) {
-			int from = pr->trans[t].from;
-			bool watches = vg_property_state_watches(pr, from) ||
-				       vg_event_watches_slice(
-					       &spec->events[pr->trans[t].event]);
-
-			for (int u = 0; !watches && u < pr->ntrans; u++)
-				watches = pr->trans[u].from == from &&
-					  vg_event_watches_slice(
-						  &spec->events[pr->trans[u].event]);
-			if (!watches)
+			/* (a watch event's own transition leaves a state
+			 * that watches: state_watches says so) */
+			if (!state_watches(spec, pr, pr->trans[t].from))
 				continue;
-			if (!rel &&
-			    !(rel = calloc(spec->nevents + 1, sizeof(bool)))) {
+			if (!mark_event(spec, &rel, pr->trans[t].event)) {
 				*oom = true;
 				return NULL;
 			}
-			rel[pr->trans[t].event] = any = true;
 		}
 	}
-	return any ? rel : (free(rel), NULL);
+	return rel;
 }
