@@ -7,6 +7,11 @@
 #   build/bpf/vigil/*.bpf.o --bpftool gen object (the BPF linker)-->
 #     build/bpf/vigil.bpf.o
 #   build/bpf/vigil.bpf.o --bpftool gen skeleton--> build/vigil.skel.h
+#   build/bpf/vigil/kstep.bpf.o --bpftool gen object--> build/bpf/kstep.bpf.o
+#     --bpftool gen skeleton--> build/kstep.skel.h   (the kernel tier's step
+#     alone, verified on a thread of its own with vigil.bpf.o's maps:
+#     linked first into vigil.bpf.o, so its global data has the same
+#     offsets in both; user/probe/split_load.c)
 #   user/**/*.c (+ skeletons) --cc--> build/libvigil.a + build/vigil
 #     (user/view/static/: the --view page's files, served as they are)
 #   tests/targets/*.c --cc--> build/targets/*   (programs vigil is run on)
@@ -26,9 +31,15 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser
 # -lstdc++: __cxa_demangle, the C++ runtime's demangler (user/sym/cxxnames.c)
-LDLIBS := -lbpf -ldwarf -lelf -lz -lmicrohttpd -lpthread -ljansson -lstdc++
-# -lsystemd: sd_journal_sendv, --journal's verdicts (user/report/oplog.c)
-LDLIBS += -lsystemd
+LDLIBS := -lbpf -ldwarf -lelf -lz -lpthread -ljansson -lstdc++
+# libmicrohttpd (--view, --metrics) and libsystemd (--journal) are loaded
+# when first used, by the sonames of the libraries found here
+# (user/util/lazylib.c): linked, their 17 libraries cost every vigil
+# process its start. (A pattern: build/ and make test SANITIZE=1's
+# build-san/ alike.)
+soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) 2>/dev/null | awk '/SONAME/ { print $$2 }')
+%/obj/user/util/lazylib.o: CFLAGS += -DVG_MHD_SONAME='"$(call soname,microhttpd)"' \
+	-DVG_SYSTEMD_SONAME='"$(call soname,systemd)"'
 
 # make test SANITIZE=1: the userspace under ASan and UBSan.
 ifeq ($(SANITIZE),1)
@@ -41,11 +52,11 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
 	-Iinclude -I$(BUILD)
 # vigil's BPF units, linked into one object and one skeleton (as retsnoop
 # does); a unit includes shared helpers it does not call
-VG_UNITS := $(wildcard bpf/vigil/*.bpf.c)
+VG_UNITS := bpf/vigil/kstep.bpf.c $(filter-out bpf/vigil/kstep.bpf.c,$(wildcard bpf/vigil/*.bpf.c))
 VG_UNIT_OBJS := $(patsubst bpf/vigil/%.bpf.c,$(BUILD)/bpf/vigil/%.bpf.o,$(VG_UNITS))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)	# stand-alone objects, if any
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS := $(BUILD)/vigil.skel.h $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+SKELS := $(BUILD)/vigil.skel.h $(BUILD)/kstep.skel.h $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
 MAIN_SRC := user/cli/main.c
 LIB_SRCS := $(filter-out $(MAIN_SRC),$(shell find user -name '*.c' | sort))
@@ -84,6 +95,9 @@ $(BUILD)/bpf/vigil/%.bpf.o: bpf/vigil/%.bpf.c $(BUILD)/vmlinux.h $(wildcard incl
 	$(CLANG) $(BPF_CFLAGS) -Ibpf -Wno-unused-function -c $< -o $@
 
 $(BUILD)/bpf/vigil.bpf.o: $(VG_UNIT_OBJS)
+	$(BPFTOOL) gen object $@ $^
+
+$(BUILD)/bpf/kstep.bpf.o: $(BUILD)/bpf/vigil/kstep.bpf.o
 	$(BPFTOOL) gen object $@ $^
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard include/*.h bpf/*.h)

@@ -62,8 +62,30 @@ static __always_inline void ktreport(__u16 flags, __u32 event, __u32 prop,
 	bpf_ringbuf_submit(r, BPF_RB_FORCE_WAKEUP);
 }
 
+/* signal_struct.flags (include/linux/sched/signal.h): set from the
+ * moment an exit_group(2) or a fatal signal starts taking the process down */
+#define VG_SIGNAL_GROUP_EXIT 0x00000004
+
+/* Has the process pid begun to exit (or is it gone)? A slice's time ends
+ * with its process: a deadline that comes after the exit is no timeout,
+ * however late user space notices the exit (the user tier stops its clock
+ * at the same exit: user/session/timeouts.c). */
+static __always_inline bool kproc_ended(__u32 pid)
+{
+	struct task_struct *task = bpf_task_from_pid(pid);
+	unsigned int flags;
+	int live;
+
+	if (!task)
+		return true;
+	flags = BPF_CORE_READ(task, signal, flags);
+	live = BPF_CORE_READ(task, signal, live.counter);
+	bpf_task_release(task);
+	return (flags & VG_SIGNAL_GROUP_EXIT) || live <= 0;
+}
+
 /* kslots[idx]'s deadline d has come: take the timeout if it still waits
- * for it. */
+ * for it, and its process has not exited meanwhile. */
 static __always_inline void kfire(struct ksweep *w, struct vg_kslot *s,
 				  __u32 idx, struct vg_kprop *p, __u32 prop,
 				  __u64 d)
@@ -93,6 +115,11 @@ static __always_inline void kfire(struct ksweep *w, struct vg_kslot *s,
 		return;
 	}
 	tm = bpf_map_lookup_elem(&kslot_tm, &idx);
+	if (tm && tm->pid && kproc_ended(tm->pid)) {
+		kunlock(s);
+		kt_stat(VG_KT_AFTER_EXIT, 1);
+		return;
+	}
 	__builtin_memset(slot, 0, 8 * VG_NSLOTS);
 	slot[VG_KT_ENTERED] = tm ? tm->entered : 0;
 	slot[VG_KT_LIMIT] = tm && tm->entered ? d - tm->entered : 0;

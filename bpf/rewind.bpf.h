@@ -39,6 +39,22 @@
 
 const volatile bool kstop_rewind VG_SHARED = false;
 
+/* The registers of a uprobe's thread as x86-64's entry code saves them
+ * (struct pt_regs, laid out as arch/x86/include/uapi/asm/ptrace.h has it),
+ * read and written here without CO-RE: vmlinux.h's pt_regs would give the
+ * kernel tier's step relocations against the kernel's BTF, and its own
+ * object (build/bpf/kstep.bpf.o) then parses that BTF to load, ~10 ms of
+ * vigil's start-up. The layout is the build kernel's, checked below. */
+struct vg_uregs {
+	__u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di;
+	__u64 orig_ax, ip, cs, flags, sp, ss;
+};
+_Static_assert(__builtin_offsetof(struct vg_uregs, ip) ==
+	       __builtin_offsetof(struct pt_regs, ip) &&
+	       __builtin_offsetof(struct vg_uregs, sp) ==
+	       __builtin_offsetof(struct pt_regs, sp),
+	       "x86-64's struct pt_regs");
+
 struct vg_rewound {
 	__u64 bp, sp;		/* the probed address and sp at the hit */
 	__u64 call;		/* where the thread was sent back to */
@@ -149,7 +165,7 @@ static __always_inline __u16 rewind_plan(struct vm *m, __u32 event)
 
 /* After the properties were stepped: move the registers as planned, and
  * arm the let-through of the repeated hit. */
-static __always_inline void rewind_apply(struct pt_regs *ctx, __u32 tid,
+static __always_inline void rewind_apply(struct vg_uregs *ctx, __u32 tid,
 					 __u64 uip, __u64 usp, __u64 call)
 {
 	struct vg_rewound r = { .bp = uip, .sp = usp, .call = call };

@@ -106,18 +106,6 @@ struct {
 	__type(value, struct vg_ev_conf);
 } ev_conf SEC(".maps") VG_SHARED;
 
-/* User stacks of VG_EVF_STACK events, deduplicated by the kernel: a
- * record carries a 4-byte id, not the frames. Frames are kept as (build
- * id, file offset), so they can be symbolized after the process is gone:
- * a leak is reported at exit. */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 4096);
-	__uint(map_flags, BPF_F_STACK_BUILD_ID);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, VG_STACK_DEPTH * sizeof(struct bpf_stack_build_id));
-} stacks SEC(".maps") VG_SHARED;
-
 /* per-event hit and loss counts, per CPU */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -269,6 +257,7 @@ static __always_inline __u64 wake_flags(void)
 		       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+#include "stacks.bpf.h"
 #include "kstep.bpf.h"
 #include "returns.bpf.h"
 #include "callacc.bpf.h"
@@ -586,8 +575,7 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 	 * user stack costs more than the rest of the probe. (ctx is NULL for
 	 * the lifecycle tracepoints, which have no user stack to offer.) */
 	if (ctx && !sleep && (conf->flags & VG_EVF_STACK)) {
-		slot[VG_SLOT_STACK] = (__u64)(__s64)bpf_get_stackid(
-			ctx, &stacks, BPF_F_USER_STACK);
+		slot[VG_SLOT_STACK] = (__u64)stack_id(ctx, tid);
 		/* at a function's entry its frame is not built yet, so the
 		 * frame-pointer walk skips the caller: its return address is
 		 * on top of the stack */

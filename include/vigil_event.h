@@ -39,6 +39,7 @@ enum vg_rec_kind {
 	VG_REC_KFULL = 3,	/* kernel tier: slice table full, slice refused */
 	VG_REC_KBUSY = 4,	/* kernel tier: slice lock not acquired in time */
 	VG_REC_PROC = 5,	/* the target forked a process or exec'd */
+	VG_REC_STACK = 6,	/* a user stack the stack map had no room for */
 };
 
 /* flags of a record */
@@ -169,6 +170,25 @@ struct vg_rec_kstep {
  * (negative: none) and, at entry probes, VG_SLOT_CALLER the return address
  * on top of the stack (the frame-pointer walk cannot see that frame). */
 #define VG_STACK_DEPTH 32	/* frames kept per stack */
+
+/* A stack id is the stack map's own (a bucket index, below its size) or,
+ * for a stack whose bucket another stack holds or that came once the map
+ * was full, VG_STACK_SPILLED + n: its frames went to user space in a
+ * VG_REC_STACK record, ahead of every record that names it
+ * (bpf/stacks.bpf.h). */
+#define VG_STACK_SPILLED (1u << 24)
+#define VG_STACK_MAX_SPILLED 65536
+/* what bpf_get_stack writes per frame with BPF_F_USER_BUILD_ID: struct
+ * bpf_stack_build_id, which only the BPF side's vmlinux.h and the user
+ * side's linux/bpf.h define */
+#define VG_STACK_FRAME_BYTES 32
+
+struct vg_rec_stack {
+	struct vg_rec_hdr h;
+	__u32 id;		/* VG_STACK_SPILLED + n */
+	__u32 nbytes;		/* of frames filled */
+	__u8 frames[VG_STACK_DEPTH * VG_STACK_FRAME_BYTES];
+};
 
 /* Where positional parameter i is at the function's entry, and how its
  * bits become a 64-bit value, from the function's DWARF types and the
@@ -391,6 +411,9 @@ enum vg_counter {
 	VG_CNT_UNFOLLOWED,	/* --follow-fork: a child not followed, or
 				 * whose fork record was lost (its probes are
 				 * not attached) */
+	VG_CNT_STACK_SPILLED,	/* a stack sent in a VG_REC_STACK record */
+	VG_CNT_STACK_LOST,	/* a stack neither kept nor sent: the spill
+				 * table or the ring buffer was full */
 	VG_CNT__COUNT
 };
 

@@ -53,6 +53,8 @@ enum vg_ktimer_stat {
 				 * timer (bpf_send_signal_task): user space
 				 * sends it */
 	VG_KT_BUSY,		/* a slice lock not taken: swept again soon */
+	VG_KT_AFTER_EXIT,	/* a deadline past whose process had begun to
+				 * exit: no timeout (once per sweep) */
 	VG_KT__COUNT
 };
 

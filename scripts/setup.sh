@@ -37,6 +37,9 @@ PACKAGES=(
     libmicrohttpd-dev chromium python3-websocket
     # libc's DWARF: its parameter names and types (tests/e2e/lint.sh)
     libc6-dbg
+    # which files a run opens (tests/e2e/dwarf_cache.sh: a warm DWARF cache
+    # leaves libc's debug file closed)
+    strace
     # the control channel's JSON-lines protocol (user/ctl/)
     libjansson-dev
     # vigil agent: verdicts to journald with structured fields (sd_journal_send);

@@ -6,6 +6,9 @@
 #include "vigil.bpf.h"
 #include "ktimer.bpf.h"
 
+/* also linked alone (build/bpf/kstep.bpf.o, user/probe/split_load.c) */
+char LICENSE[] SEC("license") = "GPL";
+
 /* kstep.bpf.h says why a global function (err: never NULL; the check is
  * for the verifier, which takes a global function's pointer as nullable) */
 __noinline __s64 vg_kbinop(__u32 op, __s64 a, __s64 b, int *err)
@@ -221,6 +224,7 @@ __noinline int vg_kstep_prop(__u32 k)
 SEC("uprobe")
 int vg_kstep(struct pt_regs *ctx)
 {
+	struct vg_uregs *regs = (struct vg_uregs *)ctx;	/* no CO-RE */
 	struct kstep_args *a;
 	__u32 event, n;
 	struct vg_ev_conf *conf = kstep_event(&a, &event);
@@ -233,8 +237,8 @@ int vg_kstep(struct pt_regs *ctx)
 	a->usp = 0;
 	a->rewind = 0;
 	if (kstop_rewind && (a->at_entry & 1)) {
-		a->uip = PT_REGS_IP(ctx);
-		a->usp = PT_REGS_SP(ctx);
+		a->uip = regs->ip;
+		a->usp = regs->sp;
 	}
 	for (__u32 i = 0; i < VG_KMAX_EV_PROPS; i++) {
 		if (i >= n)
@@ -242,7 +246,7 @@ int vg_kstep(struct pt_regs *ctx)
 		vg_kstep_prop(i);
 	}
 	/* only what rewind_plan planned */
-	rewind_apply(ctx, a->tid, a->uip, a->usp, a->rewind);
+	rewind_apply(regs, a->tid, a->uip, a->usp, a->rewind);
 	/* the event's own time is over (bpf/evclock.bpf.h) */
 	if (conf->flags & (VG_EVF_USER | VG_EVF_KTIME))
 		ev_clock_set(0, 0);

@@ -23,6 +23,9 @@ const volatile __s32 ev_fault = -1;
  * reads it for a process it attached to: only the parent can wait) */
 __u32 target_exited = 0;
 __s32 target_exit_status = 0;
+/* and when (bpf_ktime_get_ns): the user tier's clock for the target's
+ * timeouts stops there (user/session/timeouts.c) */
+__u64 target_exit_ns = 0;
 /* watchpoints need the program's load address: stop the target at the
  * exec that starts it, once, so user space can arm them before any of
  * its code runs */
@@ -103,8 +106,7 @@ static __always_inline void fault(void *ctx, int sig,
 	slot[3] = regs ? BPF_CORE_READ(regs, ip) : 0;
 	/* the stack of the access (the plan asks for it: VG_EVF_STACK), by
 	 * build id: the process is gone by the time it is symbolized */
-	slot[VG_SLOT_STACK] = (__u64)(__s64)bpf_get_stackid(ctx, &stacks,
-							    BPF_F_USER_STACK);
+	slot[VG_SLOT_STACK] = (__u64)stack_id(ctx, tid);
 	vg_life_event(ev_fault, tid, &s);
 }
 
@@ -233,6 +235,7 @@ int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
 			code = BPF_CORE_READ(p, exit_code);
 		if (tgid == target_tgid) {
 			target_exit_status = code;
+			target_exit_ns = bpf_ktime_get_ns();
 			target_exited = 1;
 		}
 	}

@@ -43,8 +43,7 @@ int vg_watch(struct bpf_perf_event_data *ctx)
 	/* which code made the access: a run that goes on past a use after
 	 * free reports each new one (user/session/watchset_repeat.c) */
 	if (conf->flags & VG_EVF_STACK)
-		slot[VG_SLOT_STACK] = (__u64)(__s64)bpf_get_stackid(
-			ctx, &stacks, BPF_F_USER_STACK);
+		slot[VG_SLOT_STACK] = (__u64)stack_id(ctx, tid);
 	return handle_conf(NULL, conf, event, tid, slot, false, false, false,
 			   w->flags & VG_WPF_STOP);
 }

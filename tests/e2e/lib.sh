@@ -76,6 +76,15 @@ wait_exec() {
 	fail "pid $1 did not exec $2"
 }
 
+# until process $1 (a vigil) holds a BPF link: its probes are attached;
+# 20 s at most, then the caller's own check says what is missing
+wait_links() {
+	for _ in $(seq 200); do
+		grep -q "^link_id:" /proc/"$1"/fdinfo/* 2>/dev/null && return 0
+		sleep 0.1
+	done
+}
+
 # wait_for FILE REGEX [SECONDS]: until FILE has a line matching, at most
 # SECONDS (20); the test fails otherwise
 wait_for() {

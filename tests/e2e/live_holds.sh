@@ -25,6 +25,7 @@ grep -q "before:noise=$inside " "$TMP/vigil.err" || fail "dynamic: vigil's count
 # 2. watchpoints armed at every free, one use after free: one stop
 start_live run --interactive --watch-policy=evict specs/lib/use_after_free.vigil -- "$TARGETS/uaf" --bug
 live_gdb "-ex continue -ex bt -ex continue"
+grep '^vigil: watchpoints:' "$TMP/vigil.err"	# what vigil says of the machine's
 [ "$(grep -c '^Catchpoint' "$TMP/gdb")" = 1 ] || fail "watchpoints: not exactly one stop in gdb"
 grep -q '^vigil: use_after_free entered state use_after_free at access' "$TMP/gdb" || fail "watchpoints: the stop lacks vigil's message"
 grep -qE '^#0 .* in touch_session \(' "$TMP/gdb" || fail "watchpoints: the stop is not at the writer"

@@ -151,13 +151,14 @@ def tables(path, n):
     """the ev_conf maps of the programs attached on path"""
     progs = set()
     multi_on(path, progs=progs)
+    # every map's name in one call: one call per map took seconds on a
+    # busy machine, and the target's run could end before the last one
+    ev_conf = {m["id"] for m in bpftool_json("map", "show") or []
+               if m.get("name") == "ev_conf"}
     maps = set()
     for pid in progs:
         info = bpftool_json("prog", "show", "id", str(pid)) or {}
-        for mid in info.get("map_ids", []):
-            m = bpftool_json("map", "show", "id", str(mid)) or {}
-            if m.get("name") == "ev_conf":
-                maps.add(mid)
+        maps.update(mid for mid in info.get("map_ids", []) if mid in ev_conf)
     lines = []
     for mid in sorted(maps):
         for e in bpftool_json("map", "dump", "id", str(mid)) or []:

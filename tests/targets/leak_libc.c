@@ -6,7 +6,10 @@
  * verdict at exit with --leak-check must name the one lost block and
  * nothing of the C library's (tests/e2e/leak_libc.sh).
  *
- *   leak_libc [--abort]   with --abort: end in abort() instead of exit */
+ *   leak_libc [--abort]       with --abort: end in abort() instead of exit
+ *   leak_libc --many-stacks   first 8,192 blocks allocated and freed, each
+ *                             under a call stack of its own: more than the
+ *                             kernel's stack map holds */
 #include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,6 +39,30 @@ static __attribute__((noinline)) void own_leak(void)
 	p = NULL;
 }
 
+/* One block allocated and freed under a stack of its own per value of
+ * bits: LEVELS calls deep, each level calling on from one of two call
+ * sites. optimize("O0"): no merging of the two calls into one, no tail
+ * call, a frame per level. */
+#define LEVELS 13
+static volatile unsigned side;
+
+static __attribute__((noinline, optimize("O0"))) void grow(unsigned bits,
+							   int level)
+{
+	if (level == 0) {
+		free(malloc(16));
+		return;
+	}
+	if (bits & 1) {
+		grow(bits >> 1, level - 1);
+		side = 1;
+	} else {
+		side = 2;
+		grow(bits >> 1, level - 1);
+		side = 3;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t[THREADS];
@@ -43,6 +70,9 @@ int main(int argc, char **argv)
 	time_t now = 0;
 	FILE *f;
 
+	if (argc > 1 && !strcmp(argv[1], "--many-stacks"))
+		for (unsigned bits = 0; bits < 1u << LEVELS; bits++)
+			grow(bits, LEVELS);
 	setlocale(LC_ALL, "");
 	for (long i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, worker, (void *)i);

@@ -14,6 +14,9 @@
  *   timely sockets [LONG_MS] the same, one socket kept open LONG_MS
  *   timely allocs [LONG_MS] thousands of short-lived blocks, one kept
  *                           LONG_MS in keep_block()
+ *   timely exit             says it is ready (stdout's buffer, a block it
+ *                           never frees, is then allocated), waits for a
+ *                           line on stdin and exits (timeouts_exit.sh)
  *
  * Built with frame pointers (Makefile) so the stops show where it is. */
 #include <fcntl.h>
@@ -168,6 +171,12 @@ int main(int argc, char **argv)
 		return files(1);
 	if (!strcmp(mode, "allocs"))
 		return allocs();
+	if (!strcmp(mode, "exit")) {
+		char c;
+
+		printf("timely: ready\n");
+		return read(0, &c, 1) < 0;
+	}
 	answer_late = !strcmp(mode, "slow");
 	if (!strcmp(mode, "stuck") || answer_late) {
 		for (int r = 0; r < 100; r++)
@@ -175,6 +184,6 @@ int main(int argc, char **argv)
 		printf("timely: all answered\n");
 		return 0;
 	}
-	fprintf(stderr, "usage: timely hold|wait|stuck|slow|files|sockets|allocs [LONG_MS]\n");
+	fprintf(stderr, "usage: timely hold|wait|stuck|slow|files|sockets|allocs|exit [LONG_MS]\n");
 	return 2;
 }

@@ -65,23 +65,11 @@ static void rm_tree(const char *path)
 
 static int mkdir_private(const char *path, struct vg_err *e)
 {
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *s = tmp + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(tmp, 0700) && errno != EEXIST)
-			return vg_errf(e, "cannot create %s: %s", tmp,
-				       strerror(errno));
-		*s = '/';
-	}
-	if (mkdir(tmp, 0700) && errno != EEXIST)
-		return vg_errf(e, "cannot create %s: %s", tmp, strerror(errno));
+	if (vg_mkdir_p(path, e))
+		return -1;
 	/* checkpoints hold the target's whole memory: ours alone */
-	if (chmod(tmp, 0700))
-		return vg_errf(e, "cannot make %s private: %s", tmp,
+	if (chmod(path, 0700))
+		return vg_errf(e, "cannot make %s private: %s", path,
 			       strerror(errno));
 	return 0;
 }

@@ -13,6 +13,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "util/lazylib.h"
+
 struct vg_metrics {
 	struct MHD_Daemon *d;
 	pthread_mutex_t lock;
@@ -119,6 +121,11 @@ struct vg_metrics *vg_metrics_start(const char *addr, int port,
 				MHD_OPTION_CONNECTION_TIMEOUT, 10u,
 				MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!m->d && vg_lazylib_mhd_error()) {
+		vg_errf(e, "--metrics: cannot load libmicrohttpd: %s",
+			vg_lazylib_mhd_error());
+		goto fail;
+	}
 	if (!m->d) {
 		vg_errf(e, "--metrics: cannot listen on %s:%d (in use, or not an address of this machine?)",
 			addr, port);

@@ -172,8 +172,9 @@ int vg_args_plan(struct vg_dwarf *dw, const char *binary,
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!dw || !vg_dwarf_has_debug(dw) ||
-	    vg_dwarf_proto(dw, req->func, &pr, &de)) {
+	/* no DWARF fails vg_dwarf_proto too, after its cache (has_debug
+	 * would open a separate debug file the cache can spare) */
+	if (!dw || vg_dwarf_proto(dw, req->func, &pr, &de)) {
 		for (int i = 0; i < req->nfields; i++)
 			by_position(&conf->arg[i], i, out->what[i],
 				    sizeof(out->what[i]));

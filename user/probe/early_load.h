@@ -6,8 +6,9 @@
  * start configures a skeleton as it predicts vg_probe_open will, and
  * loads it on a thread; vg_probe_open takes it when its own configuration
  * (the programs it loads, the maps' sizes, the read-only data) is the
- * same, byte for byte, and else drops it and loads its own. Probe-
- * internal. */
+ * same, byte for byte, and else drops it and loads its own. The load
+ * function given (probe_early.c) verifies vg_kstep beside the rest
+ * (split_load.h). Probe-internal. */
 #ifndef VIGIL_PROBE_EARLY_LOAD_H
 #define VIGIL_PROBE_EARLY_LOAD_H
 

@@ -212,11 +212,12 @@ void vg_ktimer_stop(struct vg_probe *p)
 		return;
 	p->skel->bss->ktimer_tick_ns = 0;
 	if (getenv("VIGIL_DEBUG"))
-		fprintf(stderr, "vigil: kernel timer: %llu sweeps, %llu timeouts fired %.1f us late on average (worst %.1f us), %llu stops left to vigil, %llu slices busy at a sweep\n",
+		fprintf(stderr, "vigil: kernel timer: %llu sweeps, %llu timeouts fired %.1f us late on average (worst %.1f us), %llu stops left to vigil, %llu slices busy at a sweep, %llu deadlines past their process's exit\n",
 			(unsigned long long)s[VG_KT_SWEEPS],
 			(unsigned long long)s[VG_KT_FIRED],
 			s[VG_KT_FIRED] ? s[VG_KT_LATE_SUM] / 1e3 / s[VG_KT_FIRED] : 0.0,
 			s[VG_KT_LATE_MAX] / 1e3,
 			(unsigned long long)s[VG_KT_SIGNAL_FAILED],
-			(unsigned long long)s[VG_KT_BUSY]);
+			(unsigned long long)s[VG_KT_BUSY],
+			(unsigned long long)s[VG_KT_AFTER_EXIT]);
 }

@@ -59,12 +59,12 @@ static int print_programs(struct vg_load_stats *s, struct bpf_object *obj,
 
 	bpf_object__for_each_program(prog, obj) {
 		const char *log = s->logs[i++];
+		struct bpf_program *sp = side ? bpf_object__find_program_by_name(
+			side, bpf_program__name(prog)) : NULL;
 
 		if (!bpf_program__autoload(prog)) {
 			/* loaded by the side object, or not at all */
-			if (skipped && !(side && bpf_program__autoload(
-				bpf_object__find_program_by_name(
-					side, bpf_program__name(prog)))))
+			if (skipped && !(sp && bpf_program__autoload(sp)))
 				snprintf(skipped + strlen(skipped),
 					 cap - strlen(skipped), " %s",
 					 bpf_program__name(prog));

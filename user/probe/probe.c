@@ -126,110 +126,6 @@ static int attach_lifecycle(struct vg_probe *p, enum vg_event_kind k,
 	return attach_tracepoint(p, lifecycle_prog(p, k), e);
 }
 
-/* The lifecycle programs' event indices (read-only data, so set before
- * load: vg_probe_early_start's model and vg_probe_open's object must get
- * the same bytes, split_load.h); whether the spec has signal and
- * syscall events. */
-static void lifecycle_events(const struct vg_spec *s, struct vigil_bpf *skel,
-			     bool *signal, bool *syscall)
-{
-	*signal = *syscall = false;
-	for (int i = 0; i < s->nevents; i++) {
-		switch (s->events[i].kind) {
-		case VG_EV_EXIT:
-			skel->rodata->ev_exit = i;
-			break;
-		case VG_EV_THREAD_EXIT:
-			skel->rodata->ev_thread_exit = i;
-			break;
-		case VG_EV_SIGNAL:	/* or a fault in a freed block
-					 * (session/callacc.c) */
-			if (s->events[i].access_for)
-				skel->rodata->ev_fault = i;
-			else
-				skel->rodata->ev_signal = i;
-			*signal = true;
-			break;
-		case VG_EV_THREAD_START:
-			skel->rodata->ev_thread_start = i;
-			break;
-		case VG_EV_SYSCALL:
-			*syscall = true;
-			break;
-		default:
-			break;
-		}
-	}
-}
-
-/* Before load: tell the lifecycle programs their event indices, and load
- * only those the spec uses. */
-static void lifecycle_setup(struct vigil_bpf *skel, const struct vg_spec *s)
-{
-	bool signal, syscall, watches = false;
-
-	lifecycle_events(s, skel, &signal, &syscall);
-	for (int i = 0; i < s->nevents; i++)
-		watches |= vg_event_watches(&s->events[i]);
-	/* always: the exit status of a process we attached to, which is not
-	 * ours to wait for, comes from its exit tracepoint; forks and execs
-	 * of the target are reported */
-	bpf_program__set_autoload(skel->progs.vg_exit, true);
-	bpf_program__set_autoload(skel->progs.vg_fork, true);
-	bpf_program__set_autoload(skel->progs.vg_exec, true);
-	bpf_program__set_autoload(skel->progs.vg_signal, signal);
-	bpf_program__set_autoload(skel->progs.vg_sys_enter, syscall);
-	bpf_program__set_autoload(skel->progs.vg_watch, watches);
-}
-
-static bool has_creq_event(const struct vg_spec *spec)
-{
-	for (int i = 0; i < spec->nevents; i++)
-		if (spec->events[i].client_request)
-			return true;
-	return false;
-}
-
-void vg_probe_config_programs(struct vigil_bpf *skel,
-			      const struct vg_spec *spec, bool ktier,
-			      unsigned used)
-{
-	bpf_program__set_autoload(skel->progs.vg_entry,
-				  !ktier && used >> VG_PROG_ENTRY & 1);
-	bpf_program__set_autoload(skel->progs.vg_return,
-				  !ktier && used >> VG_PROG_RETURN & 1);
-	bpf_program__set_autoload(skel->progs.vg_entry_k,
-				  ktier && used >> VG_PROG_ENTRY & 1);
-	bpf_program__set_autoload(skel->progs.vg_return_k,
-				  ktier && used >> VG_PROG_RETURN & 1);
-	bpf_program__set_autoload(skel->progs.vg_entry_s,
-				  used >> VG_PROG_ENTRY_S & 1);
-	bpf_program__set_autoload(skel->progs.vg_return_s,
-				  used >> VG_PROG_RETURN_S & 1);
-	bpf_program__set_autoload(skel->progs.vg_stash,
-				  used >> VG_PROG_STASH & 1);
-	/* whether the program has client requests or not (the early load
-	 * cannot know before the scan: plan/plan_creq.c); a small program */
-	bpf_program__set_autoload(skel->progs.vg_creq,
-				  (used >> VG_PROG_CREQ & 1) ||
-				  has_creq_event(spec));
-	/* the kernel tier's step, which the _k builds tail-call */
-	bpf_program__set_autoload(skel->progs.vg_kstep,
-				  ktier && (used >> VG_PROG_ENTRY & 1 ||
-					    used >> VG_PROG_RETURN & 1));
-	/* multi-uprobe links need programs loaded for them (ulink.h) */
-	vg_ulink_prepare(skel->progs.vg_entry);
-	vg_ulink_prepare(skel->progs.vg_return);
-	vg_ulink_prepare(skel->progs.vg_entry_k);
-	vg_ulink_prepare(skel->progs.vg_return_k);
-	vg_ulink_prepare(skel->progs.vg_entry_s);
-	vg_ulink_prepare(skel->progs.vg_return_s);
-	vg_ulink_prepare(skel->progs.vg_stash);
-	vg_ulink_prepare(skel->progs.vg_creq);
-	vg_ulink_prepare(skel->progs.vg_kstep);
-	lifecycle_setup(skel, spec);
-}
-
 /* `syscall name(args)`: one tracepoint for all of them, and the number
  * of each in the sys_ev map */
 static int attach_syscall(struct vg_probe *p, const struct vg_event *ev,
@@ -392,6 +288,12 @@ static int on_record(void *ctx, void *data, size_t size)
 		}
 		if (size >= sizeof(*r.strs))
 			r.strs = data;
+	} else if (r.h->kind == VG_REC_STACK) {
+		/* the probe layer's own: the stack an event record after it
+		 * names */
+		if (size >= sizeof(struct vg_rec_stack))
+			vg_probe_keep_stack(p, data);
+		return 0;
 	} else if (r.h->kind == VG_REC_PROC && size >= sizeof(*r.proc)) {
 		r.proc = data;
 	} else if (r.h->kind != VG_REC_EVENT && size >= sizeof(*r.ks)) {
@@ -416,7 +318,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 {
 	struct vg_probe *p = calloc(1, sizeof(*p));
 	size_t rb = o->ringbuf_bytes ? o->ringbuf_bytes : VG_DEFAULT_RINGBUF;
-	bool ktier;
+	bool ktier, stacks = false;
 	unsigned used = 0;
 	struct vg_load_stats *ls, *kls = NULL;
 	uint64_t t0;
@@ -442,7 +344,10 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	ktier = o->plan->any_kernel;
 	for (int i = 0; i < o->plan->nsites; i++)
 		used |= 1u << o->plan->sites[i].prog;
-	vg_probe_config_programs(p->skel, spec, ktier, used);
+	for (int i = 0; i < o->plan->nevents && !stacks; i++)
+		stacks = o->plan->stack_events[i];
+	vg_probe_config_programs(p->skel, spec, ktier, used,
+				 stacks || vg_probe_stacks_predicted(spec));
 	bpf_program__set_autoload(p->skel->progs.vg_watch_mmap,
 				  o->watch && o->watch_lib_ino);
 	p->per_pid = o->follow_forks && kernel_has_func("bpf_send_signal_task");
@@ -459,16 +364,12 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	/* loaded while the plan was built, if configured as this would be
 	 * (probe_early.c); else here, vg_kstep, which costs the verifier
 	 * more than the rest, on the other CPU (split_load.h) */
-	err = vg_probe_early_take(o->early, &p->skel);
+	err = vg_probe_early_take(o->early, &p->skel, &p->kstep_obj);
 	if (err) {
-		size_t sz;
-		const void *elf = vigil_bpf__elf_bytes(&sz);
-
 		ls = vg_load_stats_arm(p->skel->obj);
 		t0 = vg_now_ns(CLOCK_MONOTONIC);
-		err = vg_split_finish(NULL, p->skel->obj, elf, sz, "vg_kstep",
-				      vg_probe_load_skel, p->skel,
-				      &p->kstep_obj, &kls);
+		err = vg_split_load(p->skel->obj, vg_probe_load_skel, p->skel,
+				    &p->kstep_obj, &kls);
 		vg_load_stats_print(ls, p->skel->obj, kls, p->kstep_obj,
 				    vg_now_ns(CLOCK_MONOTONIC) - t0, stderr);
 	}
@@ -552,6 +453,14 @@ bool vg_probe_exit_status(const struct vg_probe *p, int *code, int *sig)
 	return true;
 }
 
+bool vg_probe_exit_time(const struct vg_probe *p, uint64_t *ns)
+{
+	if (!p->skel->bss->target_exited)
+		return false;
+	*ns = p->skel->bss->target_exit_ns;
+	return true;
+}
+
 void vg_probe_close(struct vg_probe *p)
 {
 	struct vg_ulinks_closing *closing;
@@ -579,32 +488,18 @@ void vg_probe_close(struct vg_probe *p)
 	vigil_bpf__destroy(p->skel);
 	bpf_object__close(p->kstep_obj);
 	vg_ulinks_close_end(closing);
+	vg_ulinks_close_end(p->closing);
 	vg_probe_free_groups(p);
+	vg_probe_stacks_free(p);
 	pthread_mutex_destroy(&p->reap_mu);
 	pthread_cond_destroy(&p->reap_cv);
 	free(p);
 }
 
-int vg_probe_stack(const struct vg_probe *p, int64_t id,
-		   struct vg_stack_frame *out, int max)
+void vg_probe_detach_now(struct vg_probe *p)
 {
-	struct bpf_stack_build_id frames[VG_STACK_DEPTH];
-	uint32_t key = (uint32_t)id;
-	int n = 0;
-
-	memset(frames, 0, sizeof(frames));
-	if (id < 0 || bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.stacks),
-					  &key, frames))
-		return 0;
-	for (; n < max && n < VG_STACK_DEPTH; n++) {
-		if (frames[n].status == BPF_STACK_BUILD_ID_EMPTY)
-			break;
-		out[n].has_build_id = frames[n].status == BPF_STACK_BUILD_ID_VALID;
-		memcpy(out[n].build_id, frames[n].build_id, 20);
-		out[n].offset = out[n].has_build_id ? frames[n].offset
-						    : frames[n].ip;
-	}
-	return n;
+	if (p && !p->closing)
+		p->closing = vg_probe_detach_begin(p);
 }
 
 void vg_probe_arm_checkpoint(struct vg_probe *p, uint64_t next_ns)

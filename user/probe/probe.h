@@ -76,13 +76,15 @@ struct vg_probe_opts {
 /* Before the plan is built: the BPF object starts loading on another CPU
  * (parsing the kernel's BTF, verifying its programs), configured as the
  * spec's events say the plan will ask (ktier: a property will be in the
- * kernel tier), with maps as ringbuf_bytes and max_kslices size them (0:
- * the defaults, as in vg_probe_opts). vg_probe_open takes that object
- * when it would configure its own the same, else drops it. Not for
- * --follow-fork or vigil watch. NULL only without memory. */
+ * kernel tier; stacks: events will take user stacks, --stacks or
+ * --leak-check), with maps as ringbuf_bytes and max_kslices size them
+ * (0: the defaults, as in vg_probe_opts). vg_probe_open takes that
+ * object when it would configure its own the same, else drops it. Not
+ * for --follow-fork or vigil watch. NULL only without memory. */
 struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 					    size_t ringbuf_bytes,
-					    uint32_t max_kslices, bool ktier);
+					    uint32_t max_kslices, bool ktier,
+					    bool stacks);
 void vg_probe_early_free(struct vg_probe_early *early);
 
 /* One record from the ring buffer. */
@@ -104,12 +106,18 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 /* Also lets go of the children held at their fork whose records were not
  * read. */
 void vg_probe_close(struct vg_probe *p);
+/* The monitored processes are gone: every uprobe starts detaching now, so
+ * that the kernel's grace periods (~40-90 ms) run while the caller reports
+ * the run's end; vg_probe_close waits for them. */
+void vg_probe_detach_now(struct vg_probe *p);
 
 /* The target's exit, as its last thread's exit tracepoint saw it: the
  * status (0-255) or the killing signal. False until it has exited. This is
  * how vigil knows the status of a process it attached to, which only the
  * parent can wait for. */
 bool vg_probe_exit_status(const struct vg_probe *p, int *code, int *sig);
+/* and when (CLOCK_MONOTONIC ns); false until it has exited */
+bool vg_probe_exit_time(const struct vg_probe *p, uint64_t *ns);
 
 /* Detach every uprobe (lifecycle tracepoints stay) and attach them again,
  * at the same places. A CRIU dump must not see the int3 a uprobe writes

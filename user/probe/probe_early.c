@@ -15,6 +15,7 @@
 #include "early_load.h"
 #include "plan/plan.h"
 #include "rewind.h"
+#include "split_load.h"
 #include "spec/spec.h"
 #include "vigil.skel.h"
 
@@ -55,30 +56,58 @@ static bool any_timed_kernel(const struct vg_spec *spec)
 	return false;
 }
 
-static void destroy_skel(void *skel)
+/* What the early load loads: the skeleton and, on a thread of its own,
+ * vg_kstep's object (split_load.h); freed by destroy_objs */
+struct vg_early_objs {
+	struct vigil_bpf *skel;
+	struct bpf_object *kstep;
+	struct vg_load_stats *kstats;
+};
+
+static int load_objs(void *arg)
 {
-	vigil_bpf__destroy(skel);
+	struct vg_early_objs *o = arg;
+
+	return vg_split_load(o->skel->obj, vg_probe_load_skel, o->skel,
+			     &o->kstep, &o->kstats);
+}
+
+static void destroy_objs(void *arg)
+{
+	struct vg_early_objs *o = arg;
+
+	vg_load_stats_free(o->kstats);
+	bpf_object__close(o->kstep);
+	vigil_bpf__destroy(o->skel);
+	free(o);
 }
 
 struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 					    size_t ringbuf_bytes,
-					    uint32_t max_kslices, bool ktier)
+					    uint32_t max_kslices, bool ktier,
+					    bool stacks)
 {
 	struct vg_probe_early *early = calloc(1, sizeof(*early));
 	size_t rb = ringbuf_bytes ? ringbuf_bytes : VG_DEFAULT_RINGBUF;
 	size_t kmax = max_kslices ? max_kslices : VG_DEFAULT_KSLICES;
 	size_t kcap = vg_pow2_at_least(2 * kmax);
+	struct vg_early_objs *objs;
 	struct vigil_bpf *model;
 	bool timers;
 
 	if (!early)
 		return NULL;
 	libbpf_set_print(vg_probe_libbpf_quiet);
-	if (!(model = vigil_bpf__open()))
+	if (!(objs = calloc(1, sizeof(*objs))))
+		return early;
+	if (!(model = objs->skel = vigil_bpf__open())) {
+		free(objs);
 		return early;	/* vg_probe_open will say why */
+	}
 	/* as vg_probe_open configures it before its load */
 	bpf_map__set_max_entries(model->maps.events, vg_pow2_at_least(rb));
-	vg_probe_config_programs(model, spec, ktier, predicted_progs(spec));
+	vg_probe_config_programs(model, spec, ktier, predicted_progs(spec),
+				 stacks || vg_probe_stacks_predicted(spec));
 	bpf_program__set_autoload(model->progs.vg_watch_mmap, false);
 	bpf_map__set_max_entries(model->maps.kslots, kcap);
 	model->bss->kslot_mask = kcap - 1;
@@ -90,48 +119,53 @@ struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 		bpf_map__set_max_entries(model->maps.kslot_tm, kcap);
 		bpf_map__set_max_entries(model->maps.ktlist, kcap);
 	}
-	early->whole = vg_early_load_start(model->obj, vg_probe_load_skel,
-					   model);
+	early->whole = vg_early_load_start(model->obj, load_objs, objs);
 	if (early->whole)
-		early->model = model;
+		early->objs = objs;
 	else
-		vigil_bpf__destroy(model);
+		destroy_objs(objs);
 	return early;
 }
 
-int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel)
+int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel,
+			struct bpf_object **kstep)
 {
 	struct vg_load_stats *ls = NULL;
 	unsigned long long ns = 0;
+	struct vg_early_objs *objs;
 	struct vigil_bpf *model;
 	const char *differs = NULL;
 	int err;
 
 	if (!early || !early->whole)
 		return -1;
-	model = early->model;
+	objs = early->objs;
+	model = objs->skel;
 	if (!vg_early_load_fits(early->whole, (*skel)->obj, &differs)) {
 		if (getenv("VIGIL_DEBUG"))
 			fprintf(stderr, "vigil: debug: the plan configures the BPF object otherwise than the spec predicted (%s): it is loaded again\n",
 				differs ? differs : "?");
-		vg_early_load_drop(early->whole, destroy_skel);
+		vg_early_load_drop(early->whole, destroy_objs);
 		early->whole = NULL;
-		early->model = NULL;
+		early->objs = NULL;
 		return -1;
 	}
 	err = vg_early_load_take(early->whole, (*skel)->obj, &ls, &ns);
 	early->whole = NULL;
-	early->model = NULL;
+	early->objs = NULL;
 	if (err) {	/* loaded again, to say why */
 		vg_load_stats_free(ls);
-		vigil_bpf__destroy(model);
+		destroy_objs(objs);
 		return -1;
 	}
 	if (getenv("VIGIL_DEBUG"))
 		fprintf(stderr, "vigil: debug: the BPF object was loaded while the plan was built\n");
-	vg_load_stats_print(ls, model->obj, NULL, NULL, ns, stderr);
+	vg_load_stats_print(ls, model->obj, objs->kstats, objs->kstep, ns,
+			    stderr);
 	vigil_bpf__destroy(*skel);
 	*skel = model;
+	*kstep = objs->kstep;
+	free(objs);
 	return 0;
 }
 
@@ -139,6 +173,6 @@ void vg_probe_early_free(struct vg_probe_early *early)
 {
 	if (!early)
 		return;
-	vg_early_load_drop(early->whole, destroy_skel);
+	vg_early_load_drop(early->whole, destroy_objs);
 	free(early);
 }

@@ -39,7 +39,7 @@ static inline size_t vg_pow2_at_least(size_t n)
  * early_load.h) */
 struct vg_probe_early {
 	struct vg_early_load *whole;
-	struct vigil_bpf *model;	/* its skeleton */
+	struct vg_early_objs *objs;	/* what it loads (probe_early.c) */
 };
 
 /* libbpf's messages: only with VIGIL_DEBUG (probe.c) */
@@ -50,15 +50,24 @@ int vg_probe_load_skel(void *skel);
 /* Which programs skel loads: the uprobe programs (used: 1 << VG_PROG_*
  * of the plan's sites), their kernel-tier builds with ktier, and the
  * lifecycle ones with their event numbers (.rodata) as spec's events
- * need (probe.c) */
+ * need; the stack map full size only with stacks, the calls' page filter
+ * only for a spec with calls checked against watched blocks
+ * (probe_config.c) */
 void vg_probe_config_programs(struct vigil_bpf *skel,
 			      const struct vg_spec *spec, bool ktier,
-			      unsigned used);
+			      unsigned used, bool stacks);
+/* Whether the spec alone says some event may take a user stack: a
+ * `backtrace` reaction, a timed property, a fault in a watched block, a
+ * per-slice watch (a superset of the plan's stack events but for
+ * --stacks and --leak-check, which the caller knows) */
+bool vg_probe_stacks_predicted(const struct vg_spec *spec);
 /* *skel, configured, not loaded: when early's object is configured the
  * same, *skel becomes it (loaded; the one given is destroyed) and 0 is
- * returned; else -1 and *skel is for the caller to load (early's is
+ * returned, with *kstep the object vg_kstep was loaded from (split_load.h,
+ * or NULL); else -1 and *skel is for the caller to load (early's is
  * dropped). early may be NULL (probe_early.c). */
-int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel);
+int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel,
+			struct bpf_object **kstep);
 
 struct vg_probe {
 	const struct vg_spec *spec;
@@ -93,6 +102,8 @@ struct vg_probe {
 	pthread_cond_t reap_cv;
 	int reaping;
 	bool suspended;
+	/* vg_probe_detach_now's closes, waited for by vg_probe_close */
+	struct vg_ulinks_closing *closing;
 	int ncpus;
 	int kprop_map[VG_KMAX_PROPS];
 	int nkprops;
@@ -114,6 +125,10 @@ struct vg_probe {
 	struct probe_gone *gone;	/* [spec->nprops], NULL until then */
 	struct vg_ev_conf *idle_conf;	/* [VG_MAX_EVENTS]: idle events' own */
 	bool idle[VG_MAX_EVENTS];	/* no property left reacts to it */
+	/* the stacks the stack map had no room for, by id - VG_STACK_SPILLED
+	 * (probe_stacks.c); those not received yet read as no frames */
+	struct bpf_stack_build_id (*spilled)[VG_STACK_DEPTH];
+	uint32_t spilled_cap;
 	/* during vg_probe_drain */
 	vg_probe_cb cb;
 	void *cb_ctx;
@@ -188,5 +203,9 @@ void vg_probe_free_groups(struct vg_probe *p);
  * another (vg_probe_close). */
 void vg_probe_release_held(struct vg_probe *p);
 void vg_probe_free_kids(struct vg_probe *p);
+
+/* probe_stacks.c: a VG_REC_STACK record's stack, kept for the run */
+void vg_probe_keep_stack(struct vg_probe *p, const struct vg_rec_stack *r);
+void vg_probe_stacks_free(struct vg_probe *p);
 
 #endif

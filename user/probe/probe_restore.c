@@ -54,5 +54,6 @@ void vg_probe_set_counts(struct vg_probe *p, int event, uint64_t hits,
 void vg_probe_forget_exit(struct vg_probe *p)
 {
 	p->skel->bss->target_exit_status = 0;
+	p->skel->bss->target_exit_ns = 0;
 	p->skel->bss->target_exited = 0;
 }

@@ -1,81 +1,35 @@
-/* One BPF object's programs verified on two CPUs (split_load.h): a
- * maps-only object creates the maps, main and a side object holding the
- * one slow program take them (bpf_map__reuse_fd) and load at the same
- * time. With the kernel tier, vg_kstep verified beside the rest (and
- * beside the plan, when started early) takes most of vigil's start-up
- * verification off the critical path. */
+/* vg_kstep verified from its own object beside the main object's load
+ * (split_load.h): a maps-only copy of the kstep object creates the maps
+ * the two share (global data at main's sizes), main and the kstep object
+ * take them (bpf_map__reuse_fd), and each loads on its own thread. The
+ * kstep object has no CO-RE relocation and no kfunc, so its loads need
+ * neither the kernel's BTF nor a relocation pass over main's programs. */
 #include "split_load.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-struct vg_split {
-	struct bpf_object *maps, *side;
-	const char *name;
-	struct vg_load_stats *stats;
-	pthread_t th;
-	bool threaded;
-	int err;	/* the side's load */
-	/* a split dropped while its thread still loads is freed by the
-	 * thread, so that nobody waits for a load nobody uses */
-	int state;	/* LOADING, LOADED, DROPPED */
-	/* the maps are made on the thread too (libbpf reads the kernel's
-	 * BTF for that, tens of ms): main waits for them in finish */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool maps_done;
-	int maps_err;
-};
+#include "kstep.skel.h"
+#include "util/heap.h"
 
-enum { LOADING, LOADED, DROPPED };
+#define KSTEP_PROG "vg_kstep"
 
-static void split_release(struct vg_split *s)
+/* libbpf 1.1 reads the kernel's BTF whole into one buffer, copies it into
+ * another, and indexes its types: twice its size and some */
+static size_t btf_reserve(void)
 {
-	bpf_object__close(s->side);
-	bpf_object__close(s->maps);
-	vg_load_stats_free(s->stats);
-	pthread_mutex_destroy(&s->mu);
-	pthread_cond_destroy(&s->cv);
-	free(s);
-}
+	struct stat st;
 
-static int take_maps(struct bpf_object *obj, struct bpf_object *maps);
-
-static void *load_side(void *arg)
-{
-	struct vg_split *s = arg;
-	int err = bpf_object__load(s->maps);
-
-	if (!err)
-		err = take_maps(s->side, s->maps);
-	pthread_mutex_lock(&s->mu);
-	s->maps_err = err;
-	s->maps_done = true;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-	s->err = err ? err : bpf_object__load(s->side);
-	if (__atomic_exchange_n(&s->state, LOADED, __ATOMIC_ACQ_REL) == DROPPED)
-		split_release(s);
-	return NULL;
-}
-
-static struct bpf_object *open_copy(struct bpf_object *model, const void *elf,
-				    size_t sz)
-{
-	LIBBPF_OPTS(bpf_object_open_opts, o,
-		    .object_name = bpf_object__name(model));
-	struct bpf_object *obj = bpf_object__open_mem(elf, sz, &o);
-	struct bpf_program *prog;
-
-	if (!obj)
-		return NULL;
-	bpf_object__for_each_program(prog, obj)
-		bpf_program__set_autoload(prog, false);
-	return obj;
+	if (stat("/sys/kernel/btf/vmlinux", &st) || st.st_size <= 0 ||
+	    st.st_size > (64 << 20))
+		return 0;
+	return 2 * (size_t)st.st_size + (4u << 20);
 }
 
 static bool frozen(const struct bpf_map *m)
@@ -83,83 +37,151 @@ static bool frozen(const struct bpf_map *m)
 	return bpf_map__map_flags(m) & BPF_F_RDONLY_PROG;
 }
 
-/* the maps as model would create them: its sizes and its global data as
- * configured so far (created by load_side) */
-static int copy_maps(struct bpf_object *model, struct bpf_object *maps)
+/* the kstep object, named as main so that its global data maps have
+ * main's names; only prog (NULL: none) loads */
+static struct bpf_object *open_kstep(struct bpf_object *main,
+				     struct bpf_program *mp, bool prog)
 {
-	struct bpf_map *m;
+	LIBBPF_OPTS(bpf_object_open_opts, o,
+		    .object_name = bpf_object__name(main));
+	struct bpf_object *obj;
+	struct bpf_program *p;
+	const void *elf;
+	size_t sz;
 
-	bpf_object__for_each_map(m, model) {
-		struct bpf_map *c = bpf_object__find_map_by_name(maps,
-								 bpf_map__name(m));
-		const void *init;
-		size_t n;
+	elf = kstep_bpf__elf_bytes(&sz);
+	if (!(obj = bpf_object__open_mem(elf, sz, &o)))
+		return NULL;
+	bpf_object__for_each_program(p, obj) {
+		bool on = prog && !strcmp(bpf_program__name(p), KSTEP_PROG);
 
-		if (!c)
+		bpf_program__set_autoload(p, on);
+		if (on)
+			bpf_program__set_expected_attach_type(p,
+				bpf_program__expected_attach_type(mp));
+	}
+	return obj;
+}
+
+/* Is each variable of kobj's global data where main has it? (the kstep
+ * program reads main's maps at its own offsets) */
+static bool same_layout(struct bpf_object *kobj, struct bpf_object *main)
+{
+	struct btf *kb = bpf_object__btf(kobj), *mb = bpf_object__btf(main);
+	int n = kb ? (int)btf__type_cnt(kb) : 0;
+
+	if (!kb || !mb)
+		return false;
+	for (int id = 1; id < n; id++) {
+		const struct btf_type *ks = btf__type_by_id(kb, id), *ms;
+		const struct btf_var_secinfo *kv, *mv;
+		const char *sec = btf__name_by_offset(kb, ks->name_off);
+		int mid;
+
+		if (!btf_is_datasec(ks) || !strcmp(sec, ".maps"))
+			continue;
+		if ((mid = btf__find_by_name_kind(mb, sec, BTF_KIND_DATASEC)) < 0)
+			return false;
+		ms = btf__type_by_id(mb, mid);
+		kv = btf_var_secinfos(ks);
+		for (int i = 0; i < btf_vlen(ks); i++, kv++) {
+			const char *name = btf__name_by_offset(kb,
+				btf__type_by_id(kb, kv->type)->name_off);
+			bool found = false;
+
+			mv = btf_var_secinfos(ms);
+			for (int j = 0; j < btf_vlen(ms) && !found; j++, mv++)
+				found = !strcmp(name, btf__name_by_offset(mb,
+					btf__type_by_id(mb, mv->type)->name_off)) &&
+					mv->offset == kv->offset &&
+					mv->size == kv->size;
+			if (!found)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* main's global data map m, made as libbpf makes it (its image written,
+ * .rodata frozen: the verifier reads it), for both objects to take. An
+ * fd or a negative errno. */
+static int data_map(const struct bpf_map *m)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = bpf_map__map_flags(m));
+	char name[BPF_OBJ_NAME_LEN];
+	const void *init;
+	unsigned zero = 0;
+	size_t n;
+	int fd, err;
+
+	snprintf(name, sizeof(name), "%s", bpf_map__name(m));
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(zero),
+			    bpf_map__value_size(m), 1, &o);
+	if (fd < 0)
+		return -errno;
+	init = bpf_map__initial_value((struct bpf_map *)m, &n);
+	if ((init && bpf_map_update_elem(fd, &zero, init, 0)) ||
+	    (frozen(m) && bpf_map_freeze(fd))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The maps the kstep object has, made as main configures them: a maps-
+ * only kstep object makes them, its global data ones by data_map. */
+static int make_maps(struct bpf_object *maps, struct bpf_object *main)
+{
+	struct bpf_map *c;
+
+	bpf_object__for_each_map(c, maps) {
+		struct bpf_map *m = bpf_object__find_map_by_name(main,
+							bpf_map__name(c));
+		int fd, err;
+
+		if (!m)
 			return -ENOENT;
+		if (bpf_map__is_internal(c)) {
+			if ((fd = data_map(m)) < 0)
+				return fd;
+			err = bpf_map__reuse_fd(c, fd);
+			close(fd);
+			if (err)
+				return err;
+			continue;
+		}
 		if (bpf_map__set_max_entries(c, bpf_map__max_entries(m)) ||
 		    bpf_map__set_autocreate(c, bpf_map__autocreate(m)))
 			return -EINVAL;
-		init = bpf_map__initial_value(m, &n);
-		if (init && bpf_map__set_initial_value(c, init, n))
-			return -EINVAL;
 	}
-	return 0;
+	return bpf_object__load(maps);
 }
 
-static int wait_maps(struct vg_split *s)
-{
-	pthread_mutex_lock(&s->mu);
-	while (!s->maps_done)
-		pthread_cond_wait(&s->cv, &s->mu);
-	pthread_mutex_unlock(&s->mu);
-	return s->maps_err;
-}
-
-/* obj's maps by name, before obj is loaded (bpf_map__reuse_fd renames
- * them after the kernel's names) */
-static int take_maps(struct bpf_object *obj, struct bpf_object *maps)
+/* obj's maps that maps made, by name (maps' own names: bpf_map__reuse_fd
+ * renames a map after the kernel's name, which is the same here); all of
+ * them when every one must be found */
+static int take_maps(struct bpf_object *obj, struct bpf_object *maps,
+		     bool all)
 {
 	struct bpf_map *m;
 
 	bpf_object__for_each_map(m, obj) {
 		struct bpf_map *c = bpf_object__find_map_by_name(maps,
-								 bpf_map__name(m));
+							bpf_map__name(m));
 		int err;
 
-		if (!c)
-			return -ENOENT;
+		if (!c) {
+			if (all)
+				return -ENOENT;
+			continue;	/* main's alone: main makes it */
+		}
 		if (bpf_map__fd(c) < 0)
 			continue;	/* not created (autocreate off) */
 		if ((err = bpf_map__reuse_fd(m, bpf_map__fd(c))))
 			return err;
 	}
 	return 0;
-}
-
-/* Do main's maps come out as the split created them? .rodata is frozen
- * at creation and the verifier reads it: it must be the same bytes */
-static bool fits(struct bpf_object *main, struct bpf_object *maps)
-{
-	struct bpf_map *m;
-
-	bpf_object__for_each_map(m, main) {
-		struct bpf_map *c = bpf_object__find_map_by_name(maps,
-								 bpf_map__name(m));
-		const void *a, *b;
-		size_t na, nb;
-
-		if (!c || bpf_map__max_entries(c) != bpf_map__max_entries(m) ||
-		    bpf_map__autocreate(c) != bpf_map__autocreate(m))
-			return false;
-		if (!frozen(m))
-			continue;
-		a = bpf_map__initial_value(m, &na);
-		b = bpf_map__initial_value(c, &nb);
-		if (!a || !b || na != nb || memcmp(a, b, na))
-			return false;
-	}
-	return true;
 }
 
 int vg_split_write_data(struct bpf_object *from, struct bpf_object *into)
@@ -182,103 +204,114 @@ int vg_split_write_data(struct bpf_object *from, struct bpf_object *into)
 	return 0;
 }
 
-void vg_split_free(struct vg_split *sp)
-{
-	if (!sp)
-		return;
-	if (sp->threaded) {
-		if (__atomic_exchange_n(&sp->state, DROPPED,
-					__ATOMIC_ACQ_REL) == LOADING) {
-			pthread_detach(sp->th);	/* it frees sp */
-			return;
-		}
-		pthread_join(sp->th, NULL);
-	}
-	split_release(sp);
-}
+/* The other CPU's part: the maps made, then vg_kstep loaded from the
+ * kstep object; the maps' outcome is handed over (maps_done) before the
+ * load, for main to take them */
+struct side {
+	struct bpf_object *main, *maps, *kobj;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool maps_done;
+	int maps_err, load_err;
+};
 
-struct vg_split *vg_split_start(struct bpf_object *model, const void *elf,
-				size_t sz, const char *name)
+static void *run_side(void *arg)
 {
-	struct bpf_program *mp = bpf_object__find_program_by_name(model, name);
-	struct bpf_program *sp;
-	struct vg_split *s;
-	int err;
+	struct side *s = arg;
+	int err = make_maps(s->maps, s->main);
 
-	if (!mp || !bpf_program__autoload(mp)) {
-		errno = 0;
-		return NULL;
-	}
-	if (!(s = calloc(1, sizeof(*s))))
-		return NULL;
-	s->name = name;
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
-	s->maps = open_copy(model, elf, sz);
-	s->side = open_copy(model, elf, sz);
-	if (!s->maps || !s->side)
-		goto fail;
-	if ((err = copy_maps(model, s->maps))) {
-		errno = -err;
-		goto fail;
-	}
-	sp = bpf_object__find_program_by_name(s->side, name);
-	bpf_program__set_autoload(sp, true);
-	bpf_program__set_expected_attach_type(sp,
-		bpf_program__expected_attach_type(mp));
-	s->stats = vg_load_stats_arm(s->side);
-	if (pthread_create(&s->th, NULL, load_side, s) == 0)
-		s->threaded = true;
-	else
-		load_side(s);	/* one CPU then: now */
-	return s;
-fail:
-	err = errno;
-	vg_split_free(s);
-	errno = err;
+	if (!err && s->kobj)
+		err = take_maps(s->kobj, s->maps, true);
+	pthread_mutex_lock(&s->mu);
+	s->maps_err = err;
+	s->maps_done = true;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	s->load_err = err || !s->kobj ? err : bpf_object__load(s->kobj);
 	return NULL;
 }
 
-int vg_split_finish(struct vg_split *sp, struct bpf_object *main,
-		    const void *elf, size_t sz, const char *name,
-		    int (*load_main)(void *arg), void *arg,
-		    struct bpf_object **side, struct vg_load_stats **stats)
+/* libbpf parses the kernel's BTF when an object's load needs it, or
+ * earlier for bpf_program__set_attach_target: asked for main's first BTF
+ * tracepoint here (the id libbpf would look up at the load), the parse
+ * (~30 ms, the longest step of the load but the verifier's) overlaps the
+ * maps' making on the other CPU instead of following it. A failure is
+ * left for the load to report. */
+static void parse_kernel_btf(struct bpf_object *main)
 {
-	struct bpf_program *mp = bpf_object__find_program_by_name(main, name);
+	static const char tp[] = "tp_btf/";
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, main) {
+		const char *sec = bpf_program__section_name(p);
+
+		if (bpf_program__autoload(p) &&
+		    !strncmp(sec, tp, sizeof(tp) - 1)) {
+			bpf_program__set_attach_target(p, 0,
+						       sec + sizeof(tp) - 1);
+			return;
+		}
+	}
+}
+
+int vg_split_load(struct bpf_object *main, int (*load_main)(void *arg),
+		  void *arg, struct bpf_object **side,
+		  struct vg_load_stats **stats)
+{
+	struct bpf_program *mp = bpf_object__find_program_by_name(main,
+								  KSTEP_PROG);
+	struct side s = { .main = main, .mu = PTHREAD_MUTEX_INITIALIZER,
+			  .cv = PTHREAD_COND_INITIALIZER };
+	bool kstep = mp && bpf_program__autoload(mp), threaded;
+	pthread_t th;
 	int err;
 
 	*side = NULL;
 	*stats = NULL;
-	if (!mp || !bpf_program__autoload(mp)) {
-		vg_split_free(sp);
-		return load_main(arg);
+	/* the kernel's BTF, which the main object's load reads into two
+	 * fresh buffers, lands in memory faulted in at once (heap.h) */
+	vg_heap_reserve(btf_reserve());
+	if (!mp) {
+		err = load_main(arg);
+		goto out;
 	}
-	if (sp && (wait_maps(sp) || !fits(main, sp->maps))) {
-		vg_split_free(sp);
-		sp = NULL;
+	/* the maps, made on the other CPU, whether vg_kstep loads or not */
+	if (!(s.maps = open_kstep(main, mp, false)) ||
+	    (kstep && !(s.kobj = open_kstep(main, mp, true)))) {
+		err = errno ? -errno : -EINVAL;
+		goto out;
 	}
-	if (!sp && !(sp = vg_split_start(main, elf, sz, name)))
-		return errno ? -errno : -EINVAL;
-	/* main's global data after the maps were made: .bss and .data
-	 * written now; its program runs from the side */
-	if ((err = wait_maps(sp)) || (err = take_maps(main, sp->maps)) ||
-	    (err = vg_split_write_data(main, main))) {
-		vg_split_free(sp);
-		return err;
+	if (kstep && !same_layout(s.kobj, main)) {	/* a build out of step */
+		err = load_main(arg);
+		goto out;
 	}
-	bpf_program__set_autoload(mp, false);
-	err = load_main(arg);
-	if (sp->threaded)
-		pthread_join(sp->th, NULL);
-	sp->threaded = false;
+	if (kstep)
+		*stats = vg_load_stats_arm(s.kobj);
+	threaded = !pthread_create(&th, NULL, run_side, &s);
+	if (threaded)
+		parse_kernel_btf(main);
+	else	/* one CPU then: in turn */
+		run_side(&s);
+	pthread_mutex_lock(&s.mu);
+	while (!s.maps_done)
+		pthread_cond_wait(&s.cv, &s.mu);
+	pthread_mutex_unlock(&s.mu);
+	err = s.maps_err;
+	if (!err && !(err = take_maps(main, s.maps, false))) {
+		bpf_program__set_autoload(mp, false);
+		err = load_main(arg);
+	}
+	if (threaded)
+		pthread_join(th, NULL);
 	if (!err)
-		err = sp->err;
-	*stats = sp->stats;
-	sp->stats = NULL;
+		err = s.load_err;
 	if (!err) {
-		*side = sp->side;
-		sp->side = NULL;
+		*side = s.kobj;
+		s.kobj = NULL;
 	}
-	vg_split_free(sp);	/* main and the side hold the maps */
+out:
+	vg_heap_reserve_end();
+	bpf_object__close(s.kobj);
+	bpf_object__close(s.maps);	/* main and the side hold the maps */
 	return err;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/lazylib.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define MAX_FIELDS 24
@@ -26,6 +27,18 @@ struct vg_oplog {
 	bool own;		/* json is a file we opened */
 	char where[4200];
 };
+
+/* why not journald, when the operator did not choose JSON */
+static const char *no_journald(void)
+{
+	static char why[600];
+
+	if (access(JOURNAL_SOCKET, W_OK))
+		return JOURNAL_SOCKET " is absent";
+	snprintf(why, sizeof(why), "cannot load libsystemd: %s",
+		 vg_lazylib_systemd_error());
+	return why;
+}
 
 struct vg_oplog *vg_oplog_open(const char *json_path, int force_json,
 			       struct vg_err *e)
@@ -38,7 +51,8 @@ struct vg_oplog *vg_oplog_open(const char *json_path, int force_json,
 	}
 	/* a journald that is not running leaves no socket: checked once,
 	 * as the operator's choice of sink is made at start */
-	if (!force_json && access(JOURNAL_SOCKET, W_OK) == 0) {
+	if (!force_json && access(JOURNAL_SOCKET, W_OK) == 0 &&
+	    !vg_lazylib_systemd_error()) {
 		l->journald = true;
 		snprintf(l->where, sizeof(l->where), "journald (%s)",
 			 JOURNAL_SOCKET);
@@ -47,8 +61,7 @@ struct vg_oplog *vg_oplog_open(const char *json_path, int force_json,
 	if (!json_path || !strcmp(json_path, "-")) {
 		l->json = stdout;
 		snprintf(l->where, sizeof(l->where),
-			 "JSON lines on stdout (no journald: %s is absent)",
-			 JOURNAL_SOCKET);
+			 "JSON lines on stdout (no journald: %s)", no_journald());
 		return l;
 	}
 	if (!(l->json = fopen(json_path, "ae"))) {
@@ -58,8 +71,9 @@ struct vg_oplog *vg_oplog_open(const char *json_path, int force_json,
 		return NULL;
 	}
 	l->own = true;
-	snprintf(l->where, sizeof(l->where), "JSON lines in %s%s", json_path,
-		 force_json ? "" : " (no journald: " JOURNAL_SOCKET " is absent)");
+	snprintf(l->where, sizeof(l->where), "JSON lines in %s%s%s%s",
+		 json_path, force_json ? "" : " (no journald: ",
+		 force_json ? "" : no_journald(), force_json ? "" : ")");
 	return l;
 }
 

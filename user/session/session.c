@@ -99,6 +99,23 @@ static int session_libs(struct session *ss, struct vg_err *e)
 	return 0;
 }
 
+/* The target's process (stopped before its exec when vigil starts the
+ * program) and the guard, which must exist before any probe can stop the
+ * target. */
+static int start_target(struct session *ss, const char *path,
+			struct vg_err *e)
+{
+	ss->pid = ss->o->watch_exe ? 0	/* no target of its own */
+		  : ss->o->pid > 0 ? ss->o->pid
+				   : vg_proc_spawn_stopped(path, ss->o->argv,
+							  ss->o->no_aslr, e);
+	if (ss->pid < 0)
+		return -1;
+	if (!(ss->guard = vg_guard_start(ss->pid, !ss->o->pid, e)))
+		return -1;
+	return 0;
+}
+
 static bool any_kernel_eligible(const struct vg_spec *spec)
 {
 	char why[256];
@@ -141,18 +158,27 @@ static int open_all(struct session *ss, struct vg_err *e)
 						: "its slices were not planned for");
 		goto out;
 	}
-	/* the BPF object loads on the other CPU while the plan is built (a
-	 * plan that configures it otherwise drops it) */
-	if (!ss->o->follow_forks && !ss->o->watch_exe)
-		early = vg_probe_early_start(ss->spec, ss->o->ringbuf_bytes,
-					     ss->o->max_slices,
-					     ss->o->tier != VG_TIER_USER &&
-					     any_kernel_eligible(ss->spec));
 	if (ss->o->watch_exe)
 		snprintf(path, sizeof(path), "%s", ss->o->watch_exe);
 	else if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
 				: vg_resolve_program(ss->o->argv[0], path, e))
 		goto out;
+	/* The program's process and the guard are forked now, while vigil
+	 * is small: forked after the plan, each page vigil had written by
+	 * then and wrote again was a copy-on-write fault with a TLB
+	 * shoot-down on the load's CPU (an IPI, a VM exit here), and the
+	 * fork copied the grown page tables: ~5 ms of the start on 2 CPUs. */
+	if (start_target(ss, path, e))
+		goto out;
+	/* the BPF object loads on the other CPU while the plan is built (a
+	 * plan that configures it otherwise drops it); after the fork, so
+	 * that the memory its load writes is no copy-on-write page */
+	if (!ss->o->follow_forks && !ss->o->watch_exe)
+		early = vg_probe_early_start(ss->spec, ss->o->ringbuf_bytes,
+					     ss->o->max_slices,
+					     ss->o->tier != VG_TIER_USER &&
+					     any_kernel_eligible(ss->spec),
+					     ss->o->stacks || ss->o->leak_check);
 	if (session_libs(ss, e))
 		goto out;
 	/* what the run installs, decided before anything is loaded
@@ -202,15 +228,6 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (!ss->mon)
 		goto out;
 
-	ss->pid = ss->o->watch_exe ? 0	/* no target of its own */
-		  : ss->o->pid > 0 ? ss->o->pid
-				   : vg_proc_spawn_stopped(path, ss->o->argv,
-							  ss->o->no_aslr, e);
-	if (ss->pid < 0)
-		goto out;
-	/* before any probe can stop the target */
-	if (!(ss->guard = vg_guard_start(ss->pid, !ss->o->pid, e)))
-		goto out;
 	ss->sc = vg_scenario_new(ss->spec, ss->pid, ss->report,
 				 ss->o->on_violation, e);
 	if (!ss->sc)
@@ -295,6 +312,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	struct vg_run_stats st = { .exit_code = code, .exit_signal = sig,
 				   .target_exited = exited };
 	int n = ss->spec->nevents;
+	uint64_t unfollowed, stacks_lost;
 	char gdb[4200];
 
 	vg_session_mirror_kslices(ss);
@@ -315,10 +333,18 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	st.capfaults = vg_probe_counter(ss->probe, VG_CNT_CAPFAULT);
 	st.forks = ss->forks;
 	st.execs = ss->execs;
-	if (vg_probe_counter(ss->probe, VG_CNT_UNFOLLOWED))
+	unfollowed = vg_probe_counter(ss->probe, VG_CNT_UNFOLLOWED);
+	stacks_lost = vg_probe_counter(ss->probe, VG_CNT_STACK_LOST);
+	if (unfollowed)
 		fprintf(stderr, "vigil: %llu forked processes were not followed (too many at once, or their fork records were lost): their calls are not monitored\n",
+			(unsigned long long)unfollowed);
+	if (stacks_lost)
+		fprintf(stderr, "vigil: %llu call stacks were lost (more distinct stacks than vigil keeps, or the ring buffer full): the evidence of their events has none\n",
+			(unsigned long long)stacks_lost);
+	if (getenv("VIGIL_DEBUG"))
+		fprintf(stderr, "vigil: debug: %llu call stacks sent outside the stack map\n",
 			(unsigned long long)vg_probe_counter(ss->probe,
-							     VG_CNT_UNFOLLOWED));
+							     VG_CNT_STACK_SPILLED));
 	if (st.lost)
 		for (int i = 0; i < ss->spec->nprops; i++)
 			vg_monitor_mark_inconclusive(ss->mon, i);
@@ -593,8 +619,10 @@ static int loop(struct session *ss, struct vg_err *e)
 			epoll_ctl(ep_ctl, EPOLL_CTL_DEL, pidfd, NULL);
 		}
 		if (exited && !(ss->o->follow_forks &&
-				vg_session_kids_running(ss)))
+				vg_session_kids_running(ss))) {
+			vg_probe_detach_now(ss->probe);	/* nobody to watch */
 			break;
+		}
 	}
 done:
 	ss->target_exited = exited;

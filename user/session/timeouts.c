@@ -61,7 +61,15 @@ int vg_session_timeouts(struct session *ss, struct vg_err *e)
 	now = vg_now_ns(CLOCK_MONOTONIC);
 	ss->rec_stopped = false;	/* no probe stopped anything for it */
 	if (ss->mon) {
-		if ((r = vg_monitor_expire(ss->mon, now, e)) < 0)
+		uint64_t until = now, exit_ns;
+
+		/* the target's time ends at its exit: a deadline after it is
+		 * no timeout, however late the loop notices the exit (as in
+		 * the kernel tier: bpf/ktimer_arm.bpf.h) */
+		if (ss->probe && vg_probe_exit_time(ss->probe, &exit_ns) &&
+		    exit_ns < until)
+			until = exit_ns;
+		if ((r = vg_monitor_expire(ss->mon, until, e)) < 0)
 			return -1;
 		fired += r;
 	}

@@ -413,6 +413,11 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 	struct vg_err e = { 0 };
 	bool partial = false;
 
+	if (ws->no_regs) {
+		ws->failed++;	/* said once, at the start */
+		pend_inconclusive(ws, m, s->prop, s->mask, s->params);
+		return;
+	}
 	say_slice(who, sizeof(who), p, s->mask, s->params);
 	n = needs(ws, s, ev, wp, &why, &partial);
 	if (n >= 0 && !free_watch(ws) && oldest_repeat(ws))

@@ -90,6 +90,9 @@ struct vg_watchset {
 	bool *holds;
 	bool *releases;		/* VG_EVF_UNWATCH events ([nevents]) */
 	bool arm_late, futile;
+	/* the machine's debug registers do not fire (probe/watch.h): no
+	 * per-slice watch is armed, its slice is inconclusive */
+	bool no_regs;
 	uint64_t unheld, nreleased;	/* ... of them handled */
 	/* watchset_repeat.c: accesses after a violation, per code location */
 	struct vg_ws_repeats *reps;

@@ -68,6 +68,37 @@ static const char *debug_root(void)
 	return d && *d ? d : "/usr/lib/debug";
 }
 
+bool dw_build_id(Elf *elf, char *hex, size_t len)
+{
+	Elf_Data *d = section_data(elf, ".note.gnu.build-id");
+	GElf_Nhdr nh;
+	size_t off = 0, noff, doff;
+
+	while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+		const unsigned char *id = (unsigned char *)d->d_buf + doff;
+
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz < 2 ||
+		    2 * (size_t)nh.n_descsz >= len)
+			continue;
+		for (size_t i = 0; i < nh.n_descsz; i++)
+			snprintf(hex + 2 * i, 3, "%02x", id[i]);
+		return true;
+	}
+	return false;
+}
+
+bool dw_build_id_debug_file(Elf *elf, char *path, size_t len)
+{
+	char hex[256];
+	int n;
+
+	if (!dw_build_id(elf, hex, sizeof(hex)))
+		return false;
+	n = snprintf(path, len, "%s/.build-id/%.2s/%s.debug", debug_root(),
+		     hex, hex + 2);
+	return n > 0 && (size_t)n < len;
+}
+
 char *dw_find_debug_file(Elf *elf, const char *binpath)
 {
 	char path[PATH_MAX], real[PATH_MAX], dir[PATH_MAX];

@@ -12,6 +12,7 @@
  * strings from dwarf_diename point into the section data and live until
  * dwarf_finish. */
 #include "dwarf_internal.h"
+#include "proto_cache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -496,6 +497,7 @@ void dw_index(struct vg_dwarf *dw)
 {
 	struct vg_err e;
 
+	dw_load(dw);
 	if (dw->indexed || !dw->dbg)
 		return;
 	dw->indexed = true;
@@ -514,6 +516,7 @@ const struct dw_ent *dw_func_at_addr(struct vg_dwarf *dw, uint64_t addr)
 	struct dw_ent *saved = dw->ents, *found = NULL;
 	size_t nsaved = dw->nents, capsaved = dw->cap;
 
+	dw_load(dw);
 	if (!dw->dbg)
 		return NULL;
 	if (!dw->aranges_read) {
@@ -614,26 +617,14 @@ static struct vg_dwarf *unreadable(struct vg_dwarf *dw, struct vg_err *why)
 	return dw;
 }
 
-struct vg_dwarf *vg_dwarf_open(const char *binary, struct vg_err *e)
+/* dwarf_init_path on dw->debug_path; the binary's own DWARF is indexed at
+ * once, a separate debug file's when a name is first asked for */
+static struct vg_dwarf *open_debug(struct vg_dwarf *dw, struct vg_err *e)
 {
-	struct vg_dwarf *dw = calloc(1, sizeof(*dw));
+	const char *binary = dw->path;
 	Dwarf_Error err = NULL;
 	int r;
 
-	if (!dw || !(dw->path = strdup(binary))) {
-		free(dw);
-		vg_errf(e, "out of memory");
-		return NULL;
-	}
-	dw->f.fd = -1;
-	if (vg_elf_file_open(binary, &dw->f, e))
-		goto fail;
-	if (vg_elf_has_section(dw->f.elf, ".debug_info"))
-		dw->debug_path = strdup(binary);
-	else
-		dw->debug_path = dw_find_debug_file(dw->f.elf, dw->path);
-	if (!dw->debug_path)
-		return dw;
 	r = dwarf_init_path(dw->debug_path, NULL, 0, DW_DLC_READ,
 			    DW_GROUPNUMBER_ANY, NULL, NULL, &dw->dbg, NULL, 0,
 			    NULL, &err);
@@ -652,10 +643,11 @@ struct vg_dwarf *vg_dwarf_open(const char *binary, struct vg_err *e)
 		dw->dbg = NULL;
 		return dw;
 	}
-	/* the binary's own DWARF is indexed now; a separate debug file's
-	 * when a name is first asked for, but a broken one is said at once:
-	 * its unit headers are read (cheap: no entries), which also brings
-	 * libdwarf's walk back to the first unit for build_index */
+	/* a separate debug file is opened when first used, and a broken one
+	 * is said then: its unit headers are read (this inflates a
+	 * compressed .debug_info, which the first DIE read would do anyway),
+	 * which also brings libdwarf's walk back to the first unit for
+	 * build_index */
 	if (strcmp(dw->debug_path, binary)) {
 		if (walk_headers(dw, e))
 			return unreadable(dw, e);
@@ -665,6 +657,66 @@ struct vg_dwarf *vg_dwarf_open(const char *binary, struct vg_err *e)
 	if (build_index(dw, e))
 		return unreadable(dw, e);
 	return dw;
+}
+
+void dw_load(struct vg_dwarf *dw)
+{
+	struct vg_err e;
+
+	if (!dw->deferred)
+		return;
+	dw->deferred = false;
+	open_debug(dw, &e);
+}
+
+/* A stripped binary: find its debug file, and open it only when the
+ * prototype cache of its build id cannot answer. When the cache was
+ * filled from the debug file at ROOT/.build-id/ (libc6-dbg's), that file
+ * unchanged (stat) is what the search would find first, and it is not
+ * even opened. */
+static struct vg_dwarf *with_debug_file(struct vg_dwarf *dw)
+{
+	char hex[256], bid_path[PATH_MAX];
+	const char *was;
+
+	if (dw_build_id(dw->f.elf, hex, sizeof(hex)))
+		dw->pcache = vg_proto_cache_open(hex);
+	if (dw->pcache && (was = vg_proto_cache_path(dw->pcache)) &&
+	    dw_build_id_debug_file(dw->f.elf, bid_path, sizeof(bid_path)) &&
+	    !strcmp(was, bid_path) && vg_proto_cache_bind(dw->pcache, was))
+		dw->debug_path = strdup(was);
+	else
+		dw->debug_path = dw_find_debug_file(dw->f.elf, dw->path);
+	if (!dw->debug_path) {
+		vg_proto_cache_close(dw->pcache);
+		dw->pcache = NULL;
+		return dw;
+	}
+	if (dw->pcache)
+		vg_proto_cache_bind(dw->pcache, dw->debug_path);
+	dw->deferred = true;
+	return dw;
+}
+
+struct vg_dwarf *vg_dwarf_open(const char *binary, struct vg_err *e)
+{
+	struct vg_dwarf *dw = calloc(1, sizeof(*dw));
+
+	if (!dw || !(dw->path = strdup(binary))) {
+		free(dw);
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	dw->f.fd = -1;
+	if (vg_elf_file_open(binary, &dw->f, e))
+		goto fail;
+	if (vg_elf_has_section(dw->f.elf, ".debug_info"))
+		dw->debug_path = strdup(binary);
+	else
+		return with_debug_file(dw);
+	if (!dw->debug_path)
+		return dw;
+	return open_debug(dw, e);
 fail:
 	vg_dwarf_close(dw);
 	return NULL;
@@ -676,6 +728,7 @@ void vg_dwarf_close(struct vg_dwarf *dw)
 
 	if (!dw)
 		return;
+	vg_proto_cache_close(dw->pcache);
 	for (size_t i = 0; i < dw->nents; i++)
 		free(dw->ents[i].name);
 	free(dw->ents);
@@ -694,8 +747,9 @@ void vg_dwarf_close(struct vg_dwarf *dw)
 	free(dw);
 }
 
-bool vg_dwarf_has_debug(const struct vg_dwarf *dw)
+bool vg_dwarf_has_debug(struct vg_dwarf *dw)
 {
+	dw_load(dw);
 	return dw->dbg != NULL;
 }
 
@@ -730,6 +784,7 @@ uint64_t vg_dwarf_text_vaddr(const struct vg_dwarf *dw)
 int dw_need_debug(struct vg_dwarf *dw, const char *what,
 		  struct vg_err *e)
 {
+	dw_load(dw);
 	if (dw->dbg)
 		return 0;
 	if (dw->problem)

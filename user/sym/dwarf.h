@@ -29,7 +29,9 @@ struct vg_dwarf;
 struct vg_dwarf *vg_dwarf_open(const char *binary, struct vg_err *e);
 void vg_dwarf_close(struct vg_dwarf *dw);
 
-bool vg_dwarf_has_debug(const struct vg_dwarf *dw);
+/* (a separate debug file is opened for this: a caller that only wants a
+ * prototype asks vg_dwarf_proto, which a cache may answer without it) */
+bool vg_dwarf_has_debug(struct vg_dwarf *dw);
 /* the file the DWARF was read from (the binary or its debug file) */
 const char *vg_dwarf_debug_path(const struct vg_dwarf *dw);
 /* ET_DYN (a PIE, or a shared library): link-time addresses must be moved

@@ -1,7 +1,8 @@
-/* What the three parts of user/sym/ DWARF reading share (dwarf.c: the
+/* What the four parts of user/sym/ DWARF reading share (dwarf.c: the
  * handle, its index and the libdwarf helpers; dwarf_type.c: types and struct
- * fields; dwarf_func.c: functions, their parameters and the x86-64 ABI,
- * globals). Not for other modules: they use dwarf.h. */
+ * fields; dwarf_func.c: functions, their prototypes and globals;
+ * dwarf_abi.c: where the x86-64 SysV ABI puts each parameter). Not for
+ * other modules: they use dwarf.h. */
 #ifndef VIGIL_SYM_DWARF_INTERNAL_H
 #define VIGIL_SYM_DWARF_INTERNAL_H
 
@@ -12,6 +13,8 @@
 
 #include "dwarf.h"
 #include "sym_internal.h"
+
+struct vg_proto_cache;
 
 enum { ENT_FUNC, ENT_VAR, ENT_TYPE };
 
@@ -48,6 +51,10 @@ struct vg_dwarf {
 	Dwarf_Signed naranges;
 	bool aranges_read;
 	struct dw_ent hit;	/* dw_func_at_addr's last answer */
+	/* A separate debug file is opened on the first question the
+	 * prototype cache (proto_cache.h) cannot answer: dw_load */
+	bool deferred;
+	struct vg_proto_cache *pcache;	/* NULL: none (off, no build id) */
 };
 
 #define MAX_DEPTH 32	/* typedef chains, nested structs */
@@ -78,6 +85,9 @@ int dw_tag(struct vg_dwarf *dw, Dwarf_Die die);
 bool dw_die(struct vg_dwarf *dw, uint64_t off, Dwarf_Die *die);
 
 bool dw_child(struct vg_dwarf *dw, Dwarf_Die parent, Dwarf_Die *c);
+
+/* Open a deferred debug file (vg_dwarf_open's work, done on first use) */
+void dw_load(struct vg_dwarf *dw);
 
 /* The index of every name (dw->ents), built once, on first use */
 void dw_index(struct vg_dwarf *dw);
@@ -113,7 +123,7 @@ void dw_ent_range(struct vg_dwarf *dw, const char *name, int kind,
 int dw_need_debug(struct vg_dwarf *dw, const char *what,
 		  struct vg_err *e);
 
-/* --- dwarf_type.c, for dwarf_func.c's ABI classification */
+/* --- dwarf_type.c, for dwarf_func.c and dwarf_abi.c */
 
 /* a bit-field member's position and width, in bits */
 void dw_member_bits(struct vg_dwarf *dw, Dwarf_Die m, uint64_t tsize,
@@ -123,8 +133,18 @@ void dw_member_bits(struct vg_dwarf *dw, Dwarf_Die m, uint64_t tsize,
 int dw_describe(struct vg_dwarf *dw, vg_type_id id, struct vg_type *t,
 		int depth, struct vg_err *e);
 
+/* --- dwarf_abi.c, for dwarf_func.c */
+
+/* p's parameter and return-value locations, from their types */
+int dw_locate_params(struct vg_dwarf *dw, struct vg_proto *p,
+		     struct vg_err *e);
+
 /* debugfile.c: the separate debug file of the ELF at binpath (malloc'd),
  * or NULL */
 char *dw_find_debug_file(Elf *elf, const char *binpath);
+/* the ELF's GNU build id in lowercase hex; false when it has none */
+bool dw_build_id(Elf *elf, char *hex, size_t len);
+/* where dw_find_debug_file looks first: ROOT/.build-id/ab/cdef....debug */
+bool dw_build_id_debug_file(Elf *elf, char *path, size_t len);
 
 #endif

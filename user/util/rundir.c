@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -114,5 +115,24 @@ int vg_private_dir(const char *base, char *out, size_t len, struct vg_err *e)
 	    (st.st_mode & 0777) != 0700)
 		return vg_errf(e, "%s is not a private directory of ours (want mode 0700, owner uid %u); remove it",
 			       out, (unsigned)getuid());
+	return 0;
+}
+
+int vg_mkdir_p(const char *path, struct vg_err *e)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *s = tmp + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(tmp, 0700) && errno != EEXIST)
+			return vg_errf(e, "cannot create %s: %s", tmp,
+				       strerror(errno));
+		*s = '/';
+	}
+	if (mkdir(tmp, 0700) && errno != EEXIST)
+		return vg_errf(e, "cannot create %s: %s", tmp, strerror(errno));
 	return 0;
 }

@@ -18,5 +18,9 @@ int vg_rundir(char *out, size_t len, struct vg_err *e);
 int vg_memdir(char *out, size_t len, struct vg_err *e);
 /* BASE/vigil-UID, with the same checks. */
 int vg_private_dir(const char *base, char *out, size_t len, struct vg_err *e);
+/* mkdir -p PATH: each missing directory on the way made with mode 0700
+ * (the checkpoint directories, the DWARF cache's). 0, or -1 with e set
+ * naming the directory that could not be made. */
+int vg_mkdir_p(const char *path, struct vg_err *e);
 
 #endif

@@ -22,6 +22,8 @@
 
 #include <microhttpd.h>
 
+#include "util/lazylib.h"
+
 #define VG_VIEW_MAX_CLIENTS 16
 #define VG_VIEW_STATIC_MAX (1 << 20)
 
@@ -361,6 +363,11 @@ struct vg_view *vg_view_start(const struct vg_view_opts *o, struct vg_err *e)
 				MHD_OPTION_CONNECTION_TIMEOUT, 60u,
 				MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!v->d && vg_lazylib_mhd_error()) {
+		vg_errf(e, "--view: cannot load libmicrohttpd: %s",
+			vg_lazylib_mhd_error());
+		goto fail;
+	}
 	if (!v->d) {
 		vg_errf(e, "--view: cannot listen on %s:%d (in use, or not an address of this machine?)",
 			addr, o->port);
