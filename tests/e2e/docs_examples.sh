@@ -83,7 +83,9 @@ while IFS=$'\t' read -r file where; do
 done <"$TMP/specs.list"
 
 ncmds=0
+nblind=0
 here=$(pwd -P)
+has_debug_regs && regs=yes || regs=no
 while IFS=$'\t' read -r where cmd rc want; do
 	# only commands whose files are all here
 	missing=
@@ -110,6 +112,16 @@ while IFS=$'\t' read -r where cmd rc want; do
 		LEFT_PIDS+=("$pid")
 		kill -KILL "$pid"
 	done
+	# where the debug registers do not fire, an example that watches
+	# memory cannot show what the docs show: vigil must say so first,
+	# arm nothing and report no violation it did not see; counted, and
+	# the test skips at its end
+	if [ "$regs" = no ] && grep -q "^vigil: this machine's debug registers do not fire" "$TMP/out"; then
+		expect_no_out "watchpoints: [1-9][0-9]* armed"
+		[ "$got" -le 1 ] || fail "$where: 'vigil $cmd' exited $got"
+		nblind=$((nblind + 1))
+		continue
+	fi
 	if [ "$rc" -lt 0 ]; then
 		[ "$got" -le 1 ] || fail "$where: 'vigil $cmd' exited $got"
 	else
@@ -125,3 +137,5 @@ done <"$TMP/cmds.list"
 [ "$nspecs" -ge 3 ] || fail "only $nspecs specs found in the docs: is the extractor broken?"
 [ "$ncmds" -ge 4 ] || fail "only $ncmds commands found in the docs: is the extractor broken?"
 echo "ok: $nspecs specs and $ncmds commands from the docs"
+[ "$nblind" -eq 0 ] ||
+	skip debug_regs "$nblind commands from the docs watch memory and were not checked: $WHY"

@@ -27,6 +27,37 @@ fail() {
 	exit 1
 }
 
+# Machine features a test may need, each decided by an oracle that is not
+# vigil. A test that needs one asks first; where the machine lacks it, the
+# test checks what vigil promises on such a machine (its message, the
+# inconclusive verdicts, the exit status, nothing armed), then skips.
+#
+# has_debug_regs: 0 when a write breakpoint fires here
+# (tests/targets/debug_regs_oracle); else 1, WHY saying what was seen
+has_debug_regs() {
+	WHY=$("$TARGETS/debug_regs_oracle" 2>&1) && return 0
+	WHY="this machine's debug registers do not fire (debug_regs_oracle: $WHY)"
+	return 1
+}
+
+# skip FEATURE REASON: exit 77 (automake's code for a skipped test) with
+# the reason on the last line; tests/run.sh counts it as skipped only when
+# its own oracle for FEATURE says the machine lacks it
+skip() {
+	echo "SKIP: $1: $2"
+	exit 77
+}
+
+# expect_blind: $TMP/out is a run where the debug registers do not fire:
+# vigil said so first, naming what cannot be seen, armed nothing, and the
+# ERROR SUMMARY says why slices are inconclusive
+expect_blind() {
+	expect_out "^vigil: this machine's debug registers do not fire \(checked: a write to a watched variable was not seen\): these events cannot be seen: "
+	expect_out "^vigil: watchpoints: 0 armed: this machine's debug registers do not fire"
+	expect_no_out "watchpoints: [1-9][0-9]* armed|debug register.* for .*(evict|refuse)"
+	expect_out "ERROR SUMMARY: .*[0-9]+ slices? inconclusive \(this machine's debug registers do not fire\)"
+}
+
 # uprobes_on FILE: how many uprobes are attached to FILE, whoever owns
 # them, in multi-uprobe links or single ones (tests/e2e/uprobes_on.py)
 uprobes_on() {

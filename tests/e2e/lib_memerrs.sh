@@ -12,6 +12,27 @@
 export GLIBC_TUNABLES=glibc.malloc.tcache_count=0
 MEM="specs/lib/double_free.vigil specs/lib/bad_free.vigil specs/lib/leak.vigil specs/lib/use_after_free.vigil specs/lib/realloc.vigil specs/lib/fishy_size.vigil"
 
+# without it, the first error stops the target (fishy_size's own stop)
+run_vigil run -q $MEM -- "$TARGETS/memerrs"
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+expect_rc 1
+expect_out "event  before malloc\(-1\) in tid"
+expect_no_out "memerrs: done"
+[ "$(grep -c 'VIOLATION' "$TMP/out")" -eq 1 ] || fail "more than the first error"
+[ "$(proc_state "$pid")" = T ] || fail "target not stopped"
+kill -KILL "$pid"
+if ! has_debug_regs; then
+	# the two accesses after free are a plain store and load: unseen;
+	# the other seven errors are all found
+	run_vigil run -q --on-violation=continue $MEM -- "$TARGETS/memerrs"
+	expect_rc 1
+	expect_blind
+	expect_out "^memerrs: done"
+	expect_out "^vigil: ERROR SUMMARY: 7 errors: double_free.double_free=2, fishy_size.fishy=3, leak.allocated=2 \(at the end\); [0-9]+ slices inconclusive \(this machine's debug registers do not fire\)$"
+	skip debug_regs "$WHY"
+fi
+
 run_vigil run -q --on-violation=continue --json "$TMP/v.jsonl" $MEM -- "$TARGETS/memerrs"
 expect_rc 1
 expect_out "^memerrs: done"
@@ -47,14 +68,4 @@ v = [o for o in objs if o["type"] == "verdict" and o["verdict"] == "violation"]
 assert len(v) == 7, len(v)
 PY
 
-# without it, the first error stops the target (fishy_size's own stop)
-run_vigil run -q $MEM -- "$TARGETS/memerrs"
-pid=$(stopped_pid)
-[ -n "$pid" ] && LEFT_PIDS+=("$pid")
-expect_rc 1
-expect_out "event  before malloc\(-1\) in tid"
-expect_no_out "memerrs: done"
-[ "$(grep -c 'VIOLATION' "$TMP/out")" -eq 1 ] || fail "more than the first error"
-[ "$(proc_state "$pid")" = T ] || fail "target not stopped"
-kill -KILL "$pid"
 echo ok

@@ -22,21 +22,6 @@ inside=$(sed -nE 's/.*phases: noise=[0-9]+ inside=([0-9]+).*/\1/p' "$TMP/vigil.o
 [ -n "$inside" ] || fail "dynamic: the program's output"
 grep -q "before:noise=$inside " "$TMP/vigil.err" || fail "dynamic: vigil's count of noise is not the program's $inside"
 
-# 2. watchpoints armed at every free, one use after free: one stop
-start_live run --interactive --watch-policy=evict specs/lib/use_after_free.vigil -- "$TARGETS/uaf" --bug
-live_gdb "-ex continue -ex bt -ex continue"
-grep '^vigil: watchpoints:' "$TMP/vigil.err"	# what vigil says of the machine's
-[ "$(grep -c '^Catchpoint' "$TMP/gdb")" = 1 ] || fail "watchpoints: not exactly one stop in gdb"
-grep -q '^vigil: use_after_free entered state use_after_free at access' "$TMP/gdb" || fail "watchpoints: the stop lacks vigil's message"
-grep -qE '^#0 .* in touch_session \(' "$TMP/gdb" || fail "watchpoints: the stop is not at the writer"
-grep -q 'received signal SIGSTOP' "$TMP/gdb" && fail "watchpoints: a bare SIGSTOP reached the user"
-grep -q 'exited normally' "$TMP/gdb" || fail "watchpoints: the program did not run to its end under gdb"
-wait_vigil
-expect_rc 1
-armed=$(sed -nE 's/.*watchpoints: ([0-9]+) armed.*/\1/p' "$TMP/vigil.err")
-[ "${armed:-0}" -ge 50 ] || fail "watchpoints: only ${armed:-0} armed: not the case this tests"
-grep -q 'uaf: sessions touched, bug=1' "$TMP/vigil.out" || fail "watchpoints: the program's output"
-
 # 3. a checkpoint reaction while a tracer that is not vigil's gdb
 # extension holds the program (plain gdb, attached to a live session's
 # program without joining it): not taken (CRIU cannot dump a traced
@@ -68,4 +53,32 @@ grep -q 'criu dump exited' "$TMP/vigil.err" && fail "checkpoint: CRIU was asked 
 grep -qE '^vigil: checkpoint .*ck-' "$TMP/vigil.err" && fail "checkpoint: a checkpoint was taken of a traced process"
 grep -q 'queue_new=6 queue_push=18 queue_pop=18' "$TMP/prog.out" || fail "checkpoint: the program's counts"
 grep -q 'before:queue_push=9$' "$TMP/vigil.err" || fail "checkpoint: vigil's probe counts differ from the program's"
+# 2. watchpoints armed at every free, one use after free: one stop
+# (where the debug registers do not fire: nothing armed, no stop shown,
+# the program runs to its end under gdb)
+if ! has_debug_regs; then
+	start_live run --interactive --watch-policy=evict specs/lib/use_after_free.vigil -- "$TARGETS/uaf" --bug
+	live_gdb "-ex continue"
+	grep -qE 'Catchpoint|SIGSTOP|^vigil: .*entered' "$TMP/gdb" && fail "watchpoints: a stop showed up in gdb"
+	grep -q 'exited normally' "$TMP/gdb" || fail "watchpoints: the program did not run to its end under gdb"
+	wait_vigil
+	expect_rc 0
+	cp "$TMP/vigil.err" "$TMP/out"
+	expect_blind
+	skip debug_regs "$WHY"
+fi
+start_live run --interactive --watch-policy=evict specs/lib/use_after_free.vigil -- "$TARGETS/uaf" --bug
+live_gdb "-ex continue -ex bt -ex continue"
+grep '^vigil: watchpoints:' "$TMP/vigil.err"	# what vigil says of the machine's
+[ "$(grep -c '^Catchpoint' "$TMP/gdb")" = 1 ] || fail "watchpoints: not exactly one stop in gdb"
+grep -q '^vigil: use_after_free entered state use_after_free at access' "$TMP/gdb" || fail "watchpoints: the stop lacks vigil's message"
+grep -qE '^#0 .* in touch_session \(' "$TMP/gdb" || fail "watchpoints: the stop is not at the writer"
+grep -q 'received signal SIGSTOP' "$TMP/gdb" && fail "watchpoints: a bare SIGSTOP reached the user"
+grep -q 'exited normally' "$TMP/gdb" || fail "watchpoints: the program did not run to its end under gdb"
+wait_vigil
+expect_rc 1
+armed=$(sed -nE 's/.*watchpoints: ([0-9]+) armed.*/\1/p' "$TMP/vigil.err")
+[ "${armed:-0}" -ge 50 ] || fail "watchpoints: only ${armed:-0} armed: not the case this tests"
+grep -q 'uaf: sessions touched, bug=1' "$TMP/vigil.out" || fail "watchpoints: the program's output"
+
 echo PASS

@@ -13,6 +13,14 @@
 . "$(dirname "$0")/lib.sh"
 
 UAF=specs/lib/use_after_free.vigil
+if ! has_debug_regs; then
+	run_vigil run --on-violation=continue $UAF -- "$TARGETS/uafrepeat"
+	expect_rc 0
+	expect_blind
+	expect_out "^uafrepeat: [0-9]+ again=1$"
+	expect_no_out "VIOLATION"
+	skip debug_regs "$WHY"
+fi
 run_vigil run --on-violation=continue --json "$TMP/v.jsonl" $UAF -- "$TARGETS/uafrepeat"
 expect_rc 1
 expect_out "^uafrepeat: [0-9]+ again=1$"	# the block came back

@@ -24,6 +24,17 @@ state open accepting {
 state bad violation
 on enter closed: log "next {next}"
 SPEC
+if ! has_debug_regs; then
+	# the 100 writes go unseen: the slice that needed the register went
+	# back to closed having maybe missed one, and says so
+	run_vigil run "$TMP/first.vigil" -- "$TARGETS/objects" first 100
+	expect_rc 0
+	expect_blind
+	expect_out "objects: count=100"
+	expect_out "^vigil: counted: 1 slice went back to the initial state inconclusive"
+	expect_out "ERROR SUMMARY: 0 errors; 1 slice inconclusive"
+	skip debug_regs "$WHY"
+fi
 run_vigil run "$TMP/first.vigil" -- "$TARGETS/objects" first 100
 expect_rc 0
 expect_out "objects: count=100"

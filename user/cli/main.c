@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/ckpt_cmds.h"
 #include "cli/ctl_cmd.h"
+#include "cli/doctor_cmd.h"
 #include "cli/agent_cmd.h"
 #include "cli/offline_cmds.h"
 #include "cli/run_cmd.h"
@@ -55,7 +56,7 @@ static const struct {
 	{ "graph", vg_cmd_graph }, { "lint", vg_cmd_lint },
 	{ "restore", vg_cmd_restore }, { "checkpoint", vg_cmd_checkpoint },
 	{ "ctl", vg_cmd_ctl }, { "view", vg_cmd_view },
-	{ "agent", vg_cmd_agent },
+	{ "agent", vg_cmd_agent }, { "doctor", vg_cmd_doctor },
 };
 
 static bool is_help(const char *a)

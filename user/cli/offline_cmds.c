@@ -14,6 +14,7 @@
 #include "cli/usage.h"
 #include "offline/check.h"
 #include "plan/plan.h"
+#include "probe/debugregs.h"
 #include "probe/probe.h"
 #include "report/dot.h"
 #include "session/session.h"
@@ -246,7 +247,12 @@ int vg_cmd_lint(int argc, char **argv)
 					   .dynamic = dynamic,
 					   .on_violation = VG_OV_STOP,
 					   .warn = stdout,
-					   .all_names = all_warnings };
+					   .all_names = all_warnings,
+					   /* as the run would find the
+					    * machine: the plan says so */
+					   .no_debug_regs =
+						vg_spec_watches(spec) &&
+						vg_debug_regs() == VG_REGS_SILENT };
 		struct vg_plan *plan = vg_plan_build(spec, &po, &e);
 
 		if (!plan) {

@@ -26,6 +26,8 @@ const char vg_usage_main[] =
 	"  view PID                        the live page of the vigil monitoring PID\n"
 	"  agent [--config DIR]            the host service: the sessions a config\n"
 	"                                  directory names, reloaded on SIGHUP\n"
+	"  doctor                          what this machine lets vigil do, each\n"
+	"                                  line a check run now\n"
 	"\n"
 	"options:\n"
 	"  -h, --help      this text; `vigil COMMAND --help` (or `vigil help\n"
@@ -416,7 +418,8 @@ const char *vg_usage_of(const char *cmd)
 		{ "check", vg_usage_check }, { "graph", vg_usage_graph },
 		{ "lint", vg_usage_lint }, { "restore", vg_usage_restore },
 		{ "checkpoint", vg_usage_checkpoint }, { "ctl", vg_usage_ctl },
-		{ "agent", vg_usage_agent },
+		{ "agent", vg_usage_agent }, { "view", vg_usage_view },
+		{ "doctor", vg_usage_doctor },
 	};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -470,3 +473,21 @@ const char vg_usage_agent[] =
 	"\n"
 	"example:\n"
 	"  vigil agent --config /etc/vigil/agent.d --metrics 127.0.0.1:9477\n";
+
+const char vg_usage_doctor[] =
+	"usage: vigil doctor\n"
+	"\n"
+	"What this machine lets vigil do, one line per check, each one run now\n"
+	"(a map made, a program loaded or refused by the verifier, a uprobe on\n"
+	"vigil's own code hit, a hardware breakpoint armed and written, `criu\n"
+	"check`, gdb's Python), never a guess from a version number:\n"
+	"privileges, BTF, ring buffer, uprobes, multi-uprobe links,\n"
+	"bpf_send_signal_thread, BPF timers, register writes from uprobes (the\n"
+	"exact stop), debug registers, CRIU and gdb. A line that does not work\n"
+	"says what vigil does without it.\n"
+	"\n"
+	"exit status: 0 a basic run works (privileges, BTF, ring buffer and\n"
+	"             uprobes), 2 bad usage, 3 it does not\n"
+	"\n"
+	"example:\n"
+	"  sudo build/vigil doctor\n";

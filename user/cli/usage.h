@@ -17,6 +17,7 @@ extern const char vg_usage_checkpoint[];
 extern const char vg_usage_ctl[];
 extern const char vg_usage_agent[];
 extern const char vg_usage_view[];
+extern const char vg_usage_doctor[];
 
 /* The help of command `cmd`, or NULL when there is no such command. */
 const char *vg_usage_of(const char *cmd);

@@ -149,6 +149,7 @@ int vg_monitor_set(struct vg_monitor *m, int prop, uint32_t mask,
 		vg_store_remove(ms, ref);
 		pr->stored--;
 		if (initial) {
+			pr->inconc_gone += !!(flags & VG_SF_INCONC);
 			m->s.slices_freed++;
 			return 0;
 		}
@@ -212,6 +213,11 @@ bool vg_monitor_mark_slice_inconclusive(struct vg_monitor *m, int prop,
 		return false;
 	vg_store_rec(ms, ref)->flags |= VG_SF_INCONC;
 	return true;
+}
+
+uint64_t vg_monitor_inconclusive_gone(const struct vg_monitor *m, int prop)
+{
+	return prop >= 0 && prop < m->nprops ? m->pr[prop].inconc_gone : 0;
 }
 
 bool vg_monitor_prop_inconclusive(const struct vg_monitor *m, int prop)

@@ -518,6 +518,8 @@ int vg_mon_finalise(struct vg_monitor *m, struct prop_rt *pr,
 		int state = vg_store_rec(ms, ref)->state;
 
 		if (!pr->viol[state]) {
+			pr->inconc_gone +=
+				!!(vg_store_rec(ms, ref)->flags & VG_SF_INCONC);
 			vg_store_remove(ms, ref);
 			pr->stored--;
 			m->s.slices_freed++;

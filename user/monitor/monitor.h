@@ -127,6 +127,11 @@ int64_t vg_vm_run(const struct vg_insn *code, const uint64_t *slot,
  * its end verdict is inconclusive? vg_monitor_foreach already reports
  * every slice of such a property as inconclusive. */
 bool vg_monitor_prop_inconclusive(const struct vg_monitor *m, int prop);
+/* How many of prop's slices were inconclusive (marked, or made while the
+ * property was) when they went back to their initial state and were
+ * freed: no verdict at the end lists them, yet each may have missed the
+ * event that would have made it a violation. */
+uint64_t vg_monitor_inconclusive_gone(const struct vg_monitor *m, int prop);
 
 /* Feed n events in order: the same as n calls of vg_monitor_event, but
  * faster on large slice stores (it prefetches the slices of the next

@@ -277,6 +277,9 @@ struct prop_rt {
 	bool disabled;			/* vg_monitor_disable: no slices, no
 					 * steps, not visited */
 	bool inconclusive;		/* refused a slice, or marked */
+	/* slices marked inconclusive that went back to their initial
+	 * state and were freed: their verdict stays inconclusive */
+	uint64_t inconc_gone;
 	int64_t *globals, *init_vars, *tmp_vars, *saved_globals;
 	int nb;
 	struct bind_rt *b;

@@ -313,6 +313,38 @@ static int pass_leak_check(struct vg_plan *p, const struct vg_plan_leaks *l)
 	return 0;
 }
 
+/* No debug register fires: the properties that use a watch event (a
+ * global's or a slice's memory) cannot see it. A hold waits for a watch
+ * to be in place before its thread runs on: with no register to arm,
+ * the only watch left is the probes' page filter for the calls checked
+ * against watched blocks (session/callacc.c), so without such calls no
+ * thread is held. true when out of memory. */
+static bool pass_blind(struct vg_plan *p)
+{
+	const struct vg_spec *spec = p->spec;
+	bool calls = false;
+
+	for (int i = 0; i < p->nevents; i++)
+		calls |= spec->events[i].access_for != 0;
+	if (!calls) {
+		free(p->hold_events);
+		p->hold_events = NULL;
+	}
+
+	p->no_debug_regs = true;
+	if (!(p->blind = calloc((size_t)p->nprops + 1, sizeof(bool))))
+		return true;
+	for (int i = 0; i < p->nprops; i++) {
+		const struct vg_property *pr = &spec->props[i];
+
+		for (int b = 0; b < pr->nbindings && !p->blind[i]; b++)
+			p->blind[i] = vg_event_watches(
+				&spec->events[pr->bindings[b].event]);
+		p->nblind += p->blind[i];
+	}
+	return false;
+}
+
 struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 			      const struct vg_plan_opts *o, struct vg_err *e)
 {
@@ -369,6 +401,8 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	if (!oom)
 		p->release_events = vg_plan_watch_releases(spec, p->kernel,
 							   &oom);
+	if (!oom && o->no_debug_regs)
+		oom = pass_blind(p);
 	if (oom || (o->leak_check && pass_leak_check(p, o->leak_check))) {
 		vg_errf(e, "out of memory");
 		goto fail;
@@ -414,6 +448,7 @@ void vg_plan_free(struct vg_plan *p)
 	free(p->stack_events);
 	free(p->hold_events);
 	free(p->release_events);
+	free(p->blind);
 	free(p->arms);
 	free(p->gwatch);
 	free(p->swatch);

@@ -52,6 +52,9 @@ struct vg_plan_opts {
 	bool watch;			/* (because of vigil watch, says why) */
 	/* --leak-check (session/leaks.c decides it); NULL: none */
 	const struct vg_plan_leaks *leak_check;
+	/* this machine's debug registers do not fire (probe/debugregs.h):
+	 * no watch event can be seen, so none holds a thread or arms */
+	bool no_debug_regs;
 };
 
 /* What --leak-check asks of the plan, per event: whether its probe holds
@@ -195,6 +198,11 @@ struct vg_plan {
 	bool *hold_events;		/* [nevents], NULL: none */
 	bool *release_events;		/* VG_EVF_UNWATCH ones, likewise */
 	uint64_t *arms;			/* [nevents], NULL without --dynamic */
+	/* opts.no_debug_regs: the properties that use a watch event, which
+	 * none can see (what they guard ends inconclusive), and how many */
+	bool no_debug_regs;
+	bool *blind;			/* [nprops] */
+	int nblind;
 };
 
 /* Build the plan; -1 with e set (a property that cannot have the tier
@@ -263,6 +271,11 @@ int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
 /* What lint --binary prints: one line per property (tier, stop states),
  * per event (flags) and per site (file+offset, program, placement). */
 void vg_plan_print(const struct vg_plan *p, FILE *out);
+
+/* Where the debug registers do not fire (plan->no_debug_regs), the line
+ * that says so: which events of which properties cannot be seen, and that
+ * what they guard ends inconclusive; "" when there is nothing to say. */
+void vg_plan_blind_line(const struct vg_plan *p, char *buf, size_t len);
 
 /* A new site at the end of p->sites, zeroed but for its event and
  * program (the passes fill the rest); NULL with e set when out of memory.

@@ -1,5 +1,6 @@
 /* `vigil lint --binary`: the plan, as the session would install it. */
 #include "plan.h"
+#include "probe/debugregs.h"
 
 #include <string.h>
 
@@ -153,10 +154,47 @@ static void print_watches(const struct vg_plan *p, FILE *out)
 	}
 }
 
+void vg_plan_blind_line(const struct vg_plan *p, char *buf, size_t len)
+{
+	const struct vg_spec *s = p->spec;
+	size_t n;
+	int said = 0;
+
+	buf[0] = 0;
+	if (!p->no_debug_regs)
+		return;
+	n = snprintf(buf, len, "this machine's debug registers do not fire (%s)",
+		     VG_NO_REGS_WHY);
+	for (int i = 0; i < p->nprops && n < len; i++) {
+		const struct vg_property *pr = &s->props[i];
+
+		for (int b = 0; p->blind[i] && b < pr->nbindings && n < len;
+		     b++) {
+			const struct vg_event *ev =
+				&s->events[pr->bindings[b].event];
+
+			if (vg_event_watches(ev))
+				n += snprintf(buf + n, len - n, "%s%s: %s %s",
+					      said++ ? ", " : ": these events cannot be seen: ",
+					      pr->name,
+					      vg_event_kind_name(ev->kind),
+					      ev->name);
+		}
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, "%s",
+			 said ? "; nothing is armed for them, and what they guard ends inconclusive; calls into libc, system calls and faults that touch watched memory are still seen"
+			      : "; no property here watches memory");
+}
+
 void vg_plan_print(const struct vg_plan *p, FILE *out)
 {
 	const struct vg_spec *s = p->spec;
+	char blind[2048];
 
+	vg_plan_blind_line(p, blind, sizeof(blind));
+	if (blind[0])
+		fprintf(out, "machine: %s\n", blind);
 	fprintf(out, "plan:\n");
 	for (int i = 0; i < p->nprops; i++) {
 		fprintf(out, "  property %s: %s tier", s->props[i].name,

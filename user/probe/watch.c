@@ -2,7 +2,6 @@
 #include "watch.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -119,38 +118,4 @@ int vg_watch_open(int tid, uint64_t addr, int len, int kind, struct vg_err *e)
 			       errno == ENOSPC ? " (x86 has 4 debug registers per thread)"
 			       : errno == EACCES || errno == EPERM ? " (vigil needs CAP_PERFMON)" : "");
 	return fd;
-}
-
-static volatile uint64_t selftest_word;
-static pthread_once_t selftest_once = PTHREAD_ONCE_INIT;
-static bool selftest_fired = true;
-
-static void selftest(void)
-{
-	/* counting, not sampling: the count is the number of hits */
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_BREAKPOINT,
-		.size = sizeof(a),
-		.bp_type = HW_BREAKPOINT_W,
-		.bp_addr = (uint64_t)(uintptr_t)&selftest_word,
-		.bp_len = HW_BREAKPOINT_LEN_8,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
-	uint64_t hits = 0;
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
-			      PERF_FLAG_FD_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	selftest_word++;
-	if (read(fd, &hits, sizeof(hits)) == (ssize_t)sizeof(hits))
-		selftest_fired = hits > 0;
-	close(fd);
-}
-
-bool vg_watch_regs_fire(void)
-{
-	pthread_once(&selftest_once, selftest);
-	return selftest_fired;
 }

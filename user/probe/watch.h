@@ -49,14 +49,4 @@ int vg_watch_plan_slice(struct vg_dwarf *dw, const char *binary,
 int vg_watch_open(int tid, uint64_t addr, int len, int kind,
 		  struct vg_err *e);
 
-/* Whether a debug register fires on this machine: one armed on a write to
- * vigil's own memory, then that write, counted. Some hypervisors accept
- * the breakpoint and never raise it (a PVM guest's kernel does): every
- * watchpoint would then stay silent and a verdict that needs one would
- * read "no errors". Checked once per process; true when the check itself
- * cannot be opened (vg_watch_open then says why). */
-bool vg_watch_regs_fire(void);
-/* how vg_watch_regs_fire found out, for the messages that say so */
-#define VG_NO_REGS_WHY "one armed on a write to vigil's own memory missed the write (a hypervisor that does not pass them through, such as a PVM guest's, does this)"
-
 #endif

@@ -32,7 +32,13 @@ struct vg_report {
 	/* the leak check's class of a block at exit (vg_report_set_leak_classer) */
 	vg_leak_classer leak_classer;
 	void *leak_ctx;
+	char blind[128];	/* vg_report_set_blind */
 };
+
+void vg_report_set_blind(struct vg_report *r, const char *why)
+{
+	snprintf(r->blind, sizeof(r->blind), "%s", why ? why : "");
+}
 
 void vg_report_set_leak_classer(struct vg_report *r, vg_leak_classer fn,
 				void *ctx)
@@ -542,6 +548,21 @@ static int report_final(struct vg_report *r, struct vg_monitor *m,
 				r->spec->props[i].name, f.left_out[i * 2],
 				f.left_out[i * 2 + 1]);
 	for (int i = 0; i < r->spec->nprops; i++) {
+		uint64_t gone = vg_monitor_inconclusive_gone(m, i);
+
+		if (!gone || (only >= 0 && i != only) ||
+		    (only < 0 && vg_monitor_prop_disabled(m, i)))
+			continue;
+		/* counted with the inconclusive ones, in the initial state */
+		r->unsure[r->base[i]] += gone;
+		if (pid)
+			snprintf(who, sizeof(who), "pid %u: ", pid);
+		fprintf(r->text, "vigil: %s%s: %" PRIu64 " slice%s went back to the initial state inconclusive (%s may have been missed)\n",
+			who, r->spec->props[i].name, gone,
+			gone == 1 ? "" : "s",
+			gone == 1 ? "an event" : "events");
+	}
+	for (int i = 0; i < r->spec->nprops; i++) {
 		const struct vg_property *p = &r->spec->props[i];
 
 		/* an unloaded property said its verdicts at its unload */
@@ -621,10 +642,17 @@ static void report_summary(struct vg_report *r, const char *label, int only)
 	if (unsure)
 		fprintf(r->text, "; %" PRIu64 " slice%s inconclusive", unsure,
 			unsure == 1 ? "" : "s");
+	if (unsure && r->blind[0])
+		fprintf(r->text, " (%s)", r->blind);
 	fputc('\n', r->text);
 	fflush(r->text);
 	if (r->json) {
-		fputs("]}\n", r->json);
+		fputc(']', r->json);
+		if (r->blind[0]) {
+			fputs(",\"inconclusive_why\":", r->json);
+			vg_json_str(r->json, r->blind);
+		}
+		fputs("}\n", r->json);
 		fflush(r->json);
 	}
 }
@@ -707,6 +735,10 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 	if (st->target_exited)
 		fprintf(r->json, ",\"exit_code\":%d,\"exit_signal\":%d",
 			st->exit_code, st->exit_signal);
+	if (r->blind[0]) {	/* what the machine kept vigil from seeing */
+		fputs(",\"blind\":", r->json);
+		vg_json_str(r->json, r->blind);
+	}
 	fputs("}\n", r->json);
 	fflush(r->json);
 	report_summary(r, "", -1);

@@ -89,6 +89,12 @@ typedef bool (*vg_leak_classer)(void *ctx, const struct vg_slice_view *s,
 void vg_report_set_leak_classer(struct vg_report *r, vg_leak_classer fn,
 				void *ctx);
 
+/* What a machine feature the run lacked kept it from seeing ("this
+ * machine's debug registers do not fire"): said after the ERROR SUMMARY's
+ * inconclusive count, and in the JSON stats ("blind") and summary
+ * ("inconclusive_why"). NULL or "": nothing. */
+void vg_report_set_blind(struct vg_report *r, const char *why);
+
 struct vg_run_stats {
 	uint64_t events, lost;
 	uint64_t records;	/* ring-buffer records read (live runs) */

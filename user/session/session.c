@@ -17,6 +17,7 @@
 #include "act/gdb.h"
 #include "act/scenario.h"
 #include "monitor/monitor.h"
+#include "probe/debugregs.h"
 #include "probe/probe.h"
 #include "probe/returns.h"
 #include "probe/rewind.h"
@@ -126,6 +127,31 @@ static bool any_kernel_eligible(const struct vg_spec *spec)
 	return false;
 }
 
+/* The debug registers do not fire: say at the start what cannot be seen.
+ * A property that watches a global has no other way to see its events:
+ * every verdict of it is inconclusive from the start. One that watches a
+ * slice's memory still sees the calls and faults that touch it; each of
+ * its slices that needed a register ends inconclusive (watchset.c). */
+static void say_blind(struct session *ss, const struct vg_plan *plan)
+{
+	char line[2048];
+
+	vg_plan_blind_line(plan, line, sizeof(line));
+	fprintf(stderr, "vigil: %s\n", line);
+	vg_report_set_blind(ss->report, "this machine's debug registers do not fire");
+	for (int p = 0; p < ss->spec->nprops; p++) {
+		const struct vg_property *pr = &ss->spec->props[p];
+
+		for (int b = 0; plan->blind[p] && b < pr->nbindings; b++) {
+			const struct vg_event *ev =
+				&ss->spec->events[pr->bindings[b].event];
+
+			if (vg_event_watches(ev) && !ev->wloc.per_slice)
+				vg_monitor_mark_inconclusive(ss->mon, p);
+		}
+	}
+}
+
 static int open_all(struct session *ss, struct vg_err *e)
 {
 	char why[ss->spec->nprops][256];
@@ -194,6 +220,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.warn = stderr,
 		.watch = ss->o->watch_exe != NULL,
 		.leak_check = ss->o->leak_check ? &leak_plan : NULL,
+		/* checked only for a run that plans watch events, once a
+		 * boot (probe/debugregs.h) */
+		.no_debug_regs = vg_spec_watches(ss->spec) &&
+				 vg_debug_regs() == VG_REGS_SILENT,
 	};
 	if (ss->o->leak_check && vg_leaks_plan(ss->spec, &leak_plan, e))
 		goto out;
@@ -238,6 +268,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 			ss->kernel[i] ? "kernel" : "user",
 			ss->kernel[i] ? "" : " because ",
 			ss->kernel[i] ? "" : plan->props[i].why);
+	if (plan->nblind)
+		say_blind(ss, plan);
 	struct vg_probe_opts po = {
 		.plan = plan,
 		.pid = ss->pid,

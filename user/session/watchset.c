@@ -130,6 +130,8 @@ static const struct vg_plan_gwatch *gwatch_of(const struct vg_watchset *ws,
 
 int vg_watchset_start(struct vg_watchset *ws, struct vg_err *e)
 {
+	if (ws->no_regs)	/* nothing would fire */
+		return 0;
 	for (int i = 0; i < ws->spec->nevents; i++) {
 		const struct vg_event *ev = &ws->spec->events[i];
 		bool change = ev->kind == VG_EV_CHANGE;
@@ -764,6 +766,15 @@ int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 
 void vg_watchset_finish(struct vg_watchset *ws, FILE *out)
 {
+	if (ws && ws->no_regs) {
+		fprintf(out, "vigil: watchpoints: 0 armed: this machine's debug registers do not fire");
+		if (ws->failed)
+			fprintf(out, "; %llu watch%s not armed",
+				(unsigned long long)ws->failed,
+				ws->failed == 1 ? "" : "es");
+		fputc('\n', out);
+		return;
+	}
 	if (!ws || !ws->armed)
 		return;
 	fprintf(out, "vigil: watchpoints: %llu armed, %llu hits",

@@ -11,7 +11,6 @@
 #include <sys/uio.h>
 
 #include "monitor/monitor.h"
-#include "probe/watch.h"
 
 struct plan *vg_ws_plan(struct vg_watchset *ws, int prop, int event)
 {
@@ -111,31 +110,13 @@ struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
 {
 	struct vg_watchset *ws = NULL;
 	int nstates = 0, np = spec->nprops, ne = spec->nevents;
-	bool no_regs = !vg_watch_regs_fire();
 
-	/* A watchpoint that never fires reads as "no errors". A global's
-	 * writes have no other way in: such a spec is refused, naming the
-	 * event. A slice's memory is still seen through the calls and
-	 * faults that touch it (callacc.h); each slice that needed a
-	 * register ends inconclusive (acquire). */
-	for (int i = 0; no_regs && i < ne; i++) {
-		const struct vg_event *ev = &spec->events[i];
-
-		if (!vg_event_watches(ev) || ev->wloc.per_slice)
-			continue;
-		vg_errf_code(e, VG_EXIT_RUNTIME,
-			     "%s:%d:%d: '%s %s' needs hardware watchpoints, and this machine's debug registers do not fire: %s; run it where they work",
-			     ev->loc.file, ev->loc.line, ev->loc.col,
-			     vg_event_kind_name(ev->kind), ev->name,
-			     VG_NO_REGS_WHY);
-		return NULL;
-	}
-	if (no_regs)
-		fprintf(stderr, "vigil: watchpoints: this machine's debug registers do not fire: %s. Direct reads and writes of a slice's memory go unseen; calls into libc, system calls and faults that touch it are still seen; a slice that needed a watchpoint ends inconclusive\n",
-			VG_NO_REGS_WHY);
 	if (!(ws = calloc(1, sizeof(*ws))))
 		goto oom;
-	ws->no_regs = no_regs;
+	/* no debug register fires (the session said so): nothing is armed;
+	 * a slice that needed a register ends inconclusive (acquire), a
+	 * global's property is inconclusive from the start */
+	ws->no_regs = plan->no_debug_regs;
 	ws->spec = spec;
 	ws->probe = probe;
 	ws->pid = pid;

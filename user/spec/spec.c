@@ -698,6 +698,14 @@ bool vg_event_watches(const struct vg_event *ev)
 	return vg_event_is_watch(ev) || ev->kind == VG_EV_CHANGE;
 }
 
+bool vg_spec_watches(const struct vg_spec *spec)
+{
+	for (int i = 0; i < spec->nevents; i++)
+		if (vg_event_watches(&spec->events[i]))
+			return true;
+	return false;
+}
+
 bool vg_event_watches_slice(const struct vg_event *ev)
 {
 	return vg_event_watches(ev) && ev->wloc.per_slice;

@@ -369,6 +369,8 @@ const char *vg_event_kind_name(enum vg_event_kind k);
 /* write/read/access events; and those with change */
 bool vg_event_is_watch(const struct vg_event *ev);
 bool vg_event_watches(const struct vg_event *ev);
+/* any of those in the spec: a run of it needs debug registers */
+bool vg_spec_watches(const struct vg_spec *spec);
 /* one of those, per slice (`write q->count`), not a global's */
 bool vg_event_watches_slice(const struct vg_event *ev);
 /* A per-slice watch event's base (and its `@ N` count, when N is a name)

@@ -1,0 +1,164 @@
+/* Do the debug registers fire? (user/probe/debugregs.h) */
+#include "debugregs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util/rundir.h"
+
+#define WRITES 16
+
+struct check {
+	volatile uint64_t word;
+	enum vg_regs got;
+	uint64_t hits;
+	int err;
+};
+
+/* On a thread of its own, as CRIU arms its check in a traced child: a
+ * breakpoint opened for the calling thread only, WRITES writes, the
+ * count. Counting, not sampling: the count is the number of hits. */
+static void *check_thread(void *arg)
+{
+	struct check *c = arg;
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_BREAKPOINT,
+		.size = sizeof(a),
+		.bp_type = HW_BREAKPOINT_W,
+		.bp_addr = (uint64_t)(uintptr_t)&c->word,
+		.bp_len = HW_BREAKPOINT_LEN_8,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0) {
+		c->err = errno;
+		return NULL;
+	}
+	for (int i = 0; i < WRITES; i++)
+		c->word++;
+	if (read(fd, &c->hits, sizeof(c->hits)) == (ssize_t)sizeof(c->hits))
+		c->got = c->hits ? VG_REGS_FIRE : VG_REGS_SILENT;
+	else
+		c->err = errno;
+	close(fd);
+	return NULL;
+}
+
+enum vg_regs vg_debug_regs_check(char *why, size_t len)
+{
+	struct check c = { .got = VG_REGS_UNKNOWN };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, check_thread, &c)) {
+		snprintf(why, len, "could not start the check's thread");
+		return VG_REGS_UNKNOWN;
+	}
+	pthread_join(t, NULL);
+	if (c.got == VG_REGS_FIRE)
+		snprintf(why, len, "checked: a watched variable's %d writes counted %llu",
+			 WRITES, (unsigned long long)c.hits);
+	else if (c.got == VG_REGS_SILENT)
+		snprintf(why, len, "%s (0 of %d writes counted)",
+			 VG_NO_REGS_WHY, WRITES);
+	else
+		snprintf(why, len, "not checked: a hardware breakpoint could not be opened: %s%s",
+			 strerror(c.err),
+			 c.err == EACCES || c.err == EPERM
+				 ? " (vigil needs CAP_PERFMON)" : "");
+	return c.got;
+}
+
+/* /proc/sys/kernel/random/boot_id: what the cached answer is good for */
+static int boot_id(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	int ok = f && fgets(out, (int)len, f);
+
+	if (f)
+		fclose(f);
+	if (!ok)
+		return -1;
+	out[strcspn(out, "\n")] = 0;
+	return 0;
+}
+
+static const char *const names[] = {
+	[VG_REGS_FIRE] = "fire", [VG_REGS_SILENT] = "silent",
+};
+
+static enum vg_regs cached(const char *path, const char *boot)
+{
+	char line[128], id[64], what[16];
+	FILE *f = fopen(path, "r");
+	enum vg_regs r = VG_REGS_UNKNOWN;
+
+	if (!f)
+		return r;
+	if (fgets(line, sizeof(line), f) &&
+	    sscanf(line, "%63s %15s", id, what) == 2 && !strcmp(id, boot))
+		for (int i = 0; i < 3; i++)
+			if (names[i] && !strcmp(what, names[i]))
+				r = (enum vg_regs)i;
+	fclose(f);
+	return r;
+}
+
+/* written whole then renamed: a vigil starting beside reads all or none */
+static void keep(const char *path, const char *boot, enum vg_regs r)
+{
+	char tmp[4300];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	if (!(f = fopen(tmp, "w")))
+		return;
+	fprintf(f, "%s %s\n", boot, names[r]);
+	if (fclose(f) || rename(tmp, path))
+		unlink(tmp);
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static enum vg_regs answer;
+
+static void decide(void)
+{
+	const char *env = getenv("VIGIL_DEBUG_REGS");
+	char dir[4096], path[4200], boot[64], why[256];
+	struct vg_err e = { 0 };
+	bool can_keep;
+
+	if (env && !strcmp(env, "off")) {
+		answer = VG_REGS_SILENT;
+		return;
+	}
+	can_keep = !boot_id(boot, sizeof(boot)) &&
+		   !vg_rundir(dir, sizeof(dir), &e);
+	if (can_keep) {
+		snprintf(path, sizeof(path), "%s/debug-regs", dir);
+		if ((answer = cached(path, boot)) != VG_REGS_UNKNOWN)
+			return;
+	}
+	answer = vg_debug_regs_check(why, sizeof(why));
+	/* an answer the check could not give is not kept: the next run,
+	 * with the privilege, checks */
+	if (can_keep && answer != VG_REGS_UNKNOWN)
+		keep(path, boot, answer);
+}
+
+enum vg_regs vg_debug_regs(void)
+{
+	pthread_once(&once, decide);
+	return answer;
+}
