@@ -61,6 +61,13 @@ expect_blind() {
 # uprobes_on FILE: how many uprobes are attached to FILE, whoever owns
 # them, in multi-uprobe links or single ones (tests/e2e/uprobes_on.py)
 uprobes_on() {
+	# a vigil whose targets had all exited left the kernel's release
+	# of its probes to a vigil-release process (user/probe/
+	# late_release.h): counted after it, 10 s at most
+	for _ in $(seq 100); do
+		pgrep -x vigil-release >/dev/null || break
+		sleep 0.1
+	done
 	python3 "$(dirname "${BASH_SOURCE[0]}")/uprobes_on.py" "$1"
 }
 

@@ -20,6 +20,7 @@
 #include "sym/libs.h"
 #include "util/clock.h"
 #include "probe_internal.h"
+#include "late_release.h"
 #include "syscalls.h"
 #include "vigil.skel.h"
 #include "rewind.h"
@@ -328,6 +329,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		vg_errf(e, "out of memory");
 		return NULL;
 	}
+	p->late_fd = -1;
 	p->spec = spec;
 	pthread_mutex_init(&p->reap_mu, NULL);
 	pthread_cond_init(&p->reap_cv, NULL);
@@ -491,6 +493,7 @@ void vg_probe_close(struct vg_probe *p)
 	vg_ulinks_close_end(p->closing);
 	vg_probe_free_groups(p);
 	vg_probe_stacks_free(p);
+	vg_late_release_go(p->late_fd);
 	pthread_mutex_destroy(&p->reap_mu);
 	pthread_cond_destroy(&p->reap_cv);
 	free(p);
@@ -498,8 +501,13 @@ void vg_probe_close(struct vg_probe *p)
 
 void vg_probe_detach_now(struct vg_probe *p)
 {
-	if (p && !p->closing)
-		p->closing = vg_probe_detach_begin(p);
+	if (!p || p->closing)
+		return;
+	/* nothing can take a probe now: the kernel's grace periods are
+	 * left to a holder that outlives vigil (late_release.h) */
+	if (!getenv("VIGIL_DETACH_SYNC"))
+		p->late_fd = vg_late_release_start();
+	p->closing = vg_probe_detach_begin(p);
 }
 
 void vg_probe_arm_checkpoint(struct vg_probe *p, uint64_t next_ns)

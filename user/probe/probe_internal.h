@@ -104,6 +104,9 @@ struct vg_probe {
 	bool suspended;
 	/* vg_probe_detach_now's closes, waited for by vg_probe_close */
 	struct vg_ulinks_closing *closing;
+	/* the holder of the last references once the targets are gone
+	 * (late_release.h), let go at the end of vg_probe_close; -1: none */
+	int late_fd;
 	int ncpus;
 	int kprop_map[VG_KMAX_PROPS];
 	int nkprops;

@@ -1,0 +1,92 @@
+/* Probes released after vigil's exit (user/probe/late_release.h). */
+#include "late_release.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* the descriptors the holder keeps: what the kernel waits to release */
+static const char *const kept[] = {
+	"anon_inode:bpf-link", "anon_inode:bpf-map", "anon_inode:bpf-prog",
+	"anon_inode:[perf_event]", "anon_inode:bpf_link",
+};
+
+/* After fork, in a process that had threads: async-signal-safe calls
+ * only (readlink, close, read, _exit), no allocation, no stdio. */
+static void keep_bpf_only(int keep)
+{
+	struct rlimit rl;
+	int max = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 65536
+		  ? 65536 : (int)rl.rlim_cur;
+
+	for (int fd = 0; fd < max; fd++) {
+		char path[32] = "/proc/self/fd/", target[64];
+		char digits[12];
+		int n = 0, len = (int)strlen(path), v = fd;
+		ssize_t r;
+		bool bpf = false;
+
+		if (fd == keep)
+			continue;
+		do {
+			digits[n++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		while (n)
+			path[len++] = digits[--n];
+		path[len] = 0;
+		r = readlink(path, target, sizeof(target) - 1);
+		if (r < 0)
+			continue;
+		target[r] = 0;
+		for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+			bpf |= !strncmp(target, kept[i], strlen(kept[i]));
+		if (!bpf)
+			close(fd);
+	}
+}
+
+int vg_late_release_start(void)
+{
+	int go[2];
+	pid_t mid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -1;
+	mid = fork();
+	if (mid < 0) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	if (mid == 0) {
+		/* the middle process: its child is the holder, orphaned
+		 * (so init reaps it) the moment this one exits */
+		if (fork() == 0) {
+			char c;
+
+			/* named for ps and for the tests that wait for the
+			 * probes to be gone (tests/e2e/lib.sh, uprobes_on) */
+			prctl(PR_SET_NAME, "vigil-release");
+			keep_bpf_only(go[0]);
+			/* EOF when vigil closes its end (or dies) */
+			while (read(go[0], &c, 1) > 0)
+				;
+			_exit(0);	/* the releases wait here */
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	waitpid(mid, NULL, 0);
+	return go[1];
+}
+
+void vg_late_release_go(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
