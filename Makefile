@@ -39,7 +39,8 @@ LDLIBS := -lbpf -ldwarf -lelf -lz -lpthread -ljansson -lstdc++
 # build-san/ alike.)
 soname = $(shell objdump -p $$($(CC) -print-file-name=lib$(1).so) 2>/dev/null | awk '/SONAME/ { print $$2 }')
 %/obj/user/util/lazylib.o: CFLAGS += -DVG_MHD_SONAME='"$(call soname,microhttpd)"' \
-	-DVG_SYSTEMD_SONAME='"$(call soname,systemd)"'
+	-DVG_SYSTEMD_SONAME='"$(call soname,systemd)"' \
+	-DVG_CURL_SONAME='"$(call soname,curl)"'
 
 # make test SANITIZE=1: the userspace under ASan and UBSan.
 ifeq ($(SANITIZE),1)

@@ -42,6 +42,8 @@ PACKAGES=(
     strace
     # the control channel's JSON-lines protocol (user/ctl/)
     libjansson-dev
+    # --webhook: verdicts POSTed as JSON (user/webhook/), loaded when used
+    libcurl4-openssl-dev
     # vigil agent: verdicts to journald with structured fields (sd_journal_send);
     # tests/e2e/agent_prometheus.sh scrapes --metrics with a real Prometheus;
     # systemd: journald for agent_journal.sh, systemd-analyze for install.sh

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/feature_opts.h"
 #include "cli/usage.h"
 #include "metrics/metrics.h"
 #include "session/session.h"
@@ -243,6 +244,7 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		break;
 	case 'h':
 		fputs(usage, stdout);
+		vg_cli_feature_help(stdout);
 		return -1;
 	default:	/* getopt said what */
 		return vg_cli_synopsis(usage);
@@ -259,7 +261,14 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 	struct vg_session_opts o = { .checkpoint_gap_ms = 500 };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
+	struct vg_feature_arg fargs[argc];
+	/* kept (reachable) for the process's life: one command a process */
+	static struct option *all;
 	int c, nspecs = 0, rc;
+
+	if (!all && !(all = vg_cli_feature_options(opts)))
+		return 3;
+	o.fopts = fargs;
 
 	/* Options may come before, between and after the SPECs; for run
 	 * the first -- ends them, and what follows is the program's (so
@@ -269,13 +278,15 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 	for (;;) {
 		if (optind < argc && !strcmp(argv[optind], "--"))
 			break;
-		c = getopt_long(argc, argv, "+hqp:D:", opts, NULL);
+		c = getopt_long(argc, argv, "+hqp:D:", all, NULL);
 		if (c == -1) {
 			if (optind >= argc)
 				break;
 			specs[nspecs++] = argv[optind++];
 			continue;
 		}
+		if (vg_cli_feature_take(c, optarg, fargs, &o.nfopts))
+			continue;
 		if ((rc = take(c, &o, &defs, libs, &reacts, attach, usage)))
 			return rc < 0 ? 0 : rc;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/feature_opts.h"
 #include "cli/usage.h"
 #include "metrics/metrics.h"
 #include "spec/spec.h"
@@ -79,17 +80,24 @@ int vg_cmd_watch(int argc, char **argv)
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
 	unsigned long long n;
+	struct vg_feature_arg fargs[argc];
+	static struct option *all;	/* as vg_cmd_run keeps its */
 	int c, nspecs = 0, rc;
 
+	if (!all && !(all = vg_cli_feature_options(opts)))
+		return 3;
+	so->fopts = fargs;
 	optind = 1;
 	for (;;) {
-		c = getopt_long(argc, argv, "+hqD:", opts, NULL);
+		c = getopt_long(argc, argv, "+hqD:", all, NULL);
 		if (c == -1) {
 			if (optind >= argc)
 				break;
 			specs[nspecs++] = argv[optind++];
 			continue;
 		}
+		if (vg_cli_feature_take(c, optarg, fargs, &so->nfopts))
+			continue;
 		switch (c) {
 		case 'x':
 		case 'l':
@@ -214,6 +222,7 @@ int vg_cmd_watch(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			vg_cli_feature_help(stdout);
 			return 0;
 		default:
 			return vg_cli_synopsis(usage);

@@ -779,6 +779,18 @@ void vg_report_process(struct vg_report *r, int what, uint32_t pid,
 	}
 }
 
+void vg_report_totals(const struct vg_report *r, uint64_t *errors,
+		      uint64_t *inconclusive)
+{
+	*errors = *inconclusive = 0;
+	for (int i = 0; i < r->spec->nprops; i++)
+		for (int s = 0; s < r->spec->props[i].nstates; s++) {
+			*errors += r->entered[r->base[i] + s] +
+				   r->ended[r->base[i] + s];
+			*inconclusive += r->unsure[r->base[i] + s];
+		}
+}
+
 void vg_report_summary(struct vg_report *r, const char *label)
 {
 	report_summary(r, label, -1);

@@ -113,6 +113,10 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 /* The ERROR SUMMARY line alone (vg_report_stats ends with it), label
  * before it ("loaded from FILE: "): a property added with `vigil load`. */
 void vg_report_summary(struct vg_report *r, const char *label);
+/* What the ERROR SUMMARY counts: errors (violations during the run and
+ * verdicts at the end) and inconclusive slices */
+void vg_report_totals(const struct vg_report *r, uint64_t *errors,
+		      uint64_t *inconclusive);
 /* `vigil unload` of a property the session started with: its verdicts
  * (as vg_report_final, that property only) and its ERROR SUMMARY line,
  * label before it; the run's last summary leaves it out afterwards

@@ -17,6 +17,7 @@
 #include "act/gdb.h"
 #include "act/scenario.h"
 #include "monitor/monitor.h"
+#include "feature/feature.h"
 #include "probe/debugregs.h"
 #include "probe/probe.h"
 #include "probe/returns.h"
@@ -69,6 +70,7 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
 	/* after the reactions: the log says whether it was left stopped */
 	vg_session_sinks_transition(ss, s, from, ev);
+	vg_features_transition(ss, s, from, ev);
 	if (ss->o->watch_exe)	/* each process's stop is its own */
 		vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
@@ -329,7 +331,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (vg_session_view_open(ss, e) || vg_session_watch_open(ss, e) ||
 	    vg_session_attach_where(ss, e))
 		goto out;
-	if (vg_session_sinks_open(ss, e))
+	if (vg_session_sinks_open(ss, e) || vg_features_start(ss, e))
 		goto out;
 	rc = 0;
 out:
@@ -638,6 +640,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		vg_session_live_tick(ss);
 		vg_session_view_tick(ss);
 		vg_session_sinks_tick(ss);
+		vg_features_tick(ss);
 		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
 			/* no timeouts now: the target may have exited before
@@ -712,11 +715,25 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	if (rc >= 0)
 		vg_session_view_final(&ss);
 out:
-	vg_session_sinks_close(&ss, rc < 0 ? "monitoring ended on an error"
+	{
+		struct vg_run_end end = {
+			.how = rc < 0 ? "monitoring ended on an error"
 			       : ss.sc && vg_scenario_target_stopped(ss.sc)
 			       ? "stopped at a violation"
 			       : ss.target_exited ? "the program exited"
-			       : "vigil detached; the program runs on");
+			       : "vigil detached; the program runs on",
+			.exited = ss.target_exited,
+		};
+
+		vg_session_sinks_close(&ss, end.how);
+		if (ss.report)
+			vg_report_totals(ss.report, &end.errors,
+					 &end.inconclusive);
+		if (ss.probe)
+			vg_probe_exit_status(ss.probe, &end.exit_code,
+					     &end.exit_signal);
+		vg_features_end(&ss, &end);
+	}
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	unit_stopped = vg_load_stopped(&ss) != NULL;
 	vg_load_free(&ss);		/* vigil load's probes */

@@ -16,6 +16,8 @@
 
 struct vg_watch_hooks;
 
+struct vg_feature_arg;
+
 struct vg_session_opts {
 	char *const *argv;		/* vigil run: the program and its args */
 	pid_t pid;			/* vigil attach: the process (argv unused) */
@@ -64,6 +66,10 @@ struct vg_session_opts {
 	 * JSON lines (FILE, else stdout) where it does not run */
 	bool journal;
 	const char *journal_path;
+	/* the features' own options as the command line gave them
+	 * (user/feature/feature.h: each feature reads its own) */
+	const struct vg_feature_arg *fopts;
+	int nfopts;
 	/* the agent's name for this session (its config file): VIGIL_UNIT
 	 * in the journal, unit="" in the metrics; NULL outside the agent */
 	const char *unit;

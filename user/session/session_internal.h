@@ -136,6 +136,10 @@ struct session {
 	/* the control channel, `vigil break`, --interactive (live.c) */
 	struct vg_live *live;
 	struct vg_sinks *sinks;		/* --metrics, --journal (session_sinks.c) */
+	/* each feature's state (features.c, user/feature/feature.h), or
+	 * NULL; a loaded unit borrows the session's */
+	void **feature_state;
+	bool feature_borrowed;
 	pid_t gdb_pid;			/* --interactive on a terminal */
 	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
 	bool ckpt_hold;			/* a checkpoint for gdb: the target is
@@ -159,6 +163,17 @@ struct session {
 	 * follows (watch_load.c); NULL otherwise */
 	struct session *watch_root;
 };
+
+/* The features' hooks, called by the core (features.c) */
+struct vg_run_end;
+int vg_features_start(struct session *ss, struct vg_err *e);
+void vg_features_share(struct session *ss, struct session *unit);
+void vg_features_transition(struct session *ss, const struct vg_slice_view *s,
+			    int from, const struct vg_mon_event *ev);
+void vg_features_tick(struct session *ss);
+void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
+			    const char *reason, const char *why);
+void vg_features_end(struct session *ss, const struct vg_run_end *end);
 
 /* The monitor hooks and the evidence's stack source (session.c). */
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,

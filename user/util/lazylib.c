@@ -1,6 +1,7 @@
 /* Libraries loaded when a run first uses them (lazylib.h).
  *
- * libmicrohttpd and libsystemd bring 17 libraries between them (gnutls,
+ * libmicrohttpd and libsystemd bring 17 libraries between them (and
+ * libcurl, for --webhook, as many again) (gnutls,
  * gcrypt, lz4, ...), which the dynamic loader maps and relocates before
  * main in every vigil process, whatever the command: a C program linked
  * with them took 18-24 ms of CPU and 369 page faults to do nothing,
@@ -8,12 +9,15 @@
  * the hypervisor. vigil links neither: the few functions it calls are
  * defined here with the libraries' own prototypes, each calling the
  * library's on first use (dlopen by the soname the build linked against,
- * the Makefile's VG_MHD_SONAME and VG_SYSTEMD_SONAME). A library that
+ * the Makefile's VG_MHD_SONAME, VG_SYSTEMD_SONAME and VG_CURL_SONAME). A library that
  * cannot be loaded makes its functions fail as they document failure
  * (NULL, MHD_NO, a negative errno) with errno ELIBACC; the callers ask
  * vg_lazylib_*_error why. */
 #include "lazylib.h"
 
+/* the functions themselves, not curl.h's type-checking macros */
+#define CURL_DISABLE_TYPECHECK 1
+#include <curl/curl.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <microhttpd.h>
@@ -32,6 +36,7 @@ struct lib {
 static struct lib mhd = { .soname = VG_MHD_SONAME, .once = PTHREAD_ONCE_INIT };
 static struct lib systemd = { .soname = VG_SYSTEMD_SONAME,
 			      .once = PTHREAD_ONCE_INIT };
+static struct lib curl = { .soname = VG_CURL_SONAME, .once = PTHREAD_ONCE_INIT };
 
 static void open_lib(struct lib *l)
 {
@@ -46,6 +51,7 @@ static void open_lib(struct lib *l)
 
 static void open_mhd(void) { open_lib(&mhd); }
 static void open_systemd(void) { open_lib(&systemd); }
+static void open_curl(void) { open_lib(&curl); }
 
 const char *vg_lazylib_mhd_error(void)
 {
@@ -57,6 +63,12 @@ const char *vg_lazylib_systemd_error(void)
 {
 	pthread_once(&systemd.once, open_systemd);
 	return systemd.handle ? NULL : systemd.error;
+}
+
+const char *vg_lazylib_curl_error(void)
+{
+	pthread_once(&curl.once, open_curl);
+	return curl.handle ? NULL : curl.error;
 }
 
 /* The library's NAME, or NULL with errno ELIBACC; resolved once (threads
@@ -75,6 +87,7 @@ const char *vg_lazylib_systemd_error(void)
 
 static int mhd_failed(void) { return vg_lazylib_mhd_error() != NULL; }
 static int systemd_failed(void) { return vg_lazylib_systemd_error() != NULL; }
+static int curl_failed(void) { return vg_lazylib_curl_error() != NULL; }
 
 struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port,
 				    MHD_AcceptPolicyCallback apc, void *apc_cls,
@@ -172,4 +185,91 @@ int sd_journal_sendv_with_location(const char *file, const char *line,
 	REAL(systemd, systemd_failed, sd_journal_sendv_with_location);
 
 	return fn ? fn(file, line, func, iov, n) : -ELIBACC;
+}
+
+CURLcode curl_global_init(long flags)
+{
+	REAL(curl, curl_failed, curl_global_init);
+
+	return fn ? fn(flags) : CURLE_FAILED_INIT;
+}
+
+CURL *curl_easy_init(void)
+{
+	REAL(curl, curl_failed, curl_easy_init);
+
+	return fn ? fn() : NULL;
+}
+
+/* an option's one argument, by the type its number says (curl.h's
+ * CURLOPTTYPE_* ranges) */
+CURLcode curl_easy_setopt(CURL *c, CURLoption opt, ...)
+{
+	CURLcode r = CURLE_FAILED_INIT;
+	va_list ap;
+	REAL(curl, curl_failed, curl_easy_setopt);
+
+	if (!fn)
+		return r;
+	va_start(ap, opt);
+	if (opt < CURLOPTTYPE_OBJECTPOINT)
+		r = fn(c, opt, va_arg(ap, long));
+	else if (opt < CURLOPTTYPE_OFF_T)
+		r = fn(c, opt, va_arg(ap, void *));
+	else
+		r = fn(c, opt, va_arg(ap, curl_off_t));
+	va_end(ap);
+	return r;
+}
+
+/* the infos vigil asks for take a pointer */
+CURLcode curl_easy_getinfo(CURL *c, CURLINFO info, ...)
+{
+	CURLcode r = CURLE_FAILED_INIT;
+	va_list ap;
+	REAL(curl, curl_failed, curl_easy_getinfo);
+
+	if (!fn)
+		return r;
+	va_start(ap, info);
+	r = fn(c, info, va_arg(ap, void *));
+	va_end(ap);
+	return r;
+}
+
+CURLcode curl_easy_perform(CURL *c)
+{
+	REAL(curl, curl_failed, curl_easy_perform);
+
+	return fn ? fn(c) : CURLE_FAILED_INIT;
+}
+
+void curl_easy_cleanup(CURL *c)
+{
+	REAL(curl, curl_failed, curl_easy_cleanup);
+
+	if (fn)
+		fn(c);
+}
+
+const char *curl_easy_strerror(CURLcode code)
+{
+	REAL(curl, curl_failed, curl_easy_strerror);
+
+	return fn ? fn(code) : "libcurl could not be loaded";
+}
+
+struct curl_slist *curl_slist_append(struct curl_slist *l, const char *s)
+{
+	REAL(curl, curl_failed, curl_slist_append);
+
+	return fn ? fn(l, s) : NULL;
+}
+
+void curl_slist_free_all(struct curl_slist *l)
+{
+	REAL(curl, curl_failed, curl_slist_free_all);
+
+	if (fn)
+		fn(l);
 }

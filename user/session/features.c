@@ -1,0 +1,134 @@
+/* The features the core calls (user/feature/feature.h): their
+ * registration, the core's calls of their hooks, and what they may read
+ * of the run. A new feature is one line in `all`. */
+#include "session_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "act/scenario.h"
+#include "feature/feature.h"
+#include "webhook/webhook.h"
+
+static const struct vg_feature *const all[] = {
+	&vg_webhook_feature,
+};
+#define NFEAT ((int)(sizeof(all) / sizeof(all[0])))
+
+const struct vg_feature *const *vg_features(int *n)
+{
+	*n = NFEAT;
+	return all;
+}
+
+/* the run, as features see it, is the session */
+static const struct session *S(const struct vg_run *r)
+{
+	return (const struct session *)r;
+}
+
+const struct vg_spec *vg_run_spec(const struct vg_run *r)
+{
+	return S(r)->spec;
+}
+
+pid_t vg_run_pid(const struct vg_run *r)
+{
+	return S(r)->pid;
+}
+
+const char *vg_run_exe(const struct vg_run *r)
+{
+	return S(r)->exe;
+}
+
+const char *vg_run_unit(const struct vg_run *r)
+{
+	return S(r)->o->unit ? S(r)->o->unit : "";
+}
+
+bool vg_run_quiet(const struct vg_run *r)
+{
+	return S(r)->o->quiet;
+}
+
+bool vg_run_target_stopped(const struct vg_run *r)
+{
+	return S(r)->sc && vg_scenario_target_stopped(S(r)->sc);
+}
+
+const char *vg_run_option(const struct vg_run *r, const char *name)
+{
+	const struct vg_session_opts *o = S(r)->o;
+
+	for (int i = 0; i < o->nfopts; i++)
+		if (!strcmp(o->fopts[i].name, name))
+			return o->fopts[i].value;
+	return NULL;
+}
+
+int vg_features_start(struct session *ss, struct vg_err *e)
+{
+	if (!(ss->feature_state = calloc(NFEAT, sizeof(void *))))
+		return vg_errf(e, "out of memory");
+	for (int i = 0; i < NFEAT; i++)
+		if (all[i]->start &&
+		    all[i]->start((struct vg_run *)ss, &ss->feature_state[i], e))
+			return -1;
+	return 0;
+}
+
+/* each started feature's state, in order: for (i = -1; next(...);) */
+static bool next(const struct session *ss, int *i)
+{
+	while (ss->feature_state && ++*i < NFEAT)
+		if (ss->feature_state[*i])
+			return true;
+	return false;
+}
+
+void vg_features_transition(struct session *ss, const struct vg_slice_view *s,
+			    int from, const struct vg_mon_event *ev)
+{
+	for (int i = -1; next(ss, &i);)
+		if (all[i]->transition)
+			all[i]->transition(ss->feature_state[i],
+					   (const struct vg_run *)ss, s, from, ev);
+}
+
+void vg_features_tick(struct session *ss)
+{
+	for (int i = -1; next(ss, &i);)
+		if (all[i]->tick)
+			all[i]->tick(ss->feature_state[i]);
+}
+
+void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
+			    const char *reason, const char *why)
+{
+	for (int i = -1; next(ss, &i);)
+		if (all[i]->checkpoint)
+			all[i]->checkpoint(ss->feature_state[i], of, dir,
+					   reason, why);
+}
+
+void vg_features_share(struct session *ss, struct session *unit)
+{
+	unit->feature_state = ss->feature_state;
+	unit->feature_borrowed = true;
+}
+
+void vg_features_end(struct session *ss, const struct vg_run_end *end)
+{
+	if (ss->feature_borrowed) {	/* a loaded unit's: the session ends them */
+		ss->feature_state = NULL;
+		return;
+	}
+	for (int i = -1; next(ss, &i);) {
+		if (all[i]->end)
+			all[i]->end(ss->feature_state[i], end);
+		ss->feature_state[i] = NULL;
+	}
+	free(ss->feature_state);
+	ss->feature_state = NULL;
+}
