@@ -18,6 +18,9 @@ pid=$(pgrep -x vigil-release | head -1)
 [ "$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status")" = 1 ] ||
 	fail "vigil-release is not reparented to init"
 ls -l "/proc/$pid/fd" | grep -q 'bpf-link\|bpf_link' || fail "vigil-release holds no BPF link"
+# its command line is not vigil's: `pgrep -f PROGRAM` must not find it
+[ "$(tr '\0' ' ' <"/proc/$pid/cmdline" | sed 's/ *$//')" = vigil-release ] ||
+	fail "vigil-release's command line: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
 # (its one pipe is vigil's word to let go)
 ls -l "/proc/$pid/fd" | grep -qE '/dev/|socket:|/tmp/' &&
 	fail "vigil-release holds descriptors other than BPF's and perf's: $(ls -l "/proc/$pid/fd")"
