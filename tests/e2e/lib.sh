@@ -60,12 +60,17 @@ expect_blind() {
 
 # uprobes_on FILE: how many uprobes are attached to FILE, whoever owns
 # them, in multi-uprobe links or single ones (tests/e2e/uprobes_on.py)
+# releasing: a vigil-release process has not yet exited (a vigil whose
+# targets had all exited left the kernel's release of its probes to it,
+# user/probe/late_release.h; once a zombie, it has released them)
+releasing() {
+	ps -C vigil-release -o stat= | grep -qv '^Z'
+}
+
 uprobes_on() {
-	# a vigil whose targets had all exited left the kernel's release
-	# of its probes to a vigil-release process (user/probe/
-	# late_release.h): counted after it, 10 s at most
+	# counted once those are released, 10 s at most
 	for _ in $(seq 100); do
-		pgrep -x vigil-release >/dev/null || break
+		releasing || break
 		sleep 0.1
 	done
 	python3 "$(dirname "${BASH_SOURCE[0]}")/uprobes_on.py" "$1"
