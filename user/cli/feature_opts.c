@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
+
 /* the i-th option of all features', in registration order */
 static const struct vg_feature_opt *nth(int i)
 {
@@ -33,23 +35,32 @@ struct option *vg_cli_feature_options(const struct option *base)
 	for (int i = 0; i < nf; i++)
 		all[nb + i] = (struct option){
 			.name = nth(i)->name,
-			.has_arg = nth(i)->arg ? required_argument : no_argument,
+			.has_arg = !nth(i)->arg ? no_argument
+				   : nth(i)->optional ? optional_argument
+				   : required_argument,
 			.val = VG_FEATURE_OPT_BASE + i,
 		};
 	return all;
 }
 
-bool vg_cli_feature_take(int c, const char *optarg,
-			 struct vg_feature_arg *args, int *n)
+int vg_cli_feature_take(int c, const char *optarg,
+			struct vg_feature_arg *args, int *n, const char *usage)
 {
 	const struct vg_feature_opt *o;
+	const char *why;
 
 	if (c < VG_FEATURE_OPT_BASE || !(o = nth(c - VG_FEATURE_OPT_BASE)))
-		return false;
+		return -1;
+	if (optarg && o->check && (why = o->check(optarg))) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "--%s: '%s' %s", o->name, optarg, why);
+		return vg_cli_usage(usage, "%s", msg);
+	}
 	args[*n].name = o->name;
-	args[*n].value = o->arg ? optarg : "";
+	args[*n].value = optarg ? optarg : "";
 	(*n)++;
-	return true;
+	return 0;
 }
 
 void vg_cli_feature_help(FILE *out)
@@ -58,6 +69,9 @@ void vg_cli_feature_help(FILE *out)
 
 	fputs("\nfeatures' options:\n", out);
 	for (int i = 0; (o = nth(i)); i++)
-		fprintf(out, "  --%s%s%s\n      %s\n", o->name, o->arg ? " " : "",
-			o->arg ? o->arg : "", o->help);
+		if (o->help)
+			fprintf(out, "  --%s%s%s%s\n      %s\n", o->name,
+				o->arg ? (o->optional ? "[=" : " ") : "",
+				o->arg ? o->arg : "",
+				o->arg && o->optional ? "]" : "", o->help);
 }

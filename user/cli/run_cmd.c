@@ -13,7 +13,6 @@
 #include "cli/cli.h"
 #include "cli/feature_opts.h"
 #include "cli/usage.h"
-#include "metrics/metrics.h"
 #include "session/session.h"
 #include "session/leaks.h"
 #include "spec/spec.h"
@@ -63,11 +62,8 @@ static const struct option opts[] = {
 	{ "view-addr", required_argument, 0, 'a' },
 	{ "view-port", required_argument, 0, 'P' },
 	{ "interactive", no_argument, 0, 'I' },
-	{ "metrics", required_argument, 0, 'M' },
-	{ "journal", optional_argument, 0, 'J' },
 	/* the agent's, for the sessions it starts (not in the usage) */
 	{ "unit", required_argument, 0, 'U' },
-	{ "metrics-file", required_argument, 0, 'T' },
 	{ "leak-check", no_argument, 0, 1001 },
 	{ "suppressions", required_argument, 0, 1002 },
 	{ "show-leak-kinds", required_argument, 0, 1003 },
@@ -209,24 +205,8 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 			return vg_cli_usage(usage, "--view-port: '%s' is not a port number (0 for any free one)", optarg);
 		o->view_port = (int)n;
 		break;
-	case 'M': {
-		static char addr[64];	/* one --metrics per command */
-
-		if (vg_metrics_parse_addr(optarg, addr, sizeof(addr),
-					  &o->metrics_port))
-			return vg_cli_usage(usage, "--metrics: '%s' is not ADDR:PORT (a numeric IPv4 address, e.g. 127.0.0.1:9477)", optarg);
-		o->metrics_addr = addr;
-		break;
-	}
 	case 'U':
 		o->unit = optarg;
-		break;
-	case 'T':
-		o->metrics_file = optarg;
-		break;
-	case 'J':
-		o->journal = true;
-		o->journal_path = optarg;
 		break;
 	case 1001:
 		o->leak_check = true;
@@ -285,8 +265,12 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 			specs[nspecs++] = argv[optind++];
 			continue;
 		}
-		if (vg_cli_feature_take(c, optarg, fargs, &o.nfopts))
+		if ((rc = vg_cli_feature_take(c, optarg, fargs, &o.nfopts,
+					      usage)) >= 0) {
+			if (rc)
+				return rc;
 			continue;
+		}
 		if ((rc = take(c, &o, &defs, libs, &reacts, attach, usage)))
 			return rc < 0 ? 0 : rc;
 	}

@@ -9,7 +9,6 @@
 #include "cli/cli.h"
 #include "cli/feature_opts.h"
 #include "cli/usage.h"
-#include "metrics/metrics.h"
 #include "spec/spec.h"
 #include "util/caps.h"
 #include "watch/watch.h"
@@ -29,8 +28,6 @@ static const struct option opts[] = {
 	{ "evidence", required_argument, 0, 'E' },
 	{ "stacks", no_argument, 0, 'K' },
 	{ "lib", required_argument, 0, 'L' },
-	{ "metrics", required_argument, 0, 'M' },
-	{ "journal", optional_argument, 0, 'J' },
 	{ "checkpoint-dir", required_argument, 0, 'C' },
 	{ "checkpoints", required_argument, 0, 'N' },
 	{ "checkpoint-gap", required_argument, 0, 'G' },
@@ -42,7 +39,6 @@ static const struct option opts[] = {
 	{ "record", required_argument, 0, 'R' },
 	/* the agent's, for the sessions it starts (not in the usage) */
 	{ "unit", required_argument, 0, 'U' },
-	{ "metrics-file", required_argument, 0, 'T' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -96,8 +92,12 @@ int vg_cmd_watch(int argc, char **argv)
 			specs[nspecs++] = argv[optind++];
 			continue;
 		}
-		if (vg_cli_feature_take(c, optarg, fargs, &so->nfopts))
+		if ((rc = vg_cli_feature_take(c, optarg, fargs, &so->nfopts,
+					      usage)) >= 0) {
+			if (rc)
+				return rc;
 			continue;
+		}
 		switch (c) {
 		case 'x':
 		case 'l':
@@ -201,24 +201,8 @@ int vg_cmd_watch(int argc, char **argv)
 			libs[so->nlibs++] = optarg;
 			so->libs = libs;
 			break;
-		case 'M': {
-			static char addr[64];	/* one --metrics per command */
-
-			if (vg_metrics_parse_addr(optarg, addr, sizeof(addr),
-						  &so->metrics_port))
-				return vg_cli_usage(usage, "--metrics: '%s' is not ADDR:PORT (a numeric IPv4 address, e.g. 127.0.0.1:9477)", optarg);
-			so->metrics_addr = addr;
-			break;
-		}
-		case 'J':
-			so->journal = true;
-			so->journal_path = optarg;
-			break;
 		case 'U':
 			so->unit = optarg;
-			break;
-		case 'T':
-			so->metrics_file = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -24,11 +24,16 @@ struct vg_slice_view;
 struct vg_mon_event;
 
 /* An option a feature takes on run, attach and watch: --NAME ARG (arg,
- * as --help names it) or --NAME (arg NULL); help is its text in --help */
+ * as --help names it), --NAME[=ARG] (optional), or --NAME (arg NULL);
+ * help is its text in --help, NULL for an option only the agent passes.
+ * check, when set, says what is wrong with an argument (NULL: nothing):
+ * a usage error before anything starts. */
 struct vg_feature_opt {
 	const char *name;
 	const char *arg;
+	bool optional;
 	const char *help;
+	const char *(*check)(const char *arg);
 };
 
 /* How the run ended, for the end hook */
@@ -57,9 +62,14 @@ struct vg_feature {
 			   const struct vg_mon_event *ev);
 	/* the loop's pass: after records, or about every 100 ms idle */
 	void (*tick)(void *state);
-	/* a checkpoint of pid `of` taken into dir, or failed (why) */
+	/* a checkpoint of pid `of` (asked for reason) taken into dir; or,
+	 * dir NULL, not taken: what ("checkpoint failed", "checkpoint
+	 * deferred") and why */
 	void (*checkpoint)(void *state, pid_t of, const char *dir,
-			   const char *reason, const char *why);
+			   const char *reason, const char *what,
+			   const char *why);
+	/* part (vg_run_part) is gone: `vigil unload` of a loaded set */
+	void (*part_end)(void *state, const struct vg_run *part);
 	/* the run ended (its verdicts and ERROR SUMMARY are out): the last
 	 * call, which frees the state */
 	void (*end)(void *state, const struct vg_run_end *end);
@@ -75,8 +85,30 @@ bool vg_run_quiet(const struct vg_run *r);
 /* the target is left stopped by a reaction now */
 bool vg_run_target_stopped(const struct vg_run *r);
 /* Option NAME of the feature, as the command line gave it: its argument,
- * "" for one without, NULL when not given */
+ * "" for one without (or an optional one left out), NULL when not given */
 const char *vg_run_option(const struct vg_run *r, const char *name);
+
+/* A run is one or more parts, each a set of properties with its own spec
+ * and monitors: the properties it started with (part 0), then each set
+ * loaded into it with `vigil load` (user/session/live_load.h). Part k of
+ * r, or NULL past the last; a transition hook is given the part it is
+ * about. */
+const struct vg_run *vg_run_part(const struct vg_run *r, int k);
+/* What a part's probes saw and hold */
+struct vg_run_counts {
+	uint64_t events, lost;
+	int probes_attached, probes_planned;
+	int processes;		/* monitored now (part 0: the run's) */
+};
+void vg_run_counts(const struct vg_run *r, struct vg_run_counts *c);
+/* each live slice of a part, in every process it monitors, its
+ * unloaded properties' left out */
+void vg_run_foreach_slice(const struct vg_run *r,
+			  void (*cb)(void *ctx, const struct vg_slice_view *s),
+			  void *ctx);
+/* the property was unloaded (`vigil unload`): it has no slices, no
+ * counts */
+bool vg_run_prop_unloaded(const struct vg_run *r, int prop);
 
 /* The command line's side: every registered feature, n of them */
 const struct vg_feature *const *vg_features(int *n);

@@ -7,10 +7,14 @@
 #include <string.h>
 
 #include "act/scenario.h"
+#include "live_load.h"
+#include "monitor/monitor.h"
 #include "feature/feature.h"
+#include "sinks/sinks.h"
 #include "webhook/webhook.h"
 
 static const struct vg_feature *const all[] = {
+	&vg_sinks_feature,
 	&vg_webhook_feature,
 };
 #define NFEAT ((int)(sizeof(all) / sizeof(all[0])))
@@ -67,6 +71,43 @@ const char *vg_run_option(const struct vg_run *r, const char *name)
 	return NULL;
 }
 
+const struct vg_run *vg_run_part(const struct vg_run *r, int k)
+{
+	return k ? (const struct vg_run *)vg_load_unit((struct session *)S(r),
+						       k - 1)
+		 : r;
+}
+
+void vg_run_counts(const struct vg_run *r, struct vg_run_counts *c)
+{
+	const struct session *ss = S(r);
+
+	memset(c, 0, sizeof(*c));
+	vg_session_event_totals(ss, &c->events, &c->lost);
+	vg_probe_links(ss->probe, &c->probes_attached, &c->probes_planned);
+	c->processes = !ss->o->watch_exe && !ss->target_exited;
+	for (int i = 0; i < ss->nkids; i++)
+		c->processes += !ss->kids[i].gone;
+}
+
+void vg_run_foreach_slice(const struct vg_run *r,
+			  void (*cb)(void *ctx, const struct vg_slice_view *s),
+			  void *ctx)
+{
+	const struct session *ss = S(r);
+
+	if (!ss->o->watch_exe)	/* vigil watch: only its processes' */
+		vg_monitor_foreach(ss->mon, cb, ctx);
+	for (int i = 0; i < ss->nkids; i++)
+		if (!ss->kids[i].gone)
+			vg_monitor_foreach(ss->kids[i].mon, cb, ctx);
+}
+
+bool vg_run_prop_unloaded(const struct vg_run *r, int prop)
+{
+	return vg_monitor_prop_disabled(S(r)->mon, prop);
+}
+
 int vg_features_start(struct session *ss, struct vg_err *e)
 {
 	if (!(ss->feature_state = calloc(NFEAT, sizeof(void *))))
@@ -104,12 +145,13 @@ void vg_features_tick(struct session *ss)
 }
 
 void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
-			    const char *reason, const char *why)
+			    const char *reason, const char *what,
+			    const char *why)
 {
 	for (int i = -1; next(ss, &i);)
 		if (all[i]->checkpoint)
 			all[i]->checkpoint(ss->feature_state[i], of, dir,
-					   reason, why);
+					   reason, what, why);
 }
 
 void vg_features_share(struct session *ss, struct session *unit)
@@ -121,6 +163,10 @@ void vg_features_share(struct session *ss, struct session *unit)
 void vg_features_end(struct session *ss, const struct vg_run_end *end)
 {
 	if (ss->feature_borrowed) {	/* a loaded unit's: the session ends them */
+		for (int i = -1; next(ss, &i);)
+			if (all[i]->part_end)
+				all[i]->part_end(ss->feature_state[i],
+						 (const struct vg_run *)ss);
 		ss->feature_state = NULL;
 		return;
 	}
@@ -129,6 +175,9 @@ void vg_features_end(struct session *ss, const struct vg_run_end *end)
 			all[i]->end(ss->feature_state[i], end);
 		ss->feature_state[i] = NULL;
 	}
+	/* the loaded units, freed after this, borrowed what is freed now */
+	for (int k = 0; vg_load_unit(ss, k); k++)
+		vg_load_unit(ss, k)->feature_state = NULL;
 	free(ss->feature_state);
 	ss->feature_state = NULL;
 }

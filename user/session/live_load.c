@@ -101,8 +101,7 @@ static void unit_free(struct unit *u)
 		free(u->defs[i]);
 	for (int i = 0; i < u->nreacts; i++)
 		free(u->reacts[i]);
-	vg_session_sinks_close(s, NULL);	/* its violation counts */
-	vg_features_end(s, NULL);	/* (borrowed: nothing ends) */
+	vg_features_end(s, NULL);	/* borrowed: the features forget it */
 	free(u);
 }
 
@@ -296,8 +295,6 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 				      ss->o->on_violation, e)))
 		goto out;
 	/* its violations counted and sent where the session's go */
-	if (vg_session_sinks_share(ss, s, e))
-		goto out;
 	vg_features_share(ss, s);
 	struct vg_probe_opts po = {
 		.plan = plan,

@@ -69,7 +69,6 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_session_view_transition(ss, x, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
 	/* after the reactions: the log says whether it was left stopped */
-	vg_session_sinks_transition(ss, s, from, ev);
 	vg_features_transition(ss, s, from, ev);
 	if (ss->o->watch_exe)	/* each process's stop is its own */
 		vg_session_watch_transition(ss, s, to, ev);
@@ -331,7 +330,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (vg_session_view_open(ss, e) || vg_session_watch_open(ss, e) ||
 	    vg_session_attach_where(ss, e))
 		goto out;
-	if (vg_session_sinks_open(ss, e) || vg_features_start(ss, e))
+	if (vg_features_start(ss, e))
 		goto out;
 	rc = 0;
 out:
@@ -639,7 +638,6 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 		vg_session_live_tick(ss);
 		vg_session_view_tick(ss);
-		vg_session_sinks_tick(ss);
 		vg_features_tick(ss);
 		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
@@ -725,7 +723,6 @@ out:
 			.exited = ss.target_exited,
 		};
 
-		vg_session_sinks_close(&ss, end.how);
 		if (ss.report)
 			vg_report_totals(ss.report, &end.errors,
 					 &end.inconclusive);

@@ -56,16 +56,6 @@ struct vg_session_opts {
 	/* --interactive: stops go to a gdb that joins the live session
 	 * (user/session/live.h) instead of ending it */
 	bool interactive;
-	/* --metrics ADDR:PORT: a Prometheus endpoint (user/metrics/); NULL
-	 * addr: none. metrics_file: the body also written there (the
-	 * agent serves its sessions' files as one) */
-	const char *metrics_addr;
-	int metrics_port;
-	const char *metrics_file;
-	/* --journal[=FILE]: verdicts and lifecycle messages to journald, or
-	 * JSON lines (FILE, else stdout) where it does not run */
-	bool journal;
-	const char *journal_path;
 	/* the features' own options as the command line gave them
 	 * (user/feature/feature.h: each feature reads its own) */
 	const struct vg_feature_arg *fopts;

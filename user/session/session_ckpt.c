@@ -111,8 +111,7 @@ void vg_session_ckpt_not_taken(struct session *ss, pid_t pid,
 	else	/* one process of vigil watch */
 		fprintf(stderr, "vigil: watch: pid %d: %s: %s (%s); monitoring continues\n",
 			pid, what, why, reason);
-	vg_session_sinks_checkpoint_failed(ss, pid, what, reason, why);
-	vg_features_checkpoint(ss, pid, NULL, reason, why);
+	vg_features_checkpoint(ss, pid, NULL, reason, what, why);
 }
 
 /* The order matters:
@@ -232,8 +231,7 @@ int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
 		ss->ckpt_taken++;
 		fprintf(stderr, "vigil: checkpoint %s (%s, after %llu events)\n",
 			img, reason, (unsigned long long)events);
-		vg_session_sinks_checkpoint(ss, ss->pid, img, reason);
-		vg_features_checkpoint(ss, ss->pid, img, reason, NULL);
+		vg_features_checkpoint(ss, ss->pid, img, reason, NULL, NULL);
 	}
 	if (vg_probe_resume(ss->probe, e) || vg_load_resume(ss, e)) {
 		/* never leave the target frozen for a monitor that is gone */

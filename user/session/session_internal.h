@@ -26,7 +26,6 @@ struct vg_status;
 struct vg_view;
 struct vg_live;
 struct vg_load;
-struct vg_sinks;
 struct vg_watch_ckpt;
 
 struct session {
@@ -135,7 +134,6 @@ struct session {
 	bool target_exited;		/* the loop saw it exit */
 	/* the control channel, `vigil break`, --interactive (live.c) */
 	struct vg_live *live;
-	struct vg_sinks *sinks;		/* --metrics, --journal (session_sinks.c) */
 	/* each feature's state (features.c, user/feature/feature.h), or
 	 * NULL; a loaded unit borrows the session's */
 	void **feature_state;
@@ -172,7 +170,8 @@ void vg_features_transition(struct session *ss, const struct vg_slice_view *s,
 			    int from, const struct vg_mon_event *ev);
 void vg_features_tick(struct session *ss);
 void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
-			    const char *reason, const char *why);
+			    const char *reason, const char *what,
+			    const char *why);
 void vg_features_end(struct session *ss, const struct vg_run_end *end);
 
 /* The monitor hooks and the evidence's stack source (session.c). */
@@ -324,34 +323,12 @@ void vg_session_event_totals(const struct session *ss, uint64_t *events,
 void vg_session_live_tick(struct session *ss);
 /* SIGUSR1: the whole monitor state on stderr. */
 void vg_session_dump(struct session *ss);
-/* --- --metrics and --journal (session_sinks.c) --- */
-int vg_session_sinks_open(struct session *ss, struct vg_err *e);
-/* a slice moved: a violation is counted and logged */
-void vg_session_sinks_transition(struct session *ss,
-				 const struct vg_slice_view *s, int from,
-				 const struct vg_mon_event *ev);
-void vg_session_sinks_tick(struct session *ss);
-/* A unit of vigil load (live_load.c): its violations counted (in the
- * session's metrics) and logged where the session's go. 0 when the
- * session has no sinks; -1 (e set) out of memory. */
-int vg_session_sinks_share(struct session *ss, struct session *unit,
-			   struct vg_err *e);
-/* a checkpoint of pid was taken into dir: the log says where (vigil
- * restore) */
-void vg_session_sinks_checkpoint(struct session *ss, pid_t pid,
-				 const char *dir, const char *reason);
 /* A checkpoint of pid not taken (what: "checkpoint failed", "checkpoint
  * deferred"; why): news for the operator as much as one taken, to stderr
- * and to the log below (session_ckpt.c) */
+ * and to the features (session_ckpt.c) */
 void vg_session_ckpt_not_taken(struct session *ss, pid_t pid,
 			       const char *what, const char *reason,
 			       const char *why);
-/* its log record, when the session has a journal or JSON log */
-void vg_session_sinks_checkpoint_failed(struct session *ss, pid_t pid,
-					const char *what, const char *reason,
-					const char *why);
-/* how: the lifecycle message ("exited with 0", "detached"), or NULL */
-void vg_session_sinks_close(struct session *ss, const char *how);
 
 /* Copy the kernel tier's slices (states and variables) into the monitor. */
 void vg_session_mirror_kslices(struct session *ss);

@@ -229,7 +229,6 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		ss->stop_event = (int)k->h.event + 1;	/* jmp_stop.h */
 	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
 			       k->h.flags & VG_RF_STOPPED);
-	vg_session_sinks_transition(ss, &v, k->from, &ev);
 	vg_features_transition(ss, &v, k->from, &ev);
 	if (ss->o->watch_exe)
 		vg_session_watch_transition(ss, &v, k->to, &ev);

@@ -293,8 +293,7 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 		fprintf(stderr, "vigil: watch: pid %d: checkpoint %s (%s, after %llu events); open it with: vigil restore %s --monitor SPEC...\n",
 			q->pid, img, q->reason, (unsigned long long)ms.events,
 			img);
-		vg_session_sinks_checkpoint(ss, q->pid, img, q->reason);
-		vg_features_checkpoint(ss, q->pid, img, q->reason, NULL);
+		vg_features_checkpoint(ss, q->pid, img, q->reason, NULL, NULL);
 		if ((j = vg_report_json(ss->report))) {
 			fprintf(j, "{\"type\":\"checkpoint\",\"pid\":%d,\"dir\":",
 				q->pid);

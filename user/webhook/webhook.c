@@ -339,10 +339,6 @@ static int start(struct vg_run *run, void **state, struct vg_err *e)
 			return vg_errf_code(e, VG_EXIT_USAGE, "--webhook-format without --webhook URL");
 		return 0;
 	}
-	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
-		return vg_errf_code(e, VG_EXIT_USAGE, "--webhook: '%s' is not an http:// or https:// URL", url);
-	if (fmt && strcmp(fmt, "json") && strcmp(fmt, "alertmanager"))
-		return vg_errf_code(e, VG_EXIT_USAGE, "--webhook-format: '%s' is not json or alertmanager", fmt);
 	if ((why = vg_lazylib_curl_error()))
 		return vg_errf_code(e, VG_EXIT_RUNTIME, "--webhook: libcurl cannot be loaded: %s (scripts/setup.sh installs it)", why);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -366,12 +362,26 @@ static int start(struct vg_run *run, void **state, struct vg_err *e)
 	return 0;
 }
 
+static const char *check_url(const char *url)
+{
+	return strncmp(url, "http://", 7) && strncmp(url, "https://", 8)
+	       ? "is not an http:// or https:// URL" : NULL;
+}
+
+static const char *check_format(const char *fmt)
+{
+	return strcmp(fmt, "json") && strcmp(fmt, "alertmanager")
+	       ? "is not json or alertmanager" : NULL;
+}
+
 static const struct vg_feature_opt opts[] = {
-	{ "webhook", "URL",
-	  "POST each violation and the run's end to URL as JSON, with a\n      \"text\" field as chat tools take it (docs/OPERATIONS.md)" },
-	{ "webhook-format", "json|alertmanager",
-	  "alertmanager: POST each violation as Alertmanager's alerts (URL\n      http://HOST:9093/api/v2/alerts); the end is not sent" },
-	{ NULL, NULL, NULL },
+	{ "webhook", "URL", false,
+	  "POST each violation and the run's end to URL as JSON, with a\n      \"text\" field as chat tools take it (docs/OPERATIONS.md)",
+	  check_url },
+	{ "webhook-format", "json|alertmanager", false,
+	  "alertmanager: POST each violation as Alertmanager's alerts (URL\n      http://HOST:9093/api/v2/alerts); the end is not sent",
+	  check_format },
+	{ NULL },
 };
 
 const struct vg_feature vg_webhook_feature = {
