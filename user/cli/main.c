@@ -13,6 +13,7 @@
 #include "cli/ckpt_cmds.h"
 #include "cli/ctl_cmd.h"
 #include "cli/doctor_cmd.h"
+#include "cli/feature_opts.h"
 #include "cli/agent_cmd.h"
 #include "cli/offline_cmds.h"
 #include "cli/run_cmd.h"
@@ -94,6 +95,11 @@ int main(int argc, char **argv)
 		if (!u)
 			return vg_cli_usage(vg_usage_main, "unknown command '%s'", argv[2]);
 		fputs(u, stdout);
+		/* as `vigil CMD --help`: the features' options too */
+		if (argc > 2 && (!strcmp(argv[2], "run") ||
+				 !strcmp(argv[2], "attach") ||
+				 !strcmp(argv[2], "watch")))
+			vg_cli_feature_help(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
