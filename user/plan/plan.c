@@ -330,7 +330,6 @@ static bool pass_blind(struct vg_plan *p)
 		free(p->hold_events);
 		p->hold_events = NULL;
 	}
-
 	p->no_debug_regs = true;
 	if (!(p->blind = calloc((size_t)p->nprops + 1, sizeof(bool))))
 		return true;

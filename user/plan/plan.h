@@ -53,7 +53,8 @@ struct vg_plan_opts {
 	/* --leak-check (session/leaks.c decides it); NULL: none */
 	const struct vg_plan_leaks *leak_check;
 	/* this machine's debug registers do not fire (probe/debugregs.h):
-	 * no watch event can be seen, so none holds a thread or arms */
+	 * no watch event can be seen; a thread is held only for the page
+	 * filter of calls into watched blocks (plan.c, pass_blind) */
 	bool no_debug_regs;
 };
 

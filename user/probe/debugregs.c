@@ -83,7 +83,7 @@ enum vg_regs vg_debug_regs_check(char *why, size_t len)
 /* /proc/sys/kernel/random/boot_id: what the cached answer is good for */
 static int boot_id(char *out, size_t len)
 {
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
 	int ok = f && fgets(out, (int)len, f);
 
 	if (f)
@@ -101,7 +101,7 @@ static const char *const names[] = {
 static enum vg_regs cached(const char *path, const char *boot)
 {
 	char line[128], id[64], what[16];
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	enum vg_regs r = VG_REGS_UNKNOWN;
 
 	if (!f)
@@ -122,7 +122,7 @@ static void keep(const char *path, const char *boot, enum vg_regs r)
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
-	if (!(f = fopen(tmp, "w")))
+	if (!(f = fopen(tmp, "we")))
 		return;
 	fprintf(f, "%s %s\n", boot, names[r]);
 	if (fclose(f) || rename(tmp, path))

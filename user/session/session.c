@@ -41,7 +41,7 @@
 #include "callacc.h"
 #include "watchset.h"
 #include "symval.h"
-#include "watch/watch.h"
+#include "watch_hooks.h"
 
 #define VG_POLL_MS 10
 /* records per drain below which the event loop also waits on the ring */

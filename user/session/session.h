@@ -63,7 +63,7 @@ struct vg_session_opts {
 	/* the agent's name for this session (its config file): VIGIL_UNIT
 	 * in the journal, unit="" in the metrics; NULL outside the agent */
 	const char *unit;
-	/* vigil watch (user/watch/watch.h): every process running this
+	/* vigil watch (user/watch/watch.h; its hooks: watch_hooks.h): every process running this
 	 * executable (absolute), no target of its own; at most max_procs of
 	 * them at once; the hooks (or NULL) hear of processes and verdicts */
 	const char *watch_exe;

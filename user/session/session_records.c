@@ -41,7 +41,7 @@
 #include "fault.h"
 #include "watchset.h"
 #include "symval.h"
-#include "watch/watch.h"
+#include "watch_hooks.h"
 
 /* The target's symbolizer, made when the first stack-bearing record
  * arrives: its mappings are read while it is alive, since a leak's stack

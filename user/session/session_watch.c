@@ -42,7 +42,7 @@
 #include "report/report.h"
 #include "sym/symbolize.h"
 #include "util/json.h"
-#include "watch/watch.h"
+#include "watch_hooks.h"
 #include "watch_ckpt.h"
 #include "watch_load.h"
 #include <unistd.h>
