@@ -168,7 +168,7 @@ expect_out "no PID given"
 # bad options
 run_vigil run --view-addr not-an-address specs/queue_bounds.vigil -- "$TARGETS/queue"
 expect_rc 2
-expect_out "--view-addr not-an-address: not a numeric IPv4 address"
+expect_out "--view-addr: 'not-an-address' is not a numeric IPv4 address"
 run_vigil run --view-port 70000 specs/queue_bounds.vigil -- "$TARGETS/queue"
 expect_rc 2
 expect_out "--view-port: '70000' is not a port number"

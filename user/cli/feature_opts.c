@@ -44,13 +44,19 @@ struct option *vg_cli_feature_options(const struct option *base)
 }
 
 int vg_cli_feature_take(int c, const char *optarg,
-			struct vg_feature_arg *args, int *n, const char *usage)
+			struct vg_feature_arg *args, int *n, const char *usage,
+			bool watch)
 {
 	const struct vg_feature_opt *o;
 	const char *why;
 
 	if (c < VG_FEATURE_OPT_BASE || !(o = nth(c - VG_FEATURE_OPT_BASE)))
 		return -1;
+	if (watch && o->not_watch) {
+		fprintf(stderr, "vigil: vigil watch does not take --%s: %s\n",
+			o->name, o->not_watch);
+		return 2;
+	}
 	if (optarg && o->check && (why = o->check(optarg))) {
 		char msg[512];
 

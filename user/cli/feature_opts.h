@@ -17,10 +17,11 @@
 struct option *vg_cli_feature_options(const struct option *base);
 /* getopt's c for a feature's option: its name and optarg into args[*n]
  * (args has room for one per argument of the command): 0; 2 after a
- * usage error (the option's check refused the argument); -1 when c is
- * not a feature's */
+ * usage error (the option's check refused the argument, or vigil watch,
+ * watch set, does not take it); -1 when c is not a feature's */
 int vg_cli_feature_take(int c, const char *optarg,
-			struct vg_feature_arg *args, int *n, const char *usage);
+			struct vg_feature_arg *args, int *n, const char *usage,
+			bool watch);
 /* the features' options, as --help lists them */
 void vg_cli_feature_help(FILE *out);
 

@@ -58,9 +58,6 @@ static const struct option opts[] = {
 	{ "evidence", required_argument, 0, 'E' },
 	{ "watch-policy", required_argument, 0, 'W' },
 	{ "lib", required_argument, 0, 'L' },
-	{ "view", no_argument, 0, 'V' },
-	{ "view-addr", required_argument, 0, 'a' },
-	{ "view-port", required_argument, 0, 'P' },
 	{ "interactive", no_argument, 0, 'I' },
 	/* the agent's, for the sessions it starts (not in the usage) */
 	{ "unit", required_argument, 0, 'U' },
@@ -187,24 +184,6 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		if (*end || o->pid <= 0)
 			return vg_cli_usage(usage, "-p: '%s' is not a process id", optarg);
 		break;
-	case 'V':
-		o->view = true;
-		break;
-	case 'a': {
-		struct in_addr a;
-
-		if (inet_pton(AF_INET, optarg, &a) != 1)
-			return vg_cli_usage(usage, "--view-addr %s: not a numeric IPv4 address", optarg);
-		o->view = true;
-		o->view_addr = optarg;
-		break;
-	}
-	case 'P':
-		o->view = true;
-		if (parse_size(optarg, &n) || n > 65535)
-			return vg_cli_usage(usage, "--view-port: '%s' is not a port number (0 for any free one)", optarg);
-		o->view_port = (int)n;
-		break;
 	case 'U':
 		o->unit = optarg;
 		break;
@@ -266,7 +245,7 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 			continue;
 		}
 		if ((rc = vg_cli_feature_take(c, optarg, fargs, &o.nfopts,
-					      usage)) >= 0) {
+					      usage, false)) >= 0) {
 			if (rc)
 				return rc;
 			continue;

@@ -35,7 +35,6 @@ static const struct option opts[] = {
 	 * (session_watch.c), not getopt "unrecognized" */
 	{ "dynamic", no_argument, 0, 'Y' },
 	{ "interactive", no_argument, 0, 'I' },
-	{ "view", no_argument, 0, 'V' },
 	{ "record", required_argument, 0, 'R' },
 	/* the agent's, for the sessions it starts (not in the usage) */
 	{ "unit", required_argument, 0, 'U' },
@@ -93,7 +92,7 @@ int vg_cmd_watch(int argc, char **argv)
 			continue;
 		}
 		if ((rc = vg_cli_feature_take(c, optarg, fargs, &so->nfopts,
-					      usage)) >= 0) {
+					      usage, true)) >= 0) {
 			if (rc)
 				return rc;
 			continue;
@@ -171,9 +170,6 @@ int vg_cmd_watch(int argc, char **argv)
 			break;
 		case 'I':
 			so->interactive = true;
-			break;
-		case 'V':
-			so->view = true;
 			break;
 		case 'R':
 			so->record_path = optarg;

@@ -11,6 +11,7 @@
 #ifndef VIGIL_FEATURE_H
 #define VIGIL_FEATURE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,18 +23,22 @@ struct vg_run;			/* the run, as a feature sees it */
 struct vg_spec;
 struct vg_slice_view;
 struct vg_mon_event;
+struct vg_monitor;
+struct vg_evidence;
 
 /* An option a feature takes on run, attach and watch: --NAME ARG (arg,
  * as --help names it), --NAME[=ARG] (optional), or --NAME (arg NULL);
  * help is its text in --help, NULL for an option only the agent passes.
  * check, when set, says what is wrong with an argument (NULL: nothing):
- * a usage error before anything starts. */
+ * a usage error before anything starts; not_watch, when set, why vigil
+ * watch refuses the option. */
 struct vg_feature_opt {
 	const char *name;
 	const char *arg;
 	bool optional;
 	const char *help;
 	const char *(*check)(const char *arg);
+	const char *not_watch;
 };
 
 /* How the run ended, for the end hook */
@@ -44,6 +49,9 @@ struct vg_run_end {
 	uint64_t inconclusive;
 	bool exited;		/* the target exited: its status below */
 	int exit_code, exit_signal;
+	bool failed;		/* monitoring ended on an error */
+	bool stopped;		/* the target is left stopped at a violation */
+	bool gdb;		/* gdb takes the terminal and the target next */
 };
 
 struct vg_feature {
@@ -68,11 +76,20 @@ struct vg_feature {
 	void (*checkpoint)(void *state, pid_t of, const char *dir,
 			   const char *reason, const char *what,
 			   const char *why);
+	/* A command of the control channel (docs/CONTROL.md; `vigil ctl PID
+	 * CMD`, gdb's `vigil CMD`) the core does not know: 0 when it is not
+	 * this feature's; 1 answered, *text (malloc'ed, for a person) and
+	 * *data (JSON, or NULL) the reply; -1 refused, e saying why */
+	int (*ctl)(void *state, const char *cmd, json_t *args, char **text,
+		   json_t **data, struct vg_err *e);
 	/* part (vg_run_part) is gone: `vigil unload` of a loaded set */
 	void (*part_end)(void *state, const struct vg_run *part);
-	/* the run ended (its verdicts and ERROR SUMMARY are out): the last
-	 * call, which frees the state */
+	/* the run ended (its verdicts and ERROR SUMMARY are out), the probes
+	 * still in: what reads the run reads it last here */
 	void (*end)(void *state, const struct vg_run_end *end);
+	/* the probes are gone and the target as the run left it: the last
+	 * call, which frees the state (NULL: end frees it) */
+	void (*released)(void *state, const struct vg_run_end *end);
 };
 
 /* What a feature may read of the run (user/session/features.c) */
@@ -109,6 +126,20 @@ void vg_run_foreach_slice(const struct vg_run *r,
 /* the property was unloaded (`vigil unload`): it has no slices, no
  * counts */
 bool vg_run_prop_unloaded(const struct vg_run *r, int prop);
+/* its tier is the kernel's */
+bool vg_run_prop_kernel(const struct vg_run *r, int prop);
+/* The monitors of a part: the target's, then each followed process's;
+ * how many (at most max) into mons */
+int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max);
+/* the evidence of process pid's slices (a followed child has its own) */
+struct vg_evidence *vg_run_evidence(const struct vg_run *r, uint32_t pid);
+/* the kernel tier's slices copied into the monitor now (reads the whole
+ * table: not at every event) */
+void vg_run_sync_kernel(const struct vg_run *r);
+/* the kernel tier counts how often it takes each transition from now on;
+ * transition t (the spec's properties' transitions in order) so far */
+void vg_run_count_transitions(const struct vg_run *r);
+uint64_t vg_run_transition_hits(const struct vg_run *r, int t);
 
 /* The command line's side: every registered feature, n of them */
 const struct vg_feature *const *vg_features(int *n);

@@ -11,10 +11,12 @@
 #include "monitor/monitor.h"
 #include "feature/feature.h"
 #include "sinks/sinks.h"
+#include "view/view_feature.h"
 #include "webhook/webhook.h"
 
 static const struct vg_feature *const all[] = {
 	&vg_sinks_feature,
+	&vg_view_feature,
 	&vg_webhook_feature,
 };
 #define NFEAT ((int)(sizeof(all) / sizeof(all[0])))
@@ -108,6 +110,48 @@ bool vg_run_prop_unloaded(const struct vg_run *r, int prop)
 	return vg_monitor_prop_disabled(S(r)->mon, prop);
 }
 
+bool vg_run_prop_kernel(const struct vg_run *r, int prop)
+{
+	return S(r)->kernel[prop];
+}
+
+int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max)
+{
+	const struct session *ss = S(r);
+	int n = 0;
+
+	if (n < max)
+		mons[n++] = ss->mon;
+	for (int i = 0; i < ss->nkids && n < max; i++)
+		mons[n++] = ss->kids[i].mon;
+	return n;
+}
+
+struct vg_evidence *vg_run_evidence(const struct vg_run *r, uint32_t pid)
+{
+	const struct session *ss = S(r);
+
+	for (int i = 0; pid != (uint32_t)ss->pid && i < ss->nkids; i++)
+		if (ss->kids[i].pid == (pid_t)pid)
+			return ss->kids[i].evidence;
+	return ss->evidence;
+}
+
+void vg_run_sync_kernel(const struct vg_run *r)
+{
+	vg_session_mirror_kslices((struct session *)S(r));
+}
+
+void vg_run_count_transitions(const struct vg_run *r)
+{
+	vg_probe_count_trans(S(r)->probe);
+}
+
+uint64_t vg_run_transition_hits(const struct vg_run *r, int t)
+{
+	return vg_probe_trans_hits(S(r)->probe, t);
+}
+
 int vg_features_start(struct session *ss, struct vg_err *e)
 {
 	if (!(ss->feature_state = calloc(NFEAT, sizeof(void *))))
@@ -160,6 +204,18 @@ void vg_features_share(struct session *ss, struct session *unit)
 	unit->feature_borrowed = true;
 }
 
+int vg_features_ctl(struct session *ss, const char *cmd, json_t *args,
+		    char **text, json_t **data, struct vg_err *e)
+{
+	int rc;
+
+	for (int i = -1; next(ss, &i);)
+		if (all[i]->ctl && (rc = all[i]->ctl(ss->feature_state[i], cmd,
+						    args, text, data, e)))
+			return rc;
+	return 0;
+}
+
 void vg_features_end(struct session *ss, const struct vg_run_end *end)
 {
 	if (ss->feature_borrowed) {	/* a loaded unit's: the session ends them */
@@ -173,11 +229,18 @@ void vg_features_end(struct session *ss, const struct vg_run_end *end)
 	for (int i = -1; next(ss, &i);) {
 		if (all[i]->end)
 			all[i]->end(ss->feature_state[i], end);
-		ss->feature_state[i] = NULL;
+		if (!all[i]->released)	/* end freed it */
+			ss->feature_state[i] = NULL;
 	}
-	/* the loaded units, freed after this, borrowed what is freed now */
+	/* the loaded units, freed after this, borrowed the session's */
 	for (int k = 0; vg_load_unit(ss, k); k++)
 		vg_load_unit(ss, k)->feature_state = NULL;
+}
+
+void vg_features_released(struct session *ss, const struct vg_run_end *end)
+{
+	for (int i = -1; next(ss, &i);)
+		all[i]->released(ss->feature_state[i], end);
 	free(ss->feature_state);
 	ss->feature_state = NULL;
 }

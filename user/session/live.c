@@ -602,16 +602,6 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return hello(ss, client, req);
 	if (!strcmp(cmd, "stop"))
 		return stop_query(ss, args);
-	if (!strcmp(cmd, "view")) {	/* the live page (session_view.c) */
-		struct vg_err e = { 0 };
-		const char *url = vg_session_view_url(ss, &e);
-		char text[256];
-
-		if (!url)
-			return vg_live_reply(false, e.msg, NULL);
-		snprintf(text, sizeof(text), "%s\n", url);
-		return vg_live_reply(true, text, json_pack("{s:s}", "url", url));
-	}
 	/* those that read slices see the monitor as it is now (the kernel
 	 * tier's table is read whole: not for the other commands) */
 	if (!strcmp(cmd, "status") || !strcmp(cmd, "slices") ||
@@ -669,6 +659,18 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	}
 	if (!strcmp(cmd, "restore"))	/* live_restore.c */
 		return vg_live_restore(ss, args);
+	{	/* a feature's (user/feature/feature.h): `view`, the live page */
+		struct vg_err e = { 0 };
+		char *text = NULL;
+		json_t *data = NULL, *r;
+		int rc = vg_features_ctl(ss, cmd, args, &text, &data, &e);
+
+		if (rc) {
+			r = vg_live_reply(rc > 0, rc > 0 ? text : e.msg, data);
+			free(text);
+			return r;
+		}
+	}
 	return errf("unknown command '%s'", cmd, NULL);
 }
 

@@ -246,7 +246,6 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 	u->o.record_path = NULL;
 	u->o.state_path = NULL;
 	u->o.dynamic = false;
-	u->o.view = false;
 	u->o.live = false;
 	s->o = &u->o;
 	s->pid = ss->pid;

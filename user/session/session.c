@@ -66,7 +66,6 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 			x = ss->kids[i].evidence;
 	vg_report_set_evidence(ss->report, x);
 	vg_evidence_add(x, s, from, to, ev);
-	vg_session_view_transition(ss, x, s, from, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
 	/* after the reactions: the log says whether it was left stopped */
 	vg_features_transition(ss, s, from, ev);
@@ -327,7 +326,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 			      ss->kernel, e) ||
 	     vg_load_restore(ss, ss->o->state_path, e)))	/* vigil load's */
 		goto out;
-	if (vg_session_view_open(ss, e) || vg_session_watch_open(ss, e) ||
+	if (vg_session_watch_open(ss, e) ||
 	    vg_session_attach_where(ss, e))
 		goto out;
 	if (vg_features_start(ss, e))
@@ -637,7 +636,6 @@ static int loop(struct session *ss, struct vg_err *e)
 			}
 		}
 		vg_session_live_tick(ss);
-		vg_session_view_tick(ss);
 		vg_features_tick(ss);
 		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
@@ -681,6 +679,7 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		   struct vg_err *e)
 {
 	struct session ss = { .spec = spec, .o = o, .pid = -1, .err = e };
+	struct vg_run_end end = { 0 };
 	struct vg_err se;
 	bool unit_stopped;
 	int rc = -1;
@@ -710,27 +709,20 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		goto out;
 	}
 	rc = loop(&ss, e);
-	if (rc >= 0)
-		vg_session_view_final(&ss);
 out:
-	{
-		struct vg_run_end end = {
-			.how = rc < 0 ? "monitoring ended on an error"
-			       : ss.sc && vg_scenario_target_stopped(ss.sc)
-			       ? "stopped at a violation"
-			       : ss.target_exited ? "the program exited"
-			       : "vigil detached; the program runs on",
-			.exited = ss.target_exited,
-		};
-
-		if (ss.report)
-			vg_report_totals(ss.report, &end.errors,
-					 &end.inconclusive);
-		if (ss.probe)
-			vg_probe_exit_status(ss.probe, &end.exit_code,
-					     &end.exit_signal);
-		vg_features_end(&ss, &end);
-	}
+	end.failed = rc < 0;
+	end.stopped = ss.sc && vg_scenario_target_stopped(ss.sc);
+	end.how = end.failed ? "monitoring ended on an error"
+		  : end.stopped ? "stopped at a violation"
+		  : ss.target_exited ? "the program exited"
+		  : "vigil detached; the program runs on";
+	end.exited = ss.target_exited;
+	end.gdb = ss.exec_gdb[0] != 0;
+	if (ss.report)
+		vg_report_totals(ss.report, &end.errors, &end.inconclusive);
+	if (ss.probe)
+		vg_probe_exit_status(ss.probe, &end.exit_code, &end.exit_signal);
+	vg_features_end(&ss, &end);
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	unit_stopped = vg_load_stopped(&ss) != NULL;
 	vg_load_free(&ss);		/* vigil load's probes */
@@ -739,12 +731,7 @@ out:
 				unit_stopped || ss.keep_stopped_at_end ||
 				(ss.wstats && ss.wstats->stopped));
 	vg_session_watch_free(&ss);
-	/* the page keeps the end of a run that ended by itself (not one the
-	 * user interrupted, nor one gdb takes the terminal for), the probes
-	 * gone and the target as the run left it */
-	vg_session_view_close(&ss, rc >= 0 && !ss.exec_gdb[0] &&
-				   (ss.target_exited ||
-				    (ss.sc && vg_scenario_target_stopped(ss.sc))));
+	vg_features_released(&ss, &end);	/* the probes are gone */
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;
 	vg_session_ckpt_free(&ss);

@@ -48,11 +48,6 @@ struct vg_session_opts {
 	/* a status line on stderr, which is a terminal, and SIGUSR1's dump
 	 * goes there too (user/report/status.h) */
 	bool live;
-	/* --view: serve the live page on view_addr:view_port (NULL: the
-	 * loopback address; 0: any free port) */
-	bool view;
-	const char *view_addr;
-	int view_port;
 	/* --interactive: stops go to a gdb that joins the live session
 	 * (user/session/live.h) instead of ending it */
 	bool interactive;

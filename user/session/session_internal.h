@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <stdint.h>
+#include <jansson.h>
 
 #include "session.h"
 #include "probe/probe.h"
@@ -23,7 +24,6 @@ struct vg_guard;
 struct vg_monitor;
 struct vg_watchset;
 struct vg_status;
-struct vg_view;
 struct vg_live;
 struct vg_load;
 struct vg_watch_ckpt;
@@ -122,15 +122,6 @@ struct session {
 	 * probes' event count and time at the last redraw */
 	struct vg_status *status;
 	uint64_t live_events, live_ns;
-	/* --view (session_view.c): the page's server, or NULL; transitions
-	 * taken in the user tier (the kernel tier counts its own); the
-	 * violations listed, as JSON; the probes' count at the last frame */
-	struct vg_view *view;
-	uint64_t *view_fired;
-	char **view_viol;
-	int nview_viol;
-	uint64_t view_viol_more, view_seq, view_events, view_ns, view_t0;
-	uint64_t view_mirror_ns;	/* the kernel table last read */
 	bool target_exited;		/* the loop saw it exit */
 	/* the control channel, `vigil break`, --interactive (live.c) */
 	struct vg_live *live;
@@ -172,7 +163,12 @@ void vg_features_tick(struct session *ss);
 void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
 			    const char *reason, const char *what,
 			    const char *why);
+int vg_features_ctl(struct session *ss, const char *cmd, json_t *args,
+		    char **text, json_t **data, struct vg_err *e);
 void vg_features_end(struct session *ss, const struct vg_run_end *end);
+/* after the probes are gone: the features that asked for it
+ * (released), then their states are freed */
+void vg_features_released(struct session *ss, const struct vg_run_end *end);
 
 /* The monitor hooks and the evidence's stack source (session.c). */
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
@@ -332,26 +328,6 @@ void vg_session_ckpt_not_taken(struct session *ss, pid_t pid,
 
 /* Copy the kernel tier's slices (states and variables) into the monitor. */
 void vg_session_mirror_kslices(struct session *ss);
-
-/* --- the live page, --view (session_view.c) --- */
-
-/* Start its server (nothing without --view) and say its URL. */
-int vg_session_view_open(struct session *ss, struct vg_err *e);
-/* `vigil view PID`: the page's URL, its server started now if need be
- * (then its edge counts start now), or NULL with e set. */
-const char *vg_session_view_url(struct session *ss, struct vg_err *e);
-/* A transition, user tier or kernel (s->trans -1): count its edge, list a
- * violation with its evidence x. */
-void vg_session_view_transition(struct session *ss, struct vg_evidence *x,
-				const struct vg_slice_view *s, int from,
-				const struct vg_mon_event *ev);
-/* A wake-up of the loop: a new frame when a page wants one. */
-void vg_session_view_tick(struct session *ss);
-/* The run is over (the probes still open): the last frame. */
-void vg_session_view_final(struct session *ss);
-/* Stop serving, after keeping the last frame up until SIGINT/SIGTERM when
- * linger is set. */
-void vg_session_view_close(struct session *ss, bool linger);
 
 /* --- state timeouts (timeouts.c) --- */
 

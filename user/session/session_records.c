@@ -215,7 +215,6 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.vars = vars;
 	vg_evidence_add(x, &v, k->from, k->to, &ev);
 	vg_report_set_evidence(ss->report, x);
-	vg_session_view_transition(ss, x, &v, k->from, &ev);
 	{	/* exact or not: probe/rewind.c */
 		char note[256];
 

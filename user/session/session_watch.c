@@ -145,8 +145,6 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 		no = "--dynamic: a watched process gets all its probes when it is adopted (vigil attach --dynamic -p PID attaches them as slices need them, for one process)";
 	else if (ss->o->interactive)
 		no = "--interactive: gdb takes one process (a stop reaction leaves the violating process stopped and prints the gdb command for it; vigil attach --interactive -p PID for one)";
-	else if (ss->o->view)
-		no = "--view: the live page shows one process's slices (--metrics counts every watched process; vigil attach --view -p PID for one)";
 	else if (ss->o->record_path)
 		no = "--record: a recording is one process's events (vigil attach --record FILE -p PID)";
 	else if (ss->o->fork_snapshots || ss->o->state_path)
