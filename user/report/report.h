@@ -48,6 +48,10 @@ void vg_report_set_proc_namer(struct vg_report *r, vg_proc_namer fn,
 FILE *vg_report_json(struct vg_report *r);
 /* Flushes and closes the JSON file. */
 void vg_report_free(struct vg_report *r);
+/* The errors the ERROR SUMMARY lines counted so far, violations and
+ * verdicts at the end alike (an unloaded property's too): any makes the
+ * exit status an error's. */
+uint64_t vg_report_errors(const struct vg_report *r);
 /* The --json file (NULL without), for a report of another kind (the
  * leak check's) to go into the same stream of JSON lines */
 FILE *vg_report_json_file(struct vg_report *r);

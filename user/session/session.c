@@ -414,8 +414,10 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 				fprintf(stderr, "vigil: not on a terminal: gdb not started\n");
 		}
 	}
-	return vg_scenario_violated(ss->sc) || vg_load_violated(ss)
-		       ? VG_EXIT_VIOLATION : VG_EXIT_OK;
+	/* every error the ERROR SUMMARY counted, a leak at the end as much
+	 * as a violation during the run: `vigil run ... && echo clean` */
+	return vg_scenario_violated(ss->sc) || vg_load_violated(ss) ||
+	       vg_report_errors(ss->report) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
 }
 
 /* Has the target exited? A child we started is reaped for its status; a
