@@ -85,6 +85,17 @@ class _Live:
             self._drop()
             raise gdb.GdbError("vigil: lost the monitor (%s): %s" % (self.path, e))
 
+    def wait_closed(self, end):
+        """Until vigil closes the connection (it has ended), end at most."""
+        try:
+            while self.sock is not None and time.monotonic() < end:
+                self.sock.settimeout(max(end - time.monotonic(), 0.01))
+                if not self.sock.recv(65536):
+                    break
+        except (OSError, socket.timeout):
+            pass
+        self._drop()
+
     def _drop(self):
         if self.sock is not None:
             self.sock.close()
@@ -730,7 +741,14 @@ class _Detach(_Cmd):
         _ended = True
         if _catch is not None and _catch.is_valid():
             _catch.delete()
+        # the line whole and out now: vigil's last report follows on the
+        # same terminal, and gdb's next prompt only after it (vigil closes
+        # the connection once it has said everything)
+        if not text.endswith("\n"):
+            text += "\n"
         gdb.write(text)
+        gdb.flush()
+        _live.wait_closed(time.monotonic() + _TIMEOUT)
 
 
 _Detach("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")

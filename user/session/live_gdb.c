@@ -1,6 +1,8 @@
 /* --interactive: gdb joins the live session. On a terminal vigil starts
  * it (gdb owns the terminal; vigil keeps serving beside it and ends when
- * it quits); off one, vigil says the command that joins and serves until
+ * it quits, or, monitoring over first (`vigil detach`, the program's
+ * end), waits for it: a vigil that exited would give the terminal back
+ * to the shell, whose prompt and gdb's would then share it); off one, vigil says the command that joins and serves until
  * the program exits, so scripts drive gdb themselves (gdb -batch). */
 #include "live.h"
 #include "session_internal.h"
@@ -51,4 +53,24 @@ bool vg_session_gdb_gone(struct session *ss)
 	ss->gdb_pid = 0;
 	fprintf(stderr, "vigil: gdb exited: monitoring ends, the program runs on\n");
 	return true;
+}
+
+void vg_session_gdb_stays(struct session *ss)
+{
+	if (ss->gdb_pid <= 0 || vg_session_gdb_gone(ss))
+		return;
+	fprintf(stderr, "vigil: monitoring ended; gdb stays attached (vigil exits with it)\n");
+	fflush(stderr);
+}
+
+void vg_session_wait_gdb(struct session *ss)
+{
+	int st;
+
+	/* gdb has the terminal's signals (Ctrl-C is its): vigil's stay
+	 * blocked while it waits, as they were through the loop */
+	while (ss->gdb_pid > 0 && waitpid(ss->gdb_pid, &st, 0) < 0 &&
+	       errno == EINTR)
+		;
+	ss->gdb_pid = 0;
 }

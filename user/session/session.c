@@ -629,6 +629,7 @@ static int loop(struct session *ss, struct vg_err *e)
 done:
 	ss->target_exited = exited;
 	rc = finish(ss, exited, code, sig);
+	vg_session_gdb_stays(ss);
 out:
 	vg_live_close(ss);
 	vg_session_unadvertise(ss);
@@ -724,6 +725,7 @@ out:
 	free(ss.stack_on);
 	free(ss.kernel);
 	vg_status_free(ss.status);	/* stderr is the terminal's again */
+	vg_session_wait_gdb(&ss);	/* the gdb --interactive started */
 	if (ss.exec_gdb[0]) {
 		/* every probe is gone with vg_probe_close: hand the terminal
 		 * and the stopped target to gdb */
