@@ -122,6 +122,11 @@ struct vg_rec_proc {
 				 * kernel encodes dev_t (major << 20 | minor);
 				 * VG_PROC_EXIT: the wait status */
 	__u64 ino;
+	/* VG_PROC_EXEC: the new program's mm->start_code, the lowest address
+	 * of its executable segments: with the file's program headers, its
+	 * load bias, known even when the process is gone by the time vigil
+	 * reads its events and names their pointers (session/symval.c) */
+	__u64 start_code;
 	char path[256];		/* VG_PROC_EXEC: the program, as exec'd */
 };
 

@@ -141,7 +141,13 @@ static __always_inline void fill_proc(struct vg_rec_proc *r, __u16 flags,
 	r->path[0] = 0;
 	r->dev = 0;
 	r->ino = 0;
+	r->start_code = 0;
 	if (bprm) {
+		/* the new program is mapped by now (sched_process_exec);
+		 * bprm->mm was handed to the task and cleared */
+		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+		r->start_code = BPF_CORE_READ(t, mm, start_code);
 		bpf_probe_read_kernel_str(r->path, sizeof(r->path),
 					  BPF_CORE_READ(bprm, filename));
 		r->ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);

@@ -132,6 +132,12 @@ struct vg_symbolizer *vg_symbolizer_new(pid_t pid)
 	return s;
 }
 
+void vg_symbolizer_refresh(struct vg_symbolizer *s)
+{
+	if (s)
+		read_maps(s);
+}
+
 void vg_symbolizer_add_file(struct vg_symbolizer *s, const char *path)
 {
 	if (s && path)
@@ -329,6 +335,45 @@ static void load(struct obj *o)
 	}
 	close(fd);
 	read_lines(o);
+}
+
+void vg_symbolizer_add_program(struct vg_symbolizer *s, const char *path,
+			       uint64_t start_code)
+{
+	struct obj *o = s && path && start_code ? obj_for(s, path) : NULL;
+	uint64_t lowest = UINT64_MAX, bias, page = 4096;
+	struct map *maps;
+	size_t n = 0;
+
+	if (!o)
+		return;
+	if (!o->loaded)
+		load(o);	/* now: the file may not stay there either */
+	for (size_t m = 0; m < s->nmaps; m++)
+		if (s->maps[m].o == o)
+			return;	/* read from the live process already */
+	for (size_t k = 0; k < o->nload; k++)
+		if ((o->load[k].p_flags & PF_X) && o->load[k].p_vaddr < lowest)
+			lowest = o->load[k].p_vaddr;
+	if (lowest == UINT64_MAX || start_code < lowest)
+		return;
+	bias = start_code - lowest;
+	if (!(maps = realloc(s->maps, (s->nmaps + o->nload) * sizeof(*maps))))
+		return;
+	s->maps = maps;
+	n = s->nmaps;
+	/* the executable segments as /proc/PID/maps would show them */
+	for (size_t k = 0; k < o->nload; k++) {
+		const GElf_Phdr *ph = &o->load[k];
+
+		if (!(ph->p_flags & PF_X))
+			continue;
+		maps[n++] = (struct map){
+			bias + (ph->p_vaddr & ~(page - 1)),
+			bias + ph->p_vaddr + ph->p_memsz,
+			ph->p_offset & ~(page - 1), o };
+	}
+	s->nmaps = n;
 }
 
 /* The last entry at or below addr in a sorted array, or -1. */
