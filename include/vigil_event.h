@@ -302,6 +302,10 @@ struct vg_kprop {
 				 * most once per ckpt_next_ns, bpf/kstep.bpf.h) */
 	__u32 timed_mask;	/* states with a timeout (bpf/ktimer.bpf.h) */
 	__u32 deadline_var;	/* with timed_mask: the hidden "(deadline)" */
+	/* bit b: binding b creates the values it binds, and may start a
+	 * slice's next life after a violation (vg_binding.creates) */
+	__u32 create_mask;
+	__u32 pad;
 	__s64 init_vars[VG_KMAX_VARS];
 };
 
