@@ -2,13 +2,15 @@
 # vigil started (issue 32 point 4): monitoring ends, vigil's last report
 # comes whole after the detach's own line and before gdb's next prompt,
 # vigil says gdb stays attached and does not exit while gdb holds the
-# terminal (the shell's prompt would share it with gdb's); the program,
+# terminal (the shell's prompt would share it with gdb's), not even after
+# a Ctrl-C meant for gdb; the program,
 # still gdb's, runs on under it to its end; vigil ends once gdb quits.
 . "$(dirname "$0")/lib.sh"
 
 clean() { sed -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\r//g' "$1"; }
 vigil_pid() { sed -nE 's/.*live session with the monitor of pid [0-9]+ \(vigil pid ([0-9]+)\).*/\1/p' "$TMP/raw" | head -1; }
 (sleep 3; printf 'vigil detach\n'; sleep 3
+ printf '\003'; sleep 1	# Ctrl-C at gdb's prompt: gdb's, not vigil's end
  v=$(vigil_pid)
  if [ -n "$v" ] && kill -0 "$v" 2>/dev/null; then echo alive >"$TMP/after_detach"; else echo "gone ($v)" >"$TMP/after_detach"; fi
  printf 'continue\n'; sleep 2; printf 'quit\n'; sleep 1; printf 'y\n'; sleep 3) |

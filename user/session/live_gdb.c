@@ -8,6 +8,7 @@
 #include "session_internal.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -65,12 +66,19 @@ void vg_session_gdb_stays(struct session *ss)
 
 void vg_session_wait_gdb(struct session *ss)
 {
+	sigset_t term;
 	int st;
 
-	/* gdb has the terminal's signals (Ctrl-C is its): vigil's stay
-	 * blocked while it waits, as they were through the loop */
-	while (ss->gdb_pid > 0 && waitpid(ss->gdb_pid, &st, 0) < 0 &&
-	       errno == EINTR)
+	if (ss->gdb_pid <= 0)
+		return;
+	/* the terminal's signals are gdb's (Ctrl-C interrupts what gdb
+	 * does): they reach vigil too, in the same process group, and must
+	 * not end it now; they stay blocked, vigil ends next */
+	sigemptyset(&term);
+	sigaddset(&term, SIGINT);
+	sigaddset(&term, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &term, NULL);
+	while (waitpid(ss->gdb_pid, &st, 0) < 0 && errno == EINTR)
 		;
 	ss->gdb_pid = 0;
 }
