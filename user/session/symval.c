@@ -120,9 +120,9 @@ struct vg_symval *vg_symval_new(struct session *ss)
 		return NULL;
 	}
 	/* a process vigil attaches to runs already: its mappings now,
-	 * while it surely is there */
-	if (ss->o->pid > 0 && (sv->sym = vg_symbolizer_new(ss->pid)))
-		vg_symbolizer_add_file(sv->sym, ss->exe);
+	 * while it surely is there (the program's file among them) */
+	if (ss->o->pid > 0)
+		sv->sym = vg_symbolizer_new(ss->pid);
 	vg_report_set_namer(vg_symval_name, sv);
 	return sv;
 }
@@ -173,10 +173,11 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 	 * these are kept only if it is still there to read them. */
 	if (!sv->maps_read && sv->ss->pid > 0) {
 		sv->maps_read = true;
-		if (!sv->sym && (sv->sym = vg_symbolizer_new(sv->ss->pid)))
-			vg_symbolizer_add_file(sv->sym, sv->ss->exe);
-		else
+		if (sv->sym)
 			vg_symbolizer_refresh(sv->sym);
+		else
+			sv->sym = vg_symbolizer_new(sv->ss->pid);
+		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
 	}
 	if (!sv->t)
 		return;
