@@ -127,6 +127,8 @@ struct vg_rec_proc {
 	 * load bias, known even when the process is gone by the time vigil
 	 * reads its events and names their pointers (session/symval.c) */
 	__u64 start_code;
+	__u64 interp_base;	/* VG_PROC_EXEC: AT_BASE, where its dynamic
+				 * loader went (0: none), for the same */
 	char path[256];		/* VG_PROC_EXEC: the program, as exec'd */
 };
 

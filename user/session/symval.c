@@ -128,7 +128,7 @@ struct vg_symval *vg_symval_new(struct session *ss)
 }
 
 void vg_symval_exec(struct vg_symval *sv, const char *path,
-		    uint64_t start_code)
+		    uint64_t start_code, uint64_t interp_base)
 {
 	if (!sv || sv->ss->pid <= 0)
 		return;
@@ -137,7 +137,7 @@ void vg_symval_exec(struct vg_symval *sv, const char *path,
 	if (!(sv->sym = vg_symbolizer_new(sv->ss->pid)))
 		return;
 	vg_symbolizer_add_file(sv->sym, path);
-	vg_symbolizer_add_program(sv->sym, path, start_code);
+	vg_symbolizer_add_program(sv->sym, path, start_code, interp_base);
 	sv->maps_read = false;
 }
 

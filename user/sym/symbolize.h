@@ -40,13 +40,14 @@ void vg_symbolize_file(struct vg_symbolizer *s, const uint8_t *build_id,
 		       uint64_t fileoff, bool caller, struct vg_frame *f);
 void vg_symbolizer_add_file(struct vg_symbolizer *s, const char *path);
 /* The program at path was mapped with its lowest executable address at
- * start_code (the kernel's mm->start_code, from the exec): its mappings
- * as the process had them, and its symbol tables read now, so that its
- * addresses are named even when the process is gone before anyone asks
- * (a later read of live mappings replaces these; nothing is added when
- * the live ones had the file). */
+ * start_code (the kernel's mm->start_code, from the exec), and its
+ * dynamic loader (PT_INTERP) at interp_base (AT_BASE; 0: none): their
+ * mappings as the process had them, and their symbol tables read now, so
+ * that their addresses are named even when the process is gone before
+ * anyone asks (a later read of live mappings replaces these; nothing is
+ * added for a file the live ones had). */
 void vg_symbolizer_add_program(struct vg_symbolizer *s, const char *path,
-			       uint64_t start_code);
+			       uint64_t start_code, uint64_t interp_base);
 
 /* The global variable at addr in the process (ELF STT_OBJECT symbols of
  * the program and its libraries): its name and addr's offset into it;
