@@ -86,13 +86,13 @@ class _Live:
             raise gdb.GdbError("vigil: lost the monitor (%s): %s" % (self.path, e))
 
     def wait_closed(self, end):
-        """Until vigil closes the connection (it has ended), end at most."""
+        """Until vigil has ended (closed the connection), end at most."""
         try:
-            while self.sock is not None and time.monotonic() < end:
+            while time.monotonic() < end:
                 self.sock.settimeout(max(end - time.monotonic(), 0.01))
                 if not self.sock.recv(65536):
                     break
-        except (OSError, socket.timeout):
+        except (OSError, AttributeError):       # (a timeout is an OSError)
             pass
         self._drop()
 
@@ -735,20 +735,19 @@ Usage: vigil keep-stopped [on|off]""")
 class _Detach(_Cmd):
     def run(self, argv):
         global _ended
-        text = _ask(self.cname, argv).get("text", "")
+        live = _need_live()
+        # said first, whole: vigil's last report follows on the terminal
+        # as soon as it has answered (before gdb may read the answer), and
+        # gdb's prompt after that (vigil closes the connection at its end)
+        gdb.write("vigil: monitoring ends; the program goes on\n")
+        gdb.flush()
+        _ask(self.cname, argv)
         # no stop is vigil's any more: its catchpoint goes, and is not
         # made again (_recatch)
         _ended = True
         if _catch is not None and _catch.is_valid():
             _catch.delete()
-        # the line whole and out now: vigil's last report follows on the
-        # same terminal, and gdb's next prompt only after it (vigil closes
-        # the connection once it has said everything)
-        if not text.endswith("\n"):
-            text += "\n"
-        gdb.write(text)
-        gdb.flush()
-        _live.wait_closed(time.monotonic() + _TIMEOUT)
+        live.wait_closed(time.monotonic() + _TIMEOUT)
 
 
 _Detach("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")
