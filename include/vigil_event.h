@@ -122,6 +122,13 @@ struct vg_rec_proc {
 				 * kernel encodes dev_t (major << 20 | minor);
 				 * VG_PROC_EXIT: the wait status */
 	__u64 ino;
+	/* VG_PROC_EXEC: the new program's mm->start_code, the lowest address
+	 * of its executable segments: with the file's program headers, its
+	 * load bias, known even when the process is gone by the time vigil
+	 * reads its events and names their pointers (session/symval.c) */
+	__u64 start_code;
+	__u64 interp_base;	/* VG_PROC_EXEC: AT_BASE, where its dynamic
+				 * loader went (0: none), for the same */
 	char path[256];		/* VG_PROC_EXEC: the program, as exec'd */
 };
 
@@ -297,6 +304,10 @@ struct vg_kprop {
 				 * most once per ckpt_next_ns, bpf/kstep.bpf.h) */
 	__u32 timed_mask;	/* states with a timeout (bpf/ktimer.bpf.h) */
 	__u32 deadline_var;	/* with timed_mask: the hidden "(deadline)" */
+	/* bit b: binding b creates the values it binds, and may start a
+	 * slice's next life after a violation (vg_binding.creates) */
+	__u32 create_mask;
+	__u32 pad;
 	__s64 init_vars[VG_KMAX_VARS];
 };
 

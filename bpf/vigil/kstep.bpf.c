@@ -121,9 +121,10 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	from = s->state;
 	/* A slice in a violation state is a finished instance (the user
 	 * tier's tombstone, user/monitor/monitor.c): only an event that
-	 * starts a new one from the initial state into a state that is not
-	 * a violation (the address handed out again) moves it, and the
-	 * step is reported as from the initial state. */
+	 * creates what it binds (create_mask: the address handed out again)
+	 * and starts a new instance from the initial state into a state
+	 * that is not a violation moves it, and the step is reported as
+	 * from the initial state. Any other event is absorbed. */
 	reborn = (p->violation_mask >> (from & 31)) & 1;
 	/* from 0 when reborn, by a mask, not a branch: a constant `from`
 	 * and a live `reborn` made the verifier walk the transitions twice
@@ -133,6 +134,9 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	if (reborn)
 		__builtin_memcpy(vars, p->init_vars, sizeof(m->vars));
 	to = kapply(m, prop, from, bind);
+	/* the same object used again, not made again: absorbed */
+	if (reborn && !((p->create_mask >> (bind & 31)) & 1))
+		to = -1;
 	/* the same violation again: absorbed (s->state is still the slice's
 	 * own, under its lock) */
 	if (to >= 0 && ((p->violation_mask >> (s->state & 31)) & 1) &&

@@ -132,6 +132,25 @@ int BPF_PROG(vg_signal, int sig, struct kernel_siginfo *info,
  * space says so, attaches a new process's probes (the probes on the
  * target's pid fire in its memory only; an exec'd program has other code
  * than the probed binary), and lets go of a process that ended. */
+/* AT_BASE from the new program's auxiliary vector (mm->saved_auxv, pairs
+ * of type and value up to AT_NULL): where the kernel mapped its dynamic
+ * loader; 0 for a static program. */
+static __always_inline __u64 interp_base(struct mm_struct *mm)
+{
+	__u32 off = bpf_core_field_offset(struct mm_struct, saved_auxv);
+	__u64 kv[2];
+
+	for (int i = 0; i < 28; i++) {
+		if (bpf_probe_read_kernel(kv, sizeof(kv),
+					  (char *)mm + off + i * sizeof(kv)) ||
+		    !kv[0])
+			return 0;
+		if (kv[0] == 7)	/* AT_BASE */
+			return kv[1];
+	}
+	return 0;
+}
+
 static __always_inline void fill_proc(struct vg_rec_proc *r, __u16 flags,
 				      __u32 what, __u32 tid, __u32 child,
 				      struct linux_binprm *bprm)
@@ -141,7 +160,16 @@ static __always_inline void fill_proc(struct vg_rec_proc *r, __u16 flags,
 	r->path[0] = 0;
 	r->dev = 0;
 	r->ino = 0;
+	r->start_code = 0;
+	r->interp_base = 0;
 	if (bprm) {
+		/* the new program is mapped by now (sched_process_exec);
+		 * bprm->mm was handed to the task and cleared */
+		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+		struct mm_struct *mm = BPF_CORE_READ(t, mm);
+
+		r->start_code = BPF_CORE_READ(mm, start_code);
+		r->interp_base = mm ? interp_base(mm) : 0;
 		bpf_probe_read_kernel_str(r->path, sizeof(r->path),
 					  BPF_CORE_READ(bprm, filename));
 		r->ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);

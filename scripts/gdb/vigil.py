@@ -85,6 +85,17 @@ class _Live:
             self._drop()
             raise gdb.GdbError("vigil: lost the monitor (%s): %s" % (self.path, e))
 
+    def wait_closed(self, end):
+        """Until vigil has ended (closed the connection), end at most."""
+        try:
+            while time.monotonic() < end:
+                self.sock.settimeout(max(end - time.monotonic(), 0.01))
+                if not self.sock.recv(65536):
+                    break
+        except (OSError, AttributeError):       # (a timeout is an OSError)
+            pass
+        self._drop()
+
     def _drop(self):
         if self.sock is not None:
             self.sock.close()
@@ -724,13 +735,19 @@ Usage: vigil keep-stopped [on|off]""")
 class _Detach(_Cmd):
     def run(self, argv):
         global _ended
-        text = _ask(self.cname, argv).get("text", "")
+        live = _need_live()
+        # said first, whole: vigil's last report follows on the terminal
+        # as soon as it has answered (before gdb may read the answer), and
+        # gdb's prompt after that (vigil closes the connection at its end)
+        gdb.write("vigil: monitoring ends; the program goes on\n")
+        gdb.flush()
+        _ask(self.cname, argv)
         # no stop is vigil's any more: its catchpoint goes, and is not
         # made again (_recatch)
         _ended = True
         if _catch is not None and _catch.is_valid():
             _catch.delete()
-        gdb.write(text)
+        live.wait_closed(time.monotonic() + _TIMEOUT)
 
 
 _Detach("detach", """End monitoring: vigil detaches its probes and exits; gdb stays attached.""")

@@ -1,7 +1,8 @@
 # The command line itself: --version, --help of vigil and of every command
 # (each with examples, `vigil help CMD` the same), a long form for every
-# option, and the exit statuses of DESIGN.md: 0 no violation, 1 a
-# violation, 2 bad usage or a bad spec, 3 a runtime failure.
+# option, and the exit statuses of the man page: 0 no error, 1 an error
+# (a violation, or a slice ending non-accepting), 2 bad usage or a bad
+# spec, 3 a runtime failure.
 . "$(dirname "$0")/lib.sh"
 
 run_vigil --version
@@ -18,7 +19,7 @@ for cmd in run attach check graph lint checkpoint restore; do
 	expect_out "^  $cmd "
 done
 expect_out "^examples:$"
-expect_out "^exit status: 0 no violation, 1 a violation was found, 2 bad usage or a$"
+expect_out "^exit status: 0 no error, 1 an error was found \(a violation, or a slice$"
 
 for cmd in run attach check graph lint restore checkpoint; do
 	run_vigil "$cmd" --help

@@ -15,7 +15,7 @@ LOSE=$(line_of 'char \*volatile p = malloc(40)')
 # one run: how the check is named, the signal that ends the program
 check_death() {	# MODE WHEN SIGNAL
 	run_vigil run --leak-check --json "$TMP/$1.jsonl" specs/lib/leak.vigil -- "$T" "$1"
-	expect_rc 0
+	expect_rc 1
 	expect_out "leak check of pid [0-9]+ \($2\): 2 blocks live"
 	expect_out "^40 bytes in 1 blocks are definitely lost in loss record 1 of 2$"
 	grep -A3 "^40 bytes in 1 blocks are definitely lost" "$TMP/out" | tr '\n' '|' |
@@ -48,7 +48,7 @@ check_death raise "at SIGTERM" 15
 
 # a raise the program handles does not end it: no check there, one at exit
 run_vigil run --leak-check specs/lib/leak.vigil -- "$T" caught
-expect_rc 0
+expect_rc 1
 expect_out "leak check of pid [0-9]+ \(at exit\): 2 blocks live"
 expect_out "^   definitely lost: 40 bytes in 1 blocks$"
 [ "$(grep -c 'LEAK SUMMARY' "$TMP/out")" = 1 ] || fail "caught: not one leak report"
@@ -56,7 +56,7 @@ expect_out "target exited with status 0"
 
 # a fault: no point to hold it at, and the report says so
 run_vigil run --leak-check specs/lib/leak.vigil -- "$T" segv
-expect_rc 0
+expect_rc 1
 expect_out "the leak check did not run: the program died of SIGSEGV"
 expect_no_out "LEAK SUMMARY"
 expect_out "vigil: target killed by signal 11 "

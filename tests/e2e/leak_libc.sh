@@ -12,7 +12,7 @@
 T="$TARGETS/leak_libc"
 
 run_vigil run --leak-check --json "$TMP/out.jsonl" specs/lib/leak.vigil -- "$T"
-expect_rc 0
+expect_rc 1
 expect_out "leak_libc: done"
 expect_out "leak check of pid [0-9]+ \(at exit\): [0-9]+ blocks live"
 expect_out "^The C library's own \(left out\): [0-9,]+ bytes in [1-9][0-9]* blocks$"
@@ -50,7 +50,7 @@ PY
 # stack. (Without them: 3 blocks still reachable, 1 of the C library's.)
 VIGIL_DEBUG=1 run_vigil run --leak-check specs/lib/leak.vigil -- "$T" --many-stacks >/dev/null
 grep -v '^libbpf: ' "$TMP/out" | grep -E 'vigil: (leak|debug: .*stack)'
-expect_rc 0
+expect_rc 1
 grep -qE '^vigil: debug: [1-9][0-9]{3,} call stacks sent outside the stack map$' "$TMP/out" ||
 	fail "--many-stacks: no stacks went outside the stack map"
 expect_no_out "call stacks were lost"
@@ -61,7 +61,7 @@ expect_out "^vigil: leak: not errors \(the leak check's classes\): 1 blocks stil
 
 # still reachable blocks made errors too; the C library's never are
 run_vigil run --leak-check --errors-for-leak-kinds=all specs/lib/leak.vigil -- "$T"
-expect_rc 0
+expect_rc 1
 [ "$(grep -c 'ends nonaccepting' "$TMP/out")" = 2 ] ||
 	fail "--errors-for-leak-kinds=all: not exactly two blocks nonaccepting"
 expect_out "ends nonaccepting in state allocated: still reachable$"
@@ -80,7 +80,7 @@ expect_out "^vigil: ERROR SUMMARY: 1 error: leak.allocated=1 \(at the end\)$"
 
 # without --leak-check there is no scan: every live block is reported
 run_vigil run specs/lib/leak.vigil -- "$T"
-expect_rc 0
+expect_rc 1
 n=$(grep -c 'ends nonaccepting in state allocated$' "$TMP/out")
 [ "$n" -ge 3 ] || fail "without --leak-check: $n blocks nonaccepting, expected every live block"
 expect_no_out "not errors"

@@ -17,7 +17,7 @@ done
 expect_out "fd_leak: live slices by state: closed=0 open=0$"
 
 run_vigil run specs/lib/fd.vigil -- "$TARGETS/fds" --leak
-expect_rc 0
+expect_rc 1
 fd=$(sed -nE 's/^fds: fd ([0-9]+) left open$/\1/p' "$TMP/out")
 [ -n "$fd" ] || fail "--leak: the target did not say which fd"
 expect_out "fds: done"

@@ -13,7 +13,7 @@ expect_out "after:fopen=20 "
 expect_out "before:fclose=20( |$)"
 
 run_vigil run specs/lib/file.vigil -- "$TARGETS/files" --leak
-expect_rc 0
+expect_rc 1
 expect_out "files: done"
 expect_no_out VIOLATION
 expect_out "file_use: slice f=0x[0-9a-f]+ ends nonaccepting in state open"

@@ -68,7 +68,8 @@ slice=$(sed -nE 's/^slice +(q=0x[0-9a-f]+)$/\1/p' "$TMP/gdb" | head -1)
 [ -n "$slice" ] || fail "no slice in the stop message"
 grep -q "^// the last stop was about queue_bounds slice $slice, in state overflow" "$TMP/gdb" ||
 	fail "vigil graph does not say which slice the last stop was about"
-grep -qE "^ +p0_s2 \[label=\"overflow\\\\n1 slice\\\\nlast stop: $slice\", .*fillcolor=\"#cfe2ff\", color=\"#0d47a1\", penwidth=4" "$TMP/gdb" ||
+# the note beside the state (its xlabel), not in its label
+grep -qE "^ +p0_s2 \[label=\"overflow\\\\n1 slice\", xlabel=\"last stop: $slice\", .*fillcolor=\"#cfe2ff\", color=\"#0d47a1\", penwidth=4" "$TMP/gdb" ||
 	fail "vigil graph does not mark the overflow state (the last stop's)"
 grep -E '^ +p0_s[013] \[' "$TMP/gdb" | grep -q 'last stop' && fail "vigil graph marks another state too"
 # drawn: the mark and the note are in the SVG too

@@ -120,6 +120,16 @@ static inline void mb_bind(struct mb *b, int event, ...)
 	va_end(ap);
 }
 
+/* The event creates what it binds (an allocator's return, a `creation`
+ * event): it may start a binding's next life over a tombstone. After its
+ * mb_bind. */
+static inline void mb_creates(struct mb *b, int event)
+{
+	for (int i = 0; i < b->p->nbindings; i++)
+		if (b->p->bindings[i].event == event)
+			b->p->bindings[i].creates = true;
+}
+
 static inline struct vg_code_ref mb_code(struct mb *b,
 					 const struct vg_insn *code, int n)
 {

@@ -161,6 +161,7 @@ static inline void build_iter(struct mb *b)
 	mb_bind(b, ev_create, 0, 1);
 	mb_bind(b, ev_update, 0, VG_UNBOUND);
 	mb_bind(b, ev_next, VG_UNBOUND, 0);
+	mb_creates(b, ev_create);	/* JavaMOP's `creation event` */
 	mb_trans(b, IT_INIT, ev_create, IT_LIVE);
 	mb_trans(b, IT_LIVE, ev_update, IT_STALE);
 	mb_trans(b, IT_LIVE, ev_next, IT_LIVE);

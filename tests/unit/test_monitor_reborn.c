@@ -42,6 +42,7 @@ static void build_mem(struct mb *b)
 	mb_bind(b, ev_alloc, VG_SLOT_RET);
 	mb_bind(b, ev_free, 0);
 	mb_bind(b, ev_access, 0);
+	mb_creates(b, ev_alloc);	/* `after alloc() returns p` */
 	mb_trans_u(b, M_INIT, ev_alloc, M_LIVE, set_size);
 	mb_trans_u(b, M_INIT, ev_free, M_BADFREE, count_bad);
 	mb_trans(b, M_LIVE, ev_free, M_FREED);
@@ -190,6 +191,63 @@ static void test_mirrored_tombstone(void **state)
 	mb_free(&b);
 }
 
+/* An object used again is no new object (issue 32 point 1): slice on o,
+ * put(o) {n < 2: n += 1} stays in s, a third put goes to `over`. Every
+ * put would start an instance from s into s, which is no violation: were
+ * it a next life, the object would start over and violate again, and end
+ * `s` at exit though it violated. put creates nothing: the tombstone
+ * absorbs every later put. The same with put marked as creating: a new
+ * life, and with it a second violation after two more puts. */
+static void test_used_again_is_absorbed(void **state)
+{
+	const struct vg_insn lt2[] = { I_LDV(0), I_PUSH(2), I_OP(VG_OP_LTS),
+				       I_END };
+	const struct vg_insn inc[] = { I_LDV(0), I_PUSH(1), I_OP(VG_OP_ADD),
+				       I_STV(0), I_END };
+
+	for (int creation = 0; creation < 2; creation++) {
+		struct mb b;
+		struct vg_monitor *m;
+		int put;
+
+		mb_init(&b);
+		put = mb_event(&b, "put", 1);
+		mb_prop(&b, "puts", 1, "o");
+		mb_var(&b, "n", 0);
+		mb_state(&b, "s", VG_STATE_ACCEPTING);
+		mb_state(&b, "over", VG_STATE_VIOLATION);
+		mb_bind(&b, put, 0);
+		if (creation)
+			mb_creates(&b, put);
+		mb_trans_gu(&b, 0, put, 0, lt2, inc);
+		mb_trans(&b, 0, put, 1);
+		m = new_mon(&b, 0);
+		ncalls = 0;
+		for (int i = 0; i < 3; i++)
+			feed(m, MB_EV(put, 7));
+		assert_int_equal(ncalls, 3);
+		assert_int_equal(calls[2].to, 1);
+		assert_true(slice(m, 0, 1, 7, 0).tomb);
+		for (int i = 0; i < 3; i++)
+			feed(m, MB_EV(put, 7));
+		if (!creation) {
+			assert_int_equal(ncalls, 3);	/* absorbed */
+			assert_true(slice(m, 0, 1, 7, 0).tomb);
+			assert_int_equal(slice(m, 0, 1, 7, 0).state, 1);
+			assert_int_equal(stats(m).slices_created, 1);
+			assert_int_equal(stats(m).tombstones, 1);
+		} else {
+			/* life 2: s (n 1), s (n 2), over */
+			assert_int_equal(ncalls, 6);
+			assert_int_equal(calls[3].from, 0);
+			assert_int_equal(calls[5].to, 1);
+			assert_int_equal(stats(m).slices_created, 2);
+		}
+		vg_monitor_free(m);
+		mb_free(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_bad_free_reported_once),
 		cmocka_unit_test(test_next_life_starts_conclusive),
 		cmocka_unit_test(test_mirrored_tombstone),
+		cmocka_unit_test(test_used_again_is_absorbed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,7 @@ static void test_queue_bounds(void **state)
 	mb_bind(&b, enew, VG_SLOT_RET);
 	mb_bind(&b, epush, 0);
 	mb_bind(&b, epop, 0);
+	mb_creates(&b, enew);		/* `after queue_new() returns q` */
 	mb_trans_u(&b, Q_INIT, enew, Q_READY, setmax);
 	mb_trans_gu(&b, Q_READY, epush, Q_READY, lt, inc);
 	mb_trans(&b, Q_READY, epush, Q_OVER);

@@ -138,12 +138,71 @@ static void test_outside_function_events(void **state)
 	vg_spec_free(s);
 }
 
+/* Which events create the values they bind, and so may start a binding's
+ * next life over a tombstone (docs/LANGUAGE.md, Memory): an `after` event
+ * binding a parameter from its return or through `*p`, a transition
+ * marked `creation`, a `creation event`; nothing else. */
+static bool creates(const struct vg_spec *s, int prop, int ev)
+{
+	const struct vg_property *p = &s->props[prop];
+
+	for (int i = 0; i < p->nbindings; i++)
+		if (p->bindings[i].event == ev)
+			return p->bindings[i].creates;
+	fail_msg("property %d does not bind event %d", prop, ev);
+	return false;
+}
+
+static void test_creating_events(void **state)
+{
+	struct vg_spec *s = load(
+		"property mem\n"
+		"slice on ptr p\n"
+		"state init {\n"
+		"  after alloc() returns p -> live\n"
+		"  after handout(*p) -> live\n"
+		"  after lock(p) returns r when r == 0 -> live\n"
+		"  before use(p) -> live\n"
+		"  creation before setup(p) -> live\n"
+		"}\n"
+		"state live {\n"
+		"  before release(p) -> init\n"
+		"  before setup(p) -> live\n"
+		"}\n"
+		"property objs\n"
+		"slice on o\n"
+		"creation event make(o)\n"
+		"event put(o)\n"
+		"event creation(o)\n"
+		"state s {\n"
+		"  make(o) -> s\n"
+		"  put(o) -> s\n"
+		"  creation(o) -> s\n"
+		"}\n");
+
+	(void)state;
+	assert_true(creates(s, 0, event(s, VG_EV_AFTER, "alloc", 0)));
+	assert_true(creates(s, 0, event(s, VG_EV_AFTER, "handout", 0)));
+	/* r is no slice parameter: p is the caller's, used, not made */
+	assert_false(creates(s, 0, event(s, VG_EV_AFTER, "lock", 0)));
+	assert_false(creates(s, 0, event(s, VG_EV_BEFORE, "use", 0)));
+	assert_false(creates(s, 0, event(s, VG_EV_BEFORE, "release", 0)));
+	/* one transition's `creation` marks the event in the property */
+	assert_true(creates(s, 0, event(s, VG_EV_BEFORE, "setup", 0)));
+	assert_true(creates(s, 1, event(s, VG_EV_NAMED, "make", 0)));
+	assert_false(creates(s, 1, event(s, VG_EV_NAMED, "put", 0)));
+	/* `creation(o)`: an event of that name, not the keyword */
+	assert_false(creates(s, 1, event(s, VG_EV_NAMED, "creation", 0)));
+	vg_spec_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_out_parameter),
 		cmocka_unit_test(test_bindings_must_agree),
 		cmocka_unit_test(test_outside_function_events),
+		cmocka_unit_test(test_creating_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

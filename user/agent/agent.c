@@ -344,7 +344,7 @@ static void reap(struct agent *a)
 				say(a, WEXITSTATUS(status) >= 2 ? 3 : 5, un,
 				    "%s: session %d ended with status %d%s",
 				    un->u.name, p, WEXITSTATUS(status),
-				    WEXITSTATUS(status) == 1 ? " (a violation was reported)"
+				    WEXITSTATUS(status) == 1 ? " (errors were reported)"
 				    : WEXITSTATUS(status) >= 2 ? " (an error: see its messages above)"
 				    : "");
 			else

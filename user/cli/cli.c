@@ -42,6 +42,22 @@ int vg_cli_usage(const char *usage, const char *fmt, const char *arg)
 	return vg_cli_synopsis(usage);
 }
 
+int vg_cli_error_exitcode(const char *arg, const char *usage, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (end == arg || *end || v < 0 || v > 255)
+		return vg_cli_usage(usage, "--error-exitcode: '%s' is not an exit status from 0 to 255", arg);
+	*out = (int)v;
+	return 0;
+}
+
+int vg_cli_status(int rc, int error_exitcode)
+{
+	return rc == VG_EXIT_VIOLATION ? error_exitcode : rc;
+}
+
 int vg_cli_add_define(struct vg_cli_defs *d, const char *arg,
 		      const char *usage)
 {

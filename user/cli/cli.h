@@ -29,6 +29,14 @@ int vg_cli_add_define(struct vg_cli_defs *d, const char *arg,
 int vg_cli_load_specs(struct vg_spec *spec, int n, char **files,
 		      const struct vg_cli_defs *defs, struct vg_err *e);
 
+/* --error-exitcode N (memcheck's option): the exit status of a run
+ * whose ERROR SUMMARY counts errors, 0 to 255. 0, or 2 after a usage
+ * error. */
+int vg_cli_error_exitcode(const char *arg, const char *usage, int *out);
+/* A command's status: an error found (VG_EXIT_VIOLATION) as the user
+ * asked it to read (error_exitcode); any other as it is. */
+int vg_cli_status(int rc, int error_exitcode);
+
 /* --on-violation PROP=REACTION (args: n of them), after the specs are
  * loaded: that property's default reaction. one_process: checkpoint and
  * gdb are allowed (not under watch or --follow-fork). 0, or -1 with e set. */

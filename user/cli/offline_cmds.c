@@ -24,10 +24,12 @@ int vg_cmd_check(int argc, char **argv)
 	static const struct option longs[] = {
 		{ "define", required_argument, 0, 'D' },
 		{ "json", required_argument, 0, 'j' },
+		{ "error-exitcode", required_argument, 0, 'x' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	const char *json = NULL, *defv[argc];
+	int error_exitcode = VG_EXIT_VIOLATION;
 	struct vg_cli_defs defs = { defv, 0 };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
@@ -41,6 +43,10 @@ int vg_cmd_check(int argc, char **argv)
 			return 0;
 		} else if (c == 'j') {
 			json = optarg;
+		} else if (c == 'x') {
+			if ((rc = vg_cli_error_exitcode(optarg, vg_usage_check,
+							&error_exitcode)))
+				return rc;
 		} else if (c == 'D') {
 			if ((rc = vg_cli_add_define(&defs, optarg, vg_usage_check)))
 				return rc;
@@ -60,7 +66,7 @@ int vg_cmd_check(int argc, char **argv)
 	}
 	rc = vg_check_trace(spec, argv[argc - 1], json, &e);
 	vg_spec_free(spec);
-	return rc < 0 ? vg_cli_fail(&e) : rc;
+	return rc < 0 ? vg_cli_fail(&e) : vg_cli_status(rc, error_exitcode);
 }
 
 int vg_cmd_graph(int argc, char **argv)

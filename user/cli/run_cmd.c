@@ -65,6 +65,7 @@ static const struct option opts[] = {
 	{ "suppressions", required_argument, 0, 1002 },
 	{ "show-leak-kinds", required_argument, 0, 1003 },
 	{ "errors-for-leak-kinds", required_argument, 0, 1004 },
+	{ "error-exitcode", required_argument, 0, 1005 },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -201,6 +202,8 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		if (vg_leak_kinds_parse(optarg, &o->leak_errors))
 			return vg_cli_usage(usage, "--errors-for-leak-kinds: '%s' is not a list of definite, indirect, possible, reachable, or all", optarg);
 		break;
+	case 1005:
+		return vg_cli_error_exitcode(optarg, usage, &o->error_exitcode);
 	case 'h':
 		fputs(usage, stdout);
 		vg_cli_feature_help(stdout);
@@ -217,7 +220,8 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 	const char *libs[argc], *defv[argc], *reactv[argc];	/* at most one per argument */
 	char *specs[argc];
 	struct vg_cli_defs defs = { defv, 0 }, reacts = { reactv, 0 };
-	struct vg_session_opts o = { .checkpoint_gap_ms = 500 };
+	struct vg_session_opts o = { .checkpoint_gap_ms = 500,
+				     .error_exitcode = VG_EXIT_VIOLATION };
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
 	struct vg_feature_arg fargs[argc];
@@ -284,5 +288,5 @@ int vg_cmd_run(int argc, char **argv, bool attach)
 	}
 	rc = vg_session_run(spec, &o, &e);
 	vg_spec_free(spec);
-	return rc < 0 ? vg_cli_fail(&e) : rc;
+	return rc < 0 ? vg_cli_fail(&e) : vg_cli_status(rc, o.error_exitcode);
 }

@@ -38,6 +38,7 @@ static const struct option opts[] = {
 	{ "record", required_argument, 0, 'R' },
 	/* the agent's, for the sessions it starts (not in the usage) */
 	{ "unit", required_argument, 0, 'U' },
+	{ "error-exitcode", required_argument, 0, 1005 },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -70,7 +71,8 @@ int vg_cmd_watch(int argc, char **argv)
 	int nreacts = 0;
 	char *specs[argc];
 	struct vg_cli_defs defs = { defv, 0 };
-	struct vg_watch_opts o = { .session = { .checkpoint_gap_ms = 500 } };
+	struct vg_watch_opts o = { .session = { .checkpoint_gap_ms = 500,
+			.error_exitcode = VG_EXIT_VIOLATION } };
 	struct vg_session_opts *so = &o.session;
 	struct vg_err e = { 0 };
 	struct vg_spec *spec;
@@ -200,6 +202,11 @@ int vg_cmd_watch(int argc, char **argv)
 		case 'U':
 			so->unit = optarg;
 			break;
+		case 1005:
+			if ((rc = vg_cli_error_exitcode(optarg, usage,
+							&so->error_exitcode)))
+				return rc;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			vg_cli_feature_help(stdout);
@@ -224,5 +231,5 @@ int vg_cmd_watch(int argc, char **argv)
 	}
 	rc = vg_watch_run(spec, &o, &e);
 	vg_spec_free(spec);
-	return rc < 0 ? vg_cli_fail(&e) : rc;
+	return rc < 0 ? vg_cli_fail(&e) : vg_cli_status(rc, so->error_exitcode);
 }

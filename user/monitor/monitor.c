@@ -115,7 +115,8 @@ static int prop_init(struct vg_monitor *m, struct prop_rt *pr,
 					       p->name);
 			mask |= 1u << j;
 		}
-		add_binding(pr, vb->event, mask, vb->slot);
+		pr->b[add_binding(pr, vb->event, mask, vb->slot)].creates =
+			vb->creates;
 	}
 	for (int i = 0; i < p->ntrans; i++) {
 		const struct vg_transition *t = &p->trans[i];
@@ -412,11 +413,14 @@ static int join(struct vg_monitor *m, struct prop_rt *pr, uint32_t n,
 
 /* Step D once nothing at or below beta is known to exist (h: its hash),
  * or beta's own slice is the tombstone `tomb` (else VG_REF_NONE): an
- * instance that reached a violation is over, and an event that starts one
- * from the initial state into a state that is not a violation (a block
- * the allocator hands out again at the same address) starts the object's
- * next life. The tombstone's violation stays reported; an event that
- * would only repeat the violation is still absorbed. */
+ * instance that reached a violation is over. Only an event that creates
+ * the values it binds (bi's `creates`: a block the allocator hands out
+ * again at the same address) and starts an instance from the initial
+ * state into a state that is not a violation starts the object's next
+ * life; any other event is absorbed, as parametric trace slicing has it
+ * (an object used again after its violation is the same object). The
+ * tombstone's violation stays reported; an event that would only repeat
+ * the violation is absorbed too. */
 static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 		 uint32_t bmask, const uint64_t *beta, uint64_t h,
 		 uint32_t tomb, const struct vg_mon_event *ev,
@@ -428,6 +432,8 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	uint8_t flags = pr->inconclusive ? VG_SF_INCONC : 0;
 	int t, to;
 
+	if (tomb != VG_REF_NONE && !pr->b[bi].creates)
+		return 0;	/* the same object again: absorbed */
 	memcpy(pr->tmp_vars, pr->init_vars, pr->nvars * sizeof(int64_t));
 	if ((full || tomb != VG_REF_NONE) && pr->nglobals)
 		memcpy(pr->saved_globals, pr->globals,

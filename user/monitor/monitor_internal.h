@@ -267,6 +267,7 @@ struct tr_rt {
 struct bind_rt {
 	uint32_t mask;
 	uint8_t slot[VG_MAX_PARAMS];
+	bool creates;		/* may start a next life (vg_binding) */
 };
 
 struct prop_rt {

@@ -129,7 +129,9 @@ int vg_check_trace(struct vg_spec *spec, const char *trace_path,
 		goto out;
 	vg_report_final(c.report, m, 0);
 	vg_report_stats(c.report, m, &st);
-	rc = c.violated ? VG_EXIT_VIOLATION : VG_EXIT_OK;
+	/* a verdict at the end is an error as a violation is */
+	rc = c.violated || vg_report_errors(c.report) ? VG_EXIT_VIOLATION
+						     : VG_EXIT_OK;
 out:
 	vg_trace_close(t);
 	vg_monitor_free(m);

@@ -244,6 +244,9 @@ static int plan_prop(struct vg_plan *plan, int prop, int k,
 		tbase += spec->props[i].ntrans;
 	for (int i = 0; i < p->nvars; i++)
 		kp.init_vars[i] = p->vars[i].init;
+	for (int b = 0; b < p->nbindings; b++)
+		if (p->bindings[b].creates)
+			kp.create_mask |= 1u << b;
 	kt->kprops[k] = kp;
 	kt->code_base[k] = base;
 	if (base + p->ncode > VG_KMAX_CODE)

@@ -123,6 +123,10 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 		  const struct vg_dot_marks *marks)
 {
 	fprintf(out, "digraph vigil {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n");
+	/* the stop's note is an xlabel, which dot may otherwise leave out
+	 * where it finds no room */
+	if (marks && marks->stop_note)
+		fprintf(out, "  forcelabels=true;\n");
 	for (int pi = 0; pi < spec->nprops; pi++) {
 		const struct vg_property *p = &spec->props[pi];
 
@@ -152,15 +156,17 @@ void vg_dot_write(const struct vg_spec *spec, FILE *out,
 					 marks->ended[i] == 1 ? "" : "s");
 			else
 				snprintf(label, sizeof(label), "%s", st->name);
-			if (marks && marks->stop_note && marks->stop_prop == pi &&
-			    marks->stop_state == s) {
-				size_t n = strlen(label);
-
-				snprintf(label + n, sizeof(label) - n, "\n%s",
-					 marks->stop_note);
-			}
 			fprintf(out, "    p%d_s%d [label=", pi, s);
 			q(out, label);
+			/* the stop's note (a slice's name, as wide as its
+			 * values) beside the state, not in it: a circle grows
+			 * with its label, and the state would be drawn as wide
+			 * as the note; the node keeps the plain graph's size */
+			if (marks && marks->stop_note && marks->stop_prop == pi &&
+			    marks->stop_state == s) {
+				fputs(", xlabel=", out);
+				q(out, marks->stop_note);
+			}
 			fprintf(out, ", shape=%s",
 				st->kind == VG_STATE_ACCEPTING ? "doublecircle"
 							       : "circle");

@@ -19,8 +19,8 @@ struct vg_dot_marks {
 	 * count the page writes there */
 	bool live;
 	/* the state of the slice the last stop was about (`vigil graph` in a
-	 * live session): a blue fill and border, and stop_note under its
-	 * name; NULL: none */
+	 * live session): a blue fill and border, and stop_note beside it
+	 * (an xlabel: the node keeps its size); NULL: none */
 	const char *stop_note;
 	int stop_prop, stop_state;
 	/* [nprops]: properties left out (unloaded, live_load.c); NULL: none */

@@ -26,6 +26,9 @@ struct vg_report {
 	 * (or inconclusive) at exit */
 	int *base;
 	uint64_t *entered, *ended, *unsure;
+	/* every error a summary counts, kept through an unload's reset of
+	 * the arrays above: the exit status says whether there was any */
+	uint64_t errors;
 	/* how a process is named beyond its pid (vigil watch, containers) */
 	vg_proc_namer proc_namer;
 	void *proc_ctx;
@@ -45,6 +48,11 @@ void vg_report_set_leak_classer(struct vg_report *r, vg_leak_classer fn,
 {
 	r->leak_classer = fn;
 	r->leak_ctx = ctx;
+}
+
+uint64_t vg_report_errors(const struct vg_report *r)
+{
+	return r->errors;
 }
 
 FILE *vg_report_json(struct vg_report *r)
@@ -328,6 +336,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	const struct vg_property *p = &r->spec->props[s->prop];
 
 	r->violations++;
+	r->errors++;
 	r->entered[r->base[s->prop] + s->state]++;
 	fprintf(r->text, "vigil: %sVIOLATION%s of %s", vg_color(VG_COLOR_RED),
 		vg_color(VG_COLOR_END), p->name);
@@ -482,8 +491,10 @@ static void final_one(void *ctx, const struct vg_slice_view *s)
 	}
 	if (s->inconclusive)
 		r->unsure[r->base[s->prop] + s->state]++;
-	else if (strcmp(v, "accepting"))
+	else if (strcmp(v, "accepting")) {
 		r->ended[r->base[s->prop] + s->state]++;
+		r->errors++;
+	}
 	if (strcmp(v, "accepting")) {
 		if (f->nonaccepting < 20) {
 			if (f->pid)
@@ -779,16 +790,14 @@ void vg_report_process(struct vg_report *r, int what, uint32_t pid,
 	}
 }
 
-void vg_report_totals(const struct vg_report *r, uint64_t *errors,
-		      uint64_t *inconclusive)
+uint64_t vg_report_inconclusive(const struct vg_report *r)
 {
-	*errors = *inconclusive = 0;
+	uint64_t n = 0;
+
 	for (int i = 0; i < r->spec->nprops; i++)
-		for (int s = 0; s < r->spec->props[i].nstates; s++) {
-			*errors += r->entered[r->base[i] + s] +
-				   r->ended[r->base[i] + s];
-			*inconclusive += r->unsure[r->base[i] + s];
-		}
+		for (int s = 0; s < r->spec->props[i].nstates; s++)
+			n += r->unsure[r->base[i] + s];
+	return n;
 }
 
 void vg_report_summary(struct vg_report *r, const char *label)

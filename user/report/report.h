@@ -48,6 +48,10 @@ void vg_report_set_proc_namer(struct vg_report *r, vg_proc_namer fn,
 FILE *vg_report_json(struct vg_report *r);
 /* Flushes and closes the JSON file. */
 void vg_report_free(struct vg_report *r);
+/* The errors the ERROR SUMMARY lines counted so far, violations and
+ * verdicts at the end alike (an unloaded property's too): any makes the
+ * exit status an error's. */
+uint64_t vg_report_errors(const struct vg_report *r);
 /* The --json file (NULL without), for a report of another kind (the
  * leak check's) to go into the same stream of JSON lines */
 FILE *vg_report_json_file(struct vg_report *r);
@@ -113,10 +117,8 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 /* The ERROR SUMMARY line alone (vg_report_stats ends with it), label
  * before it ("loaded from FILE: "): a property added with `vigil load`. */
 void vg_report_summary(struct vg_report *r, const char *label);
-/* What the ERROR SUMMARY counts: errors (violations during the run and
- * verdicts at the end) and inconclusive slices */
-void vg_report_totals(const struct vg_report *r, uint64_t *errors,
-		      uint64_t *inconclusive);
+/* The slices the ERROR SUMMARY counts inconclusive */
+uint64_t vg_report_inconclusive(const struct vg_report *r);
 /* `vigil unload` of a property the session started with: its verdicts
  * (as vg_report_final, that property only) and its ERROR SUMMARY line,
  * label before it; the run's last summary leaves it out afterwards

@@ -56,6 +56,12 @@ int vg_live_gdb_command(struct session *ss, char *cmd, size_t len,
  * join; has the gdb vigil started quit? */
 int vg_session_join_gdb(struct session *ss, struct vg_err *e);
 bool vg_session_gdb_gone(struct session *ss);
+/* Monitoring ended with the gdb vigil started still running: say so
+ * (after the run's last report, before gdb's extension hears of the end),
+ * and at vigil's very end wait for that gdb to quit, so that the shell
+ * gets its terminal back only then. */
+void vg_session_gdb_stays(struct session *ss);
+void vg_session_wait_gdb(struct session *ss);
 
 /* --- for live_cmds.c: the commands that only read or set the monitor;
  * each returns a response object ({"ok":..,"text":..,"data":..}). --- */

@@ -1,11 +1,14 @@
 /* --interactive: gdb joins the live session. On a terminal vigil starts
  * it (gdb owns the terminal; vigil keeps serving beside it and ends when
- * it quits); off one, vigil says the command that joins and serves until
+ * it quits, or, monitoring over first (`vigil detach`, the program's
+ * end), waits for it: a vigil that exited would give the terminal back
+ * to the shell, whose prompt and gdb's would then share it); off one, vigil says the command that joins and serves until
  * the program exits, so scripts drive gdb themselves (gdb -batch). */
 #include "live.h"
 #include "session_internal.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -51,4 +54,31 @@ bool vg_session_gdb_gone(struct session *ss)
 	ss->gdb_pid = 0;
 	fprintf(stderr, "vigil: gdb exited: monitoring ends, the program runs on\n");
 	return true;
+}
+
+void vg_session_gdb_stays(struct session *ss)
+{
+	if (ss->gdb_pid <= 0 || vg_session_gdb_gone(ss))
+		return;
+	fprintf(stderr, "vigil: monitoring ended; gdb stays attached (vigil exits with it)\n");
+	fflush(stderr);
+}
+
+void vg_session_wait_gdb(struct session *ss)
+{
+	sigset_t term;
+	int st;
+
+	if (ss->gdb_pid <= 0)
+		return;
+	/* the terminal's signals are gdb's (Ctrl-C interrupts what gdb
+	 * does): they reach vigil too, in the same process group, and must
+	 * not end it now; they stay blocked, vigil ends next */
+	sigemptyset(&term);
+	sigaddset(&term, SIGINT);
+	sigaddset(&term, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &term, NULL);
+	while (waitpid(ss->gdb_pid, &st, 0) < 0 && errno == EINTR)
+		;
+	ss->gdb_pid = 0;
 }

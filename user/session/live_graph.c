@@ -1,7 +1,7 @@
 /* `vigil graph [PROP] [--svg]` in a live session: the automata as DOT
  * (or SVG, through Graphviz), each state with its live slice count, and
  * the state of the slice the last stop was about marked (a blue fill and
- * border, and a note naming the slice under the state's name). The
+ * border, and a note naming the slice beside the state, outside it). The
  * properties added with `vigil load` have a graph each, after the
  * session's own. */
 #include "live.h"
@@ -60,7 +60,7 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 		mk.stop_prop = prop;
 		mk.stop_state = state;
 	}
-	if (svg) {	/* the note is in the state's label */
+	if (svg) {	/* the note is the state's xlabel */
 		size_t n = 0;
 		char *g = vg_dot_svg(o->spec, &mk, &n, e);
 

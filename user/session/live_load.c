@@ -454,6 +454,8 @@ json_t *vg_unload_cmd(struct session *ss, json_t *args)
 	for (int i = 0; i < own->spec->nprops; i++)
 		fprintf(stderr, "vigil: unloaded %s\n", own->spec->props[i].name);
 	unit_final(own);
+	if (vg_report_errors(own->report))	/* its verdicts at the end */
+		l->violated = true;
 	memmove(l->u + k, l->u + k + 1, sizeof(l->u[0]) * (size_t)(l->n - k - 1));
 	l->n--;
 	unit_free(u);
@@ -650,8 +652,11 @@ void vg_load_final(struct session *ss)
 {
 	struct session *s;
 
-	for (int k = 0; (s = vg_load_unit(ss, k)); k++)
+	for (int k = 0; (s = vg_load_unit(ss, k)); k++) {
 		unit_final(s);
+		if (vg_report_errors(s->report))  /* its verdicts at the end */
+			ss->loaded->violated = true;
+	}
 }
 
 void vg_load_free(struct session *ss)

@@ -446,8 +446,10 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 				fprintf(stderr, "vigil: not on a terminal: gdb not started\n");
 		}
 	}
-	return vg_scenario_violated(ss->sc) || vg_load_violated(ss)
-		       ? VG_EXIT_VIOLATION : VG_EXIT_OK;
+	/* every error the ERROR SUMMARY counted, a leak at the end as much
+	 * as a violation during the run: `vigil run ... && echo clean` */
+	return vg_scenario_violated(ss->sc) || vg_load_violated(ss) ||
+	       vg_report_errors(ss->report) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
 }
 
 /* Has the target exited? A child we started is reaped for its status; a
@@ -658,6 +660,7 @@ static int loop(struct session *ss, struct vg_err *e)
 done:
 	ss->target_exited = exited;
 	rc = finish(ss, exited, code, sig);
+	vg_session_gdb_stays(ss);
 out:
 	vg_live_close(ss);
 	vg_session_unadvertise(ss);
@@ -718,8 +721,10 @@ out:
 		  : "vigil detached; the program runs on";
 	end.exited = ss.target_exited;
 	end.gdb = ss.exec_gdb[0] != 0;
-	if (ss.report)
-		vg_report_totals(ss.report, &end.errors, &end.inconclusive);
+	if (ss.report) {
+		end.errors = vg_report_errors(ss.report);
+		end.inconclusive = vg_report_inconclusive(ss.report);
+	}
 	if (ss.probe)
 		vg_probe_exit_status(ss.probe, &end.exit_code, &end.exit_signal);
 	vg_features_end(&ss, &end);
@@ -755,6 +760,7 @@ out:
 	free(ss.stack_on);
 	free(ss.kernel);
 	vg_status_free(ss.status);	/* stderr is the terminal's again */
+	vg_session_wait_gdb(&ss);	/* the gdb --interactive started */
 	if (ss.exec_gdb[0]) {
 		/* every probe is gone with vg_probe_close: hand the terminal
 		 * and the stopped target to gdb */

@@ -23,6 +23,10 @@ struct vg_session_opts {
 	pid_t pid;			/* vigil attach: the process (argv unused) */
 	bool no_aslr;			/* --disable-aslr */
 	bool follow_forks;		/* --follow-fork */
+	/* --error-exitcode N: vigil's exit status when the ERROR SUMMARY
+	 * counts errors (the session returns VG_EXIT_VIOLATION; the CLI
+	 * makes it this), VG_EXIT_VIOLATION unless given */
+	int error_exitcode;
 	bool dynamic;			/* --dynamic: probes only while needed */
 	const char *json_path;		/* --json */
 	const char *record_path;	/* --record: every event, for vigil check */

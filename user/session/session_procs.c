@@ -16,6 +16,7 @@
 #include "report/evidence.h"
 #include "report/report.h"
 #include "live_load.h"
+#include "symval.h"
 #include "watch_load.h"
 #include "watchset.h"
 
@@ -333,6 +334,8 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		/* the program is loaded, stopped there for its watchpoints
 		 * (bpf/vigil/lifecycle.bpf.c, stop_at_exec) */
 		ss->launch_exec_seen = true;
+		vg_symval_exec(ss->symval, ss->exe, p->start_code,
+			       p->interp_base);
 		if (!vg_probe_has_global_watches(ss->probe))
 			return 0;
 		if (vg_watchset_start(ss->ws, ss->err)) {
@@ -353,6 +356,9 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	       minor(st.st_dev) == (p->dev & 0xfffff);
 	if (ss->o->follow_forks && (pid_t)p->h.pid != ss->pid)
 		kid_forget(ss, (pid_t)p->h.pid);
+	if (same && (pid_t)p->h.pid == ss->pid)	/* its globals moved */
+		vg_symval_exec(ss->symval, ss->exe, p->start_code,
+			       p->interp_base);
 	vg_report_process(ss->report, VG_PROC_EXEC, p->h.pid, 0, path, same,
 			  ss->forks + ++ss->execs);
 	return 0;

@@ -43,6 +43,7 @@ struct vg_symval {
 	struct block *t;		/* open addressing, linear probing */
 	size_t n;
 	struct vg_symbolizer *sym;	/* its own: globals by address */
+	bool maps_read;		/* since the program's start (its exec) */
 };
 
 static size_t slot_of(uint64_t addr)
@@ -118,8 +119,26 @@ struct vg_symval *vg_symval_new(struct session *ss)
 		vg_symval_free(sv);
 		return NULL;
 	}
+	/* a process vigil attaches to runs already: its mappings now,
+	 * while it surely is there (the program's file among them) */
+	if (ss->o->pid > 0)
+		sv->sym = vg_symbolizer_new(ss->pid);
 	vg_report_set_namer(vg_symval_name, sv);
 	return sv;
+}
+
+void vg_symval_exec(struct vg_symval *sv, const char *path,
+		    uint64_t start_code, uint64_t interp_base)
+{
+	if (!sv || sv->ss->pid <= 0)
+		return;
+	/* a new program: the old one's mappings are no more */
+	vg_symbolizer_free(sv->sym);
+	if (!(sv->sym = vg_symbolizer_new(sv->ss->pid)))
+		return;
+	vg_symbolizer_add_file(sv->sym, path);
+	vg_symbolizer_add_program(sv->sym, path, start_code, interp_base);
+	sv->maps_read = false;
 }
 
 void vg_symval_free(struct vg_symval *sv)
@@ -148,11 +167,18 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 
 	if (!sv || ev->event < 0)
 		return;
-	/* the mappings are read at the first event, while the target is
-	 * surely alive: a report may come after it exited */
-	if (!sv->sym && sv->ss->pid > 0 &&
-	    (sv->sym = vg_symbolizer_new(sv->ss->pid)))
+	/* The mappings of the libraries too, at the first event: the
+	 * target may be gone already (vigil reads events after the fact),
+	 * so the program's own come from its exec (vg_symval_exec), and
+	 * these are kept only if it is still there to read them. */
+	if (!sv->maps_read && sv->ss->pid > 0) {
+		sv->maps_read = true;
+		if (sv->sym)
+			vg_symbolizer_refresh(sv->sym);
+		else
+			sv->sym = vg_symbolizer_new(sv->ss->pid);
 		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
+	}
 	if (!sv->t)
 		return;
 	e = &sv->ss->spec->events[ev->event];

@@ -9,7 +9,13 @@
  * forgotten at `before free(p)` or the realloc that moves it. No probe is
  * added for this. The site is the caller when the event captures its
  * stack (--stacks, a `backtrace` reaction), else the allocator's name. At
- * most 65536 live blocks are kept (past that, new ones are not named). */
+ * most 65536 live blocks are kept (past that, new ones are not named).
+ *
+ * Nothing is looked up in the process when a report asks: vigil reads
+ * events after the fact, and the program may be gone. The mappings of the
+ * program and its dynamic loader come from its exec record
+ * (mm->start_code, AT_BASE) and their symbols are read then; the other
+ * libraries' mappings at the first event, if it is there. */
 #ifndef VIGIL_SESSION_SYMVAL_H
 #define VIGIL_SESSION_SYMVAL_H
 
@@ -25,6 +31,12 @@ struct vg_symval;
 /* NULL when out of memory. Registers itself as the report's namer. */
 struct vg_symval *vg_symval_new(struct session *ss);
 void vg_symval_free(struct vg_symval *sv);
+/* The target exec'd the program at path (vigil run's start, or the same
+ * program again), its lowest executable address at start_code and its
+ * dynamic loader at interp_base (the exec record's): their globals are
+ * named from that, whether or not it is still there when a report asks. */
+void vg_symval_exec(struct vg_symval *sv, const char *path,
+		    uint64_t start_code, uint64_t interp_base);
 /* Every user-tier event, before the monitor sees it. */
 void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev);
 /* The name of value v: "&A", "&A+8", "block of 24 bytes from ..., +16";

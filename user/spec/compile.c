@@ -249,6 +249,32 @@ int vg_cc_pattern_capture(struct cc *c, const struct vg_pattern *pat, int i)
 	return k;
 }
 
+/* Does the event make the value it binds, as an allocator's return does?
+ * An `after` event that binds a slice parameter from its return value or
+ * through an out-pointer read at the return (`*p`). Only such a value can
+ * be new where an old one of the same value was: any other event that
+ * binds an object uses one that exists. */
+static bool is_param(const struct vg_property *pr, const char *name)
+{
+	for (int j = 0; name && j < pr->nparams; j++)
+		if (!strcmp(pr->params[j], name))
+			return true;
+	return false;
+}
+
+static bool creates(const struct vg_property *pr,
+		    const struct vg_pattern *pat)
+{
+	if (pat->kind != VG_EV_AFTER)
+		return false;
+	if (pat->has_ret && is_param(pr, pat->ret.name))
+		return true;
+	for (int i = 0; i < pat->nnames; i++)
+		if (pat->names[i].deref && is_param(pr, pat->names[i].name))
+			return true;
+	return false;
+}
+
 /* One binding per event per property, the same for all its transitions:
  * the monitor picks the slice from the event before it knows the state. */
 static int bind_event(struct cc *c, const struct vg_pattern *pat, int ev)
@@ -390,6 +416,9 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 	else if (ev->kind == VG_EV_CHANGE)
 		vg_cc_change(c, pat, from);
 	t->binding = bind_event(c, pat, c->ev);
+	if (ta->creation || (d >= 0 && c->ast->evdecls[d].creation) ||
+	    creates(pr, pat))
+		pr->bindings[t->binding].creates = true;
 
 	c->pat = pat;
 	if (ta->guard) {

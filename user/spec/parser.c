@@ -108,10 +108,14 @@ static void parse_evdecl(struct parser *p, struct vg_prop_ast *pr)
 {
 	struct vg_evdecl *d;
 	struct vg_token *t;
+	bool creation = is_word(cur(p), "creation");
 
+	if (creation)
+		next(p);
 	next(p);	/* event */
 	t = expect(p, T_IDENT, "an event name after 'event'");
 	d = VG_PUSH(p->ld, pr->evdecls, pr->nevdecls, pr->capevdecls);
+	d->creation = creation;
 	d->name = t->str;
 	d->loc = t->loc;
 	expect(p, T_LPAREN, "'(' after the event name");
@@ -364,6 +368,11 @@ static void parse_trans(struct parser *p, struct vg_state_ast *st)
 	struct vg_token *t;
 
 	p->in_trans = true;
+	/* `creation EVENT`: not an event named creation, `creation(...)` */
+	if (is_word(cur(p), "creation") && peek(p, 1)->kind == T_IDENT) {
+		next(p);
+		tr->creation = true;
+	}
 	parse_pattern(p, &tr->pat);
 	if (is_word(cur(p), "when")) {
 		next(p);
@@ -510,7 +519,8 @@ static void parse_property(struct parser *p)
 			parse_vars(p, pr, true);
 		} else if (type_word(t, &ty))
 			parse_vars(p, pr, false);
-		else if (is_word(t, "event"))
+		else if (is_word(t, "event") ||
+			 (is_word(t, "creation") && is_word(peek(p, 1), "event")))
 			parse_evdecl(p, pr);
 		else if (is_word(t, "clock") && peek(p, 1)->kind == T_IDENT)
 			parse_clocks(p, pr);

@@ -218,6 +218,11 @@ struct vg_binding {
 	int event;		/* index into spec->events */
 	uint8_t slot[VG_MAX_PARAMS];
 	uint32_t mask;		/* bit i set when parameter i is bound */
+	/* the event creates the values it binds, so it may start a
+	 * binding's next life over a tombstone (docs/LANGUAGE.md, Memory):
+	 * an `after` event that binds a parameter from the return value or
+	 * through an out-pointer (`*p`), or one the spec calls `creation` */
+	bool creates;
 };
 
 struct vg_transition {

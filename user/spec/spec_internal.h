@@ -127,6 +127,7 @@ struct vg_pattern {
 };
 
 struct vg_trans_ast {
+	bool creation;		/* `creation EVENT ... -> S` */
 	struct vg_pattern pat;
 	struct vg_expr *guard;	/* NULL: none */
 	int nstmts, capstmts;
@@ -164,6 +165,7 @@ struct vg_param_ast {
 struct vg_evdecl {
 	char *name;
 	struct vg_loc loc;
+	bool creation;		/* `creation event NAME(...)` */
 	int nfields, capfields;
 	char **fields;
 };

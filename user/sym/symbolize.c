@@ -28,6 +28,7 @@ struct fline {
 /* One mapped file, read once per symbolizer. */
 struct obj {
 	char *path;
+	char *interp;		/* PT_INTERP: the program's dynamic loader */
 	bool loaded;
 	int build_id_len;	/* -1: not read yet, 0: none */
 	uint8_t build_id[20];
@@ -132,6 +133,12 @@ struct vg_symbolizer *vg_symbolizer_new(pid_t pid)
 	return s;
 }
 
+void vg_symbolizer_refresh(struct vg_symbolizer *s)
+{
+	if (s)
+		read_maps(s);
+}
+
 void vg_symbolizer_add_file(struct vg_symbolizer *s, const char *path)
 {
 	if (s && path)
@@ -151,6 +158,7 @@ static void obj_free(struct obj *o)
 	free(o->lines);
 	free(o->files);
 	free(o->load);
+	free(o->interp);
 	free(o->path);
 	free(o);
 }
@@ -324,11 +332,91 @@ static void load(struct obj *o)
 		return;
 	elf_version(EV_CURRENT);
 	if ((elf = elf_begin(fd, ELF_C_READ, NULL))) {
+		size_t n;
+
 		read_elf(o, elf);
+		for (size_t i = 0; !elf_getphdrnum(elf, &n) && i < n; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, i, &ph) ||
+			    ph.p_type != PT_INTERP || !ph.p_filesz ||
+			    ph.p_filesz > 4096 ||
+			    !(o->interp = calloc(1, ph.p_filesz + 1)))
+				continue;
+			if (pread(fd, o->interp, ph.p_filesz, ph.p_offset) !=
+			    (ssize_t)ph.p_filesz || o->interp[0] != '/') {
+				free(o->interp);
+				o->interp = NULL;
+			}
+			break;
+		}
 		elf_end(elf);
 	}
 	close(fd);
 	read_lines(o);
+}
+
+/* o's executable segments, loaded with this bias, as /proc/PID/maps
+ * would show them; nothing when the live maps had o already. */
+static void add_segments(struct vg_symbolizer *s, struct obj *o,
+			 uint64_t bias)
+{
+	const uint64_t page = 4096;
+	struct map *maps;
+	size_t n;
+
+	for (size_t m = 0; m < s->nmaps; m++)
+		if (s->maps[m].o == o)
+			return;	/* read from the live process already */
+	if (!(maps = realloc(s->maps, (s->nmaps + o->nload) * sizeof(*maps))))
+		return;
+	s->maps = maps;
+	n = s->nmaps;
+	for (size_t k = 0; k < o->nload; k++) {
+		const GElf_Phdr *ph = &o->load[k];
+
+		if (!(ph->p_flags & PF_X))
+			continue;
+		maps[n++] = (struct map){
+			bias + (ph->p_vaddr & ~(page - 1)),
+			bias + ph->p_vaddr + ph->p_memsz,
+			ph->p_offset & ~(page - 1), o };
+	}
+	s->nmaps = n;
+}
+
+void vg_symbolizer_add_program(struct vg_symbolizer *s, const char *path,
+			       uint64_t start_code, uint64_t interp_base)
+{
+	struct obj *o = s && path && start_code ? obj_for(s, path) : NULL;
+	uint64_t lowest = UINT64_MAX;
+
+	if (!o)
+		return;
+	if (!o->loaded)
+		load(o);	/* now: the file may not stay there either */
+	for (size_t k = 0; k < o->nload; k++)
+		if ((o->load[k].p_flags & PF_X) && o->load[k].p_vaddr < lowest)
+			lowest = o->load[k].p_vaddr;
+	if (lowest == UINT64_MAX || start_code < lowest)
+		return;
+	add_segments(s, o, start_code - lowest);
+	/* the dynamic loader, mapped at the exec too: AT_BASE is where its
+	 * lowest segment went (its first PT_LOAD is at 0, as ld.so's is) */
+	if (interp_base && o->interp) {
+		struct obj *ld = obj_for(s, o->interp);
+
+		if (!ld)
+			return;
+		if (!ld->loaded)
+			load(ld);
+		lowest = UINT64_MAX;
+		for (size_t k = 0; k < ld->nload; k++)
+			if (ld->load[k].p_vaddr < lowest)
+				lowest = ld->load[k].p_vaddr & ~4095ull;
+		if (lowest != UINT64_MAX && interp_base >= lowest)
+			add_segments(s, ld, interp_base - lowest);
+	}
 }
 
 /* The last entry at or below addr in a sorted array, or -1. */

@@ -25,6 +25,9 @@ struct vg_frame {
  * name and those added. NULL only when out of memory. */
 struct vg_symbolizer *vg_symbolizer_new(pid_t pid);
 void vg_symbolizer_free(struct vg_symbolizer *s);
+/* Reads pid's mappings again (libraries mapped since); the old ones stay
+ * when the process is gone. */
+void vg_symbolizer_refresh(struct vg_symbolizer *s);
 
 /* caller: ip is a return address (every frame but the innermost), so the
  * call is the instruction before it. */
@@ -36,6 +39,15 @@ void vg_symbolize(struct vg_symbolizer *s, uint64_t ip, bool caller,
 void vg_symbolize_file(struct vg_symbolizer *s, const uint8_t *build_id,
 		       uint64_t fileoff, bool caller, struct vg_frame *f);
 void vg_symbolizer_add_file(struct vg_symbolizer *s, const char *path);
+/* The program at path was mapped with its lowest executable address at
+ * start_code (the kernel's mm->start_code, from the exec), and its
+ * dynamic loader (PT_INTERP) at interp_base (AT_BASE; 0: none): their
+ * mappings as the process had them, and their symbol tables read now, so
+ * that their addresses are named even when the process is gone before
+ * anyone asks (a later read of live mappings replaces these; nothing is
+ * added for a file the live ones had). */
+void vg_symbolizer_add_program(struct vg_symbolizer *s, const char *path,
+			       uint64_t start_code, uint64_t interp_base);
 
 /* The global variable at addr in the process (ELF STT_OBJECT symbols of
  * the program and its libraries): its name and addr's offset into it;

@@ -6,10 +6,10 @@
 
 #include <stdarg.h>
 
-/* Exit statuses, the contract in DESIGN.md. */
+/* Exit statuses, the contract of the man page (EXIT STATUS). */
 enum {
-	VG_EXIT_OK = 0,		/* no violation */
-	VG_EXIT_VIOLATION = 1,	/* a property was violated */
+	VG_EXIT_OK = 0,		/* no error found */
+	VG_EXIT_VIOLATION = 1,	/* an error found: a violation, a verdict at the end */
 	VG_EXIT_USAGE = 2,	/* bad usage or a bad spec */
 	VG_EXIT_RUNTIME = 3,	/* no permission, missing kernel feature, ... */
 };
