@@ -12,6 +12,8 @@
 #     thread held for a register, a global's property inconclusive, a
 #     slice's memory still seen through calls, the JSON saying why.
 . "$(dirname "$0")/lib.sh"
+# section 1 is the check itself, whatever the caller's environment says
+unset VIGIL_DEBUG_REGS
 
 cat >"$TMP/w.vigil" <<'SPEC'
 property counts "counter goes 1, 2, 3..."
