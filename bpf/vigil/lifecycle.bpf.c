@@ -211,18 +211,59 @@ static __always_inline void follow_fork(struct task_struct *child,
 	fill_proc(r, flags, VG_PROC_FORK, tid, ctgid, NULL);
 }
 
-/* sched_process_exit runs for every exiting thread; group_dead marks the
- * last one, whose exit code is the process's. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
+/* sched_process_exit's second argument, group_dead (Linux 6.16; set
+ * before load from user/probe/features.c). Without it, the last thread is
+ * the one that finds the process's count of live threads at zero, which
+ * do_exit lowers before the tracepoint; as threads exiting together may
+ * all find it so, the first of them for this process (by its leader's
+ * start time, which a reused tgid does not share) is the one. */
+const volatile bool exit_group_dead_arg = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} group_exits SEC(".maps");
+
+static __always_inline bool group_dead_of(struct task_struct *p, __u32 tgid)
 {
+	__u64 start, old, *v;
+
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return false;
+	start = BPF_CORE_READ(p, group_leader, start_time);
+	v = bpf_map_lookup_elem(&group_exits, &tgid);
+	if (!v) {
+		if (!bpf_map_update_elem(&group_exits, &tgid, &start,
+					 BPF_NOEXIST))
+			return true;
+		v = bpf_map_lookup_elem(&group_exits, &tgid);
+		if (!v)
+			return false;
+	}
+	old = *v;
+	return old != start &&
+	       __sync_val_compare_and_swap(v, old, start) == old;
+}
+
+/* sched_process_exit runs for every exiting thread; group_dead marks the
+ * last one, whose exit code is the process's. The arguments are read from
+ * ctx: the second only where the tracepoint has it. */
+SEC("tp_btf/sched_process_exit")
+int vg_exit(__u64 *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx[0];
 	struct vg_life_slots s = {};
 	__u64 *slot = s.v;
+	bool group_dead;
 	__u32 tid;
 	int code;
 
 	if (!is_target(&tid))
 		return 0;
+	group_dead = exit_group_dead_arg ? (bool)ctx[1]
+					 : group_dead_of(p, cur_tgid());
 	if (ev_thread_exit >= 0) {
 		slot[0] = tid;
 		vg_life_event(ev_thread_exit, tid, &s);

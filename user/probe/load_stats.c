@@ -132,6 +132,24 @@ static int print_programs(struct vg_load_stats *s, struct bpf_object *obj,
 	return loaded;
 }
 
+void vg_load_stats_refused(struct vg_load_stats *s, struct bpf_object *obj,
+			   FILE *out)
+{
+	struct bpf_program *prog;
+	int i = 0;
+
+	if (!s)
+		return;
+	bpf_object__for_each_program(prog, obj) {
+		const char *log = log_of(s, i++);
+
+		if (bpf_program__autoload(prog) && bpf_program__fd(prog) < 0 &&
+		    *log)
+			print_refusal(bpf_program__name(prog), log, out);
+	}
+	vg_load_stats_free(s);
+}
+
 void vg_load_stats_free(struct vg_load_stats *s)
 {
 	if (!s)

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "features.h"
 #include "ktier.h"
 #include "ktimer.h"
 #include "plan/plan.h"
@@ -27,16 +28,6 @@
 
 
 /* Does the running kernel have this function (a kfunc, say)? */
-static bool kernel_has_func(const char *name)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	bool yes = vmlinux &&
-		   btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) >= 0;
-
-	btf__free(vmlinux);
-	return yes;
-}
-
 int vg_probe_libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
@@ -350,10 +341,13 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 				 stacks || vg_probe_stacks_predicted(spec));
 	bpf_program__set_autoload(p->skel->progs.vg_watch_mmap,
 				  o->watch && o->watch_lib_ino);
-	p->per_pid = o->follow_forks && kernel_has_func("bpf_send_signal_task");
+	p->per_pid = o->follow_forks && vg_feat_send_signal_task(NULL);
 	if (o->follow_forks && !p->per_pid && o->warn)
 		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
 	p->skel->rodata->fork_stop_ok = p->per_pid;
+	if ((used >> VG_PROG_ENTRY_S & 1 || used >> VG_PROG_RETURN_S & 1) &&
+	    !vg_feat_copy_from_user_str(NULL) && o->warn)
+		fprintf(o->warn, "vigil: this kernel cannot bring in a string's page from a probe (bpf_copy_from_user_str, Linux 6.12): a str() in memory the target has not touched yet reads as empty\n");
 	p->kslot_max = o->max_kslices ? o->max_kslices : VG_DEFAULT_KSLICES;
 	p->kslot_cap = vg_pow2_at_least(2 * (size_t)p->kslot_max);
 	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);
