@@ -54,7 +54,8 @@
  * in; sleepable programs only. Weak, and called only when copy_str_ok
  * (set before load from user/probe/features.c): on an older kernel the
  * call is then dead code, which the verifier removes. Without it a
- * sleepable program reads strings as the others do, from pages present. */
+ * sleepable program faults the string's pages in with bpf_copy_from_user
+ * and reads it from them (read_strings). */
 extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz,
 				  const void *unsafe_ptr__ign,
 				  __u64 flags) __ksym __weak;
@@ -406,6 +407,7 @@ static __always_inline void read_strings(struct vg_ev_conf *conf,
 {
 	for (int k = 0; k < VG_MAX_CAPS; k++) {
 		struct vg_cap_plan *c = &conf->cap[k];
+		const char *src;
 		char *dst;
 
 		if (k >= conf->ncaps)
@@ -416,11 +418,19 @@ static __always_inline void read_strings(struct vg_ev_conf *conf,
 		dst[0] = 0;
 		if (!slot[VG_SLOT_CAP0 + k])	/* NULL: "", not a fault */
 			continue;
-		if ((sleep && copy_str_ok ? bpf_copy_from_user_str(dst, VG_STR_MAX,
-						    (void *)slot[VG_SLOT_CAP0 + k],
-						    0)
-			   : bpf_probe_read_user_str(dst, VG_STR_MAX,
-						     (void *)slot[VG_SLOT_CAP0 + k])) < 0) {
+		src = (const char *)slot[VG_SLOT_CAP0 + k];
+		if (sleep && !copy_str_ok) {
+			/* no kfunc: fault in the pages the string may lie on
+			 * (its first byte's, its last possible byte's) with
+			 * the sleepable helper, then read it from them */
+			char c;
+
+			bpf_copy_from_user(&c, 1, src);
+			bpf_copy_from_user(&c, 1, src + VG_STR_MAX - 1);
+		}
+		if ((sleep && copy_str_ok
+			     ? bpf_copy_from_user_str(dst, VG_STR_MAX, src, 0)
+			     : bpf_probe_read_user_str(dst, VG_STR_MAX, src)) < 0) {
 			dst[0] = 0;
 			slot[VG_SLOT_CAP0 + k] = 0;
 			count(&counters, VG_CNT_CAPFAULT);

@@ -13,6 +13,7 @@ mkdir -p "$LOGS"
 passed=0
 failed=0
 failures=()
+skipped=()
 # what vigil says where the debug registers do not fire
 # (user/session/watchset_plan.c, after user/probe/watch.h's self-test)
 NO_REGS="debug registers do not fire"
@@ -51,6 +52,9 @@ for t in tests/e2e/*.sh; do
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
 		printf '%-40s ok (%ss)\n' "e2e/$name" "$secs"
+	elif [ "$rc" -eq 77 ]; then	# lib.sh's skip: not for this kernel
+		skipped+=("e2e/$name")
+		printf '%-40s skipped (%s)\n' "e2e/$name" "$(grep -m1 '^SKIP: ' "$LOGS/e2e-$name.log" | cut -c7-)"
 	else
 		failed=$((failed + 1))
 		failures+=("e2e/$name")
@@ -84,5 +88,6 @@ fi
 [ ${#failures[@]} -gt 0 ] && echo "failed: ${failures[*]} (logs in $LOGS/)"
 [ ${#no_regs[@]} -gt 0 ] &&
 	echo "of which ran where the debug registers do not fire (see tests/e2e/debug_regs.sh's log): ${no_regs[*]}"
+[ ${#skipped[@]} -gt 0 ] && echo "skipped on this kernel: ${skipped[*]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

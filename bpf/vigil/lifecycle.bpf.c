@@ -212,12 +212,34 @@ static __always_inline void follow_fork(struct task_struct *child,
 }
 
 /* sched_process_exit's second argument, group_dead (Linux 6.16; set
- * before load from user/probe/features.c). Without it, the last thread is
- * the one that finds the process's count of live threads at zero, which
- * do_exit lowers before the tracepoint; as threads exiting together may
- * all find it so, the first of them for this process (by its leader's
- * start time, which a reused tgid does not share) is the one. */
+ * before load from user/probe/features.c). Without it, do_exit's own
+ * group_dead as it hands it to taskstats_exit, a little before the
+ * tracepoint, noted per thread by vg_exit_gd (exit_group_dead_fentry).
+ * Without that either, the last thread is the one that finds the
+ * process's count of live threads at zero, which do_exit lowers before
+ * the tracepoint; as threads exiting together may all find it so, the
+ * first of them for this process (by its leader's start time, which a
+ * reused tgid does not share) is the one. */
 const volatile bool exit_group_dead_arg = false;
+const volatile bool exit_group_dead_fentry = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} group_dead_tids SEC(".maps");
+
+SEC("fentry/taskstats_exit")
+int BPF_PROG(vg_exit_gd, struct task_struct *tsk, int group_dead)
+{
+	__u8 one = 1;
+	__u32 tid;
+
+	if (group_dead && is_target(&tid))
+		bpf_map_update_elem(&group_dead_tids, &tid, &one, BPF_ANY);
+	return 0;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -262,8 +284,15 @@ int vg_exit(__u64 *ctx)
 
 	if (!is_target(&tid))
 		return 0;
-	group_dead = exit_group_dead_arg ? (bool)ctx[1]
-					 : group_dead_of(p, cur_tgid());
+	if (exit_group_dead_arg) {
+		group_dead = (bool)ctx[1];
+	} else if (exit_group_dead_fentry) {
+		group_dead = bpf_map_lookup_elem(&group_dead_tids, &tid) != NULL;
+		if (group_dead)
+			bpf_map_delete_elem(&group_dead_tids, &tid);
+	} else {
+		group_dead = group_dead_of(p, cur_tgid());
+	}
 	if (ev_thread_exit >= 0) {
 		slot[0] = tid;
 		vg_life_event(ev_thread_exit, tid, &s);

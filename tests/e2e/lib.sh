@@ -148,3 +148,22 @@ wait_vigil() {
 	RC=$?
 	cat "$TMP/vigil.err"
 }
+
+# kernel_has FUNC: the running kernel has FUNC (a kfunc vigil uses where
+# there is one: user/probe/features.c), by its symbol
+kernel_has() {
+	grep -q " $1\$" /proc/kallsyms
+}
+
+# the kernel tier's timer, and holding a process at its exec or fork
+# (bpf_send_signal_task, Linux 6.13; bpf_task_from_pid, 6.2)
+kernel_stops_others() {
+	kernel_has bpf_send_signal_task && kernel_has bpf_task_from_pid
+}
+
+# skip WHY: this kernel cannot run the test (tests/run.sh and scripts/vm.sh
+# count exit status 77 as skipped)
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}

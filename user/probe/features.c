@@ -37,7 +37,8 @@ static bool say(const char **why, bool yes, const char *yes_why,
 	return yes;
 }
 
-/* a kfunc the kernel's BTF declares (a kfunc is a BTF function there) */
+/* a kfunc the kernel's BTF declares (a kfunc is a BTF function there),
+ * or any function it describes */
 static bool has_kfunc(const char *name)
 {
 	struct btf *b = kernel_btf();
@@ -49,7 +50,7 @@ bool vg_feat_copy_from_user_str(const char **why)
 {
 	return say(why, has_kfunc("bpf_copy_from_user_str"),
 		   "kfunc bpf_copy_from_user_str",
-		   "no kfunc bpf_copy_from_user_str (Linux 6.12): strings are read from pages present only");
+		   "no kfunc bpf_copy_from_user_str (Linux 6.12): a string's pages are faulted in, then read");
 }
 
 bool vg_feat_send_signal_task(const char **why)
@@ -94,7 +95,14 @@ bool vg_feat_exit_group_dead(const char **why)
 	if (n == -2)
 		n = tp_args("sched_process_exit");
 	return say(why, n >= 2, "sched_process_exit(p, group_dead)",
-		   "sched_process_exit has no group_dead (Linux 6.16): the last thread is told from the live thread count");
+		   "sched_process_exit has no group_dead (Linux 6.16): read at taskstats_exit, else told from the live thread count");
+}
+
+bool vg_feat_exit_fentry(const char **why)
+{
+	return say(why, has_kfunc("taskstats_exit"),
+		   "taskstats_exit(task, group_dead) for fentry",
+		   "no taskstats_exit in the kernel's BTF (CONFIG_TASKSTATS)");
 }
 
 bool vg_feat_uprobe_multi(const char **why)
@@ -128,6 +136,7 @@ const struct vg_feature vg_features[] = {
 	{ "send_signal_task", vg_feat_send_signal_task },
 	{ "task_from_pid", vg_feat_task_from_pid },
 	{ "exit_group_dead", vg_feat_exit_group_dead },
+	{ "exit_fentry", vg_feat_exit_fentry },
 	{ "uprobe_multi", vg_feat_uprobe_multi },
 	{ "rewind", vg_feat_rewind },
 	{ "ktimer", vg_feat_ktimer },

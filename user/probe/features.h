@@ -12,8 +12,8 @@
 
 #include <stdbool.h>
 
-/* bpf_copy_from_user_str (6.12): strings the target has not touched yet
- * faulted in by the sleepable probes; else read from pages present */
+/* bpf_copy_from_user_str (6.12): strings read by the sleepable probes in
+ * one call; else their pages are faulted in first, then read */
 bool vg_feat_copy_from_user_str(const char **why);
 /* bpf_send_signal_task (6.13): a followed fork's child held until its
  * probes are in; with bpf_task_from_pid, the kernel tier's timeouts */
@@ -23,6 +23,9 @@ bool vg_feat_task_from_pid(const char **why);
 /* sched_process_exit's group_dead argument (6.16); else the last thread
  * is told from the process's count of live threads */
 bool vg_feat_exit_group_dead(const char **why);
+/* taskstats_exit(task, group_dead) can be traced (fentry; CONFIG_TASKSTATS):
+ * where sched_process_exit has no group_dead, vigil reads it there */
+bool vg_feat_exit_fentry(const char **why);
 /* multi-uprobe links (6.6): one link per program and file; else one
  * uprobe per site */
 bool vg_feat_uprobe_multi(const char **why);

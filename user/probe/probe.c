@@ -157,14 +157,17 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 
 	/* the tracepoints: one per event at most, and the three lifecycle
 	 * ones */
-	p->links = calloc(s->nevents + 4, sizeof(*p->links));
-	p->link_prog_fd = calloc(s->nevents + 4, sizeof(int));
+	p->links = calloc(s->nevents + 5, sizeof(*p->links));
+	p->link_prog_fd = calloc(s->nevents + 5, sizeof(int));
 	/* without per-process following, the old way: any process, filtered
 	 * in BPF */
 	p->pid = o->follow_forks && !p->per_pid ? -1 : o->pid;
 	if (!p->links || !p->link_prog_fd)
 		return vg_errf(e, "out of memory");
-	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
+	/* (vg_exit_gd first: it notes what vg_exit reads) */
+	if ((bpf_program__fd(p->skel->progs.vg_exit_gd) >= 0 &&
+	     attach_tracepoint(p, p->skel->progs.vg_exit_gd, e)) ||
+	    attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_fork, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_exec, e))
 		return -1;
@@ -345,9 +348,6 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	if (o->follow_forks && !p->per_pid && o->warn)
 		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
 	p->skel->rodata->fork_stop_ok = p->per_pid;
-	if ((used >> VG_PROG_ENTRY_S & 1 || used >> VG_PROG_RETURN_S & 1) &&
-	    !vg_feat_copy_from_user_str(NULL) && o->warn)
-		fprintf(o->warn, "vigil: this kernel cannot bring in a string's page from a probe (bpf_copy_from_user_str, Linux 6.12): a str() in memory the target has not touched yet reads as empty\n");
 	p->kslot_max = o->max_kslices ? o->max_kslices : VG_DEFAULT_KSLICES;
 	p->kslot_cap = vg_pow2_at_least(2 * (size_t)p->kslot_max);
 	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);

@@ -157,5 +157,10 @@ void vg_probe_config_programs(struct vigil_bpf *skel,
 	 * needs it is dead and the verifier drops it (features.h) */
 	skel->rodata->copy_str_ok = vg_feat_copy_from_user_str(NULL);
 	skel->rodata->exit_group_dead_arg = vg_feat_exit_group_dead(NULL);
+	skel->rodata->exit_group_dead_fentry =
+		!skel->rodata->exit_group_dead_arg &&
+		vg_feat_exit_fentry(NULL);
+	bpf_program__set_autoload(skel->progs.vg_exit_gd,
+				  skel->rodata->exit_group_dead_fentry);
 	lifecycle_setup(skel, spec);
 }
