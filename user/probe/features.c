@@ -4,9 +4,15 @@
  * watch.c), and are asked through them. */
 #include "features.h"
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "ktimer.h"
 #include "rewind.h"
@@ -92,17 +98,45 @@ bool vg_feat_exit_group_dead(const char **why)
 {
 	static int n = -2;
 
-	if (n == -2)
-		n = tp_args("sched_process_exit");
+	if (n == -2)	/* VIGIL_NO_EXIT_GROUP_DEAD: test the fallback */
+		n = getenv("VIGIL_NO_EXIT_GROUP_DEAD") ? 1
+						       : tp_args("sched_process_exit");
 	return say(why, n >= 2, "sched_process_exit(p, group_dead)",
-		   "sched_process_exit has no group_dead (Linux 6.16): read at taskstats_exit, else told from the live thread count");
+		   "sched_process_exit has no group_dead (Linux 6.16): the last thread is told by counting them in do_exit");
+}
+
+/* An fentry program on FUNC loads: the kernel has BPF trampolines (some
+ * builds leave out the function tracer they need) and lets it attach. */
+static bool fentry_loads(const char *func)
+{
+	struct btf *b = kernel_btf();
+	struct bpf_insn insns[2];
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = BPF_TRACE_FENTRY);
+	int id, fd;
+
+	if (!b || (id = btf__find_by_name_kind(b, func, BTF_KIND_FUNC)) < 0)
+		return false;
+	o.attach_btf_id = (__u32)id;
+	memset(insns, 0, sizeof(insns));
+	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;	/* r0 = 0 */
+	insns[1].code = BPF_JMP | BPF_EXIT;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "vg_fentry_probe", "GPL",
+			   insns, 2, &o);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 bool vg_feat_exit_fentry(const char **why)
 {
-	return say(why, has_kfunc("taskstats_exit"),
-		   "taskstats_exit(task, group_dead) for fentry",
-		   "no taskstats_exit in the kernel's BTF (CONFIG_TASKSTATS)");
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = fentry_loads("do_exit");
+	return say(why, ok, "an fentry program on do_exit loads",
+		   "no fentry program on do_exit (no BPF trampolines in this build)");
 }
 
 bool vg_feat_uprobe_multi(const char **why)

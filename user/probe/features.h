@@ -23,8 +23,9 @@ bool vg_feat_task_from_pid(const char **why);
 /* sched_process_exit's group_dead argument (6.16); else the last thread
  * is told from the process's count of live threads */
 bool vg_feat_exit_group_dead(const char **why);
-/* taskstats_exit(task, group_dead) can be traced (fentry; CONFIG_TASKSTATS):
- * where sched_process_exit has no group_dead, vigil reads it there */
+/* an fentry program on do_exit loads (BPF trampolines): where
+ * sched_process_exit has no group_dead, vigil counts the threads in
+ * do_exit to tell the last; else it goes by the live thread count */
 bool vg_feat_exit_fentry(const char **why);
 /* multi-uprobe links (6.6): one link per program and file; else one
  * uprobe per site */

@@ -69,6 +69,25 @@ static unsigned long long stat_after(const char *log, const char *key)
 	return at ? strtoull(at + strlen(key), NULL, 10) : 0;
 }
 
+/* A log of the statistics alone: the verifier accepted the program (a
+ * refusal's log says why first). After a failed load, libbpf unloads
+ * those it had loaded: their descriptor does not tell. */
+static bool stats_only(const char *log)
+{
+	static const char *const stat[] = { "verification time ",
+					    "stack depth ", "processed " };
+
+	for (const char *l = log; *l; l = strchrnul(l, '\n'), l += *l != 0) {
+		bool known = *l == '\n';
+
+		for (size_t k = 0; k < sizeof(stat) / sizeof(stat[0]); k++)
+			known |= !strncmp(l, stat[k], strlen(stat[k]));
+		if (!known)
+			return false;
+	}
+	return true;
+}
+
 /* The log of a program the kernel refused: its last VG_TRACE_LINES lines
  * (the error is at the end; a trace's start is rarely the story). */
 static void print_refusal(const char *name, const char *log, FILE *out)
@@ -93,7 +112,7 @@ static int print_programs(struct vg_load_stats *s, struct bpf_object *obj,
 {
 	struct bpf_program *prog;
 	int i = 0, loaded = 0;
-	char unoffered[512] = "";
+	char unoffered[512] = "", unloaded[512] = "";
 
 	bpf_object__for_each_program(prog, obj) {
 		const char *log = log_of(s, i++);
@@ -108,15 +127,21 @@ static int print_programs(struct vg_load_stats *s, struct bpf_object *obj,
 					 bpf_program__name(prog));
 			continue;
 		}
-		/* a program the verifier refused (or, after a refusal,
-		 * never offered it): its log says why */
+		/* a failed load: the program the verifier refused (its log
+		 * says why), those it accepted before (unloaded with the
+		 * object), and those without a log: refused before the
+		 * verifier ran, or never offered (libbpf stops at the first
+		 * failure) */
 		if (bpf_program__fd(prog) < 0) {
-			if (*log)
-				print_refusal(bpf_program__name(prog), log, out);
-			else	/* libbpf stops at the first failure */
-				snprintf(unoffered + strlen(unoffered),
-					 sizeof(unoffered) - strlen(unoffered),
+			char *list = !*log ? unoffered
+				     : stats_only(log) ? unloaded : NULL;
+
+			if (list)
+				snprintf(list + strlen(list),
+					 sizeof(unoffered) - strlen(list),
 					 " %s", bpf_program__name(prog));
+			else
+				print_refusal(bpf_program__name(prog), log, out);
 			continue;
 		}
 		loaded++;
@@ -126,8 +151,11 @@ static int print_programs(struct vg_load_stats *s, struct bpf_object *obj,
 			stat_after(log, "verification time "),
 			stat_after(log, "processed "));
 	}
+	if (*unloaded)
+		fprintf(out, "vigil: debug: verifier: accepted, then unloaded with the object:%s\n",
+			unloaded);
 	if (*unoffered)
-		fprintf(out, "vigil: debug: verifier: never offered to the kernel (libbpf stopped before):%s\n",
+		fprintf(out, "vigil: debug: verifier: no log (the first refused before the verifier ran, or all never offered: libbpf stops at the first failure):%s\n",
 			unoffered);
 	return loaded;
 }
@@ -144,7 +172,7 @@ void vg_load_stats_refused(struct vg_load_stats *s, struct bpf_object *obj,
 		const char *log = log_of(s, i++);
 
 		if (bpf_program__autoload(prog) && bpf_program__fd(prog) < 0 &&
-		    *log)
+		    *log && !stats_only(log))
 			print_refusal(bpf_program__name(prog), log, out);
 	}
 	vg_load_stats_free(s);

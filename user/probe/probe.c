@@ -164,9 +164,9 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 	p->pid = o->follow_forks && !p->per_pid ? -1 : o->pid;
 	if (!p->links || !p->link_prog_fd)
 		return vg_errf(e, "out of memory");
-	/* (vg_exit_gd first: it notes what vg_exit reads) */
-	if ((bpf_program__fd(p->skel->progs.vg_exit_gd) >= 0 &&
-	     attach_tracepoint(p, p->skel->progs.vg_exit_gd, e)) ||
+	/* (vg_exit_in first: it counts what vg_exit counts down) */
+	if ((bpf_program__fd(p->skel->progs.vg_exit_in) >= 0 &&
+	     attach_tracepoint(p, p->skel->progs.vg_exit_in, e)) ||
 	    attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_fork, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_exec, e))

@@ -160,7 +160,7 @@ void vg_probe_config_programs(struct vigil_bpf *skel,
 	skel->rodata->exit_group_dead_fentry =
 		!skel->rodata->exit_group_dead_arg &&
 		vg_feat_exit_fentry(NULL);
-	bpf_program__set_autoload(skel->progs.vg_exit_gd,
+	bpf_program__set_autoload(skel->progs.vg_exit_in,
 				  skel->rodata->exit_group_dead_fentry);
 	lifecycle_setup(skel, spec);
 }
