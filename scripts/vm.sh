@@ -13,8 +13,9 @@
 # this checkout, which must have been built (make all) beforehand. Prints
 # a line per test (ok, FAILED, skipped: a test that exits 77) and closes
 # with "N passed, N failed, N skipped"; exits non-zero on a failure or when
-# the guest did not get that far (or ran past $VM_TIMEOUT seconds, 3600). The guest's console goes to
-# $BUILD/vm/console.log, each test's output to $BUILD/vm/logs/TEST.log.
+# the guest did not get that far (or ran past $VM_TIMEOUT seconds, 3600).
+# The guest's console goes to $BUILD/vm/console.log, each test's output to
+# $BUILD/vm/logs/TEST.log.
 #
 # What it needs (qemu-system-x86, busybox-static, the kernel package) comes
 # from scripts/setup.sh --vm, which caches the kernel under /var/cache/vigil.
