@@ -77,7 +77,7 @@ TARGET_LIBS := $(patsubst tests/targets/plugin/%.c,$(BUILD)/targets/lib%.so,$(TA
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNITS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all setup demo test check unit e2e targets clean bench fuzz install soak memcheck-suite
+.PHONY: all setup demo test check unit e2e targets clean bench fuzz install soak memcheck-suite test-vm
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -163,6 +163,13 @@ test: setup
 	@BUILD=$(BUILD) ASAN_OPTIONS=exitcode=86:detect_leaks=1 \
 		UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1 \
 		bash tests/run.sh
+
+# make test-vm [VM_TESTS="uaf queue_overflow_stop ..."]: tests/e2e scripts
+# inside a QEMU guest (software-emulated, one CPU) booted on Debian 12's
+# own kernel, 6.1, with this checkout shared read-only (scripts/vm.sh;
+# scripts/setup.sh --vm fetches QEMU, busybox and the kernel package)
+test-vm: all
+	@BUILD=$(BUILD) bash scripts/vm.sh $(VM_TESTS)
 
 # make check: the unit tests and the offline end-to-end tests, without
 # root (tests/check.sh drops to nobody), in well under a minute

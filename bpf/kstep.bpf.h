@@ -88,15 +88,18 @@ __u32 kslot_by_tgid VG_SHARED = 0;
 __u32 kslot_max VG_SHARED = 0;
 __u32 kslot_count VG_SHARED = 0;
 
-/* The interpreter's state, handed to the bpf_loop callback. */
+/* The interpreter's state, handed to the bpf_loop callback. It lives in
+ * a per-CPU map, not on the BPF stack (kstep_args, kt_scratch): Linux 6.1
+ * counts 512 bytes for the whole chain of calls, vg_kstep's, its
+ * property's and the timer's, and two of these on the stack made 800
+ * (Linux 6.13 gives such programs a private stack). Arrays, not pointers,
+ * so that it holds no pointer: one read back from a map is a number. */
 struct vm {
 	__u32 off, len, pc;
 	__u32 sp;
 	int err;
 	__u32 tid;
-	__u64 *slot;		/* [VG_NSLOTS] */
-	/* arrays, not pointers: the verifier forbids storing a pointer to a
-	 * callee's stack in the caller's frame */
+	__u64 slot[VG_NSLOTS];	/* the event's */
 	__s64 vars[VG_KMAX_VARS];
 	__u64 key[VG_KMAX_PARAMS];
 	__s64 st[VG_STACK_MAX];
@@ -115,9 +118,15 @@ __s64 vg_kbinop(__u32 op, __s64 a, __s64 b, int *err);
 
 #define SP(x) ((x) & (VG_STACK_MAX - 1))
 
+/* bpf_loop's context must be on the stack: the vm is in a map */
+struct vm_ref {
+	struct vm *m;
+};
+
 /* One instruction; returns 1 to stop the loop. */
-static int vm_step(__u32 i, struct vm *m)
+static int vm_step(__u32 i, struct vm_ref *r)
 {
+	struct vm *m = r->m;
 	struct vg_insn *in;
 	__u32 k;
 	__s64 a, b;
@@ -205,11 +214,13 @@ static int vm_step(__u32 i, struct vm *m)
 /* Run code [off, off+len); returns the top of stack, 1 when empty. */
 static __always_inline __s64 vm_run(struct vm *m, __u32 off, __u32 len)
 {
+	struct vm_ref r = { .m = m };
+
 	m->off = off;
 	m->len = len;
 	m->pc = 0;
 	m->sp = 0;
-	bpf_loop(VG_KMAX_PROG, vm_step, m, 0);
+	bpf_loop(VG_KMAX_PROG, vm_step, &r, 0);
 	if (m->err)
 		return 0;
 	return m->sp ? m->st[SP(m->sp - 1)] : 1;

@@ -85,7 +85,7 @@ struct {
 /* the timeout's event fields, off the callback's stack (the verifier's
  * 512 bytes are for the whole chain of calls under it) */
 struct kt_scratch {
-	__u64 slot[VG_NSLOTS];
+	struct vm m;		/* its slots are the timeout's */
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -217,14 +217,13 @@ static int ktimer_cb(void *map, int *key, struct kt_timer *t)
 {
 	__u32 zero = 0, n = ktlist_n;
 	struct kt_scratch *sc = bpf_map_lookup_elem(&kt_scratch, &zero);
-	struct vm m = {};
-	struct ksweep w = { .m = &m };
+	struct ksweep w = {};
 	__u64 tick = ktimer_tick_ns;
 
 	if (!tick || !sc)
 		return 0;	/* vigil is ending */
-	m.slot = sc->slot;
-	w.slot = sc->slot;
+	w.m = &sc->m;
+	w.slot = sc->m.slot;
 	w.now = bpf_ktime_get_ns();
 	w.next = w.now + tick;
 	kt_stat(VG_KT_SWEEPS, 1);

@@ -51,10 +51,15 @@
 
 
 /* kfunc (Linux 6.12): copies a C string from user memory, faulting pages
- * in; sleepable programs only */
+ * in; sleepable programs only. Weak, and called only when copy_str_ok
+ * (set before load from user/probe/features.c): on an older kernel the
+ * call is then dead code, which the verifier removes. Without it a
+ * sleepable program faults the string's pages in with bpf_copy_from_user
+ * and reads it from them (read_strings). */
 extern int bpf_copy_from_user_str(void *dst, __u32 dst__sz,
 				  const void *unsafe_ptr__ign,
-				  __u64 flags) __ksym;
+				  __u64 flags) __ksym __weak;
+const volatile bool copy_str_ok VG_SHARED = false;
 
 /* Set by user space before the programs are attached. */
 __u32 target_tgid VG_SHARED = 0;
@@ -271,10 +276,11 @@ static __always_inline __u64 wake_flags(void)
 struct kstep_args {
 	__u32 event, tid;
 	__u32 at_entry, pad;
-	__u64 slot[VG_NSLOTS];
-	/* vg_kstep's, for its properties' steps: an entry probe's ip and
-	 * sp (0 elsewhere), the call a stop sends the thread back to */
-	__u64 uip, usp, rewind;
+	/* the probe's slots are m.slot; vg_kstep sets m.uip, usp and
+	 * rewind for its properties' steps: an entry probe's ip and sp (0
+	 * elsewhere), the call a stop sends the thread back to. m is the
+	 * properties' interpreter in turn, tm vg_ktimer_enter's. */
+	struct vm m, tm;
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -297,7 +303,7 @@ static __always_inline struct kstep_args *kstep_scratch(void)
 	struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
 
 	if (a)
-		__builtin_memset(a->slot, 0, sizeof(a->slot));
+		__builtin_memset(a->m.slot, 0, sizeof(a->m.slot));
 	return a;
 }
 
@@ -342,6 +348,12 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot,
 
 			if (n > 8)
 				n = 8;
+			/* 1..8 for the read in the register the call takes:
+			 * a clamp by a branch bounds one register, and clang
+			 * may pass a copy made before it, which Linux 6.1's
+			 * verifier does not bound (the mask is exact for
+			 * 1..8; the barrier keeps clang from dropping it) */
+			barrier_var(n);
 			addr += c->off[last < VG_CAP_STEPS ? last : 0];
 			if (c->str == VG_CAPS_AT)	/* the string's address */
 				v = addr;
@@ -349,7 +361,8 @@ static __always_inline void capture(struct vg_ev_conf *conf, __u64 *slot,
 				bad = read_user(&v, sizeof(v), (void *)addr,
 						sleep) != 0;
 			else if (n == 0 ||
-				 read_user(&v, n, (void *)addr, sleep))
+				 read_user(&v, ((n - 1) & 7) + 1, (void *)addr,
+					   sleep))
 				bad = 1;
 			else if (c->is_signed && n < 8)
 				v = (__u64)(((__s64)(v << (64 - 8 * n))) >>
@@ -394,6 +407,7 @@ static __always_inline void read_strings(struct vg_ev_conf *conf,
 {
 	for (int k = 0; k < VG_MAX_CAPS; k++) {
 		struct vg_cap_plan *c = &conf->cap[k];
+		const char *src;
 		char *dst;
 
 		if (k >= conf->ncaps)
@@ -404,11 +418,19 @@ static __always_inline void read_strings(struct vg_ev_conf *conf,
 		dst[0] = 0;
 		if (!slot[VG_SLOT_CAP0 + k])	/* NULL: "", not a fault */
 			continue;
-		if ((sleep ? bpf_copy_from_user_str(dst, VG_STR_MAX,
-						    (void *)slot[VG_SLOT_CAP0 + k],
-						    0)
-			   : bpf_probe_read_user_str(dst, VG_STR_MAX,
-						     (void *)slot[VG_SLOT_CAP0 + k])) < 0) {
+		src = (const char *)slot[VG_SLOT_CAP0 + k];
+		if (sleep && !copy_str_ok) {
+			/* no kfunc: fault in the pages the string may lie on
+			 * (its first byte's, its last possible byte's) with
+			 * the sleepable helper, then read it from them */
+			char c;
+
+			bpf_copy_from_user(&c, 1, src);
+			bpf_copy_from_user(&c, 1, src + VG_STR_MAX - 1);
+		}
+		if ((sleep && copy_str_ok
+			     ? bpf_copy_from_user_str(dst, VG_STR_MAX, src, 0)
+			     : bpf_probe_read_user_str(dst, VG_STR_MAX, src)) < 0) {
 			dst[0] = 0;
 			slot[VG_SLOT_CAP0 + k] = 0;
 			count(&counters, VG_CNT_CAPFAULT);
@@ -445,12 +467,17 @@ static __always_inline __u16 release_flag(struct vg_ev_conf *conf,
 {
 	if (!(conf->flags & VG_EVF_UNWATCH))
 		return 0;
-	for (int i = 0; i <= VG_SLOT_RET && i < VG_NSLOTS; i++)
+	for (int i = 0; i <= VG_SLOT_RET && i < VG_NSLOTS; i++) {
+		/* a key on the stack: slot may be a global function's
+		 * argument, memory Linux 6.1 takes for no map key */
+		__u64 key = slot[i];
+
 		if ((i < 6 || i == VG_SLOT_RET) &&
-		    bpf_map_lookup_elem(&armed_addrs, &slot[i])) {
+		    bpf_map_lookup_elem(&armed_addrs, &key)) {
 			__sync_fetch_and_add(&release_seq, 1);
 			return VG_RF_RELEASE;
 		}
+	}
 	return 0;
 }
 
@@ -619,7 +646,7 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 		__u32 zero = 0;
 		struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
 
-		/* slot is a->slot (kstep_scratch) */
+		/* slot is a->m.slot (kstep_scratch) */
 		if (a) {
 			a->event = event;
 			a->tid = tid;

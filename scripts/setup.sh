@@ -101,6 +101,43 @@ step "check system"
 . /etc/os-release
 [ "${VERSION_CODENAME:-}" = bookworm ] || die "expected Debian 12 (bookworm), found '${PRETTY_NAME:-unknown}'"
 
+# ---------------------------------------------------------------- --vm
+# scripts/vm.sh's guest: QEMU, a static busybox for its initramfs, and
+# Debian 12's own kernel package (linux-image-amd64's dependency of the
+# day), fetched with apt-get download into $VM_CACHE and checked against
+# the SHA256 of apt's signed index. Only these; the last line of the
+# output is the kernel package's path.
+VM_CACHE=/var/cache/vigil/vm
+if [ "${1:-}" = --vm ]; then
+    missing=()
+    for p in qemu-system-x86 busybox-static cpio; do installed "$p" || missing+=("$p"); done
+    if [ ${#missing[@]} -gt 0 ]; then
+        apt_update_once
+        step "install ${missing[*]}"
+        apt-get install -y --no-install-recommends "${missing[@]}" >>"$LOG" 2>&1
+    fi
+    kpkg_of() { apt-cache depends linux-image-amd64 2>>"$LOG" |
+        awk '/Depends: linux-image-6\.1\./ { print $2; exit }'; }
+    kpkg=$(kpkg_of) || true
+    if [ -z "$kpkg" ]; then apt_update_once; kpkg=$(kpkg_of) || true; fi
+    [ -n "$kpkg" ] || die "no linux-image-6.1.*-amd64 behind linux-image-amd64 (see $LOG)"
+    read -r kfile ksha < <(apt-cache show --no-all-versions "$kpkg" 2>>"$LOG" | awk '
+        /^Filename:/ { n = split($2, a, "/"); f = a[n] } /^SHA256:/ { s = $2 }
+        END { print f, s }') || true
+    [ -n "${kfile:-}" ] && [ -n "${ksha:-}" ] || die "apt knows no file or SHA256 for $kpkg"
+    mkdir -p "$VM_CACHE"
+    deb_ok() { [ -f "$VM_CACHE/$kfile" ] && echo "$ksha  $VM_CACHE/$kfile" | sha256sum -c --quiet - >/dev/null 2>&1; }
+    if ! deb_ok; then
+        step "download $kfile into $VM_CACHE"
+        rm -f "$VM_CACHE/$kfile"
+        (cd "$VM_CACHE" && apt-get download "$kpkg" >>"$LOG" 2>&1)
+        deb_ok || die "$kfile missing or SHA256 mismatch after apt-get download (see $LOG)"
+    fi
+    echo "setup: VM OK: qemu-system-x86, busybox-static, $kpkg (SHA256 checked)"
+    echo "$VM_CACHE/$kfile"
+    exit 0
+fi
+
 # ---------------------------------------------------------------- packages
 missing=()
 for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done

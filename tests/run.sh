@@ -25,6 +25,14 @@ if "$BUILD/targets/debug_regs_oracle" >/dev/null 2>&1; then
 else
 	lacks[debug_regs]=yes
 fi
+# the kernel tier's timer and holds of other processes: kfuncs of 6.13
+# and 6.2, as the kernel's own symbol table lists them
+if grep -q ' bpf_send_signal_task$' /proc/kallsyms &&
+	grep -q ' bpf_task_from_pid$' /proc/kallsyms; then
+	lacks[kernel_stops_others]=no
+else
+	lacks[kernel_stops_others]=yes
+fi
 declare -A skip_why=()
 
 # Unit tests: cmocka's TAP output gives one line per test.

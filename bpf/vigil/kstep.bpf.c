@@ -30,7 +30,7 @@ __noinline int vg_ktimer_enter(__u32 idx, __u32 to, int err)
 	struct kstep_args *a = bpf_map_lookup_elem(&kstep_args, &zero);
 	struct vg_kslot *s = bpf_map_lookup_elem(&kslots, &idx);
 	struct vg_kprop *p;
-	struct vm m = {};
+	struct vm *m;
 
 	if (!a || !s)
 		return 1;
@@ -38,16 +38,17 @@ __noinline int vg_ktimer_enter(__u32 idx, __u32 to, int err)
 	p = bpf_map_lookup_elem(&kprops, &prop);
 	if (!p)
 		return 1;
-	m.err = err;
-	m.tid = a->tid;
-	m.slot = a->slot;
-	m.key[0] = s->key[0];
-	m.key[1] = s->key[1];
-	__builtin_memcpy(m.vars, s->vars, sizeof(m.vars));
-	ktimer_enter(&m, p, prop, to, s, idx, m.tid, cur_tgid(), a->slot, 0);
+	m = &a->tm;
+	m->err = err;
+	m->tid = a->tid;
+	__builtin_memcpy(m->slot, a->m.slot, sizeof(m->slot));
+	m->key[0] = s->key[0];
+	m->key[1] = s->key[1];
+	__builtin_memcpy(m->vars, s->vars, sizeof(m->vars));
+	ktimer_enter(m, p, prop, to, s, idx, m->tid, cur_tgid(), m->slot, 0);
 	dv = p->deadline_var & (VG_KMAX_VARS - 1);
-	s->vars[dv] = m.vars[dv];
-	return m.err;
+	s->vars[dv] = m->vars[dv];
+	return m->err;
 }
 
 /* One event for one kernel-tier property. */
@@ -207,19 +208,15 @@ __noinline int vg_kstep_prop(__u32 k)
 	struct kstep_args *a;
 	__u32 event;
 	struct vg_ev_conf *conf = kstep_event(&a, &event);
-	struct vm m = {};
 
 	if (!conf)
 		return 0;
 	k &= VG_KMAX_EV_PROPS - 1;
-	m.tid = a->tid;
-	m.slot = a->slot;
-	m.uip = a->uip;
-	m.usp = a->usp;
-	m.rewind = a->rewind;	/* another property's, of this event */
+	/* a->m: the slots, uip, usp and the rewind another property of
+	 * this event may have planned are kept from one to the next */
+	a->m.tid = a->tid;
 	kstep_prop(conf->kprop[k], conf->kslot[k], conf->kbind[k], event,
-		   m.tid, a->slot, &m);
-	a->rewind = m.rewind;
+		   a->tid, a->m.slot, &a->m);
 	return 0;
 }
 
@@ -237,12 +234,12 @@ int vg_kstep(struct pt_regs *ctx)
 		return 0;
 	n = conf->nkprops;
 	/* no rewind but at an entry: uip 0 says so (rewind_plan) */
-	a->uip = 0;
-	a->usp = 0;
-	a->rewind = 0;
+	a->m.uip = 0;
+	a->m.usp = 0;
+	a->m.rewind = 0;
 	if (kstop_rewind && (a->at_entry & 1)) {
-		a->uip = regs->ip;
-		a->usp = regs->sp;
+		a->m.uip = regs->ip;
+		a->m.usp = regs->sp;
 	}
 	for (__u32 i = 0; i < VG_KMAX_EV_PROPS; i++) {
 		if (i >= n)
@@ -250,7 +247,7 @@ int vg_kstep(struct pt_regs *ctx)
 		vg_kstep_prop(i);
 	}
 	/* only what rewind_plan planned */
-	rewind_apply(regs, a->tid, a->uip, a->usp, a->rewind);
+	rewind_apply(regs, a->tid, a->m.uip, a->m.usp, a->m.rewind);
 	/* the event's own time is over (bpf/evclock.bpf.h) */
 	if (conf->flags & (VG_EVF_USER | VG_EVF_KTIME))
 		ev_clock_set(0, 0);

@@ -239,19 +239,115 @@ static __always_inline void follow_fork(struct task_struct *child,
 	fill_proc(r, flags, VG_PROC_FORK, tid, ctgid, NULL);
 }
 
-/* sched_process_exit runs for every exiting thread; group_dead marks the
- * last one, whose exit code is the process's. */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(vg_exit, struct task_struct *p, bool group_dead)
+/* sched_process_exit's second argument, group_dead (Linux 6.16; set
+ * before load from user/probe/features.c). Without it, the process's exit
+ * is reported by the last of its threads to reach the tracepoint, after
+ * every thread's thread_exit: vg_exit_in counts the threads in do_exit
+ * (exit_group_dead_fentry), and the one that brings the count to 0 once
+ * the process has no live thread left is the last. (The thread that ends
+ * the process, do_exit's own group_dead, is not it: before 6.16 the
+ * tracepoint comes after exit_mm, where another thread may wait.) There,
+ * too, a thread's thread_exit is sent as it enters do_exit: exit_mm wakes
+ * its joiner, which may run (and report) before the thread reaches the
+ * tracepoint; 6.16 moved the tracepoint before exit_mm.
+ * Without do_exit to trace, the last thread is the one that finds the
+ * process's count of live threads at zero, which do_exit lowers before
+ * the tracepoint; as threads exiting together may all find it so, the
+ * first of them for this process (by its leader's start time, which a
+ * reused tgid does not share) is the one. */
+const volatile bool exit_group_dead_arg = false;
+const volatile bool exit_group_dead_fentry = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __s64);
+} exiting SEC(".maps");
+
+SEC("fentry/do_exit")
+int BPF_PROG(vg_exit_in, long code)
 {
 	struct vg_life_slots s = {};
+	__u32 tid, tgid;
+	__s64 zero = 0, *n;
+
+	if (!is_target_in(&tid, &tgid))
+		return 0;
+	if (ev_thread_exit >= 0) {
+		s.v[0] = tid;
+		vg_life_event(ev_thread_exit, tid, &s);
+	}
+	n = bpf_map_lookup_elem(&exiting, &tgid);
+	if (!n) {
+		bpf_map_update_elem(&exiting, &tgid, &zero, BPF_NOEXIST);
+		n = bpf_map_lookup_elem(&exiting, &tgid);
+	}
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	return 0;
+}
+
+/* the last thread of the process to reach the tracepoint (vg_exit_in) */
+static __always_inline bool last_exiting(struct task_struct *p, __u32 tgid)
+{
+	__s64 *n = bpf_map_lookup_elem(&exiting, &tgid);
+
+	return n && __sync_fetch_and_add(n, -1) == 1 &&
+	       BPF_CORE_READ(p, signal, live.counter) == 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} group_exits SEC(".maps");
+
+static __always_inline bool group_dead_of(struct task_struct *p, __u32 tgid)
+{
+	__u64 start, old, *v;
+
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return false;
+	start = BPF_CORE_READ(p, group_leader, start_time);
+	v = bpf_map_lookup_elem(&group_exits, &tgid);
+	if (!v) {
+		if (!bpf_map_update_elem(&group_exits, &tgid, &start,
+					 BPF_NOEXIST))
+			return true;
+		v = bpf_map_lookup_elem(&group_exits, &tgid);
+		if (!v)
+			return false;
+	}
+	old = *v;
+	return old != start &&
+	       __sync_val_compare_and_swap(v, old, start) == old;
+}
+
+/* sched_process_exit runs for every exiting thread; group_dead marks the
+ * last one, whose exit code is the process's. The arguments are read from
+ * ctx: the second only where the tracepoint has it. */
+SEC("tp_btf/sched_process_exit")
+int vg_exit(__u64 *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx[0];
+	struct vg_life_slots s = {};
 	__u64 *slot = s.v;
+	bool group_dead;
 	__u32 tid;
 	int code;
 
 	if (!is_target(&tid))
 		return 0;
-	if (ev_thread_exit >= 0) {
+	if (exit_group_dead_arg) {
+		group_dead = (bool)ctx[1];
+	} else if (exit_group_dead_fentry) {
+		group_dead = last_exiting(p, cur_tgid());
+	} else {
+		group_dead = group_dead_of(p, cur_tgid());
+	}
+	if (ev_thread_exit >= 0 && !exit_group_dead_fentry) {	/* else: vg_exit_in */
 		slot[0] = tid;
 		vg_life_event(ev_thread_exit, tid, &s);
 	}

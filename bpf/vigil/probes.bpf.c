@@ -58,7 +58,7 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 	if (ktier) {
 		if (!(ka = kstep_scratch()))
 			return 0;
-		slot = ka->slot;
+		slot = ka->m.slot;
 	}
 	read_args(ctx, conf, slot);
 	return handle_conf(ctx, conf, event, tid, slot, ktier, true, sleep,
@@ -140,7 +140,7 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
 	if (ktier) {
 		if (!(ka = kstep_scratch()))
 			return 0;
-		slot = ka->slot;
+		slot = ka->m.slot;
 	}
 	s = bpf_map_lookup_elem(&stashes, &k);
 	if (s && s->depth > 0) {

@@ -8,9 +8,9 @@
 
 run_vigil doctor
 expect_rc 0
-for l in privileges BTF "ring buffer" uprobes "multi-uprobe links" \
-	bpf_send_signal_thread "BPF timers" "register writes from uprobes" \
-	"debug registers" CRIU gdb; do
+for l in privileges BTF "ring buffer" uprobes bpf_send_signal_thread \
+	"BPF timers" "debug registers" CRIU gdb "kernel: uprobe_multi" \
+	"kernel: rewind" "kernel: ktimer"; do
 	expect_out "^$l: "
 done
 expect_out "^uprobes: works \(a BPF program on a uprobe of vigil's own function ran 3 times for its 3 calls\)$"

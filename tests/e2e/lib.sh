@@ -191,3 +191,18 @@ wait_vigil() {
 	RC=$?
 	cat "$TMP/vigil.err"
 }
+
+# kernel_has FUNC: the running kernel has FUNC (a kfunc vigil uses where
+# there is one: user/probe/features.c), by its symbol
+kernel_has() {
+	grep -q " $1\$" /proc/kallsyms
+}
+
+# the kernel tier's timer, and holding a process at its exec or fork
+# (bpf_send_signal_task, Linux 6.13; bpf_task_from_pid, 6.2); a test
+# that needs it skips as `skip kernel_stops_others REASON` (tests/run.sh
+# asks /proc/kallsyms the same)
+kernel_stops_others() {
+	kernel_has bpf_send_signal_task && kernel_has bpf_task_from_pid
+}
+

@@ -76,4 +76,8 @@ PY
 	diff "$TMP/kernel.verdicts" "$TMP/user.verdicts" || fail "tiers disagree on $spec $target"
 	checked=$((checked + 1))
 done
-[ "$checked" -ge 26 ] || fail "only $checked eligible cases checked"
+# the 5 timed cases run in the kernel tier only where its timer can stop
+# a thread (bpf_send_signal_task)
+min=26
+kernel_stops_others || min=21
+[ "$checked" -ge $min ] || fail "only $checked eligible cases checked"

@@ -56,7 +56,9 @@ stopped_in() {	# $1: function the stopped target must be in (any frame); $2: mor
 	kill -KILL "$pid"
 }
 
-for TIER in kernel user; do
+TIERS="kernel user"
+kernel_stops_others || { echo "no kernel-tier timer on this kernel: the user tier only"; TIERS=user; }
+for TIER in $TIERS; do
 # -- a mutex held 300 ms once among 6000 short holds (kernel tier: with
 # VIGIL_DEBUG, which says what the kernel's timer did)
 [ $TIER = kernel ] && export VIGIL_DEBUG=1

@@ -5,6 +5,8 @@
  * --bug, producer 0 makes one push more than its share, skipping the lock
  * and the wait, into a queue that is full. --slow makes consumers take
  * 60 ms per item instead of 0.2 ms: a run of about 6 s, for watching it.
+ * --linger waits 5 s once the threads are done, before the queue is
+ * drained: time for a stop that comes a little after its event.
  *
  * It prints how many times it called each function, so tests can compare
  * vigil's per-probe counts with the truth. */
@@ -27,7 +29,7 @@ struct queue {
 };
 
 static struct queue *q;
-static int bug, pause_us = 200;
+static int bug, linger, pause_us = 200;
 static long npush, npop, nnew;	/* calls, counted under the lock */
 static int producers_left = PRODUCERS, consumers_left = CONSUMERS;
 static long to_consume = PRODUCERS * ITEMS - CAPACITY;	/* under the lock */
@@ -123,6 +125,8 @@ int main(int argc, char **argv)
 			bug = 1;
 		else if (!strcmp(argv[i], "--slow"))
 			pause_us = 60000;
+		else if (!strcmp(argv[i], "--linger"))
+			linger = 1;
 	}
 	q = queue_new(CAPACITY);
 	for (long i = 0; i < CONSUMERS; i++)
@@ -133,6 +137,8 @@ int main(int argc, char **argv)
 		pthread_join(p[i], NULL);
 	for (int i = 0; i < CONSUMERS; i++)
 		pthread_join(c[i], NULL);
+	if (linger)	/* time for a stop that comes after the event */
+		sleep(5);
 	while (q->count > 0)	/* drain what is left, all threads done */
 		queue_pop(q);
 	printf("queue: calls queue_new=%ld queue_push=%ld queue_pop=%ld\n",

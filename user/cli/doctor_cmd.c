@@ -3,7 +3,9 @@
  * `criu check`, gdb's Python), as `criu check` and `bpftrace --info` do.
  * Exit 0 when a basic run works: the privileges, the kernel's BTF, a
  * ring buffer and a uprobe that fires; what else is missing only narrows
- * what vigil can do, and each line says what. */
+ * what vigil can do, and each line says what. The kernel's features
+ * beyond Linux 6.1 (multi-uprobe links, register writes from uprobes,
+ * the kfuncs...) are user/probe/features.h's, each line "kernel: ...". */
 #include "doctor_cmd.h"
 
 #include <stdio.h>
@@ -13,8 +15,8 @@
 #include "cli/cli.h"
 #include "cli/usage.h"
 #include "probe/debugregs.h"
+#include "probe/features.h"
 #include "probe/machine.h"
-#include "probe/ulink.h"
 #include "util/caps.h"
 #include "util/err.h"
 
@@ -96,14 +98,6 @@ static void privileges(struct vg_check *c)
 		 c->ok ? "CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN" : e.msg);
 }
 
-static void multi(struct vg_check *c)
-{
-	c->ok = vg_ulink_multi();
-	snprintf(c->what, sizeof(c->what), "%s",
-		 c->ok ? "one link holds a program's uprobes on a file: exits and checkpoints detach them at once"
-		       : "not taken by this kernel (or VIGIL_NO_UPROBE_MULTI): one link a uprobe, each detached on its own");
-}
-
 static void debug_regs(struct vg_check *c)
 {
 	char why[256];
@@ -131,13 +125,10 @@ int vg_cmd_doctor(int argc, char **argv)
 		{ "BTF", vg_machine_btf, true, false, NULL },
 		{ "ring buffer", vg_machine_ringbuf, true, true, NULL },
 		{ "uprobes", vg_machine_uprobe, true, true, NULL },
-		{ "multi-uprobe links", multi, false, true, NULL },
 		{ "bpf_send_signal_thread", vg_machine_send_signal_thread, false,
 		  true, "the kernel tier cannot stop a thread at the call" },
 		{ "BPF timers", vg_machine_timers, false, true,
 		  "timed properties run in the user tier" },
-		{ "register writes from uprobes", vg_machine_reg_writes, false,
-		  true, "a kernel-tier stop lands after the probed instruction, not at the call" },
 		{ "debug registers", debug_regs, false, false, NULL },
 		{ "CRIU", criu, false, true, NULL },
 		{ "gdb", gdb, false, false, NULL },
@@ -169,6 +160,18 @@ int vg_cmd_doctor(int argc, char **argv)
 			       !c.ok && checks[i].without ? ": " : "",
 			       !c.ok && checks[i].without ? checks[i].without : "");
 		nbad += checks[i].basic && !c.ok;
+	}
+	/* what the kernel offers beyond Linux 6.1, each with its fallback
+	 * (user/probe/features.h), but those said above */
+	for (const struct vg_kfeature *k = vg_kfeatures; priv && k->name; k++) {
+		const char *why = NULL;
+		bool ok;
+
+		if (!strcmp(k->name, "debug_regs"))	/* said above */
+			continue;
+		ok = k->works(&why);
+		printf("kernel: %s: %s (%s)\n", k->name,
+		       ok ? "works" : "does not work", why ? why : "");
 	}
 	printf("vigil doctor: %s\n",
 	       nbad ? "a basic run does NOT work here: see the lines above"

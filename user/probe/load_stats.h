@@ -21,6 +21,11 @@ void vg_load_stats_print(struct vg_load_stats *s, struct bpf_object *obj,
 			 struct vg_load_stats *side_s, struct bpf_object *side,
 			 unsigned long long load_ns, FILE *out);
 
+/* After a failed load of obj, whose statistics are not printed: the logs
+ * of its programs the kernel refused. Frees s. */
+void vg_load_stats_refused(struct vg_load_stats *s, struct bpf_object *obj,
+			   FILE *out);
+
 /* Statistics armed but never printed. */
 void vg_load_stats_free(struct vg_load_stats *s);
 

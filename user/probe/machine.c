@@ -239,21 +239,3 @@ void vg_machine_timers(struct vg_check *c)
 		 : r == 0 ? "the verifier does not know bpf_timer_init"
 			  : strerror(-r));
 }
-
-void vg_machine_reg_writes(struct vg_check *c)
-{
-	/* ctx->ip = 0: what a stop exactly at the call would need */
-	struct bpf_insn insns[] = {
-		MOV_IMM(BPF_REG_2, 0),
-		STX_DW(BPF_REG_1, BPF_REG_2, 128),	/* pt_regs.ip, x86-64 */
-		MOV_IMM(BPF_REG_0, 0),
-		EXIT(),
-	};
-	int fd = load(c, insns, sizeof(insns) / sizeof(insns[0]));
-
-	c->ok = fd >= 0;
-	if (fd >= 0) {
-		snprintf(c->what, sizeof(c->what), "a uprobe program may write the instruction pointer");
-		close(fd);
-	}
-}

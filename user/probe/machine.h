@@ -27,8 +27,5 @@ void vg_machine_send_signal_thread(struct vg_check *c);
 /* the verifier takes a program that calls bpf_timer_init (the kernel
  * tier's timeouts) */
 void vg_machine_timers(struct vg_check *c);
-/* the verifier takes a uprobe program that writes a register (a stop
- * exactly at the call, not after the probed instruction) */
-void vg_machine_reg_writes(struct vg_check *c);
 
 #endif

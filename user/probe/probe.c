@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "features.h"
 #include "ktier.h"
 #include "ktimer.h"
 #include "plan/plan.h"
@@ -28,16 +29,6 @@
 
 
 /* Does the running kernel have this function (a kfunc, say)? */
-static bool kernel_has_func(const char *name)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	bool yes = vmlinux &&
-		   btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) >= 0;
-
-	btf__free(vmlinux);
-	return yes;
-}
-
 int vg_probe_libbpf_quiet(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
@@ -167,14 +158,17 @@ static int attach_all(struct vg_probe *p, const struct vg_probe_opts *o,
 
 	/* the tracepoints: one per event at most, and the three lifecycle
 	 * ones */
-	p->links = calloc(s->nevents + 4, sizeof(*p->links));
-	p->link_prog_fd = calloc(s->nevents + 4, sizeof(int));
+	p->links = calloc(s->nevents + 5, sizeof(*p->links));
+	p->link_prog_fd = calloc(s->nevents + 5, sizeof(int));
 	/* without per-process following, the old way: any process, filtered
 	 * in BPF */
 	p->pid = o->follow_forks && !p->per_pid ? -1 : o->pid;
 	if (!p->links || !p->link_prog_fd)
 		return vg_errf(e, "out of memory");
-	if (attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
+	/* (vg_exit_in first: it counts what vg_exit counts down) */
+	if ((bpf_program__fd(p->skel->progs.vg_exit_in) >= 0 &&
+	     attach_tracepoint(p, p->skel->progs.vg_exit_in, e)) ||
+	    attach_tracepoint(p, p->skel->progs.vg_exit, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_fork, e) ||
 	    attach_tracepoint(p, p->skel->progs.vg_exec, e))
 		return -1;
@@ -352,7 +346,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 				 stacks || vg_probe_stacks_predicted(spec));
 	bpf_program__set_autoload(p->skel->progs.vg_watch_mmap,
 				  o->watch && o->watch_lib_ino);
-	p->per_pid = o->follow_forks && kernel_has_func("bpf_send_signal_task");
+	p->per_pid = o->follow_forks && vg_feat_send_signal_task(NULL);
 	if (o->follow_forks && !p->per_pid && o->warn)
 		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
 	p->skel->rodata->fork_stop_ok = p->per_pid;

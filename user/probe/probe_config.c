@@ -8,6 +8,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "features.h"
 #include "plan/plan.h"
 #include "ulink.h"
 #include "vigil.skel.h"
@@ -152,5 +153,14 @@ void vg_probe_config_programs(struct vigil_bpf *skel,
 	vg_ulink_prepare(skel->progs.vg_stash);
 	vg_ulink_prepare(skel->progs.vg_creq);
 	vg_ulink_prepare(skel->progs.vg_kstep);
+	/* what this kernel has beyond 6.1: without it, the code that
+	 * needs it is dead and the verifier drops it (features.h) */
+	skel->rodata->copy_str_ok = vg_feat_copy_from_user_str(NULL);
+	skel->rodata->exit_group_dead_arg = vg_feat_exit_group_dead(NULL);
+	skel->rodata->exit_group_dead_fentry =
+		!skel->rodata->exit_group_dead_arg &&
+		vg_feat_exit_fentry(NULL);
+	bpf_program__set_autoload(skel->progs.vg_exit_in,
+				  skel->rodata->exit_group_dead_fentry);
 	lifecycle_setup(skel, spec);
 }

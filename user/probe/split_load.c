@@ -308,6 +308,9 @@ int vg_split_load(struct bpf_object *main, int (*load_main)(void *arg),
 	if (!err) {
 		*side = s.kobj;
 		s.kobj = NULL;
+	} else if (*stats) {	/* why vg_kstep was refused, if it was */
+		vg_load_stats_refused(*stats, s.kobj, stderr);
+		*stats = NULL;
 	}
 out:
 	vg_heap_reserve_end();

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# scripts/vm.sh - run tests inside a QEMU guest booted on Debian 12's own
+# kernel (linux-image-6.1.*-amd64), as root.
+#
+#   bash scripts/vm.sh [--smp N] [--mem SIZE] [TEST...]
+#   bash scripts/vm.sh [--smp N] [--mem SIZE] --cmd 'COMMAND'
+#
+# TEST: a tests/e2e/ script's name (uaf, queue_overflow_stop, ...); none:
+# $VM_TESTS, else the default list below. The guest is software-emulated
+# (TCG: no KVM needed, and the x86 debug registers fire there), boots a
+# busybox initramfs that mounts this machine's root read-only over 9p with
+# a tmpfs overlay for the build outputs and /tmp, then runs the tests from
+# this checkout, which must have been built (make all) beforehand. Prints
+# a line per test (ok, FAILED, skipped: a test that exits 77) and closes
+# with "N passed, N failed, N skipped"; exits non-zero on a failure or when
+# the guest did not get that far (or ran past $VM_TIMEOUT seconds, 3600).
+# The guest's console goes to $BUILD/vm/console.log, each test's output to
+# $BUILD/vm/logs/TEST.log.
+#
+# What it needs (qemu-system-x86, busybox-static, the kernel package) comes
+# from scripts/setup.sh --vm, which caches the kernel under /var/cache/vigil.
+#
+# --cmd runs COMMAND (bash, in the checkout) in the guest instead of tests,
+# its output on the terminal and its status as vm.sh's.
+#
+# Inside the guest the same script runs as the init's last step:
+#   scripts/vm.sh --guest TEST...
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+DEFAULT_TESTS="queue_overflow_stop queue_user_stop uaf"
+MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
+
+# ------------------------------------------------------------------ guest
+if [ "${1:-}" = --guest ]; then
+	shift
+	export VIGIL_CACHE_DIR=off
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	LOGS=$BUILD/vm/logs	# the host's, shared writable
+	mkdir -p "$LOGS"
+	passed=0 failed=0 skipped=0
+	echo "vm: kernel $(uname -r), $(nproc) CPU(s)"
+	if [ -f "$BUILD/vm/cmd" ]; then
+		bash "$BUILD/vm/cmd" 2>&1 | sed 's/^/vm: | /'
+		echo "vm: command exit status ${PIPESTATUS[0]}"
+		exit 0
+	fi
+	for name in "$@"; do
+		t=tests/e2e/$name.sh
+		if [ ! -f "$t" ]; then
+			printf 'vm: %-32s FAILED (no %s)\n' "$name" "$t"
+			failed=$((failed + 1))
+			continue
+		fi
+		start=$(date +%s)
+		BUILD=$BUILD timeout 900 bash "$t" >"$LOGS/$name.log" 2>&1
+		rc=$?
+		secs=$(($(date +%s) - start))
+		if [ "$rc" -eq 0 ]; then
+			passed=$((passed + 1))
+			printf 'vm: %-32s ok (%ss)\n' "$name" "$secs"
+		elif [ "$rc" -eq 77 ]; then
+			skipped=$((skipped + 1))
+			printf 'vm: %-32s skipped (%ss)\n' "$name" "$secs"
+		else
+			failed=$((failed + 1))
+			printf 'vm: %-32s FAILED (exit %d, %ss)\n' "$name" "$rc" "$secs"
+			tail -30 "$LOGS/$name.log" | sed 's/^/vm:     /'
+		fi
+	done
+	echo "vm: $passed passed, $failed failed, $skipped skipped"
+	exit 0
+fi
+
+# ------------------------------------------------------------------ host
+SMP=1
+MEM=4G
+CMD=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--smp) SMP=$2; shift 2 ;;
+	--cmd) CMD=$2; shift 2 ;;
+	--mem) MEM=$2; shift 2 ;;
+	-*) echo "vm: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+TESTS=${*:-${VM_TESTS:-$DEFAULT_TESTS}}
+
+die() { echo "vm: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || die "must run as root"
+[ -x "$BUILD/vigil" ] || die "$BUILD/vigil is missing: run make first"
+case "$BUILD" in /*) die "BUILD must be relative to the checkout" ;; esac
+
+# the packages, and the kernel package's path (its last line)
+out=$(bash scripts/setup.sh --vm) || { echo "$out" >&2; die "scripts/setup.sh --vm failed"; }
+echo "$out" | grep -v '^/' | sed 's/^/vm: /'
+deb=$(echo "$out" | tail -1)
+[ -f "$deb" ] || die "setup.sh named no kernel package"
+
+VM=$BUILD/vm
+rm -rf "$VM/kernel" "$VM/initramfs" "$VM/cmd" "$VM/logs"
+mkdir -p "$VM/kernel" "$VM/initramfs"/{bin,mod,proc,sys,dev,host,rw,newroot} "$VM/logs"
+[ -z "$CMD" ] || printf '%s\n' "$CMD" >"$VM/cmd"
+dpkg-deb -x "$deb" "$VM/kernel" || die "cannot unpack $deb"
+kver=$(ls "$VM/kernel/lib/modules" | head -1)
+vmlinuz=$VM/kernel/boot/vmlinuz-$kver
+[ -f "$vmlinuz" ] || die "no vmlinuz in $deb"
+
+# the initramfs: busybox, the modules for virtio 9p and overlay, /init
+cp /bin/busybox "$VM/initramfs/bin/busybox"
+for m in $MODULES; do
+	f=$(find "$VM/kernel/lib/modules/$kver" -name "$m.ko*" | head -1)
+	[ -n "$f" ] || die "module $m not in $deb"
+	case "$f" in
+	*.xz) xz -dc "$f" >"$VM/initramfs/mod/$m.ko" ;;
+	*.zst) zstd -qdc "$f" >"$VM/initramfs/mod/$m.ko" ;;
+	*) cp "$f" "$VM/initramfs/mod/$m.ko" ;;
+	esac
+done
+cat >"$VM/initramfs/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in $MODULES; do insmod /mod/\$m.ko || echo "vm: insmod \$m failed"; done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /host ||
+	{ echo "vm: cannot mount the host's root"; poweroff -f; }
+mount -t tmpfs -o mode=755 rw /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay -o lowerdir=/host,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
+	{ echo "vm: cannot mount the overlay"; poweroff -f; }
+n=/newroot
+mount -t proc proc \$n/proc
+mount -t sysfs sys \$n/sys
+mount -t devtmpfs dev \$n/dev
+mkdir -p \$n/dev/pts \$n/dev/shm
+mount -t devpts devpts \$n/dev/pts
+mount -t tmpfs tmpfs \$n/dev/shm
+mount -t tmpfs tmpfs \$n/tmp
+mount -t tmpfs tmpfs \$n/run
+mount -t debugfs debugfs \$n/sys/kernel/debug
+mount -t tracefs tracefs \$n/sys/kernel/tracing
+mount -t bpf bpf \$n/sys/fs/bpf
+mount -t cgroup2 cgroup2 \$n/sys/fs/cgroup
+hostname vigil-vm
+dir=\$(sed -n 's/.*vigil.dir=\([^ ]*\).*/\1/p' /proc/cmdline)
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 vmlogs \$n\$dir/$VM/logs ||
+	echo "vm: the logs stay in the guest"
+tests=\$(sed -n 's/.*vigil.tests=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')
+chroot \$n /bin/sh -c "cd \$dir && BUILD=$BUILD HOME=/root exec /bin/bash scripts/vm.sh --guest \$tests"
+echo "vm: guest done"
+poweroff -f
+EOF
+chmod 755 "$VM/initramfs/init"
+(cd "$VM/initramfs" && find . | cpio -o -H newc --quiet | gzip -1) >"$VM/initramfs.cpio.gz" ||
+	die "cannot build the initramfs"
+
+echo "vm: booting $kver under QEMU (TCG, $SMP CPU, $MEM), tests: $TESTS"
+start=$(date +%s)
+# a guest that hangs is ended: each test has 900 s inside, this is the lot
+nice -n 19 timeout "${VM_TIMEOUT:-3600}" qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
+	-nodefaults -no-reboot -display none -serial stdio \
+	-kernel "$vmlinuz" -initrd "$VM/initramfs.cpio.gz" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap \
+	-virtfs local,path="$VM/logs",mount_tag=vmlogs,security_model=none \
+	-append "console=ttyS0 quiet panic=-1 vigil.dir=$(pwd -P) vigil.tests=$(echo $TESTS | tr ' ' ,)" \
+	</dev/null 2>&1 | tee "$VM/console.log" | grep --line-buffered '^vm: ' |
+	grep --line-buffered -v '^vm: [0-9]* passed, ' | sed -u 's/\r$//'
+secs=$(($(date +%s) - start))
+echo "vm: the guest ran for ${secs}s"
+if [ -n "$CMD" ]; then
+	rc=$(tr -d '\r' <"$VM/console.log" | sed -n 's/^vm: command exit status //p' | tail -1)
+	[ -n "$rc" ] || die "the guest ended before the command did (see $VM/console.log)"
+	exit "$rc"
+fi
+summary=$(tr -d '\r' <"$VM/console.log" | grep -E '^vm: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -1)
+[ -n "$summary" ] || die "the guest ended before its summary (see $VM/console.log)"
+echo "${summary#vm: }"
+case "$summary" in *" 0 failed,"*) exit 0 ;; *) exit 1 ;; esac

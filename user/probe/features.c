@@ -1,0 +1,180 @@
+/* Feature probes of the running kernel (features.h). The BTF ones read
+ * /sys/kernel/btf/vmlinux once; the others load a program or open a perf
+ * event, as the modules that use them always did (ulink.c, rewind.c,
+ * watch.c), and are asked through them. */
+#include "features.h"
+#include "debugregs.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ktimer.h"
+#include "rewind.h"
+#include "ulink.h"
+#include "watch.h"
+
+static pthread_once_t btf_once = PTHREAD_ONCE_INIT;
+static struct btf *vmlinux;	/* kept: the kernel does not change */
+
+static void load_btf(void)
+{
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux || libbpf_get_error(vmlinux))
+		vmlinux = NULL;
+}
+
+static struct btf *kernel_btf(void)
+{
+	pthread_once(&btf_once, load_btf);
+	return vmlinux;
+}
+
+static bool say(const char **why, bool yes, const char *yes_why,
+		const char *no_why)
+{
+	if (why)
+		*why = yes ? yes_why : no_why;
+	return yes;
+}
+
+/* a kfunc the kernel's BTF declares (a kfunc is a BTF function there),
+ * or any function it describes */
+static bool has_kfunc(const char *name)
+{
+	struct btf *b = kernel_btf();
+
+	return b && btf__find_by_name_kind(b, name, BTF_KIND_FUNC) >= 0;
+}
+
+bool vg_feat_copy_from_user_str(const char **why)
+{
+	return say(why, has_kfunc("bpf_copy_from_user_str"),
+		   "kfunc bpf_copy_from_user_str",
+		   "no kfunc bpf_copy_from_user_str (Linux 6.12): a string's pages are faulted in, then read");
+}
+
+bool vg_feat_send_signal_task(const char **why)
+{
+	return say(why, has_kfunc("bpf_send_signal_task"),
+		   "kfunc bpf_send_signal_task",
+		   "no kfunc bpf_send_signal_task (Linux 6.13): a BPF program cannot stop another thread");
+}
+
+bool vg_feat_task_from_pid(const char **why)
+{
+	return say(why, has_kfunc("bpf_task_from_pid"),
+		   "kfunc bpf_task_from_pid",
+		   "no kfunc bpf_task_from_pid (Linux 6.2)");
+}
+
+/* The tracepoint's BTF: typedef btf_trace_NAME, a pointer to a function
+ * whose first parameter is the tracepoint's data, then its arguments. */
+static int tp_args(const char *tp)
+{
+	struct btf *b = kernel_btf();
+	const struct btf_type *t;
+	char name[128];
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	if (!b || (id = btf__find_by_name_kind(b, name, BTF_KIND_TYPEDEF)) < 0)
+		return -1;
+	t = btf__type_by_id(b, btf__resolve_type(b, id));
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	t = btf__type_by_id(b, t->type);
+	if (!t || !btf_is_func_proto(t))
+		return -1;
+	return btf_vlen(t) - 1;
+}
+
+bool vg_feat_exit_group_dead(const char **why)
+{
+	static int n = -2;
+
+	if (n == -2)	/* VIGIL_NO_EXIT_GROUP_DEAD: test the fallback */
+		n = getenv("VIGIL_NO_EXIT_GROUP_DEAD") ? 1
+						       : tp_args("sched_process_exit");
+	return say(why, n >= 2, "sched_process_exit(p, group_dead)",
+		   "sched_process_exit has no group_dead (Linux 6.16): the last thread is told by counting them in do_exit");
+}
+
+/* An fentry program on FUNC loads: the kernel has BPF trampolines (some
+ * builds leave out the function tracer they need) and lets it attach. */
+static bool fentry_loads(const char *func)
+{
+	struct btf *b = kernel_btf();
+	struct bpf_insn insns[2];
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = BPF_TRACE_FENTRY);
+	int id, fd;
+
+	if (!b || (id = btf__find_by_name_kind(b, func, BTF_KIND_FUNC)) < 0)
+		return false;
+	o.attach_btf_id = (__u32)id;
+	memset(insns, 0, sizeof(insns));
+	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K;	/* r0 = 0 */
+	insns[1].code = BPF_JMP | BPF_EXIT;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "vg_fentry_probe", "GPL",
+			   insns, 2, &o);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+bool vg_feat_exit_fentry(const char **why)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = fentry_loads("do_exit");
+	return say(why, ok, "an fentry program on do_exit loads",
+		   "no fentry program on do_exit (no BPF trampolines in this build)");
+}
+
+bool vg_feat_uprobe_multi(const char **why)
+{
+	return say(why, vg_ulink_multi(), "multi-uprobe links",
+		   "no multi-uprobe links (Linux 6.6), or VIGIL_NO_UPROBE_MULTI: one uprobe per site");
+}
+
+bool vg_feat_rewind(const char **why)
+{
+	return say(why, vg_rewind_supported(),
+		   "a probe may move the thread back to the call",
+		   "a probe may not write the thread's registers, or VIGIL_NO_REWIND: a kernel-tier stop lands just after the call's first instruction");
+}
+
+bool vg_feat_ktimer(const char **why)
+{
+	return say(why, vg_ktimer_kernel_ok(),
+		   "the kernel tier's timer can stop a thread",
+		   "no bpf_send_signal_task (Linux 6.13) or bpf_task_from_pid, or VIGIL_NO_KTIMER: timed properties run in the user tier");
+}
+
+bool vg_feat_debug_regs(const char **why)
+{
+	return say(why, vg_debug_regs() != VG_REGS_SILENT, "the debug registers fire",
+		   "the debug registers do not fire (a hypervisor that does not pass them on): no hardware watchpoints");
+}
+
+const struct vg_kfeature vg_kfeatures[] = {
+	{ "copy_from_user_str", vg_feat_copy_from_user_str },
+	{ "send_signal_task", vg_feat_send_signal_task },
+	{ "task_from_pid", vg_feat_task_from_pid },
+	{ "exit_group_dead", vg_feat_exit_group_dead },
+	{ "exit_fentry", vg_feat_exit_fentry },
+	{ "uprobe_multi", vg_feat_uprobe_multi },
+	{ "rewind", vg_feat_rewind },
+	{ "ktimer", vg_feat_ktimer },
+	{ "debug_regs", vg_feat_debug_regs },
+	{ NULL, NULL },
+};
