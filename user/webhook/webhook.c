@@ -146,6 +146,17 @@ static void enqueue(struct webhook *w, char *body)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* the body written to memstream f, queued: *body, its buffer, is set by
+ * the fclose */
+static void queue_body(struct webhook *w, FILE *f, char **body)
+{
+	if (fclose(f)) {	/* out of memory: the body is not whole */
+		free(*body);
+		return;
+	}
+	enqueue(w, *body);
+}
+
 /* now, as RFC 3339 in UTC */
 static void stamp(char *buf, size_t len)
 {
@@ -260,11 +271,7 @@ static void transition(void *state, const struct vg_run *run,
 		field(f, "time", when);
 		fputs("}", f);
 	}
-	if (fclose(f)) {
-		free(body);
-		body = NULL;
-	}
-	enqueue(w, body);
+	queue_body(w, f, &body);
 out:
 	free(at);
 	free(sj);
@@ -301,11 +308,7 @@ static void end(void *state, const struct vg_run_end *e)
 				e->exit_code, e->exit_signal);
 		field(f, "time", when);
 		fputs("}", f);
-		if (fclose(f)) {
-			free(body);
-			body = NULL;
-		}
-		enqueue(w, body);
+		queue_body(w, f, &body);
 	}
 	free(text);
 	pthread_mutex_lock(&w->mu);
