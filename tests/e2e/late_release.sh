@@ -38,7 +38,17 @@ wait_exec "$t" "$TARGETS/ticker"
 "$VIGIL" attach specs/ticks.vigil -p "$t" >"$TMP/out" 2>&1 &
 v=$!
 wait_links "$v"
+sleep 0.5	# (in its loop: as never_harm.sh interrupts an attach)
 kill -INT "$v"
+# 60 s at most, then what it was doing, not a hang
+for _ in $(seq 600); do kill -0 "$v" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$v" 2>/dev/null; then
+	cat "$TMP/out"
+	echo "vigil $v after SIGINT: $(cat /proc/$v/wchan 2>/dev/null) $(grep -E '^(State|SigBlk|SigPnd|ShdPnd)' /proc/$v/status | tr '\n' ' ')"
+	for t in /proc/$v/task/*; do echo "  ${t##*/}: $(cat "$t/wchan" 2>/dev/null)"; done
+	kill -KILL "$v"
+	fail "vigil attach did not end 60 s after SIGINT"
+fi
 wait "$v"
 cat "$TMP/out"
 
