@@ -7,7 +7,7 @@
 
 holders() { ps -C vigil-release -o stat= | grep -cv '^Z'; }
 # (uprobes_on waits for the holders; this test looks before they go)
-count() { python3 "$(dirname "$0")/uprobes_on.py" "$1"; }
+count() { timeout 30 python3 "$(dirname "$0")/uprobes_on.py" "$1"; }
 
 for _ in $(seq 100); do releasing || break; sleep 0.1; done
 run_vigil run specs/queue_bounds.vigil -- "$TARGETS/queue"
