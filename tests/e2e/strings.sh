@@ -68,6 +68,8 @@ cp "$TARGETS/names" "$TMP/names-nodwarf"
 strip --strip-debug "$TMP/names-nodwarf"
 sed -n '1,5p' "$TMP/names.vigil" >"$TMP/root.vigil"
 run_vigil run "$TMP/root.vigil" -- "$TMP/names-nodwarf" --bug
+pid=$(stopped_pid)	# left stopped at the violation: not for good
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
 expect_rc 1
 expect_out "with str\(name\)=\"root\""
 run_vigil run "$TMP/names.vigil" -- "$TMP/names-nodwarf"
