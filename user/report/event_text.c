@@ -36,6 +36,24 @@ void vg_format_value(const struct vg_spec *spec, enum vg_type t, uint64_t v,
 	}
 }
 
+void vg_slice_text(const struct vg_spec *spec, const struct vg_slice_view *s,
+		   const char *sep, char *out, size_t len)
+{
+	const struct vg_property *p = &spec->props[s->prop];
+	size_t n = 0;
+	char v[128];
+
+	out[0] = 0;
+	for (int i = 0; i < p->nparams && n < len; i++) {
+		if (!(s->mask >> i & 1))
+			continue;
+		vg_format_value(spec, p->param_types[i], s->params[i], v,
+				sizeof(v));
+		n += (size_t)snprintf(out + n, len - n, "%s%s=%s", n ? sep : "",
+				      p->params[i], v);
+	}
+}
+
 static vg_value_namer namer;
 static void *namer_ctx;
 

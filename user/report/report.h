@@ -143,6 +143,11 @@ void vg_report_process(struct vg_report *r, int what, uint32_t pid,
 void vg_format_value(const struct vg_spec *spec, enum vg_type t, uint64_t v,
 		     char *buf, size_t len);
 
+/* A slice's bound parameters as "q=0x5614..." joined by sep (", "),
+ * cut to len; "" for the one instance of a property without any */
+void vg_slice_text(const struct vg_spec *spec, const struct vg_slice_view *s,
+		   const char *sep, char *out, size_t len);
+
 /* An event as the reports show it: "before queue_push(0x5614...)" and
  * "event":{...},"pid":..,"tid":..,"time_ns":..,"seq":.. */
 void vg_event_text(const struct vg_spec *spec, FILE *out,

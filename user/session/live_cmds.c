@@ -21,20 +21,7 @@
 void vg_live_slice_name(const struct session *ss,
 			const struct vg_slice_view *s, char *out, size_t len)
 {
-	const struct vg_property *p = &ss->spec->props[s->prop];
-	size_t n = 0;
-
-	out[0] = 0;
-	for (int i = 0; i < p->nparams && n < len; i++) {
-		char v[128];
-
-		if (!(s->mask & (1u << i)))
-			continue;
-		vg_format_value(ss->spec, p->param_types[i], s->params[i], v,
-				sizeof(v));
-		n += (size_t)snprintf(out + n, len - n, "%s%s=%s", n ? "," : "",
-				      p->params[i], v);
-	}
+	vg_slice_text(ss->spec, s, ",", out, len);
 	if (!out[0])
 		snprintf(out, len, "(the one instance)");
 }

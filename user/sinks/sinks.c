@@ -76,24 +76,6 @@ static uint64_t violations(const struct sinks *k, const struct vg_run *r,
 	return 0;
 }
 
-static void slice_text(const struct vg_spec *spec, const struct vg_slice_view *s,
-		       char *buf, size_t len)
-{
-	const struct vg_property *p = &spec->props[s->prop];
-	size_t n = 0;
-	char v[128];
-
-	buf[0] = 0;
-	for (int i = 0; i < p->nparams && n < len; i++) {
-		if (!(s->mask >> i & 1))
-			continue;
-		vg_format_value(spec, p->param_types[i], s->params[i], v,
-				sizeof(v));
-		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ", " : "",
-			      p->params[i], v);
-	}
-}
-
 static void transition(void *state, const struct vg_run *run,
 		       const struct vg_slice_view *s, int from,
 		       const struct vg_mon_event *ev)
@@ -115,7 +97,7 @@ static void transition(void *state, const struct vg_run *run,
 		v[s->prop]++;
 	if (!k->log)
 		return;
-	slice_text(spec, s, slice, sizeof(slice));
+	vg_slice_text(spec, s, ", ", slice, sizeof(slice));
 	if ((f = open_memstream(&evt, &n))) {
 		vg_event_text(spec, f, ev);
 		fclose(f);

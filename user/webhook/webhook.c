@@ -167,15 +167,13 @@ static void stamp(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* the slice as "q=0x5614..., i=3", and as a JSON object into j */
-static void slice_of(const struct vg_spec *spec, const struct vg_slice_view *s,
-		     char *text, size_t len, FILE *j)
+/* the slice's parameters as a JSON object of their values' text */
+static void slice_json(const struct vg_spec *spec, const struct vg_slice_view *s,
+		       FILE *j)
 {
 	const struct vg_property *p = &spec->props[s->prop];
-	size_t n = 0;
 	bool first = true;
 
-	text[0] = 0;
 	fputc('{', j);
 	for (int i = 0; i < p->nparams; i++) {
 		char v[128];
@@ -184,9 +182,6 @@ static void slice_of(const struct vg_spec *spec, const struct vg_slice_view *s,
 			continue;
 		vg_format_value(spec, p->param_types[i], s->params[i], v,
 				sizeof(v));
-		if (n < len)
-			n += snprintf(text + n, len - n, "%s%s=%s",
-				      first ? "" : ", ", p->params[i], v);
 		fputs(first ? "" : ",", j);
 		vg_json_str(j, p->params[i]);
 		fputc(':', j);
@@ -226,8 +221,9 @@ static void transition(void *state, const struct vg_run *run,
 	}
 	if (!(f = open_memstream(&sj, &n)))
 		goto out;
-	slice_of(spec, s, slice, sizeof(slice), f);
+	slice_json(spec, s, f);
 	fclose(f);
+	vg_slice_text(spec, s, ", ", slice, sizeof(slice));
 	stamp(when, sizeof(when));
 	if (asprintf(&text, "vigil: %s: violation: slice (%s) entered %s from %s at %s in pid %u%s",
 		     p->name, slice, p->states[s->state].name,
