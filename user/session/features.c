@@ -129,12 +129,7 @@ int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max)
 
 struct vg_evidence *vg_run_evidence(const struct vg_run *r, uint32_t pid)
 {
-	const struct session *ss = S(r);
-
-	for (int i = 0; pid != (uint32_t)ss->pid && i < ss->nkids; i++)
-		if (ss->kids[i].pid == (pid_t)pid)
-			return ss->kids[i].evidence;
-	return ss->evidence;
+	return vg_session_evidence_of(S(r), (pid_t)pid);
 }
 
 void vg_run_sync_kernel(const struct vg_run *r)

@@ -57,13 +57,10 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 			      int from, int to, const struct vg_mon_event *ev)
 {
 	struct session *ss = ctx;
-	struct vg_evidence *x = ss->evidence;
-
 	/* --follow-fork: a followed process's slices have their own history
 	 * (the same slice parameters as the parent's, another process) */
-	for (int i = 0; ev->pid != (uint32_t)ss->pid && i < ss->nkids; i++)
-		if (ss->kids[i].pid == (pid_t)ev->pid)
-			x = ss->kids[i].evidence;
+	struct vg_evidence *x = vg_session_evidence_of(ss, (pid_t)ev->pid);
+
 	vg_report_set_evidence(ss->report, x);
 	vg_evidence_add(x, s, from, to, ev);
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);

@@ -183,6 +183,10 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p);
 /* The monitor of the process an event came from: the target's, or with
  * --follow-fork a descendant's, made at its first event. */
 struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid);
+/* the evidence of process pid's slices: a followed child's own, else the
+ * target's */
+struct vg_evidence *vg_session_evidence_of(const struct session *ss,
+					   pid_t pid);
 /* --follow-fork: is a followed descendant still running? vigil waits for
  * them after the target exits. */
 bool vg_session_kids_running(struct session *ss);

@@ -126,6 +126,15 @@ struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid)
 	return kid_monitor_new(ss, pid);
 }
 
+struct vg_evidence *vg_session_evidence_of(const struct session *ss,
+					   pid_t pid)
+{
+	for (int i = 0; pid != ss->pid && i < ss->nkids; i++)
+		if (ss->kids[i].pid == pid)
+			return ss->kids[i].evidence;
+	return ss->evidence;
+}
+
 /* A forked child's memory is a copy of its parent's: so are its slices.
  * Its monitor starts with every slice of the parent's not in a violation
  * state (those were reported, in the parent), variables and globals too.
