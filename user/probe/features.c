@@ -20,71 +20,33 @@
 #include "ulink.h"
 #include "watch.h"
 
-static pthread_once_t btf_once = PTHREAD_ONCE_INIT;
-static struct btf *vmlinux;	/* kept: the kernel does not change */
-
-static void load_btf(void)
-{
-	vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux || libbpf_get_error(vmlinux))
-		vmlinux = NULL;
-}
-
-static struct btf *kernel_btf(void)
-{
-	pthread_once(&btf_once, load_btf);
-	return vmlinux;
-}
-
-static bool say(const char **why, bool yes, const char *yes_why,
-		const char *no_why)
-{
-	if (why)
-		*why = yes ? yes_why : no_why;
-	return yes;
-}
+/* What the kernel's BTF says, read once: the parsed BTF (its ~5 MB raw,
+ * more parsed) is freed at once, not kept for the run's life, and every
+ * answer a run asks before its load comes from this one reading. */
+static struct {
+	bool copy_str, send_signal_task, task_from_pid;
+	int exit_args;		/* sched_process_exit's arguments; -1 unknown */
+	int do_exit_id;		/* do_exit's BTF id; -1 none */
+} kbtf = { .exit_args = -1, .do_exit_id = -1 };
+static pthread_once_t kbtf_once = PTHREAD_ONCE_INIT;
 
 /* a kfunc the kernel's BTF declares (a kfunc is a BTF function there),
  * or any function it describes */
-static bool has_kfunc(const char *name)
+static bool has_func(const struct btf *b, const char *name)
 {
-	struct btf *b = kernel_btf();
-
-	return b && btf__find_by_name_kind(b, name, BTF_KIND_FUNC) >= 0;
-}
-
-bool vg_feat_copy_from_user_str(const char **why)
-{
-	return say(why, has_kfunc("bpf_copy_from_user_str"),
-		   "kfunc bpf_copy_from_user_str",
-		   "no kfunc bpf_copy_from_user_str (Linux 6.12): a string's pages are faulted in, then read");
-}
-
-bool vg_feat_send_signal_task(const char **why)
-{
-	return say(why, has_kfunc("bpf_send_signal_task"),
-		   "kfunc bpf_send_signal_task",
-		   "no kfunc bpf_send_signal_task (Linux 6.13): a BPF program cannot stop another thread");
-}
-
-bool vg_feat_task_from_pid(const char **why)
-{
-	return say(why, has_kfunc("bpf_task_from_pid"),
-		   "kfunc bpf_task_from_pid",
-		   "no kfunc bpf_task_from_pid (Linux 6.2)");
+	return btf__find_by_name_kind(b, name, BTF_KIND_FUNC) >= 0;
 }
 
 /* The tracepoint's BTF: typedef btf_trace_NAME, a pointer to a function
  * whose first parameter is the tracepoint's data, then its arguments. */
-static int tp_args(const char *tp)
+static int tp_args(const struct btf *b, const char *tp)
 {
-	struct btf *b = kernel_btf();
 	const struct btf_type *t;
 	char name[128];
 	int id;
 
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	if (!b || (id = btf__find_by_name_kind(b, name, BTF_KIND_TYPEDEF)) < 0)
+	if ((id = btf__find_by_name_kind(b, name, BTF_KIND_TYPEDEF)) < 0)
 		return -1;
 	t = btf__type_by_id(b, btf__resolve_type(b, id));
 	if (!t || !btf_is_ptr(t))
@@ -95,28 +57,79 @@ static int tp_args(const char *tp)
 	return btf_vlen(t) - 1;
 }
 
+static void read_btf(void)
+{
+	struct btf *b = btf__load_vmlinux_btf();
+
+	if (!b || libbpf_get_error(b))
+		return;
+	kbtf.copy_str = has_func(b, "bpf_copy_from_user_str");
+	kbtf.send_signal_task = has_func(b, "bpf_send_signal_task");
+	kbtf.task_from_pid = has_func(b, "bpf_task_from_pid");
+	kbtf.exit_args = tp_args(b, "sched_process_exit");
+	kbtf.do_exit_id = btf__find_by_name_kind(b, "do_exit", BTF_KIND_FUNC);
+	btf__free(b);
+}
+
+static void kernel_btf(void)
+{
+	pthread_once(&kbtf_once, read_btf);
+}
+
+static bool say(const char **why, bool yes, const char *yes_why,
+		const char *no_why)
+{
+	if (why)
+		*why = yes ? yes_why : no_why;
+	return yes;
+}
+
+bool vg_feat_copy_from_user_str(const char **why)
+{
+	kernel_btf();
+	return say(why, kbtf.copy_str,
+		   "kfunc bpf_copy_from_user_str",
+		   "no kfunc bpf_copy_from_user_str (Linux 6.12): a string's pages are faulted in, then read");
+}
+
+bool vg_feat_send_signal_task(const char **why)
+{
+	kernel_btf();
+	return say(why, kbtf.send_signal_task,
+		   "kfunc bpf_send_signal_task",
+		   "no kfunc bpf_send_signal_task (Linux 6.13): a BPF program cannot stop another thread");
+}
+
+bool vg_feat_task_from_pid(const char **why)
+{
+	kernel_btf();
+	return say(why, kbtf.task_from_pid,
+		   "kfunc bpf_task_from_pid",
+		   "no kfunc bpf_task_from_pid (Linux 6.2)");
+}
+
 bool vg_feat_exit_group_dead(const char **why)
 {
 	static int n = -2;
 
 	if (n == -2)	/* VIGIL_NO_EXIT_GROUP_DEAD: test the fallback */
 		n = getenv("VIGIL_NO_EXIT_GROUP_DEAD") ? 1
-						       : tp_args("sched_process_exit");
+						       : (kernel_btf(), kbtf.exit_args);
 	return say(why, n >= 2, "sched_process_exit(p, group_dead)",
 		   "sched_process_exit has no group_dead (Linux 6.16): the last thread is told by counting them in do_exit");
 }
 
-/* An fentry program on FUNC loads: the kernel has BPF trampolines (some
- * builds leave out the function tracer they need) and lets it attach. */
-static bool fentry_loads(const char *func)
+/* An fentry program on the function of BTF id `id` loads: the kernel has
+ * BPF trampolines (some builds leave out the function tracer they need)
+ * and lets it attach. */
+static bool fentry_loads(int id)
 {
-	struct btf *b = kernel_btf();
 	struct bpf_insn insns[2];
 	LIBBPF_OPTS(bpf_prog_load_opts, o,
 		    .expected_attach_type = BPF_TRACE_FENTRY);
-	int id, fd;
+	int fd;
 
-	if (!b || (id = btf__find_by_name_kind(b, func, BTF_KIND_FUNC)) < 0)
+	if (id < 0)
 		return false;
 	o.attach_btf_id = (__u32)id;
 	memset(insns, 0, sizeof(insns));
@@ -135,7 +148,7 @@ bool vg_feat_exit_fentry(const char **why)
 	static int ok = -1;
 
 	if (ok < 0)
-		ok = fentry_loads("do_exit");
+		ok = (kernel_btf(), fentry_loads(kbtf.do_exit_id));
 	return say(why, ok, "an fentry program on do_exit loads",
 		   "no fentry program on do_exit (no BPF trampolines in this build)");
 }

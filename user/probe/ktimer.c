@@ -5,6 +5,7 @@
  * code and target, choose the tick, and arm it once with BPF_PROG_TEST_RUN
  * (a SEC("syscall") program owns the timer: no probe may). */
 #include "ktimer.h"
+#include "features.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -34,21 +35,10 @@ _Static_assert(VG_KT_ENTERED == VG_TSLOT_ENTERED &&
 
 bool vg_ktimer_kernel_ok(void)
 {
-	static int ok = -1;	/* the running kernel does not change */
-
-	if (getenv("VIGIL_NO_KTIMER"))
-		return false;
-	if (ok < 0) {
-		struct btf *v = btf__load_vmlinux_btf();
-
-		ok = v &&
-		     btf__find_by_name_kind(v, "bpf_send_signal_task",
-					    BTF_KIND_FUNC) >= 0 &&
-		     btf__find_by_name_kind(v, "bpf_task_from_pid",
-					    BTF_KIND_FUNC) >= 0;
-		btf__free(v);
-	}
-	return ok;
+	/* the running kernel's BTF, read once for every feature asked
+	 * (features.h) */
+	return !getenv("VIGIL_NO_KTIMER") && vg_feat_send_signal_task(NULL) &&
+	       vg_feat_task_from_pid(NULL);
 }
 
 uint32_t vg_ktimer_states(const struct vg_property *p)
