@@ -155,19 +155,28 @@ int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid)
  * entered during the run (all of them under --on-violation=continue),
  * then the slices that ended non-accepting at exit (a leak's blocks).
  * Inconclusive slices are counted apart: they are not errors found. */
+/* what a summary counts, of property only (or all, -1): errors (entered
+ * during the run, ended at exit) and inconclusive slices */
+static void count(const struct vg_report *r, int only, uint64_t *total,
+		  uint64_t *unsure)
+{
+	*total = *unsure = 0;
+	for (int i = 0; i < r->spec->nprops; i++)
+		for (int s = 0; (only < 0 || i == only) &&
+				s < r->spec->props[i].nstates; s++) {
+			*total += r->entered[r->base[i] + s] +
+				  r->ended[r->base[i] + s];
+			*unsure += r->unsure[r->base[i] + s];
+		}
+}
+
 static void report_summary(struct vg_report *r, const char *label, int only)
 {
 	const struct vg_spec *spec = r->spec;
-	uint64_t total = 0, unsure = 0;
+	uint64_t total, unsure;
 	bool first = true;
 
-	for (int i = 0; i < spec->nprops; i++)
-		for (int s = 0; (only < 0 || i == only) &&
-				s < spec->props[i].nstates; s++) {
-			total += r->entered[r->base[i] + s] +
-				 r->ended[r->base[i] + s];
-			unsure += r->unsure[r->base[i] + s];
-		}
+	count(r, only, &total, &unsure);
 	fprintf(r->text, "vigil: %sERROR SUMMARY: %" PRIu64 " error%s", label, total,
 		total == 1 ? "" : "s");
 	if (r->json)
@@ -307,12 +316,10 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 
 uint64_t vg_report_inconclusive(const struct vg_report *r)
 {
-	uint64_t n = 0;
+	uint64_t total, unsure;
 
-	for (int i = 0; i < r->spec->nprops; i++)
-		for (int s = 0; s < r->spec->props[i].nstates; s++)
-			n += r->unsure[r->base[i] + s];
-	return n;
+	count(r, -1, &total, &unsure);
+	return unsure;
 }
 
 void vg_report_summary(struct vg_report *r, const char *label)
