@@ -1,7 +1,6 @@
 /* vigil run and vigil attach: their options, into a session. */
 #include "cli/run_cmd.h"
 
-#include <arpa/inet.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>

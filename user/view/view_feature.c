@@ -5,6 +5,7 @@
  * it waits, dormant, for `vigil view PID` (the control channel's view). */
 #include "view_feature.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,11 +282,9 @@ static int start(struct vg_run *run, void **state, struct vg_err *e)
 
 static const char *check_addr(const char *a)
 {
-	unsigned b[4];
-	char end;
+	struct in_addr in;
 
-	return sscanf(a, "%u.%u.%u.%u%c", &b[0], &b[1], &b[2], &b[3], &end) != 4 ||
-	       b[0] > 255 || b[1] > 255 || b[2] > 255 || b[3] > 255
+	return inet_pton(AF_INET, a, &in) != 1
 	       ? "is not a numeric IPv4 address" : NULL;
 }
 
