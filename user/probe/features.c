@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ktimer.h"
 #include "rewind.h"
 #include "ulink.h"
 #include "watch.h"
@@ -168,7 +167,9 @@ bool vg_feat_rewind(const char **why)
 
 bool vg_feat_ktimer(const char **why)
 {
-	return say(why, vg_ktimer_kernel_ok(),
+	kernel_btf();
+	return say(why, !getenv("VIGIL_NO_KTIMER") && kbtf.send_signal_task &&
+			kbtf.task_from_pid,
 		   "the kernel tier's timer can stop a thread",
 		   "no bpf_send_signal_task (Linux 6.13) or bpf_task_from_pid, or VIGIL_NO_KTIMER: timed properties run in the user tier");
 }

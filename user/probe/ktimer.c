@@ -35,10 +35,7 @@ _Static_assert(VG_KT_ENTERED == VG_TSLOT_ENTERED &&
 
 bool vg_ktimer_kernel_ok(void)
 {
-	/* the running kernel's BTF, read once for every feature asked
-	 * (features.h) */
-	return !getenv("VIGIL_NO_KTIMER") && vg_feat_send_signal_task(NULL) &&
-	       vg_feat_task_from_pid(NULL);
+	return vg_feat_ktimer(NULL);	/* features.h: the kernel's BTF, once */
 }
 
 uint32_t vg_ktimer_states(const struct vg_property *p)
