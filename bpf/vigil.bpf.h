@@ -554,7 +554,8 @@ static __always_inline void rec_lost(__u32 event)
 /* A VG_REC_EVENT of nslots slots (vigil_event.h: VG_REC_SLOTS_*) */
 static __always_inline void send_slots(struct vg_ev_conf *conf, __u32 event,
 				       __u32 tid, __u64 *slot,
-				       const __u32 nslots, bool hold)
+				       const __u32 nslots, bool hold,
+				       __u16 mark)
 {
 	struct vg_rec_event *r;
 
@@ -565,16 +566,20 @@ static __always_inline void send_slots(struct vg_ev_conf *conf, __u32 event,
 		__u16 f = release_flag(conf, slot);
 
 		send_event(conf, r, event, tid, slot, nslots,
-			   f | arm_stop(conf, hold));
+			   f | mark | arm_stop(conf, hold));
 	}
 	else
 		rec_lost(event);
 }
 
+/* An event of conf: counts it, captures, sends its record (with the
+ * record flags mark, VG_RF_*, besides the ones decided here) and holds
+ * the thread when hold or the event asks. */
 static __always_inline int handle_conf(struct pt_regs *ctx,
 				       struct vg_ev_conf *conf, __u32 event,
 				       __u32 tid, __u64 *slot, bool ktier,
-				       bool at_entry, bool sleep, bool hold)
+				       bool at_entry, bool sleep, bool hold,
+				       __u16 mark)
 {
 	bool skip;
 
@@ -628,17 +633,20 @@ static __always_inline int handle_conf(struct pt_regs *ctx,
 			__u16 f = release_flag(conf, slot);
 
 			send_event(conf, &rs->ev, event, tid, slot, VG_NSLOTS,
-				   f | arm_stop(conf, hold));
+				   f | mark | arm_stop(conf, hold));
 		} else {
 			rec_lost(event);
 		}
 	} else if (conf->flags & VG_EVF_USER) {
 		if (conf->rec_slots <= VG_REC_SLOTS_S)
-			send_slots(conf, event, tid, slot, VG_REC_SLOTS_S, hold);
+			send_slots(conf, event, tid, slot, VG_REC_SLOTS_S, hold,
+				   mark);
 		else if (conf->rec_slots <= VG_REC_SLOTS_M)
-			send_slots(conf, event, tid, slot, VG_REC_SLOTS_M, hold);
+			send_slots(conf, event, tid, slot, VG_REC_SLOTS_M, hold,
+				   mark);
 		else
-			send_slots(conf, event, tid, slot, VG_NSLOTS, hold);
+			send_slots(conf, event, tid, slot, VG_NSLOTS, hold,
+				   mark);
 	}
 	if (busy)
 		__sync_fetch_and_add(busy, -1);	/* its record is submitted */
@@ -670,7 +678,7 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 	if (!conf)
 		return 0;
 	return handle_conf(ctx, conf, event, tid, slot, ktier, at_entry,
-			   false, false);
+			   false, false, 0);
 }
 
 /* The bits of an argument or return value as its C type makes them: an

@@ -61,6 +61,12 @@ enum vg_rec_kind {
 #define VG_RF_RELEASE 0x400	/* a VG_EVF_UNWATCH event that names an
 				 * armed breakpoint's address: counted in
 				 * release_seq (bpf/vigil.bpf.c) */
+#define VG_RF_STEPHIT 0x40	/* a watchpoint hit reported at an
+				 * instruction a uprobe single-steps out of
+				 * line: real only if that instruction
+				 * touched the bytes, which cannot be told
+				 * from QEMU TCG's stale report of an
+				 * earlier hit (bpf/vigil/watch.bpf.c) */
 #define VG_RF_REWOUND 0x200	/* with VG_RF_STOPPED at an entry probe: the
 				 * thread was sent back to the call, nothing
 				 * of the function ran (bpf/rewind.bpf.h) */

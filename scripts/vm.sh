@@ -15,7 +15,7 @@
 # with "N passed, N failed, N skipped"; exits non-zero on a failure or when
 # the guest did not get that far (or ran past $VM_TIMEOUT seconds, 3600).
 # The guest's console goes to $BUILD/vm/console.log, each test's output to
-# $BUILD/vm/logs/TEST.log.
+# $BUILD/vm/logs/e2e-TEST.log (tests/run.sh runs them, with its oracles).
 #
 # What it needs (qemu-system-x86, busybox-static, the kernel package) comes
 # from scripts/setup.sh --vm, which caches the kernel under /var/cache/vigil.
@@ -28,7 +28,12 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-DEFAULT_TESTS="queue_overflow_stop queue_user_stop uaf"
+# The lane: every test that needs debug registers (they fire in the guest),
+# and at least one test of each feature on this kernel
+DEFAULT_TESTS="debug_regs doctor uaf uaf_tail uaf_repeat uaf_creq_quiet uaf_calls
+	watch watch_slice lib_memerrs lib_realloc live_holds cxx_alloc
+	queue_overflow_stop queue_user_stop tier_agreement leak_check timeouts
+	live_gdb_cmds checkpoint_restore live_restore agent_reactions view fork_exec"
 MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
 
 # ------------------------------------------------------------------ guest
@@ -38,37 +43,14 @@ if [ "${1:-}" = --guest ]; then
 	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 	LOGS=$BUILD/vm/logs	# the host's, shared writable
 	mkdir -p "$LOGS"
-	passed=0 failed=0 skipped=0
 	echo "vm: kernel $(uname -r), $(nproc) CPU(s)"
 	if [ -f "$BUILD/vm/cmd" ]; then
 		bash "$BUILD/vm/cmd" 2>&1 | sed 's/^/vm: | /'
 		echo "vm: command exit status ${PIPESTATUS[0]}"
 		exit 0
 	fi
-	for name in "$@"; do
-		t=tests/e2e/$name.sh
-		if [ ! -f "$t" ]; then
-			printf 'vm: %-32s FAILED (no %s)\n' "$name" "$t"
-			failed=$((failed + 1))
-			continue
-		fi
-		start=$(date +%s)
-		BUILD=$BUILD timeout 900 bash "$t" >"$LOGS/$name.log" 2>&1
-		rc=$?
-		secs=$(($(date +%s) - start))
-		if [ "$rc" -eq 0 ]; then
-			passed=$((passed + 1))
-			printf 'vm: %-32s ok (%ss)\n' "$name" "$secs"
-		elif [ "$rc" -eq 77 ]; then
-			skipped=$((skipped + 1))
-			printf 'vm: %-32s skipped (%ss)\n' "$name" "$secs"
-		else
-			failed=$((failed + 1))
-			printf 'vm: %-32s FAILED (exit %d, %ss)\n' "$name" "$rc" "$secs"
-			tail -30 "$LOGS/$name.log" | sed 's/^/vm:     /'
-		fi
-	done
-	echo "vm: $passed passed, $failed failed, $skipped skipped"
+	# the runner of make test, with its oracles and its accounting
+	TEST_LOGS=$LOGS BUILD=$BUILD bash tests/run.sh "$@" 2>&1 | sed -u 's/^/vm: /'
 	exit 0
 fi
 

@@ -40,5 +40,5 @@ int vg_creq(struct pt_regs *ctx)
 	/* only a leak request holds the process; the others are state
 	 * user space keeps, in order with the accesses they silence */
 	return handle_conf(ctx, conf, event, tid, slot, false, false, false,
-			   leak);
+			   leak, 0);
 }

@@ -62,7 +62,7 @@ static __always_inline int entry(struct pt_regs *ctx, bool ktier, bool sleep)
 	}
 	read_args(ctx, conf, slot);
 	return handle_conf(ctx, conf, event, tid, slot, ktier, true, sleep,
-			   false);
+			   false, 0);
 }
 
 /* A call probe's program: fn (entry or ret) in one of its builds. Each
@@ -159,7 +159,7 @@ static __always_inline int ret(struct pt_regs *ctx, bool ktier, bool sleep)
 		slot[VG_SLOT_RET] = convert(slot[VG_SLOT_RET], conf->ret_conv,
 					    conf->ret_size);
 	return handle_conf(ctx, conf, k.event, k.tid, slot, ktier, false,
-			   sleep, false);
+			   sleep, false, 0);
 }
 
 VG_CALL_PROBE("uretprobe", vg_return, ret, false, false)

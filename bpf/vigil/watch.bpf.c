@@ -13,6 +13,28 @@ struct {
 	__type(value, struct vg_wp_conf);
 } watch_ev SEC(".maps");
 
+/* the machine's debug registers report old hits again (VG_REGS_STALE,
+ * user/probe/debugregs.h): set by user space before the load */
+const volatile bool stale_dr6 = false;
+
+/* Is the thread at an instruction of the uprobes' out-of-line page? A
+ * uprobe single-steps there the instruction it replaced, and QEMU's TCG
+ * (its helper_single_step: check_hw_breakpoints(env, true)) sets DR6's
+ * bit of every watchpoint that hit earlier again at that step's debug
+ * exception, so the kernel reports the old hit as a new one, at the
+ * step. On real hardware a hit there is real (that probed instruction
+ * touched the bytes), and nothing reports an old one: only where the
+ * machine was found to (stale_dr6) does such a hit go up marked
+ * (VG_RF_STEPHIT), its slice then ending inconclusive. */
+static __always_inline bool at_uprobe_step(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u64 xol = BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr);
+	__u64 ip = ctx->regs.ip;
+
+	return xol && ip >= xol && ip - xol < 4096;
+}
+
 /* `write x`, `read x`, `access x`: the hardware breakpoint on x fired, in
  * the thread that accessed it, after the access (x86 data breakpoints
  * trap after the instruction), so the value read is the one written. */
@@ -44,6 +66,10 @@ int vg_watch(struct bpf_perf_event_data *ctx)
 	 * free reports each new one (user/session/watchset_repeat.c) */
 	if (conf->flags & VG_EVF_STACK)
 		slot[VG_SLOT_STACK] = (__u64)stack_id(ctx, tid);
+	if (stale_dr6 && at_uprobe_step(ctx))	/* no stop for what may
+						 * not be */
+		return handle_conf(NULL, conf, event, tid, slot, false, false,
+				   false, false, VG_RF_STEPHIT);
 	return handle_conf(NULL, conf, event, tid, slot, false, false, false,
-			   w->flags & VG_WPF_STOP);
+			   w->flags & VG_WPF_STOP, 0);
 }

@@ -40,6 +40,24 @@ has_debug_regs() {
 	return 1
 }
 
+# has_sound_debug_regs: 0 when the debug registers report each hit once
+# (tests/targets/debug_regs_oracle stale); else 1, WHY saying what was
+# seen: QEMU's software emulation reports an old hit again at the next
+# debug exception, a watch event that did not happen
+has_sound_debug_regs() {
+	WHY=$("$TARGETS/debug_regs_oracle" stale 2>&1) || return 0
+	WHY="this machine's debug registers report old hits again (debug_regs_oracle: $WHY)"
+	return 1
+}
+
+# expect_stale: $TMP/out is a run on such a machine that saw a hit: vigil
+# said so first, and the ERROR SUMMARY gives it as the reason for the
+# slices the hits moved ending inconclusive
+expect_stale() {
+	expect_out "^vigil: this machine's debug registers report an earlier hit again at a later debug exception \(checked: .*\): a watch event may be one that did not happen"
+	expect_out "ERROR SUMMARY: .*[0-9]+ slices? inconclusive \(this machine's debug registers report old hits again\)"
+}
+
 # skip FEATURE REASON: exit 77 (automake's code for a skipped test) with
 # the reason on the last line; tests/run.sh counts it as skipped only when
 # its own oracle for FEATURE says the machine lacks it

@@ -32,6 +32,16 @@ if ! has_debug_regs; then
 	expect_out "^vigil: ERROR SUMMARY: 7 errors: double_free.double_free=2, fishy_size.fishy=3, leak.allocated=2 \(at the end\); [0-9]+ slices inconclusive \(this machine's debug registers do not fire\)$"
 	skip debug_regs "$WHY"
 fi
+if ! has_sound_debug_regs; then
+	# the two accesses after free are still seen, each slice a hit moved
+	# marked as maybe not real
+	run_vigil run --on-violation=continue $MEM -- "$TARGETS/memerrs"
+	expect_rc 1
+	expect_out "^memerrs: done"
+	expect_stale
+	expect_out "use_after_free.use_after_free=[1-9]"
+	skip sound_debug_regs "$WHY"
+fi
 
 run_vigil run -q --on-violation=continue --json "$TMP/v.jsonl" $MEM -- "$TARGETS/memerrs"
 expect_rc 1

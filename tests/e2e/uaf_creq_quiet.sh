@@ -25,6 +25,15 @@ if ! has_debug_regs; then
 	[ $((at - c)) -eq 56 ] || fail "not c's memcpy at byte 56: c=$c at=$at"
 	skip debug_regs "$WHY"
 fi
+if ! has_sound_debug_regs; then
+	# hits reported again would be counted as more accesses: vigil says
+	# so, and every slice a hit moved ends as maybe not real
+	run_vigil run --on-violation=continue specs/lib/use_after_free.vigil -- "$T"
+	expect_rc 1
+	expect_stale
+	expect_out "the violation may not be real"
+	skip sound_debug_regs "$WHY"
+fi
 run_vigil run --on-violation=continue specs/lib/use_after_free.vigil -- "$T"
 expect_rc 1
 # RUNNING_ON_VALGRIND stays 0; glibc hands d out again as e

@@ -35,6 +35,15 @@ if ! has_debug_regs; then
 	expect_out "ERROR SUMMARY: 0 errors; 1 slice inconclusive"
 	skip debug_regs "$WHY"
 fi
+if ! has_sound_debug_regs; then
+	# a hit reported again would count a write twice: vigil says so, and
+	# the slice the writes moved ends inconclusive
+	run_vigil run "$TMP/first.vigil" -- "$TARGETS/objects" first 100
+	expect_rc 0
+	expect_out "objects: count=100"
+	expect_stale
+	skip sound_debug_regs "$WHY"
+fi
 run_vigil run "$TMP/first.vigil" -- "$TARGETS/objects" first 100
 expect_rc 0
 expect_out "objects: count=100"

@@ -3,8 +3,17 @@
  * and "fire" when the count is N; exit 1 and "silent" when it is 0 (a
  * hypervisor that accepts the breakpoint and never raises it); exit 2 when
  * no breakpoint can be opened or the count is neither. tests/e2e/lib.sh's
- * has_debug_regs and tests/run.sh ask it. */
+ * has_debug_regs and tests/run.sh ask it.
+ *
+ * debug_regs_oracle stale: after the N writes, one single step (the trap
+ * flag, set by the program itself) and the count again. Exit 0 and
+ * "stale" when the step's debug exception counted one more hit (QEMU's
+ * TCG sets DR6's bit of a watchpoint that hit earlier again at the next
+ * debug exception); exit 1 and "sound" when it did not; 2 as above. */
+#define _GNU_SOURCE	/* REG_EFL */
 #include <errno.h>
+#include <signal.h>
+#include <ucontext.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
@@ -15,10 +24,24 @@
 
 #define N 1000
 
-static volatile uint64_t word;
+/* a page of its own: between the last write and the step nothing else
+ * touches it (an access to a watched page that does not match clears
+ * QEMU's note of the hit) */
+static volatile uint64_t word __attribute__((aligned(4096)));
+static char rest_of_page[4096 - 8] __attribute__((used));
 
-int main(void)
+static void on_trap(int sig, siginfo_t *si, void *uc)
 {
+	(void)sig;
+	(void)si;
+	((ucontext_t *)uc)->uc_mcontext.gregs[REG_EFL] &= ~0x100L;
+}
+
+int main(int argc, char **argv)
+{
+	int stale = argc > 1 && !strcmp(argv[1], "stale");
+	struct sigaction sa = { .sa_sigaction = on_trap, .sa_flags = SA_SIGINFO };
+	uint64_t before = 0;
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_BREAKPOINT,
 		.size = sizeof(a),
@@ -35,11 +58,29 @@ int main(void)
 		printf("no breakpoint: perf_event_open: %s\n", strerror(errno));
 		return 2;
 	}
+	sigaction(SIGTRAP, &sa, NULL);
 	for (int i = 0; i < N; i++)
 		word++;
+	if (stale) {	/* the trap comes after the instruction after popf */
+		if (read(fd, &before, sizeof(before)) != (ssize_t)sizeof(before)) {
+			printf("no count: read: %s\n", strerror(errno));
+			return 2;
+		}
+		__asm__ volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n\tnop"
+				 ::: "memory", "cc");
+	}
 	if (read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count)) {
 		printf("no count: read: %s\n", strerror(errno));
 		return 2;
+	}
+	if (stale && before == N) {
+		if (count > before) {
+			printf("stale: a single step after %d writes counted a write breakpoint hit more (%llu)\n",
+			       N, (unsigned long long)count);
+			return 0;
+		}
+		printf("sound: a single step after %d writes counted no hit\n", N);
+		return 1;
 	}
 	if (count == N) {
 		printf("fire: a write breakpoint counted %d of %d writes\n", N, N);

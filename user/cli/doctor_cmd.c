@@ -105,11 +105,15 @@ static void debug_regs(struct vg_check *c)
 
 	c->ok = r == VG_REGS_FIRE;
 	snprintf(c->what, sizeof(c->what), "%s",
-		 r == VG_REGS_FIRE ? "fire" : r == VG_REGS_SILENT ? "do not fire"
-					     : "unknown");
+		 r == VG_REGS_FIRE ? "fire"
+		 : r == VG_REGS_SILENT ? "do not fire"
+		 : r == VG_REGS_STALE ? "fire, and report an old hit again at a later debug exception"
+				      : "unknown");
 	snprintf(c->what + strlen(c->what), sizeof(c->what) - strlen(c->what),
 		 " (%s)%s", why,
-		 r == VG_REGS_SILENT ? ": `write`, `read`, `access` and `change` events cannot be seen; what they guard ends inconclusive" : "");
+		 r == VG_REGS_SILENT ? ": `write`, `read`, `access` and `change` events cannot be seen; what they guard ends inconclusive"
+		 : r == VG_REGS_STALE ? ": a `write`, `read`, `access` or `change` event may be one that did not happen; the slices they move end inconclusive"
+				      : "");
 }
 
 int vg_cmd_doctor(int argc, char **argv)

@@ -6,11 +6,13 @@
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "util/rundir.h"
@@ -18,15 +20,44 @@
 #define WRITES 16
 
 struct check {
-	volatile uint64_t word;
 	enum vg_regs got;
-	uint64_t hits;
+	uint64_t hits, after_step;
 	int err;
 };
 
+/* The watched word, on a page of its own: between the last write and the
+ * single step nothing may touch that page (QEMU forgets a hit at an
+ * access to a watched page that does not match it). */
+static struct {
+	volatile uint64_t word;
+	char rest[4096 - 8];
+} page __attribute__((aligned(4096)));
+
+static void on_trap(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	((ucontext_t *)uc)->uc_mcontext.gregs[REG_EFL] &= ~0x100L;	/* TF */
+}
+
+/* One single step of this thread: the trap flag, set by popf, traps after
+ * the next instruction; SIGTRAP's handler clears it. */
+static void single_step(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_trap,
+				.sa_flags = SA_SIGINFO }, old;
+
+	if (sigaction(SIGTRAP, &sa, &old))
+		return;
+	__asm__ volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq\n\tnop"
+			 ::: "memory", "cc");
+	sigaction(SIGTRAP, &old, NULL);
+}
+
 /* On a thread of its own, as CRIU arms its check in a traced child: a
  * breakpoint opened for the calling thread only, WRITES writes, the
- * count. Counting, not sampling: the count is the number of hits. */
+ * count. Counting, not sampling: the count is the number of hits. Then a
+ * single step, which must not count: one that does is a stale report. */
 static void *check_thread(void *arg)
 {
 	struct check *c = arg;
@@ -34,7 +65,7 @@ static void *check_thread(void *arg)
 		.type = PERF_TYPE_BREAKPOINT,
 		.size = sizeof(a),
 		.bp_type = HW_BREAKPOINT_W,
-		.bp_addr = (uint64_t)(uintptr_t)&c->word,
+		.bp_addr = (uint64_t)(uintptr_t)&page.word,
 		.bp_len = HW_BREAKPOINT_LEN_8,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
@@ -47,11 +78,18 @@ static void *check_thread(void *arg)
 		return NULL;
 	}
 	for (int i = 0; i < WRITES; i++)
-		c->word++;
-	if (read(fd, &c->hits, sizeof(c->hits)) == (ssize_t)sizeof(c->hits))
-		c->got = c->hits ? VG_REGS_FIRE : VG_REGS_SILENT;
-	else
+		page.word++;
+	if (read(fd, &c->hits, sizeof(c->hits)) != (ssize_t)sizeof(c->hits))
 		c->err = errno;
+	else if (!c->hits)
+		c->got = VG_REGS_SILENT;
+	else {
+		single_step();
+		c->got = read(fd, &c->after_step, sizeof(c->after_step)) ==
+				 (ssize_t)sizeof(c->after_step) &&
+				 c->after_step > c->hits
+			? VG_REGS_STALE : VG_REGS_FIRE;
+	}
 	close(fd);
 	return NULL;
 }
@@ -69,6 +107,11 @@ enum vg_regs vg_debug_regs_check(char *why, size_t len)
 	if (c.got == VG_REGS_FIRE)
 		snprintf(why, len, "checked: a watched variable's %d writes counted %llu",
 			 WRITES, (unsigned long long)c.hits);
+	else if (c.got == VG_REGS_STALE)
+		snprintf(why, len, "%s (%d writes counted %llu, and a single step after them %llu more)",
+			 VG_STALE_REGS_WHY, WRITES,
+			 (unsigned long long)c.hits,
+			 (unsigned long long)(c.after_step - c.hits));
 	else if (c.got == VG_REGS_SILENT)
 		snprintf(why, len, "%s (0 of %d writes counted)",
 			 VG_NO_REGS_WHY, WRITES);
@@ -96,6 +139,7 @@ static int boot_id(char *out, size_t len)
 
 static const char *const names[] = {
 	[VG_REGS_FIRE] = "fire", [VG_REGS_SILENT] = "silent",
+	[VG_REGS_STALE] = "stale",
 };
 
 static enum vg_regs cached(const char *path, const char *boot)
@@ -108,7 +152,7 @@ static enum vg_regs cached(const char *path, const char *boot)
 		return r;
 	if (fgets(line, sizeof(line), f) &&
 	    sscanf(line, "%63s %15s", id, what) == 2 && !strcmp(id, boot))
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 			if (names[i] && !strcmp(what, names[i]))
 				r = (enum vg_regs)i;
 	fclose(f);

@@ -2,7 +2,9 @@
  * hardware breakpoint and never raise it (PVM guests, gVisor, WSL, SEV
  * guests without debug virtualization): every watchpoint then stays
  * silent, and a verdict that needs one would read "no errors". CRIU
- * checks the same at run time (kerndat_breakpoints). */
+ * checks the same at run time (kerndat_breakpoints). Some emulators
+ * (QEMU's TCG) fire them but report an old hit again at a later debug
+ * exception: a watch event that did not happen. */
 #ifndef VIGIL_PROBE_DEBUGREGS_H
 #define VIGIL_PROBE_DEBUGREGS_H
 
@@ -14,6 +16,10 @@ enum vg_regs {
 				 * no perf breakpoint PMU): not checked */
 	VG_REGS_FIRE,
 	VG_REGS_SILENT,		/* armed, written, not seen */
+	VG_REGS_STALE,		/* they fire, and report a hit again at the
+				 * next debug exception (a single step, or
+				 * another breakpoint's hit): QEMU's TCG
+				 * does, real hardware does not */
 };
 
 /* The answer for this boot: taken from the run directory when a vigil of
@@ -25,7 +31,13 @@ enum vg_regs {
 enum vg_regs vg_debug_regs(void);
 /* The check itself, never cached (vigil doctor); why says what it saw */
 enum vg_regs vg_debug_regs_check(char *why, size_t len);
+/* the registers fire (VG_REGS_FIRE or VG_REGS_STALE) */
+static inline bool vg_debug_regs_fire(enum vg_regs r)
+{
+	return r == VG_REGS_FIRE || r == VG_REGS_STALE;
+}
 /* how the check found out, for the messages that say so */
 #define VG_NO_REGS_WHY "checked: a write to a watched variable was not seen"
+#define VG_STALE_REGS_WHY "checked: a single step after the writes to a watched variable counted a hit"
 
 #endif

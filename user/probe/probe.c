@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "debugregs.h"
 #include "features.h"
 #include "ktier.h"
 #include "ktimer.h"
@@ -350,6 +351,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	if (o->follow_forks && !p->per_pid && o->warn)
 		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
 	p->skel->rodata->fork_stop_ok = p->per_pid;
+	p->skel->rodata->stale_dr6 = vg_spec_watches(spec) &&
+				     vg_debug_regs() == VG_REGS_STALE;
 	p->kslot_max = o->max_kslices ? o->max_kslices : VG_DEFAULT_KSLICES;
 	p->kslot_cap = vg_pow2_at_least(2 * (size_t)p->kslot_max);
 	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);

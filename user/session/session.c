@@ -313,6 +313,15 @@ static int open_all(struct session *ss, struct vg_err *e)
 							  : VG_WATCH_REFUSE, e)))
 		goto out;
 	vg_watchset_set_repeat(ss->ws, vg_session_on_transition, ss);
+	/* the registers fire, and report old hits again: said once, and
+	 * every slice a hit moves ends inconclusive (watchset.c) */
+	if (ss->ws && !plan->no_debug_regs &&
+	    vg_debug_regs() == VG_REGS_STALE) {
+		fprintf(stderr, "vigil: this machine's debug registers report an earlier hit again at a later debug exception (%s; QEMU's software emulation does this): a watch event may be one that did not happen, and the slices watch events move end inconclusive\n",
+			VG_STALE_REGS_WHY);
+		vg_report_set_blind(ss->report, "this machine's debug registers report old hits again");
+		vg_watchset_set_stale(ss->ws);
+	}
 	/* attached to a running program: its globals' watchpoints go in now
 	 * (vigil run arms them at the exec that starts the program) */
 	if (ss->o->pid > 0 && ss->ws && vg_watchset_start(ss->ws, e))

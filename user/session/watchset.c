@@ -237,11 +237,18 @@ void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m)
 	}
 }
 
+void vg_watchset_set_stale(struct vg_watchset *ws)
+{
+	if (ws)
+		ws->stale = true;
+}
+
 void vg_watchset_note(struct vg_watchset *ws, int event, uint16_t flags)
 {
 	if (!ws || event < 0 || event >= ws->spec->nevents)
 		return;
 	ws->nreleased += !!(flags & VG_RF_RELEASE);
+	ws->step_hit = flags & VG_RF_STEPHIT;
 	if (!ws->holds)
 		return;
 	ws->arm_late = ws->holds[event] && !(flags & VG_RF_ARMSTOP);
@@ -687,6 +694,33 @@ static bool hit_event(struct vg_watchset *ws, struct watch *w, int r,
 	return true;
 }
 
+/* A hit on register r that may not have happened (a machine that
+ * reports old hits again: probe/debugregs.h): every slice that armed r
+ * ends inconclusive, and for a global every property its event moves. */
+static void untrusted(struct vg_watchset *ws, struct vg_monitor *m, int r)
+{
+	for (int k = 0; k < MAX_WATCHES; k++) {
+		struct watch *w = &ws->w[k];
+
+		for (int j = 0; w->used && j < w->nreg; j++) {
+			if (w->reg[j] != r)
+				continue;
+			if (!w->global)
+				vg_monitor_mark_slice_inconclusive(w->m, w->prop,
+								   w->mask,
+								   w->params);
+			for (int p = 0; w->global && p < ws->spec->nprops; p++)
+				for (int t = 0; t < ws->spec->props[p].ntrans; t++)
+					if (ws->spec->props[p].trans[t].event ==
+					    w->event) {
+						vg_monitor_mark_inconclusive(m, p);
+						break;
+					}
+			break;
+		}
+	}
+}
+
 int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 		    struct vg_mon_event *ev, struct vg_err *e)
 {
@@ -707,6 +741,13 @@ int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 	if (r < 0) {		/* a hit on its way while it was disarmed */
 		if (ws)
 			ws->late++;
+		return 0;
+	}
+	if (ws->stale)
+		untrusted(ws, m, r);
+	/* at a uprobe's single step (bpf/vigil/watch.bpf.c): not fed */
+	if (ws->step_hit) {
+		ws->step_hits++;
 		return 0;
 	}
 	ws->hits++;
@@ -788,6 +829,9 @@ void vg_watchset_finish(struct vg_watchset *ws, FILE *out)
 	if (ws->unheld)
 		fprintf(out, ", %llu holds skipped (every register taken)",
 			(unsigned long long)ws->unheld);
+	if (ws->step_hits)
+		fprintf(out, ", %llu hits at a probe's single step not trusted (their slices are inconclusive)",
+			(unsigned long long)ws->step_hits);
 	if (ws->repeats)
 		fprintf(out, ", %llu violations again from new places",
 			(unsigned long long)ws->repeats);

@@ -59,6 +59,11 @@ void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
  * other than the one moving (evicted, refused) is applied. */
 void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m);
 
+/* The machine's debug registers report old hits again (VG_REGS_STALE):
+ * every slice a hit moves may have been moved by one that did not
+ * happen, and ends inconclusive */
+void vg_watchset_set_stale(struct vg_watchset *ws);
+
 /* Before feeding m a record's event, its flags: was it held
  * (VG_RF_ARMSTOP), did the probes count it as a release (VG_RF_RELEASE)?
  * An event

@@ -94,6 +94,12 @@ struct vg_watchset {
 	 * per-slice watch is armed, its slice is inconclusive */
 	bool no_regs;
 	uint64_t unheld, nreleased;	/* ... of them handled */
+	/* the hit being fed came at a uprobe's single step (VG_RF_STEPHIT):
+	 * maybe a stale report (QEMU TCG), so its slices end inconclusive;
+	 * how many such hits */
+	bool step_hit;
+	uint64_t step_hits;
+	bool stale;		/* vg_watchset_set_stale */
 	/* watchset_repeat.c: accesses after a violation, per code location */
 	struct vg_ws_repeats *reps;
 	vg_ws_repeat_fn on_repeat;
