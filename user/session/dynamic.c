@@ -34,6 +34,7 @@
 #include <stdio.h>
 
 #include "act/scenario.h"
+#include "follow/follow.h"
 #include "plan/plan.h"
 #include "monitor/monitor.h"
 #include "util/clock.h"
@@ -93,8 +94,9 @@ static uint64_t needed_now(struct session *ss)
 	struct scan sc = { .d = ss->dyn, .kernel = ss->kernel };
 
 	vg_monitor_foreach(ss->mon, scan_one, &sc);
-	for (int i = 0; i < ss->nkids; i++)
-		vg_monitor_foreach(ss->kids[i].mon, scan_one, &sc);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++)
+		vg_monitor_foreach(vg_follow_at(ss->procs, i)->mon, scan_one,
+				   &sc);
 	return sc.needed & ss->dyn->dynamic;
 }
 

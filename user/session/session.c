@@ -16,6 +16,7 @@
 
 #include "act/gdb.h"
 #include "act/scenario.h"
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "feature/feature.h"
 #include "probe/debugregs.h"
@@ -360,8 +361,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	st.kfull = vg_probe_counter(ss->probe, VG_CNT_KFULL);
 	st.kbusy = vg_probe_counter(ss->probe, VG_CNT_KBUSY);
 	st.capfaults = vg_probe_counter(ss->probe, VG_CNT_CAPFAULT);
-	st.forks = ss->forks;
-	st.execs = ss->execs;
+	vg_follow_counts(ss->procs, &st.forks, &st.execs);
 	unfollowed = vg_probe_counter(ss->probe, VG_CNT_UNFOLLOWED);
 	stacks_lost = vg_probe_counter(ss->probe, VG_CNT_STACK_LOST);
 	if (unfollowed)
@@ -380,10 +380,11 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	vg_report_set_evidence(ss->report, ss->evidence);
 	vg_report_final(ss->report, ss->mon, 0);
 	vg_session_watch_finish(ss);	/* its processes, and its counts */
-	for (int i = 0; i < ss->nkids; i++) {	/* --follow-fork */
-		vg_report_set_evidence(ss->report, ss->kids[i].evidence);
-		vg_report_final(ss->report, ss->kids[i].mon,
-				(uint32_t)ss->kids[i].pid);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++) {	/* --follow-fork */
+		struct vg_kid *k = vg_follow_at(ss->procs, i);
+
+		vg_report_set_evidence(ss->report, k->evidence);
+		vg_report_final(ss->report, k->mon, (uint32_t)k->pid);
 	}
 	vg_load_final(ss);	/* vigil load's, before the last summary */
 	vg_session_leaks_end(ss, exited, sig);
@@ -695,6 +696,10 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		vg_status_free(ss.status);
 		return -1;
 	}
+	if (!(ss.procs = vg_follow_new())) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
 	/* memcpy, read(2)... into watched blocks (callacc.h) */
 	if (vg_callacc_add(spec, e))
 		goto out;
@@ -740,13 +745,7 @@ out:
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
 	vg_plan_dyn_free(ss.dyn);
-	for (int i = 0; i < ss.nkids; i++) {
-		vg_monitor_free(ss.kids[i].mon);
-		vg_evidence_free(ss.kids[i].evidence);
-		free(ss.kids[i].cgroup);
-		vg_symbolizer_free(ss.kids[i].sym);
-	}
-	free(ss.kids);
+	vg_follow_free(ss.procs);
 	vg_session_leaks_close(&ss);
 	vg_report_free(ss.report);
 	vg_evidence_free(ss.evidence);

@@ -27,6 +27,7 @@ struct vg_status;
 struct vg_live;
 struct vg_load;
 struct vg_watch_ckpt;
+struct vg_follow;
 
 struct session {
 	struct vg_spec *spec;
@@ -42,21 +43,10 @@ struct session {
 	struct vg_err *err;		/* where on_record reports */
 	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */
 	uint64_t seq, events;
-	uint64_t forks, execs;		/* by the target (VG_REC_PROC) */
-	struct {			/* --follow-fork: their monitors */
-		pid_t pid;
-		struct vg_monitor *mon;
-		struct vg_evidence *evidence;
-		bool gone;		/* its exit was seen (VG_PROC_EXIT) */
-		/* vigil watch: where it lives (NSpid, cgroup), its
-		 * violations, left stopped by a reaction */
-		pid_t ns_pid;
-		char *cgroup;
-		uint64_t violations;
-		bool stopped;
-		struct vg_symbolizer *sym;	/* its stacks', at first use */
-	} *kids;
-	int nkids;
+	/* the processes followed besides the target, --follow-fork's and
+	 * vigil watch's, and the tree's forks and execs
+	 * (user/follow/follow.h) */
+	struct vg_follow *procs;
 	struct vg_watch_stats *wstats;	/* vigil watch (session_watch.c) */
 	uint32_t watch_dev;		/* its executable, as the kernel */
 	uint64_t watch_ino;		/* encodes dev_t; 0 with --lib-mapped */
@@ -68,7 +58,6 @@ struct session {
 	 * cgroup, for the reports (vg_session_attach_where) */
 	pid_t target_ns_pid;
 	char target_cgroup[256];
-	bool launch_exec_seen;		/* vigil run: the exec that starts it */
 	/* --dynamic: the plan's analysis (user/plan/plan_dynamic.c), or
 	 * NULL, and what the run did with it (dynamic.c) */
 	struct vg_plan_dyn *dyn;
