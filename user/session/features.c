@@ -130,6 +130,30 @@ int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max)
 	return n;
 }
 
+void vg_run_foreach_monitor(const struct vg_run *r,
+			    void (*cb)(void *ctx, struct vg_monitor *m),
+			    void *ctx)
+{
+	const struct session *ss = S(r);
+
+	if (ss->mon)
+		cb(ctx, ss->mon);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++)
+		cb(ctx, vg_follow_at(ss->procs, i)->mon);
+}
+
+struct vg_probe *vg_run_probe(const struct vg_run *r)
+{
+	return S(r)->probe;
+}
+
+int vg_run_drain(struct vg_run *r, struct vg_err *e)
+{
+	struct session *ss = (struct session *)S(r);
+
+	return vg_probe_drain(ss->probe, vg_session_on_record, ss, e);
+}
+
 struct vg_evidence *vg_run_evidence(const struct vg_run *r, uint32_t pid)
 {
 	return vg_session_evidence_of(S(r), (pid_t)pid);

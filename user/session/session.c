@@ -18,6 +18,7 @@
 #include "act/scenario.h"
 #include "follow/follow.h"
 #include "monitor/monitor.h"
+#include "dynamic/dynamic.h"
 #include "feature/feature.h"
 #include "probe/debugregs.h"
 #include "probe/probe.h"
@@ -159,6 +160,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 					  .transition = vg_session_on_transition };
 	struct vg_plan *plan = NULL;
 	struct vg_probe_early *early = NULL;
+	struct vg_plan_dyn *dyn;
 	struct vg_plan_leaks leak_plan = { .hold_prop = -1 };
 	bool *user;
 	int rc = -1;
@@ -289,7 +291,9 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.watch_name = vg_session_watch_name(ss),
 	};
 	/* --dynamic's state while the run goes on: the plan's analysis */
-	ss->dyn = vg_plan_take_dyn(plan);
+	if ((dyn = vg_plan_take_dyn(plan)) &&
+	    !(ss->dyn = vg_dyn_new((struct vg_run *)ss, dyn, e)))
+		goto out;
 	if (ss->o->record_path) {
 		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,
 					   ss->pid, e);
@@ -389,7 +393,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	vg_load_final(ss);	/* vigil load's, before the last summary */
 	vg_session_leaks_end(ss, exited, sig);
 	vg_report_stats(ss->report, ss->mon, &st);
-	vg_dyn_finish(ss);
+	vg_dyn_finish(ss->dyn);
 	vg_watchset_finish(ss->ws, stderr);
 	vg_hold_finish(ss);
 	free(st.hits);
@@ -561,7 +565,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		was_busy = busy;
 		busy = got > 0;
 		trickle = got < VG_TRICKLE;
-		if (vg_dyn_after_drain(ss, e) || vg_dyn_sweep(ss, e))
+		if (vg_dyn_after_drain(ss->dyn, e) || vg_dyn_sweep(ss->dyn, e))
 			goto out;
 		vg_hold_release(ss);
 		if (vg_session_requests(ss, e))
@@ -744,7 +748,7 @@ out:
 	vg_session_ckpt_free(&ss);
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
-	vg_plan_dyn_free(ss.dyn);
+	vg_dyn_free(ss.dyn);
 	vg_follow_free(ss.procs);
 	vg_session_leaks_close(&ss);
 	vg_report_free(ss.report);

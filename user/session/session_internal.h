@@ -28,6 +28,7 @@ struct vg_live;
 struct vg_load;
 struct vg_watch_ckpt;
 struct vg_follow;
+struct vg_dyn;
 
 struct session {
 	struct vg_spec *spec;
@@ -58,16 +59,8 @@ struct session {
 	 * cgroup, for the reports (vg_session_attach_where) */
 	pid_t target_ns_pid;
 	char target_cgroup[256];
-	/* --dynamic: the plan's analysis (user/plan/plan_dynamic.c), or
-	 * NULL, and what the run did with it (dynamic.c) */
-	struct vg_plan_dyn *dyn;
-	struct vg_dyn_run {
-		uint64_t attached;	/* dynamic probes attached now */
-		uint64_t want;		/* asked for by arming stops, not
-					 * yet attached */
-		uint64_t last_sweep_ns;
-		uint64_t attaches, detaches, stops;
-	} dyn_run;
+	/* --dynamic's run (user/dynamic/dynamic.h), or NULL */
+	struct vg_dyn *dyn;
 	struct vg_watchset *ws;		/* watchpoints (watchset.c), or NULL */
 	struct {			/* stopped by a probe for us (hold.c) */
 		pid_t pid, tid;
@@ -246,18 +239,6 @@ void vg_session_watch_free(struct session *ss);
 /* vigil attach: a target in other namespaces (a container) is named in
  * the reports by its pid there and its cgroup too. */
 int vg_session_attach_where(struct session *ss, struct vg_err *e);
-
-/* --- dynamic instrumentation (dynamic.c) --- */
-
-/* A record read: note an arming stop (VG_RF_ARMSTOP). */
-void vg_dyn_note(struct session *ss, const struct vg_rec_hdr *h);
-/* After a drain: attach what arming stops asked for, resume the target. */
-int vg_dyn_after_drain(struct session *ss, struct vg_err *e);
-/* Now and then: detach the probes no live slice can use. */
-int vg_dyn_sweep(struct session *ss, struct vg_err *e);
-/* At the end: the counts; and a target an arming stop may still hold is
- * let go unless a reaction stopped it. */
-void vg_dyn_finish(struct session *ss);
 
 /* --- records that stopped the target for us (hold.c) --- */
 
