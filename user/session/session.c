@@ -38,6 +38,7 @@
 #include "report/status.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
+#include "watchmatch/watchmatch.h"
 #include "plan/plan.h"
 #include "probe/jmp_stop.h"
 #include "callacc.h"
@@ -284,12 +285,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.warn = stderr,
 		.early = early,
 		.watch = ss->o->watch_exe != NULL,
-		.watch_dev = ss->watch_dev,
-		.watch_ino = ss->watch_ino,
-		.watch_lib_dev = ss->watch_lib_dev,
-		.watch_lib_ino = ss->watch_lib_ino,
-		.watch_name = vg_session_watch_name(ss),
+		.watch_name = vg_watch_match_name(ss->wmatch),
 	};
+	vg_watch_match_ids(ss->wmatch, &po.watch_dev, &po.watch_ino,
+			   &po.watch_lib_dev, &po.watch_lib_ino);
 	/* --dynamic's state while the run goes on: the plan's analysis */
 	if ((dyn = vg_plan_take_dyn(plan)) &&
 	    !(ss->dyn = vg_dyn_new((struct vg_run *)ss, dyn, e)))

@@ -29,6 +29,7 @@ struct vg_load;
 struct vg_watch_ckpt;
 struct vg_follow;
 struct vg_dyn;
+struct vg_watch_match;
 
 struct session {
 	struct vg_spec *spec;
@@ -49,12 +50,8 @@ struct session {
 	 * (user/follow/follow.h) */
 	struct vg_follow *procs;
 	struct vg_watch_stats *wstats;	/* vigil watch (session_watch.c) */
-	uint32_t watch_dev;		/* its executable, as the kernel */
-	uint64_t watch_ino;		/* encodes dev_t; 0 with --lib-mapped */
-	uint32_t watch_lib_dev;		/* --lib-mapped: the library's */
-	uint64_t watch_lib_ino;
-	uint8_t watch_build_id[64];	/* --same-build: the executable's */
-	int watch_build_id_len;
+	/* vigil watch: which processes (user/watchmatch/watchmatch.h) */
+	struct vg_watch_match *wmatch;
 	/* vigil attach to a process in a container: its pid there and its
 	 * cgroup, for the reports (vg_session_attach_where) */
 	pid_t target_ns_pid;
@@ -202,12 +199,6 @@ void vg_session_watch_transition(struct session *ss,
 void vg_session_watch_namer(struct session *ss, struct vg_report *r);
 /* A fork: child's monitor a copy of parent's (session_procs.c). */
 void vg_session_kid_copy(struct session *ss, pid_t parent, pid_t child);
-/* --same-build (session_watch_copy.c): the file name the exec
- * tracepoint holds (NULL: none); the executable's build id read (fails
- * when it has none); is pid's executable a copy of it (name, build id)? */
-const char *vg_session_watch_name(const struct session *ss);
-int vg_session_watch_copy_init(struct session *ss, struct vg_err *e);
-bool vg_session_watch_is_copy(const struct session *ss, pid_t pid);
 /* vigil watch --tier=kernel: slices keyed by process in the kernel. */
 bool vg_session_watch_kernel(const struct session *ss);
 /* A kernel-tier step of process pid: its monitor and evidence (left as

@@ -29,8 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "act/gdb.h"
 #include "act/scenario.h"
@@ -43,6 +41,7 @@
 #include "report/report.h"
 #include "sym/symbolize.h"
 #include "util/json.h"
+#include "watchmatch/watchmatch.h"
 #include "watch_hooks.h"
 #include "watch_ckpt.h"
 #include "watch_load.h"
@@ -128,7 +127,6 @@ void vg_session_watch_namer(struct session *ss, struct vg_report *r)
 int vg_session_watch_check(struct session *ss, struct vg_err *e)
 {
 	const char *no = NULL;
-	struct stat st;
 
 	if (!ss->o->watch_exe)
 		return 0;
@@ -153,19 +151,10 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 	if (no)
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "vigil watch does not take %s", no);
-	if (stat(ss->o->watch_exe, &st))
-		return vg_errf_code(e, VG_EXIT_USAGE, "--exe %s: no such file",
-				    ss->o->watch_exe);
-	ss->watch_ino = st.st_ino;
-	ss->watch_dev = major(st.st_dev) << 20 | minor(st.st_dev);
-	if (vg_session_watch_copy_init(ss, e))
+	if (!(ss->wmatch = vg_watch_match_new(ss->o->watch_exe,
+					      ss->o->watch_lib,
+					      ss->o->watch_same_build, e)))
 		return -1;
-	if (ss->o->watch_lib) {	/* matched at its mapping, not an exec */
-		ss->watch_lib_ino = ss->watch_ino;
-		ss->watch_lib_dev = ss->watch_dev;
-		ss->watch_ino = 0;
-		ss->watch_dev = 0;
-	}
 	ss->wstats = calloc(1, sizeof(*ss->wstats));
 	if (!ss->wstats)
 		return vg_errf(e, "out of memory");
@@ -351,45 +340,6 @@ void vg_session_watch_forked(struct session *ss, pid_t child)
 	hook(ss, k, child, VG_WATCH_FORKED, 0);
 }
 
-/* --lib-mapped: has pid the library mapped executable? */
-static bool maps_it(struct session *ss, pid_t pid)
-{
-	char path[64], line[4400];
-	bool yes = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (!(f = fopen(path, "re")))
-		return false;
-	while (!yes && fgets(line, sizeof(line), f)) {
-		char perms[8];
-		unsigned maj, min;
-		unsigned long long ino;
-
-		if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu", perms, &maj,
-			   &min, &ino) == 4 && perms[2] == 'x' &&
-		    ino == ss->watch_lib_ino &&
-		    (maj << 20 | min) == ss->watch_lib_dev)
-			yes = true;
-	}
-	fclose(f);
-	return yes;
-}
-
-/* Is /proc/PID/exe the watched file (or, --lib-mapped, mapped)? */
-static bool runs_it(struct session *ss, pid_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	if (ss->o->watch_lib)
-		return maps_it(ss, pid);
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	return (!stat(path, &st) && st.st_ino == ss->watch_ino &&
-		(major(st.st_dev) << 20 | minor(st.st_dev)) == ss->watch_dev) ||
-	       vg_session_watch_is_copy(ss, pid);	/* --same-build */
-}
-
 int vg_session_watch_open(struct session *ss, struct vg_err *e)
 {
 	DIR *d;
@@ -406,7 +356,7 @@ int vg_session_watch_open(struct session *ss, struct vg_err *e)
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 0 || pid == getpid() || !runs_it(ss, (pid_t)pid))
+		if (*end || pid <= 0 || pid == getpid() || !vg_watch_match_running(ss->wmatch, (pid_t)pid))
 			continue;
 		adopt(ss, (pid_t)pid, false, true);
 	}
@@ -441,8 +391,7 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 	if (!k) {
 		/* --same-build: held for its file name; another build goes */
 		if ((p->h.flags & VG_RF_FOLLOWED) && !ss->o->watch_lib &&
-		    (p->ino != ss->watch_ino || p->dev != ss->watch_dev) &&
-		    !vg_session_watch_is_copy(ss, pid)) {
+		    !vg_watch_match_exec(ss->wmatch, pid, p->dev, p->ino)) {
 			vg_probe_refuse(ss->probe, pid);
 			vg_watch_load_forget(ss, pid, false);
 			return 0;
@@ -455,8 +404,7 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 	 * history), or another one (no longer watched) */
 	if (vg_session_watch_kernel(ss))
 		vg_probe_forget_kslices(ss->probe, pid);
-	if ((p->ino == ss->watch_ino && p->dev == ss->watch_dev) ||
-	    vg_session_watch_is_copy(ss, pid)) {
+	if (vg_watch_match_exec(ss->wmatch, pid, p->dev, p->ino)) {
 		vg_follow_remove(ss->procs, k);
 		ss->wstats->live--;
 		ss->wstats->processes--;	/* the same process */
@@ -599,6 +547,8 @@ void vg_session_watch_finish(struct session *ss)
 void vg_session_watch_free(struct session *ss)
 {
 	vg_watch_ckpt_free(ss);
+	vg_watch_match_free(ss->wmatch);
+	ss->wmatch = NULL;
 	free(ss->wstats);
 	ss->wstats = NULL;
 }
