@@ -751,6 +751,7 @@ out:
 	vg_follow_free(ss.procs);
 	vg_session_leaks_close(&ss);
 	vg_report_free(ss.report);
+	free(ss.target_where);		/* its namer's, until the report goes */
 	vg_evidence_free(ss.evidence);
 	vg_symval_free(ss.symval);
 	vg_symbolizer_free(ss.sym);

@@ -30,6 +30,7 @@ struct vg_watch_ckpt;
 struct vg_follow;
 struct vg_dyn;
 struct vg_watch_match;
+struct vg_proc_where;
 
 struct session {
 	struct vg_spec *spec;
@@ -53,9 +54,8 @@ struct session {
 	/* vigil watch: which processes (user/watchmatch/watchmatch.h) */
 	struct vg_watch_match *wmatch;
 	/* vigil attach to a process in a container: its pid there and its
-	 * cgroup, for the reports (vg_session_attach_where) */
-	pid_t target_ns_pid;
-	char target_cgroup[256];
+	 * cgroup, for the reports (vg_session_attach_where); else NULL */
+	struct vg_proc_where *target_where;
 	/* --dynamic's run (user/dynamic/dynamic.h), or NULL */
 	struct vg_dyn *dyn;
 	struct vg_watchset *ws;		/* watchpoints (watchset.c), or NULL */

@@ -559,8 +559,8 @@ static bool attach_namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
 
 	if ((pid_t)pid != ss->pid)
 		return namer(ctx, pid, out);	/* a followed fork's */
-	out->ns_pid = (uint32_t)ss->target_ns_pid;
-	out->cgroup = ss->target_cgroup;
+	out->ns_pid = (uint32_t)ss->target_where->ns_pid;
+	out->cgroup = ss->target_where->cgroup;
 	return true;
 }
 
@@ -575,8 +575,9 @@ int vg_session_attach_where(struct session *ss, struct vg_err *e)
 	/* a process in vigil's own namespaces needs no more than its pid */
 	if (w.ns_pid == ss->pid && !w.other_root)
 		return 0;
-	ss->target_ns_pid = w.ns_pid;
-	snprintf(ss->target_cgroup, sizeof(ss->target_cgroup), "%s", w.cgroup);
+	if (!(ss->target_where = malloc(sizeof(*ss->target_where))))
+		return vg_errf(e, "out of memory");
+	*ss->target_where = w;
 	vg_report_set_proc_namer(ss->report, attach_namer, ss);
 	if (!ss->o->quiet)
 		fprintf(stderr, "vigil: pid %d is pid %d in its pid namespace, cgroup %s%s\n",
