@@ -239,10 +239,8 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 	u->o.pid = ss->pid;		/* attached: launched long ago */
 	/* vigil watch: it follows the session's processes (watch_load.c),
 	 * whose counts and hooks are the session's */
-	if (ss->o->watch_exe) {
+	if (ss->o->watch_exe)
 		s->watch_root = ss;
-		s->wstats = ss->wstats;
-	}
 	u->o.json_path = NULL;		/* the session's JSON is its own */
 	u->o.record_path = NULL;
 	u->o.state_path = NULL;

@@ -285,10 +285,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.warn = stderr,
 		.early = early,
 		.watch = ss->o->watch_exe != NULL,
-		.watch_name = vg_watch_match_name(ss->wmatch),
+		.watch_name = vg_watch_match_name(vg_session_watch_match(ss)),
 	};
-	vg_watch_match_ids(ss->wmatch, &po.watch_dev, &po.watch_ino,
-			   &po.watch_lib_dev, &po.watch_lib_ino);
+	vg_watch_match_ids(vg_session_watch_match(ss), &po.watch_dev,
+			   &po.watch_ino, &po.watch_lib_dev, &po.watch_lib_ino);
 	/* --dynamic's state while the run goes on: the plan's analysis */
 	if ((dyn = vg_plan_take_dyn(plan)) &&
 	    !(ss->dyn = vg_dyn_new((struct vg_run *)ss, dyn, e)))
@@ -739,7 +739,7 @@ out:
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
 				unit_stopped || ss.keep_stopped_at_end ||
-				(ss.wstats && ss.wstats->stopped));
+				vg_session_watch_stopped(&ss));
 	vg_session_watch_free(&ss);
 	vg_features_released(&ss, &end);	/* the probes are gone */
 	if (vg_recorder_close(ss.rec, e))

@@ -30,6 +30,7 @@ struct vg_watch_ckpt;
 struct vg_follow;
 struct vg_dyn;
 struct vg_watch_match;
+struct vg_session_watch;
 struct vg_proc_where;
 
 struct session {
@@ -50,9 +51,9 @@ struct session {
 	 * vigil watch's, and the tree's forks and execs
 	 * (user/follow/follow.h) */
 	struct vg_follow *procs;
-	struct vg_watch_stats *wstats;	/* vigil watch (session_watch.c) */
-	/* vigil watch: which processes (user/watchmatch/watchmatch.h) */
-	struct vg_watch_match *wmatch;
+	/* vigil watch's counts and which processes it watches
+	 * (session_watch.c), or NULL */
+	struct vg_session_watch *watch;
 	/* vigil attach to a process in a container: its pid there and its
 	 * cgroup, for the reports (vg_session_attach_where); else NULL */
 	struct vg_proc_where *target_where;
@@ -179,6 +180,10 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 /* Before anything is loaded: what does not go with watch; the file's
  * identity for the exec tracepoint. */
 int vg_session_watch_check(struct session *ss, struct vg_err *e);
+/* Which processes it watches (user/watchmatch/watchmatch.h), NULL
+ * outside vigil watch; did a reaction leave one stopped? */
+const struct vg_watch_match *vg_session_watch_match(const struct session *ss);
+bool vg_session_watch_stopped(const struct session *ss);
 /* The probes are in: adopt the processes running the executable now. */
 int vg_session_watch_open(struct session *ss, struct vg_err *e);
 /* A process record under watch (exec, fork, exit). */

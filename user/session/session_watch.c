@@ -50,6 +50,24 @@
 /* processes said one by one as they come and go; then only counted */
 #define VG_WATCH_SAID 20
 
+/* vigil watch's own state, the session's watch (NULL outside vigil
+ * watch, and in a vigil load unit, which counts in its root's): its
+ * counts, which processes it watches */
+struct vg_session_watch {
+	struct vg_watch_stats stats;
+	struct vg_watch_match *match;
+};
+
+const struct vg_watch_match *vg_session_watch_match(const struct session *ss)
+{
+	return ss->watch ? ss->watch->match : NULL;
+}
+
+bool vg_session_watch_stopped(const struct session *ss)
+{
+	return ss->watch && ss->watch->stats.stopped;
+}
+
 static bool namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
 {
 	struct session *ss = ctx;
@@ -85,10 +103,10 @@ static void say(struct session *ss, const struct vg_kid *k, pid_t pid,
 		const char *what, const char *detail)
 {
 	FILE *j = vg_report_json(ss->report);
-	uint64_t n = !strcmp(what, "refused") ? ss->wstats->refused
-		     : !strcmp(what, "exited") ? ss->wstats->exited
+	uint64_t n = !strcmp(what, "refused") ? ss->watch->stats.refused
+		     : !strcmp(what, "exited") ? ss->watch->stats.exited
 		     : !strcmp(what, "left") ? 0
-					     : ss->wstats->processes;
+					     : ss->watch->stats.processes;
 
 	if (n <= VG_WATCH_SAID && !ss->o->quiet) {
 		fprintf(stderr, "vigil: watch: pid %d", pid);
@@ -151,24 +169,24 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 	if (no)
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "vigil watch does not take %s", no);
-	if (!(ss->wmatch = vg_watch_match_new(ss->o->watch_exe,
-					      ss->o->watch_lib,
-					      ss->o->watch_same_build, e)))
-		return -1;
-	ss->wstats = calloc(1, sizeof(*ss->wstats));
-	if (!ss->wstats)
+	if (!(ss->watch = calloc(1, sizeof(*ss->watch))))
 		return vg_errf(e, "out of memory");
+	if (!(ss->watch->match = vg_watch_match_new(ss->o->watch_exe,
+						    ss->o->watch_lib,
+						    ss->o->watch_same_build,
+						    e)))
+		return -1;
 	if (ss->o->watch_hooks && ss->o->watch_hooks->stats)
-		*ss->o->watch_hooks->stats = *ss->wstats;
+		*ss->o->watch_hooks->stats = ss->watch->stats;
 	return 0;
 }
 
 static void stats_changed(struct session *ss)
 {
-	if (ss->wstats->live > ss->wstats->max_live)
-		ss->wstats->max_live = ss->wstats->live;
+	if (ss->watch->stats.live > ss->watch->stats.max_live)
+		ss->watch->stats.max_live = ss->watch->stats.live;
 	if (ss->o->watch_hooks && ss->o->watch_hooks->stats)
-		*ss->o->watch_hooks->stats = *ss->wstats;
+		*ss->o->watch_hooks->stats = ss->watch->stats;
 }
 
 /* Is there room for one more? If not, pid is let go (a held one resumes),
@@ -177,11 +195,11 @@ static bool room(struct session *ss, pid_t pid)
 {
 	char why[96];
 
-	if (ss->wstats->live < ss->o->max_procs)
+	if (ss->watch->stats.live < ss->o->max_procs)
 		return true;
 	vg_probe_refuse(ss->probe, pid);
 	vg_watch_load_forget(ss, pid, false);	/* vigil load's units */
-	ss->wstats->refused++;
+	ss->watch->stats.refused++;
 	stats_changed(ss);
 	snprintf(why, sizeof(why), "--max-procs %u reached, it runs unmonitored",
 		 ss->o->max_procs);
@@ -216,8 +234,8 @@ static struct vg_kid *kid_new(struct session *ss, pid_t pid)
 		k->cgroup = strdup(w.cgroup);
 	}
 	vg_guard_add(ss->guard, pid);
-	ss->wstats->processes++;
-	ss->wstats->live++;
+	ss->watch->stats.processes++;
+	ss->watch->stats.live++;
 	stats_changed(ss);
 	return k;
 }
@@ -242,8 +260,8 @@ static void kid_end(struct session *ss, struct vg_kid *k,
 		fprintf(stderr, "vigil: watch: pid %d: %s\n", pid, note);
 	}
 	if (what == VG_WATCH_EXITED)
-		ss->wstats->exited++;
-	ss->wstats->live--;
+		ss->watch->stats.exited++;
+	ss->watch->stats.live--;
 	stats_changed(ss);
 	say(ss, k, pid, what == VG_WATCH_EXITED ? "exited" : "left", detail);
 	hook(ss, k, pid, what, status);
@@ -333,8 +351,8 @@ void vg_session_watch_forked(struct session *ss, pid_t child)
 			k->cgroup = strdup(w.cgroup);
 		}
 	}
-	ss->wstats->processes++;
-	ss->wstats->live++;
+	ss->watch->stats.processes++;
+	ss->watch->stats.live++;
 	stats_changed(ss);
 	say(ss, k, child, "forked", NULL);
 	hook(ss, k, child, VG_WATCH_FORKED, 0);
@@ -356,7 +374,8 @@ int vg_session_watch_open(struct session *ss, struct vg_err *e)
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 0 || pid == getpid() || !vg_watch_match_running(ss->wmatch, (pid_t)pid))
+		if (*end || pid <= 0 || pid == getpid() ||
+		    !vg_watch_match_running(ss->watch->match, (pid_t)pid))
 			continue;
 		adopt(ss, (pid_t)pid, false, true);
 	}
@@ -364,7 +383,7 @@ int vg_session_watch_open(struct session *ss, struct vg_err *e)
 	if (!ss->o->quiet)
 		fprintf(stderr, "vigil: watch: %s: %llu processes %s, monitored; those started later are held at %s until their probes are in\n",
 			ss->o->watch_exe,
-			(unsigned long long)ss->wstats->live,
+			(unsigned long long)ss->watch->stats.live,
 			ss->o->watch_lib ? "mapping it" : "running it",
 			ss->o->watch_lib ? "their mapping of it"
 					 : "their exec");
@@ -391,7 +410,8 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 	if (!k) {
 		/* --same-build: held for its file name; another build goes */
 		if ((p->h.flags & VG_RF_FOLLOWED) && !ss->o->watch_lib &&
-		    !vg_watch_match_exec(ss->wmatch, pid, p->dev, p->ino)) {
+		    !vg_watch_match_exec(ss->watch->match, pid, p->dev,
+					 p->ino)) {
 			vg_probe_refuse(ss->probe, pid);
 			vg_watch_load_forget(ss, pid, false);
 			return 0;
@@ -404,10 +424,10 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 	 * history), or another one (no longer watched) */
 	if (vg_session_watch_kernel(ss))
 		vg_probe_forget_kslices(ss->probe, pid);
-	if (vg_watch_match_exec(ss->wmatch, pid, p->dev, p->ino)) {
+	if (vg_watch_match_exec(ss->watch->match, pid, p->dev, p->ino)) {
 		vg_follow_remove(ss->procs, k);
-		ss->wstats->live--;
-		ss->wstats->processes--;	/* the same process */
+		ss->watch->stats.live--;
+		ss->watch->stats.processes--;	/* the same process */
 		if ((k = kid_new(ss, pid)))
 			say(ss, k, pid, "started", "exec'd the program again: a new history");
 		vg_watch_load_exec(ss, pid);
@@ -439,10 +459,10 @@ void vg_session_watch_transition(struct session *ss,
 	if (!ss->watch_root)
 		vg_watch_ckpt_note(ss, (pid_t)ev->pid);
 	if (p->states[to].kind == VG_STATE_VIOLATION) {
-		ss->wstats->violations++;
+		rs->watch->stats.violations++;
 		if (k)
 			k->violations++;
-		stats_changed(ss);
+		stats_changed(rs);
 		if (h && h->verdict) {
 			struct vg_watch_proc wp = { .what = VG_WATCH_STARTED,
 						    .pid = (pid_t)ev->pid,
@@ -478,10 +498,10 @@ void vg_session_watch_transition(struct session *ss,
 		vg_probe_unfollow(rs->probe, spid);
 		vg_watch_load_unfollow(rs, spid);	/* vigil load's */
 		vg_guard_keep(rs->guard, spid);	/* the user's now */
-		ss->wstats->stopped++;
+		rs->watch->stats.stopped++;
 		if ((k = vg_follow_find(rs->procs, spid)))
 			k->stopped = true;
-		stats_changed(ss);
+		stats_changed(rs);
 		struct vg_gdb_pc_mend mend[VG_GDB_MAX_MENDS];
 		int nmend = !ss->stop_event ? 0 :
 			vg_jmp_stop_mends(ss->probe, spid, ss->stop_event - 1,
@@ -511,7 +531,7 @@ bool vg_session_watch_done(struct session *ss)
 void vg_session_watch_finish(struct session *ss)
 {
 	FILE *j;
-	struct vg_watch_stats *w = ss->wstats;
+	struct vg_watch_stats *w = ss->watch ? &ss->watch->stats : NULL;
 
 	if (!ss->o->watch_exe || !w)
 		return;
@@ -547,10 +567,10 @@ void vg_session_watch_finish(struct session *ss)
 void vg_session_watch_free(struct session *ss)
 {
 	vg_watch_ckpt_free(ss);
-	vg_watch_match_free(ss->wmatch);
-	ss->wmatch = NULL;
-	free(ss->wstats);
-	ss->wstats = NULL;
+	if (ss->watch)
+		vg_watch_match_free(ss->watch->match);
+	free(ss->watch);
+	ss->watch = NULL;
 }
 
 static bool attach_namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
@@ -609,7 +629,7 @@ void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
 
 	vg_probe_refuse(ss->probe, child);
 	vg_watch_load_forget(ss, child, false);
-	ss->wstats->refused++;
+	ss->watch->stats.refused++;
 	stats_changed(ss);
 	snprintf(why, sizeof(why),
 		 "a fork of pid %d, not followed in the kernel tier (--tier=user follows forks)",
