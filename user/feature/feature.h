@@ -25,6 +25,7 @@ struct vg_slice_view;
 struct vg_mon_event;
 struct vg_monitor;
 struct vg_evidence;
+struct vg_probe;
 
 /* An option a feature takes on run, attach and watch: --NAME ARG (arg,
  * as --help names it), --NAME[=ARG] (optional), or --NAME (arg NULL);
@@ -133,6 +134,16 @@ bool vg_run_prop_kernel(const struct vg_run *r, int prop);
 int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max);
 /* the evidence of process pid's slices (a followed child has its own) */
 struct vg_evidence *vg_run_evidence(const struct vg_run *r, uint32_t pid);
+/* Each monitor of a part, the target's then each followed process's
+ * (those gone too), unbounded as vg_run_monitors is not */
+void vg_run_foreach_monitor(const struct vg_run *r,
+			    void (*cb)(void *ctx, struct vg_monitor *m),
+			    void *ctx);
+/* For what installs probes as the run goes (--dynamic, user/dynamic/):
+ * the run's probe set, and the records its probes sent so far handled
+ * as the loop handles them (how many; -1 with e set) */
+struct vg_probe *vg_run_probe(const struct vg_run *r);
+int vg_run_drain(struct vg_run *r, struct vg_err *e);
 /* the kernel tier's slices copied into the monitor now (reads the whole
  * table: not at every event) */
 void vg_run_sync_kernel(const struct vg_run *r);

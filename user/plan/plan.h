@@ -218,7 +218,7 @@ void vg_plan_free(struct vg_plan *p);
 struct vg_plan_dyn *vg_plan_take_dyn(struct vg_plan *p);
 
 /* plan_dynamic.c: --dynamic's arming analysis, from the automata (the
- * session attaches and detaches by it, session/dynamic.c) */
+ * session attaches and detaches by it, dynamic/dynamic.c) */
 struct vg_plan_dyn {
 	uint64_t dynamic;	/* entry events whose probe may be detached
 				 * (bits below 64); none is at the start */

@@ -2,7 +2,7 @@
  * link per process, ulink.h), detached and attached again at the same
  * places: a CRIU dump must not see the int3 a uprobe writes into the text
  * (vg_probe_suspend/resume: one step each), and --dynamic attaches an
- * event's entry probes only while a slice needs them (user/session/
+ * event's entry probes only while a slice needs them (user/dynamic/
  * dynamic.c: those are groups of their own). Both apply to the target's
  * links and to those of each followed process. */
 #include "probe_internal.h"

@@ -8,6 +8,7 @@
 
 #include "act/scenario.h"
 #include "live_load.h"
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "feature/feature.h"
 #include "sinks/sinks.h"
@@ -88,8 +89,7 @@ void vg_run_counts(const struct vg_run *r, struct vg_run_counts *c)
 	vg_session_event_totals(ss, &c->events, &c->lost);
 	vg_probe_links(ss->probe, &c->probes_attached, &c->probes_planned);
 	c->processes = !ss->o->watch_exe && !ss->target_exited;
-	for (int i = 0; i < ss->nkids; i++)
-		c->processes += !ss->kids[i].gone;
+	c->processes += vg_follow_live(ss->procs);
 }
 
 void vg_run_foreach_slice(const struct vg_run *r,
@@ -100,9 +100,12 @@ void vg_run_foreach_slice(const struct vg_run *r,
 
 	if (!ss->o->watch_exe)	/* vigil watch: only its processes' */
 		vg_monitor_foreach(ss->mon, cb, ctx);
-	for (int i = 0; i < ss->nkids; i++)
-		if (!ss->kids[i].gone)
-			vg_monitor_foreach(ss->kids[i].mon, cb, ctx);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
+		const struct vg_kid *k = vg_follow_at(ss->procs, i);
+
+		if (!k->gone)
+			vg_monitor_foreach(k->mon, cb, ctx);
+	}
 }
 
 bool vg_run_prop_unloaded(const struct vg_run *r, int prop)
@@ -122,9 +125,33 @@ int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max)
 
 	if (n < max)
 		mons[n++] = ss->mon;
-	for (int i = 0; i < ss->nkids && n < max; i++)
-		mons[n++] = ss->kids[i].mon;
+	for (int i = 0; i < vg_follow_count(ss->procs) && n < max; i++)
+		mons[n++] = vg_follow_at(ss->procs, i)->mon;
 	return n;
+}
+
+void vg_run_foreach_monitor(const struct vg_run *r,
+			    void (*cb)(void *ctx, struct vg_monitor *m),
+			    void *ctx)
+{
+	const struct session *ss = S(r);
+
+	if (ss->mon)
+		cb(ctx, ss->mon);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++)
+		cb(ctx, vg_follow_at(ss->procs, i)->mon);
+}
+
+struct vg_probe *vg_run_probe(const struct vg_run *r)
+{
+	return S(r)->probe;
+}
+
+int vg_run_drain(struct vg_run *r, struct vg_err *e)
+{
+	struct session *ss = (struct session *)S(r);
+
+	return vg_probe_drain(ss->probe, vg_session_on_record, ss, e);
 }
 
 struct vg_evidence *vg_run_evidence(const struct vg_run *r, uint32_t pid)

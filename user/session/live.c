@@ -25,6 +25,7 @@
 #include "live_load.h"
 #include "act/gdb_live.h"
 #include "act/scenario.h"
+#include "dynamic/dynamic.h"
 #include "ctl/ctl.h"
 #include "monitor/monitor.h"
 #include "proc/proc.h"
@@ -285,7 +286,7 @@ static void settle(struct session *ss)
 	struct vg_err e = { 0 };
 
 	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, &e) < 0 ||
-	    vg_dyn_after_drain(ss, &e))
+	    vg_dyn_after_drain(ss->dyn, &e))
 		fprintf(stderr, "vigil: %s\n", e.msg);
 	vg_hold_release(ss);
 	vg_live_keep_going(ss);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "act/checkpoint.h"
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "report/dot.h"
 #include "report/evidence.h"
@@ -65,9 +66,12 @@ static uint64_t *state_counts(struct session *ss)
 	if (c.per_state && !ss->o->watch_exe)
 		vg_monitor_foreach(ss->mon, count_slice, &c);
 	/* --follow-fork, vigil watch: every process's */
-	for (int i = 0; c.per_state && i < ss->nkids; i++)
-		if (!ss->kids[i].gone)
-			vg_monitor_foreach(ss->kids[i].mon, count_slice, &c);
+	for (int i = 0; c.per_state && i < vg_follow_count(ss->procs); i++) {
+		const struct vg_kid *k = vg_follow_at(ss->procs, i);
+
+		if (!k->gone)
+			vg_monitor_foreach(k->mon, count_slice, &c);
+	}
 	return c.per_state;
 }
 

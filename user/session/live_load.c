@@ -20,6 +20,7 @@
 #include <sys/epoll.h>
 
 #include "act/scenario.h"
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "plan/plan.h"
 #include "report/evidence.h"
@@ -87,7 +88,7 @@ static void unit_free(struct unit *u)
 		return;
 	s = &u->s;
 	vg_probe_close(s->probe);	/* its uprobes detach here */
-	vg_watch_unit_free(s);		/* vigil watch: its processes' */
+	vg_follow_free(s->procs);	/* vigil watch: its processes' */
 	vg_scenario_free(s->sc);
 	vg_monitor_free(s->mon);
 	vg_report_free(s->report);
@@ -238,10 +239,8 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 	u->o.pid = ss->pid;		/* attached: launched long ago */
 	/* vigil watch: it follows the session's processes (watch_load.c),
 	 * whose counts and hooks are the session's */
-	if (ss->o->watch_exe) {
+	if (ss->o->watch_exe)
 		s->watch_root = ss;
-		s->wstats = ss->wstats;
-	}
 	u->o.json_path = NULL;		/* the session's JSON is its own */
 	u->o.record_path = NULL;
 	u->o.state_path = NULL;
@@ -268,7 +267,9 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 	s->kernel = calloc((size_t)s->spec->nprops + 1, sizeof(bool));
 	s->stack_on = calloc((size_t)s->spec->nevents + 1, sizeof(bool));
 	user = calloc((size_t)s->spec->nprops + 1, sizeof(bool));
-	if (!s->kernel || !s->stack_on || !user) {
+	/* its own monitors of the processes it follows (vigil watch's) */
+	s->procs = vg_follow_new();
+	if (!s->kernel || !s->stack_on || !user || !s->procs) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
@@ -394,7 +395,7 @@ json_t *vg_load_cmd(struct session *ss, json_t *args)
 			u->s.kernel[i] ? "kernel" : "user");
 		if (ss->o->watch_exe)	/* watch_load.c */
 			fprintf(m, ", in each of the %d watched processes and those to come",
-				u->s.nkids);
+				vg_follow_count(u->s.procs));
 		fputc('\n', m);
 		json_array_append_new(props, json_pack("{s:s,s:s}", "name",
 			u->s.spec->props[i].name, "tier",

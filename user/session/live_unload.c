@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "act/scenario.h"
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "report/report.h"
 #include "util/lines.h"
@@ -55,8 +56,9 @@ static int take_out(struct session *ss, int prop, struct vg_err *e)
 	    vg_probe_disable_prop(ss->probe, prop, e))
 		return -1;
 	vg_monitor_disable(ss->mon, prop);
-	for (int i = 0; i < ss->nkids; i++)	/* vigil watch's processes */
-		vg_monitor_disable(ss->kids[i].mon, prop);
+	/* vigil watch's processes */
+	for (int i = 0; i < vg_follow_count(ss->procs); i++)
+		vg_monitor_disable(vg_follow_at(ss->procs, i)->mon, prop);
 	if (vg_load_set_gone(ss, prop, true))
 		return vg_errf(e, "out of memory");
 	/* its user-tier stops no longer hold their events under gdb */
@@ -85,11 +87,13 @@ json_t *vg_unload_own(struct session *ss, const char *name)
 	tier = ss->kernel[prop] ? "kernel" : "user";
 	settle(ss);
 	snprintf(label, sizeof(label), "unloaded %s: ", name);
-	for (int i = 0; ss->o->watch_exe && i < ss->nkids; i++) {
+	for (int i = 0; ss->o->watch_exe && i < vg_follow_count(ss->procs); i++) {
+		struct vg_kid *k = vg_follow_at(ss->procs, i);
+
 		/* vigil watch: each process's verdicts, then the summary */
-		vg_report_set_evidence(ss->report, ss->kids[i].evidence);
-		vg_report_final_prop(ss->report, ss->kids[i].mon,
-				     (uint32_t)ss->kids[i].pid, prop);
+		vg_report_set_evidence(ss->report, k->evidence);
+		vg_report_final_prop(ss->report, k->mon, (uint32_t)k->pid,
+				     prop);
 		vg_report_set_evidence(ss->report, ss->evidence);
 	}
 	vg_report_unload(ss->report, ss->mon, prop, label);

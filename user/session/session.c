@@ -16,7 +16,9 @@
 
 #include "act/gdb.h"
 #include "act/scenario.h"
+#include "follow/follow.h"
 #include "monitor/monitor.h"
+#include "dynamic/dynamic.h"
 #include "feature/feature.h"
 #include "probe/debugregs.h"
 #include "probe/probe.h"
@@ -36,6 +38,7 @@
 #include "report/status.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
+#include "watchmatch/watchmatch.h"
 #include "plan/plan.h"
 #include "probe/jmp_stop.h"
 #include "callacc.h"
@@ -158,6 +161,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 					  .transition = vg_session_on_transition };
 	struct vg_plan *plan = NULL;
 	struct vg_probe_early *early = NULL;
+	struct vg_plan_dyn *dyn;
 	struct vg_plan_leaks leak_plan = { .hold_prop = -1 };
 	bool *user;
 	int rc = -1;
@@ -281,14 +285,14 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.warn = stderr,
 		.early = early,
 		.watch = ss->o->watch_exe != NULL,
-		.watch_dev = ss->watch_dev,
-		.watch_ino = ss->watch_ino,
-		.watch_lib_dev = ss->watch_lib_dev,
-		.watch_lib_ino = ss->watch_lib_ino,
-		.watch_name = vg_session_watch_name(ss),
+		.watch_name = vg_watch_match_name(vg_session_watch_match(ss)),
 	};
+	vg_watch_match_ids(vg_session_watch_match(ss), &po.watch_dev,
+			   &po.watch_ino, &po.watch_lib_dev, &po.watch_lib_ino);
 	/* --dynamic's state while the run goes on: the plan's analysis */
-	ss->dyn = vg_plan_take_dyn(plan);
+	if ((dyn = vg_plan_take_dyn(plan)) &&
+	    !(ss->dyn = vg_dyn_new((struct vg_run *)ss, dyn, e)))
+		goto out;
 	if (ss->o->record_path) {
 		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,
 					   ss->pid, e);
@@ -369,8 +373,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	st.kfull = vg_probe_counter(ss->probe, VG_CNT_KFULL);
 	st.kbusy = vg_probe_counter(ss->probe, VG_CNT_KBUSY);
 	st.capfaults = vg_probe_counter(ss->probe, VG_CNT_CAPFAULT);
-	st.forks = ss->forks;
-	st.execs = ss->execs;
+	vg_follow_counts(ss->procs, &st.forks, &st.execs);
 	unfollowed = vg_probe_counter(ss->probe, VG_CNT_UNFOLLOWED);
 	stacks_lost = vg_probe_counter(ss->probe, VG_CNT_STACK_LOST);
 	if (unfollowed)
@@ -389,15 +392,16 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	vg_report_set_evidence(ss->report, ss->evidence);
 	vg_report_final(ss->report, ss->mon, 0);
 	vg_session_watch_finish(ss);	/* its processes, and its counts */
-	for (int i = 0; i < ss->nkids; i++) {	/* --follow-fork */
-		vg_report_set_evidence(ss->report, ss->kids[i].evidence);
-		vg_report_final(ss->report, ss->kids[i].mon,
-				(uint32_t)ss->kids[i].pid);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++) {	/* --follow-fork */
+		struct vg_kid *k = vg_follow_at(ss->procs, i);
+
+		vg_report_set_evidence(ss->report, k->evidence);
+		vg_report_final(ss->report, k->mon, (uint32_t)k->pid);
 	}
 	vg_load_final(ss);	/* vigil load's, before the last summary */
 	vg_session_leaks_end(ss, exited, sig);
 	vg_report_stats(ss->report, ss->mon, &st);
-	vg_dyn_finish(ss);
+	vg_dyn_finish(ss->dyn);
 	vg_watchset_finish(ss->ws, stderr);
 	vg_hold_finish(ss);
 	free(st.hits);
@@ -569,7 +573,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		was_busy = busy;
 		busy = got > 0;
 		trickle = got < VG_TRICKLE;
-		if (vg_dyn_after_drain(ss, e) || vg_dyn_sweep(ss, e))
+		if (vg_dyn_after_drain(ss->dyn, e) || vg_dyn_sweep(ss->dyn, e))
 			goto out;
 		vg_hold_release(ss);
 		if (vg_session_requests(ss, e))
@@ -704,6 +708,10 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		vg_status_free(ss.status);
 		return -1;
 	}
+	if (!(ss.procs = vg_follow_new())) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
 	/* memcpy, read(2)... into watched blocks (callacc.h) */
 	if (vg_callacc_add(spec, e))
 		goto out;
@@ -740,7 +748,7 @@ out:
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
 				unit_stopped || ss.keep_stopped_at_end ||
-				(ss.wstats && ss.wstats->stopped));
+				vg_session_watch_stopped(&ss));
 	vg_session_watch_free(&ss);
 	vg_features_released(&ss, &end);	/* the probes are gone */
 	if (vg_recorder_close(ss.rec, e))
@@ -748,16 +756,11 @@ out:
 	vg_session_ckpt_free(&ss);
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
-	vg_plan_dyn_free(ss.dyn);
-	for (int i = 0; i < ss.nkids; i++) {
-		vg_monitor_free(ss.kids[i].mon);
-		vg_evidence_free(ss.kids[i].evidence);
-		free(ss.kids[i].cgroup);
-		vg_symbolizer_free(ss.kids[i].sym);
-	}
-	free(ss.kids);
+	vg_dyn_free(ss.dyn);
+	vg_follow_free(ss.procs);
 	vg_session_leaks_close(&ss);
 	vg_report_free(ss.report);
+	free(ss.target_where);		/* its namer's, until the report goes */
 	vg_evidence_free(ss.evidence);
 	vg_symval_free(ss.symval);
 	vg_symbolizer_free(ss.sym);

@@ -27,6 +27,11 @@ struct vg_status;
 struct vg_live;
 struct vg_load;
 struct vg_watch_ckpt;
+struct vg_follow;
+struct vg_dyn;
+struct vg_watch_match;
+struct vg_session_watch;
+struct vg_proc_where;
 
 struct session {
 	struct vg_spec *spec;
@@ -42,43 +47,18 @@ struct session {
 	struct vg_err *err;		/* where on_record reports */
 	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */
 	uint64_t seq, events;
-	uint64_t forks, execs;		/* by the target (VG_REC_PROC) */
-	struct {			/* --follow-fork: their monitors */
-		pid_t pid;
-		struct vg_monitor *mon;
-		struct vg_evidence *evidence;
-		bool gone;		/* its exit was seen (VG_PROC_EXIT) */
-		/* vigil watch: where it lives (NSpid, cgroup), its
-		 * violations, left stopped by a reaction */
-		pid_t ns_pid;
-		char *cgroup;
-		uint64_t violations;
-		bool stopped;
-		struct vg_symbolizer *sym;	/* its stacks', at first use */
-	} *kids;
-	int nkids;
-	struct vg_watch_stats *wstats;	/* vigil watch (session_watch.c) */
-	uint32_t watch_dev;		/* its executable, as the kernel */
-	uint64_t watch_ino;		/* encodes dev_t; 0 with --lib-mapped */
-	uint32_t watch_lib_dev;		/* --lib-mapped: the library's */
-	uint64_t watch_lib_ino;
-	uint8_t watch_build_id[64];	/* --same-build: the executable's */
-	int watch_build_id_len;
+	/* the processes followed besides the target, --follow-fork's and
+	 * vigil watch's, and the tree's forks and execs
+	 * (user/follow/follow.h) */
+	struct vg_follow *procs;
+	/* vigil watch's counts and which processes it watches
+	 * (session_watch.c), or NULL */
+	struct vg_session_watch *watch;
 	/* vigil attach to a process in a container: its pid there and its
-	 * cgroup, for the reports (vg_session_attach_where) */
-	pid_t target_ns_pid;
-	char target_cgroup[256];
-	bool launch_exec_seen;		/* vigil run: the exec that starts it */
-	/* --dynamic: the plan's analysis (user/plan/plan_dynamic.c), or
-	 * NULL, and what the run did with it (dynamic.c) */
-	struct vg_plan_dyn *dyn;
-	struct vg_dyn_run {
-		uint64_t attached;	/* dynamic probes attached now */
-		uint64_t want;		/* asked for by arming stops, not
-					 * yet attached */
-		uint64_t last_sweep_ns;
-		uint64_t attaches, detaches, stops;
-	} dyn_run;
+	 * cgroup, for the reports (vg_session_attach_where); else NULL */
+	struct vg_proc_where *target_where;
+	/* --dynamic's run (user/dynamic/dynamic.h), or NULL */
+	struct vg_dyn *dyn;
 	struct vg_watchset *ws;		/* watchpoints (watchset.c), or NULL */
 	struct {			/* stopped by a probe for us (hold.c) */
 		pid_t pid, tid;
@@ -200,6 +180,10 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 /* Before anything is loaded: what does not go with watch; the file's
  * identity for the exec tracepoint. */
 int vg_session_watch_check(struct session *ss, struct vg_err *e);
+/* Which processes it watches (user/watchmatch/watchmatch.h), NULL
+ * outside vigil watch; did a reaction leave one stopped? */
+const struct vg_watch_match *vg_session_watch_match(const struct session *ss);
+bool vg_session_watch_stopped(const struct session *ss);
 /* The probes are in: adopt the processes running the executable now. */
 int vg_session_watch_open(struct session *ss, struct vg_err *e);
 /* A process record under watch (exec, fork, exit). */
@@ -220,12 +204,6 @@ void vg_session_watch_transition(struct session *ss,
 void vg_session_watch_namer(struct session *ss, struct vg_report *r);
 /* A fork: child's monitor a copy of parent's (session_procs.c). */
 void vg_session_kid_copy(struct session *ss, pid_t parent, pid_t child);
-/* --same-build (session_watch_copy.c): the file name the exec
- * tracepoint holds (NULL: none); the executable's build id read (fails
- * when it has none); is pid's executable a copy of it (name, build id)? */
-const char *vg_session_watch_name(const struct session *ss);
-int vg_session_watch_copy_init(struct session *ss, struct vg_err *e);
-bool vg_session_watch_is_copy(const struct session *ss, pid_t pid);
 /* vigil watch --tier=kernel: slices keyed by process in the kernel. */
 bool vg_session_watch_kernel(const struct session *ss);
 /* A kernel-tier step of process pid: its monitor and evidence (left as
@@ -257,18 +235,6 @@ void vg_session_watch_free(struct session *ss);
 /* vigil attach: a target in other namespaces (a container) is named in
  * the reports by its pid there and its cgroup too. */
 int vg_session_attach_where(struct session *ss, struct vg_err *e);
-
-/* --- dynamic instrumentation (dynamic.c) --- */
-
-/* A record read: note an arming stop (VG_RF_ARMSTOP). */
-void vg_dyn_note(struct session *ss, const struct vg_rec_hdr *h);
-/* After a drain: attach what arming stops asked for, resume the target. */
-int vg_dyn_after_drain(struct session *ss, struct vg_err *e);
-/* Now and then: detach the probes no live slice can use. */
-int vg_dyn_sweep(struct session *ss, struct vg_err *e);
-/* At the end: the counts; and a target an arming stop may still hold is
- * let go unless a reaction stopped it. */
-void vg_dyn_finish(struct session *ss);
 
 /* --- records that stopped the target for us (hold.c) --- */
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "probe/probe.h"
 #include "report/dump.h"
@@ -56,8 +57,8 @@ static uint64_t live_of(struct session *ss, int prop)
 {
 	uint64_t n = vg_monitor_prop_live(ss->mon, prop);
 
-	for (int i = 0; i < ss->nkids; i++)	/* --follow-fork */
-		n += vg_monitor_prop_live(ss->kids[i].mon, prop);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++)	/* --follow-fork */
+		n += vg_monitor_prop_live(vg_follow_at(ss->procs, i)->mon, prop);
 	return n;
 }
 
@@ -135,8 +136,11 @@ void vg_session_dump(struct session *ss)
 		ss->pid, ss->events, VG_DUMP_CAP);
 	if (vg_report_dump(ss->spec, ss->mon, stderr, VG_DUMP_CAP, 0))
 		fprintf(stderr, "vigil: out of memory for the dump\n");
-	for (int i = 0; i < ss->nkids; i++)
-		vg_report_dump(ss->spec, ss->kids[i].mon, stderr, VG_DUMP_CAP,
-			       (uint32_t)ss->kids[i].pid);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
+		const struct vg_kid *k = vg_follow_at(ss->procs, i);
+
+		vg_report_dump(ss->spec, k->mon, stderr, VG_DUMP_CAP,
+			       (uint32_t)k->pid);
+	}
 	fprintf(stderr, "vigil: end of the monitor state; monitoring goes on\n");
 }

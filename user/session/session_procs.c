@@ -1,6 +1,7 @@
 /* The target's process tree (user/session/session_internal.h): the forks
  * and execs it reports, and with --follow-fork the descendants monitored
- * beside it, each with its own monitor and evidence. */
+ * beside it, each with its own monitor and evidence (their set:
+ * user/follow/follow.h). */
 #include "session_internal.h"
 
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <sys/sysmacros.h>
 
 #include "act/scenario.h"
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "proc/guard.h"
 #include "report/evidence.h"
@@ -76,21 +78,21 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 	struct vg_evidence *x;
 	struct vg_monitor *m;
 	bool user[ss->spec->nprops + 1];
-	void *v;
 
 	/* (vigil watch --tier=kernel) kernel-tier properties are mirrored,
 	 * not evaluated, as in the target's monitor */
 	for (int i = 0; i < ss->spec->nprops; i++)
 		user[i] = !ss->kernel[i];
 	mo.evaluate = user;
-	v = realloc(ss->kids, (ss->nkids + 1) * sizeof(*ss->kids));
-	if (v)
-		ss->kids = v;
 	/* vigil watch: a smaller ring per process (its memory is touched
 	 * as the process runs: 64k steps of a busy process were 2.5 MB) */
-	x = v ? vg_evidence_new(ss->spec, ss->o->watch_exe ? 4096 : 0,
-				ss->o->evidence) : NULL;
+	x = vg_evidence_new(ss->spec, ss->o->watch_exe ? 4096 : 0,
+			    ss->o->evidence);
 	m = x ? vg_monitor_new(ss->spec, &mo, &hooks, &e) : NULL;
+	if (m && !vg_follow_add(ss->procs, pid, m, x)) {
+		vg_monitor_free(m);
+		m = NULL;
+	}
 	if (!m) {
 		vg_evidence_free(x);
 		fprintf(stderr, "vigil: no monitor for pid %d (%s): its events go to the target's\n",
@@ -103,12 +105,6 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 	for (int i = 0; vg_load_gone(ss) && i < ss->spec->nprops; i++)
 		if (vg_load_gone(ss)[i])
 			vg_monitor_disable(m, i);
-	memset(&ss->kids[ss->nkids], 0, sizeof(ss->kids[0]));
-	ss->kids[ss->nkids].ns_pid = pid;
-	ss->kids[ss->nkids].pid = pid;
-	ss->kids[ss->nkids].gone = false;
-	ss->kids[ss->nkids].evidence = x;
-	ss->kids[ss->nkids++].mon = m;
 	return m;
 }
 
@@ -118,84 +114,37 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
  * events, and vigil says so. */
 struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid)
 {
+	struct vg_kid *k;
+
 	if (pid == ss->pid || !ss->o->follow_forks)
 		return ss->mon;
-	for (int i = 0; i < ss->nkids; i++)
-		if (ss->kids[i].pid == pid)
-			return ss->kids[i].mon;
+	if ((k = vg_follow_find(ss->procs, pid)))
+		return k->mon;
 	return kid_monitor_new(ss, pid);
 }
 
 struct vg_evidence *vg_session_evidence_of(const struct session *ss,
 					   pid_t pid)
 {
-	for (int i = 0; pid != ss->pid && i < ss->nkids; i++)
-		if (ss->kids[i].pid == pid)
-			return ss->kids[i].evidence;
-	return ss->evidence;
+	struct vg_kid *k = pid != ss->pid ? vg_follow_find(ss->procs, pid)
+					  : NULL;
+
+	return k ? k->evidence : ss->evidence;
 }
 
-/* A forked child's memory is a copy of its parent's: so are its slices.
- * Its monitor starts with every slice of the parent's not in a violation
- * state (those were reported, in the parent), variables and globals too.
- * A slice in a state that waits on a watchpoint is inconclusive in the
- * child: the watchpoints are the target's, not armed in it. */
-struct kid_copy {
-	struct session *ss;
-	struct vg_monitor *to;
-	int failed;
-};
-
-static bool waits_on_watch(const struct vg_spec *spec, int prop, int state)
-{
-	const struct vg_property *p = &spec->props[prop];
-
-	for (int t = 0; t < p->ntrans; t++)
-		if (p->trans[t].from == state &&
-		    vg_event_watches(&spec->events[p->trans[t].event]))
-			return true;
-	return false;
-}
-
-static void copy_slice(void *ctx, const struct vg_slice_view *s)
-{
-	struct kid_copy *k = ctx;
-	const struct vg_spec *spec = k->ss->spec;
-	struct vg_err e = { 0 };
-
-	if (spec->props[s->prop].states[s->state].kind == VG_STATE_VIOLATION)
-		return;
-	if (vg_monitor_set(k->to, s->prop, s->mask, s->params, s->state,
-			   s->vars, &e)) {
-		k->failed++;
-		return;
-	}
-	if (s->inconclusive || waits_on_watch(spec, s->prop, s->state))
-		vg_monitor_mark_slice_inconclusive(k->to, s->prop, s->mask,
-						   s->params);
-}
-
+/* A fork: the child's monitor starts as a copy of its parent's
+ * (follow.c says what is copied). */
 static void kid_from_parent(struct session *ss, pid_t parent, pid_t child)
 {
 	struct vg_monitor *from = vg_session_monitor_of(ss, parent);
 	struct vg_monitor *to = vg_session_monitor_of(ss, child);
-	struct kid_copy k = { .ss = ss, .to = to };
-	struct vg_err e = { 0 };
+	int failed;
 
 	if (to == ss->mon || to == from)
 		return;		/* no monitor of its own (said already) */
-	vg_monitor_foreach(from, copy_slice, &k);
-	for (int p = 0; p < ss->spec->nprops; p++) {
-		const int64_t *g = vg_monitor_globals(from, p);
-
-		for (int i = 0; g && i < ss->spec->props[p].nglobals; i++)
-			k.failed += !!vg_monitor_set_global(to, p, i, g[i], &e);
-		if (vg_monitor_prop_inconclusive(from, p))
-			vg_monitor_mark_inconclusive(to, p);
-	}
-	if (k.failed)
+	if ((failed = vg_follow_copy_monitor(ss->spec, from, to)))
 		fprintf(stderr, "vigil: pid %d: %d of its parent's slices could not be copied (out of memory)\n",
-			child, k.failed);
+			child, failed);
 }
 
 void vg_session_kid_copy(struct session *ss, pid_t parent, pid_t child)
@@ -203,80 +152,18 @@ void vg_session_kid_copy(struct session *ss, pid_t parent, pid_t child)
 	kid_from_parent(ss, parent, child);
 }
 
-/* A followed process exec'd: its memory is a new program's, so the
- * slices copied from its parent at the fork, and those of its old
- * program, are gone with it (each set back to its initial state, which
- * frees it). */
-struct kid_slices {
-	int n, cap;
-	struct { int prop; uint32_t mask; uint64_t params[VG_MAX_PARAMS]; } *s;
-};
-
-static void note_slice(void *ctx, const struct vg_slice_view *v)
-{
-	struct kid_slices *k = ctx;
-
-	if (k->n == k->cap) {
-		int cap = k->cap ? 2 * k->cap : 64;
-		void *p = realloc(k->s, cap * sizeof(*k->s));
-
-		if (!p)
-			return;
-		k->s = p;
-		k->cap = cap;
-	}
-	k->s[k->n].prop = v->prop;
-	k->s[k->n].mask = v->mask;
-	memcpy(k->s[k->n].params, v->params, sizeof(k->s[0].params));
-	k->n++;
-}
-
+/* A followed process exec'd: the slices of its old program go. */
 static void kid_forget(struct session *ss, pid_t pid)
 {
-	struct kid_slices k = { 0 };
-	struct vg_monitor *m = NULL;
-	struct vg_err e = { 0 };
+	struct vg_kid *k = vg_follow_find(ss->procs, pid);
 
-	for (int i = 0; i < ss->nkids; i++)
-		if (ss->kids[i].pid == pid)
-			m = ss->kids[i].mon;
-	if (!m)
-		return;
-	vg_monitor_foreach(m, note_slice, &k);
-	for (int i = 0; i < k.n; i++) {
-		const struct vg_property *p = &ss->spec->props[k.s[i].prop];
-		int64_t vars[p->nvars + 1];
-
-		for (int v = 0; v < p->nvars; v++)
-			vars[v] = p->vars[v].init;
-		vg_monitor_set(m, k.s[i].prop, k.s[i].mask, k.s[i].params, 0,
-			       vars, &e);
-	}
-	free(k.s);
+	if (k && k->mon)
+		vg_follow_forget_slices(ss->spec, k->mon);
 }
 
 bool vg_session_kids_running(struct session *ss)
 {
-	for (int i = 0; i < ss->nkids; i++) {
-		char path[64], st[512], *c;
-		FILE *f;
-		bool alive;
-
-		if (ss->kids[i].gone)
-			continue;
-		/* its exit record may have been lost: /proc says too */
-		snprintf(path, sizeof(path), "/proc/%d/stat", ss->kids[i].pid);
-		f = fopen(path, "r");
-		alive = f && fgets(st, sizeof(st), f) &&
-			(c = strrchr(st, ')')) && c[1] && c[2] != 'Z' &&
-			c[2] != 'X';
-		if (f)
-			fclose(f);
-		if (alive)
-			return true;
-		ss->kids[i].gone = true;
-	}
-	return false;
+	return vg_follow_running(ss->procs);
 }
 
 /* The target (or a followed process) forked or exec'd, or a followed
@@ -294,9 +181,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		return vg_session_watch_process(ss, p);
 	if (p->h.event == VG_PROC_EXIT) {	/* a followed process ended */
 		vg_probe_unfollow(ss->probe, (pid_t)p->child);
-		for (int i = 0; i < ss->nkids; i++)
-			if (ss->kids[i].pid == (pid_t)p->child)
-				ss->kids[i].gone = true;
+		vg_follow_mark_gone(ss->procs, (pid_t)p->child);
 		return 0;
 	}
 	if (p->h.event == VG_PROC_FORK) {
@@ -336,13 +221,13 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 			}
 		}
 		vg_report_process(ss->report, VG_PROC_FORK, p->h.pid, p->child,
-				  NULL, followed, ++ss->forks + ss->execs);
+				  NULL, followed,
+				  vg_follow_count_fork(ss->procs));
 		return 0;
 	}
-	if (!ss->o->pid && !ss->launch_exec_seen) {
+	if (!ss->o->pid && vg_follow_launch_exec(ss->procs)) {
 		/* the program is loaded, stopped there for its watchpoints
 		 * (bpf/vigil/lifecycle.bpf.c, stop_at_exec) */
-		ss->launch_exec_seen = true;
 		vg_symval_exec(ss->symval, ss->exe, p->start_code,
 			       p->interp_base);
 		if (!vg_probe_has_global_watches(ss->probe))
@@ -369,6 +254,6 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		vg_symval_exec(ss->symval, ss->exe, p->start_code,
 			       p->interp_base);
 	vg_report_process(ss->report, VG_PROC_EXEC, p->h.pid, 0, path, same,
-			  ss->forks + ++ss->execs);
+			  vg_follow_count_exec(ss->procs));
 	return 0;
 }

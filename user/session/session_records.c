@@ -18,6 +18,7 @@
 
 #include "act/gdb.h"
 #include "act/scenario.h"
+#include "dynamic/dynamic.h"
 #include "monitor/monitor.h"
 #include "probe/probe.h"
 #include "probe/returns.h"
@@ -253,7 +254,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
 		vg_session_leaks_note(ss, &ev);
-		vg_dyn_note(ss, r->h);
+		vg_dyn_note(ss->dyn, r->h);
 		vg_hold_note(ss, r->h);
 		if (r->strs && intern_strings(ss, r->strs, &ev))
 			return vg_errf(ss->err, "out of memory");

@@ -29,11 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "act/gdb.h"
 #include "act/scenario.h"
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "proc/guard.h"
 #include "probe/jmp_stop.h"
@@ -42,6 +41,7 @@
 #include "report/report.h"
 #include "sym/symbolize.h"
 #include "util/json.h"
+#include "watchmatch/watchmatch.h"
 #include "watch_hooks.h"
 #include "watch_ckpt.h"
 #include "watch_load.h"
@@ -50,27 +50,37 @@
 /* processes said one by one as they come and go; then only counted */
 #define VG_WATCH_SAID 20
 
-static int kid_index(struct session *ss, pid_t pid)
+/* vigil watch's own state, the session's watch (NULL outside vigil
+ * watch, and in a vigil load unit, which counts in its root's): its
+ * counts, which processes it watches */
+struct vg_session_watch {
+	struct vg_watch_stats stats;
+	struct vg_watch_match *match;
+};
+
+const struct vg_watch_match *vg_session_watch_match(const struct session *ss)
 {
-	for (int i = 0; i < ss->nkids; i++)
-		if (ss->kids[i].pid == pid)
-			return i;
-	return -1;
+	return ss->watch ? ss->watch->match : NULL;
+}
+
+bool vg_session_watch_stopped(const struct session *ss)
+{
+	return ss->watch && ss->watch->stats.stopped;
 }
 
 static bool namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
 {
 	struct session *ss = ctx;
-	int i = kid_index(ss, (pid_t)pid);
+	const struct vg_kid *k = vg_follow_find(ss->procs, (pid_t)pid);
 
-	if (i < 0)
+	if (!k)
 		return false;
-	out->ns_pid = (uint32_t)ss->kids[i].ns_pid;
-	out->cgroup = ss->kids[i].cgroup ? ss->kids[i].cgroup : "";
+	out->ns_pid = (uint32_t)k->ns_pid;
+	out->cgroup = k->cgroup ? k->cgroup : "";
 	return true;
 }
 
-static void hook(struct session *ss, int i, pid_t pid,
+static void hook(struct session *ss, const struct vg_kid *k, pid_t pid,
 		 enum vg_watch_what what, int status)
 {
 	const struct vg_watch_hooks *h = ss->o->watch_hooks;
@@ -79,32 +89,32 @@ static void hook(struct session *ss, int i, pid_t pid,
 
 	if (!h || !h->process)
 		return;
-	if (i >= 0) {
-		wp.ns_pid = ss->kids[i].ns_pid;
-		wp.cgroup = ss->kids[i].cgroup ? ss->kids[i].cgroup : "";
-		wp.violations = ss->kids[i].violations;
+	if (k) {
+		wp.ns_pid = k->ns_pid;
+		wp.cgroup = k->cgroup ? k->cgroup : "";
+		wp.violations = k->violations;
 	}
 	h->process(h->ctx, &wp);
 }
 
 /* text (the first few of each kind: n is the count of its kind, this
  * one included) and JSON (every one) */
-static void say(struct session *ss, int i, pid_t pid, const char *what,
-		const char *detail)
+static void say(struct session *ss, const struct vg_kid *k, pid_t pid,
+		const char *what, const char *detail)
 {
 	FILE *j = vg_report_json(ss->report);
-	uint64_t n = !strcmp(what, "refused") ? ss->wstats->refused
-		     : !strcmp(what, "exited") ? ss->wstats->exited
+	uint64_t n = !strcmp(what, "refused") ? ss->watch->stats.refused
+		     : !strcmp(what, "exited") ? ss->watch->stats.exited
 		     : !strcmp(what, "left") ? 0
-					     : ss->wstats->processes;
+					     : ss->watch->stats.processes;
 
 	if (n <= VG_WATCH_SAID && !ss->o->quiet) {
 		fprintf(stderr, "vigil: watch: pid %d", pid);
-		if (i >= 0 && ss->kids[i].ns_pid != pid)
+		if (k && k->ns_pid != pid)
 			fprintf(stderr, " (pid %d in its pid namespace)",
-				ss->kids[i].ns_pid);
-		if (i >= 0 && ss->kids[i].cgroup && ss->kids[i].cgroup[0])
-			fprintf(stderr, ", cgroup %s", ss->kids[i].cgroup);
+				k->ns_pid);
+		if (k && k->cgroup && k->cgroup[0])
+			fprintf(stderr, ", cgroup %s", k->cgroup);
 		fprintf(stderr, ": %s%s%s\n", what, detail ? ": " : "",
 			detail ? detail : "");
 		if (n == VG_WATCH_SAID)
@@ -115,9 +125,9 @@ static void say(struct session *ss, int i, pid_t pid, const char *what,
 		return;
 	fprintf(j, "{\"type\":\"process\",\"what\":\"%s\",\"pid\":%d", what,
 		pid);
-	if (i >= 0) {
-		fprintf(j, ",\"ns_pid\":%d,\"cgroup\":", ss->kids[i].ns_pid);
-		vg_json_str(j, ss->kids[i].cgroup ? ss->kids[i].cgroup : "");
+	if (k) {
+		fprintf(j, ",\"ns_pid\":%d,\"cgroup\":", k->ns_pid);
+		vg_json_str(j, k->cgroup ? k->cgroup : "");
 	}
 	if (detail) {
 		fputs(",\"detail\":", j);
@@ -135,7 +145,6 @@ void vg_session_watch_namer(struct session *ss, struct vg_report *r)
 int vg_session_watch_check(struct session *ss, struct vg_err *e)
 {
 	const char *no = NULL;
-	struct stat st;
 
 	if (!ss->o->watch_exe)
 		return 0;
@@ -160,33 +169,24 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 	if (no)
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "vigil watch does not take %s", no);
-	if (stat(ss->o->watch_exe, &st))
-		return vg_errf_code(e, VG_EXIT_USAGE, "--exe %s: no such file",
-				    ss->o->watch_exe);
-	ss->watch_ino = st.st_ino;
-	ss->watch_dev = major(st.st_dev) << 20 | minor(st.st_dev);
-	if (vg_session_watch_copy_init(ss, e))
-		return -1;
-	if (ss->o->watch_lib) {	/* matched at its mapping, not an exec */
-		ss->watch_lib_ino = ss->watch_ino;
-		ss->watch_lib_dev = ss->watch_dev;
-		ss->watch_ino = 0;
-		ss->watch_dev = 0;
-	}
-	ss->wstats = calloc(1, sizeof(*ss->wstats));
-	if (!ss->wstats)
+	if (!(ss->watch = calloc(1, sizeof(*ss->watch))))
 		return vg_errf(e, "out of memory");
+	if (!(ss->watch->match = vg_watch_match_new(ss->o->watch_exe,
+						    ss->o->watch_lib,
+						    ss->o->watch_same_build,
+						    e)))
+		return -1;
 	if (ss->o->watch_hooks && ss->o->watch_hooks->stats)
-		*ss->o->watch_hooks->stats = *ss->wstats;
+		*ss->o->watch_hooks->stats = ss->watch->stats;
 	return 0;
 }
 
 static void stats_changed(struct session *ss)
 {
-	if (ss->wstats->live > ss->wstats->max_live)
-		ss->wstats->max_live = ss->wstats->live;
+	if (ss->watch->stats.live > ss->watch->stats.max_live)
+		ss->watch->stats.max_live = ss->watch->stats.live;
 	if (ss->o->watch_hooks && ss->o->watch_hooks->stats)
-		*ss->o->watch_hooks->stats = *ss->wstats;
+		*ss->o->watch_hooks->stats = ss->watch->stats;
 }
 
 /* Is there room for one more? If not, pid is let go (a held one resumes),
@@ -195,16 +195,16 @@ static bool room(struct session *ss, pid_t pid)
 {
 	char why[96];
 
-	if (ss->wstats->live < ss->o->max_procs)
+	if (ss->watch->stats.live < ss->o->max_procs)
 		return true;
 	vg_probe_refuse(ss->probe, pid);
 	vg_watch_load_forget(ss, pid, false);	/* vigil load's units */
-	ss->wstats->refused++;
+	ss->watch->stats.refused++;
 	stats_changed(ss);
 	snprintf(why, sizeof(why), "--max-procs %u reached, it runs unmonitored",
 		 ss->o->max_procs);
-	say(ss, -1, pid, "refused", why);
-	hook(ss, -1, pid, VG_WATCH_REFUSED, 0);
+	say(ss, NULL, pid, "refused", why);
+	hook(ss, NULL, pid, VG_WATCH_REFUSED, 0);
 	return false;
 }
 
@@ -214,44 +214,44 @@ bool vg_session_watch_room(struct session *ss, pid_t child)
 }
 
 /* pid becomes a watched process: its monitor, where it lives. */
-static int kid_new(struct session *ss, pid_t pid)
+static struct vg_kid *kid_new(struct session *ss, pid_t pid)
 {
 	struct vg_proc_where w;
 	struct vg_err e = { 0 };
-	int i;
+	struct vg_kid *k;
 
 	vg_session_monitor_of(ss, pid);	/* makes its monitor */
-	if ((i = kid_index(ss, pid)) < 0)
-		return -1;	/* out of memory, said */
-	ss->kids[i].gone = false;
-	ss->kids[i].stopped = false;
-	ss->kids[i].violations = 0;
-	ss->kids[i].ns_pid = pid;
-	free(ss->kids[i].cgroup);
-	ss->kids[i].cgroup = NULL;
+	if (!(k = vg_follow_find(ss->procs, pid)))
+		return NULL;	/* out of memory, said */
+	k->gone = false;
+	k->stopped = false;
+	k->violations = 0;
+	k->ns_pid = pid;
+	free(k->cgroup);
+	k->cgroup = NULL;
 	if (!vg_proc_where(pid, &w, &e)) {
-		ss->kids[i].ns_pid = w.ns_pid;
-		ss->kids[i].cgroup = strdup(w.cgroup);
+		k->ns_pid = w.ns_pid;
+		k->cgroup = strdup(w.cgroup);
 	}
 	vg_guard_add(ss->guard, pid);
-	ss->wstats->processes++;
-	ss->wstats->live++;
+	ss->watch->stats.processes++;
+	ss->watch->stats.live++;
 	stats_changed(ss);
-	return i;
+	return k;
 }
 
 /* Its verdicts, then its state goes. */
-static void kid_end(struct session *ss, int i, enum vg_watch_what what,
-		    int status, const char *detail)
+static void kid_end(struct session *ss, struct vg_kid *k,
+		    enum vg_watch_what what, int status, const char *detail)
 {
 	struct vg_monitor_stats ms;
-	pid_t pid = ss->kids[i].pid;
+	pid_t pid = k->pid;
 	char note[160];
 
-	vg_report_set_evidence(ss->report, ss->kids[i].evidence);
-	vg_report_final(ss->report, ss->kids[i].mon, (uint32_t)pid);
+	vg_report_set_evidence(ss->report, k->evidence);
+	vg_report_final(ss->report, k->mon, (uint32_t)pid);
 	vg_report_set_evidence(ss->report, ss->evidence);
-	vg_monitor_stats(ss->kids[i].mon, &ms);
+	vg_monitor_stats(k->mon, &ms);
 	if (ms.slices_refused) {
 		snprintf(note, sizeof(note),
 			 "%llu slices refused (--max-slices %u per process): its verdicts are inconclusive",
@@ -260,31 +260,27 @@ static void kid_end(struct session *ss, int i, enum vg_watch_what what,
 		fprintf(stderr, "vigil: watch: pid %d: %s\n", pid, note);
 	}
 	if (what == VG_WATCH_EXITED)
-		ss->wstats->exited++;
-	ss->wstats->live--;
+		ss->watch->stats.exited++;
+	ss->watch->stats.live--;
 	stats_changed(ss);
-	say(ss, i, pid, what == VG_WATCH_EXITED ? "exited" : "left", detail);
-	hook(ss, i, pid, what, status);
+	say(ss, k, pid, what == VG_WATCH_EXITED ? "exited" : "left", detail);
+	hook(ss, k, pid, what, status);
 	/* vigil load's units: theirs too (an exit: their own record,
 	 * after their last events of it, watch_load.c) */
 	if (what != VG_WATCH_EXITED)
 		vg_watch_load_forget(ss, pid, true);
-	vg_monitor_free(ss->kids[i].mon);
-	vg_evidence_free(ss->kids[i].evidence);
-	vg_symbolizer_free(ss->kids[i].sym);
-	free(ss->kids[i].cgroup);
+	vg_follow_remove(ss->procs, k);
 	vg_proc_root_forget(pid);
 	vg_watch_ckpt_forget(ss, pid);
-	ss->kids[i] = ss->kids[--ss->nkids];
 }
 
 void vg_session_watch_drop(struct session *ss, pid_t pid, const char *detail)
 {
-	int i = kid_index(ss, pid);
+	struct vg_kid *k = vg_follow_find(ss->procs, pid);
 
 	vg_probe_refuse(ss->probe, pid);
-	if (i >= 0)
-		kid_end(ss, i, VG_WATCH_LEFT, 0, detail);
+	if (k)
+		kid_end(ss, k, VG_WATCH_LEFT, 0, detail);
 	else
 		vg_watch_load_forget(ss, pid, false);
 }
@@ -293,9 +289,9 @@ void vg_session_watch_drop(struct session *ss, pid_t pid, const char *detail)
 static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 {
 	struct vg_err e = { 0 };
-	int i;
+	struct vg_kid *k;
 
-	if (kid_index(ss, pid) >= 0) {	/* found twice (an exec raced the
+	if (vg_follow_find(ss->procs, pid)) {	/* found twice (an exec raced the
 					 * scan): the exec's links win */
 		if (held)
 			vg_probe_follow(ss->probe, pid, &e);
@@ -303,7 +299,7 @@ static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 	}
 	if (!room(ss, pid))
 		return;
-	if ((i = kid_new(ss, pid)) < 0) {
+	if (!(k = kid_new(ss, pid))) {
 		vg_probe_refuse(ss->probe, pid);
 		return;
 	}
@@ -313,8 +309,8 @@ static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 		 : vg_probe_adopt(ss->probe, pid, &e)) {
 		fprintf(stderr, "vigil: watch: pid %d: %s: it runs unmonitored\n",
 			pid, e.msg);
-		ss->kids[i].gone = true;
-		kid_end(ss, i, VG_WATCH_LEFT, 0, "its probes could not be attached");
+		k->gone = true;
+		kid_end(ss, k, VG_WATCH_LEFT, 0, "its probes could not be attached");
 		return;
 	}
 	{
@@ -329,76 +325,37 @@ static void adopt(struct session *ss, pid_t pid, bool held, bool running)
 			snprintf(detail + strlen(detail),
 				 sizeof(detail) - strlen(detail),
 				 "; %s", own);
-		say(ss, i, pid, running ? "attached" : "started", detail);
+		say(ss, k, pid, running ? "attached" : "started", detail);
 	}
-	hook(ss, i, pid, running ? VG_WATCH_ATTACHED : VG_WATCH_STARTED, 0);
+	hook(ss, k, pid, running ? VG_WATCH_ATTACHED : VG_WATCH_STARTED, 0);
 }
 
 void vg_session_watch_forked(struct session *ss, pid_t child)
 {
-	int i = kid_index(ss, child);
+	struct vg_kid *k = vg_follow_find(ss->procs, child);
 
-	if (i < 0)
+	if (!k)
 		return;
 	/* its monitor exists (a copy of its parent's): where it lives */
-	ss->kids[i].gone = false;
-	ss->kids[i].violations = 0;
-	ss->kids[i].stopped = false;
+	k->gone = false;
+	k->violations = 0;
+	k->stopped = false;
 	{
 		struct vg_proc_where w;
 		struct vg_err e = { 0 };
 
-		ss->kids[i].ns_pid = child;
+		k->ns_pid = child;
 		if (!vg_proc_where(child, &w, &e)) {
-			ss->kids[i].ns_pid = w.ns_pid;
-			free(ss->kids[i].cgroup);
-			ss->kids[i].cgroup = strdup(w.cgroup);
+			k->ns_pid = w.ns_pid;
+			free(k->cgroup);
+			k->cgroup = strdup(w.cgroup);
 		}
 	}
-	ss->wstats->processes++;
-	ss->wstats->live++;
+	ss->watch->stats.processes++;
+	ss->watch->stats.live++;
 	stats_changed(ss);
-	say(ss, i, child, "forked", NULL);
-	hook(ss, i, child, VG_WATCH_FORKED, 0);
-}
-
-/* --lib-mapped: has pid the library mapped executable? */
-static bool maps_it(struct session *ss, pid_t pid)
-{
-	char path[64], line[4400];
-	bool yes = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	if (!(f = fopen(path, "re")))
-		return false;
-	while (!yes && fgets(line, sizeof(line), f)) {
-		char perms[8];
-		unsigned maj, min;
-		unsigned long long ino;
-
-		if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu", perms, &maj,
-			   &min, &ino) == 4 && perms[2] == 'x' &&
-		    ino == ss->watch_lib_ino &&
-		    (maj << 20 | min) == ss->watch_lib_dev)
-			yes = true;
-	}
-	fclose(f);
-	return yes;
-}
-
-/* Is /proc/PID/exe the watched file (or, --lib-mapped, mapped)? */
-static bool runs_it(struct session *ss, pid_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	if (ss->o->watch_lib)
-		return maps_it(ss, pid);
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	return (!stat(path, &st) && st.st_ino == ss->watch_ino &&
-		(major(st.st_dev) << 20 | minor(st.st_dev)) == ss->watch_dev) ||
-	       vg_session_watch_is_copy(ss, pid);	/* --same-build */
+	say(ss, k, child, "forked", NULL);
+	hook(ss, k, child, VG_WATCH_FORKED, 0);
 }
 
 int vg_session_watch_open(struct session *ss, struct vg_err *e)
@@ -417,7 +374,8 @@ int vg_session_watch_open(struct session *ss, struct vg_err *e)
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 0 || pid == getpid() || !runs_it(ss, (pid_t)pid))
+		if (*end || pid <= 0 || pid == getpid() ||
+		    !vg_watch_match_running(ss->watch->match, (pid_t)pid))
 			continue;
 		adopt(ss, (pid_t)pid, false, true);
 	}
@@ -425,7 +383,7 @@ int vg_session_watch_open(struct session *ss, struct vg_err *e)
 	if (!ss->o->quiet)
 		fprintf(stderr, "vigil: watch: %s: %llu processes %s, monitored; those started later are held at %s until their probes are in\n",
 			ss->o->watch_exe,
-			(unsigned long long)ss->wstats->live,
+			(unsigned long long)ss->watch->stats.live,
 			ss->o->watch_lib ? "mapping it" : "running it",
 			ss->o->watch_lib ? "their mapping of it"
 					 : "their exec");
@@ -435,25 +393,25 @@ int vg_session_watch_open(struct session *ss, struct vg_err *e)
 int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 {
 	pid_t pid = (pid_t)p->h.pid;
-	int i;
+	struct vg_kid *k;
 
 	if (p->h.event == VG_PROC_EXIT) {
 		pid = (pid_t)p->child;
 		vg_probe_unfollow(ss->probe, pid);
 		if (vg_session_watch_kernel(ss))
 			vg_probe_forget_kslices(ss->probe, pid);
-		if ((i = kid_index(ss, pid)) >= 0)
-			kid_end(ss, i, VG_WATCH_EXITED, (int)p->dev, NULL);
+		if ((k = vg_follow_find(ss->procs, pid)))
+			kid_end(ss, k, VG_WATCH_EXITED, (int)p->dev, NULL);
 		return 0;
 	}
 	if (p->h.event != VG_PROC_EXEC)
 		return 0;	/* forks: session_procs.c */
-	i = kid_index(ss, pid);
-	if (i < 0) {
+	k = vg_follow_find(ss->procs, pid);
+	if (!k) {
 		/* --same-build: held for its file name; another build goes */
 		if ((p->h.flags & VG_RF_FOLLOWED) && !ss->o->watch_lib &&
-		    (p->ino != ss->watch_ino || p->dev != ss->watch_dev) &&
-		    !vg_session_watch_is_copy(ss, pid)) {
+		    !vg_watch_match_exec(ss->watch->match, pid, p->dev,
+					 p->ino)) {
 			vg_probe_refuse(ss->probe, pid);
 			vg_watch_load_forget(ss, pid, false);
 			return 0;
@@ -466,21 +424,12 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 	 * history), or another one (no longer watched) */
 	if (vg_session_watch_kernel(ss))
 		vg_probe_forget_kslices(ss->probe, pid);
-	if ((p->ino == ss->watch_ino && p->dev == ss->watch_dev) ||
-	    vg_session_watch_is_copy(ss, pid)) {
-		vg_monitor_free(ss->kids[i].mon);
-		ss->kids[i].mon = NULL;
-		vg_evidence_free(ss->kids[i].evidence);
-		ss->kids[i].evidence = NULL;
-		vg_symbolizer_free(ss->kids[i].sym);
-		ss->kids[i].sym = NULL;
-		free(ss->kids[i].cgroup);
-		ss->kids[i].cgroup = NULL;
-		ss->kids[i] = ss->kids[--ss->nkids];
-		ss->wstats->live--;
-		ss->wstats->processes--;	/* the same process */
-		if (kid_new(ss, pid) >= 0)
-			say(ss, kid_index(ss, pid), pid, "started", "exec'd the program again: a new history");
+	if (vg_watch_match_exec(ss->watch->match, pid, p->dev, p->ino)) {
+		vg_follow_remove(ss->procs, k);
+		ss->watch->stats.live--;
+		ss->watch->stats.processes--;	/* the same process */
+		if ((k = kid_new(ss, pid)))
+			say(ss, k, pid, "started", "exec'd the program again: a new history");
 		vg_watch_load_exec(ss, pid);
 		return 0;
 	}
@@ -489,7 +438,7 @@ int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p)
 		char path[sizeof(p->path) + 16];
 
 		snprintf(path, sizeof(path), "exec'd %.*s", (int)sizeof(p->path), p->path);
-		kid_end(ss, i, VG_WATCH_LEFT, 0, path);
+		kid_end(ss, k, VG_WATCH_LEFT, 0, path);
 	}
 	return 0;
 }
@@ -502,7 +451,7 @@ void vg_session_watch_transition(struct session *ss,
 	const struct vg_watch_hooks *h = ss->o->watch_hooks;
 	/* a vigil load unit's process is the session's (watch_load.c) */
 	struct session *rs = ss->watch_root ? ss->watch_root : ss;
-	int i = kid_index(rs, (pid_t)ev->pid);
+	struct vg_kid *k = vg_follow_find(rs->procs, (pid_t)ev->pid);
 	bool stopped = vg_scenario_target_stopped(ss->sc);
 
 	/* a checkpoint it asked for: taken after the drain, of it alone (a
@@ -510,10 +459,10 @@ void vg_session_watch_transition(struct session *ss,
 	if (!ss->watch_root)
 		vg_watch_ckpt_note(ss, (pid_t)ev->pid);
 	if (p->states[to].kind == VG_STATE_VIOLATION) {
-		ss->wstats->violations++;
-		if (i >= 0)
-			rs->kids[i].violations++;
-		stats_changed(ss);
+		rs->watch->stats.violations++;
+		if (k)
+			k->violations++;
+		stats_changed(rs);
 		if (h && h->verdict) {
 			struct vg_watch_proc wp = { .what = VG_WATCH_STARTED,
 						    .pid = (pid_t)ev->pid,
@@ -526,10 +475,10 @@ void vg_session_watch_transition(struct session *ss,
 				.tid = ev->tid, .stopped = stopped,
 			};
 
-			if (i >= 0) {
-				wp.ns_pid = rs->kids[i].ns_pid;
-				wp.cgroup = rs->kids[i].cgroup ? rs->kids[i].cgroup : "";
-				wp.violations = rs->kids[i].violations;
+			if (k) {
+				wp.ns_pid = k->ns_pid;
+				wp.cgroup = k->cgroup ? k->cgroup : "";
+				wp.violations = k->violations;
 			}
 			h->verdict(h->ctx, &v);
 		}
@@ -549,10 +498,10 @@ void vg_session_watch_transition(struct session *ss,
 		vg_probe_unfollow(rs->probe, spid);
 		vg_watch_load_unfollow(rs, spid);	/* vigil load's */
 		vg_guard_keep(rs->guard, spid);	/* the user's now */
-		ss->wstats->stopped++;
-		if ((i = kid_index(rs, spid)) >= 0)
-			rs->kids[i].stopped = true;
-		stats_changed(ss);
+		rs->watch->stats.stopped++;
+		if ((k = vg_follow_find(rs->procs, spid)))
+			k->stopped = true;
+		stats_changed(rs);
 		struct vg_gdb_pc_mend mend[VG_GDB_MAX_MENDS];
 		int nmend = !ss->stop_event ? 0 :
 			vg_jmp_stop_mends(ss->probe, spid, ss->stop_event - 1,
@@ -565,7 +514,7 @@ void vg_session_watch_transition(struct session *ss,
 		else
 			fprintf(stderr, "vigil: watch: pid %d is left stopped at the violation (its probes removed; the other processes are watched on). Debug it with:\n  %s\n",
 				spid, gdb);
-		hook(rs, i, spid, VG_WATCH_STOPPED, 0);
+		hook(rs, k, spid, VG_WATCH_STOPPED, 0);
 	}
 	/* the next process's reactions start afresh */
 	vg_scenario_next_process(ss->sc);
@@ -582,16 +531,19 @@ bool vg_session_watch_done(struct session *ss)
 void vg_session_watch_finish(struct session *ss)
 {
 	FILE *j;
-	struct vg_watch_stats *w = ss->wstats;
+	struct vg_watch_stats *w = ss->watch ? &ss->watch->stats : NULL;
 
 	if (!ss->o->watch_exe || !w)
 		return;
 	/* the ones still running: their verdicts so far (they run on) */
-	while (ss->nkids > 0)
-		kid_end(ss, ss->nkids - 1, VG_WATCH_LEFT, 0,
-			ss->kids[ss->nkids - 1].stopped
-				? "vigil ends, it stays stopped for gdb"
-				: "vigil ends, it runs on");
+	while (vg_follow_count(ss->procs) > 0) {
+		struct vg_kid *k = vg_follow_at(ss->procs,
+						vg_follow_count(ss->procs) - 1);
+
+		kid_end(ss, k, VG_WATCH_LEFT, 0,
+			k->stopped ? "vigil ends, it stays stopped for gdb"
+				   : "vigil ends, it runs on");
+	}
 	fprintf(stderr, "vigil: watch: %llu processes monitored (at most %llu at once, --max-procs %u), %llu refused, %llu exited, %llu violations, %llu left stopped\n",
 		(unsigned long long)w->processes,
 		(unsigned long long)w->max_live, ss->o->max_procs,
@@ -615,8 +567,10 @@ void vg_session_watch_finish(struct session *ss)
 void vg_session_watch_free(struct session *ss)
 {
 	vg_watch_ckpt_free(ss);
-	free(ss->wstats);
-	ss->wstats = NULL;
+	if (ss->watch)
+		vg_watch_match_free(ss->watch->match);
+	free(ss->watch);
+	ss->watch = NULL;
 }
 
 static bool attach_namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
@@ -625,8 +579,8 @@ static bool attach_namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
 
 	if ((pid_t)pid != ss->pid)
 		return namer(ctx, pid, out);	/* a followed fork's */
-	out->ns_pid = (uint32_t)ss->target_ns_pid;
-	out->cgroup = ss->target_cgroup;
+	out->ns_pid = (uint32_t)ss->target_where->ns_pid;
+	out->cgroup = ss->target_where->cgroup;
 	return true;
 }
 
@@ -641,8 +595,9 @@ int vg_session_attach_where(struct session *ss, struct vg_err *e)
 	/* a process in vigil's own namespaces needs no more than its pid */
 	if (w.ns_pid == ss->pid && !w.other_root)
 		return 0;
-	ss->target_ns_pid = w.ns_pid;
-	snprintf(ss->target_cgroup, sizeof(ss->target_cgroup), "%s", w.cgroup);
+	if (!(ss->target_where = malloc(sizeof(*ss->target_where))))
+		return vg_errf(e, "out of memory");
+	*ss->target_where = w;
 	vg_report_set_proc_namer(ss->report, attach_namer, ss);
 	if (!ss->o->quiet)
 		fprintf(stderr, "vigil: pid %d is pid %d in its pid namespace, cgroup %s%s\n",
@@ -659,12 +614,12 @@ bool vg_session_watch_kernel(const struct session *ss)
 void vg_session_watch_kproc(struct session *ss, pid_t pid,
 			    struct vg_monitor **mon, struct vg_evidence **x)
 {
-	int i;
+	const struct vg_kid *k;
 
-	if (!ss->o->watch_exe || (i = kid_index(ss, pid)) < 0)
+	if (!ss->o->watch_exe || !(k = vg_follow_find(ss->procs, pid)))
 		return;
-	*mon = ss->kids[i].mon;
-	*x = ss->kids[i].evidence;
+	*mon = k->mon;
+	*x = k->evidence;
 }
 
 void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
@@ -674,13 +629,13 @@ void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
 
 	vg_probe_refuse(ss->probe, child);
 	vg_watch_load_forget(ss, child, false);
-	ss->wstats->refused++;
+	ss->watch->stats.refused++;
 	stats_changed(ss);
 	snprintf(why, sizeof(why),
 		 "a fork of pid %d, not followed in the kernel tier (--tier=user follows forks)",
 		 parent);
-	say(ss, -1, child, "refused", why);
-	hook(ss, -1, child, VG_WATCH_REFUSED, 0);
+	say(ss, NULL, child, "refused", why);
+	hook(ss, NULL, child, VG_WATCH_REFUSED, 0);
 }
 
 static void mirror_one(void *ctx, pid_t tgid, int prop, const uint64_t *key,
@@ -690,10 +645,10 @@ static void mirror_one(void *ctx, pid_t tgid, int prop, const uint64_t *key,
 	const struct vg_property *p = &ss->spec->props[prop];
 	uint64_t params[VG_MAX_PARAMS] = { key[0], key[1] };
 	struct vg_err e;
-	int i = kid_index(ss, tgid);
+	const struct vg_kid *k = vg_follow_find(ss->procs, tgid);
 
-	if (i >= 0)
-		vg_monitor_set(ss->kids[i].mon, prop, (1u << p->nparams) - 1,
+	if (k)
+		vg_monitor_set(k->mon, prop, (1u << p->nparams) - 1,
 			       params, state, vars, &e);
 }
 
@@ -713,12 +668,11 @@ bool vg_session_watch_signal(struct session *ss, int sig)
 struct vg_symbolizer *vg_session_watch_symbolizer(struct session *ss,
 						 pid_t pid)
 {
-	int i = kid_index(ss, pid);
+	struct vg_kid *k = vg_follow_find(ss->procs, pid);
 
-	if (i < 0)
+	if (!k)
 		return NULL;
-	if (!ss->kids[i].sym &&
-	    (ss->kids[i].sym = vg_symbolizer_new(pid)))
-		vg_symbolizer_add_file(ss->kids[i].sym, ss->exe);
-	return ss->kids[i].sym;
+	if (!k->sym && (k->sym = vg_symbolizer_new(pid)))
+		vg_symbolizer_add_file(k->sym, ss->exe);
+	return k->sym;
 }

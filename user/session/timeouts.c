@@ -13,6 +13,7 @@
 
 #include <time.h>
 
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "trace/trace.h"
 #include "util/clock.h"
@@ -29,8 +30,9 @@ static uint64_t earliest(struct session *ss)
 {
 	uint64_t d = ss->mon ? vg_monitor_next_deadline(ss->mon) : UINT64_MAX;
 
-	for (int i = 0; i < ss->nkids; i++) {
-		uint64_t k = vg_monitor_next_deadline(ss->kids[i].mon);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
+		uint64_t k = vg_monitor_next_deadline(
+			vg_follow_at(ss->procs, i)->mon);
 
 		d = k < d ? k : d;
 	}
@@ -73,8 +75,9 @@ int vg_session_timeouts(struct session *ss, struct vg_err *e)
 			return -1;
 		fired += r;
 	}
-	for (int i = 0; i < ss->nkids; i++) {
-		if ((r = vg_monitor_expire(ss->kids[i].mon, now, e)) < 0)
+	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
+		if ((r = vg_monitor_expire(vg_follow_at(ss->procs, i)->mon,
+					   now, e)) < 0)
 			return -1;
 		fired += r;
 	}

@@ -35,6 +35,7 @@
 
 #include "act/checkpoint.h"
 #include "act/scenario.h"
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "monstate.h"
 #include "probe/returns.h"
@@ -75,8 +76,8 @@ static struct vg_watch_ckpt *state(struct session *ss)
 
 static int kid_of(const struct session *ss, pid_t pid)
 {
-	for (int i = 0; i < ss->nkids; i++)
-		if (ss->kids[i].pid == pid)
+	for (int i = 0; i < vg_follow_count(ss->procs); i++)
+		if (vg_follow_at(ss->procs, i)->pid == pid)
 			return i;
 	return -1;
 }
@@ -184,7 +185,8 @@ static int write_state(void *ctx, FILE *out, struct vg_err *e)
 
 	if (i < 0)
 		return vg_errf(e, "pid %d is no longer watched", ps->pid);
-	return vg_monstate_write_proc(out, ss->spec, ss->kids[i].mon,
+	return vg_monstate_write_proc(out, ss->spec,
+				      vg_follow_at(ss->procs, i)->mon,
 				      vg_session_watch_kernel(ss) ? ss->probe
 								  : NULL,
 				      ss->kernel, ps->pid, e);
@@ -232,7 +234,7 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 		return 0;
 	}
 	/* a reaction left it stopped for gdb: it stays so, probes out */
-	keep = ss->kids[i].stopped;
+	keep = vg_follow_at(ss->procs, i)->stopped;
 	if (!q->want) {	/* the kernel tier's stop, no checkpoint asked */
 		resume(q->pid, keep);
 		rearm(ss);
@@ -277,11 +279,12 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 	/* its own events in the user tier; the kernel tier's are counted
 	 * for all processes together */
 	t1 = vg_now_ns(CLOCK_MONOTONIC);
-	vg_monitor_stats(ss->kids[i].mon, &ms);
+	vg_monitor_stats(vg_follow_at(ss->procs, i)->mon, &ms);
 	if (vg_session_watch_kernel(ss))
 		vg_session_event_totals(ss, &ms.events, &lost);
 	rc = vg_ckpt_take(ck, q->reason, ms.events,
-			  q->good && !ss->kids[i].violations, write_state, &ps,
+			  q->good && !vg_follow_at(ss->procs, i)->violations,
+			  write_state, &ps,
 			  img, sizeof(img), &ce);
 	t2 = vg_now_ns(CLOCK_MONOTONIC);
 	if (rc) {
@@ -304,9 +307,9 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 			fflush(j);
 		}
 	}
-	if (paused && !ss->kids[i].stopped)
+	if (paused && !vg_follow_at(ss->procs, i)->stopped)
 		vg_watch_load_unpause(ss, q->pid);
-	if (paused && !ss->kids[i].stopped &&
+	if (paused && !vg_follow_at(ss->procs, i)->stopped &&
 	    vg_probe_unpause_proc(ss->probe, q->pid, &ce)) {
 		/* never left stopped for a monitor that cannot see it */
 		fprintf(stderr, "vigil: watch: pid %d: %s: it runs on unmonitored\n",

@@ -30,36 +30,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "report/evidence.h"
 #include "report/report.h"
 #include "sym/symbolize.h"
 
-static int kid_of(const struct session *u, pid_t pid)
-{
-	for (int i = 0; i < u->nkids; i++)
-		if (u->kids[i].pid == pid)
-			return i;
-	return -1;
-}
-
 /* u's monitor of pid goes; with its verdicts when say. */
 static void kid_drop(struct session *u, pid_t pid, bool say)
 {
-	int i = kid_of(u, pid);
+	struct vg_kid *k = vg_follow_find(u->procs, pid);
 
-	if (i < 0)
+	if (!k)
 		return;
 	if (say) {
-		vg_report_set_evidence(u->report, u->kids[i].evidence);
-		vg_report_final(u->report, u->kids[i].mon, (uint32_t)pid);
+		vg_report_set_evidence(u->report, k->evidence);
+		vg_report_final(u->report, k->mon, (uint32_t)pid);
 		vg_report_set_evidence(u->report, u->evidence);
 	}
-	vg_monitor_free(u->kids[i].mon);
-	vg_evidence_free(u->kids[i].evidence);
-	vg_symbolizer_free(u->kids[i].sym);
-	free(u->kids[i].cgroup);
-	u->kids[i] = u->kids[--u->nkids];
+	vg_follow_remove(u->procs, k);
 }
 
 /* pid leaves u: its links and its place in u's table of followed
@@ -93,9 +82,12 @@ int vg_watch_unit_start(struct session *ss, struct session *u,
 	(void)e;
 	/* its reports name a container's processes as the session's do */
 	vg_session_watch_namer(ss, u->report);
-	for (int i = 0; i < ss->nkids; i++)
-		if (!ss->kids[i].gone && !ss->kids[i].stopped)
-			join(u, ss->kids[i].pid, true);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
+		const struct vg_kid *k = vg_follow_at(ss->procs, i);
+
+		if (!k->gone && !k->stopped)
+			join(u, k->pid, true);
+	}
 	return 0;
 }
 
@@ -105,7 +97,7 @@ void vg_watch_load_adopt(struct session *ss, pid_t pid)
 
 	for (int k = 0; (u = vg_load_unit(ss, k)); k++) {
 		vg_load_drain_unit(ss, u);
-		if (kid_of(u, pid) >= 0)	/* a reused pid's monitor */
+		if (vg_follow_find(u->procs, pid))	/* a reused pid's monitor */
 			kid_drop(u, pid, false);
 		join(u, pid, true);
 	}
@@ -129,7 +121,7 @@ void vg_watch_load_exec(struct session *ss, pid_t pid)
 		vg_load_drain_unit(ss, u);
 		if (vg_session_watch_kernel(u))
 			vg_probe_forget_kslices(u->probe, pid);
-		if (kid_of(u, pid) < 0)
+		if (!vg_follow_find(u->procs, pid))
 			continue;
 		kid_drop(u, pid, false);	/* as the session's: no verdicts */
 		vg_session_monitor_of(u, pid);
@@ -171,7 +163,7 @@ void vg_watch_load_unpause(struct session *ss, pid_t pid)
 	struct vg_err e = { 0 };
 
 	for (int k = 0; (u = vg_load_unit(ss, k)); k++) {
-		if (kid_of(u, pid) < 0 ||
+		if (!vg_follow_find(u->procs, pid) ||
 		    !vg_probe_unpause_proc(u->probe, pid, &e))
 			continue;
 		fprintf(stderr, "vigil: watch: pid %d: %s: %s: its properties from there no longer watch it\n",
@@ -188,7 +180,7 @@ int vg_watch_unit_process(struct session *u, const struct vg_rec_proc *p)
 		 * (vg_watch_load_forked or _forget); the copy is made here,
 		 * in order with the parent's events */
 		if ((p->h.flags & VG_RF_FOLLOWED) &&
-		    kid_of(u, (pid_t)p->h.pid) >= 0)
+		    vg_follow_find(u->procs, (pid_t)p->h.pid))
 			vg_session_kid_copy(u, (pid_t)p->h.pid, (pid_t)p->child);
 		return 0;
 	case VG_PROC_EXIT:
@@ -206,16 +198,7 @@ int vg_watch_unit_process(struct session *u, const struct vg_rec_proc *p)
 
 void vg_watch_unit_final(struct session *u)
 {
-	while (u->nkids > 0)
-		kid_drop(u, u->kids[u->nkids - 1].pid, true);
-}
-
-void vg_watch_unit_free(struct session *u)
-{
-	if (!u->watch_root)
-		return;
-	while (u->nkids > 0)
-		kid_drop(u, u->kids[u->nkids - 1].pid, false);
-	free(u->kids);
-	u->kids = NULL;
+	while (vg_follow_count(u->procs) > 0)
+		kid_drop(u, vg_follow_at(u->procs,
+					 vg_follow_count(u->procs) - 1)->pid, true);
 }

@@ -50,7 +50,5 @@ void vg_watch_load_unpause(struct session *ss, pid_t pid);
 int vg_watch_unit_process(struct session *u, const struct vg_rec_proc *p);
 /* A unit's verdicts per process (its unload, or the end of the run). */
 void vg_watch_unit_final(struct session *u);
-/* A unit's processes' monitors freed (nothing for other units). */
-void vg_watch_unit_free(struct session *u);
 
 #endif

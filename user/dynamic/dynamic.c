@@ -28,54 +28,89 @@
  * attaches the probe again before resuming it.
  *
  * Which probes may come and go, and what arms them, the plan decided
- * (user/plan/plan_dynamic.c); this is the run's side of it. */
-#include "session_internal.h"
+ * (user/plan/plan_dynamic.c); this is the run's side of it, which reads
+ * the run through vg_run_* (user/feature/feature.h). */
+#include "dynamic.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
-#include "act/scenario.h"
-#include "plan/plan.h"
+#include "feature/feature.h"
 #include "monitor/monitor.h"
+#include "plan/plan.h"
+#include "probe/probe.h"
 #include "util/clock.h"
+#include "vigil_event.h"
 
 #define VG_DYN_SWEEP_MS 200	/* how often detaching is considered */
 
-void vg_dyn_note(struct session *ss, const struct vg_rec_hdr *h)
-{
-	const struct vg_plan_dyn *d = ss->dyn;
+struct vg_dyn {
+	struct vg_run *run;
+	struct vg_plan_dyn *d;		/* the plan's analysis */
+	uint64_t attached;		/* dynamic probes attached now */
+	uint64_t want;			/* asked for by arming stops, not yet
+					 * attached */
+	uint64_t last_sweep_ns;
+	uint64_t attaches, detaches, stops;
+};
 
-	if (!d || !(h->flags & VG_RF_ARMSTOP) || !d->arms[h->event])
+struct vg_dyn *vg_dyn_new(struct vg_run *run, struct vg_plan_dyn *d,
+			  struct vg_err *e)
+{
+	struct vg_dyn *dy = calloc(1, sizeof(*dy));
+
+	if (!dy) {
+		vg_plan_dyn_free(d);
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	dy->run = run;
+	dy->d = d;
+	return dy;
+}
+
+void vg_dyn_free(struct vg_dyn *dy)
+{
+	if (!dy)
 		return;
-	ss->dyn_run.stops++;
-	ss->dyn_run.want |= d->arms[h->event];
+	vg_plan_dyn_free(dy->d);
+	free(dy);
+}
+
+void vg_dyn_note(struct vg_dyn *dy, const struct vg_rec_hdr *h)
+{
+	if (!dy || !(h->flags & VG_RF_ARMSTOP) || !dy->d->arms[h->event])
+		return;
+	dy->stops++;
+	dy->want |= dy->d->arms[h->event];
 }
 
 /* Attach what arming stops asked for; the session resumes what they
  * stopped afterwards (hold.c). */
-int vg_dyn_after_drain(struct session *ss, struct vg_err *e)
+int vg_dyn_after_drain(struct vg_dyn *dy, struct vg_err *e)
 {
-	const struct vg_plan_dyn *d = ss->dyn;
-	struct vg_dyn_run *r = &ss->dyn_run;
+	struct vg_probe *probe;
 	uint64_t add;
 
-	if (!d || !r->want)
+	if (!dy || !dy->want)
 		return 0;
-	add = r->want & ~r->attached;
+	probe = vg_run_probe(dy->run);
+	add = dy->want & ~dy->attached;
 	for (int i = 0; i < 64; i++)
 		if (add >> i & 1) {
-			if (vg_probe_event_attach(ss->probe, i, true, e))
+			if (vg_probe_event_attach(probe, i, true, e))
 				return -1;
-			r->attaches++;
+			dy->attaches++;
 		}
-	r->attached |= add;
-	r->want = 0;
-	vg_probe_set_armed(ss->probe, ~(d->dynamic & ~r->attached));
+	dy->attached |= add;
+	dy->want = 0;
+	vg_probe_set_armed(probe, ~(dy->d->dynamic & ~dy->attached));
 	return 0;
 }
 
 struct scan {
 	const struct vg_plan_dyn *d;
-	const bool *kernel;
+	const struct vg_run *run;
 	uint64_t needed;
 };
 
@@ -83,65 +118,69 @@ static void scan_one(void *ctx, const struct vg_slice_view *s)
 {
 	struct scan *sc = ctx;
 
-	if (!sc->kernel[s->prop])
+	if (!vg_run_prop_kernel(sc->run, s->prop))
 		sc->needed |= sc->d->consume[sc->d->state_off[s->prop] + s->state];
 }
 
-/* the dynamic events some live slice can consume */
-static uint64_t needed_now(struct session *ss)
+static void scan_monitor(void *ctx, struct vg_monitor *m)
 {
-	struct scan sc = { .d = ss->dyn, .kernel = ss->kernel };
-
-	vg_monitor_foreach(ss->mon, scan_one, &sc);
-	for (int i = 0; i < ss->nkids; i++)
-		vg_monitor_foreach(ss->kids[i].mon, scan_one, &sc);
-	return sc.needed & ss->dyn->dynamic;
+	vg_monitor_foreach(m, scan_one, ctx);
 }
 
-int vg_dyn_sweep(struct session *ss, struct vg_err *e)
+/* the dynamic events some live slice can consume, in any process */
+static uint64_t needed_now(const struct vg_dyn *dy)
 {
-	const struct vg_plan_dyn *d = ss->dyn;
-	struct vg_dyn_run *r = &ss->dyn_run;
-	uint64_t cand, now = vg_now_ns(CLOCK_MONOTONIC);
+	struct scan sc = { .d = dy->d, .run = dy->run };
+
+	vg_run_foreach_monitor(dy->run, scan_monitor, &sc);
+	return sc.needed & dy->d->dynamic;
+}
+
+int vg_dyn_sweep(struct vg_dyn *dy, struct vg_err *e)
+{
+	struct vg_probe *probe;
+	uint64_t cand, now;
 
 	/* (nothing attached that could be detached: no scan of the slices) */
-	if (!d || !r->attached ||
-	    now - r->last_sweep_ns < VG_DYN_SWEEP_MS * 1000000ull)
+	if (!dy || !dy->attached)
 		return 0;
-	r->last_sweep_ns = now;
-	cand = r->attached & ~needed_now(ss);
+	now = vg_now_ns(CLOCK_MONOTONIC);
+	if (now - dy->last_sweep_ns < VG_DYN_SWEEP_MS * 1000000ull)
+		return 0;
+	dy->last_sweep_ns = now;
+	cand = dy->attached & ~needed_now(dy);
 	if (!cand)
 		return 0;
+	probe = vg_run_probe(dy->run);
 	/* 1. from now on, an event that could make them needed stops */
-	vg_probe_set_armed(ss->probe, ~(d->dynamic & ~(r->attached & ~cand)));
+	vg_probe_set_armed(probe,
+			   ~(dy->d->dynamic & ~(dy->attached & ~cand)));
 	/* 2. none that read the old mask is still on its way */
-	if (!vg_probe_quiesce(ss->probe, 50)) {
-		vg_probe_set_armed(ss->probe, ~(d->dynamic & ~r->attached));
+	if (!vg_probe_quiesce(probe, 50)) {
+		vg_probe_set_armed(probe, ~(dy->d->dynamic & ~dy->attached));
 		return 0;
 	}
 	/* 3. what they sent is in the monitor; look again */
-	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
+	if (vg_run_drain(dy->run, e) < 0)
 		return -1;
-	cand &= ~needed_now(ss) & ~r->want;
+	cand &= ~needed_now(dy) & ~dy->want;
 	for (int i = 0; i < 64; i++)
 		if (cand >> i & 1) {
-			if (vg_probe_event_attach(ss->probe, i, false, e))
+			if (vg_probe_event_attach(probe, i, false, e))
 				return -1;
-			r->detaches++;
+			dy->detaches++;
 		}
-	r->attached &= ~cand;
-	vg_probe_set_armed(ss->probe, ~(d->dynamic & ~r->attached));
-	return vg_dyn_after_drain(ss, e);
+	dy->attached &= ~cand;
+	vg_probe_set_armed(probe, ~(dy->d->dynamic & ~dy->attached));
+	return vg_dyn_after_drain(dy, e);
 }
 
-void vg_dyn_finish(struct session *ss)
+void vg_dyn_finish(const struct vg_dyn *dy)
 {
-	const struct vg_dyn_run *r = &ss->dyn_run;
-
-	if (!ss->dyn)
+	if (!dy)
 		return;
 	fprintf(stderr, "vigil: dynamic probes: %llu attached, %llu detached, %llu arming stops\n",
-		(unsigned long long)r->attaches,
-		(unsigned long long)r->detaches,
-		(unsigned long long)r->stops);
+		(unsigned long long)dy->attaches,
+		(unsigned long long)dy->detaches,
+		(unsigned long long)dy->stops);
 }
