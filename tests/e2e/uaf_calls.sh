@@ -9,6 +9,17 @@
 . "$(dirname "$0")/lib.sh"
 
 UAF=specs/lib/use_after_free.vigil
+if ! has_sound_debug_regs; then
+	# free's own writes into the blocks, reported again later, would be
+	# taken for accesses after free: vigil says so, and each violation
+	# says it may not be real
+	run_vigil run --on-violation=continue $UAF -- "$TARGETS/uafcalls"
+	expect_rc 1
+	expect_out "^uafcalls: live 49$"
+	expect_stale
+	expect_out "the violation may not be real"
+	skip sound_debug_regs "$WHY"
+fi
 run_vigil run --on-violation=continue --json "$TMP/v.jsonl" $UAF -- "$TARGETS/uafcalls"
 expect_rc 1
 expect_out "^uafcalls: live 49$"		# the program ran as it would
