@@ -37,9 +37,9 @@ bool vg_live_gdb_traces(const struct session *ss, pid_t tracer);
 /* A reaction's checkpoint for gdb's extension to take (it must let go of
  * the target first): kept until it asks (`checkpoint stopped reaction`);
  * the next stop query says it is wanted, and a SIGSTOP makes that query
- * come soon. One waits at a time: later ones while it waits are skipped,
- * as within --checkpoint-gap. */
-void vg_live_want_checkpoint(struct session *ss, const char *reason, bool good);
+ * come soon. One waits at a time: a later one while it waits is not kept
+ * (false), and counted skipped as within --checkpoint-gap. */
+bool vg_live_want_checkpoint(struct session *ss, const char *reason, bool good);
 /* The waiting reaction's checkpoint, taken off the list: its reason and
  * good/bad; false when none waits. */
 bool vg_live_take_checkpoint(struct session *ss, char *reason, size_t len,

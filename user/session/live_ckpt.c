@@ -1,4 +1,4 @@
-/* The control channel's `checkpoint [stopped [reaction]]` (session_ckpt.c
+/* The control channel's `checkpoint [stopped [reaction]]` (ckpt/ckpt_run.c
  * takes it): from a shell, or from gdb's extension, which let go of the
  * target for CRIU, on `vigil checkpoint` or for a reaction's checkpoint
  * that waited for it (live.c keeps that one). */
@@ -6,9 +6,8 @@
 #include "session_internal.h"
 
 #include <string.h>
-#include <unistd.h>
 
-#include "proc/proc.h"
+#include "ckpt/ckpt.h"
 
 /* checkpoint [stopped [reaction]]: "stopped" from gdb, which detached
  * from the target and left it in a group stop to attach again after the
@@ -21,34 +20,21 @@ json_t *vg_live_checkpoint(struct session *ss, json_t *args)
 	const char *reason = "on demand (vigil ctl checkpoint)";
 	char why[256];
 	struct vg_err e = { 0 };
-	uint64_t before = ss->ckpt_taken;
-	bool good = true;
-	int rc;
+	bool good = true, hold, taken;
 
 	if (ss->o->follow_forks)
 		return vg_live_reply(false, "no checkpoints with --follow-fork", NULL);
-	ss->ckpt_hold = a && !strcmp(a, "stopped");
-	if (ss->ckpt_hold)
+	hold = a && !strcmp(a, "stopped");
+	if (hold)
 		reason = "vigil checkpoint (gdb)";
-	if (ss->ckpt_hold && b && !strcmp(b, "reaction")) {
-		if (!vg_live_take_checkpoint(ss, why, sizeof(why), &good)) {
-			ss->ckpt_hold = false;
+	if (hold && b && !strcmp(b, "reaction")) {
+		if (!vg_live_take_checkpoint(ss, why, sizeof(why), &good))
 			return vg_live_reply(false, "no checkpoint reaction is waiting", NULL);
-		}
 		reason = why;
 	}
-	/* asked for: --checkpoint-gap is for reactions (a waiting one was
-	 * checked when it was made) */
-	ss->ckpt_stop = true;
-	if (ss->ckpt_hold) {	/* the SIGSTOP gdb queued must have landed */
-		for (int i = 0; i < 500 && vg_proc_state(ss->pid) != 'T'; i++)
-			usleep(1000);
-	}
-	rc = vg_session_checkpoint(ss, reason, good, &e);
-	ss->ckpt_hold = false;
-	if (rc)
+	if (vg_ckpt_run_asked(ss->ckpt, reason, good, hold, &taken, &e))
 		return vg_live_reply(false, e.msg, NULL);
-	if (ss->ckpt_taken == before)
+	if (!taken)
 		return vg_live_reply(false, "the checkpoint was not taken (vigil's stderr says why)", NULL);
 	return vg_live_checkpoints(ss);
 }

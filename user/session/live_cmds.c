@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "act/checkpoint.h"
+#include "ckpt/ckpt.h"
 #include "monitor/monitor.h"
 #include "report/dot.h"
 #include "report/evidence.h"
@@ -359,7 +360,7 @@ json_t *vg_live_checkpoints(struct session *ss)
 		json_decref(arr);
 		return vg_live_reply(false, "out of memory", NULL);
 	}
-	for (int i = 0; (num = vg_ckpt_image(ss->ck, i, path, sizeof(path))) >= 0; i++) {
+	for (int i = 0; (num = vg_ckpt_run_image(ss->ckpt, i, path, sizeof(path))) >= 0; i++) {
 		struct vg_ckpt_meta meta;
 		struct vg_err e;
 

@@ -1,9 +1,10 @@
-/* The control channel's `restore [N] [stopped]` (session_restore.c does
+/* The control channel's `restore [N] [stopped]` (ckpt/restore.c does
  * the restore). "stopped" comes from gdb's extension, which let go of the
  * target for CRIU and attaches to the restored process itself: it stays
  * stopped for that; from a shell it runs on. */
 #include "live.h"
 #include "session_internal.h"
+#include "ckpt/ckpt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ json_t *vg_live_restore(struct session *ss, json_t *args)
 		if (!s || *end || num <= 0)
 			return vg_live_reply(false, "usage: restore [N]   (N: a checkpoint number from `vigil checkpoints`; default the newest)", NULL);
 	}
-	n = vg_session_restore(ss, num, hold, text, sizeof(text), &e);
+	n = vg_ckpt_run_restore(ss->ckpt, num, hold, text, sizeof(text), &e);
 	if (n < 0)
 		return vg_live_reply(false, e.msg, NULL);
 	return vg_live_reply(true, text, json_pack("{s:i,s:i}", "checkpoint", n,

@@ -43,7 +43,7 @@
 #include "sym/symbolize.h"
 #include "util/json.h"
 #include "watch_hooks.h"
-#include "watch_ckpt.h"
+#include "ckpt/ckpt.h"
 #include "watch_load.h"
 #include <unistd.h>
 
@@ -274,7 +274,7 @@ static void kid_end(struct session *ss, int i, enum vg_watch_what what,
 	vg_symbolizer_free(ss->kids[i].sym);
 	free(ss->kids[i].cgroup);
 	vg_proc_root_forget(pid);
-	vg_watch_ckpt_forget(ss, pid);
+	vg_ckpt_run_watch_forget(ss->ckpt, pid);
 	ss->kids[i] = ss->kids[--ss->nkids];
 }
 
@@ -508,7 +508,7 @@ void vg_session_watch_transition(struct session *ss,
 	/* a checkpoint it asked for: taken after the drain, of it alone (a
 	 * unit takes none, live_load.c) */
 	if (!ss->watch_root)
-		vg_watch_ckpt_note(ss, (pid_t)ev->pid);
+		vg_ckpt_run_watch_note(ss->ckpt, (pid_t)ev->pid);
 	if (p->states[to].kind == VG_STATE_VIOLATION) {
 		ss->wstats->violations++;
 		if (i >= 0)
@@ -614,7 +614,6 @@ void vg_session_watch_finish(struct session *ss)
 
 void vg_session_watch_free(struct session *ss)
 {
-	vg_watch_ckpt_free(ss);
 	free(ss->wstats);
 	ss->wstats = NULL;
 }
