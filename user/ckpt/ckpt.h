@@ -2,8 +2,10 @@
  * order of freezing, detaching, dumping and resuming, the i-RV loop
  * "checkpoint while good, restore on violation", `vigil restore N` in the
  * session, vigil watch's checkpoints per process, and where `vigil
- * checkpoint -p PID` finds the run. CRIU itself and the image ring are
- * act/checkpoint.c, fork snapshots act/snapshot_fork.c.
+ * checkpoint -p PID` finds the run; below them, CRIU and its ring of images
+ * (checkpoint.c), the files a checkpointed process writes to (outfiles.c)
+ * and fork snapshots (snapshot_fork.c), which `vigil restore DIR` and
+ * `vigil doctor` use too.
  *
  * Its state is one opaque struct vg_ckpt_run, the session's only field
  * for it. It sees the session through the run of user/feature/feature.h
@@ -21,6 +23,179 @@
 
 #include "feature/feature.h"
 #include "util/err.h"
+
+/* --- CRIU images (checkpoint.c) --- */
+
+/* CRIU checkpoints of the target: a directory per image under one
+ * checkpoint directory, a retention ring of the last N, and a small
+ * meta file per image (time, event count, reason) beside the monitor's own
+ * state, which the caller writes through a callback.
+ *
+ * Layout (DIR is --checkpoint-dir, default /dev/shm/vigil-UID/ckpt-PID on
+ * a tmpfs /dev/shm, else RUNDIR/ckpt-PID):
+ *   DIR/ck-0001/          criu images of checkpoint 1
+ *   DIR/ck-0001/meta      key=value lines, see vg_ckpt_meta
+ *   DIR/ck-0001/monitor.state   written by the caller
+ *   DIR/ck-0001/outfiles  the files it writes to (below)
+ *
+ * The caller freezes the target and detaches its uprobes around
+ * vg_ckpt_take (ckpt_run.c says why); this part only runs CRIU and
+ * keeps the ring. */
+
+struct vg_ckpt;
+
+struct vg_ckpt_opts {
+	const char *dir;	/* NULL: see the layout above */
+	int keep;		/* images kept; 0 = default (8) */
+	uint64_t min_gap_ms;	/* at most one checkpoint per gap; 0 = none */
+};
+
+/* What vigil knows about one image. */
+struct vg_ckpt_meta {
+	pid_t pid;
+	char exe[4096];
+	char reason[256];
+	uint64_t events;	/* events seen when it was taken */
+	uint64_t time_ns;	/* CLOCK_REALTIME */
+	bool good;		/* taken while the property was not violated */
+	bool has_state;		/* monitor.state is beside it */
+};
+
+typedef int (*vg_ckpt_state_fn)(void *ctx, FILE *out, struct vg_err *e);
+
+struct vg_ckpt *vg_ckpt_new(pid_t pid, const char *exe,
+			    const struct vg_ckpt_opts *o, struct vg_err *e);
+void vg_ckpt_free(struct vg_ckpt *c);
+
+/* Is a checkpoint due, or would it come too soon after the last one
+ * (opts.min_gap_ms)? */
+bool vg_ckpt_due(const struct vg_ckpt *c);
+/* The same rule for other kinds of snapshot: true (and *last_ns = now)
+ * when gap_ms have passed since *last_ns, or it is 0. */
+bool vg_ckpt_gap_ok(uint64_t *last_ns, uint64_t gap_ms);
+
+/* Dump the (frozen, probe-free) target with `criu dump --leave-running`
+ * into a new image directory, then write meta and, through state(), the
+ * monitor state. Drops the oldest image past the ring. Returns 0 and the
+ * image's path in out, or -1 with e set (the target is untouched: a failed
+ * dump leaves it running and the image is removed). */
+int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
+		 bool good, vg_ckpt_state_fn state, void *ctx, char *out,
+		 size_t outlen, struct vg_err *e);
+
+/* The newest image taken while good, or NULL. */
+const char *vg_ckpt_last_good(const struct vg_ckpt *c);
+int vg_ckpt_count(const struct vg_ckpt *c);
+/* The i-th kept image, oldest first: its path in out; returns its number
+ * (ck-NNNN), or -1 past the end. */
+int vg_ckpt_image(const struct vg_ckpt *c, int i, char *out, size_t len);
+
+/* Read DIR/meta. */
+int vg_ckpt_read_meta(const char *dir, struct vg_ckpt_meta *m,
+		      struct vg_err *e);
+
+/* `criu restore` of the image in dir, detached, the process left stopped.
+ * The pid must be free. Returns the restored pid, or -1 with e set. */
+pid_t vg_ckpt_restore(const char *dir, struct vg_err *e);
+/* The same, with the output files' descriptors given (below:
+ * vg_outfiles_open, taken from the process being replaced while it was
+ * alive); vg_ckpt_restore opens them by path. */
+struct vg_outfiles;
+pid_t vg_ckpt_restore_with(const char *dir, const struct vg_outfiles *of,
+			   struct vg_err *e);
+
+/* The CRIU binary: $VIGIL_CRIU, else criu on PATH, /usr/local/sbin/criu. */
+const char *vg_criu_path(void);
+
+/* --- the files a checkpointed process writes to (outfiles.c) --- */
+
+/* The files a checkpointed process writes to (its stdout and stderr
+ * redirected to a log, a log it opened itself), and how a restore gets
+ * past them.
+ *
+ * CRIU saves a regular file's size with the image and refuses to restore
+ * a process whose file has another size since ("has bad size"): every run
+ * that writes to a log after the checkpoint would make it unrestorable.
+ * So the checkpoint notes, beside the image (DIR/outfiles), each regular
+ * file the process had open for writing, and the restore hands CRIU an
+ * open descriptor of that file through `--inherit-fd fd[N]:PATH` instead:
+ *  - inside the session, the very descriptor the old process had
+ *    (pidfd_getfd before it is killed): same file offset, same flags, the
+ *    offset shared as before with vigil's own stdout/stderr when the
+ *    shell redirected them together;
+ *  - from `vigil restore DIR`, the file opened again with the saved flags
+ *    and positioned at its end.
+ * Either way the restored program writes on after what the file holds
+ * (the abandoned run's output stays, as on a terminal). Files are not
+ * rolled back: one the program also reads (opened O_RDWR: Python's "w+"
+ * log, a data file) holds what the abandoned run wrote too. Files open
+ * only for reading keep CRIU's size check.
+ *
+ * A terminal the process has open (`vigil run --interactive` on a
+ * terminal: its stdin, stdout and stderr) has its master outside the
+ * dump, which CRIU refuses ("Found slave peer index 0 without correspond
+ * master peer"). The dump takes it as external (`--external
+ * tty[RDEV:DEV]`) and the restore hands CRIU the same terminal opened
+ * again (`--inherit-fd fd[N]:tty[RDEV:DEV]`), as container runtimes do
+ * for their consoles; the restored program writes on to that terminal. */
+
+#define VG_OUTFILES_MAX 16
+#define VG_TTY_ID_MAX 40		/* "tty[RDEV:DEV]", hex, with its NUL */
+
+struct vg_outfiles {
+	int n;
+	int fd[VG_OUTFILES_MAX];		/* close-on-exec; criu's child
+						 * clears the flag */
+	char arg[VG_OUTFILES_MAX][4200];	/* "fd[N]:PATH-without-/" */
+};
+
+/* The terminals a dump takes as external, by CRIU id, each once. */
+struct vg_outfiles_ttys {
+	int n;
+	char id[VG_OUTFILES_MAX][VG_TTY_ID_MAX];
+};
+
+/* Note pid's regular files open for writing in DIR/outfiles (the process
+ * is stopped); with ttys, its terminals too, their ids in *ttys for the
+ * dump's `--external` (NULL: a shell job's, which CRIU takes itself). A
+ * process with none writes an empty file. */
+int vg_outfiles_save(pid_t pid, const char *dir, struct vg_outfiles_ttys *ttys,
+		     struct vg_err *e);
+
+/* Descriptors for DIR/outfiles: from process `from` (still alive, the one
+ * being replaced; 0 = none) where it has the same file open at the same
+ * descriptor number, else opened by path. A file that is gone is left to
+ * CRIU, which says so. An image without DIR/outfiles gives none. */
+int vg_outfiles_open(const char *dir, pid_t from, struct vg_outfiles *of,
+		     struct vg_err *e);
+void vg_outfiles_close(struct vg_outfiles *of);
+
+/* --- fork snapshots (snapshot_fork.c) --- */
+
+/* Fork snapshots, as gdb's `checkpoint` takes them: vigil makes the
+ * stopped target call fork() and keeps the child stopped, a copy of the
+ * process at that moment that costs only the pages either side writes
+ * later. Restoring kills the target and hands over the child. Far cheaper
+ * than a CRIU dump, but only for single-threaded targets (fork copies the
+ * calling thread alone) and only within one vigil session. */
+
+struct vg_fsnap;
+
+/* keep: snapshots kept, the oldest killed past it (0 = 8) */
+struct vg_fsnap *vg_fsnap_new(int keep);
+/* Kill every kept snapshot but `spare` (the one a restore handed over). */
+void vg_fsnap_free(struct vg_fsnap *s, pid_t spare);
+
+/* Snapshot pid, which the caller has stopped (SIGSTOP) and which stays
+ * stopped. Returns the child's pid, or -1 with e set: a multi-threaded
+ * target, no `syscall` instruction to borrow, ptrace refused. */
+pid_t vg_fsnap_take(struct vg_fsnap *s, pid_t pid, bool good,
+		    struct vg_err *e);
+
+/* The newest snapshot taken while good, or 0. */
+pid_t vg_fsnap_last_good(const struct vg_fsnap *s);
+
+/* --- checkpoints inside a run (ckpt_run.c, restore.c, watch_ckpt.c) --- */
 
 struct vg_ckpt_run;
 struct vg_probe;

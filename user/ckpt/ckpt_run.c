@@ -1,6 +1,6 @@
 /* Checkpoints inside a live run: the order of freezing, detaching,
  * dumping and resuming, and the i-RV loop "checkpoint while good, restore
- * on violation". CRIU itself is act/checkpoint.c. */
+ * on violation". CRIU itself is checkpoint.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -16,9 +16,7 @@
 #include "ckpt_internal.h"
 #include "probe/probe.h"
 #include "probe/returns.h"
-#include "act/checkpoint.h"
 #include "act/scenario.h"
-#include "act/snapshot_fork.h"
 #include "proc/proc.h"
 #include "util/clock.h"
 #include "util/rundir.h"

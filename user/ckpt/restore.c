@@ -5,7 +5,7 @@
  * The order:
  *  1. stop the target and suspend the uprobes (as a checkpoint does), read
  *     the records already sent;
- *  2. take over the descriptors of the files it writes to (act/outfiles.h),
+ *  2. take over the descriptors of the files it writes to (outfiles.c),
  *     kill it and wait until its pid is free (CRIU restores the same pid);
  *  3. `criu restore`, the process left stopped; with `vigil run`, vigil is
  *     its subreaper and so its parent again, and reaps it at its exit;
@@ -28,8 +28,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "act/checkpoint.h"
-#include "act/outfiles.h"
 #include "act/scenario.h"
 #include "probe/probe.h"
 #include "proc/proc.h"

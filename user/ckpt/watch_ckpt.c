@@ -33,7 +33,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "act/checkpoint.h"
 #include "act/scenario.h"
 #include "probe/probe.h"
 #include "probe/returns.h"

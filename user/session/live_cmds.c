@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act/checkpoint.h"
 #include "ckpt/ckpt.h"
 #include "monitor/monitor.h"
 #include "report/dot.h"
