@@ -275,6 +275,12 @@ void vg_ckpt_run_unadvertise(struct vg_ckpt_run *c);
  * ring goes (its images stay). */
 void vg_ckpt_run_watch_note(struct vg_ckpt_run *c, pid_t pid);
 void vg_ckpt_run_watch_forget(struct vg_ckpt_run *c, pid_t pid);
+/* The control channel's `checkpoint`, `checkpoints` and `restore`
+ * (ckpt_ctl.c), answered as a feature's ctl hook: 0 not one of these; 1
+ * answered, *text (malloc'ed, for a person) and *data (JSON, or NULL) the
+ * reply; -1 refused, e saying why. */
+int vg_ckpt_run_ctl(struct vg_ckpt_run *c, const char *cmd, json_t *args,
+		    char **text, json_t **data, struct vg_err *e);
 
 /* --- what it asks of the session (user/session/ckpt_host.c) --- */
 
@@ -308,6 +314,10 @@ void vg_ckpt_host_replaced(struct vg_run *r);
 bool vg_ckpt_host_gdb_traces(struct vg_run *r, pid_t tracer);
 bool vg_ckpt_host_gdb_checkpoint(struct vg_run *r, const char *reason,
 				 bool good);
+/* the reaction's checkpoint that waited for gdb, taken off the list: its
+ * reason and good/bad; false when none waits */
+bool vg_ckpt_host_gdb_take(struct vg_run *r, char *reason, size_t len,
+			   bool *good);
 
 /* vigil watch: one watched process */
 struct vg_ckpt_proc {

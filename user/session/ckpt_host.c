@@ -192,6 +192,12 @@ bool vg_ckpt_host_gdb_checkpoint(struct vg_run *r, const char *reason,
 	return vg_live_want_checkpoint(S(r), reason, good);
 }
 
+bool vg_ckpt_host_gdb_take(struct vg_run *r, char *reason, size_t len,
+			   bool *good)
+{
+	return vg_live_take_checkpoint(S(r), reason, len, good);
+}
+
 static int kid_of(const struct session *ss, pid_t pid)
 {
 	for (int i = 0; i < ss->nkids; i++)

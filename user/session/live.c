@@ -636,10 +636,6 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return del(ss, args);
 	if (!strcmp(cmd, "breaks"))
 		return breaks(ss);
-	if (!strcmp(cmd, "checkpoint"))
-		return vg_live_checkpoint(ss, args);
-	if (!strcmp(cmd, "checkpoints"))
-		return vg_live_checkpoints(ss);
 	if (!strcmp(cmd, "leaks"))
 		return vg_live_leaks(ss, args);
 	if (!strcmp(cmd, "probes"))
@@ -658,13 +654,15 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		ss->live->detach = true;
 		return vg_live_reply(true, "vigil: monitoring ends; the program goes on\n", NULL);
 	}
-	if (!strcmp(cmd, "restore"))	/* live_restore.c */
-		return vg_live_restore(ss, args);
-	{	/* a feature's (user/feature/feature.h): `view`, the live page */
+	{	/* checkpoint, checkpoints, restore (ckpt/ckpt_ctl.c); a
+		 * feature's (user/feature/feature.h): `view`, the live page */
 		struct vg_err e = { 0 };
 		char *text = NULL;
 		json_t *data = NULL, *r;
-		int rc = vg_features_ctl(ss, cmd, args, &text, &data, &e);
+		int rc = vg_ckpt_run_ctl(ss->ckpt, cmd, args, &text, &data, &e);
+
+		if (!rc)
+			rc = vg_features_ctl(ss, cmd, args, &text, &data, &e);
 
 		if (rc) {
 			r = vg_live_reply(rc > 0, rc > 0 ? text : e.msg, data);
