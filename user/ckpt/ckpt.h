@@ -2,10 +2,11 @@
  * order of freezing, detaching, dumping and resuming, the i-RV loop
  * "checkpoint while good, restore on violation", `vigil restore N` in the
  * session, vigil watch's checkpoints per process, and where `vigil
- * checkpoint -p PID` finds the run; below them, CRIU and its ring of images
+ * checkpoint -p PID` finds the run; below them, the monitor's state
+ * beside an image (monstate.c), CRIU and its ring of images
  * (checkpoint.c), the files a checkpointed process writes to (outfiles.c)
- * and fork snapshots (snapshot_fork.c), which `vigil restore DIR` and
- * `vigil doctor` use too.
+ * and fork snapshots (snapshot_fork.c), which `vigil restore DIR`, `vigil
+ * restore --monitor` and `vigil doctor` use too.
  *
  * Its state is one opaque struct vg_ckpt_run, the session's only field
  * for it. It sees the session through the run of user/feature/feature.h
@@ -23,6 +24,50 @@
 
 #include "feature/feature.h"
 #include "util/err.h"
+
+struct vg_monitor;
+struct vg_probe;
+struct vg_spec;
+
+/* --- the monitor's state beside an image (monstate.c) --- */
+
+/* The monitor's state beside a checkpoint image: every slice (its
+ * property, binding, state and variables), every global, from both tiers.
+ * A process restored from an image must be monitored from the same moment,
+ * or the verdicts are wrong: a queue restored with 8 items in it and a
+ * monitor that counts 0 would never see the overflow.
+ *
+ * Text, one record a line, names rather than indices so that a state file
+ * is refused (not misread) by a spec whose properties or states differ:
+ *   vigil-monitor-state 1
+ *   slice PROP MASK STATE INCONC P0 P1 P2 P3 V0 V1 ...
+ *   global PROP INDEX VALUE
+ *   unloaded PROP                (a property given at the start and
+ *                                 unloaded since: session/live_load.c)
+ * then, for each spec file added with `vigil load` (session/live_load.c), a
+ * section of its own, which vg_monstate_load stops at (the session's
+ * spec has not those properties):
+ *   loaded /abs/path/of/spec.vigil
+ *   define NAME=VALUE            (its -D, as given; any number)
+ *   properties NAME...           (the properties the file has)
+ *   slice ... / global ...       (as above, that file's properties)
+ */
+
+/* kernel[prop]: the property runs in the kernel tier; its slices are read
+ * from (and written to) the probe's slice table, the others from the
+ * monitor. probe may be NULL when no property is in the kernel tier. */
+int vg_monstate_write(FILE *out, const struct vg_spec *spec,
+		      struct vg_monitor *mon, const struct vg_probe *probe,
+		      const bool *kernel, struct vg_err *e);
+/* vigil watch: the state of one watched process, as a one-process
+ * state (vg_monstate_load reads it like any): mon is its monitor, and of
+ * the kernel table (slices keyed by process) only its slices. */
+int vg_monstate_write_proc(FILE *out, const struct vg_spec *spec,
+			   struct vg_monitor *mon, const struct vg_probe *probe,
+			   const bool *kernel, pid_t tgid, struct vg_err *e);
+int vg_monstate_load(const char *path, const struct vg_spec *spec,
+		     struct vg_monitor *mon, struct vg_probe *probe,
+		     const bool *kernel, struct vg_err *e);
 
 /* --- CRIU images (checkpoint.c) --- */
 
@@ -198,7 +243,6 @@ pid_t vg_fsnap_last_good(const struct vg_fsnap *s);
 /* --- checkpoints inside a run (ckpt_run.c, restore.c, watch_ckpt.c) --- */
 
 struct vg_ckpt_run;
-struct vg_probe;
 struct vg_scenario;
 
 /* The run's options that concern checkpoints (vg_session_opts) */

@@ -16,7 +16,6 @@
 #include "report/report.h"
 #include "live.h"
 #include "live_load.h"
-#include "monstate.h"
 #include "watch_load.h"
 
 static struct session *S(struct vg_run *r)

@@ -26,7 +26,6 @@
 #include "proc/guard.h"
 #include "proc/proc.h"
 #include "proc/entry.h"
-#include "monstate.h"
 #include "live.h"
 #include "live_load.h"
 #include "report/evidence.h"

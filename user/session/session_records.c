@@ -25,7 +25,6 @@
 #include "proc/guard.h"
 #include "proc/proc.h"
 #include "proc/entry.h"
-#include "monstate.h"
 #include "ckpt/ckpt.h"
 #include "live.h"
 #include "live_load.h"
