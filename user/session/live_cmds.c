@@ -1,6 +1,6 @@
 /* The control channel's commands that read or change the monitor: status,
- * slices, show, set, checkpoints (live.c dispatches; graph is in
- * live_graph.c). Each answers with a text for people and the same as
+ * slices, show, set, probes (live.c dispatches; graph is in
+ * live_graph.c, checkpoints in ckpt/ckpt_ctl.c). Each answers with a text for people and the same as
  * "data" for programs. */
 #include "live.h"
 #include "session_internal.h"
