@@ -256,8 +256,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
 		-Iinclude -Iuser -I$(BUILD) -o $@ $< $(FUZZ_LIB_SRCS) $(FUZZ_EXTRA)
 # a reader outside those directories comes with its fuzzer
-$(BUILD)/fuzz/fuzz_monstate: FUZZ_EXTRA := user/session/monstate.c
-$(BUILD)/fuzz/fuzz_monstate: user/session/monstate.c
+$(BUILD)/fuzz/fuzz_monstate: FUZZ_EXTRA := user/ckpt/monstate.c
+$(BUILD)/fuzz/fuzz_monstate: user/ckpt/monstate.c
 
 fuzz: $(FUZZERS)
 	@for f in $(FUZZERS); do \

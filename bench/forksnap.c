@@ -1,12 +1,12 @@
 /* forksnap PID: one fork snapshot of the stopped PID with vigil's own code
- * (user/act/snapshot_fork.c); prints the child's pid and the seconds the
+ * (user/ckpt/snapshot_fork.c); prints the child's pid and the seconds the
  * snapshot took, for bench/checkpoint.py. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "act/snapshot_fork.h"
+#include "ckpt/ckpt.h"
 #include "proc/proc.h"
 
 int main(int argc, char **argv)

@@ -9,7 +9,7 @@
 load_specs
 
 # vigil's stderr (which the program shares; a restore hands CRIU the
-# file as it is now, act/outfiles.h) is kept and shown on a failure
+# file as it is now, ckpt/outfiles.c) is kept and shown on a failure
 fail_shows_vigil_err
 "$VIGIL" run --on-violation=continue "$TMP/pops.vigil" -- "$TARGETS/queue3" --pause 200 --loops 30 \
 	>/dev/null 2>"$TMP/vigil.err" </dev/null &

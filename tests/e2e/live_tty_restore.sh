@@ -2,7 +2,7 @@
 # are the terminal (vigil run --interactive typed at a shell): CRIU refuses
 # a pseudo-terminal whose master is outside the dump, so vigil dumps the
 # terminal as external and hands the same one back at the restore
-# (act/outfiles.h). `vigil checkpoint` at the first violation, `continue`
+# (ckpt/outfiles.c). `vigil checkpoint` at the first violation, `continue`
 # to the next one, `vigil restore 1`, `continue`: the same violation, of
 # the same slice, again, and the program still writes to the terminal.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 /* libFuzzer target: the monitor state saved beside a checkpoint's image
- * and read back by `vigil restore --monitor` (user/session/monstate.c).
+ * and read back by `vigil restore --monitor` (user/ckpt/monstate.c).
  * Any input must load or fail with an error naming the file and line,
  * never crash, leak or grow without bound. User-tier properties only: the
  * kernel tier's table needs a loaded BPF object. */
@@ -10,7 +10,8 @@
 #include <unistd.h>
 
 #include "monitor/monitor.h"
-#include "session/monstate.h"
+#include "ckpt/ckpt.h"
+#include "probe/probe.h"
 
 static const char spec_text[] =
 	"property queue_bounds\n"

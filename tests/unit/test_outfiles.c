@@ -1,4 +1,4 @@
-/* A checkpoint's output files (user/act/outfiles.c): which files are
+/* A checkpoint's output files (user/ckpt/outfiles.c): which files are
  * noted (open for writing, regular), and the descriptors a restore hands
  * CRIU: opened again at the file's end, or the very descriptor of the
  * process being replaced (here this process itself). */
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "act/outfiles.h"
+#include "ckpt/ckpt.h"
 #include "tmpdir.h"
 
 static int setup(void **state)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "act/checkpoint.h"
+#include "ckpt/ckpt.h"
 #include "act/gdb.h"
 #include "proc/proc.h"
 #include "cli/cli.h"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "act/checkpoint.h"
+#include "ckpt/ckpt.h"
 #include "cli/cli.h"
 #include "cli/usage.h"
 #include "probe/debugregs.h"

@@ -53,7 +53,7 @@ static unsigned long long count_of(const char *s, unsigned long long max)
 }
 
 /* --on-violation PROP=gdb: gdb takes one process (checkpoint, per
- * process, is watch's: user/session/watch_ckpt.c) */
+ * process, is watch's: user/ckpt/watch_ckpt.c) */
 static int no_gdb(const struct vg_spec *spec, int n, const char **args,
 		  struct vg_err *e)
 {

@@ -1,6 +1,6 @@
 /* vigil watch: one watched process's uprobe links out and back in, the
  * others' untouched (a checkpoint of that process:
- * user/session/watch_ckpt.c).
+ * user/ckpt/watch_ckpt.c).
  *
  * Why this is enough to take every int3 out of that process's text: each
  * watched process has links of its own (probe_follow.c), filtered to its

@@ -26,6 +26,7 @@
 #include "act/gdb_live.h"
 #include "act/scenario.h"
 #include "dynamic/dynamic.h"
+#include "ckpt/ckpt.h"
 #include "ctl/ctl.h"
 #include "monitor/monitor.h"
 #include "proc/proc.h"
@@ -234,7 +235,8 @@ bool vg_live_keep_going(struct session *ss)
 	bool open_now;
 
 	if (!ss->live || !vg_scenario_target_stopped(ss->sc) ||
-	    vg_scenario_target_killed(ss->sc) || ss->restored)
+	    vg_scenario_target_killed(ss->sc) ||
+	    vg_ckpt_run_restored(ss->ckpt, NULL))
 		return false;
 	/* the `gdb` reaction (and --on-violation=gdb) opens the same live
 	 * session at its stop, from which on every stop goes to gdb */
@@ -301,20 +303,19 @@ bool vg_live_gdb_traces(const struct session *ss, pid_t tracer)
 	       vg_ctl_peer_pid(l->ctl, l->gdb_client) == tracer;
 }
 
-void vg_live_want_checkpoint(struct session *ss, const char *reason, bool good)
+bool vg_live_want_checkpoint(struct session *ss, const char *reason, bool good)
 {
 	struct vg_live *l = ss->live;
 
-	if (l->ckpt.wanted) {
-		ss->ckpt_skipped++;
-		return;
-	}
+	if (l->ckpt.wanted)
+		return false;
 	l->ckpt.wanted = true;
 	l->ckpt.good = good;
 	snprintf(l->ckpt.reason, sizeof(l->ckpt.reason), "%s", reason);
 	/* gdb hears of it at a stop: make one (it resumes silently) */
 	if (!l->ckpt.in_query)
 		kill(ss->pid, SIGSTOP);
+	return true;
 }
 
 bool vg_live_take_checkpoint(struct session *ss, char *reason, size_t len,
@@ -343,7 +344,7 @@ static void reaction_checkpoint_now(struct session *ss)
 		return;
 	vg_scenario_take_requests(ss->sc, &r);
 	ss->live->ckpt.in_query = true;
-	if (vg_session_reaction_checkpoint(ss, r.reason, r.good, &e))
+	if (vg_ckpt_run_reaction(ss->ckpt, r.reason, r.good, &e))
 		fprintf(stderr, "vigil: %s\n", e.msg);
 	ss->live->ckpt.in_query = false;
 }
@@ -636,10 +637,6 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return del(ss, args);
 	if (!strcmp(cmd, "breaks"))
 		return breaks(ss);
-	if (!strcmp(cmd, "checkpoint"))
-		return vg_live_checkpoint(ss, args);
-	if (!strcmp(cmd, "checkpoints"))
-		return vg_live_checkpoints(ss);
 	if (!strcmp(cmd, "leaks"))
 		return vg_live_leaks(ss, args);
 	if (!strcmp(cmd, "probes"))
@@ -658,13 +655,15 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		ss->live->detach = true;
 		return vg_live_reply(true, "vigil: monitoring ends; the program goes on\n", NULL);
 	}
-	if (!strcmp(cmd, "restore"))	/* live_restore.c */
-		return vg_live_restore(ss, args);
-	{	/* a feature's (user/feature/feature.h): `view`, the live page */
+	{	/* checkpoint, checkpoints, restore (ckpt/ckpt_ctl.c); a
+		 * feature's (user/feature/feature.h): `view`, the live page */
 		struct vg_err e = { 0 };
 		char *text = NULL;
 		json_t *data = NULL, *r;
-		int rc = vg_features_ctl(ss, cmd, args, &text, &data, &e);
+		int rc = vg_ckpt_run_ctl(ss->ckpt, cmd, args, &text, &data, &e);
+
+		if (!rc)
+			rc = vg_features_ctl(ss, cmd, args, &text, &data, &e);
 
 		if (rc) {
 			r = vg_live_reply(rc > 0, rc > 0 ? text : e.msg, data);

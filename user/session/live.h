@@ -37,9 +37,9 @@ bool vg_live_gdb_traces(const struct session *ss, pid_t tracer);
 /* A reaction's checkpoint for gdb's extension to take (it must let go of
  * the target first): kept until it asks (`checkpoint stopped reaction`);
  * the next stop query says it is wanted, and a SIGSTOP makes that query
- * come soon. One waits at a time: later ones while it waits are skipped,
- * as within --checkpoint-gap. */
-void vg_live_want_checkpoint(struct session *ss, const char *reason, bool good);
+ * come soon. One waits at a time: a later one while it waits is not kept
+ * (false), and counted skipped as within --checkpoint-gap. */
+bool vg_live_want_checkpoint(struct session *ss, const char *reason, bool good);
 /* The waiting reaction's checkpoint, taken off the list: its reason and
  * good/bad; false when none waits. */
 bool vg_live_take_checkpoint(struct session *ss, char *reason, size_t len,
@@ -72,7 +72,6 @@ json_t *vg_live_slices(struct session *ss, json_t *args);
 json_t *vg_live_show(struct session *ss, json_t *args);
 json_t *vg_live_set(struct session *ss, json_t *args);
 json_t *vg_live_graph(struct session *ss, json_t *args);
-json_t *vg_live_checkpoints(struct session *ss);
 json_t *vg_live_probes(struct session *ss);
 /* The last stop kept for gdb: the session (or vigil load's unit) whose
  * property it was about, the property, the state its slice entered, the
@@ -92,11 +91,8 @@ int vg_live_push_holds(struct session *ss, struct session *own,
  * the trampoline back where gdb's extension left real ones (gdb gone) */
 json_t *vg_live_returns(struct session *ss);
 void vg_live_mend_returns(struct session *ss);
-/* restore [N] [stopped] (live_restore.c); and, the target replaced, the
- * stops gdb has not asked about are forgotten. */
-json_t *vg_live_restore(struct session *ss, json_t *args);
-/* checkpoint [stopped [reaction]] (live_ckpt.c) */
-json_t *vg_live_checkpoint(struct session *ss, json_t *args);
+/* The target replaced by a restore (ckpt/restore.c): the stops gdb has
+ * not asked about are forgotten. */
 void vg_live_forget_stops(struct session *ss);
 /* `leaks [KINDS]`: a leak check now (leaks.c) */
 json_t *vg_live_leaks(struct session *ss, json_t *args);

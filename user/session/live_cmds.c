@@ -1,6 +1,6 @@
 /* The control channel's commands that read or change the monitor: status,
- * slices, show, set, checkpoints (live.c dispatches; graph is in
- * live_graph.c). Each answers with a text for people and the same as
+ * slices, show, set, probes (live.c dispatches; graph is in
+ * live_graph.c, checkpoints in ckpt/ckpt_ctl.c). Each answers with a text for people and the same as
  * "data" for programs. */
 #include "live.h"
 #include "session_internal.h"
@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act/checkpoint.h"
 #include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "report/dot.h"
@@ -349,39 +348,6 @@ json_t *vg_live_set(struct session *ss, json_t *args)
 		return vg_live_reply(true, msg, NULL);
 	}
 	return vg_live_reply(true, "set\n", NULL);
-}
-
-json_t *vg_live_checkpoints(struct session *ss)
-{
-	json_t *arr = json_array(), *r;
-	char *text = NULL, path[4200];
-	size_t tlen = 0;
-	FILE *m = open_memstream(&text, &tlen);
-	int num;
-
-	if (!m) {
-		json_decref(arr);
-		return vg_live_reply(false, "out of memory", NULL);
-	}
-	for (int i = 0; (num = vg_ckpt_image(ss->ck, i, path, sizeof(path))) >= 0; i++) {
-		struct vg_ckpt_meta meta;
-		struct vg_err e;
-
-		if (vg_ckpt_read_meta(path, &meta, &e))
-			continue;
-		fprintf(m, "%-4d %-10" PRIu64 " %-4s %s  (%s)\n", num,
-			meta.events, meta.good ? "good" : "bad", meta.reason,
-			path);
-		json_array_append_new(arr, json_pack("{s:i,s:s,s:I,s:b,s:s}",
-			"n", num, "path", path, "events", (json_int_t)meta.events,
-			"good", meta.good, "reason", meta.reason));
-	}
-	if (!json_array_size(arr))
-		fprintf(m, "no checkpoints\n");
-	fclose(m);
-	r = vg_live_reply(true, text, json_pack("{s:o}", "checkpoints", arr));
-	free(text);
-	return r;
 }
 
 /* probes: where the uprobes trap (file, offset), for gdb's extension,

@@ -109,7 +109,7 @@ static void unit_free(struct unit *u)
 /* --on-violation PROP=REACTION of a load (as vigil run takes them; the
  * agent's reload gives each property's): onto the loaded properties.
  * Not checkpoint: a unit's checkpoint requests are not taken (only the
- * session's own scenario's are, session_ckpt.c). */
+ * session's own scenario's are, ckpt/ckpt_run.c). */
 static int unit_reactions(struct unit *u, struct vg_err *e)
 {
 	static const char *const names[] = {

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "monstate.h"
+#include "ckpt/ckpt.h"
 #include "util/lines.h"
 
 /* --- a checkpoint's loaded sections written ---------------------------- */
@@ -87,7 +87,7 @@ static void sections_free(struct section *sec, int n)
 	}
 }
 
-/* The sections of the state file at path (monstate.h says their form). */
+/* The sections of the state file at path (ckpt/ckpt.h says their form). */
 static int read_sections(const char *path, struct section *sec, int *n,
 			 struct vg_err *e)
 {

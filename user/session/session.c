@@ -17,6 +17,7 @@
 #include "act/gdb.h"
 #include "act/scenario.h"
 #include "follow/follow.h"
+#include "ckpt/ckpt.h"
 #include "monitor/monitor.h"
 #include "dynamic/dynamic.h"
 #include "feature/feature.h"
@@ -27,7 +28,6 @@
 #include "proc/guard.h"
 #include "proc/proc.h"
 #include "proc/entry.h"
-#include "monstate.h"
 #include "live.h"
 #include "live_load.h"
 #include "report/evidence.h"
@@ -407,19 +407,15 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	free(st.hits);
 	free(st.lost_per_event);
 
-	if (ss->ckpt_taken || ss->ckpt_skipped || ss->ckpt_failed)
-		fprintf(stderr, "vigil: checkpoints: taken=%llu skipped=%llu (--checkpoint-gap) failed=%llu\n",
-			(unsigned long long)ss->ckpt_taken,
-			(unsigned long long)ss->ckpt_skipped,
-			(unsigned long long)ss->ckpt_failed);
-	if (ss->restored && !ss->restored_from[0])
-		fprintf(stderr, "vigil: the restore failed and the target is gone\n");
+	vg_ckpt_run_summary(ss->ckpt, stderr);
 	/* (a failed restore left nothing to debug: said above); a loaded
 	 * property's stop is handed over as the session's own */
 	struct vg_scenario *stop_sc = vg_scenario_target_stopped(ss->sc)
 				      ? ss->sc : vg_load_stopped(ss);
+	const char *restored_from;
+	bool restored = vg_ckpt_run_restored(ss->ckpt, &restored_from);
 
-	if (!exited && stop_sc && !(ss->restored && !ss->restored_from[0])) {
+	if (!exited && stop_sc && !(restored && !restored_from[0])) {
 		const char *why;
 		pid_t tid = vg_scenario_stop_tid(stop_sc, &why);
 		pid_t spid = vg_scenario_stop_pid(stop_sc);
@@ -440,10 +436,10 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 		if (vg_gdb_prepare_mend(spid, tid ? tid : spid, why, step_to,
 					mend, nmend, gdb, sizeof(gdb), &ge))
 			fprintf(stderr, "vigil: %s\n", ge.msg);
-		else if (ss->restored)
+		else if (restored)
 			fprintf(stderr,
 				"vigil: target pid %d is restored from %s and left stopped there. Debug it with:\n  %s\n",
-				ss->pid, ss->restored_from, gdb);
+				ss->pid, restored_from, gdb);
 		else
 			fprintf(stderr,
 				"vigil: target pid %d is left stopped at the violation. Debug it with:\n  %s\n",
@@ -484,7 +480,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	int ep = -1, ep_ctl = -1, pidfd = -1, sigfd = -1, rc = -1, code = 0,
 	    sig = 0;
 	int interrupts = 0;
-	unsigned gen = ss->target_gen;
+	unsigned gen = vg_ckpt_run_gen(ss->ckpt);
 	bool exited = false, busy = false, was_busy = false, trickle = false;
 	struct epoll_event evs[4], ev = { .events = EPOLLIN };
 	sigset_t mask, before;
@@ -539,7 +535,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	 * in place, let it go */
 	if (ss->o->state_path)
 		kill(ss->pid, SIGCONT);
-	vg_session_advertise(ss);
+	vg_ckpt_run_advertise(ss->ckpt);
 	for (;;) {
 		/* Idle, the probes wake us per batch (bpf/vigil.bpf.h, wake_bytes)
 		 * and the timeout bounds how long a lone event waits. While
@@ -576,15 +572,15 @@ static int loop(struct session *ss, struct vg_err *e)
 		if (vg_dyn_after_drain(ss->dyn, e) || vg_dyn_sweep(ss->dyn, e))
 			goto out;
 		vg_hold_release(ss);
-		if (vg_session_requests(ss, e))
+		if (vg_ckpt_run_requests(ss->ckpt, e))
 			goto out;
-		if (ss->restored)
+		if (vg_ckpt_run_restored(ss->ckpt, NULL))
 			break;
 		vg_live_keep_going(ss);
 		vg_load_drain(ss);	/* vigil load's properties */
 		vg_live_serve(ss);
-		if (gen != ss->target_gen) {	/* a restore replaced it */
-			gen = ss->target_gen;
+		if (gen != vg_ckpt_run_gen(ss->ckpt)) {	/* a restore replaced it */
+			gen = vg_ckpt_run_gen(ss->ckpt);
 			epoll_ctl(ep, EPOLL_CTL_DEL, pidfd, NULL);
 			epoll_ctl(ep_ctl, EPOLL_CTL_DEL, pidfd, NULL);
 			close(pidfd);
@@ -617,8 +613,8 @@ static int loop(struct session *ss, struct vg_err *e)
 					continue;
 				}
 				if (si.ssi_signo == SIGUSR2) {
-					if (vg_session_checkpoint(ss, "on demand (vigil checkpoint)",
-								  true, e))
+					if (vg_ckpt_run_take(ss->ckpt, "on demand (vigil checkpoint)",
+							     true, e))
 						goto out;
 					continue;
 				}
@@ -673,7 +669,7 @@ done:
 	vg_session_gdb_stays(ss);
 out:
 	vg_live_close(ss);
-	vg_session_unadvertise(ss);
+	vg_ckpt_run_unadvertise(ss->ckpt);
 	if (ep >= 0)
 		close(ep);
 	if (ep_ctl >= 0)
@@ -718,6 +714,23 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	/* where the program tells memcheck not to report (watchset.h) */
 	if (vg_watchset_creq_prepare(spec, e))
 		goto out;
+	{	/* checkpoints and restores keep their own state */
+		struct vg_ckpt_run_opts co = {
+			.dir = o->checkpoint_dir,
+			.keep = o->checkpoints,
+			.gap_ms = o->checkpoint_gap_ms,
+			.fork_snapshots = o->fork_snapshots,
+			.watch = o->watch_exe != NULL,
+			.follow_forks = o->follow_forks,
+			.dynamic = o->dynamic,
+			.attached = o->pid != 0,
+		};
+
+		if (!(ss.ckpt = vg_ckpt_run_new((struct vg_run *)&ss, &co))) {
+			vg_errf(e, "out of memory");
+			goto out;
+		}
+	}
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */
 		if (ss.pid > 0 && !o->pid)
@@ -753,7 +766,7 @@ out:
 	vg_features_released(&ss, &end);	/* the probes are gone */
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;
-	vg_session_ckpt_free(&ss);
+	vg_ckpt_run_free(ss.ckpt);
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
 	vg_dyn_free(ss.dyn);

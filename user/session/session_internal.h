@@ -1,6 +1,7 @@
 /* Private to user/session/: the live session's state, shared by the loop
- * (session.c), the checkpoint/restore glue (session_ckpt.c) and the
- * process tree (session_procs.c). */
+ * (session.c), the records (session_records.c), the process tree
+ * (session_procs.c) and what the session gives its features (features.c)
+ * and its checkpoints (ckpt_host.c). */
 #ifndef VIGIL_SESSION_INTERNAL_H
 #define VIGIL_SESSION_INTERNAL_H
 
@@ -14,8 +15,7 @@
 #include "session.h"
 #include "probe/probe.h"
 
-struct vg_ckpt;
-struct vg_fsnap;
+struct vg_ckpt_run;
 struct vg_evidence;
 struct vg_symbolizer;
 struct vg_slice_view;
@@ -26,7 +26,6 @@ struct vg_watchset;
 struct vg_status;
 struct vg_live;
 struct vg_load;
-struct vg_watch_ckpt;
 struct vg_follow;
 struct vg_dyn;
 struct vg_watch_match;
@@ -66,9 +65,6 @@ struct session {
 	int nheld;
 	bool held_overflow;
 	uint64_t holds;
-	pid_t snap_pids[16];		/* recent fork snapshots: vigil's own
-					 * forks, not the target's */
-	unsigned nsnaps;
 	bool warned_loss;
 	/* the record being handled, for the monitor hook */
 	bool rec_stopped;
@@ -83,21 +79,13 @@ struct session {
 	char **mapped;
 	size_t nmapped;
 	bool *stack_on;			/* [nevents]: the probe captures stacks */
-	/* checkpoints (session_ckpt.c) */
-	char exe[PATH_MAX];
-	struct vg_ckpt *ck;		/* created at the first checkpoint */
-	struct vg_fsnap *fs;		/* --snapshot=fork, likewise */
-	uint64_t ckpt_taken, ckpt_skipped, ckpt_failed;
-	uint64_t last_fsnap_ns;		/* for --checkpoint-gap */
+	char exe[PATH_MAX];		/* the target's program */
+	/* checkpoints and restores (user/ckpt/ckpt.h), or NULL in a
+	 * `vigil load` unit, which takes none */
+	struct vg_ckpt_run *ckpt;
 	int stop_event;			/* 1 + the event of the kernel tier's
 					 * last stop not sent back to its call
 					 * (0: none), for probe/jmp_stop.h */
-	bool ckpt_stop;			/* the kernel tier stopped the target
-					 * for a checkpoint (VG_RF_CKPT) */
-	bool restored;			/* a `restore` replaced the target */
-	pid_t restored_child;		/* a fork snapshot handed over */
-	char restored_from[PATH_MAX + 64];
-	char session_file[PATH_MAX + 64];	/* for `vigil checkpoint` */
 	/* the live view (session_live.c): the status line, or NULL; the
 	 * probes' event count and time at the last redraw */
 	struct vg_status *status;
@@ -111,8 +99,6 @@ struct session {
 	bool feature_borrowed;
 	pid_t gdb_pid;			/* --interactive on a terminal */
 	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
-	bool ckpt_hold;			/* a checkpoint for gdb: the target is
-					 * stopped and stays so */
 	/* `vigil load`'s units (live_load.h), or NULL */
 	struct vg_load *loaded;
 	/* the slice a reaction's stop is about, until the live side keeps
@@ -122,12 +108,7 @@ struct session {
 		int prop, state;
 		char slice[256];
 	} stop_mark;
-	/* restores inside the session (session_restore.c); the loop opens
-	 * the target's pidfd again when target_gen moves */
-	unsigned target_gen;
 	struct vg_leaks *leaks;		/* the leak check (leaks.c) */
-	struct vg_watch_ckpt *wck;	/* vigil watch's checkpoints
-					 * (watch_ckpt.c), or NULL */
 	/* a vigil load unit in vigil watch: the session whose processes it
 	 * follows (watch_load.c); NULL otherwise */
 	struct session *watch_root;
@@ -289,12 +270,6 @@ void vg_session_event_totals(const struct session *ss, uint64_t *events,
 void vg_session_live_tick(struct session *ss);
 /* SIGUSR1: the whole monitor state on stderr. */
 void vg_session_dump(struct session *ss);
-/* A checkpoint of pid not taken (what: "checkpoint failed", "checkpoint
- * deferred"; why): news for the operator as much as one taken, to stderr
- * and to the features (session_ckpt.c) */
-void vg_session_ckpt_not_taken(struct session *ss, pid_t pid,
-			       const char *what, const char *reason,
-			       const char *why);
 
 /* Copy the kernel tier's slices (states and variables) into the monitor. */
 void vg_session_mirror_kslices(struct session *ss);
@@ -308,43 +283,5 @@ int vg_session_timeouts(struct session *ss, struct vg_err *e);
 
 /* The ring-buffer callback: one record through the monitor. */
 int vg_session_on_record(void *ctx, const struct vg_probe_rec *r);
-
-/* Carry out what reactions asked (vg_scenario_take_requests): a
- * checkpoint, a restore. A failed checkpoint is reported and monitoring
- * goes on; -1 (e set) only when the session cannot go on. */
-int vg_session_requests(struct session *ss, struct vg_err *e);
-/* Take a checkpoint now (`vigil checkpoint`, SIGUSR2). */
-int vg_session_checkpoint(struct session *ss, const char *reason, bool good,
-			  struct vg_err *e);
-/* A reaction's checkpoint: taken now, or, while gdb's extension of the
- * live session traces the target, left to gdb, which lets go of the
- * process for it at its next stop (live.c, `checkpoint stopped reaction`). */
-int vg_session_reaction_checkpoint(struct session *ss, const char *reason,
-				   bool good, struct vg_err *e);
-/* Wait until the target's pid is gone, reaping it when it is our child. */
-void vg_session_wait_gone(struct session *ss);
-
-/* --- restore inside the session (session_restore.c) --- */
-
-/* Bring back checkpoint num of this session (0: the newest), program and
- * monitor, in place of the target (same pid); hold: leave it stopped (gdb
- * attaches), else it runs on. Returns the checkpoint's number and a line
- * for people in text, or -1 with e set (the session ends when the program
- * is gone: ss->restored). */
-int vg_session_restore(struct session *ss, int num, bool hold, char *text,
-		       size_t tlen, struct vg_err *e);
-/* Is a slice in a violation state now? A checkpoint is "good" when not.
- * Until a restore this is whether a violation was seen at all; after one,
- * the violations of the abandoned run no longer count (the slices that
- * made them are gone with it). */
-bool vg_session_violated_now(struct session *ss);
-/* What a checkpoint's monitor.state carries besides vg_monstate_write's:
- * the per-event counts and the evidence's mark. */
-void vg_session_state_extra(struct session *ss, FILE *out);
-
-/* Say where `vigil checkpoint -p PID` finds this session; and forget it. */
-void vg_session_advertise(struct session *ss);
-void vg_session_unadvertise(struct session *ss);
-void vg_session_ckpt_free(struct session *ss);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "act/scenario.h"
 #include "follow/follow.h"
+#include "ckpt/ckpt.h"
 #include "monitor/monitor.h"
 #include "proc/guard.h"
 #include "report/evidence.h"
@@ -38,7 +39,7 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 				    ss->o->watch_exe ? "vigil watch" : "--follow-fork");
 	if (ss->o->watch_exe)
 		;	/* its own refusals (session_watch.c); its checkpoints
-			 * are per process (watch_ckpt.c) */
+			 * are per process (ckpt/watch_ckpt.c) */
 	else if (ss->o->record_path)
 		no = "--record";
 	else if (ss->o->fork_snapshots || ss->o->state_path ||
@@ -187,9 +188,8 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	if (p->h.event == VG_PROC_FORK) {
 		bool followed = p->h.flags & VG_RF_FOLLOWED;
 
-		for (unsigned i = 0; i < 16; i++)
-			if (ss->snap_pids[i] == (pid_t)p->child)
-				return 0;
+		if (vg_ckpt_run_is_snapshot(ss->ckpt, (pid_t)p->child))
+			return 0;
 		/* first, since the child is held stopped until then (and let
 		 * go even if this fails) */
 		if (followed && ss->o->watch_exe &&

@@ -26,7 +26,7 @@
 #include "proc/guard.h"
 #include "proc/proc.h"
 #include "proc/entry.h"
-#include "monstate.h"
+#include "ckpt/ckpt.h"
 #include "live.h"
 #include "live_load.h"
 #include "report/evidence.h"
@@ -204,7 +204,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	if (ss->stack_on && ss->stack_on[k->h.event])
 		symbolizer(ss);
 	if (k->h.flags & VG_RF_CKPT)
-		ss->ckpt_stop = true;
+		vg_ckpt_run_kernel_stop(ss->ckpt);
 	if (vg_monitor_set(mon, prop, (1u << p->nparams) - 1, params,
 			   k->to, vars, e))
 		return -1;

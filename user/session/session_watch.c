@@ -43,7 +43,7 @@
 #include "util/json.h"
 #include "watchmatch/watchmatch.h"
 #include "watch_hooks.h"
-#include "watch_ckpt.h"
+#include "ckpt/ckpt.h"
 #include "watch_load.h"
 #include <unistd.h>
 
@@ -271,7 +271,7 @@ static void kid_end(struct session *ss, struct vg_kid *k,
 		vg_watch_load_forget(ss, pid, true);
 	vg_follow_remove(ss->procs, k);
 	vg_proc_root_forget(pid);
-	vg_watch_ckpt_forget(ss, pid);
+	vg_ckpt_run_watch_forget(ss->ckpt, pid);
 }
 
 void vg_session_watch_drop(struct session *ss, pid_t pid, const char *detail)
@@ -457,7 +457,7 @@ void vg_session_watch_transition(struct session *ss,
 	/* a checkpoint it asked for: taken after the drain, of it alone (a
 	 * unit takes none, live_load.c) */
 	if (!ss->watch_root)
-		vg_watch_ckpt_note(ss, (pid_t)ev->pid);
+		vg_ckpt_run_watch_note(ss->ckpt, (pid_t)ev->pid);
 	if (p->states[to].kind == VG_STATE_VIOLATION) {
 		rs->watch->stats.violations++;
 		if (k)
@@ -566,7 +566,6 @@ void vg_session_watch_finish(struct session *ss)
 
 void vg_session_watch_free(struct session *ss)
 {
-	vg_watch_ckpt_free(ss);
 	if (ss->watch)
 		vg_watch_match_free(ss->watch->match);
 	free(ss->watch);

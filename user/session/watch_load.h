@@ -41,7 +41,7 @@ void vg_watch_load_forget(struct session *ss, pid_t pid, bool verdicts);
 /* A reaction left pid stopped for gdb: every unit's links in it out (the
  * session's own go with vg_probe_unfollow). */
 void vg_watch_load_unfollow(struct session *ss, pid_t pid);
-/* Around one watched process's checkpoint (watch_ckpt.c): every unit's
+/* Around one watched process's checkpoint (ckpt/watch_ckpt.c): every unit's
  * links in it out, and back (a unit whose links cannot go back leaves
  * the process). */
 void vg_watch_load_pause(struct session *ss, pid_t pid);

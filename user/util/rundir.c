@@ -20,7 +20,7 @@ static bool gone(long pid)
 }
 
 /* Does a vigil still serve target pid? Its session-PID file names it
- * (session_ckpt.c). A restore inside a session kills the target and has
+ * (ckpt/ckpt_run.c). A restore inside a session kills the target and has
  * CRIU bring it back under the same pid: for that moment the pid is free
  * while the session, its control socket and its gdb files live on. */
 static bool served(int dfd, long pid)

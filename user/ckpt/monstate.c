@@ -1,4 +1,7 @@
-#include "monstate.h"
+#include "ckpt.h"
+
+#include "monitor/monitor.h"
+#include "probe/probe.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -6,7 +6,7 @@
  * behind the int3, dies of SIGTRAP at its first probed call (DESIGN.md).
  * Stopping the target before the probes go keeps every call either before
  * the checkpoint (seen) or after the resume (seen). */
-#include "checkpoint.h"
+#include "ckpt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "outfiles.h"
 #include "proc/proc.h"
 #include "proc/procinfo.h"
 #include "util/clock.h"
@@ -303,7 +302,7 @@ int vg_ckpt_take(struct vg_ckpt *c, const char *reason, uint64_t events,
 	argv[a++] = "-v2";
 	if (shell_job)
 		argv[a++] = "--shell-job";
-	/* the files it writes to, for the restore (act/outfiles.h): read
+	/* the files it writes to, for the restore (outfiles.c): read
 	 * while it is stopped, before the dump; without them a restore
 	 * after the file grew is refused, as CRIU alone would. And its
 	 * terminals, whose masters are not in the dump; a shell job's

@@ -1,10 +1,10 @@
 /* vigil watch: the `checkpoint` reaction (and --on-violation checkpoint),
- * per watched process (session_watch.c).
+ * per watched process (session/session_watch.c).
  *
  * A reaction asks for a checkpoint of the process whose event took the
  * slice; the request is noted with that process (several processes may
  * ask within one drain) and carried out after the drain, as the one-process
- * session does (session_ckpt.c), for that process alone:
+ * session does (ckpt_run.c), for that process alone:
  *   1. stop its threads (the kernel tier may have stopped it already, at
  *      the transition: VG_RF_CKPT);
  *   2. take its own uprobe links out (vg_probe_pause_proc): every int3
@@ -24,7 +24,7 @@
  * /dev/shm/vigil-UID/ckpt-PID), a ring of --checkpoints per process;
  * --checkpoint-gap holds per process (and, for the kernel tier's stop at
  * the transition, for all of them: one gate in the kernel). */
-#include "session_internal.h"
+#include "ckpt_internal.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -33,18 +33,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "act/checkpoint.h"
 #include "act/scenario.h"
-#include "follow/follow.h"
-#include "monitor/monitor.h"
-#include "monstate.h"
+#include "probe/probe.h"
 #include "probe/returns.h"
 #include "proc/proc.h"
-#include "report/report.h"
 #include "util/clock.h"
 #include "util/json.h"
-#include "watch_ckpt.h"
-#include "watch_load.h"
 
 struct wck_req {
 	pid_t pid;
@@ -67,36 +61,29 @@ struct vg_watch_ckpt {
 	int nrings, rings_cap;
 };
 
-static struct vg_watch_ckpt *state(struct session *ss)
+static struct vg_watch_ckpt *state(struct vg_ckpt_run *c)
 {
-	if (!ss->wck)
-		ss->wck = calloc(1, sizeof(*ss->wck));
-	return ss->wck;
+	if (!c->wck)
+		c->wck = calloc(1, sizeof(*c->wck));
+	return c->wck;
 }
 
-static int kid_of(const struct session *ss, pid_t pid)
+void vg_ckpt_run_watch_note(struct vg_ckpt_run *c, pid_t pid)
 {
-	for (int i = 0; i < vg_follow_count(ss->procs); i++)
-		if (vg_follow_at(ss->procs, i)->pid == pid)
-			return i;
-	return -1;
-}
-
-void vg_watch_ckpt_note(struct session *ss, pid_t pid)
-{
+	struct vg_scenario *sc = vg_ckpt_host_scenario(c->run);
 	struct vg_scenario_req r;
 	struct vg_watch_ckpt *w;
 	struct wck_req *q;
-	bool kstopped = ss->ckpt_stop;
+	bool kstopped = c->kstop;
 
-	ss->ckpt_stop = false;
-	vg_scenario_take_requests(ss->sc, &r);
+	c->kstop = false;
+	vg_scenario_take_requests(sc, &r);
 	/* a kill reaction too: nothing left to keep */
-	if (vg_scenario_target_killed(ss->sc))
+	if (vg_scenario_target_killed(sc))
 		r.checkpoint = false;
 	if (!r.checkpoint && !kstopped)
 		return;
-	if (!(w = state(ss)))
+	if (!(w = state(c)))
 		goto nomem;
 	for (int i = 0; i < w->nreqs; i++)
 		if (w->reqs[i].pid == pid) {	/* one per process and drain */
@@ -127,20 +114,20 @@ void vg_watch_ckpt_note(struct session *ss, pid_t pid)
 nomem:
 	fprintf(stderr, "vigil: watch: pid %d: checkpoint failed: out of memory\n",
 		pid);
-	ss->ckpt_failed++;
+	c->failed++;
 	if (kstopped)
 		kill(pid, SIGCONT);
 }
 
 /* pid's ring of images, made at its first checkpoint */
-static struct vg_ckpt *ring_of(struct session *ss, pid_t pid,
+static struct vg_ckpt *ring_of(struct vg_ckpt_run *c, pid_t pid,
 			       struct vg_err *e)
 {
-	struct vg_watch_ckpt *w = ss->wck;
+	struct vg_watch_ckpt *w = c->wck;
 	char dir[PATH_MAX], exe[PATH_MAX];
 	struct vg_ckpt_opts co = {
-		.keep = ss->o->checkpoints,
-		.min_gap_ms = ss->o->checkpoint_gap_ms,
+		.keep = c->o.keep,
+		.min_gap_ms = c->o.gap_ms,
 	};
 	struct vg_ckpt *ck;
 
@@ -158,9 +145,8 @@ static struct vg_ckpt *ring_of(struct session *ss, pid_t pid,
 		w->rings = v;
 		w->rings_cap = cap;
 	}
-	if (ss->o->checkpoint_dir) {	/* one directory per process */
-		snprintf(dir, sizeof(dir), "%s/ckpt-%d", ss->o->checkpoint_dir,
-			 pid);
+	if (c->o.dir) {	/* one directory per process */
+		snprintf(dir, sizeof(dir), "%s/ckpt-%d", c->o.dir, pid);
 		co.dir = dir;
 	}
 	/* the program it runs (with --lib-mapped not the watched file),
@@ -173,31 +159,16 @@ static struct vg_ckpt *ring_of(struct session *ss, pid_t pid,
 }
 
 struct proc_state {
-	struct session *ss;
+	struct vg_ckpt_run *c;
 	pid_t pid;
 };
 
 static int write_state(void *ctx, FILE *out, struct vg_err *e)
 {
 	struct proc_state *ps = ctx;
-	struct session *ss = ps->ss;
-	int i = kid_of(ss, ps->pid);
 
-	if (i < 0)
-		return vg_errf(e, "pid %d is no longer watched", ps->pid);
-	return vg_monstate_write_proc(out, ss->spec,
-				      vg_follow_at(ss->procs, i)->mon,
-				      vg_session_watch_kernel(ss) ? ss->probe
-								  : NULL,
-				      ss->kernel, ps->pid, e);
-}
-
-/* The kernel tier may stop a process for the next checkpoint from
- * --checkpoint-gap on. */
-static void rearm(struct session *ss)
-{
-	vg_probe_arm_checkpoint(ss->probe, vg_now_ns(CLOCK_MONOTONIC) +
-					   ss->o->checkpoint_gap_ms * 1000000ull);
+	/* its own slices only: the session knows them */
+	return vg_ckpt_host_write_proc_state(ps->c->run, ps->pid, out, e);
 }
 
 static void resume(pid_t pid, bool keep_stopped)
@@ -215,89 +186,86 @@ static void resume(pid_t pid, bool keep_stopped)
 }
 
 /* One request; -1 only when the session cannot go on (e set). */
-static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
+static int take(struct vg_ckpt_run *c, const struct wck_req *q,
+		struct vg_err *e)
 {
+	struct vg_probe *probe = vg_ckpt_host_probe(c->run);
 	struct vg_err ce = { 0 };
-	struct vg_monitor_stats ms;
-	uint64_t lost;
-	struct proc_state ps = { ss, q->pid };
+	struct vg_ckpt_proc p;
+	struct proc_state ps = { c, q->pid };
 	char img[PATH_MAX + 64];
 	struct vg_ckpt *ck;
 	bool keep, paused;
 	uint64_t t0, t1, t2;
-	int i = kid_of(ss, q->pid), tid, rc;
+	int tid, rc;
 	FILE *j;
 
-	if (i < 0) {	/* it ended, or is watched no more */
+	if (!vg_ckpt_host_proc(c->run, q->pid, &p)) {
+		/* it ended, or is watched no more */
 		if (q->kstopped)
 			resume(q->pid, false);
 		return 0;
 	}
 	/* a reaction left it stopped for gdb: it stays so, probes out */
-	keep = vg_follow_at(ss->procs, i)->stopped;
+	keep = p.stopped;
 	if (!q->want) {	/* the kernel tier's stop, no checkpoint asked */
 		resume(q->pid, keep);
-		rearm(ss);
+		vg_ckpt_rearm(c);
 		return 0;
 	}
-	if (!(ck = ring_of(ss, q->pid, &ce)))
+	if (!(ck = ring_of(c, q->pid, &ce)))
 		goto failed;
 	if (!vg_ckpt_due(ck) && !q->kstopped) {
-		ss->ckpt_skipped++;
+		c->skipped++;
 		return 0;
 	}
 	t0 = vg_now_ns(CLOCK_MONOTONIC);
 	if (!keep && !q->kstopped && vg_proc_stop(q->pid, &ce))
 		goto failed;
 	/* a thread stopped in a uretprobe's return trampoline would come
-	 * back into a page the image has not (session_ckpt.c) */
+	 * back into a page the image has not (ckpt_run.c) */
 	if ((tid = vg_proc_in_uprobe_page(q->pid))) {
 		char why[96];
 
 		snprintf(why, sizeof(why), "thread %d is returning from a probed function", tid);
-		vg_session_ckpt_not_taken(ss, q->pid, "checkpoint deferred",
-					  q->reason, why);
-		ss->ckpt_skipped++;
+		vg_ckpt_not_taken(c, q->pid, "checkpoint deferred", q->reason,
+				  why);
+		c->skipped++;
 		resume(q->pid, keep);
-		rearm(ss);
+		vg_ckpt_rearm(c);
 		return 0;
 	}
 	/* a process left stopped for gdb has no links any more */
-	paused = !vg_probe_pause_proc(ss->probe, q->pid);
-	vg_watch_load_pause(ss, q->pid);	/* vigil load's units' too */
+	paused = !vg_probe_pause_proc(probe, q->pid);
+	/* vigil load's units' too */
+	vg_ckpt_host_proc_units_pause(c->run, q->pid);
 
-	vg_returns_mend(ss->probe, q->pid, true);
+	vg_returns_mend(probe, q->pid, true);
 	/* every event before the stop into its monitor (the others' too) */
-	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0) {
+	if (vg_ckpt_host_drain(c->run, e) < 0) {
 		resume(q->pid, keep);
 		return -1;
 	}
-	if ((i = kid_of(ss, q->pid)) < 0) {	/* cannot be: it is stopped */
+	if (!vg_ckpt_host_proc(c->run, q->pid, &p)) {
+		/* cannot be: it is stopped */
 		resume(q->pid, keep);
 		return 0;
 	}
-	/* its own events in the user tier; the kernel tier's are counted
-	 * for all processes together */
 	t1 = vg_now_ns(CLOCK_MONOTONIC);
-	vg_monitor_stats(vg_follow_at(ss->procs, i)->mon, &ms);
-	if (vg_session_watch_kernel(ss))
-		vg_session_event_totals(ss, &ms.events, &lost);
-	rc = vg_ckpt_take(ck, q->reason, ms.events,
-			  q->good && !vg_follow_at(ss->procs, i)->violations,
-			  write_state, &ps,
-			  img, sizeof(img), &ce);
+	rc = vg_ckpt_take(ck, q->reason, p.events, q->good && !p.violations,
+			  write_state, &ps, img, sizeof(img), &ce);
 	t2 = vg_now_ns(CLOCK_MONOTONIC);
 	if (rc) {
-		vg_session_ckpt_not_taken(ss, q->pid, "checkpoint failed",
-					  q->reason, ce.msg);
-		ss->ckpt_failed++;
+		vg_ckpt_not_taken(c, q->pid, "checkpoint failed", q->reason,
+				  ce.msg);
+		c->failed++;
 	} else {
-		ss->ckpt_taken++;
+		c->taken++;
 		fprintf(stderr, "vigil: watch: pid %d: checkpoint %s (%s, after %llu events); open it with: vigil restore %s --monitor SPEC...\n",
-			q->pid, img, q->reason, (unsigned long long)ms.events,
+			q->pid, img, q->reason, (unsigned long long)p.events,
 			img);
-		vg_features_checkpoint(ss, q->pid, img, q->reason, NULL, NULL);
-		if ((j = vg_report_json(ss->report))) {
+		vg_ckpt_host_told(c->run, q->pid, img, q->reason, NULL, NULL);
+		if ((j = vg_ckpt_host_json(c->run))) {
 			fprintf(j, "{\"type\":\"checkpoint\",\"pid\":%d,\"dir\":",
 				q->pid);
 			vg_json_str(j, img);
@@ -307,14 +275,14 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 			fflush(j);
 		}
 	}
-	if (paused && !vg_follow_at(ss->procs, i)->stopped)
-		vg_watch_load_unpause(ss, q->pid);
-	if (paused && !vg_follow_at(ss->procs, i)->stopped &&
-	    vg_probe_unpause_proc(ss->probe, q->pid, &ce)) {
+	if (paused && !p.stopped)
+		vg_ckpt_host_proc_units_unpause(c->run, q->pid);
+	if (paused && !p.stopped &&
+	    vg_probe_unpause_proc(probe, q->pid, &ce)) {
 		/* never left stopped for a monitor that cannot see it */
 		fprintf(stderr, "vigil: watch: pid %d: %s: it runs on unmonitored\n",
 			q->pid, ce.msg);
-		vg_session_watch_drop(ss, q->pid, "its probes could not be attached again after its checkpoint");
+		vg_ckpt_host_proc_drop(c->run, q->pid, "its probes could not be attached again after its checkpoint");
 	}
 	resume(q->pid, keep);
 	/* VIGIL_DEBUG=1: how long the process was held, and for what */
@@ -323,27 +291,26 @@ static int take(struct session *ss, const struct wck_req *q, struct vg_err *e)
 			q->pid, (vg_now_ns(CLOCK_MONOTONIC) - t0) / 1e6,
 			(t1 - t0) / 1e6, (t2 - t1) / 1e6,
 			(vg_now_ns(CLOCK_MONOTONIC) - t2) / 1e6);
-	rearm(ss);
+	vg_ckpt_rearm(c);
 	return 0;
 failed:
-	vg_session_ckpt_not_taken(ss, q->pid, "checkpoint failed", q->reason,
-				  ce.msg);
-	ss->ckpt_failed++;
+	vg_ckpt_not_taken(c, q->pid, "checkpoint failed", q->reason, ce.msg);
+	c->failed++;
 	if (q->kstopped)
 		resume(q->pid, keep);
 	return 0;
 }
 
-int vg_watch_ckpt_run(struct session *ss, struct vg_err *e)
+int vg_watch_ckpt_run(struct vg_ckpt_run *c, struct vg_err *e)
 {
-	struct vg_watch_ckpt *w = ss->wck;
+	struct vg_watch_ckpt *w = c->wck;
 
 	/* requests noted while these are taken (their drains) are taken
 	 * too, in turn */
 	for (int n = 0; w && n < w->nreqs; n++) {
 		struct wck_req q = w->reqs[n];
 
-		if (take(ss, &q, e))
+		if (take(c, &q, e))
 			return -1;
 	}
 	if (w)
@@ -351,9 +318,9 @@ int vg_watch_ckpt_run(struct session *ss, struct vg_err *e)
 	return 0;
 }
 
-void vg_watch_ckpt_forget(struct session *ss, pid_t pid)
+void vg_ckpt_run_watch_forget(struct vg_ckpt_run *c, pid_t pid)
 {
-	struct vg_watch_ckpt *w = ss->wck;
+	struct vg_watch_ckpt *w = c ? c->wck : NULL;
 
 	if (!w)
 		return;
@@ -366,9 +333,9 @@ void vg_watch_ckpt_forget(struct session *ss, pid_t pid)
 		}
 }
 
-void vg_watch_ckpt_free(struct session *ss)
+void vg_watch_ckpt_free(struct vg_ckpt_run *c)
 {
-	struct vg_watch_ckpt *w = ss->wck;
+	struct vg_watch_ckpt *w = c->wck;
 
 	if (!w)
 		return;
@@ -377,5 +344,5 @@ void vg_watch_ckpt_free(struct session *ss)
 	free(w->rings);
 	free(w->reqs);
 	free(w);
-	ss->wck = NULL;
+	c->wck = NULL;
 }

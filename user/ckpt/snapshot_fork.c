@@ -8,7 +8,7 @@
  * the very same point. orig_rax is part of those registers: a target
  * stopped inside a blocking syscall (sleep, read) restarts it, in either
  * process, exactly as it would have without the snapshot. */
-#include "snapshot_fork.h"
+#include "ckpt.h"
 #include "proc/proc.h"
 
 #include <errno.h>

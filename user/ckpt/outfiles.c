@@ -1,6 +1,6 @@
 /* A checkpoint's output files: noted at the dump, handed to CRIU at the
- * restore (outfiles.h says why). */
-#include "outfiles.h"
+ * restore (ckpt.h says why). */
+#include "ckpt.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,0 +1,253 @@
+/* What user/ckpt/ asks of the session (ckpt/ckpt.h, vg_ckpt_host_*): the
+ * session's probes, scenario and processes, its monitor's state written
+ * beside an image and brought back from one. The checkpoint module sees
+ * the session as a struct vg_run only; this file is where that run is
+ * the session again, as features.c is for the features. */
+#include "session_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "act/scenario.h"
+#include "ckpt/ckpt.h"
+#include "follow/follow.h"
+#include "monitor/monitor.h"
+#include "proc/guard.h"
+#include "report/evidence.h"
+#include "report/report.h"
+#include "live.h"
+#include "live_load.h"
+#include "watch_load.h"
+
+static struct session *S(struct vg_run *r)
+{
+	return (struct session *)r;
+}
+
+struct vg_probe *vg_ckpt_host_probe(struct vg_run *r)
+{
+	return S(r)->probe;
+}
+
+struct vg_scenario *vg_ckpt_host_scenario(struct vg_run *r)
+{
+	return S(r)->sc;
+}
+
+void vg_ckpt_host_set_pid(struct vg_run *r, pid_t pid)
+{
+	S(r)->pid = pid;
+}
+
+int vg_ckpt_host_drain(struct vg_run *r, struct vg_err *e)
+{
+	return vg_probe_drain(S(r)->probe, vg_session_on_record, S(r), e);
+}
+
+void vg_ckpt_host_units_suspend(struct vg_run *r)
+{
+	vg_load_suspend(S(r));
+}
+
+int vg_ckpt_host_units_resume(struct vg_run *r, struct vg_err *e)
+{
+	return vg_load_resume(S(r), e);
+}
+
+void vg_ckpt_host_told(struct vg_run *r, pid_t of, const char *dir,
+		       const char *reason, const char *what, const char *why)
+{
+	vg_features_checkpoint(S(r), of, dir, reason, what, why);
+}
+
+/* What a checkpoint's monitor.state carries besides vg_monstate_write's:
+ * the per-event counts and the evidence's mark, read by a restore in the
+ * session only (vg_monstate_load skips them). */
+static void state_extra(struct session *ss, FILE *out)
+{
+	for (int i = 0; i < ss->spec->nevents; i++) {
+		uint64_t h, l;
+
+		vg_probe_counts(ss->probe, i, &h, &l);
+		fprintf(out, "count %d %" PRIu64 " %" PRIu64 "\n", i, h, l);
+	}
+	fprintf(out, "evidence %" PRIu64 "\n", vg_evidence_mark(ss->evidence));
+}
+
+int vg_ckpt_host_write_state(struct vg_run *r, FILE *out, struct vg_err *e)
+{
+	struct session *ss = S(r);
+
+	/* the session's properties, then what a restore in the session
+	 * reads, then each of vigil load's units in a section of its own
+	 * ("loaded FILE": live_load.h) */
+	if (vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
+			      e))
+		return -1;
+	state_extra(ss, out);
+	return vg_load_write_state(ss, out, e);
+}
+
+static void load_extra(struct session *ss, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	unsigned long long h, l, mark;
+	int ev;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "count %d %llu %llu", &ev, &h, &l) == 3 &&
+		    ev >= 0 && ev < ss->spec->nevents)
+			vg_probe_set_counts(ss->probe, ev, h, l);
+		else if (sscanf(line, "evidence %llu", &mark) == 1)
+			vg_evidence_rewind(ss->evidence, mark);
+	}
+	fclose(f);
+}
+
+/* A monitor with nothing in it, made as open_all made the first. */
+static struct vg_monitor *fresh_monitor(struct session *ss, struct vg_err *e)
+{
+	struct vg_monitor_hooks hooks = { .ctx = ss,
+					  .transition = vg_session_on_transition };
+	struct vg_monitor_opts mo = { .max_slices = ss->o->max_slices };
+	bool *user = calloc(ss->spec->nprops + 1, sizeof(bool));
+	struct vg_monitor *m;
+
+	if (!user) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	for (int i = 0; i < ss->spec->nprops; i++)
+		user[i] = !ss->kernel[i];
+	mo.evaluate = user;
+	m = vg_monitor_new(ss->spec, &mo, &hooks, e);
+	free(user);
+	return m;
+}
+
+int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
+			    struct vg_err *e)
+{
+	struct session *ss = S(r);
+	struct vg_monitor *mon;
+	struct vg_err le = { 0 };
+
+	if (!(mon = fresh_monitor(ss, e)) ||
+	    vg_monstate_load(path, ss->spec, mon, ss->probe, ss->kernel, e)) {
+		vg_monitor_free(mon);
+		return -1;
+	}
+	vg_monitor_free(ss->mon);
+	ss->mon = mon;
+	load_extra(ss, path);
+	/* vigil load's properties as they were at the checkpoint */
+	if (vg_load_restore(ss, path, &le))
+		fprintf(stderr, "vigil: restore: %s; the session goes on without it\n",
+			le.msg);
+	return 0;
+}
+
+static void any_violation(void *ctx, const struct vg_slice_view *s)
+{
+	bool *seen = ((void **)ctx)[0];
+	const struct vg_spec *spec = ((void **)ctx)[1];
+
+	if (spec->props[s->prop].states[s->state].kind == VG_STATE_VIOLATION)
+		*seen = true;
+}
+
+bool vg_ckpt_host_violated(struct vg_run *r)
+{
+	struct session *ss = S(r);
+	bool seen = false;
+	void *ctx[2] = { &seen, ss->spec };
+
+	vg_session_mirror_kslices(ss);
+	vg_monitor_foreach(ss->mon, any_violation, ctx);
+	return seen;
+}
+
+bool vg_ckpt_host_watchpoints(struct vg_run *r)
+{
+	return S(r)->ws != NULL;
+}
+
+void vg_ckpt_host_replaced(struct vg_run *r)
+{
+	vg_guard_add(S(r)->guard, S(r)->pid);
+	vg_live_forget_stops(S(r));
+}
+
+bool vg_ckpt_host_gdb_traces(struct vg_run *r, pid_t tracer)
+{
+	return vg_live_gdb_traces(S(r), tracer);
+}
+
+bool vg_ckpt_host_gdb_checkpoint(struct vg_run *r, const char *reason,
+				 bool good)
+{
+	return vg_live_want_checkpoint(S(r), reason, good);
+}
+
+bool vg_ckpt_host_gdb_take(struct vg_run *r, char *reason, size_t len,
+			   bool *good)
+{
+	return vg_live_take_checkpoint(S(r), reason, len, good);
+}
+
+bool vg_ckpt_host_proc(struct vg_run *r, pid_t pid, struct vg_ckpt_proc *p)
+{
+	struct session *ss = S(r);
+	struct vg_monitor_stats ms;
+	uint64_t lost;
+	struct vg_kid *k = vg_follow_find(ss->procs, pid);
+
+	if (!k)
+		return false;
+	p->stopped = k->stopped;
+	p->violations = k->violations;
+	/* its own events in the user tier; the kernel tier's are counted
+	 * for all processes together */
+	vg_monitor_stats(k->mon, &ms);
+	if (vg_session_watch_kernel(ss))
+		vg_session_event_totals(ss, &ms.events, &lost);
+	p->events = ms.events;
+	return true;
+}
+
+int vg_ckpt_host_write_proc_state(struct vg_run *r, pid_t pid, FILE *out,
+				  struct vg_err *e)
+{
+	struct session *ss = S(r);
+	struct vg_kid *k = vg_follow_find(ss->procs, pid);
+
+	if (!k)
+		return vg_errf(e, "pid %d is no longer watched", pid);
+	return vg_monstate_write_proc(out, ss->spec, k->mon,
+				      vg_session_watch_kernel(ss) ? ss->probe
+								  : NULL,
+				      ss->kernel, pid, e);
+}
+
+void vg_ckpt_host_proc_units_pause(struct vg_run *r, pid_t pid)
+{
+	vg_watch_load_pause(S(r), pid);
+}
+
+void vg_ckpt_host_proc_units_unpause(struct vg_run *r, pid_t pid)
+{
+	vg_watch_load_unpause(S(r), pid);
+}
+
+void vg_ckpt_host_proc_drop(struct vg_run *r, pid_t pid, const char *detail)
+{
+	vg_session_watch_drop(S(r), pid, detail);
+}
+
+FILE *vg_ckpt_host_json(struct vg_run *r)
+{
+	return vg_report_json(S(r)->report);
+}
