@@ -348,6 +348,9 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	st.hits = calloc(n + 1, sizeof(uint64_t));
 	st.lost_per_event = calloc(n + 1, sizeof(uint64_t));
 	for (int i = 0; st.hits && st.lost_per_event && i < n; i++) {
+		/* (the loader's rendezvous is vigil's, not the spec's) */
+		if (ss->spec->events[i].maps_sync)
+			continue;
 		vg_probe_counts(ss->probe, i, &st.hits[i],
 				&st.lost_per_event[i]);
 		st.lost += st.lost_per_event[i];
@@ -700,6 +703,10 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		goto out;
 	/* where the program tells memcheck not to report (watchset.h) */
 	if (vg_watchset_creq_prepare(spec, e))
+		goto out;
+	/* the loader's rendezvous: libraries' mappings as they are mapped,
+	 * for the names of their globals (symval.h) */
+	if (vg_symval_prepare(spec, o, e))
 		goto out;
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */

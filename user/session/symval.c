@@ -9,6 +9,12 @@
 #include "sym/cxxnames.h"
 #include "sym/symbolize.h"
 
+/* The dynamic loader calls it each time the set of loaded objects
+ * changes (r_debug's r_brk, where gdb learns of shared libraries): at the
+ * start, once before and once after it maps the needed libraries, and
+ * around each dlopen and dlclose. */
+#define RENDEZVOUS "_dl_debug_state"
+
 #define MAX_BLOCKS 65536
 #define TABLE_CAP (2 * MAX_BLOCKS)	/* a power of two */
 
@@ -89,6 +95,33 @@ static void remember(struct vg_symval *sv, const struct block *b)
 	sv->t[i] = *b;
 }
 
+int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
+		      struct vg_err *e)
+{
+	struct vg_event *evs;
+
+	/* vigil watch: many processes, no report names by one's maps */
+	if (o->watch_exe)
+		return 0;
+	/* a spec that probes it already keeps its own event */
+	for (int i = 0; i < spec->nevents; i++)
+		if (spec->events[i].kind == VG_EV_BEFORE &&
+		    !strcmp(spec->events[i].name, RENDEZVOUS))
+			return 0;
+	if (spec->nevents + 1 > VG_MAX_EVENTS)
+		return 0;	/* the names as before: the maps read late */
+	evs = realloc(spec->events, (size_t)(spec->nevents + 1) * sizeof(*evs));
+	if (!evs)
+		return vg_errf(e, "out of memory");
+	spec->events = evs;
+	evs[spec->nevents] = (struct vg_event){ .kind = VG_EV_BEFORE,
+						.maps_sync = true };
+	if (!(evs[spec->nevents].name = strdup(RENDEZVOUS)))
+		return vg_errf(e, "out of memory");
+	spec->nevents++;
+	return 0;
+}
+
 struct vg_symval *vg_symval_new(struct session *ss)
 {
 	const struct vg_spec *spec = ss->spec;
@@ -167,6 +200,18 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 
 	if (!sv || ev->event < 0)
 		return;
+	/* The loader's rendezvous: the process is held in its probe (the
+	 * session lets it go once the drain is done), with the objects it
+	 * just mapped in place: their mappings and symbols now. */
+	if (sv->ss->spec->events[ev->event].maps_sync) {
+		if (sv->ss->pid <= 0 || (pid_t)ev->pid != sv->ss->pid)
+			return;
+		if (!sv->sym && !(sv->sym = vg_symbolizer_new(sv->ss->pid)))
+			return;
+		vg_symbolizer_take(sv->sym);
+		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
+		return;
+	}
 	/* The mappings of the libraries too, at the first event: the
 	 * target may be gone already (vigil reads events after the fact),
 	 * so the program's own come from its exec (vg_symval_exec), and
