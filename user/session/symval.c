@@ -210,12 +210,14 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 			return;
 		vg_symbolizer_take(sv->sym);
 		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
+		sv->maps_read = true;	/* exactly: no late look needed */
 		return;
 	}
-	/* The mappings of the libraries too, at the first event: the
+	/* Without a rendezvous seen (no loader probed: a static program,
+	 * vigil watch), the libraries' mappings at the first event: the
 	 * target may be gone already (vigil reads events after the fact),
 	 * so the program's own come from its exec (vg_symval_exec), and
-	 * these are kept only if it is still there to read them. */
+	 * these are added only if it is still there to read them. */
 	if (!sv->maps_read && sv->ss->pid > 0) {
 		sv->maps_read = true;
 		if (sv->sym)
