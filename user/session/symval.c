@@ -100,7 +100,8 @@ int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
 {
 	struct vg_event *evs;
 
-	/* vigil watch: many processes, no report names by one's maps */
+	/* vigil watch: every process of a binary, a stop at each one's
+	 * start for names its reports may never ask */
 	if (o->watch_exe)
 		return 0;
 	/* a spec that probes it already keeps its own event */
@@ -154,8 +155,8 @@ struct vg_symval *vg_symval_new(struct session *ss)
 	}
 	/* a process vigil attaches to runs already: its mappings now,
 	 * while it surely is there (the program's file among them) */
-	if (ss->o->pid > 0)
-		sv->sym = vg_symbolizer_new(ss->pid);
+	if (ss->o->pid > 0 && (sv->sym = vg_symbolizer_new(ss->pid)))
+		vg_symbolizer_take(sv->sym);	/* its files held too */
 	vg_report_set_namer(vg_symval_name, sv);
 	return sv;
 }
@@ -202,7 +203,7 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 		return;
 	/* The loader's rendezvous: the process is held in its probe (the
 	 * session lets it go once the drain is done), with the objects it
-	 * just mapped in place: their mappings and symbols now. */
+	 * just mapped in place: their mappings now, and their files held */
 	if (sv->ss->spec->events[ev->event].maps_sync) {
 		if (sv->ss->pid <= 0 || (pid_t)ev->pid != sv->ss->pid)
 			return;

@@ -18,9 +18,9 @@
  * libraries' as the loader maps them: a probe at its rendezvous
  * (_dl_debug_state, which it calls once the needed libraries are mapped
  * at the start and around each dlopen and dlclose, where gdb learns of
- * them) holds the process while vigil reads its mappings and the symbols
- * of what is mapped there. One stop per change of the loaded set, none
- * per event. */
+ * them) holds the process while vigil reads its mappings and opens each
+ * file mapped there, whose symbols are read from it when a name is asked.
+ * One stop per change of the loaded set, none per event. */
 #ifndef VIGIL_SESSION_SYMVAL_H
 #define VIGIL_SESSION_SYMVAL_H
 

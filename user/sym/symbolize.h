@@ -32,10 +32,11 @@ void vg_symbolizer_free(struct vg_symbolizer *s);
 void vg_symbolizer_refresh(struct vg_symbolizer *s);
 
 /* Reads pid's mappings again, exactly (what is no longer mapped goes:
- * the process must be held, as at the loader's rendezvous), and the
- * symbol tables of every object mapped there now, while the process is
- * there to reach them (a process in a container names its files through
- * its own root, /proc/PID/root, which goes with it). */
+ * the process must be held, as at the loader's rendezvous), and opens
+ * each file mapped there, while the process is there to reach it (a
+ * process in a container names its files through its own root,
+ * /proc/PID/root, which goes with it; a file may be replaced): symbols
+ * and lines are read from that descriptor when first asked. */
 void vg_symbolizer_take(struct vg_symbolizer *s);
 
 /* caller: ip is a return address (every frame but the innermost), so the
