@@ -101,8 +101,14 @@ int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
 	struct vg_event *evs;
 
 	/* vigil watch: every process of a binary, a stop at each one's
-	 * start for names its reports may never ask */
-	if (o->watch_exe)
+	 * start for names its reports may never ask. A live session: gdb
+	 * learns of shared libraries by its own breakpoint there (Debian's
+	 * loader has no SDT probes for it), which a uprobe at the same
+	 * address would swallow, and whose removal could write the probe's
+	 * int3 back as the instruction (scripts/gdb/vigil.py keeps the
+	 * user's breakpoints off probed addresses, not gdb's own). Both
+	 * name libraries' globals from mappings read late, as before. */
+	if (o->watch_exe || o->interactive)
 		return 0;
 	/* a spec that probes it already keeps its own event */
 	for (int i = 0; i < spec->nevents; i++)

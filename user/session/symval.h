@@ -37,7 +37,9 @@ struct vg_spec;
 struct vg_symval;
 
 /* Before the plan: the loader's rendezvous, an event of the session's own
- * (vg_event.maps_sync: held, no property's); none for vigil watch. */
+ * (vg_event.maps_sync: held, no property's); none for vigil watch, nor
+ * for a live session (--interactive), where gdb has its own breakpoint
+ * at that address. */
 int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
 		      struct vg_err *e);
 
