@@ -142,12 +142,15 @@ $(BUILD)/targets/%-nodebug: tests/targets/%.cc
 $(BUILD)/targets/zstreams: TARGET_LDLIBS := -lz
 $(BUILD)/targets/stmts: TARGET_LDLIBS := -lsqlite3
 
-# libraries a target loads with dlopen (tests/targets/dlhost.c): kept out
-# of tests/targets/*.c, which are programs
+# libraries a target loads with dlopen (tests/targets/dlhost.c), or links
+# (abba_lib.c): kept out of tests/targets/*.c, which are programs
 $(BUILD)/targets/lib%.so: tests/targets/plugin/%.c $(wildcard tests/targets/plugin/*.h)
 	@mkdir -p $(@D)
 	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fPIC -shared -o $@ $<
 $(BUILD)/targets/dlhost: $(wildcard tests/targets/plugin/*.h)
+# a program that links one of them (its mutexes are the library's)
+$(BUILD)/targets/abba_lib: $(BUILD)/targets/libabbalib.so
+$(BUILD)/targets/abba_lib: TARGET_LDLIBS := -L$(BUILD)/targets -labbalib -Wl,-rpath,'$$ORIGIN'
 
 # --- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a

@@ -127,6 +127,10 @@ static void pass_flags(struct vg_plan *p, bool record)
 		 * to user space, batched (no wake-up per memcpy) */
 		if (s->events[i].access_for)
 			ev->flags |= VG_EVF_USER;
+		/* the loader's rendezvous: to user space, holding the
+		 * process while the session reads its mappings */
+		if (s->events[i].maps_sync)
+			ev->flags |= VG_EVF_USER | VG_EVF_HOLD;
 		/* valgrind's client requests: which the probe sends on */
 		if (s->events[i].client_request)
 			ev->flags |= VG_EVF_USER |
@@ -226,8 +230,9 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 			char tmp[sizeof(e->msg)];
 
 			/* a call the session added for watched blocks
-			 * (session/callacc.c) that this program lacks */
-			if (ev->access_for) {
+			 * (session/callacc.c) or the loader's rendezvous
+			 * (session/symval.c) that this program lacks */
+			if (ev->access_for || ev->maps_sync) {
 				free(all);
 				continue;
 			}
@@ -249,7 +254,7 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 			 * out; a function the spec names is refused, with
 			 * the reason (exit status 2) */
 			if (vector_insn_at(w->path, w->fn.offset)) {
-				if (ev->access_for)
+				if (ev->access_for || ev->maps_sync)
 					continue;
 				rc = vg_errf_code(e, VG_EXIT_USAGE,
 						  "%.256s:%d:%d: %.256s in %.1024s starts with an AVX or AVX-512 (VEX/EVEX) instruction; a uprobe on it made the program compute wrong results on this kernel (its out-of-line copy), so vigil does not probe it: probe its caller instead",

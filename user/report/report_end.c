@@ -242,7 +242,9 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		ms.slices_created,
 		ms.slices_freed, ms.slices_live);
 	for (int i = 0; st->hits && i < spec->nevents; i++)
-		if (spec->events[i].kind == VG_EV_TIMEOUT)	/* no probe */
+		if (spec->events[i].maps_sync)	/* vigil's own probe */
+			continue;
+		else if (spec->events[i].kind == VG_EV_TIMEOUT)	/* no probe */
 			fprintf(r->text, " timeouts=%" PRIu64, ms.timeouts);
 		else
 			fprintf(r->text, " %s%s%s=%" PRIu64,
@@ -293,8 +295,10 @@ void vg_report_stats(struct vg_report *r, struct vg_monitor *m,
 		ms.slices_created, ms.slices_freed, ms.slices_live,
 		ms.slices_refused, st->kfull, st->kbusy, st->capfaults,
 		st->forks, st->execs);
-	for (int i = 0; st->hits && i < spec->nevents; i++) {
-		fprintf(r->json, "%s{\"kind\":", i ? "," : "");
+	for (int i = 0, n = 0; st->hits && i < spec->nevents; i++) {
+		if (spec->events[i].maps_sync)	/* vigil's own probe */
+			continue;
+		fprintf(r->json, "%s{\"kind\":", n++ ? "," : "");
 		vg_json_str(r->json, vg_event_kind_name(spec->events[i].kind));
 		fputs(",\"name\":", r->json);
 		vg_json_str(r->json, spec->events[i].name);

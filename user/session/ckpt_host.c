@@ -68,6 +68,8 @@ static void state_extra(struct session *ss, FILE *out)
 	for (int i = 0; i < ss->spec->nevents; i++) {
 		uint64_t h, l;
 
+		if (ss->spec->events[i].maps_sync)	/* vigil's own */
+			continue;
 		vg_probe_counts(ss->probe, i, &h, &l);
 		fprintf(out, "count %d %" PRIu64 " %" PRIu64 "\n", i, h, l);
 	}

@@ -127,6 +127,8 @@ json_t *vg_live_status(struct session *ss)
 		for (int i = 0; i < ss->spec->nevents; i++) {
 			uint64_t h, l;
 
+			if (ss->spec->events[i].maps_sync)	/* vigil's own */
+				continue;
 			vg_probe_counts(ss->probe, i, &h, &l);
 			json_array_append_new(per, json_pack("{s:s,s:s,s:I,s:I}",
 				"kind", vg_event_kind_name(ss->spec->events[i].kind),

@@ -361,6 +361,9 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 	st.hits = calloc(n + 1, sizeof(uint64_t));
 	st.lost_per_event = calloc(n + 1, sizeof(uint64_t));
 	for (int i = 0; st.hits && st.lost_per_event && i < n; i++) {
+		/* (the loader's rendezvous is vigil's, not the spec's) */
+		if (ss->spec->events[i].maps_sync)
+			continue;
 		vg_probe_counts(ss->probe, i, &st.hits[i],
 				&st.lost_per_event[i]);
 		st.lost += st.lost_per_event[i];
@@ -731,6 +734,10 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 			goto out;
 		}
 	}
+	/* the loader's rendezvous: libraries' mappings as they are mapped,
+	 * for the names of their globals (symval.h) */
+	if (vg_symval_prepare(spec, o, e))
+		goto out;
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */
 		if (ss.pid > 0 && !o->pid)

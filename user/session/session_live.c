@@ -69,6 +69,8 @@ void vg_session_event_totals(const struct session *ss, uint64_t *events,
 	for (int i = 0; i < ss->spec->nevents; i++) {
 		uint64_t h, l;
 
+		if (ss->spec->events[i].maps_sync)	/* vigil's own */
+			continue;
 		vg_probe_counts(ss->probe, i, &h, &l);
 		*events += h;
 		*lost += l;

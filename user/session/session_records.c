@@ -246,6 +246,17 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 
 	if (r->proc)
 		return vg_session_on_process(ss, r->proc);
+	/* the loader's rendezvous (symval.h): the mappings read while its
+	 * probe holds the process, which the drain's end lets go; no
+	 * property's event, and not one of the run's records */
+	if (r->ev && ss->spec->events[r->h->event].maps_sync) {
+		struct vg_mon_event ev;
+
+		rec_to_event(ss, r->h, r->ev->slot, &ev);
+		vg_hold_note(ss, r->h);
+		vg_symval_event(ss->symval, &ev);
+		return 0;
+	}
 	ss->events++;
 	if (r->ev) {
 		struct vg_mon_event ev;

@@ -9,6 +9,12 @@
 #include "sym/cxxnames.h"
 #include "sym/symbolize.h"
 
+/* The dynamic loader calls it each time the set of loaded objects
+ * changes (r_debug's r_brk, where gdb learns of shared libraries): at the
+ * start, once before and once after it maps the needed libraries, and
+ * around each dlopen and dlclose. */
+#define RENDEZVOUS "_dl_debug_state"
+
 #define MAX_BLOCKS 65536
 #define TABLE_CAP (2 * MAX_BLOCKS)	/* a power of two */
 
@@ -89,6 +95,40 @@ static void remember(struct vg_symval *sv, const struct block *b)
 	sv->t[i] = *b;
 }
 
+int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
+		      struct vg_err *e)
+{
+	struct vg_event *evs;
+
+	/* vigil watch: every process of a binary, a stop at each one's
+	 * start for names its reports may never ask. A live session: gdb
+	 * learns of shared libraries by its own breakpoint there (Debian's
+	 * loader has no SDT probes for it), which a uprobe at the same
+	 * address would swallow, and whose removal could write the probe's
+	 * int3 back as the instruction (scripts/gdb/vigil.py keeps the
+	 * user's breakpoints off probed addresses, not gdb's own). Both
+	 * name libraries' globals from mappings read late, as before. */
+	if (o->watch_exe || o->interactive)
+		return 0;
+	/* a spec that probes it already keeps its own event */
+	for (int i = 0; i < spec->nevents; i++)
+		if (spec->events[i].kind == VG_EV_BEFORE &&
+		    !strcmp(spec->events[i].name, RENDEZVOUS))
+			return 0;
+	if (spec->nevents + 1 > VG_MAX_EVENTS)
+		return 0;	/* the names as before: the maps read late */
+	evs = realloc(spec->events, (size_t)(spec->nevents + 1) * sizeof(*evs));
+	if (!evs)
+		return vg_errf(e, "out of memory");
+	spec->events = evs;
+	evs[spec->nevents] = (struct vg_event){ .kind = VG_EV_BEFORE,
+						.maps_sync = true };
+	if (!(evs[spec->nevents].name = strdup(RENDEZVOUS)))
+		return vg_errf(e, "out of memory");
+	spec->nevents++;
+	return 0;
+}
+
 struct vg_symval *vg_symval_new(struct session *ss)
 {
 	const struct vg_spec *spec = ss->spec;
@@ -121,8 +161,8 @@ struct vg_symval *vg_symval_new(struct session *ss)
 	}
 	/* a process vigil attaches to runs already: its mappings now,
 	 * while it surely is there (the program's file among them) */
-	if (ss->o->pid > 0)
-		sv->sym = vg_symbolizer_new(ss->pid);
+	if (ss->o->pid > 0 && (sv->sym = vg_symbolizer_new(ss->pid)))
+		vg_symbolizer_take(sv->sym);	/* its files held too */
 	vg_report_set_namer(vg_symval_name, sv);
 	return sv;
 }
@@ -167,10 +207,24 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 
 	if (!sv || ev->event < 0)
 		return;
-	/* The mappings of the libraries too, at the first event: the
+	/* The loader's rendezvous: the process is held in its probe (the
+	 * session lets it go once the drain is done), with the objects it
+	 * just mapped in place: their mappings now, and their files held */
+	if (sv->ss->spec->events[ev->event].maps_sync) {
+		if (sv->ss->pid <= 0 || (pid_t)ev->pid != sv->ss->pid)
+			return;
+		if (!sv->sym && !(sv->sym = vg_symbolizer_new(sv->ss->pid)))
+			return;
+		vg_symbolizer_take(sv->sym);
+		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
+		sv->maps_read = true;	/* exactly: no late look needed */
+		return;
+	}
+	/* Without a rendezvous seen (no loader probed: a static program,
+	 * vigil watch), the libraries' mappings at the first event: the
 	 * target may be gone already (vigil reads events after the fact),
 	 * so the program's own come from its exec (vg_symval_exec), and
-	 * these are kept only if it is still there to read them. */
+	 * these are added only if it is still there to read them. */
 	if (!sv->maps_read && sv->ss->pid > 0) {
 		sv->maps_read = true;
 		if (sv->sym)

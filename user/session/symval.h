@@ -15,7 +15,12 @@
  * events after the fact, and the program may be gone. The mappings of the
  * program and its dynamic loader come from its exec record
  * (mm->start_code, AT_BASE) and their symbols are read then; the other
- * libraries' mappings at the first event, if it is there. */
+ * libraries' as the loader maps them: a probe at its rendezvous
+ * (_dl_debug_state, which it calls once the needed libraries are mapped
+ * at the start and around each dlopen and dlclose, where gdb learns of
+ * them) holds the process while vigil reads its mappings and opens each
+ * file mapped there, whose symbols are read from it when a name is asked.
+ * One stop per change of the loaded set, none per event. */
 #ifndef VIGIL_SESSION_SYMVAL_H
 #define VIGIL_SESSION_SYMVAL_H
 
@@ -26,7 +31,17 @@
 #include "monitor/monitor.h"
 
 struct session;
+struct vg_err;
+struct vg_session_opts;
+struct vg_spec;
 struct vg_symval;
+
+/* Before the plan: the loader's rendezvous, an event of the session's own
+ * (vg_event.maps_sync: held, no property's); none for vigil watch, nor
+ * for a live session (--interactive), where gdb has its own breakpoint
+ * at that address. */
+int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
+		      struct vg_err *e);
 
 /* NULL when out of memory. Registers itself as the report's namer. */
 struct vg_symval *vg_symval_new(struct session *ss);
@@ -37,7 +52,8 @@ void vg_symval_free(struct vg_symval *sv);
  * named from that, whether or not it is still there when a report asks. */
 void vg_symval_exec(struct vg_symval *sv, const char *path,
 		    uint64_t start_code, uint64_t interp_base);
-/* Every user-tier event, before the monitor sees it. */
+/* Every user-tier event, before the monitor sees it; the rendezvous's
+ * (maps_sync), which the monitor never sees, reads the mappings. */
 void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev);
 /* The name of value v: "&A", "&A+8", "block of 24 bytes from ..., +16";
  * false when it is neither. */

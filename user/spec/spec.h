@@ -164,6 +164,11 @@ struct vg_event {
 	 * requests (--leak-check), those that silence errors (a watch on
 	 * freed blocks, session/errquiet_session.c) */
 	uint8_t creq_for;
+	/* the dynamic loader's rendezvous the session added
+	 * (session/symval.c, `before _dl_debug_state`): its probe holds the
+	 * process while vigil reads its mappings; no property's, not
+	 * counted in the stats, optional where there is no loader */
+	bool maps_sync;
 };
 
 #define VG_CREQ_FOR_LEAKS 0x1

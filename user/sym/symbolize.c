@@ -28,6 +28,8 @@ struct fline {
 /* One mapped file, read once per symbolizer. */
 struct obj {
 	char *path;
+	int fd;			/* held open while the process was there (its
+				 * root may go with it), -1: none */
 	char *interp;		/* PT_INTERP: the program's dynamic loader */
 	bool loaded;
 	int build_id_len;	/* -1: not read yet, 0: none */
@@ -74,14 +76,41 @@ static struct obj *obj_for(struct vg_symbolizer *s, const char *path)
 	}
 	s->objs = grown;
 	o->path = strdup(path);
+	o->fd = -1;
 	o->build_id_len = -1;
 	s->objs[s->nobjs++] = o;
 	return o;
 }
 
+/* A late read's mappings (read_maps_as below) with the old ones none of
+ * them overlaps; NULL when out of memory. */
+static struct map *merged(const struct vg_symbolizer *s, struct map *maps,
+			  size_t *n)
+{
+	struct map *all = realloc(maps, (*n + s->nmaps) * sizeof(*all));
+
+	if (!all)
+		return NULL;
+	for (size_t i = 0, k, fresh = *n; i < s->nmaps; i++) {
+		for (k = 0; k < fresh; k++)
+			if (s->maps[i].start < all[k].end &&
+			    all[k].start < s->maps[i].end)
+				break;
+		if (k == fresh)
+			all[(*n)++] = s->maps[i];
+	}
+	return all;
+}
+
 /* (Re)reads the process's executable mappings; keeps the old ones when
- * the process is gone. */
-static void read_maps(struct vg_symbolizer *s)
+ * the process is gone. replace: the read is exact (at the start, or with
+ * the process held at the loader's rendezvous), and what it lacks is
+ * unmapped; else it may be late, made while the process exits, which
+ * Linux may show half torn down (6.18 showed the program and libc, the
+ * loader and another library gone): it adds what it shows and drops only
+ * the old mappings a new one overlaps, so that a late look never loses
+ * what an exact one saw. */
+static void read_maps_as(struct vg_symbolizer *s, bool replace)
 {
 	char path[64], line[4400], file[4096], root[64], rooted[4200];
 	struct map *maps = NULL;
@@ -117,9 +146,23 @@ static void read_maps(struct vg_symbolizer *s)
 		free(maps);
 		return;
 	}
+	if (!replace) {
+		struct map *all = merged(s, maps, &n);
+
+		if (!all) {
+			free(maps);
+			return;
+		}
+		maps = all;
+	}
 	free(s->maps);
 	s->maps = maps;
 	s->nmaps = n;
+}
+
+static void read_maps(struct vg_symbolizer *s)
+{
+	read_maps_as(s, false);
 }
 
 struct vg_symbolizer *vg_symbolizer_new(pid_t pid)
@@ -129,7 +172,7 @@ struct vg_symbolizer *vg_symbolizer_new(pid_t pid)
 	if (!s)
 		return NULL;
 	s->pid = pid;
-	read_maps(s);
+	read_maps_as(s, true);
 	return s;
 }
 
@@ -137,6 +180,30 @@ void vg_symbolizer_refresh(struct vg_symbolizer *s)
 {
 	if (s)
 		read_maps(s);
+}
+
+void vg_symbolizer_take(struct vg_symbolizer *s)
+{
+	if (!s)
+		return;
+	read_maps_as(s, true);
+	/* an open per file, not its symbols: those are read when a name
+	 * is asked, from the file held */
+	for (size_t m = 0; m < s->nmaps; m++) {
+		struct obj *o = s->maps[m].o;
+
+		if (o && !o->loaded && o->fd < 0)
+			o->fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	}
+}
+
+/* The name to open o by: its descriptor's when held */
+static const char *obj_file(const struct obj *o, char *buf, size_t len)
+{
+	if (o->fd < 0)
+		return o->path;
+	snprintf(buf, len, "/proc/self/fd/%d", o->fd);
+	return buf;
 }
 
 void vg_symbolizer_add_file(struct vg_symbolizer *s, const char *path)
@@ -160,6 +227,8 @@ static void obj_free(struct obj *o)
 	free(o->load);
 	free(o->interp);
 	free(o->path);
+	if (o->fd >= 0)
+		close(o->fd);
 	free(o);
 }
 
@@ -272,8 +341,9 @@ static void read_lines(struct obj *o)
 {
 	Dwarf_Debug dbg = NULL;
 	Dwarf_Error err = NULL;
+	char held[64];
 
-	if (dwarf_init_path(o->path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
+	if (dwarf_init_path(obj_file(o, held, sizeof(held)), NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
 			    NULL, NULL, &dbg, NULL, 0, NULL, &err) != DW_DLV_OK)
 		return;
 	for (;;) {
@@ -324,11 +394,13 @@ static void read_lines(struct obj *o)
 
 static void load(struct obj *o)
 {
+	char held[64];
 	int fd;
 	Elf *elf;
 
 	o->loaded = true;
-	if ((fd = open(o->path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(obj_file(o, held, sizeof(held)),
+		       O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	elf_version(EV_CURRENT);
 	if ((elf = elf_begin(fd, ELF_C_READ, NULL))) {
@@ -436,7 +508,9 @@ void vg_symbolizer_add_program(struct vg_symbolizer *s, const char *path,
 /* The GNU build id from the file's notes; read once. */
 static void read_build_id(struct obj *o)
 {
-	int n = vg_elf_build_id(o->path, o->build_id, sizeof(o->build_id));
+	char held[64];
+	int n = vg_elf_build_id(obj_file(o, held, sizeof(held)), o->build_id,
+				sizeof(o->build_id));
 
 	o->build_id_len = n > 0 ? n : 0;
 }

@@ -25,9 +25,19 @@ struct vg_frame {
  * name and those added. NULL only when out of memory. */
 struct vg_symbolizer *vg_symbolizer_new(pid_t pid);
 void vg_symbolizer_free(struct vg_symbolizer *s);
-/* Reads pid's mappings again (libraries mapped since); the old ones stay
- * when the process is gone. */
+/* Reads pid's mappings again (libraries mapped since), adding to those it
+ * had: an old one goes only where a new one overlaps it, since a process
+ * that exits may show a part of its mappings; all stay when the process
+ * is gone. (vg_symbolizer_new and vg_symbolizer_take read them exactly.) */
 void vg_symbolizer_refresh(struct vg_symbolizer *s);
+
+/* Reads pid's mappings again, exactly (what is no longer mapped goes:
+ * the process must be held, as at the loader's rendezvous), and opens
+ * each file mapped there, while the process is there to reach it (a
+ * process in a container names its files through its own root,
+ * /proc/PID/root, which goes with it; a file may be replaced): symbols
+ * and lines are read from that descriptor when first asked. */
+void vg_symbolizer_take(struct vg_symbolizer *s);
 
 /* caller: ip is a return address (every frame but the innermost), so the
  * call is the instruction before it. */
