@@ -32,9 +32,12 @@ BUILD=${BUILD:-build}
 # and at least one test of each feature on this kernel
 DEFAULT_TESTS="debug_regs doctor uaf uaf_tail uaf_repeat uaf_creq_quiet uaf_calls
 	watch watch_slice lib_memerrs lib_realloc live_holds cxx_alloc
-	queue_overflow_stop queue_user_stop tier_agreement leak_check timeouts
+	queue_overflow_stop queue_user_stop leak_check timeouts_exit
 	live_gdb_cmds checkpoint_restore live_restore agent_reactions view fork_exec"
+# the host's root over 9p with an overlay; the socket diagnostics CRIU asks
+# to dump a process (its "Diag module missing" otherwise)
 MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
+MODULES="$MODULES unix_diag inet_diag tcp_diag udp_diag netlink_diag af_packet_diag"
 
 # ------------------------------------------------------------------ guest
 if [ "${1:-}" = --guest ]; then
@@ -127,6 +130,7 @@ mount -t tracefs tracefs \$n/sys/kernel/tracing
 mount -t bpf bpf \$n/sys/fs/bpf
 mount -t cgroup2 cgroup2 \$n/sys/fs/cgroup
 hostname vigil-vm
+ip link set lo up || echo "vm: no loopback"	# the live page and the agent use it
 dir=\$(sed -n 's/.*vigil.dir=\([^ ]*\).*/\1/p' /proc/cmdline)
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 vmlogs \$n\$dir/$VM/logs ||
 	echo "vm: the logs stay in the guest"

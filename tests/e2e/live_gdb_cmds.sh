@@ -21,9 +21,11 @@ grep -qx 'vigil break queue_bounds overflow' "$TMP/gdb" || fail "no completion o
 grep -q '^breakpoint 1: stop when a slice of queue_bounds enters ready' "$TMP/gdb" || fail "vigil break"
 grep -qE '^vigil: breakpoint 1: queue_bounds slice q=0x[0-9a-f]+: init -> ready at after queue_new\(2\) returned' "$TMP/gdb" ||
 	fail "the monitor breakpoint did not stop the program with its message"
-# stopped in the kernel's return trampoline (an `after` event): bt finds
-# the real caller of queue_new behind it
-grep -qE '^#1 +0x[0-9a-f]+ in main \(' "$TMP/gdb" || fail "bt at the after event does not show queue_new's caller"
+# stopped at an `after` event: in the kernel's return trampoline, bt
+# finding the real caller of queue_new behind it (#1), or, where the
+# kernel puts the return address back before the stop takes effect (6.1),
+# in that caller itself (#0)
+grep -qE '^#[01] +0x[0-9a-f]+ in main \(' "$TMP/gdb" || fail "bt at the after event does not show queue_new's caller"
 [ "$(grep -c '^vigil: breakpoint 1:' "$TMP/gdb")" = 1 ] || fail "the deleted monitor breakpoint stopped again"
 grep -qE '^q=0x[0-9a-f]+ +ready' "$TMP/gdb" || fail "vigil slices does not list the slice in ready"
 grep -qE '^Breakpoint [0-9]+, fill \(' "$TMP/gdb" || fail "gdb's own breakpoint on fill did not stop"

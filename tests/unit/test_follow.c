@@ -100,8 +100,13 @@ static void test_follow_counts(void **state)
 	vg_follow_counts(f, &forks, &execs);
 	assert_int_equal(forks, 2);
 	assert_int_equal(execs, 1);
-	assert_true(vg_follow_launch_exec(f));
-	assert_false(vg_follow_launch_exec(f));
+	assert_int_equal(vg_follow_is_program(f, 7, 9), -1);
+	assert_true(vg_follow_launch_exec(f, 7, 9));
+	assert_false(vg_follow_launch_exec(f, 8, 9));
+	/* the launch's file, not the later one's */
+	assert_int_equal(vg_follow_is_program(f, 7, 9), 1);
+	assert_int_equal(vg_follow_is_program(f, 8, 9), 0);
+	assert_int_equal(vg_follow_is_program(f, 7, 10), 0);
 	vg_follow_free(f);
 }
 

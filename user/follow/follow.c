@@ -17,6 +17,8 @@ struct vg_follow {
 	int n, cap;
 	uint64_t forks, execs;		/* by the target's tree (VG_REC_PROC) */
 	bool launch_exec_seen;		/* vigil run: the exec that starts it */
+	uint64_t prog_ino;		/* ... and the file it ran, as the */
+	uint32_t prog_dev;		/* kernel encodes it */
 };
 
 struct vg_follow *vg_follow_new(void)
@@ -159,12 +161,22 @@ void vg_follow_counts(const struct vg_follow *f, uint64_t *forks,
 	*execs = f ? f->execs : 0;
 }
 
-bool vg_follow_launch_exec(struct vg_follow *f)
+bool vg_follow_launch_exec(struct vg_follow *f, uint64_t ino, uint32_t dev)
 {
 	if (f->launch_exec_seen)
 		return false;
 	f->launch_exec_seen = true;
+	f->prog_ino = ino;
+	f->prog_dev = dev;
 	return true;
+}
+
+int vg_follow_is_program(const struct vg_follow *f, uint64_t ino,
+			 uint32_t dev)
+{
+	if (!f || !f->launch_exec_seen || !f->prog_ino)
+		return -1;
+	return f->prog_ino == ino && f->prog_dev == dev;
 }
 
 /* A forked child's memory is a copy of its parent's: so are its slices.

@@ -68,8 +68,16 @@ uint64_t vg_follow_count_exec(struct vg_follow *f);
 void vg_follow_counts(const struct vg_follow *f, uint64_t *forks,
 		      uint64_t *execs);
 /* vigil run: true the first time only, for the exec that starts the
- * program (no news, the run's start) */
-bool vg_follow_launch_exec(struct vg_follow *f);
+ * program (no news, the run's start); its file, as the kernel encodes
+ * its inode and device, is kept for vg_follow_is_program */
+bool vg_follow_launch_exec(struct vg_follow *f, uint64_t ino, uint32_t dev);
+/* Is the file a later exec ran (the kernel's inode and device) the
+ * program's? 1 yes, 0 no, -1 not known (attached: no launch exec seen).
+ * The kernel's own numbers, not stat's: on overlayfs (a container's root,
+ * the QEMU lane's) stat gives a layer's device and inode, not those of the
+ * file the kernel opened. */
+int vg_follow_is_program(const struct vg_follow *f, uint64_t ino,
+			 uint32_t dev);
 
 /* What a fork and an exec do to a monitor, the spec's:
  * the child's monitor `to` starts with every slice of its parent's

@@ -225,7 +225,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 				  vg_follow_count_fork(ss->procs));
 		return 0;
 	}
-	if (!ss->o->pid && vg_follow_launch_exec(ss->procs)) {
+	if (!ss->o->pid && vg_follow_launch_exec(ss->procs, p->ino, p->dev)) {
 		/* the program is loaded, stopped there for its watchpoints
 		 * (bpf/vigil/lifecycle.bpf.c, stop_at_exec) */
 		vg_symval_exec(ss->symval, ss->exe, p->start_code,
@@ -244,10 +244,13 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	memcpy(path, p->path, sizeof(path));
 	path[sizeof(path) - 1] = 0;
 	/* the same file as the program the probes are on? (the path may be
-	 * /proc/self/exe, or a link) */
-	same = !stat(ss->exe, &st) && st.st_ino == p->ino &&
-	       major(st.st_dev) == p->dev >> 20 &&
-	       minor(st.st_dev) == (p->dev & 0xfffff);
+	 * /proc/self/exe, or a link) The kernel's numbers of the run's own
+	 * exec where there was one; else stat's */
+	same = vg_follow_is_program(ss->procs, p->ino, p->dev) == 1 ||
+	       (vg_follow_is_program(ss->procs, p->ino, p->dev) < 0 &&
+		!stat(ss->exe, &st) && st.st_ino == p->ino &&
+		major(st.st_dev) == p->dev >> 20 &&
+		minor(st.st_dev) == (p->dev & 0xfffff));
 	if (ss->o->follow_forks && (pid_t)p->h.pid != ss->pid)
 		kid_forget(ss, (pid_t)p->h.pid);
 	if (same && (pid_t)p->h.pid == ss->pid)	/* its globals moved */
