@@ -21,7 +21,6 @@
 #include "leakscan/scan.h"
 #include "leakscan/suppress.h"
 #include "monitor/monitor.h"
-#include "plan/plan.h"
 #include "probe/probe.h"
 #include "proc/proc.h"
 #include "report/evidence.h"
