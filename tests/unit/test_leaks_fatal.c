@@ -12,7 +12,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "session/leaks.h"
+#include "leaks/leaks.h"
 
 static void on_signal(int sig)
 {

@@ -13,7 +13,7 @@
 #include "cli/feature_opts.h"
 #include "cli/usage.h"
 #include "session/session.h"
-#include "session/leaks.h"
+#include "leaks/leaks.h"
 #include "spec/spec.h"
 #include "util/caps.h"
 

@@ -1,6 +1,6 @@
 /* Which blocks the C library allocated for itself: the rule the leak check
  * (--leak-check's loss records) and the leak property's verdict at exit
- * share (user/session/leaks.c). memcheck frees such blocks at exit
+ * share (user/leaks/leaks.c). memcheck frees such blocks at exit
  * (__libc_freeres) before it looks; LeakSanitizer ignores them too.
  *
  * A block is the C library's own when every frame of its allocation stack

@@ -305,7 +305,7 @@ static int binary_passes(struct vg_plan *p, const struct vg_plan_opts *o,
 	return rc;
 }
 
-/* --leak-check: the holds and stacks session/leaks.c asks for */
+/* --leak-check: the holds and stacks leaks/leaks_plan.c asks for */
 static int pass_leak_check(struct vg_plan *p, const struct vg_plan_leaks *l)
 {
 	if (!p->hold_events &&

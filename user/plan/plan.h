@@ -50,7 +50,7 @@ struct vg_plan_opts {
 	FILE *warn;
 	bool all_names;
 	bool watch;			/* (because of vigil watch, says why) */
-	/* --leak-check (session/leaks.c decides it); NULL: none */
+	/* --leak-check (leaks/leaks_plan.c decides it); NULL: none */
 	const struct vg_plan_leaks *leak_check;
 	/* this machine's debug registers do not fire (probe/debugregs.h):
 	 * no watch event can be seen; a thread is held only for the page

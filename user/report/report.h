@@ -76,8 +76,8 @@ void vg_report_log(struct vg_report *r, const struct vg_slice_view *s,
  * lines say "pid N: "); 0 for the target itself */
 int vg_report_final(struct vg_report *r, struct vg_monitor *m, uint32_t pid);
 
-/* What the leak check at exit said of a heap block's slice (session/
- * leaks.c, --leak-check): kind NULL, nothing (the verdict is its state's);
+/* What the leak check at exit said of a heap block's slice (leaks/
+ * leak_verdicts.c, --leak-check): kind NULL, nothing (the verdict is its state's);
  * else the class ("definite", "indirect", "possible", "reachable", "libc"
  * for a block the C library allocated for itself), its words for the text
  * ("definitely lost"), and whether it is an error: one that is not ends

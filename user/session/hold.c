@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "act/scenario.h"
+#include "leaks/leaks.h"
 #include "proc/proc.h"
 #include "util/clock.h"
 
@@ -68,8 +69,8 @@ static void wait_settled(pid_t tid)
 
 void vg_hold_release(struct session *ss)
 {
-	vg_session_leaks_creq(ss);	/* the program's own checks */
-	vg_session_leaks_at_exit(ss);	/* its hold is let go below */
+	vg_leaks_creq(ss->leaks);	/* the program's own checks */
+	vg_leaks_at_exit(ss->leaks);	/* its hold is let go below */
 	for (int i = 0; i < ss->nheld; i++) {
 		if (keep_stopped(ss, ss->held[i].pid))
 			continue;

@@ -26,6 +26,7 @@
 #include "act/gdb_live.h"
 #include "act/scenario.h"
 #include "dynamic/dynamic.h"
+#include "leaks/leaks.h"
 #include "ckpt/ckpt.h"
 #include "ctl/ctl.h"
 #include "monitor/monitor.h"
@@ -637,8 +638,6 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return del(ss, args);
 	if (!strcmp(cmd, "breaks"))
 		return breaks(ss);
-	if (!strcmp(cmd, "leaks"))
-		return vg_live_leaks(ss, args);
 	if (!strcmp(cmd, "probes"))
 		return vg_load_probes(ss, vg_live_probes(ss));
 	if (!strcmp(cmd, "returns"))
@@ -655,13 +654,17 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		ss->live->detach = true;
 		return vg_live_reply(true, "vigil: monitoring ends; the program goes on\n", NULL);
 	}
-	{	/* checkpoint, checkpoints, restore (ckpt/ckpt_ctl.c); a
-		 * feature's (user/feature/feature.h): `view`, the live page */
+	{	/* checkpoint, checkpoints, restore (ckpt/ckpt_ctl.c); leaks
+		 * (leaks/leaks_ctl.c); a feature's (user/feature/feature.h):
+		 * `view`, the live page */
 		struct vg_err e = { 0 };
 		char *text = NULL;
 		json_t *data = NULL, *r;
 		int rc = vg_ckpt_run_ctl(ss->ckpt, cmd, args, &text, &data, &e);
 
+		if (!rc)
+			rc = vg_leaks_ctl(ss->leaks, cmd, args, &text, &data,
+					  &e);
 		if (!rc)
 			rc = vg_features_ctl(ss, cmd, args, &text, &data, &e);
 

@@ -94,8 +94,6 @@ void vg_live_mend_returns(struct session *ss);
 /* The target replaced by a restore (ckpt/restore.c): the stops gdb has
  * not asked about are forgotten. */
 void vg_live_forget_stops(struct session *ss);
-/* `leaks [KINDS]`: a leak check now (leaks.c) */
-json_t *vg_live_leaks(struct session *ss, json_t *args);
 /* The property named name, or -1. */
 int vg_live_prop(const struct session *ss, const char *name);
 /* Its state named name, or -1. */

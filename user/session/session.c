@@ -1,7 +1,7 @@
 /* The live session loop: target, probes, monitor, scenario, reports. */
 #include "session.h"
 #include "session_internal.h"
-#include "leaks.h"
+#include "leaks/leaks.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -232,8 +232,17 @@ static int open_all(struct session *ss, struct vg_err *e)
 	vg_leaks_plan_free(&leak_plan);
 	if (!plan)
 		goto out;
-	if (vg_session_leaks_open(ss, e))
-		goto out;
+	{	/* the leak check keeps its own state (leaks/leaks.h) */
+		struct vg_leaks_opts lo = {
+			.leak_check = ss->o->leak_check,
+			.suppressions = ss->o->suppressions,
+			.show = ss->o->leak_show,
+			.errors = ss->o->leak_errors,
+		};
+
+		if (!(ss->leaks = vg_leaks_new((struct vg_run *)ss, &lo, e)))
+			goto out;
+	}
 	memcpy(ss->kernel, plan->kernel, ss->spec->nprops * sizeof(bool));
 	memcpy(ss->stack_on, plan->stack_events,
 	       ss->spec->nevents * sizeof(bool));
@@ -402,7 +411,7 @@ static int finish(struct session *ss, bool exited, int code, int sig)
 		vg_report_final(ss->report, k->mon, (uint32_t)k->pid);
 	}
 	vg_load_final(ss);	/* vigil load's, before the last summary */
-	vg_session_leaks_end(ss, exited, sig);
+	vg_leaks_end(ss->leaks, exited, sig);
 	vg_report_stats(ss->report, ss->mon, &st);
 	vg_dyn_finish(ss->dyn);
 	vg_watchset_finish(ss->ws, stderr);
@@ -612,7 +621,7 @@ static int loop(struct session *ss, struct vg_err *e)
 					continue;
 				if (si.ssi_signo == SIGUSR1) {
 					vg_session_dump(ss);
-					vg_session_leaks_on_demand(ss);
+					vg_leaks_on_demand(ss->leaks);
 					continue;
 				}
 				if (si.ssi_signo == SIGUSR2) {
@@ -703,7 +712,7 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		fprintf(stderr, "vigil: no live view: %s\n", se.msg);
 	/* --leak-check: vigil's own property holds the target at _exit
 	 * (before anything counts the spec's properties and events) */
-	if (vg_leaks_prepare(spec, o, e)) {
+	if (vg_leaks_prepare(spec, o->leak_check, e)) {
 		vg_status_free(ss.status);
 		return -1;
 	}
@@ -778,7 +787,7 @@ out:
 	vg_monitor_free(ss.mon);
 	vg_dyn_free(ss.dyn);
 	vg_follow_free(ss.procs);
-	vg_session_leaks_close(&ss);
+	vg_leaks_free(ss.leaks);
 	vg_report_free(ss.report);
 	free(ss.target_where);		/* its namer's, until the report goes */
 	vg_evidence_free(ss.evidence);

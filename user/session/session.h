@@ -72,7 +72,7 @@ struct vg_session_opts {
 					 * name and GNU build id */
 	unsigned max_procs;
 	const struct vg_watch_hooks *watch_hooks;
-	/* --leak-check: class the live blocks at exit (session/leaks.h);
+	/* --leak-check: class the live blocks at exit (leaks/leaks.h);
 	 * --suppressions FILE; --show-leak-kinds (a bit per enum
 	 * vg_leak_kind; 0: definite and possible, as memcheck) */
 	bool leak_check;

@@ -108,7 +108,7 @@ struct session {
 		int prop, state;
 		char slice[256];
 	} stop_mark;
-	struct vg_leaks *leaks;		/* the leak check (leaks.c) */
+	struct vg_leaks *leaks;		/* the leak check (leaks/leaks.h) */
 	/* a vigil load unit in vigil watch: the session whose processes it
 	 * follows (watch_load.c); NULL otherwise */
 	struct session *watch_root;
@@ -227,36 +227,6 @@ void vg_hold_release(struct session *ss);
 /* At the end: nothing vigil stopped stays stopped unless asked. */
 void vg_hold_finish(struct session *ss);
 
-/* --- the leak check (leaks.c, leaks.h) --- */
-
-struct vg_leaks;
-/* Its suppressions (--suppressions) and --leak-check's hold event. */
-int vg_session_leaks_open(struct session *ss, struct vg_err *e);
-void vg_session_leaks_close(struct session *ss);
-/* An event: is it the target at _exit, held for the check? */
-void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev);
-/* After a drain, before the holds are let go: the check at exit. */
-void vg_session_leaks_at_exit(struct session *ss);
-/* and those valgrind's client requests asked for (leaks_creq.c) */
-void vg_session_leaks_creq(struct session *ss);
-/* The check now (the target stopped for it and resumed unless it was
- * stopped already): the loss records as text to text, as one JSON line to
- * json (either may be NULL); regs: register values to count as roots
- * (gdb's, when it holds the threads). -1 with e set. */
-/* The kinds whose records the text shows (a bit per enum vg_leak_kind):
- * the old ones; show 0 changes nothing. */
-unsigned vg_session_leaks_show(struct session *ss, unsigned show);
-int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
-			  FILE *json, const uint64_t *regs, size_t nregs,
-			  struct vg_err *e);
-/* Did the check run at the program's end (at _exit or a fatal raise)? */
-bool vg_session_leaks_ran_at_end(const struct session *ss);
-/* The target is gone (exited; sig: the signal that killed it, or 0):
- * with --leak-check, say when the check could not run (leaks_fatal.c) */
-void vg_session_leaks_end(struct session *ss, bool exited, int sig);
-/* SIGUSR1: the check now, to stderr and --json (nothing without a leak
- * property) */
-void vg_session_leaks_on_demand(struct session *ss);
 /* The target's symbolizer, made at first use (session.c) */
 struct vg_symbolizer *vg_session_symbolizer(struct session *ss);
 

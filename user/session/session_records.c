@@ -3,7 +3,7 @@
  * interned, stacks symbolized with the target's own mappings. */
 #include "session.h"
 #include "session_internal.h"
-#include "leaks.h"
+#include "leaks/leaks.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -264,7 +264,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		int rc;
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
-		vg_session_leaks_note(ss, &ev);
+		vg_leaks_note(ss->leaks, &ev);
 		vg_dyn_note(ss->dyn, r->h);
 		vg_hold_note(ss, r->h);
 		if (r->strs && intern_strings(ss, r->strs, &ev))

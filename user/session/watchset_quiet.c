@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "errquiet.h"
-#include "leaks.h"
+#include "leaks/leaks.h"
 #include "monitor/monitor.h"
 
 /* does the spec watch blocks per slice (freed blocks) */

@@ -156,7 +156,7 @@ struct vg_event {
 	/* and its buffers: position of each pointer and of its length
 	 * (0xff: one byte), for the probe's page filter */
 	uint8_t nrng, rng_ptr[2], rng_len[2];
-	/* the leak check's valgrind client requests (session/leaks_creq.c):
+	/* the leak check's valgrind client requests (leaks/leaks_creq.c):
 	 * probed at each request's xchg, not at a function; its positions
 	 * are the request array's words */
 	bool client_request;

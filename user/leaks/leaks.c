@@ -1,11 +1,10 @@
-/* The leak check of a live session (leaks.h): the blocks from the monitor,
- * their allocation stacks from the evidence ring, the target stopped (or
- * found stopped) for the scan, the classes from user/leakscan/, the loss
- * records to stderr and --json. */
+/* The leak check of a run (leaks.h): the blocks from the target's
+ * monitor, their allocation stacks from its evidence ring, the target
+ * stopped (or found stopped) for the scan, the classes from
+ * user/leakscan/, the loss records to stderr and --json. The run is read
+ * through vg_run_* and vg_leaks_host_*. */
 #include "leaks.h"
 #include "leaks_internal.h"
-#include "live.h"
-#include "session_internal.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -14,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "leak_verdicts.h"
+#include "feature/feature.h"
 #include "leakscan/delta.h"
 #include "leakscan/libc_own.h"
 #include "leakscan/records.h"
@@ -22,7 +21,6 @@
 #include "leakscan/scan.h"
 #include "leakscan/suppress.h"
 #include "monitor/monitor.h"
-#include "plan/plan.h"
 #include "probe/probe.h"
 #include "proc/proc.h"
 #include "report/evidence.h"
@@ -33,33 +31,37 @@
 #define STOP_WAIT_MS 2000	/* for every thread to take a SIGSTOP */
 
 
-int vg_session_leaks_open(struct session *ss, struct vg_err *e)
+struct vg_leaks *vg_leaks_new(struct vg_run *run,
+			      const struct vg_leaks_opts *o, struct vg_err *e)
 {
+	const struct vg_spec *spec = vg_run_spec(run);
 	struct vg_leaks *l = calloc(1, sizeof(*l));
 
-	if (!l)
-		return vg_errf(e, "out of memory");
-	ss->leaks = l;
-	l->show = ss->o->leak_show ? ss->o->leak_show
-				   : 1u << VG_LEAK_DEFINITE |
-				     1u << VG_LEAK_POSSIBLE;
+	if (!l) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	l->run = run;
+	l->o = *o;
+	l->show = o->show ? o->show
+			  : 1u << VG_LEAK_DEFINITE | 1u << VG_LEAK_POSSIBLE;
 	/* memcheck's errors are definite and possible; indirectly lost
 	 * blocks are lost too (LeakSanitizer reports them) */
-	l->verdicts = vg_leak_verdicts_new(ss->spec,
-					   ss->o->leak_errors ? ss->o->leak_errors
+	l->verdicts = vg_leak_verdicts_new(spec,
+					   o->errors ? o->errors
 					   : 1u << VG_LEAK_DEFINITE |
 					     1u << VG_LEAK_INDIRECT |
 					     1u << VG_LEAK_POSSIBLE);
 	if (!l->verdicts)
-		return vg_errf(e, "out of memory");
+		goto oom;
 	for (int k = 0; k < VG_LEAK_NHOLDS; k++)
 		l->hold_event[k] = -1;
 	l->exit_event = -1;
 	l->creq_event = -1;
 	if (!(l->delta = vg_leak_delta_new()))
-		return vg_errf(e, "out of memory");
-	for (int i = 0; ss->o->leak_check && i < ss->spec->nprops; i++) {
-		const struct vg_property *p = &ss->spec->props[i];
+		goto oom;
+	for (int i = 0; o->leak_check && i < spec->nprops; i++) {
+		const struct vg_property *p = &spec->props[i];
 
 		if (strcmp(p->name, VG_LEAK_HOLD_PROP))
 			continue;
@@ -67,52 +69,63 @@ int vg_session_leaks_open(struct session *ss, struct vg_err *e)
 			int ev = p->bindings[b].event;
 
 			enum vg_leak_hold k =
-				vg_leak_hold_kind(ss->spec->events[ev].name);
+				vg_leak_hold_kind(spec->events[ev].name);
 
 			if (k)
 				l->hold_event[k - 1] = ev;
-			else if (ss->spec->events[ev].client_request)
+			else if (spec->events[ev].client_request)
 				l->creq_event = ev;
 			else
 				l->exit_event = ev;
 		}
 	}
-	if (ss->o->suppressions &&
+	if (o->suppressions &&
 	    (!(l->supp = vg_leak_supp_new()) ||
-	     vg_leak_supp_load(l->supp, ss->o->suppressions, e)))
-		return l->supp ? -1 : vg_errf(e, "out of memory");
-	return 0;
-}
-
-void vg_session_leaks_close(struct session *ss)
-{
-	if (!ss->leaks)
-		return;
-	vg_leak_supp_free(ss->leaks->supp);
-	vg_leak_verdicts_free(ss->leaks->verdicts);
-	vg_leak_delta_free(ss->leaks->delta);
-	free(ss->leaks);
-	ss->leaks = NULL;
-}
-
-void vg_session_leaks_note(struct session *ss, const struct vg_mon_event *ev)
-{
-	vg_leaks_creq_note(ss, ev);
-	if (ss->leaks && ev->event == ss->leaks->exit_event &&
-	    ev->pid == (uint32_t)ss->pid) {
-		ss->leaks->exit_caller_tid = (pid_t)ev->tid;
-		ss->leaks->exit_caller = ev->slot[VG_SLOT_CALLER];
+	     vg_leak_supp_load(l->supp, o->suppressions, e))) {
+		if (l->supp)	/* e says what is wrong with the file */
+			goto fail;
+		goto oom;
 	}
-	for (int k = 0; ss->leaks && k < VG_LEAK_NHOLDS; k++) {
-		int sig = k ? vg_leak_hold_signal(k + 1, ss->pid, ev->slot) : 0;
+	return l;
+oom:
+	vg_errf(e, "out of memory");
+fail:
+	vg_leaks_free(l);
+	return NULL;
+}
 
-		if (ev->event != ss->leaks->hold_event[k] ||
-		    ev->pid != (uint32_t)ss->pid || (k && !sig))
+void vg_leaks_free(struct vg_leaks *l)
+{
+	if (!l)
+		return;
+	vg_leak_supp_free(l->supp);
+	vg_leak_verdicts_free(l->verdicts);
+	vg_leak_delta_free(l->delta);
+	free(l);
+}
+
+void vg_leaks_note(struct vg_leaks *l, const struct vg_mon_event *ev)
+{
+	pid_t pid;
+
+	if (!l)
+		return;
+	pid = vg_run_pid(l->run);
+	vg_leaks_creq_note(l, ev);
+	if (ev->event == l->exit_event && ev->pid == (uint32_t)pid) {
+		l->exit_caller_tid = (pid_t)ev->tid;
+		l->exit_caller = ev->slot[VG_SLOT_CALLER];
+	}
+	for (int k = 0; k < VG_LEAK_NHOLDS; k++) {
+		int sig = k ? vg_leak_hold_signal(k + 1, pid, ev->slot) : 0;
+
+		if (ev->event != l->hold_event[k] ||
+		    ev->pid != (uint32_t)pid || (k && !sig))
 			continue;
-		ss->leaks->at_exit = true;
-		ss->leaks->at_signal = sig;
-		ss->leaks->at_kind = k + 1;
-		ss->leaks->exit_tid = (pid_t)ev->tid;
+		l->at_exit = true;
+		l->at_signal = sig;
+		l->at_kind = k + 1;
+		l->exit_tid = (pid_t)ev->tid;
 	}
 }
 
@@ -279,8 +292,11 @@ static int stack_index(struct stacks *st, int event, int64_t id)
 
 /* Symbolize each stack once; the allocator itself first, as memcheck's
  * stacks start with malloc */
-static int stacks_symbolize(struct session *ss, struct stacks *st)
+static int stacks_symbolize(struct vg_leaks *l, struct stacks *st)
 {
+	const struct vg_spec *spec = vg_run_spec(l->run);
+	struct vg_probe *probe = vg_run_probe(l->run);
+	struct vg_symbolizer *sym;
 	const int per = VG_STACK_DEPTH + 1;
 	size_t all = (size_t)(st->n ? st->n : 1) * per;
 
@@ -298,21 +314,21 @@ static int stacks_symbolize(struct session *ss, struct stacks *st)
 		struct vg_frame *f = &st->sym[base];
 
 		snprintf(f->func, sizeof(f->func), "%s",
-			 ss->spec->events[st->key[i].event].name);
+			 spec->events[st->key[i].event].name);
 		snprintf(st->text[base], sizeof(st->text[0]), "%s", f->func);
 		n = 1;
-		if (ss->stack_on && ss->stack_on[st->key[i].event] && ss->probe)
-			got = vg_probe_stack(ss->probe, st->key[i].id, fr,
+		if (vg_leaks_host_stack_on(l->run, st->key[i].event) && probe)
+			got = vg_probe_stack(probe, st->key[i].id, fr,
 					     VG_STACK_DEPTH);
+		/* the symbolizer is made at first use: not for no frame */
+		sym = got ? vg_leaks_host_symbolizer(l->run) : NULL;
 		for (int k = 0; k < got && n < per; k++, n++) {
 			f = &st->sym[base + (size_t)n];
 			if (fr[k].has_build_id)
-				vg_symbolize_file(vg_session_symbolizer(ss),
-						  fr[k].build_id, fr[k].offset,
-						  true, f);
+				vg_symbolize_file(sym, fr[k].build_id,
+						  fr[k].offset, true, f);
 			else
-				vg_symbolize(vg_session_symbolizer(ss),
-					     fr[k].offset, true, f);
+				vg_symbolize(sym, fr[k].offset, true, f);
 			vg_frame_format(f, st->text[base + (size_t)n],
 					sizeof(st->text[0]));
 		}
@@ -409,11 +425,15 @@ bool vg_leaks_wait_stopped(pid_t pid)
 
 /* ---- the check */
 
-int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
-			  FILE *json, const uint64_t *regs, size_t nregs,
-			  struct vg_err *e)
+int vg_leaks_check(struct vg_leaks *l, const char *when, FILE *text,
+		   FILE *json, const uint64_t *regs, size_t nregs,
+		   struct vg_err *e)
 {
-	struct blocks b = { .spec = ss->spec };
+	const struct vg_spec *spec = vg_run_spec(l->run);
+	struct vg_probe *probe = vg_run_probe(l->run);
+	pid_t pid = vg_run_pid(l->run);
+	struct vg_monitor *mon = NULL;
+	struct blocks b = { .spec = spec };
 	struct allocs a = { .b = &b };
 	struct stacks st = { 0 };
 	struct vg_leak_roots_info info = { 0 };
@@ -431,56 +451,57 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	 * exit's caller are only exit's own frames, where the slots it has
 	 * not written yet still hold its caller's dead data (the copies of
 	 * return values the kernel's uretprobe trampoline pushed, too) */
-	if (ss->leaks->at_exit) {
-		call.tid = ss->leaks->exit_tid;
-		if (ss->leaks->exit_caller_tid == call.tid &&
-		    !ss->leaks->at_signal)
-			call.ret = ss->leaks->exit_caller;
+	if (l->at_exit) {
+		call.tid = l->exit_tid;
+		if (l->exit_caller_tid == call.tid && !l->at_signal)
+			call.ret = l->exit_caller;
 	}
 
-	b.size_var = calloc((size_t)ss->spec->nprops + 1, sizeof(int));
+	b.size_var = calloc((size_t)spec->nprops + 1, sizeof(int));
 	if (!b.size_var)
 		return vg_errf(e, "out of memory");
-	for (int i = 0; i < ss->spec->nprops; i++) {
+	for (int i = 0; i < spec->nprops; i++) {
 		b.size_var[i] = -1;
-		any |= vg_leak_block_prop(&ss->spec->props[i], &b.size_var[i]);
+		any |= vg_leak_block_prop(&spec->props[i], &b.size_var[i]);
 	}
 	if (!any) {
 		vg_errf_code(e, VG_EXIT_USAGE, "no leak property in the spec: the leak check needs specs/lib/leak.vigil");
 		goto out;
 	}
-	vg_session_mirror_kslices(ss);
-	vg_monitor_foreach(ss->mon, take_block, &b);
+	vg_run_sync_kernel(l->run);
+	/* the target's monitor: the first of the run's (followed
+	 * processes' blocks are not in its memory) */
+	vg_run_monitors(l->run, &mon, 1);
+	vg_monitor_foreach(mon, take_block, &b);
 	/* blocks the monitor lost track of (--max-slices, the kernel tier's
 	 * table full, lost records) are not scanned: what only they point
 	 * to looks lost */
-	incomplete = ss->probe &&
-		     vg_probe_counter(ss->probe, VG_CNT_KFULL) > 0;
-	for (int i = 0; i < ss->spec->nprops; i++)
+	incomplete = probe && vg_probe_counter(probe, VG_CNT_KFULL) > 0;
+	for (int i = 0; i < spec->nprops; i++)
 		incomplete |= b.size_var[i] >= 0 &&
-			      vg_monitor_prop_inconclusive(ss->mon, i);
+			      vg_monitor_prop_inconclusive(mon, i);
 	if (b.oom) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
-	if (!all_stopped(ss->pid)) {
-		if (kill(ss->pid, SIGSTOP)) {
-			vg_errf(e, "leak check: pid %d is gone", ss->pid);
+	if (!all_stopped(pid)) {
+		if (kill(pid, SIGSTOP)) {
+			vg_errf(e, "leak check: pid %d is gone", pid);
 			goto out;
 		}
 		stopped_here = true;
-		if (!vg_leaks_wait_stopped(ss->pid)) {
+		if (!vg_leaks_wait_stopped(pid)) {
 			vg_errf(e, "leak check: pid %d did not stop within %d ms",
-				ss->pid, STOP_WAIT_MS);
+				pid, STOP_WAIT_MS);
 			goto out;
 		}
 	}
-	if (vg_leak_read_blocks(ss->pid, b.v, b.n, &data, &info, e) ||
+	if (vg_leak_read_blocks(pid, b.v, b.n, &data, &info, e) ||
 	    !(scan = vg_leak_scan_new(b.v, b.n)) ||
 	    (vg_leak_scan_glibc_chunks(scan, 1), false) ||
 	    (getenv("VIGIL_LEAK_TRACE") &&
 	     (vg_leak_scan_trace(scan, stderr), false)) ||
-	    vg_leak_scan_roots(ss->pid, scan, b.v, b.n, &call, &info, e)) {
+	    vg_leak_scan_roots(pid, scan, b.v, b.n, &call, &info, e)) {
 		if (!scan && !e->msg[0])
 			vg_errf(e, "out of memory");
 		goto out;
@@ -488,14 +509,15 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	for (size_t i = 0; i < nregs; i++)	/* gdb's registers */
 		vg_leak_scan_root_word(scan, regs[i]);
 	if (stopped_here) {	/* the scan has read all it needs */
-		kill(ss->pid, SIGCONT);
+		kill(pid, SIGCONT);
 		stopped_here = false;
 	}
 	vg_leak_scan_finish(scan);
 	b.n = vg_leak_scan_count(scan);	/* overlaps dropped */
 
 	/* each block's allocation: the newest step into a live state */
-	vg_evidence_foreach(ss->evidence, take_alloc, &a);
+	vg_evidence_foreach(vg_run_evidence(l->run, (uint32_t)pid), take_alloc,
+			    &a);
 	qsort(a.v, a.n, sizeof(*a.v), by_addr_order);
 	for (size_t i = 0, j = 0; i < b.n; i++) {
 		while (j < a.n && a.v[j].addr < b.v[i].addr)
@@ -504,22 +526,20 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 			b.v[i].tag = stack_index(&st, a.v[j].event,
 						 a.v[j].stack);
 	}
-	if (stacks_symbolize(ss, &st) || libc_own_out(ss->leaks, &b, &st, &own) ||
-	    vg_leak_records(own.kept, own.nkept, st.v, st.n, ss->leaks->supp,
-			    &rep) ||
-	    vg_leak_delta_apply(ss->leaks->delta, &rep, st.v, st.n,
-				ss->leaks->delta_mode)) {
+	if (stacks_symbolize(l, &st) || libc_own_out(l, &b, &st, &own) ||
+	    vg_leak_records(own.kept, own.nkept, st.v, st.n, l->supp, &rep) ||
+	    vg_leak_delta_apply(l->delta, &rep, st.v, st.n, l->delta_mode)) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
-	rep.summary_only = ss->leaks->summary_only;
-	memcpy(ss->leaks->sum_bytes, rep.bytes, sizeof(rep.bytes));
-	memcpy(ss->leaks->sum_blocks, rep.blocks, sizeof(rep.blocks));
-	ss->leaks->sum_bytes[VG_LEAK_NKINDS] = rep.supp_bytes;
-	ss->leaks->sum_blocks[VG_LEAK_NKINDS] = rep.supp_blocks;
+	rep.summary_only = l->summary_only;
+	memcpy(l->sum_bytes, rep.bytes, sizeof(rep.bytes));
+	memcpy(l->sum_blocks, rep.blocks, sizeof(rep.blocks));
+	l->sum_bytes[VG_LEAK_NKINDS] = rep.supp_bytes;
+	l->sum_blocks[VG_LEAK_NKINDS] = rep.supp_blocks;
 	if (text) {
 		fprintf(text, "vigil: leak check of pid %d (%s): %zu blocks live; roots: %d threads' stacks (%d with registers), %d mappings, %" PRIu64 " bytes read",
-			ss->pid, when, b.n, info.threads, info.threads_regs,
+			pid, when, b.n, info.threads, info.threads_regs,
 			info.regions, info.root_bytes);
 		if (info.threads_regs < info.threads && nregs)
 			fprintf(text, "; the registers of %d threads from gdb",
@@ -535,8 +555,8 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 		if (incomplete)
 			fprintf(text, "vigil: the leak property lost track of some blocks (slice table full: raise --max-slices; or records lost): blocks reachable only through them are counted as lost\n");
 		fputc('\n', text);
-		vg_leak_report_text(&rep, st.v, ss->leaks->supp,
-				    ss->leaks->show, text);
+		vg_leak_report_text(&rep, st.v, l->supp,
+				    l->show, text);
 		if (own.blocks)
 			fprintf(text, "The C library's own (left out): %s bytes in %s blocks\n",
 				vg_leak_commas(own.bytes, n1, sizeof(n1)),
@@ -545,24 +565,24 @@ int vg_session_leak_check(struct session *ss, const char *when, FILE *text,
 	}
 	if (json) {
 		fprintf(json, "{\"type\":\"leaks\",\"pid\":%d,\"when\":\"%s\",",
-			ss->pid, when);
-		if (ss->leaks->request)	/* a client request's check */
+			pid, when);
+		if (l->request)	/* a client request's check */
 			fprintf(json, "\"request\":\"%s\",",
-				ss->leaks->request);
+				l->request);
 		fprintf(json, "\"complete\":%s,\"blocks\":%zu,\"roots\":{\"threads\":%d,\"threads_with_registers\":%d,\"mappings\":%d,\"bytes\":%" PRIu64 "},",
 			incomplete ? "false" : "true", b.n,
 			info.threads, info.threads_regs, info.regions,
 			info.root_bytes);
 		fprintf(json, "\"libc_own\":{\"blocks\":%" PRIu64 ",\"bytes\":%" PRIu64 "},",
 			own.blocks, own.bytes);
-		vg_leak_report_json(&rep, st.v, ss->leaks->supp, json);
+		vg_leak_report_json(&rep, st.v, l->supp, json);
 		fputs("}\n", json);
 		fflush(json);
 	}
 	rc = 0;
 out:
 	if (stopped_here)
-		kill(ss->pid, SIGCONT);
+		kill(pid, SIGCONT);
 	vg_leak_report_free(&rep);
 	vg_leak_scan_free(scan);
 	free(data);
@@ -593,82 +613,79 @@ bool vg_leaks_traced(pid_t pid)
 	return yes;
 }
 
-bool vg_session_leaks_ran_at_end(const struct session *ss)
+bool vg_leaks_ran_at_end(const struct vg_leaks *l)
 {
-	return ss->leaks && ss->leaks->done_at_exit;
+	return l && l->done_at_exit;
 }
 
-void vg_session_leaks_at_exit(struct session *ss)
+void vg_leaks_at_exit(struct vg_leaks *l)
 {
 	struct vg_err e = { 0 };
 	char when[48] = "at exit";
+	struct vg_report *report;
+	pid_t pid;
 	int sig;
 
-	if (!ss->leaks || !ss->leaks->at_exit || ss->leaks->done_at_exit)
+	if (!l || !l->at_exit || l->done_at_exit)
 		return;
+	pid = vg_run_pid(l->run);
 	/* a signal it raises on itself: checked when it will kill it (a
 	 * handler, SIG_IGN, a blocked signal: it goes on, the hold is let go) */
-	sig = ss->leaks->at_signal;
-	if (sig && !vg_leak_signal_kills(ss->leaks->at_kind, ss->pid,
-					 ss->leaks->exit_tid, sig)) {
-		ss->leaks->at_exit = false;
-		ss->leaks->at_signal = 0;
+	sig = l->at_signal;
+	if (sig && !vg_leak_signal_kills(l->at_kind, pid, l->exit_tid, sig)) {
+		l->at_exit = false;
+		l->at_signal = 0;
 		return;
 	}
-	if (ss->leaks->at_kind == VG_LEAK_HOLD_ABORT)
+	if (l->at_kind == VG_LEAK_HOLD_ABORT)
 		snprintf(when, sizeof(when), "at abort");
-	else if (ss->leaks->at_kind == VG_LEAK_HOLD_ASSERT)
+	else if (l->at_kind == VG_LEAK_HOLD_ASSERT)
 		snprintf(when, sizeof(when), "at a failed assert");
 	else if (sig)
 		snprintf(when, sizeof(when), "at SIG%s",
 			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-	ss->leaks->done_at_exit = true;
+	l->done_at_exit = true;
 	/* gdb takes the hold's SIGSTOP (vigil's holds pass silently) and its
 	 * other threads run on: no stop of the whole program to scan */
-	if (vg_leaks_traced(ss->pid)) {
+	if (vg_leaks_traced(pid)) {
 		fprintf(stderr, "vigil: leak check at exit: gdb holds pid %d, so it cannot be stopped whole here; run `vigil leaks` in gdb before it exits (`break _exit`)\n",
-			ss->pid);
+			pid);
 		goto out;
 	}
 	/* the SIGSTOP of the hold reaches every thread */
-	if (!vg_leaks_wait_stopped(ss->pid)) {
+	if (!vg_leaks_wait_stopped(pid)) {
 		fprintf(stderr, "vigil: leak check at exit: pid %d did not stop; no leak report\n",
-			ss->pid);
+			pid);
 		goto out;
 	}
 	/* its classes make the leak property's verdicts at the end */
-	ss->leaks->keep_classes = true;
-	if (vg_session_leak_check(ss, when,
-				  stderr, vg_report_json_file(ss->report),
-				  NULL, 0, &e))
+	report = vg_leaks_host_report(l->run);
+	l->keep_classes = true;
+	if (vg_leaks_check(l, when, stderr, vg_report_json_file(report), NULL,
+			   0, &e))
 		fprintf(stderr, "vigil: leak check at exit: %s\n", e.msg);
-	ss->leaks->keep_classes = false;
-	if (vg_leak_verdicts_any(ss->leaks->verdicts))
-		vg_report_set_leak_classer(ss->report, vg_leak_verdict_of,
-					   ss->leaks->verdicts);
+	l->keep_classes = false;
+	if (vg_leak_verdicts_any(l->verdicts))
+		vg_report_set_leak_classer(report, vg_leak_verdict_of,
+					   l->verdicts);
 out:
-	ss->leaks->at_exit = false;	/* until the next hold */
+	l->at_exit = false;	/* until the next hold */
 }
 
-void vg_session_leaks_on_demand(struct session *ss)
+void vg_leaks_on_demand(struct vg_leaks *l)
 {
+	const struct vg_spec *spec;
 	struct vg_err e = { 0 };
 	int v;
 	bool any = false;
 
-	for (int i = 0; i < ss->spec->nprops && !any; i++)
-		any = vg_leak_block_prop(&ss->spec->props[i], &v);
-	if (any && vg_session_leak_check(ss, "on demand", stderr,
-					 vg_report_json_file(ss->report), NULL, 0,
-					 &e))
+	if (!l)
+		return;
+	spec = vg_run_spec(l->run);
+	for (int i = 0; i < spec->nprops && !any; i++)
+		any = vg_leak_block_prop(&spec->props[i], &v);
+	if (any && vg_leaks_check(l, "on demand", stderr,
+				  vg_report_json_file(vg_leaks_host_report(l->run)),
+				  NULL, 0, &e))
 		fprintf(stderr, "vigil: leak check: %s\n", e.msg);
-}
-
-unsigned vg_session_leaks_show(struct session *ss, unsigned show)
-{
-	unsigned old = ss->leaks->show;
-
-	if (show)
-		ss->leaks->show = show;
-	return old;
 }

@@ -1,8 +1,15 @@
-#include "leak_verdicts.h"
+/* The leak property's verdicts at exit from the leak check's classes
+ * (leaks_internal.h): the blocks the check at exit (or abort) classed, by
+ * address, and the classer user/report/ asks for each heap block's
+ * slice. */
+#include "leaks_internal.h"
 
 #include <stdlib.h>
 
-#include "session/leaks.h"
+#include "leakscan/scan.h"
+#include "monitor/monitor.h"
+#include "report/report.h"
+#include "spec/spec.h"
 
 #define LIBC_OWN VG_LEAK_NKINDS	/* a kind apart in struct leak_class */
 

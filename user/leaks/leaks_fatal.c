@@ -28,7 +28,7 @@
  * tracer (ptrace for the whole run, which gdb then cannot attach to) or a
  * system-wide core_pattern pipe keeps such a process whole. */
 #include "leaks.h"
-#include "session_internal.h"
+#include "leaks_internal.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -120,12 +120,12 @@ bool vg_leak_signal_kills(enum vg_leak_hold kind, pid_t pid, pid_t tid,
 	return !(blk & bit) && !(ign & bit) && !(cgt & bit);
 }
 
-void vg_session_leaks_end(struct session *ss, bool exited, int sig)
+void vg_leaks_end(struct vg_leaks *l, bool exited, int sig)
 {
 	char name[32];
 
-	if (!ss->o->leak_check || !ss->leaks || !exited || !sig ||
-	    vg_session_leaks_ran_at_end(ss))
+	if (!l || !l->o.leak_check || !exited || !sig ||
+	    vg_leaks_ran_at_end(l))
 		return;
 	snprintf(name, sizeof(name), "%s",
 		 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");

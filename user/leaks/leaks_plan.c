@@ -50,10 +50,10 @@ static bool any_block_prop(const struct vg_spec *spec)
 	return false;
 }
 
-int vg_leaks_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
+int vg_leaks_prepare(struct vg_spec *spec, bool leak_check,
 		     struct vg_err *e)
 {
-	if (!o->leak_check)
+	if (!leak_check)
 		return 0;
 	if (!any_block_prop(spec))
 		return vg_errf_code(e, VG_EXIT_USAGE,

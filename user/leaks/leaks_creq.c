@@ -26,21 +26,20 @@
  * the program does not run on valgrind's synthetic CPU. */
 #include "leaks.h"
 #include "leaks_internal.h"
-#include "session_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 
+#include "feature/feature.h"
+#include "monitor/monitor.h"
 #include "report/report.h"
 #include "vigil_creq.h"
 
-void vg_leaks_creq_note(struct session *ss, const struct vg_mon_event *ev)
+void vg_leaks_creq_note(struct vg_leaks *l, const struct vg_mon_event *ev)
 {
-	struct vg_leaks *l = ss->leaks;
-
 	if (!l || l->creq_event < 0 || ev->event != l->creq_event ||
-	    ev->pid != (uint32_t)ss->pid)
+	    ev->pid != (uint32_t)vg_run_pid(l->run))
 		return;
 	if (l->ncreq == (int)(sizeof(l->creq) / sizeof(l->creq[0]))) {
 		fprintf(stderr, "vigil: more than %d leak client requests in one batch of records: the later ones are not done\n",
@@ -78,17 +77,16 @@ static const char *leak_check_name(const uint64_t *w,
 	return "VALGRIND_DO_LEAK_CHECK";
 }
 
-static void do_leak_check(struct session *ss, const uint64_t *w)
+static void do_leak_check(struct vg_leaks *l, const uint64_t *w)
 {
-	struct vg_leaks *l = ss->leaks;
 	struct vg_err e = { 0 };
 	char when[64];
 
 	l->request = leak_check_name(w, &l->delta_mode, &l->summary_only);
 	snprintf(when, sizeof(when), "at %s", l->request);
-	if (vg_session_leak_check(ss, when, stderr,
-				  vg_report_json_file(ss->report), NULL, 0,
-				  &e))
+	if (vg_leaks_check(l, when, stderr,
+			   vg_report_json_file(vg_leaks_host_report(l->run)),
+			   NULL, 0, &e))
 		fprintf(stderr, "vigil: leak check %s: %s\n", when, e.msg);
 	l->request = NULL;
 	l->delta_mode = VG_LEAK_DELTA_NONE;
@@ -98,10 +96,9 @@ static void do_leak_check(struct session *ss, const uint64_t *w)
 /* VALGRIND_COUNT_LEAKS / _BLOCKS: the four counts where the program's
  * pointers (the macro's own zeroed locals) say; a pointer that is not
  * to writable memory of the process is left alone */
-static void count_leaks(struct session *ss, const uint64_t *w, bool blocks)
+static void count_leaks(struct vg_leaks *l, const uint64_t *w, bool blocks)
 {
-	const uint64_t *sum = blocks ? ss->leaks->sum_blocks
-				     : ss->leaks->sum_bytes;
+	const uint64_t *sum = blocks ? l->sum_blocks : l->sum_bytes;
 	uint64_t v[4] = {
 		sum[VG_LEAK_DEFINITE] + sum[VG_LEAK_INDIRECT],
 		sum[VG_LEAK_POSSIBLE], sum[VG_LEAK_REACHABLE],
@@ -114,7 +111,7 @@ static void count_leaks(struct session *ss, const uint64_t *w, bool blocks)
 					sizeof(v[i]) };
 
 		if (w[i + 1] && !(w[i + 1] & 7) &&
-		    process_vm_writev(ss->pid, &local, 1, &remote, 1, 0) !=
+		    process_vm_writev(vg_run_pid(l->run), &local, 1, &remote, 1, 0) !=
 			    (ssize_t)sizeof(v[i]))
 			fprintf(stderr, "vigil: %s: cannot write its result %d at 0x%llx\n",
 				blocks ? "VALGRIND_COUNT_LEAK_BLOCKS"
@@ -123,35 +120,36 @@ static void count_leaks(struct session *ss, const uint64_t *w, bool blocks)
 	}
 }
 
-void vg_session_leaks_creq(struct session *ss)
+void vg_leaks_creq(struct vg_leaks *l)
 {
-	struct vg_leaks *l = ss->leaks;
+	pid_t pid;
 	int n;
 
 	if (!l || !l->ncreq)
 		return;
+	pid = vg_run_pid(l->run);
 	n = l->ncreq;
 	l->ncreq = 0;
 	/* gdb takes the hold's SIGSTOP and lets the other threads run */
-	if (vg_leaks_traced(ss->pid)) {
+	if (vg_leaks_traced(pid)) {
 		fprintf(stderr, "vigil: a leak client request: gdb holds pid %d, so it cannot be stopped whole; run `vigil leaks` in gdb\n",
-			ss->pid);
+			pid);
 		return;
 	}
 	/* the probe's SIGSTOP reaches every thread */
-	if (!vg_leaks_wait_stopped(ss->pid)) {
+	if (!vg_leaks_wait_stopped(pid)) {
 		fprintf(stderr, "vigil: a leak client request: pid %d did not stop; not done\n",
-			ss->pid);
+			pid);
 		return;
 	}
 	for (int i = 0; i < n; i++) {
 		const uint64_t *w = l->creq[i].word;
 
 		if (w[0] == VG_CREQ_DO_LEAK_CHECK)
-			do_leak_check(ss, w);
+			do_leak_check(l, w);
 		else if (w[0] == VG_CREQ_COUNT_LEAKS)
-			count_leaks(ss, w, false);
+			count_leaks(l, w, false);
 		else if (w[0] == VG_CREQ_COUNT_LEAK_BLOCKS)
-			count_leaks(ss, w, true);
+			count_leaks(l, w, true);
 	}
 }
