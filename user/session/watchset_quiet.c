@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "errquiet.h"
-#include "leaks.h"
 #include "monitor/monitor.h"
 
 /* does the spec watch blocks per slice (freed blocks) */
@@ -62,7 +61,7 @@ int vg_watchset_creq_prepare(struct vg_spec *spec, struct vg_err *e)
 		.client_request = true,
 		.creq_for = VG_CREQ_FOR_ERRS,
 	};
-	if (!(ev->name = strdup(VG_LEAK_CREQ_EVENT)))
+	if (!(ev->name = strdup(VG_CREQ_EVENT)))
 		return vg_errf(e, "out of memory");
 	spec->nevents++;
 	return 0;

@@ -162,12 +162,15 @@ struct vg_event {
 	bool client_request;
 	/* which requests it takes (include/vigil_creq.h): the leak
 	 * requests (--leak-check), those that silence errors (a watch on
-	 * freed blocks, session/errquiet_session.c) */
+	 * freed blocks, session/watchset_quiet.c) */
 	uint8_t creq_for;
 };
 
 #define VG_CREQ_FOR_LEAKS 0x1
 #define VG_CREQ_FOR_ERRS 0x2
+/* the name of that event, whichever of the two adds it: the request
+ * array's six words as its positions */
+#define VG_CREQ_EVENT "VALGRIND_CLIENT_REQUEST"
 
 struct vg_var {
 	char *name;
