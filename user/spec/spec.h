@@ -149,7 +149,7 @@ struct vg_event {
 	 * inside_bit of the thread's entry in the `inside` map */
 	bool marks_inside;
 	uint8_t inside_bit;
-	/* a call the session added (user/session/callacc.c): memcpy,
+	/* a call the session added (user/watchset/callacc.c): memcpy,
 	 * read(2)... whose buffers may touch the memory of per-slice watch
 	 * event access_for - 1; 0 for the spec's own events */
 	int access_for;
@@ -162,7 +162,7 @@ struct vg_event {
 	bool client_request;
 	/* which requests it takes (include/vigil_creq.h): the leak
 	 * requests (--leak-check), those that silence errors (a watch on
-	 * freed blocks, session/watchset_quiet.c) */
+	 * freed blocks, watchset/watchset_quiet.c) */
 	uint8_t creq_for;
 };
 

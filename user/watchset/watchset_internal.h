@@ -1,9 +1,10 @@
-/* What the two files of the watchset share (user/session/watchset.h):
- * watchset_plan.c works out, from the spec and DWARF, how each property
- * finds the memory of each of its watch events; watchset.c arms, shares,
- * evicts and disarms the breakpoints, and turns hits into events. */
-#ifndef VIGIL_SESSION_WATCHSET_INTERNAL_H
-#define VIGIL_SESSION_WATCHSET_INTERNAL_H
+/* What the files of the watchset share (user/watchset/watchset.h), private
+ * to user/watchset/: watchset_plan.c works out, from the spec and DWARF,
+ * how each property finds the memory of each of its watch events;
+ * watchset.c arms, shares, evicts and disarms the breakpoints, and turns
+ * hits into events; the others below. */
+#ifndef VIGIL_WATCHSET_INTERNAL_H
+#define VIGIL_WATCHSET_INTERNAL_H
 
 #include "watchset.h"
 

@@ -1,5 +1,5 @@
 /* The watches on freed blocks keep quiet where the program tells a memory
- * checker to (valgrind's client requests; user/session/errquiet.h holds
+ * checker to (valgrind's client requests; user/watchset/errquiet.h holds
  * the state and memcheck's semantics). A spec that watches freed blocks
  * (a per-slice `access`/`read`/`write *p`, specs/lib/use_after_free.vigil)
  * gets the client-request event (vg_watchset_creq_prepare), probed at

@@ -1,4 +1,4 @@
-/* The watchpoints of a live run (user/session/watchset.h).
+/* The watchpoints of a live run (user/watchset/watchset.h).
  *
  * A "register" is one hardware breakpoint (an address, a length, a kind),
  * armed in every thread of the target; x86 gives each thread four, so the
