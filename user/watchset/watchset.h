@@ -10,8 +10,8 @@
  * event(s) of the slices that armed it, with `old`, the last value seen.
  *
  * The one header of user/watchset/, which holds every way vigil sees
- * accesses to watched memory: the debug registers (watchset.c, planned
- * in watchset_plan.c), the calls whose buffers
+ * accesses to watched memory: the debug registers (watchset.c, their
+ * hits in watchset_hit.c, planned in watchset_plan.c), the calls whose buffers
  * touch a watched block (callacc.c, watchset_ranges.c), a violation's
  * block watched on (watchset_repeat.c), and the accesses the program told
  * memcheck not to report (watchset_quiet.c, over errquiet.c). The session
