@@ -1,5 +1,5 @@
 /* bench/strcalls.c - the cost of use_after_free's probes on calls into
- * libc's string and memory functions (user/session/callacc.c) for a
+ * libc's string and memory functions (user/watchset/callacc.c) for a
  * program that never touches freed memory: N rounds of memcpy and strlen
  * on live buffers, one malloc/free pair every 64 rounds (so freed blocks
  * exist to check against). Built -O0 -fno-builtin, as the calls must be

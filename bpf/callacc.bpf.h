@@ -1,9 +1,9 @@
-/* Calls checked against watched blocks (user/session/callacc.c): memcpy,
+/* Calls checked against watched blocks (user/watchset/callacc.c): memcpy,
  * strlen, read(2)... are sent to user space only when a buffer they are
  * given touches a page holding a watched block (a freed one), so that a
  * program that keeps off freed memory pays the probe and one hash lookup
  * per buffer page, not a record and a wake-up per call. User space keeps
- * watched_pages (user/session/watchset_ranges.c); when it cannot (the map
+ * watched_pages (user/watchset/watchset_ranges.c); when it cannot (the map
  * full), it sets pages_all and every call is sent. */
 #ifndef VIGIL_CALLACC_BPF_H
 #define VIGIL_CALLACC_BPF_H

@@ -443,7 +443,7 @@ static __always_inline void read_strings(struct vg_ev_conf *conf,
  * lead a slice into a state that needs a probe that is not attached
  * (user/session/dynamic.c); with VG_EVF_HOLD, into a state that arms a
  * watchpoint, which must be in every thread before this one writes
- * (user/session/watchset.c); with hold, a watchpoint hit that may stop the
+ * (user/watchset/watchset.c); with hold, a watchpoint hit that may stop the
  * process at the faulting instruction. User space resumes it once it has
  * handled the record, unless a reaction wants it stopped. Only once the
  * record is reserved: a lost record would leave the target stopped with
@@ -461,7 +461,7 @@ __u64 futile_at VG_SHARED = ~0ull;	/* futile while release_seq is this */
  * of an armed breakpoint (armed_addrs: `*p @ n` is armed at p) may free a
  * register: count it. One that frees a register another way (a member's
  * watch, `q->count`) is not counted; a hold then skipped makes the slice
- * armed late inconclusive, not wrong (user/session/watchset.c). */
+ * armed late inconclusive, not wrong (user/watchset/watchset.c). */
 static __always_inline __u16 release_flag(struct vg_ev_conf *conf,
 					  __u64 *slot)
 {

@@ -9,7 +9,7 @@
  * it never changes %rdx (RUNNING_ON_VALGRIND stays 0); it reads the
  * array at the xchg (bpf/vigil/creq.bpf.c) and acts on the leak
  * requests below (user/session/leaks_creq.c) and on those that tell
- * memcheck not to report (user/session/errquiet.h). */
+ * memcheck not to report (user/watchset/errquiet.h). */
 #ifndef VIGIL_CREQ_H
 #define VIGIL_CREQ_H
 
@@ -28,7 +28,7 @@
 #define VG_CREQ_COUNT_LEAK_BLOCKS (VG_CREQ_MC_BASE + 12)
 
 /* the requests by which a program tells memcheck not to report
- * (user/session/errquiet.h): valgrind's core request, then memcheck's */
+ * (user/watchset/errquiet.h): valgrind's core request, then memcheck's */
 #define VG_CREQ_CHANGE_ERR_DISABLEMENT 0x1801u	/* arg1: +1 off, -1 on */
 #define VG_CREQ_MAKE_MEM_NOACCESS (VG_CREQ_MC_BASE + 0)
 #define VG_CREQ_MAKE_MEM_UNDEFINED (VG_CREQ_MC_BASE + 1)

@@ -265,7 +265,7 @@ struct vg_ev_conf {
 	 * to need; when one is not in armed_mask (bpf/vigil.bpf.c), the
 	 * probe stops the target until user space has attached it */
 	__u64 arms;
-	/* a call checked against watched blocks (user/session/callacc.c):
+	/* a call checked against watched blocks (user/watchset/callacc.c):
 	 * the slots of up to 2 buffers and of their lengths (VG_RNG_BYTE:
 	 * one byte, a string's first); the probe sends the call only when
 	 * one touches a page of the watched_pages map

@@ -16,7 +16,7 @@
 const volatile __s32 ev_exit = -1, ev_signal = -1, ev_thread_start = -1,
 		     ev_thread_exit = -1;
 /* a fault in a watched (freed) block: the event vigil adds for it
- * (user/session/callacc.c); -1: none */
+ * (user/watchset/callacc.c); -1: none */
 const volatile __s32 ev_fault = -1;
 
 /* the target's wait status, once its last thread has exited (user space

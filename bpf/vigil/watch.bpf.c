@@ -63,7 +63,7 @@ int vg_watch(struct bpf_perf_event_data *ctx)
 	slot[VG_WSLOT_VALUE] = convert(v, w->conv, (__u8)n);
 	slot[VG_WSLOT_ADDR] = addr;
 	/* which code made the access: a run that goes on past a use after
-	 * free reports each new one (user/session/watchset_repeat.c) */
+	 * free reports each new one (user/watchset/watchset_repeat.c) */
 	if (conf->flags & VG_EVF_STACK)
 		slot[VG_SLOT_STACK] = (__u64)stack_id(ctx, tid);
 	if (stale_dr6 && at_uprobe_step(ctx))	/* no stop for what may

@@ -1,6 +1,6 @@
 # use_after_free beyond the debug registers: calls into libc's memory and
 # string functions and system calls whose buffers fall inside a freed
-# block are accesses, anywhere in the block (user/session/callacc.c):
+# block are accesses, anywhere in the block (user/watchset/callacc.c):
 # tests/targets/uafcalls.c frees three 200-byte blocks and reads byte
 # 100 of one with memcpy, 40 of another with write(2), 150 of the third
 # with strlen. A clean run is quiet, and its freed blocks, covered in part

@@ -1,5 +1,5 @@
 # valgrind's client requests that tell a memory checker not to report,
-# honoured by use_after_free (user/session/errquiet.c, watchset_quiet.c),
+# honoured by use_after_free (user/watchset/errquiet.c, watchset_quiet.c),
 # on tests/targets/creq_quiet.c, which uses valgrind.h's and memcheck.h's
 # own macros: VALGRIND_DISABLE/ENABLE_ERROR_REPORTING per thread and
 # nested (a new thread reports), VALGRIND_DISABLE/ENABLE_ADDR_ERROR_

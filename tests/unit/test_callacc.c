@@ -1,4 +1,4 @@
-/* Calls checked against watched blocks (user/session/callacc.c): which
+/* Calls checked against watched blocks (user/watchset/callacc.c): which
  * events a per-slice watch brings in, with its `outside` functions, and
  * the ranges a call's arguments give. */
 #include <dlfcn.h>
@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "monitor/monitor.h"
-#include "session/callacc.h"
+#include "watchset/callacc.h"
 
 static const char *uaf =
 	"property uaf \"u\"\n"

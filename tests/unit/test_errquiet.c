@@ -1,5 +1,5 @@
 /* What a program tells a memory checker not to report
- * (user/session/errquiet.h), with memcheck's semantics: the request
+ * (user/watchset/errquiet.h), with memcheck's semantics: the request
  * numbers are memcheck.h's and valgrind.h's own; error reporting off per
  * thread, nested, never below 0; ignored ranges set and cut (a length of
  * 0 is nothing), per address space; bytes made addressable until they
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <valgrind/memcheck.h>
 
-#include "session/errquiet.h"
+#include "watchset/errquiet.h"
 #include "vigil_creq.h"
 
 static void req(struct vg_errquiet *q, uint64_t space, uint32_t tid,

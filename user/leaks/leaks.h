@@ -38,8 +38,9 @@ struct vg_plan_leaks;
  * target for the scan (vg_leaks_plan tells the plan) */
 #define VG_LEAK_HOLD_PROP "exit_for_leak_check"
 /* and its event at valgrind's client requests (leaks_creq.c): the
- * request array's six words as its positions */
-#define VG_LEAK_CREQ_EVENT "VALGRIND_CLIENT_REQUEST"
+ * request array's six words as its positions; the watches on freed
+ * blocks add the same one (spec/spec.h) */
+#define VG_LEAK_CREQ_EVENT VG_CREQ_EVENT
 
 /* A property whose slices are heap blocks: named `leak` or `..._leak`,
  * sliced on one pointer, with a `size` variable (specs/lib/leak.vigil);

@@ -141,7 +141,7 @@ int vg_monitor_events(struct vg_monitor *m, const struct vg_mon_event *evs,
 		      size_t n, struct vg_err *e);
 
 /* Feed one event to property prop alone: a hit of a watchpoint that one
- * of its slices armed (user/session/watchset.c), which is that slice's
+ * of its slices armed (user/watchset/watchset.c), which is that slice's
  * business, not that of other properties watching the same address. */
 int vg_monitor_event_prop(struct vg_monitor *m, int prop,
 			  const struct vg_mon_event *ev, struct vg_err *e);

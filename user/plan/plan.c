@@ -66,14 +66,14 @@ static void pass_stacks(struct vg_plan *p, bool all)
 		if (pr->timed)
 			p->stack_events[pr->timeout_event] = true;
 	}
-	/* a fault in a freed block (session/callacc.c) shows where it was:
+	/* a fault in a freed block (watchset/callacc.c) shows where it was:
 	 * the program dies of it, gdb never sees it */
 	for (int i = 0; i < spec->nevents; i++)
 		if (spec->events[i].access_for &&
 		    spec->events[i].kind == VG_EV_SIGNAL)
 			p->stack_events[i] = true;
 	/* a per-slice watch's hit into a violation the run goes on past
-	 * (session/watchset_repeat.c): its stack tells a new code location
+	 * (watchset/watchset_repeat.c): its stack tells a new code location
 	 * from one already reported for the block */
 	for (int i = 0; i < spec->nprops; i++) {
 		const struct vg_property *pr = &spec->props[i];
@@ -123,7 +123,7 @@ static void pass_flags(struct vg_plan *p, bool record)
 		if (s->events[i].marks_inside)
 			ev->flags |= s->events[i].kind == VG_EV_BEFORE
 				     ? VG_EVF_ENTER : VG_EVF_LEAVE;
-		/* a call checked against watched blocks (session/callacc.c):
+		/* a call checked against watched blocks (watchset/callacc.c):
 		 * to user space, batched (no wake-up per memcpy) */
 		if (s->events[i].access_for)
 			ev->flags |= VG_EVF_USER;
@@ -230,7 +230,7 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 			char tmp[sizeof(e->msg)];
 
 			/* a call the session added for watched blocks
-			 * (session/callacc.c) or the loader's rendezvous
+			 * (watchset/callacc.c) or the loader's rendezvous
 			 * (session/symval.c) that this program lacks */
 			if (ev->access_for || ev->maps_sync) {
 				free(all);
@@ -322,7 +322,7 @@ static int pass_leak_check(struct vg_plan *p, const struct vg_plan_leaks *l)
  * global's or a slice's memory) cannot see it. A hold waits for a watch
  * to be in place before its thread runs on: with no register to arm,
  * the only watch left is the probes' page filter for the calls checked
- * against watched blocks (session/callacc.c), so without such calls no
+ * against watched blocks (watchset/callacc.c), so without such calls no
  * thread is held. true when out of memory. */
 static bool pass_blind(struct vg_plan *p)
 {

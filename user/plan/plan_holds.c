@@ -2,7 +2,7 @@
  * (VG_EVF_HOLD), and which void the probes' "holds are futile"
  * (VG_EVF_UNWATCH): passes of the plan (plan.h), from the automata alone.
  * The watchset arms and disarms by them while the run goes on
- * (user/session/watchset.c). */
+ * (user/watchset/watchset.c). */
 #include "plan.h"
 
 #include <stdlib.h>

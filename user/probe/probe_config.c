@@ -30,7 +30,7 @@ static void lifecycle_events(const struct vg_spec *s, struct vigil_bpf *skel,
 			skel->rodata->ev_thread_exit = i;
 			break;
 		case VG_EV_SIGNAL:	/* or a fault in a freed block
-					 * (session/callacc.c) */
+					 * (watchset/callacc.c) */
 			if (s->events[i].access_for)
 				skel->rodata->ev_fault = i;
 			else
@@ -77,7 +77,7 @@ static bool has_creq_event(const struct vg_spec *spec)
 	return false;
 }
 
-/* a call checked against watched blocks (user/session/callacc.c) */
+/* a call checked against watched blocks (user/watchset/callacc.c) */
 static bool has_callacc_event(const struct vg_spec *spec)
 {
 	for (int i = 0; i < spec->nevents; i++)

@@ -6,7 +6,7 @@
  * vg_watch which event a hit is (an inherited event keeps the program but
  * not its BPF cookie). Globals are armed once the program is loaded; the
  * session arms the others while some slice needs them
- * (user/session/watchset.c), with the target stopped, so that no thread
+ * (user/watchset/watchset.c), with the target stopped, so that no thread
  * runs between the listing of the threads and the arming. */
 #include "probe_internal.h"
 #include "plan/plan.h"

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "callacc.h"
 #include "report/report.h"
 #include "session_internal.h"
+#include "watchset/watchset.h"
 
 void vg_fault_note(struct session *ss, const struct vg_mon_event *ev)
 {

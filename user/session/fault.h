@@ -1,4 +1,4 @@
-/* An access that faulted in a watched block (user/session/callacc.h's fault
+/* An access that faulted in a watched block (user/watchset/watchset.h's fault
  * event: a SIGSEGV or SIGBUS whose address lies in a freed block glibc
  * unmapped at free): the line the violation's report gets, with the
  * faulting instruction, since the program dies of it and gdb never sees

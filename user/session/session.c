@@ -41,8 +41,7 @@
 #include "watchmatch/watchmatch.h"
 #include "plan/plan.h"
 #include "probe/jmp_stop.h"
-#include "callacc.h"
-#include "watchset.h"
+#include "watchset/watchset.h"
 #include "symval.h"
 #include "watch_hooks.h"
 

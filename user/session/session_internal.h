@@ -58,7 +58,7 @@ struct session {
 	struct vg_proc_where *target_where;
 	/* --dynamic's run (user/dynamic/dynamic.h), or NULL */
 	struct vg_dyn *dyn;
-	struct vg_watchset *ws;		/* watchpoints (watchset.c), or NULL */
+	struct vg_watchset *ws;		/* watchset/watchset.h, or NULL */
 	struct {			/* stopped by a probe for us (hold.c) */
 		pid_t pid, tid;
 	} held[16];

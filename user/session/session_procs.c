@@ -21,7 +21,7 @@
 #include "live_load.h"
 #include "symval.h"
 #include "watch_load.h"
-#include "watchset.h"
+#include "watchset/watchset.h"
 
 /* --follow-fork runs every property in the user tier (the kernel tier's
  * slices are keyed by their parameters only, and a child has the parent's

@@ -38,9 +38,8 @@
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "plan/plan.h"
-#include "callacc.h"
 #include "fault.h"
-#include "watchset.h"
+#include "watchset/watchset.h"
 #include "symval.h"
 #include "watch_hooks.h"
 

@@ -4,7 +4,7 @@
  * uses it. The address itself is computed later: from DWARF and the
  * loaded program for a global (user/probe/watch.c), from the slice's
  * values when a slice enters a state that consumes the event
- * (user/session/watchset.c). */
+ * (user/watchset/watchset.c). */
 #include "compile_internal.h"
 
 #include <stdio.h>

@@ -149,7 +149,7 @@ struct vg_event {
 	 * inside_bit of the thread's entry in the `inside` map */
 	bool marks_inside;
 	uint8_t inside_bit;
-	/* a call the session added (user/session/callacc.c): memcpy,
+	/* a call the session added (user/watchset/callacc.c): memcpy,
 	 * read(2)... whose buffers may touch the memory of per-slice watch
 	 * event access_for - 1; 0 for the spec's own events */
 	int access_for;
@@ -162,7 +162,7 @@ struct vg_event {
 	bool client_request;
 	/* which requests it takes (include/vigil_creq.h): the leak
 	 * requests (--leak-check), those that silence errors (a watch on
-	 * freed blocks, session/errquiet_session.c) */
+	 * freed blocks, watchset/watchset_quiet.c) */
 	uint8_t creq_for;
 	/* the dynamic loader's rendezvous the session added
 	 * (session/symval.c, `before _dl_debug_state`): its probe holds the
@@ -173,6 +173,9 @@ struct vg_event {
 
 #define VG_CREQ_FOR_LEAKS 0x1
 #define VG_CREQ_FOR_ERRS 0x2
+/* the name of that event, whichever of the two adds it: the request
+ * array's six words as its positions */
+#define VG_CREQ_EVENT "VALGRIND_CLIENT_REQUEST"
 
 struct vg_var {
 	char *name;

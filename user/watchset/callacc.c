@@ -1,4 +1,4 @@
-/* Accesses through calls (user/session/callacc.h). */
+/* Accesses through calls (user/watchset/callacc.h). */
 #include "callacc.h"
 
 #include <dlfcn.h>

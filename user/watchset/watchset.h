@@ -7,9 +7,21 @@
  * The monitor tells it every transition; it computes the addresses the
  * slice needs from the slice's parameters and variables, arms and disarms
  * breakpoints through the probe layer, and turns each hit into the
- * event(s) of the slices that armed it, with `old`, the last value seen. */
-#ifndef VIGIL_SESSION_WATCHSET_H
-#define VIGIL_SESSION_WATCHSET_H
+ * event(s) of the slices that armed it, with `old`, the last value seen.
+ *
+ * The one header of user/watchset/, which holds every way vigil sees
+ * accesses to watched memory: the debug registers (watchset.c, their
+ * hits in watchset_hit.c, planned in watchset_plan.c), the calls whose buffers
+ * touch a watched block (callacc.c, watchset_ranges.c), a violation's
+ * block watched on (watchset_repeat.c), and the accesses the program told
+ * memcheck not to report (watchset_quiet.c, over errquiet.c). The session
+ * holds its state by one opaque pointer (struct vg_watchset) and calls
+ * what is below; nothing here knows the session. The session's own parts
+ * of it stay there: the report's line of a faulting access
+ * (session/fault.c) and the resuming of threads a probe held
+ * (session/hold.c), which --dynamic's stops share. */
+#ifndef VIGIL_WATCHSET_H
+#define VIGIL_WATCHSET_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -78,7 +90,7 @@ void vg_watchset_note(struct vg_watchset *ws, int event, uint16_t flags);
 int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 		    struct vg_mon_event *ev, struct vg_err *e);
 
-/* A call the session added (session/callacc.h: memcpy, read(2)...): feeds
+/* A call vg_callacc_add added (memcpy, read(2)...): feeds
  * m the watch event of every slice whose watched block (in a consuming
  * state) the call's buffers overlap, as a hit at the first byte of the
  * overlap, whether a debug register covers it or not. */
@@ -105,5 +117,25 @@ void vg_watchset_finish(struct vg_watchset *ws, FILE *out);
 int vg_watchset_creq_prepare(struct vg_spec *spec, struct vg_err *e);
 void vg_watchset_creq(struct vg_watchset *ws, const struct vg_monitor *m,
 		      const struct vg_mon_event *ev);
+
+/* Accesses through calls (callacc.c): before the plan, vg_callacc_add
+ * appends to the spec, for each per-slice read/write/access event, a
+ * `before FUNCTION` / `syscall NAME` event per call of the C library's
+ * string and memory functions and system calls with a buffer (their
+ * records go to vg_watchset_call), and one fault event: a SIGSEGV or
+ * SIGBUS whose address may be in a watched block (glibc unmaps large
+ * blocks at free), also fed to vg_watchset_call. None when no property
+ * watches per slice; -1 with e set on out of memory. */
+int vg_callacc_add(struct vg_spec *spec, struct vg_err *e);
+
+/* Whether event is such a fault event, and its slots (a SIGSEGV or
+ * SIGBUS raised by an access: bpf/vigil/lifecycle.bpf.c) */
+bool vg_callacc_is_fault(const struct vg_spec *spec, int event);
+enum {
+	VG_FSLOT_SIG, VG_FSLOT_ADDR,
+	VG_FSLOT_WRITE,		/* the page fault was a write's */
+	VG_FSLOT_PC,		/* the faulting instruction */
+	VG_FSLOT_N
+};
 
 #endif

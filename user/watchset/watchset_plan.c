@@ -1,5 +1,5 @@
 /* How each property finds the memory of its per-slice watch events
- * (user/session/watchset_internal.h), taken from the plan (user/plan/:
+ * (user/watchset/watchset_internal.h), taken from the plan (user/plan/:
  * which slice parameter or variable holds the pointer, the members below
  * it from DWARF, the count of `@ n`); which states consume which events.
  * Which events must hold their thread while a watchpoint is armed is a

@@ -1,9 +1,10 @@
-/* What the two files of the watchset share (user/session/watchset.h):
- * watchset_plan.c works out, from the spec and DWARF, how each property
- * finds the memory of each of its watch events; watchset.c arms, shares,
- * evicts and disarms the breakpoints, and turns hits into events. */
-#ifndef VIGIL_SESSION_WATCHSET_INTERNAL_H
-#define VIGIL_SESSION_WATCHSET_INTERNAL_H
+/* What the files of the watchset share (user/watchset/watchset.h), private
+ * to user/watchset/: watchset_plan.c works out, from the spec and DWARF,
+ * how each property finds the memory of each of its watch events;
+ * watchset.c arms, shares, evicts and disarms the breakpoints;
+ * watchset_hit.c turns their hits into events; the others below. */
+#ifndef VIGIL_WATCHSET_INTERNAL_H
+#define VIGIL_WATCHSET_INTERNAL_H
 
 #include "watchset.h"
 
@@ -113,6 +114,9 @@ struct vg_watchset {
 	struct vg_errquiet *quiet;
 };
 
+/* watchset.c: EXPR of a change (event ev) over its locations' last
+ * values */
+int64_t vg_ws_change_value(const struct vg_event *ev, const int64_t *cval);
 /* watchset_plan.c */
 struct plan *vg_ws_plan(struct vg_watchset *ws, int prop, int event);
 bool vg_ws_consumes(const struct vg_watchset *ws, int prop, int state,

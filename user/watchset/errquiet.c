@@ -1,5 +1,5 @@
 /* Where the program tells a memory checker not to report
- * (user/session/errquiet.h). Two sets of byte ranges per process, kept
+ * (user/watchset/errquiet.h). Two sets of byte ranges per process, kept
  * as sorted arrays of disjoint [lo, hi) (a program names few: memcheck's
  * own tests a handful, and every free takes its block out of the second),
  * and a level per thread. The semantics are memcheck 3.19's:

@@ -2,8 +2,8 @@
  * client requests that memcheck obeys (valgrind.h, memcheck.h), kept as
  * state vigil consults before it reports an access to a freed block
  * (docs/GUIDE.md section 12, "Where the program asks"). Pure: no process,
- * no probe; the session feeds it the requests in the order the program
- * made them (user/session/errquiet_session.c).
+ * no probe; watchset_quiet.c feeds it the requests in the order the
+ * program made them. Private to user/watchset/ (and its unit test).
  *
  *   VALGRIND_DISABLE_ERROR_REPORTING   per thread, a nestable level, as
  *   VALGRIND_ENABLE_ERROR_REPORTING    valgrind's err_disablement_level
@@ -18,8 +18,8 @@
  *
  * Ranges are per address space (`space`: an id the caller picks, one per
  * process; a followed fork's child has its own). */
-#ifndef VIGIL_SESSION_ERRQUIET_H
-#define VIGIL_SESSION_ERRQUIET_H
+#ifndef VIGIL_WATCHSET_ERRQUIET_H
+#define VIGIL_WATCHSET_ERRQUIET_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,7 +60,7 @@ bool vg_errquiet_any_quiet(const struct vg_errquiet *q, uint64_t space,
 int vg_errquiet_threads_off(const struct vg_errquiet *q);
 int vg_errquiet_ignored_ranges(const struct vg_errquiet *q);
 
-/* Accesses not reported because of the above, counted by the session */
+/* Accesses not reported because of the above, counted by watchset_quiet.c */
 void vg_errquiet_count(struct vg_errquiet *q);
 uint64_t vg_errquiet_silenced(const struct vg_errquiet *q);
 

@@ -1,5 +1,5 @@
 /* Accesses after a violation, reported per code location
- * (user/session/watchset.h, vg_watchset_set_repeat).
+ * (user/watchset/watchset.h, vg_watchset_set_repeat).
  *
  * A slice that reaches a violation through one of its per-slice watch
  * events (an access to a freed block) is a finished instance: the

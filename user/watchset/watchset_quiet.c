@@ -1,5 +1,5 @@
 /* The watches on freed blocks keep quiet where the program tells a memory
- * checker to (valgrind's client requests; user/session/errquiet.h holds
+ * checker to (valgrind's client requests; user/watchset/errquiet.h holds
  * the state and memcheck's semantics). A spec that watches freed blocks
  * (a per-slice `access`/`read`/`write *p`, specs/lib/use_after_free.vigil)
  * gets the client-request event (vg_watchset_creq_prepare), probed at
@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "errquiet.h"
-#include "leaks/leaks.h"
 #include "monitor/monitor.h"
 
 /* does the spec watch blocks per slice (freed blocks) */
@@ -62,7 +61,7 @@ int vg_watchset_creq_prepare(struct vg_spec *spec, struct vg_err *e)
 		.client_request = true,
 		.creq_for = VG_CREQ_FOR_ERRS,
 	};
-	if (!(ev->name = strdup(VG_LEAK_CREQ_EVENT)))
+	if (!(ev->name = strdup(VG_CREQ_EVENT)))
 		return vg_errf(e, "out of memory");
 	spec->nevents++;
 	return 0;
