@@ -36,6 +36,31 @@ for c in "${cases[@]}"; do
 	kill -KILL "$pid"
 done
 
+# the same stop where a probe cannot send the thread back to the call
+# (Linux before 6.18, or VIGIL_NO_REWIND), so that a machine that rewinds
+# tests this path too: operator delete(void*, unsigned long) is endbr64;
+# jmp operator delete(void*)@plt, its probe is on the jmp, and the stop
+# takes effect at the jmp's target; the gdb command file puts the thread
+# back on the jmp, found in the process's maps by the library's device
+# and inode or by its path (an overlayfs root under 6.1 gives the inode
+# beneath: the jmp was not found and frame #0 was the PLT stub)
+VIGIL_NO_REWIND=1 run_vigil run --tier=kernel $SPEC -- "$TARGETS/cxxqueue" newarr-delete
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+expect_rc 1
+expect_out "state  newed_array -> new_array_delete \(violation\)"
+[ "$(proc_state "$pid")" = T ] || fail "no rewind: target not stopped"
+gdb_handoff "-ex bt"
+expect_frame 0 "operator delete\(void\*, unsigned long\)" "no rewind: frame #0 is not operator delete(void*, unsigned long)"
+expect_frame 1 "main" "no rewind: main is not the caller"
+# where the library has that jmp (Debian 12's), the mend did it
+if grep -q "operator delete(void\*, unsigned long)'s jmp (a tail call)" "$TMP/out"; then
+	gdbfile=$(sed -nE 's/.*gdb -p [0-9]+ -x (.*)/\1/p' "$TMP/out" | head -1)
+	grep -q "set \$pc = " "$gdbfile" ||
+		fail "no rewind: the gdb command file does not put the thread back on the jmp"
+fi
+kill -KILL "$pid"
+
 # the clean twin: every form (nothrow new, new[], malloc/free, virtual
 # destructors through the deleting destructor) released the right way
 for tier in kernel user; do

@@ -2,8 +2,11 @@
  * maps.h) against real binaries: DT_RUNPATH, DT_RPATH and
  * LD_LIBRARY_PATH as the loader applies them (checked against ldd),
  * functions found in a library's DWARF, and /proc/PID/maps of PIE and
- * non-PIE processes (fixtures: sym_fixture.h). */
+ * non-PIE processes, and a mapping matched by path where its inode
+ * is not the one stat() gives (fixtures: sym_fixture.h). */
 #include "sym_fixture.h"
+
+#include <sys/sysmacros.h>
 
 /* --- libraries ---------------------------------------------------------------------- */
 
@@ -339,6 +342,47 @@ static void test_maps_errors(void **state)
 	assert_int_equal(vg_proc_load_bias(pid, P("types"), &bias, &e), -1);
 }
 
+/* A file on overlayfs under an older kernel (Debian 12's 6.1): its
+ * mapping's device and inode in /proc/PID/maps are the layer's beneath,
+ * not what stat() of its path gives. It is found by its path: a stop at
+ * a probed jmp in such a container is put back on the jmp. */
+static void test_maps_file_vaddr(void **state)
+{
+	struct vg_maps m;
+	struct vg_err e = { 0 };
+	char self[PATH_MAX];
+	const struct vg_map *x = NULL;
+	uint64_t off, at, bias, bias2;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	(void)state;
+	assert_true(n > 0);
+	self[n] = 0;
+	assert_int_equal(vg_maps_read(getpid(), &m, &e), 0);
+	for (size_t i = 0; i < m.n && !x; i++)
+		if (m.v[i].path && !strcmp(m.v[i].path, self) &&
+		    m.v[i].perms[2] == 'x')
+			x = &m.v[i];
+	assert_non_null(x);
+	off = x->offset + 16;
+	at = vg_maps_file_vaddr(&m, self, off);
+	assert_int_equal(at, x->start + 16);
+	assert_int_equal(vg_maps_load_bias(&m, self, &bias, &e), 0);
+	/* what 6.1 shows for an overlay's file: another device and inode */
+	for (size_t i = 0; i < m.n; i++)
+		if (m.v[i].ino) {
+			m.v[i].dev = makedev(0, 1);
+			m.v[i].ino += 1;
+		}
+	assert_int_equal(vg_maps_file_vaddr(&m, self, off), at);
+	assert_int_equal(vg_maps_load_bias(&m, self, &bias2, &e), 0);
+	assert_int_equal(bias2, bias);
+	/* an offset no executable mapping holds, a file not mapped */
+	assert_int_equal(vg_maps_file_vaddr(&m, self, 1ull << 40), 0);
+	assert_int_equal(vg_maps_file_vaddr(&m, P("types_nodw"), 16), 0);
+	vg_maps_free(&m);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_libs_runpath),
 	cmocka_unit_test(test_libs_rpath_inherited),
@@ -350,6 +394,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_maps_pie),
 	cmocka_unit_test(test_maps_nopie),
 	cmocka_unit_test(test_maps_errors),
+	cmocka_unit_test(test_maps_file_vaddr),
 };
 
 SYM_TEST_MAIN(tests)

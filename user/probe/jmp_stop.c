@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "plan/plan.h"
 #include "probe_internal.h"
@@ -61,21 +60,6 @@ bool vg_jmp_stop_event(const struct vg_probe *p, int event, int *skipped,
 	return false;
 }
 
-/* the run-time address of file offset off of the file (dev, ino) in m:
- * in the executable mapping that holds it; 0 when none does */
-static uint64_t vaddr_of(const struct vg_maps *m, dev_t dev, ino_t ino,
-			 uint64_t off)
-{
-	for (size_t i = 0; i < m->n; i++) {
-		const struct vg_map *x = &m->v[i];
-
-		if (x->dev == dev && x->ino == ino && x->perms[2] == 'x' &&
-		    off >= x->offset && off - x->offset < x->end - x->start)
-			return x->start + (off - x->offset);
-	}
-	return 0;
-}
-
 int vg_jmp_stop_mends(const struct vg_probe *p, pid_t pid, int event,
 		      struct vg_gdb_pc_mend *m, int max)
 {
@@ -87,11 +71,12 @@ int vg_jmp_stop_mends(const struct vg_probe *p, pid_t pid, int event,
 		return 0;
 	for (int i = 0; i < p->njmps && n < max; i++) {
 		const struct vg_jmp_site *s = &p->jmps[i];
-		struct stat st;
 		uint64_t at;
 
-		if (s->event != event || !s->jmp || stat(s->path, &st) ||
-		    !(at = vaddr_of(&maps, st.st_dev, st.st_ino, s->offset)))
+		/* by device and inode, or by path where the kernel's maps
+		 * give an overlay's file the inode beneath (sym/maps.h) */
+		if (s->event != event || !s->jmp ||
+		    !(at = vg_maps_file_vaddr(&maps, s->path, s->offset)))
 			continue;
 		m[n].jmp = at;
 		m[n].target = at + (uint64_t)s->to;

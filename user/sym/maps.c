@@ -187,10 +187,31 @@ void vg_objects_free(struct vg_objects *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/* Is mp a mapping of the file (its stat st when have_st, its real path
+ * when real)? By device and inode, or else by path: for a file on
+ * overlayfs (a container's root), an older kernel (Debian 12's 6.1) puts
+ * in /proc/PID/maps the device and inode of the file in the layer
+ * beneath, where stat() of the same path gives the overlay's; 6.18 puts
+ * the overlay's, as stat() does. */
+static bool map_is_file(const struct vg_map *mp, const struct stat *st,
+			bool have_st, const char *real)
+{
+	char path[PATH_MAX];
+
+	if (!mp->ino || !mp->path)
+		return false;
+	if (have_st && mp->dev == st->st_dev && mp->ino == st->st_ino)
+		return true;
+	if (!real)
+		return false;
+	file_of(mp, path, sizeof(path));
+	return !strcmp(path, real);
+}
+
 int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
 		      uint64_t *bias, struct vg_err *e)
 {
-	char real[PATH_MAX], path[PATH_MAX];
+	char real[PATH_MAX];
 	struct stat st;
 	bool have_st = stat(binary, &st) == 0;
 	bool have_real = realpath(binary, real) != NULL;
@@ -198,12 +219,7 @@ int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
 	for (size_t i = 0; i < m->n; i++) {
 		const struct vg_map *mp = &m->v[i];
 
-		if (!mp->ino || !mp->path)
-			continue;
-		file_of(mp, path, sizeof(path));
-		if (!((have_st && mp->dev == st.st_dev &&
-		       mp->ino == st.st_ino) ||
-		      (have_real && !strcmp(path, real))))
+		if (!map_is_file(mp, &st, have_st, have_real ? real : NULL))
 			continue;
 		/* first (lowest) mapping of the file; read the segments from
 		 * the file we were given, which is the same file */
@@ -217,6 +233,25 @@ int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
 	return vg_errf(e, "%s is not mapped in process %d%s", binary,
 		       (int)m->pid,
 		       have_st ? "" : " (and it cannot be read here)");
+}
+
+uint64_t vg_maps_file_vaddr(const struct vg_maps *m, const char *path,
+			    uint64_t off)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	bool have_st = stat(path, &st) == 0;
+	bool have_real = realpath(path, real) != NULL;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const struct vg_map *mp = &m->v[i];
+
+		if (mp->perms[2] == 'x' && off >= mp->offset &&
+		    off - mp->offset < mp->end - mp->start &&
+		    map_is_file(mp, &st, have_st, have_real ? real : NULL))
+			return mp->start + (off - mp->offset);
+	}
+	return 0;
 }
 
 int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,

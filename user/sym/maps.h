@@ -62,6 +62,13 @@ void vg_objects_free(struct vg_objects *o);
 int vg_maps_load_bias(const struct vg_maps *m, const char *binary,
 		      uint64_t *bias, struct vg_err *e);
 
+/* The run-time address of file offset off of the file at path: in the
+ * executable mapping of it that holds that offset, matched as
+ * vg_maps_load_bias matches (device and inode, or the real path); 0 when
+ * none does. */
+uint64_t vg_maps_file_vaddr(const struct vg_maps *m, const char *path,
+			    uint64_t off);
+
 /* The same from the pid alone, for `vigil attach -p PID`. */
 int vg_proc_load_bias(pid_t pid, const char *binary, uint64_t *bias,
 		      struct vg_err *e);
