@@ -91,6 +91,19 @@ if ! has_debug_regs; then
 	expect_no_out VIOLATION
 	skip debug_regs "$WHY"
 fi
+if ! has_sound_debug_regs; then
+	# the write after delete is still caught, its slice marked as maybe
+	# not real; the clean run's blocks, which operator delete writes
+	# into, could be reported again as written after delete
+	run_vigil run --watch-policy=evict specs/lib/cxx_use_after_delete.vigil -- "$TARGETS/cxxqueue" use-after-delete
+	pid=$(stopped_pid)
+	[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+	expect_rc 1
+	expect_stale
+	expect_out "write \*p @ size .*: 42 \(was [0-9]+\) at 0x[0-9a-f]+  deleted -> use_after_delete"
+	expect_out "the violation may not be real"
+	skip sound_debug_regs "$WHY"
+fi
 run_vigil run --watch-policy=evict specs/lib/cxx_use_after_delete.vigil -- "$TARGETS/cxxqueue" use-after-delete
 pid=$(stopped_pid)
 [ -n "$pid" ] && LEFT_PIDS+=("$pid")
