@@ -34,10 +34,10 @@ DEFAULT_TESTS="debug_regs doctor uaf uaf_tail uaf_repeat uaf_creq_quiet uaf_call
 	watch watch_slice lib_memerrs lib_realloc live_holds cxx_alloc
 	queue_overflow_stop queue_user_stop leak_check timeouts_exit
 	live_gdb_cmds checkpoint_restore live_restore agent_reactions view fork_exec"
-# the host's root over 9p with an overlay; the socket diagnostics CRIU asks
+# the host's root over 9p with an overlay; the socket diagnostics and tun CRIU asks
 # to dump a process (its "Diag module missing" otherwise)
 MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
-MODULES="$MODULES unix_diag inet_diag tcp_diag udp_diag netlink_diag af_packet_diag"
+MODULES="$MODULES unix_diag inet_diag tcp_diag udp_diag netlink_diag af_packet_diag tun"
 
 # ------------------------------------------------------------------ guest
 if [ "${1:-}" = --guest ]; then

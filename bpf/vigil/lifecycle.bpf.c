@@ -125,6 +125,12 @@ int BPF_PROG(vg_signal, int sig, struct kernel_siginfo *info,
 		fault(ctx, sig, info, tid);
 	if (ev_signal < 0)
 		return 0;
+	/* a SIGSTOP the kernel sent (SI_KERNEL: bpf_send_signal's, a probe
+	 * holding the thread for vigil, or a debugger's attach) is not the
+	 * program's signal; one kill(2) sent is (SI_USER) */
+	if (sig == 19 /* SIGSTOP */ &&
+	    BPF_CORE_READ(info, si_code) == 0x80 /* SI_KERNEL */)
+		return 0;
 	return vg_life_event(ev_signal, tid, &s);
 }
 

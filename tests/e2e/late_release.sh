@@ -13,14 +13,17 @@ for _ in $(seq 100); do releasing || break; sleep 0.1; done
 run_vigil run specs/queue_bounds.vigil -- "$TARGETS/queue"
 expect_rc 0
 # vigil has exited: what it held is held by vigil-release, not released
-pid=$(ps -C vigil-release -o pid=,stat= | awk '$2 !~ /^Z/ { print $1; exit }')
+# (one look at pid, state and command line: the holder may end any time
+# after, its command line then empty)
+snap=$(ps -C vigil-release -o pid=,stat=,args= | awk '$2 !~ /^Z/ { print; exit }')
+pid=$(echo "$snap" | awk '{ print $1 }')
 [ -n "$pid" ] || fail "no vigil-release holds the probes after vigil's exit"
+# its command line is not vigil's: `pgrep -f PROGRAM` must not find it
+[ "$(echo "$snap" | awk '{ $1 = ""; $2 = ""; print }' | sed 's/^ *//; s/ *$//')" = vigil-release ] ||
+	fail "vigil-release's command line: $snap"
 [ "$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status")" = 1 ] ||
 	fail "vigil-release is not reparented to init"
 ls -l "/proc/$pid/fd" | grep -q 'bpf-link\|bpf_link' || fail "vigil-release holds no BPF link"
-# its command line is not vigil's: `pgrep -f PROGRAM` must not find it
-[ "$(tr '\0' ' ' <"/proc/$pid/cmdline" | sed 's/ *$//')" = vigil-release ] ||
-	fail "vigil-release's command line: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
 # (its one pipe is vigil's word to let go)
 ls -l "/proc/$pid/fd" | grep -qE '/dev/|socket:|/tmp/' &&
 	fail "vigil-release holds descriptors other than BPF's and perf's: $(ls -l "/proc/$pid/fd")"
