@@ -35,7 +35,6 @@
 #include "sym/maps.h"
 #include "sym/symbolize.h"
 #include "report/report.h"
-#include "report/status.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "watchmatch/watchmatch.h"
@@ -654,7 +653,6 @@ static int loop(struct session *ss, struct vg_err *e)
 				kill(ss->pid, si.ssi_signo);
 			}
 		}
-		vg_session_live_tick(ss);
 		vg_features_tick(ss);
 		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
@@ -700,21 +698,17 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 {
 	struct session ss = { .spec = spec, .o = o, .pid = -1, .err = e };
 	struct vg_run_end end = { 0 };
-	struct vg_err se;
 	bool unit_stopped;
 	int rc = -1;
 
-	/* first: every module that keeps stderr (the reports, the probes'
-	 * warnings) must keep the stream that clears the status line; and
-	 * without one, vigil runs as it would off a terminal */
-	if (o->live && !(ss.status = vg_status_new(&se)))
-		fprintf(stderr, "vigil: no live view: %s\n", se.msg);
+	/* first: the features that come before every other module (the
+	 * status line takes stderr over) */
+	if (vg_features_prepare(&ss, e))
+		goto out;
 	/* --leak-check: vigil's own property holds the target at _exit
 	 * (before anything counts the spec's properties and events) */
-	if (vg_leaks_prepare(spec, o->leak_check, e)) {
-		vg_status_free(ss.status);
-		return -1;
-	}
+	if (vg_leaks_prepare(spec, o->leak_check, e))
+		goto out;
 	if (!(ss.procs = vg_follow_new())) {
 		vg_errf(e, "out of memory");
 		goto out;
@@ -778,7 +772,6 @@ out:
 				unit_stopped || ss.keep_stopped_at_end ||
 				vg_session_watch_stopped(&ss));
 	vg_session_watch_free(&ss);
-	vg_features_released(&ss, &end);	/* the probes are gone */
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;
 	vg_ckpt_run_free(ss.ckpt);
@@ -796,7 +789,9 @@ out:
 	vg_paths_free(ss.mapped, ss.nmapped);
 	free(ss.stack_on);
 	free(ss.kernel);
-	vg_status_free(ss.status);	/* stderr is the terminal's again */
+	/* the last call: the probes and every module are gone (the status
+	 * line gives stderr back) */
+	vg_features_released(&ss, &end);
 	vg_session_wait_gdb(&ss);	/* the gdb --interactive started */
 	if (ss.exec_gdb[0]) {
 		/* every probe is gone with vg_probe_close: hand the terminal
