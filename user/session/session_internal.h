@@ -226,6 +226,11 @@ void vg_hold_release(struct session *ss);
 /* At the end: nothing vigil stopped stays stopped unless asked. */
 void vg_hold_finish(struct session *ss);
 
+/* Monitoring is over (session_end.c): the stats, the final verdicts and
+ * summaries, a stopped target handed to gdb; the exit status for vigil
+ * (VG_EXIT_OK / VG_EXIT_VIOLATION). */
+int vg_session_finish(struct session *ss, bool exited, int code, int sig);
+
 /* The target's symbolizer, made at first use (session.c) */
 struct vg_symbolizer *vg_session_symbolizer(struct session *ss);
 
