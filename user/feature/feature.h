@@ -58,10 +58,19 @@ struct vg_run_end {
 struct vg_feature {
 	const char *name;
 	const struct vg_feature_opt *opts;	/* ends with a NULL name */
+	/* First of all, before the run opens anything: of the run only its
+	 * spec and options are known (vg_run_spec, vg_run_option,
+	 * vg_run_quiet, vg_run_live). For what must come before every other
+	 * module: the status line takes stderr over here, as the modules
+	 * keep the stderr they are given. *state as it leaves it is start's
+	 * (and, left NULL, the feature gets no other call but start); -1
+	 * with e set ends the run. */
+	int (*prepare)(struct vg_run *run, void **state, struct vg_err *e);
 	/* The run is planned and its probes installed; the target has not
-	 * run a monitored instruction yet. A feature the options do not
-	 * ask for leaves *state NULL and gets no other call. -1 with e set
-	 * ends the run before it starts. */
+	 * run a monitored instruction yet. *state is what prepare left
+	 * (NULL without one). A feature the options do not ask for leaves
+	 * *state NULL and gets no other call. -1 with e set ends the run
+	 * before it starts. */
 	int (*start)(struct vg_run *run, void **state, struct vg_err *e);
 	/* a slice moved from state `from` to s->state (either tier); run:
 	 * whose spec s->prop indexes (the session's, or a property loaded
@@ -83,13 +92,18 @@ struct vg_feature {
 	 * *data (JSON, or NULL) the reply; -1 refused, e saying why */
 	int (*ctl)(void *state, const char *cmd, json_t *args, char **text,
 		   json_t **data, struct vg_err *e);
+	/* gdb takes the terminal, for good (--interactive, or the live
+	 * session a `gdb` reaction opens): nothing is drawn on it from now
+	 * on */
+	void (*gdb_terminal)(void *state);
 	/* part (vg_run_part) is gone: `vigil unload` of a loaded set */
 	void (*part_end)(void *state, const struct vg_run *part);
 	/* the run ended (its verdicts and ERROR SUMMARY are out), the probes
 	 * still in: what reads the run reads it last here */
 	void (*end)(void *state, const struct vg_run_end *end);
-	/* the probes are gone and the target as the run left it: the last
-	 * call, which frees the state (NULL: end frees it) */
+	/* the probes are gone, and every module of the run with them, and
+	 * the target as the run left it: the last call, which frees the
+	 * state (NULL: end frees it) */
 	void (*released)(void *state, const struct vg_run_end *end);
 };
 
@@ -100,6 +114,9 @@ const char *vg_run_exe(const struct vg_run *r);
 /* the agent's name for the session (its config file), "" outside it */
 const char *vg_run_unit(const struct vg_run *r);
 bool vg_run_quiet(const struct vg_run *r);
+/* a person watches the run: stderr is a terminal it may draw a status
+ * line on (not --quiet, no JSON lines on the same terminal) */
+bool vg_run_live(const struct vg_run *r);
 /* the target is left stopped by a reaction now */
 bool vg_run_target_stopped(const struct vg_run *r);
 /* Option NAME of the feature, as the command line gave it: its argument,

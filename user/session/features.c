@@ -12,10 +12,12 @@
 #include "monitor/monitor.h"
 #include "feature/feature.h"
 #include "sinks/sinks.h"
+#include "status/status.h"
 #include "view/view_feature.h"
 #include "webhook/webhook.h"
 
 static const struct vg_feature *const all[] = {
+	&vg_status_feature,	/* first: it takes stderr over */
 	&vg_sinks_feature,
 	&vg_view_feature,
 	&vg_webhook_feature,
@@ -57,6 +59,11 @@ const char *vg_run_unit(const struct vg_run *r)
 bool vg_run_quiet(const struct vg_run *r)
 {
 	return S(r)->o->quiet;
+}
+
+bool vg_run_live(const struct vg_run *r)
+{
+	return S(r)->o->live;
 }
 
 bool vg_run_target_stopped(const struct vg_run *r)
@@ -174,10 +181,20 @@ uint64_t vg_run_transition_hits(const struct vg_run *r, int t)
 	return vg_probe_trans_hits(S(r)->probe, t);
 }
 
-int vg_features_start(struct session *ss, struct vg_err *e)
+int vg_features_prepare(struct session *ss, struct vg_err *e)
 {
 	if (!(ss->feature_state = calloc(NFEAT, sizeof(void *))))
 		return vg_errf(e, "out of memory");
+	for (int i = 0; i < NFEAT; i++)
+		if (all[i]->prepare &&
+		    all[i]->prepare((struct vg_run *)ss, &ss->feature_state[i],
+				    e))
+			return -1;
+	return 0;
+}
+
+int vg_features_start(struct session *ss, struct vg_err *e)
+{
 	for (int i = 0; i < NFEAT; i++)
 		if (all[i]->start &&
 		    all[i]->start((struct vg_run *)ss, &ss->feature_state[i], e))
@@ -218,6 +235,13 @@ void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
 		if (all[i]->checkpoint)
 			all[i]->checkpoint(ss->feature_state[i], of, dir,
 					   reason, what, why);
+}
+
+void vg_features_gdb_terminal(struct session *ss)
+{
+	for (int i = -1; next(ss, &i);)
+		if (all[i]->gdb_terminal)
+			all[i]->gdb_terminal(ss->feature_state[i]);
 }
 
 void vg_features_share(struct session *ss, struct session *unit)

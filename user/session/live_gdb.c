@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "proc/proc.h"
-#include "report/status.h"
 
 int vg_session_join_gdb(struct session *ss, struct vg_err *e)
 {
@@ -30,9 +29,8 @@ int vg_session_join_gdb(struct session *ss, struct vg_err *e)
 		fflush(stderr);
 		return 0;
 	}
-	/* the terminal is gdb's now: no status line redrawn over it (the
-	 * stream stays: the reports write through it) */
-	vg_status_hide(ss->status);
+	/* the terminal is gdb's now: nothing drawn over it */
+	vg_features_gdb_terminal(ss);
 	fflush(NULL);
 	if ((pid = fork()) < 0)
 		return vg_errf(e, "starting gdb: %s", strerror(errno));

@@ -14,7 +14,6 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "act/gdb.h"
 #include "act/scenario.h"
 #include "follow/follow.h"
 #include "ckpt/ckpt.h"
@@ -23,7 +22,6 @@
 #include "feature/feature.h"
 #include "probe/debugregs.h"
 #include "probe/probe.h"
-#include "probe/returns.h"
 #include "probe/rewind.h"
 #include "proc/guard.h"
 #include "proc/proc.h"
@@ -35,12 +33,10 @@
 #include "sym/maps.h"
 #include "sym/symbolize.h"
 #include "report/report.h"
-#include "report/status.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "watchmatch/watchmatch.h"
 #include "plan/plan.h"
-#include "probe/jmp_stop.h"
 #include "watchset/watchset.h"
 #include "symval.h"
 #include "watch_hooks.h"
@@ -357,118 +353,6 @@ out:
 	return rc;
 }
 
-static int finish(struct session *ss, bool exited, int code, int sig)
-{
-	struct vg_run_stats st = { .exit_code = code, .exit_signal = sig,
-				   .target_exited = exited };
-	int n = ss->spec->nevents;
-	uint64_t unfollowed, stacks_lost;
-	char gdb[4200];
-
-	vg_session_mirror_kslices(ss);
-	st.hits = calloc(n + 1, sizeof(uint64_t));
-	st.lost_per_event = calloc(n + 1, sizeof(uint64_t));
-	for (int i = 0; st.hits && st.lost_per_event && i < n; i++) {
-		/* (the loader's rendezvous is vigil's, not the spec's) */
-		if (ss->spec->events[i].maps_sync)
-			continue;
-		vg_probe_counts(ss->probe, i, &st.hits[i],
-				&st.lost_per_event[i]);
-		st.lost += st.lost_per_event[i];
-	}
-	/* events: what the probes saw; records: what reached user space
-	 * (fewer in the kernel tier, which keeps quiet events to itself) */
-	st.records = ss->events;
-	for (int i = 0; st.hits && i < n; i++)
-		st.events += st.hits[i];
-	st.kfull = vg_probe_counter(ss->probe, VG_CNT_KFULL);
-	st.kbusy = vg_probe_counter(ss->probe, VG_CNT_KBUSY);
-	st.capfaults = vg_probe_counter(ss->probe, VG_CNT_CAPFAULT);
-	vg_follow_counts(ss->procs, &st.forks, &st.execs);
-	unfollowed = vg_probe_counter(ss->probe, VG_CNT_UNFOLLOWED);
-	stacks_lost = vg_probe_counter(ss->probe, VG_CNT_STACK_LOST);
-	if (unfollowed)
-		fprintf(stderr, "vigil: %llu forked processes were not followed (too many at once, or their fork records were lost): their calls are not monitored\n",
-			(unsigned long long)unfollowed);
-	if (stacks_lost)
-		fprintf(stderr, "vigil: %llu call stacks were lost (more distinct stacks than vigil keeps, or the ring buffer full): the evidence of their events has none\n",
-			(unsigned long long)stacks_lost);
-	if (getenv("VIGIL_DEBUG"))
-		fprintf(stderr, "vigil: debug: %llu call stacks sent outside the stack map\n",
-			(unsigned long long)vg_probe_counter(ss->probe,
-							     VG_CNT_STACK_SPILLED));
-	if (st.lost)
-		for (int i = 0; i < ss->spec->nprops; i++)
-			vg_monitor_mark_inconclusive(ss->mon, i);
-	vg_report_set_evidence(ss->report, ss->evidence);
-	vg_report_final(ss->report, ss->mon, 0);
-	vg_session_watch_finish(ss);	/* its processes, and its counts */
-	for (int i = 0; i < vg_follow_count(ss->procs); i++) {	/* --follow-fork */
-		struct vg_kid *k = vg_follow_at(ss->procs, i);
-
-		vg_report_set_evidence(ss->report, k->evidence);
-		vg_report_final(ss->report, k->mon, (uint32_t)k->pid);
-	}
-	vg_load_final(ss);	/* vigil load's, before the last summary */
-	vg_leaks_end(ss->leaks, exited, sig);
-	vg_report_stats(ss->report, ss->mon, &st);
-	vg_dyn_finish(ss->dyn);
-	vg_watchset_finish(ss->ws, stderr);
-	vg_hold_finish(ss);
-	free(st.hits);
-	free(st.lost_per_event);
-
-	vg_ckpt_run_summary(ss->ckpt, stderr);
-	/* (a failed restore left nothing to debug: said above); a loaded
-	 * property's stop is handed over as the session's own */
-	struct vg_scenario *stop_sc = vg_scenario_target_stopped(ss->sc)
-				      ? ss->sc : vg_load_stopped(ss);
-	const char *restored_from;
-	bool restored = vg_ckpt_run_restored(ss->ckpt, &restored_from);
-
-	if (!exited && stop_sc && !(restored && !restored_from[0])) {
-		const char *why;
-		pid_t tid = vg_scenario_stop_tid(stop_sc, &why);
-		pid_t spid = vg_scenario_stop_pid(stop_sc);
-		struct vg_err ge = { 0 };
-
-		uint64_t step_to = 0;
-
-		if (!vg_probe_rewound(ss->probe, tid ? tid : spid, &step_to))
-			step_to = 0;
-		/* its probes go with vigil: gdb's bt and finish get the
-		 * real callers of functions with a pending return probe */
-		vg_returns_mend(ss->probe, spid, true);
-		struct vg_gdb_pc_mend mend[VG_GDB_MAX_MENDS];
-		int nmend = step_to || !ss->stop_event ? 0 :
-			vg_jmp_stop_mends(ss->probe, spid, ss->stop_event - 1,
-					  mend, VG_GDB_MAX_MENDS);
-
-		if (vg_gdb_prepare_mend(spid, tid ? tid : spid, why, step_to,
-					mend, nmend, gdb, sizeof(gdb), &ge))
-			fprintf(stderr, "vigil: %s\n", ge.msg);
-		else if (restored)
-			fprintf(stderr,
-				"vigil: target pid %d is restored from %s and left stopped there. Debug it with:\n  %s\n",
-				ss->pid, restored_from, gdb);
-		else
-			fprintf(stderr,
-				"vigil: target pid %d is left stopped at the violation. Debug it with:\n  %s\n",
-				spid, gdb);
-		if (!ge.msg[0] && vg_scenario_want_gdb(stop_sc)) {
-			if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
-				snprintf(ss->exec_gdb, sizeof(ss->exec_gdb),
-					 "%s", gdb);
-			else
-				fprintf(stderr, "vigil: not on a terminal: gdb not started\n");
-		}
-	}
-	/* every error the ERROR SUMMARY counted, a leak at the end as much
-	 * as a violation during the run: `vigil run ... && echo clean` */
-	return vg_scenario_violated(ss->sc) || vg_load_violated(ss) ||
-	       vg_report_errors(ss->report) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
-}
-
 /* Has the target exited? A child we started is reaped for its status; a
  * process we attached to is not ours to reap, so its pidfd tells. */
 static bool target_gone(struct session *ss, int pidfd, int *code, int *sig)
@@ -654,7 +538,6 @@ static int loop(struct session *ss, struct vg_err *e)
 				kill(ss->pid, si.ssi_signo);
 			}
 		}
-		vg_session_live_tick(ss);
 		vg_features_tick(ss);
 		if (!exited && pidfd >= 0 && target_gone(ss, pidfd, &code, &sig)) {
 			exited = true;
@@ -676,7 +559,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	}
 done:
 	ss->target_exited = exited;
-	rc = finish(ss, exited, code, sig);
+	rc = vg_session_finish(ss, exited, code, sig);
 	vg_session_gdb_stays(ss);
 out:
 	vg_live_close(ss);
@@ -700,21 +583,17 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 {
 	struct session ss = { .spec = spec, .o = o, .pid = -1, .err = e };
 	struct vg_run_end end = { 0 };
-	struct vg_err se;
 	bool unit_stopped;
 	int rc = -1;
 
-	/* first: every module that keeps stderr (the reports, the probes'
-	 * warnings) must keep the stream that clears the status line; and
-	 * without one, vigil runs as it would off a terminal */
-	if (o->live && !(ss.status = vg_status_new(&se)))
-		fprintf(stderr, "vigil: no live view: %s\n", se.msg);
+	/* first: the features that come before every other module (the
+	 * status line takes stderr over) */
+	if (vg_features_prepare(&ss, e))
+		goto out;
 	/* --leak-check: vigil's own property holds the target at _exit
 	 * (before anything counts the spec's properties and events) */
-	if (vg_leaks_prepare(spec, o->leak_check, e)) {
-		vg_status_free(ss.status);
-		return -1;
-	}
+	if (vg_leaks_prepare(spec, o->leak_check, e))
+		goto out;
 	if (!(ss.procs = vg_follow_new())) {
 		vg_errf(e, "out of memory");
 		goto out;
@@ -778,7 +657,6 @@ out:
 				unit_stopped || ss.keep_stopped_at_end ||
 				vg_session_watch_stopped(&ss));
 	vg_session_watch_free(&ss);
-	vg_features_released(&ss, &end);	/* the probes are gone */
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;
 	vg_ckpt_run_free(ss.ckpt);
@@ -796,7 +674,9 @@ out:
 	vg_paths_free(ss.mapped, ss.nmapped);
 	free(ss.stack_on);
 	free(ss.kernel);
-	vg_status_free(ss.status);	/* stderr is the terminal's again */
+	/* the last call: the probes and every module are gone (the status
+	 * line gives stderr back) */
+	vg_features_released(&ss, &end);
 	vg_session_wait_gdb(&ss);	/* the gdb --interactive started */
 	if (ss.exec_gdb[0]) {
 		/* every probe is gone with vg_probe_close: hand the terminal

@@ -50,7 +50,7 @@ struct vg_session_opts {
 	size_t nlibs;
 	bool quiet;			/* --quiet */
 	/* a status line on stderr, which is a terminal, and SIGUSR1's dump
-	 * goes there too (user/report/status.h) */
+	 * goes there too (user/status/status.h) */
 	bool live;
 	/* --interactive: stops go to a gdb that joins the live session
 	 * (user/session/live.h) instead of ending it */

@@ -23,7 +23,6 @@ struct vg_mon_event;
 struct vg_guard;
 struct vg_monitor;
 struct vg_watchset;
-struct vg_status;
 struct vg_live;
 struct vg_load;
 struct vg_follow;
@@ -86,10 +85,6 @@ struct session {
 	int stop_event;			/* 1 + the event of the kernel tier's
 					 * last stop not sent back to its call
 					 * (0: none), for probe/jmp_stop.h */
-	/* the live view (session_live.c): the status line, or NULL; the
-	 * probes' event count and time at the last redraw */
-	struct vg_status *status;
-	uint64_t live_events, live_ns;
 	bool target_exited;		/* the loop saw it exit */
 	/* the control channel, `vigil break`, --interactive (live.c) */
 	struct vg_live *live;
@@ -116,6 +111,8 @@ struct session {
 
 /* The features' hooks, called by the core (features.c) */
 struct vg_run_end;
+/* first of all, before the run opens anything */
+int vg_features_prepare(struct session *ss, struct vg_err *e);
 int vg_features_start(struct session *ss, struct vg_err *e);
 void vg_features_share(struct session *ss, struct session *unit);
 void vg_features_transition(struct session *ss, const struct vg_slice_view *s,
@@ -124,11 +121,13 @@ void vg_features_tick(struct session *ss);
 void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
 			    const char *reason, const char *what,
 			    const char *why);
+/* gdb takes the terminal (live_gdb.c) */
+void vg_features_gdb_terminal(struct session *ss);
 int vg_features_ctl(struct session *ss, const char *cmd, json_t *args,
 		    char **text, json_t **data, struct vg_err *e);
 void vg_features_end(struct session *ss, const struct vg_run_end *end);
-/* after the probes are gone: the features that asked for it
- * (released), then their states are freed */
+/* the last call, every module of the run gone: the features that asked
+ * for it (released), then their states are freed */
 void vg_features_released(struct session *ss, const struct vg_run_end *end);
 
 /* The monitor hooks and the evidence's stack source (session.c). */
@@ -227,17 +226,20 @@ void vg_hold_release(struct session *ss);
 /* At the end: nothing vigil stopped stays stopped unless asked. */
 void vg_hold_finish(struct session *ss);
 
+/* Monitoring is over (session_end.c): the stats, the final verdicts and
+ * summaries, a stopped target handed to gdb; the exit status for vigil
+ * (VG_EXIT_OK / VG_EXIT_VIOLATION). */
+int vg_session_finish(struct session *ss, bool exited, int code, int sig);
+
 /* The target's symbolizer, made at first use (session.c) */
 struct vg_symbolizer *vg_session_symbolizer(struct session *ss);
 
-/* --- the live view (session_live.c) --- */
+/* --- the monitor as it is now (session_dump.c) --- */
 
 /* What the probes saw so far, all events together: hits, and records
  * lost (the ring buffer was full). */
 void vg_session_event_totals(const struct session *ss, uint64_t *events,
 			     uint64_t *lost);
-/* A wake-up of the loop: redraw the status line when one is due. */
-void vg_session_live_tick(struct session *ss);
 /* SIGUSR1: the whole monitor state on stderr. */
 void vg_session_dump(struct session *ss);
 

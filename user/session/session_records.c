@@ -34,7 +34,6 @@
 #include "sym/maps.h"
 #include "sym/symbolize.h"
 #include "report/report.h"
-#include "report/status.h"
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "plan/plan.h"

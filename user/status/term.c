@@ -1,6 +1,6 @@
 /* The status line, and the stderr stream that clears it before writing
- * (status.h). */
-#include "status.h"
+ * (term.h). */
+#include "term.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* The live view's status line: the last line of the terminal while vigil
+/* The status line on the terminal (private to user/status/, whose
+ * status.c writes its figures): the last line of the terminal while vigil
  * runs, redrawn in place (carriage return, clear to the end of the line)
  * at most 4 times a second.
  *
@@ -7,8 +8,8 @@
  * lives, `stderr` is a stream that clears the status line before it
  * writes, and the next redraw puts the line back under what was written.
  * Lines never mix, and no module needs to know about the status. */
-#ifndef VIGIL_STATUS_H
-#define VIGIL_STATUS_H
+#ifndef VIGIL_STATUS_TERM_H
+#define VIGIL_STATUS_TERM_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,0 +1,138 @@
+/* The end of a run (vg_session_finish, called by the loop in session.c
+ * once monitoring is over): the probes' counts and the run's stats, the
+ * final verdicts of every monitor (the target's, followed processes',
+ * vigil load's), the leak check's and the watchpoints' last words, the
+ * checkpoints' summary, and a target left stopped at a violation handed
+ * to gdb (its command printed, or run in vigil's place when a `gdb`
+ * reaction asked and vigil is on a terminal). */
+#include "session_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "act/gdb.h"
+#include "act/scenario.h"
+#include "ckpt/ckpt.h"
+#include "dynamic/dynamic.h"
+#include "follow/follow.h"
+#include "leaks/leaks.h"
+#include "live_load.h"
+#include "monitor/monitor.h"
+#include "probe/jmp_stop.h"
+#include "probe/probe.h"
+#include "probe/returns.h"
+#include "report/report.h"
+#include "watchset/watchset.h"
+
+int vg_session_finish(struct session *ss, bool exited, int code, int sig)
+{
+	struct vg_run_stats st = { .exit_code = code, .exit_signal = sig,
+				   .target_exited = exited };
+	int n = ss->spec->nevents;
+	uint64_t unfollowed, stacks_lost;
+	char gdb[4200];
+
+	vg_session_mirror_kslices(ss);
+	st.hits = calloc(n + 1, sizeof(uint64_t));
+	st.lost_per_event = calloc(n + 1, sizeof(uint64_t));
+	for (int i = 0; st.hits && st.lost_per_event && i < n; i++) {
+		/* (the loader's rendezvous is vigil's, not the spec's) */
+		if (ss->spec->events[i].maps_sync)
+			continue;
+		vg_probe_counts(ss->probe, i, &st.hits[i],
+				&st.lost_per_event[i]);
+		st.lost += st.lost_per_event[i];
+	}
+	/* events: what the probes saw; records: what reached user space
+	 * (fewer in the kernel tier, which keeps quiet events to itself) */
+	st.records = ss->events;
+	for (int i = 0; st.hits && i < n; i++)
+		st.events += st.hits[i];
+	st.kfull = vg_probe_counter(ss->probe, VG_CNT_KFULL);
+	st.kbusy = vg_probe_counter(ss->probe, VG_CNT_KBUSY);
+	st.capfaults = vg_probe_counter(ss->probe, VG_CNT_CAPFAULT);
+	vg_follow_counts(ss->procs, &st.forks, &st.execs);
+	unfollowed = vg_probe_counter(ss->probe, VG_CNT_UNFOLLOWED);
+	stacks_lost = vg_probe_counter(ss->probe, VG_CNT_STACK_LOST);
+	if (unfollowed)
+		fprintf(stderr, "vigil: %llu forked processes were not followed (too many at once, or their fork records were lost): their calls are not monitored\n",
+			(unsigned long long)unfollowed);
+	if (stacks_lost)
+		fprintf(stderr, "vigil: %llu call stacks were lost (more distinct stacks than vigil keeps, or the ring buffer full): the evidence of their events has none\n",
+			(unsigned long long)stacks_lost);
+	if (getenv("VIGIL_DEBUG"))
+		fprintf(stderr, "vigil: debug: %llu call stacks sent outside the stack map\n",
+			(unsigned long long)vg_probe_counter(ss->probe,
+							     VG_CNT_STACK_SPILLED));
+	if (st.lost)
+		for (int i = 0; i < ss->spec->nprops; i++)
+			vg_monitor_mark_inconclusive(ss->mon, i);
+	vg_report_set_evidence(ss->report, ss->evidence);
+	vg_report_final(ss->report, ss->mon, 0);
+	vg_session_watch_finish(ss);	/* its processes, and its counts */
+	for (int i = 0; i < vg_follow_count(ss->procs); i++) {	/* --follow-fork */
+		struct vg_kid *k = vg_follow_at(ss->procs, i);
+
+		vg_report_set_evidence(ss->report, k->evidence);
+		vg_report_final(ss->report, k->mon, (uint32_t)k->pid);
+	}
+	vg_load_final(ss);	/* vigil load's, before the last summary */
+	vg_leaks_end(ss->leaks, exited, sig);
+	vg_report_stats(ss->report, ss->mon, &st);
+	vg_dyn_finish(ss->dyn);
+	vg_watchset_finish(ss->ws, stderr);
+	vg_hold_finish(ss);
+	free(st.hits);
+	free(st.lost_per_event);
+
+	vg_ckpt_run_summary(ss->ckpt, stderr);
+	/* (a failed restore left nothing to debug: said above); a loaded
+	 * property's stop is handed over as the session's own */
+	struct vg_scenario *stop_sc = vg_scenario_target_stopped(ss->sc)
+				      ? ss->sc : vg_load_stopped(ss);
+	const char *restored_from;
+	bool restored = vg_ckpt_run_restored(ss->ckpt, &restored_from);
+
+	if (!exited && stop_sc && !(restored && !restored_from[0])) {
+		const char *why;
+		pid_t tid = vg_scenario_stop_tid(stop_sc, &why);
+		pid_t spid = vg_scenario_stop_pid(stop_sc);
+		struct vg_err ge = { 0 };
+
+		uint64_t step_to = 0;
+
+		if (!vg_probe_rewound(ss->probe, tid ? tid : spid, &step_to))
+			step_to = 0;
+		/* its probes go with vigil: gdb's bt and finish get the
+		 * real callers of functions with a pending return probe */
+		vg_returns_mend(ss->probe, spid, true);
+		struct vg_gdb_pc_mend mend[VG_GDB_MAX_MENDS];
+		int nmend = step_to || !ss->stop_event ? 0 :
+			vg_jmp_stop_mends(ss->probe, spid, ss->stop_event - 1,
+					  mend, VG_GDB_MAX_MENDS);
+
+		if (vg_gdb_prepare_mend(spid, tid ? tid : spid, why, step_to,
+					mend, nmend, gdb, sizeof(gdb), &ge))
+			fprintf(stderr, "vigil: %s\n", ge.msg);
+		else if (restored)
+			fprintf(stderr,
+				"vigil: target pid %d is restored from %s and left stopped there. Debug it with:\n  %s\n",
+				ss->pid, restored_from, gdb);
+		else
+			fprintf(stderr,
+				"vigil: target pid %d is left stopped at the violation. Debug it with:\n  %s\n",
+				spid, gdb);
+		if (!ge.msg[0] && vg_scenario_want_gdb(stop_sc)) {
+			if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
+				snprintf(ss->exec_gdb, sizeof(ss->exec_gdb),
+					 "%s", gdb);
+			else
+				fprintf(stderr, "vigil: not on a terminal: gdb not started\n");
+		}
+	}
+	/* every error the ERROR SUMMARY counted, a leak at the end as much
+	 * as a violation during the run: `vigil run ... && echo clean` */
+	return vg_scenario_violated(ss->sc) || vg_load_violated(ss) ||
+	       vg_report_errors(ss->report) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
+}
