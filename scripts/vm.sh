@@ -33,11 +33,12 @@ BUILD=${BUILD:-build}
 DEFAULT_TESTS="debug_regs doctor uaf uaf_tail uaf_repeat uaf_creq_quiet uaf_calls
 	watch watch_slice lib_memerrs lib_realloc live_holds cxx_alloc
 	queue_overflow_stop queue_user_stop leak_check timeouts_exit
-	live_gdb_cmds checkpoint_restore live_restore agent_reactions view fork_exec"
-# the host's root over 9p with an overlay; the socket diagnostics and tun CRIU asks
-# to dump a process (its "Diag module missing" otherwise)
+	live_gdb_cmds checkpoint_restore live_restore agent_reactions live_view fork_exec"
+# the host's root over 9p with an overlay; what `criu check` asks for
+# before it dumps a process: the socket diagnostics, tun, veth (nf_tables
+# it can do without)
 MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p overlay"
-MODULES="$MODULES unix_diag inet_diag tcp_diag udp_diag netlink_diag af_packet_diag tun"
+MODULES="$MODULES unix_diag inet_diag tcp_diag udp_diag netlink_diag af_packet_diag tun veth"
 
 # ------------------------------------------------------------------ guest
 if [ "${1:-}" = --guest ]; then
@@ -94,22 +95,39 @@ vmlinuz=$VM/kernel/boot/vmlinuz-$kver
 
 # the initramfs: busybox, the modules for virtio 9p and overlay, /init
 cp /bin/busybox "$VM/initramfs/bin/busybox"
-for m in $MODULES; do
-	f=$(find "$VM/kernel/lib/modules/$kver" -name "$m.ko*" | head -1)
-	[ -n "$f" ] || die "module $m not in $deb"
+# each module after those it needs (its .modinfo's depends=; the package
+# has no modules.dep, which its postinst makes), decompressed; LOAD: the
+# order the guest loads them in
+LOAD=
+add_module() {
+	local m=$1 f d deps
+	case " $LOAD " in *" $m "*) return 0 ;; esac
+	f=$(find "$VM/kernel/lib/modules/$kver" \( -name "$m.ko*" -o -name "${m//_/-}.ko*" \) | head -1)
+	if [ -z "$f" ]; then	# built in: nothing to load
+		grep -qE "/($m|${m//_/-})\.ko\$" "$VM/kernel/lib/modules/$kver/modules.builtin" && return 0
+		die "module $m not in $deb"
+	fi
 	case "$f" in
-	*.xz) xz -dc "$f" >"$VM/initramfs/mod/$m.ko" ;;
-	*.zst) zstd -qdc "$f" >"$VM/initramfs/mod/$m.ko" ;;
-	*) cp "$f" "$VM/initramfs/mod/$m.ko" ;;
+	*.xz) xz -dc "$f" >"$VM/mod.ko" ;;
+	*.zst) zstd -qdc "$f" >"$VM/mod.ko" ;;
+	*) cp "$f" "$VM/mod.ko" ;;
 	esac
-done
+	objcopy -O binary --only-section=.modinfo "$VM/mod.ko" "$VM/modinfo" ||
+		die "cannot read $f's .modinfo"
+	mv "$VM/mod.ko" "$VM/initramfs/mod/$m.ko"
+	deps=$(tr '\0' '\n' <"$VM/modinfo" | sed -n 's/^depends=//p' | tr , ' ')
+	for d in $deps; do add_module "$d"; done
+	LOAD="$LOAD $m"
+}
+for m in $MODULES; do add_module "$m"; done
+rm -f "$VM/modinfo"
 cat >"$VM/initramfs/init" <<EOF
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-for m in $MODULES; do insmod /mod/\$m.ko || echo "vm: insmod \$m failed"; done
+for m in $LOAD; do insmod /mod/\$m.ko || echo "vm: insmod \$m failed"; done
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /host ||
 	{ echo "vm: cannot mount the host's root"; poweroff -f; }
 mount -t tmpfs -o mode=755 rw /rw
