@@ -22,8 +22,17 @@ expect_out "queue_bounds: kernel tier"
 expect_out "VIOLATION of queue_bounds"
 expect_out "checkpoint $TMP/ck/ck-[0-9]+ \(queue_bounds entered ready, after [0-9]+ events\)"
 # the first `ready` comes at the return of queue_new: a thread in the
-# uretprobe trampoline cannot be restored, that checkpoint waits
-expect_out "checkpoint deferred: thread [0-9]+ is returning from a probed function \(queue_bounds entered ready\)"
+# uretprobe trampoline cannot be restored, that checkpoint waits. Only a
+# kernel whose return probes trap by a system call (sys_uretprobe, 6.11:
+# its own symbol table says) stops the thread inside the trampoline;
+# before it (Debian 12's 6.1) the return address is back in place when
+# the stop takes effect, and the first checkpoint is taken at once.
+if grep -q ' __x64_sys_uretprobe$' /proc/kallsyms; then
+	expect_out "checkpoint deferred: thread [0-9]+ is returning from a probed function \(queue_bounds entered ready\)"
+else
+	expect_no_out "checkpoint deferred"
+	expect_out "checkpoint $TMP/ck/ck-0001 \(queue_bounds entered ready, after 1 events\)"
+fi
 [ -n "$pid" ] || fail "no restored pid printed"
 sleep 0.2
 [ "$(proc_state "$pid")" = T ] || fail "restored target $pid is in state '$(proc_state "$pid")', not T"
