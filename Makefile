@@ -168,7 +168,7 @@ test: setup
 		bash tests/run.sh
 
 # make test-vm [VM_TESTS="uaf queue_overflow_stop ..."]: tests/e2e scripts
-# inside a QEMU guest (software-emulated, one CPU) booted on Debian 12's
+# inside a QEMU guest (software-emulated, two CPUs) booted on Debian 12's
 # own kernel, 6.1, with this checkout shared read-only (scripts/vm.sh;
 # scripts/setup.sh --vm fetches QEMU, busybox and the kernel package)
 test-vm: all

@@ -61,7 +61,7 @@ if [ "${1:-}" = --guest ]; then
 fi
 
 # ------------------------------------------------------------------ host
-SMP=1
+SMP=2	# the guest runs the tests as the host would: two CPUs
 MEM=4G
 CMD=
 while [ $# -gt 0 ]; do
@@ -143,7 +143,8 @@ mount -t devtmpfs dev \$n/dev
 mkdir -p \$n/dev/pts \$n/dev/shm
 mount -t devpts devpts \$n/dev/pts
 mount -t tmpfs tmpfs \$n/dev/shm
-mount -t tmpfs tmpfs \$n/tmp
+# (no tmpfs on /tmp: the overlay's upper is one already, and a checkout
+# under /tmp would be hidden)
 mount -t tmpfs tmpfs \$n/run
 mount -t debugfs debugfs \$n/sys/kernel/debug
 mount -t tracefs tracefs \$n/sys/kernel/tracing

@@ -96,14 +96,21 @@ static void *check_thread(void *arg)
 
 enum vg_regs vg_debug_regs_check(char *why, size_t len)
 {
+	static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 	struct check c = { .got = VG_REGS_UNKNOWN };
 	pthread_t t;
+	int rc;
 
-	if (pthread_create(&t, NULL, check_thread, &c)) {
+	/* (the watched page is one for the process) */
+	pthread_mutex_lock(&one_at_a_time);
+	rc = pthread_create(&t, NULL, check_thread, &c);
+	if (!rc)
+		pthread_join(t, NULL);
+	pthread_mutex_unlock(&one_at_a_time);
+	if (rc) {
 		snprintf(why, len, "could not start the check's thread");
 		return VG_REGS_UNKNOWN;
 	}
-	pthread_join(t, NULL);
 	if (c.got == VG_REGS_FIRE)
 		snprintf(why, len, "checked: a watched variable's %d writes counted %llu",
 			 WRITES, (unsigned long long)c.hits);
