@@ -31,11 +31,6 @@ enum vg_regs {
 enum vg_regs vg_debug_regs(void);
 /* The check itself, never cached (vigil doctor); why says what it saw */
 enum vg_regs vg_debug_regs_check(char *why, size_t len);
-/* the registers fire (VG_REGS_FIRE or VG_REGS_STALE) */
-static inline bool vg_debug_regs_fire(enum vg_regs r)
-{
-	return r == VG_REGS_FIRE || r == VG_REGS_STALE;
-}
 /* how the check found out, for the messages that say so */
 #define VG_NO_REGS_WHY "checked: a write to a watched variable was not seen"
 #define VG_STALE_REGS_WHY "checked: a single step after the writes to a watched variable counted a hit"

@@ -13,6 +13,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include "util/err.h"
@@ -24,6 +26,13 @@ struct vg_proc_where {
 				 * the v1 name=systemd one; "" unknown */
 	bool other_root;	/* its root is not vigil's */
 };
+
+/* stat's st_dev as the kernel encodes a superblock's s_dev, which its
+ * exec records and BPF programs give: major << 20 | minor */
+static inline uint32_t vg_kernel_dev(dev_t d)
+{
+	return major(d) << 20 | minor(d);
+}
 
 /* Read now, while pid lives (/proc/PID/status, cgroup, root). */
 int vg_proc_where(pid_t pid, struct vg_proc_where *out, struct vg_err *e);

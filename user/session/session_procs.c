@@ -16,6 +16,7 @@
 #include "ckpt/ckpt.h"
 #include "monitor/monitor.h"
 #include "proc/guard.h"
+#include "proc/procinfo.h"
 #include "report/evidence.h"
 #include "report/report.h"
 #include "live_load.h"
@@ -175,6 +176,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	char path[sizeof(p->path)];
 	struct stat st;
 	bool same;
+	int prog;
 
 	if (ss->watch_root)	/* a vigil load unit in vigil watch */
 		return vg_watch_unit_process(ss, p);
@@ -246,11 +248,10 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	/* the same file as the program the probes are on? (the path may be
 	 * /proc/self/exe, or a link) The kernel's numbers of the run's own
 	 * exec where there was one; else stat's */
-	same = vg_follow_is_program(ss->procs, p->ino, p->dev) == 1 ||
-	       (vg_follow_is_program(ss->procs, p->ino, p->dev) < 0 &&
-		!stat(ss->exe, &st) && st.st_ino == p->ino &&
-		major(st.st_dev) == p->dev >> 20 &&
-		minor(st.st_dev) == (p->dev & 0xfffff));
+	prog = vg_follow_is_program(ss->procs, p->ino, p->dev);
+	same = prog == 1 ||
+	       (prog < 0 && !stat(ss->exe, &st) && st.st_ino == p->ino &&
+		vg_kernel_dev(st.st_dev) == p->dev);
 	if (ss->o->follow_forks && (pid_t)p->h.pid != ss->pid)
 		kid_forget(ss, (pid_t)p->h.pid);
 	if (same && (pid_t)p->h.pid == ss->pid)	/* its globals moved */

@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "proc/procinfo.h"
 #include "sym/elfcopy.h"
 
 struct vg_watch_match {
@@ -87,7 +88,7 @@ struct vg_watch_match *vg_watch_match_new(const char *exe, bool lib,
 	m->lib = lib;
 	m->same_build = same_build;
 	m->ino = st.st_ino;
-	m->dev = major(st.st_dev) << 20 | minor(st.st_dev);
+	m->dev = vg_kernel_dev(st.st_dev);
 	if (copy_init(m, e)) {
 		free(m);
 		return NULL;
@@ -169,7 +170,7 @@ bool vg_watch_match_running(const struct vg_watch_match *m, pid_t pid)
 		return maps_it(m, pid);
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	return (!stat(path, &st) && st.st_ino == m->ino &&
-		(major(st.st_dev) << 20 | minor(st.st_dev)) == m->dev) ||
+		vg_kernel_dev(st.st_dev) == m->dev) ||
 	       is_copy(m, pid);	/* --same-build */
 }
 

@@ -38,30 +38,31 @@ static bool hit_event(struct vg_watchset *ws, struct watch *w, int r,
 	return true;
 }
 
+/* does watch w take register r's hits? */
+static bool takes(const struct watch *w, int r)
+{
+	for (int j = 0; w->used && j < w->nreg; j++)
+		if (w->reg[j] == r)
+			return true;
+	return false;
+}
+
 /* A hit on register r that may not have happened (a machine that
  * reports old hits again: probe/debugregs.h): every slice that armed r
  * ends inconclusive, and for a global every property its event moves. */
 static void untrusted(struct vg_watchset *ws, struct vg_monitor *m, int r)
 {
 	for (int k = 0; k < MAX_WATCHES; k++) {
-		struct watch *w = &ws->w[k];
+		const struct watch *w = &ws->w[k];
 
-		for (int j = 0; w->used && j < w->nreg; j++) {
-			if (w->reg[j] != r)
-				continue;
-			if (!w->global)
-				vg_monitor_mark_slice_inconclusive(w->m, w->prop,
-								   w->mask,
-								   w->params);
-			for (int p = 0; w->global && p < ws->spec->nprops; p++)
-				for (int t = 0; t < ws->spec->props[p].ntrans; t++)
-					if (ws->spec->props[p].trans[t].event ==
-					    w->event) {
-						vg_monitor_mark_inconclusive(m, p);
-						break;
-					}
-			break;
-		}
+		if (!takes(w, r))
+			continue;
+		if (!w->global)
+			vg_monitor_mark_slice_inconclusive(w->m, w->prop,
+							   w->mask, w->params);
+		for (int p = 0; w->global && p < ws->spec->nprops; p++)
+			if (vg_property_binding(&ws->spec->props[p], w->event))
+				vg_monitor_mark_inconclusive(m, p);
 	}
 }
 
@@ -102,22 +103,18 @@ int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 	for (int k = 0; k < MAX_WATCHES; k++) {
 		struct watch *w = &ws->w[k];
 
-		for (int j = 0; w->used && j < w->nreg; j++) {
-			if (w->reg[j] != r)
-				continue;
-			out[n].ev = *ev;
-			out[n].ev.slot[VG_WSLOT_VALUE] = value;
-			if (hit_event(ws, w, r, before, &out[n].ev)) {
-				out[n].m = w->global ? m : w->m;
-				out[n].prop = w->global ? -1 : w->prop;
-				out[n].w = *w;
-				out[n].rep = !w->global &&
-					vg_ws_repeat_state(ws, w->prop,
-							   w->state)
-					? &out[n].w : NULL;
-				n++;
-			}
-			break;
+		if (!takes(w, r))
+			continue;
+		out[n].ev = *ev;
+		out[n].ev.slot[VG_WSLOT_VALUE] = value;
+		if (hit_event(ws, w, r, before, &out[n].ev)) {
+			out[n].m = w->global ? m : w->m;
+			out[n].prop = w->global ? -1 : w->prop;
+			out[n].w = *w;
+			out[n].rep = !w->global &&
+				vg_ws_repeat_state(ws, w->prop, w->state)
+				? &out[n].w : NULL;
+			n++;
 		}
 	}
 	for (int i = 0; i < n; i++) {
