@@ -60,10 +60,6 @@ static const struct option opts[] = {
 	{ "interactive", no_argument, 0, 'I' },
 	/* the agent's, for the sessions it starts (not in the usage) */
 	{ "unit", required_argument, 0, 'U' },
-	{ "leak-check", no_argument, 0, 1001 },
-	{ "suppressions", required_argument, 0, 1002 },
-	{ "show-leak-kinds", required_argument, 0, 1003 },
-	{ "errors-for-leak-kinds", required_argument, 0, 1004 },
 	{ "error-exitcode", required_argument, 0, 1005 },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
@@ -186,20 +182,6 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		break;
 	case 'U':
 		o->unit = optarg;
-		break;
-	case 1001:
-		o->leak_check = true;
-		break;
-	case 1002:
-		o->suppressions = optarg;
-		break;
-	case 1003:
-		if (vg_leak_kinds_parse(optarg, &o->leak_show))
-			return vg_cli_usage(usage, "--show-leak-kinds: '%s' is not a list of definite, indirect, possible, reachable, or all", optarg);
-		break;
-	case 1004:
-		if (vg_leak_kinds_parse(optarg, &o->leak_errors))
-			return vg_cli_usage(usage, "--errors-for-leak-kinds: '%s' is not a list of definite, indirect, possible, reachable, or all", optarg);
 		break;
 	case 1005:
 		return vg_cli_error_exitcode(optarg, usage, &o->error_exitcode);

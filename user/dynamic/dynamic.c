@@ -77,12 +77,12 @@ void vg_dyn_free(struct vg_dyn *dy)
 	free(dy);
 }
 
-void vg_dyn_note(struct vg_dyn *dy, const struct vg_rec_hdr *h)
+void vg_dyn_note(struct vg_dyn *dy, int event, uint32_t flags)
 {
-	if (!dy || !(h->flags & VG_RF_ARMSTOP) || !dy->d->arms[h->event])
+	if (!dy || !(flags & VG_RF_ARMSTOP) || !dy->d->arms[event])
 		return;
 	dy->stops++;
-	dy->want |= dy->d->arms[h->event];
+	dy->want |= dy->d->arms[event];
 }
 
 /* Attach what arming stops asked for; the session resumes what they

@@ -26,6 +26,8 @@ struct vg_mon_event;
 struct vg_monitor;
 struct vg_evidence;
 struct vg_probe;
+struct vg_plan;
+struct vg_plan_opts;
 
 /* An option a feature takes on run, attach and watch: --NAME ARG (arg,
  * as --help names it), --NAME[=ARG] (optional), or --NAME (arg NULL);
@@ -62,16 +64,34 @@ struct vg_feature {
 	 * spec and options are known (vg_run_spec, vg_run_option,
 	 * vg_run_quiet, vg_run_live). For what must come before every other
 	 * module: the status line takes stderr over here, as the modules
-	 * keep the stderr they are given. *state as it leaves it is start's
-	 * (and, left NULL, the feature gets no other call but start); -1
-	 * with e set ends the run. */
-	int (*prepare)(struct vg_run *run, void **state, struct vg_err *e);
+	 * keep the stderr they are given; a feature adds what it needs to
+	 * the spec here (the leak check its own property), before anything
+	 * counts its properties and events. *state as it leaves it is
+	 * start's (and, left NULL, the feature gets no other call but
+	 * start); -1 with e set ends the run. */
+	int (*prepare)(struct vg_run *run, struct vg_spec *spec, void **state,
+		       struct vg_err *e);
+	/* Before the plan is built (user/plan/plan.h): what the feature
+	 * asks of it, set in po. Called with the state prepare left. */
+	int (*plan)(void *state, struct vg_plan_opts *po, struct vg_err *e);
 	/* The run is planned and its probes installed; the target has not
-	 * run a monitored instruction yet. *state is what prepare left
-	 * (NULL without one). A feature the options do not ask for leaves
-	 * *state NULL and gets no other call. -1 with e set ends the run
-	 * before it starts. */
-	int (*start)(struct vg_run *run, void **state, struct vg_err *e);
+	 * run a monitored instruction yet. plan: what was installed (the
+	 * feature may take its part of it, as --dynamic takes its
+	 * analysis). *state is what prepare left (NULL without one). A
+	 * feature the options do not ask for leaves *state NULL and gets no
+	 * other call. -1 with e set ends the run before it starts. */
+	int (*start)(struct vg_run *run, struct vg_plan *plan, void **state,
+		     struct vg_err *e);
+	/* A user-tier event of the run's own properties (not of a part
+	 * `vigil load` added), before the monitor sees it; flags: its
+	 * record's VG_RF_* (include/vigil_records.h) */
+	void (*record)(void *state, const struct vg_mon_event *ev,
+		       uint32_t flags);
+	/* The records of a drain of the ring are handled, and the threads
+	 * their probes stopped for vigil (VG_RF_ARMSTOP) are not let go yet:
+	 * what must happen while they wait (--dynamic attaches the probes
+	 * they asked for). -1 with e set ends the run. */
+	int (*drained)(void *state, struct vg_err *e);
 	/* a slice moved from state `from` to s->state (either tier); run:
 	 * whose spec s->prop indexes (the session's, or a property loaded
 	 * into it with `vigil load`) */
@@ -86,18 +106,33 @@ struct vg_feature {
 	void (*checkpoint)(void *state, pid_t of, const char *dir,
 			   const char *reason, const char *what,
 			   const char *why);
+	/* A checkpoint's monitor state is written to out (after the
+	 * monitor's): the feature's own, in lines it alone reads; and
+	 * brought back from such a file at path, the state it had then
+	 * (vigil restore --monitor, or a restore inside the session, after
+	 * the monitor's own). A failed restore says why and leaves the
+	 * feature as it was. */
+	int (*save)(void *state, FILE *out, struct vg_err *e);
+	int (*restore)(void *state, const char *path, struct vg_err *e);
 	/* A command of the control channel (docs/CONTROL.md; `vigil ctl PID
 	 * CMD`, gdb's `vigil CMD`) the core does not know: 0 when it is not
 	 * this feature's; 1 answered, *text (malloc'ed, for a person) and
 	 * *data (JSON, or NULL) the reply; -1 refused, e saying why */
 	int (*ctl)(void *state, const char *cmd, json_t *args, char **text,
 		   json_t **data, struct vg_err *e);
+	/* SIGUSR1: what the feature holds, on stderr (after the
+	 * monitor's slices) */
+	void (*dump)(void *state);
 	/* gdb takes the terminal, for good (--interactive, or the live
 	 * session a `gdb` reaction opens): nothing is drawn on it from now
 	 * on */
 	void (*gdb_terminal)(void *state);
 	/* part (vg_run_part) is gone: `vigil unload` of a loaded set */
 	void (*part_end)(void *state, const struct vg_run *part);
+	/* Monitoring is over and the monitors' final verdicts are out: the
+	 * feature's own verdicts and last words, before the ERROR SUMMARY
+	 * (which counts what it reported) */
+	void (*finish)(void *state, const struct vg_run_end *end);
 	/* the run ended (its verdicts and ERROR SUMMARY are out), the probes
 	 * still in: what reads the run reads it last here */
 	void (*end)(void *state, const struct vg_run_end *end);

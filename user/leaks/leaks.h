@@ -10,9 +10,9 @@
  * itself that will kill it: abort, raise, kill; not at a fault); on
  * demand with SIGUSR1, `vigil ctl PID leaks` and gdb's `vigil leaks`.
  *
- * This folder is the whole check; the session holds its state by one
- * opaque pointer (struct vg_leaks) and calls it at fixed points of its
- * loop: each event, the holds let go, SIGUSR1, the end. It sees the run
+ * This folder is the whole check, a feature of the run
+ * (vg_leaks_feature): the session core calls its hooks at each event, the
+ * holds let go, SIGUSR1, a control command, the end. It sees the run
  * through the vg_run_* calls of feature/feature.h and the few
  * vg_leaks_host_* below (user/session/leaks_host.c), and includes
  * nothing of user/session/. */
@@ -33,6 +33,7 @@ struct vg_mon_event;
 struct vg_report;
 struct vg_symbolizer;
 struct vg_plan_leaks;
+struct vg_feature;
 
 /* The property --leak-check adds: its event, `before _exit`, holds the
  * target for the scan (vg_leaks_plan tells the plan) */
@@ -128,6 +129,11 @@ int vg_leaks_ctl(struct vg_leaks *l, const char *cmd, json_t *args,
 /* The target is gone (exited; sig: the signal that killed it, or 0):
  * with --leak-check, say when the check could not run (leaks_fatal.c) */
 void vg_leaks_end(struct vg_leaks *l, bool exited, int sig);
+
+/* The check as a feature of the run (leaks_feature.c): its options
+ * (--leak-check, --suppressions, --show-leak-kinds,
+ * --errors-for-leak-kinds) and the hooks the session calls */
+extern const struct vg_feature vg_leaks_feature;
 
 /* What the check asks of the session that the vg_run_* calls do not
  * offer (user/session/leaks_host.c) */

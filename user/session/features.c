@@ -8,7 +8,9 @@
 
 #include "act/scenario.h"
 #include "live_load.h"
+#include "dynamic/dynamic.h"
 #include "follow/follow.h"
+#include "leaks/leaks.h"
 #include "monitor/monitor.h"
 #include "feature/feature.h"
 #include "sinks/sinks.h"
@@ -18,6 +20,8 @@
 
 static const struct vg_feature *const all[] = {
 	&vg_status_feature,	/* first: it takes stderr over */
+	&vg_dyn_feature,	/* a drain's probes in before the leak check */
+	&vg_leaks_feature,
 	&vg_sinks_feature,
 	&vg_view_feature,
 	&vg_webhook_feature,
@@ -187,17 +191,29 @@ int vg_features_prepare(struct session *ss, struct vg_err *e)
 		return vg_errf(e, "out of memory");
 	for (int i = 0; i < NFEAT; i++)
 		if (all[i]->prepare &&
-		    all[i]->prepare((struct vg_run *)ss, &ss->feature_state[i],
-				    e))
+		    all[i]->prepare((struct vg_run *)ss, ss->spec,
+				    &ss->feature_state[i], e))
 			return -1;
 	return 0;
 }
 
-int vg_features_start(struct session *ss, struct vg_err *e)
+int vg_features_plan(struct session *ss, struct vg_plan_opts *po,
+		     struct vg_err *e)
+{
+	for (int i = 0; i < NFEAT; i++)
+		if (all[i]->plan && ss->feature_state[i] &&
+		    all[i]->plan(ss->feature_state[i], po, e))
+			return -1;
+	return 0;
+}
+
+int vg_features_start(struct session *ss, struct vg_plan *plan,
+		      struct vg_err *e)
 {
 	for (int i = 0; i < NFEAT; i++)
 		if (all[i]->start &&
-		    all[i]->start((struct vg_run *)ss, &ss->feature_state[i], e))
+		    all[i]->start((struct vg_run *)ss, plan,
+				  &ss->feature_state[i], e))
 			return -1;
 	return 0;
 }
@@ -218,6 +234,56 @@ void vg_features_transition(struct session *ss, const struct vg_slice_view *s,
 		if (all[i]->transition)
 			all[i]->transition(ss->feature_state[i],
 					   (const struct vg_run *)ss, s, from, ev);
+}
+
+/* A loaded unit borrows the session's states (vg_features_share): the
+ * hooks about the run's own records are not called for it. */
+void vg_features_record(struct session *ss, const struct vg_mon_event *ev,
+			uint32_t flags)
+{
+	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
+		if (all[i]->record)
+			all[i]->record(ss->feature_state[i], ev, flags);
+}
+
+int vg_features_drained(struct session *ss, struct vg_err *e)
+{
+	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
+		if (all[i]->drained && all[i]->drained(ss->feature_state[i], e))
+			return -1;
+	return 0;
+}
+
+int vg_features_save(struct session *ss, FILE *out, struct vg_err *e)
+{
+	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
+		if (all[i]->save && all[i]->save(ss->feature_state[i], out, e))
+			return -1;
+	return 0;
+}
+
+int vg_features_restore(struct session *ss, const char *path,
+			struct vg_err *e)
+{
+	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
+		if (all[i]->restore &&
+		    all[i]->restore(ss->feature_state[i], path, e))
+			return -1;
+	return 0;
+}
+
+void vg_features_dump(struct session *ss)
+{
+	for (int i = -1; next(ss, &i);)
+		if (all[i]->dump)
+			all[i]->dump(ss->feature_state[i]);
+}
+
+void vg_features_finish(struct session *ss, const struct vg_run_end *end)
+{
+	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
+		if (all[i]->finish)
+			all[i]->finish(ss->feature_state[i], end);
 }
 
 void vg_features_tick(struct session *ss)

@@ -19,7 +19,6 @@
 #include <time.h>
 
 #include "act/scenario.h"
-#include "leaks/leaks.h"
 #include "proc/proc.h"
 #include "util/clock.h"
 
@@ -67,10 +66,12 @@ static void wait_settled(pid_t tid)
 		nanosleep(&nap, NULL);
 }
 
-void vg_hold_release(struct session *ss)
+int vg_hold_release(struct session *ss, struct vg_err *e)
 {
-	vg_leaks_creq(ss->leaks);	/* the program's own checks */
-	vg_leaks_at_exit(ss->leaks);	/* its hold is let go below */
+	/* what must happen while they wait: the features' (the leak check
+	 * at exit, the probes --dynamic's arming stops asked for) */
+	int rc = vg_features_drained(ss, e);
+
 	for (int i = 0; i < ss->nheld; i++) {
 		if (keep_stopped(ss, ss->held[i].pid))
 			continue;
@@ -81,6 +82,7 @@ void vg_hold_release(struct session *ss)
 		kill(ss->pid, SIGCONT);
 	ss->nheld = 0;
 	ss->held_overflow = false;
+	return rc;
 }
 
 void vg_hold_finish(struct session *ss)
@@ -89,5 +91,8 @@ void vg_hold_finish(struct session *ss)
 	 * the probe's SIGSTOP and the drain) must not outlive vigil */
 	if (ss->holds && ss->pid > 0 && !keep_stopped(ss, ss->pid))
 		kill(ss->pid, SIGCONT);
-	vg_hold_release(ss);
+	struct vg_err e = { 0 };
+
+	if (vg_hold_release(ss, &e))
+		fprintf(stderr, "vigil: %s\n", e.msg);
 }

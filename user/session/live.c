@@ -25,8 +25,6 @@
 #include "live_load.h"
 #include "act/gdb_live.h"
 #include "act/scenario.h"
-#include "dynamic/dynamic.h"
-#include "leaks/leaks.h"
 #include "ckpt/ckpt.h"
 #include "ctl/ctl.h"
 #include "monitor/monitor.h"
@@ -288,10 +286,10 @@ static void settle(struct session *ss)
 {
 	struct vg_err e = { 0 };
 
-	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, &e) < 0 ||
-	    vg_dyn_after_drain(ss->dyn, &e))
+	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, &e) < 0)
 		fprintf(stderr, "vigil: %s\n", e.msg);
-	vg_hold_release(ss);
+	if (vg_hold_release(ss, &e))
+		fprintf(stderr, "vigil: %s\n", e.msg);
 	vg_live_keep_going(ss);
 	vg_load_drain(ss);	/* the loaded properties' stops */
 }
@@ -654,17 +652,14 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		ss->live->detach = true;
 		return vg_live_reply(true, "vigil: monitoring ends; the program goes on\n", NULL);
 	}
-	{	/* checkpoint, checkpoints, restore (ckpt/ckpt_ctl.c); leaks
-		 * (leaks/leaks_ctl.c); a feature's (user/feature/feature.h):
-		 * `view`, the live page */
+	{	/* checkpoint, checkpoints, restore (ckpt/ckpt_ctl.c); a
+		 * feature's (user/feature/feature.h): `leaks`, `view`, the
+		 * live page */
 		struct vg_err e = { 0 };
 		char *text = NULL;
 		json_t *data = NULL, *r;
 		int rc = vg_ckpt_run_ctl(ss->ckpt, cmd, args, &text, &data, &e);
 
-		if (!rc)
-			rc = vg_leaks_ctl(ss->leaks, cmd, args, &text, &data,
-					  &e);
 		if (!rc)
 			rc = vg_features_ctl(ss, cmd, args, &text, &data, &e);
 

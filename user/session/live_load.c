@@ -582,7 +582,8 @@ void vg_load_drain_unit(struct session *ss, struct session *s)
 	if (vg_probe_drain(s->probe, vg_session_on_record, s, &u->err) < 0 ||
 	    vg_session_timeouts(s, &u->err))
 		fprintf(stderr, "vigil: %s: %s\n", u->path, u->err.msg);
-	vg_hold_release(s);
+	if (vg_hold_release(s, &u->err))
+		fprintf(stderr, "vigil: %s: %s\n", u->path, u->err.msg);
 	if (vg_scenario_violated(s->sc))
 		ss->loaded->violated = true;
 	vg_live_keep_going(s);

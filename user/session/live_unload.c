@@ -42,7 +42,8 @@ static void settle(struct session *ss)
 	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, &e) < 0 ||
 	    vg_session_timeouts(ss, &e))
 		fprintf(stderr, "vigil: %s\n", e.msg);
-	vg_hold_release(ss);
+	if (vg_hold_release(ss, &e))
+		fprintf(stderr, "vigil: %s\n", e.msg);
 	vg_live_keep_going(ss);
 	vg_session_mirror_kslices(ss);
 }

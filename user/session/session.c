@@ -1,7 +1,6 @@
 /* The live session loop: target, probes, monitor, scenario, reports. */
 #include "session.h"
 #include "session_internal.h"
-#include "leaks/leaks.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,7 +17,6 @@
 #include "follow/follow.h"
 #include "ckpt/ckpt.h"
 #include "monitor/monitor.h"
-#include "dynamic/dynamic.h"
 #include "feature/feature.h"
 #include "probe/debugregs.h"
 #include "probe/probe.h"
@@ -156,8 +154,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 					  .transition = vg_session_on_transition };
 	struct vg_plan *plan = NULL;
 	struct vg_probe_early *early = NULL;
-	struct vg_plan_dyn *dyn;
-	struct vg_plan_leaks leak_plan = { .hold_prop = -1 };
+	struct vg_plan_opts plo = { 0 };
 	bool *user;
 	int rc = -1;
 
@@ -185,6 +182,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 	else if (ss->o->pid > 0 ? vg_proc_exe(ss->o->pid, path, e)
 				: vg_resolve_program(ss->o->argv[0], path, e))
 		goto out;
+	/* what the features ask of the plan (the leak check: a hold at
+	 * _exit, the stacks of its loss records) */
+	if (vg_features_plan(ss, &plo, e))
+		goto out;
 	/* The program's process and the guard are forked now, while vigil
 	 * is small: forked after the plan, each page vigil had written by
 	 * then and wrote again was a copy-on-write fault with a TLB
@@ -200,44 +201,29 @@ static int open_all(struct session *ss, struct vg_err *e)
 					     ss->o->max_slices,
 					     ss->o->tier != VG_TIER_USER &&
 					     any_kernel_eligible(ss->spec),
-					     ss->o->stacks || ss->o->leak_check);
+					     ss->o->stacks || plo.leak_check);
 	if (session_libs(ss, e))
 		goto out;
 	/* what the run installs, decided before anything is loaded
 	 * (user/plan/plan.h) */
-	struct vg_plan_opts plo = {
-		.binary = path, .libs = ss->libs, .nlibs = ss->nlibs,
-		.tier = ss->o->tier, .on_violation = ss->o->on_violation,
-		.stacks = ss->o->stacks, .dynamic = ss->o->dynamic,
-		.record = ss->o->record_path != NULL,
-		/* vigil watch --tier=kernel: slices keyed by process */
-		.follow_forks = ss->o->follow_forks &&
-				!vg_session_watch_kernel(ss),
-		.warn = stderr,
-		.watch = ss->o->watch_exe != NULL,
-		.leak_check = ss->o->leak_check ? &leak_plan : NULL,
-		/* checked only for a run that plans watch events, once a
-		 * boot (probe/debugregs.h) */
-		.no_debug_regs = vg_spec_watches(ss->spec) &&
-				 vg_debug_regs() == VG_REGS_SILENT,
-	};
-	if (ss->o->leak_check && vg_leaks_plan(ss->spec, &leak_plan, e))
+	plo.binary = path;
+	plo.libs = ss->libs;
+	plo.nlibs = ss->nlibs;
+	plo.tier = ss->o->tier;
+	plo.on_violation = ss->o->on_violation;
+	plo.stacks = ss->o->stacks;
+	plo.dynamic = ss->o->dynamic;
+	plo.record = ss->o->record_path != NULL;
+	/* vigil watch --tier=kernel: slices keyed by process */
+	plo.follow_forks = ss->o->follow_forks && !vg_session_watch_kernel(ss);
+	plo.warn = stderr;
+	plo.watch = ss->o->watch_exe != NULL;
+	/* checked only for a run that plans watch events, once a boot
+	 * (probe/debugregs.h) */
+	plo.no_debug_regs = vg_spec_watches(ss->spec) &&
+			    vg_debug_regs() == VG_REGS_SILENT;
+	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
 		goto out;
-	plan = vg_plan_build(ss->spec, &plo, e);
-	vg_leaks_plan_free(&leak_plan);
-	if (!plan)
-		goto out;
-	{	/* the leak check keeps its own state (leaks/leaks.h) */
-		struct vg_leaks_opts lo = {
-			.leak_check = ss->o->leak_check,
-			.suppressions = ss->o->suppressions,
-			.show = ss->o->leak_show,
-			.errors = ss->o->leak_errors,
-		};
-
-		if (!(ss->leaks = vg_leaks_new((struct vg_run *)ss, &lo, e)))
-			goto out;
-	}
 	memcpy(ss->kernel, plan->kernel, ss->spec->nprops * sizeof(bool));
 	memcpy(ss->stack_on, plan->stack_events,
 	       ss->spec->nevents * sizeof(bool));
@@ -293,10 +279,6 @@ static int open_all(struct session *ss, struct vg_err *e)
 	};
 	vg_watch_match_ids(vg_session_watch_match(ss), &po.watch_dev,
 			   &po.watch_ino, &po.watch_lib_dev, &po.watch_lib_ino);
-	/* --dynamic's state while the run goes on: the plan's analysis */
-	if ((dyn = vg_plan_take_dyn(plan)) &&
-	    !(ss->dyn = vg_dyn_new((struct vg_run *)ss, dyn, e)))
-		goto out;
 	if (ss->o->record_path) {
 		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,
 					   ss->pid, e);
@@ -343,7 +325,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (vg_session_watch_open(ss, e) ||
 	    vg_session_attach_where(ss, e))
 		goto out;
-	if (vg_features_start(ss, e))
+	if (vg_features_start(ss, plan, e))
 		goto out;
 	rc = 0;
 out:
@@ -464,9 +446,10 @@ static int loop(struct session *ss, struct vg_err *e)
 		was_busy = busy;
 		busy = got > 0;
 		trickle = got < VG_TRICKLE;
-		if (vg_dyn_after_drain(ss->dyn, e) || vg_dyn_sweep(ss->dyn, e))
+		/* the features' part of the drain (--dynamic attaches what
+		 * its arming stops asked for), then the held threads go */
+		if (vg_hold_release(ss, e))
 			goto out;
-		vg_hold_release(ss);
 		if (vg_ckpt_run_requests(ss->ckpt, e))
 			goto out;
 		if (vg_ckpt_run_restored(ss->ckpt, NULL))
@@ -504,7 +487,7 @@ static int loop(struct session *ss, struct vg_err *e)
 					continue;
 				if (si.ssi_signo == SIGUSR1) {
 					vg_session_dump(ss);
-					vg_leaks_on_demand(ss->leaks);
+					vg_features_dump(ss);
 					continue;
 				}
 				if (si.ssi_signo == SIGUSR2) {
@@ -590,10 +573,6 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	 * status line takes stderr over) */
 	if (vg_features_prepare(&ss, e))
 		goto out;
-	/* --leak-check: vigil's own property holds the target at _exit
-	 * (before anything counts the spec's properties and events) */
-	if (vg_leaks_prepare(spec, o->leak_check, e))
-		goto out;
 	if (!(ss.procs = vg_follow_new())) {
 		vg_errf(e, "out of memory");
 		goto out;
@@ -662,9 +641,7 @@ out:
 	vg_ckpt_run_free(ss.ckpt);
 	vg_scenario_free(ss.sc);
 	vg_monitor_free(ss.mon);
-	vg_dyn_free(ss.dyn);
 	vg_follow_free(ss.procs);
-	vg_leaks_free(ss.leaks);
 	vg_report_free(ss.report);
 	free(ss.target_where);		/* its namer's, until the report goes */
 	vg_evidence_free(ss.evidence);

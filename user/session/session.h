@@ -72,15 +72,6 @@ struct vg_session_opts {
 					 * name and GNU build id */
 	unsigned max_procs;
 	const struct vg_watch_hooks *watch_hooks;
-	/* --leak-check: class the live blocks at exit (leaks/leaks.h);
-	 * --suppressions FILE; --show-leak-kinds (a bit per enum
-	 * vg_leak_kind; 0: definite and possible, as memcheck) */
-	bool leak_check;
-	const char *suppressions;
-	unsigned leak_show;
-	/* --errors-for-leak-kinds: the kinds whose blocks the leak property's
-	 * verdict at exit counts as errors (0: definite, indirect, possible) */
-	unsigned leak_errors;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

@@ -14,9 +14,8 @@
 #include "act/gdb.h"
 #include "act/scenario.h"
 #include "ckpt/ckpt.h"
-#include "dynamic/dynamic.h"
+#include "feature/feature.h"
 #include "follow/follow.h"
-#include "leaks/leaks.h"
 #include "live_load.h"
 #include "monitor/monitor.h"
 #include "probe/jmp_stop.h"
@@ -78,9 +77,13 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 		vg_report_final(ss->report, k->mon, (uint32_t)k->pid);
 	}
 	vg_load_final(ss);	/* vigil load's, before the last summary */
-	vg_leaks_end(ss->leaks, exited, sig);
+	{	/* the features' own verdicts (the leak check's) */
+		struct vg_run_end end = { .exited = exited, .exit_code = code,
+					  .exit_signal = sig };
+
+		vg_features_finish(ss, &end);
+	}
 	vg_report_stats(ss->report, ss->mon, &st);
-	vg_dyn_finish(ss->dyn);
 	vg_watchset_finish(ss->ws, stderr);
 	vg_hold_finish(ss);
 	free(st.hits);

@@ -26,7 +26,6 @@ struct vg_watchset;
 struct vg_live;
 struct vg_load;
 struct vg_follow;
-struct vg_dyn;
 struct vg_watch_match;
 struct vg_session_watch;
 struct vg_proc_where;
@@ -55,8 +54,6 @@ struct session {
 	/* vigil attach to a process in a container: its pid there and its
 	 * cgroup, for the reports (vg_session_attach_where); else NULL */
 	struct vg_proc_where *target_where;
-	/* --dynamic's run (user/dynamic/dynamic.h), or NULL */
-	struct vg_dyn *dyn;
 	struct vg_watchset *ws;		/* watchset/watchset.h, or NULL */
 	struct {			/* stopped by a probe for us (hold.c) */
 		pid_t pid, tid;
@@ -103,7 +100,6 @@ struct session {
 		int prop, state;
 		char slice[256];
 	} stop_mark;
-	struct vg_leaks *leaks;		/* the leak check (leaks/leaks.h) */
 	/* a vigil load unit in vigil watch: the session whose processes it
 	 * follows (watch_load.c); NULL otherwise */
 	struct session *watch_root;
@@ -113,7 +109,26 @@ struct session {
 struct vg_run_end;
 /* first of all, before the run opens anything */
 int vg_features_prepare(struct session *ss, struct vg_err *e);
-int vg_features_start(struct session *ss, struct vg_err *e);
+/* what the features ask of the plan, before it is built */
+struct vg_plan_opts;
+struct vg_plan;
+int vg_features_plan(struct session *ss, struct vg_plan_opts *po,
+		     struct vg_err *e);
+int vg_features_start(struct session *ss, struct vg_plan *plan,
+		      struct vg_err *e);
+/* the run's own records (not a loaded unit's): each event before the
+ * monitor, and each drain's end before its held threads go (hold.c) */
+void vg_features_record(struct session *ss, const struct vg_mon_event *ev,
+			uint32_t flags);
+int vg_features_drained(struct session *ss, struct vg_err *e);
+/* their states in a checkpoint's monitor state, and back from one */
+int vg_features_save(struct session *ss, FILE *out, struct vg_err *e);
+int vg_features_restore(struct session *ss, const char *path,
+			struct vg_err *e);
+/* SIGUSR1 */
+void vg_features_dump(struct session *ss);
+/* their own verdicts, before the ERROR SUMMARY (session_end.c) */
+void vg_features_finish(struct session *ss, const struct vg_run_end *end);
 void vg_features_share(struct session *ss, struct session *unit);
 void vg_features_transition(struct session *ss, const struct vg_slice_view *s,
 			    int from, const struct vg_mon_event *ev);
@@ -220,9 +235,11 @@ int vg_session_attach_where(struct session *ss, struct vg_err *e);
 
 /* A record read: note the process a VG_RF_ARMSTOP record stopped. */
 void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h);
-/* The records are handled: let those processes go, unless a reaction
- * wants one stopped. */
-void vg_hold_release(struct session *ss);
+/* The records are handled: the features' part of it (their drained
+ * hooks), then let those processes go, unless a reaction wants one
+ * stopped. -1 with e set when a feature's failed (the processes go all
+ * the same). */
+int vg_hold_release(struct session *ss, struct vg_err *e);
 /* At the end: nothing vigil stopped stays stopped unless asked. */
 void vg_hold_finish(struct session *ss);
 

@@ -262,8 +262,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		int rc;
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
-		vg_leaks_note(ss->leaks, &ev);
-		vg_dyn_note(ss->dyn, r->h);
+		vg_features_record(ss, &ev, r->h->flags);
 		vg_hold_note(ss, r->h);
 		if (r->strs && intern_strings(ss, r->strs, &ev))
 			return vg_errf(ss->err, "out of memory");

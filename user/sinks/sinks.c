@@ -336,7 +336,8 @@ static void end(void *state, const struct vg_run_end *e)
 	free(k);
 }
 
-static int start(struct vg_run *run, void **state, struct vg_err *e)
+static int start(struct vg_run *run, struct vg_plan *plan, void **state,
+		 struct vg_err *e)
 {
 	const char *addr = vg_run_option(run, "metrics");
 	const char *file = vg_run_option(run, "metrics-file");

@@ -133,7 +133,8 @@ static void released(void *state, const struct vg_run_end *e)
 /* First of all: every module that keeps stderr (the reports, the probes'
  * warnings) must keep the stream that clears the status line; without
  * one, vigil runs as it would off a terminal. */
-static int prepare(struct vg_run *run, void **state, struct vg_err *e)
+static int prepare(struct vg_run *run, struct vg_spec *spec, void **state,
+		   struct vg_err *e)
 {
 	struct line *g;
 	struct vg_err se;

@@ -266,7 +266,8 @@ static void released(void *state, const struct vg_run_end *e)
 	free(g);
 }
 
-static int start(struct vg_run *run, void **state, struct vg_err *e)
+static int start(struct vg_run *run, struct vg_plan *plan, void **state,
+		 struct vg_err *e)
 {
 	const char *port = vg_run_option(run, "view-port");
 	struct page *g = calloc(1, sizeof(*g));

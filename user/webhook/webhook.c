@@ -325,7 +325,8 @@ static void end(void *state, const struct vg_run_end *e)
 	free(w);
 }
 
-static int start(struct vg_run *run, void **state, struct vg_err *e)
+static int start(struct vg_run *run, struct vg_plan *plan, void **state,
+		 struct vg_err *e)
 {
 	const char *url = vg_run_option(run, "webhook");
 	const char *fmt = vg_run_option(run, "webhook-format");
