@@ -98,6 +98,12 @@ struct vg_feature {
 	void (*transition)(void *state, const struct vg_run *run,
 			   const struct vg_slice_view *s, int from,
 			   const struct vg_mon_event *ev);
+	/* A reaction left thread tid of process pid stopped at a
+	 * violation (run: the part whose property it was): called after
+	 * that transition's hook. The run ends now, unless a live gdb
+	 * session (--interactive) takes the stop and monitoring goes on. */
+	void (*stop)(void *state, const struct vg_run *run, pid_t pid,
+		     pid_t tid);
 	/* the loop's pass: after records, or about every 100 ms idle */
 	void (*tick)(void *state);
 	/* a checkpoint of pid `of` (asked for reason) taken into dir; or,

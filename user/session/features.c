@@ -272,6 +272,14 @@ int vg_features_restore(struct session *ss, const char *path,
 	return 0;
 }
 
+void vg_features_stop(struct session *ss, pid_t pid, pid_t tid)
+{
+	for (int i = -1; next(ss, &i);)
+		if (all[i]->stop)
+			all[i]->stop(ss->feature_state[i],
+				     (const struct vg_run *)ss, pid, tid);
+}
+
 void vg_features_dump(struct session *ss)
 {
 	for (int i = -1; next(ss, &i);)

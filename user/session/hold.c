@@ -28,17 +28,19 @@ void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h)
 {
 	if (!(h->flags & VG_RF_ARMSTOP))
 		return;
-	ss->holds++;
-	for (int i = 0; i < ss->nheld; i++)
-		if (ss->held[i].pid == (pid_t)h->pid) {
-			ss->held[i].tid = (pid_t)h->tid;
+	struct vg_holds *hs = &ss->holds;
+
+	hs->count++;
+	for (int i = 0; i < hs->n; i++)
+		if (hs->held[i].pid == (pid_t)h->pid) {
+			hs->held[i].tid = (pid_t)h->tid;
 			return;
 		}
-	if (ss->nheld < (int)(sizeof(ss->held) / sizeof(ss->held[0]))) {
-		ss->held[ss->nheld].pid = (pid_t)h->pid;
-		ss->held[ss->nheld++].tid = (pid_t)h->tid;
+	if (hs->n < (int)(sizeof(hs->held) / sizeof(hs->held[0]))) {
+		hs->held[hs->n].pid = (pid_t)h->pid;
+		hs->held[hs->n++].tid = (pid_t)h->tid;
 	} else {	/* more processes than slots: the target at least */
-		ss->held_overflow = true;
+		hs->overflow = true;
 	}
 }
 
@@ -71,17 +73,18 @@ int vg_hold_release(struct session *ss, struct vg_err *e)
 	/* what must happen while they wait: the features' (the leak check
 	 * at exit, the probes --dynamic's arming stops asked for) */
 	int rc = vg_features_drained(ss, e);
+	struct vg_holds *hs = &ss->holds;
 
-	for (int i = 0; i < ss->nheld; i++) {
-		if (keep_stopped(ss, ss->held[i].pid))
+	for (int i = 0; i < hs->n; i++) {
+		if (keep_stopped(ss, hs->held[i].pid))
 			continue;
-		wait_settled(ss->held[i].tid);
-		kill(ss->held[i].pid, SIGCONT);
+		wait_settled(hs->held[i].tid);
+		kill(hs->held[i].pid, SIGCONT);
 	}
-	if (ss->held_overflow && ss->pid > 0 && !keep_stopped(ss, ss->pid))
+	if (hs->overflow && ss->pid > 0 && !keep_stopped(ss, ss->pid))
 		kill(ss->pid, SIGCONT);
-	ss->nheld = 0;
-	ss->held_overflow = false;
+	hs->n = 0;
+	hs->overflow = false;
 	return rc;
 }
 
@@ -89,7 +92,7 @@ void vg_hold_finish(struct session *ss)
 {
 	/* a stop whose record was never read (vigil interrupted between
 	 * the probe's SIGSTOP and the drain) must not outlive vigil */
-	if (ss->holds && ss->pid > 0 && !keep_stopped(ss, ss->pid))
+	if (ss->holds.count && ss->pid > 0 && !keep_stopped(ss, ss->pid))
 		kill(ss->pid, SIGCONT);
 	struct vg_err e = { 0 };
 

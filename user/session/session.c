@@ -49,6 +49,25 @@ int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
 	return vg_plan_tiers(spec, tier, kernel, why, e);
 }
 
+void vg_session_react(struct session *ss, const struct vg_slice_view *s,
+		      int from, int to, const struct vg_mon_event *ev,
+		      bool stopped)
+{
+	bool was_stopped = vg_scenario_target_stopped(ss->sc);
+
+	const char *why;
+
+	vg_scenario_transition(ss->sc, s, from, to, ev, stopped);
+	/* after the reactions: the log says whether it was left stopped */
+	vg_features_transition(ss, s, from, ev);
+	if (!was_stopped && vg_scenario_target_stopped(ss->sc))
+		vg_features_stop(ss, vg_scenario_stop_pid(ss->sc),
+				 vg_scenario_stop_tid(ss->sc, &why));
+	if (ss->o->watch_exe)	/* each process's stop is its own */
+		vg_session_watch_transition(ss, s, to, ev);
+	vg_live_transition(ss, s, from, to, ev, stopped);
+}
+
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 			      int from, int to, const struct vg_mon_event *ev)
 {
@@ -59,12 +78,7 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 
 	vg_report_set_evidence(ss->report, x);
 	vg_evidence_add(x, s, from, to, ev);
-	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
-	/* after the reactions: the log says whether it was left stopped */
-	vg_features_transition(ss, s, from, ev);
-	if (ss->o->watch_exe)	/* each process's stop is its own */
-		vg_session_watch_transition(ss, s, to, ev);
-	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
+	vg_session_react(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
 				       vg_session_monitor_of(ss, (pid_t)ev->pid),

@@ -30,6 +30,17 @@ struct vg_watch_match;
 struct vg_session_watch;
 struct vg_proc_where;
 
+/* The processes whose probes stopped a thread for vigil to act first
+ * (VG_RF_ARMSTOP), until the drain's records are handled (hold.c) */
+struct vg_holds {
+	struct {
+		pid_t pid, tid;
+	} held[16];
+	int n;
+	bool overflow;		/* more processes than slots */
+	uint64_t count;		/* such records, in the whole run */
+};
+
 struct session {
 	struct vg_spec *spec;
 	const struct vg_session_opts *o;
@@ -55,12 +66,7 @@ struct session {
 	 * cgroup, for the reports (vg_session_attach_where); else NULL */
 	struct vg_proc_where *target_where;
 	struct vg_watchset *ws;		/* watchset/watchset.h, or NULL */
-	struct {			/* stopped by a probe for us (hold.c) */
-		pid_t pid, tid;
-	} held[16];
-	int nheld;
-	bool held_overflow;
-	uint64_t holds;
+	struct vg_holds holds;		/* stopped by a probe for us (hold.c) */
 	bool warned_loss;
 	/* the record being handled, for the monitor hook */
 	bool rec_stopped;
@@ -127,6 +133,8 @@ int vg_features_restore(struct session *ss, const char *path,
 			struct vg_err *e);
 /* SIGUSR1 */
 void vg_features_dump(struct session *ss);
+/* a reaction left the target stopped (session.c) */
+void vg_features_stop(struct session *ss, pid_t pid, pid_t tid);
 /* their own verdicts, before the ERROR SUMMARY (session_end.c) */
 void vg_features_finish(struct session *ss, const struct vg_run_end *end);
 void vg_features_share(struct session *ss, struct session *unit);
@@ -144,6 +152,13 @@ void vg_features_end(struct session *ss, const struct vg_run_end *end);
 /* the last call, every module of the run gone: the features that asked
  * for it (released), then their states are freed */
 void vg_features_released(struct session *ss, const struct vg_run_end *end);
+
+/* A slice moved (either tier; stopped: the kernel tier stopped the
+ * thread in the probe): the scenario's reactions, then the features',
+ * vigil watch's and the live side's news of it (session.c) */
+void vg_session_react(struct session *ss, const struct vg_slice_view *s,
+		      int from, int to, const struct vg_mon_event *ev,
+		      bool stopped);
 
 /* The monitor hooks and the evidence's stack source (session.c). */
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,

@@ -225,13 +225,8 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	}
 	if ((k->h.flags & VG_RF_STOPPED) && !(k->h.flags & VG_RF_REWOUND))
 		ss->stop_event = (int)k->h.event + 1;	/* jmp_stop.h */
-	vg_scenario_transition(ss->sc, &v, k->from, k->to, &ev,
-			       k->h.flags & VG_RF_STOPPED);
-	vg_features_transition(ss, &v, k->from, &ev);
-	if (ss->o->watch_exe)
-		vg_session_watch_transition(ss, &v, k->to, &ev);
-	vg_live_transition(ss, &v, k->from, k->to, &ev,
-			   k->h.flags & VG_RF_STOPPED);
+	vg_session_react(ss, &v, k->from, k->to, &ev,
+			 k->h.flags & VG_RF_STOPPED);
 	vg_report_stop_note(ss->report, NULL);	/* this step's only */
 	return 0;
 }

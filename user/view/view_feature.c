@@ -14,6 +14,7 @@
 
 #include "feature/feature.h"
 #include "monitor/monitor.h"
+#include "proc/proc.h"
 #include "report/dot.h"
 #include "report/evidence.h"
 #include "report/report.h"
@@ -40,7 +41,9 @@ struct page {
 	int nviol;
 	uint64_t viol_more, seq, events, ns, t0;
 	uint64_t mirror_ns;	/* the kernel table last read */
-	bool stopped;		/* the last frame said the target stopped */
+	/* the thread a reaction stopped: the last frame says so, and
+	 * stays while it is stopped (gdb holds it in a live session) */
+	pid_t stopped;
 };
 
 static int view_start(struct page *g, struct vg_err *e)
@@ -191,7 +194,31 @@ static void tick(void *state)
 		return;
 	if (vg_run_target_stopped(g->run))
 		return;		/* the last frame said so; it stays */
+	if (g->stopped) {
+		char st = vg_proc_state(g->stopped);
+
+		if (st == 'T' || st == 't')
+			return;	/* as above, under gdb */
+		g->stopped = 0;	/* it runs again */
+	}
 	publish(g, "running", NULL, now);
+}
+
+/* A reaction stopped the program: the page says so at once (under a
+ * live gdb session the run goes on, and the frame stays until it runs
+ * again: tick) */
+static void stop(void *state, const struct vg_run *run, pid_t pid, pid_t tid)
+{
+	struct page *g = state;
+	char note[256];
+
+	if (!g->view || run != g->run)
+		return;
+	g->stopped = tid ? tid : pid;
+	snprintf(note, sizeof(note),
+		 "the program (pid %d) is stopped at the violation, thread %d",
+		 (int)pid, (int)(tid ? tid : pid));
+	publish(g, "stopped", note, vg_now_ns(CLOCK_MONOTONIC));
 }
 
 /* `vigil view PID`: the page's URL, its server started now if need be
@@ -317,6 +344,7 @@ const struct vg_feature vg_view_feature = {
 	.name = "view",
 	.opts = opts,
 	.start = start,
+	.stop = stop,
 	.transition = transition,
 	.tick = tick,
 	.ctl = ctl,
