@@ -793,7 +793,7 @@ _Load("load", """Add the properties of SPEC to the live session while the progra
 Usage: vigil load SPEC [-D NAME=VALUE ...]
 Each property gets its own probes (kernel tier when eligible) and starts
 from its initial state: objects made before the load have no slice, so
-what later happens to them is not checked (docs/GUIDE.md). A bad spec
+what later happens to them is not checked (docs/reference/live-gdb.md). A bad spec
 (file:line:col), a missing function or a property name already in the
 session is refused and the session goes on unchanged.""")
 _Unload("unload", """Remove a property from the live session: its verdicts are said, its

@@ -1,4 +1,5 @@
-# The examples in README.md and docs/*.md run, so the docs cannot rot:
+# The examples in README.md, docs/*.md and docs/reference/*.md run, so the
+# docs cannot rot:
 #  - every fenced block that is a whole spec (it has a `property` line and
 #    a `state`, and no "..." line leaving some out) loads: `vigil lint`
 #    accepts it;
@@ -14,7 +15,7 @@
 # gdb and make lines are not run. bench/ and CI run their own commands.
 . "$(dirname "$0")/lib.sh"
 
-python3 - "$TMP" README.md docs/*.md <<'PY' || fail "cannot extract the examples"
+python3 - "$TMP" README.md docs/*.md docs/reference/*.md <<'PY' || fail "cannot extract the examples"
 import os, re, sys
 tmp, files = sys.argv[1], sys.argv[2:]
 specs, cmds = [], []

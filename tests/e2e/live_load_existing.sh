@@ -1,5 +1,5 @@
 # What a property loaded into a running session knows of objects made
-# before the load (docs/GUIDE.md): nothing. double_free, loaded with -D on
+# before the load (docs/reference/live-gdb.md): nothing. double_free, loaded with -D on
 # the program's own allocator after block A was allocated and before
 # block B was, reports B freed twice and not A: A's address has no slice.
 . "$(dirname "$0")/lib.sh"

@@ -7,7 +7,7 @@
 #    as at the checkpoint, and the program runs on under monitoring to
 #    its end, with the probes' counts equal to its own;
 #  - the output file keeps what the abandoned run wrote; the restored
-#    program writes on after it (docs/GUIDE.md says so);
+#    program writes on after it (docs/reference/live-gdb.md, Output files, says so);
 #  - `vigil restore --force DIR --monitor` of the same image, the file grown
 #    again, restores too and appends likewise.
 . "$(dirname "$0")/lib.sh"

@@ -5,7 +5,7 @@
 # frozen picture: the violation, and per-state and per-edge counts equal
 # to vigil's own stats. The token guards every request but the page's
 # static files. VIEW_SCREENSHOT=docs/view.png bash tests/e2e/view.sh
-# refreshes the GUIDE's picture (the running page, kernel tier).
+# refreshes docs/reference/live-view.md's picture (the running page, kernel tier).
 . "$(dirname "$0")/lib.sh"
 
 command -v chromium >/dev/null || fail "chromium is not installed (scripts/setup.sh installs it)"

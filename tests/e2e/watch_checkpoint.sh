@@ -18,7 +18,7 @@ A=$SVC_PID
 EXE=$(readlink -f "$TARGETS/service")
 
 # what watch does not take (yet) is refused with the reason, status 2
-# (docs/GUIDE.md, vigil watch)
+# (docs/reference/watch-and-containers.md)
 refused() {	# refused MESSAGE_REGEX ARGS...
 	local want=$1
 	shift

@@ -1,6 +1,6 @@
 /* Which events hold their thread until vigil has armed a watchpoint
  * (vg_plan_watch_holds, VG_EVF_HOLD). Holding costs the target ~110 us a
- * time (docs/PERFORMANCE.md, 2c), so an event is held only when a
+ * time (docs/PERFORMANCE.md, section 7), so an event is held only when a
  * transition on it can arm something new, and never held too little:
  * then the first write after the arming transition would be missed. */
 #include <setjmp.h>

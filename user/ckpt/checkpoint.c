@@ -236,7 +236,7 @@ static void image_path(const struct vg_ckpt *c, int n, char *out, size_t len)
 }
 
 /* Keep the last `keep` images; a full dump each (this kernel has no
- * soft-dirty tracking for CRIU's incremental dumps, see docs/GUIDE.md),
+ * soft-dirty tracking for CRIU's incremental dumps, see docs/reference/checkpoints.md),
  * so dropping the oldest never breaks a newer one. */
 static void ring_push(struct vg_ckpt *c, int n, bool good)
 {

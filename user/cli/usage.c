@@ -418,7 +418,7 @@ const char *vg_usage_of(const char *cmd)
 const char vg_usage_view[] =
 	"usage: vigil view PID\n"
 	"\n"
-	"Print the URL of the live page (--view, docs/GUIDE.md section 3) of the\n"
+	"Print the URL of the live page (--view, docs/reference/live-view.md) of the\n"
 	"vigil that monitors PID, starting its server now if that vigil was run\n"
 	"without --view (on 127.0.0.1 and a free port; its counts of\n"
 	"transitions start then). The page ends with that vigil's run. The same\n"

@@ -1,4 +1,4 @@
-/* The leak check of a run (docs/GUIDE.md, section 12): the live blocks
+/* The leak check of a run (docs/reference/leak-check.md): the live blocks
  * the spec's leak property knows (a slice per block: its address, its
  * `size`, the stack of the event that allocated it) classed by
  * user/leakscan/ from the stopped process's memory, as memcheck's leak

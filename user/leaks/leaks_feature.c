@@ -130,7 +130,7 @@ static const struct vg_feature_opt opts[] = {
 	  "with specs/lib/leak.vigil: at exit, hold the program at _exit (or\n      at abort, a failed assert, a raise that kills it) and class its\n      live blocks as memcheck does (definitely, indirectly, possibly\n      lost, still reachable) by a scan of its memory; loss records by\n      allocation stack; the leak property's verdict then counts lost\n      blocks only, not still reachable ones nor the C library's own;\n      also where the program asks with valgrind's VALGRIND_DO_LEAK_CHECK\n      and the like",
 	  NULL, ONE_PROCESS },
 	{ "suppressions", "FILE", false,
-	  "leave out the loss records FILE matches (LSan's leak:PATTERN lines\n      or valgrind's Memcheck:Leak entries; docs/GUIDE.md)",
+	  "leave out the loss records FILE matches (LSan's leak:PATTERN lines\n      or valgrind's Memcheck:Leak entries;\n      docs/reference/leak-check.md)",
 	  NULL, ONE_PROCESS },
 	{ "show-leak-kinds", "LIST", false,
 	  "the kinds whose records are printed: definite,indirect,possible,\n      reachable or all (default definite,possible; JSON has all)",

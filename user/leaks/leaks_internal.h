@@ -85,7 +85,7 @@ bool vg_leaks_ran_at_end(const struct vg_leaks *l);
  * classed, by address, and the classer user/report/ asks for each heap
  * block's slice (vg_report_set_leak_classer). A lost block (the kinds in
  * `errors`) is an error; a still reachable block and the C library's own
- * are not (docs/GUIDE.md section 12). */
+ * are not (docs/reference/leak-check.md). */
 
 /* errors: a bit per enum vg_leak_kind. NULL: out of memory. */
 struct vg_leak_verdicts *vg_leak_verdicts_new(const struct vg_spec *spec,

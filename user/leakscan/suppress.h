@@ -1,4 +1,4 @@
-/* Leak suppressions (docs/GUIDE.md, "Leak suppressions"): a file of
+/* Leak suppressions (docs/reference/leak-check.md, "Suppressions"): a file of
  *
  *   leak:PATTERN            LeakSanitizer's form: a loss record whose
  *                           allocation stack has a frame whose function,

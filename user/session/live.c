@@ -195,7 +195,7 @@ void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
 	/* the kernel tier stopped the thread at the event (the stop mask
 	 * has the breakpoint's state): that stop is the breakpoint's, not
 	 * the scenario's. The user tier sees the event after the fact: its
-	 * stop lands a little later than the call (docs/GUIDE.md says so) */
+	 * stop lands a little later than the call (docs/reference/live-gdb.md says so) */
 	if (stopped && ss->kernel[s->prop]) {
 		vg_scenario_resume(ss->sc);
 		ss->stop_mark.set = false;	/* not a reaction's stop */

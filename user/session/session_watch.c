@@ -149,7 +149,7 @@ int vg_session_watch_check(struct session *ss, struct vg_err *e)
 	if (!ss->o->watch_exe)
 		return 0;
 	/* each refusal says why and what does it for one process
-	 * (docs/GUIDE.md, vigil watch) */
+	 * (docs/reference/watch-and-containers.md) */
 	if (ss->o->dynamic)
 		no = "--dynamic: a watched process gets all its probes when it is adopted (vigil attach --dynamic -p PID attaches them as slices need them, for one process)";
 	else if (ss->o->interactive)

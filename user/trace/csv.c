@@ -112,7 +112,7 @@ int vg_csv_parse_line(struct vg_spec *spec, const char *line, size_t len,
 				    "%llu: unterminated quote in the event name",
 				    (unsigned long long)lineno);
 	if (buf[0] == '@' && !quoted) {
-		/* @TIME,name,...: the event's time (docs/GUIDE.md) */
+		/* @TIME,name,...: the event's time (docs/reference/offline.md) */
 		if (parse_time(buf + 1, &when))
 			return vg_errf_code(e, VG_EXIT_USAGE,
 					    "%llu: bad timestamp '%.40s', expected @NUMBER with a unit (ns, us, ms, s; none is ns), as in @1500ms,name,...",

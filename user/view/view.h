@@ -1,6 +1,5 @@
 /* The live view (`--view`): a page on localhost that draws each property's
- * automaton and animates it while the program runs (docs/GUIDE.md,
- * "Watching the automata live").
+ * automaton and animates it while the program runs (docs/reference/live-view.md).
  *
  * This module is the HTTP side only: a libmicrohttpd daemon on its own
  * threads serves the shipped page (user/view/static/), the automaton's SVG

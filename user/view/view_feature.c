@@ -329,7 +329,7 @@ static const char *check_port(const char *p)
 
 static const struct vg_feature_opt opts[] = {
 	{ "view", NULL, false,
-	  "a live page of the run in a browser (docs/GUIDE.md section 3): the\n      automata with their slice counts, the violations with their\n      evidence; its URL is printed (127.0.0.1, a free port)",
+	  "a live page of the run in a browser (docs/reference/live-view.md): the\n      automata with their slice counts, the violations with their\n      evidence; its URL is printed (127.0.0.1, a free port)",
 	  NULL, ONE_PROCESS },
 	{ "view-addr", "ADDR", false,
 	  "the page's address (default 127.0.0.1; another one shows the\n      program's data to the network); implies --view", check_addr,

@@ -1,7 +1,7 @@
 /* Where the program tells a memory checker not to report: valgrind's
  * client requests that memcheck obeys (valgrind.h, memcheck.h), kept as
  * state vigil consults before it reports an access to a freed block
- * (docs/GUIDE.md section 12, "Where the program asks"). Pure: no process,
+ * (docs/reference/leak-check.md, "Where the program asks for quiet"). Pure: no process,
  * no probe; watchset_quiet.c feeds it the requests in the order the
  * program made them. Private to user/watchset/ (and its unit test).
  *
