@@ -23,6 +23,7 @@
 #include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "plan/plan.h"
+#include "probe/features.h"
 #include "report/evidence.h"
 #include "report/report.h"
 #include "sym/symbolize.h"
@@ -261,6 +262,7 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 			? VG_TIER_USER : ss->o->tier,
 		.on_violation = ss->o->on_violation,
 		.stacks = ss->o->stacks,
+		.no_ktimer = !vg_feat_ktimer(NULL),
 	};
 	if (!(plan = vg_plan_build(s->spec, &plo, e)))
 		goto out;

@@ -21,6 +21,7 @@
 #include "dynamic/dynamic.h"
 #include "feature/feature.h"
 #include "probe/debugregs.h"
+#include "probe/features.h"
 #include "probe/probe.h"
 #include "probe/rewind.h"
 #include "proc/guard.h"
@@ -48,7 +49,8 @@
 int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
 			    bool *kernel, char (*why)[256], struct vg_err *e)
 {
-	return vg_plan_tiers(spec, tier, kernel, why, e);
+	return vg_plan_tiers(spec, tier, !vg_feat_ktimer(NULL), kernel, why,
+			     e);
 }
 
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
@@ -117,7 +119,8 @@ static bool any_kernel_eligible(const struct vg_spec *spec)
 	char why[256];
 
 	for (int i = 0; i < spec->nprops; i++)
-		if (!vg_ktier_ineligible(spec, i, why, sizeof(why)))
+		if (!vg_ktier_ineligible(spec, i, !vg_feat_ktimer(NULL), why,
+					 sizeof(why)))
 			return true;
 	return false;
 }
@@ -220,6 +223,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 		 * boot (probe/debugregs.h) */
 		.no_debug_regs = vg_spec_watches(ss->spec) &&
 				 vg_debug_regs() == VG_REGS_SILENT,
+		.no_debug_regs_why = VG_NO_REGS_WHY,
+		.no_ktimer = !vg_feat_ktimer(NULL),
 	};
 	if (ss->o->leak_check && vg_leaks_plan(ss->spec, &leak_plan, e))
 		goto out;
