@@ -231,7 +231,7 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 
 			/* a call the session added for watched blocks
 			 * (watchset/callacc.c) or the loader's rendezvous
-			 * (session/symval.c) that this program lacks */
+			 * (symval/symval.c) that this program lacks */
 			if (ev->access_for || ev->maps_sync) {
 				free(all);
 				continue;

@@ -38,8 +38,8 @@
 #include "trace/trace.h"
 #include "watchmatch/watchmatch.h"
 #include "plan/plan.h"
+#include "symval/symval.h"
 #include "watchset/watchset.h"
-#include "symval.h"
 #include "watch_hooks.h"
 
 #define VG_POLL_MS 10
@@ -256,7 +256,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	}
 	vg_evidence_set_stacks(ss->evidence, vg_session_event_stack, ss);
 	vg_report_set_evidence(ss->report, ss->evidence);
-	if (!(ss->symval = vg_symval_new(ss))) {
+	if (!(ss->symval = vg_symval_new((struct vg_run *)ss, ss->spec,
+					   ss->stack_on, ss->o->pid > 0))) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
@@ -627,8 +628,8 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		}
 	}
 	/* the loader's rendezvous: libraries' mappings as they are mapped,
-	 * for the names of their globals (symval.h) */
-	if (vg_symval_prepare(spec, o, e))
+	 * for the names of their globals (symval/symval.h) */
+	if (vg_symval_prepare(spec, o->watch_exe != NULL, o->interactive, e))
 		goto out;
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */
