@@ -19,7 +19,7 @@ wait_ctl queue3
 probes() { "$VIGIL" ctl "$pid" probes --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"]["probes"]))'; }
 n0=$(probes)
 # pops's probe, and vigil's own at the loader's rendezvous (the names of
-# libraries' globals, session/symval.c), which gdb's extension must know
+# libraries' globals, symval/symval.c), which gdb's extension must know
 [ "$n0" = 2 ] || fail "the session's own probes: $n0, not 2"
 "$VIGIL" ctl "$pid" probes | grep -q '/ld-linux-x86-64\.so\.2+0x' ||
 	fail "no probe at the loader's rendezvous: $("$VIGIL" ctl "$pid" probes)"

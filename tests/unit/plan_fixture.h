@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "plan/plan.h"
+#include "probe/features.h"
 
 static char target[4096];
 
@@ -23,13 +24,16 @@ static const char *tgt(const char *name)
 	return target;
 }
 
-/* spec s's plan on binary bin in tier, stopping at violations */
+/* spec s's plan on binary bin in tier, stopping at violations, on this
+ * machine's kernel (whether its timer can stop a thread, as a run asks:
+ * VIGIL_NO_KTIMER says no) */
 static struct vg_plan *plan_of(const struct vg_spec *s, const char *bin,
 			       enum vg_tier tier, bool dynamic)
 {
 	struct vg_plan_opts o = { .binary = bin, .tier = tier,
 				  .on_violation = VG_OV_STOP,
-				  .dynamic = dynamic };
+				  .dynamic = dynamic,
+				  .no_ktimer = !vg_feat_ktimer(NULL) };
 	struct vg_err e = { 0 };
 	struct vg_plan *p = vg_plan_build(s, &o, &e);
 

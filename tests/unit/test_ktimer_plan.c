@@ -14,7 +14,7 @@
 
 #include "plan/plan.h"
 #include "plan_fixture.h"
-#include "probe/probe.h"
+#include "probe/features.h"
 #include "spec_load.h"
 #include "vigil_event.h"
 
@@ -45,7 +45,8 @@ static void test_timed_kernel(void **state)
 	int enter = event_named(s, "queue_push", VG_EV_BEFORE);
 	int leave = event_named(s, "queue_push", VG_EV_AFTER);
 
-	assert_null(vg_ktier_ineligible(s, 0, why, sizeof(why)));
+	assert_null(vg_ktier_ineligible(s, 0, !vg_feat_ktimer(NULL), why,
+				 sizeof(why)));
 	assert_true(p->props[0].kernel);
 	assert_int_equal(p->props[0].stop_mask, 1u << 2);
 	assert_true(s->props[0].states[1].timed);
@@ -72,7 +73,8 @@ static void test_clock_invariant_kernel(void **state)
 	struct vg_plan *p = plan_of(s, tgt("queue"), VG_TIER_AUTO, false);
 	char why[256];
 
-	assert_null(vg_ktier_ineligible(s, 0, why, sizeof(why)));
+	assert_null(vg_ktier_ineligible(s, 0, !vg_feat_ktimer(NULL), why,
+				 sizeof(why)));
 	assert_true(p->props[0].kernel);
 	assert_int_equal(s->props[0].states[1].limit_ns, -1);
 	assert_true(s->props[0].states[1].deadline.len > 0);
@@ -98,7 +100,8 @@ static void test_no_ktimer_user(void **state)
 
 	setenv("VIGIL_NO_KTIMER", "1", 1);
 	p = plan_of(s, tgt("queue"), VG_TIER_AUTO, false);
-	r = vg_ktier_ineligible(s, 0, why, sizeof(why));
+	r = vg_ktier_ineligible(s, 0, !vg_feat_ktimer(NULL), why,
+				 sizeof(why));
 	unsetenv("VIGIL_NO_KTIMER");
 	assert_false(p->props[0].kernel);
 	assert_non_null(r);

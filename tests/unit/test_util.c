@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "act/gdb.h"
-#include "probe/placement.h"
+#include "plan/placement.h"
 #include "proc/proc.h"
 #include "report/report.h"
 #include "sym/elf.h"

@@ -15,6 +15,7 @@
 #include "offline/check.h"
 #include "plan/plan.h"
 #include "probe/debugregs.h"
+#include "probe/features.h"
 #include "probe/probe.h"
 #include "report/dot.h"
 #include "session/session.h"
@@ -258,7 +259,9 @@ int vg_cmd_lint(int argc, char **argv)
 					    * machine: the plan says so */
 					   .no_debug_regs =
 						vg_spec_watches(spec) &&
-						vg_debug_regs() == VG_REGS_SILENT };
+						vg_debug_regs() == VG_REGS_SILENT,
+					   .no_debug_regs_why = VG_NO_REGS_WHY,
+					   .no_ktimer = !vg_feat_ktimer(NULL) };
 		struct vg_plan *plan = vg_plan_build(spec, &po, &e);
 
 		if (!plan) {

@@ -8,16 +8,16 @@
 #include <string.h>
 
 #include "act/scenario.h"
-#include "probe/probe.h"
 #include "sym/cxxnames.h"
 #include "sym/dwarf_cache.h"
 #include "sym/libs.h"
 
 int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
-		  bool *kernel, char (*why)[256], struct vg_err *e)
+		  bool no_ktimer, bool *kernel, char (*why)[256],
+		  struct vg_err *e)
 {
 	for (int i = 0; i < spec->nprops; i++) {
-		const char *no = vg_ktier_ineligible(spec, i, why[i],
+		const char *no = vg_ktier_ineligible(spec, i, no_ktimer, why[i],
 						     sizeof(why[i]));
 
 		if (tier == VG_TIER_KERNEL && no)
@@ -231,7 +231,7 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 
 			/* a call the session added for watched blocks
 			 * (watchset/callacc.c) or the loader's rendezvous
-			 * (session/symval.c) that this program lacks */
+			 * (symval/symval.c) that this program lacks */
 			if (ev->access_for || ev->maps_sync) {
 				free(all);
 				continue;
@@ -376,7 +376,7 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 		goto fail;
 	}
 	/* 1. tiers */
-	if (vg_plan_tiers(spec, o->tier, p->kernel, why, e))
+	if (vg_plan_tiers(spec, o->tier, o->no_ktimer, p->kernel, why, e))
 		goto fail;
 	for (int i = 0; i < np; i++) {
 		if (o->leak_check && i == o->leak_check->hold_prop) {
@@ -405,8 +405,10 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	if (!oom)
 		p->release_events = vg_plan_watch_releases(spec, p->kernel,
 							   &oom);
-	if (!oom && o->no_debug_regs)
+	if (!oom && o->no_debug_regs) {
+		p->no_debug_regs_why = o->no_debug_regs_why;
 		oom = pass_blind(p);
+	}
 	if (oom || (o->leak_check && pass_leak_check(p, o->leak_check))) {
 		vg_errf(e, "out of memory");
 		goto fail;

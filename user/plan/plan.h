@@ -2,7 +2,7 @@
  * compiled spec and the binaries before anything is loaded (user/plan/).
  *
  * vg_plan_build runs the deciders as passes over one object: each
- * property's tier (probe/ktier.c's eligibility), the states whose entry
+ * property's tier (plan_ktier.c's eligibility), the states whose entry
  * stops the target (act/scenario.c), the events whose user stack is taken
  * (a `backtrace` reaction, --stacks), the events that hold a slice that
  * arms a watchpoint (plan_holds.c), --dynamic's arming sets
@@ -26,8 +26,7 @@
 
 #include "act/on_violation.h"
 #include "plan/tier.h"
-#include "probe/args.h"
-#include "probe/probe.h"
+#include "plan/watch_plan.h"
 #include "spec/spec.h"
 #include "vigil_code.h"
 #include "vigil_event.h"
@@ -52,10 +51,19 @@ struct vg_plan_opts {
 	bool watch;			/* (because of vigil watch, says why) */
 	/* --leak-check (leaks/leaks_plan.c decides it); NULL: none */
 	const struct vg_plan_leaks *leak_check;
-	/* this machine's debug registers do not fire (probe/debugregs.h):
-	 * no watch event can be seen; a thread is held only for the page
-	 * filter of calls into watched blocks (plan.c, pass_blind) */
+	/* What the plan must know of the machine the run installs it on,
+	 * found out by the caller (user/probe/), which the plan does not
+	 * ask itself. no_debug_regs: this machine's debug registers do not
+	 * fire (probe/debugregs.h): no watch event can be seen; a thread is
+	 * held only for the page filter of calls into watched blocks
+	 * (plan.c, pass_blind); no_debug_regs_why: how the caller found out,
+	 * for the line that says so (probe/debugregs.h's VG_NO_REGS_WHY;
+	 * NULL: not said). no_ktimer: this kernel's timer cannot stop a
+	 * thread (probe/features.h's vg_feat_ktimer false): timed
+	 * properties run in the user tier. */
 	bool no_debug_regs;
+	const char *no_debug_regs_why;
+	bool no_ktimer;
 };
 
 /* What --leak-check asks of the plan, per event: whether its probe holds
@@ -202,6 +210,7 @@ struct vg_plan {
 	/* opts.no_debug_regs: the properties that use a watch event, which
 	 * none can see (what they guard ends inconclusive), and how many */
 	bool no_debug_regs;
+	const char *no_debug_regs_why;	/* the caller's, as in the opts */
 	bool *blind;			/* [nprops] */
 	int nblind;
 };
@@ -265,9 +274,23 @@ int vg_plan_pass_watches(struct vg_plan *p, const struct vg_plan_opts *o,
 			 struct vg_err *e);
 
 /* The tier pass alone (vigil lint without --binary, the session): kernel
- * and why per property, as vg_plan_build decides them. */
+ * and why per property, as vg_plan_build decides them (no_ktimer as in
+ * vg_plan_opts). */
 int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
-		  bool *kernel, char (*why)[256], struct vg_err *e);
+		  bool no_ktimer, bool *kernel, char (*why)[256],
+		  struct vg_err *e);
+
+/* plan_ktier.c. Why a property cannot run in the kernel tier: NULL when
+ * it can (no_ktimer as in vg_plan_opts). */
+const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
+				bool no_ktimer, char *buf, size_t len);
+/* The kernel tier's tables for the plan's kernel-tier properties (a pass
+ * of vg_plan_build: no map is touched; probe/ktier.c writes them), and
+ * each event's kernel-tier fields in its plan's conf. -1 with e set when
+ * they do not fit. */
+int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e);
+/* The states of p with a timeout, as a bit mask (vg_kprop.timed_mask). */
+uint32_t vg_ktimer_states(const struct vg_property *p);
 
 /* What lint --binary prints: one line per property (tier, stop states),
  * per event (flags) and per site (file+offset, program, placement). */

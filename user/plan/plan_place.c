@@ -1,5 +1,5 @@
 /* The plan's placement pass (plan.h): where on each function its probes
- * go (probe/placement.h), from the registers the probes there really
+ * go (plan/placement.h), from the registers the probes there really
  * read. It runs after the reads pass, which says from DWARF where each
  * argument is: a probe that reads only %rdi lets placement skip writes to
  * %rsi (pthread_mutex_unlock's mov $1,%esi; inflateInit_'s movs), where
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/placement.h"
+#include "placement.h"
 
 /* x86 register numbers of the integer argument registers, in order */
 static const int arg_reg[VG_NARGS] = { 7, 6, 2, 1, 8, 9 };

@@ -1,6 +1,5 @@
 /* `vigil lint --binary`: the plan, as the session would install it. */
 #include "plan.h"
-#include "probe/debugregs.h"
 
 #include <string.h>
 
@@ -163,8 +162,10 @@ void vg_plan_blind_line(const struct vg_plan *p, char *buf, size_t len)
 	buf[0] = 0;
 	if (!p->no_debug_regs)
 		return;
-	n = snprintf(buf, len, "this machine's debug registers do not fire (%s)",
-		     VG_NO_REGS_WHY);
+	n = snprintf(buf, len, "this machine's debug registers do not fire%s%s%s",
+		     p->no_debug_regs_why ? " (" : "",
+		     p->no_debug_regs_why ? p->no_debug_regs_why : "",
+		     p->no_debug_regs_why ? ")" : "");
 	for (int i = 0; i < p->nprops && n < len; i++) {
 		const struct vg_property *pr = &s->props[i];
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe/plan.h"
-#include "probe/watch.h"
+#include "plan_event.h"
+#include "watch_plan.h"
 #include "sym/dwarf_cache.h"
 #include "sym/cxxnames.h"
 #include "sym/libs.h"

@@ -1,5 +1,5 @@
 /* The tier asked for (--tier): the plan decides each property's from it
- * (vg_plan_tiers: probe/ktier.c's eligibility), the session runs them. */
+ * (vg_plan_tiers: plan_ktier.c's eligibility), the session runs them. */
 #ifndef VIGIL_PLAN_TIER_H
 #define VIGIL_PLAN_TIER_H
 

@@ -1,4 +1,4 @@
-/* Stops at a probe on a jmp (probe/placement.h): the kernel emulates the
+/* Stops at a probe on a jmp (plan/placement.h): the kernel emulates the
  * probed jmp before a stop the probe sent takes effect, so the thread
  * stops at the jmp's target, in the callee of a tail call
  * (pthread_mutex_unlock's jmp to __pthread_mutex_unlock_usercnt). The

@@ -1,5 +1,6 @@
-/* Compiling a property for the in-kernel tier (bpf/kstep.bpf.h): deciding
- * whether it is eligible and laying out its tables. Private to user/probe/. */
+/* The in-kernel tier's tables (bpf/kstep.bpf.h) written into the loaded
+ * object; which properties are eligible and how their tables are laid
+ * out is the plan's (plan/plan_ktier.c). Private to user/probe/. */
 #ifndef VIGIL_KTIER_H
 #define VIGIL_KTIER_H
 
@@ -9,7 +10,7 @@
 
 struct vg_plan_ktables;
 
-/* Write the plan's kernel-tier tables (vg_ktier_plan, probe.h) into the
+/* Write the plan's kernel-tier tables (vg_ktier_plan, plan/plan.h) into the
  * kprops, ktrans and kcode maps of the loaded object. */
 int vg_ktier_write(const struct vg_plan_ktables *kt, struct bpf_map *kprops,
 		   struct bpf_map *ktrans, struct bpf_map *kcode,

@@ -38,16 +38,6 @@ bool vg_ktimer_kernel_ok(void)
 	return vg_feat_ktimer(NULL);	/* features.h: the kernel's BTF, once */
 }
 
-uint32_t vg_ktimer_states(const struct vg_property *p)
-{
-	uint32_t m = 0;
-
-	for (int s = 0; s < p->nstates && s < 32; s++)
-		if (p->states[s].timed)
-			m |= 1u << s;
-	return m;
-}
-
 static bool needed(const struct vg_spec *spec, const struct vg_plan *plan)
 {
 	for (int i = 0; i < spec->nprops; i++)

@@ -18,9 +18,6 @@ struct vg_probe;
  * 6.13). VIGIL_NO_KTIMER=1 says no, to test the fallback. */
 bool vg_ktimer_kernel_ok(void);
 
-/* The states of p with a timeout, as a bit mask (vg_kprop.timed_mask). */
-uint32_t vg_ktimer_states(const struct vg_property *p);
-
 /* Before the load: load the timer's program and size its maps only when
  * a kernel-tier property has a timeout. */
 void vg_ktimer_setup(struct vg_probe *p, const struct vg_probe_opts *o);

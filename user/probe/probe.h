@@ -188,19 +188,6 @@ int vg_probe_watch_global(struct vg_probe *p, pid_t pid,
 			  const struct vg_plan_gwatch *g, struct vg_wp *out,
 			  struct vg_err *e);
 
-/* A per-slice watch's location (`*p`, `q->count`, `*p @ n`), as the plan
- * finds it from the C type of the pointer a function gives (user/plan/):
- * the memory reads from the pointer to the location's address (nsteps - 1
- * loads, then off[last]), the location's size (for `@ n`, of one element;
- * 1 when it points to void) and how its bits become `value`. */
-struct vg_wp_type {
-	uint32_t nsteps;
-	uint32_t off[VG_CAP_STEPS];
-	uint32_t elem;
-	uint8_t conv;
-	bool void_target;	/* *p with p a void *: a count is needed */
-};
-
 /* Arm wp in every thread of pid; returns its id (>= 0), or -1 with e set
  * (errno ENOSPC: a thread's four debug registers are taken). */
 int vg_probe_wp_add(struct vg_probe *p, pid_t pid, const struct vg_wp *wp,
@@ -336,15 +323,6 @@ int vg_probe_site(const struct vg_probe *p, int i, const char **path,
  * (rewind.c): true, and in *bp the address of the probe the call leads
  * to, where the gdb hand-off steps it. */
 bool vg_probe_rewound(const struct vg_probe *p, pid_t tid, uint64_t *bp);
-
-/* The kernel tier's tables for the plan's kernel-tier properties (a pass
- * of user/plan/: no map is touched), and each event's kernel-tier fields
- * in its plan's conf. -1 with e set when they do not fit. */
-int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e);
-
-/* Why a property cannot run in the kernel tier: NULL when it can. */
-const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
-				char *buf, size_t len);
 
 /* `vigil unload` of a property the run started with (probe_unload.c):
  * a kernel-tier property's transitions and reactions are emptied in its

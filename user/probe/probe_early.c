@@ -14,6 +14,7 @@
 
 #include "early_load.h"
 #include "plan/plan.h"
+#include "ktimer.h"
 #include "rewind.h"
 #include "split_load.h"
 #include "spec/spec.h"
@@ -51,7 +52,8 @@ static bool any_timed_kernel(const struct vg_spec *spec)
 
 	for (int i = 0; i < spec->nprops; i++)
 		if (spec->props[i].timed &&
-		    !vg_ktier_ineligible(spec, i, why, sizeof(why)))
+		    !vg_ktier_ineligible(spec, i, !vg_ktimer_kernel_ok(),
+					why, sizeof(why)))
 			return true;
 	return false;
 }

@@ -63,7 +63,7 @@ bool vg_rewind_event_ok(const struct vg_spec *s, const struct vg_plan *plan,
 		if (s->events[j].kind == VG_EV_AFTER &&
 		    !strcmp(s->events[j].name, ev->name))
 			return false;
-	/* placed past writes that would not redo (probe/placement.h) */
+	/* placed past writes that would not redo (plan/placement.h) */
 	for (int j = 0; j < plan->nsites; j++)
 		if (plan->sites[j].event == event && plan->sites[j].norewind)
 			return false;

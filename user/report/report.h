@@ -26,7 +26,7 @@ void vg_report_stop_note(struct vg_report *r, const char *note);
  * printed as "fault" and as JSON "fault". NULL clears it. */
 void vg_report_fault_note(struct vg_report *r, const char *note);
 
-/* Names for pointer values (user/session/symval.c): "&A", "block of 24
+/* Names for pointer values (user/symval/symval.c): "&A", "block of 24
  * bytes from make_node at list.c:12, +16"; false when v has none. One for
  * the process: reports and evidence print "0x... (NAME)", and JSON
  * objects get a "names" member beside the values. NULL: none. */

@@ -23,10 +23,11 @@
 #include "follow/follow.h"
 #include "monitor/monitor.h"
 #include "plan/plan.h"
+#include "probe/features.h"
 #include "report/evidence.h"
 #include "report/report.h"
 #include "sym/symbolize.h"
-#include "symval.h"
+#include "symval/symval.h"
 
 #define VG_LOAD_DEFS 32		/* -D per load */
 
@@ -261,6 +262,7 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 			? VG_TIER_USER : ss->o->tier,
 		.on_violation = ss->o->on_violation,
 		.stacks = ss->o->stacks,
+		.no_ktimer = !vg_feat_ktimer(NULL),
 	};
 	if (!(plan = vg_plan_build(s->spec, &plo, e)))
 		goto out;
@@ -279,7 +281,8 @@ static int unit_open(struct session *ss, struct unit *u, struct vg_err *e)
 	if (!(s->report = vg_report_new(s->spec, stderr, NULL, e)))
 		goto out;
 	if (!(s->evidence = vg_evidence_new(s->spec, 0, ss->o->evidence)) ||
-	    !(s->symval = vg_symval_new(s))) {
+	    !(s->symval = vg_symval_new((struct vg_run *)s, s->spec,
+					s->stack_on, s->o->pid > 0))) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}

@@ -19,6 +19,7 @@
 #include "monitor/monitor.h"
 #include "feature/feature.h"
 #include "probe/debugregs.h"
+#include "probe/features.h"
 #include "probe/probe.h"
 #include "probe/rewind.h"
 #include "proc/guard.h"
@@ -35,8 +36,8 @@
 #include "trace/trace.h"
 #include "watchmatch/watchmatch.h"
 #include "plan/plan.h"
+#include "symval/symval.h"
 #include "watchset/watchset.h"
-#include "symval.h"
 #include "watch_hooks.h"
 
 #define VG_POLL_MS 10
@@ -46,7 +47,8 @@
 int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
 			    bool *kernel, char (*why)[256], struct vg_err *e)
 {
-	return vg_plan_tiers(spec, tier, kernel, why, e);
+	return vg_plan_tiers(spec, tier, !vg_feat_ktimer(NULL), kernel, why,
+			     e);
 }
 
 void vg_session_react(struct session *ss, const struct vg_slice_view *s,
@@ -54,7 +56,6 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 		      bool stopped)
 {
 	bool was_stopped = vg_scenario_target_stopped(ss->sc);
-
 	const char *why;
 
 	vg_scenario_transition(ss->sc, s, from, to, ev, stopped);
@@ -129,7 +130,8 @@ static bool any_kernel_eligible(const struct vg_spec *spec)
 	char why[256];
 
 	for (int i = 0; i < spec->nprops; i++)
-		if (!vg_ktier_ineligible(spec, i, why, sizeof(why)))
+		if (!vg_ktier_ineligible(spec, i, !vg_feat_ktimer(NULL), why,
+					 sizeof(why)))
 			return true;
 	return false;
 }
@@ -236,6 +238,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	 * (probe/debugregs.h) */
 	plo.no_debug_regs = vg_spec_watches(ss->spec) &&
 			    vg_debug_regs() == VG_REGS_SILENT;
+	plo.no_debug_regs_why = VG_NO_REGS_WHY;
+	plo.no_ktimer = !vg_feat_ktimer(NULL);
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
 		goto out;
 	memcpy(ss->kernel, plan->kernel, ss->spec->nprops * sizeof(bool));
@@ -251,7 +255,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	}
 	vg_evidence_set_stacks(ss->evidence, vg_session_event_stack, ss);
 	vg_report_set_evidence(ss->report, ss->evidence);
-	if (!(ss->symval = vg_symval_new(ss))) {
+	if (!(ss->symval = vg_symval_new((struct vg_run *)ss, ss->spec,
+					   ss->stack_on, ss->o->pid > 0))) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
@@ -615,8 +620,8 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		}
 	}
 	/* the loader's rendezvous: libraries' mappings as they are mapped,
-	 * for the names of their globals (symval.h) */
-	if (vg_symval_prepare(spec, o, e))
+	 * for the names of their globals (symval/symval.h) */
+	if (vg_symval_prepare(spec, o->watch_exe != NULL, o->interactive, e))
 		goto out;
 	if (open_all(&ss, e)) {
 		/* never leave a child we started stopped before its exec */

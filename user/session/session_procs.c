@@ -20,7 +20,7 @@
 #include "report/evidence.h"
 #include "report/report.h"
 #include "live_load.h"
-#include "symval.h"
+#include "symval/symval.h"
 #include "watch_load.h"
 #include "watchset/watchset.h"
 

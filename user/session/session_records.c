@@ -39,7 +39,7 @@
 #include "plan/plan.h"
 #include "fault.h"
 #include "watchset/watchset.h"
-#include "symval.h"
+#include "symval/symval.h"
 #include "watch_hooks.h"
 
 /* The target's symbolizer, made when the first stack-bearing record

@@ -2,7 +2,7 @@
  * (struct vg_watch_loc): a global of the program, or memory that a slice
  * parameter or variable points to, checked against the property that
  * uses it. The address itself is computed later: from DWARF and the
- * loaded program for a global (user/probe/watch.c), from the slice's
+ * loaded program for a global (user/plan/watch_plan.c), from the slice's
  * values when a slice enters a state that consumes the event
  * (user/watchset/watchset.c). */
 #include "compile_internal.h"

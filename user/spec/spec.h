@@ -165,7 +165,7 @@ struct vg_event {
 	 * freed blocks, watchset/watchset_quiet.c) */
 	uint8_t creq_for;
 	/* the dynamic loader's rendezvous the session added
-	 * (session/symval.c, `before _dl_debug_state`): its probe holds the
+	 * (symval/symval.c, `before _dl_debug_state`): its probe holds the
 	 * process while vigil reads its mappings; no property's, not
 	 * counted in the stats, optional where there is no loader */
 	bool maps_sync;

@@ -1,11 +1,14 @@
+/* Names of pointers in reports (symval.h): the globals of the program
+ * and its libraries, the heap blocks the run saw allocated. */
 #include "symval.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "feature/feature.h"
 #include "probe/probe.h"
 #include "report/report.h"
-#include "session_internal.h"
+#include "spec/spec.h"
 #include "sym/cxxnames.h"
 #include "sym/symbolize.h"
 
@@ -43,7 +46,10 @@ struct block {
 };
 
 struct vg_symval {
-	struct session *ss;
+	struct vg_run *run;		/* the session's, seen through
+					 * vg_run_pid and vg_symval_host_* */
+	const struct vg_spec *spec;
+	const bool *stack_on;		/* the run's; NULL: no stacks */
 	const struct allocator **alloc;	/* per event, NULL: none */
 	bool *frees;			/* per event: before free(p) */
 	struct block *t;		/* open addressing, linear probing */
@@ -95,7 +101,13 @@ static void remember(struct vg_symval *sv, const struct block *b)
 	sv->t[i] = *b;
 }
 
-int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
+/* the target's pid now (a restore replaces the process); <= 0: none */
+static pid_t pid_of(const struct vg_symval *sv)
+{
+	return vg_run_pid(sv->run);
+}
+
+int vg_symval_prepare(struct vg_spec *spec, bool watch, bool live,
 		      struct vg_err *e)
 {
 	struct vg_event *evs;
@@ -108,7 +120,7 @@ int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
 	 * int3 back as the instruction (scripts/gdb/vigil.py keeps the
 	 * user's breakpoints off probed addresses, not gdb's own). Both
 	 * name libraries' globals from mappings read late, as before. */
-	if (o->watch_exe || o->interactive)
+	if (watch || live)
 		return 0;
 	/* a spec that probes it already keeps its own event */
 	for (int i = 0; i < spec->nevents; i++)
@@ -129,15 +141,17 @@ int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
 	return 0;
 }
 
-struct vg_symval *vg_symval_new(struct session *ss)
+struct vg_symval *vg_symval_new(struct vg_run *run, const struct vg_spec *spec,
+				const bool *stack_on, bool attached)
 {
-	const struct vg_spec *spec = ss->spec;
 	struct vg_symval *sv = calloc(1, sizeof(*sv));
 	bool any = false;
 
 	if (!sv)
 		return NULL;
-	sv->ss = ss;
+	sv->run = run;
+	sv->spec = spec;
+	sv->stack_on = stack_on;
 	sv->alloc = calloc(spec->nevents + 1, sizeof(*sv->alloc));
 	sv->frees = calloc(spec->nevents + 1, sizeof(*sv->frees));
 	if (!sv->alloc || !sv->frees) {
@@ -161,7 +175,7 @@ struct vg_symval *vg_symval_new(struct session *ss)
 	}
 	/* a process vigil attaches to runs already: its mappings now,
 	 * while it surely is there (the program's file among them) */
-	if (ss->o->pid > 0 && (sv->sym = vg_symbolizer_new(ss->pid)))
+	if (attached && (sv->sym = vg_symbolizer_new(pid_of(sv))))
 		vg_symbolizer_take(sv->sym);	/* its files held too */
 	vg_report_set_namer(vg_symval_name, sv);
 	return sv;
@@ -170,11 +184,11 @@ struct vg_symval *vg_symval_new(struct session *ss)
 void vg_symval_exec(struct vg_symval *sv, const char *path,
 		    uint64_t start_code, uint64_t interp_base)
 {
-	if (!sv || sv->ss->pid <= 0)
+	if (!sv || pid_of(sv) <= 0)
 		return;
 	/* a new program: the old one's mappings are no more */
 	vg_symbolizer_free(sv->sym);
-	if (!(sv->sym = vg_symbolizer_new(sv->ss->pid)))
+	if (!(sv->sym = vg_symbolizer_new(pid_of(sv))))
 		return;
 	vg_symbolizer_add_file(sv->sym, path);
 	vg_symbolizer_add_program(sv->sym, path, start_code, interp_base);
@@ -210,13 +224,13 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 	/* The loader's rendezvous: the process is held in its probe (the
 	 * session lets it go once the drain is done), with the objects it
 	 * just mapped in place: their mappings now, and their files held */
-	if (sv->ss->spec->events[ev->event].maps_sync) {
-		if (sv->ss->pid <= 0 || (pid_t)ev->pid != sv->ss->pid)
+	if (sv->spec->events[ev->event].maps_sync) {
+		if (pid_of(sv) <= 0 || (pid_t)ev->pid != pid_of(sv))
 			return;
-		if (!sv->sym && !(sv->sym = vg_symbolizer_new(sv->ss->pid)))
+		if (!sv->sym && !(sv->sym = vg_symbolizer_new(pid_of(sv))))
 			return;
 		vg_symbolizer_take(sv->sym);
-		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
+		vg_symbolizer_add_file(sv->sym, vg_symval_host_exe(sv->run));
 		sv->maps_read = true;	/* exactly: no late look needed */
 		return;
 	}
@@ -225,17 +239,17 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 	 * target may be gone already (vigil reads events after the fact),
 	 * so the program's own come from its exec (vg_symval_exec), and
 	 * these are added only if it is still there to read them. */
-	if (!sv->maps_read && sv->ss->pid > 0) {
+	if (!sv->maps_read && pid_of(sv) > 0) {
 		sv->maps_read = true;
 		if (sv->sym)
 			vg_symbolizer_refresh(sv->sym);
 		else
-			sv->sym = vg_symbolizer_new(sv->ss->pid);
-		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
+			sv->sym = vg_symbolizer_new(pid_of(sv));
+		vg_symbolizer_add_file(sv->sym, vg_symval_host_exe(sv->run));
 	}
 	if (!sv->t)
 		return;
-	e = &sv->ss->spec->events[ev->event];
+	e = &sv->spec->events[ev->event];
 	if (sv->frees[ev->event]) {
 		forget(sv, ev->slot[0]);
 		return;
@@ -253,7 +267,7 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 		b.size = a->size2 < e->nfields ? b.size * field(ev, e, a->size2)
 					       : 0;
 	b.event = ev->event;
-	b.stack = sv->ss->stack_on && sv->ss->stack_on[ev->event]
+	b.stack = sv->stack_on && sv->stack_on[ev->event]
 		  ? (int64_t)ev->slot[VG_SLOT_STACK] : -1;
 	remember(sv, &b);
 }
@@ -262,12 +276,13 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 static void site(struct vg_symval *sv, const struct block *b, char *buf,
 		 size_t len)
 {
+	struct vg_probe *probe = vg_symval_host_probe(sv->run);
 	struct vg_stack_frame fr[1];
 	struct vg_frame f;
 
-	snprintf(buf, len, "%s", sv->ss->spec->events[b->event].name);
-	if (b->stack < 0 || !sv->ss->probe || !sv->sym ||
-	    vg_probe_stack(sv->ss->probe, b->stack, fr, 1) < 1)
+	snprintf(buf, len, "%s", sv->spec->events[b->event].name);
+	if (b->stack < 0 || !probe || !sv->sym ||
+	    vg_probe_stack(probe, b->stack, fr, 1) < 1)
 		return;
 	if (fr[0].has_build_id)
 		vg_symbolize_file(sv->sym, fr[0].build_id, fr[0].offset, true,
@@ -295,9 +310,9 @@ bool vg_symval_name(void *ctx, uint64_t v, char *buf, size_t len)
 
 	if (!sv || v < 4096)
 		return false;
-	if (!sv->sym && sv->ss->pid > 0 &&
-	    (sv->sym = vg_symbolizer_new(sv->ss->pid)))
-		vg_symbolizer_add_file(sv->sym, sv->ss->exe);
+	if (!sv->sym && pid_of(sv) > 0 &&
+	    (sv->sym = vg_symbolizer_new(pid_of(sv))))
+		vg_symbolizer_add_file(sv->sym, vg_symval_host_exe(sv->run));
 	if (sv->sym && vg_symbolize_data(sv->sym, v, sym, sizeof(sym), &off)) {
 		/* a C++ global as its source says it: main::buf */
 		vg_demangle_into(sym, name, sizeof(name));

@@ -1,9 +1,9 @@
 /* How a C scalar's bits become a 64-bit spec value (enum vg_arg_conv,
  * include/vigil_event.h), shared by the argument plans (args.c) and the
- * watchpoints (watch.c). Includes sym/dwarf.h, so not for code that also
+ * watchpoints (watch_plan.c). Includes sym/dwarf.h, so not for code that also
  * includes spec/spec.h (both name a vg_loc). */
-#ifndef VIGIL_PROBE_CONV_H
-#define VIGIL_PROBE_CONV_H
+#ifndef VIGIL_PLAN_CONV_H
+#define VIGIL_PLAN_CONV_H
 
 #include "sym/dwarf.h"
 

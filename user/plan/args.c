@@ -1,5 +1,5 @@
 /* Positional parameters and return values from the function's prototype
- * (user/probe/args.h). The x86-64 classification itself is in
+ * (user/plan/args.h). The x86-64 classification itself is in
  * user/sym/dwarf.c (vg_dwarf_proto); this file turns it into what the probe
  * does, and refuses what a probe cannot read. */
 #include "args.h"

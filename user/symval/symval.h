@@ -20,9 +20,15 @@
  * at the start and around each dlopen and dlclose, where gdb learns of
  * them) holds the process while vigil reads its mappings and opens each
  * file mapped there, whose symbols are read from it when a name is asked.
- * One stop per change of the loaded set, none per event. */
-#ifndef VIGIL_SESSION_SYMVAL_H
-#define VIGIL_SESSION_SYMVAL_H
+ * One stop per change of the loaded set, none per event.
+ *
+ * The session holds it by one opaque pointer and feeds it; it sees the
+ * session as a struct vg_run only: the target's pid through vg_run_pid
+ * (feature/feature.h), what is fixed when it is made as arguments of
+ * vg_symval_new, and the rest through the vg_symval_host_* calls below
+ * (user/session/symval_host.c). */
+#ifndef VIGIL_SYMVAL_H
+#define VIGIL_SYMVAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,21 +36,26 @@
 
 #include "monitor/monitor.h"
 
-struct session;
 struct vg_err;
-struct vg_session_opts;
+struct vg_probe;
+struct vg_run;
 struct vg_spec;
 struct vg_symval;
 
 /* Before the plan: the loader's rendezvous, an event of the session's own
- * (vg_event.maps_sync: held, no property's); none for vigil watch, nor
- * for a live session (--interactive), where gdb has its own breakpoint
- * at that address. */
-int vg_symval_prepare(struct vg_spec *spec, const struct vg_session_opts *o,
+ * (vg_event.maps_sync: held, no property's); none for vigil watch
+ * (watch), nor for a live session (live: --interactive), where gdb has
+ * its own breakpoint at that address. */
+int vg_symval_prepare(struct vg_spec *spec, bool watch, bool live,
 		      struct vg_err *e);
 
-/* NULL when out of memory. Registers itself as the report's namer. */
-struct vg_symval *vg_symval_new(struct session *ss);
+/* The names of run's pointers; spec: the run's (with vg_symval_prepare's
+ * event), stack_on: per event, whether its probe captures its user stack
+ * (the run's array, which outlives this; NULL: none does), attached: the
+ * run attached to a running process (vigil attach) rather than started
+ * it. NULL when out of memory. Registers itself as the report's namer. */
+struct vg_symval *vg_symval_new(struct vg_run *run, const struct vg_spec *spec,
+				const bool *stack_on, bool attached);
 void vg_symval_free(struct vg_symval *sv);
 /* The target exec'd the program at path (vigil run's start, or the same
  * program again), its lowest executable address at start_code and its
@@ -58,5 +69,12 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev);
 /* The name of value v: "&A", "&A+8", "block of 24 bytes from ..., +16";
  * false when it is neither. */
 bool vg_symval_name(void *sv, uint64_t v, char *buf, size_t len);
+
+/* What it asks of the run while it lives (user/session/symval_host.c):
+ * the program's file, absolute ("" until the run knows it); the run's
+ * probes, for the stack an allocation captured (NULL before they are
+ * in). */
+const char *vg_symval_host_exe(const struct vg_run *r);
+struct vg_probe *vg_symval_host_probe(const struct vg_run *r);
 
 #endif

@@ -1,6 +1,6 @@
-/* Planning one event's probe (user/probe/plan.h): the spec's side of
+/* Planning one event's probe (user/plan/plan_event.h): the spec's side of
  * args.c and capture.c, which know DWARF but not the spec. */
-#include "plan.h"
+#include "plan_event.h"
 
 #include <stdio.h>
 #include <stdlib.h>

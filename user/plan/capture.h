@@ -3,8 +3,8 @@
  * which register holds the pointer, the offsets from DWARF, the size and
  * signedness of the value (struct vg_cap_plan, include/vigil_event.h).
  * (No spec types here: spec.h and sym/dwarf.h both name a vg_loc.) */
-#ifndef VIGIL_PROBE_CAPTURE_H
-#define VIGIL_PROBE_CAPTURE_H
+#ifndef VIGIL_PLAN_CAPTURE_H
+#define VIGIL_PLAN_CAPTURE_H
 
 #include <stdbool.h>
 

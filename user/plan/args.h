@@ -10,8 +10,8 @@
  * positions 7 and 8 the first two stack slots), as the ABI has it for
  * integers and pointers.
  * (No spec types here: spec.h and sym/dwarf.h both name a vg_loc.) */
-#ifndef VIGIL_PROBE_ARGS_H
-#define VIGIL_PROBE_ARGS_H
+#ifndef VIGIL_PLAN_ARGS_H
+#define VIGIL_PLAN_ARGS_H
 
 #include <stdbool.h>
 

@@ -1,13 +1,13 @@
 /* What one event's probe reads: its arguments and return value (where,
- * and as which C type: user/probe/args.c) and the target memory its
- * `p->field` expressions name (user/probe/capture.c), both planned from
+ * and as which C type: user/plan/args.c) and the target memory its
+ * `p->field` expressions name (user/plan/capture.c), both planned from
  * the DWARF of the object the function lives in. */
-#ifndef VIGIL_PROBE_PLAN_H
-#define VIGIL_PROBE_PLAN_H
+#ifndef VIGIL_PLAN_EVENT_H
+#define VIGIL_PLAN_EVENT_H
 
 #include <stdio.h>
 
-#include "../spec/spec.h"
+#include "spec/spec.h"
 #include "args.h"
 #include "vigil_event.h"
 

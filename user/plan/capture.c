@@ -22,7 +22,7 @@ static int fail(struct vg_err *e, const char *why)
 
 /* The pointer the capture starts from: its slot and its type. The probe
  * has put each parameter in the slot of its position by then, from
- * wherever the ABI passed it (user/probe/args.c). */
+ * wherever the ABI passed it (user/plan/args.c). */
 static int source(const struct vg_proto *pr, const struct vg_cap_req *c,
 		  const char *binary, struct vg_cap_plan *plan,
 		  struct vg_type *t, struct vg_err *e)
