@@ -37,7 +37,6 @@
 #include "plan/plan.h"
 #include "watchset/watchset.h"
 #include "symval.h"
-#include "watch_hooks.h"
 
 #define VG_POLL_MS 10
 /* records per drain below which the event loop also waits on the ring */
@@ -62,8 +61,8 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	vg_scenario_transition(ss->sc, s, from, to, ev, ss->rec_stopped);
 	/* after the reactions: the log says whether it was left stopped */
 	vg_features_transition(ss, s, from, ev);
-	if (ss->o->watch_exe)	/* each process's stop is its own */
-		vg_session_watch_transition(ss, s, to, ev);
+	/* vigil watch: each process's stop is its own */
+	vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
 		vg_watchset_transition(ss->ws,
@@ -498,8 +497,7 @@ static int loop(struct session *ss, struct vg_err *e)
 				}
 				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
 					continue;	/* gdb's, on the terminal */
-				if (ss->o->watch_exe &&
-				    vg_session_watch_signal(ss, (int)si.ssi_signo))
+				if (vg_session_watch_signal(ss, (int)si.ssi_signo))
 					continue;
 				if (ss->o->watch_exe) {
 					fprintf(stderr, "vigil: %s: detaching, the watched processes run on\n",
