@@ -43,7 +43,7 @@ extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym __weak;
 extern void bpf_task_release(struct task_struct *p) __ksym __weak;
 const volatile __u32 fork_stop_ok = 0;
 __u32 fork_stop = 0;
-/* vigil watch (user/session/session_watch.c): a process that execs this
+/* vigil watch (user/watch/watch_session.c): a process that execs this
  * file (its inode and device as the kernel encodes it; 0: not watching)
  * is followed from its first instruction: held at the exec like a
  * followed fork's child, until user space has attached its probes */

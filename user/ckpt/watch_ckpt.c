@@ -1,5 +1,5 @@
 /* vigil watch: the `checkpoint` reaction (and --on-violation checkpoint),
- * per watched process (session/session_watch.c).
+ * per watched process (watch/watch_session.c).
  *
  * A reaction asks for a checkpoint of the process whose event took the
  * slice; the request is noted with that process (several processes may

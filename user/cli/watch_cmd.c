@@ -32,7 +32,7 @@ static const struct option opts[] = {
 	{ "checkpoints", required_argument, 0, 'N' },
 	{ "checkpoint-gap", required_argument, 0, 'G' },
 	/* vigil run's, not watch's yet: taken so that the session says why
-	 * (session_watch.c), not getopt "unrecognized" */
+	 * (watch/watch_session.c), not getopt "unrecognized" */
 	{ "dynamic", no_argument, 0, 'Y' },
 	{ "interactive", no_argument, 0, 'I' },
 	{ "record", required_argument, 0, 'R' },

@@ -64,7 +64,7 @@ struct vg_probe_opts {
 	/* --same-build: a process that execs a file of this name (no
 	 * slash) is held too, for the caller to follow or refuse */
 	const char *watch_name;
-	/* vigil load in vigil watch (user/session/watch_load.c): another
+	/* vigil load in vigil watch (user/watch/watch_load.c): another
 	 * probe set holds the processes at their exec and fork; this one
 	 * holds none and follows those it is given (vg_probe_adopt,
 	 * vg_probe_follow), and their forks' children until told to refuse

@@ -17,7 +17,6 @@
 #include "report/report.h"
 #include "live.h"
 #include "live_load.h"
-#include "watch_load.h"
 
 static struct session *S(struct vg_run *r)
 {
@@ -236,12 +235,12 @@ int vg_ckpt_host_write_proc_state(struct vg_run *r, pid_t pid, FILE *out,
 
 void vg_ckpt_host_proc_units_pause(struct vg_run *r, pid_t pid)
 {
-	vg_watch_load_pause(S(r), pid);
+	vg_session_watch_units_pause(S(r), pid);
 }
 
 void vg_ckpt_host_proc_units_unpause(struct vg_run *r, pid_t pid)
 {
-	vg_watch_load_unpause(S(r), pid);
+	vg_session_watch_units_unpause(S(r), pid);
 }
 
 void vg_ckpt_host_proc_drop(struct vg_run *r, pid_t pid, const char *detail)

@@ -9,7 +9,6 @@
 #include "live_load.h"
 #include "live_load_unit.h"
 #include "live.h"
-#include "watch_load.h"
 #include "session_internal.h"
 
 #include <errno.h>

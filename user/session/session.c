@@ -38,7 +38,6 @@
 #include "plan/plan.h"
 #include "symval/symval.h"
 #include "watchset/watchset.h"
-#include "watch_hooks.h"
 
 #define VG_POLL_MS 10
 /* records per drain below which the event loop also waits on the ring */
@@ -64,8 +63,8 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 	if (!was_stopped && vg_scenario_target_stopped(ss->sc))
 		vg_features_stop(ss, vg_scenario_stop_pid(ss->sc),
 				 vg_scenario_stop_tid(ss->sc, &why));
-	if (ss->o->watch_exe)	/* each process's stop is its own */
-		vg_session_watch_transition(ss, s, to, ev);
+	/* vigil watch: each process's stop is its own */
+	vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition(ss, s, from, to, ev, stopped);
 }
 
@@ -517,8 +516,7 @@ static int loop(struct session *ss, struct vg_err *e)
 				}
 				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
 					continue;	/* gdb's, on the terminal */
-				if (ss->o->watch_exe &&
-				    vg_session_watch_signal(ss, (int)si.ssi_signo))
+				if (vg_session_watch_signal(ss, (int)si.ssi_signo))
 					continue;
 				if (ss->o->watch_exe) {
 					fprintf(stderr, "vigil: %s: detaching, the watched processes run on\n",

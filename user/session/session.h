@@ -14,7 +14,7 @@
 #include "plan/tier.h"
 #include "spec/spec.h"
 
-struct vg_watch_hooks;
+struct vg_session_watch_ops;
 
 struct vg_feature_arg;
 
@@ -62,16 +62,13 @@ struct vg_session_opts {
 	/* the agent's name for this session (its config file): VIGIL_UNIT
 	 * in the journal, unit="" in the metrics; NULL outside the agent */
 	const char *unit;
-	/* vigil watch (user/watch/watch.h; its hooks: watch_hooks.h): every process running this
-	 * executable (absolute), no target of its own; at most max_procs of
-	 * them at once; the hooks (or NULL) hear of processes and verdicts */
+	/* vigil watch (user/watch/watch.h): every process running this
+	 * executable (absolute), no target of its own. The core calls the
+	 * module through watch_ops (session/watch_host.h), NULL outside
+	 * vigil watch, which gets watch_arg, its own configuration. */
 	const char *watch_exe;
-	bool watch_lib;			/* watch_exe is a library: the
-					 * processes that map it */
-	bool watch_same_build;		/* and every copy of it: its file
-					 * name and GNU build id */
-	unsigned max_procs;
-	const struct vg_watch_hooks *watch_hooks;
+	const struct vg_session_watch_ops *watch_ops;
+	const void *watch_arg;
 };
 
 /* Returns the exit status for vigil (VG_EXIT_OK / VG_EXIT_VIOLATION), or

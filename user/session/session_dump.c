@@ -31,7 +31,7 @@ void vg_session_mirror_kslices(struct session *ss)
 	/* the kernel tier's slice table is the truth about its slices: the
 	 * monitor learns their states from the steps it reports, not the
 	 * variables of the steps it keeps to itself */
-	if (ss->o->watch_exe)	/* by process (session_watch.c) */
+	if (ss->o->watch_ops)	/* by process (user/watch/) */
 		vg_session_watch_mirror(ss);
 	else
 		vg_probe_foreach_kslice(ss->probe, mirror_kslice, ss);

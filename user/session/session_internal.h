@@ -27,7 +27,6 @@ struct vg_live;
 struct vg_load;
 struct vg_follow;
 struct vg_watch_match;
-struct vg_session_watch;
 struct vg_proc_where;
 
 /* The processes whose probes stopped a thread for vigil to act first
@@ -59,9 +58,9 @@ struct session {
 	 * vigil watch's, and the tree's forks and execs
 	 * (user/follow/follow.h) */
 	struct vg_follow *procs;
-	/* vigil watch's counts and which processes it watches
-	 * (session_watch.c), or NULL */
-	struct vg_session_watch *watch;
+	/* vigil watch's state (user/watch/, called through o->watch_ops:
+	 * watch_calls.c), or NULL */
+	void *watch;
 	/* vigil attach to a process in a container: its pid there and its
 	 * cgroup, for the reports (vg_session_attach_where); else NULL */
 	struct vg_proc_where *target_where;
@@ -107,7 +106,8 @@ struct session {
 		char slice[256];
 	} stop_mark;
 	/* a vigil load unit in vigil watch: the session whose processes it
-	 * follows (watch_load.c); NULL otherwise */
+	 * follows (user/watch/watch_load.c) and whose watch state it shares
+	 * (watch_calls.c); NULL otherwise */
 	struct session *watch_root;
 };
 
@@ -185,65 +185,54 @@ bool vg_session_kids_running(struct session *ss);
 int vg_session_follow_check(struct session *ss, char (*why)[256],
 			    struct vg_err *e);
 
-/* --- vigil watch: every process of an executable (session_watch.c) --- */
+/* --- vigil watch: the core's calls into its table (watch_calls.c,
+ * watch_host.h says what each does); each is nothing outside vigil watch
+ * (no o->watch_ops) --- */
 
-/* Before anything is loaded: what does not go with watch; the file's
- * identity for the exec tracepoint. */
+/* before anything is loaded: its refusals, its state made */
 int vg_session_watch_check(struct session *ss, struct vg_err *e);
-/* Which processes it watches (user/watchmatch/watchmatch.h), NULL
- * outside vigil watch; did a reaction leave one stopped? */
+/* which processes it watches, NULL outside vigil watch */
 const struct vg_watch_match *vg_session_watch_match(const struct session *ss);
+/* did a reaction leave one stopped? */
 bool vg_session_watch_stopped(const struct session *ss);
-/* The probes are in: adopt the processes running the executable now. */
 int vg_session_watch_open(struct session *ss, struct vg_err *e);
-/* A process record under watch (exec, fork, exit). */
 int vg_session_watch_process(struct session *ss, const struct vg_rec_proc *p);
-/* A fork of a watched process: is there room for the child
- * (--max-procs)? If not it is let go, counted and named. */
+/* true outside vigil watch */
 bool vg_session_watch_room(struct session *ss, pid_t child);
-/* After a fork's child is followed: say so. */
 void vg_session_watch_forked(struct session *ss, pid_t child);
-/* A transition went through the scenario: a violation is counted for its
- * process; a process a reaction stopped is handed over for gdb (its
- * probes go) and watching the others goes on. */
 void vg_session_watch_transition(struct session *ss,
 				 const struct vg_slice_view *s, int to,
 				 const struct vg_mon_event *ev);
-/* Reports r name watched processes by their pid in their namespace and
- * their cgroup, as the session's own (a vigil load unit's, watch_load.c). */
-void vg_session_watch_namer(struct session *ss, struct vg_report *r);
-/* A fork: child's monitor a copy of parent's (session_procs.c). */
-void vg_session_kid_copy(struct session *ss, pid_t parent, pid_t child);
-/* vigil watch --tier=kernel: slices keyed by process in the kernel. */
-bool vg_session_watch_kernel(const struct session *ss);
-/* A kernel-tier step of process pid: its monitor and evidence (left as
- * they are outside watch, or for a process not watched). */
 void vg_session_watch_kproc(struct session *ss, pid_t pid,
 			    struct vg_monitor **mon, struct vg_evidence **x);
-/* --tier=kernel: a watched process's fork is not followed (its parent's
- * kernel-tier slices cannot be copied for it while the parent runs on):
- * let go, said, counted as refused. */
 void vg_session_watch_unfollowed_fork(struct session *ss, pid_t parent,
 				      pid_t child);
-/* A watched process's symbolizer (its maps, read at first use while it
- * lives; through its root in a container), or NULL. */
 struct vg_symbolizer *vg_session_watch_symbolizer(struct session *ss,
 						 pid_t pid);
-/* The kernel table's slices into each process's monitor. */
 void vg_session_watch_mirror(struct session *ss);
-/* A signal that would end the watch: did the hooks take it? */
 bool vg_session_watch_signal(struct session *ss, int sig);
-/* Should the loop end (the hooks' keep_going)? */
 bool vg_session_watch_done(struct session *ss);
-/* pid is watched no more (its probes could not go back in after a
- * checkpoint): its verdicts so far, said with detail; it runs on. */
 void vg_session_watch_drop(struct session *ss, pid_t pid, const char *detail);
-/* At the end: the processes still monitored get their verdicts, and the
- * counts. */
 void vg_session_watch_finish(struct session *ss);
 void vg_session_watch_free(struct session *ss);
+/* vigil load's units in vigil watch: unit u opened, a record of its own
+ * ring, its verdicts per process; and the session's news of a process
+ * for every unit */
+int vg_watch_unit_start(struct session *ss, struct session *u,
+			struct vg_err *e);
+int vg_watch_unit_process(struct session *u, const struct vg_rec_proc *p);
+void vg_watch_unit_final(struct session *u);
+void vg_session_watch_units_forked(struct session *ss, pid_t child);
+void vg_session_watch_units_forget(struct session *ss, pid_t pid,
+				   bool verdicts);
+void vg_session_watch_units_pause(struct session *ss, pid_t pid);
+void vg_session_watch_units_unpause(struct session *ss, pid_t pid);
+/* vigil watch --tier=kernel: slices keyed by process in the kernel. */
+bool vg_session_watch_kernel(const struct session *ss);
+/* A fork: child's monitor a copy of parent's (session_procs.c). */
+void vg_session_kid_copy(struct session *ss, pid_t parent, pid_t child);
 /* vigil attach: a target in other namespaces (a container) is named in
- * the reports by its pid there and its cgroup too. */
+ * the reports by its pid there and its cgroup too (attach_where.c). */
 int vg_session_attach_where(struct session *ss, struct vg_err *e);
 
 /* --- records that stopped the target for us (hold.c) --- */

@@ -21,7 +21,6 @@
 #include "report/report.h"
 #include "live_load.h"
 #include "symval/symval.h"
-#include "watch_load.h"
 #include "watchset/watchset.h"
 
 /* --follow-fork runs every property in the user tier (the kernel tier's
@@ -33,13 +32,13 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 	const char *no = NULL;
 
 	if (!ss->o->follow_forks || vg_session_watch_kernel(ss))
-		return 0;	/* (watch's own checks: session_watch.c) */
+		return 0;	/* (watch's own checks: user/watch/) */
 	if (ss->o->tier == VG_TIER_KERNEL)
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "%s runs every property in the user tier (kernel-tier slices do not tell processes apart): not with --tier=kernel",
 				    ss->o->watch_exe ? "vigil watch" : "--follow-fork");
 	if (ss->o->watch_exe)
-		;	/* its own refusals (session_watch.c); its checkpoints
+		;	/* its own refusals (user/watch/); its checkpoints
 			 * are per process (ckpt/watch_ckpt.c) */
 	else if (ss->o->record_path)
 		no = "--record";
@@ -180,7 +179,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 
 	if (ss->watch_root)	/* a vigil load unit in vigil watch */
 		return vg_watch_unit_process(ss, p);
-	if (ss->o->watch_exe && p->h.event != VG_PROC_FORK)
+	if (ss->o->watch_ops && p->h.event != VG_PROC_FORK)
 		return vg_session_watch_process(ss, p);
 	if (p->h.event == VG_PROC_EXIT) {	/* a followed process ended */
 		vg_probe_unfollow(ss->probe, (pid_t)p->child);
@@ -194,8 +193,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 			return 0;
 		/* first, since the child is held stopped until then (and let
 		 * go even if this fails) */
-		if (followed && ss->o->watch_exe &&
-		    !vg_session_watch_room(ss, (pid_t)p->child))
+		if (followed && !vg_session_watch_room(ss, (pid_t)p->child))
 			return 0;	/* let go, said */
 		if (followed && vg_session_watch_kernel(ss)) {
 			/* the parent's kernel-tier slices cannot be copied
@@ -210,15 +208,14 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 			kid_from_parent(ss, (pid_t)p->h.pid, (pid_t)p->child);
 			vg_guard_add(ss->guard, (pid_t)p->child);
 			/* vigil load's units: their probes in before it runs */
-			if (ss->o->watch_exe)
-				vg_watch_load_forked(ss, (pid_t)p->child);
+			vg_session_watch_units_forked(ss, (pid_t)p->child);
 			if (vg_probe_follow(ss->probe, (pid_t)p->child, &fe)) {
 				fprintf(stderr, "vigil: pid %u: %s: it runs unmonitored\n",
 					p->child, fe.msg);
-				if (ss->o->watch_exe)
-					vg_watch_load_forget(ss, (pid_t)p->child, false);
+				vg_session_watch_units_forget(ss, (pid_t)p->child,
+							      false);
 				followed = false;
-			} else if (ss->o->watch_exe) {
+			} else {
 				vg_session_watch_forked(ss, (pid_t)p->child);
 			}
 		}

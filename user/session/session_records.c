@@ -40,7 +40,6 @@
 #include "fault.h"
 #include "watchset/watchset.h"
 #include "symval/symval.h"
-#include "watch_hooks.h"
 
 /* The target's symbolizer, made when the first stack-bearing record
  * arrives: its mappings are read while it is alive, since a leak's stack
@@ -78,8 +77,8 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 	struct vg_stack_frame fr[VG_STACK_DEPTH];
 	int n, out = 0;
 	/* vigil watch: the process's own (its maps, its load biases) */
-	struct vg_symbolizer *sy = ss->o->watch_exe
-		? vg_session_watch_symbolizer(ss, (pid_t)ev->pid) : NULL;
+	struct vg_symbolizer *sy = vg_session_watch_symbolizer(ss,
+							       (pid_t)ev->pid);
 
 	if (!ss->stack_on || !ss->stack_on[ev->event] || !ss->probe)
 		return 0;	/* not captured (see stack_events) */
@@ -263,7 +262,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
 		vg_symval_event(ss->symval, &ev);
-		if (ss->stack_on && ss->stack_on[ev.event] && ss->o->watch_exe)
+		if (ss->stack_on && ss->stack_on[ev.event] && ss->o->watch_ops)
 			vg_session_watch_symbolizer(ss, (pid_t)ev.pid);
 		else if (ss->stack_on && ss->stack_on[ev.event])
 			symbolizer(ss);

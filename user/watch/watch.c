@@ -1,5 +1,6 @@
 /* vg_watch_run: the session in watch mode (watch.h). */
 #include "watch/watch.h"
+#include "watch/watch_session.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@ int vg_watch_run(struct vg_spec *spec, const struct vg_watch_opts *o,
 		 struct vg_err *e)
 {
 	struct vg_session_opts so = o->session;
+	struct vg_watch_cfg cfg = { .lib = o->lib, .same_build = o->same_build,
+				    .hooks = o->hooks };
 	char real[PATH_MAX];
 	struct stat st;
 
@@ -23,11 +26,12 @@ int vg_watch_run(struct vg_spec *spec, const struct vg_watch_opts *o,
 	so.pid = 0;
 	so.follow_forks = true;
 	so.watch_exe = real;
-	so.watch_lib = o->lib;
 	if (o->same_build && o->lib)
 		return vg_errf_code(e, VG_EXIT_USAGE, "--same-build goes with --exe, not --lib-mapped");
-	so.watch_same_build = o->same_build;
-	so.max_procs = o->max_procs ? o->max_procs : VG_WATCH_MAX_PROCS;
-	so.watch_hooks = o->hooks;
+	cfg.max_procs = o->max_procs ? o->max_procs : VG_WATCH_MAX_PROCS;
+	/* the session calls vigil watch's side through this table
+	 * (watch_session.c) */
+	so.watch_ops = &vg_watch_session_ops;
+	so.watch_arg = &cfg;
 	return vg_session_run(spec, &so, e);
 }

@@ -6,7 +6,8 @@
  * 10 ms). The hooks are called from the loop's thread. The statistics
  * are updated as things happen and may be read from a hook.
  *
- * How it works (user/session/session_watch.c): a process that execs the
+ * How it works (watch_session.c, which the session calls through
+ * session/watch_host.h's table): a process that execs the
  * executable is held at the exec by the exec tracepoint until its probes
  * are attached (per process, as --follow-fork does for a fork's child),
  * so nothing it runs escapes; one already running is attached as vigil
@@ -21,7 +22,7 @@
 #include <sys/types.h>
 
 #include "session/session.h"
-#include "session/watch_hooks.h"
+#include "watch/watch_hooks.h"
 #include "spec/spec.h"
 
 struct vg_watch_opts {

@@ -2,7 +2,7 @@
  * (its device and inode, from any mount namespace), or with --lib-mapped
  * those mapping one library, and with --same-build every copy of the
  * executable (the same file name and GNU build id). Its state is behind
- * one pointer of the session (user/session/session_watch.c asks it); it
+ * one pointer of vigil watch's state (user/watch/watch_session.c asks it); it
  * knows nothing of the session. */
 #ifndef VIGIL_WATCHMATCH_H
 #define VIGIL_WATCHMATCH_H

@@ -1,9 +1,7 @@
-/* What the session tells vigil watch's hooks (user/watch/watch.h): a
- * process watched, a violation, the live counts. Here, in the session's
- * folder, so that the session needs nothing of user/watch/, which runs
- * it (no include circle between the two). */
-#ifndef VIGIL_SESSION_WATCH_HOOKS_H
-#define VIGIL_SESSION_WATCH_HOOKS_H
+/* What vigil watch tells its caller's hooks (watch.h): a process
+ * watched, a violation, the live counts. */
+#ifndef VIGIL_WATCH_HOOKS_H
+#define VIGIL_WATCH_HOOKS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,0 +1,79 @@
+/* What user/watch/ asks of the session (watch_host.h, vg_watch_host_*)
+ * beyond the vg_run_* calls: its options, processes, report, guard,
+ * checkpoints and scenario, a process's monitor, and `vigil load`'s
+ * units. vigil watch sees the session as a struct vg_run only; this file
+ * is where that run is the session again, as ckpt_host.c is for the
+ * checkpoints. */
+#include "session_internal.h"
+#include "watch_host.h"
+
+#include "live_load.h"
+#include "live_load_unit.h"
+
+static struct session *S(const struct vg_run *r)
+{
+	return (struct session *)r;
+}
+
+const struct vg_session_opts *vg_watch_host_opts(const struct vg_run *r)
+{
+	return S(r)->o;
+}
+
+struct vg_follow *vg_watch_host_procs(const struct vg_run *r)
+{
+	return S(r)->procs;
+}
+
+struct vg_report *vg_watch_host_report(const struct vg_run *r)
+{
+	return S(r)->report;
+}
+
+struct vg_guard *vg_watch_host_guard(const struct vg_run *r)
+{
+	return S(r)->guard;
+}
+
+struct vg_ckpt_run *vg_watch_host_ckpt(const struct vg_run *r)
+{
+	return S(r)->ckpt;
+}
+
+struct vg_scenario *vg_watch_host_scenario(const struct vg_run *r)
+{
+	return S(r)->sc;
+}
+
+struct vg_monitor *vg_watch_host_monitor_of(struct vg_run *r, pid_t pid)
+{
+	return vg_session_monitor_of(S(r), pid);
+}
+
+void vg_watch_host_kid_copy(struct vg_run *r, pid_t parent, pid_t child)
+{
+	vg_session_kid_copy(S(r), parent, child);
+}
+
+int vg_watch_host_take_stop(struct vg_run *r)
+{
+	int ev = S(r)->stop_event;
+
+	S(r)->stop_event = 0;
+	return ev;
+}
+
+struct vg_run *vg_watch_host_unit(struct vg_run *r, int k)
+{
+	return (struct vg_run *)vg_load_unit(S(r), k);
+}
+
+void vg_watch_host_drain_unit(struct vg_run *r, struct vg_run *unit)
+{
+	vg_load_drain_unit(S(r), S(unit));
+}
+
+const char *vg_watch_host_unit_path(const struct vg_run *unit)
+{
+	return vg_load_path(S(unit));
+}
