@@ -43,8 +43,8 @@ struct vg_spec;
  *   slice PROP MASK STATE INCONC P0 P1 P2 P3 V0 V1 ...
  *   global PROP INDEX VALUE
  *   unloaded PROP                (a property given at the start and
- *                                 unloaded since: session/live_load.c)
- * then, for each spec file added with `vigil load` (session/live_load.c), a
+ *                                 unloaded since: load/unload.c)
+ * then, for each spec file added with `vigil load` (load/load.c), a
  * section of its own, which vg_monstate_load stops at (the session's
  * spec has not those properties):
  *   loaded /abs/path/of/spec.vigil

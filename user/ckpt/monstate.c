@@ -218,7 +218,7 @@ int vg_monstate_load(const char *path, const struct vg_spec *spec,
 						  where);
 		} else if (!strncmp(line, "loaded ", 7)) {
 			/* the sections of properties added with vigil load
-			 * (user/session/live_load.c) come last: not this
+			 * (user/load/load_state.c) come last: not this
 			 * spec's */
 			break;
 		} else if (!strncmp(line, "slice ", 6)) {

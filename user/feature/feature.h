@@ -166,7 +166,7 @@ const char *vg_run_option(const struct vg_run *r, const char *name);
 
 /* A run is one or more parts, each a set of properties with its own spec
  * and monitors: the properties it started with (part 0), then each set
- * loaded into it with `vigil load` (user/session/live_load.h). Part k of
+ * loaded into it with `vigil load` (user/load/load.h). Part k of
  * r, or NULL past the last; a transition hook is given the part it is
  * about. */
 const struct vg_run *vg_run_part(const struct vg_run *r, int k);

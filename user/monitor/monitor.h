@@ -185,7 +185,7 @@ int vg_monitor_expire(struct vg_monitor *m, uint64_t now, struct vg_err *e);
 uint64_t vg_monitor_next_deadline(const struct vg_monitor *m);
 
 /* Take a property out of the monitor for good (`vigil unload` of a
- * property the session started with, user/session/live_load.c): its
+ * property the session started with, user/load/unload.c): its
  * slices are freed, its pending timeouts dropped, no event steps it any
  * more, vg_monitor_set ignores it (the kernel tier's table may still hold
  * its slices), and vg_monitor_foreach, vg_monitor_stats and

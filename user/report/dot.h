@@ -23,7 +23,7 @@ struct vg_dot_marks {
 	 * (an xlabel: the node keeps its size); NULL: none */
 	const char *stop_note;
 	int stop_prop, stop_state;
-	/* [nprops]: properties left out (unloaded, live_load.c); NULL: none */
+	/* [nprops]: properties left out (unloaded, load/unload.c); NULL: none */
 	const bool *hidden;
 };
 #define VG_DOT_COUNT_ROOM "0000000 slices"

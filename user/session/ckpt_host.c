@@ -11,12 +11,12 @@
 #include "act/scenario.h"
 #include "ckpt/ckpt.h"
 #include "follow/follow.h"
+#include "load/load.h"
 #include "monitor/monitor.h"
 #include "proc/guard.h"
 #include "report/evidence.h"
 #include "report/report.h"
 #include "live.h"
-#include "live_load.h"
 
 static struct session *S(struct vg_run *r)
 {
@@ -45,12 +45,12 @@ int vg_ckpt_host_drain(struct vg_run *r, struct vg_err *e)
 
 void vg_ckpt_host_units_suspend(struct vg_run *r)
 {
-	vg_load_suspend(S(r));
+	vg_load_suspend(r);
 }
 
 int vg_ckpt_host_units_resume(struct vg_run *r, struct vg_err *e)
 {
-	return vg_load_resume(S(r), e);
+	return vg_load_resume(r, e);
 }
 
 void vg_ckpt_host_told(struct vg_run *r, pid_t of, const char *dir,
@@ -81,12 +81,12 @@ int vg_ckpt_host_write_state(struct vg_run *r, FILE *out, struct vg_err *e)
 
 	/* the session's properties, then what a restore in the session
 	 * reads, then each of vigil load's units in a section of its own
-	 * ("loaded FILE": live_load.h) */
+	 * ("loaded FILE": load/load.h) */
 	if (vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
 			      e))
 		return -1;
 	state_extra(ss, out);
-	return vg_load_write_state(ss, out, e);
+	return vg_load_write_state(r, out, e);
 }
 
 static void load_extra(struct session *ss, const char *path)
@@ -145,7 +145,7 @@ int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
 	ss->mon = mon;
 	load_extra(ss, path);
 	/* vigil load's properties as they were at the checkpoint */
-	if (vg_load_restore(ss, path, &le))
+	if (vg_load_restore(r, path, &le))
 		fprintf(stderr, "vigil: restore: %s; the session goes on without it\n",
 			le.msg);
 	return 0;

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "act/scenario.h"
-#include "live_load.h"
 #include "dynamic/dynamic.h"
 #include "follow/follow.h"
 #include "leaks/leaks.h"
+#include "load/load.h"
 #include "monitor/monitor.h"
 #include "feature/feature.h"
 #include "sinks/sinks.h"
@@ -87,9 +87,7 @@ const char *vg_run_option(const struct vg_run *r, const char *name)
 
 const struct vg_run *vg_run_part(const struct vg_run *r, int k)
 {
-	return k ? (const struct vg_run *)vg_load_unit((struct session *)S(r),
-						       k - 1)
-		 : r;
+	return k ? vg_load_unit(r, k - 1) : r;
 }
 
 void vg_run_counts(const struct vg_run *r, struct vg_run_counts *c)
@@ -353,8 +351,9 @@ void vg_features_end(struct session *ss, const struct vg_run_end *end)
 			ss->feature_state[i] = NULL;
 	}
 	/* the loaded units, freed after this, borrowed the session's */
-	for (int k = 0; vg_load_unit(ss, k); k++)
-		vg_load_unit(ss, k)->feature_state = NULL;
+	for (int k = 0; vg_load_unit((struct vg_run *)ss, k); k++)
+		((struct session *)vg_load_unit((struct vg_run *)ss, k))
+			->feature_state = NULL;
 }
 
 void vg_features_released(struct session *ss, const struct vg_run_end *end)

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "live_load.h"
+#include "load/load.h"
 #include "act/gdb_live.h"
 #include "act/scenario.h"
 #include "ckpt/ckpt.h"
@@ -291,7 +291,7 @@ static void settle(struct session *ss)
 	if (vg_hold_release(ss, &e))
 		fprintf(stderr, "vigil: %s\n", e.msg);
 	vg_live_keep_going(ss);
-	vg_load_drain(ss);	/* the loaded properties' stops */
+	vg_load_drain((struct vg_run *)ss);	/* the loaded properties' stops */
 }
 
 bool vg_live_gdb_traces(const struct session *ss, pid_t tracer)
@@ -390,14 +390,16 @@ static json_t *hello(struct session *ss, int client, json_t *req)
 
 		ss->live->gdb_client = client;
 		/* the session's properties and the loaded ones */
-		for (int k = -1; k < 0 || vg_load_unit(ss, k); k++)
-			if (vg_live_push_holds(ss, k < 0 ? ss : vg_load_unit(ss, k), &e))
+		for (int k = -1; k < 0 || vg_load_unit((struct vg_run *)ss, k); k++)
+			if (vg_live_push_holds(ss, k < 0 ? ss : (struct session *)
+					       vg_load_unit((struct vg_run *)ss, k), &e))
 				fprintf(stderr, "vigil: user-tier stops will be late: %s\n",
 					e.msg);
 	}
 	/* the session's properties and the loaded ones (vigil load) */
-	for (int k = -1; k < 0 || vg_load_unit(ss, k); k++) {
-		const struct session *o = k < 0 ? ss : vg_load_unit(ss, k);
+	for (int k = -1; k < 0 || vg_load_unit((struct vg_run *)ss, k); k++) {
+		const struct session *o = k < 0 ? ss : (struct session *)
+			vg_load_unit((struct vg_run *)ss, k);
 
 		for (int i = 0; i < o->spec->nprops; i++) {
 			const struct vg_property *p = &o->spec->props[i];
@@ -519,7 +521,8 @@ static json_t *add_break(struct session *ss, json_t *args)
 	const char *pn = json_string_value(json_array_get(args, 0));
 	const char *sn = json_string_value(json_array_get(args, 1));
 	/* a property of the session's, or of a unit (vigil load) */
-	struct session *own = vg_load_owner(ss, pn);
+	struct session *own = (struct session *)
+		vg_load_owner((struct vg_run *)ss, pn);
 	int prop = own ? vg_live_prop(own, pn) : -1, state;
 	char text[512];
 
@@ -610,9 +613,10 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	    !strcmp(cmd, "graph"))
 		vg_session_mirror_kslices(ss);
 	if (!strcmp(cmd, "status"))
-		return vg_load_status(ss, vg_live_status(ss));
-	/* a loaded property's commands go to its unit (live_load.h) */
-	own = vg_load_owner(ss, json_string_value(json_array_get(args, 0)));
+		return vg_load_status((struct vg_run *)ss, vg_live_status(ss));
+	/* a loaded property's commands go to its unit (load/load.h) */
+	own = (struct session *)vg_load_owner((struct vg_run *)ss,
+		json_string_value(json_array_get(args, 0)));
 	if (own && own != ss && (!strcmp(cmd, "slices") ||
 				 !strcmp(cmd, "show") || !strcmp(cmd, "set")))
 		vg_session_mirror_kslices(own);
@@ -627,9 +631,9 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	if (!strcmp(cmd, "graph"))
 		return vg_live_graph(ss, args);
 	if (!strcmp(cmd, "load"))
-		return vg_load_cmd(ss, args);
+		return vg_load_cmd((struct vg_run *)ss, args);
 	if (!strcmp(cmd, "unload"))
-		return vg_unload_cmd(ss, args);
+		return vg_unload_cmd((struct vg_run *)ss, args);
 	if (!strcmp(cmd, "break"))
 		return add_break(ss, args);
 	if (!strcmp(cmd, "delete"))
@@ -637,7 +641,7 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	if (!strcmp(cmd, "breaks"))
 		return breaks(ss);
 	if (!strcmp(cmd, "probes"))
-		return vg_load_probes(ss, vg_live_probes(ss));
+		return vg_load_probes((struct vg_run *)ss, vg_live_probes(ss));
 	if (!strcmp(cmd, "returns"))
 		return vg_live_returns(ss);
 	if (!strcmp(cmd, "keep-stopped")) {

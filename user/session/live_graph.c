@@ -5,7 +5,7 @@
  * properties added with `vigil load` have a graph each, after the
  * session's own. */
 #include "live.h"
-#include "live_load.h"
+#include "load/load.h"
 #include "session_internal.h"
 
 #include <inttypes.h>
@@ -53,7 +53,7 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 		reached[i] = c.per_state[i] > 0;
 	mk.reached = reached;
 	mk.ended = c.per_state;
-	mk.hidden = vg_load_gone(o);
+	mk.hidden = vg_load_gone((const struct vg_run *)o);
 	if (vg_live_last_stop(ss, &owner, &prop, &state, &slice) && owner == o) {
 		snprintf(note, sizeof(note), "last stop: %s", slice);
 		mk.stop_note = note;
@@ -76,7 +76,8 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 		}
 	} else {
 		if (o != ss)
-			fprintf(d, "// loaded from %s\n", vg_load_path(o));
+			fprintf(d, "// loaded from %s\n",
+				vg_load_path((const struct vg_run *)o));
 		if (mk.stop_note)
 			fprintf(d, "// the last stop was about %s slice %s, in state %s\n",
 				o->spec->props[prop].name, slice,
@@ -86,7 +87,7 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 	fclose(d);
 	fputs(dot ? dot : "", m);
 	json_array_append_new(graphs, json_pack("{s:s,s:s}", "loaded",
-		o == ss ? "" : vg_load_path(o), svg ? "svg" : "dot",
+		o == ss ? "" : vg_load_path((const struct vg_run *)o), svg ? "svg" : "dot",
 		dot ? dot : ""));
 	free(dot);
 	free(c.per_state);
@@ -115,12 +116,14 @@ json_t *vg_live_graph(struct session *ss, json_t *args)
 			pn = a;
 		else
 			return vg_live_reply(false, "usage: graph [PROPERTY] [--svg]", NULL);
-	if (pn && !(own = vg_load_owner(ss, pn)))
+	if (pn && !(own = (struct session *)vg_load_owner((struct vg_run *)ss,
+								 pn)))
 		return vg_live_reply(false, "no such property", NULL);
 	if (!(m = open_memstream(&text, &tlen)))
 		return vg_live_reply(false, "out of memory", NULL);
 	graphs = json_array();
-	for (int k = -1; k < 0 || (o = vg_load_unit(ss, k)); k++) {
+	for (int k = -1; k < 0 || (o = (struct session *)
+			vg_load_unit((struct vg_run *)ss, k)); k++) {
 		if (k < 0)
 			o = ss;
 		if (own && o != own)

@@ -1,6 +1,7 @@
 /* The live session loop: target, probes, monitor, scenario, reports. */
 #include "session.h"
 #include "session_internal.h"
+#include "load/load.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -26,7 +27,6 @@
 #include "proc/proc.h"
 #include "proc/entry.h"
 #include "live.h"
-#include "live_load.h"
 #include "report/evidence.h"
 #include "sym/libs.h"
 #include "sym/maps.h"
@@ -338,7 +338,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	if (ss->o->state_path &&
 	    (vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
 			      ss->kernel, e) ||
-	     vg_load_restore(ss, ss->o->state_path, e)))	/* vigil load's */
+	     /* vigil load's */
+	     vg_load_restore((struct vg_run *)ss, ss->o->state_path, e)))
 		goto out;
 	if (vg_session_watch_open(ss, e) ||
 	    vg_session_attach_where(ss, e))
@@ -411,7 +412,7 @@ static int loop(struct session *ss, struct vg_err *e)
 	ev.data.fd = sigfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
 	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
-	vg_load_watch(ss, ep);	/* vigil load's rings */
+	vg_load_watch((struct vg_run *)ss, ep);	/* vigil load's rings */
 
 	vg_live_open(ss);
 	if (vg_live_fd(ss) >= 0) {
@@ -473,7 +474,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		if (vg_ckpt_run_restored(ss->ckpt, NULL))
 			break;
 		vg_live_keep_going(ss);
-		vg_load_drain(ss);	/* vigil load's properties */
+		vg_load_drain((struct vg_run *)ss);	/* vigil load's properties */
 		vg_live_serve(ss);
 		if (gen != vg_ckpt_run_gen(ss->ckpt)) {	/* a restore replaced it */
 			gen = vg_ckpt_run_gen(ss->ckpt);
@@ -489,7 +490,8 @@ static int loop(struct session *ss, struct vg_err *e)
 		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss) ||
 		    vg_session_watch_done(ss))
 			goto done;
-		if (vg_scenario_target_stopped(ss->sc) || vg_load_stopped(ss) ||
+		if (vg_scenario_target_stopped(ss->sc) ||
+		    vg_load_stopped((struct vg_run *)ss) ||
 		    vg_scenario_target_killed(ss->sc)) {
 			/* drain what was already in flight, then go */
 			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
@@ -646,8 +648,8 @@ out:
 		vg_probe_exit_status(ss.probe, &end.exit_code, &end.exit_signal);
 	vg_features_end(&ss, &end);
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
-	unit_stopped = vg_load_stopped(&ss) != NULL;
-	vg_load_free(&ss);		/* vigil load's probes */
+	unit_stopped = vg_load_stopped((struct vg_run *)&ss) != NULL;
+	vg_load_free((struct vg_run *)&ss);	/* vigil load's probes */
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
 				unit_stopped || ss.keep_stopped_at_end ||

@@ -96,7 +96,7 @@ struct session {
 	bool feature_borrowed;
 	pid_t gdb_pid;			/* --interactive on a terminal */
 	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
-	/* `vigil load`'s units (live_load.h), or NULL */
+	/* `vigil load`'s state (load/load.h), or NULL */
 	struct vg_load *loaded;
 	/* the slice a reaction's stop is about, until the live side keeps
 	 * that stop for gdb (live.c; `vigil graph` marks its state) */

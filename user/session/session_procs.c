@@ -13,13 +13,13 @@
 
 #include "act/scenario.h"
 #include "follow/follow.h"
+#include "load/load.h"
 #include "ckpt/ckpt.h"
 #include "monitor/monitor.h"
 #include "proc/guard.h"
 #include "proc/procinfo.h"
 #include "report/evidence.h"
 #include "report/report.h"
-#include "live_load.h"
 #include "symval/symval.h"
 #include "watchset/watchset.h"
 
@@ -103,8 +103,8 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 	vg_evidence_set_stacks(x, vg_session_event_stack, ss);
 	/* vigil unload of a property the session started with (vigil
 	 * watch): not in the processes that come later either */
-	for (int i = 0; vg_load_gone(ss) && i < ss->spec->nprops; i++)
-		if (vg_load_gone(ss)[i])
+	for (int i = 0; vg_load_gone((struct vg_run *)ss) && i < ss->spec->nprops; i++)
+		if (vg_load_gone((struct vg_run *)ss)[i])
 			vg_monitor_disable(m, i);
 	return m;
 }

@@ -28,7 +28,6 @@
 #include "proc/entry.h"
 #include "ckpt/ckpt.h"
 #include "live.h"
-#include "live_load.h"
 #include "report/evidence.h"
 #include "sym/libs.h"
 #include "sym/maps.h"

@@ -7,8 +7,7 @@
 #include "session_internal.h"
 #include "watch_host.h"
 
-#include "live_load.h"
-#include "live_load_unit.h"
+#include "load/load.h"
 
 static struct session *S(const struct vg_run *r)
 {
@@ -65,15 +64,15 @@ int vg_watch_host_take_stop(struct vg_run *r)
 
 struct vg_run *vg_watch_host_unit(struct vg_run *r, int k)
 {
-	return (struct vg_run *)vg_load_unit(S(r), k);
+	return vg_load_unit(r, k);
 }
 
 void vg_watch_host_drain_unit(struct vg_run *r, struct vg_run *unit)
 {
-	vg_load_drain_unit(S(r), S(unit));
+	vg_load_drain_unit(r, unit);
 }
 
 const char *vg_watch_host_unit_path(const struct vg_run *unit)
 {
-	return vg_load_path(S(unit));
+	return vg_load_path(unit);
 }

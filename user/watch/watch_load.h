@@ -1,7 +1,7 @@
 /* Private to user/watch/: `vigil load` and `vigil unload` in vigil watch
  * (watch_load.c).
  *
- * A spec loaded into a watch session is a unit (session/live_load.h), a
+ * A spec loaded into a watch session is a unit (load/load.h), a
  * part of the run (vg_run_part), whose probe set follows the session's
  * processes instead of one pid: one BPF object for every watched process,
  * with uprobe links per process (in its own files, probe_remap.c) and a

@@ -500,7 +500,7 @@ static void transition(void *state, struct vg_run *run,
 	bool stopped = vg_scenario_target_stopped(sc);
 
 	/* a checkpoint it asked for: taken after the drain, of it alone (a
-	 * unit takes none, live_load.c) */
+	 * unit takes none, load/load.c) */
 	if (run == w->run)
 		vg_ckpt_run_watch_note(vg_watch_host_ckpt(run), (pid_t)ev->pid);
 	if (p->states[to].kind == VG_STATE_VIOLATION) {

@@ -1,11 +1,9 @@
 /* A running session's loaded units in a checkpoint's monitor state
- * (live_load.h): written after the session's own state, a section per
+ * (load.h): written after the session's own state, a section per
  * unit ("loaded FILE", its -D and reaction lines, its properties, its
  * slices), and made again from those sections at a restore. */
-#include "live_load.h"
-#include "live_load_unit.h"
-#include "live.h"
-#include "session_internal.h"
+#include "load.h"
+#include "load_unit.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,22 +12,26 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ckpt/ckpt.h"
+#include "feature/feature.h"
+#include "spec/spec.h"
 #include "util/lines.h"
 
 /* --- a checkpoint's loaded sections written ---------------------------- */
 
-int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e)
+int vg_load_write_state(struct vg_run *ss, FILE *out, struct vg_err *e)
 {
-	struct session *s;
+	const struct vg_spec *own = vg_run_spec(ss);
+	struct vg_loaded *u;
 
 	/* the session's own properties unloaded since it started: a restore
 	 * of this checkpoint leaves them out (vg_unload_restore) */
-	for (int i = 0; vg_load_gone(ss) && i < ss->spec->nprops; i++)
+	for (int i = 0; vg_load_gone(ss) && i < own->nprops; i++)
 		if (vg_load_gone(ss)[i])
-			fprintf(out, "unloaded %s\n", ss->spec->props[i].name);
+			fprintf(out, "unloaded %s\n", own->props[i].name);
 
-	for (int k = 0; (s = vg_load_unit(ss, k)); k++) {
+	for (int k = 0; (u = vg_loaded_at(ss, k)); k++) {
+		struct vg_run *s = vg_loaded_run(u);
+		const struct vg_spec *sp = vg_run_spec(s);
 		char *const *defs;
 		char *buf = NULL, *body;
 		size_t len = 0;
@@ -38,7 +40,7 @@ int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e)
 
 		if (!m)
 			return vg_errf(e, "out of memory");
-		if (vg_monstate_write(m, s->spec, s->mon, s->probe, s->kernel, e)) {
+		if (vg_load_host_part_write_state(s, m, e)) {
 			fclose(m);
 			free(buf);
 			return -1;
@@ -48,15 +50,15 @@ int vg_load_write_state(struct session *ss, FILE *out, struct vg_err *e)
 		 * then its slices and globals (without the state's first
 		 * line, which the session's own part has) */
 		fprintf(out, "loaded %s\n", vg_load_path(s));
-		defs = vg_load_defs(s, &ndefs);
+		defs = vg_load_defs(u, &ndefs);
 		for (int i = 0; i < ndefs; i++)
 			fprintf(out, "define %s\n", defs[i]);
-		defs = vg_load_reacts(s, &ndefs);
+		defs = vg_load_reacts(u, &ndefs);
 		for (int i = 0; i < ndefs; i++)
 			fprintf(out, "reaction %s\n", defs[i]);
 		fputs("properties", out);
-		for (int i = 0; i < s->spec->nprops; i++)
-			fprintf(out, " %s", s->spec->props[i].name);
+		for (int i = 0; i < sp->nprops; i++)
+			fprintf(out, " %s", sp->props[i].name);
 		fputc('\n', out);
 		body = buf ? strchr(buf, '\n') : NULL;
 		if (body)
@@ -144,7 +146,7 @@ static int read_sections(const char *path, struct section *sec, int *n,
 
 /* A unit's slices and globals from its section, through the monitor
  * state's own reader (a memory file: no temporary file to clean up). */
-static int load_section(struct session *u, struct section *c,
+static int load_section(struct vg_run *u, struct section *c,
 			struct vg_err *e)
 {
 	char path[64];
@@ -157,12 +159,12 @@ static int load_section(struct session *u, struct section *c,
 			       strerror(errno));
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	rc = vg_monstate_load(path, u->spec, u->mon, u->probe, u->kernel, e);
+	rc = vg_load_host_part_read_state(u, path, e);
 	close(fd);
 	return rc;
 }
 
-int vg_load_restore(struct session *ss, const char *path, struct vg_err *e)
+int vg_load_restore(struct vg_run *ss, const char *path, struct vg_err *e)
 {
 	struct section sec[VG_LOAD_MAX];
 	int n = 0, rc = -1;
@@ -176,31 +178,36 @@ int vg_load_restore(struct session *ss, const char *path, struct vg_err *e)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		const char *file = json_string_value(json_array_get(sec[i].args, 0));
-		struct session *u = vg_load_unit_open(ss, file, sec[i].args, e);
+		struct vg_loaded *lu = vg_load_unit_open(ss, file,
+							     sec[i].args, e);
+		const struct vg_spec *sp;
+		struct vg_run *u;
 		char names[4096] = "";
 		size_t len = 0;
 
-		if (!u) {
+		if (!lu) {
 			char msg[sizeof(e->msg)];
 
 			snprintf(msg, sizeof(msg), "%s", e->msg);
 			vg_errf(e, "the checkpoint's loaded %s: %s", file, msg);
 			goto out;
 		}
-		for (int p = 0; p < u->spec->nprops && len < sizeof(names); p++)
+		u = vg_loaded_run(lu);
+		sp = vg_run_spec(u);
+		for (int p = 0; p < sp->nprops && len < sizeof(names); p++)
 			len += (size_t)snprintf(names + len, sizeof(names) - len,
 						"%s%s", p ? " " : "",
-						u->spec->props[p].name);
+						sp->props[p].name);
 		/* the file may have changed since: its slices would be
 		 * misread */
 		if (sec[i].props && strcmp(names, sec[i].props)) {
 			vg_errf(e, "the checkpoint's loaded %s had properties %s; it has %s now",
 				file, sec[i].props, names);
-			vg_load_unit_free(u);
+			vg_load_unit_free(lu);
 			goto out;
 		}
-		vg_load_unit_add(ss, u);
-		if (vg_live_push_holds(ss, u, e))
+		vg_load_unit_add(ss, lu);
+		if (vg_load_host_push_holds(ss, u, e))
 			goto out;
 		if (load_section(u, &sec[i], e))
 			goto out;
