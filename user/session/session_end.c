@@ -76,7 +76,8 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 		vg_report_set_evidence(ss->report, k->evidence);
 		vg_report_final(ss->report, k->mon, (uint32_t)k->pid);
 	}
-	vg_load_final((struct vg_run *)ss);	/* vigil load's, before the last summary */
+	/* vigil load's, before the last summary */
+	vg_load_final((struct vg_run *)ss);
 	{	/* the features' own verdicts (the leak check's) */
 		struct vg_run_end end = { .exited = exited, .exit_code = code,
 					  .exit_signal = sig };
@@ -93,7 +94,8 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 	/* (a failed restore left nothing to debug: said above); a loaded
 	 * property's stop is handed over as the session's own */
 	struct vg_scenario *stop_sc = vg_scenario_target_stopped(ss->sc)
-				      ? ss->sc : vg_load_stopped((struct vg_run *)ss);
+				      ? ss->sc
+				      : vg_load_stopped((struct vg_run *)ss);
 	const char *restored_from;
 	bool restored = vg_ckpt_run_restored(ss->ckpt, &restored_from);
 
@@ -136,6 +138,7 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 	}
 	/* every error the ERROR SUMMARY counted, a leak at the end as much
 	 * as a violation during the run: `vigil run ... && echo clean` */
-	return vg_scenario_violated(ss->sc) || vg_load_violated((struct vg_run *)ss) ||
+	return vg_scenario_violated(ss->sc) ||
+	       vg_load_violated((struct vg_run *)ss) ||
 	       vg_report_errors(ss->report) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
 }

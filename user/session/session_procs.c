@@ -103,8 +103,10 @@ static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 	vg_evidence_set_stacks(x, vg_session_event_stack, ss);
 	/* vigil unload of a property the session started with (vigil
 	 * watch): not in the processes that come later either */
-	for (int i = 0; vg_load_gone((struct vg_run *)ss) && i < ss->spec->nprops; i++)
-		if (vg_load_gone((struct vg_run *)ss)[i])
+	const bool *gone = vg_load_gone((struct vg_run *)ss);
+
+	for (int i = 0; gone && i < ss->spec->nprops; i++)
+		if (gone[i])
 			vg_monitor_disable(m, i);
 	return m;
 }
