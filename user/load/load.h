@@ -31,6 +31,7 @@
 #include "util/err.h"
 
 struct vg_load;
+struct vg_feature;
 struct vg_run;
 struct vg_scenario;
 struct vg_spec;
@@ -172,5 +173,9 @@ void vg_load_host_report_unload(struct vg_run *ss, int prop,
 int vg_load_host_unload_prop(struct vg_run *ss, int prop, struct vg_err *e);
 int vg_load_host_restore_prop(struct vg_run *ss, int prop, bool gone,
 			      struct vg_err *e);
+
+/* The commands, the checkpoint sections and the end as a feature of the
+ * run (load_feature.c) */
+extern const struct vg_feature vg_load_feature;
 
 #endif

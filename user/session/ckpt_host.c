@@ -80,13 +80,13 @@ int vg_ckpt_host_write_state(struct vg_run *r, FILE *out, struct vg_err *e)
 	struct session *ss = S(r);
 
 	/* the session's properties, then what a restore in the session
-	 * reads, then each of vigil load's units in a section of its own
-	 * ("loaded FILE": load/load.h) */
+	 * reads, then the features' own (vigil load's units, each in a
+	 * section of its own: load/load.h) */
 	if (vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
 			      e))
 		return -1;
 	state_extra(ss, out);
-	return vg_load_write_state(r, out, e);
+	return vg_features_save(ss, out, e);
 }
 
 static void load_extra(struct session *ss, const char *path)
@@ -144,8 +144,9 @@ int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
 	vg_monitor_free(ss->mon);
 	ss->mon = mon;
 	load_extra(ss, path);
-	/* vigil load's properties as they were at the checkpoint */
-	if (vg_load_restore(r, path, &le))
+	/* the features' own (vigil load's properties) as they were at the
+	 * checkpoint */
+	if (vg_features_restore(ss, path, &le))
 		fprintf(stderr, "vigil: restore: %s; the session goes on without it\n",
 			le.msg);
 	return 0;

@@ -21,6 +21,7 @@
 static const struct vg_feature *const all[] = {
 	&vg_status_feature,	/* first: it takes stderr over */
 	&vg_dyn_feature,	/* a drain's probes in before the leak check */
+	&vg_load_feature,	/* the loaded properties' verdicts first */
 	&vg_leaks_feature,
 	&vg_sinks_feature,
 	&vg_view_feature,

@@ -630,10 +630,6 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		return vg_live_set(own, args);
 	if (!strcmp(cmd, "graph"))
 		return vg_live_graph(ss, args);
-	if (!strcmp(cmd, "load"))
-		return vg_load_cmd((struct vg_run *)ss, args);
-	if (!strcmp(cmd, "unload"))
-		return vg_unload_cmd((struct vg_run *)ss, args);
 	if (!strcmp(cmd, "break"))
 		return add_break(ss, args);
 	if (!strcmp(cmd, "delete"))

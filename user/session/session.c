@@ -336,15 +336,17 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 	/* vigil restore --monitor: the monitor goes on from the checkpoint */
 	if (ss->o->state_path &&
-	    (vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
-			      ss->kernel, e) ||
-	     /* vigil load's */
-	     vg_load_restore((struct vg_run *)ss, ss->o->state_path, e)))
+	    vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
+			     ss->kernel, e))
 		goto out;
 	if (vg_session_watch_open(ss, e) ||
 	    vg_session_attach_where(ss, e))
 		goto out;
 	if (vg_features_start(ss, plan, e))
+		goto out;
+	/* and the features' own state (vigil load's properties) */
+	if (ss->o->state_path &&
+	    vg_features_restore(ss, ss->o->state_path, e))
 		goto out;
 	rc = 0;
 out:

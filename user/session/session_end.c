@@ -76,8 +76,7 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 		vg_report_set_evidence(ss->report, k->evidence);
 		vg_report_final(ss->report, k->mon, (uint32_t)k->pid);
 	}
-	/* vigil load's, before the last summary */
-	vg_load_final((struct vg_run *)ss);
+
 	{	/* the features' own verdicts (the leak check's) */
 		struct vg_run_end end = { .exited = exited, .exit_code = code,
 					  .exit_signal = sig };
