@@ -108,27 +108,6 @@ static void load_extra(struct session *ss, const char *path)
 	fclose(f);
 }
 
-/* A monitor with nothing in it, made as open_all made the first. */
-static struct vg_monitor *fresh_monitor(struct session *ss, struct vg_err *e)
-{
-	struct vg_monitor_hooks hooks = { .ctx = ss,
-					  .transition = vg_session_on_transition };
-	struct vg_monitor_opts mo = { .max_slices = ss->o->max_slices };
-	bool *user = calloc(ss->spec->nprops + 1, sizeof(bool));
-	struct vg_monitor *m;
-
-	if (!user) {
-		vg_errf(e, "out of memory");
-		return NULL;
-	}
-	for (int i = 0; i < ss->spec->nprops; i++)
-		user[i] = !ss->kernel[i];
-	mo.evaluate = user;
-	m = vg_monitor_new(ss->spec, &mo, &hooks, e);
-	free(user);
-	return m;
-}
-
 int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
 			    struct vg_err *e)
 {
@@ -136,7 +115,7 @@ int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
 	struct vg_monitor *mon;
 	struct vg_err le = { 0 };
 
-	if (!(mon = fresh_monitor(ss, e)) ||
+	if (!(mon = vg_session_monitor_new(ss, e)) ||
 	    vg_monstate_load(path, ss->spec, mon, ss->probe, ss->kernel, e)) {
 		vg_monitor_free(mon);
 		return -1;

@@ -90,11 +90,7 @@ void vg_load_host_close_part(struct vg_run *r)
 static int part_open(struct session *ss, struct part *u, struct vg_err *e)
 {
 	struct session *s = &u->s;
-	struct vg_monitor_opts mo = { 0 };
-	struct vg_monitor_hooks hooks = { .ctx = s,
-					  .transition = vg_session_on_transition };
 	struct vg_plan *plan = NULL;
-	bool *user = NULL;
 	int rc = -1;
 
 	u->o = *ss->o;
@@ -129,10 +125,9 @@ static int part_open(struct session *ss, struct part *u, struct vg_err *e)
 		goto out;
 	s->kernel = calloc((size_t)s->spec->nprops + 1, sizeof(bool));
 	s->stack_on = calloc((size_t)s->spec->nevents + 1, sizeof(bool));
-	user = calloc((size_t)s->spec->nprops + 1, sizeof(bool));
 	/* its own monitors of the processes it follows (vigil watch's) */
 	s->procs = vg_follow_new();
-	if (!s->kernel || !s->stack_on || !user || !s->procs) {
+	if (!s->kernel || !s->stack_on || !s->procs) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
@@ -149,11 +144,7 @@ static int part_open(struct session *ss, struct part *u, struct vg_err *e)
 	}
 	vg_evidence_set_stacks(s->evidence, vg_session_event_stack, s);
 	vg_report_set_evidence(s->report, s->evidence);
-	for (int i = 0; i < s->spec->nprops; i++)
-		user[i] = !s->kernel[i];
-	mo.evaluate = user;
-	mo.max_slices = ss->o->max_slices;
-	if (!(s->mon = vg_monitor_new(s->spec, &mo, &hooks, e)))
+	if (!(s->mon = vg_session_monitor_new(s, e)))
 		goto out;
 	if (!(s->sc = vg_scenario_new(s->spec, s->pid, s->report,
 				      ss->o->on_violation, e)))
@@ -189,7 +180,6 @@ static int part_open(struct session *ss, struct part *u, struct vg_err *e)
 					   : plan->props[i].why);
 	rc = 0;
 out:
-	free(user);
 	vg_plan_free(plan);
 	return rc;
 }

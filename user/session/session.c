@@ -68,6 +68,20 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 	vg_live_transition(ss, s, from, to, ev, stopped);
 }
 
+struct vg_monitor *vg_session_monitor_new(struct session *ss,
+					  struct vg_err *e)
+{
+	struct vg_monitor_opts mo = { .max_slices = ss->o->max_slices };
+	struct vg_monitor_hooks hooks = { .ctx = ss,
+					  .transition = vg_session_on_transition };
+	bool user[ss->spec->nprops + 1];
+
+	for (int i = 0; i < ss->spec->nprops; i++)
+		user[i] = !ss->kernel[i];
+	mo.evaluate = user;
+	return vg_monitor_new(ss->spec, &mo, &hooks, e);
+}
+
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 			      int from, int to, const struct vg_mon_event *ev)
 {
@@ -164,19 +178,14 @@ static int open_all(struct session *ss, struct vg_err *e)
 {
 	char why[ss->spec->nprops][256];
 	char path[PATH_MAX];
-	struct vg_monitor_opts mo = { 0 };
-	struct vg_monitor_hooks hooks = { .ctx = ss,
-					  .transition = vg_session_on_transition };
 	struct vg_plan *plan = NULL;
 	struct vg_probe_early *early = NULL;
 	struct vg_plan_opts plo = { 0 };
-	bool *user;
 	int rc = -1;
 
 	ss->kernel = calloc(ss->spec->nprops + 1, sizeof(bool));
 	ss->stack_on = calloc(ss->spec->nevents + 1, sizeof(bool));
-	user = calloc(ss->spec->nprops + 1, sizeof(bool));
-	if (!ss->kernel || !ss->stack_on || !user) {
+	if (!ss->kernel || !ss->stack_on) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
@@ -259,12 +268,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		vg_errf(e, "out of memory");
 		goto out;
 	}
-	for (int i = 0; i < ss->spec->nprops; i++)
-		user[i] = !ss->kernel[i];
-	mo.evaluate = user;
-	mo.max_slices = ss->o->max_slices;
-	ss->mon = vg_monitor_new(ss->spec, &mo, &hooks, e);
-	if (!ss->mon)
+	if (!(ss->mon = vg_session_monitor_new(ss, e)))
 		goto out;
 
 	ss->sc = vg_scenario_new(ss->spec, ss->pid, ss->report,
@@ -350,7 +354,6 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 	rc = 0;
 out:
-	free(user);
 	vg_plan_free(plan);
 	vg_probe_early_free(early);
 	return rc;

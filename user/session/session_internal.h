@@ -160,6 +160,12 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 		      int from, int to, const struct vg_mon_event *ev,
 		      bool stopped);
 
+/* A monitor of the session's properties, its kernel-tier ones mirrored
+ * rather than evaluated: the target's, a followed process's, a
+ * restore's, a loaded unit's (session.c) */
+struct vg_monitor *vg_session_monitor_new(struct session *ss,
+					  struct vg_err *e);
+
 /* The monitor hooks and the evidence's stack source (session.c). */
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 			      int from, int to, const struct vg_mon_event *ev);

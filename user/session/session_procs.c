@@ -72,24 +72,17 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
  * vigil's CPU in the user tier). */
 static struct vg_monitor *kid_monitor_new(struct session *ss, pid_t pid)
 {
-	struct vg_monitor_opts mo = { .max_slices = ss->o->max_slices };
-	struct vg_monitor_hooks hooks = { .ctx = ss,
-					  .transition = vg_session_on_transition };
 	struct vg_err e = { 0 };
 	struct vg_evidence *x;
 	struct vg_monitor *m;
-	bool user[ss->spec->nprops + 1];
 
-	/* (vigil watch --tier=kernel) kernel-tier properties are mirrored,
-	 * not evaluated, as in the target's monitor */
-	for (int i = 0; i < ss->spec->nprops; i++)
-		user[i] = !ss->kernel[i];
-	mo.evaluate = user;
 	/* vigil watch: a smaller ring per process (its memory is touched
 	 * as the process runs: 64k steps of a busy process were 2.5 MB) */
 	x = vg_evidence_new(ss->spec, ss->o->watch_exe ? 4096 : 0,
 			    ss->o->evidence);
-	m = x ? vg_monitor_new(ss->spec, &mo, &hooks, &e) : NULL;
+	/* (vigil watch --tier=kernel: kernel-tier properties mirrored, as
+	 * in the target's monitor) */
+	m = x ? vg_session_monitor_new(ss, &e) : NULL;
 	if (m && !vg_follow_add(ss->procs, pid, m, x)) {
 		vg_monitor_free(m);
 		m = NULL;
