@@ -131,23 +131,7 @@ static int part_open(struct session *ss, struct part *u, struct vg_err *e)
 		vg_errf(e, "out of memory");
 		goto out;
 	}
-	memcpy(s->kernel, plan->kernel, (size_t)s->spec->nprops * sizeof(bool));
-	memcpy(s->stack_on, plan->stack_events,
-	       (size_t)s->spec->nevents * sizeof(bool));
-	if (!(s->report = vg_report_new(s->spec, stderr, NULL, e)))
-		goto out;
-	if (!(s->evidence = vg_evidence_new(s->spec, 0, ss->o->evidence)) ||
-	    !(s->symval = vg_symval_new((struct vg_run *)s, s->spec,
-					s->stack_on, s->o->pid > 0))) {
-		vg_errf(e, "out of memory");
-		goto out;
-	}
-	vg_evidence_set_stacks(s->evidence, vg_session_event_stack, s);
-	vg_report_set_evidence(s->report, s->evidence);
-	if (!(s->mon = vg_session_monitor_new(s, e)))
-		goto out;
-	if (!(s->sc = vg_scenario_new(s->spec, s->pid, s->report,
-				      ss->o->on_violation, e)))
+	if (vg_session_part_open(s, plan, e))
 		goto out;
 	/* its violations counted and sent where the session's go */
 	vg_features_share(ss, s);

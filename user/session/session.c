@@ -68,6 +68,27 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 	vg_live_transition(ss, s, from, to, ev, stopped);
 }
 
+int vg_session_part_open(struct session *s, const struct vg_plan *plan,
+			 struct vg_err *e)
+{
+	memcpy(s->kernel, plan->kernel, (size_t)s->spec->nprops * sizeof(bool));
+	memcpy(s->stack_on, plan->stack_events,
+	       (size_t)s->spec->nevents * sizeof(bool));
+	if (!(s->report = vg_report_new(s->spec, stderr, s->o->json_path, e)))
+		return -1;
+	if (!(s->evidence = vg_evidence_new(s->spec, 0, s->o->evidence)) ||
+	    !(s->symval = vg_symval_new((struct vg_run *)s, s->spec,
+					s->stack_on, s->o->pid > 0)))
+		return vg_errf(e, "out of memory");
+	vg_evidence_set_stacks(s->evidence, vg_session_event_stack, s);
+	vg_report_set_evidence(s->report, s->evidence);
+	if (!(s->mon = vg_session_monitor_new(s, e)))
+		return -1;
+	s->sc = vg_scenario_new(s->spec, s->pid, s->report,
+				s->o->on_violation, e);
+	return s->sc ? 0 : -1;
+}
+
 struct vg_monitor *vg_session_monitor_new(struct session *ss,
 					  struct vg_err *e)
 {
@@ -250,30 +271,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	plo.no_ktimer = !vg_feat_ktimer(NULL);
 	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
 		goto out;
-	memcpy(ss->kernel, plan->kernel, ss->spec->nprops * sizeof(bool));
-	memcpy(ss->stack_on, plan->stack_events,
-	       ss->spec->nevents * sizeof(bool));
-	ss->report = vg_report_new(ss->spec, stderr, ss->o->json_path, e);
-	if (!ss->report)
-		goto out;
-	ss->evidence = vg_evidence_new(ss->spec, 0, ss->o->evidence);
-	if (!ss->evidence) {
-		vg_errf(e, "out of memory");
-		goto out;
-	}
-	vg_evidence_set_stacks(ss->evidence, vg_session_event_stack, ss);
-	vg_report_set_evidence(ss->report, ss->evidence);
-	if (!(ss->symval = vg_symval_new((struct vg_run *)ss, ss->spec,
-					   ss->stack_on, ss->o->pid > 0))) {
-		vg_errf(e, "out of memory");
-		goto out;
-	}
-	if (!(ss->mon = vg_session_monitor_new(ss, e)))
-		goto out;
-
-	ss->sc = vg_scenario_new(ss->spec, ss->pid, ss->report,
-				 ss->o->on_violation, e);
-	if (!ss->sc)
+	if (vg_session_part_open(ss, plan, e))
 		goto out;
 	for (int i = 0; i < ss->spec->nprops; i++)
 		fprintf(stderr, "vigil: %s: %s tier%s%s\n",

@@ -160,6 +160,14 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 		      int from, int to, const struct vg_mon_event *ev,
 		      bool stopped);
 
+/* What a set of properties gets once its plan is built, the session's
+ * own (open_all) or a loaded unit's (load_host.c): each property's tier
+ * and the events whose stacks its probes take, as planned; its report
+ * (JSON to its options' json_path), evidence, names of pointers, monitor
+ * and scenario (session.c) */
+struct vg_plan;
+int vg_session_part_open(struct session *s, const struct vg_plan *plan,
+			 struct vg_err *e);
 /* A monitor of the session's properties, its kernel-tier ones mirrored
  * rather than evaluated: the target's, a followed process's, a
  * restore's, a loaded unit's (session.c) */
