@@ -126,19 +126,25 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
  * skips those the loader maps anyway). */
 static int session_libs(struct session *ss, struct vg_err *e)
 {
-	size_t n = ss->o->nlibs;
+	size_t n = ss->o->nlibs, nmapped = 0;
+	char **mapped = NULL, **all;
 
 	if (ss->o->pid > 0 &&
-	    vg_proc_mapped_libs(ss->o->pid, &ss->mapped, &ss->nmapped, e))
+	    vg_proc_mapped_libs(ss->o->pid, &mapped, &nmapped, e))
 		return -1;
-	ss->libs = calloc(n + ss->nmapped + 1, sizeof(*ss->libs));
-	if (!ss->libs)
+	if (!(all = calloc(n + nmapped + 1, sizeof(*all)))) {
+		vg_paths_free(mapped, nmapped);
 		return vg_errf(e, "out of memory");
+	}
+	/* the session's own copies, freed together (vg_paths_free) */
+	ss->libs = (const char **)all;
+	for (size_t i = 0; i < nmapped; i++)
+		all[n + i] = mapped[i];
+	free(mapped);
+	ss->nlibs = n + nmapped;
 	for (size_t i = 0; i < n; i++)
-		ss->libs[i] = ss->o->libs[i];
-	for (size_t i = 0; i < ss->nmapped; i++)
-		ss->libs[n + i] = ss->mapped[i];
-	ss->nlibs = n + ss->nmapped;
+		if (!(all[i] = strdup(ss->o->libs[i])))
+			return vg_errf(e, "out of memory");
 	return 0;
 }
 
@@ -669,8 +675,7 @@ out:
 	vg_evidence_free(ss.evidence);
 	vg_symval_free(ss.symval);
 	vg_symbolizer_free(ss.sym);
-	free(ss.libs);
-	vg_paths_free(ss.mapped, ss.nmapped);
+	vg_paths_free((char **)ss.libs, ss.nlibs);
 	free(ss.stack_on);
 	free(ss.kernel);
 	/* the last call: the probes and every module are gone (the status

@@ -74,11 +74,9 @@ struct session {
 	struct vg_symval *symval;	/* names of pointers (symval.c) */
 	/* where spec functions are looked for besides the loader's
 	 * libraries: --lib's, and when attached, the shared objects the
-	 * process has mapped (`mapped`, owned) */
+	 * process has mapped (copies, owned; a loaded unit borrows them) */
 	const char **libs;
 	size_t nlibs;
-	char **mapped;
-	size_t nmapped;
 	bool *stack_on;			/* [nevents]: the probe captures stacks */
 	char exe[PATH_MAX];		/* the target's program */
 	/* checkpoints and restores (user/ckpt/ckpt.h), or NULL in a
