@@ -16,7 +16,7 @@
 #include "proc/guard.h"
 #include "report/evidence.h"
 #include "report/report.h"
-#include "live.h"
+#include "live/live.h"
 
 static struct session *S(struct vg_run *r)
 {
@@ -159,24 +159,24 @@ bool vg_ckpt_host_watchpoints(struct vg_run *r)
 void vg_ckpt_host_replaced(struct vg_run *r)
 {
 	vg_guard_add(S(r)->guard, S(r)->pid);
-	vg_live_forget_stops(S(r));
+	vg_live_forget_stops(r);
 }
 
 bool vg_ckpt_host_gdb_traces(struct vg_run *r, pid_t tracer)
 {
-	return vg_live_gdb_traces(S(r), tracer);
+	return vg_live_gdb_traces(r, tracer);
 }
 
 bool vg_ckpt_host_gdb_checkpoint(struct vg_run *r, const char *reason,
 				 bool good)
 {
-	return vg_live_want_checkpoint(S(r), reason, good);
+	return vg_live_want_checkpoint(r, reason, good);
 }
 
 bool vg_ckpt_host_gdb_take(struct vg_run *r, char *reason, size_t len,
 			   bool *good)
 {
-	return vg_live_take_checkpoint(S(r), reason, len, good);
+	return vg_live_take_checkpoint(r, reason, len, good);
 }
 
 bool vg_ckpt_host_proc(struct vg_run *r, pid_t pid, struct vg_ckpt_proc *p)

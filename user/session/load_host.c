@@ -23,7 +23,7 @@
 #include "report/report.h"
 #include "sym/symbolize.h"
 #include "symval/symval.h"
-#include "live.h"
+#include "live/live.h"
 
 /* A loaded unit's run: a session of its own, with what it borrows from
  * the session spelled out in its own options. */
@@ -212,16 +212,10 @@ void vg_load_host_drain_part(struct vg_run *r, struct vg_run *part)
 		fprintf(stderr, "vigil: %s: %s\n", u->path, u->err.msg);
 	if (vg_hold_release(s, &u->err))
 		fprintf(stderr, "vigil: %s: %s\n", u->path, u->err.msg);
-	vg_live_keep_going(s);
+	/* (a `gdb` reaction of a loaded property opens the live session:
+	 * the gdb it starts is the session's, its exit ends monitoring) */
+	vg_live_keep_going(part);
 	s->live = NULL;
-	/* a `gdb` reaction of a loaded property opened the live
-	 * session: the gdb it started is the session's (its exit
-	 * ends monitoring) */
-	if (s->gdb_pid > 0) {
-		if (ss->gdb_pid <= 0)
-			ss->gdb_pid = s->gdb_pid;
-		s->gdb_pid = 0;
-	}
 }
 
 bool vg_load_host_part_violated(const struct vg_run *part)
@@ -268,23 +262,23 @@ int vg_load_host_part_read_state(struct vg_run *part, const char *path,
 json_t *vg_load_host_part_status(struct vg_run *part)
 {
 	vg_session_mirror_kslices(S(part));
-	return vg_live_status(S(part));
+	return vg_live_status(part);
 }
 
 json_t *vg_load_host_part_probes(struct vg_run *part)
 {
-	return vg_live_probes(S(part));
+	return vg_live_probes(part);
 }
 
 int vg_load_host_push_holds(struct vg_run *r, struct vg_run *part,
 			    struct vg_err *e)
 {
-	return vg_live_push_holds(S(r), S(part), e);
+	return vg_live_push_holds(r, part, e);
 }
 
 void vg_load_host_forget_part(struct vg_run *r, struct vg_run *part)
 {
-	vg_live_forget(S(r), S(part));
+	vg_live_forget(r, part);
 }
 
 /* Everything the property had to say: records already sent, its kernel
@@ -299,7 +293,7 @@ void vg_load_host_settle(struct vg_run *r)
 		fprintf(stderr, "vigil: %s\n", e.msg);
 	if (vg_hold_release(ss, &e))
 		fprintf(stderr, "vigil: %s\n", e.msg);
-	vg_live_keep_going(ss);
+	vg_live_keep_going(r);
 	vg_session_mirror_kslices(ss);
 }
 
@@ -325,7 +319,7 @@ int vg_load_host_unload_prop(struct vg_run *r, int prop, struct vg_err *e)
 
 	/* its breakpoints first: the kernel row the probe keeps for a
 	 * restore then has its reactions' stop states alone */
-	if (vg_live_forget_prop(ss, ss, prop, e) ||
+	if (vg_live_forget_prop(r, r, prop, e) ||
 	    vg_probe_disable_prop(ss->probe, prop, e))
 		return -1;
 	vg_monitor_disable(ss->mon, prop);

@@ -26,7 +26,7 @@
 #include "proc/guard.h"
 #include "proc/proc.h"
 #include "proc/entry.h"
-#include "live.h"
+#include "live/live.h"
 #include "report/evidence.h"
 #include "sym/libs.h"
 #include "sym/maps.h"
@@ -65,7 +65,7 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 				 vg_scenario_stop_tid(ss->sc, &why));
 	/* vigil watch: each process's stop is its own */
 	vg_session_watch_transition(ss, s, to, ev);
-	vg_live_transition(ss, s, from, to, ev, stopped);
+	vg_live_transition((struct vg_run *)ss, s, from, to, ev, stopped);
 }
 
 int vg_session_part_open(struct session *s, const struct vg_plan *plan,
@@ -423,9 +423,9 @@ static int loop(struct session *ss, struct vg_err *e)
 	epoll_ctl(ep_ctl, EPOLL_CTL_ADD, sigfd, &ev);
 	vg_load_watch((struct vg_run *)ss, ep);	/* vigil load's rings */
 
-	vg_live_open(ss);
-	if (vg_live_fd(ss) >= 0) {
-		ev.data.fd = vg_live_fd(ss);
+	vg_live_open((struct vg_run *)ss);
+	if (vg_live_fd((struct vg_run *)ss) >= 0) {
+		ev.data.fd = vg_live_fd((struct vg_run *)ss);
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
@@ -434,7 +434,7 @@ static int loop(struct session *ss, struct vg_err *e)
 			    : vg_proc_release(ss->pid, e)))
 		goto out;
 	vg_guard_released(ss->guard);
-	if (ss->o->interactive && vg_session_join_gdb(ss, e))
+	if (ss->o->interactive && vg_session_join_gdb((struct vg_run *)ss, e))
 		goto out;
 	/* restored stopped by vigil restore --monitor: probes and state are
 	 * in place, let it go */
@@ -482,9 +482,9 @@ static int loop(struct session *ss, struct vg_err *e)
 			goto out;
 		if (vg_ckpt_run_restored(ss->ckpt, NULL))
 			break;
-		vg_live_keep_going(ss);
+		vg_live_keep_going((struct vg_run *)ss);
 		vg_load_drain((struct vg_run *)ss);	/* vigil load's properties */
-		vg_live_serve(ss);
+		vg_live_serve((struct vg_run *)ss);
 		if (gen != vg_ckpt_run_gen(ss->ckpt)) {	/* a restore replaced it */
 			gen = vg_ckpt_run_gen(ss->ckpt);
 			epoll_ctl(ep, EPOLL_CTL_DEL, pidfd, NULL);
@@ -496,7 +496,8 @@ static int loop(struct session *ss, struct vg_err *e)
 			epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
 			epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
 		}
-		if (vg_live_detach_asked(ss) || vg_session_gdb_gone(ss) ||
+		if (vg_live_detach_asked((struct vg_run *)ss) ||
+		    vg_session_gdb_gone((struct vg_run *)ss) ||
 		    vg_session_watch_done(ss))
 			goto done;
 		if (vg_scenario_target_stopped(ss->sc) ||
@@ -525,7 +526,8 @@ static int loop(struct session *ss, struct vg_err *e)
 						goto out;
 					continue;
 				}
-				if (ss->gdb_pid > 0 && si.ssi_signo == SIGINT)
+				if (vg_live_gdb_running((struct vg_run *)ss) &&
+				    si.ssi_signo == SIGINT)
 					continue;	/* gdb's, on the terminal */
 				if (vg_session_watch_signal(ss, (int)si.ssi_signo))
 					continue;
@@ -571,9 +573,9 @@ static int loop(struct session *ss, struct vg_err *e)
 done:
 	ss->target_exited = exited;
 	rc = vg_session_finish(ss, exited, code, sig);
-	vg_session_gdb_stays(ss);
+	vg_session_gdb_stays((struct vg_run *)ss);
 out:
-	vg_live_close(ss);
+	vg_live_close((struct vg_run *)ss);
 	vg_ckpt_run_unadvertise(ss->ckpt);
 	if (ep >= 0)
 		close(ep);
@@ -661,7 +663,8 @@ out:
 	vg_load_free((struct vg_run *)&ss);	/* vigil load's probes */
 	vg_probe_close(ss.probe);
 	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
-				unit_stopped || ss.keep_stopped_at_end ||
+				unit_stopped ||
+				vg_live_keep_stopped((struct vg_run *)&ss) ||
 				vg_session_watch_stopped(&ss));
 	vg_session_watch_free(&ss);
 	if (vg_recorder_close(ss.rec, e))
@@ -681,7 +684,8 @@ out:
 	/* the last call: the probes and every module are gone (the status
 	 * line gives stderr back) */
 	vg_features_released(&ss, &end);
-	vg_session_wait_gdb(&ss);	/* the gdb --interactive started */
+	vg_session_wait_gdb((struct vg_run *)&ss);	/* the gdb --interactive started */
+	vg_live_free((struct vg_run *)&ss);
 	if (ss.exec_gdb[0]) {
 		/* every probe is gone with vg_probe_close: hand the terminal
 		 * and the stopped target to gdb */

@@ -86,23 +86,16 @@ struct session {
 					 * last stop not sent back to its call
 					 * (0: none), for probe/jmp_stop.h */
 	bool target_exited;		/* the loop saw it exit */
-	/* the control channel, `vigil break`, --interactive (live.c) */
+	/* the control channel, `vigil break`, --interactive and the gdb it
+	 * starts (user/live/live.h), or NULL; a `vigil load` unit borrows
+	 * the session's while its records go through */
 	struct vg_live *live;
 	/* each feature's state (features.c, user/feature/feature.h), or
 	 * NULL; a loaded unit borrows the session's */
 	void **feature_state;
 	bool feature_borrowed;
-	pid_t gdb_pid;			/* --interactive on a terminal */
-	bool keep_stopped_at_end;	/* `vigil keep-stopped`, gdb gone */
 	/* `vigil load`'s state (load/load.h), or NULL */
 	struct vg_load *loaded;
-	/* the slice a reaction's stop is about, until the live side keeps
-	 * that stop for gdb (live.c; `vigil graph` marks its state) */
-	struct {
-		bool set;
-		int prop, state;
-		char slice[256];
-	} stop_mark;
 	/* a vigil load unit in vigil watch: the session whose processes it
 	 * follows (user/watch/watch_load.c) and whose watch state it shares
 	 * (watch_calls.c); NULL otherwise */
@@ -142,7 +135,7 @@ void vg_features_tick(struct session *ss);
 void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
 			    const char *reason, const char *what,
 			    const char *why);
-/* gdb takes the terminal (live_gdb.c) */
+/* gdb takes the terminal (user/live/live_gdb.c) */
 void vg_features_gdb_terminal(struct session *ss);
 int vg_features_ctl(struct session *ss, const char *cmd, json_t *args,
 		    char **text, json_t **data, struct vg_err *e);

@@ -27,7 +27,7 @@
 #include "proc/proc.h"
 #include "proc/entry.h"
 #include "ckpt/ckpt.h"
-#include "live.h"
+#include "live/live.h"
 #include "report/evidence.h"
 #include "sym/libs.h"
 #include "sym/maps.h"

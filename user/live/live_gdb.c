@@ -4,8 +4,7 @@
  * end), waits for it: a vigil that exited would give the terminal back
  * to the shell, whose prompt and gdb's would then share it); off one, vigil says the command that joins and serves until
  * the program exits, so scripts drive gdb themselves (gdb -batch). */
-#include "live.h"
-#include "session_internal.h"
+#include "live_internal.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -16,21 +15,21 @@
 
 #include "proc/proc.h"
 
-int vg_session_join_gdb(struct session *ss, struct vg_err *e)
+int vg_session_join_gdb(struct vg_run *r, struct vg_err *e)
 {
 	char cmd[4400];
 	pid_t pid;
 
-	if (vg_live_gdb_command(ss, cmd, sizeof(cmd), e))
+	if (vg_live_gdb_command(r, cmd, sizeof(cmd), e))
 		return -1;
 	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
 		fprintf(stderr, "vigil: live session of pid %d; join it with:\n  %s\n",
-			ss->pid, cmd);
+			vg_run_pid(r), cmd);
 		fflush(stderr);
 		return 0;
 	}
 	/* the terminal is gdb's now: nothing drawn over it */
-	vg_features_gdb_terminal(ss);
+	vg_live_host_gdb_terminal(r);
 	fflush(NULL);
 	if ((pid = fork()) < 0)
 		return vg_errf(e, "starting gdb: %s", strerror(errno));
@@ -39,35 +38,51 @@ int vg_session_join_gdb(struct session *ss, struct vg_err *e)
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
-	ss->gdb_pid = pid;
+	/* (a part's gdb is the run's: it borrows the run's live side) */
+	vg_live_host_state(r)->gdb_pid = pid;
 	return 0;
 }
 
-bool vg_session_gdb_gone(struct session *ss)
+/* The gdb vigil started, or 0 */
+static pid_t gdb_pid(const struct vg_run *r)
 {
+	const struct vg_live *l = vg_live_host_state(r);
+
+	return l ? l->gdb_pid : 0;
+}
+
+bool vg_live_gdb_running(const struct vg_run *r)
+{
+	return gdb_pid(r) > 0;
+}
+
+bool vg_session_gdb_gone(struct vg_run *r)
+{
+	pid_t pid = gdb_pid(r);
 	int st;
 
-	if (ss->gdb_pid <= 0 || waitpid(ss->gdb_pid, &st, WNOHANG) != ss->gdb_pid)
+	if (pid <= 0 || waitpid(pid, &st, WNOHANG) != pid)
 		return false;
-	ss->gdb_pid = 0;
+	vg_live_host_state(r)->gdb_pid = 0;
 	fprintf(stderr, "vigil: gdb exited: monitoring ends, the program runs on\n");
 	return true;
 }
 
-void vg_session_gdb_stays(struct session *ss)
+void vg_session_gdb_stays(struct vg_run *r)
 {
-	if (ss->gdb_pid <= 0 || vg_session_gdb_gone(ss))
+	if (gdb_pid(r) <= 0 || vg_session_gdb_gone(r))
 		return;
 	fprintf(stderr, "vigil: monitoring ended; gdb stays attached (vigil exits with it)\n");
 	fflush(stderr);
 }
 
-void vg_session_wait_gdb(struct session *ss)
+void vg_session_wait_gdb(struct vg_run *r)
 {
+	pid_t pid = gdb_pid(r);
 	sigset_t term;
 	int st;
 
-	if (ss->gdb_pid <= 0)
+	if (pid <= 0)
 		return;
 	/* the terminal's signals are gdb's (Ctrl-C interrupts what gdb
 	 * does): they reach vigil too, in the same process group, and must
@@ -76,7 +91,7 @@ void vg_session_wait_gdb(struct session *ss)
 	sigaddset(&term, SIGINT);
 	sigaddset(&term, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &term, NULL);
-	while (waitpid(ss->gdb_pid, &st, 0) < 0 && errno == EINTR)
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	ss->gdb_pid = 0;
+	vg_live_host_state(r)->gdb_pid = 0;
 }

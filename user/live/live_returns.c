@@ -7,11 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "live.h"
-#include "session_internal.h"
+#include "live_internal.h"
 #include "probe/returns.h"
 
-json_t *vg_live_returns(struct session *ss)
+json_t *vg_live_returns(struct vg_run *run)
 {
 	struct vg_pending_ret *r = calloc(4096, sizeof(*r));
 	struct vg_err e = { 0 };
@@ -21,7 +20,7 @@ json_t *vg_live_returns(struct session *ss)
 
 	if (!r)
 		return vg_live_reply(false, "out of memory", NULL);
-	if ((n = vg_probe_returns(ss->probe, ss->pid, r, 4096, &e)) < 0) {
+	if ((n = vg_probe_returns(vg_run_probe(run), vg_run_pid(run), r, 4096, &e)) < 0) {
 		free(r);
 		return vg_live_reply(false, e.msg, NULL);
 	}
@@ -33,13 +32,13 @@ json_t *vg_live_returns(struct session *ss)
 	free(r);
 	snprintf(text, sizeof(text), "%d pending returns\n", n);
 	res = json_pack("{s:o,s:I}", "returns", arr, "trampoline",
-			(json_int_t)vg_returns_trampoline(ss->pid));
+			(json_int_t)vg_returns_trampoline(vg_run_pid(run)));
 	return vg_live_reply(true, text, res);
 }
 
-void vg_live_mend_returns(struct session *ss)
+void vg_live_mend_returns(struct vg_run *r)
 {
-	int n = vg_returns_mend(ss->probe, ss->pid, false);
+	int n = vg_returns_mend(vg_run_probe(r), vg_run_pid(r), false);
 
 	if (n > 0)
 		fprintf(stderr, "vigil: gdb went away: %d return address%s put back to the uretprobe trampoline\n",

@@ -2,40 +2,41 @@
  * slices, show, set, probes (live.c dispatches; graph is in
  * live_graph.c, checkpoints in ckpt/ckpt_ctl.c). Each answers with a text for people and the same as
  * "data" for programs. */
-#include "live.h"
-#include "session_internal.h"
+#include "live_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "follow/follow.h"
 #include "monitor/monitor.h"
+#include "probe/probe.h"
 #include "report/dot.h"
 #include "report/evidence.h"
 #include "report/report.h"
+#include "spec/spec.h"
 
 #define VG_LIVE_SLICES_MAX 1000	/* listed by `slices`; then a count */
 
-void vg_live_slice_name(const struct session *ss,
-			const struct vg_slice_view *s, char *out, size_t len)
+void vg_live_slice_name(const struct vg_run *r, const struct vg_slice_view *s,
+			char *out, size_t len)
 {
-	vg_slice_text(ss->spec, s, ",", out, len);
+	vg_slice_text(vg_run_spec(r), s, ",", out, len);
 	if (!out[0])
 		snprintf(out, len, "(the one instance)");
 }
 
-static json_t *vars_json(const struct session *ss,
+static json_t *vars_json(const struct vg_run *r,
 			 const struct vg_slice_view *s)
 {
-	const struct vg_property *p = &ss->spec->props[s->prop];
+	const struct vg_spec *spec = vg_run_spec(r);
+	const struct vg_property *p = &spec->props[s->prop];
 	json_t *o = json_object();
 
 	for (int i = 0; s->vars && i < p->nvars; i++) {
 		char v[128];
 
-		vg_format_value(ss->spec, p->vars[i].type, (uint64_t)s->vars[i],
+		vg_format_value(spec, p->vars[i].type, (uint64_t)s->vars[i],
 				v, sizeof(v));
 		json_object_set_new(o, p->vars[i].name, json_string(v));
 	}
@@ -45,7 +46,7 @@ static json_t *vars_json(const struct session *ss,
 /* --- status --- */
 
 struct count_ctx {
-	const struct session *ss;
+	const struct vg_spec *spec;
 	uint64_t *per_state;	/* flattened (vg_dot_index) */
 };
 
@@ -53,30 +54,29 @@ static void count_slice(void *ctx, const struct vg_slice_view *s)
 {
 	struct count_ctx *c = ctx;
 
-	c->per_state[vg_dot_index(c->ss->spec, s->prop, s->state)]++;
+	c->per_state[vg_dot_index(c->spec, s->prop, s->state)]++;
 }
 
-static uint64_t *state_counts(struct session *ss)
+/* every process's slices: the target's, --follow-fork's and vigil
+ * watch's (vigil watch: only its processes' monitors are fed) */
+static uint64_t *state_counts(const struct vg_run *r)
 {
-	struct count_ctx c = { ss, calloc((size_t)vg_dot_nstates(ss->spec) + 1,
-					  sizeof(uint64_t)) };
+	const struct vg_spec *spec = vg_run_spec(r);
+	struct count_ctx c = { spec, calloc((size_t)vg_dot_nstates(spec) + 1,
+					    sizeof(uint64_t)) };
 
-	/* (vigil watch: only its processes' monitors are fed) */
-	if (c.per_state && !ss->o->watch_exe)
-		vg_monitor_foreach(ss->mon, count_slice, &c);
-	/* --follow-fork, vigil watch: every process's */
-	for (int i = 0; c.per_state && i < vg_follow_count(ss->procs); i++) {
-		const struct vg_kid *k = vg_follow_at(ss->procs, i);
-
-		if (!k->gone)
-			vg_monitor_foreach(k->mon, count_slice, &c);
-	}
+	if (c.per_state)
+		vg_run_foreach_slice(r, count_slice, &c);
 	return c.per_state;
 }
 
-json_t *vg_live_status(struct session *ss)
+json_t *vg_live_status(struct vg_run *r)
 {
-	uint64_t *cnt = state_counts(ss), events = 0, lost = 0;
+	const struct vg_spec *spec = vg_run_spec(r);
+	struct vg_monitor *mon = vg_live_monitor(r);
+	struct vg_probe *probe = vg_run_probe(r);
+	uint64_t *cnt = state_counts(r), events, lost;
+	struct vg_run_counts rc;
 	json_t *props = json_array(), *d;
 	char *text = NULL;
 	size_t tlen = 0;
@@ -88,28 +88,32 @@ json_t *vg_live_status(struct session *ss)
 		json_decref(props);
 		return vg_live_reply(false, "out of memory", NULL);
 	}
-	vg_session_event_totals(ss, &events, &lost);
-	vg_probe_links(ss->probe, &attached, &total);
+	vg_run_counts(r, &rc);
+	events = rc.events;
+	lost = rc.lost;
+	attached = rc.probes_attached;
+	total = rc.probes_planned;
 	fprintf(m, "pid %d: %" PRIu64 " events, %" PRIu64 " lost, probes %d/%d attached",
-		ss->pid, events, lost, attached, total);
-	if (vg_probe_idle_sites(ss->probe))	/* probe_unload.c says why */
+		vg_run_pid(r), events, lost, attached, total);
+	if (vg_probe_idle_sites(probe))	/* probe_unload.c says why */
 		fprintf(m, " (%d of them idle: only unloaded properties used them)",
-			vg_probe_idle_sites(ss->probe));
+			vg_probe_idle_sites(probe));
 	fputc('\n', m);
-	for (int i = 0; i < ss->spec->nprops; i++) {
-		const struct vg_property *p = &ss->spec->props[i];
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *p = &spec->props[i];
+		bool kernel = vg_run_prop_kernel(r, i);
 		json_t *states;
 
-		if (vg_monitor_prop_disabled(ss->mon, i))
+		if (vg_run_prop_unloaded(r, i))
 			continue;	/* vigil unload */
 		states = json_object();
 
 		fprintf(m, "%s (%s tier)%s\n", p->name,
-			ss->kernel[i] ? "kernel" : "user",
-			vg_monitor_prop_inconclusive(ss->mon, i)
+			kernel ? "kernel" : "user",
+			vg_monitor_prop_inconclusive(mon, i)
 				? ", inconclusive: it may have missed events" : "");
 		for (int s = 0; s < p->nstates; s++) {
-			uint64_t n = cnt[vg_dot_index(ss->spec, i, s)];
+			uint64_t n = cnt[vg_dot_index(spec, i, s)];
 
 			json_object_set_new(states, p->states[s].name,
 					    json_integer((json_int_t)n));
@@ -117,46 +121,46 @@ json_t *vg_live_status(struct session *ss)
 				p->states[s].name, n);
 		}
 		json_array_append_new(props, json_pack("{s:s,s:s,s:o,s:b}",
-			"name", p->name, "tier", ss->kernel[i] ? "kernel" : "user",
+			"name", p->name, "tier", kernel ? "kernel" : "user",
 			"states", states, "inconclusive",
-			vg_monitor_prop_inconclusive(ss->mon, i)));
+			vg_monitor_prop_inconclusive(mon, i)));
 	}
 	{
 		json_t *per = json_array();
 
-		for (int i = 0; i < ss->spec->nevents; i++) {
+		for (int i = 0; i < spec->nevents; i++) {
 			uint64_t h, l;
 
-			if (ss->spec->events[i].maps_sync)	/* vigil's own */
+			if (spec->events[i].maps_sync)	/* vigil's own */
 				continue;
-			vg_probe_counts(ss->probe, i, &h, &l);
+			vg_probe_counts(probe, i, &h, &l);
 			json_array_append_new(per, json_pack("{s:s,s:s,s:I,s:I}",
-				"kind", vg_event_kind_name(ss->spec->events[i].kind),
-				"name", ss->spec->events[i].name ? ss->spec->events[i].name : "",
+				"kind", vg_event_kind_name(spec->events[i].kind),
+				"name", spec->events[i].name ? spec->events[i].name : "",
 				"hits", (json_int_t)h, "lost", (json_int_t)l));
 		}
 		fclose(m);
-		d = json_pack("{s:i,s:I,s:I,s:i,s:i,s:o,s:o}", "pid", ss->pid,
+		d = json_pack("{s:i,s:I,s:I,s:i,s:i,s:o,s:o}", "pid", vg_run_pid(r),
 			      "events", (json_int_t)events, "lost",
 			      (json_int_t)lost, "probes_attached", attached,
 			      "probes", total, "properties", props, "per_event",
 			      per);
 		json_object_set_new(d, "probes_idle",
-				    json_integer(vg_probe_idle_sites(ss->probe)));
+				    json_integer(vg_probe_idle_sites(probe)));
 	}
 	free(cnt);
 	{
-		json_t *r = vg_live_reply(true, text, d);
+		json_t *reply = vg_live_reply(true, text, d);
 
 		free(text);
-		return r;
+		return reply;
 	}
 }
 
 /* --- slices, show, set --- */
 
 struct find_ctx {
-	struct session *ss;
+	struct vg_run *r;
 	int prop, state;	/* state -1: any */
 	const char *name;	/* `show`/`set`: this slice only */
 	FILE *text;
@@ -174,12 +178,12 @@ struct find_ctx {
 static void visit(void *ctx, const struct vg_slice_view *s)
 {
 	struct find_ctx *f = ctx;
-	const struct vg_property *p = &f->ss->spec->props[s->prop];
+	const struct vg_property *p = &vg_run_spec(f->r)->props[s->prop];
 	char name[512];
 
 	if (s->prop != f->prop || (f->state >= 0 && s->state != f->state))
 		return;
-	vg_live_slice_name(f->ss, s, name, sizeof(name));
+	vg_live_slice_name(f->r, s, name, sizeof(name));
 	if (f->name) {
 		if (f->found || strcmp(name, f->name))
 			return;
@@ -191,7 +195,7 @@ static void visit(void *ctx, const struct vg_slice_view *s)
 		for (int i = 0; i < p->nvars && i < 64; i++)
 			f->vars[i] = s->vars ? s->vars[i] : p->vars[i].init;
 		if (f->text) {
-			json_t *v = vars_json(f->ss, s);
+			json_t *v = vars_json(f->r, s);
 			char *vs = json_dumps(v, JSON_COMPACT);
 
 			fprintf(f->text, "%s slice %s: state %s, vars %s\n",
@@ -199,14 +203,17 @@ static void visit(void *ctx, const struct vg_slice_view *s)
 				vs ? vs : "{}");
 			free(vs);
 			json_decref(v);
-			vg_evidence_text(f->ss->evidence, s, f->text);
+			/* the target's: the slices are its monitor's */
+			vg_evidence_text(vg_run_evidence(f->r, (uint32_t)
+							 vg_run_pid(f->r)),
+					 s, f->text);
 		}
 		return;
 	}
 	if (f->n++ >= VG_LIVE_SLICES_MAX)
 		return;
 	{
-		json_t *v = vars_json(f->ss, s);
+		json_t *v = vars_json(f->r, s);
 		char *vs = json_dumps(v, JSON_COMPACT);
 
 		fprintf(f->text, "%-40s %-16s %s%s\n", name,
@@ -219,7 +226,7 @@ static void visit(void *ctx, const struct vg_slice_view *s)
 	}
 }
 
-static json_t *prop_arg(struct session *ss, json_t *args, int *prop,
+static json_t *prop_arg(struct vg_run *r, json_t *args, int *prop,
 			const char *usage)
 {
 	const char *pn = json_string_value(json_array_get(args, 0));
@@ -229,29 +236,29 @@ static json_t *prop_arg(struct session *ss, json_t *args, int *prop,
 		snprintf(msg, sizeof(msg), "usage: %s", usage);
 		return vg_live_reply(false, msg, NULL);
 	}
-	if ((*prop = vg_live_prop(ss, pn)) < 0) {
+	if ((*prop = vg_live_prop(r, pn)) < 0) {
 		snprintf(msg, sizeof(msg), "no property %s", pn);
 		return vg_live_reply(false, msg, NULL);
 	}
 	return NULL;
 }
 
-json_t *vg_live_slices(struct session *ss, json_t *args)
+json_t *vg_live_slices(struct vg_run *run, json_t *args)
 {
-	struct find_ctx f = { .ss = ss, .state = -1 };
+	struct find_ctx f = { .r = run, .state = -1 };
 	const char *sn = json_string_value(json_array_get(args, 1));
 	char *text = NULL;
 	size_t tlen = 0;
-	json_t *r = prop_arg(ss, args, &f.prop, "slices PROPERTY [STATE]");
+	json_t *r = prop_arg(run, args, &f.prop, "slices PROPERTY [STATE]");
 
 	if (r)
 		return r;
-	if (sn && (f.state = vg_live_state(ss, f.prop, sn)) < 0)
+	if (sn && (f.state = vg_live_state(run, f.prop, sn)) < 0)
 		return vg_live_reply(false, "no such state", NULL);
 	if (!(f.text = open_memstream(&text, &tlen)))
 		return vg_live_reply(false, "out of memory", NULL);
 	f.arr = json_array();
-	vg_monitor_foreach(ss->mon, visit, &f);
+	vg_monitor_foreach(vg_live_monitor(run), visit, &f);
 	if (f.n > VG_LIVE_SLICES_MAX)
 		fprintf(f.text, "... %d more\n", f.n - VG_LIVE_SLICES_MAX);
 	if (!f.n)
@@ -263,12 +270,12 @@ json_t *vg_live_slices(struct session *ss, json_t *args)
 	return r;
 }
 
-json_t *vg_live_show(struct session *ss, json_t *args)
+json_t *vg_live_show(struct vg_run *run, json_t *args)
 {
-	struct find_ctx f = { .ss = ss, .state = -1 };
+	struct find_ctx f = { .r = run, .state = -1 };
 	char *text = NULL;
 	size_t tlen = 0;
-	json_t *r = prop_arg(ss, args, &f.prop, "show PROPERTY SLICE");
+	json_t *r = prop_arg(run, args, &f.prop, "show PROPERTY SLICE");
 
 	if (r)
 		return r;
@@ -276,7 +283,7 @@ json_t *vg_live_show(struct session *ss, json_t *args)
 		return vg_live_reply(false, "usage: show PROPERTY SLICE (a slice as `slices` names it, e.g. q=0x55d1c0a012a0)", NULL);
 	if (!(f.text = open_memstream(&text, &tlen)))
 		return vg_live_reply(false, "out of memory", NULL);
-	vg_monitor_foreach(ss->mon, visit, &f);
+	vg_monitor_foreach(vg_live_monitor(run), visit, &f);
 	fclose(f.text);
 	r = f.found ? vg_live_reply(true, text, NULL)
 		    : vg_live_reply(false, "no such live slice", NULL);
@@ -295,27 +302,28 @@ static json_t *errf2(const char *fmt, const char *a, const char *b)
 /* set PROP SLICE VAR=VALUE | state=STATE: Verde's set_env_value and
  * set_current_state. The slice keeps its evidence; the change is not an
  * event and runs no reaction. */
-json_t *vg_live_set(struct session *ss, json_t *args)
+json_t *vg_live_set(struct vg_run *run, json_t *args)
 {
-	struct find_ctx f = { .ss = ss, .state = -1 };
+	struct find_ctx f = { .r = run, .state = -1 };
+	struct vg_monitor *mon = vg_live_monitor(run);
 	const char *as = json_string_value(json_array_get(args, 2)), *eq;
-	json_t *r = prop_arg(ss, args, &f.prop, "set PROPERTY SLICE VAR=VALUE|state=STATE");
+	json_t *r = prop_arg(run, args, &f.prop, "set PROPERTY SLICE VAR=VALUE|state=STATE");
 	const struct vg_property *p;
 	struct vg_err e = { 0 };
 	char var[128], *end;
 
 	if (r)
 		return r;
-	p = &ss->spec->props[f.prop];
+	p = &vg_run_spec(run)->props[f.prop];
 	f.name = json_string_value(json_array_get(args, 1));
 	if (!f.name || !as || !(eq = strchr(as, '=')) || eq == as)
 		return vg_live_reply(false, "usage: set PROPERTY SLICE VAR=VALUE|state=STATE", NULL);
-	vg_monitor_foreach(ss->mon, visit, &f);
+	vg_monitor_foreach(mon, visit, &f);
 	if (!f.found)
 		return vg_live_reply(false, "no such live slice", NULL);
 	snprintf(var, sizeof(var), "%.*s", (int)(eq - as), as);
 	if (!strcmp(var, "state")) {
-		int st = vg_live_state(ss, f.prop, eq + 1);
+		int st = vg_live_state(run, f.prop, eq + 1);
 
 		if (st < 0)
 			return errf2("%s has no state %s", p->name, eq + 1);
@@ -332,9 +340,10 @@ json_t *vg_live_set(struct session *ss, json_t *args)
 			return vg_live_reply(false, "the value must be an integer", NULL);
 		f.vars[i] = v;
 	}
-	if (vg_monitor_set(ss->mon, f.prop, f.mask, f.params, f.fstate, f.vars, &e) ||
-	    (ss->kernel[f.prop] &&
-	     vg_probe_set_kslice(ss->probe, f.prop, f.params, f.fstate, f.vars, &e)))
+	if (vg_monitor_set(mon, f.prop, f.mask, f.params, f.fstate, f.vars, &e) ||
+	    (vg_run_prop_kernel(run, f.prop) &&
+	     vg_probe_set_kslice(vg_run_probe(run), f.prop, f.params, f.fstate,
+				 f.vars, &e)))
 		return vg_live_reply(false, e.msg, NULL);
 	if (f.novars && !strcmp(var, "state") &&
 	    p->states[f.fstate].kind != VG_STATE_VIOLATION) {
@@ -354,7 +363,7 @@ json_t *vg_live_set(struct session *ss, json_t *args)
 
 /* probes: where the uprobes trap (file, offset), for gdb's extension,
  * which keeps its own breakpoints off those addresses */
-json_t *vg_live_probes(struct session *ss)
+json_t *vg_live_probes(struct vg_run *run)
 {
 	json_t *arr = json_array(), *r;
 	char *text = NULL;
@@ -369,7 +378,7 @@ json_t *vg_live_probes(struct session *ss)
 		json_decref(arr);
 		return vg_live_reply(false, "out of memory", NULL);
 	}
-	for (int i = 0; (k = vg_probe_site(ss->probe, i, &path, &off, &ret)) >= 0; i++) {
+	for (int i = 0; (k = vg_probe_site(vg_run_probe(run), i, &path, &off, &ret)) >= 0; i++) {
 		if (!k)
 			continue;
 		fprintf(m, "%s+0x%" PRIx64 " (%s)\n", path, off,

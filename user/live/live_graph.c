@@ -4,17 +4,17 @@
  * border, and a note naming the slice beside the state, outside it). The
  * properties added with `vigil load` have a graph each, after the
  * session's own. */
-#include "live.h"
-#include "load/load.h"
-#include "session_internal.h"
+#include "live_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "load/load.h"
 #include "monitor/monitor.h"
 #include "report/dot.h"
+#include "spec/spec.h"
 
 struct count_ctx {
 	const struct vg_spec *spec;
@@ -28,15 +28,17 @@ static void count_slice(void *ctx, const struct vg_slice_view *s)
 	c->per_state[vg_dot_index(c->spec, s->prop, s->state)]++;
 }
 
-/* One session's (or unit's) graph; the stop's mark when it is its own. */
-static int one_graph(struct session *ss, struct session *o, FILE *m,
+/* One part's graph (the run's, or a `vigil load` part's); the stop's mark
+ * when it is its own. */
+static int one_graph(struct vg_run *r, struct vg_run *o, FILE *m,
 		     json_t *graphs, bool svg, struct vg_err *e)
 {
-	int n = vg_dot_nstates(o->spec);
-	struct count_ctx c = { o->spec, calloc((size_t)n + 1, sizeof(uint64_t)) };
+	const struct vg_spec *spec = vg_run_spec(o);
+	int n = vg_dot_nstates(spec);
+	struct count_ctx c = { spec, calloc((size_t)n + 1, sizeof(uint64_t)) };
 	uint8_t *reached = calloc((size_t)n + 1, 1);
 	struct vg_dot_marks mk = { 0 };
-	const struct session *owner;
+	const struct vg_run *owner;
 	const char *slice;
 	char note[320], *dot = NULL;
 	size_t dlen = 0;
@@ -48,13 +50,13 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 		free(reached);
 		return vg_errf(e, "out of memory");
 	}
-	vg_monitor_foreach(o->mon, count_slice, &c);
+	vg_monitor_foreach(vg_live_monitor(o), count_slice, &c);
 	for (int i = 0; i < n; i++)
 		reached[i] = c.per_state[i] > 0;
 	mk.reached = reached;
 	mk.ended = c.per_state;
-	mk.hidden = vg_load_gone((const struct vg_run *)o);
-	if (vg_live_last_stop(ss, &owner, &prop, &state, &slice) && owner == o) {
+	mk.hidden = vg_load_gone(o);
+	if (vg_live_last_stop(r, &owner, &prop, &state, &slice) && owner == o) {
 		snprintf(note, sizeof(note), "last stop: %s", slice);
 		mk.stop_note = note;
 		mk.stop_prop = prop;
@@ -62,7 +64,7 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 	}
 	if (svg) {	/* the note is the state's xlabel */
 		size_t n = 0;
-		char *g = vg_dot_svg(o->spec, &mk, &n, e);
+		char *g = vg_dot_svg(spec, &mk, &n, e);
 
 		if (g)
 			fwrite(g, 1, n, d);
@@ -75,19 +77,19 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 			return -1;
 		}
 	} else {
-		if (o != ss)
+		if (o != r)
 			fprintf(d, "// loaded from %s\n",
-				vg_load_path((const struct vg_run *)o));
+				vg_load_path(o));
 		if (mk.stop_note)
 			fprintf(d, "// the last stop was about %s slice %s, in state %s\n",
-				o->spec->props[prop].name, slice,
-				o->spec->props[prop].states[state].name);
-		vg_dot_write(o->spec, d, &mk);
+				spec->props[prop].name, slice,
+				spec->props[prop].states[state].name);
+		vg_dot_write(spec, d, &mk);
 	}
 	fclose(d);
 	fputs(dot ? dot : "", m);
 	json_array_append_new(graphs, json_pack("{s:s,s:s}", "loaded",
-		o == ss ? "" : vg_load_path((const struct vg_run *)o), svg ? "svg" : "dot",
+		o == r ? "" : vg_load_path(o), svg ? "svg" : "dot",
 		dot ? dot : ""));
 	free(dot);
 	free(c.per_state);
@@ -95,13 +97,13 @@ static int one_graph(struct session *ss, struct session *o, FILE *m,
 	return 0;
 }
 
-json_t *vg_live_graph(struct session *ss, json_t *args)
+json_t *vg_live_graph(struct vg_run *r, json_t *args)
 {
 	const char *pn = NULL, *a;
-	struct session *own = NULL, *o;
-	const struct session *owner;
+	struct vg_run *own = NULL, *o;
+	const struct vg_run *owner;
 	struct vg_err e = { 0 };
-	json_t *graphs, *d, *r;
+	json_t *graphs, *d, *reply;
 	const char *slice;
 	char *text = NULL;
 	size_t tlen = 0;
@@ -116,21 +118,17 @@ json_t *vg_live_graph(struct session *ss, json_t *args)
 			pn = a;
 		else
 			return vg_live_reply(false, "usage: graph [PROPERTY] [--svg]", NULL);
-	if (pn && !(own = (struct session *)vg_load_owner((struct vg_run *)ss,
-								 pn)))
+	if (pn && !(own = vg_load_owner(r, pn)))
 		return vg_live_reply(false, "no such property", NULL);
 	if (!(m = open_memstream(&text, &tlen)))
 		return vg_live_reply(false, "out of memory", NULL);
 	graphs = json_array();
-	for (int k = -1; k < 0 || (o = (struct session *)
-			vg_load_unit((struct vg_run *)ss, k)); k++) {
-		if (k < 0)
-			o = ss;
+	for (int k = 0; (o = vg_live_part(r, k)); k++) {
 		if (own && o != own)
 			continue;
-		if (o != ss)	/* the session's own are read already */
-			vg_session_mirror_kslices(o);
-		if (one_graph(ss, o, m, graphs, svg, &e)) {
+		if (o != r)	/* the run's own are read already */
+			vg_run_sync_kernel(o);
+		if (one_graph(r, o, m, graphs, svg, &e)) {
 			fclose(m);
 			free(text);
 			json_decref(graphs);
@@ -139,12 +137,12 @@ json_t *vg_live_graph(struct session *ss, json_t *args)
 	}
 	fclose(m);
 	d = json_pack("{s:o}", "graphs", graphs);
-	if (vg_live_last_stop(ss, &owner, &prop, &state, &slice))
+	if (vg_live_last_stop(r, &owner, &prop, &state, &slice))
 		json_object_set_new(d, "last_stop", json_pack("{s:s,s:s,s:s}",
-			"property", owner->spec->props[prop].name, "state",
-			owner->spec->props[prop].states[state].name, "slice",
-			slice));
-	r = vg_live_reply(true, text, d);
+			"property", vg_run_spec(owner)->props[prop].name, "state",
+			vg_run_spec(owner)->props[prop].states[state].name,
+			"slice", slice));
+	reply = vg_live_reply(true, text, d);
 	free(text);
-	return r;
+	return reply;
 }

@@ -10,8 +10,7 @@
  * sent the signal), so the answer is never "not yet"; a stop is shown
  * once, and vigil's own holds are answered "no": gdb resumes the thread
  * without passing the signal, and no group stop follows. */
-#include "live.h"
-#include "session_internal.h"
+#include "live_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,55 +21,28 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "load/load.h"
 #include "act/gdb_live.h"
 #include "act/scenario.h"
 #include "ckpt/ckpt.h"
 #include "ctl/ctl.h"
+#include "load/load.h"
 #include "monitor/monitor.h"
+#include "probe/probe.h"
 #include "proc/proc.h"
 #include "report/report.h"
+#include "spec/spec.h"
 #include "util/rundir.h"
 
-#define VG_LIVE_BREAKS 32
-#define VG_LIVE_STOPS 16
-
-static int push_user_holds(struct vg_live *l, struct session *ss,
+static int push_user_holds(struct vg_live *l, struct vg_run *r,
 			   struct vg_err *e);
 
-struct stop {
-	pid_t pid, tid;
-	char msg[1024];
-	json_t *violation;	/* the violation report, or NULL */
-};
+struct vg_monitor *vg_live_monitor(const struct vg_run *r)
+{
+	struct vg_monitor *m = NULL;
 
-struct vg_live {
-	struct vg_ctl *ctl;
-	struct {
-		int id, prop, state;
-		/* the session, or vigil load's unit, prop is of */
-		const struct session *owner;
-	} brk[VG_LIVE_BREAKS];
-	int nbrk, next_brk;
-	struct stop stops[VG_LIVE_STOPS];
-	int nstops;
-	int gdb_client;		/* the connection of gdb's extension, or -1 */
-	bool opened;		/* a `gdb` reaction opened a live session */
-	bool keep_stopped;	/* gdb gone: leave the target stopped */
-	bool detach;
-	/* the last stop made for gdb (`vigil graph` marks its state): the
-	 * session or unit whose property it was about */
-	const struct session *last_owner;
-	int last_prop, last_state;
-	char last_slice[256];
-	/* a reaction's checkpoint waiting for gdb to let go of the target
-	 * (vg_live_want_checkpoint); in_query: asked during a stop query,
-	 * whose answer says so at once */
-	struct {
-		bool wanted, good, in_query;
-		char reason[256];
-	} ckpt;
-};
+	vg_run_monitors(r, &m, 1);
+	return m;
+}
 
 json_t *vg_live_reply(bool ok, const char *text, json_t *data)
 {
@@ -92,18 +64,20 @@ static json_t *errf(const char *fmt, const char *a, const char *b)
 	return vg_live_reply(false, msg, NULL);
 }
 
-int vg_live_prop(const struct session *ss, const char *name)
+int vg_live_prop(const struct vg_run *r, const char *name)
 {
-	for (int i = 0; name && i < ss->spec->nprops; i++)
-		if (!strcmp(ss->spec->props[i].name, name) &&
-		    !vg_monitor_prop_disabled(ss->mon, i))	/* unloaded */
+	const struct vg_spec *spec = vg_run_spec(r);
+
+	for (int i = 0; name && i < spec->nprops; i++)
+		if (!strcmp(spec->props[i].name, name) &&
+		    !vg_run_prop_unloaded(r, i))
 			return i;
 	return -1;
 }
 
-int vg_live_state(const struct session *ss, int prop, const char *name)
+int vg_live_state(const struct vg_run *r, int prop, const char *name)
 {
-	const struct vg_property *p = &ss->spec->props[prop];
+	const struct vg_property *p = &vg_run_spec(r)->props[prop];
 
 	for (int s = 0; name && s < p->nstates; s++)
 		if (!strcmp(p->states[s].name, name))
@@ -112,7 +86,7 @@ int vg_live_state(const struct session *ss, int prop, const char *name)
 }
 
 /* The stop just added is about this slice's state. */
-static void mark_last(struct vg_live *l, const struct session *owner,
+static void mark_last(struct vg_live *l, const struct vg_run *owner,
 		      int prop, int state, const char *slice)
 {
 	l->last_owner = owner;
@@ -121,26 +95,47 @@ static void mark_last(struct vg_live *l, const struct session *owner,
 	snprintf(l->last_slice, sizeof(l->last_slice), "%s", slice);
 }
 
-bool vg_live_last_stop(const struct session *ss, const struct session **owner,
+bool vg_live_last_stop(const struct vg_run *r, const struct vg_run **owner,
 		       int *prop, int *state, const char **slice)
 {
-	if (!ss->live || !ss->live->last_owner)
+	const struct vg_live *l = vg_live_host_state(r);
+
+	if (!l || !l->last_owner)
 		return false;
-	*owner = ss->live->last_owner;
-	*prop = ss->live->last_prop;
-	*state = ss->live->last_state;
-	*slice = ss->live->last_slice;
+	*owner = l->last_owner;
+	*prop = l->last_prop;
+	*state = l->last_state;
+	*slice = l->last_slice;
 	return true;
 }
 
-void vg_live_forget(struct session *ss, const struct session *owner)
+/* The reaction stop's mark of part owner, or NULL */
+static struct vg_live_mark *mark_of(struct vg_live *l,
+				    const struct vg_run *owner)
 {
-	struct vg_live *l = ss->live;
+	for (int i = 0; i < l->nmarks; i++)
+		if (l->marks[i].owner == owner)
+			return &l->marks[i];
+	return NULL;
+}
+
+static void unmark(struct vg_live *l, const struct vg_run *owner)
+{
+	struct vg_live_mark *m = mark_of(l, owner);
+
+	if (m)
+		*m = l->marks[--l->nmarks];
+}
+
+void vg_live_forget(struct vg_run *r, const struct vg_run *owner)
+{
+	struct vg_live *l = vg_live_host_state(r);
 
 	if (!l)
 		return;
 	if (l->last_owner == owner)
 		l->last_owner = NULL;
+	unmark(l, owner);
 	for (int i = 0; i < l->nbrk; i++)	/* its breakpoints go with it */
 		if (l->brk[i].owner == owner)
 			l->brk[i--] = l->brk[--l->nbrk];
@@ -150,7 +145,7 @@ void vg_live_forget(struct session *ss, const struct session *owner)
 static void add_stop(struct vg_live *l, pid_t pid, pid_t tid, const char *msg,
 		     json_t *violation)
 {
-	struct stop *s;
+	struct vg_live_stop *s;
 
 	if (l->nstops == VG_LIVE_STOPS) {	/* the oldest goes */
 		json_decref(l->stops[0].violation);
@@ -164,30 +159,36 @@ static void add_stop(struct vg_live *l, pid_t pid, pid_t tid, const char *msg,
 	s->violation = violation;
 }
 
-void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
+void vg_live_transition(struct vg_run *r, const struct vg_slice_view *s,
 			int from, int to, const struct vg_mon_event *ev,
 			bool stopped)
 {
-	struct vg_live *l = ss->live;
-	const struct vg_property *p = &ss->spec->props[s->prop];
+	struct vg_live *l = vg_live_host_state(r);
+	struct vg_scenario *sc = vg_live_host_scenario(r);
+	const struct vg_spec *spec = vg_run_spec(r);
+	const struct vg_property *p = &spec->props[s->prop];
 	char msg[1024], slice[256], *evtext = NULL;
 	size_t evlen = 0;
 	FILE *m;
 	int i;
 
+	if (!l)
+		return;
 	/* the first transition of this drain that had a reaction stop the
 	 * target: what that stop is about (vg_live_keep_going keeps it) */
-	if (from != to && !ss->stop_mark.set && vg_scenario_target_stopped(ss->sc)) {
-		ss->stop_mark.set = true;
-		ss->stop_mark.prop = s->prop;
-		ss->stop_mark.state = to;
-		vg_live_slice_name(ss, s, ss->stop_mark.slice,
-				   sizeof(ss->stop_mark.slice));
+	if (from != to && !mark_of(l, r) && l->nmarks < VG_LIVE_MARKS &&
+	    vg_scenario_target_stopped(sc)) {
+		struct vg_live_mark *mk = &l->marks[l->nmarks++];
+
+		mk->owner = r;
+		mk->prop = s->prop;
+		mk->state = to;
+		vg_live_slice_name(r, s, mk->slice, sizeof(mk->slice));
 	}
-	if (!l || from == to)
+	if (from == to)
 		return;
 	for (i = 0; i < l->nbrk; i++)
-		if (l->brk[i].owner == ss && l->brk[i].prop == s->prop &&
+		if (l->brk[i].owner == r && l->brk[i].prop == s->prop &&
 		    l->brk[i].state == to)
 			break;
 	if (i == l->nbrk)
@@ -195,23 +196,24 @@ void vg_live_transition(struct session *ss, const struct vg_slice_view *s,
 	/* the kernel tier stopped the thread at the event (the stop mask
 	 * has the breakpoint's state): that stop is the breakpoint's, not
 	 * the scenario's. The user tier sees the event after the fact: its
-	 * stop lands a little later than the call (docs/reference/live-gdb.md says so) */
-	if (stopped && ss->kernel[s->prop]) {
-		vg_scenario_resume(ss->sc);
-		ss->stop_mark.set = false;	/* not a reaction's stop */
+	 * stop lands a little later than the call (docs/reference/live-gdb.md
+	 * says so) */
+	if (stopped && vg_run_prop_kernel(r, s->prop)) {
+		vg_scenario_resume(sc);
+		unmark(l, r);	/* not a reaction's stop */
 	} else if (kill((pid_t)ev->pid, SIGSTOP))
 		return;
 	if ((m = open_memstream(&evtext, &evlen))) {
-		vg_event_text(ss->spec, m, ev);
+		vg_event_text(spec, m, ev);
 		fclose(m);
 	}
-	vg_live_slice_name(ss, s, slice, sizeof(slice));
+	vg_live_slice_name(r, s, slice, sizeof(slice));
 	snprintf(msg, sizeof(msg), "vigil: breakpoint %d: %s slice %s: %s -> %s at %s in tid %u",
 		 l->brk[i].id, p->name, slice, p->states[from].name,
 		 p->states[to].name, evtext ? evtext : "?", ev->tid);
 	free(evtext);
 	add_stop(l, (pid_t)ev->pid, (pid_t)ev->tid, msg, NULL);
-	mark_last(l, ss, s->prop, to, slice);
+	mark_last(l, r, s->prop, to, slice);
 }
 
 /* The violation report vigil wrote for gdb (report.c's violation file). */
@@ -226,45 +228,47 @@ static json_t *violation_of(pid_t pid)
 	return json_load_file(path, JSON_DISABLE_EOF_CHECK, NULL);
 }
 
-bool vg_live_keep_going(struct session *ss)
+bool vg_live_keep_going(struct vg_run *r)
 {
+	struct vg_live *l = vg_live_host_state(r);
+	struct vg_scenario *sc = vg_live_host_scenario(r);
+	bool interactive = vg_live_host_interactive(r);
+	struct vg_live_mark *mk;
 	const char *why;
 	pid_t tid, pid;
 	char msg[1024];
 	bool open_now;
 
-	if (!ss->live || !vg_scenario_target_stopped(ss->sc) ||
-	    vg_scenario_target_killed(ss->sc) ||
-	    vg_ckpt_run_restored(ss->ckpt, NULL))
+	if (!l || !vg_scenario_target_stopped(sc) ||
+	    vg_scenario_target_killed(sc) ||
+	    vg_ckpt_run_restored(vg_live_host_ckpt(r), NULL))
 		return false;
 	/* the `gdb` reaction (and --on-violation=gdb) opens the same live
 	 * session at its stop, from which on every stop goes to gdb */
-	open_now = !ss->o->interactive && !ss->live->opened &&
-		   vg_scenario_want_gdb(ss->sc);
-	if (!ss->o->interactive && !ss->live->opened && !open_now)
+	open_now = !interactive && !l->opened && vg_scenario_want_gdb(sc);
+	if (!interactive && !l->opened && !open_now)
 		return false;
-	tid = vg_scenario_stop_tid(ss->sc, &why);
-	pid = vg_scenario_stop_pid(ss->sc);
+	tid = vg_scenario_stop_tid(sc, &why);
+	pid = vg_scenario_stop_pid(sc);
 	snprintf(msg, sizeof(msg), "vigil: %s", why);
-	add_stop(ss->live, pid, tid, msg, violation_of(pid));
-	if (ss->stop_mark.set)
-		mark_last(ss->live, ss, ss->stop_mark.prop,
-			  ss->stop_mark.state, ss->stop_mark.slice);
-	ss->stop_mark.set = false;
-	vg_scenario_resume(ss->sc);
+	add_stop(l, pid, tid, msg, violation_of(pid));
+	if ((mk = mark_of(l, r)))
+		mark_last(l, r, mk->prop, mk->state, mk->slice);
+	unmark(l, r);
+	vg_scenario_resume(sc);
 	if (open_now) {
 		struct vg_err e = { 0 };
 
-		ss->live->opened = true;
-		if (vg_session_join_gdb(ss, &e))
+		l->opened = true;
+		if (vg_session_join_gdb(r, &e))
 			fprintf(stderr, "vigil: %s\n", e.msg);
 	}
 	return true;
 }
 
-void vg_live_forget_stops(struct session *ss)
+void vg_live_forget_stops(struct vg_run *r)
 {
-	struct vg_live *l = ss->live;
+	struct vg_live *l = vg_live_host_state(r);
 
 	for (int i = 0; l && i < l->nstops; i++)
 		json_decref(l->stops[i].violation);
@@ -275,36 +279,40 @@ void vg_live_forget_stops(struct session *ss)
 	}
 }
 
-bool vg_live_detach_asked(const struct session *ss)
+bool vg_live_detach_asked(const struct vg_run *r)
 {
-	return ss->live && ss->live->detach;
+	const struct vg_live *l = vg_live_host_state(r);
+
+	return l && l->detach;
+}
+
+bool vg_live_keep_stopped(const struct vg_run *r)
+{
+	const struct vg_live *l = vg_live_host_state(r);
+
+	return l && l->keep_stopped_at_end;
 }
 
 /* Everything already sent is handled, as in one turn of the loop, so that
  * a stop gdb asks about is known. */
-static void settle(struct session *ss)
+static void settle(struct vg_run *r)
 {
-	struct vg_err e = { 0 };
-
-	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, &e) < 0)
-		fprintf(stderr, "vigil: %s\n", e.msg);
-	if (vg_hold_release(ss, &e))
-		fprintf(stderr, "vigil: %s\n", e.msg);
-	vg_live_keep_going(ss);
-	vg_load_drain((struct vg_run *)ss);	/* the loaded properties' stops */
+	vg_live_host_settle(r);
+	vg_live_keep_going(r);
+	vg_load_drain(r);	/* the loaded properties' stops */
 }
 
-bool vg_live_gdb_traces(const struct session *ss, pid_t tracer)
+bool vg_live_gdb_traces(const struct vg_run *r, pid_t tracer)
 {
-	const struct vg_live *l = ss->live;
+	const struct vg_live *l = vg_live_host_state(r);
 
-	return l && l->gdb_client >= 0 && tracer > 0 &&
+	return l && l->ctl && l->gdb_client >= 0 && tracer > 0 &&
 	       vg_ctl_peer_pid(l->ctl, l->gdb_client) == tracer;
 }
 
-bool vg_live_want_checkpoint(struct session *ss, const char *reason, bool good)
+bool vg_live_want_checkpoint(struct vg_run *r, const char *reason, bool good)
 {
-	struct vg_live *l = ss->live;
+	struct vg_live *l = vg_live_host_state(r);
 
 	if (l->ckpt.wanted)
 		return false;
@@ -313,14 +321,14 @@ bool vg_live_want_checkpoint(struct session *ss, const char *reason, bool good)
 	snprintf(l->ckpt.reason, sizeof(l->ckpt.reason), "%s", reason);
 	/* gdb hears of it at a stop: make one (it resumes silently) */
 	if (!l->ckpt.in_query)
-		kill(ss->pid, SIGSTOP);
+		kill(vg_run_pid(r), SIGSTOP);
 	return true;
 }
 
-bool vg_live_take_checkpoint(struct session *ss, char *reason, size_t len,
+bool vg_live_take_checkpoint(struct vg_run *r, char *reason, size_t len,
 			     bool *good)
 {
-	struct vg_live *l = ss->live;
+	struct vg_live *l = vg_live_host_state(r);
 
 	if (!l || !l->ckpt.wanted)
 		return false;
@@ -334,37 +342,40 @@ bool vg_live_take_checkpoint(struct session *ss, char *reason, size_t len,
  * tier's probe stopped the target at its event, and this stop query is
  * that stop's, so the checkpoint is of that moment (not of the later
  * stop the loop would make). */
-static void reaction_checkpoint_now(struct session *ss)
+static void reaction_checkpoint_now(struct vg_run *r)
 {
-	struct vg_scenario_req r;
+	struct vg_live *l = vg_live_host_state(r);
+	struct vg_scenario *sc = vg_live_host_scenario(r);
+	struct vg_scenario_req req;
 	struct vg_err e = { 0 };
 
-	if (ss->o->watch_exe || !vg_scenario_checkpoint_wanted(ss->sc))
+	if (vg_live_host_watch(r) || !vg_scenario_checkpoint_wanted(sc))
 		return;
-	vg_scenario_take_requests(ss->sc, &r);
-	ss->live->ckpt.in_query = true;
-	if (vg_ckpt_run_reaction(ss->ckpt, r.reason, r.good, &e))
+	vg_scenario_take_requests(sc, &req);
+	l->ckpt.in_query = true;
+	if (vg_ckpt_run_reaction(vg_live_host_ckpt(r), req.reason, req.good,
+				 &e))
 		fprintf(stderr, "vigil: %s\n", e.msg);
-	ss->live->ckpt.in_query = false;
+	l->ckpt.in_query = false;
 }
 
-static json_t *stop_query(struct session *ss, json_t *args)
+static json_t *stop_query(struct vg_run *r, json_t *args)
 {
-	struct vg_live *l = ss->live;
+	struct vg_live *l = vg_live_host_state(r);
 	const char *a = json_string_value(json_array_get(args, 0));
 	pid_t tid = a ? (pid_t)atoi(a) : 0;
 	json_t *d;
 	int k = -1;
 
-	settle(ss);
-	reaction_checkpoint_now(ss);
+	settle(r);
+	reaction_checkpoint_now(r);
 	/* the thread the stop was for, else any stop of this process: a
 	 * process-wide SIGSTOP lands in whichever thread takes it */
 	for (int i = 0; i < l->nstops && k < 0; i++)
 		if (l->stops[i].tid == tid)
 			k = i;
 	for (int i = 0; i < l->nstops && k < 0; i++)
-		if (l->stops[i].pid == ss->pid || !tid)
+		if (l->stops[i].pid == vg_run_pid(r) || !tid)
 			k = i;
 	if (k < 0)
 		return vg_live_reply(true, NULL, json_pack("{s:b,s:b}", "stop", 0,
@@ -380,32 +391,37 @@ static json_t *stop_query(struct session *ss, json_t *args)
 	return vg_live_reply(true, NULL, d);
 }
 
-static json_t *hello(struct session *ss, int client, json_t *req)
+struct vg_run *vg_live_part(struct vg_run *r, int k)
+{
+	/* (the parts are the run's own: writable as it is) */
+	return (struct vg_run *)vg_run_part(r, k);
+}
+
+static json_t *hello(struct vg_run *r, int client, json_t *req)
 {
 	json_t *props = json_array(), *d;
 	const char *role = json_string_value(json_object_get(req, "role"));
+	struct vg_run *o;
 
 	if (role && !strcmp(role, "gdb")) {
 		struct vg_err e = { 0 };
 
-		ss->live->gdb_client = client;
-		/* the session's properties and the loaded ones */
-		for (int k = -1; k < 0 || vg_load_unit((struct vg_run *)ss, k); k++)
-			if (vg_live_push_holds(ss, k < 0 ? ss : (struct session *)
-					       vg_load_unit((struct vg_run *)ss, k), &e))
+		vg_live_host_state(r)->gdb_client = client;
+		/* the run's properties and the loaded ones */
+		for (int k = 0; (o = vg_live_part(r, k)); k++)
+			if (vg_live_push_holds(r, o, &e))
 				fprintf(stderr, "vigil: user-tier stops will be late: %s\n",
 					e.msg);
 	}
-	/* the session's properties and the loaded ones (vigil load) */
-	for (int k = -1; k < 0 || vg_load_unit((struct vg_run *)ss, k); k++) {
-		const struct session *o = k < 0 ? ss : (struct session *)
-			vg_load_unit((struct vg_run *)ss, k);
+	/* the run's properties and the loaded ones (vigil load) */
+	for (int k = 0; (o = vg_live_part(r, k)); k++) {
+		const struct vg_spec *spec = vg_run_spec(o);
 
-		for (int i = 0; i < o->spec->nprops; i++) {
-			const struct vg_property *p = &o->spec->props[i];
+		for (int i = 0; i < spec->nprops; i++) {
+			const struct vg_property *p = &spec->props[i];
 			json_t *st;
 
-			if (vg_monitor_prop_disabled(o->mon, i))
+			if (vg_run_prop_unloaded(o, i))
 				continue;	/* unloaded */
 			st = json_array();
 
@@ -415,20 +431,21 @@ static json_t *hello(struct session *ss, int client, json_t *req)
 							       p->name, "states", st));
 		}
 	}
-	d = json_pack("{s:i,s:i,s:o,s:b}", "pid", ss->pid, "vigil", getpid(),
-		      "properties", props, "interactive", ss->o->interactive);
+	d = json_pack("{s:i,s:i,s:o,s:b}", "pid", vg_run_pid(r), "vigil",
+		      getpid(), "properties", props, "interactive",
+		      vg_live_host_interactive(r));
 	return vg_live_reply(true, NULL, d);
 }
 
 /* The states of prop whose entry stops the program: its reactions' and
- * its monitor breakpoints'. ss: the session or vigil load's unit prop is
- * of; l: the session's live side (a unit has none of its own) */
-static uint32_t stop_states(struct vg_live *l, struct session *ss, int prop)
+ * its monitor breakpoints'. own: the run or vigil load's part prop is
+ * of; l: the run's live side (a part has none of its own) */
+static uint32_t stop_states(struct vg_live *l, struct vg_run *own, int prop)
 {
-	uint32_t m = vg_scenario_stop_mask(ss->sc, prop);
+	uint32_t m = vg_scenario_stop_mask(vg_live_host_scenario(own), prop);
 
 	for (int i = 0; i < l->nbrk; i++)
-		if (l->brk[i].owner == ss && l->brk[i].prop == prop &&
+		if (l->brk[i].owner == own && l->brk[i].prop == prop &&
 		    l->brk[i].state < 32)
 			m |= 1u << l->brk[i].state;
 	return m;
@@ -442,28 +459,27 @@ static uint32_t stop_states(struct vg_live *l, struct session *ss, int prop)
  * latency later, wherever the program was by then, or never, when it had
  * exited. The price, a round trip through gdb (~2.5 ms) per such event,
  * is paid only while gdb is attached; the kernel tier does not pay it. */
-static int push_user_holds(struct vg_live *l, struct session *ss,
+static int push_user_holds(struct vg_live *l, struct vg_run *own,
 			   struct vg_err *e)
 {
-	const struct vg_spec *s = ss->spec;
+	const struct vg_spec *s = vg_run_spec(own);
 	bool hold[VG_MAX_EVENTS] = { false };
 
 	if (l->gdb_client < 0)
 		return 0;
 	for (int prop = 0; prop < s->nprops; prop++) {
 		const struct vg_property *p = &s->props[prop];
-		uint32_t m = ss->kernel[prop] ||
-			     vg_monitor_prop_disabled(ss->mon, prop)
-				     ? 0 : stop_states(l, ss, prop);
+		bool kernel = vg_run_prop_kernel(own, prop);
+		bool unloaded = vg_run_prop_unloaded(own, prop);
+		uint32_t m = kernel || unloaded ? 0 : stop_states(l, own, prop);
 
 		/* and those with a checkpoint reaction: the stop query of
 		 * the hold finds it (reaction_checkpoint_now), and gdb takes
 		 * it at the event, as the kernel tier's probe stops for it
-		 * (the session's own: vigil load's units take none, and have
+		 * (the run's own: vigil load's parts take none, and have
 		 * no live side of their own) */
 		for (int st = 0; st < p->nstates && st < 32; st++)
-			if (ss->live && !ss->kernel[prop] &&
-			    !vg_monitor_prop_disabled(ss->mon, prop) &&
+			if (vg_live_host_state(own) && !kernel && !unloaded &&
 			    vg_property_state_has_action(p, st, true,
 							 VG_ACT_CHECKPOINT))
 				m |= 1u << st;
@@ -474,7 +490,7 @@ static int push_user_holds(struct vg_live *l, struct session *ss,
 				hold[p->trans[t].event] = true;
 	}
 	for (int ev = 0; ev < s->nevents && ev < VG_MAX_EVENTS; ev++)
-		if (vg_probe_set_event_hold(ss->probe, ev, hold[ev], e))
+		if (vg_probe_set_event_hold(vg_run_probe(own), ev, hold[ev], e))
 			return -1;
 	return 0;
 }
@@ -482,18 +498,19 @@ static int push_user_holds(struct vg_live *l, struct session *ss,
 /* A kernel-tier property stops in the probe at its breakpoints' states
  * too, as at the states its reactions stop at; a user-tier one holds the
  * events that lead there. */
-static int push_stop_mask(struct vg_live *l, struct session *ss, int prop,
+static int push_stop_mask(struct vg_live *l, struct vg_run *own, int prop,
 			  struct vg_err *e)
 {
-	if (!ss->kernel[prop])
-		return push_user_holds(l, ss, e);
-	return vg_probe_set_stop_mask(ss->probe, prop, stop_states(l, ss, prop), e);
+	if (!vg_run_prop_kernel(own, prop))
+		return push_user_holds(l, own, e);
+	return vg_probe_set_stop_mask(vg_run_probe(own), prop,
+				      stop_states(l, own, prop), e);
 }
 
-int vg_live_forget_prop(struct session *ss, struct session *owner, int prop,
+int vg_live_forget_prop(struct vg_run *r, struct vg_run *owner, int prop,
 			struct vg_err *e)
 {
-	struct vg_live *l = ss->live;
+	struct vg_live *l = vg_live_host_state(r);
 	bool had = false;
 
 	if (!l)
@@ -509,27 +526,28 @@ int vg_live_forget_prop(struct session *ss, struct session *owner, int prop,
 	return had ? push_stop_mask(l, owner, prop, e) : 0;
 }
 
-int vg_live_push_holds(struct session *ss, struct session *own,
+int vg_live_push_holds(struct vg_run *r, struct vg_run *own,
 		       struct vg_err *e)
 {
-	return ss->live ? push_user_holds(ss->live, own, e) : 0;
+	struct vg_live *l = vg_live_host_state(r);
+
+	return l ? push_user_holds(l, own, e) : 0;
 }
 
-static json_t *add_break(struct session *ss, json_t *args)
+static json_t *add_break(struct vg_run *r, json_t *args)
 {
-	struct vg_live *l = ss->live;
+	struct vg_live *l = vg_live_host_state(r);
 	const char *pn = json_string_value(json_array_get(args, 0));
 	const char *sn = json_string_value(json_array_get(args, 1));
-	/* a property of the session's, or of a unit (vigil load) */
-	struct session *own = (struct session *)
-		vg_load_owner((struct vg_run *)ss, pn);
+	/* a property of the run's, or of a part (vigil load) */
+	struct vg_run *own = vg_load_owner(r, pn);
 	int prop = own ? vg_live_prop(own, pn) : -1, state;
 	char text[512];
 
 	if (!pn || !sn)
 		return vg_live_reply(false, "usage: break PROPERTY STATE", NULL);
 	/* a stop that nobody takes would leave the program stopped */
-	if (!ss->o->interactive && !l->opened)
+	if (!vg_live_host_interactive(r) && !l->opened)
 		return vg_live_reply(false, "monitor breakpoints need a live gdb session (vigil run/attach --interactive)", NULL);
 	if (prop < 0)
 		return errf("no property %s", pn, NULL);
@@ -554,9 +572,9 @@ static json_t *add_break(struct session *ss, json_t *args)
 	return vg_live_reply(true, text, json_pack("{s:i}", "id", l->next_brk));
 }
 
-static json_t *del(struct session *ss, json_t *args)
+static json_t *del(struct vg_run *r, json_t *args)
 {
-	struct vg_live *l = ss->live;
+	struct vg_live *l = vg_live_host_state(r);
 	const char *a = json_string_value(json_array_get(args, 0));
 	int id = a ? atoi(a) : 0;
 
@@ -564,7 +582,7 @@ static json_t *del(struct session *ss, json_t *args)
 		if (l->brk[i].id == id) {
 			struct vg_err e = { 0 };
 			int prop = l->brk[i].prop;
-			struct session *own = (struct session *)l->brk[i].owner;
+			struct vg_run *own = (struct vg_run *)l->brk[i].owner;
 
 			l->brk[i] = l->brk[--l->nbrk];
 			if (push_stop_mask(l, own, prop, &e))
@@ -574,16 +592,16 @@ static json_t *del(struct session *ss, json_t *args)
 	return errf("no breakpoint %s", a ? a : "(none given)", NULL);
 }
 
-static json_t *breaks(struct session *ss)
+static json_t *breaks(struct vg_run *r)
 {
-	struct vg_live *l = ss->live;
+	struct vg_live *l = vg_live_host_state(r);
 	json_t *arr = json_array();
 	char text[4096] = "";
 	size_t len = 0;
 
 	for (int i = 0; i < l->nbrk; i++) {
 		const struct vg_property *p =
-			&l->brk[i].owner->spec->props[l->brk[i].prop];
+			&vg_run_spec(l->brk[i].owner)->props[l->brk[i].prop];
 
 		json_array_append_new(arr, json_pack("{s:i,s:s,s:s}", "id",
 			l->brk[i].id, "property", p->name, "state",
@@ -600,28 +618,28 @@ static json_t *breaks(struct session *ss)
 static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 			json_t *req)
 {
-	struct session *ss = ctx, *own;
+	struct vg_run *r = ctx, *own;
+	struct vg_live *l = vg_live_host_state(r);
 
 	if (!strcmp(cmd, "hello"))
-		return hello(ss, client, req);
+		return hello(r, client, req);
 	if (!strcmp(cmd, "stop"))
-		return stop_query(ss, args);
+		return stop_query(r, args);
 	/* those that read slices see the monitor as it is now (the kernel
 	 * tier's table is read whole: not for the other commands) */
 	if (!strcmp(cmd, "status") || !strcmp(cmd, "slices") ||
 	    !strcmp(cmd, "show") || !strcmp(cmd, "set") ||
 	    !strcmp(cmd, "graph"))
-		vg_session_mirror_kslices(ss);
+		vg_run_sync_kernel(r);
 	if (!strcmp(cmd, "status"))
-		return vg_load_status((struct vg_run *)ss, vg_live_status(ss));
-	/* a loaded property's commands go to its unit (load/load.h) */
-	own = (struct session *)vg_load_owner((struct vg_run *)ss,
-		json_string_value(json_array_get(args, 0)));
-	if (own && own != ss && (!strcmp(cmd, "slices") ||
-				 !strcmp(cmd, "show") || !strcmp(cmd, "set")))
-		vg_session_mirror_kslices(own);
+		return vg_load_status(r, vg_live_status(r));
+	/* a loaded property's commands go to its part (vigil load) */
+	own = vg_load_owner(r, json_string_value(json_array_get(args, 0)));
+	if (own && own != r && (!strcmp(cmd, "slices") ||
+				!strcmp(cmd, "show") || !strcmp(cmd, "set")))
+		vg_run_sync_kernel(own);
 	else
-		own = ss;
+		own = r;
 	if (!strcmp(cmd, "slices"))
 		return vg_live_slices(own, args);
 	if (!strcmp(cmd, "show"))
@@ -629,27 +647,27 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 	if (!strcmp(cmd, "set"))
 		return vg_live_set(own, args);
 	if (!strcmp(cmd, "graph"))
-		return vg_live_graph(ss, args);
+		return vg_live_graph(r, args);
 	if (!strcmp(cmd, "break"))
-		return add_break(ss, args);
+		return add_break(r, args);
 	if (!strcmp(cmd, "delete"))
-		return del(ss, args);
+		return del(r, args);
 	if (!strcmp(cmd, "breaks"))
-		return breaks(ss);
+		return breaks(r);
 	if (!strcmp(cmd, "probes"))
-		return vg_load_probes((struct vg_run *)ss, vg_live_probes(ss));
+		return vg_load_probes(r, vg_live_probes(r));
 	if (!strcmp(cmd, "returns"))
-		return vg_live_returns(ss);
+		return vg_live_returns(r);
 	if (!strcmp(cmd, "keep-stopped")) {
 		const char *a = json_string_value(json_array_get(args, 0));
 
-		ss->live->keep_stopped = !a || strcmp(a, "off");
-		return vg_live_reply(true, ss->live->keep_stopped
+		l->keep_stopped = !a || strcmp(a, "off");
+		return vg_live_reply(true, l->keep_stopped
 			? "the program stays stopped if gdb goes away\n"
 			: "the program is resumed if gdb goes away\n", NULL);
 	}
 	if (!strcmp(cmd, "detach")) {
-		ss->live->detach = true;
+		l->detach = true;
 		return vg_live_reply(true, "vigil: monitoring ends; the program goes on\n", NULL);
 	}
 	{	/* checkpoint, checkpoints, restore (ckpt/ckpt_ctl.c); a
@@ -657,16 +675,14 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
 		 * live page */
 		struct vg_err e = { 0 };
 		char *text = NULL;
-		json_t *data = NULL, *r;
-		int rc = vg_ckpt_run_ctl(ss->ckpt, cmd, args, &text, &data, &e);
-
-		if (!rc)
-			rc = vg_features_ctl(ss, cmd, args, &text, &data, &e);
+		json_t *data = NULL, *reply;
+		int rc = vg_live_host_ctl(r, cmd, args, &text, &data, &e);
 
 		if (rc) {
-			r = vg_live_reply(rc > 0, rc > 0 ? text : e.msg, data);
+			reply = vg_live_reply(rc > 0, rc > 0 ? text : e.msg,
+					      data);
 			free(text);
-			return r;
+			return reply;
 		}
 	}
 	return errf("unknown command '%s'", cmd, NULL);
@@ -677,20 +693,22 @@ static json_t *dispatch(void *ctx, int client, const char *cmd, json_t *args,
  * stop goes on unless the user said `vigil keep-stopped`. */
 static void closed(void *ctx, int client)
 {
-	struct session *ss = ctx;
+	struct vg_run *r = ctx;
+	struct vg_live *l = vg_live_host_state(r);
+	pid_t pid = vg_run_pid(r);
 
-	if (client != ss->live->gdb_client)
+	if (client != l->gdb_client)
 		return;
-	ss->live->gdb_client = -1;
-	ss->live->detach = true;
-	ss->live->ckpt.wanted = false;
-	if (ss->live->keep_stopped) {
-		vg_live_mend_returns(ss);	/* (stopped by now or never) */
+	l->gdb_client = -1;
+	l->detach = true;
+	l->ckpt.wanted = false;
+	if (l->keep_stopped) {
+		vg_live_mend_returns(r);	/* (stopped by now or never) */
 		/* a gdb killed at a breakpoint leaves the thread running */
-		kill(ss->pid, SIGSTOP);
-		ss->keep_stopped_at_end = true;
+		kill(pid, SIGSTOP);
+		l->keep_stopped_at_end = true;
 		fprintf(stderr, "vigil: gdb went away: monitoring ends, pid %d stays stopped (vigil keep-stopped)\n",
-			ss->pid);
+			pid);
 		return;
 	}
 	/* a gdb that died let go of a thread stopped in a function with an
@@ -698,8 +716,8 @@ static void closed(void *ctx, int client)
 	 * extension put there: running on, it would return past the
 	 * trampoline. A SIGSTOP while gdb still holds it stops it again as
 	 * gdb lets go, so the addresses are put back first (below). */
-	if (vg_proc_state(ss->pid) == 't')
-		kill(ss->pid, SIGSTOP);
+	if (vg_proc_state(pid) == 't')
+		kill(pid, SIGSTOP);
 	/* gdb's ptrace stop is gone with gdb; a SIGSTOP it did not take
 	 * would leave a group stop (gdb's socket closes before its exit
 	 * lets go of the tracee: over 1 s on a loaded machine, so up to 5 s
@@ -708,67 +726,83 @@ static void closed(void *ctx, int client)
 	 * on a thread whose frame holds real return addresses): it is
 	 * waited for too, or the thread would run on past the trampoline. */
 	for (int i = 0; i < 2500; i++) {
-		char st = vg_proc_state(ss->pid);
+		char st = vg_proc_state(pid);
 
 		if (st != 't' && (st == 'T' || !st ||
-				  !vg_proc_stop_pending(ss->pid)))
+				  !vg_proc_stop_pending(pid)))
 			break;
 		usleep(2000);
 	}
-	if (vg_proc_state(ss->pid) == 'T') {
-		vg_live_mend_returns(ss);
-		kill(ss->pid, SIGCONT);
+	if (vg_proc_state(pid) == 'T') {
+		vg_live_mend_returns(r);
+		kill(pid, SIGCONT);
 	}
 	fprintf(stderr, "vigil: gdb went away: monitoring ends, the program runs on\n");
 }
 
-void vg_live_open(struct session *ss)
+void vg_live_open(struct vg_run *r)
 {
 	struct vg_err e = { 0 };
+	struct vg_live *l = calloc(1, sizeof(*l));
 
-	if (!(ss->live = calloc(1, sizeof(*ss->live))))
+	if (!l)
 		return;
-	ss->live->gdb_client = -1;
-	/* a session of vigil agent's answers at its own pid: several units
+	l->gdb_client = -1;
+	/* a run of vigil agent's answers at its own pid: several units
 	 * may watch one process (and vigil watch has no pid of its own);
 	 * the agent drives it there on a reload (agent/reload.c) */
-	ss->live->ctl = vg_ctl_open(ss->o->unit || ss->o->watch_exe ? getpid()
-							       : ss->pid, dispatch,
-				    closed, ss, &e);
-	if (!ss->live->ctl) {
+	l->ctl = vg_ctl_open(vg_live_host_ctl_pid(r), dispatch, closed, r, &e);
+	if (!l->ctl) {
 		fprintf(stderr, "vigil: no control channel: %s\n", e.msg);
-		free(ss->live);
-		ss->live = NULL;
-	}
-}
-
-void vg_live_close(struct session *ss)
-{
-	if (!ss->live)
+		free(l);
 		return;
-	vg_ctl_close(ss->live->ctl);
-	for (int i = 0; i < ss->live->nstops; i++)
-		json_decref(ss->live->stops[i].violation);
-	free(ss->live);
-	ss->live = NULL;
+	}
+	vg_live_host_set_state(r, l);
 }
 
-int vg_live_fd(const struct session *ss)
+void vg_live_close(struct vg_run *r)
 {
-	return ss->live ? vg_ctl_fd(ss->live->ctl) : -1;
+	struct vg_live *l = vg_live_host_state(r);
+
+	if (!l || !l->ctl)
+		return;
+	vg_ctl_close(l->ctl);
+	l->ctl = NULL;
+	l->gdb_client = -1;
+	for (int i = 0; i < l->nstops; i++)
+		json_decref(l->stops[i].violation);
+	l->nstops = 0;
 }
 
-void vg_live_serve(struct session *ss)
+void vg_live_free(struct vg_run *r)
 {
-	if (ss->live)
-		vg_ctl_serve(ss->live->ctl);
+	vg_live_close(r);
+	free(vg_live_host_state(r));
+	vg_live_host_set_state(r, NULL);
 }
 
-int vg_live_gdb_command(struct session *ss, char *cmd, size_t len,
+int vg_live_fd(const struct vg_run *r)
+{
+	const struct vg_live *l = vg_live_host_state(r);
+
+	return l && l->ctl ? vg_ctl_fd(l->ctl) : -1;
+}
+
+void vg_live_serve(struct vg_run *r)
+{
+	struct vg_live *l = vg_live_host_state(r);
+
+	if (l && l->ctl)
+		vg_ctl_serve(l->ctl);
+}
+
+int vg_live_gdb_command(struct vg_run *r, char *cmd, size_t len,
 			struct vg_err *e)
 {
-	if (!ss->live)
+	struct vg_live *l = vg_live_host_state(r);
+
+	if (!l || !l->ctl)
 		return vg_errf(e, "no control channel: no live gdb session");
-	return vg_gdb_prepare_live(ss->pid, vg_ctl_path(ss->live->ctl), cmd,
+	return vg_gdb_prepare_live(vg_run_pid(r), vg_ctl_path(l->ctl), cmd,
 				   len, e);
 }
