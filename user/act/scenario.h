@@ -66,7 +66,7 @@ bool vg_scenario_checkpoint_wanted(const struct vg_scenario *sc);
 void vg_scenario_set_target(struct vg_scenario *sc, pid_t pid, bool stopped,
 			    const char *why);
 
-/* --interactive: the stop is gdb's now (user/session/live.c); the next
+/* --interactive: the stop is gdb's now (user/live/live.c); the next
  * stop is noted like the first. */
 void vg_scenario_resume(struct vg_scenario *sc);
 /* vigil watch: a reaction stopped or killed one process, which is dealt

@@ -82,6 +82,12 @@ struct vg_monitor *vg_live_monitor(const struct vg_run *r);
  * last */
 struct vg_run *vg_live_part(struct vg_run *r, int k);
 
+/* A failed reply, its text fmt with a and b (NULL: "") */
+json_t *vg_live_errf(const char *fmt, const char *a, const char *b);
+/* live_breaks.c: `vigil break PROPERTY STATE`, `delete ID`, `breaks` */
+json_t *vg_live_break(struct vg_run *r, json_t *args);
+json_t *vg_live_delete(struct vg_run *r, json_t *args);
+json_t *vg_live_breaks(struct vg_run *r);
 /* live_cmds.c: slices, show, set of one part */
 json_t *vg_live_slices(struct vg_run *r, json_t *args);
 json_t *vg_live_show(struct vg_run *r, json_t *args);

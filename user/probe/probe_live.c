@@ -1,5 +1,5 @@
 /* What a live session changes in the loaded probes while they run
- * (user/session/live.c): the kernel tier's stop states, for `vigil break`,
+ * (user/live/live_breaks.c): the kernel tier's stop states, for `vigil break`,
  * so that a monitor breakpoint stops the thread at the event, in the
  * probe, as a `stop` reaction does; and the user tier's holds, which do
  * the same for its stops. */

@@ -53,7 +53,7 @@ struct vg_session_opts {
 	 * goes there too (user/status/status.h) */
 	bool live;
 	/* --interactive: stops go to a gdb that joins the live session
-	 * (user/session/live.h) instead of ending it */
+	 * (user/live/live.h) instead of ending it */
 	bool interactive;
 	/* the features' own options as the command line gave them
 	 * (user/feature/feature.h: each feature reads its own) */
