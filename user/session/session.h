@@ -64,7 +64,7 @@ struct vg_session_opts {
 	const char *unit;
 	/* vigil watch (user/watch/watch.h): every process running this
 	 * executable (absolute), no target of its own. The core calls the
-	 * module through watch_ops (session/watch_host.h), NULL outside
+	 * module through watch_ops (feature/watch_ops.h), NULL outside
 	 * vigil watch, which gets watch_arg, its own configuration. */
 	const char *watch_exe;
 	const struct vg_session_watch_ops *watch_ops;

@@ -191,7 +191,7 @@ int vg_session_follow_check(struct session *ss, char (*why)[256],
 			    struct vg_err *e);
 
 /* --- vigil watch: the core's calls into its table (watch_calls.c,
- * watch_host.h says what each does); each is nothing outside vigil watch
+ * feature/watch_ops.h says what each does); each is nothing outside vigil watch
  * (no o->watch_ops) --- */
 
 /* before anything is loaded: its refusals, its state made */

@@ -1,10 +1,10 @@
-/* The core's calls into vigil watch (watch_host.h): each goes through the
+/* The core's calls into vigil watch (feature/watch_ops.h): each goes through the
  * table user/watch/ handed the session in its options, with the module's
  * state; outside vigil watch there is no table and each is nothing. A
  * `vigil load` unit of a watch session (watch_root set) has the
  * session's options, so the same table, and the session's state. */
 #include "session_internal.h"
-#include "watch_host.h"
+#include "feature/watch_ops.h"
 
 static const struct vg_session_watch_ops *ops(const struct session *ss)
 {

@@ -1,11 +1,11 @@
-/* What user/watch/ asks of the session (watch_host.h, vg_watch_host_*)
+/* What user/watch/ asks of the session (feature/watch_ops.h, vg_watch_host_*)
  * beyond the vg_run_* calls: its options, processes, report, guard,
  * checkpoints and scenario, a process's monitor, and `vigil load`'s
  * units. vigil watch sees the session as a struct vg_run only; this file
  * is where that run is the session again, as ckpt_host.c is for the
  * checkpoints. */
 #include "session_internal.h"
-#include "watch_host.h"
+#include "feature/watch_ops.h"
 
 #include "load/load.h"
 

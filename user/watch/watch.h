@@ -7,7 +7,7 @@
  * are updated as things happen and may be read from a hook.
  *
  * How it works (watch_session.c, which the session calls through
- * session/watch_host.h's table): a process that execs the
+ * feature/watch_ops.h's table): a process that execs the
  * executable is held at the exec by the exec tracepoint until its probes
  * are attached (per process, as --follow-fork does for a fork's child),
  * so nothing it runs escapes; one already running is attached as vigil

@@ -34,7 +34,7 @@
 #include "report/evidence.h"
 #include "report/report.h"
 #include "session/session.h"
-#include "session/watch_host.h"
+#include "feature/watch_ops.h"
 #include "watch/watch_session.h"
 
 static bool kernel_tier(const struct vg_run *u)

@@ -12,7 +12,7 @@
  * its own ring, in order with its events.
  *
  * root is the session (the watch's run), unit one of its units; both are
- * read through vg_run_* and vg_watch_host_* (session/watch_host.h). */
+ * read through vg_run_* and vg_watch_host_* (feature/watch_ops.h). */
 #ifndef VIGIL_WATCH_LOAD_H
 #define VIGIL_WATCH_LOAD_H
 

@@ -1,6 +1,6 @@
 /* vigil watch's side of the session: every process running one
  * executable (watch.h). The session calls it through the table at the
- * end of this file (session/watch_host.h) and is read through vg_run_*
+ * end of this file (feature/watch_ops.h) and is read through vg_run_*
  * and vg_watch_host_*.
  *
  * The session has no target of its own (pid 0). Each watched process is a

@@ -1,12 +1,12 @@
 /* Private to user/watch/: the session side of vigil watch
  * (watch_session.c), the table vg_watch_run hands the session
- * (session/watch_host.h) and what it is given with it. */
+ * (feature/watch_ops.h) and what it is given with it. */
 #ifndef VIGIL_WATCH_SESSION_H
 #define VIGIL_WATCH_SESSION_H
 
 #include <stdbool.h>
 
-#include "session/watch_host.h"
+#include "feature/watch_ops.h"
 #include "watch/watch_hooks.h"
 
 struct vg_run;

@@ -11,11 +11,11 @@
  * The module sees the session as a struct vg_run only, through the
  * vg_run_* calls of feature/feature.h and the vg_watch_host_* calls
  * below, which user/session/watch_host.c implements; it includes nothing
- * private of user/session/. This header is the session's, so that the
- * session needs nothing of user/watch/, which runs it (no include circle
- * between the two). */
-#ifndef VIGIL_SESSION_WATCH_HOST_H
-#define VIGIL_SESSION_WATCH_HOST_H
+ * private of user/session/. This header sits beside feature.h, between
+ * the two, so that the session needs nothing of user/watch/, which runs
+ * it (no include circle between the two). */
+#ifndef VIGIL_FEATURE_WATCH_OPS_H
+#define VIGIL_FEATURE_WATCH_OPS_H
 
 #include <stdbool.h>
 #include <sys/types.h>
