@@ -328,8 +328,6 @@ int vg_ckpt_run_ctl(struct vg_ckpt_run *c, const char *cmd, json_t *args,
 
 /* --- what it asks of the session (user/session/ckpt_host.c) --- */
 
-struct vg_probe *vg_ckpt_host_probe(struct vg_run *r);
-struct vg_scenario *vg_ckpt_host_scenario(struct vg_run *r);
 /* the target is now pid (a fork snapshot handed over, or CRIU's) */
 void vg_ckpt_host_set_pid(struct vg_run *r, pid_t pid);
 /* every record sent so far through the monitor */

@@ -53,7 +53,7 @@ static uint64_t events_seen(const struct vg_ckpt_run *c)
 
 void vg_ckpt_rearm(struct vg_ckpt_run *c)
 {
-	vg_probe_arm_checkpoint(vg_ckpt_host_probe(c->run),
+	vg_probe_arm_checkpoint(vg_run_probe(c->run),
 				vg_now_ns(CLOCK_MONOTONIC) +
 				c->o.gap_ms * 1000000ull);
 }
@@ -147,10 +147,10 @@ static bool defer_at_trampoline(struct vg_ckpt_run *c, const char *reason,
 int vg_ckpt_run_take(struct vg_ckpt_run *c, const char *reason, bool good,
 		     struct vg_err *e)
 {
-	struct vg_probe *probe = vg_ckpt_host_probe(c->run);
+	struct vg_probe *probe = vg_run_probe(c->run);
 	pid_t pid = vg_run_pid(c->run);
 	bool keep_stopped = vg_scenario_target_stopped(
-				    vg_ckpt_host_scenario(c->run)) || c->hold;
+				    vg_run_scenario(c->run)) || c->hold;
 	struct vg_err ce = { 0 };
 	char img[PATH_MAX + 64];
 	uint64_t events;
@@ -309,7 +309,7 @@ static int restore_fork_snapshot(struct vg_ckpt_run *c)
 	vg_ckpt_host_set_pid(c->run, child);
 	c->restored = true;
 	c->restored_child = child;
-	vg_scenario_set_target(vg_ckpt_host_scenario(c->run), child, true, why);
+	vg_scenario_set_target(vg_run_scenario(c->run), child, true, why);
 	return 0;
 }
 
@@ -339,7 +339,7 @@ static int restore_last_good(struct vg_ckpt_run *c)
 	vg_ckpt_host_set_pid(c->run, pid);
 	c->restored = true;
 	snprintf(why, sizeof(why), "restored from the checkpoint %s", img);
-	vg_scenario_set_target(vg_ckpt_host_scenario(c->run), pid, true, why);
+	vg_scenario_set_target(vg_run_scenario(c->run), pid, true, why);
 	return 0;
 }
 
@@ -388,7 +388,7 @@ int vg_ckpt_run_reaction(struct vg_ckpt_run *c, const char *reason,
 
 int vg_ckpt_run_requests(struct vg_ckpt_run *c, struct vg_err *e)
 {
-	struct vg_scenario *sc = vg_ckpt_host_scenario(c->run);
+	struct vg_scenario *sc = vg_run_scenario(c->run);
 	struct vg_scenario_req r;
 
 	if (c->o.watch)	/* each process's own (watch_ckpt.c) */

@@ -48,7 +48,7 @@ bool vg_ckpt_violated_now(struct vg_ckpt_run *c)
 {
 	/* before any restore, a violation seen is one the program made */
 	if (!c->gen)
-		return vg_scenario_violated(vg_ckpt_host_scenario(c->run));
+		return vg_scenario_violated(vg_run_scenario(c->run));
 	return vg_ckpt_host_violated(c->run);
 }
 
@@ -94,7 +94,7 @@ static int refuse(struct vg_ckpt_run *c, struct vg_err *e)
 static int bring_back(struct vg_ckpt_run *c, const char *img,
 		      const struct vg_outfiles *of, struct vg_err *e)
 {
-	struct vg_probe *probe = vg_ckpt_host_probe(c->run);
+	struct vg_probe *probe = vg_run_probe(c->run);
 	pid_t want = vg_run_pid(c->run);
 	char state[PATH_MAX + 80];
 	pid_t pid;
@@ -128,8 +128,8 @@ static int bring_back(struct vg_ckpt_run *c, const char *img,
 int vg_ckpt_run_restore(struct vg_ckpt_run *c, int num, bool hold,
 			char *text, size_t tlen, struct vg_err *e)
 {
-	struct vg_probe *probe = vg_ckpt_host_probe(c->run);
-	struct vg_scenario *sc = vg_ckpt_host_scenario(c->run);
+	struct vg_probe *probe = vg_run_probe(c->run);
+	struct vg_scenario *sc = vg_run_scenario(c->run);
 	pid_t pid = vg_run_pid(c->run);
 	char img[PATH_MAX + 64], why[PATH_MAX + 128];
 	struct vg_ckpt_meta m;

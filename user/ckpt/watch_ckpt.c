@@ -70,7 +70,7 @@ static struct vg_watch_ckpt *state(struct vg_ckpt_run *c)
 
 void vg_ckpt_run_watch_note(struct vg_ckpt_run *c, pid_t pid)
 {
-	struct vg_scenario *sc = vg_ckpt_host_scenario(c->run);
+	struct vg_scenario *sc = vg_run_scenario(c->run);
 	struct vg_scenario_req r;
 	struct vg_watch_ckpt *w;
 	struct wck_req *q;
@@ -189,7 +189,7 @@ static void resume(pid_t pid, bool keep_stopped)
 static int take(struct vg_ckpt_run *c, const struct wck_req *q,
 		struct vg_err *e)
 {
-	struct vg_probe *probe = vg_ckpt_host_probe(c->run);
+	struct vg_probe *probe = vg_run_probe(c->run);
 	struct vg_err ce = { 0 };
 	struct vg_ckpt_proc p;
 	struct proc_state ps = { c, q->pid };

@@ -26,6 +26,8 @@ struct vg_mon_event;
 struct vg_monitor;
 struct vg_evidence;
 struct vg_probe;
+struct vg_report;
+struct vg_scenario;
 struct vg_plan;
 struct vg_plan_opts;
 
@@ -197,6 +199,10 @@ struct vg_evidence *vg_run_evidence(const struct vg_run *r, uint32_t pid);
 void vg_run_foreach_monitor(const struct vg_run *r,
 			    void (*cb)(void *ctx, struct vg_monitor *m),
 			    void *ctx);
+/* The part's report (its verdicts, --json's stream) and its scenario
+ * (the reactions: whether it left the target stopped, and which thread) */
+struct vg_report *vg_run_report(const struct vg_run *r);
+struct vg_scenario *vg_run_scenario(const struct vg_run *r);
 /* For what installs probes as the run goes (--dynamic, user/dynamic/):
  * the run's probe set, and the records its probes sent so far handled
  * as the loop handles them (how many; -1 with e set) */

@@ -120,12 +120,10 @@ struct vg_session_watch_ops {
 const struct vg_session_opts *vg_watch_host_opts(const struct vg_run *r);
 /* the processes it follows, each with its monitor (follow/follow.h) */
 struct vg_follow *vg_watch_host_procs(const struct vg_run *r);
-struct vg_report *vg_watch_host_report(const struct vg_run *r);
 /* resumes what vigil holds if vigil dies (proc/guard.h) */
 struct vg_guard *vg_watch_host_guard(const struct vg_run *r);
 /* its checkpoints (ckpt/ckpt.h), NULL in a unit */
 struct vg_ckpt_run *vg_watch_host_ckpt(const struct vg_run *r);
-struct vg_scenario *vg_watch_host_scenario(const struct vg_run *r);
 /* pid's monitor in r, made (a fresh one) when it has none */
 struct vg_monitor *vg_watch_host_monitor_of(struct vg_run *r, pid_t pid);
 /* a fork in r: child's monitor a copy of parent's */

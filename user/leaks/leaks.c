@@ -659,7 +659,7 @@ void vg_leaks_at_exit(struct vg_leaks *l)
 		goto out;
 	}
 	/* its classes make the leak property's verdicts at the end */
-	report = vg_leaks_host_report(l->run);
+	report = vg_run_report(l->run);
 	l->keep_classes = true;
 	if (vg_leaks_check(l, when, stderr, vg_report_json_file(report), NULL,
 			   0, &e))
@@ -685,7 +685,7 @@ void vg_leaks_on_demand(struct vg_leaks *l)
 	for (int i = 0; i < spec->nprops && !any; i++)
 		any = vg_leak_block_prop(&spec->props[i], &v);
 	if (any && vg_leaks_check(l, "on demand", stderr,
-				  vg_report_json_file(vg_leaks_host_report(l->run)),
+				  vg_report_json_file(vg_run_report(l->run)),
 				  NULL, 0, &e))
 		fprintf(stderr, "vigil: leak check: %s\n", e.msg);
 }

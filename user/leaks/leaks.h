@@ -141,7 +141,5 @@ extern const struct vg_feature vg_leaks_feature;
 bool vg_leaks_host_stack_on(const struct vg_run *r, int event);
 /* The target's symbolizer, made at first use */
 struct vg_symbolizer *vg_leaks_host_symbolizer(struct vg_run *r);
-/* The run's report: --json's stream, the leak property's verdicts */
-struct vg_report *vg_leaks_host_report(struct vg_run *r);
 
 #endif

@@ -85,7 +85,7 @@ static void do_leak_check(struct vg_leaks *l, const uint64_t *w)
 	l->request = leak_check_name(w, &l->delta_mode, &l->summary_only);
 	snprintf(when, sizeof(when), "at %s", l->request);
 	if (vg_leaks_check(l, when, stderr,
-			   vg_report_json_file(vg_leaks_host_report(l->run)),
+			   vg_report_json_file(vg_run_report(l->run)),
 			   NULL, 0, &e))
 		fprintf(stderr, "vigil: leak check %s: %s\n", when, e.msg);
 	l->request = NULL;

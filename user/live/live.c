@@ -162,7 +162,7 @@ void vg_live_transition(struct vg_run *r, const struct vg_slice_view *s,
 			bool stopped)
 {
 	struct vg_live *l = vg_live_host_state(r);
-	struct vg_scenario *sc = vg_live_host_scenario(r);
+	struct vg_scenario *sc = vg_run_scenario(r);
 	const struct vg_spec *spec = vg_run_spec(r);
 	const struct vg_property *p = &spec->props[s->prop];
 	char msg[1024], slice[256], *evtext = NULL;
@@ -229,7 +229,7 @@ static json_t *violation_of(pid_t pid)
 bool vg_live_keep_going(struct vg_run *r)
 {
 	struct vg_live *l = vg_live_host_state(r);
-	struct vg_scenario *sc = vg_live_host_scenario(r);
+	struct vg_scenario *sc = vg_run_scenario(r);
 	bool interactive = vg_live_host_interactive(r);
 	struct vg_live_mark *mk;
 	const char *why;
@@ -343,7 +343,7 @@ bool vg_live_take_checkpoint(struct vg_run *r, char *reason, size_t len,
 static void reaction_checkpoint_now(struct vg_run *r)
 {
 	struct vg_live *l = vg_live_host_state(r);
-	struct vg_scenario *sc = vg_live_host_scenario(r);
+	struct vg_scenario *sc = vg_run_scenario(r);
 	struct vg_scenario_req req;
 	struct vg_err e = { 0 };
 

@@ -115,8 +115,7 @@ bool vg_live_host_watch(const struct vg_run *r);
 /* The pid the control channel answers at: the target's, or vigil's own
  * in vigil agent's runs (several may watch one process) and vigil watch */
 pid_t vg_live_host_ctl_pid(const struct vg_run *r);
-/* The part's reactions, and the run's checkpoints (NULL in a part) */
-struct vg_scenario *vg_live_host_scenario(const struct vg_run *r);
+/* The run's checkpoints (NULL in a part) */
 struct vg_ckpt_run *vg_live_host_ckpt(const struct vg_run *r);
 /* A command the live side does not know: the checkpoints', a feature's
  * (the leak check's among them). 0 not theirs; 1 answered (*text malloc'ed, *data

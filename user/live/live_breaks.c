@@ -18,7 +18,7 @@
  * of; l: the run's live side (a part has none of its own) */
 static uint32_t stop_states(struct vg_live *l, struct vg_run *own, int prop)
 {
-	uint32_t m = vg_scenario_stop_mask(vg_live_host_scenario(own), prop);
+	uint32_t m = vg_scenario_stop_mask(vg_run_scenario(own), prop);
 
 	for (int i = 0; i < l->nbrk; i++)
 		if (l->brk[i].owner == own && l->brk[i].prop == prop &&

@@ -23,16 +23,6 @@ static struct session *S(struct vg_run *r)
 	return (struct session *)r;
 }
 
-struct vg_probe *vg_ckpt_host_probe(struct vg_run *r)
-{
-	return S(r)->probe;
-}
-
-struct vg_scenario *vg_ckpt_host_scenario(struct vg_run *r)
-{
-	return S(r)->sc;
-}
-
 void vg_ckpt_host_set_pid(struct vg_run *r, pid_t pid)
 {
 	S(r)->pid = pid;

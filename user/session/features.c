@@ -152,6 +152,16 @@ void vg_run_foreach_monitor(const struct vg_run *r,
 		cb(ctx, vg_follow_at(ss->procs, i)->mon);
 }
 
+struct vg_report *vg_run_report(const struct vg_run *r)
+{
+	return S(r)->report;
+}
+
+struct vg_scenario *vg_run_scenario(const struct vg_run *r)
+{
+	return S(r)->sc;
+}
+
 struct vg_probe *vg_run_probe(const struct vg_run *r)
 {
 	return S(r)->probe;

@@ -1,6 +1,6 @@
 /* What user/leaks/ asks of the session (leaks/leaks.h, vg_leaks_host_*)
  * beyond the vg_run_* calls: whether the plan captured stacks at an
- * event, the target's symbolizer, the run's report. The leak check sees
+ * event, the target's symbolizer. The leak check sees
  * the session as a struct vg_run only; this file is where that run is the
  * session again, as ckpt_host.c is for the checkpoints. */
 #include "session_internal.h"
@@ -20,9 +20,4 @@ bool vg_leaks_host_stack_on(const struct vg_run *r, int event)
 struct vg_symbolizer *vg_leaks_host_symbolizer(struct vg_run *r)
 {
 	return vg_session_symbolizer(S(r));
-}
-
-struct vg_report *vg_leaks_host_report(struct vg_run *r)
-{
-	return S(r)->report;
 }

@@ -43,11 +43,6 @@ pid_t vg_live_host_ctl_pid(const struct vg_run *r)
 	return S(r)->o->unit || S(r)->o->watch_exe ? getpid() : S(r)->pid;
 }
 
-struct vg_scenario *vg_live_host_scenario(const struct vg_run *r)
-{
-	return S(r)->sc;
-}
-
 struct vg_ckpt_run *vg_live_host_ckpt(const struct vg_run *r)
 {
 	return S(r)->ckpt;

@@ -17,8 +17,3 @@ const char *vg_symval_host_exe(const struct vg_run *r)
 {
 	return S(r)->exe;
 }
-
-struct vg_probe *vg_symval_host_probe(const struct vg_run *r)
-{
-	return S(r)->probe;
-}

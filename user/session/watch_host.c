@@ -24,11 +24,6 @@ struct vg_follow *vg_watch_host_procs(const struct vg_run *r)
 	return S(r)->procs;
 }
 
-struct vg_report *vg_watch_host_report(const struct vg_run *r)
-{
-	return S(r)->report;
-}
-
 struct vg_guard *vg_watch_host_guard(const struct vg_run *r)
 {
 	return S(r)->guard;
@@ -37,11 +32,6 @@ struct vg_guard *vg_watch_host_guard(const struct vg_run *r)
 struct vg_ckpt_run *vg_watch_host_ckpt(const struct vg_run *r)
 {
 	return S(r)->ckpt;
-}
-
-struct vg_scenario *vg_watch_host_scenario(const struct vg_run *r)
-{
-	return S(r)->sc;
 }
 
 struct vg_monitor *vg_watch_host_monitor_of(struct vg_run *r, pid_t pid)

@@ -276,7 +276,7 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 static void site(struct vg_symval *sv, const struct block *b, char *buf,
 		 size_t len)
 {
-	struct vg_probe *probe = vg_symval_host_probe(sv->run);
+	struct vg_probe *probe = vg_run_probe(sv->run);
 	struct vg_stack_frame fr[1];
 	struct vg_frame f;
 

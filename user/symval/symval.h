@@ -71,10 +71,9 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev);
 bool vg_symval_name(void *sv, uint64_t v, char *buf, size_t len);
 
 /* What it asks of the run while it lives (user/session/symval_host.c):
- * the program's file, absolute ("" until the run knows it); the run's
- * probes, for the stack an allocation captured (NULL before they are
- * in). */
+ * the program's file, absolute ("" until the run knows it). (The run's
+ * probes, for the stack an allocation captured, are vg_run_probe's: NULL
+ * before they are in.) */
 const char *vg_symval_host_exe(const struct vg_run *r);
-struct vg_probe *vg_symval_host_probe(const struct vg_run *r);
 
 #endif

@@ -46,7 +46,7 @@ static bool kernel_tier(const struct vg_run *u)
 static void kid_drop(struct vg_run *u, pid_t pid, bool say)
 {
 	struct vg_follow *procs = vg_watch_host_procs(u);
-	struct vg_report *r = vg_watch_host_report(u);
+	struct vg_report *r = vg_run_report(u);
 	struct vg_kid *k = vg_follow_find(procs, pid);
 
 	if (!k)
@@ -91,7 +91,7 @@ int vg_watch_load_start(struct vg_run *root, struct vg_run *unit,
 
 	(void)e;
 	/* its reports name a container's processes as the session's do */
-	vg_watch_name_procs(root, vg_watch_host_report(unit));
+	vg_watch_name_procs(root, vg_run_report(unit));
 	for (int i = 0; i < vg_follow_count(procs); i++) {
 		const struct vg_kid *k = vg_follow_at(procs, i);
 

@@ -85,7 +85,7 @@ static struct vg_probe *probe(const struct vg_watch_run *w)
 
 static struct vg_report *report(const struct vg_watch_run *w)
 {
-	return vg_watch_host_report(w->run);
+	return vg_run_report(w->run);
 }
 
 static bool namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
@@ -495,7 +495,7 @@ static void transition(void *state, struct vg_run *run,
 	struct vg_watch_run *w = state;
 	const struct vg_property *p = &vg_run_spec(run)->props[s->prop];
 	const struct vg_watch_hooks *h = w->cfg.hooks;
-	struct vg_scenario *sc = vg_watch_host_scenario(run);
+	struct vg_scenario *sc = vg_run_scenario(run);
 	struct vg_kid *k = vg_follow_find(procs(w), (pid_t)ev->pid);
 	bool stopped = vg_scenario_target_stopped(sc);
 
