@@ -71,6 +71,16 @@ bool vg_live_keep_stopped(const struct vg_run *r);
 /* --interactive (live_gdb.c): start gdb on a terminal, or say how to
  * join; has the gdb vigil started quit? */
 int vg_session_join_gdb(struct vg_run *r, struct vg_err *e);
+/* The run ended with the target left stopped at a violation (a
+ * reaction's, or a loaded property's; not one a failed restore left):
+ * how to debug it, on stderr, with gdb's view of the stop mended (a
+ * rewound stop stepped to, a probed jmp put back: stop_event, 1 + the
+ * kernel tier's last stop's event, or 0); when a `gdb` reaction asked
+ * and vigil is on a terminal, the command vigil runs in its place, in
+ * exec (left as it is otherwise). */
+struct vg_ckpt_run;
+void vg_live_handoff(struct vg_run *r, struct vg_ckpt_run *ckpt,
+		     int stop_event, char *exec, size_t len);
 bool vg_session_gdb_gone(struct vg_run *r);
 /* A gdb vigil started runs: the terminal's signals (SIGINT) are its. */
 bool vg_live_gdb_running(const struct vg_run *r);

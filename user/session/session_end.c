@@ -3,24 +3,21 @@
  * final verdicts of every monitor (the target's, followed processes',
  * vigil load's), the leak check's and the watchpoints' last words, the
  * checkpoints' summary, and a target left stopped at a violation handed
- * to gdb (its command printed, or run in vigil's place when a `gdb`
- * reaction asked and vigil is on a terminal). */
+ * to gdb (live/live_gdb.c: its command printed, or run in vigil's place
+ * when a `gdb` reaction asked and vigil is on a terminal). */
 #include "session_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-#include "act/gdb.h"
 #include "act/scenario.h"
 #include "ckpt/ckpt.h"
 #include "feature/feature.h"
 #include "follow/follow.h"
+#include "live/live.h"
 #include "load/load.h"
 #include "monitor/monitor.h"
-#include "probe/jmp_stop.h"
 #include "probe/probe.h"
-#include "probe/returns.h"
 #include "report/report.h"
 #include "watchset/watchset.h"
 
@@ -30,7 +27,6 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 				   .target_exited = exited };
 	int n = ss->spec->nevents;
 	uint64_t unfollowed, stacks_lost;
-	char gdb[4200];
 
 	vg_session_mirror_kslices(ss);
 	st.hits = calloc(n + 1, sizeof(uint64_t));
@@ -90,51 +86,9 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 	free(st.lost_per_event);
 
 	vg_ckpt_run_summary(ss->ckpt, stderr);
-	/* (a failed restore left nothing to debug: said above); a loaded
-	 * property's stop is handed over as the session's own */
-	struct vg_scenario *stop_sc = vg_scenario_target_stopped(ss->sc)
-				      ? ss->sc
-				      : vg_load_stopped((struct vg_run *)ss);
-	const char *restored_from;
-	bool restored = vg_ckpt_run_restored(ss->ckpt, &restored_from);
-
-	if (!exited && stop_sc && !(restored && !restored_from[0])) {
-		const char *why;
-		pid_t tid = vg_scenario_stop_tid(stop_sc, &why);
-		pid_t spid = vg_scenario_stop_pid(stop_sc);
-		struct vg_err ge = { 0 };
-
-		uint64_t step_to = 0;
-
-		if (!vg_probe_rewound(ss->probe, tid ? tid : spid, &step_to))
-			step_to = 0;
-		/* its probes go with vigil: gdb's bt and finish get the
-		 * real callers of functions with a pending return probe */
-		vg_returns_mend(ss->probe, spid, true);
-		struct vg_gdb_pc_mend mend[VG_GDB_MAX_MENDS];
-		int nmend = step_to || !ss->stop_event ? 0 :
-			vg_jmp_stop_mends(ss->probe, spid, ss->stop_event - 1,
-					  mend, VG_GDB_MAX_MENDS);
-
-		if (vg_gdb_prepare_mend(spid, tid ? tid : spid, why, step_to,
-					mend, nmend, gdb, sizeof(gdb), &ge))
-			fprintf(stderr, "vigil: %s\n", ge.msg);
-		else if (restored)
-			fprintf(stderr,
-				"vigil: target pid %d is restored from %s and left stopped there. Debug it with:\n  %s\n",
-				ss->pid, restored_from, gdb);
-		else
-			fprintf(stderr,
-				"vigil: target pid %d is left stopped at the violation. Debug it with:\n  %s\n",
-				spid, gdb);
-		if (!ge.msg[0] && vg_scenario_want_gdb(stop_sc)) {
-			if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
-				snprintf(ss->exec_gdb, sizeof(ss->exec_gdb),
-					 "%s", gdb);
-			else
-				fprintf(stderr, "vigil: not on a terminal: gdb not started\n");
-		}
-	}
+	if (!exited)	/* a target left stopped: how to debug it */
+		vg_live_handoff((struct vg_run *)ss, ss->ckpt, ss->stop_event,
+				ss->exec_gdb, sizeof(ss->exec_gdb));
 	/* every error the ERROR SUMMARY counted, a leak at the end as much
 	 * as a violation during the run: `vigil run ... && echo clean` */
 	return vg_scenario_violated(ss->sc) ||
