@@ -284,6 +284,8 @@ int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
  * it can (no_ktimer as in vg_plan_opts). */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 				bool no_ktimer, char *buf, size_t len);
+/* Can any of spec's properties run in the kernel tier? */
+bool vg_ktier_any_eligible(const struct vg_spec *spec, bool no_ktimer);
 /* The kernel tier's tables for the plan's kernel-tier properties (a pass
  * of vg_plan_build: no map is touched; probe/ktier.c writes them), and
  * each event's kernel-tier fields in its plan's conf. -1 with e set when

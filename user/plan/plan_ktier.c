@@ -109,6 +109,16 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 	return NULL;
 }
 
+bool vg_ktier_any_eligible(const struct vg_spec *spec, bool no_ktimer)
+{
+	char why[256];
+
+	for (int i = 0; i < spec->nprops; i++)
+		if (!vg_ktier_ineligible(spec, i, no_ktimer, why, sizeof(why)))
+			return true;
+	return false;
+}
+
 uint32_t vg_ktimer_states(const struct vg_property *p)
 {
 	uint32_t m = 0;

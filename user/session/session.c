@@ -165,42 +165,6 @@ static int start_target(struct session *ss, const char *path,
 	return 0;
 }
 
-static bool any_kernel_eligible(const struct vg_spec *spec)
-{
-	char why[256];
-
-	for (int i = 0; i < spec->nprops; i++)
-		if (!vg_ktier_ineligible(spec, i, !vg_feat_ktimer(NULL), why,
-					 sizeof(why)))
-			return true;
-	return false;
-}
-
-/* The debug registers do not fire: say at the start what cannot be seen.
- * A property that watches a global has no other way to see its events:
- * every verdict of it is inconclusive from the start. One that watches a
- * slice's memory still sees the calls and faults that touch it; each of
- * its slices that needed a register ends inconclusive (watchset.c). */
-static void say_blind(struct session *ss, const struct vg_plan *plan)
-{
-	char line[2048];
-
-	vg_plan_blind_line(plan, line, sizeof(line));
-	fprintf(stderr, "vigil: %s\n", line);
-	vg_report_set_blind(ss->report, "this machine's debug registers do not fire");
-	for (int p = 0; p < ss->spec->nprops; p++) {
-		const struct vg_property *pr = &ss->spec->props[p];
-
-		for (int b = 0; plan->blind[p] && b < pr->nbindings; b++) {
-			const struct vg_event *ev =
-				&ss->spec->events[pr->bindings[b].event];
-
-			if (vg_event_watches(ev) && !ev->wloc.per_slice)
-				vg_monitor_mark_inconclusive(ss->mon, p);
-		}
-	}
-}
-
 static int open_all(struct session *ss, struct vg_err *e)
 {
 	char why[ss->spec->nprops][256];
@@ -251,7 +215,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 		early = vg_probe_early_start(ss->spec, ss->o->ringbuf_bytes,
 					     ss->o->max_slices,
 					     ss->o->tier != VG_TIER_USER &&
-					     any_kernel_eligible(ss->spec),
+					     vg_ktier_any_eligible(ss->spec,
+						!vg_feat_ktimer(NULL)),
 					     ss->o->stacks || plo.leak_check);
 	if (session_libs(ss, e))
 		goto out;
@@ -285,8 +250,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 			ss->kernel[i] ? "kernel" : "user",
 			ss->kernel[i] ? "" : " because ",
 			ss->kernel[i] ? "" : plan->props[i].why);
-	if (plan->nblind)
-		say_blind(ss, plan);
+	vg_watchset_say_blind(ss->spec, plan, ss->report, ss->mon);
 	struct vg_probe_opts po = {
 		.plan = plan,
 		.pid = ss->pid,
@@ -329,15 +293,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 							  : VG_WATCH_REFUSE, e)))
 		goto out;
 	vg_watchset_set_repeat(ss->ws, vg_session_on_transition, ss);
-	/* the registers fire, and report old hits again: said once, and
-	 * every slice a hit moves ends inconclusive (watchset.c) */
-	if (ss->ws && !plan->no_debug_regs &&
-	    vg_debug_regs() == VG_REGS_STALE) {
-		fprintf(stderr, "vigil: this machine's debug registers report an earlier hit again at a later debug exception (%s; QEMU's software emulation does this): a watch event may be one that did not happen, and the slices watch events move end inconclusive\n",
-			VG_STALE_REGS_WHY);
-		vg_report_set_blind(ss->report, "this machine's debug registers report old hits again");
-		vg_watchset_set_stale(ss->ws);
-	}
+	vg_watchset_say_stale(ss->ws, plan, ss->report);
 	/* attached to a running program: its globals' watchpoints go in now
 	 * (vigil run arms them at the exec that starts the program) */
 	if (ss->o->pid > 0 && ss->ws && vg_watchset_start(ss->ws, e))

@@ -76,6 +76,19 @@ void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m);
  * happen, and ends inconclusive */
 void vg_watchset_set_stale(struct vg_watchset *ws);
 
+/* What this machine's debug registers cannot be trusted with, said at the
+ * start of a run (watchset_machine.c): those that never fire (the plan's
+ * blind properties: r's verdicts say so, a global's properties are
+ * inconclusive in mon from the start); those that report old hits again
+ * (ws, when the run has watchpoints, set stale) */
+struct vg_plan;
+struct vg_report;
+void vg_watchset_say_blind(const struct vg_spec *spec,
+			   const struct vg_plan *plan, struct vg_report *r,
+			   struct vg_monitor *mon);
+void vg_watchset_say_stale(struct vg_watchset *ws, const struct vg_plan *plan,
+			   struct vg_report *r);
+
 /* Before feeding m a record's event, its flags: was it held
  * (VG_RF_ARMSTOP), did the probes count it as a release (VG_RF_RELEASE)?
  * An event
