@@ -9,6 +9,7 @@
 
 #include "monitor/monitor.h"
 #include "report/evidence.h"
+#include "report/report.h"
 #include "spec/spec.h"
 #include "sym/symbolize.h"
 
@@ -142,6 +143,49 @@ bool vg_follow_running(struct vg_follow *f)
 		f->k[i]->gone = true;
 	}
 	return false;
+}
+
+uint64_t vg_follow_next_deadline(const struct vg_follow *f)
+{
+	uint64_t d = UINT64_MAX;
+
+	for (int i = 0; f && i < f->n; i++) {
+		uint64_t k = vg_monitor_next_deadline(f->k[i]->mon);
+
+		d = k < d ? k : d;
+	}
+	return d;
+}
+
+int vg_follow_expire(struct vg_follow *f, uint64_t now, struct vg_err *e)
+{
+	int fired = 0, r;
+
+	for (int i = 0; f && i < f->n; i++) {
+		if ((r = vg_monitor_expire(f->k[i]->mon, now, e)) < 0)
+			return -1;
+		fired += r;
+	}
+	return fired;
+}
+
+void vg_follow_report_final(const struct vg_follow *f, struct vg_report *r,
+			    int prop)
+{
+	for (int i = 0; f && i < f->n; i++) {
+		vg_report_set_evidence(r, f->k[i]->evidence);
+		if (prop < 0)
+			vg_report_final(r, f->k[i]->mon, (uint32_t)f->k[i]->pid);
+		else
+			vg_report_final_prop(r, f->k[i]->mon,
+					     (uint32_t)f->k[i]->pid, prop);
+	}
+}
+
+void vg_follow_disable(struct vg_follow *f, int prop)
+{
+	for (int i = 0; f && i < f->n; i++)
+		vg_monitor_disable(f->k[i]->mon, prop);
 }
 
 uint64_t vg_follow_count_fork(struct vg_follow *f)

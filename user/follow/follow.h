@@ -16,6 +16,8 @@ struct vg_spec;
 struct vg_monitor;
 struct vg_evidence;
 struct vg_symbolizer;
+struct vg_report;
+struct vg_err;
 
 struct vg_follow;
 
@@ -60,6 +62,18 @@ int vg_follow_live(const struct vg_follow *f);
 /* Is one not marked gone still running? Its exit record may have been
  * lost: /proc says too (and marks it gone when it is not). */
 bool vg_follow_running(struct vg_follow *f);
+
+/* Every process's monitor's timeouts: the earliest deadline (UINT64_MAX:
+ * none); each due by now fired, how many (-1 with e set) */
+uint64_t vg_follow_next_deadline(const struct vg_follow *f);
+int vg_follow_expire(struct vg_follow *f, uint64_t now, struct vg_err *e);
+/* Each process's final verdicts, with its evidence (the report keeps the
+ * last one's): of every property at the end (prop -1), or of prop at its
+ * `vigil unload` */
+void vg_follow_report_final(const struct vg_follow *f, struct vg_report *r,
+			    int prop);
+/* `vigil unload`: prop out of every process's monitor */
+void vg_follow_disable(struct vg_follow *f, int prop);
 
 /* The forks and execs the target's tree reported: each counted, the
  * total so far returned (the reports number them) */

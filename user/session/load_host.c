@@ -114,7 +114,7 @@ static int part_open(struct session *ss, struct part *u, struct vg_err *e)
 	struct vg_plan_opts plo = {
 		.binary = s->exe, .libs = s->libs, .nlibs = s->nlibs,
 		/* vigil watch: the user tier unless --tier=kernel, as the
-		 * session's own (session_procs.c, vg_session_follow_check) */
+		 * session's own (follow/follow_run.c, vg_follow_run_check) */
 		.tier = ss->o->watch_exe && !vg_session_watch_kernel(ss)
 			? VG_TIER_USER : ss->o->tier,
 		.on_violation = ss->o->on_violation,
@@ -301,13 +301,9 @@ void vg_load_host_report_unload(struct vg_run *r, int prop, const char *label)
 {
 	struct session *ss = S(r);
 
-	for (int i = 0; ss->o->watch_exe && i < vg_follow_count(ss->procs); i++) {
-		struct vg_kid *k = vg_follow_at(ss->procs, i);
-
-		/* vigil watch: each process's verdicts, then the summary */
-		vg_report_set_evidence(ss->report, k->evidence);
-		vg_report_final_prop(ss->report, k->mon, (uint32_t)k->pid,
-				     prop);
+	/* vigil watch: each process's verdicts, then the summary */
+	if (ss->o->watch_exe && vg_follow_count(ss->procs)) {
+		vg_follow_report_final(ss->procs, ss->report, prop);
 		vg_report_set_evidence(ss->report, ss->evidence);
 	}
 	vg_report_unload(ss->report, ss->mon, prop, label);
@@ -323,9 +319,7 @@ int vg_load_host_unload_prop(struct vg_run *r, int prop, struct vg_err *e)
 	    vg_probe_disable_prop(ss->probe, prop, e))
 		return -1;
 	vg_monitor_disable(ss->mon, prop);
-	/* vigil watch's processes */
-	for (int i = 0; i < vg_follow_count(ss->procs); i++)
-		vg_monitor_disable(vg_follow_at(ss->procs, i)->mon, prop);
+	vg_follow_disable(ss->procs, prop);	/* vigil watch's processes */
 	return 0;
 }
 

@@ -183,7 +183,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	/* the options that do not go together (the plan's tier pass puts
 	 * every property in the user tier with --follow-fork) */
 	if (vg_session_watch_check(ss, e) ||
-	    vg_session_follow_check(ss, why, e))
+	    vg_follow_run_check((struct vg_run *)ss, ss->kernel, why, e))
 		goto out;
 	if (ss->o->dynamic && (ss->o->record_path || ss->o->state_path)) {
 		vg_errf_code(e, VG_EXIT_USAGE, "--dynamic does not go with %s: %s",
@@ -521,7 +521,7 @@ static int loop(struct session *ss, struct vg_err *e)
 			epoll_ctl(ep_ctl, EPOLL_CTL_DEL, pidfd, NULL);
 		}
 		if (exited && !(ss->o->follow_forks &&
-				vg_session_kids_running(ss))) {
+				vg_follow_running(ss->procs))) {
 			vg_probe_detach_now(ss->probe);	/* nobody to watch */
 			break;
 		}

@@ -66,12 +66,7 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 	vg_report_set_evidence(ss->report, ss->evidence);
 	vg_report_final(ss->report, ss->mon, 0);
 	vg_session_watch_finish(ss);	/* its processes, and its counts */
-	for (int i = 0; i < vg_follow_count(ss->procs); i++) {	/* --follow-fork */
-		struct vg_kid *k = vg_follow_at(ss->procs, i);
-
-		vg_report_set_evidence(ss->report, k->evidence);
-		vg_report_final(ss->report, k->mon, (uint32_t)k->pid);
-	}
+	vg_follow_report_final(ss->procs, ss->report, -1); /* --follow-fork */
 
 	{	/* the features' own verdicts (the leak check's) */
 		struct vg_run_end end = { .exited = exited, .exit_code = code,

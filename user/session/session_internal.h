@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "session.h"
+#include "follow/follow_run.h"
 #include "probe/probe.h"
 
 struct vg_ckpt_run;
@@ -173,22 +174,29 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 
 /* --- the target's process tree (session_procs.c) --- */
 
-/* A fork or an exec of the target (VG_REC_PROC): reported, counted. */
+/* A fork or an exec of the target (VG_REC_PROC): reported, counted; a
+ * followed process's to the forks module (follow/follow_run.h). */
 int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p);
 /* The monitor of the process an event came from: the target's, or with
- * --follow-fork a descendant's, made at its first event. */
-struct vg_monitor *vg_session_monitor_of(struct session *ss, pid_t pid);
+ * --follow-fork a descendant's, made at its first event. Every event
+ * asks: the module is called for a followed process's only. */
+static inline struct vg_monitor *vg_session_monitor_of(struct session *ss,
+							pid_t pid)
+{
+	if (pid == ss->pid || !ss->o->follow_forks)
+		return ss->mon;
+	return vg_follow_run_monitor((struct vg_run *)ss, pid);
+}
 /* the evidence of process pid's slices: a followed child's own, else the
  * target's */
-struct vg_evidence *vg_session_evidence_of(const struct session *ss,
-					   pid_t pid);
-/* --follow-fork: is a followed descendant still running? vigil waits for
- * them after the target exits. */
-bool vg_session_kids_running(struct session *ss);
-/* --follow-fork: every property to the user tier (why[] says so), and an
- * error for what concerns one process only (--record, checkpoints). */
-int vg_session_follow_check(struct session *ss, char (*why)[256],
-			    struct vg_err *e);
+static inline struct vg_evidence *vg_session_evidence_of(
+	const struct session *ss, pid_t pid)
+{
+	struct vg_evidence *x = pid != ss->pid
+		? vg_follow_run_evidence((const struct vg_run *)ss, pid) : NULL;
+
+	return x ? x : ss->evidence;
+}
 
 /* --- vigil watch: the core's calls into its table (watch_calls.c,
  * feature/watch_ops.h says what each does); each is nothing outside vigil watch
@@ -234,8 +242,6 @@ void vg_session_watch_units_pause(struct session *ss, pid_t pid);
 void vg_session_watch_units_unpause(struct session *ss, pid_t pid);
 /* vigil watch --tier=kernel: slices keyed by process in the kernel. */
 bool vg_session_watch_kernel(const struct session *ss);
-/* A fork: child's monitor a copy of parent's (session_procs.c). */
-void vg_session_kid_copy(struct session *ss, pid_t parent, pid_t child);
 /* vigil attach: a target in other namespaces (a container) is named in
  * the reports by its pid there and its cgroup too (attach_where.c). */
 int vg_session_attach_where(struct session *ss, struct vg_err *e);

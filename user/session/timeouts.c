@@ -29,14 +29,9 @@ static int timeout_event(const struct vg_spec *spec)
 static uint64_t earliest(struct session *ss)
 {
 	uint64_t d = ss->mon ? vg_monitor_next_deadline(ss->mon) : UINT64_MAX;
+	uint64_t k = vg_follow_next_deadline(ss->procs);	/* --follow-fork */
 
-	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
-		uint64_t k = vg_monitor_next_deadline(
-			vg_follow_at(ss->procs, i)->mon);
-
-		d = k < d ? k : d;
-	}
-	return d;
+	return k < d ? k : d;
 }
 
 void vg_session_timeout_wait(struct session *ss, struct timespec *to)
@@ -75,12 +70,9 @@ int vg_session_timeouts(struct session *ss, struct vg_err *e)
 			return -1;
 		fired += r;
 	}
-	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
-		if ((r = vg_monitor_expire(vg_follow_at(ss->procs, i)->mon,
-					   now, e)) < 0)
-			return -1;
-		fired += r;
-	}
+	if ((r = vg_follow_expire(ss->procs, now, e)) < 0)
+		return -1;
+	fired += r;
 	if (fired && ss->rec) {
 		struct vg_mon_event tick = {
 			.event = timeout_event(ss->spec), .pid = (uint32_t)ss->pid,

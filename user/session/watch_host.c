@@ -41,7 +41,7 @@ struct vg_monitor *vg_watch_host_monitor_of(struct vg_run *r, pid_t pid)
 
 void vg_watch_host_kid_copy(struct vg_run *r, pid_t parent, pid_t child)
 {
-	vg_session_kid_copy(S(r), parent, child);
+	vg_follow_run_copy(r, parent, child);
 }
 
 int vg_watch_host_take_stop(struct vg_run *r)

@@ -4,7 +4,7 @@
  * and vg_watch_host_*.
  *
  * The session has no target of its own (pid 0). Each watched process is a
- * followed process of --follow-fork's kind (session/session_procs.c): a monitor
+ * followed process of --follow-fork's kind (follow/follow_run.c): a monitor
  * and evidence of its own, uprobe links of its own (probe_follow.c). It
  * joins in one of three ways:
  *   - it execs the executable: the exec tracepoint (bpf/lifecycle.bpf.h,
