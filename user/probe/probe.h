@@ -222,6 +222,15 @@ struct vg_stack_frame {
  * (at most max), 0 when the id is unknown. */
 int vg_probe_stack(const struct vg_probe *p, int64_t id,
 		   struct vg_stack_frame *out, int max);
+/* The same stack symbolized, a line per frame (at most max; how many), by
+ * the symbolizer get(ctx) returns, asked only when there is a frame;
+ * caller: the return address an entry probe read (the real one under a
+ * pending uretprobe), the frame a frame-pointer walk misses at a
+ * function's entry, or 0 */
+struct vg_symbolizer;
+int vg_probe_stack_lines(const struct vg_probe *p, int64_t id,
+			 struct vg_symbolizer *(*get)(void *ctx), void *ctx,
+			 uint64_t caller, char (*lines)[320], int max);
 
 /* Kernel tier: the next checkpoint stop may come at monotonic time
  * next_ns (bpf/kstep.bpf.h, ckpt_next_ns). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "probe_internal.h"
+#include "sym/symbolize.h"
 #include "vigil.skel.h"
 
 _Static_assert(sizeof(struct bpf_stack_build_id) == VG_STACK_FRAME_BYTES,
@@ -78,4 +79,38 @@ int vg_probe_stack(const struct vg_probe *p, int64_t id,
 						    : frames[n].ip;
 	}
 	return n;
+}
+
+int vg_probe_stack_lines(const struct vg_probe *p, int64_t id,
+			 struct vg_symbolizer *(*get)(void *ctx), void *ctx,
+			 uint64_t caller, char (*lines)[320], int max)
+{
+	struct vg_stack_frame fr[VG_STACK_DEPTH];
+	struct vg_symbolizer *sy;
+	int n = vg_probe_stack(p, id, fr, VG_STACK_DEPTH), out = 0;
+
+	if (!n || !(sy = get(ctx)))
+		return 0;
+	for (int i = 0; i < n && out < max; i++) {
+		struct vg_frame f;
+
+		if (fr[i].has_build_id)
+			vg_symbolize_file(sy, fr[i].build_id, fr[i].offset,
+					  out > 0, &f);
+		else
+			vg_symbolize(sy, fr[i].offset, out > 0, &f);
+		vg_frame_format(&f, lines[out], sizeof(lines[out]));
+		/* the kernel adds that caller itself when the function
+		 * starts with push %rbp or endbr64 (6.11's
+		 * is_uprobe_at_func_entry): once is enough */
+		if (i == 1 && out == 2 && !strcmp(lines[1], lines[2]))
+			continue;
+		out++;
+		if (i == 0 && out < max && caller) {
+			vg_symbolize(sy, caller, true, &f);
+			vg_frame_format(&f, lines[out], sizeof(lines[out]));
+			out++;
+		}
+	}
+	return out;
 }

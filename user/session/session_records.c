@@ -68,48 +68,37 @@ struct vg_symbolizer *vg_session_symbolizer(struct session *ss)
 	return symbolizer(ss);
 }
 
-/* vg_stack_fn: the captured user stack of an event, symbolized. */
+/* the symbolizer of process pid: vigil watch's own (its maps, its load
+ * biases), else the target's */
+struct stack_ctx {
+	struct session *ss;
+	pid_t pid;
+};
+
+static struct vg_symbolizer *stack_symbolizer(void *ctx)
+{
+	struct stack_ctx *c = ctx;
+	struct vg_symbolizer *sy = vg_session_watch_symbolizer(c->ss, c->pid);
+
+	return sy ? sy : symbolizer(c->ss);
+}
+
+/* vg_stack_fn: the captured user stack of an event, symbolized, with an
+ * entry probe's caller, which the frame-pointer walk missed */
 int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 			   char (*lines)[320], int max)
 {
 	struct session *ss = ctx;
-	struct vg_stack_frame fr[VG_STACK_DEPTH];
-	int n, out = 0;
-	/* vigil watch: the process's own (its maps, its load biases) */
-	struct vg_symbolizer *sy = vg_session_watch_symbolizer(ss,
-							       (pid_t)ev->pid);
+	struct stack_ctx c = { ss, (pid_t)ev->pid };
 
 	if (!ss->stack_on || !ss->stack_on[ev->event] || !ss->probe)
 		return 0;	/* not captured (see stack_events) */
-	n = vg_probe_stack(ss->probe, (int64_t)ev->slot[VG_SLOT_STACK], fr,
-			   VG_STACK_DEPTH);
-	for (int i = 0; i < n && out < max; i++) {
-		struct vg_frame f;
-
-		if (fr[i].has_build_id)
-			vg_symbolize_file((sy ? sy : symbolizer(ss)), fr[i].build_id,
-					  fr[i].offset, out > 0, &f);
-		else
-			vg_symbolize((sy ? sy : symbolizer(ss)), fr[i].offset, out > 0, &f);
-		vg_frame_format(&f, lines[out], sizeof(lines[out]));
-		/* the kernel adds that caller itself when the function
-		 * starts with push %rbp or endbr64 (6.11's
-		 * is_uprobe_at_func_entry): once is enough */
-		if (i == 1 && out == 2 && !strcmp(lines[1], lines[2]))
-			continue;
-		out++;
-		/* an entry probe's caller, which the frame-pointer walk
-		 * missed: the return address the probe read at entry (the
-		 * real one, bpf/returns.bpf.h, under a pending uretprobe) */
-		if (i == 0 && out < max && ev->slot[VG_SLOT_CALLER] &&
-		    ss->spec->events[ev->event].kind == VG_EV_BEFORE) {
-			vg_symbolize((sy ? sy : symbolizer(ss)), ev->slot[VG_SLOT_CALLER],
-				     true, &f);
-			vg_frame_format(&f, lines[out], sizeof(lines[out]));
-			out++;
-		}
-	}
-	return out;
+	return vg_probe_stack_lines(ss->probe,
+				    (int64_t)ev->slot[VG_SLOT_STACK],
+				    stack_symbolizer, &c,
+				    ss->spec->events[ev->event].kind ==
+				    VG_EV_BEFORE ? ev->slot[VG_SLOT_CALLER] : 0,
+				    lines, max);
 }
 
 static void rec_to_event(struct session *ss, const struct vg_rec_hdr *h,
