@@ -343,9 +343,6 @@ void vg_ckpt_host_told(struct vg_run *r, pid_t of, const char *dir,
 int vg_ckpt_host_write_state(struct vg_run *r, FILE *out, struct vg_err *e);
 int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
 			    struct vg_err *e);
-/* a slice of the target's monitor is in a violation state now (the
- * kernel tier's copied in first) */
-bool vg_ckpt_host_violated(struct vg_run *r);
 /* watchpoints are armed: their hardware breakpoints are the process's */
 bool vg_ckpt_host_watchpoints(struct vg_run *r);
 /* a restore brought the target back under its pid: the guard resumes

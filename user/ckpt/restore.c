@@ -31,6 +31,7 @@
 #include "act/scenario.h"
 #include "probe/probe.h"
 #include "proc/proc.h"
+#include "report/evidence.h"
 #include "util/clock.h"
 
 /* VIGIL_DEBUG=1: how long each step of a restore took, on stderr */
@@ -44,12 +45,51 @@ static void phase(const char *what, uint64_t *t)
 	*t = now;
 }
 
+static void any_violation(void *ctx, const struct vg_slice_view *s)
+{
+	bool *seen = ((void **)ctx)[0];
+	const struct vg_spec *spec = ((void **)ctx)[1];
+
+	if (spec->props[s->prop].states[s->state].kind == VG_STATE_VIOLATION)
+		*seen = true;
+}
+
 bool vg_ckpt_violated_now(struct vg_ckpt_run *c)
 {
+	bool seen = false;
+	void *ctx[2] = { &seen, (void *)vg_run_spec(c->run) };
+
 	/* before any restore, a violation seen is one the program made */
 	if (!c->gen)
 		return vg_scenario_violated(vg_run_scenario(c->run));
-	return vg_ckpt_host_violated(c->run);
+	/* after one, the slices in a violating state now */
+	vg_run_sync_kernel(c->run);
+	vg_run_foreach_slice(c->run, any_violation, ctx);
+	return seen;
+}
+
+/* What a checkpoint's monitor.state carries for a restore in the session
+ * besides the monitor's (ckpt_host.c writes it): the probes' per-event
+ * counts and the evidence's mark, put back as they were */
+static void load_extra(struct vg_run *r, const char *path)
+{
+	const struct vg_spec *spec = vg_run_spec(r);
+	FILE *f = fopen(path, "r");
+	char line[256];
+	unsigned long long h, l, mark;
+	int ev;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "count %d %llu %llu", &ev, &h, &l) == 3 &&
+		    ev >= 0 && ev < spec->nevents)
+			vg_probe_set_counts(vg_run_probe(r), ev, h, l);
+		else if (sscanf(line, "evidence %llu", &mark) == 1)
+			vg_evidence_rewind(vg_run_evidence(r, vg_run_pid(r)),
+					   mark);
+	}
+	fclose(f);
 }
 
 /* Checkpoint num of this run (0: the newest): its path, or -1. */
@@ -121,6 +161,7 @@ static int bring_back(struct vg_ckpt_run *c, const char *img,
 		vg_ckpt_wait_gone(c);
 		return -1;
 	}
+	load_extra(c->run, state);
 	phase("monitor state", &t);
 	return 0;
 }

@@ -18,7 +18,6 @@
 #include "probe/features.h"
 #include "probe/probe.h"
 #include "report/dot.h"
-#include "session/session.h"
 
 int vg_cmd_check(int argc, char **argv)
 {
@@ -239,7 +238,8 @@ int vg_cmd_lint(int argc, char **argv)
 	kernel = calloc(spec->nprops + 1, sizeof(bool));
 	why = calloc(spec->nprops + 1, sizeof(*why));
 	if (kernel && why &&
-	    !vg_session_choose_tiers(spec, tier, kernel, why, &e))
+	    !vg_plan_tiers(spec, tier, !vg_feat_ktimer(NULL), kernel, why,
+			   &e))
 		for (int p = 0; p < spec->nprops; p++)
 			printf("%s: %s tier%s%s\n", spec->props[p].name,
 			       kernel[p] ? "kernel" : "user",

@@ -79,25 +79,6 @@ int vg_ckpt_host_write_state(struct vg_run *r, FILE *out, struct vg_err *e)
 	return vg_features_save(ss, out, e);
 }
 
-static void load_extra(struct session *ss, const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	unsigned long long h, l, mark;
-	int ev;
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "count %d %llu %llu", &ev, &h, &l) == 3 &&
-		    ev >= 0 && ev < ss->spec->nevents)
-			vg_probe_set_counts(ss->probe, ev, h, l);
-		else if (sscanf(line, "evidence %llu", &mark) == 1)
-			vg_evidence_rewind(ss->evidence, mark);
-	}
-	fclose(f);
-}
-
 int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
 			    struct vg_err *e)
 {
@@ -112,33 +93,12 @@ int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
 	}
 	vg_monitor_free(ss->mon);
 	ss->mon = mon;
-	load_extra(ss, path);
 	/* the features' own (vigil load's properties) as they were at the
 	 * checkpoint */
 	if (vg_features_restore(ss, path, &le))
 		fprintf(stderr, "vigil: restore: %s; the session goes on without it\n",
 			le.msg);
 	return 0;
-}
-
-static void any_violation(void *ctx, const struct vg_slice_view *s)
-{
-	bool *seen = ((void **)ctx)[0];
-	const struct vg_spec *spec = ((void **)ctx)[1];
-
-	if (spec->props[s->prop].states[s->state].kind == VG_STATE_VIOLATION)
-		*seen = true;
-}
-
-bool vg_ckpt_host_violated(struct vg_run *r)
-{
-	struct session *ss = S(r);
-	bool seen = false;
-	void *ctx[2] = { &seen, ss->spec };
-
-	vg_session_mirror_kslices(ss);
-	vg_monitor_foreach(ss->mon, any_violation, ctx);
-	return seen;
 }
 
 bool vg_ckpt_host_watchpoints(struct vg_run *r)

@@ -43,13 +43,6 @@
 /* records per drain below which the event loop also waits on the ring */
 #define VG_TRICKLE 8
 
-int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
-			    bool *kernel, char (*why)[256], struct vg_err *e)
-{
-	return vg_plan_tiers(spec, tier, !vg_feat_ktimer(NULL), kernel, why,
-			     e);
-}
-
 void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 		      int from, int to, const struct vg_mon_event *ev,
 		      bool stopped)

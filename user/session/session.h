@@ -76,10 +76,4 @@ struct vg_session_opts {
 int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		   struct vg_err *e);
 
-/* The tier each property gets under `tier`; why[i] says why not kernel
- * (NULL when kernel). Returns -1 (e set) when --tier=kernel is asked of a
- * property that cannot run there. */
-int vg_session_choose_tiers(const struct vg_spec *spec, enum vg_tier tier,
-			    bool *kernel, char (*why)[256], struct vg_err *e);
-
 #endif
