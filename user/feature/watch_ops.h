@@ -118,8 +118,6 @@ struct vg_session_watch_ops {
 
 /* its options (the module's own are in watch_arg) */
 const struct vg_session_opts *vg_watch_host_opts(const struct vg_run *r);
-/* the processes it follows, each with its monitor (follow/follow.h) */
-struct vg_follow *vg_watch_host_procs(const struct vg_run *r);
 /* resumes what vigil holds if vigil dies (proc/guard.h) */
 struct vg_guard *vg_watch_host_guard(const struct vg_run *r);
 /* its checkpoints (ckpt/ckpt.h), NULL in a unit */
@@ -131,11 +129,5 @@ void vg_watch_host_kid_copy(struct vg_run *r, pid_t parent, pid_t child);
 /* 1 + the event of the kernel tier's last stop not sent back to its
  * call (0: none; probe/jmp_stop.h), and forget it: a process's own */
 int vg_watch_host_take_stop(struct vg_run *r);
-/* `vigil load`'s unit k of the session r, NULL past the last */
-struct vg_run *vg_watch_host_unit(struct vg_run *r, int k);
-/* unit's records handled now, so that they land before what follows */
-void vg_watch_host_drain_unit(struct vg_run *r, struct vg_run *unit);
-/* the spec file unit was loaded from */
-const char *vg_watch_host_unit_path(const struct vg_run *unit);
 
 #endif

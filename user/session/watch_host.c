@@ -19,11 +19,6 @@ const struct vg_session_opts *vg_watch_host_opts(const struct vg_run *r)
 	return S(r)->o;
 }
 
-struct vg_follow *vg_watch_host_procs(const struct vg_run *r)
-{
-	return S(r)->procs;
-}
-
 struct vg_guard *vg_watch_host_guard(const struct vg_run *r)
 {
 	return S(r)->guard;
@@ -50,19 +45,4 @@ int vg_watch_host_take_stop(struct vg_run *r)
 
 	S(r)->stop_event = 0;
 	return ev;
-}
-
-struct vg_run *vg_watch_host_unit(struct vg_run *r, int k)
-{
-	return vg_load_unit(r, k);
-}
-
-void vg_watch_host_drain_unit(struct vg_run *r, struct vg_run *unit)
-{
-	vg_load_drain_unit(r, unit);
-}
-
-const char *vg_watch_host_unit_path(const struct vg_run *unit)
-{
-	return vg_load_path(unit);
 }

@@ -29,6 +29,8 @@
 
 #include "feature/feature.h"
 #include "follow/follow.h"
+#include "follow/follow_run.h"
+#include "load/load.h"
 #include "monitor/monitor.h"
 #include "probe/probe.h"
 #include "report/evidence.h"
@@ -45,7 +47,7 @@ static bool kernel_tier(const struct vg_run *u)
 /* u's monitor of pid goes; with its verdicts when say. */
 static void kid_drop(struct vg_run *u, pid_t pid, bool say)
 {
-	struct vg_follow *procs = vg_watch_host_procs(u);
+	struct vg_follow *procs = vg_follow_host_procs(u);
 	struct vg_report *r = vg_run_report(u);
 	struct vg_kid *k = vg_follow_find(procs, pid);
 
@@ -79,7 +81,7 @@ static void join(struct vg_run *u, pid_t pid, bool adopt)
 	if (adopt ? vg_probe_adopt(vg_run_probe(u), pid, &e)
 		  : vg_probe_follow(vg_run_probe(u), pid, &e)) {
 		fprintf(stderr, "vigil: watch: pid %d: %s: %s: its properties from there do not watch it\n",
-			pid, vg_watch_host_unit_path(u), e.msg);
+			pid, vg_load_path(u), e.msg);
 		leave(u, pid, false);
 	}
 }
@@ -87,7 +89,7 @@ static void join(struct vg_run *u, pid_t pid, bool adopt)
 int vg_watch_load_start(struct vg_run *root, struct vg_run *unit,
 			struct vg_err *e)
 {
-	struct vg_follow *procs = vg_watch_host_procs(root);
+	struct vg_follow *procs = vg_follow_host_procs(root);
 
 	(void)e;
 	/* its reports name a container's processes as the session's do */
@@ -105,9 +107,9 @@ void vg_watch_load_adopt(struct vg_run *root, pid_t pid)
 {
 	struct vg_run *u;
 
-	for (int k = 0; (u = vg_watch_host_unit(root, k)); k++) {
-		vg_watch_host_drain_unit(root, u);
-		if (vg_follow_find(vg_watch_host_procs(u), pid))	/* a reused pid's monitor */
+	for (int k = 0; (u = vg_load_unit(root, k)); k++) {
+		vg_load_drain_unit(root, u);
+		if (vg_follow_find(vg_follow_host_procs(u), pid))	/* a reused pid's monitor */
 			kid_drop(u, pid, false);
 		join(u, pid, true);
 	}
@@ -117,8 +119,8 @@ void vg_watch_load_forked(struct vg_run *root, pid_t child)
 {
 	struct vg_run *u;
 
-	for (int k = 0; (u = vg_watch_host_unit(root, k)); k++) {
-		vg_watch_host_drain_unit(root, u);	/* its fork record: the copy */
+	for (int k = 0; (u = vg_load_unit(root, k)); k++) {
+		vg_load_drain_unit(root, u);	/* its fork record: the copy */
 		join(u, child, false);
 	}
 }
@@ -127,11 +129,11 @@ void vg_watch_load_exec(struct vg_run *root, pid_t pid)
 {
 	struct vg_run *u;
 
-	for (int k = 0; (u = vg_watch_host_unit(root, k)); k++) {
-		vg_watch_host_drain_unit(root, u);
+	for (int k = 0; (u = vg_load_unit(root, k)); k++) {
+		vg_load_drain_unit(root, u);
 		if (kernel_tier(u))
 			vg_probe_forget_kslices(vg_run_probe(u), pid);
-		if (!vg_follow_find(vg_watch_host_procs(u), pid))
+		if (!vg_follow_find(vg_follow_host_procs(u), pid))
 			continue;
 		kid_drop(u, pid, false);	/* as the session's: no verdicts */
 		vg_watch_host_monitor_of(u, pid);
@@ -142,8 +144,8 @@ void vg_watch_load_forget(struct vg_run *root, pid_t pid, bool verdicts)
 {
 	struct vg_run *u;
 
-	for (int k = 0; (u = vg_watch_host_unit(root, k)); k++) {
-		vg_watch_host_drain_unit(root, u);
+	for (int k = 0; (u = vg_load_unit(root, k)); k++) {
+		vg_load_drain_unit(root, u);
 		vg_run_sync_kernel(u);
 		leave(u, pid, verdicts);
 	}
@@ -153,7 +155,7 @@ void vg_watch_load_unfollow(struct vg_run *root, pid_t pid)
 {
 	struct vg_run *u;
 
-	for (int k = 0; (u = vg_watch_host_unit(root, k)); k++)
+	for (int k = 0; (u = vg_load_unit(root, k)); k++)
 		vg_probe_unfollow(vg_run_probe(u), pid);
 }
 
@@ -161,9 +163,9 @@ void vg_watch_load_pause(struct vg_run *root, pid_t pid)
 {
 	struct vg_run *u;
 
-	for (int k = 0; (u = vg_watch_host_unit(root, k)); k++) {
+	for (int k = 0; (u = vg_load_unit(root, k)); k++) {
 		vg_probe_pause_proc(vg_run_probe(u), pid);
-		vg_watch_host_drain_unit(root, u);
+		vg_load_drain_unit(root, u);
 	}
 }
 
@@ -172,12 +174,12 @@ void vg_watch_load_unpause(struct vg_run *root, pid_t pid)
 	struct vg_run *u;
 	struct vg_err e = { 0 };
 
-	for (int k = 0; (u = vg_watch_host_unit(root, k)); k++) {
-		if (!vg_follow_find(vg_watch_host_procs(u), pid) ||
+	for (int k = 0; (u = vg_load_unit(root, k)); k++) {
+		if (!vg_follow_find(vg_follow_host_procs(u), pid) ||
 		    !vg_probe_unpause_proc(vg_run_probe(u), pid, &e))
 			continue;
 		fprintf(stderr, "vigil: watch: pid %d: %s: %s: its properties from there no longer watch it\n",
-			pid, vg_watch_host_unit_path(u), e.msg);
+			pid, vg_load_path(u), e.msg);
 		leave(u, pid, true);
 	}
 }
@@ -190,7 +192,7 @@ int vg_watch_load_process(struct vg_run *u, const struct vg_rec_proc *p)
 		 * (vg_watch_load_forked or _forget); the copy is made here,
 		 * in order with the parent's events */
 		if ((p->h.flags & VG_RF_FOLLOWED) &&
-		    vg_follow_find(vg_watch_host_procs(u), (pid_t)p->h.pid))
+		    vg_follow_find(vg_follow_host_procs(u), (pid_t)p->h.pid))
 			vg_watch_host_kid_copy(u, (pid_t)p->h.pid,
 					       (pid_t)p->child);
 		return 0;
@@ -210,7 +212,7 @@ int vg_watch_load_process(struct vg_run *u, const struct vg_rec_proc *p)
 
 void vg_watch_load_final(struct vg_run *u)
 {
-	struct vg_follow *procs = vg_watch_host_procs(u);
+	struct vg_follow *procs = vg_follow_host_procs(u);
 
 	while (vg_follow_count(procs) > 0)
 		kid_drop(u, vg_follow_at(procs, vg_follow_count(procs) - 1)->pid,

@@ -39,6 +39,7 @@
 #include "ckpt/ckpt.h"
 #include "feature/feature.h"
 #include "follow/follow.h"
+#include "follow/follow_run.h"
 #include "monitor/monitor.h"
 #include "probe/jmp_stop.h"
 #include "probe/probe.h"
@@ -75,7 +76,7 @@ static bool kernel_tier(const struct vg_run *run)
 
 static struct vg_follow *procs(const struct vg_watch_run *w)
 {
-	return vg_watch_host_procs(w->run);
+	return vg_follow_host_procs(w->run);
 }
 
 static struct vg_probe *probe(const struct vg_watch_run *w)
@@ -91,7 +92,7 @@ static struct vg_report *report(const struct vg_watch_run *w)
 static bool namer(void *ctx, uint32_t pid, struct vg_report_proc *out)
 {
 	struct vg_run *run = ctx;
-	const struct vg_kid *k = vg_follow_find(vg_watch_host_procs(run),
+	const struct vg_kid *k = vg_follow_find(vg_follow_host_procs(run),
 						(pid_t)pid);
 
 	if (!k)
@@ -614,7 +615,7 @@ static void finish(void *state)
 static void kproc(void *state, struct vg_run *run, pid_t pid,
 		  struct vg_monitor **mon, struct vg_evidence **x)
 {
-	const struct vg_kid *k = vg_follow_find(vg_watch_host_procs(run), pid);
+	const struct vg_kid *k = vg_follow_find(vg_follow_host_procs(run), pid);
 
 	if (!k)
 		return;
@@ -645,7 +646,7 @@ static void mirror_one(void *ctx, pid_t tgid, int prop, const uint64_t *key,
 	const struct vg_property *p = &vg_run_spec(run)->props[prop];
 	uint64_t params[VG_MAX_PARAMS] = { key[0], key[1] };
 	struct vg_err e;
-	const struct vg_kid *k = vg_follow_find(vg_watch_host_procs(run), tgid);
+	const struct vg_kid *k = vg_follow_find(vg_follow_host_procs(run), tgid);
 
 	if (k)
 		vg_monitor_set(k->mon, prop, (1u << p->nparams) - 1,
@@ -668,7 +669,7 @@ static bool on_signal(void *state, int sig)
 static struct vg_symbolizer *symbolizer(void *state, struct vg_run *run,
 					pid_t pid)
 {
-	struct vg_kid *k = vg_follow_find(vg_watch_host_procs(run), pid);
+	struct vg_kid *k = vg_follow_find(vg_follow_host_procs(run), pid);
 
 	if (!k)
 		return NULL;
