@@ -122,8 +122,9 @@ static void scan_one(void *ctx, const struct vg_slice_view *s)
 		sc->needed |= sc->d->consume[sc->d->state_off[s->prop] + s->state];
 }
 
-static void scan_monitor(void *ctx, struct vg_monitor *m)
+static void scan_monitor(void *ctx, pid_t pid, struct vg_monitor *m)
 {
+	(void)pid;
 	vg_monitor_foreach(m, scan_one, ctx);
 }
 

@@ -194,15 +194,20 @@ bool vg_run_prop_kernel(const struct vg_run *r, int prop);
 int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max);
 /* the evidence of process pid's slices (a followed child has its own) */
 struct vg_evidence *vg_run_evidence(const struct vg_run *r, uint32_t pid);
-/* Each monitor of a part, the target's then each followed process's
- * (those gone too), unbounded as vg_run_monitors is not */
+/* Each monitor of a part with the process it is of: the target's (pid
+ * 0), then each followed process's with its pid (those gone too),
+ * unbounded as vg_run_monitors is not */
 void vg_run_foreach_monitor(const struct vg_run *r,
-			    void (*cb)(void *ctx, struct vg_monitor *m),
+			    void (*cb)(void *ctx, pid_t pid,
+				       struct vg_monitor *m),
 			    void *ctx);
 /* The part's report (its verdicts, --json's stream) and its scenario
  * (the reactions: whether it left the target stopped, and which thread) */
 struct vg_report *vg_run_report(const struct vg_run *r);
 struct vg_scenario *vg_run_scenario(const struct vg_run *r);
+/* the events of either tier the run has handled so far (records of
+ * forks and exits, and vigil's own, not counted) */
+uint64_t vg_run_records(const struct vg_run *r);
 /* For what installs probes as the run goes (--dynamic, user/dynamic/):
  * the run's probe set, and the records its probes sent so far handled
  * as the loop handles them (how many; -1 with e set) */

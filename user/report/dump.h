@@ -1,5 +1,5 @@
 /* The monitor's whole state as text, for `kill -USR1` on a running vigil
- * (user/session/session_dump.c): per property its live slices by state,
+ * (user/status/monitor_dump.c): per property its live slices by state,
  * each with its parameters and variables, and its globals. */
 #ifndef VIGIL_DUMP_H
 #define VIGIL_DUMP_H

@@ -20,6 +20,7 @@
 
 static const struct vg_feature *const all[] = {
 	&vg_status_feature,	/* first: it takes stderr over */
+	&vg_monitor_dump_feature,	/* SIGUSR1: the monitor before the rest */
 	&vg_dyn_feature,	/* a drain's probes in before the leak check */
 	&vg_load_feature,	/* the loaded properties' verdicts first */
 	&vg_leaks_feature,
@@ -141,15 +142,24 @@ int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max)
 }
 
 void vg_run_foreach_monitor(const struct vg_run *r,
-			    void (*cb)(void *ctx, struct vg_monitor *m),
+			    void (*cb)(void *ctx, pid_t pid,
+				       struct vg_monitor *m),
 			    void *ctx)
 {
 	const struct session *ss = S(r);
 
 	if (ss->mon)
-		cb(ctx, ss->mon);
-	for (int i = 0; i < vg_follow_count(ss->procs); i++)
-		cb(ctx, vg_follow_at(ss->procs, i)->mon);
+		cb(ctx, 0, ss->mon);
+	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
+		const struct vg_kid *k = vg_follow_at(ss->procs, i);
+
+		cb(ctx, k->pid, k->mon);
+	}
+}
+
+uint64_t vg_run_records(const struct vg_run *r)
+{
+	return S(r)->events;
 }
 
 struct vg_report *vg_run_report(const struct vg_run *r)

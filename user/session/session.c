@@ -465,7 +465,6 @@ static int loop(struct session *ss, struct vg_err *e)
 				if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 					continue;
 				if (si.ssi_signo == SIGUSR1) {
-					vg_session_dump(ss);
 					vg_features_dump(ss);
 					continue;
 				}

@@ -266,14 +266,12 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig);
 /* The target's symbolizer, made at first use (session.c) */
 struct vg_symbolizer *vg_session_symbolizer(struct session *ss);
 
-/* --- the monitor as it is now (session_dump.c) --- */
+/* --- the monitor as it is now (session_records.c) --- */
 
 /* What the probes saw so far, all events together: hits, and records
  * lost (the ring buffer was full). */
 void vg_session_event_totals(const struct session *ss, uint64_t *events,
 			     uint64_t *lost);
-/* SIGUSR1: the whole monitor state on stderr. */
-void vg_session_dump(struct session *ss);
 
 /* Copy the kernel tier's slices (states and variables) into the monitor. */
 void vg_session_mirror_kslices(struct session *ss);

@@ -1,6 +1,8 @@
 /* What the session does with each record the probes send (vg_session_on_record):
  * events to the monitor, kernel-tier steps mirrored into it, strings
- * interned, stacks symbolized with the target's own mappings. */
+ * interned, stacks symbolized with the target's own mappings; the kernel
+ * tier's whole slice table copied into the monitor, and the probes'
+ * event totals. */
 #include "session.h"
 #include "session_internal.h"
 #include "leaks/leaks.h"
@@ -276,4 +278,42 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		return rc;
 	}
 	return on_kstep(ss, r->ks, ss->err);
+}
+
+static void mirror_kslice(void *ctx, int prop, const uint64_t *key,
+			  int state, const int64_t *vars)
+{
+	struct session *ss = ctx;
+	const struct vg_property *p = &ss->spec->props[prop];
+	uint64_t params[VG_MAX_PARAMS] = { key[0], key[1] };
+	struct vg_err e;
+
+	vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params, state,
+		       vars, &e);
+}
+
+void vg_session_mirror_kslices(struct session *ss)
+{
+	/* the kernel tier's slice table is the truth about its slices: the
+	 * monitor learns their states from the steps it reports, not the
+	 * variables of the steps it keeps to itself */
+	if (ss->o->watch_ops)	/* by process (user/watch/) */
+		vg_session_watch_mirror(ss);
+	else
+		vg_probe_foreach_kslice(ss->probe, mirror_kslice, ss);
+}
+
+void vg_session_event_totals(const struct session *ss, uint64_t *events,
+			     uint64_t *lost)
+{
+	*events = *lost = 0;
+	for (int i = 0; i < ss->spec->nevents; i++) {
+		uint64_t h, l;
+
+		if (ss->spec->events[i].maps_sync)	/* vigil's own */
+			continue;
+		vg_probe_counts(ss->probe, i, &h, &l);
+		*events += h;
+		*lost += l;
+	}
 }

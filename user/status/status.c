@@ -40,9 +40,11 @@ struct live {
 	uint64_t n;
 };
 
-static void add_live(void *ctx, struct vg_monitor *m)
+static void add_live(void *ctx, pid_t pid, struct vg_monitor *m)
 {
 	struct live *l = ctx;
+
+	(void)pid;
 
 	l->n += vg_monitor_prop_live(m, l->prop);
 }
