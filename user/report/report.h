@@ -22,7 +22,7 @@ void vg_report_set_evidence(struct vg_report *r, struct vg_evidence *x);
  * printed with "is stopped at this event" and as JSON "stop_note". */
 void vg_report_stop_note(struct vg_report *r, const char *note);
 /* The fault of the next violation's event, when its access raised one
- * (user/session/fault.c: "SIGSEGV, a read, at pc 0x... in f at x.c:12"):
+ * (user/watchset/fault.c: "SIGSEGV, a read, at pc 0x... in f at x.c:12"):
  * printed as "fault" and as JSON "fault". NULL clears it. */
 void vg_report_fault_note(struct vg_report *r, const char *note);
 

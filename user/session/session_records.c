@@ -38,7 +38,7 @@
 #include "sym/elf.h"
 #include "trace/trace.h"
 #include "plan/plan.h"
-#include "fault.h"
+#include "watchset/fault.h"
 #include "watchset/watchset.h"
 #include "symval/symval.h"
 
@@ -266,7 +266,8 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		vg_watchset_creq(ss->ws, mon, &ev);	/* client requests */
 		vg_watchset_note(ss->ws, ev.event, r->h->flags);
 		if (vg_callacc_is_fault(ss->spec, ev.event))
-			vg_fault_note(ss, &ev);
+			vg_fault_note(ss->report, &ev, vg_session_event_stack,
+				      ss);
 		rc = ss->spec->events[ev.event].access_for
 			? vg_watchset_call(ss->ws, mon, &ev, ss->err)
 			: vg_event_watches(&ss->spec->events[ev.event])
@@ -274,7 +275,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			: vg_monitor_event(mon, &ev, ss->err);
 		vg_watchset_settle(ss->ws, mon);
 		if (vg_callacc_is_fault(ss->spec, ev.event))
-			vg_fault_done(ss);
+			vg_fault_done(ss->report);
 		return rc;
 	}
 	return on_kstep(ss, r->ks, ss->err);

@@ -16,10 +16,10 @@
  * block watched on (watchset_repeat.c), and the accesses the program told
  * memcheck not to report (watchset_quiet.c, over errquiet.c). The session
  * holds its state by one opaque pointer (struct vg_watchset) and calls
- * what is below; nothing here knows the session. The session's own parts
- * of it stay there: the report's line of a faulting access
- * (session/fault.c) and the resuming of threads a probe held
- * (session/hold.c), which --dynamic's stops share. */
+ * what is below; nothing here knows the session. The report's line of a
+ * faulting access is fault.h's. The session's own part of it stays
+ * there: the resuming of threads a probe held (session/hold.c), which
+ * --dynamic's stops share. */
 #ifndef VIGIL_WATCHSET_H
 #define VIGIL_WATCHSET_H
 

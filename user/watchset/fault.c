@@ -1,4 +1,4 @@
-/* Accesses that faulted in a watched block (user/session/fault.h). */
+/* Accesses that faulted in a watched block (fault.h). */
 #include "fault.h"
 
 #include <signal.h>
@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "report/report.h"
-#include "session_internal.h"
-#include "watchset/watchset.h"
+#include "watchset.h"
 
-void vg_fault_note(struct session *ss, const struct vg_mon_event *ev)
+void vg_fault_note(struct vg_report *r, const struct vg_mon_event *ev,
+		   vg_stack_fn stack, void *ctx)
 {
 	char note[320], lines[3][320];
-	int n = vg_session_event_stack(ss, ev, lines, 3), len;
+	int n = stack(ctx, ev, lines, 3), len;
 
 	len = snprintf(note, sizeof(note), "%s, a %s, at pc 0x%llx",
 		       ev->slot[VG_FSLOT_SIG] == SIGBUS ? "SIGBUS" : "SIGSEGV",
@@ -25,10 +25,10 @@ void vg_fault_note(struct session *ss, const struct vg_mon_event *ev)
 	if (len > 0 && (size_t)len < sizeof(note))
 		snprintf(note + len, sizeof(note) - (size_t)len,
 			 "; the program dies of it");
-	vg_report_fault_note(ss->report, note);
+	vg_report_fault_note(r, note);
 }
 
-void vg_fault_done(struct session *ss)
+void vg_fault_done(struct vg_report *r)
 {
-	vg_report_fault_note(ss->report, NULL);
+	vg_report_fault_note(r, NULL);
 }
