@@ -160,6 +160,9 @@ bool vg_run_quiet(const struct vg_run *r);
 /* a person watches the run: stderr is a terminal it may draw a status
  * line on (not --quiet, no JSON lines on the same terminal) */
 bool vg_run_live(const struct vg_run *r);
+/* vigil attach: the target ran before the run (not vigil run's child,
+ * nor vigil watch's processes) */
+bool vg_run_attached(const struct vg_run *r);
 /* the target is left stopped by a reaction now */
 bool vg_run_target_stopped(const struct vg_run *r);
 /* Option NAME of the feature, as the command line gave it: its argument,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "act/scenario.h"
+#include "container/container.h"
 #include "dynamic/dynamic.h"
 #include "follow/follow.h"
 #include "leaks/leaks.h"
@@ -20,6 +21,7 @@
 
 static const struct vg_feature *const all[] = {
 	&vg_status_feature,	/* first: it takes stderr over */
+	&vg_container_feature,	/* says where an attached target lives */
 	&vg_monitor_dump_feature,	/* SIGUSR1: the monitor before the rest */
 	&vg_dyn_feature,	/* a drain's probes in before the leak check */
 	&vg_load_feature,	/* the loaded properties' verdicts first */
@@ -70,6 +72,11 @@ bool vg_run_quiet(const struct vg_run *r)
 bool vg_run_live(const struct vg_run *r)
 {
 	return S(r)->o->live;
+}
+
+bool vg_run_attached(const struct vg_run *r)
+{
+	return !S(r)->o->watch_exe && S(r)->o->pid > 0;
 }
 
 bool vg_run_target_stopped(const struct vg_run *r)

@@ -296,8 +296,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 	    vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
 			     ss->kernel, e))
 		goto out;
-	if (vg_session_watch_open(ss, e) ||
-	    vg_session_attach_where(ss, e))
+	if (vg_session_watch_open(ss, e))
 		goto out;
 	if (vg_features_start(ss, plan, e))
 		goto out;
@@ -622,7 +621,6 @@ out:
 	vg_monitor_free(ss.mon);
 	vg_follow_free(ss.procs);
 	vg_report_free(ss.report);
-	free(ss.target_where);		/* its namer's, until the report goes */
 	vg_evidence_free(ss.evidence);
 	vg_symval_free(ss.symval);
 	vg_symbolizer_free(ss.sym);

@@ -28,7 +28,6 @@ struct vg_live;
 struct vg_load;
 struct vg_follow;
 struct vg_watch_match;
-struct vg_proc_where;
 
 /* The processes whose probes stopped a thread for vigil to act first
  * (VG_RF_ARMSTOP), until the drain's records are handled (hold.c) */
@@ -62,9 +61,6 @@ struct session {
 	/* vigil watch's state (user/watch/, called through o->watch_ops:
 	 * watch_calls.c), or NULL */
 	void *watch;
-	/* vigil attach to a process in a container: its pid there and its
-	 * cgroup, for the reports (vg_session_attach_where); else NULL */
-	struct vg_proc_where *target_where;
 	struct vg_watchset *ws;		/* watchset/watchset.h, or NULL */
 	struct vg_holds holds;		/* stopped by a probe for us (hold.c) */
 	bool warned_loss;
@@ -242,9 +238,6 @@ void vg_session_watch_units_pause(struct session *ss, pid_t pid);
 void vg_session_watch_units_unpause(struct session *ss, pid_t pid);
 /* vigil watch --tier=kernel: slices keyed by process in the kernel. */
 bool vg_session_watch_kernel(const struct session *ss);
-/* vigil attach: a target in other namespaces (a container) is named in
- * the reports by its pid there and its cgroup too (attach_where.c). */
-int vg_session_attach_where(struct session *ss, struct vg_err *e);
 
 /* --- records that stopped the target for us (hold.c) --- */
 
