@@ -253,95 +253,85 @@ static bool next(const struct session *ss, int *i)
 	return false;
 }
 
+/* Call hook of each started feature that has one, with its state and the
+ * arguments after it. A loaded unit borrows the session's states
+ * (vg_features_share): the hooks about the run's own records, own, are
+ * not called for it. */
+#define EACH(ss, own, hook, ...)					\
+	for (int i_ = -1; !((own) && (ss)->feature_borrowed) &&		\
+			  next((ss), &i_);)				\
+		if (all[i_]->hook)					\
+			all[i_]->hook((ss)->feature_state[i_], ##__VA_ARGS__)
+/* the same for a hook that may fail: the first failure is returned */
+#define EACH_OR_FAIL(ss, own, hook, ...)				\
+	do {								\
+		for (int i_ = -1; !((own) && (ss)->feature_borrowed) &&	\
+				  next((ss), &i_);)			\
+			if (all[i_]->hook &&				\
+			    all[i_]->hook((ss)->feature_state[i_],	\
+					  __VA_ARGS__))			\
+				return -1;				\
+		return 0;						\
+	} while (0)
+
 void vg_features_transition(struct session *ss, const struct vg_slice_view *s,
 			    int from, const struct vg_mon_event *ev)
 {
-	for (int i = -1; next(ss, &i);)
-		if (all[i]->transition)
-			all[i]->transition(ss->feature_state[i],
-					   (const struct vg_run *)ss, s, from, ev);
+	EACH(ss, false, transition, (const struct vg_run *)ss, s, from, ev);
 }
 
-/* A loaded unit borrows the session's states (vg_features_share): the
- * hooks about the run's own records are not called for it. */
 void vg_features_record(struct session *ss, const struct vg_mon_event *ev,
 			uint32_t flags)
 {
-	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
-		if (all[i]->record)
-			all[i]->record(ss->feature_state[i], ev, flags);
+	EACH(ss, true, record, ev, flags);
 }
 
 int vg_features_drained(struct session *ss, struct vg_err *e)
 {
-	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
-		if (all[i]->drained && all[i]->drained(ss->feature_state[i], e))
-			return -1;
-	return 0;
+	EACH_OR_FAIL(ss, true, drained, e);
 }
 
 int vg_features_save(struct session *ss, FILE *out, struct vg_err *e)
 {
-	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
-		if (all[i]->save && all[i]->save(ss->feature_state[i], out, e))
-			return -1;
-	return 0;
+	EACH_OR_FAIL(ss, true, save, out, e);
 }
 
 int vg_features_restore(struct session *ss, const char *path,
 			struct vg_err *e)
 {
-	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
-		if (all[i]->restore &&
-		    all[i]->restore(ss->feature_state[i], path, e))
-			return -1;
-	return 0;
+	EACH_OR_FAIL(ss, true, restore, path, e);
 }
 
 void vg_features_stop(struct session *ss, pid_t pid, pid_t tid)
 {
-	for (int i = -1; next(ss, &i);)
-		if (all[i]->stop)
-			all[i]->stop(ss->feature_state[i],
-				     (const struct vg_run *)ss, pid, tid);
+	EACH(ss, false, stop, (const struct vg_run *)ss, pid, tid);
 }
 
 void vg_features_dump(struct session *ss)
 {
-	for (int i = -1; next(ss, &i);)
-		if (all[i]->dump)
-			all[i]->dump(ss->feature_state[i]);
+	EACH(ss, false, dump);
 }
 
 void vg_features_finish(struct session *ss, const struct vg_run_end *end)
 {
-	for (int i = -1; !ss->feature_borrowed && next(ss, &i);)
-		if (all[i]->finish)
-			all[i]->finish(ss->feature_state[i], end);
+	EACH(ss, true, finish, end);
 }
 
 void vg_features_tick(struct session *ss)
 {
-	for (int i = -1; next(ss, &i);)
-		if (all[i]->tick)
-			all[i]->tick(ss->feature_state[i]);
+	EACH(ss, false, tick);
 }
 
 void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
 			    const char *reason, const char *what,
 			    const char *why)
 {
-	for (int i = -1; next(ss, &i);)
-		if (all[i]->checkpoint)
-			all[i]->checkpoint(ss->feature_state[i], of, dir,
-					   reason, what, why);
+	EACH(ss, false, checkpoint, of, dir, reason, what, why);
 }
 
 void vg_features_gdb_terminal(struct session *ss)
 {
-	for (int i = -1; next(ss, &i);)
-		if (all[i]->gdb_terminal)
-			all[i]->gdb_terminal(ss->feature_state[i]);
+	EACH(ss, false, gdb_terminal);
 }
 
 void vg_features_share(struct session *ss, struct session *unit)

@@ -1,7 +1,6 @@
-/* Private to user/session/: the live session's state, shared by the loop
- * (session.c), the records (session_records.c), the process tree
- * (session_procs.c) and what the session gives its features (features.c)
- * and its checkpoints (ckpt_host.c). */
+/* Private to user/session/: the run's state, shared by the loop and its
+ * files, and by the *_host.c files, where a module's struct vg_run is
+ * the session again. */
 #ifndef VIGIL_SESSION_INTERNAL_H
 #define VIGIL_SESSION_INTERNAL_H
 
@@ -99,31 +98,24 @@ struct session {
 	struct session *watch_root;
 };
 
-/* The features' hooks, called by the core (features.c) */
+/* The features' hooks, called by the core (features.c; feature.h says
+ * when each is called) */
 struct vg_run_end;
-/* first of all, before the run opens anything */
-int vg_features_prepare(struct session *ss, struct vg_err *e);
-/* what the features ask of the plan, before it is built */
 struct vg_plan_opts;
 struct vg_plan;
+int vg_features_prepare(struct session *ss, struct vg_err *e);
 int vg_features_plan(struct session *ss, struct vg_plan_opts *po,
 		     struct vg_err *e);
 int vg_features_start(struct session *ss, struct vg_plan *plan,
 		      struct vg_err *e);
-/* the run's own records (not a loaded unit's): each event before the
- * monitor, and each drain's end before its held threads go (hold.c) */
 void vg_features_record(struct session *ss, const struct vg_mon_event *ev,
 			uint32_t flags);
 int vg_features_drained(struct session *ss, struct vg_err *e);
-/* their states in a checkpoint's monitor state, and back from one */
 int vg_features_save(struct session *ss, FILE *out, struct vg_err *e);
 int vg_features_restore(struct session *ss, const char *path,
 			struct vg_err *e);
-/* SIGUSR1 */
 void vg_features_dump(struct session *ss);
-/* a reaction left the target stopped (session.c) */
 void vg_features_stop(struct session *ss, pid_t pid, pid_t tid);
-/* their own verdicts, before the ERROR SUMMARY (session_end.c) */
 void vg_features_finish(struct session *ss, const struct vg_run_end *end);
 void vg_features_share(struct session *ss, struct session *unit);
 void vg_features_transition(struct session *ss, const struct vg_slice_view *s,
@@ -132,13 +124,11 @@ void vg_features_tick(struct session *ss);
 void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
 			    const char *reason, const char *what,
 			    const char *why);
-/* gdb takes the terminal (user/live/live_gdb.c) */
 void vg_features_gdb_terminal(struct session *ss);
 int vg_features_ctl(struct session *ss, const char *cmd, json_t *args,
 		    char **text, json_t **data, struct vg_err *e);
 void vg_features_end(struct session *ss, const struct vg_run_end *end);
-/* the last call, every module of the run gone: the features that asked
- * for it (released), then their states are freed */
+/* (and their states freed) */
 void vg_features_released(struct session *ss, const struct vg_run_end *end);
 
 /* A slice moved (either tier; stopped: the kernel tier stopped the
@@ -153,7 +143,6 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
  * and the events whose stacks its probes take, as planned; its report
  * (JSON to its options' json_path), evidence, names of pointers, monitor
  * and scenario (session.c) */
-struct vg_plan;
 int vg_session_part_open(struct session *s, const struct vg_plan *plan,
 			 struct vg_err *e);
 /* A monitor of the session's properties, its kernel-tier ones mirrored
@@ -256,7 +245,7 @@ void vg_hold_finish(struct session *ss);
  * (VG_EXIT_OK / VG_EXIT_VIOLATION). */
 int vg_session_finish(struct session *ss, bool exited, int code, int sig);
 
-/* The target's symbolizer, made at first use (session.c) */
+/* The target's symbolizer, made at first use (session_records.c) */
 struct vg_symbolizer *vg_session_symbolizer(struct session *ss);
 
 /* --- the monitor as it is now (session_records.c) --- */
