@@ -45,14 +45,9 @@ static json_t *vars_json(const struct vg_run *r,
 
 /* --- status --- */
 
-struct count_ctx {
-	const struct vg_spec *spec;
-	uint64_t *per_state;	/* flattened (vg_dot_index) */
-};
-
-static void count_slice(void *ctx, const struct vg_slice_view *s)
+void vg_live_count_slice(void *ctx, const struct vg_slice_view *s)
 {
-	struct count_ctx *c = ctx;
+	struct vg_live_counts *c = ctx;
 
 	c->per_state[vg_dot_index(c->spec, s->prop, s->state)]++;
 }
@@ -62,11 +57,11 @@ static void count_slice(void *ctx, const struct vg_slice_view *s)
 static uint64_t *state_counts(const struct vg_run *r)
 {
 	const struct vg_spec *spec = vg_run_spec(r);
-	struct count_ctx c = { spec, calloc((size_t)vg_dot_nstates(spec) + 1,
+	struct vg_live_counts c = { spec, calloc((size_t)vg_dot_nstates(spec) + 1,
 					    sizeof(uint64_t)) };
 
 	if (c.per_state)
-		vg_run_foreach_slice(r, count_slice, &c);
+		vg_run_foreach_slice(r, vg_live_count_slice, &c);
 	return c.per_state;
 }
 

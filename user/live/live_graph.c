@@ -16,18 +16,6 @@
 #include "report/dot.h"
 #include "spec/spec.h"
 
-struct count_ctx {
-	const struct vg_spec *spec;
-	uint64_t *per_state;	/* flattened (vg_dot_index) */
-};
-
-static void count_slice(void *ctx, const struct vg_slice_view *s)
-{
-	struct count_ctx *c = ctx;
-
-	c->per_state[vg_dot_index(c->spec, s->prop, s->state)]++;
-}
-
 /* One part's graph (the run's, or a `vigil load` part's); the stop's mark
  * when it is its own. */
 static int one_graph(struct vg_run *r, struct vg_run *o, FILE *m,
@@ -35,7 +23,7 @@ static int one_graph(struct vg_run *r, struct vg_run *o, FILE *m,
 {
 	const struct vg_spec *spec = vg_run_spec(o);
 	int n = vg_dot_nstates(spec);
-	struct count_ctx c = { spec, calloc((size_t)n + 1, sizeof(uint64_t)) };
+	struct vg_live_counts c = { spec, calloc((size_t)n + 1, sizeof(uint64_t)) };
 	uint8_t *reached = calloc((size_t)n + 1, 1);
 	struct vg_dot_marks mk = { 0 };
 	const struct vg_run *owner;
@@ -50,7 +38,7 @@ static int one_graph(struct vg_run *r, struct vg_run *o, FILE *m,
 		free(reached);
 		return vg_errf(e, "out of memory");
 	}
-	vg_monitor_foreach(vg_live_monitor(o), count_slice, &c);
+	vg_monitor_foreach(vg_live_monitor(o), vg_live_count_slice, &c);
 	for (int i = 0; i < n; i++)
 		reached[i] = c.per_state[i] > 0;
 	mk.reached = reached;

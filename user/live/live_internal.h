@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "live.h"
@@ -109,5 +110,14 @@ int vg_live_state(const struct vg_run *r, int prop, const char *name);
  * and `show`/`set` take them. */
 void vg_live_slice_name(const struct vg_run *r, const struct vg_slice_view *s,
 			char *out, size_t len);
+
+/* Slices counted per state, flattened as report/dot.h's vg_dot_index
+ * (per_state: vg_dot_nstates entries): a slice callback's context
+ * (live_cmds.c; `status` and `graph` count so) */
+struct vg_live_counts {
+	const struct vg_spec *spec;
+	uint64_t *per_state;
+};
+void vg_live_count_slice(void *ctx, const struct vg_slice_view *s);
 
 #endif

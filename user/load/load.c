@@ -60,16 +60,11 @@ static struct vg_load *state(const struct vg_run *ss)
 	return *vg_load_host_state(ss);
 }
 
-json_t *vg_load_reply(bool ok, const char *text, json_t *data)
+int vg_load_answer(char *text, json_t *data, char **out, json_t **dout)
 {
-	json_t *r = json_object();
-
-	json_object_set_new(r, "ok", json_boolean(ok));
-	if (text)
-		json_object_set_new(r, ok ? "text" : "error", json_string(text));
-	if (data)
-		json_object_set_new(r, "data", data);
-	return r;
+	*out = text;
+	*dout = data;
+	return 1;
 }
 
 /* A unit's records wake the loop as the session's own do: waiting a
@@ -243,19 +238,16 @@ static int unit_check(struct vg_run *ss, struct vg_loaded *u,
 }
 
 
-static json_t *fail(struct vg_loaded *u, const struct vg_err *e)
+static int fail(struct vg_loaded *u, struct vg_err *e)
 {
-	char msg[sizeof(e->msg)];
-	size_t n;
+	size_t n = strlen(e->msg);
 
 	/* a parse error's message spans lines (the source line and a caret):
 	 * the reply keeps them, without the last newline */
-	snprintf(msg, sizeof(msg), "%s", e->msg);
-	n = strlen(msg);
-	while (n && msg[n - 1] == '\n')
-		msg[--n] = 0;
+	while (n && e->msg[n - 1] == '\n')
+		e->msg[--n] = 0;
 	unit_free(u);
-	return vg_load_reply(false, msg, NULL);
+	return -1;
 }
 
 /* The unit's spec, checked, then its run opened by the core (which takes
@@ -272,48 +264,49 @@ static int unit_open(struct vg_run *ss, struct vg_loaded *u, json_t *args,
 	return (u->run = vg_load_host_open_part(ss, spec, u->path, e)) ? 0 : -1;
 }
 
-json_t *vg_load_cmd(struct vg_run *ss, json_t *args)
+int vg_load_cmd(struct vg_run *ss, json_t *args, char **reply,
+		json_t **data, struct vg_err *e)
 {
 	const char *path = json_string_value(json_array_get(args, 0));
 	const struct vg_spec *sp;
 	struct vg_load_host_how how;
 	struct vg_load *l;
-	struct vg_err e = { 0 };
+	struct vg_err w = { 0 };
 	struct vg_loaded *u;
 	char *text = NULL;
 	size_t tlen = 0;
-	json_t *props, *r;
+	json_t *props;
 	FILE *m;
 
 	vg_load_host_how(ss, &how);
 	if (!path)
-		return vg_load_reply(false, "usage: load SPEC [-D NAME=VALUE ...] [--on-violation PROPERTY=REACTION ...]", NULL);
+		return vg_errf(e, "usage: load SPEC [-D NAME=VALUE ...] [--on-violation PROPERTY=REACTION ...]");
 	if (how.follow_forks && !how.watch)	/* watch_load.c */
-		return vg_load_reply(false, "no vigil load with --follow-fork: the followed processes' monitors are made at their first event", NULL);
+		return vg_errf(e, "no vigil load with --follow-fork: the followed processes' monitors are made at their first event");
 	if (!(l = state_made(ss)))
-		return vg_load_reply(false, "out of memory", NULL);
+		return vg_errf(e, "out of memory");
 	if (l->n == VG_LOAD_MAX)
-		return vg_load_reply(false, "too many loaded spec files (16)", NULL);
+		return vg_errf(e, "too many loaded spec files (16)");
 	if (!(u = calloc(1, sizeof(*u))))
-		return vg_load_reply(false, "out of memory", NULL);
+		return vg_errf(e, "out of memory");
 	/* relative to the directory vigil runs in; gdb's extension sends
 	 * absolute paths (gdb's own directory may differ) */
 	if (!realpath(path, u->path)) {
-		snprintf(e.msg, sizeof(e.msg), "%s: %s", path, strerror(errno));
-		return fail(u, &e);
+		vg_errf(e, "%s: %s", path, strerror(errno));
+		return fail(u, e);
 	}
-	if (unit_open(ss, u, args, &e))
-		return fail(u, &e);
+	if (unit_open(ss, u, args, e))
+		return fail(u, e);
 	l->u[l->n++] = u;
 	watch_unit(l, u);
 	/* under gdb its user-tier stops land at their events too */
-	if (vg_load_host_push_holds(ss, u->run, &e))
+	if (vg_load_host_push_holds(ss, u->run, &w))
 		fprintf(stderr, "vigil: %s: user-tier stops will be late: %s\n",
-			u->path, e.msg);
+			u->path, w.msg);
 	props = json_array();
 	if (!(m = open_memstream(&text, &tlen))) {
 		json_decref(props);
-		return vg_load_reply(false, "out of memory", NULL);
+		return vg_errf(e, "out of memory");
 	}
 	sp = vg_run_spec(u->run);
 	for (int i = 0; i < sp->nprops; i++) {
@@ -330,10 +323,8 @@ json_t *vg_load_cmd(struct vg_run *ss, json_t *args)
 			sp->props[i].name, "tier", tier));
 	}
 	fclose(m);
-	r = vg_load_reply(true, text, json_pack("{s:s,s:o}", "path", u->path,
-						"properties", props));
-	free(text);
-	return r;
+	return vg_load_answer(text, json_pack("{s:s,s:o}", "path", u->path,
+					      "properties", props), reply, data);
 }
 
 /* A unit's verdicts: at the end of the run, or when it is unloaded (what
@@ -347,7 +338,8 @@ static void unit_final(struct vg_load *l, struct vg_loaded *u)
 		l->violated = true;
 }
 
-json_t *vg_unload_cmd(struct vg_run *ss, json_t *args)
+int vg_unload_cmd(struct vg_run *ss, json_t *args, char **reply,
+		  json_t **data, struct vg_err *e)
 {
 	const char *name = json_string_value(json_array_get(args, 0));
 	struct vg_run *own = name ? vg_load_owner(ss, name) : NULL;
@@ -355,21 +347,17 @@ json_t *vg_unload_cmd(struct vg_run *ss, json_t *args)
 	const struct vg_spec *sp;
 	char *text = NULL;
 	size_t tlen = 0;
-	json_t *props, *r;
+	json_t *props;
 	struct vg_loaded *u;
 	FILE *m;
 	int k = 0;
 
 	if (!name)
-		return vg_load_reply(false, "usage: unload PROPERTY", NULL);
-	if (!own) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "no property %s", name);
-		return vg_load_reply(false, msg, NULL);
-	}
+		return vg_errf(e, "usage: unload PROPERTY");
+	if (!own)
+		return vg_errf(e, "no property %s", name);
 	if (own == ss)		/* given when the session started */
-		return vg_unload_own(ss, name);
+		return vg_unload_own(ss, name, reply, data, e);
 	u = unit_of(ss, own, &k);
 	sp = vg_run_spec(own);
 	/* what it had to say comes first: its last records, a violation */
@@ -380,7 +368,7 @@ json_t *vg_unload_cmd(struct vg_run *ss, json_t *args)
 	props = json_array();
 	if (!(m = open_memstream(&text, &tlen))) {
 		json_decref(props);
-		return vg_load_reply(false, "out of memory", NULL);
+		return vg_errf(e, "out of memory");
 	}
 	for (int i = 0; i < sp->nprops; i++) {
 		fprintf(m, "unloaded %s%s%s, its probes detached and its slices freed\n",
@@ -396,9 +384,8 @@ json_t *vg_unload_cmd(struct vg_run *ss, json_t *args)
 	memmove(l->u + k, l->u + k + 1, sizeof(l->u[0]) * (size_t)(l->n - k - 1));
 	l->n--;
 	unit_free(u);
-	r = vg_load_reply(true, text, json_pack("{s:o}", "properties", props));
-	free(text);
-	return r;
+	return vg_load_answer(text, json_pack("{s:o}", "properties", props),
+			      reply, data);
 }
 
 struct vg_loaded *vg_loaded_at(const struct vg_run *ss, int k)

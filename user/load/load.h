@@ -38,8 +38,10 @@ struct vg_spec;
 
 /* load SPEC [-D NAME=VALUE ...] / unload PROP: the control channel's
  * answers. A failure leaves the session as it was. */
-json_t *vg_load_cmd(struct vg_run *ss, json_t *args);
-json_t *vg_unload_cmd(struct vg_run *ss, json_t *args);
+int vg_load_cmd(struct vg_run *ss, json_t *args, char **reply,
+		json_t **data, struct vg_err *e);
+int vg_unload_cmd(struct vg_run *ss, json_t *args, char **reply,
+		  json_t **data, struct vg_err *e);
 
 /* `status` and `probes` (the control channel's replies, r) with the
  * units' properties and probes added; r is returned. */

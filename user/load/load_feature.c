@@ -7,7 +7,6 @@
  * whether one stopped the target (load.h): they are parts of the run. */
 #include "load.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "feature/feature.h"
@@ -19,34 +18,15 @@ static int start(struct vg_run *run, struct vg_plan *plan, void **state,
 	return 0;
 }
 
-/* load SPEC ... / unload PROP: their reply ({"ok", "text" or "error",
- * "data"}) as a feature's ctl answers */
+/* load SPEC ... / unload PROP */
 static int ctl(void *state, const char *cmd, json_t *args, char **text,
 	       json_t **data, struct vg_err *e)
 {
-	json_t *r, *d;
-	int rc;
-
 	if (!strcmp(cmd, "load"))
-		r = vg_load_cmd(state, args);
-	else if (!strcmp(cmd, "unload"))
-		r = vg_unload_cmd(state, args);
-	else
-		return 0;
-	if (!r)
-		return vg_errf(e, "out of memory");
-	if (json_is_true(json_object_get(r, "ok"))) {
-		const char *t = json_string_value(json_object_get(r, "text"));
-
-		*text = t ? strdup(t) : NULL;
-		if ((d = json_object_get(r, "data")))
-			*data = json_incref(d);
-		rc = 1;
-	} else {
-		rc = vg_errf(e, "%s", json_string_value(json_object_get(r, "error")));
-	}
-	json_decref(r);
-	return rc;
+		return vg_load_cmd(state, args, text, data, e);
+	if (!strcmp(cmd, "unload"))
+		return vg_unload_cmd(state, args, text, data, e);
+	return 0;
 }
 
 static int save(void *state, FILE *out, struct vg_err *e)

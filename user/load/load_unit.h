@@ -18,9 +18,9 @@ struct vg_loaded;
 
 #define VG_LOAD_MAX 16		/* units at a time */
 
-/* The control channel's reply: {"ok", "text" or "error", "data"} (data
- * taken; NULL: none), as the live side's own replies are. */
-json_t *vg_load_reply(bool ok, const char *text, json_t *data);
+/* A command answered (the ctl hook's contract, feature/feature.h): text
+ * (malloc'ed) into *out, data (or NULL) into *dout; 1 */
+int vg_load_answer(char *text, json_t *data, char **out, json_t **dout);
 
 /* A unit from a load's arguments (args: [path, "-D", "N=V",
  * "--on-violation", "P=R", ...]; path:
@@ -52,7 +52,8 @@ char *const *vg_load_reacts(const struct vg_loaded *u, int *n);
  * again, or back from their initial state when the checkpoint was taken
  * before their unload. vg_load_set_gone: the session's own property prop
  * marked unloaded or not (-1: out of memory). */
-json_t *vg_unload_own(struct vg_run *ss, const char *name);
+int vg_unload_own(struct vg_run *ss, const char *name, char **reply,
+		  json_t **data, struct vg_err *e);
 int vg_unload_restore(struct vg_run *ss, const char *path,
 		      struct vg_err *e);
 int vg_load_set_gone(struct vg_run *ss, int prop, bool gone);

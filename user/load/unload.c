@@ -54,50 +54,49 @@ static int own_prop(const struct vg_run *ss, const char *name)
 	return -1;
 }
 
-json_t *vg_unload_own(struct vg_run *ss, const char *name)
+int vg_unload_own(struct vg_run *ss, const char *name, char **reply,
+		  json_t **data, struct vg_err *e)
 {
 	int prop = own_prop(ss, name), attached, total, idle;
 	struct vg_load_host_how how;
 	const char *tier;
 	bool kernel;
-	struct vg_err e = { 0 };
-	char label[300], text[sizeof(e.msg) + 600];
+	struct vg_err te = { 0 };
+	char label[300], *text;
 
-	if (prop < 0) {
-		snprintf(text, sizeof(text), "no property %s", name);
-		return vg_load_reply(false, text, NULL);
-	}
+	if (prop < 0)
+		return vg_errf(e, "no property %s", name);
 	/* a followed process of --follow-fork has a monitor of its own,
 	 * made at its first event from its parent's, and --dynamic attaches
 	 * events as slices need them: neither is undone here (vigil watch's
 	 * processes are: each one's monitor, vg_load_host_unload_prop) */
 	vg_load_host_how(ss, &how);
 	if ((how.follow_forks && !how.watch) || how.dynamic)
-		return vg_load_reply(false, how.follow_forks
+		return vg_errf(e, "%s", how.follow_forks
 			? "no vigil unload of a property given at the start with --follow-fork"
-			: "no vigil unload of a property given at the start with --dynamic", NULL);
+			: "no vigil unload of a property given at the start with --dynamic");
 	kernel = vg_run_prop_kernel(ss, prop);
 	tier = kernel ? "kernel" : "user";
 	vg_load_host_settle(ss);
 	snprintf(label, sizeof(label), "unloaded %s: ", name);
 	vg_load_host_report_unload(ss, prop, label);
-	if (take_out(ss, prop, &e)) {
-		snprintf(text, sizeof(text), "unloading %s: %s", name, e.msg);
-		return vg_load_reply(false, text, NULL);
-	}
+	if (take_out(ss, prop, &te))
+		return vg_errf(e, "unloading %s: %s", name, te.msg);
 	fprintf(stderr, "vigil: unloaded %s\n", name);
 	vg_probe_links(vg_run_probe(ss), &attached, &total);
 	idle = vg_probe_idle_sites(vg_run_probe(ss));
-	snprintf(text, sizeof(text),
+	if (asprintf(&text,
 		 "unloaded %s (%s tier, given at the start): its slices freed, %s; probes %d/%d attached%s\n",
 		 name, tier,
 		 kernel ? "no longer stepped in the kernel"
 			: "no longer stepped",
 		 attached, total,
 		 idle ? ", some idle: they share a link with other properties' probes"
-		      : "");
-	return vg_load_reply(true, text, json_pack("{s:[s],s:i}", "properties",
-						   name, "probes_idle", idle));
+		      : "") < 0)
+		return vg_errf(e, "out of memory");
+	return vg_load_answer(text, json_pack("{s:[s],s:i}", "properties",
+					      name, "probes_idle", idle),
+			      reply, data);
 }
 
 /* The names on the "unloaded" lines before the units' sections. */
