@@ -30,7 +30,7 @@ void vg_ckpt_host_set_pid(struct vg_run *r, pid_t pid)
 
 int vg_ckpt_host_drain(struct vg_run *r, struct vg_err *e)
 {
-	return vg_probe_drain(S(r)->probe, vg_session_on_record, S(r), e);
+	return vg_probe_drain(S(r)->p.probe, vg_session_on_record, S(r), e);
 }
 
 void vg_ckpt_host_units_suspend(struct vg_run *r)
@@ -54,15 +54,15 @@ void vg_ckpt_host_told(struct vg_run *r, pid_t of, const char *dir,
  * session only (vg_monstate_load skips them). */
 static void state_extra(struct session *ss, FILE *out)
 {
-	for (int i = 0; i < ss->spec->nevents; i++) {
+	for (int i = 0; i < ss->p.spec->nevents; i++) {
 		uint64_t h, l;
 
-		if (ss->spec->events[i].maps_sync)	/* vigil's own */
+		if (ss->p.spec->events[i].maps_sync)	/* vigil's own */
 			continue;
-		vg_probe_counts(ss->probe, i, &h, &l);
+		vg_probe_counts(ss->p.probe, i, &h, &l);
 		fprintf(out, "count %d %" PRIu64 " %" PRIu64 "\n", i, h, l);
 	}
-	fprintf(out, "evidence %" PRIu64 "\n", vg_evidence_mark(ss->evidence));
+	fprintf(out, "evidence %" PRIu64 "\n", vg_evidence_mark(ss->p.evidence));
 }
 
 int vg_ckpt_host_write_state(struct vg_run *r, FILE *out, struct vg_err *e)
@@ -72,7 +72,7 @@ int vg_ckpt_host_write_state(struct vg_run *r, FILE *out, struct vg_err *e)
 	/* the session's properties, then what a restore in the session
 	 * reads, then the features' own (vigil load's units, each in a
 	 * section of its own: load/load.h) */
-	if (vg_monstate_write(out, ss->spec, ss->mon, ss->probe, ss->kernel,
+	if (vg_monstate_write(out, ss->p.spec, ss->p.mon, ss->p.probe, ss->p.kernel,
 			      e))
 		return -1;
 	state_extra(ss, out);
@@ -87,12 +87,12 @@ int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
 	struct vg_err le = { 0 };
 
 	if (!(mon = vg_session_monitor_new(ss, e)) ||
-	    vg_monstate_load(path, ss->spec, mon, ss->probe, ss->kernel, e)) {
+	    vg_monstate_load(path, ss->p.spec, mon, ss->p.probe, ss->p.kernel, e)) {
 		vg_monitor_free(mon);
 		return -1;
 	}
-	vg_monitor_free(ss->mon);
-	ss->mon = mon;
+	vg_monitor_free(ss->p.mon);
+	ss->p.mon = mon;
 	/* the features' own (vigil load's properties) as they were at the
 	 * checkpoint */
 	if (vg_features_restore(ss, path, &le))
@@ -157,10 +157,10 @@ int vg_ckpt_host_write_proc_state(struct vg_run *r, pid_t pid, FILE *out,
 
 	if (!k)
 		return vg_errf(e, "pid %d is no longer watched", pid);
-	return vg_monstate_write_proc(out, ss->spec, k->mon,
-				      vg_session_watch_kernel(ss) ? ss->probe
+	return vg_monstate_write_proc(out, ss->p.spec, k->mon,
+				      vg_session_watch_kernel(ss) ? ss->p.probe
 								  : NULL,
-				      ss->kernel, pid, e);
+				      ss->p.kernel, pid, e);
 }
 
 void vg_ckpt_host_proc_units_pause(struct vg_run *r, pid_t pid)
@@ -180,5 +180,5 @@ void vg_ckpt_host_proc_drop(struct vg_run *r, pid_t pid, const char *detail)
 
 FILE *vg_ckpt_host_json(struct vg_run *r)
 {
-	return vg_report_json(S(r)->report);
+	return vg_report_json(S(r)->p.report);
 }

@@ -46,7 +46,7 @@ static const struct session *S(const struct vg_run *r)
 
 const struct vg_spec *vg_run_spec(const struct vg_run *r)
 {
-	return S(r)->spec;
+	return S(r)->p.spec;
 }
 
 pid_t vg_run_pid(const struct vg_run *r)
@@ -81,7 +81,7 @@ bool vg_run_attached(const struct vg_run *r)
 
 bool vg_run_target_stopped(const struct vg_run *r)
 {
-	return S(r)->sc && vg_scenario_target_stopped(S(r)->sc);
+	return S(r)->p.sc && vg_scenario_target_stopped(S(r)->p.sc);
 }
 
 const char *vg_run_option(const struct vg_run *r, const char *name)
@@ -105,7 +105,7 @@ void vg_run_counts(const struct vg_run *r, struct vg_run_counts *c)
 
 	memset(c, 0, sizeof(*c));
 	vg_session_event_totals(ss, &c->events, &c->lost);
-	vg_probe_links(ss->probe, &c->probes_attached, &c->probes_planned);
+	vg_probe_links(ss->p.probe, &c->probes_attached, &c->probes_planned);
 	c->processes = !ss->o->watch_exe && !ss->target_exited;
 	c->processes += vg_follow_live(ss->procs);
 }
@@ -117,7 +117,7 @@ void vg_run_foreach_slice(const struct vg_run *r,
 	const struct session *ss = S(r);
 
 	if (!ss->o->watch_exe)	/* vigil watch: only its processes' */
-		vg_monitor_foreach(ss->mon, cb, ctx);
+		vg_monitor_foreach(ss->p.mon, cb, ctx);
 	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
 		const struct vg_kid *k = vg_follow_at(ss->procs, i);
 
@@ -128,12 +128,12 @@ void vg_run_foreach_slice(const struct vg_run *r,
 
 bool vg_run_prop_unloaded(const struct vg_run *r, int prop)
 {
-	return vg_monitor_prop_disabled(S(r)->mon, prop);
+	return vg_monitor_prop_disabled(S(r)->p.mon, prop);
 }
 
 bool vg_run_prop_kernel(const struct vg_run *r, int prop)
 {
-	return S(r)->kernel[prop];
+	return S(r)->p.kernel[prop];
 }
 
 int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max)
@@ -142,7 +142,7 @@ int vg_run_monitors(const struct vg_run *r, struct vg_monitor **mons, int max)
 	int n = 0;
 
 	if (n < max)
-		mons[n++] = ss->mon;
+		mons[n++] = ss->p.mon;
 	for (int i = 0; i < vg_follow_count(ss->procs) && n < max; i++)
 		mons[n++] = vg_follow_at(ss->procs, i)->mon;
 	return n;
@@ -155,8 +155,8 @@ void vg_run_foreach_monitor(const struct vg_run *r,
 {
 	const struct session *ss = S(r);
 
-	if (ss->mon)
-		cb(ctx, 0, ss->mon);
+	if (ss->p.mon)
+		cb(ctx, 0, ss->p.mon);
 	for (int i = 0; i < vg_follow_count(ss->procs); i++) {
 		const struct vg_kid *k = vg_follow_at(ss->procs, i);
 
@@ -171,24 +171,24 @@ uint64_t vg_run_records(const struct vg_run *r)
 
 struct vg_report *vg_run_report(const struct vg_run *r)
 {
-	return S(r)->report;
+	return S(r)->p.report;
 }
 
 struct vg_scenario *vg_run_scenario(const struct vg_run *r)
 {
-	return S(r)->sc;
+	return S(r)->p.sc;
 }
 
 struct vg_probe *vg_run_probe(const struct vg_run *r)
 {
-	return S(r)->probe;
+	return S(r)->p.probe;
 }
 
 int vg_run_drain(struct vg_run *r, struct vg_err *e)
 {
 	struct session *ss = (struct session *)S(r);
 
-	return vg_probe_drain(ss->probe, vg_session_on_record, ss, e);
+	return vg_probe_drain(ss->p.probe, vg_session_on_record, ss, e);
 }
 
 struct vg_evidence *vg_run_evidence(const struct vg_run *r, uint32_t pid)
@@ -203,12 +203,12 @@ void vg_run_sync_kernel(const struct vg_run *r)
 
 void vg_run_count_transitions(const struct vg_run *r)
 {
-	vg_probe_count_trans(S(r)->probe);
+	vg_probe_count_trans(S(r)->p.probe);
 }
 
 uint64_t vg_run_transition_hits(const struct vg_run *r, int t)
 {
-	return vg_probe_trans_hits(S(r)->probe, t);
+	return vg_probe_trans_hits(S(r)->p.probe, t);
 }
 
 int vg_features_prepare(struct session *ss, struct vg_err *e)
@@ -217,7 +217,7 @@ int vg_features_prepare(struct session *ss, struct vg_err *e)
 		return vg_errf(e, "out of memory");
 	for (int i = 0; i < NFEAT; i++)
 		if (all[i]->prepare &&
-		    all[i]->prepare((struct vg_run *)ss, ss->spec,
+		    all[i]->prepare((struct vg_run *)ss, ss->p.spec,
 				    &ss->feature_state[i], e))
 			return -1;
 	return 0;

@@ -46,9 +46,9 @@ void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h)
 
 static bool keep_stopped(struct session *ss, pid_t pid)
 {
-	return (vg_scenario_target_stopped(ss->sc) &&
-		vg_scenario_stop_pid(ss->sc) == pid) ||
-	       vg_scenario_target_killed(ss->sc);
+	return (vg_scenario_target_stopped(ss->p.sc) &&
+		vg_scenario_stop_pid(ss->p.sc) == pid) ||
+	       vg_scenario_target_killed(ss->p.sc);
 }
 
 /* is thread tid stopped, or gone? */

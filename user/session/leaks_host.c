@@ -14,7 +14,7 @@ static struct session *S(const struct vg_run *r)
 
 bool vg_leaks_host_stack_on(const struct vg_run *r, int event)
 {
-	return S(r)->stack_on && S(r)->stack_on[event];
+	return S(r)->p.stack_on && S(r)->p.stack_on[event];
 }
 
 struct vg_symbolizer *vg_leaks_host_symbolizer(struct vg_run *r)

@@ -66,7 +66,7 @@ void vg_live_host_settle(struct vg_run *r)
 	struct session *ss = S(r);
 	struct vg_err e = { 0 };
 
-	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, &e) < 0)
+	if (vg_probe_drain(ss->p.probe, vg_session_on_record, ss, &e) < 0)
 		fprintf(stderr, "vigil: %s\n", e.msg);
 	if (vg_hold_release(ss, &e))
 		fprintf(stderr, "vigil: %s\n", e.msg);

@@ -70,17 +70,10 @@ void vg_load_host_close_part(struct vg_run *r)
 	if (!r)
 		return;
 	s = S(r);
-	vg_probe_close(s->probe);	/* its uprobes detach here */
+	vg_probe_close(s->p.probe);	/* its uprobes detach here */
 	vg_follow_free(s->procs);	/* vigil watch: its processes' */
-	vg_scenario_free(s->sc);
-	vg_monitor_free(s->mon);
-	vg_report_free(s->report);
-	vg_evidence_free(s->evidence);
-	vg_symval_free(s->symval);
-	vg_symbolizer_free(s->sym);
-	free(s->stack_on);
-	free(s->kernel);
-	vg_spec_free(s->spec);
+	vg_session_part_free(&s->p);
+	vg_spec_free(s->p.spec);
 	vg_features_end(s, NULL);	/* borrowed: the features forget it */
 	free(P(r));
 }
@@ -121,13 +114,13 @@ static int part_open(struct session *ss, struct part *u, struct vg_err *e)
 		.stacks = ss->o->stacks,
 		.no_ktimer = !vg_feat_ktimer(NULL),
 	};
-	if (!(plan = vg_plan_build(s->spec, &plo, e)))
+	if (!(plan = vg_plan_build(s->p.spec, &plo, e)))
 		goto out;
-	s->kernel = calloc((size_t)s->spec->nprops + 1, sizeof(bool));
-	s->stack_on = calloc((size_t)s->spec->nevents + 1, sizeof(bool));
+	s->p.kernel = calloc((size_t)s->p.spec->nprops + 1, sizeof(bool));
+	s->p.stack_on = calloc((size_t)s->p.spec->nevents + 1, sizeof(bool));
 	/* its own monitors of the processes it follows (vigil watch's) */
 	s->procs = vg_follow_new();
-	if (!s->kernel || !s->stack_on || !s->procs) {
+	if (!s->p.kernel || !s->p.stack_on || !s->procs) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
@@ -150,16 +143,16 @@ static int part_open(struct session *ss, struct part *u, struct vg_err *e)
 		.watch = ss->o->watch_exe != NULL,
 		.follower = ss->o->watch_exe != NULL,
 	};
-	if (!(s->probe = vg_probe_open(s->spec, &po, e)))
+	if (!(s->p.probe = vg_probe_open(s->p.spec, &po, e)))
 		goto out;
 	if (ss->o->watch_exe && vg_watch_unit_start(ss, s, e))
 		goto out;
-	for (int i = 0; i < s->spec->nprops; i++)
+	for (int i = 0; i < s->p.spec->nprops; i++)
 		fprintf(stderr, "vigil: loaded %s from %s: %s tier%s%s\n",
-			s->spec->props[i].name, u->path,
-			s->kernel[i] ? "kernel" : "user",
-			s->kernel[i] ? "" : " because ",
-			s->kernel[i] ? ""
+			s->p.spec->props[i].name, u->path,
+			s->p.kernel[i] ? "kernel" : "user",
+			s->p.kernel[i] ? "" : " because ",
+			s->p.kernel[i] ? ""
 			: ss->o->watch_exe ? "vigil watch (the default; --tier=kernel keys kernel-tier slices by process)"
 					   : plan->props[i].why);
 	rc = 0;
@@ -178,7 +171,7 @@ struct vg_run *vg_load_host_open_part(struct vg_run *r, struct vg_spec *spec,
 		vg_errf(e, "out of memory");
 		return NULL;
 	}
-	u->s.spec = spec;
+	u->s.p.spec = spec;
 	snprintf(u->path, sizeof(u->path), "%s", path);
 	if (part_open(S(r), u, e)) {
 		vg_load_host_close_part((struct vg_run *)u);
@@ -207,7 +200,7 @@ void vg_load_host_drain_part(struct vg_run *r, struct vg_run *part)
 	 * stops for gdb, as the session's own */
 	s->live = ss->live;
 	u->err.msg[0] = 0;
-	if (vg_probe_drain(s->probe, vg_session_on_record, s, &u->err) < 0 ||
+	if (vg_probe_drain(s->p.probe, vg_session_on_record, s, &u->err) < 0 ||
 	    vg_session_timeouts(s, &u->err))
 		fprintf(stderr, "vigil: %s: %s\n", u->path, u->err.msg);
 	if (vg_hold_release(s, &u->err))
@@ -220,12 +213,12 @@ void vg_load_host_drain_part(struct vg_run *r, struct vg_run *part)
 
 bool vg_load_host_part_violated(const struct vg_run *part)
 {
-	return vg_scenario_violated(CS(part)->sc);
+	return vg_scenario_violated(CS(part)->p.sc);
 }
 
 struct vg_scenario *vg_load_host_part_stopped(const struct vg_run *part)
 {
-	struct vg_scenario *sc = CS(part)->sc;
+	struct vg_scenario *sc = CS(part)->p.sc;
 
 	return vg_scenario_target_stopped(sc) ? sc : NULL;
 }
@@ -238,9 +231,9 @@ bool vg_load_host_part_final(struct vg_run *part, const char *label)
 	if (s->watch_root)	/* each process's */
 		vg_watch_unit_final(s);
 	else
-		vg_report_final(s->report, s->mon, 0);
-	vg_report_summary(s->report, label);
-	return vg_report_errors(s->report);
+		vg_report_final(s->p.report, s->p.mon, 0);
+	vg_report_summary(s->p.report, label);
+	return vg_report_errors(s->p.report);
 }
 
 int vg_load_host_part_write_state(struct vg_run *part, FILE *out,
@@ -248,7 +241,7 @@ int vg_load_host_part_write_state(struct vg_run *part, FILE *out,
 {
 	struct session *s = S(part);
 
-	return vg_monstate_write(out, s->spec, s->mon, s->probe, s->kernel, e);
+	return vg_monstate_write(out, s->p.spec, s->p.mon, s->p.probe, s->p.kernel, e);
 }
 
 int vg_load_host_part_read_state(struct vg_run *part, const char *path,
@@ -256,7 +249,7 @@ int vg_load_host_part_read_state(struct vg_run *part, const char *path,
 {
 	struct session *s = S(part);
 
-	return vg_monstate_load(path, s->spec, s->mon, s->probe, s->kernel, e);
+	return vg_monstate_load(path, s->p.spec, s->p.mon, s->p.probe, s->p.kernel, e);
 }
 
 json_t *vg_load_host_part_status(struct vg_run *part)
@@ -288,7 +281,7 @@ void vg_load_host_settle(struct vg_run *r)
 	struct session *ss = S(r);
 	struct vg_err e = { 0 };
 
-	if (vg_probe_drain(ss->probe, vg_session_on_record, ss, &e) < 0 ||
+	if (vg_probe_drain(ss->p.probe, vg_session_on_record, ss, &e) < 0 ||
 	    vg_session_timeouts(ss, &e))
 		fprintf(stderr, "vigil: %s\n", e.msg);
 	if (vg_hold_release(ss, &e))
@@ -303,10 +296,10 @@ void vg_load_host_report_unload(struct vg_run *r, int prop, const char *label)
 
 	/* vigil watch: each process's verdicts, then the summary */
 	if (ss->o->watch_exe && vg_follow_count(ss->procs)) {
-		vg_follow_report_final(ss->procs, ss->report, prop);
-		vg_report_set_evidence(ss->report, ss->evidence);
+		vg_follow_report_final(ss->procs, ss->p.report, prop);
+		vg_report_set_evidence(ss->p.report, ss->p.evidence);
 	}
-	vg_report_unload(ss->report, ss->mon, prop, label);
+	vg_report_unload(ss->p.report, ss->p.mon, prop, label);
 }
 
 int vg_load_host_unload_prop(struct vg_run *r, int prop, struct vg_err *e)
@@ -316,9 +309,9 @@ int vg_load_host_unload_prop(struct vg_run *r, int prop, struct vg_err *e)
 	/* its breakpoints first: the kernel row the probe keeps for a
 	 * restore then has its reactions' stop states alone */
 	if (vg_live_forget_prop(r, r, prop, e) ||
-	    vg_probe_disable_prop(ss->probe, prop, e))
+	    vg_probe_disable_prop(ss->p.probe, prop, e))
 		return -1;
-	vg_monitor_disable(ss->mon, prop);
+	vg_monitor_disable(ss->p.mon, prop);
 	vg_follow_disable(ss->procs, prop);	/* vigil watch's processes */
 	return 0;
 }
@@ -329,11 +322,11 @@ int vg_load_host_restore_prop(struct vg_run *r, int prop, bool gone,
 	struct session *ss = S(r);
 
 	if (!gone)	/* back: the checkpoint had it */
-		return vg_probe_enable_prop(ss->probe, prop, e);
-	if (vg_probe_disable_prop(ss->probe, prop, e))
+		return vg_probe_enable_prop(ss->p.probe, prop, e);
+	if (vg_probe_disable_prop(ss->p.probe, prop, e))
 		return -1;
 	/* the monitor is the checkpoint's, fresh: its slices were not
 	 * written (monstate.c) */
-	vg_monitor_disable(ss->mon, prop);
+	vg_monitor_disable(ss->p.mon, prop);
 	return 0;
 }

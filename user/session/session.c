@@ -47,15 +47,15 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 		      int from, int to, const struct vg_mon_event *ev,
 		      bool stopped)
 {
-	bool was_stopped = vg_scenario_target_stopped(ss->sc);
+	bool was_stopped = vg_scenario_target_stopped(ss->p.sc);
 	const char *why;
 
-	vg_scenario_transition(ss->sc, s, from, to, ev, stopped);
+	vg_scenario_transition(ss->p.sc, s, from, to, ev, stopped);
 	/* after the reactions: the log says whether it was left stopped */
 	vg_features_transition(ss, s, from, ev);
-	if (!was_stopped && vg_scenario_target_stopped(ss->sc))
-		vg_features_stop(ss, vg_scenario_stop_pid(ss->sc),
-				 vg_scenario_stop_tid(ss->sc, &why));
+	if (!was_stopped && vg_scenario_target_stopped(ss->p.sc))
+		vg_features_stop(ss, vg_scenario_stop_pid(ss->p.sc),
+				 vg_scenario_stop_tid(ss->p.sc, &why));
 	/* vigil watch: each process's stop is its own */
 	vg_session_watch_transition(ss, s, to, ev);
 	vg_live_transition((struct vg_run *)ss, s, from, to, ev, stopped);
@@ -64,22 +64,34 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 int vg_session_part_open(struct session *s, const struct vg_plan *plan,
 			 struct vg_err *e)
 {
-	memcpy(s->kernel, plan->kernel, (size_t)s->spec->nprops * sizeof(bool));
-	memcpy(s->stack_on, plan->stack_events,
-	       (size_t)s->spec->nevents * sizeof(bool));
-	if (!(s->report = vg_report_new(s->spec, stderr, s->o->json_path, e)))
+	memcpy(s->p.kernel, plan->kernel, (size_t)s->p.spec->nprops * sizeof(bool));
+	memcpy(s->p.stack_on, plan->stack_events,
+	       (size_t)s->p.spec->nevents * sizeof(bool));
+	if (!(s->p.report = vg_report_new(s->p.spec, stderr, s->o->json_path, e)))
 		return -1;
-	if (!(s->evidence = vg_evidence_new(s->spec, 0, s->o->evidence)) ||
-	    !(s->symval = vg_symval_new((struct vg_run *)s, s->spec,
-					s->stack_on, s->o->pid > 0)))
+	if (!(s->p.evidence = vg_evidence_new(s->p.spec, 0, s->o->evidence)) ||
+	    !(s->p.symval = vg_symval_new((struct vg_run *)s, s->p.spec,
+					s->p.stack_on, s->o->pid > 0)))
 		return vg_errf(e, "out of memory");
-	vg_evidence_set_stacks(s->evidence, vg_session_event_stack, s);
-	vg_report_set_evidence(s->report, s->evidence);
-	if (!(s->mon = vg_session_monitor_new(s, e)))
+	vg_evidence_set_stacks(s->p.evidence, vg_session_event_stack, s);
+	vg_report_set_evidence(s->p.report, s->p.evidence);
+	if (!(s->p.mon = vg_session_monitor_new(s, e)))
 		return -1;
-	s->sc = vg_scenario_new(s->spec, s->pid, s->report,
+	s->p.sc = vg_scenario_new(s->p.spec, s->pid, s->p.report,
 				s->o->on_violation, e);
-	return s->sc ? 0 : -1;
+	return s->p.sc ? 0 : -1;
+}
+
+void vg_session_part_free(struct vg_part *p)
+{
+	vg_scenario_free(p->sc);
+	vg_monitor_free(p->mon);
+	vg_report_free(p->report);
+	vg_evidence_free(p->evidence);
+	vg_symval_free(p->symval);
+	vg_symbolizer_free(p->sym);
+	free(p->stack_on);
+	free(p->kernel);
 }
 
 struct vg_monitor *vg_session_monitor_new(struct session *ss,
@@ -88,12 +100,12 @@ struct vg_monitor *vg_session_monitor_new(struct session *ss,
 	struct vg_monitor_opts mo = { .max_slices = ss->o->max_slices };
 	struct vg_monitor_hooks hooks = { .ctx = ss,
 					  .transition = vg_session_on_transition };
-	bool user[ss->spec->nprops + 1];
+	bool user[ss->p.spec->nprops + 1];
 
-	for (int i = 0; i < ss->spec->nprops; i++)
-		user[i] = !ss->kernel[i];
+	for (int i = 0; i < ss->p.spec->nprops; i++)
+		user[i] = !ss->p.kernel[i];
 	mo.evaluate = user;
-	return vg_monitor_new(ss->spec, &mo, &hooks, e);
+	return vg_monitor_new(ss->p.spec, &mo, &hooks, e);
 }
 
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
@@ -104,7 +116,7 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 	 * (the same slice parameters as the parent's, another process) */
 	struct vg_evidence *x = vg_session_evidence_of(ss, (pid_t)ev->pid);
 
-	vg_report_set_evidence(ss->report, x);
+	vg_report_set_evidence(ss->p.report, x);
 	vg_evidence_add(x, s, from, to, ev);
 	vg_session_react(ss, s, from, to, ev, ss->rec_stopped);
 	if (ss->ws)
@@ -160,23 +172,23 @@ static int start_target(struct session *ss, const char *path,
 
 static int open_all(struct session *ss, struct vg_err *e)
 {
-	char why[ss->spec->nprops][256];
+	char why[ss->p.spec->nprops][256];
 	char path[PATH_MAX];
 	struct vg_plan *plan = NULL;
 	struct vg_probe_early *early = NULL;
 	struct vg_plan_opts plo = { 0 };
 	int rc = -1;
 
-	ss->kernel = calloc(ss->spec->nprops + 1, sizeof(bool));
-	ss->stack_on = calloc(ss->spec->nevents + 1, sizeof(bool));
-	if (!ss->kernel || !ss->stack_on) {
+	ss->p.kernel = calloc(ss->p.spec->nprops + 1, sizeof(bool));
+	ss->p.stack_on = calloc(ss->p.spec->nevents + 1, sizeof(bool));
+	if (!ss->p.kernel || !ss->p.stack_on) {
 		vg_errf(e, "out of memory");
 		goto out;
 	}
 	/* the options that do not go together (the plan's tier pass puts
 	 * every property in the user tier with --follow-fork) */
 	if (vg_session_watch_check(ss, e) ||
-	    vg_follow_run_check((struct vg_run *)ss, ss->kernel, why, e))
+	    vg_follow_run_check((struct vg_run *)ss, ss->p.kernel, why, e))
 		goto out;
 	if (ss->o->dynamic && (ss->o->record_path || ss->o->state_path)) {
 		vg_errf_code(e, VG_EXIT_USAGE, "--dynamic does not go with %s: %s",
@@ -205,10 +217,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 	 * plan that configures it otherwise drops it); after the fork, so
 	 * that the memory its load writes is no copy-on-write page */
 	if (!ss->o->follow_forks && !ss->o->watch_exe)
-		early = vg_probe_early_start(ss->spec, ss->o->ringbuf_bytes,
+		early = vg_probe_early_start(ss->p.spec, ss->o->ringbuf_bytes,
 					     ss->o->max_slices,
 					     ss->o->tier != VG_TIER_USER &&
-					     vg_ktier_any_eligible(ss->spec,
+					     vg_ktier_any_eligible(ss->p.spec,
 						!vg_feat_ktimer(NULL)),
 					     ss->o->stacks || plo.leak_check);
 	if (session_libs(ss, e))
@@ -229,21 +241,21 @@ static int open_all(struct session *ss, struct vg_err *e)
 	plo.watch = ss->o->watch_exe != NULL;
 	/* checked only for a run that plans watch events, once a boot
 	 * (probe/debugregs.h) */
-	plo.no_debug_regs = vg_spec_watches(ss->spec) &&
+	plo.no_debug_regs = vg_spec_watches(ss->p.spec) &&
 			    vg_debug_regs() == VG_REGS_SILENT;
 	plo.no_debug_regs_why = VG_NO_REGS_WHY;
 	plo.no_ktimer = !vg_feat_ktimer(NULL);
-	if (!(plan = vg_plan_build(ss->spec, &plo, e)))
+	if (!(plan = vg_plan_build(ss->p.spec, &plo, e)))
 		goto out;
 	if (vg_session_part_open(ss, plan, e))
 		goto out;
-	for (int i = 0; i < ss->spec->nprops; i++)
+	for (int i = 0; i < ss->p.spec->nprops; i++)
 		fprintf(stderr, "vigil: %s: %s tier%s%s\n",
-			ss->spec->props[i].name,
-			ss->kernel[i] ? "kernel" : "user",
-			ss->kernel[i] ? "" : " because ",
-			ss->kernel[i] ? "" : plan->props[i].why);
-	vg_watchset_say_blind(ss->spec, plan, ss->report, ss->mon);
+			ss->p.spec->props[i].name,
+			ss->p.kernel[i] ? "kernel" : "user",
+			ss->p.kernel[i] ? "" : " because ",
+			ss->p.kernel[i] ? "" : plan->props[i].why);
+	vg_watchset_say_blind(ss->p.spec, plan, ss->p.report, ss->p.mon);
 	struct vg_probe_opts po = {
 		.plan = plan,
 		.pid = ss->pid,
@@ -263,38 +275,38 @@ static int open_all(struct session *ss, struct vg_err *e)
 	vg_watch_match_ids(vg_session_watch_match(ss), &po.watch_dev,
 			   &po.watch_ino, &po.watch_lib_dev, &po.watch_lib_ino);
 	if (ss->o->record_path) {
-		ss->rec = vg_recorder_open(ss->spec, ss->o->record_path,
+		ss->rec = vg_recorder_open(ss->p.spec, ss->o->record_path,
 					   ss->pid, e);
 		if (!ss->rec)
 			goto out;
 	}
-	ss->probe = vg_probe_open(ss->spec, &po, e);
-	if (!ss->probe)
+	ss->p.probe = vg_probe_open(ss->p.spec, &po, e);
+	if (!ss->p.probe)
 		goto out;
 	{	/* held at an exec or a fork when vigil dies: the guard lets
 		 * them go (user/probe/probe_orphans.c) */
-		int ofds[2], n = vg_probe_orphan_fds(ss->probe, ofds);
+		int ofds[2], n = vg_probe_orphan_fds(ss->p.probe, ofds);
 
 		if (n && vg_guard_on_death(ss->guard, vg_probe_orphans_resume,
 					   ofds, n, e))
 			goto out;
 	}
 	snprintf(ss->exe, sizeof(ss->exe), "%s", path);
-	if (vg_probe_has_watches(ss->probe) &&
-	    !(ss->ws = vg_watchset_new(ss->spec, plan, ss->probe, ss->pid,
+	if (vg_probe_has_watches(ss->p.probe) &&
+	    !(ss->ws = vg_watchset_new(ss->p.spec, plan, ss->p.probe, ss->pid,
 				       ss->o->watch_evict ? VG_WATCH_EVICT
 							  : VG_WATCH_REFUSE, e)))
 		goto out;
 	vg_watchset_set_repeat(ss->ws, vg_session_on_transition, ss);
-	vg_watchset_say_stale(ss->ws, plan, ss->report);
+	vg_watchset_say_stale(ss->ws, plan, ss->p.report);
 	/* attached to a running program: its globals' watchpoints go in now
 	 * (vigil run arms them at the exec that starts the program) */
 	if (ss->o->pid > 0 && ss->ws && vg_watchset_start(ss->ws, e))
 		goto out;
 	/* vigil restore --monitor: the monitor goes on from the checkpoint */
 	if (ss->o->state_path &&
-	    vg_monstate_load(ss->o->state_path, ss->spec, ss->mon, ss->probe,
-			     ss->kernel, e))
+	    vg_monstate_load(ss->o->state_path, ss->p.spec, ss->p.mon, ss->p.probe,
+			     ss->p.kernel, e))
 		goto out;
 	if (vg_session_watch_open(ss, e))
 		goto out;
@@ -321,7 +333,7 @@ static bool target_gone(struct session *ss, int pidfd, int *code, int *sig)
 		return vg_proc_reap(ss->pid, code, sig) == 1;
 	if (poll(&pfd, 1, 0) != 1)
 		return false;
-	if (!vg_probe_exit_status(ss->probe, code, sig)) {
+	if (!vg_probe_exit_status(ss->p.probe, code, sig)) {
 		*code = -1;	/* exited before the probes were in place */
 		*sig = 0;
 	}
@@ -359,7 +371,7 @@ static int loop(struct session *ss, struct vg_err *e)
 				strerror(errno));
 		goto out;
 	}
-	ev.data.fd = vg_probe_fd(ss->probe);
+	ev.data.fd = vg_probe_fd(ss->p.probe);
 	epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	ev.data.fd = pidfd;
 	if (pidfd >= 0) {
@@ -410,13 +422,13 @@ static int loop(struct session *ss, struct vg_err *e)
 		int n, got;
 
 		vg_session_timeout_wait(ss, &to);
-		vg_probe_set_polling(ss->probe, busy);
+		vg_probe_set_polling(ss->p.probe, busy);
 		n = epoll_pwait2(busy && !trickle ? ep_ctl : ep, evs, 4, &to, NULL);
 		if (n < 0 && errno != EINTR) {
 			vg_errf(e, "epoll_wait: %s", strerror(errno));
 			goto out;
 		}
-		if ((got = vg_probe_drain(ss->probe, vg_session_on_record, ss, e)) < 0 ||
+		if ((got = vg_probe_drain(ss->p.probe, vg_session_on_record, ss, e)) < 0 ||
 		    vg_session_timeouts(ss, e))
 			goto out;
 		was_busy = busy;
@@ -448,13 +460,13 @@ static int loop(struct session *ss, struct vg_err *e)
 		    vg_session_gdb_gone((struct vg_run *)ss) ||
 		    vg_session_watch_done(ss))
 			goto done;
-		if (vg_scenario_target_stopped(ss->sc) ||
+		if (vg_scenario_target_stopped(ss->p.sc) ||
 		    vg_load_stopped((struct vg_run *)ss) ||
-		    vg_scenario_target_killed(ss->sc)) {
+		    vg_scenario_target_killed(ss->p.sc)) {
 			/* drain what was already in flight, then go */
-			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
+			if (vg_probe_drain(ss->p.probe, vg_session_on_record, ss, e) < 0)
 				goto out;
-			if (!vg_scenario_target_killed(ss->sc))
+			if (!vg_scenario_target_killed(ss->p.sc))
 				break;
 		}
 		for (int i = 0; i < n; i++) {
@@ -504,7 +516,7 @@ static int loop(struct session *ss, struct vg_err *e)
 			/* no timeouts now: the target may have exited before
 			 * their deadlines (those due while it ran fired when
 			 * the loop woke for them) */
-			if (vg_probe_drain(ss->probe, vg_session_on_record, ss, e) < 0)
+			if (vg_probe_drain(ss->p.probe, vg_session_on_record, ss, e) < 0)
 				goto out;
 			/* --follow-fork: the followed descendants are waited
 			 * for; the pidfd, readable for good now, is not */
@@ -513,7 +525,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		}
 		if (exited && !(ss->o->follow_forks &&
 				vg_follow_running(ss->procs))) {
-			vg_probe_detach_now(ss->probe);	/* nobody to watch */
+			vg_probe_detach_now(ss->p.probe);	/* nobody to watch */
 			break;
 		}
 	}
@@ -541,7 +553,7 @@ out:
 int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 		   struct vg_err *e)
 {
-	struct session ss = { .spec = spec, .o = o, .pid = -1, .err = e };
+	struct session ss = { .p.spec = spec, .o = o, .pid = -1, .err = e };
 	struct vg_run_end end = { 0 };
 	bool unit_stopped;
 	int rc = -1;
@@ -591,25 +603,25 @@ int vg_session_run(struct vg_spec *spec, const struct vg_session_opts *o,
 	rc = loop(&ss, e);
 out:
 	end.failed = rc < 0;
-	end.stopped = ss.sc && vg_scenario_target_stopped(ss.sc);
+	end.stopped = ss.p.sc && vg_scenario_target_stopped(ss.p.sc);
 	end.how = end.failed ? "monitoring ended on an error"
 		  : end.stopped ? "stopped at a violation"
 		  : ss.target_exited ? "the program exited"
 		  : "vigil detached; the program runs on";
 	end.exited = ss.target_exited;
 	end.gdb = ss.exec_gdb[0] != 0;
-	if (ss.report) {
-		end.errors = vg_report_errors(ss.report);
-		end.inconclusive = vg_report_inconclusive(ss.report);
+	if (ss.p.report) {
+		end.errors = vg_report_errors(ss.p.report);
+		end.inconclusive = vg_report_inconclusive(ss.p.report);
 	}
-	if (ss.probe)
-		vg_probe_exit_status(ss.probe, &end.exit_code, &end.exit_signal);
+	if (ss.p.probe)
+		vg_probe_exit_status(ss.p.probe, &end.exit_code, &end.exit_signal);
 	vg_features_end(&ss, &end);
 	vg_watchset_free(ss.ws);	/* its breakpoints, through the probes */
 	unit_stopped = vg_load_stopped((struct vg_run *)&ss) != NULL;
 	vg_load_free((struct vg_run *)&ss);	/* vigil load's probes */
-	vg_probe_close(ss.probe);
-	vg_guard_end(ss.guard, (ss.sc && vg_scenario_target_stopped(ss.sc)) ||
+	vg_probe_close(ss.p.probe);
+	vg_guard_end(ss.guard, (ss.p.sc && vg_scenario_target_stopped(ss.p.sc)) ||
 				unit_stopped ||
 				vg_live_keep_stopped((struct vg_run *)&ss) ||
 				vg_session_watch_stopped(&ss));
@@ -617,16 +629,9 @@ out:
 	if (vg_recorder_close(ss.rec, e))
 		rc = -1;
 	vg_ckpt_run_free(ss.ckpt);
-	vg_scenario_free(ss.sc);
-	vg_monitor_free(ss.mon);
 	vg_follow_free(ss.procs);
-	vg_report_free(ss.report);
-	vg_evidence_free(ss.evidence);
-	vg_symval_free(ss.symval);
-	vg_symbolizer_free(ss.sym);
+	vg_session_part_free(&ss.p);
 	vg_paths_free((char **)ss.libs, ss.nlibs);
-	free(ss.stack_on);
-	free(ss.kernel);
 	/* the last call: the probes and every module are gone (the status
 	 * line gives stderr back) */
 	vg_features_released(&ss, &end);

@@ -25,7 +25,7 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 {
 	struct vg_run_stats st = { .exit_code = code, .exit_signal = sig,
 				   .target_exited = exited };
-	int n = ss->spec->nevents;
+	int n = ss->p.spec->nevents;
 	uint64_t unfollowed, stacks_lost;
 
 	vg_session_mirror_kslices(ss);
@@ -33,9 +33,9 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 	st.lost_per_event = calloc(n + 1, sizeof(uint64_t));
 	for (int i = 0; st.hits && st.lost_per_event && i < n; i++) {
 		/* (the loader's rendezvous is vigil's, not the spec's) */
-		if (ss->spec->events[i].maps_sync)
+		if (ss->p.spec->events[i].maps_sync)
 			continue;
-		vg_probe_counts(ss->probe, i, &st.hits[i],
+		vg_probe_counts(ss->p.probe, i, &st.hits[i],
 				&st.lost_per_event[i]);
 		st.lost += st.lost_per_event[i];
 	}
@@ -44,12 +44,12 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 	st.records = ss->events;
 	for (int i = 0; st.hits && i < n; i++)
 		st.events += st.hits[i];
-	st.kfull = vg_probe_counter(ss->probe, VG_CNT_KFULL);
-	st.kbusy = vg_probe_counter(ss->probe, VG_CNT_KBUSY);
-	st.capfaults = vg_probe_counter(ss->probe, VG_CNT_CAPFAULT);
+	st.kfull = vg_probe_counter(ss->p.probe, VG_CNT_KFULL);
+	st.kbusy = vg_probe_counter(ss->p.probe, VG_CNT_KBUSY);
+	st.capfaults = vg_probe_counter(ss->p.probe, VG_CNT_CAPFAULT);
 	vg_follow_counts(ss->procs, &st.forks, &st.execs);
-	unfollowed = vg_probe_counter(ss->probe, VG_CNT_UNFOLLOWED);
-	stacks_lost = vg_probe_counter(ss->probe, VG_CNT_STACK_LOST);
+	unfollowed = vg_probe_counter(ss->p.probe, VG_CNT_UNFOLLOWED);
+	stacks_lost = vg_probe_counter(ss->p.probe, VG_CNT_STACK_LOST);
 	if (unfollowed)
 		fprintf(stderr, "vigil: %llu forked processes were not followed (too many at once, or their fork records were lost): their calls are not monitored\n",
 			(unsigned long long)unfollowed);
@@ -58,15 +58,15 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 			(unsigned long long)stacks_lost);
 	if (getenv("VIGIL_DEBUG"))
 		fprintf(stderr, "vigil: debug: %llu call stacks sent outside the stack map\n",
-			(unsigned long long)vg_probe_counter(ss->probe,
+			(unsigned long long)vg_probe_counter(ss->p.probe,
 							     VG_CNT_STACK_SPILLED));
 	if (st.lost)
-		for (int i = 0; i < ss->spec->nprops; i++)
-			vg_monitor_mark_inconclusive(ss->mon, i);
-	vg_report_set_evidence(ss->report, ss->evidence);
-	vg_report_final(ss->report, ss->mon, 0);
+		for (int i = 0; i < ss->p.spec->nprops; i++)
+			vg_monitor_mark_inconclusive(ss->p.mon, i);
+	vg_report_set_evidence(ss->p.report, ss->p.evidence);
+	vg_report_final(ss->p.report, ss->p.mon, 0);
 	vg_session_watch_finish(ss);	/* its processes, and its counts */
-	vg_follow_report_final(ss->procs, ss->report, -1); /* --follow-fork */
+	vg_follow_report_final(ss->procs, ss->p.report, -1); /* --follow-fork */
 
 	{	/* the features' own verdicts (the leak check's) */
 		struct vg_run_end end = { .exited = exited, .exit_code = code,
@@ -74,7 +74,7 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 
 		vg_features_finish(ss, &end);
 	}
-	vg_report_stats(ss->report, ss->mon, &st);
+	vg_report_stats(ss->p.report, ss->p.mon, &st);
 	vg_watchset_finish(ss->ws, stderr);
 	vg_hold_finish(ss);
 	free(st.hits);
@@ -86,7 +86,7 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 				ss->exec_gdb, sizeof(ss->exec_gdb));
 	/* every error the ERROR SUMMARY counted, a leak at the end as much
 	 * as a violation during the run: `vigil run ... && echo clean` */
-	return vg_scenario_violated(ss->sc) ||
+	return vg_scenario_violated(ss->p.sc) ||
 	       vg_load_violated((struct vg_run *)ss) ||
-	       vg_report_errors(ss->report) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
+	       vg_report_errors(ss->p.report) ? VG_EXIT_VIOLATION : VG_EXIT_OK;
 }

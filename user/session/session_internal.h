@@ -39,58 +39,62 @@ struct vg_holds {
 	uint64_t count;		/* such records, in the whole run */
 };
 
-struct session {
+/* One set of properties installed on the process: the run's own, or a
+ * `vigil load` unit's. vg_session_part_open makes it from its plan,
+ * vg_session_part_free frees it (the probes apart: see there). */
+struct vg_part {
 	struct vg_spec *spec;
-	const struct vg_session_opts *o;
-	pid_t pid;
-	bool *kernel;
+	bool *kernel;			/* [nprops]: in the kernel tier */
+	bool *stack_on;			/* [nevents]: the probe captures stacks */
 	struct vg_probe *probe;
 	struct vg_monitor *mon;
 	struct vg_report *report;
-	struct vg_scenario *sc;
-	struct vg_guard *guard;		/* resumes the target if vigil dies */
-	struct vg_recorder *rec;
-	struct vg_err *err;		/* where on_record reports */
-	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */
-	uint64_t seq, events;
-	/* the processes followed besides the target, --follow-fork's and
-	 * vigil watch's, and the tree's forks and execs
-	 * (user/follow/follow.h) */
-	struct vg_follow *procs;
-	/* vigil watch's state (user/watch/, called through o->watch_ops:
-	 * watch_calls.c), or NULL */
-	void *watch;
-	struct vg_watchset *ws;		/* watchset/watchset.h, or NULL */
-	struct vg_holds holds;		/* stopped by a probe for us (hold.c) */
-	bool warned_loss;
-	/* the record being handled, for the monitor hook */
-	bool rec_stopped;
+	struct vg_scenario *sc;		/* its reactions */
 	struct vg_evidence *evidence;	/* what reports show of a slice */
 	struct vg_symbolizer *sym;	/* the target's, made at first use */
-	struct vg_symval *symval;	/* names of pointers (symval.c) */
+	struct vg_symval *symval;	/* names of pointers (symval/) */
+};
+
+struct session {
+	struct vg_part p;
+	const struct vg_session_opts *o;
+	pid_t pid;
+	char exe[PATH_MAX];		/* the target's program */
 	/* where spec functions are looked for besides the loader's
 	 * libraries: --lib's, and when attached, the shared objects the
 	 * process has mapped (copies, owned; a loaded unit borrows them) */
 	const char **libs;
 	size_t nlibs;
-	bool *stack_on;			/* [nevents]: the probe captures stacks */
-	char exe[PATH_MAX];		/* the target's program */
-	/* checkpoints and restores (user/ckpt/ckpt.h), or NULL in a
-	 * `vigil load` unit, which takes none */
-	struct vg_ckpt_run *ckpt;
+	struct vg_guard *guard;		/* resumes the target if vigil dies */
+	struct vg_recorder *rec;	/* --record */
+	struct vg_err *err;		/* where on_record reports */
+	uint64_t seq, events;		/* records handled */
+	bool warned_loss;
+	/* the record being handled, for the monitor hook */
+	bool rec_stopped;
 	int stop_event;			/* 1 + the event of the kernel tier's
 					 * last stop not sent back to its call
 					 * (0: none), for probe/jmp_stop.h */
 	bool target_exited;		/* the loop saw it exit */
-	/* the control channel, `vigil break`, --interactive and the gdb it
-	 * starts (user/live/live.h), or NULL; a `vigil load` unit borrows
-	 * the session's while its records go through */
-	struct vg_live *live;
+	char exec_gdb[4200];		/* a `gdb` reaction: run this at the end */
+	struct vg_holds holds;		/* stopped by a probe for us (hold.c) */
 	/* each feature's state (features.c, user/feature/feature.h), or
 	 * NULL; a loaded unit borrows the session's */
 	void **feature_state;
 	bool feature_borrowed;
-	/* `vigil load`'s state (load/load.h), or NULL */
+	/* the modules the core hosts, each its state or NULL: the processes
+	 * followed besides the target, --follow-fork's and vigil watch's
+	 * (user/follow/); vigil watch's own (user/watch/, called through
+	 * o->watch_ops: watch_calls.c); watchpoints (user/watchset/);
+	 * checkpoints and restores (user/ckpt/; NULL in a `vigil load`
+	 * unit, which takes none); the control channel and the live gdb
+	 * session (user/live/; a unit borrows the session's while its
+	 * records go through); `vigil load`'s units (user/load/) */
+	struct vg_follow *procs;
+	void *watch;
+	struct vg_watchset *ws;
+	struct vg_ckpt_run *ckpt;
+	struct vg_live *live;
 	struct vg_load *loaded;
 	/* a vigil load unit in vigil watch: the session whose processes it
 	 * follows (user/watch/watch_load.c) and whose watch state it shares
@@ -145,6 +149,9 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
  * and scenario (session.c) */
 int vg_session_part_open(struct session *s, const struct vg_plan *plan,
 			 struct vg_err *e);
+/* Everything of p but its probes, which close first (the end of the
+ * run, a unit's unload), and its spec, which is its owner's */
+void vg_session_part_free(struct vg_part *p);
 /* A monitor of the session's properties, its kernel-tier ones mirrored
  * rather than evaluated: the target's, a followed process's, a
  * restore's, a loaded unit's (session.c) */
@@ -169,7 +176,7 @@ static inline struct vg_monitor *vg_session_monitor_of(struct session *ss,
 							pid_t pid)
 {
 	if (pid == ss->pid || !ss->o->follow_forks)
-		return ss->mon;
+		return ss->p.mon;
 	return vg_follow_run_monitor((struct vg_run *)ss, pid);
 }
 /* the evidence of process pid's slices: a followed child's own, else the
@@ -180,7 +187,7 @@ static inline struct vg_evidence *vg_session_evidence_of(
 	struct vg_evidence *x = pid != ss->pid
 		? vg_follow_run_evidence((const struct vg_run *)ss, pid) : NULL;
 
-	return x ? x : ss->evidence;
+	return x ? x : ss->p.evidence;
 }
 
 /* --- vigil watch: the core's calls into its table (watch_calls.c,

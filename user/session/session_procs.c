@@ -31,7 +31,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	if (ss->o->watch_ops && p->h.event != VG_PROC_FORK)
 		return vg_session_watch_process(ss, p);
 	if (p->h.event == VG_PROC_EXIT) {	/* a followed process ended */
-		vg_probe_unfollow(ss->probe, (pid_t)p->child);
+		vg_probe_unfollow(ss->p.probe, (pid_t)p->child);
 		vg_follow_mark_gone(ss->procs, (pid_t)p->child);
 		return 0;
 	}
@@ -59,7 +59,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 			vg_guard_add(ss->guard, (pid_t)p->child);
 			/* vigil load's units: their probes in before it runs */
 			vg_session_watch_units_forked(ss, (pid_t)p->child);
-			if (vg_probe_follow(ss->probe, (pid_t)p->child, &fe)) {
+			if (vg_probe_follow(ss->p.probe, (pid_t)p->child, &fe)) {
 				fprintf(stderr, "vigil: pid %u: %s: it runs unmonitored\n",
 					p->child, fe.msg);
 				vg_session_watch_units_forget(ss, (pid_t)p->child,
@@ -69,7 +69,7 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 				vg_session_watch_forked(ss, (pid_t)p->child);
 			}
 		}
-		vg_report_process(ss->report, VG_PROC_FORK, p->h.pid, p->child,
+		vg_report_process(ss->p.report, VG_PROC_FORK, p->h.pid, p->child,
 				  NULL, followed,
 				  vg_follow_count_fork(ss->procs));
 		return 0;
@@ -77,9 +77,9 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	if (!ss->o->pid && vg_follow_launch_exec(ss->procs, p->ino, p->dev)) {
 		/* the program is loaded, stopped there for its watchpoints
 		 * (bpf/vigil/lifecycle.bpf.c, stop_at_exec) */
-		vg_symval_exec(ss->symval, ss->exe, p->start_code,
+		vg_symval_exec(ss->p.symval, ss->exe, p->start_code,
 			       p->interp_base);
-		if (!vg_probe_has_global_watches(ss->probe))
+		if (!vg_probe_has_global_watches(ss->p.probe))
 			return 0;
 		if (vg_watchset_start(ss->ws, ss->err)) {
 			/* it has run none of its code: end it rather than let
@@ -95,9 +95,9 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	same = vg_follow_run_exec((struct vg_run *)ss, (pid_t)p->h.pid, p->ino,
 				  p->dev);
 	if (same && (pid_t)p->h.pid == ss->pid)	/* its globals moved */
-		vg_symval_exec(ss->symval, ss->exe, p->start_code,
+		vg_symval_exec(ss->p.symval, ss->exe, p->start_code,
 			       p->interp_base);
-	vg_report_process(ss->report, VG_PROC_EXEC, p->h.pid, 0, path, same,
+	vg_report_process(ss->p.report, VG_PROC_EXEC, p->h.pid, 0, path, same,
 			  vg_follow_count_exec(ss->procs));
 	return 0;
 }

@@ -51,18 +51,18 @@ static struct vg_symbolizer *symbolizer(struct session *ss)
 	struct vg_libs libs;
 	struct vg_err e;
 
-	if (ss->sym || !(ss->sym = vg_symbolizer_new(ss->pid)))
-		return ss->sym;
+	if (ss->p.sym || !(ss->p.sym = vg_symbolizer_new(ss->pid)))
+		return ss->p.sym;
 	/* a short-lived target is often gone before its first record is
 	 * read: the files the loader maps for it stand in for its maps, and
 	 * the --lib ones for libraries it may have dlclosed since */
 	if (!vg_libs_load_with(ss->exe, ss->libs, ss->nlibs, &libs, &e)) {
 		for (size_t i = 0; i < libs.n; i++)
-			vg_symbolizer_add_file(ss->sym, libs.v[i].path);
+			vg_symbolizer_add_file(ss->p.sym, libs.v[i].path);
 		vg_libs_free(&libs);
 	}
-	vg_symbolizer_add_file(ss->sym, ss->exe);
-	return ss->sym;
+	vg_symbolizer_add_file(ss->p.sym, ss->exe);
+	return ss->p.sym;
 }
 
 struct vg_symbolizer *vg_session_symbolizer(struct session *ss)
@@ -93,12 +93,12 @@ int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 	struct session *ss = ctx;
 	struct stack_ctx c = { ss, (pid_t)ev->pid };
 
-	if (!ss->stack_on || !ss->stack_on[ev->event] || !ss->probe)
+	if (!ss->p.stack_on || !ss->p.stack_on[ev->event] || !ss->p.probe)
 		return 0;	/* not captured (see stack_events) */
-	return vg_probe_stack_lines(ss->probe,
+	return vg_probe_stack_lines(ss->p.probe,
 				    (int64_t)ev->slot[VG_SLOT_STACK],
 				    stack_symbolizer, &c,
-				    ss->spec->events[ev->event].kind ==
+				    ss->p.spec->events[ev->event].kind ==
 				    VG_EV_BEFORE ? ev->slot[VG_SLOT_CALLER] : 0,
 				    lines, max);
 }
@@ -120,7 +120,7 @@ static int intern_strings(struct session *ss,
 			  const struct vg_rec_event_str *rs,
 			  struct vg_mon_event *ev)
 {
-	const struct vg_event *def = &ss->spec->events[ev->event];
+	const struct vg_event *def = &ss->p.spec->events[ev->event];
 	char buf[VG_STR_MAX];
 
 	for (int k = 0; k < def->ncaps; k++) {
@@ -131,7 +131,7 @@ static int intern_strings(struct session *ss,
 		memcpy(buf, rs->str[def->caps[k].str_idx % VG_MAX_STRS],
 		       sizeof(buf));
 		buf[sizeof(buf) - 1] = 0;
-		if ((id = vg_spec_intern(ss->spec, buf)) == UINT64_MAX)
+		if ((id = vg_spec_intern(ss->p.spec, buf)) == UINT64_MAX)
 			return -1;
 		ev->slot[VG_SLOT_CAP0 + k] = id;
 	}
@@ -145,20 +145,20 @@ static int intern_strings(struct session *ss,
 static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		    struct vg_err *e)
 {
-	int prop = vg_probe_kprop_of(ss->probe, k->prop);
+	int prop = vg_probe_kprop_of(ss->p.probe, k->prop);
 	const struct vg_property *p;
 	struct vg_slice_view v = { .trans = -1 };
 	struct vg_mon_event ev;
 	uint64_t params[VG_MAX_PARAMS] = { k->key[0], k->key[1] };
 	int64_t vars[VG_KMAX_VARS];
 
-	struct vg_monitor *mon = ss->mon;
-	struct vg_evidence *x = ss->evidence;
+	struct vg_monitor *mon = ss->p.mon;
+	struct vg_evidence *x = ss->p.evidence;
 
 	/* a step sent just before its property's unload: not its any more */
-	if (prop < 0 || vg_monitor_prop_disabled(ss->mon, prop))
+	if (prop < 0 || vg_monitor_prop_disabled(ss->p.mon, prop))
 		return 0;
-	p = &ss->spec->props[prop];
+	p = &ss->p.spec->props[prop];
 	/* vigil watch: the process's own monitor and evidence */
 	vg_session_watch_kproc(ss, (pid_t)k->h.pid, &mon, &x);
 	if (k->h.kind == VG_REC_KFULL || k->h.kind == VG_REC_KBUSY) {
@@ -168,16 +168,16 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 					? "slice table full"
 					: "could not lock a slice in time");
 		ss->warned_loss = true;
-		vg_monitor_mark_inconclusive(ss->mon, prop);
+		vg_monitor_mark_inconclusive(ss->p.mon, prop);
 		vg_monitor_mark_inconclusive(mon, prop);
 		return 0;
 	}
-	if (ss->spec->events[k->h.event].kind == VG_EV_TIMEOUT)
-		vg_monitor_note_timeout(ss->mon);
+	if (ss->p.spec->events[k->h.event].kind == VG_EV_TIMEOUT)
+		vg_monitor_note_timeout(ss->p.mon);
 	/* the kernel's timer fired a timeout: a recording gets the clock
 	 * tick the user tier's would (session/timeouts.c), so that it
 	 * replays to the same verdicts */
-	if (ss->rec && ss->spec->events[k->h.event].kind == VG_EV_TIMEOUT) {
+	if (ss->rec && ss->p.spec->events[k->h.event].kind == VG_EV_TIMEOUT) {
 		struct vg_mon_event tick = {
 			.event = (int)k->h.event, .pid = k->h.pid,
 			.time_ns = k->slot[VG_TSLOT_FIRED],
@@ -188,7 +188,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 				       ss->o->record_path);
 	}
 	memcpy(vars, k->vars, sizeof(vars));
-	if (ss->stack_on && ss->stack_on[k->h.event])
+	if (ss->p.stack_on && ss->p.stack_on[k->h.event])
 		symbolizer(ss);
 	if (k->h.flags & VG_RF_CKPT)
 		vg_ckpt_run_kernel_stop(ss->ckpt);
@@ -202,12 +202,12 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 	v.state = k->to;
 	v.vars = vars;
 	vg_evidence_add(x, &v, k->from, k->to, &ev);
-	vg_report_set_evidence(ss->report, x);
+	vg_report_set_evidence(ss->p.report, x);
 	{	/* exact or not: probe/rewind.c */
 		char note[256];
 
-		vg_report_stop_note(ss->report,
-				    vg_rewind_stop_note(ss->probe, ss->spec,
+		vg_report_stop_note(ss->p.report,
+				    vg_rewind_stop_note(ss->p.probe, ss->p.spec,
 							(int)k->h.event,
 							k->h.flags, note,
 							sizeof(note)));
@@ -216,7 +216,7 @@ static int on_kstep(struct session *ss, const struct vg_rec_kstep *k,
 		ss->stop_event = (int)k->h.event + 1;	/* jmp_stop.h */
 	vg_session_react(ss, &v, k->from, k->to, &ev,
 			 k->h.flags & VG_RF_STOPPED);
-	vg_report_stop_note(ss->report, NULL);	/* this step's only */
+	vg_report_stop_note(ss->p.report, NULL);	/* this step's only */
 	return 0;
 }
 
@@ -231,12 +231,12 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 	/* the loader's rendezvous (symval.h): the mappings read while its
 	 * probe holds the process, which the drain's end lets go; no
 	 * property's event, and not one of the run's records */
-	if (r->ev && ss->spec->events[r->h->event].maps_sync) {
+	if (r->ev && ss->p.spec->events[r->h->event].maps_sync) {
 		struct vg_mon_event ev;
 
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
 		vg_hold_note(ss, r->h);
-		vg_symval_event(ss->symval, &ev);
+		vg_symval_event(ss->p.symval, &ev);
 		return 0;
 	}
 	ss->events++;
@@ -251,31 +251,31 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		if (r->strs && intern_strings(ss, r->strs, &ev))
 			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
-		vg_symval_event(ss->symval, &ev);
-		if (ss->stack_on && ss->stack_on[ev.event] && ss->o->watch_ops)
+		vg_symval_event(ss->p.symval, &ev);
+		if (ss->p.stack_on && ss->p.stack_on[ev.event] && ss->o->watch_ops)
 			vg_session_watch_symbolizer(ss, (pid_t)ev.pid);
-		else if (ss->stack_on && ss->stack_on[ev.event])
+		else if (ss->p.stack_on && ss->p.stack_on[ev.event])
 			symbolizer(ss);
 		/* (a call vigil added for watched blocks is not the spec's:
 		 * a recording is replayed against the spec alone) */
-		if (ss->rec && !ss->spec->events[ev.event].access_for &&
+		if (ss->rec && !ss->p.spec->events[ev.event].access_for &&
 		    vg_recorder_write(ss->rec, &ev))
 			return vg_errf(ss->err, "writing %s failed",
 				       ss->o->record_path);
 		mon = vg_session_monitor_of(ss, ev.pid);
 		vg_watchset_creq(ss->ws, mon, &ev);	/* client requests */
 		vg_watchset_note(ss->ws, ev.event, r->h->flags);
-		if (vg_callacc_is_fault(ss->spec, ev.event))
-			vg_fault_note(ss->report, &ev, vg_session_event_stack,
+		if (vg_callacc_is_fault(ss->p.spec, ev.event))
+			vg_fault_note(ss->p.report, &ev, vg_session_event_stack,
 				      ss);
-		rc = ss->spec->events[ev.event].access_for
+		rc = ss->p.spec->events[ev.event].access_for
 			? vg_watchset_call(ss->ws, mon, &ev, ss->err)
-			: vg_event_watches(&ss->spec->events[ev.event])
+			: vg_event_watches(&ss->p.spec->events[ev.event])
 			? vg_watchset_hit(ss->ws, mon, &ev, ss->err)
 			: vg_monitor_event(mon, &ev, ss->err);
 		vg_watchset_settle(ss->ws, mon);
-		if (vg_callacc_is_fault(ss->spec, ev.event))
-			vg_fault_done(ss->report);
+		if (vg_callacc_is_fault(ss->p.spec, ev.event))
+			vg_fault_done(ss->p.report);
 		return rc;
 	}
 	return on_kstep(ss, r->ks, ss->err);
@@ -285,11 +285,11 @@ static void mirror_kslice(void *ctx, int prop, const uint64_t *key,
 			  int state, const int64_t *vars)
 {
 	struct session *ss = ctx;
-	const struct vg_property *p = &ss->spec->props[prop];
+	const struct vg_property *p = &ss->p.spec->props[prop];
 	uint64_t params[VG_MAX_PARAMS] = { key[0], key[1] };
 	struct vg_err e;
 
-	vg_monitor_set(ss->mon, prop, (1u << p->nparams) - 1, params, state,
+	vg_monitor_set(ss->p.mon, prop, (1u << p->nparams) - 1, params, state,
 		       vars, &e);
 }
 
@@ -301,19 +301,19 @@ void vg_session_mirror_kslices(struct session *ss)
 	if (ss->o->watch_ops)	/* by process (user/watch/) */
 		vg_session_watch_mirror(ss);
 	else
-		vg_probe_foreach_kslice(ss->probe, mirror_kslice, ss);
+		vg_probe_foreach_kslice(ss->p.probe, mirror_kslice, ss);
 }
 
 void vg_session_event_totals(const struct session *ss, uint64_t *events,
 			     uint64_t *lost)
 {
 	*events = *lost = 0;
-	for (int i = 0; i < ss->spec->nevents; i++) {
+	for (int i = 0; i < ss->p.spec->nevents; i++) {
 		uint64_t h, l;
 
-		if (ss->spec->events[i].maps_sync)	/* vigil's own */
+		if (ss->p.spec->events[i].maps_sync)	/* vigil's own */
 			continue;
-		vg_probe_counts(ss->probe, i, &h, &l);
+		vg_probe_counts(ss->p.probe, i, &h, &l);
 		*events += h;
 		*lost += l;
 	}

@@ -28,7 +28,7 @@ static int timeout_event(const struct vg_spec *spec)
 
 static uint64_t earliest(struct session *ss)
 {
-	uint64_t d = ss->mon ? vg_monitor_next_deadline(ss->mon) : UINT64_MAX;
+	uint64_t d = ss->p.mon ? vg_monitor_next_deadline(ss->p.mon) : UINT64_MAX;
 	uint64_t k = vg_follow_next_deadline(ss->procs);	/* --follow-fork */
 
 	return k < d ? k : d;
@@ -57,16 +57,16 @@ int vg_session_timeouts(struct session *ss, struct vg_err *e)
 		return 0;
 	now = vg_now_ns(CLOCK_MONOTONIC);
 	ss->rec_stopped = false;	/* no probe stopped anything for it */
-	if (ss->mon) {
+	if (ss->p.mon) {
 		uint64_t until = now, exit_ns;
 
 		/* the target's time ends at its exit: a deadline after it is
 		 * no timeout, however late the loop notices the exit (as in
 		 * the kernel tier: bpf/ktimer_arm.bpf.h) */
-		if (ss->probe && vg_probe_exit_time(ss->probe, &exit_ns) &&
+		if (ss->p.probe && vg_probe_exit_time(ss->p.probe, &exit_ns) &&
 		    exit_ns < until)
 			until = exit_ns;
-		if ((r = vg_monitor_expire(ss->mon, until, e)) < 0)
+		if ((r = vg_monitor_expire(ss->p.mon, until, e)) < 0)
 			return -1;
 		fired += r;
 	}
@@ -75,7 +75,7 @@ int vg_session_timeouts(struct session *ss, struct vg_err *e)
 	fired += r;
 	if (fired && ss->rec) {
 		struct vg_mon_event tick = {
-			.event = timeout_event(ss->spec), .pid = (uint32_t)ss->pid,
+			.event = timeout_event(ss->p.spec), .pid = (uint32_t)ss->pid,
 			.time_ns = now,
 		};
 
