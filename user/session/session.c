@@ -1,4 +1,9 @@
-/* The live session loop: target, probes, monitor, scenario, reports. */
+/* The run's core: plan, start or attach, install, then the loop (wait,
+ * drain the ring into the monitor, timeouts, held threads, the control
+ * channel, signals) until the target exits, stops at a violation or
+ * vigil detaches; then the end, and everything torn down, probes first.
+ * The features are called through their hooks (features.c), the modules
+ * the core hosts through their headers (docs/ARCHITECTURE.md). */
 #include "session.h"
 #include "session_internal.h"
 #include "load/load.h"
