@@ -258,7 +258,7 @@ bool vg_live_keep_going(struct vg_run *r)
 		struct vg_err e = { 0 };
 
 		l->opened = true;
-		if (vg_session_join_gdb(r, &e))
+		if (vg_live_join_gdb(r, &e))
 			fprintf(stderr, "vigil: %s\n", e.msg);
 	}
 	return true;

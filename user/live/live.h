@@ -70,7 +70,7 @@ bool vg_live_keep_stopped(const struct vg_run *r);
 
 /* --interactive (live_gdb.c): start gdb on a terminal, or say how to
  * join; has the gdb vigil started quit? */
-int vg_session_join_gdb(struct vg_run *r, struct vg_err *e);
+int vg_live_join_gdb(struct vg_run *r, struct vg_err *e);
 /* The run ended with the target left stopped at a violation (a
  * reaction's, or a loaded property's; not one a failed restore left):
  * how to debug it, on stderr, with gdb's view of the stop mended (a
@@ -81,15 +81,15 @@ int vg_session_join_gdb(struct vg_run *r, struct vg_err *e);
 struct vg_ckpt_run;
 void vg_live_handoff(struct vg_run *r, struct vg_ckpt_run *ckpt,
 		     int stop_event, char *exec, size_t len);
-bool vg_session_gdb_gone(struct vg_run *r);
+bool vg_live_gdb_gone(struct vg_run *r);
 /* A gdb vigil started runs: the terminal's signals (SIGINT) are its. */
 bool vg_live_gdb_running(const struct vg_run *r);
 /* Monitoring ended with the gdb vigil started still running: say so
  * (after the run's last report, before gdb's extension hears of the end),
  * and at vigil's very end wait for that gdb to quit, so that the shell
  * gets its terminal back only then. */
-void vg_session_gdb_stays(struct vg_run *r);
-void vg_session_wait_gdb(struct vg_run *r);
+void vg_live_gdb_stays(struct vg_run *r);
+void vg_live_wait_gdb(struct vg_run *r);
 
 /* --- for `vigil load` and `vigil unload` (the parts of a run,
  * user/session/load_host.c) --- */

@@ -24,7 +24,7 @@
 #include "probe/returns.h"
 #include "proc/proc.h"
 
-int vg_session_join_gdb(struct vg_run *r, struct vg_err *e)
+int vg_live_join_gdb(struct vg_run *r, struct vg_err *e)
 {
 	char cmd[4400];
 	pid_t pid;
@@ -65,7 +65,7 @@ bool vg_live_gdb_running(const struct vg_run *r)
 	return gdb_pid(r) > 0;
 }
 
-bool vg_session_gdb_gone(struct vg_run *r)
+bool vg_live_gdb_gone(struct vg_run *r)
 {
 	pid_t pid = gdb_pid(r);
 	int st;
@@ -77,15 +77,15 @@ bool vg_session_gdb_gone(struct vg_run *r)
 	return true;
 }
 
-void vg_session_gdb_stays(struct vg_run *r)
+void vg_live_gdb_stays(struct vg_run *r)
 {
-	if (gdb_pid(r) <= 0 || vg_session_gdb_gone(r))
+	if (gdb_pid(r) <= 0 || vg_live_gdb_gone(r))
 		return;
 	fprintf(stderr, "vigil: monitoring ended; gdb stays attached (vigil exits with it)\n");
 	fflush(stderr);
 }
 
-void vg_session_wait_gdb(struct vg_run *r)
+void vg_live_wait_gdb(struct vg_run *r)
 {
 	pid_t pid = gdb_pid(r);
 	sigset_t term;

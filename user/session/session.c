@@ -399,7 +399,7 @@ static int loop(struct session *ss, struct vg_err *e)
 			    : vg_proc_release(ss->pid, e)))
 		goto out;
 	vg_guard_released(ss->guard);
-	if (ss->o->interactive && vg_session_join_gdb((struct vg_run *)ss, e))
+	if (ss->o->interactive && vg_live_join_gdb((struct vg_run *)ss, e))
 		goto out;
 	/* restored stopped by vigil restore --monitor: probes and state are
 	 * in place, let it go */
@@ -462,7 +462,7 @@ static int loop(struct session *ss, struct vg_err *e)
 			epoll_ctl(ep_ctl, EPOLL_CTL_ADD, pidfd, &ev);
 		}
 		if (vg_live_detach_asked((struct vg_run *)ss) ||
-		    vg_session_gdb_gone((struct vg_run *)ss) ||
+		    vg_live_gdb_gone((struct vg_run *)ss) ||
 		    vg_session_watch_done(ss))
 			goto done;
 		if (vg_scenario_target_stopped(ss->p.sc) ||
@@ -537,7 +537,7 @@ static int loop(struct session *ss, struct vg_err *e)
 done:
 	ss->target_exited = exited;
 	rc = vg_session_finish(ss, exited, code, sig);
-	vg_session_gdb_stays((struct vg_run *)ss);
+	vg_live_gdb_stays((struct vg_run *)ss);
 out:
 	vg_live_close((struct vg_run *)ss);
 	vg_ckpt_run_unadvertise(ss->ckpt);
@@ -640,7 +640,7 @@ out:
 	/* the last call: the probes and every module are gone (the status
 	 * line gives stderr back) */
 	vg_features_released(&ss, &end);
-	vg_session_wait_gdb((struct vg_run *)&ss);	/* the gdb --interactive started */
+	vg_live_wait_gdb((struct vg_run *)&ss);	/* the gdb --interactive started */
 	vg_live_free((struct vg_run *)&ss);
 	if (ss.exec_gdb[0]) {
 		/* every probe is gone with vg_probe_close: hand the terminal
