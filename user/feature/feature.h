@@ -2,7 +2,7 @@
  * its modules: a feature is a table of hooks and of its own command-line
  * options, registered in user/session/features.c. The core calls the hooks a feature
  * fills in, in registration order, each with the feature's own state (an
- * opaque pointer its start made); it knows none of a feature's fields,
+ * opaque pointer its prepare or start made); it knows none of its fields,
  * and a feature sees the run only through the vg_run_* calls below.
  *
  * A feature is one folder with one header that declares its table
@@ -86,7 +86,7 @@ struct vg_feature {
 		     struct vg_err *e);
 	/* A user-tier event of the run's own properties (not of a part
 	 * `vigil load` added), before the monitor sees it; flags: its
-	 * record's VG_RF_* (include/vigil_records.h) */
+	 * record's VG_RF_* (include/vigil_event.h) */
 	void (*record)(void *state, const struct vg_mon_event *ev,
 		       uint32_t flags);
 	/* The records of a drain of the ring are handled, and the threads
