@@ -112,22 +112,9 @@ struct vg_evidence *vg_follow_run_evidence(const struct vg_run *r, pid_t pid)
 	return k ? k->evidence : NULL;
 }
 
-/* process pid's monitor, the target's included, as the core's
- * vg_session_monitor_of gives it */
-static struct vg_monitor *monitor_of(struct vg_run *r, pid_t pid)
+void vg_follow_run_copy(struct vg_run *r, struct vg_monitor *from,
+			struct vg_monitor *to, pid_t child)
 {
-	struct vg_follow_host_how h;
-
-	vg_follow_host_how(r, &h);
-	if (pid == vg_run_pid(r) || !h.follow)
-		return vg_follow_host_monitor(r);
-	return vg_follow_run_monitor(r, pid);
-}
-
-void vg_follow_run_copy(struct vg_run *r, pid_t parent, pid_t child)
-{
-	struct vg_monitor *from = monitor_of(r, parent);
-	struct vg_monitor *to = monitor_of(r, child);
 	int failed;
 
 	if (to == vg_follow_host_monitor(r) || to == from)

@@ -39,9 +39,11 @@ struct vg_monitor *vg_follow_run_monitor(struct vg_run *r, pid_t pid);
 /* the evidence of followed process pid's slices, NULL when it has none of
  * its own (the target's then) */
 struct vg_evidence *vg_follow_run_evidence(const struct vg_run *r, pid_t pid);
-/* A fork: child's monitor starts as a copy of parent's (follow.c says
+/* A fork: the child's monitor, to, starts as a copy of its parent's,
+ * from (each as the core's vg_session_monitor_of gives it; follow.c says
  * what is copied); nothing when the child has no monitor of its own. */
-void vg_follow_run_copy(struct vg_run *r, pid_t parent, pid_t child);
+void vg_follow_run_copy(struct vg_run *r, struct vg_monitor *from,
+			struct vg_monitor *to, pid_t child);
 /* An exec by process pid in the target's tree (not vigil run's own), of
  * the file the kernel numbers ino, dev: a followed process's slices of
  * its old program go. Is that file the program the probes are on? */

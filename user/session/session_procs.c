@@ -53,8 +53,11 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		}
 		if (followed) {
 			struct vg_err fe = { 0 };
+			struct vg_monitor *from =
+				vg_session_monitor_of(ss, (pid_t)p->h.pid);
 
-			vg_follow_run_copy((struct vg_run *)ss, (pid_t)p->h.pid,
+			vg_follow_run_copy((struct vg_run *)ss, from,
+					   vg_session_monitor_of(ss, (pid_t)p->child),
 					   (pid_t)p->child);
 			vg_guard_add(ss->guard, (pid_t)p->child);
 			/* vigil load's units: their probes in before it runs */
