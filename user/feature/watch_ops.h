@@ -124,8 +124,6 @@ struct vg_guard *vg_watch_host_guard(const struct vg_run *r);
 struct vg_ckpt_run *vg_watch_host_ckpt(const struct vg_run *r);
 /* pid's monitor in r, made (a fresh one) when it has none */
 struct vg_monitor *vg_watch_host_monitor_of(struct vg_run *r, pid_t pid);
-/* a fork in r: child's monitor a copy of parent's */
-void vg_watch_host_kid_copy(struct vg_run *r, pid_t parent, pid_t child);
 /* 1 + the event of the kernel tier's last stop not sent back to its
  * call (0: none; probe/jmp_stop.h), and forget it: a process's own */
 int vg_watch_host_take_stop(struct vg_run *r);

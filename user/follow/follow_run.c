@@ -60,6 +60,15 @@ int vg_follow_run_check(struct vg_run *r, bool *kernel, char (*why)[256],
 	return 0;
 }
 
+/* the target's monitor: the first of the run's */
+static struct vg_monitor *target_monitor(const struct vg_run *r)
+{
+	struct vg_monitor *m = NULL;
+
+	vg_run_monitors(r, &m, 1);
+	return m;
+}
+
 /* Apart from vg_follow_run_monitor, which runs for every event of a
  * followed process: with this in it, gcc cleared the 4 KB vg_err on
  * every call (a fifth of vigil's CPU in the user tier). */
@@ -86,7 +95,7 @@ static struct vg_monitor *kid_monitor_new(struct vg_run *r, pid_t pid)
 		vg_evidence_free(x);
 		fprintf(stderr, "vigil: no monitor for pid %d (%s): its events go to the target's\n",
 			pid, e.msg[0] ? e.msg : "out of memory");
-		return vg_follow_host_monitor(r);
+		return target_monitor(r);
 	}
 	/* vigil unload of a property the session started with (vigil
 	 * watch): not in the processes that come later either */
@@ -117,7 +126,7 @@ void vg_follow_run_copy(struct vg_run *r, struct vg_monitor *from,
 {
 	int failed;
 
-	if (to == vg_follow_host_monitor(r) || to == from)
+	if (to == target_monitor(r) || to == from)
 		return;		/* no monitor of its own (said already) */
 	if ((failed = vg_follow_copy_monitor(vg_run_spec(r), from, to)))
 		fprintf(stderr, "vigil: pid %d: %d of its parent's slices could not be copied (out of memory)\n",

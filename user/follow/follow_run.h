@@ -68,8 +68,6 @@ struct vg_follow_host_how {
 void vg_follow_host_how(const struct vg_run *r, struct vg_follow_host_how *h);
 /* the run's followed processes */
 struct vg_follow *vg_follow_host_procs(const struct vg_run *r);
-/* the target's monitor */
-struct vg_monitor *vg_follow_host_monitor(const struct vg_run *r);
 /* A followed process's monitor, made as the target's is (its kernel-tier
  * properties mirrored; NULL with e set), and the stacks of its evidence
  * x's events found and named as the target's are */

@@ -33,11 +33,6 @@ struct vg_follow *vg_follow_host_procs(const struct vg_run *r)
 	return S(r)->procs;
 }
 
-struct vg_monitor *vg_follow_host_monitor(const struct vg_run *r)
-{
-	return S(r)->p.mon;
-}
-
 struct vg_monitor *vg_follow_host_monitor_new(struct vg_run *r,
 					      struct vg_evidence *x,
 					      struct vg_err *e)

@@ -34,13 +34,6 @@ struct vg_monitor *vg_watch_host_monitor_of(struct vg_run *r, pid_t pid)
 	return vg_session_monitor_of(S(r), pid);
 }
 
-void vg_watch_host_kid_copy(struct vg_run *r, pid_t parent, pid_t child)
-{
-	struct vg_monitor *from = vg_session_monitor_of(S(r), parent);
-
-	vg_follow_run_copy(r, from, vg_session_monitor_of(S(r), child), child);
-}
-
 int vg_watch_host_take_stop(struct vg_run *r)
 {
 	int ev = S(r)->stop_event;

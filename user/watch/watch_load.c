@@ -192,9 +192,14 @@ int vg_watch_load_process(struct vg_run *u, const struct vg_rec_proc *p)
 		 * (vg_watch_load_forked or _forget); the copy is made here,
 		 * in order with the parent's events */
 		if ((p->h.flags & VG_RF_FOLLOWED) &&
-		    vg_follow_find(vg_follow_host_procs(u), (pid_t)p->h.pid))
-			vg_watch_host_kid_copy(u, (pid_t)p->h.pid,
-					       (pid_t)p->child);
+		    vg_follow_find(vg_follow_host_procs(u), (pid_t)p->h.pid)) {
+			struct vg_monitor *from =
+				vg_watch_host_monitor_of(u, (pid_t)p->h.pid);
+
+			vg_follow_run_copy(u, from,
+					   vg_watch_host_monitor_of(u, (pid_t)p->child),
+					   (pid_t)p->child);
+		}
 		return 0;
 	case VG_PROC_EXIT:
 		vg_probe_unfollow(vg_run_probe(u), (pid_t)p->child);
