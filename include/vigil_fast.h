@@ -1,0 +1,100 @@
+/* The in-process tier: what vigil and the agent it puts inside the target
+ * share (inproc/agent.c runs in the target; user/fast/ is vigil's side).
+ *
+ * vigil maps one region into the target (a memfd, MAP_SHARED, mapped by
+ * vigil too): this header's struct vg_fast_shared at its start, then the
+ * kernel-tier tables the agent steps, its slice table, the per-thread
+ * table and the ring of records. Offsets, not pointers: the two processes
+ * map it at different addresses. The agent's code sits in a second
+ * mapping, read and execute, near the patched libraries (a patch is a
+ * 5-byte jmp rel32); its first 8 bytes hold the region's address in the
+ * target.
+ *
+ * Records in the ring have the layouts of the BPF ring's
+ * (include/vigil_event.h: VG_REC_EVENT, VG_REC_KSTEP, VG_REC_KFULL,
+ * VG_REC_KBUSY), each behind a struct vg_fast_rec header.
+ */
+#ifndef VIGIL_FAST_H
+#define VIGIL_FAST_H
+
+#include "vigil_event.h"
+
+#define VG_FAST_MAGIC 0x76676661u	/* "vgfa" */
+#define VG_FAST_VERSION 1
+#define VG_FAST_MAX_HOOKS 64		/* patched functions in one run */
+#define VG_FAST_SHADOW 64		/* return frames kept per thread */
+#define VG_FAST_THREADS 4096		/* per-thread table (power of 2) */
+
+/* One patched function. The entry stub calls the agent with the hook's
+ * index; the agent records entry_event (if any), hijacks the return
+ * address when ret_event is set, and the stub goes on at `reloc`, the
+ * relocated first instructions, which jump back to fn + patch_len. */
+struct vg_fast_hook {
+	__u64 fn;		/* the function's address in the target */
+	__u64 reloc;		/* its relocated first instructions */
+	__u64 ret_stub;		/* the return stub of this hook (0: none) */
+	__u32 entry_event;	/* event index + 1; 0: no entry event */
+	__u32 ret_event;	/* event index + 1; 0: no return event */
+	__u32 patch_len;
+	__u32 pad;
+	__u64 hits;		/* calls seen (entry), for vigil's counters */
+};
+
+/* Ring record header: len counts the header and is a multiple of 8;
+ * state says whether the record is written yet. A record never wraps:
+ * the producer pads to the ring's end first (VG_FAST_PAD). */
+enum { VG_FAST_BUSY = 0, VG_FAST_DONE = 1, VG_FAST_PAD = 2 };
+struct vg_fast_rec {
+	__u32 len;
+	__u32 state;
+};
+
+/* Counters the agent keeps (vigil reads them in place) */
+enum vg_fast_cnt {
+	VG_FCNT_LOST,		/* ring full: a record dropped */
+	VG_FCNT_REENTER,	/* called again inside the agent (a signal
+				 * handler's call): not recorded */
+	VG_FCNT_SHADOW,		/* return frames past VG_FAST_SHADOW: the
+				 * return not seen */
+	VG_FCNT_THREADS,	/* per-thread table full */
+	VG_FCNT_CAPFAULT,	/* a capture's read failed */
+	VG_FCNT_KFULL,		/* slice table full */
+	VG_FCNT_KBUSY,		/* slice lock not taken in time */
+	VG_FCNT_KERR,		/* bytecode error */
+	VG_FCNT_ORPHAN,		/* records not written: vigil gone */
+	VG_FCNT_N
+};
+
+struct vg_fast_shared {
+	__u32 magic, version;
+	/* vigil's liveness: the futex word of a robust, process-shared
+	 * mutex vigil holds for as long as it runs (pthread_mutex_t's first
+	 * word in glibc). When vigil dies, the kernel sets
+	 * FUTEX_OWNER_DIED in it (its robust list), and the agent records
+	 * nothing more: one load per event. */
+	__u32 owner_off;	/* offset of the mutex in the region */
+	__u32 enabled;		/* vigil sets 1 once everything is in */
+	__u32 tgid;		/* the target: a forked child records nothing */
+	__u32 tid_off;		/* struct pthread's tid, from %fs:0x10
+				 * (libc's _thread_db_pthread_tid) */
+	__u64 clock_gettime;	/* the target's vDSO clock_gettime */
+	__u64 sys_process_vm_readv;	/* unused by vigil: 0 */
+	__u32 nhooks;
+	__u32 nkprops;		/* kernel-tier properties stepped here */
+	__u64 kprops_off, ktrans_off, kcode_off;	/* tables */
+	__u64 evconf_off;	/* struct vg_ev_conf[VG_MAX_EVENTS] */
+	__u64 kslots_off;	/* struct vg_kslot[kslot_mask + 1] */
+	__u32 kslot_mask, kslot_max;
+	__u32 kslot_count;	/* atomic */
+	__u32 pad0;
+	__u64 threads_off;	/* per-thread table (agent's own layout) */
+	__u64 threads_size;
+	__u64 ring_off, ring_size;	/* ring_size: a power of two */
+	__u64 head __attribute__((aligned(64)));	/* producers */
+	__u64 tail __attribute__((aligned(64)));	/* vigil */
+	__u64 cnt[VG_FCNT_N] __attribute__((aligned(64)));
+	__u64 ev_lost[VG_MAX_EVENTS];	/* records dropped, by event */
+	struct vg_fast_hook hooks[VG_FAST_MAX_HOOKS];
+};
+
+#endif
