@@ -26,17 +26,22 @@
 #define VG_FAST_THREADS 4096		/* per-thread table (power of 2) */
 
 /* One patched function. The entry stub calls the agent with the hook's
- * index; the agent records entry_event (if any), hijacks the return
- * address when ret_event is set, and the stub goes on at `reloc`, the
- * relocated first instructions, which jump back to fn + patch_len. */
+ * index; the agent handles its entry events, hijacks the return address
+ * when it has return events (or counts an `outside` depth there), and
+ * the stub goes on at `reloc`, the relocated first instructions, which
+ * jump back to fn + patch_len. A function may carry several events (two
+ * properties asking different things of it), each an index of the plan's
+ * event table, as a uprobe site's cookie. */
+#define VG_FAST_HOOK_EVENTS 4
 struct vg_fast_hook {
 	__u64 fn;		/* the function's address in the target */
 	__u64 reloc;		/* its relocated first instructions */
 	__u64 ret_stub;		/* the return stub of this hook (0: none) */
-	__u32 entry_event;	/* event index + 1; 0: no entry event */
-	__u32 ret_event;	/* event index + 1; 0: no return event */
+	__u16 entry_ev[VG_FAST_HOOK_EVENTS];
+	__u16 ret_ev[VG_FAST_HOOK_EVENTS];
+	__u8 nentry, nret;
+	__u8 pad[2];
 	__u32 patch_len;
-	__u32 pad;
 	__u64 hits;		/* calls seen (entry), for vigil's counters */
 };
 
