@@ -88,16 +88,21 @@ struct vg_fast_shared {
 	__u32 nkprops;		/* kernel-tier properties stepped here */
 	__u64 kprops_off, ktrans_off, kcode_off;	/* tables */
 	__u64 evconf_off;	/* struct vg_ev_conf[VG_MAX_EVENTS] */
-	__u64 kslots_off;	/* struct vg_kslot[kslot_mask + 1] */
+	/* The kernel tier's slice table: the BPF map itself, mapped into
+	 * the target (its address there), so that a slice has one state
+	 * whichever tier steps it; kslot_count: the BPF global that counts
+	 * its slices, mapped likewise (its address in the target) */
+	__u64 kslots_addr;	/* struct vg_kslot[kslot_mask + 1] */
+	__u64 kslot_count_addr;	/* __u32, atomic */
 	__u32 kslot_mask, kslot_max;
-	__u32 kslot_count;	/* atomic */
-	__u32 pad0;
 	__u64 threads_off;	/* per-thread table (agent's own layout) */
 	__u64 threads_size;
 	__u64 ring_off, ring_size;	/* ring_size: a power of two */
 	__u64 head __attribute__((aligned(64)));	/* producers */
 	__u64 tail __attribute__((aligned(64)));	/* vigil */
 	__u64 cnt[VG_FCNT_N] __attribute__((aligned(64)));
+	__u64 ev_hits[VG_MAX_EVENTS];	/* calls seen, by event (as the
+					 * BPF ev_hits: before `outside`) */
 	__u64 ev_lost[VG_MAX_EVENTS];	/* records dropped, by event */
 	struct vg_fast_hook hooks[VG_FAST_MAX_HOOKS];
 };

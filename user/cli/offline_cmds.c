@@ -175,11 +175,14 @@ int vg_cmd_lint(int argc, char **argv)
 		{ "all-warnings", no_argument, 0, 'W' },
 		{ "tier", required_argument, 0, 't' },
 		{ "dynamic", no_argument, 0, 'Y' },
+		{ "fast", required_argument, 0, 'f' },
+		{ "no-fast", no_argument, 0, 'n' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0 },
 	};
 	const char *binary = NULL, *libs[argc], *defv[argc];
-	bool all_warnings = false, dynamic = false;
+	bool all_warnings = false, dynamic = false, no_fast = false;
+	struct vg_plan_fast_req fast = { 0 };
 	enum vg_tier tier = VG_TIER_AUTO;
 	struct vg_cli_defs defs = { defv, 0 };
 	struct vg_err e = { 0 };
@@ -204,6 +207,11 @@ int vg_cmd_lint(int argc, char **argv)
 			all_warnings = true;
 		} else if (c == 'Y') {	/* plan as vigil run would */
 			dynamic = true;
+		} else if (c == 'f') {	/* the in-process tier, likewise */
+			if (vg_plan_fast_parse(optarg, &fast, &e))
+				return vg_cli_fail(&e);
+		} else if (c == 'n') {
+			no_fast = true;
 		} else if (c == 't') {
 			if (!strcmp(optarg, "auto"))
 				tier = VG_TIER_AUTO;
@@ -262,8 +270,10 @@ int vg_cmd_lint(int argc, char **argv)
 						vg_debug_regs() == VG_REGS_SILENT,
 					   .no_debug_regs_why = VG_NO_REGS_WHY,
 					   .no_ktimer = !vg_feat_ktimer(NULL) };
-		struct vg_plan *plan = vg_plan_build(spec, &po, &e);
+		struct vg_plan *plan;
 
+		vg_plan_fast_apply(&fast, no_fast, &po);
+		plan = vg_plan_build(spec, &po, &e);
 		if (!plan) {
 			rc = vg_cli_fail(&e);
 		} else {
@@ -278,6 +288,7 @@ int vg_cmd_lint(int argc, char **argv)
 	       warnings == 1 ? "" : "s");
 	free(kernel);
 	free(why);
+	free(fast.buf);
 	vg_spec_free(spec);
 	return rc;
 }

@@ -434,6 +434,9 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	/* 10. the kernel tier's tables, and each event's part in them */
 	if (vg_ktier_plan(p, e))
 		goto fail;
+	/* 11. the calls the in-process tier takes from the uprobes */
+	if (o->binary && vg_plan_pass_fast(p, o, e) < 0)
+		goto fail;
 	free(why);
 	return p;
 fail:

@@ -64,6 +64,14 @@ struct vg_plan_opts {
 	bool no_debug_regs;
 	const char *no_debug_regs_why;
 	bool no_ktimer;
+	/* The in-process tier (plan_fast.c): fast_hot puts the hot library
+	 * functions (memory, strings, locks) in it; fast_funcs names more
+	 * (--fast, glob patterns); no_fast_why: why the run can have none
+	 * (a checkpoint, gdb, vigil watch ...), said by lint; NULL: it can. */
+	bool fast_hot;
+	const char *const *fast_funcs;
+	size_t nfast_funcs;
+	const char *no_fast_why;
 };
 
 /* What --leak-check asks of the plan, per event: whether its probe holds
@@ -105,6 +113,11 @@ struct vg_plan_site {
 				 * a stop lands at offset + jmp_to */
 	int64_t jmp_to;
 	bool dormant;		/* --dynamic: detached until a slice needs it */
+	/* the in-process tier (plan_fast.c): the function is patched in
+	 * the target and this site gets no uprobe; fast_why: why a hot
+	 * function keeps its uprobe ("" when it is not hot) */
+	bool fast;
+	char fast_why[192];
 };
 
 struct vg_plan_prop {
@@ -186,6 +199,7 @@ struct vg_plan {
 					 * detached (bits below 64) */
 	struct vg_plan_site *sites;	/* with a binary: every uprobe */
 	int nsites;
+	int nfast;			/* sites the in-process tier takes */
 	/* tracepoints beyond the three always there (exit, fork, exec) */
 	bool tp_signal, tp_syscalls;
 	int nwatch_globals;		/* `write x` etc. on globals */
@@ -293,6 +307,29 @@ bool vg_ktier_any_eligible(const struct vg_spec *spec, bool no_ktimer);
 int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e);
 /* The states of p with a timeout, as a bit mask (vg_kprop.timed_mask). */
 uint32_t vg_ktimer_states(const struct vg_property *p);
+
+/* plan_fast.c: which sites the in-process tier takes (vg_plan_site.fast),
+ * a pass of vg_plan_build after the kernel tier's tables. Returns how
+ * many, or -1 with e set when out of memory. */
+int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
+		      struct vg_err *e);
+/* Is name one of the hot library functions (memory, strings, locks)? */
+bool vg_plan_fast_hot(const char *name);
+/* --fast LIST, as run, attach and lint take it: `hot` (the hot library
+ * functions) and function names or glob patterns, comma-separated; r
+ * keeps the names (vg_plan_fast_free). Applied to o, or none when off
+ * (--no-fast). */
+#define VG_PLAN_FAST_NAMES 32
+struct vg_plan_fast_req {
+	bool hot;
+	const char *names[VG_PLAN_FAST_NAMES];
+	size_t n;
+	char *buf;
+};
+int vg_plan_fast_parse(const char *list, struct vg_plan_fast_req *r,
+		       struct vg_err *e);
+void vg_plan_fast_apply(const struct vg_plan_fast_req *r, bool off,
+			struct vg_plan_opts *o);
 
 /* What lint --binary prints: one line per property (tier, stop states),
  * per event (flags) and per site (file+offset, program, placement). */

@@ -223,6 +223,15 @@ void vg_plan_print(const struct vg_plan *p, FILE *out)
 		const struct vg_plan_site *u = &p->sites[i];
 		const struct vg_event *ev = &s->events[u->event];
 
+		if (u->fast) {	/* patched in the target: no uprobe */
+			fprintf(out, "  in-process %s %s: %s+0x%llx, %s",
+				vg_event_kind_name(ev->kind), ev->name, u->path,
+				(unsigned long long)u->func,
+				u->retprobe ? "at its return" : "at its entry");
+			print_reads(ev, u->retprobe, out);
+			fprintf(out, "\n");
+			continue;
+		}
 		fprintf(out, "  %s %s %s: %s+0x%llx, %s", u->retprobe ? "uretprobe" : "uprobe",
 			vg_event_kind_name(ev->kind), ev->name, u->path,
 			(unsigned long long)u->offset,
@@ -234,6 +243,8 @@ void vg_plan_print(const struct vg_plan *p, FILE *out)
 			fprintf(out, ", %s", u->emulated ? "emulated" : "single-stepped");
 		if (u->dormant)
 			fprintf(out, ", dormant");
+		if (u->fast_why[0])
+			fprintf(out, ", not in-process: %s", u->fast_why);
 		print_reads(ev, u->retprobe, out);
 		fprintf(out, "\n");
 	}

@@ -70,6 +70,8 @@ static int add_sites(struct vg_probe *p, const struct vg_plan *plan,
 	for (int i = 0; i < plan->nsites; i++) {
 		const struct vg_plan_site *u = &plan->sites[i];
 
+		if (u->fast)	/* patched in the target instead (user/fast/) */
+			continue;
 		if (vg_probe_add_site(p, site_prog(p, u->prog), u->path,
 				      u->offset, u->event, u->retprobe,
 				      u->dormant ? u->event : -1, e))
@@ -340,7 +342,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	/* load only the programs the plan's sites run (see bpf/vigil.bpf.h) */
 	ktier = o->plan->any_kernel;
 	for (int i = 0; i < o->plan->nsites; i++)
-		used |= 1u << o->plan->sites[i].prog;
+		if (!o->plan->sites[i].fast)
+			used |= 1u << o->plan->sites[i].prog;
 	for (int i = 0; i < o->plan->nevents && !stacks; i++)
 		stacks = o->plan->stack_events[i];
 	vg_probe_config_programs(p->skel, spec, ktier, used,
@@ -586,7 +589,36 @@ int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
 	if (n < 0)
 		return vg_errf(e, "reading the ring buffer: %s",
 			       strerror(-n));
+	if (p->src.drain) {
+		int m = p->src.drain(p->src.ctx, on_record, p);
+
+		if (p->cb_failed)
+			return -1;
+		if (m < 0)
+			return vg_errf(e, "reading the in-process tier's ring");
+		n += m;
+	}
 	return n;
+}
+
+void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s)
+{
+	p->src = *s;
+}
+
+int vg_probe_kslot_share(const struct vg_probe *p, struct vg_probe_kshare *k)
+{
+	if (!p->kslot_mem || !p->skel->bss)
+		return -1;
+	k->kslots_fd = bpf_map__fd(p->skel->maps.kslots);
+	k->kslots_len = p->kslot_mem_len;
+	k->bss_fd = bpf_map__fd(p->skel->maps.bss);
+	k->bss_len = bpf_map__value_size(p->skel->maps.bss);
+	k->count_off = (uint32_t)((const char *)&p->skel->bss->kslot_count -
+				  (const char *)p->skel->bss);
+	k->mask = p->kslot_cap - 1;
+	k->max = p->kslot_max;
+	return 0;
 }
 
 static uint64_t percpu_sum(const struct vg_probe *p, struct bpf_map *map,
@@ -606,11 +638,19 @@ void vg_probe_counts(const struct vg_probe *p, int event, uint64_t *hits,
 {
 	*hits = percpu_sum(p, p->skel->maps.ev_hits, event);
 	*lost = percpu_sum(p, p->skel->maps.ev_lost, event);
+	if (p->src.counts) {
+		uint64_t h = 0, l = 0;
+
+		p->src.counts(p->src.ctx, event, &h, &l);
+		*hits += h;
+		*lost += l;
+	}
 }
 
 uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c)
 {
-	return percpu_sum(p, p->skel->maps.counters, c);
+	return percpu_sum(p, p->skel->maps.counters, c) +
+	       (p->src.counter ? p->src.counter(p->src.ctx, c) : 0);
 }
 
 void vg_probe_count_trans(struct vg_probe *p)

@@ -262,6 +262,34 @@ void vg_probe_set_polling(struct vg_probe *p, bool polling);
 int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
 		   struct vg_err *e);
 
+/* A second ring of records in the BPF ring's layouts: the in-process
+ * tier's (user/fast/). Drained after the BPF ring at every vg_probe_drain,
+ * its records delivered as the ring's; its counts added to
+ * vg_probe_counts and vg_probe_counter. One at most. */
+struct vg_probe_source {
+	/* hand each waiting record to deliver(dctx, data, size), which
+	 * returns non-zero to stop; returns how many, or -1 */
+	int (*drain)(void *ctx, int (*deliver)(void *dctx, void *data,
+					       size_t size),
+		     void *dctx);
+	void (*counts)(void *ctx, int event, uint64_t *hits, uint64_t *lost);
+	uint64_t (*counter)(void *ctx, int c);	/* enum vg_counter */
+	void *ctx;
+};
+void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s);
+
+/* The kernel tier's slice table and the BPF global data that counts its
+ * slices, for the in-process tier to step the same table inside the
+ * target: the maps' fds (the probe's: not to be closed), their sizes,
+ * where kslot_count is in the global data, the table's mask and bound.
+ * -1 when there is no kernel tier. */
+struct vg_probe_kshare {
+	int kslots_fd, bss_fd;
+	size_t kslots_len, bss_len;
+	uint32_t count_off, mask, max;
+};
+int vg_probe_kslot_share(const struct vg_probe *p, struct vg_probe_kshare *k);
+
 /* Per event: how many times the probe fired, and how many records it could
  * not deliver because the ring buffer was full. */
 void vg_probe_counts(const struct vg_probe *p, int event, uint64_t *hits,

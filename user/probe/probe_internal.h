@@ -113,6 +113,7 @@ struct vg_probe {
 	/* the events the plan holds (VG_EVF_HOLD), which a live session's
 	 * own holds (probe_live.c) must not take away */
 	bool plan_hold[VG_MAX_EVENTS];
+	struct vg_probe_source src;	/* the in-process tier's ring */
 	uint32_t kslot_max, kslot_cap;	/* the kernel-tier slice table */
 	const struct vg_kslot *kslot_mem;	/* it, mapped read-only; or
 						 * NULL (read by system calls) */

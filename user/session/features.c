@@ -79,6 +79,24 @@ bool vg_run_attached(const struct vg_run *r)
 	return !S(r)->o->watch_exe && S(r)->o->pid > 0;
 }
 
+const char *vg_run_not_patchable(const struct vg_run *r)
+{
+	const struct vg_session_opts *o = S(r)->o;
+
+	if (o->watch_exe)
+		return "vigil watch patches no process";
+	if (o->follow_forks)
+		return "--follow-fork: a forked child has the patches but not the agent's recording";
+	if (o->interactive)
+		return "--interactive: gdb's breakpoints and finish on a patched function are not supported yet";
+	if (o->checkpoint_dir || o->fork_snapshots ||
+	    o->on_violation == VG_OV_CHECKPOINT)
+		return "checkpoints: CRIU cannot dump the kernel tier's table mapped in the target";
+	if (o->state_path)
+		return "a restored process: its patches are not restored";
+	return NULL;
+}
+
 bool vg_run_target_stopped(const struct vg_run *r)
 {
 	return S(r)->p.sc && vg_scenario_target_stopped(S(r)->p.sc);

@@ -1,0 +1,291 @@
+/* Which call probes the in-process tier takes (plan.h, vg_plan_pass_fast).
+ *
+ * A function the tier takes is patched in the target (user/fast/): its
+ * events are recorded and its kernel-tier properties stepped by an agent
+ * inside the process, with no trap; it gets no uprobe. Two rules decide:
+ *
+ * - What the agent can do (inproc/agent.c): arguments, return values,
+ *   memory reads, `outside` depths, user-tier records and the kernel
+ *   tier's step. Not: user stacks, C strings, holds for watchpoints,
+ *   --dynamic's arming, calls checked against watched blocks, deadlines
+ *   (BPF timers) and checkpoint stops of the kernel tier.
+ *
+ * - One state per slice. Events that share a property, a function, or an
+ *   `outside` depth form a group, and a group is in-process whole or not
+ *   at all: a property is never stepped half in the kernel's tables and
+ *   half in the target's, a function never carries both a patch and a
+ *   uprobe, and a depth is counted where it is read. So one event the
+ *   agent cannot take keeps its whole group on uprobes, and lint says
+ *   which and why.
+ */
+#include "plan/plan.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+
+/* The functions of the memory, string and lock libraries
+ * (specs/lib/): called the most in any program, so a trap on each costs
+ * the most. */
+static const char *const hot[] = {
+	/* memory */
+	"malloc", "calloc", "realloc", "reallocarray", "free", "memalign",
+	"posix_memalign", "aligned_alloc", "valloc", "pvalloc", "strdup",
+	"strndup", "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t",
+	"_ZnamRKSt9nothrow_t", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
+	/* strings */
+	"memcpy", "memmove", "memset", "memcmp", "strcpy", "stpcpy",
+	"strncpy", "strcat", "strncat", "strlen", "strnlen", "strcmp",
+	"strncmp",
+	/* locks */
+	"pthread_mutex_lock", "pthread_mutex_unlock", "pthread_mutex_trylock",
+	"pthread_mutex_timedlock", "pthread_rwlock_rdlock",
+	"pthread_rwlock_wrlock", "pthread_rwlock_unlock",
+	"pthread_spin_lock", "pthread_spin_unlock",
+};
+
+bool vg_plan_fast_hot(const char *name)
+{
+	for (size_t i = 0; i < sizeof(hot) / sizeof(hot[0]); i++)
+		if (!strcmp(name, hot[i]))
+			return true;
+	return false;
+}
+
+static bool named(const struct vg_plan_opts *o, const char *name)
+{
+	for (size_t i = 0; i < o->nfast_funcs; i++)
+		if (!fnmatch(o->fast_funcs[i], name, 0))
+			return true;
+	return false;
+}
+
+/* An event that only counts an `outside` depth (_IO_file_doallocate's
+ * entry and return for the memory specs): it goes where the events that
+ * read the depth go */
+static bool counter_only(const struct vg_plan *p, int i)
+{
+	const struct vg_plan_event *pe = &p->events[i];
+
+	return (pe->flags & (VG_EVF_ENTER | VG_EVF_LEAVE)) &&
+	       !(pe->flags & VG_EVF_USER) && !pe->conf.nkprops;
+}
+
+/* Does the run ask the in-process tier for this site's function? */
+static bool wanted(const struct vg_plan *p, const struct vg_plan_opts *o,
+		   const struct vg_plan_site *u)
+{
+	const char *name = p->spec->events[u->event].name;
+
+	if (!o->fast_hot && !o->nfast_funcs)
+		return false;
+	return (o->fast_hot && vg_plan_fast_hot(name)) || named(o, name) ||
+	       (u->sym[0] && named(o, u->sym)) || counter_only(p, u->event);
+}
+
+/* The flags the agent handles; any other keeps the event on uprobes */
+#define FAST_FLAGS (VG_EVF_USER | VG_EVF_WAKE | VG_EVF_ARGS | VG_EVF_RETX | \
+		    VG_EVF_ENTER | VG_EVF_LEAVE)
+
+/* Why the agent cannot take event i ("" when it can) */
+static void event_why(const struct vg_plan *p, int i, char *why, size_t len)
+{
+	const struct vg_plan_event *pe = &p->events[i];
+	const struct vg_ev_conf *c = &pe->conf;
+	uint32_t extra = pe->flags & ~(uint32_t)FAST_FLAGS;
+
+	*why = 0;
+	if (extra & VG_EVF_STACK)
+		snprintf(why, len, "it takes the user stack (--stacks, a backtrace reaction, or the leak check's records)");
+	else if (extra & VG_EVF_STRS)
+		snprintf(why, len, "it reads C strings");
+	else if (extra & (VG_EVF_HOLD | VG_EVF_UNWATCH))
+		snprintf(why, len, "it arms or moves a watchpoint");
+	else if (extra)
+		snprintf(why, len, "its probe does more than the agent can (flags 0x%x)", extra);
+	else if (pe->arms || (p->dormant >> (i & 63) & 1 && i < 64))
+		snprintf(why, len, "--dynamic attaches and detaches it");
+	else if (c->nrng)
+		snprintf(why, len, "it is checked against watched blocks");
+	for (uint32_t k = 0; !*why && k < c->nkprops && k < VG_KMAX_EV_PROPS; k++) {
+		const struct vg_kprop *kp = &p->kt.kprops[c->kprop[k]];
+
+		if (kp->timed_mask)
+			snprintf(why, len, "its kernel-tier property has a deadline (a BPF timer)");
+		else if (kp->ckpt_mask)
+			snprintf(why, len, "its kernel-tier property checkpoints");
+	}
+}
+
+static int find(int *up, int i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+static void join(int *up, int a, int b)
+{
+	a = find(up, a);
+	b = find(up, b);
+	if (a != b)
+		up[a] = b;
+}
+
+/* Group the events (the file comment's second rule) */
+static void group(const struct vg_plan *p, int *up)
+{
+	const struct vg_spec *s = p->spec;
+
+	for (int i = 0; i < p->nevents; i++)
+		up[i] = i;
+	for (int i = 0; i < s->nprops; i++)
+		for (int b = 1; b < s->props[i].nbindings; b++)
+			join(up, s->props[i].bindings[0].event,
+			     s->props[i].bindings[b].event);
+	for (int a = 0; a < p->nsites; a++)
+		for (int b = a + 1; b < p->nsites; b++)
+			if (p->sites[a].func == p->sites[b].func &&
+			    !strcmp(p->sites[a].path, p->sites[b].path))
+				join(up, p->sites[a].event, p->sites[b].event);
+	for (int d = 0; d < VG_MAX_INSIDE; d++) {
+		int first = -1;
+
+		for (int i = 0; i < p->nevents; i++) {
+			const struct vg_ev_conf *c = &p->events[i].conf;
+			bool counts = (p->events[i].flags &
+				       (VG_EVF_ENTER | VG_EVF_LEAVE)) &&
+				      c->inside == d;
+
+			if (!counts && !(c->outside >> d & 1))
+				continue;
+			if (first < 0)
+				first = i;
+			else
+				join(up, first, i);
+		}
+	}
+}
+
+/* Why event i is not a call the agent can take on its own ("": it is):
+ * its kind, its sites, what it reads */
+static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
+		    int i, char *why, size_t len)
+{
+	const struct vg_event *ev = &p->spec->events[i];
+	int nsites = 0;
+
+	*why = 0;
+	if (ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) {
+		snprintf(why, len, "not a function call");
+		return;
+	}
+	for (int k = 0; k < p->nsites; k++) {
+		const struct vg_plan_site *u = &p->sites[k];
+
+		if (u->event != i)
+			continue;
+		nsites++;
+		if (u->prog != VG_PROG_ENTRY && u->prog != VG_PROG_STASH &&
+		    u->prog != VG_PROG_RETURN) {
+			snprintf(why, len, "its probe reads strings or client requests");
+			return;
+		}
+		if (!wanted(p, o, u)) {
+			snprintf(why, len, "not asked for (--fast %s)", ev->name);
+			return;
+		}
+	}
+	if (!nsites) {
+		snprintf(why, len, "no function site");
+		return;
+	}
+	event_why(p, i, why, len);
+}
+
+int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
+		      struct vg_err *e)
+{
+	int n = p->nevents, *up = malloc((size_t)(n + 1) * sizeof(int));
+	char (*why)[160] = calloc((size_t)n + 1, sizeof(*why));
+	int *bad = calloc((size_t)n + 1, sizeof(int));
+
+	if (!up || !why || !bad) {
+		free(up);
+		free(why);
+		free(bad);
+		return vg_errf(e, "out of memory");
+	}
+	group(p, up);
+	/* a group's first event the agent cannot take, by the group's root */
+	for (int i = 0; i < n; i++)
+		bad[i] = -1;
+	for (int i = 0; i < n; i++) {
+		own_why(p, o, i, why[i], sizeof(why[i]));
+		if (why[i][0] && bad[find(up, i)] < 0)
+			bad[find(up, i)] = i;
+	}
+	p->nfast = 0;
+	for (int k = 0; k < p->nsites; k++) {
+		struct vg_plan_site *u = &p->sites[k];
+		int b = bad[find(up, u->event)];
+
+		u->fast = false;
+		u->fast_why[0] = 0;
+		if (!wanted(p, o, u))
+			continue;
+		if (o->no_fast_why)
+			snprintf(u->fast_why, sizeof(u->fast_why), "%s",
+				 o->no_fast_why);
+		else if (b == u->event)
+			snprintf(u->fast_why, sizeof(u->fast_why), "%s",
+				 why[b]);
+		else if (b >= 0)
+			snprintf(u->fast_why, sizeof(u->fast_why),
+				 "goes with %s %s, which the agent cannot take: %s",
+				 vg_event_kind_name(p->spec->events[b].kind),
+				 p->spec->events[b].name, why[b]);
+		else {
+			u->fast = true;
+			p->nfast++;
+		}
+	}
+	free(up);
+	free(why);
+	free(bad);
+	return p->nfast;
+}
+
+int vg_plan_fast_parse(const char *list, struct vg_plan_fast_req *r,
+		       struct vg_err *e)
+{
+	char *save = NULL, *tok;
+
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+	if (!(r->buf = strdup(list)))
+		return vg_errf(e, "out of memory");
+	for (tok = strtok_r(r->buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "hot")) {
+			r->hot = true;
+			continue;
+		}
+		if (r->n == VG_PLAN_FAST_NAMES)
+			return vg_errf_code(e, VG_EXIT_USAGE,
+					    "--fast: more than %d names; a pattern (sqlite3_*) takes many",
+					    VG_PLAN_FAST_NAMES);
+		r->names[r->n++] = tok;
+	}
+	return 0;
+}
+
+void vg_plan_fast_apply(const struct vg_plan_fast_req *r, bool off,
+			struct vg_plan_opts *o)
+{
+	o->fast_hot = !off && r->hot;
+	o->fast_funcs = off ? NULL : (const char *const *)r->names;
+	o->nfast_funcs = off ? 0 : r->n;
+}
