@@ -402,3 +402,50 @@ int vg_reloc_build(const uint8_t *fn_bytes, uint32_t fn_size, uint64_t fn,
 	memcpy(out->orig, fn_bytes, out->patch_len);
 	return 0;
 }
+
+/* A linear sweep over the whole text: gcc's x86-64 code keeps no data in
+ * .text, and after padding the decoder is back in step within a few
+ * instructions. Only the instruction's own bytes are decoded (no
+ * operands): the relative immediate is all that matters. */
+int vg_reloc_check_text(const uint8_t *text, uint64_t text_addr,
+			uint64_t text_len, uint64_t fn, uint32_t patch_len,
+			char *why, size_t whylen)
+{
+	struct rctx c = { .why = why, .whylen = whylen };
+	ZydisDecodedInstruction in;
+	uint64_t off = 0;
+
+	if (whylen)
+		why[0] = 0;
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&c.dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return fail(&c, "the x86-64 decoder does not start");
+	while (off < text_len) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&c.dec, NULL,
+				text + off, text_len - off, &in))) {
+			off++;
+			continue;
+		}
+		uint64_t ip = text_addr + off, next = ip + in.length;
+
+		for (int k = 0; k < 2; k++) {
+			uint64_t t;
+
+			if (!in.raw.imm[k].is_relative)
+				continue;
+			t = next + (uint64_t)in.raw.imm[k].value.s;
+			if (t <= fn || t >= fn + patch_len ||
+			    (ip >= fn && ip < fn + patch_len))
+				continue;
+			if (ip < fn)
+				return fail(&c, "a jump at fn-0x%llx, before the function, lands inside the patch (+0x%llx)",
+					    (unsigned long long)(fn - ip),
+					    (unsigned long long)(t - fn));
+			return fail(&c, "a jump at +0x%llx lands inside the patch (+0x%llx)",
+				    (unsigned long long)(ip - fn),
+				    (unsigned long long)(t - fn));
+		}
+		off += in.length;
+	}
+	return 0;
+}

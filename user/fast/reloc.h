@@ -35,4 +35,14 @@ int vg_reloc_build(const uint8_t *fn_bytes, uint32_t fn_size, uint64_t fn,
 		   uint64_t at, uint64_t stub, struct vg_reloc *out,
 		   char *why, size_t whylen);
 
+/* vg_reloc_build sees only [fn, fn+fn_size); code outside it can jump
+ * into the patch too: glibc's __mempcpy_avx512_unaligned_erms ends with
+ * jmp memmove+3, inside memmove's patch. Sweep text ([text_addr,
+ * text_addr+text_len), e.g. the library's executable segment, starting
+ * at an instruction boundary) for direct branches into
+ * (fn, fn+patch_len). Returns 0, or -1 with why. */
+int vg_reloc_check_text(const uint8_t *text, uint64_t text_addr,
+			uint64_t text_len, uint64_t fn, uint32_t patch_len,
+			char *why, size_t whylen);
+
 #endif
