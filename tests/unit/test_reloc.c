@@ -175,6 +175,10 @@ static void test_call_moved(void **state)
 	assert_int_equal(r.patch_len, 6);
 	assert_int_equal(r.code[1], 0xe8);
 	compare(b, FN, FN + GB, FN + 0x100000, &r);
+	/* call next; pop rbx: the pushed address is read */
+	static const uint8_t pc[] = { 0x53, 0xe8, 0, 0, 0, 0, 0x5b, 0xc3 };
+	assert_int_equal(build(pc, sizeof(pc), FN, FN + GB, &r, why), -1);
+	assert_non_null(strstr(why, "takes its own address"));
 }
 
 /* a tail-call thunk: jmp rel32 alone is a whole 5-byte function */

@@ -6,8 +6,9 @@
  * place (the length does not change, so the new displacement is exact);
  * a relative jmp/jcc/call is re-encoded by Zydis's encoder at the new
  * address with a 32-bit displacement (jcc rel8 widens to jcc rel32).
- * Whatever else reads its own address (loop, jrcxz, xbegin) is refused:
- * its 8-bit displacement cannot be widened.
+ * Whatever else reads its own address is refused: loop, jrcxz, xbegin
+ * (an 8-bit displacement or an abort address cannot be widened), and a
+ * call to the next instruction (call; pop: the pushed address is read).
  *
  * A relocation is only sound if nothing jumps into the bytes the patch
  * overwrites: every direct branch of the function is checked (a linear
@@ -267,6 +268,12 @@ static int emit(struct rctx *c, uint64_t at, struct vg_reloc *out)
 			if (t >= c->fn && t < c->fn + out->patch_len)
 				return fail(c, "a jump at +0x%x lands inside the patch (+0x%llx)",
 					    off, (unsigned long long)(t - c->fn));
+			/* call next; pop reg: the callee reads its own
+			 * return address, which would be the trampoline's */
+			if (in.i.meta.category == ZYDIS_CATEGORY_CALL &&
+			    t == c->fn + off + in.i.length)
+				return fail(c, "an instruction of the patch (+0x%x: call to the next instruction) cannot be moved: it takes its own address",
+					    off);
 			rc = emit_branch(c, &in, off, ip, buf, &len);
 		} else if (rip_mem(&in) >= 0) {
 			rc = emit_rip(c, &in, off, ip, buf, &len);
