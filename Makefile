@@ -31,7 +31,8 @@ CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS += -D_GNU_SOURCE -Iinclude -I$(BUILD) -Iuser
 # -lstdc++: __cxa_demangle, the C++ runtime's demangler (user/sym/cxxnames.c)
-LDLIBS := -lbpf -ldwarf -lelf -lz -lpthread -ljansson -lstdc++
+# -lZydis -lZycore: x86-64 decode and encode (user/fast/reloc.c)
+LDLIBS := -lbpf -ldwarf -lelf -lz -lpthread -ljansson -lstdc++ -lZydis -lZycore
 # libmicrohttpd (--view, --metrics) and libsystemd (--journal) are loaded
 # when first used, by the sonames of the libraries found here
 # (user/util/lazylib.c): linked, their 17 libraries cost every vigil

@@ -42,6 +42,8 @@ PACKAGES=(
     strace
     # the control channel's JSON-lines protocol (user/ctl/)
     libjansson-dev
+    # the in-process tier's relocator: decode and re-encode x86-64 (user/fast/reloc.c)
+    libzydis-dev
     # --webhook: verdicts POSTed as JSON (user/webhook/), loaded when used
     libcurl4-openssl-dev
     # vigil agent: verdicts to journald with structured fields (sd_journal_send);
