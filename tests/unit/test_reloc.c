@@ -1,4 +1,4 @@
-/* Unit tests of the in-process tier's relocator (user/fast/reloc.h):
+/* Unit tests of the in-process tier's relocator (user/reloc/reloc.h):
  * crafted byte sequences for each rule, functions of this file patched
  * for real and called through the patch, and libc's hot functions moved
  * next to libc, decoded again, and called through their trampolines.
@@ -26,7 +26,7 @@
 #include <cmocka.h>
 #include <Zydis/Zydis.h>
 
-#include "fast/reloc.h"
+#include "reloc/reloc.h"
 #include "sym/dwarf_internal.h"
 #include "sym/sym_internal.h"
 

@@ -20,11 +20,24 @@
  */
 #include "plan/plan.h"
 
+#include <elf.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "reloc/reloc.h"
 #include "util/err.h"
+
+/* A file's executable segment, read once for all its functions (file
+ * offsets stand for addresses: the code is position-independent, the
+ * distances are the same once mapped) */
+struct text {
+	char path[4096];
+	uint8_t *code;
+	uint64_t off, len;
+};
 
 /* The functions of the memory, string and lock libraries
  * (specs/lib/): called the most in any program, so a trap on each costs
@@ -169,10 +182,67 @@ static void group(const struct vg_plan *p, int *up)
 	}
 }
 
+static int read_text(const char *path, struct text *t)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+
+	free(t->code);
+	memset(t, 0, sizeof(*t));
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		goto out;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
+			  (uint64_t)i * eh.e_phentsize)) != sizeof(ph))
+			goto out;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		t->off = ph.p_offset;
+		t->len = ph.p_filesz;
+		if (!(t->code = malloc(t->len)) ||
+		    pread(fd, t->code, t->len, (off_t)t->off) != (ssize_t)t->len)
+			goto out;
+		rc = 0;
+		break;
+	}
+out:
+	if (rc) {
+		free(t->code);
+		t->code = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* Can the function at u be patched (reloc.h)? why says why not. */
+static void patchable(const struct vg_plan_site *u, struct text *t,
+		      char *why, size_t len)
+{
+	struct vg_reloc r;
+	uint64_t fn = u->func;
+
+	if (strcmp(t->path, u->path) && read_text(u->path, t))
+		snprintf(why, len, "its file's code cannot be read");
+	else if (!t->code || fn < t->off || fn + 16 > t->off + t->len)
+		snprintf(why, len, "not in its file's executable segment");
+	else if (!vg_reloc_build(t->code + (fn - t->off),
+				 (uint32_t)(u->size && fn + u->size <= t->off + t->len
+					    ? u->size : 0),
+				 fn, fn + (64u << 20), fn + (64u << 20), &r,
+				 why, len))
+		vg_reloc_check_text(t->code, t->off, t->len, fn, r.patch_len,
+				    why, len);
+	else if (!*why)
+		snprintf(why, len, "its first instructions cannot be moved");
+}
+
 /* Why event i is not a call the agent can take on its own ("": it is):
  * its kind, its sites, what it reads */
 static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
-		    int i, char *why, size_t len)
+		    int i, struct text *t, char *why, size_t len)
 {
 	const struct vg_event *ev = &p->spec->events[i];
 	int nsites = 0;
@@ -197,6 +267,10 @@ static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
 			snprintf(why, len, "not asked for (--fast %s)", ev->name);
 			return;
 		}
+		*why = 0;
+		patchable(u, t, why, len);
+		if (*why)
+			return;
 	}
 	if (!nsites) {
 		snprintf(why, len, "no function site");
@@ -211,6 +285,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	int n = p->nevents, *up = malloc((size_t)(n + 1) * sizeof(int));
 	char (*why)[160] = calloc((size_t)n + 1, sizeof(*why));
 	int *bad = calloc((size_t)n + 1, sizeof(int));
+	struct text t = { .code = NULL };
 
 	if (!up || !why || !bad) {
 		free(up);
@@ -223,7 +298,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	for (int i = 0; i < n; i++)
 		bad[i] = -1;
 	for (int i = 0; i < n; i++) {
-		own_why(p, o, i, why[i], sizeof(why[i]));
+		own_why(p, o, i, &t, why[i], sizeof(why[i]));
 		if (why[i][0] && bad[find(up, i)] < 0)
 			bad[find(up, i)] = i;
 	}
@@ -255,6 +330,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	free(up);
 	free(why);
 	free(bad);
+	free(t.code);
 	return p->nfast;
 }
 

@@ -9,6 +9,7 @@
 #include "act/scenario.h"
 #include "container/container.h"
 #include "dynamic/dynamic.h"
+#include "fast/fast.h"
 #include "follow/follow.h"
 #include "leaks/leaks.h"
 #include "load/load.h"
@@ -24,6 +25,7 @@ static const struct vg_feature *const all[] = {
 	&vg_container_feature,	/* says where an attached target lives */
 	&vg_monitor_dump_feature,	/* SIGUSR1: the monitor before the rest */
 	&vg_dyn_feature,	/* a drain's probes in before the leak check */
+	&vg_fast_feature,	/* the in-process tier: patched at the start */
 	&vg_load_feature,	/* the loaded properties' verdicts first */
 	&vg_leaks_feature,
 	&vg_sinks_feature,

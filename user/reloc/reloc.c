@@ -18,7 +18,7 @@
  *
  * Before returning, the result is decoded again and every branch target
  * and RIP-relative address compared with the original's. */
-#include "fast/reloc.h"
+#include "reloc/reloc.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -1,0 +1,31 @@
+/* The in-process tier's parts (fast.h says what the tier is) */
+#ifndef VIGIL_FAST_INTERNAL_H
+#define VIGIL_FAST_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/err.h"
+
+struct vg_plan;
+struct vg_probe;
+struct vg_fast_run;
+
+/* Put the plan's in-process sites into process pid (fast_install.c):
+ * launching: vigil run's child, stopped before its exec, which is run to
+ * its entry point first and left there in a group stop; else a running
+ * process, stopped with ptrace while it is patched and let go after.
+ * The ring is handed to probe as its second source. -1 with e set when
+ * anything fails: then nothing of it is left in the target. */
+int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
+		    struct vg_probe *probe, struct vg_fast_run **out,
+		    struct vg_err *e);
+/* Take the patches out (the target still there) and stop recording;
+ * frees f. The agent and its stubs stay mapped: a thread may still return
+ * through one. */
+void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone);
+/* How many functions are patched */
+int vg_fast_nhooks(const struct vg_fast_run *f);
+
+#endif
