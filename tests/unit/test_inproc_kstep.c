@@ -555,37 +555,33 @@ static void on_trans(void *ctx, const struct vg_slice_view *s, int from,
 }
 
 struct mfound {
-	int prop;
+	int prop, nvars;
 	uint64_t p0, p1;
 	int state;
-	bool tomb;
 	int64_t v[VG_KMAX_VARS];
 };
 
 static void find_cb(void *ctx, const struct vg_slice_view *s)
 {
 	struct mfound *w = ctx;
-	int nv = 0;
 
 	if (s->prop != w->prop || s->params[0] != w->p0 ||
 	    ((s->mask & 2) && s->params[1] != w->p1))
 		return;
 	w->state = s->state;
-	w->tomb = !s->vars;
-	if (s->vars)
-		nv = 2;		/* both properties have two variables */
-	for (int i = 0; i < nv; i++)
+	for (int i = 0; s->vars && i < w->nvars; i++)	/* NULL: a tombstone */
 		w->v[i] = s->vars[i];
 }
 
-/* the slice's state and variables in the monitor (initial: absent) */
-static struct mfound mon_slice(struct vg_monitor *m, int prop, uint64_t p0,
-			       uint64_t p1)
+/* the slice's state and variables in the monitor (absent: initial) */
+static struct mfound mon_slice(struct vg_monitor *m, const struct vg_spec *sp,
+			       int prop, uint64_t p0, uint64_t p1)
 {
-	struct mfound w = { .prop = prop, .p0 = p0, .p1 = p1 };
+	struct mfound w = { .prop = prop, .nvars = sp->props[prop].nvars,
+			    .p0 = p0, .p1 = p1 };
 
-	for (int i = 0; i < VG_KMAX_VARS; i++)
-		w.v[i] = 0;
+	for (int i = 0; i < w.nvars; i++)
+		w.v[i] = sp->props[prop].vars[i].init;
 	vg_monitor_foreach(m, find_cb, &w);
 	return w;
 }
@@ -600,66 +596,148 @@ static uint64_t rnd(uint64_t n)
 	return rnd_state % n;
 }
 
-static void compare_slices(struct fix *f, struct vg_monitor *m, int round)
+/* The same events to both: the monitor and the region's tables */
+struct diff {
+	struct fix f;
+	struct vg_monitor *m;
+	int verdicts, stops;
+	uint32_t kinds[VG_KMAX_PROPS];	/* the states entered, by kprop */
+};
+
+static void diff_init(struct diff *d, struct vg_spec *s)
 {
-	for (int prop = 0; prop < 2; prop++)
+	static const struct vg_monitor_hooks hooks = { .transition = on_trans };
+	struct vg_monitor_opts mo = { 0 };
+	struct vg_err e = { 0 };
+
+	memset(d, 0, sizeof(*d));
+	fix_init(&d->f, s, 512, 256);
+	for (int i = 0; i < s->nprops; i++) {
+		assert_true(d->f.plan->props[i].kernel);
+		assert_int_equal(d->f.plan->kt.kprop_map[i], i);
+	}
+	d->m = vg_monitor_new(s, &mo, &hooks, &e);
+	if (!d->m)
+		fail_msg("monitor: %s", e.msg);
+}
+
+static void diff_free(struct diff *d)
+{
+	for (int c = 0; c < VG_FCNT_N; c++)
+		assert_int_equal(d->f.sh->cnt[c], 0);
+	vg_monitor_free(d->m);
+	fix_free(&d->f);
+}
+
+/* every slice of keys (16a, b), a <= 4, b <= 2 (b 0 alone for a
+ * property of one parameter): its state and, out of a violation state,
+ * its variables */
+static void compare_slices(struct diff *d, int round)
+{
+	const struct vg_spec *sp = d->f.spec;
+
+	for (int prop = 0; prop < sp->nprops; prop++)
 		for (uint64_t a = 0; a <= 4; a++)
-			for (uint64_t b = 0; b <= (prop ? 2 : 0); b++) {
-				struct mfound w = mon_slice(m, prop, a * 16,
-							    b);
-				struct vg_kslot *s = kslice(f->sh, prop,
+			for (uint64_t b = 0;
+			     b <= (sp->props[prop].nparams > 1 ? 2u : 0u); b++) {
+				struct mfound w = mon_slice(d->m, sp, prop,
+							    a * 16, b);
+				struct vg_kslot *s = kslice(d->f.sh, prop,
 							    a * 16, b);
 				const struct vg_kprop *kp =
-					&kprops_of(f->sh)[prop];
+					&kprops_of(d->f.sh)[prop];
 				int ks = s ? s->state : 0;
 
 				if (ks != w.state)
 					fail_msg("round %d: %s(%#lx, %lu): kernel state %d, monitor %d",
-						 round, prop ? "locks" : "mem",
+						 round, sp->props[prop].name,
 						 (unsigned long)(a * 16),
 						 (unsigned long)b, ks, w.state);
 				if ((kp->violation_mask >> ks) & 1)
 					continue;	/* a tombstone's */
-				for (int i = 0; i < 2; i++)
-					if ((s ? s->vars[i] : 0) != w.v[i])
+				for (int i = 0; i < w.nvars; i++) {
+					int64_t kv = s ? s->vars[i]
+						       : kp->init_vars[i];
+
+					if (kv != w.v[i])
 						fail_msg("round %d: %s(%#lx, %lu): var %d: kernel %ld, monitor %ld",
 							 round,
-							 prop ? "locks" : "mem",
+							 sp->props[prop].name,
 							 (unsigned long)(a * 16),
 							 (unsigned long)b, i,
-							 (long)(s ? s->vars[i] : 0),
-							 (long)w.v[i]);
+							 (long)kv, (long)w.v[i]);
+				}
 			}
+}
+
+/* one event to both; the steps each took must be the same */
+static void diff_event(struct diff *d, struct vg_mon_event *ev, int round)
+{
+	struct vg_err e = { 0 };
+	int n0 = nrecs, nk = 0, rc, stopped = 0;
+	__u64 kslot[VG_NSLOTS];
+
+	d->f.env.tid = ev->tid;
+	d->f.env.now_ns = ev->time_ns = 1000 + (uint64_t)round;
+	ev->pid = 4242;
+	ev->seq = (uint64_t)round + 1;
+	nmcalls = 0;
+	if (vg_monitor_event(d->m, ev, &e))
+		fail_msg("monitor: %s", e.msg);
+	memcpy(kslot, ev->slot, sizeof(kslot));
+	rc = vg_inproc_kstep(&d->f.env, &d->f.plan->events[ev->event].conf,
+			     (uint32_t)ev->event, kslot,
+			     d->f.spec->events[ev->event].kind == VG_EV_BEFORE);
+	for (int i = n0; i < nrecs && i < 256; i++) {
+		const struct vg_rec_kstep *r = &recs[i];
+		const struct mcall *c;
+		int prop;
+
+		assert_int_equal(r->h.kind, VG_REC_KSTEP);
+		prop = d->f.plan->kt.kprop_map[r->prop];
+		if (r->from == r->to)
+			continue;
+		if (nk >= nmcalls)
+			fail_msg("round %d: kernel step %d -> %d the monitor did not take",
+				 round, r->from, r->to);
+		c = &mcalls[nk++];
+		if (c->prop != prop || c->from != r->from || c->to != r->to ||
+		    c->p0 != r->key[0] || c->p1 != r->key[1])
+			fail_msg("round %d: kernel %d:%d->%d, monitor %d:%d->%d",
+				 round, prop, r->from, r->to, c->prop, c->from,
+				 c->to);
+		d->verdicts += (r->h.flags & VG_RF_VERDICT) != 0;
+		stopped |= r->h.flags & VG_RF_STOPPED;
+		d->kinds[r->prop] |= 1u << r->to;
+	}
+	/* stopped when a record says so, and only then */
+	assert_int_equal(rc, stopped);
+	d->stops += stopped != 0;
+	if (nk != nmcalls)
+		fail_msg("round %d: the monitor took %d steps, the kernel tier %d",
+			 round, nmcalls, nk);
+	nrecs = 0;
+	/* the table is not emptied by hand: slices in the initial state
+	 * stay, as the kernel tier's */
+	compare_slices(d, round);
 }
 
 static void test_differential(void **state)
 {
 	static const char *names[] = { "malloc", "use", "free", "lock",
 				       "unlock" };
-	const struct vg_monitor_hooks hooks = { .transition = on_trans };
-	struct vg_monitor_opts mo = { 0 };
-	struct vg_err e = { 0 };
-	struct vg_monitor *m;
-	struct fix f;
-	int evs[5], verdicts = 0, stops = 0;
-	uint32_t kinds[2] = { 0, 0 };
+	struct diff d;
+	int evs[5];
 
-	fix_init(&f, load(diff_spec), 512, 256);
-	assert_true(f.plan->props[0].kernel && f.plan->props[1].kernel);
-	evs[0] = event_of(f.spec, "malloc", VG_EV_AFTER);
+	diff_init(&d, load(diff_spec));
+	evs[0] = event_of(d.f.spec, "malloc", VG_EV_AFTER);
 	for (int i = 1; i < 5; i++)
-		evs[i] = event_of(f.spec, names[i], VG_EV_BEFORE);
-	assert_int_equal(f.plan->events[evs[2]].conf.nkprops, 2);
-	m = vg_monitor_new(f.spec, &mo, &hooks, &e);
-	if (!m)
-		fail_msg("monitor: %s", e.msg);
+		evs[i] = event_of(d.f.spec, names[i], VG_EV_BEFORE);
+	assert_int_equal(d.f.plan->events[evs[2]].conf.nkprops, 2);
 	for (int round = 0; round < 20000; round++) {
 		int which = (int)rnd(5);
-		struct vg_mon_event ev = { .event = evs[which], .pid = 4242,
-					   .tid = 4243 + (uint32_t)rnd(2),
-					   .seq = (uint64_t)round + 1 };
-		int n0 = nrecs, nk = 0, rc, stopped = 0;
-		__u64 kslot[VG_NSLOTS];
+		struct vg_mon_event ev = { .event = evs[which],
+					   .tid = 4243 + (uint32_t)rnd(2) };
 
 		ev.slot[0] = rnd(5) * 16;
 		ev.slot[1] = which == 1 ? rnd(12) : rnd(3);
@@ -672,58 +750,51 @@ static void test_differential(void **state)
 			if (!rnd(50))
 				ev.slot[VG_SLOT_RET] = 0x10000 + 16 * (uint64_t)round;
 		}
-		f.env.tid = ev.tid;
-		f.env.now_ns = ev.time_ns = 1000 + (uint64_t)round;
-		nmcalls = 0;
-		if (vg_monitor_event(m, &ev, &e))
-			fail_msg("monitor: %s", e.msg);
-		memcpy(kslot, ev.slot, sizeof(kslot));
-		rc = vg_inproc_kstep(&f.env, &f.plan->events[ev.event].conf,
-				     (uint32_t)ev.event, kslot, 1);
-		for (int i = n0; i < nrecs && i < 256; i++) {
-			const struct vg_rec_kstep *r = &recs[i];
-			const struct mcall *c;
-			int prop;
-
-			assert_int_equal(r->h.kind, VG_REC_KSTEP);
-			prop = f.plan->kt.kprop_map[r->prop];
-			if (r->from == r->to)
-				continue;
-			if (nk >= nmcalls)
-				fail_msg("round %d: kernel step %d -> %d the monitor did not take",
-					 round, r->from, r->to);
-			c = &mcalls[nk++];
-			if (c->prop != prop || c->from != r->from ||
-			    c->to != r->to || c->p0 != r->key[0] ||
-			    c->p1 != r->key[1])
-				fail_msg("round %d: kernel %d:%d->%d, monitor %d:%d->%d",
-					 round, prop, r->from, r->to, c->prop,
-					 c->from, c->to);
-			verdicts += (r->h.flags & VG_RF_VERDICT) != 0;
-			stopped |= r->h.flags & VG_RF_STOPPED;
-			kinds[r->prop] |= 1u << r->to;
-		}
-		/* stopped when a record says so, and only then */
-		assert_int_equal(rc, stopped);
-		stops += stopped != 0;
-		if (nk != nmcalls)
-			fail_msg("round %d: the monitor took %d steps, the kernel tier %d",
-				 round, nmcalls, nk);
-		nrecs = 0;
-		/* the table is not emptied by hand: slices in the initial
-		 * state stay, as the kernel tier's */
-		compare_slices(&f, m, round);
+		diff_event(&d, &ev, round);
 	}
 	/* the walk entered every state but the initial one of mem, every
 	 * state of locks, violations and stops */
-	assert_int_equal(kinds[0], 0x7e);
-	assert_int_equal(kinds[1], 0x7);
-	assert_true(verdicts > 10);
-	assert_true(stops > 0);
-	for (int c = 0; c < VG_FCNT_N; c++)
-		assert_int_equal(f.sh->cnt[c], 0);
-	vg_monitor_free(m);
-	fix_free(&f);
+	assert_int_equal(d.kinds[0], 0x7e);
+	assert_int_equal(d.kinds[1], 0x7);
+	assert_true(d.verdicts > 10);
+	assert_true(d.stops > 0);
+	diff_free(&d);
+}
+
+/* specs/lib/double_free.vigil itself, every allocator it follows */
+static void test_differential_double_free(void **state)
+{
+	static const char *allocs[] = { "malloc", "calloc", "realloc",
+					"memalign", "valloc", "pvalloc" };
+	struct vg_spec *s = vg_spec_new();
+	struct vg_err e = { 0 };
+	struct diff d;
+	int evs[7];
+
+	assert_non_null(s);
+	if (vg_spec_load_file(s, "specs/lib/double_free.vigil", &e))
+		fail_msg("spec: %s", e.msg);
+	diff_init(&d, s);
+	for (int i = 0; i < 6; i++)
+		evs[i] = event_of(s, allocs[i], VG_EV_AFTER);
+	evs[6] = event_of(s, "free", VG_EV_BEFORE);
+	for (int round = 0; round < 20000; round++) {
+		int which = (int)rnd(7);
+		struct vg_mon_event ev = { .event = evs[which],
+					   .tid = 4243 + (uint32_t)rnd(2) };
+
+		if (which < 6) {	/* returns p, now and then 0 */
+			ev.slot[VG_SLOT_RET] = rnd(5) * 16;
+			ev.slot[0] = rnd(100);
+		} else {
+			ev.slot[0] = rnd(5) * 16;
+		}
+		diff_event(&d, &ev, round);
+	}
+	/* live, freed, double_free */
+	assert_int_equal(d.kinds[0], 0xe);
+	assert_true(d.stops > 10);
+	diff_free(&d);
 }
 
 /* a slice in a violation state that a creating event would take into a
@@ -859,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_err_unsupported),
 		cmocka_unit_test(test_violation_again),
 		cmocka_unit_test(test_differential),
+		cmocka_unit_test(test_differential_double_free),
 		cmocka_unit_test(test_threads),
 	};
 
