@@ -4,7 +4,8 @@
 #   inproc/kstep.c --cc freestanding--> build/inproc/kstep.o   (linked into
 #     the agent, which runs inside the target: no libc, position
 #     independent; `nm -u` must find no symbol it would need from outside)
-#   inproc/kstep.c --cc hosted--> build/obj/inproc/kstep.o   (the unit test)
+#   inproc/kstep.c --cc hosted--> build/obj/inproc/kstep.o   (the unit tests,
+#     tests/unit/test_inproc_kstep*.c)
 INPROC_CFLAGS := -O2 -fPIC -ffreestanding -fno-builtin -fno-stack-protector \
 	-mgeneral-regs-only -nostdlib -std=gnu11 -Wall -Wextra -Iinclude
 
@@ -14,7 +15,10 @@ $(BUILD)/inproc/kstep.o: inproc/kstep.c inproc/kstep.h $(wildcard include/*.h)
 	@if nm -u $@ | grep -q .; then \
 		echo "$@ needs symbols from outside:"; nm -u $@; rm -f $@; exit 1; fi
 
-$(BUILD)/tests/test_inproc_kstep: tests/unit/test_inproc_kstep.c \
+# its tests link it hosted (the generic rule compiles it, with this header)
+$(BUILD)/obj/inproc/kstep.o: inproc/kstep.h
+INPROC_KSTEP_TESTS := $(BUILD)/tests/test_inproc_kstep $(BUILD)/tests/test_inproc_kstep_diff
+$(INPROC_KSTEP_TESTS): $(BUILD)/tests/%: tests/unit/%.c tests/unit/inproc_fixture.h \
 		$(BUILD)/obj/inproc/kstep.o $(BUILD)/inproc/kstep.o \
 		$(BUILD)/libvigil.a
 	@mkdir -p $(@D)
