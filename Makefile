@@ -158,6 +158,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libvigil.a -lcmocka $(LDLIBS)
 
+# the in-process tier's step of kernel-tier properties, and its test
+include inproc/kstep.mk
+
 unit: $(UNITS)
 
 # Under SANITIZE=1 a sanitizer report must not pass for vigil's exit

@@ -305,6 +305,13 @@ bool vg_ktier_any_eligible(const struct vg_spec *spec, bool no_ktimer);
  * each event's kernel-tier fields in its plan's conf. -1 with e set when
  * they do not fit. */
 int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e);
+/* The tables of kt laid out as the kernel tier's maps are, into arrays of
+ * their sizes (the in-process tier's region, include/vigil_fast.h):
+ * kprops[VG_KMAX_PROPS], ktrans[VG_KMAX_PROPS * VG_KMAX_STATES *
+ * VG_KMAX_BINDINGS] by VG_KTRANS_INDEX, kcode[VG_KMAX_CODE]; what no
+ * entry of kt names is left as it was (zeroed, as a new map's). */
+void vg_ktier_fill(const struct vg_plan_ktables *kt, struct vg_kprop *kprops,
+		   struct vg_ktrans *ktrans, struct vg_insn *kcode);
 /* The states of p with a timeout, as a bit mask (vg_kprop.timed_mask). */
 uint32_t vg_ktimer_states(const struct vg_property *p);
 

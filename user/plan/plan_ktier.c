@@ -363,3 +363,15 @@ int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e)
 	plan->kt.nkprops = k;
 	return 0;
 }
+
+void vg_ktier_fill(const struct vg_plan_ktables *kt, struct vg_kprop *kprops,
+		   struct vg_ktrans *ktrans, struct vg_insn *kcode)
+{
+	for (int k = 0; k < kt->nkprops && k < VG_KMAX_PROPS; k++)
+		kprops[k] = kt->kprops[k];
+	for (uint32_t i = 0; i < kt->ncode && i < VG_KMAX_CODE; i++)
+		kcode[i] = kt->code[i];
+	/* the index is VG_KTRANS_INDEX's, masked to the table already */
+	for (int i = 0; i < kt->ntrans; i++)
+		ktrans[kt->trans[i].index] = kt->trans[i].t;
+}

@@ -1,0 +1,531 @@
+/* The kernel tier's interpreter (bpf/vigil/kstep.bpf.c, bpf/kstep.bpf.h)
+ * inside the target: the same names and the same rules, in the same
+ * order, so that the two read side by side; the bpf_loop callbacks are
+ * plain bounded loops here, the maps the region's arrays (kstep.h).
+ * Every rule's reason is the BPF code's; only what differs is said here.
+ *
+ * Freestanding: no libc and no global data (inproc/kstep.mk checks
+ * that the object needs no symbol from outside: a copy the compiler
+ * made into a memcpy call would show there).
+ */
+#include "kstep.h"
+#include "vigil_ops.h"
+
+/* as bpf/kstep.bpf.h: the holder of a lock may be off its CPU */
+#define VG_KLOCK_SPINS 65536
+
+/* The region's tables (kstep.h says their sizes) */
+#define TABLE(sh, off) ((void *)((char *)(sh) + (sh)->off))
+
+static inline struct vg_kprop *kprop_at(struct vg_fast_shared *sh, __u32 k)
+{
+	struct vg_kprop *t = TABLE(sh, kprops_off);
+
+	return k < VG_KMAX_PROPS ? &t[k] : (struct vg_kprop *)0;
+}
+
+static inline struct vg_ktrans *ktrans_at(struct vg_fast_shared *sh, __u32 i)
+{
+	struct vg_ktrans *t = TABLE(sh, ktrans_off);
+
+	return &t[i & (VG_KMAX_PROPS * VG_KMAX_STATES * VG_KMAX_BINDINGS - 1)];
+}
+
+static inline struct vg_kslot *kslot_at(struct vg_fast_shared *sh, __u32 i)
+{
+	struct vg_kslot *t = TABLE(sh, kslots_off);
+
+	return &t[i & sh->kslot_mask];
+}
+
+/* the counters vigil reads in place: every thread adds to them */
+static inline void count(struct vg_fast_shared *sh, int c)
+{
+	__atomic_fetch_add(&sh->cnt[c], 1, __ATOMIC_RELAXED);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("pause" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
+/* The interpreter's state, on the thread's stack (no verifier here to
+ * count it): the event's slots are the caller's. */
+struct vm {
+	__u32 off, len, pc;
+	__u32 sp;
+	int err;
+	__u32 tid;
+	__u64 now;			/* VG_OP_TIME: the event's time */
+	const struct vg_insn *code;	/* the kcode table */
+	const __u64 *slot;		/* the event's, VG_NSLOTS */
+	__s64 vars[VG_KMAX_VARS];
+	__u64 key[VG_KMAX_PARAMS];
+	__s64 st[VG_STACK_MAX];
+};
+
+#define SP(x) ((x) & (VG_STACK_MAX - 1))
+
+/* One instruction; returns 1 to stop the loop. */
+static int vm_step(struct vm *m)
+{
+	const struct vg_insn *in;
+	__u32 k;
+	__s64 a, b;
+
+	if (m->err || m->pc >= m->len)
+		return 1;
+	k = m->off + m->pc;
+	if (k >= VG_KMAX_CODE) {	/* the kcode map's lookup failing */
+		m->err = 1;
+		return 1;
+	}
+	in = &m->code[k];
+	m->pc++;
+	switch (in->op) {
+	case VG_OP_END:
+		m->pc = m->len;
+		return 1;
+	case VG_OP_PUSH:
+		m->st[SP(m->sp)] = in->imm;
+		m->sp++;
+		break;
+	case VG_OP_FIELD:
+		m->st[SP(m->sp)] = m->slot[in->idx < VG_NSLOTS ? in->idx : 0];
+		m->sp++;
+		break;
+	case VG_OP_PARAM:
+		m->st[SP(m->sp)] = m->key[in->idx & (VG_KMAX_PARAMS - 1)];
+		m->sp++;
+		break;
+	case VG_OP_LDVAR:
+		m->st[SP(m->sp)] = m->vars[in->idx & (VG_KMAX_VARS - 1)];
+		m->sp++;
+		break;
+	case VG_OP_STVAR:
+		m->sp--;
+		m->vars[in->idx & (VG_KMAX_VARS - 1)] = m->st[SP(m->sp)];
+		break;
+	case VG_OP_TID:
+		m->st[SP(m->sp)] = m->tid;
+		m->sp++;
+		break;
+	case VG_OP_TIME:
+		m->st[SP(m->sp)] = (__s64)m->now;
+		m->sp++;
+		break;
+	case VG_OP_DUP:
+		m->st[SP(m->sp)] = m->st[SP(m->sp - 1)];
+		m->sp++;
+		break;
+	case VG_OP_POP:
+		m->sp--;
+		break;
+	case VG_OP_NEG:
+		m->st[SP(m->sp - 1)] = -m->st[SP(m->sp - 1)];
+		break;
+	case VG_OP_NOT:
+		m->st[SP(m->sp - 1)] = m->st[SP(m->sp - 1)] == 0;
+		break;
+	case VG_OP_BNOT:
+		m->st[SP(m->sp - 1)] = ~m->st[SP(m->sp - 1)];
+		break;
+	case VG_OP_JMP:
+		m->pc += (__u32)in->imm;
+		break;
+	case VG_OP_JZ:
+	case VG_OP_JNZ:
+		m->sp--;
+		a = m->st[SP(m->sp)];
+		if ((in->op == VG_OP_JZ) == (a == 0))
+			m->pc += (__u32)in->imm;
+		break;
+	default:
+		/* binary operators; anything else (LDGLOB, STGLOB: the
+		 * user tier's) is an error, as in the kernel */
+		b = m->st[SP(m->sp - 1)];
+		a = m->st[SP(m->sp - 2)];
+		m->sp--;
+		m->st[SP(m->sp - 1)] = vg_binop(in->op, a, b, &m->err);
+		break;
+	}
+	if (m->sp > VG_STACK_MAX)
+		m->err = 1;
+	return m->err ? 1 : 0;
+}
+
+/* Run code [off, off+len); returns the top of stack, 1 when empty. At
+ * most VG_KMAX_PROG steps, as bpf_loop's bound. */
+static __s64 vm_run(struct vm *m, __u32 off, __u32 len)
+{
+	m->off = off;
+	m->len = len;
+	m->pc = 0;
+	m->sp = 0;
+	for (__u32 i = 0; i < VG_KMAX_PROG; i++)
+		if (vm_step(m))
+			break;
+	if (m->err)
+		return 0;
+	return m->sp ? m->st[SP(m->sp - 1)] : 1;
+}
+
+/* Finding a slice: linear probing from its hash, at most VG_KPROBES slots,
+ * claiming the first empty one when the event would create the slice. */
+enum { KF_ABSENT = -1, KF_FULL = -2, KF_WAIT = -3 };
+
+struct kfind {
+	__u64 k0, k1;
+	__u32 prop, h;
+	__u32 tgid;		/* always 0: no slices keyed by process */
+	int create;
+	int claimed;		/* res is a slot this thread just claimed */
+	int res;		/* a slot index, or KF_* */
+};
+
+static inline int kslot_is(const struct vg_kslot *s, const struct kfind *f)
+{
+	return s->prop == f->prop && s->key[0] == f->k0 &&
+	       s->key[1] == f->k1 && s->tgid == f->tgid;
+}
+
+static int kfind_step(struct vg_fast_shared *sh, __u32 i, struct kfind *f)
+{
+	__u32 idx = (f->h + i) & sh->kslot_mask;
+	struct vg_kslot *s = kslot_at(sh, idx);
+	__u32 use;
+
+	/* acquire: the key read below is the one READY published */
+	use = __atomic_load_n(&s->use, __ATOMIC_ACQUIRE);
+	if (use == VG_KSLOT_READY) {
+		if (!kslot_is(s, f))
+			return 0;	/* another slice: probe on */
+		f->res = (int)idx;
+		return 1;
+	}
+	if (use == VG_KSLOT_EMPTY) {
+		if (!f->create) {
+			f->res = KF_ABSENT;
+			return 1;
+		}
+		if (__atomic_fetch_add(&sh->kslot_count, 1, __ATOMIC_SEQ_CST) >=
+		    sh->kslot_max) {
+			__atomic_fetch_sub(&sh->kslot_count, 1,
+					   __ATOMIC_SEQ_CST);
+			f->res = KF_FULL;
+			return 1;
+		}
+		{
+			__u32 want = VG_KSLOT_EMPTY;
+
+			if (__atomic_compare_exchange_n(&s->use, &want,
+							VG_KSLOT_CLAIMED, 0,
+							__ATOMIC_SEQ_CST,
+							__ATOMIC_SEQ_CST)) {
+				f->res = (int)idx;
+				f->claimed = 1;
+				return 1;
+			}
+		}
+		__atomic_fetch_sub(&sh->kslot_count, 1, __ATOMIC_SEQ_CST);
+	}
+	/* claimed by another thread that is writing its key: it may be
+	 * this very slice; wait for it (kready), then look again */
+	f->res = KF_WAIT;
+	f->h = idx;
+	return 1;
+}
+
+static int kfind(struct vg_fast_shared *sh, struct kfind *f)
+{
+	struct vg_kslot *s = kslot_at(sh, f->h);
+
+	/* the common case, the slice in its hash's own slot */
+	if (__atomic_load_n(&s->use, __ATOMIC_ACQUIRE) == VG_KSLOT_READY &&
+	    kslot_is(s, f)) {
+		f->res = (int)(f->h & sh->kslot_mask);
+		return f->res;
+	}
+	f->res = KF_FULL;	/* every slot of the path taken */
+	for (__u32 i = 0; i < VG_KPROBES; i++)
+		if (kfind_step(sh, i, f))
+			break;
+	return f->res;
+}
+
+/* KF_WAIT: until the slot another thread claimed is READY, bounded */
+static void kready(struct vg_fast_shared *sh, __u32 idx)
+{
+	struct vg_kslot *s = kslot_at(sh, idx);
+
+	for (__u32 i = 0; i < VG_KLOCK_SPINS; i++) {
+		if (__atomic_load_n(&s->use, __ATOMIC_ACQUIRE) ==
+		    VG_KSLOT_READY)
+			return;
+		cpu_relax();
+	}
+}
+
+static inline int klock_try(struct vg_kslot *s)
+{
+	__u32 free = 0;
+
+	return __atomic_compare_exchange_n(&s->lock, &free, 1, 0,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static int klock(struct vg_kslot *s)
+{
+	if (klock_try(s))
+		return 1;	/* the common case: nobody else is here */
+	for (__u32 i = 0; i < VG_KLOCK_SPINS; i++) {
+		cpu_relax();
+		/* read before the locked instruction: spinning on a CAS
+		 * takes the line from its holder each time */
+		if (!__atomic_load_n(&s->lock, __ATOMIC_RELAXED) &&
+		    klock_try(s))
+			return 1;
+	}
+	return 0;
+}
+
+/* The release: every store of the step before the lock word's. On x86-64
+ * (TSO) a plain store after a compiler barrier is one, as the kernel's
+ * spin_unlock and bpf/kstep.bpf.h's kunlock; a release store is exactly
+ * that there (a plain mov the compiler keeps after the step's stores, no
+ * locked instruction), a right one elsewhere, and one ThreadSanitizer
+ * sees, where it took the asm barrier's for a race. */
+static inline void kunlock(struct vg_kslot *s)
+{
+	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
+}
+
+static void kreport(struct vg_inproc_env *env, __u16 kind, __u16 flags,
+		    __u32 event, __u32 prop, __u32 from, __u32 to,
+		    const __u64 *key, const __s64 *vars, const __u64 *slot)
+{
+	struct vg_rec_kstep r;
+
+	r.h.kind = kind;
+	r.h.flags = flags;
+	r.h.event = event;
+	r.h.pid = env->tgid;
+	r.h.tid = env->tid;
+	r.h.time_ns = env->now_ns;
+	r.prop = (__u16)prop;
+	r.from = (__u16)from;
+	r.to = (__u16)to;
+	r.pad = 0;
+	r.key[0] = key[0];
+	r.key[1] = key[1];
+	for (int i = 0; i < VG_KMAX_VARS; i++)
+		r.vars[i] = vars[i];
+	for (int i = 0; i < VG_NSLOTS; i++)
+		r.slot[i] = slot[i];
+	/* a dropped record: emit counts it (kstep.h) */
+	env->emit(env->ctx, &r, sizeof(r), event);
+}
+
+static __s64 kopnd(struct vm *m, const struct vg_kopnd *o)
+{
+	switch (o->kind) {
+	case VG_KO_FIELD:
+		return (__s64)m->slot[o->idx < VG_NSLOTS ? o->idx : 0];
+	case VG_KO_VAR:
+		return m->vars[o->idx & (VG_KMAX_VARS - 1)];
+	case VG_KO_PARAM:
+		return (__s64)m->key[o->idx & (VG_KMAX_PARAMS - 1)];
+	}
+	return o->imm;
+}
+
+/* the fast form of `a OP b` (vigil_event.h): what its bytecode computes */
+static __s64 kexpr(struct vm *m, const struct vg_kexpr *x)
+{
+	__s64 a = kopnd(m, &x->a), b;
+
+	if (x->op == VG_OP_END)
+		return a;
+	b = kopnd(m, &x->b);
+	return vg_binop(x->op, a, b, &m->err);
+}
+
+/* Apply the first transition whose guard holds. Returns the new state, or
+ * -1 when no transition matches. m->vars is updated in place. */
+static int kapply(struct vg_fast_shared *sh, struct vm *m, __u32 prop,
+		  __u32 state, __u32 bind)
+{
+	const struct vg_ktrans *t =
+		ktrans_at(sh, VG_KTRANS_INDEX(prop, state, bind));
+	__u32 n = t->n < VG_KMAX_TRANS ? t->n : VG_KMAX_TRANS;
+
+	for (__u32 k = 0; k < n; k++) {
+		if (t->t[k].guard_fast) {
+			if (!kexpr(m, &t->t[k].guard))
+				continue;
+		} else if (t->t[k].guard_len &&
+			   !vm_run(m, t->t[k].guard_off, t->t[k].guard_len)) {
+			continue;
+		}
+		if (t->t[k].upd_fast) {
+			/* statements in order: the second may read the
+			 * first */
+			__s64 v = kexpr(m, &t->t[k].upd[0]);
+
+			m->vars[t->t[k].upd[0].dst & (VG_KMAX_VARS - 1)] = v;
+			if (t->t[k].upd_fast > 1) {
+				v = kexpr(m, &t->t[k].upd[1]);
+				m->vars[t->t[k].upd[1].dst &
+					(VG_KMAX_VARS - 1)] = v;
+			}
+		} else if (t->t[k].upd_len) {
+			vm_run(m, t->t[k].upd_off, t->t[k].upd_len);
+		}
+		/* (no ktrans_hits: the live view counts the kernel's) */
+		return (int)t->t[k].to;	/* the first whose guard holds */
+	}
+	return -1;
+}
+
+static inline void vars_copy(__s64 *to, const __s64 *from)
+{
+	for (int i = 0; i < VG_KMAX_VARS; i++)
+		to[i] = from[i];
+}
+
+/* One event for one kernel-tier property; VG_RF_STOPPED when the slice
+ * entered a state that stops the process. */
+static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
+		      const __u8 *kslot, __u32 bind, __u32 event,
+		      __u64 *slot, struct vm *m)
+{
+	struct vg_fast_shared *sh = env->sh;
+	struct vg_kprop *p = kprop_at(sh, prop);
+	struct vg_ktrans *t;
+	struct kfind f = { .prop = prop };
+	struct vg_kslot *s;
+	__s64 *vars = m->vars;
+	int to = -1, from = 0, idx, reborn;
+	__u16 flags = 0;
+
+	if (!p)
+		return 0;
+	/* timeouts and checkpoints are the kernel's (kstep.h) */
+	if (p->timed_mask || p->ckpt_mask)
+		count(sh, VG_FCNT_KUNSUP);
+	for (int i = 0; i < VG_KMAX_PARAMS; i++)
+		if ((__u32)i < p->nparams)
+			m->key[i] = slot[kslot[i] < VG_NSLOTS ? kslot[i] : 0];
+		else
+			m->key[i] = 0;
+	m->err = 0;
+	f.k0 = m->key[0];
+	f.k1 = m->key[1];
+	f.tgid = 0;
+	f.h = vg_kslot_hash(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
+	/* A slice we have not seen is in the initial state: create it only
+	 * if a transition of the initial state on this event changes
+	 * something. Two threads may meet a new object at once: one claims
+	 * the slot, the other waits until its key is written; then both step
+	 * it under its lock. */
+	t = ktrans_at(sh, VG_KTRANS_INDEX(prop, 0, bind));
+	f.create = t->moves != 0;
+	idx = kfind(sh, &f);
+	if (idx == KF_WAIT) {
+		kready(sh, f.h);
+		f.h = vg_kslot_hash(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
+		idx = kfind(sh, &f);
+	}
+	if (idx == KF_ABSENT)
+		return 0;	/* nothing here can leave the initial state */
+	if (idx == KF_FULL) {
+		count(sh, VG_FCNT_KFULL);
+		kreport(env, VG_REC_KFULL, 0, event, prop, 0, 0, m->key, vars,
+			slot);
+		return 0;
+	}
+	s = idx >= 0 ? kslot_at(sh, (__u32)idx) : (struct vg_kslot *)0;
+	if (s && f.claimed) {
+		s->prop = prop;
+		s->tgid = f.tgid;
+		s->key[0] = f.k0;
+		s->key[1] = f.k1;
+		s->state = 0;
+		vars_copy(s->vars, p->init_vars);
+		/* publish: a full barrier, the key is written before READY */
+		__atomic_exchange_n(&s->use, VG_KSLOT_READY, __ATOMIC_SEQ_CST);
+	}
+	if (!s || !klock(s)) {
+		count(sh, VG_FCNT_KBUSY);
+		kreport(env, VG_REC_KBUSY, 0, event, prop, 0, 0, m->key, vars,
+			slot);
+		return 0;
+	}
+	from = s->state;
+	/* A slice in a violation state is a finished instance (the user
+	 * tier's tombstone): only an event that creates what it binds
+	 * (create_mask) and starts a new instance from the initial state
+	 * into a state that is not a violation moves it, and the step is
+	 * reported as from the initial state. Any other event is absorbed. */
+	reborn = (p->violation_mask >> (from & 31)) & 1;
+	if (reborn)
+		from = 0;
+	vars_copy(vars, reborn ? p->init_vars : s->vars);
+	to = kapply(sh, m, prop, (__u32)from, bind);
+	/* the same object used again, not made again: absorbed */
+	if (reborn && !((p->create_mask >> (bind & 31)) & 1))
+		to = -1;
+	/* the same violation again: absorbed (s->state is still the slice's
+	 * own, under its lock) */
+	if (to >= 0 && ((p->violation_mask >> (s->state & 31)) & 1) &&
+	    ((p->violation_mask >> (to & 31)) & 1))
+		to = -1;
+	if (to >= 0) {
+		vars_copy(s->vars, vars);
+		s->state = (__u16)to;
+	}
+	kunlock(s);
+	if (to < 0)
+		return 0;	/* no transition: nothing to report */
+	if (m->err) {
+		count(sh, VG_FCNT_KERR);
+		return 0;
+	}
+	if ((p->violation_mask >> (to & 31)) & 1)
+		flags |= VG_RF_VERDICT;
+	/* the caller stops the process before the function runs: the
+	 * target halts at the violating call */
+	if ((p->stop_mask >> (to & 31)) & 1)
+		flags |= VG_RF_STOPPED;
+	if (from != to || ((p->notify_mask >> (to & 31)) & 1) ||
+	    ((p->notify_mask >> (from & 31)) & 1))
+		kreport(env, VG_REC_KSTEP, flags, event, prop, (__u32)from,
+			(__u32)to, m->key, vars, slot);
+	return flags & VG_RF_STOPPED;
+}
+
+int vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
+		    __u32 event, __u64 *slot, int at_entry)
+{
+	struct vm m;
+	__u32 n = conf->nkprops;
+	int stopped = 0;
+
+	(void)at_entry;		/* the kernel's rewind only */
+	m.code = TABLE(env->sh, kcode_off);
+	m.slot = slot;
+	m.tid = env->tid;
+	m.now = env->now_ns;
+	for (__u32 k = 0; k < VG_KMAX_EV_PROPS && k < n; k++) {
+		/* KFULL and KBUSY records carry no variables of a slice */
+		for (int i = 0; i < VG_KMAX_VARS; i++)
+			m.vars[i] = 0;
+		stopped |= kstep_prop(env, conf->kprop[k], conf->kslot[k],
+				      conf->kbind[k], event, slot, &m);
+	}
+	return stopped;
+}
