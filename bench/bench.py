@@ -14,6 +14,9 @@
                     a counter per value of x, the state bench/loop.vigil's
                     `slice on x` keeps (its guard and stop bpftrace has not)
      vigil-user / vigil-kernel   build/vigil run --tier=... bench/loop.vigil
+     vigil-fast     build/vigil run --fast 'vg_bench_op*' bench/loop.vigil:
+                    the in-process tier, the same kernel-tier automaton
+                    stepped by the agent inside the loop, no uprobe
      gdb            a breakpoint whose Python stop() reads $rdi and continues
    for both probed functions: vg_bench_op (starts with push %rbp, emulated by
    the kernel) and vg_bench_op_ss (starts with test, single-stepped). One run
@@ -72,7 +75,7 @@ SPEC = "bench/loop.vigil"  # one property per function
 FLOOR_REC_BYTES = 104
 PER_EVENT_TOOLS = ["native", "floor", "floor+rb-wake", "floor+rb-poll", "bpftrace",
                    "bpftrace-slice",
-                   "vigil-user", "vigil-kernel", "gdb"]
+                   "vigil-user", "vigil-kernel", "vigil-fast", "gdb"]
 GAP_TOOLS = ["native", "floor", "floor+rb-wake", "floor+rb-poll", "vigil-user",
              "vigil-kernel", "gdb"]
 
@@ -189,6 +192,9 @@ class Bench:
             cmd = ["bpftrace", "-e", prog, "-c", " ".join(loop)]
         elif tool in ("vigil-user", "vigil-kernel"):
             cmd = [self.vigil, "run", "--tier=" + tool.split("-")[1],
+                   "--json", jsonfile, os.path.join(ROOT, SPEC), "--"] + loop
+        elif tool == "vigil-fast":
+            cmd = [self.vigil, "run", "--fast", "vg_bench_op*",
                    "--json", jsonfile, os.path.join(ROOT, SPEC), "--"] + loop
         elif tool == "gdb":
             cmd = ["gdb", "-batch", "-nx", "-x", self.gdbpy, "--args"] + loop
@@ -392,7 +398,7 @@ def probes_on_loop(loop):
 # rough cost per call of each observer, only to set generous time limits
 EST_NS = {"native": 0, "floor": 15e3, "floor+rb-wake": 50e3, "floor+rb-poll": 15e3,
           "bpftrace": 15e3, "bpftrace-slice": 15e3, "vigil-user": 50e3,
-          "vigil-kernel": 25e3, "gdb": 2e6}
+          "vigil-kernel": 25e3, "vigil-fast": 5e3, "gdb": 2e6}
 
 
 def timeout_for(tool, phases, unit):
@@ -631,7 +637,7 @@ def main():
             skipped[tool] = exe + " not installed"
     vigil_id = None
     if not os.access(b.vigil, os.X_OK):
-        skipped["vigil-user"] = skipped["vigil-kernel"] = "vigil not built"
+        skipped["vigil-user"] = skipped["vigil-kernel"] = skipped["vigil-fast"] = "vigil not built"
         log("vigil not built (%s missing): the vigil rows are skipped"
             % os.path.relpath(b.vigil, ROOT))
     else:

@@ -67,6 +67,9 @@ enum vg_rec_kind {
 				 * touched the bytes, which cannot be told
 				 * from QEMU TCG's stale report of an
 				 * earlier hit (bpf/vigil/watch.bpf.c) */
+#define VG_RF_INPROC 0x800	/* from the in-process tier (user/fast/):
+				 * with VG_RF_STOPPED, the thread stopped
+				 * before the function's first instruction */
 #define VG_RF_REWOUND 0x200	/* with VG_RF_STOPPED at an entry probe: the
 				 * thread was sent back to the call, nothing
 				 * of the function ran (bpf/rewind.bpf.h) */

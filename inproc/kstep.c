@@ -33,9 +33,15 @@ static inline struct vg_ktrans *ktrans_at(struct vg_fast_shared *sh, __u32 i)
 
 static inline struct vg_kslot *kslot_at(struct vg_fast_shared *sh, __u32 i)
 {
-	struct vg_kslot *t = TABLE(sh, kslots_off);
+	struct vg_kslot *t = (struct vg_kslot *)(unsigned long)sh->kslots_addr;
 
 	return &t[i & sh->kslot_mask];
+}
+
+/* the BPF global that counts the table's slices, mapped likewise */
+static inline __u32 *kslot_count(struct vg_fast_shared *sh)
+{
+	return (__u32 *)(unsigned long)sh->kslot_count_addr;
 }
 
 /* the counters vigil reads in place: every thread adds to them */
@@ -212,9 +218,9 @@ static int kfind_step(struct vg_fast_shared *sh, __u32 i, struct kfind *f)
 			f->res = KF_ABSENT;
 			return 1;
 		}
-		if (__atomic_fetch_add(&sh->kslot_count, 1, __ATOMIC_SEQ_CST) >=
+		if (__atomic_fetch_add(kslot_count(sh), 1, __ATOMIC_SEQ_CST) >=
 		    sh->kslot_max) {
-			__atomic_fetch_sub(&sh->kslot_count, 1,
+			__atomic_fetch_sub(kslot_count(sh), 1,
 					   __ATOMIC_SEQ_CST);
 			f->res = KF_FULL;
 			return 1;
@@ -231,7 +237,7 @@ static int kfind_step(struct vg_fast_shared *sh, __u32 i, struct kfind *f)
 				return 1;
 			}
 		}
-		__atomic_fetch_sub(&sh->kslot_count, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_sub(kslot_count(sh), 1, __ATOMIC_SEQ_CST);
 	}
 	/* claimed by another thread that is writing its key: it may be
 	 * this very slice; wait for it (kready), then look again */
@@ -311,7 +317,7 @@ static void kreport(struct vg_inproc_env *env, __u16 kind, __u16 flags,
 	struct vg_rec_kstep r;
 
 	r.h.kind = kind;
-	r.h.flags = flags;
+	r.h.flags = flags | VG_RF_INPROC;	/* the in-process tier's */
 	r.h.event = event;
 	r.h.pid = env->tgid;
 	r.h.tid = env->tid;

@@ -39,6 +39,7 @@ static inline struct vg_fast_shared *region_new(const struct vg_plan *p,
 	off = ALIGN64(off + VG_KMAX_CODE * sizeof(struct vg_insn));
 	kslots = off;
 	off += nslots * sizeof(struct vg_kslot);
+	off += 64;	/* the count of slices (the BPF global, in a run) */
 	assert_non_null(r = aligned_alloc(64, ALIGN64(off)));
 	memset(r, 0, ALIGN64(off));
 	sh = (struct vg_fast_shared *)r;
@@ -48,7 +49,9 @@ static inline struct vg_fast_shared *region_new(const struct vg_plan *p,
 	sh->kprops_off = kprops;
 	sh->ktrans_off = ktrans;
 	sh->kcode_off = kcode;
-	sh->kslots_off = kslots;
+	sh->kslots_addr = (__u64)(uintptr_t)(r + kslots);
+	sh->kslot_count_addr = (__u64)(uintptr_t)(r + kslots +
+						  nslots * sizeof(struct vg_kslot));
 	sh->kslot_mask = nslots - 1;
 	sh->kslot_max = max;
 	vg_ktier_fill(&p->kt, (struct vg_kprop *)(r + kprops),
@@ -74,7 +77,13 @@ static inline struct vg_insn *kcode_of(struct vg_fast_shared *sh)
 
 static inline struct vg_kslot *kslots_of(struct vg_fast_shared *sh)
 {
-	return (struct vg_kslot *)((char *)sh + sh->kslots_off);
+	return (struct vg_kslot *)(uintptr_t)sh->kslots_addr;
+}
+
+/* the slices the table holds (kslot_count) */
+static inline __u32 kcount_of(struct vg_fast_shared *sh)
+{
+	return *(__u32 *)(uintptr_t)sh->kslot_count_addr;
 }
 
 /* the slice (kprop k, key) in the table, NULL when absent */

@@ -90,7 +90,7 @@ static void test_double_free(void **state)
 	assert_non_null(s = kslice(d.f.sh, 0, 0x1000, 0));
 	assert_int_equal(s->state, d.live);
 	assert_int_equal(s->lock, 0);
-	assert_int_equal(d.f.sh->kslot_count, 1);
+	assert_int_equal(kcount_of(d.f.sh), 1);
 
 	assert_int_equal(df_free(&d, 0x1000), 0);
 	assert_int_equal(nrecs, 2);
@@ -113,14 +113,14 @@ static void test_double_free(void **state)
 	assert_int_equal(nrecs, 4);
 	expect_kstep(3, d.malloc_ev, d.init, d.live, 0, 0x1000);
 	assert_int_equal(s->state, d.live);
-	assert_int_equal(d.f.sh->kslot_count, 1);
+	assert_int_equal(kcount_of(d.f.sh), 1);
 
 	/* a free of what was never allocated: the initial state has no
 	 * transition on free, so no slice is made */
 	assert_int_equal(df_free(&d, 0x2000), 0);
 	assert_int_equal(nrecs, 4);
 	assert_null(kslice(d.f.sh, 0, 0x2000, 0));
-	assert_int_equal(d.f.sh->kslot_count, 1);
+	assert_int_equal(kcount_of(d.f.sh), 1);
 	for (int c = 0; c < VG_FCNT_N; c++)
 		assert_int_equal(d.f.sh->cnt[c], 0);
 	fix_free(&d.f);
@@ -141,7 +141,7 @@ static void test_full(void **state)
 	assert_int_equal(recs[2].h.event, d.malloc_ev);
 	assert_int_equal(recs[2].key[0], 0x3000);
 	assert_int_equal(d.f.sh->cnt[VG_FCNT_KFULL], 1);
-	assert_int_equal(d.f.sh->kslot_count, 2);
+	assert_int_equal(kcount_of(d.f.sh), 2);
 	assert_null(kslice(d.f.sh, 0, 0x3000, 0));
 	/* the slices there still step */
 	df_free(&d, 0x1000);
@@ -406,7 +406,7 @@ static void test_threads(void **state)
 		assert_int_equal(s->state, 1);
 		sum += s->vars[0];
 	}
-	assert_int_equal(f.sh->kslot_count, NKEYS);
+	assert_int_equal(kcount_of(f.sh), NKEYS);
 	assert_int_equal(emitted_kstep, NKEYS);
 	assert_int_equal(emitted_busy, f.sh->cnt[VG_FCNT_KBUSY]);
 	assert_int_equal(sum + (int64_t)f.sh->cnt[VG_FCNT_KBUSY],

@@ -1,0 +1,163 @@
+/* Unit tests of the plan's in-process pass (user/plan/plan_fast.c): which
+ * calls the in-process tier takes, and why not the others. On the
+ * targets the e2e tests use and this machine's libc. No root needed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan.h"
+#include "plan_fixture.h"
+#include "spec_load.h"
+
+static struct vg_plan *fast_plan(const struct vg_spec *s, const char *bin,
+				 const char *list, const char *refused)
+{
+	struct vg_plan_fast_req r = { 0 };
+	struct vg_plan_opts o = { .binary = bin, .tier = VG_TIER_AUTO,
+				  .on_violation = VG_OV_STOP,
+				  .no_ktimer = !vg_feat_ktimer(NULL),
+				  .no_fast_why = refused };
+	struct vg_err e = { 0 };
+	struct vg_plan *p;
+
+	if (list) {
+		assert_int_equal(vg_plan_fast_parse(list, &r, &e), 0);
+		vg_plan_fast_apply(&r, false, &o);
+	}
+	p = vg_plan_build(s, &o, &e);
+	if (!p)
+		fail_msg("plan: %s", e.msg);
+	free(r.buf);
+	return p;
+}
+
+/* the site of function fn (entry or return) */
+static const struct vg_plan_site *site(const struct vg_plan *p,
+				       const char *fn, bool ret)
+{
+	for (int i = 0; i < p->nsites; i++)
+		if (!strcmp(p->spec->events[p->sites[i].event].name, fn) &&
+		    p->sites[i].retprobe == ret)
+			return &p->sites[i];
+	fail_msg("no %s site for %s", ret ? "return" : "entry", fn);
+	return NULL;
+}
+
+static const char ticks[] =
+	"property ticks \"t\"\n"
+	"int last = -1\n"
+	"state counting accepting {\n"
+	"  before tick(i) when i > last { last = i; } -> counting\n"
+	"  before tick(i) -> out_of_order\n"
+	"}\n"
+	"state out_of_order violation\n";
+
+/* nothing is in-process unless asked; a named program function is */
+static void test_fast_asked(void **state)
+{
+	struct vg_spec *s = load(ticks);
+	struct vg_plan *p = fast_plan(s, tgt("ticker"), NULL, NULL);
+
+	assert_int_equal(p->nfast, 0);
+	assert_false(site(p, "tick", false)->fast);
+	vg_plan_free(p);
+	p = fast_plan(s, tgt("ticker"), "hot", NULL);
+	assert_int_equal(p->nfast, 0);	/* tick is not hot */
+	vg_plan_free(p);
+	p = fast_plan(s, tgt("ticker"), "ti*", NULL);
+	assert_int_equal(p->nfast, 1);
+	assert_true(site(p, "tick", false)->fast);
+	vg_plan_free(p);
+	/* a run that cannot patch: the reason, and no site */
+	p = fast_plan(s, tgt("ticker"), "tick", "--interactive: not yet");
+	assert_int_equal(p->nfast, 0);
+	assert_string_equal(site(p, "tick", false)->fast_why,
+			    "--interactive: not yet");
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* one state per slice: a property whose events are partly hot, partly
+ * not, stays on uprobes whole, and says which event holds it back */
+static const char mixed[] =
+	"property mixed \"m\"\n"
+	"slice on ptr p\n"
+	"state a accepting {\n"
+	"  after malloc(_) returns p -> b\n"
+	"}\n"
+	"state b accepting {\n"
+	"  before release(p) -> a\n"
+	"}\n";
+
+static void test_fast_groups(void **state)
+{
+	struct vg_spec *s = load(mixed);
+	struct vg_plan *p = fast_plan(s, tgt("allocs"), "hot", NULL);
+	const struct vg_plan_site *m = site(p, "malloc", true);
+
+	assert_int_equal(p->nfast, 0);
+	assert_false(m->fast);
+	assert_non_null(strstr(m->fast_why, "goes with before release"));
+	vg_plan_free(p);
+	/* both asked for: both in-process */
+	p = fast_plan(s, tgt("allocs"), "hot,release", NULL);
+	assert_true(site(p, "malloc", true)->fast);
+	assert_true(site(p, "release", false)->fast);
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* what the agent cannot take keeps the uprobe: a C string */
+static const char strs[] =
+	"property strs \"s\"\n"
+	"state a accepting {\n"
+	"  before strlen(s) when str(s) == \"x\" -> a\n"
+	"}\n";
+
+static void test_fast_refused(void **state)
+{
+	struct vg_spec *s = load(strs);
+	struct vg_plan *p = fast_plan(s, tgt("allocs"), "hot", NULL);
+	const struct vg_plan_site *u = site(p, "strlen", false);
+
+	assert_false(u->fast);
+	assert_true(u->fast_why[0] != 0);
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* the list's errors */
+static void test_fast_parse(void **state)
+{
+	struct vg_plan_fast_req r = { 0 };
+	struct vg_err e = { 0 };
+	char many[40 * 4];
+
+	assert_int_equal(vg_plan_fast_parse("hot,sqlite3_*,foo", &r, &e), 0);
+	assert_true(r.hot);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.names[0], "sqlite3_*");
+	many[0] = 0;
+	for (int i = 0; i < 40; i++)
+		strcat(many, "f,");
+	assert_int_equal(vg_plan_fast_parse(many, &r, &e), -1);
+	assert_non_null(strstr(e.msg, "more than"));
+	free(r.buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fast_asked),
+		cmocka_unit_test(test_fast_groups),
+		cmocka_unit_test(test_fast_refused),
+		cmocka_unit_test(test_fast_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
