@@ -63,6 +63,8 @@ MAIN_SRC := user/cli/main.c
 LIB_SRCS := $(filter-out $(MAIN_SRC),$(shell find user -name '*.c' | sort))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(MAIN_SRC))
+# the in-process agent, embedded in libvigil.a (inproc/Makefile.inc)
+include inproc/Makefile.inc
 
 TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGETS := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(TARGET_SRCS))

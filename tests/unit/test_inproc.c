@@ -1,0 +1,571 @@
+/* Unit tests of the in-process tier, in this very process: the agent's
+ * blob (inproc/, embedded as vg_agent_blob) mapped read-execute, a region
+ * as vigil maps it into a target, stubs from user/fast/tramp.c, and test
+ * functions (assembly, below) whose first 5 bytes are patched to jump to
+ * their entry stubs. The records are read back with vg_fast_ring_consume
+ * (user/fast/ring.c). */
+#include <dlfcn.h>
+#include <elf.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "vigil_fast.h"
+#include "fast/agent_blob.h"
+#include "fast/ring.h"
+#include "fast/tramp.h"
+
+/* Test functions, each with the prologue `endbr64; push %rbp` (4 + 1
+ * bytes): relocated by copying them as they are. */
+__asm__(".text\n"
+	".globl vgt_add\n.type vgt_add,@function\n"
+	"vgt_add:\n"
+	"	endbr64\n	push %rbp\n	mov %rsp, %rbp\n"
+	"	lea (%rdi,%rsi), %rax\n"
+	"	pop %rbp\n	ret\n"
+	/* vgt_sum(n) = n + vgt_sum(n - 1), vgt_sum(0) = 0 */
+	".globl vgt_sum\n.type vgt_sum,@function\n"
+	"vgt_sum:\n"
+	"	endbr64\n	push %rbp\n	mov %rsp, %rbp\n"
+	"	push %rbx\n	sub $8, %rsp\n	mov %rdi, %rbx\n"
+	"	xor %eax, %eax\n	test %rdi, %rdi\n	jz 1f\n"
+	"	lea -1(%rdi), %rdi\n	call vgt_sum\n	add %rbx, %rax\n"
+	"1:	add $8, %rsp\n	pop %rbx\n	pop %rbp\n	ret\n"
+	/* vgt_call(fn, arg) = fn(arg) */
+	".globl vgt_call\n.type vgt_call,@function\n"
+	"vgt_call:\n"
+	"	endbr64\n	push %rbp\n	mov %rsp, %rbp\n"
+	"	mov %rdi, %rax\n	mov %rsi, %rdi\n	call *%rax\n"
+	"	pop %rbp\n	ret\n");
+long vgt_add(long a, long b);
+long vgt_sum(long n);
+long vgt_call(long (*fn)(long), long arg);
+
+#define PATCH 5
+#define CALLS 100000
+enum { H_ADD, H_SUM, H_CALL, NHOOKS };
+enum { EV_ADD_IN, EV_ADD_OUT, EV_SUM_IN, EV_SUM_OUT, EV_CALL_IN, EV_CALL_OUT };
+
+static void *fns[NHOOKS] = { (void *)vgt_add, (void *)vgt_sum,
+			     (void *)vgt_call };
+
+static struct {
+	struct vg_fast_shared *sh;
+	size_t region_size, threads_size;
+	uint8_t *blob, *code;
+	uint32_t *owner;
+} T;
+
+/* the vDSO's own clock_gettime, as vigil gives the target's */
+static void *vdso_clock_gettime(void)
+{
+	uintptr_t base = getauxval(AT_SYSINFO_EHDR);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)base;
+	Elf64_Shdr *sh = (Elf64_Shdr *)(base + eh->e_shoff);
+
+	for (int i = 0; i < eh->e_shnum; i++) {
+		Elf64_Sym *sym = (Elf64_Sym *)(base + sh[i].sh_offset);
+		const char *str;
+
+		if (sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		str = (const char *)(base + sh[sh[i].sh_link].sh_offset);
+		for (size_t k = 0; k < sh[i].sh_size / sizeof(*sym); k++)
+			if (!strcmp(str + sym[k].st_name,
+				    "__vdso_clock_gettime"))
+				return (void *)(base + sym[k].st_value);
+	}
+	return NULL;
+}
+
+static uint64_t tcb_self(void)
+{
+	uint64_t self;
+
+	__asm__("mov %%fs:0x10, %0" : "=r"(self));
+	return self;
+}
+
+/* where struct pthread keeps the tid: the first word that is gettid() */
+static uint32_t find_tid_off(void)
+{
+	uint8_t *self = (uint8_t *)tcb_self();
+
+	for (uint32_t off = 0; off < 0x1000; off += 4)
+		if (*(uint32_t *)(self + off) == (uint32_t)gettid())
+			return off;
+	return 0;
+}
+
+static struct vg_ev_conf *conf_of(int ev)
+{
+	return (struct vg_ev_conf *)((char *)T.sh + T.sh->evconf_off) + ev;
+}
+
+static void plan_reg(struct vg_ev_conf *c, int i, int reg)
+{
+	c->flags |= VG_EVF_ARGS;
+	c->arg[i].where = VG_ARG_REG;
+	c->arg[i].reg = reg;
+	c->arg[i].conv = VG_CONV_RAW;
+	c->arg[i].size = 8;
+}
+
+static void set_events(void)
+{
+	for (int h = 0; h < NHOOKS; h++) {
+		struct vg_ev_conf *in = conf_of(2 * h), *out = conf_of(2 * h + 1);
+
+		for (int i = 0; i < VG_MAX_FIELDS; i++)
+			in->arg[i].where = out->arg[i].where = VG_ARG_NONE;
+		in->flags = out->flags = VG_EVF_USER;
+		plan_reg(in, 0, 0);
+		plan_reg(in, 1, 1);
+		in->rec_slots = 2;
+		plan_reg(out, 0, 0);
+		out->flags |= VG_EVF_RETX;
+		out->ret_conv = VG_CONV_RAW;
+		out->rec_slots = VG_SLOT_RET + 1;
+		T.sh->hooks[h].entry_ev[0] = 2 * h;
+		T.sh->hooks[h].ret_ev[0] = 2 * h + 1;
+		T.sh->hooks[h].nentry = T.sh->hooks[h].nret = 1;
+	}
+}
+
+static void patch(int h, int on)
+{
+	uint8_t *fn = fns[h];
+	uintptr_t page = (uintptr_t)fn & ~4095ul;
+	uint8_t jmp[PATCH] = { 0xe9 };
+	int32_t rel = (int32_t)((int64_t)(T.code + 512 * h) -
+				(int64_t)(fn + PATCH));
+
+	assert_int_equal(mprotect((void *)page, 8192,
+				  PROT_READ | PROT_WRITE | PROT_EXEC), 0);
+	memcpy(jmp + 1, &rel, 4);
+	if (on)
+		memcpy(fn, jmp, PATCH);
+	else
+		memcpy(fn, T.code + 512 * h + 256, PATCH);
+	assert_int_equal(mprotect((void *)page, 8192, PROT_READ | PROT_EXEC), 0);
+}
+
+/* A region with a ring of ring_size bytes, the agent and the stubs, all
+ * hooks patched. */
+static int setup_ring(size_t ring_size)
+{
+	size_t head = 65536, evconf = VG_MAX_EVENTS * sizeof(struct vg_ev_conf);
+	struct vg_fast_shared *sh;
+	uint8_t *p;
+
+	T.region_size = (head + evconf + 4095) / 4096 * 4096 + ring_size;
+	T.threads_size = VG_FAST_THREADS_HDR + 64 * sizeof(struct vg_fast_thread);
+	/* the shared part, then the private thread table right after it */
+	p = mmap(NULL, T.region_size + T.threads_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	assert_true(mmap(p, T.region_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == p);
+	assert_int_equal(madvise(p + T.region_size, VG_FAST_THREADS_HDR,
+				 MADV_WIPEONFORK), 0);
+	T.sh = sh = (struct vg_fast_shared *)p;
+	sh->magic = VG_FAST_MAGIC;
+	sh->version = VG_FAST_VERSION;
+	sh->owner_off = 4096;
+	T.owner = (uint32_t *)(p + sh->owner_off);
+	*T.owner = gettid();	/* "vigil" holds it */
+	sh->tgid = getpid();
+	sh->tid_off = find_tid_off();
+	assert_int_not_equal(sh->tid_off, 0);
+	sh->clock_gettime = (uint64_t)vdso_clock_gettime();
+	assert_int_not_equal(sh->clock_gettime, 0);
+	sh->evconf_off = head;
+	sh->ring_off = T.region_size - ring_size;
+	sh->ring_size = ring_size;
+	sh->threads_off = T.region_size;
+	sh->threads_size = T.threads_size;
+	((struct vg_fast_threads_hdr *)(p + T.region_size))->tgid = getpid();
+	sh->nhooks = NHOOKS;
+	set_events();
+
+	T.blob = mmap(NULL, vg_agent_blob_len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(T.blob != MAP_FAILED);
+	memcpy(T.blob, vg_agent_blob, vg_agent_blob_len);
+	((struct vg_agent_head *)T.blob)->region = (uint64_t)sh;
+	assert_int_equal(((struct vg_agent_head *)T.blob)->magic,
+			 VG_AGENT_MAGIC);
+	assert_int_equal(mprotect(T.blob, vg_agent_blob_len,
+				  PROT_READ | PROT_EXEC), 0);
+
+	/* per hook, 512 bytes: entry stub, then at 256 the relocated
+	 * prologue, at 384 the return stub */
+	/* within a jmp rel32 of the functions, as vigil places its code */
+	T.code = MAP_FAILED;
+	for (uintptr_t at = ((uintptr_t)vgt_add & ~4095ul) + (16 << 20);
+	     T.code == MAP_FAILED && at < (uintptr_t)vgt_add + (1u << 30);
+	     at += 1 << 20)
+		T.code = mmap((void *)at, 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS |
+				      MAP_FIXED_NOREPLACE, -1, 0);
+	assert_true(T.code != MAP_FAILED);
+	for (int h = 0; h < NHOOKS; h++) {
+		const struct vg_agent_head *ah = (void *)T.blob;
+		uint8_t *c = T.code + 512 * h, *fn = fns[h];
+		uint64_t back = (uint64_t)fn + PATCH;
+
+		assert_true(vg_tramp_entry_stub(c, 256, (uint64_t)c, h,
+						(uint64_t)T.blob + ah->entry_off,
+						(uint64_t)c + 256) > 0);
+		memcpy(c + 256, fn, PATCH);
+		memcpy(c + 256 + PATCH, "\xff\x25\0\0\0\0", 6);
+		memcpy(c + 256 + PATCH + 6, &back, 8);
+		assert_true(vg_tramp_return_stub(c + 384, 128,
+						 (uint64_t)c + 384, h,
+						 (uint64_t)T.blob +
+							 ah->return_off) > 0);
+		sh->hooks[h].fn = (uint64_t)fn;
+		sh->hooks[h].reloc = (uint64_t)c + 256;
+		sh->hooks[h].ret_stub = (uint64_t)c + 384;
+		sh->hooks[h].patch_len = PATCH;
+	}
+	assert_int_equal(mprotect(T.code, 4096, PROT_READ | PROT_EXEC), 0);
+	for (int h = 0; h < NHOOKS; h++)
+		patch(h, 1);
+	__atomic_store_n(&sh->enabled, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int setup_big(void **state)
+{
+	return setup_ring(64 << 20);
+}
+
+static int setup_small(void **state)
+{
+	return setup_ring(4096);
+}
+
+static int teardown(void **state)
+{
+	for (int h = 0; h < NHOOKS; h++)
+		patch(h, 0);
+	munmap(T.sh, T.region_size + T.threads_size);
+	munmap(T.blob, vg_agent_blob_len);
+	munmap(T.code, 4096);
+	return 0;
+}
+
+/* --- reading the ring back ----------------------------------------- */
+
+#define MAXREC (4 * CALLS + 16)
+struct got {
+	size_t n;
+	struct vg_rec_event *r;	/* the records, slots zero-filled */
+};
+
+static int collect(void *ctx, const void *rec, size_t len)
+{
+	struct got *g = ctx;
+
+	if (g->n < MAXREC) {
+		memset(&g->r[g->n], 0, sizeof(g->r[0]));
+		memcpy(&g->r[g->n], rec,
+		       len < sizeof(g->r[0]) ? len : sizeof(g->r[0]));
+	}
+	g->n++;
+	return 0;
+}
+
+static void got_init(struct got *g)
+{
+	g->n = 0;
+	g->r = calloc(MAXREC, sizeof(*g->r));
+	assert_non_null(g->r);
+}
+
+/* the calling thread's entry in the table */
+static struct vg_fast_thread *my_thread(void)
+{
+	struct vg_fast_thread *t = (struct vg_fast_thread *)
+		((char *)T.sh + T.sh->threads_off + VG_FAST_THREADS_HDR);
+
+	for (int i = 0; i < 64; i++)
+		if (t[i].tid == (uint32_t)gettid())
+			return &t[i];
+	return NULL;
+}
+
+/* --- the tests --------------------------------------------------------- */
+
+struct worker {
+	long tag;
+	uint32_t tid;
+	long bad;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	w->tid = gettid();
+	for (long i = 0; i < CALLS; i++)
+		if (vgt_add(i, w->tag) != i + w->tag)
+			w->bad++;
+	return NULL;
+}
+
+/* Two threads, 100k calls each, read while they run: every entry and
+ * return recorded, in order per thread, with its arguments and result. */
+static void test_two_threads(void **state)
+{
+	struct worker w[2] = { { 1l << 32 }, { 2l << 32 } };
+	uint64_t last_ns[2] = { 0, 0 }, next[2][2] = { { 0 } };
+	pthread_t th[2];
+	struct got g;
+	int running = 2, joined[2] = { 0, 0 };
+
+	got_init(&g);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, work, &w[i]), 0);
+	while (running) {
+		vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+		for (int i = 0; i < 2; i++)
+			if (!joined[i] && !pthread_tryjoin_np(th[i], NULL)) {
+				joined[i] = 1;
+				running--;
+			}
+	}
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(w[0].bad + w[1].bad, 0);
+	assert_int_equal(T.sh->cnt[VG_FCNT_LOST], 0);
+	assert_int_equal(g.n, 4 * CALLS);
+	for (size_t i = 0; i < g.n; i++) {
+		struct vg_rec_event *r = &g.r[i];
+		int k = r->h.tid == w[1].tid, out;
+
+		assert_int_equal(r->h.kind, VG_REC_EVENT);
+		assert_int_equal(r->h.pid, getpid());
+		assert_true(r->h.tid == w[0].tid || r->h.tid == w[1].tid);
+		assert_true(r->h.event == EV_ADD_IN ||
+			    r->h.event == EV_ADD_OUT);
+		out = r->h.event == EV_ADD_OUT;
+		/* per thread: entry i, return i, entry i + 1... */
+		assert_int_equal(next[k][0], next[k][1] + (out ? 1 : 0));
+		assert_int_equal(r->slot[0], next[k][out]);
+		if (out)
+			assert_int_equal(r->slot[VG_SLOT_RET],
+					 next[k][1] + w[k].tag);
+		else
+			assert_int_equal(r->slot[1], w[k].tag);
+		next[k][out]++;
+		assert_true(r->h.time_ns >= last_ns[k]);
+		last_ns[k] = r->h.time_ns;
+	}
+	for (int k = 0; k < 2; k++)
+		for (int out = 0; out < 2; out++)
+			assert_int_equal(next[k][out], CALLS);
+	free(g.r);
+}
+
+/* Recursion: each return pairs with its own entry; past VG_FAST_SHADOW
+ * frames the returns are not hijacked (counted), results unchanged. */
+static void test_recursion(void **state)
+{
+	struct got g;
+	long want[VG_FAST_SHADOW + 40] = { 0 };
+
+	got_init(&g);
+	assert_int_equal(vgt_sum(50), 50 * 51 / 2);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(g.n, 2 * 51);
+	for (long n = 1; n <= 50; n++)
+		want[n] = want[n - 1] + n;
+	for (size_t i = 0; i < 51; i++) {	/* entries: 50 down to 0 */
+		assert_int_equal(g.r[i].h.event, EV_SUM_IN);
+		assert_int_equal(g.r[i].slot[0], 50 - i);
+	}
+	for (size_t i = 51; i < g.n; i++) {	/* returns: 0 up to 50 */
+		long n = i - 51;
+
+		assert_int_equal(g.r[i].h.event, EV_SUM_OUT);
+		assert_int_equal(g.r[i].slot[0], n);
+		assert_int_equal(g.r[i].slot[VG_SLOT_RET], want[n]);
+	}
+	assert_int_equal(my_thread()->depth, 0);
+	assert_int_equal(T.sh->cnt[VG_FCNT_SHADOW], 0);
+	assert_int_equal(vgt_sum(VG_FAST_SHADOW + 20),
+			 (VG_FAST_SHADOW + 20) * (VG_FAST_SHADOW + 21) / 2);
+	assert_int_equal(T.sh->cnt[VG_FCNT_SHADOW], 21);
+	assert_int_equal(my_thread()->depth, 0);
+	free(g.r);
+}
+
+static sigjmp_buf jb;
+
+static long jump_out(long arg)
+{
+	siglongjmp(jb, 1);
+}
+
+/* deeper than the caller of the next vgt_add */
+static __attribute__((noinline)) long call_deep(void)
+{
+	volatile char pad[512];
+
+	pad[0] = 1;
+	pad[1] = vgt_call(jump_out, pad[0]);	/* not a tail call */
+	return pad[1];
+}
+
+/* A longjmp out of a hooked function leaves its frame; the next call
+ * from higher up drops it, and every return still finds its own. */
+static void test_longjmp(void **state)
+{
+	if (!sigsetjmp(jb, 0)) {
+		call_deep();
+		fail_msg("jump_out returned");
+	}
+	assert_int_equal(my_thread()->depth, 1);	/* vgt_call's */
+	assert_int_equal(vgt_add(3, 4), 7);
+	assert_int_equal(my_thread()->depth, 0);
+	assert_int_equal(vgt_call((long (*)(long))vgt_sum, 10), 55);
+	assert_int_equal(my_thread()->depth, 0);
+}
+
+/* A full ring: the calls go on, every dropped record is counted. */
+static void test_full_ring(void **state)
+{
+	struct got g;
+	uint64_t lost_ev;
+
+	got_init(&g);
+	for (long i = 0; i < 1000; i++)
+		assert_int_equal(vgt_add(i, 1), i + 1);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_true(g.n > 0 && g.n < 2000);
+	assert_int_equal(g.n + T.sh->cnt[VG_FCNT_LOST], 2000);
+	lost_ev = T.sh->ev_lost[EV_ADD_IN] + T.sh->ev_lost[EV_ADD_OUT];
+	assert_int_equal(lost_ev, T.sh->cnt[VG_FCNT_LOST]);
+	/* read, the ring takes records again */
+	assert_int_equal(vgt_add(5, 5), 10);
+	g.n = 0;
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(g.n, 2);
+	free(g.r);
+}
+
+static long owner_dies(long arg)
+{
+	*T.owner |= 0x40000000;	/* FUTEX_OWNER_DIED */
+	return arg + 1;
+}
+
+/* vigil gone: nothing more recorded, a return hijacked before still
+ * comes back right */
+static void test_vigil_gone(void **state)
+{
+	struct got g;
+
+	got_init(&g);
+	assert_int_equal(vgt_call(owner_dies, 41), 42);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(g.n, 1);	/* vgt_call's entry only */
+	assert_int_equal(g.r[0].h.event, EV_CALL_IN);
+	for (long i = 0; i < 100; i++)
+		assert_int_equal(vgt_add(i, i), 2 * i);
+	assert_int_equal(T.sh->head, T.sh->tail);
+	assert_int_equal(my_thread()->depth, 0);
+	*T.owner = 0;	/* no owner: gone too */
+	assert_int_equal(vgt_sum(5), 15);
+	assert_int_equal(T.sh->head, T.sh->tail);
+	free(g.r);
+}
+
+/* A call made while the thread is inside the agent (as from a signal
+ * handler that interrupted it) records nothing and is counted. */
+static void test_reenter(void **state)
+{
+	struct vg_fast_thread *t;
+	uint64_t head;
+
+	assert_int_equal(vgt_add(1, 2), 3);
+	t = my_thread();
+	assert_non_null(t);
+	head = T.sh->head;
+	t->busy = 1;
+	assert_int_equal(vgt_add(2, 3), 5);
+	assert_int_equal(T.sh->head, head);
+	assert_int_equal(T.sh->cnt[VG_FCNT_REENTER], 1);
+	assert_int_equal(t->depth, 0);
+	t->busy = 0;
+	assert_int_equal(vgt_add(2, 3), 5);
+	assert_true(T.sh->head > head);
+}
+
+static long fork_inside(long arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* the child: a call of its own records nothing */
+		if (vgt_add(20, 22) != 42)
+			_exit(1);
+		return 1000 + arg;
+	}
+	return pid;
+}
+
+/* fork inside a hooked function: the child returns through the frame
+ * its parent's thread pushed (its own copy), records nothing */
+static void test_fork(void **state)
+{
+	uint64_t head = T.sh->head;
+	long r = vgt_call(fork_inside, 7);
+	int status;
+
+	if (r == 1007)	/* the child, back from vgt_call */
+		_exit(42);
+	assert_true(r > 0);
+	assert_int_equal(waitpid(r, &status, 0), r);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 42);
+	/* the parent: entry and return of vgt_call, nothing of the child */
+	assert_int_equal(T.sh->head, head + 2 * 8 + VG_REC_EVENT_BYTES(4) +
+					     VG_REC_EVENT_BYTES(VG_SLOT_RET + 1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_two_threads, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_recursion, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_longjmp, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_full_ring, setup_small,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_vigil_gone, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reenter, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fork, setup_big,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
