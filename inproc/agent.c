@@ -220,17 +220,24 @@ VG_HIDDEN void vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 	t->busy = 0;
 }
 
-/* The frame of the return now: frames deeper than it (a longjmp, or an
- * exception, left their functions without returning) are dropped, as
- * the kernel drops a uretprobe's. */
-static struct vg_fast_frame *pop_frame(struct vg_fast_thread *t, __u64 rsp)
+/* The frame of the return now, copied to out: frames deeper than it (a
+ * longjmp, or an exception, left their functions without returning) are
+ * dropped, as the kernel drops a uretprobe's. Copied before it is popped:
+ * a signal handler that comes right after may push its own frame into
+ * the same place (this path is not under the busy flag). */
+static int pop_frame(struct vg_fast_thread *t, __u64 rsp,
+		     struct vg_fast_frame *out)
 {
 	while (t->depth) {
 		struct vg_fast_frame *f = &t->fr[t->depth - 1];
+		int mine = f->rsp + 8 >= rsp;	/* rsp: after the ret */
 
+		if (mine)
+			*out = *f;
+		__asm__ volatile("" ::: "memory");
 		t->depth--;
-		if (f->rsp + 8 >= rsp)	/* rsp: after the ret */
-			return f;
+		if (mine)
+			return 1;
 	}
 	return 0;
 }
@@ -239,24 +246,24 @@ VG_HIDDEN __u64 vg_agent_return(struct vg_fast_regs *r, __u32 hook)
 {
 	struct vg_fast_shared *sh = region();
 	struct vg_fast_thread *t;
-	struct vg_fast_frame *f = 0, fr;
+	struct vg_fast_frame fr;
 	__u64 self = tcb_self();
 	__u32 tid = tid_of(sh, self), was_busy;
 	const struct vg_fast_hook *hk;
+	int found = 0;
 
 	t = thread_of(sh, tid, self, 0);
 	if (t && t->self == self)
-		f = pop_frame(t, r->rsp);
-	if (!f && (t = thread_by_self(sh, self)))
-		f = pop_frame(t, r->rsp);
-	if (!f) {
+		found = pop_frame(t, r->rsp, &fr);
+	if (!found && (t = thread_by_self(sh, self)))
+		found = pop_frame(t, r->rsp, &fr);
+	if (!found) {
 		/* no stub is installed without its frame: nowhere to go.
 		 * Not a jump to garbage: the thread ends here, loudly. */
 		vg_count(sh, VG_FCNT_NOFRAME);
 		vg_kill_thread(sh->tgid, tid, SIGKILL);
 		return 0;
 	}
-	fr = *f;	/* a handler's call may reuse the slot once popped */
 	was_busy = t->busy;
 	if (was_busy || fr.hook >= VG_FAST_MAX_HOOKS || !live(sh) ||
 	    tid != *(volatile __u32 *)&t->tid) {

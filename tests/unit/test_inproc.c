@@ -516,6 +516,70 @@ static void test_reenter(void **state)
 	assert_true(T.sh->head > head);
 }
 
+static volatile long handler_calls, handler_bad;
+
+static void on_prof(int sig)
+{
+	handler_calls++;
+	if (vgt_add(handler_calls, 1) != handler_calls + 1)
+		handler_bad++;
+}
+
+static volatile int kicking;
+
+/* SIGPROF at the main thread, about every 20 us, while kicking */
+static void *kicker(void *arg)
+{
+	pthread_t main_thread = *(pthread_t *)arg;
+	struct timespec ts = { 0, 20000 };
+
+	while (kicking) {
+		pthread_kill(main_thread, SIGPROF);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* Real signals, landing anywhere (in the agent, in a stub, in the
+ * function): every call the handler makes either records its entry and
+ * return, or, made while the thread was inside the agent, nothing and
+ * one count; every result right. */
+static void test_signals(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_prof };
+	pthread_t self = pthread_self(), kick;
+	long calls = 0, bad = 0;
+	struct timespec t0, t1;
+	struct got g;
+
+	got_init(&g);
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGPROF, &sa, NULL), 0);
+	kicking = 1;
+	assert_int_equal(pthread_create(&kick, NULL, kicker, &self), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000; i++, calls++)
+			if (vgt_add(calls, 2) != calls + 2)
+				bad++;
+		vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while (t1.tv_sec - t0.tv_sec < 1 && calls < 200000);
+	kicking = 0;
+	pthread_join(kick, NULL);
+	signal(SIGPROF, SIG_DFL);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(bad + handler_bad, 0);
+	assert_true(handler_calls > 0);
+	assert_int_equal(T.sh->cnt[VG_FCNT_LOST], 0);
+	assert_int_equal(g.n, 2 * (calls + handler_calls -
+				   T.sh->cnt[VG_FCNT_REENTER]));
+	assert_int_equal(my_thread()->depth, 0);
+	print_message("%ld calls, %ld in the handler, %llu inside the agent\n",
+		      calls, handler_calls, T.sh->cnt[VG_FCNT_REENTER]);
+	free(g.r);
+}
+
 static long fork_inside(long arg)
 {
 	pid_t pid = fork();
@@ -564,6 +628,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reenter, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fork, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_signals, setup_big,
 						teardown),
 	};
 
