@@ -468,6 +468,50 @@ static void test_full_ring(void **state)
 	free(g.r);
 }
 
+/* A record reserved and not written yet reads as BUSY wherever it falls
+ * in the records consumed before it (the consumer zeroed them): reading
+ * stops there, and goes past it, counted, once it has been BUSY for a
+ * second. */
+static void test_ring_busy(void **state)
+{
+	struct vg_fast_rec *r;
+	uint64_t h;
+	struct got g;
+
+	got_init(&g);
+	for (long i = 0; i < 10; i++)
+		assert_int_equal(vgt_add(i, 1), i + 1);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(g.n, 20);
+	/* what was read is zero again: BUSY wherever a header falls */
+	for (uint64_t i = 0; i < T.sh->tail; i++)
+		if (((char *)T.sh + T.sh->ring_off)[i])
+			fail_msg("ring byte %lu not zeroed", (unsigned long)i);
+	/* a producer's reservation, inside an old 104-byte record */
+	h = T.sh->head;
+	T.sh->head = h + 64;
+	g.n = 0;
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(T.sh->tail, h);
+	/* its length written, never its state: skipped after a second */
+	r = (struct vg_fast_rec *)((char *)T.sh + T.sh->ring_off +
+				   (h & (T.sh->ring_size - 1)));
+	r->len = 64;
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(T.sh->tail, h);
+	T.sh->stuck_ns -= 2 * VG_FAST_STUCK_NS;
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(T.sh->tail, h + 64);
+	assert_int_equal(T.sh->cnt[VG_FCNT_STUCK], 1);
+	assert_int_equal(vgt_add(5, 5), 10);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.r[1].slot[VG_SLOT_RET], 10);
+	free(g.r);
+}
+
 static long owner_dies(long arg)
 {
 	*T.owner |= 0x40000000;	/* FUTEX_OWNER_DIED */
@@ -622,6 +666,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_longjmp, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_full_ring, setup_small,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ring_busy, setup_small,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_vigil_gone, setup_big,
 						teardown),
