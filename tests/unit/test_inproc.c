@@ -512,6 +512,67 @@ static void test_ring_busy(void **state)
 	free(g.r);
 }
 
+struct node {
+	long pad;
+	struct node *next;
+	int val;
+};
+
+static long add_inside(long arg)
+{
+	return vgt_add(arg, 1);
+}
+
+/* Captures through pointers (a bad one reads 0 and counts), argument
+ * conversions, and `outside vgt_call`: vgt_add called from inside
+ * vgt_call is no event. */
+static void test_captures_outside(void **state)
+{
+	struct vg_ev_conf *in = conf_of(EV_ADD_IN);
+	struct node b = { 0, NULL, -7 }, a = { 0, &b, 3 };
+	struct got g;
+
+	got_init(&g);
+	/* cap0 = a->next->val (int); slot 2 = arg1 as it is, cap1 =
+	 * *(unsigned *)slot 2 */
+	in->ncaps = 2;
+	in->cap[0] = (struct vg_cap_plan){ .src = 0, .nsteps = 2, .size = 4,
+					   .is_signed = 1,
+					   .off = { offsetof(struct node, next),
+						    offsetof(struct node, val) } };
+	in->cap[1] = (struct vg_cap_plan){ .src = 2, .nsteps = 1, .size = 4,
+					   .is_signed = 0 };
+	in->arg[1].conv = VG_CONV_SEXT;	/* arg1 as an int */
+	in->arg[1].size = 4;
+	plan_reg(in, 2, 1);
+	in->rec_slots = VG_SLOT_CAP0 + 2;
+	in->outside = conf_of(EV_ADD_OUT)->outside = 1 << 3;
+	conf_of(EV_CALL_IN)->flags |= VG_EVF_ENTER;
+	conf_of(EV_CALL_IN)->inside = 3;
+	conf_of(EV_CALL_OUT)->flags |= VG_EVF_LEAVE;
+	conf_of(EV_CALL_OUT)->inside = 3;
+
+	assert_int_equal(vgt_add((long)&a, 0xffffffffl), (long)&a + 0xffffffffl);
+	assert_int_equal(vgt_add(8, (long)&b.val), 8 + (long)&b.val);
+	assert_int_equal(vgt_call(add_inside, 5), 6);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	/* add, add, call in, call out: not add's inside vgt_call */
+	assert_int_equal(g.n, 2 + 2 + 2);
+	assert_int_equal(g.r[0].h.event, EV_ADD_IN);
+	assert_int_equal(g.r[0].slot[1], (uint64_t)-1);	/* sign-extended */
+	assert_int_equal(g.r[0].slot[VG_SLOT_CAP0], (uint64_t)-7);
+	assert_int_equal(g.r[0].slot[VG_SLOT_CAP0 + 1], 0);	/* (bad) */
+	assert_int_equal(g.r[2].h.event, EV_ADD_IN);
+	assert_int_equal(g.r[2].slot[VG_SLOT_CAP0], 0);	/* from 8: bad */
+	assert_int_equal(g.r[2].slot[VG_SLOT_CAP0 + 1], (uint32_t)-7);
+	assert_int_equal(T.sh->cnt[VG_FCNT_CAPFAULT], 2);
+	assert_int_equal(g.r[4].h.event, EV_CALL_IN);
+	assert_int_equal(g.r[5].h.event, EV_CALL_OUT);
+	assert_int_equal(g.r[5].slot[VG_SLOT_RET], 6);
+	assert_int_equal(my_thread()->in.total, 0);
+	free(g.r);
+}
+
 static long owner_dies(long arg)
 {
 	*T.owner |= 0x40000000;	/* FUTEX_OWNER_DIED */
@@ -669,6 +730,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ring_busy, setup_small,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_captures_outside,
+						setup_big, teardown),
 		cmocka_unit_test_setup_teardown(test_vigil_gone, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reenter, setup_big,
