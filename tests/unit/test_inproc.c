@@ -49,18 +49,41 @@ __asm__(".text\n"
 	"vgt_call:\n"
 	"	endbr64\n	push %rbp\n	mov %rsp, %rbp\n"
 	"	mov %rdi, %rax\n	mov %rsi, %rdi\n	call *%rax\n"
+	"	pop %rbp\n	ret\n"
+	/* vgt_mix(a..g) = a + 2b + 3c + 4d + 5e + 6f + 7g (g on the stack) */
+	".globl vgt_mix\n.type vgt_mix,@function\n"
+	"vgt_mix:\n"
+	"	endbr64\n	push %rbp\n	mov %rsp, %rbp\n"
+	"	lea (%rdi,%rsi,2), %rax\n	imul $3, %rdx, %rdx\n"
+	"	add %rdx, %rax\n	lea (%rax,%rcx,4), %rax\n"
+	"	imul $5, %r8, %r8\n	add %r8, %rax\n"
+	"	imul $6, %r9, %r9\n	add %r9, %rax\n"
+	"	imul $7, 16(%rbp), %rcx\n	add %rcx, %rax\n"
+	"	pop %rbp\n	ret\n"
+	/* vgt_pair(a, b) = { a, b }, in rax and rdx */
+	".globl vgt_pair\n.type vgt_pair,@function\n"
+	"vgt_pair:\n"
+	"	endbr64\n	push %rbp\n	mov %rsp, %rbp\n"
+	"	mov %rdi, %rax\n	mov %rsi, %rdx\n"
 	"	pop %rbp\n	ret\n");
+long vgt_mix(long a, long b, long c, long d, long e, long f, long g);
+struct pair {
+	long a, b;
+};
+struct pair vgt_pair(long a, long b);
 long vgt_add(long a, long b);
 long vgt_sum(long n);
 long vgt_call(long (*fn)(long), long arg);
 
 #define PATCH 5
 #define CALLS 100000
-enum { H_ADD, H_SUM, H_CALL, NHOOKS };
-enum { EV_ADD_IN, EV_ADD_OUT, EV_SUM_IN, EV_SUM_OUT, EV_CALL_IN, EV_CALL_OUT };
+enum { H_ADD, H_SUM, H_CALL, H_MIX, H_PAIR, NHOOKS };
+enum { EV_ADD_IN, EV_ADD_OUT, EV_SUM_IN, EV_SUM_OUT, EV_CALL_IN, EV_CALL_OUT,
+       EV_MIX_IN, EV_MIX_OUT, EV_PAIR_IN, EV_PAIR_OUT };
 
 static void *fns[NHOOKS] = { (void *)vgt_add, (void *)vgt_sum,
-			     (void *)vgt_call };
+			     (void *)vgt_call, (void *)vgt_mix,
+			     (void *)vgt_pair };
 
 static struct {
 	struct vg_fast_shared *sh;
@@ -295,6 +318,15 @@ static void got_init(struct got *g)
 	g->n = 0;
 	g->r = calloc(MAXREC, sizeof(*g->r));
 	assert_non_null(g->r);
+}
+
+static long ten_to(int n)
+{
+	long v = 1;
+
+	while (n--)
+		v *= 10;
+	return v;
 }
 
 /* the calling thread's entry in the table */
@@ -573,6 +605,35 @@ static void test_captures_outside(void **state)
 	free(g.r);
 }
 
+/* Every argument register and a stack argument reach the function and
+ * the records; both halves of a two-register result come back. */
+static void test_registers(void **state)
+{
+	struct vg_ev_conf *in = conf_of(EV_MIX_IN);
+	struct pair p;
+	struct got g;
+
+	got_init(&g);
+	for (int i = 0; i < 6; i++)
+		plan_reg(in, i, i);
+	in->arg[6] = (struct vg_arg_plan){ .where = VG_ARG_STACK,
+					   .conv = VG_CONV_RAW, .size = 8,
+					   .stack_off = 8 };
+	in->rec_slots = 7;
+	assert_int_equal(vgt_mix(1, 10, 100, 1000, 10000, 100000, 1000000),
+			 1 + 20 + 300 + 4000 + 50000 + 600000 + 7000000);
+	p = vgt_pair(0x1111, 0x2222);
+	assert_int_equal(p.a, 0x1111);
+	assert_int_equal(p.b, 0x2222);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(g.n, 4);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(g.r[0].slot[i], (uint64_t)ten_to(i));
+	assert_int_equal(g.r[3].h.event, EV_PAIR_OUT);
+	assert_int_equal(g.r[3].slot[VG_SLOT_RET], 0x1111);
+	free(g.r);
+}
+
 static long owner_dies(long arg)
 {
 	*T.owner |= 0x40000000;	/* FUTEX_OWNER_DIED */
@@ -729,6 +790,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_ring, setup_small,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ring_busy, setup_small,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_registers, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_captures_outside,
 						setup_big, teardown),
