@@ -70,7 +70,9 @@ enum vg_fast_cnt {
 	VG_FCNT_STUCK,		/* records the consumer skipped: BUSY for
 				 * more than a second (user/fast/ring.c) */
 	VG_FCNT_NOFRAME,	/* a return with no frame of its own: cannot
-				 * happen by design; the thread is killed */
+				 * happen by design (but a stack switched
+				 * under the agent); the target gets a
+				 * SIGSEGV there */
 	VG_FCNT_N
 };
 

@@ -17,7 +17,7 @@
 
 #define FUTEX_OWNER_DIED 0x40000000u
 #define FUTEX_TID_MASK 0x3fffffffu
-#define SIGKILL 9
+#define SIGSEGV 11
 
 extern const volatile struct vg_agent_head vg_agent_head VG_HIDDEN;
 
@@ -258,10 +258,11 @@ VG_HIDDEN __u64 vg_agent_return(struct vg_fast_regs *r, __u32 hook)
 	if (!found && (t = thread_by_self(sh, self)))
 		found = pop_frame(t, r->rsp, &fr);
 	if (!found) {
-		/* no stub is installed without its frame: nowhere to go.
-		 * Not a jump to garbage: the thread ends here, loudly. */
+		/* no stub is installed without its frame, so this is a
+		 * stack switched under us (inproc/README.md): nowhere to
+		 * go. The crash is made here, where a core shows it. */
 		vg_count(sh, VG_FCNT_NOFRAME);
-		vg_kill_thread(sh->tgid, tid, SIGKILL);
+		vg_kill_thread(sh->tgid, tid, SIGSEGV);
 		return 0;
 	}
 	was_busy = t->busy;

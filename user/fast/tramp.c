@@ -22,7 +22,7 @@
  * return stub, reached by the function's own `ret`, %rsp = R = E + 8,
  * 0 (mod 16); rax and rdx hold the return value (xmm0/xmm1 too, which
  * the agent, built -mgeneral-regs-only, does not touch; nor does the
- * vDSO's clock_gettime, which it calls: see inproc/README):
+ * vDSO's clock_gettime, which it calls: see inproc/README.md):
  *	push %rsp; push %r11 ... push %rdi	regs, at R - 80 = 0 (mod 16)
  *	mov %rsp, %rdi; mov $hook, %esi
  *	movabs $agent_return, %rax; call *%rax
