@@ -634,6 +634,53 @@ static void test_registers(void **state)
 	free(g.r);
 }
 
+static struct vg_rec_event_str strs[8];
+static size_t nstrs;
+
+static int collect_str(void *ctx, const void *rec, size_t len)
+{
+	if (nstrs < 8 && len == sizeof(strs[0]))
+		memcpy(&strs[nstrs], rec, len);
+	nstrs++;
+	return 0;
+}
+
+/* str(p) captures: a string cut at VG_STR_MAX - 1 bytes, one that ends
+ * right before an unmapped page, NULL ("" and no fault), a bad pointer
+ * ("", 0, a fault). */
+static void test_strings(void **state)
+{
+	struct vg_ev_conf *in = conf_of(EV_ADD_IN);
+	char *pg = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char longs[200];
+
+	assert_true(pg != MAP_FAILED);
+	assert_int_equal(mprotect(pg + 4096, 4096, PROT_NONE), 0);
+	strcpy(pg + 4096 - 4, "abc");
+	memset(longs, 'x', sizeof(longs) - 1);
+	longs[sizeof(longs) - 1] = 0;
+	in->flags |= VG_EVF_STRS;
+	in->ncaps = 1;
+	in->cap[0] = (struct vg_cap_plan){ .src = 0, .nsteps = 1,
+					   .str = VG_CAPS_AT, .str_idx = 2 };
+	vgt_add((long)longs, 0);
+	vgt_add((long)(pg + 4096 - 4), 0);
+	vgt_add(0, 0);
+	vgt_add((long)(pg + 4096), 0);
+	nstrs = 0;
+	vg_fast_ring_consume(T.sh, T.sh, collect_str, NULL);
+	assert_int_equal(nstrs, 8);	/* 4 returns of fewer bytes */
+	assert_int_equal(strlen(strs[0].str[2]), VG_STR_MAX - 1);
+	assert_int_equal(strs[0].ev.slot[VG_SLOT_CAP0], (uint64_t)longs);
+	assert_string_equal(strs[2].str[2], "abc");
+	assert_string_equal(strs[4].str[2], "");
+	assert_string_equal(strs[6].str[2], "");
+	assert_int_equal(strs[6].ev.slot[VG_SLOT_CAP0], 0);
+	assert_int_equal(T.sh->cnt[VG_FCNT_CAPFAULT], 1);
+	munmap(pg, 8192);
+}
+
 static long owner_dies(long arg)
 {
 	*T.owner |= 0x40000000;	/* FUTEX_OWNER_DIED */
@@ -792,6 +839,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ring_busy, setup_small,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_registers, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_strings, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_captures_outside,
 						setup_big, teardown),
