@@ -67,6 +67,9 @@ enum vg_fast_cnt {
 	VG_FCNT_KBUSY,		/* slice lock not taken in time */
 	VG_FCNT_KERR,		/* bytecode error */
 	VG_FCNT_ORPHAN,		/* records not written: vigil gone */
+	VG_FCNT_KUNSUP,		/* a property with what this tier does not
+				 * do (inproc/kstep.h): never, the plan
+				 * keeps them in the kernel */
 	VG_FCNT_STUCK,		/* records the consumer skipped: BUSY for
 				 * more than a second (user/fast/ring.c) */
 	VG_FCNT_NOFRAME,	/* a return with no frame of its own: cannot

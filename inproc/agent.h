@@ -8,10 +8,9 @@
 
 #define VG_HIDDEN __attribute__((visibility("hidden")))
 
-/* The kernel-tier step (inproc/kstep.c, declared in inproc/kstep.h as
- * this; kstep_stub.c gives a weak one that does nothing until it is in) */
-int vg_inproc_kstep(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
-		    __u32 event, __u32 tid, __u64 *slot, int at_entry);
+/* the kernel-tier step: inproc/kstep.c, or kstep_stub.c's weak one
+ * until it is linked in */
+#include "kstep.h"
 
 /* sys.c */
 long vg_sys6(long nr, long a, long b, long c, long d, long e, long f);

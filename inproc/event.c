@@ -10,6 +10,7 @@
 #include "event.h"
 
 #define CLOCK_MONOTONIC 1
+#define SIGSTOP 19
 
 struct vg_timespec {
 	long sec, nsec;
@@ -173,7 +174,7 @@ static void read_strings(struct vg_fast_shared *sh,
 }
 
 static void send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
-		 __u32 event, __u32 tid, __u64 *slot)
+		 __u32 event, __u32 tid, __u64 *slot, __u64 now)
 {
 	struct vg_rec_event_str rs;	/* ~400 bytes of the target's stack */
 	__u32 nslots = VG_NSLOTS, len;
@@ -191,9 +192,16 @@ static void send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 	rs.ev.h.event = event;
 	rs.ev.h.pid = sh->tgid;
 	rs.ev.h.tid = tid;
-	rs.ev.h.time_ns = now_ns(sh);
+	rs.ev.h.time_ns = now;
 	vg_memcpy(rs.ev.slot, slot, 8 * nslots);
 	vg_ring_write(sh, event, &rs, len);
+}
+
+/* the kernel tier's records go to the same ring (vg_ring_write counts a
+ * drop) */
+static int emit(void *ctx, const void *rec, __u32 len, __u32 event)
+{
+	return vg_ring_write(ctx, event, rec, len);
 }
 
 VG_HIDDEN void vg_handle_conf(struct vg_fast_shared *sh,
@@ -202,6 +210,7 @@ VG_HIDDEN void vg_handle_conf(struct vg_fast_shared *sh,
 			      __u32 tid, __u64 *slot, int at_entry,
 			      __u64 entry_rsp)
 {
+	__u64 now = 0;
 	int skip;
 
 	/* f's own entry and return are outside f: the return counts down
@@ -220,8 +229,22 @@ VG_HIDDEN void vg_handle_conf(struct vg_fast_shared *sh,
 		if (at_entry && entry_rsp)
 			slot[VG_SLOT_CALLER] = *(__u64 *)entry_rsp;
 	}
-	if (conf->flags & VG_EVF_USER)
-		send(sh, conf, event, tid, slot);
-	if (conf->nkprops)
-		vg_inproc_kstep(sh, conf, event, tid, slot, at_entry);
+	/* one instant per event: the record's and the kernel tier's */
+	if (conf->flags & VG_EVF_USER) {
+		now = now_ns(sh);
+		send(sh, conf, event, tid, slot, now);
+	}
+	if (conf->nkprops) {
+		struct vg_inproc_env env = {
+			.sh = sh, .tgid = sh->tgid, .tid = tid,
+			.now_ns = now ? now : now_ns(sh),
+			.emit = emit, .ctx = sh,
+		};
+
+		/* a state that stops the process: stopped here, before
+		 * the function runs, as the kernel tier's SIGSTOP */
+		if (vg_inproc_kstep(&env, conf, event, slot, at_entry) &
+		    VG_RF_STOPPED)
+			vg_kill_thread(sh->tgid, tid, SIGSTOP);
+	}
 }

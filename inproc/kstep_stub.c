@@ -5,8 +5,8 @@
 #include "agent.h"
 
 __attribute__((weak)) VG_HIDDEN int
-vg_inproc_kstep(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
-		__u32 event, __u32 tid, __u64 *slot, int at_entry)
+vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
+		__u32 event, __u64 *slot, int at_entry)
 {
 	return 0;
 }
