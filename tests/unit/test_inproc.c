@@ -365,6 +365,51 @@ static void test_strings(void **state)
 	munmap(pg, 8192);
 }
 
+static void *call_once(void *arg)
+{
+	*(long *)arg = vgt_add(20, 22);
+	return NULL;
+}
+
+/* Threads: a new thread at a known tid (another struct pthread) starts
+ * afresh; entries are never freed, and once the table is full a new
+ * thread records nothing (counted) and still runs right. */
+static void test_thread_table(void **state)
+{
+	struct vg_fast_thread *t;
+	uint64_t self, full;
+	struct got g;
+
+	got_init(&g);
+	assert_int_equal(vgt_add(1, 1), 2);
+	t = my_thread();
+	self = t->self;
+	t->self = 0x1000;	/* as a dead thread's, at this tid */
+	t->in.total = t->in.depth[3] = 5;
+	conf_of(EV_ADD_IN)->outside = 1 << 3;
+	assert_int_equal(vgt_add(1, 2), 3);
+	assert_int_equal(t->self, self);
+	assert_int_equal(t->in.total, 0);
+	conf_of(EV_ADD_IN)->outside = 0;
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(g.n, 4);	/* the second call's entry too */
+
+	g.n = 0;
+	for (int i = 0; i < 100; i++) {
+		pthread_t th;
+		long r = 0;
+
+		assert_int_equal(pthread_create(&th, NULL, call_once, &r), 0);
+		pthread_join(th, NULL);
+		assert_int_equal(r, 42);
+	}
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	full = T.sh->cnt[VG_FCNT_THREADS];
+	assert_true(full >= 100 - 63);	/* 64 entries, one the main's */
+	assert_int_equal(g.n, 2 * (100 - full));
+	free(g.r);
+}
+
 static long owner_dies(long arg)
 {
 	*T.owner |= 0x40000000;	/* FUTEX_OWNER_DIED */
@@ -523,6 +568,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ring_busy, setup_small,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_registers, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_thread_table, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_strings, setup_big,
 						teardown),
