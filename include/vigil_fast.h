@@ -3,8 +3,9 @@
  *
  * vigil maps one region into the target (a memfd, MAP_SHARED, mapped by
  * vigil too): this header's struct vg_fast_shared at its start, then the
- * kernel-tier tables the agent steps, its slice table, the per-thread
- * table and the ring of records. Offsets, not pointers: the two processes
+ * kernel-tier tables the agent steps, its slice table and the ring of
+ * records; the per-thread table follows in a private mapping of its own
+ * (struct vg_fast_threads_hdr, below). Offsets, not pointers: the two processes
  * map it at different addresses. The agent's code sits in a second
  * mapping, read and execute, near the patched libraries (a patch is a
  * 5-byte jmp rel32); its first 8 bytes hold the region's address in the
