@@ -64,6 +64,8 @@ MAIN_SRC := user/cli/main.c
 LIB_SRCS := $(filter-out $(MAIN_SRC),$(shell find user -name '*.c' | sort))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(MAIN_SRC))
+# the in-process agent, embedded in libvigil.a (inproc/Makefile.inc)
+include inproc/Makefile.inc
 
 TARGET_SRCS := $(wildcard tests/targets/*.c)
 TARGETS := $(patsubst tests/targets/%.c,$(BUILD)/targets/%,$(TARGET_SRCS))
@@ -159,7 +161,6 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libvigil.a -lcmocka $(LDLIBS)
 
 # the in-process tier's step of kernel-tier properties, and its test
-include inproc/kstep.mk
 
 unit: $(UNITS)
 

@@ -3,8 +3,9 @@
  *
  * vigil maps one region into the target (a memfd, MAP_SHARED, mapped by
  * vigil too): this header's struct vg_fast_shared at its start, then the
- * kernel-tier tables the agent steps, its slice table, the per-thread
- * table and the ring of records. Offsets, not pointers: the two processes
+ * kernel-tier tables the agent steps, its slice table and the ring of
+ * records; the per-thread table follows in a private mapping of its own
+ * (struct vg_fast_threads_hdr, below). Offsets, not pointers: the two processes
  * map it at different addresses. The agent's code sits in a second
  * mapping, read and execute, near the patched libraries (a patch is a
  * 5-byte jmp rel32); its first 8 bytes hold the region's address in the
@@ -70,6 +71,12 @@ enum vg_fast_cnt {
 	VG_FCNT_KUNSUP,		/* a property with what this tier does not
 				 * do (inproc/kstep.h): never, the plan
 				 * keeps them in the kernel */
+	VG_FCNT_STUCK,		/* records the consumer skipped: BUSY for
+				 * more than a second (user/fast/ring.c) */
+	VG_FCNT_NOFRAME,	/* a return with no frame of its own: cannot
+				 * happen by design (but a stack switched
+				 * under the agent); the target gets a
+				 * SIGSEGV there */
 	VG_FCNT_N
 };
 
@@ -101,13 +108,71 @@ struct vg_fast_shared {
 	__u64 threads_off;	/* per-thread table (agent's own layout) */
 	__u64 threads_size;
 	__u64 ring_off, ring_size;	/* ring_size: a power of two */
+	/* head and tail are byte counts that only grow (a record is at
+	 * count & (ring_size - 1)); the consumer zeroes what it consumed,
+	 * so that a reserved record not yet written reads as BUSY */
 	__u64 head __attribute__((aligned(64)));	/* producers */
 	__u64 tail __attribute__((aligned(64)));	/* vigil */
+	/* the consumer's own: the BUSY record it waits on, since when */
+	__u64 stuck_at, stuck_ns;
 	__u64 cnt[VG_FCNT_N] __attribute__((aligned(64)));
 	__u64 ev_hits[VG_MAX_EVENTS];	/* calls seen, by event (as the
 					 * BPF ev_hits: before `outside`) */
 	__u64 ev_lost[VG_MAX_EVENTS];	/* records dropped, by event */
 	struct vg_fast_hook hooks[VG_FAST_MAX_HOOKS];
+};
+
+/* Registers the stubs save, in this order in memory (user/fast/tramp.c
+ * pushes them): the integer argument registers, the other scratch ones,
+ * and %rsp as at the function's entry (entry stub: pointing at the
+ * return address) or after its `ret` (return stub). */
+struct vg_fast_regs {
+	__u64 rdi, rsi, rdx, rcx, r8, r9, rax, r10, r11, rsp;
+};
+
+/* The agent's blob (inproc/, build/inproc/agent_blob.c) starts with this:
+ * vigil writes `region` in its copy before the mapping becomes
+ * executable; the offsets are of the entry points from the blob's start. */
+#define VG_AGENT_MAGIC 0x76676167u	/* "vgag" */
+struct vg_agent_head {
+	__u64 region;		/* struct vg_fast_shared, in the target */
+	__u32 magic;
+	__u32 entry_off;	/* vg_agent_entry(regs, hook) */
+	__u32 return_off;	/* __u64 vg_agent_return(regs, hook) */
+	__u32 pad;
+};
+
+/* The per-thread table, at region + threads_off, is the agent's: vigil
+ * maps it PRIVATE and anonymous right after the shared region (so that a
+ * forked child has its own copy of the return frames it inherits), with
+ * the first page MADV_WIPEONFORK: vigil writes the target's tgid in
+ * `tgid` there, and a forked child finds 0 (it records nothing, with one
+ * load per event and no system call). Entries follow from
+ * VG_FAST_THREADS_HDR on, as many as fit, rounded down to a power of
+ * two. */
+#define VG_FAST_THREADS_HDR 4096
+struct vg_fast_threads_hdr {
+	__u32 tgid;		/* 0 in a forked child */
+	__u32 pad;
+};
+
+/* a return frame: what the hijacked return needs */
+struct vg_fast_frame {
+	__u64 ret;		/* the original return address */
+	__u64 rsp;		/* %rsp at entry (at the return address) */
+	__u32 hook, pad;
+	__u64 args[VG_MAX_FIELDS];	/* by the first return event's plan */
+};
+
+struct vg_fast_thread {
+	__u32 tid;		/* 0: free; claimed by CAS */
+	__u32 busy;		/* inside the agent */
+	__u64 self;		/* its struct pthread: another at this tid
+				 * is a new thread, and the entry is reset */
+	__u32 depth;		/* frames in use */
+	__u32 pad;
+	struct vg_inside in;	/* `outside` depths */
+	struct vg_fast_frame fr[VG_FAST_SHADOW];
 };
 
 #endif

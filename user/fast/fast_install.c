@@ -33,11 +33,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fast/agent_blob.h"
 #include "fast/inject.h"
 #include "reloc/reloc.h"
 #include "fast/ring.h"
 #include "fast/tramp.h"
-#include "inproc/agent_blob.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
 #include "vigil_fast.h"
@@ -235,9 +235,10 @@ static uint64_t vdso_clock_gettime(pid_t pid)
 }
 
 /* The region's layout: header, the owner's mutex, the event table, the
- * kernel tier's tables, the threads, the ring */
+ * kernel tier's tables, the ring (the threads have a mapping of their
+ * own: threads()) */
 struct layout {
-	size_t owner, evconf, kprops, ktrans, kcode, threads, ring, len;
+	size_t owner, evconf, kprops, ktrans, kcode, ring, len;
 };
 
 static size_t up(size_t x, size_t a)
@@ -260,8 +261,6 @@ static void lay_out(struct layout *l)
 			     sizeof(struct vg_ktrans), 64);
 	l->kcode = at;
 	at = up(at + VG_KMAX_CODE * sizeof(struct vg_insn), 4096);
-	l->threads = at;
-	at = up(at + VG_FAST_THREADS_BYTES, 4096);
 	l->ring = at;
 	l->len = at + RING_BYTES;
 }
@@ -284,8 +283,6 @@ static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 	sh->kprops_off = l->kprops;
 	sh->ktrans_off = l->ktrans;
 	sh->kcode_off = l->kcode;
-	sh->threads_off = l->threads;
-	sh->threads_size = VG_FAST_THREADS_BYTES;
 	sh->ring_off = l->ring;
 	sh->ring_size = RING_BYTES;
 	sh->clock_gettime = vdso_clock_gettime(f->pid);
@@ -311,6 +308,35 @@ static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 		return vg_errf(e, "the in-process tier's liveness mutex: %s",
 			       strerror(errno));
 	pthread_mutexattr_destroy(&ma);
+	return 0;
+}
+
+/* The agent's per-thread table (vigil_fast.h): private, so that a forked
+ * child has its own copy of the return frames it inherits, its first page
+ * wiped in a child, which then reads tgid 0 and records nothing */
+#define THREADS 1024
+static int threads(struct vg_fast_run *f, struct vg_inject *in,
+		   struct vg_err *e)
+{
+	size_t len = up(VG_FAST_THREADS_HDR +
+			THREADS * sizeof(struct vg_fast_thread), 4096);
+	struct vg_fast_threads_hdr h = { .tgid = (uint32_t)f->pid };
+	uint64_t at;
+	long r;
+
+	if (vg_inject_mmap_near(in, 0, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, &at, e) ||
+	    vg_inject_syscall(in, &r, SYS_madvise, (long)at,
+			      VG_FAST_THREADS_HDR, MADV_WIPEONFORK, 0, 0, 0, e))
+		return -1;
+	if (r)
+		return vg_errf(e, "madvise(MADV_WIPEONFORK) in the target: %s",
+			       strerror((int)-r));
+	if (vg_inject_write(in, at, &h, sizeof(h), e))
+		return -1;
+	/* an offset from the region, wrapping if the table is below it */
+	f->sh->threads_off = at - f->remote;
+	f->sh->threads_size = len;
 	return 0;
 }
 
@@ -404,6 +430,11 @@ static int sweep(struct area *ar, const struct hook *k, struct vg_inject *in,
 				   k->r.patch_len, why, len);
 }
 
+static const struct vg_agent_head *head(void)
+{
+	return (const struct vg_agent_head *)vg_agent_blob;
+}
+
 /* Each function's stubs and relocated instructions, in its area */
 static int build_hooks(struct vg_fast_run *f, struct vg_inject *in,
 		       struct vg_err *e)
@@ -439,7 +470,7 @@ static int build_hooks(struct vg_fast_run *f, struct vg_inject *in,
 		memcpy(ar->buf + ar->used + 2 * STUB_MAX, k->r.code, k->r.len);
 		len = vg_tramp_entry_stub(ar->buf + ar->used, STUB_MAX, entry,
 					  (uint32_t)i,
-					  f->agent + VG_AGENT_ENTRY_OFF, reloc);
+					  f->agent + head()->entry_off, reloc);
 		if (len < 0) {
 			vg_errf(e, "building the entry stub");
 			goto out;
@@ -447,7 +478,7 @@ static int build_hooks(struct vg_fast_run *f, struct vg_inject *in,
 		if (k->h.nret || 1) {	/* LEAVE-only functions return too */
 			len = vg_tramp_return_stub(ar->buf + ar->used + STUB_MAX,
 						   STUB_MAX, ret, (uint32_t)i,
-						   f->agent + VG_AGENT_RETURN_OFF);
+						   f->agent + head()->return_off);
 			if (len < 0) {
 				vg_errf(e, "building the return stub");
 				goto out;
@@ -507,7 +538,7 @@ static int write_code(struct vg_fast_run *f, struct vg_inject *in,
 	if (!blob)
 		return vg_errf(e, "out of memory");
 	memcpy(blob, vg_agent_blob, vg_agent_blob_len);
-	memcpy(blob, &f->remote, sizeof(f->remote));	/* the region */
+	((struct vg_agent_head *)blob)->region = f->remote;
 	if (vg_inject_write(in, f->agent, blob, vg_agent_blob_len, e)) {
 		free(blob);
 		return -1;
@@ -538,14 +569,31 @@ static int patch(struct vg_fast_run *f, struct vg_inject *in, bool out,
 	return vg_inject_patch(in, addr, bytes, len, f->nhooks, 0, 0, e);
 }
 
-/* The probe module's second source (probe.h) */
+/* The probe module's second source (probe.h): the ring's records, as
+ * the BPF ring's, counted */
+struct feed {
+	int (*deliver)(void *, void *, size_t);
+	void *dctx;
+	int n;
+};
+
+static int feed_one(void *ctx, const void *rec, size_t len)
+{
+	struct feed *d = ctx;
+
+	d->n++;
+	return d->deliver(d->dctx, (void *)rec, len);
+}
+
 static int drain(void *ctx, int (*deliver)(void *, void *, size_t),
 		 void *dctx)
 {
 	struct vg_fast_run *f = ctx;
+	struct feed d = { deliver, dctx, 0 };
 
-	return vg_fast_ring_consume(f->sh, f->sh, (vg_fast_deliver)deliver,
-				    dctx);
+	if (vg_fast_ring_consume(f->sh, f->sh, feed_one, &d))
+		return -1;
+	return d.n;
 }
 
 static void counts(void *ctx, int event, uint64_t *hits, uint64_t *lost)
@@ -608,7 +656,7 @@ int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
 	if (vg_inject_tid_offset(in, &tid_off, e))
 		goto out;
 	f->sh->tid_off = tid_off;
-	if (fill(f, plan, &l, e) ||
+	if (fill(f, plan, &l, e) || threads(f, in, e) ||
 	    (any_kernel_hook(f, plan) && share_kslots(f, in, e)) ||
 	    build_hooks(f, in, e) || write_code(f, in, e) ||
 	    patch(f, in, false, e))

@@ -1,0 +1,53 @@
+/* What the agent's files share (inproc/: code that runs inside the
+ * target, freestanding: no libc, raw system calls, no writable data of
+ * its own; its state is in the region vigil maps, vigil_fast.h). */
+#ifndef VG_INPROC_AGENT_H
+#define VG_INPROC_AGENT_H
+
+#include "vigil_fast.h"
+
+#define VG_HIDDEN __attribute__((visibility("hidden")))
+
+/* the kernel-tier step: inproc/kstep.c, or kstep_stub.c's weak one
+ * until it is linked in */
+#include "kstep.h"
+
+/* sys.c */
+long vg_sys6(long nr, long a, long b, long c, long d, long e, long f);
+int vg_read_mem(__u32 pid, void *dst, __u64 src, __u64 n);
+void vg_kill_thread(__u32 tgid, __u32 tid, int sig);
+
+/* ring.c (the producer) */
+int vg_ring_write(struct vg_fast_shared *sh, __u32 event, const void *rec,
+		  __u32 len);
+
+static inline void vg_count(struct vg_fast_shared *sh, int c)
+{
+	__atomic_fetch_add(&sh->cnt[c], 1, __ATOMIC_RELAXED);
+}
+
+static inline void *vg_at(struct vg_fast_shared *sh, __u64 off)
+{
+	return (char *)sh + off;
+}
+
+static inline void vg_memset(void *d, int c, __u64 n)
+{
+	volatile char *p = d;	/* no call to memset: there is none */
+
+	while (n--)
+		*p++ = (char)c;
+}
+
+static inline void vg_memcpy(void *d, const void *s, __u64 n)
+{
+	__u64 *dq = d;
+	const __u64 *sq = s;
+
+	for (; n >= 8; n -= 8)	/* callers copy whole slots */
+		*dq++ = *sq++;
+	for (char *db = (char *)dq, *sb = (char *)sq; n; n--)
+		*db++ = *sb++;
+}
+
+#endif

@@ -1,0 +1,250 @@
+/* An event's handling in the agent, as bpf/vigil/probes.bpf.c's read_args
+ * and bpf/vigil.bpf.h's handle_conf, capture and send_slots do it in the
+ * kernel: same slots, same records, so that vigil reads the fast ring with
+ * the code that reads the BPF ring.
+ *
+ * Not here (vigil keeps such events on uprobes): VG_EVF_HOLD and --dynamic
+ * arms (they stop the target, which needs the kernel), watched-call
+ * filters (nrng: the watched pages are a BPF map), stack ids
+ * (VG_EVF_STACK gets VG_SLOT_CALLER and a stack id of -1). */
+#include "event.h"
+
+#define CLOCK_MONOTONIC 1
+#define SIGSTOP 19
+
+struct vg_timespec {
+	long sec, nsec;
+};
+
+/* the vDSO's clock_gettime, through the pointer vigil wrote */
+static __u64 now_ns(struct vg_fast_shared *sh)
+{
+	int (*cg)(int, struct vg_timespec *) =
+		(int (*)(int, struct vg_timespec *))sh->clock_gettime;
+	struct vg_timespec ts;
+
+	if (!cg || cg(CLOCK_MONOTONIC, &ts))
+		return 0;
+	return (__u64)ts.sec * 1000000000ull + (__u64)ts.nsec;
+}
+
+VG_HIDDEN void vg_read_args(struct vg_fast_shared *sh,
+			    const struct vg_fast_regs *r,
+			    const struct vg_ev_conf *conf, __u64 *slot)
+{
+	__u64 reg[VG_NARGS] = { r->rdi, r->rsi, r->rdx, r->rcx, r->r8, r->r9 };
+
+	if (!(conf->flags & VG_EVF_ARGS)) {
+		for (int i = 0; i < VG_NARGS; i++)
+			slot[i] = reg[i];
+		return;
+	}
+	for (int i = 0; i < VG_MAX_FIELDS; i++) {
+		const struct vg_arg_plan *a = &conf->arg[i];
+		__u64 v = 0;
+
+		if (a->where == VG_ARG_REG) {
+			v = reg[a->reg < VG_NARGS ? a->reg : 0];
+		} else if (a->where == VG_ARG_STACK) {
+			/* the caller's frame: the stack is ours, but a plan
+			 * that is wrong must not fault */
+			if (vg_read_mem(sh->tgid, &v, r->rsp + a->stack_off,
+					sizeof(v))) {
+				v = 0;
+				vg_count(sh, VG_FCNT_CAPFAULT);
+			}
+		}
+		slot[i] = vg_convert(v, a->conv, a->size);
+	}
+}
+
+/* bpf/vigil.bpf.h's mark_inside and inside_any, on the thread's entry */
+static void mark_inside(const struct vg_ev_conf *conf,
+			struct vg_fast_thread *t)
+{
+	__u32 i = conf->inside & (VG_MAX_INSIDE - 1);
+
+	if (conf->flags & VG_EVF_ENTER) {
+		t->in.depth[i]++;
+		t->in.total++;
+	} else if (t->in.depth[i]) {
+		t->in.depth[i]--;
+		t->in.total--;
+	}
+}
+
+static int inside_any(__u16 mask, const struct vg_fast_thread *t)
+{
+	if (!mask || !t->in.total)
+		return 0;
+	for (int i = 0; i < VG_MAX_INSIDE; i++)
+		if ((mask >> i & 1) && t->in.depth[i])
+			return 1;
+	return 0;
+}
+
+/* The event's captures (bpf/vigil.bpf.h's capture): every read through
+ * vg_read_mem, a bad pointer gives 0 and a count. */
+static void capture(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
+		    __u64 *slot)
+{
+	for (__u32 k = 0; k < conf->ncaps && k < VG_MAX_CAPS; k++) {
+		const struct vg_cap_plan *c = &conf->cap[k];
+		__u32 last = c->nsteps ? c->nsteps - 1 : 0, n = c->size;
+		__u64 addr, v = 0;
+		int bad = 0;
+
+		if (c->src == VG_CAP_GLOBAL) {
+			/* mm->start_code is not at hand in here: vigil keeps
+			 * such events on uprobes */
+			bad = 1;
+			addr = 0;
+		} else {
+			addr = slot[c->src < VG_NSLOTS ? c->src : 0];
+		}
+		if (last >= VG_CAP_STEPS)
+			last = VG_CAP_STEPS - 1;
+		for (__u32 i = 0; !bad && i < last; i++)
+			bad = vg_read_mem(sh->tgid, &addr, addr + c->off[i],
+					  sizeof(addr));
+		if (!bad) {
+			addr += c->off[last];
+			if (n > 8)
+				n = 8;
+			if (c->str == VG_CAPS_AT)
+				v = addr;
+			else if (c->str == VG_CAPS_PTR)
+				bad = vg_read_mem(sh->tgid, &v, addr, 8);
+			else if (!n || vg_read_mem(sh->tgid, &v, addr, n))
+				bad = 1;
+			else if (c->is_signed && n < 8)
+				v = (__u64)(((__s64)(v << (64 - 8 * n))) >>
+					    (64 - 8 * n));
+		}
+		if (bad) {
+			v = 0;
+			vg_count(sh, VG_FCNT_CAPFAULT);
+		}
+		slot[VG_SLOT_CAP0 + k] = v;
+	}
+}
+
+/* A C string, cut at VG_STR_MAX - 1 bytes: read up to its page's end
+ * first, so that a string near the end of the last mapped page reads. */
+static int read_str(__u32 pid, char *dst, __u64 src)
+{
+	__u64 n = 0;
+
+	while (n < VG_STR_MAX - 1) {
+		__u64 chunk = 4096 - ((src + n) & 4095);
+
+		if (chunk > VG_STR_MAX - 1 - n)
+			chunk = VG_STR_MAX - 1 - n;
+		if (vg_read_mem(pid, dst + n, src + n, chunk))
+			break;
+		for (__u64 i = 0; i < chunk; i++)
+			if (!dst[n + i])
+				return 0;
+		n += chunk;
+	}
+	dst[n] = 0;
+	return n ? 0 : -1;
+}
+
+static void read_strings(struct vg_fast_shared *sh,
+			 const struct vg_ev_conf *conf, __u64 *slot,
+			 struct vg_rec_event_str *rs)
+{
+	for (__u32 k = 0; k < conf->ncaps && k < VG_MAX_CAPS; k++) {
+		const struct vg_cap_plan *c = &conf->cap[k];
+		char *dst;
+
+		if (c->str == VG_CAPS_NONE)
+			continue;
+		dst = rs->str[c->str_idx & (VG_MAX_STRS - 1)];
+		dst[0] = 0;
+		if (!slot[VG_SLOT_CAP0 + k])
+			continue;
+		if (read_str(sh->tgid, dst, slot[VG_SLOT_CAP0 + k])) {
+			dst[0] = 0;
+			slot[VG_SLOT_CAP0 + k] = 0;
+			vg_count(sh, VG_FCNT_CAPFAULT);
+		}
+	}
+}
+
+static void send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
+		 __u32 event, __u32 tid, __u64 *slot, __u64 now)
+{
+	struct vg_rec_event_str rs;	/* ~400 bytes of the target's stack */
+	__u32 nslots = VG_NSLOTS, len;
+
+	if (conf->flags & VG_EVF_STRS) {
+		vg_memset(rs.str, 0, sizeof(rs.str));
+		read_strings(sh, conf, slot, &rs);
+		len = sizeof(rs);
+	} else {
+		nslots = vg_rec_slots_for(conf->rec_slots);
+		len = VG_REC_EVENT_BYTES(nslots);
+	}
+	rs.ev.h.kind = VG_REC_EVENT;
+	rs.ev.h.flags = 0;
+	rs.ev.h.event = event;
+	rs.ev.h.pid = sh->tgid;
+	rs.ev.h.tid = tid;
+	rs.ev.h.time_ns = now;
+	vg_memcpy(rs.ev.slot, slot, 8 * nslots);
+	vg_ring_write(sh, event, &rs, len);
+}
+
+/* the kernel tier's records go to the same ring (vg_ring_write counts a
+ * drop) */
+static int emit(void *ctx, const void *rec, __u32 len, __u32 event)
+{
+	return vg_ring_write(ctx, event, rec, len);
+}
+
+VG_HIDDEN void vg_handle_conf(struct vg_fast_shared *sh,
+			      struct vg_fast_thread *t,
+			      const struct vg_ev_conf *conf, __u32 event,
+			      __u32 tid, __u64 *slot, int at_entry,
+			      __u64 entry_rsp)
+{
+	__u64 now = 0;
+	int skip;
+
+	/* f's own entry and return are outside f: the return counts down
+	 * first, the entry up after */
+	if (conf->flags & VG_EVF_LEAVE)
+		mark_inside(conf, t);
+	skip = inside_any(conf->outside, t);
+	if (conf->flags & VG_EVF_ENTER)
+		mark_inside(conf, t);
+	if (skip)
+		return;
+	if (conf->ncaps)
+		capture(sh, conf, slot);
+	if (conf->flags & VG_EVF_STACK) {
+		slot[VG_SLOT_STACK] = (__u64)-1;	/* no stack map here */
+		if (at_entry && entry_rsp)
+			slot[VG_SLOT_CALLER] = *(__u64 *)entry_rsp;
+	}
+	/* one instant per event: the record's and the kernel tier's */
+	if (conf->flags & VG_EVF_USER) {
+		now = now_ns(sh);
+		send(sh, conf, event, tid, slot, now);
+	}
+	if (conf->nkprops) {
+		struct vg_inproc_env env = {
+			.sh = sh, .tgid = sh->tgid, .tid = tid,
+			.now_ns = now ? now : now_ns(sh),
+			.emit = emit, .ctx = sh,
+		};
+
+		/* a state that stops the process: stopped here, before
+		 * the function runs, as the kernel tier's SIGSTOP */
+		if (vg_inproc_kstep(&env, conf, event, slot, at_entry) &
+		    VG_RF_STOPPED)
+			vg_kill_thread(sh->tgid, tid, SIGSTOP);
+	}
+}

@@ -1,0 +1,55 @@
+/* System calls without libc, and the reads of target memory that must not
+ * fault: a pointer a capture follows may be anything, and the agent runs
+ * on the target's threads, where a fault is the target's crash. */
+#include "agent.h"
+
+#define NR_process_vm_readv 310
+#define NR_tgkill 234
+
+VG_HIDDEN long vg_sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
+			   "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+struct vg_iovec {
+	__u64 base, len;
+};
+
+/* n bytes at src in this process, through process_vm_readv on its own
+ * pid: the kernel reports a bad address instead of a SIGSEGV. 0 or -1. */
+VG_HIDDEN int vg_read_mem(__u32 pid, void *dst, __u64 src, __u64 n)
+{
+	struct vg_iovec l = { (__u64)dst, n }, r = { src, n };
+
+	return vg_sys6(NR_process_vm_readv, pid, (long)&l, 1, (long)&r, 1,
+		       0) == (long)n ? 0 : -1;
+}
+
+VG_HIDDEN void vg_kill_thread(__u32 tgid, __u32 tid, int sig)
+{
+	vg_sys6(NR_tgkill, tgid, tid, sig, 0, 0, 0);
+}
+
+/* The compiler may still emit calls to these for a structure's copy or
+ * zeroing, freestanding or not (GCC documents it): here they are. */
+VG_HIDDEN void *memset(void *d, int c, unsigned long n)
+{
+	vg_memset(d, c, n);
+	return d;
+}
+
+VG_HIDDEN void *memcpy(void *d, const void *s, unsigned long n)
+{
+	vg_memcpy(d, s, n);
+	return d;
+}
