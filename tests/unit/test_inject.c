@@ -376,6 +376,41 @@ static void test_patch(void **state)
 	stop(&t);
 }
 
+/* A looping thread sits strictly inside the range patched (its own
+ * pc - 1, 2 bytes, rewritten with what is there): it is stepped out
+ * first, and goes on afterwards. */
+static void test_patch_steps_out(void **state)
+{
+	struct target t;
+	struct vg_inject *in;
+	struct vg_err e = { 0 };
+	uint64_t pc, at;
+	uint8_t same[2];
+	const uint8_t *bytes[1] = { same };
+	uint32_t len[1] = { 2 };
+	char line[64];
+
+	start(&t);
+	in = seize(&t);
+	pc = regs_of(t.loop[0]).rip;
+	at = pc - 1;
+	assert_int_equal(vg_inject_read(in, at, same, 2, &e), 0);
+	if (vg_inject_patch(in, &at, bytes, len, 1, 0, 0, &e))
+		fail_msg("patch: %s", e.msg);
+	if (regs_of(t.loop[0]).rip == pc)
+		fail_msg("thread %d still at 0x%" PRIx64 ", inside the patch",
+			 t.loop[0], pc);
+	if (regs_of(t.loop[1]).rip == pc)
+		fail_msg("thread %d still at 0x%" PRIx64 ", inside the patch",
+			 t.loop[1], pc);
+	vg_inject_release(in);
+	assert_alive(&t);
+	/* and victim() still gives 42: nothing printed */
+	read_line(t.out, line, sizeof(line), 200);
+	assert_string_equal(line, "");
+	stop(&t);
+}
+
 /* The executable's text mapping holding addr: [lo, hi) */
 static void text_of(pid_t pid, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
@@ -554,6 +589,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_mmap_near, teardown),
 		cmocka_unit_test_teardown(test_shared, teardown),
 		cmocka_unit_test_teardown(test_patch, teardown),
+		cmocka_unit_test_teardown(test_patch_steps_out, teardown),
 		cmocka_unit_test_teardown(test_patch_refused, teardown),
 		cmocka_unit_test_teardown(test_tid_offset, teardown),
 		cmocka_unit_test_teardown(test_run_to_entry, teardown),
