@@ -461,6 +461,18 @@ static void test_patch_refused(void **state)
 	assert_non_null(strstr(e.msg, "at 0x"));
 	assert_int_equal(vg_inject_read(in, t.victim, back, 5, &e), 0);
 	assert_memory_equal(back, before, 5);
+	/* a second range that is not mapped: none is written */
+	{
+		uint64_t two[2] = { t.victim, 0x10000 };
+		const uint8_t *b2[2] = { ud2, ud2 };
+		uint32_t l2[2] = { 5, 5 };
+
+		assert_int_equal(vg_inject_patch(in, two, b2, l2, 2, 0, 0, &e),
+				 -1);
+		assert_non_null(strstr(e.msg, "0x10000"));
+		assert_int_equal(vg_inject_read(in, t.victim, back, 5, &e), 0);
+		assert_memory_equal(back, before, 5);
+	}
 	vg_inject_release(in);
 	assert_alive(&t);
 	stop(&t);

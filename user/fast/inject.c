@@ -352,9 +352,12 @@ int vg_inject_syscall(struct vg_inject *in, long *ret, long nr, long a1,
 	if (i < 0 || vg_inject_getregs(in, i, &saved, e))
 		return -1;
 	pc = saved.rip;
-	if (vg_inject_read(in, pc, orig, 2, e) ||
-	    vg_inject_write(in, pc, insn, 2, e))
+	if (vg_inject_read(in, pc, orig, 2, e))
 		return -1;
+	if (vg_inject_write(in, pc, insn, 2, e)) {
+		vg_inject_write(in, pc, orig, 2, NULL);	/* a byte went in */
+		return -1;
+	}
 	r = saved;
 	r.rax = nr;
 	r.rdi = a1;
@@ -454,14 +457,36 @@ int vg_inject_patch(struct vg_inject *in, const uint64_t *addr,
 		    const uint8_t *const *bytes, const uint32_t *len, int n,
 		    uint64_t busy_lo, uint64_t busy_hi, struct vg_err *e)
 {
+	uint8_t **orig = calloc(n ? n : 1, sizeof(*orig));
+	int k = 0, rc = -1;
+
+	if (!orig)
+		return vg_errf(e, "out of memory");
 	for (int i = 0; i < in->n; i++)
 		if (!in->t[i].gone &&
 		    step_out(in, i, addr, len, n, busy_lo, busy_hi, e))
-			return -1;
-	for (int k = 0; k < n; k++)
+			goto out;
+	/* what was there, put back when a later patch cannot be written */
+	for (k = 0; k < n; k++) {
+		if (!(orig[k] = malloc(len[k] ? len[k] : 1))) {
+			vg_errf(e, "out of memory");
+			goto out;
+		}
+		if (vg_inject_read(in, addr[k], orig[k], len[k], e))
+			goto out;
+	}
+	for (k = 0; k < n; k++)
 		if (vg_inject_write(in, addr[k], bytes[k], len[k], e))
-			return -1;
-	return 0;
+			break;
+	if (k == n)
+		rc = 0;
+	for (int j = k < n ? k : -1; j >= 0; j--)
+		vg_inject_write(in, addr[j], orig[j], len[j], NULL);
+out:
+	for (int j = 0; j < n; j++)
+		free(orig[j]);
+	free(orig);
+	return rc;
 }
 
 /* AT_ENTRY of the program pid now runs */
