@@ -1,6 +1,7 @@
 /* The target's threads held with ptrace (seized, as gdb does) while vigil
  * runs system calls in it and patches its code (inject.h). Memory access,
- * mappings and the shared region are inject_mem.c's.
+ * mappings and the shared region are inject_mem.c's; running a new
+ * program to its entry, inject_entry.c's.
  *
  * A system call runs from a `syscall` instruction written over the
  * thread's own pc for the moment of one single step, its bytes restored
@@ -23,8 +24,8 @@
 
 #include "proc/proc.h"
 
-enum { MAX_THREADS = 65536, SEIZE_MS = 5000, SYSCALL_MS = 5000,
-       STEP_MS = 200, STEP_BOUND = 20000, ENTRY_MS = 60000 };
+enum { MAX_THREADS = 65536, SYSCALL_MS = 5000,
+       STEP_MS = 200, STEP_BOUND = 20000 };
 
 /* the errors a system call interrupted by a stop is restarted with */
 #define ERESTARTSYS 512
@@ -37,7 +38,7 @@ pid_t vg_inject_pid(const struct vg_inject *in)
 	return in->pid;
 }
 
-static long now_ms(void)
+long vg_inject_now_ms(void)
 {
 	struct timespec ts;
 
@@ -58,10 +59,10 @@ static int ended(struct vg_inject *in, int i, int st, struct vg_err *e)
 
 /* Wait up to ms for thread i to stop: 0 and its status; -1 when it ended
  * (marked gone) or did not stop in time (*st = 0). */
-static int thr_wait(struct vg_inject *in, int i, int *st, int ms,
+int vg_inject_wait(struct vg_inject *in, int i, int *st, int ms,
 		    struct vg_err *e)
 {
-	long until = now_ms() + ms;
+	long until = vg_inject_now_ms() + ms;
 
 	for (int k = 0;; k++) {
 		pid_t r = waitpid(in->t[i].tid, st, __WALL | WNOHANG);
@@ -78,7 +79,7 @@ static int thr_wait(struct vg_inject *in, int i, int *st, int ms,
 			return vg_errf(e, "pid %d: waiting for thread %d: %s",
 				       in->pid, in->t[i].tid, strerror(errno));
 		}
-		if (now_ms() > until) {
+		if (vg_inject_now_ms() > until) {
 			*st = 0;
 			return vg_errf(e, "pid %d: thread %d did not stop within %d ms",
 				       in->pid, in->t[i].tid, ms);
@@ -87,7 +88,7 @@ static int thr_wait(struct vg_inject *in, int i, int *st, int ms,
 	}
 }
 
-static int thr_add(struct vg_inject *in, pid_t tid)
+int vg_inject_add(struct vg_inject *in, pid_t tid)
 {
 	if (in->n == in->cap) {
 		int cap = in->cap ? in->cap * 2 : 16;
@@ -118,7 +119,7 @@ static int wait_interrupted(struct vg_inject *in, int i, struct vg_err *e)
 	int st;
 
 	for (int k = 0; k < 64; k++) {
-		if (thr_wait(in, i, &st, SEIZE_MS, e))
+		if (vg_inject_wait(in, i, &st, VG_INJECT_SEIZE_MS, e))
 			return -1;
 		if (st >> 16 == PTRACE_EVENT_STOP)
 			return 0;
@@ -135,7 +136,7 @@ static int wait_interrupted(struct vg_inject *in, int i, struct vg_err *e)
 /* Seize the threads of in->pid not held yet until a pass finds none:
  * a thread created meanwhile is found by the next pass, and once all are
  * stopped, none can make another. */
-static int seize_all(struct vg_inject *in, struct vg_err *e)
+int vg_inject_seize_all(struct vg_inject *in, struct vg_err *e)
 {
 	pid_t *tids = malloc(MAX_THREADS * sizeof(*tids));
 	int ret = -1;
@@ -159,7 +160,7 @@ static int seize_all(struct vg_inject *in, struct vg_err *e)
 					tids[k], in->pid, strerror(errno));
 				goto out;
 			}
-			if (thr_add(in, tids[k])) {
+			if (vg_inject_add(in, tids[k])) {
 				ptrace(PTRACE_DETACH, tids[k], 0, 0);
 				vg_errf(e, "out of memory");
 				goto out;
@@ -183,7 +184,7 @@ out:
 	return ret;
 }
 
-static struct vg_inject *inject_new(pid_t pid, struct vg_err *e)
+struct vg_inject *vg_inject_new(pid_t pid, struct vg_err *e)
 {
 	struct vg_inject *in = calloc(1, sizeof(*in));
 	char path[64];
@@ -218,11 +219,11 @@ static void leader_first(struct vg_inject *in)
 
 int vg_inject_seize(pid_t pid, struct vg_inject **out, struct vg_err *e)
 {
-	struct vg_inject *in = inject_new(pid, e);
+	struct vg_inject *in = vg_inject_new(pid, e);
 
 	if (!in)
 		return -1;
-	if (seize_all(in, e)) {
+	if (vg_inject_seize_all(in, e)) {
 		vg_inject_release(in);
 		return -1;
 	}
@@ -288,7 +289,7 @@ int vg_inject_getregs(struct vg_inject *in, int i, struct user_regs_struct *r,
 	return 0;
 }
 
-static int setregs(struct vg_inject *in, int i,
+int vg_inject_setregs(struct vg_inject *in, int i,
 		   const struct user_regs_struct *r, struct vg_err *e)
 {
 	if (ptrace(PTRACE_SETREGS, in->t[i].tid, 0, r))
@@ -309,12 +310,12 @@ static int step(struct vg_inject *in, int i, int ms, struct vg_err *e)
 	for (int k = 0; k < 64; k++) {
 		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0))
 			return lost(in, i, "a step", e);
-		if (thr_wait(in, i, &st, ms, e)) {
+		if (vg_inject_wait(in, i, &st, ms, e)) {
 			if (in->t[i].gone || st)
 				return -1;
 			/* still running: stop it again, whatever it does */
 			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
-			if (thr_wait(in, i, &st, SEIZE_MS, e))
+			if (vg_inject_wait(in, i, &st, VG_INJECT_SEIZE_MS, e))
 				return -1;
 			if (!(st >> 16) && WSTOPSIG(st) != SIGTRAP)
 				in->t[i].held |= 1ull << WSTOPSIG(st);
@@ -369,7 +370,7 @@ int vg_inject_syscall(struct vg_inject *in, long *ret, long nr, long a1,
 	/* no restart of a system call the thread was stopped in: the
 	 * saved registers bring that back at the end */
 	r.orig_rax = -1;
-	if (setregs(in, i, &r, e))
+	if (vg_inject_setregs(in, i, &r, e))
 		goto bytes;
 	if (step(in, i, SYSCALL_MS, e))
 		goto regs;
@@ -383,7 +384,7 @@ int vg_inject_syscall(struct vg_inject *in, long *ret, long nr, long a1,
 	*ret = (long)r.rax;
 	rc = 0;
 regs:
-	if (!in->t[i].gone && setregs(in, i, &saved, rc ? NULL : e))
+	if (!in->t[i].gone && vg_inject_setregs(in, i, &saved, rc ? NULL : e))
 		rc = -1;
 bytes:
 	if (!in->t[i].gone &&
@@ -487,127 +488,4 @@ out:
 		free(orig[j]);
 	free(orig);
 	return rc;
-}
-
-/* AT_ENTRY of the program pid now runs */
-static int auxv_entry(pid_t pid, uint64_t *entry, struct vg_err *e)
-{
-	char path[64];
-	uint64_t av[2];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return vg_errf(e, "opening %s: %s", path, strerror(errno));
-	*entry = 0;
-	while (read(fd, av, sizeof(av)) == sizeof(av) && av[0])
-		if (av[0] == 7 + 2)	/* AT_ENTRY (9) */
-			*entry = av[1];
-	close(fd);
-	if (!*entry)
-		return vg_errf(e, "%s has no AT_ENTRY", path);
-	return 0;
-}
-
-/* Let the stopped child exec; stop at its exec (PTRACE_EVENT_EXEC). */
-static int run_to_exec(pid_t pid, struct vg_err *e)
-{
-	int st;
-
-	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)PTRACE_O_TRACEEXEC))
-		return vg_errf(e, "holding pid %d at its entry: ptrace: %s (CAP_SYS_PTRACE, or kernel.yama.ptrace_scope)",
-			       pid, strerror(errno));
-	kill(pid, SIGCONT);
-	for (;;) {
-		if (waitpid(pid, &st, __WALL) != pid) {
-			if (errno == EINTR)
-				continue;
-			return vg_errf(e, "holding pid %d at its entry: %s",
-				       pid, strerror(errno));
-		}
-		if (WIFEXITED(st) || WIFSIGNALED(st))
-			return vg_errf(e, "the program ended before its exec (exit status %d)",
-				       WIFEXITED(st) ? WEXITSTATUS(st)
-						     : 128 + WTERMSIG(st));
-		if (!WIFSTOPPED(st))
-			continue;
-		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
-			return 0;
-		/* its group stop, SIGCONT's delivery: on it goes */
-		ptrace(PTRACE_CONT, pid, 0,
-		       (void *)(long)(st >> 16 || WSTOPSIG(st) == SIGSTOP
-				      ? 0 : WSTOPSIG(st)));
-	}
-}
-
-/* From the exec to an int3 at the entry; thread 0 of in is the program's
- * only thread yet. Its own signals are delivered on the way. */
-static int run_to(struct vg_inject *in, uint64_t entry, struct vg_err *e)
-{
-	struct user_regs_struct r;
-	uint8_t orig, cc = 0xcc;
-	int st = -1, sig = 0, rc = -1;	/* st != 0: stopped */
-	long until = now_ms() + ENTRY_MS;
-
-	if (vg_inject_read(in, entry, &orig, 1, e) ||
-	    vg_inject_write(in, entry, &cc, 1, e))
-		return -1;
-	for (;;) {
-		if (ptrace(PTRACE_CONT, in->pid, 0, (void *)(long)sig)) {
-			vg_errf(e, "pid %d: ptrace: %s", in->pid,
-				strerror(errno));
-			goto out;
-		}
-		if (thr_wait(in, 0, &st, until - now_ms(), e))
-			goto out;
-		sig = st >> 16 ? 0 : WSTOPSIG(st);
-		if (sig != SIGTRAP)
-			continue;
-		if (vg_inject_getregs(in, 0, &r, e))
-			goto out;
-		if (r.rip == entry + 1)
-			break;
-	}
-	r.rip = entry;
-	rc = setregs(in, 0, &r, e);
-out:
-	if (!in->t[0].gone && vg_inject_write(in, entry, &orig, 1, rc ? NULL : e))
-		rc = -1;
-	if (rc && !in->t[0].gone && !st) {
-		/* still running toward the entry: stop it for the detach */
-		ptrace(PTRACE_INTERRUPT, in->pid, 0, 0);
-		thr_wait(in, 0, &st, SEIZE_MS, NULL);
-	}
-	return rc;
-}
-
-int vg_inject_run_to_entry(pid_t pid, struct vg_inject **out,
-			   struct vg_err *e)
-{
-	struct vg_inject *in;
-	uint64_t entry;
-
-	if (run_to_exec(pid, e))
-		return -1;
-	/* /proc/pid/mem is the new program's only once it has exec'ed */
-	if (!(in = inject_new(pid, e)) || thr_add(in, pid)) {
-		if (in)
-			vg_inject_release(in);
-		else
-			ptrace(PTRACE_DETACH, pid, 0, 0);
-		return in ? vg_errf(e, "out of memory") : -1;
-	}
-	/* the exec is caught: no more exec stops, a seized thread as any */
-	if (ptrace(PTRACE_SETOPTIONS, pid, 0, 0)) {
-		vg_errf(e, "pid %d: ptrace: %s", pid, strerror(errno));
-		vg_inject_release(in);
-		return -1;
-	}
-	if (auxv_entry(pid, &entry, e) || run_to(in, entry, e) ||
-	    seize_all(in, e)) {
-		vg_inject_release(in);
-		return -1;
-	}
-	*out = in;
-	return 0;
 }
