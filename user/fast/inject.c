@@ -151,7 +151,10 @@ int vg_inject_seize_all(struct vg_inject *in, struct vg_err *e)
 			goto out;
 		}
 		for (int k = 0; k < n && k < MAX_THREADS; k++) {
-			if (have_tid(in, tids[k]))
+			/* a leader that exited before its threads: a zombie
+			 * never stops for a tracer */
+			if (have_tid(in, tids[k]) ||
+			    vg_proc_state(tids[k]) == 'Z')
 				continue;
 			if (ptrace(PTRACE_SEIZE, tids[k], 0, 0)) {
 				if (errno == ESRCH)	/* it exited */

@@ -97,13 +97,18 @@ static int run_to(struct vg_inject *in, uint64_t entry, struct vg_err *e)
 	r.rip = entry;
 	rc = vg_inject_setregs(in, 0, &r, e);
 out:
+	if (rc && !in->t[0].gone && !st) {
+		/* still running toward the entry: stopped for the detach,
+		 * and not left after the int3 if it got there meanwhile */
+		ptrace(PTRACE_INTERRUPT, in->pid, 0, 0);
+		if (!vg_inject_wait(in, 0, &st, VG_INJECT_SEIZE_MS, NULL) &&
+		    !vg_inject_getregs(in, 0, &r, NULL) && r.rip == entry + 1) {
+			r.rip = entry;
+			vg_inject_setregs(in, 0, &r, NULL);
+		}
+	}
 	if (!in->t[0].gone && vg_inject_write(in, entry, &orig, 1, rc ? NULL : e))
 		rc = -1;
-	if (rc && !in->t[0].gone && !st) {
-		/* still running toward the entry: stop it for the detach */
-		ptrace(PTRACE_INTERRUPT, in->pid, 0, 0);
-		vg_inject_wait(in, 0, &st, VG_INJECT_SEIZE_MS, NULL);
-	}
 	return rc;
 }
 
