@@ -122,11 +122,11 @@ int vg_inject_run_to_entry(pid_t pid, struct vg_inject **out,
 		return -1;
 	/* /proc/pid/mem is the new program's only once it has exec'ed */
 	if (!(in = vg_inject_new(pid, e)) || vg_inject_add(in, pid)) {
-		if (in)
-			vg_inject_release(in);
-		else
-			ptrace(PTRACE_DETACH, pid, 0, 0);
-		return in ? vg_errf(e, "out of memory") : -1;
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+		if (!in)
+			return -1;
+		vg_inject_release(in);
+		return vg_errf(e, "out of memory");
 	}
 	/* the exec is caught: no more exec stops, a seized thread as any */
 	if (ptrace(PTRACE_SETOPTIONS, pid, 0, 0)) {
