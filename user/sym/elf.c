@@ -294,6 +294,25 @@ out:
 	return ret;
 }
 
+int vg_elf_dyn_object(const char *binary, const char *name, uint64_t *addr,
+		      uint64_t *size, struct vg_err *e)
+{
+	struct vg_elf_file f;
+	GElf_Sym sym;
+	bool found;
+
+	if (vg_elf_file_open(binary, &f, e))
+		return -1;
+	found = vg_elf_lookup(f.elf, VG_TAB_DYNSYM, name, VG_SYM_OBJECT, true,
+			      &sym);
+	vg_elf_file_close(&f);
+	if (!found)
+		return vg_errf(e, "%s exports no object '%s'", binary, name);
+	*addr = sym.st_value;
+	*size = sym.st_size;
+	return 0;
+}
+
 int vg_resolve_program(const char *prog, char *out, struct vg_err *e)
 {
 	const char *path = getenv("PATH");

@@ -37,6 +37,11 @@ struct vg_func {
 int vg_elf_find_func(const char *binary, const char *name,
 		     struct vg_func *out, struct vg_err *e);
 
+/* A data object BINARY exports (.dynsym, a global of any version):
+ * its link-time address and size. */
+int vg_elf_dyn_object(const char *binary, const char *name, uint64_t *addr,
+		      uint64_t *size, struct vg_err *e);
+
 /* Resolve a program name the way execvp would (PATH search when it has no
  * slash) into an absolute path; out must hold PATH_MAX bytes. */
 int vg_resolve_program(const char *prog, char *out, struct vg_err *e);

@@ -1,0 +1,41 @@
+/* Shared by inject.c and inject_mem.c only. */
+#ifndef VIGIL_FAST_INJECT_INTERNAL_H
+#define VIGIL_FAST_INJECT_INTERNAL_H
+
+#include <stdbool.h>
+#include <sys/user.h>
+
+#include "inject.h"
+
+struct vg_inject_thr {
+	pid_t tid;
+	bool gone;		/* exited while seized: nothing to detach */
+	/* signals that arrived while vigil ran the thread (a step, a system
+	 * call): held back then, sent again before the detach */
+	uint64_t held;
+};
+
+struct vg_inject {
+	pid_t pid;
+	int memfd;		/* /proc/pid/mem */
+	int n, cap;
+	struct vg_inject_thr *t;
+};
+
+enum { VG_INJECT_SEIZE_MS = 5000 };
+
+long vg_inject_now_ms(void);
+struct vg_inject *vg_inject_new(pid_t pid, struct vg_err *e);
+int vg_inject_add(struct vg_inject *in, pid_t tid);
+/* Seize the threads not held yet, until a pass finds none */
+int vg_inject_seize_all(struct vg_inject *in, struct vg_err *e);
+/* Wait up to ms for thread i to stop: 0 and its status; -1 when it ended
+ * (marked gone) or did not stop in time (*st = 0). */
+int vg_inject_wait(struct vg_inject *in, int i, int *st, int ms,
+		   struct vg_err *e);
+int vg_inject_setregs(struct vg_inject *in, int i,
+		      const struct user_regs_struct *r, struct vg_err *e);
+int vg_inject_getregs(struct vg_inject *in, int i,
+		      struct user_regs_struct *r, struct vg_err *e);
+
+#endif
