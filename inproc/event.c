@@ -213,6 +213,10 @@ VG_HIDDEN void vg_handle_conf(struct vg_fast_shared *sh,
 	__u64 now = 0;
 	int skip;
 
+	/* as the BPF ev_hits: every call, before `outside` (an atomic add,
+	 * not a per-CPU slot: the agent has no CPU of its own) */
+	if (event < VG_MAX_EVENTS)
+		__atomic_fetch_add(&sh->ev_hits[event], 1, __ATOMIC_RELAXED);
 	/* f's own entry and return are outside f: the return counts down
 	 * first, the entry up after */
 	if (conf->flags & VG_EVF_LEAVE)
