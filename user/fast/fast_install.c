@@ -701,7 +701,7 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 	if (!f)
 		return;
 	__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
-	if (!target_gone && f->patched && !vg_inject_seize(f->pid, &in, &e)) {
+	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched && !vg_inject_seize(f->pid, &in, &e)) {
 		if (patch(f, in, true, &e))
 			fprintf(stderr, "vigil: taking the in-process tier's patches out of pid %d: %s (they stay: the functions keep working, unrecorded)\n",
 				f->pid, e.msg);

@@ -26,9 +26,10 @@
 
 void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h)
 {
-	if (!(h->flags & VG_RF_ARMSTOP))
-		return;
 	struct vg_holds *hs = &ss->holds;
+
+	if (!(h->flags & VG_RF_ARMSTOP) || h->time_ns < hs->since_ns)
+		return;
 
 	hs->count++;
 	for (int i = 0; i < hs->n; i++)

@@ -37,6 +37,11 @@ struct vg_holds {
 	int n;
 	bool overflow;		/* more processes than slots */
 	uint64_t count;		/* such records, in the whole run */
+	/* when vigil let the program it launched go (CLOCK_MONOTONIC, the
+	 * records' clock): a stop from before, made while the in-process
+	 * tier ran it to its entry with ptrace, is not held any more (that
+	 * run took it, and the release resumed it) */
+	uint64_t since_ns;
 };
 
 /* One set of properties installed on the process: the run's own, or a
