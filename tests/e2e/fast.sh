@@ -49,15 +49,18 @@ for how in fast nofast; do
 		specs/lib/double_free.vigil -- "$TARGETS/allocs"
 	expect_rc 0
 	python3 - "$TMP/$how.json" >"$TMP/$how.sum" <<'PY' || fail "$how: no stats"
-import json, sys
+import collections, json, sys
+verdicts = collections.Counter()
 for l in open(sys.argv[1]):
     o = json.loads(l)
     if o["type"] == "verdict":
-        print("verdict", o["property"], o["state"], o["verdict"])
+        verdicts[(o["property"], o["state"], o["verdict"])] += 1
     elif o["type"] == "stats":
         print("events", o["events"], "lost", o["lost"], "violations", o["violations"])
-        for k, v in sorted(o.get("per_event", {}).items()):
-            print("event", k, v)
+        for p in o["probes"]:
+            print("probe", p["kind"], p["name"], "hits", p["hits"], "lost", p["lost"])
+for v, n in sorted(verdicts.items()):
+    print("verdicts", *v, n)
 PY
 done
 cat "$TMP/fast.sum"
