@@ -64,7 +64,7 @@ static void expect_kstep(int i, int ev, int from, int to, uint16_t flags,
 	assert_int_equal(recs[i].h.event, ev);
 	assert_int_equal(recs[i].from, from);
 	assert_int_equal(recs[i].to, to);
-	assert_int_equal(recs[i].h.flags, flags);
+	assert_int_equal(recs[i].h.flags, flags | VG_RF_INPROC);
 	assert_int_equal(recs[i].key[0], key);
 	assert_int_equal(recs[i].key[1], 0);
 	assert_int_equal(recs[i].prop, 0);
@@ -285,7 +285,7 @@ static void test_guards_updates(void **state)
 	assert_int_equal(recs[nrecs - 1].to,
 			 state_named(&q.f.spec->props[0], "overflow"));
 	assert_int_equal(recs[nrecs - 1].h.flags,
-			 VG_RF_VERDICT | VG_RF_STOPPED);
+			 VG_RF_VERDICT | VG_RF_STOPPED | VG_RF_INPROC);
 	/* a guard that fails: the initial state's transitions on the event
 	 * move, so the slice is made (as in the kernel), and stays in the
 	 * initial state, unreported */

@@ -334,7 +334,8 @@ static void test_violation_again(void **state)
 	assert_int_equal(step(&f, malloc_ev, m0), VG_RF_STOPPED);
 	assert_int_equal(nrecs, 1);
 	assert_int_equal(recs[0].to, zero);
-	assert_int_equal(recs[0].h.flags, VG_RF_VERDICT | VG_RF_STOPPED);
+	assert_int_equal(recs[0].h.flags,
+			 VG_RF_VERDICT | VG_RF_STOPPED | VG_RF_INPROC);
 	assert_non_null(s = kslice(f.sh, 0, 0x40, 0));
 	assert_int_equal(step(&f, malloc_ev, m0), 0);
 	assert_int_equal(nrecs, 1);
