@@ -7,6 +7,10 @@
 # whether a timeout made them and with which limit, and both tiers must
 # take as many timeouts (the stats' timeouts=N); the kernel tier's come
 # from its own timer (bpf/ktimer.bpf.h).
+# And a third run, with the in-process tier asked for every function
+# (--fast '*': what it can take runs in the target, the rest keeps its
+# uprobes): the same verdicts, and the same count of events per probe, as
+# the kernel tier's run.
 . "$(dirname "$0")/lib.sh"
 
 # spec | target and arguments [| -D parameters]
@@ -42,7 +46,7 @@ checked=0
 for c in "${cases[@]}"; do
 	IFS='|' read -r spec target defs <<<"$c"
 	"$VIGIL" lint $defs "$spec" | grep -q ': kernel tier' || continue
-	for tier in kernel user; do
+	for tier in kernel user fast; do
 		# drop the spec's own reactions that stop or replace the target
 		# (stop, restore, checkpoint) so both runs go to the end
 		sed -e 's/^on enter \(.*\): stop$/on enter \1: log "entered"/' \
@@ -51,12 +55,15 @@ for c in "${cases[@]}"; do
 		    -e '/^on enter .*: checkpoint$/d' "$spec" >"$TMP/spec.vigil"
 		# "kernel": every eligible property in the kernel tier (auto),
 		# the others, as in any run, in the user tier
-		t=$tier; [ "$tier" = kernel ] && t=auto
-		run_vigil run --disable-aslr --tier=$t --json "$TMP/$tier.jsonl" $defs "$TMP/spec.vigil" -- $target
+		t=$tier fast=
+		[ "$tier" = kernel ] && t=auto
+		[ "$tier" = fast ] && { t=auto; fast=--fast='*'; }
+		run_vigil run --disable-aslr --tier=$t $fast --json "$TMP/$tier.jsonl" $defs "$TMP/spec.vigil" -- $target
 		[ "$RC" -le 1 ] || fail "$tier tier failed on $spec $target"
 		python3 - "$TMP/$tier.jsonl" >"$TMP/$tier.verdicts" <<'PY'
 import json, sys
 events = 0
+hits = open(sys.argv[1] + ".hits", "w")
 for l in open(sys.argv[1]):
     o = json.loads(l)
     if o["type"] == "verdict":
@@ -65,6 +72,8 @@ for l in open(sys.argv[1]):
               "timeout limit %d" % t["limit_ns"] if t else "")
     elif o["type"] == "stats":
         events = o["events"]
+        for p in o["probes"]:
+            print(p["kind"], p["name"], p["hits"], file=hits)
 if not events:
     sys.exit("no event seen")
 PY
@@ -74,6 +83,10 @@ PY
 	done
 	echo "== $spec $target: $(wc -l <"$TMP/kernel.verdicts") verdicts"
 	diff "$TMP/kernel.verdicts" "$TMP/user.verdicts" || fail "tiers disagree on $spec $target"
+	grep -q 'in-process tier: [1-9]' "$TMP/out" &&
+		echo "   in-process: $(grep -o 'in-process tier: [0-9]* function' "$TMP/out")"
+	diff "$TMP/kernel.verdicts" "$TMP/fast.verdicts" || fail "the in-process tier disagrees on $spec $target"
+	diff "$TMP/kernel.jsonl.hits" "$TMP/fast.jsonl.hits" || fail "the in-process tier counts other events on $spec $target"
 	checked=$((checked + 1))
 done
 # the 5 timed cases run in the kernel tier only where its timer can stop

@@ -113,17 +113,46 @@ static bool in_hole(uint64_t lo, uint64_t hi, uint64_t near, size_t len,
 	return true;
 }
 
-/* Holes of the target's maps near `near`, nearest first */
+/* Where brk starts the heap (/proc/pid/stat's start_brk, field 47):
+ * before the program has called brk there is no [heap] line yet, and a
+ * mapping right above its data would leave malloc no room to grow there
+ * (it falls back to mmap: other addresses, another program). 0: unknown */
+static uint64_t start_brk(pid_t pid)
+{
+	char path[64], buf[2048], *p;
+	unsigned long long v = 0;
+	ssize_t n;
+	int fd, field = 3;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || !(p = strrchr((buf[n] = 0, buf), ')')))
+		return 0;
+	/* fields from 3 on follow the command's closing parenthesis */
+	for (p += 2; *p && field < 47; p++)
+		if (*p == ' ')
+			field++;
+	if (sscanf(p, "%llu", &v) != 1)
+		return 0;
+	return v;
+}
+
+/* Holes of the target's maps near `near`, nearest first; none in the
+ * heap's way: brk's room from start_brk on, up to the end of reach */
 static int holes(struct vg_inject *in, uint64_t near, size_t len,
 		 struct cand **out, size_t *n, struct vg_err *e)
 {
 	struct vg_maps m;
-	uint64_t prev = USER_BOTTOM;
+	uint64_t prev = USER_BOTTOM, brk = start_brk(in->pid);
+	uint64_t brk_end = brk ? brk + 2 * VG_INJECT_NEAR_SPAN : 0;
 
 	if (vg_maps_read(in->pid, &m, e))
 		return -1;
 	*n = 0;
-	if (!(*out = calloc(m.n + 1, sizeof(**out)))) {
+	if (!(*out = calloc(m.n + 2, sizeof(**out)))) {
 		vg_maps_free(&m);
 		return vg_errf(e, "out of memory");
 	}
@@ -133,6 +162,12 @@ static int holes(struct vg_inject *in, uint64_t near, size_t len,
 
 		if (mp && mp->path && !strcmp(mp->path, "[stack]"))
 			hi = hi > STACK_ROOM ? hi - STACK_ROOM : 0;
+		if (brk && prev < brk_end && hi > brk) {	/* the heap's */
+			if (prev < brk && in_hole(prev, brk, near, len,
+						  &(*out)[*n]))
+				(*n)++;
+			prev = brk_end;
+		}
 		if (hi > prev && in_hole(prev, hi, near, len, &(*out)[*n]))
 			(*n)++;
 		if (!mp || mp->start >= USER_TOP)
