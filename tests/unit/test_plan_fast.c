@@ -61,7 +61,7 @@ static const char ticks[] =
 static void test_fast_asked(void **state)
 {
 	struct vg_spec *s = load(ticks);
-	struct vg_plan *p = fast_plan(s, tgt("ticker"), NULL, NULL);
+	struct vg_plan *p = plan_of(s, tgt("ticker"), VG_TIER_AUTO, false);
 
 	assert_int_equal(p->nfast, 0);
 	assert_false(site(p, "tick", false)->fast);
@@ -82,8 +82,11 @@ static void test_fast_asked(void **state)
 	vg_spec_free(s);
 }
 
-/* one state per slice: a property whose events are partly hot, partly
- * not, stays on uprobes whole, and says which event holds it back */
+/* one state per slice. A kernel-tier property may have its events on
+ * both sides (the agent steps the kernel tier's own table): malloc
+ * in-process, a program function by uprobe. A user-tier property's events
+ * all go one way: partly hot, partly not, it stays on uprobes whole, and
+ * says which event holds it back. */
 static const char mixed[] =
 	"property mixed \"m\"\n"
 	"slice on ptr p\n"
@@ -94,18 +97,45 @@ static const char mixed[] =
 	"  before release(p) -> a\n"
 	"}\n";
 
+static struct vg_plan *fast_plan_tier(const struct vg_spec *s,
+				      const char *bin, const char *list,
+				      enum vg_tier tier)
+{
+	struct vg_plan_fast_req r = { 0 };
+	struct vg_plan_opts o = { .binary = bin, .tier = tier,
+				  .on_violation = VG_OV_STOP,
+				  .no_ktimer = !vg_feat_ktimer(NULL) };
+	struct vg_err e = { 0 };
+	struct vg_plan *p;
+
+	assert_int_equal(vg_plan_fast_parse(list, &r, &e), 0);
+	vg_plan_fast_apply(&r, false, &o);
+	if (!(p = vg_plan_build(s, &o, &e)))
+		fail_msg("plan: %s", e.msg);
+	free(r.buf);
+	return p;
+}
+
 static void test_fast_groups(void **state)
 {
 	struct vg_spec *s = load(mixed);
-	struct vg_plan *p = fast_plan(s, tgt("allocs"), "hot", NULL);
-	const struct vg_plan_site *m = site(p, "malloc", true);
+	struct vg_plan *p = fast_plan_tier(s, tgt("allocs"), "hot",
+					   VG_TIER_AUTO);
+	const struct vg_plan_site *m;
 
+	assert_true(p->kernel[0]);
+	assert_true(site(p, "malloc", true)->fast);
+	assert_false(site(p, "release", false)->fast);
+	vg_plan_free(p);
+	p = fast_plan_tier(s, tgt("allocs"), "hot", VG_TIER_USER);
+	m = site(p, "malloc", true);
+	assert_false(p->kernel[0]);
 	assert_int_equal(p->nfast, 0);
 	assert_false(m->fast);
 	assert_non_null(strstr(m->fast_why, "goes with before release"));
 	vg_plan_free(p);
 	/* both asked for: both in-process */
-	p = fast_plan(s, tgt("allocs"), "hot,release", NULL);
+	p = fast_plan_tier(s, tgt("allocs"), "hot,release", VG_TIER_USER);
 	assert_true(site(p, "malloc", true)->fast);
 	assert_true(site(p, "release", false)->fast);
 	vg_plan_free(p);

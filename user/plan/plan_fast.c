@@ -10,13 +10,17 @@
  *   --dynamic's arming, calls checked against watched blocks, deadlines
  *   (BPF timers) and checkpoint stops of the kernel tier.
  *
- * - One state per slice. Events that share a property, a function, or an
- *   `outside` depth form a group, and a group is in-process whole or not
- *   at all: a property is never stepped half in the kernel's tables and
- *   half in the target's, a function never carries both a patch and a
- *   uprobe, and a depth is counted where it is read. So one event the
- *   agent cannot take keeps its whole group on uprobes, and lint says
- *   which and why.
+ * - One state per slice. A kernel-tier property has it whatever steps
+ *   its events: the agent steps the kernel tier's own slice table, mapped
+ *   into the target, under the same per-slice lock, so malloc in-process
+ *   and a program function by uprobe step one slice in the order they
+ *   happen. A user-tier property's events would come to the monitor
+ *   through two rings, in no common order: they go one way or the other,
+ *   all of them. So events that share a user-tier property, a function
+ *   (never both a patch and a uprobe) or an `outside` depth (counted
+ *   where it is read) form a group, in-process whole or not at all: one
+ *   event the agent cannot take keeps its whole group on uprobes, and
+ *   lint says which and why.
  */
 #include "plan/plan.h"
 
@@ -52,11 +56,16 @@ static const char *const hot[] = {
 	"memcpy", "memmove", "memset", "memcmp", "strcpy", "stpcpy",
 	"strncpy", "strcat", "strncat", "strlen", "strnlen", "strcmp",
 	"strncmp",
-	/* locks */
+	/* locks (with what specs/lib/mutex*.vigil and lock_*.vigil ask of
+	 * the condition variables and a mutex's end) */
 	"pthread_mutex_lock", "pthread_mutex_unlock", "pthread_mutex_trylock",
-	"pthread_mutex_timedlock", "pthread_rwlock_rdlock",
-	"pthread_rwlock_wrlock", "pthread_rwlock_unlock",
-	"pthread_spin_lock", "pthread_spin_unlock",
+	"pthread_mutex_timedlock", "pthread_mutex_clocklock",
+	"pthread_mutex_init", "pthread_mutex_destroy",
+	"pthread_cond_wait", "pthread_cond_timedwait",
+	"pthread_cond_clockwait", "pthread_rwlock_rdlock",
+	"pthread_rwlock_wrlock", "pthread_rwlock_tryrdlock",
+	"pthread_rwlock_trywrlock", "pthread_rwlock_unlock",
+	"pthread_spin_lock", "pthread_spin_trylock", "pthread_spin_unlock",
 };
 
 bool vg_plan_fast_hot(const char *name)
@@ -147,7 +156,8 @@ static void join(int *up, int a, int b)
 		up[a] = b;
 }
 
-/* Group the events (the file comment's second rule) */
+/* Group the events (the file comment's second rule); p->kernel[i]:
+ * property i is in the kernel tier */
 static void group(const struct vg_plan *p, int *up)
 {
 	const struct vg_spec *s = p->spec;
@@ -155,7 +165,7 @@ static void group(const struct vg_plan *p, int *up)
 	for (int i = 0; i < p->nevents; i++)
 		up[i] = i;
 	for (int i = 0; i < s->nprops; i++)
-		for (int b = 1; b < s->props[i].nbindings; b++)
+		for (int b = 1; !p->kernel[i] && b < s->props[i].nbindings; b++)
 			join(up, s->props[i].bindings[0].event,
 			     s->props[i].bindings[b].event);
 	for (int a = 0; a < p->nsites; a++)
