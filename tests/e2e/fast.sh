@@ -41,6 +41,18 @@ LEFT_PIDS+=("$pid")
 # first bytes are the patch (a jmp), the thread is in the agent
 kill -KILL "$pid"
 
+# --- one state per slice: malloc in-process, release() by uprobe --------
+"$VIGIL" lint tests/specs/release_once.vigil --binary "$TARGETS/allocs" \
+	--fast hot >"$TMP/lint" 2>&1
+grep -q 'in-process after malloc' "$TMP/lint" || fail "lint: malloc not in-process"
+grep -q 'uprobe before release' "$TMP/lint" || fail "lint: release not by uprobe"
+run_vigil run --fast hot tests/specs/release_once.vigil -- "$TARGETS/allocs" --double-free
+expect_rc 1
+expect_out 'state  gone -> twice'
+expect_out 'after malloc\(\) returned 0x[0-9a-f]+  init -> live'
+pid=$(stopped_pid)
+[ -n "$pid" ] && kill -KILL "$pid"
+
 # --- the same verdicts and counts as with uprobes -----------------------
 for how in fast nofast; do
 	opt=--fast; arg=hot

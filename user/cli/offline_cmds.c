@@ -272,6 +272,12 @@ int vg_cmd_lint(int argc, char **argv)
 					   .no_ktimer = !vg_feat_ktimer(NULL) };
 		struct vg_plan *plan;
 
+		if (!fast.buf && !no_fast && vg_plan_fast_default() &&
+		    vg_plan_fast_parse(vg_plan_fast_default(), &fast, &e)) {
+			rc = vg_cli_fail(&e);
+			vg_spec_free(spec);
+			return rc;
+		}
 		vg_plan_fast_apply(&fast, no_fast, &po);
 		plan = vg_plan_build(spec, &po, &e);
 		if (!plan) {

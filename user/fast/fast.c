@@ -28,6 +28,7 @@ static int prepare(struct vg_run *run, struct vg_spec *spec, void **state,
 {
 	struct fast *f = calloc(1, sizeof(*f));
 	const char *list = vg_run_option(run, "fast");
+	bool given = list != NULL;
 
 	if (!f)
 		return vg_errf(e, "out of memory");
@@ -38,9 +39,11 @@ static int prepare(struct vg_run *run, struct vg_spec *spec, void **state,
 	if (list && f->off)
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "--fast and --no-fast do not go together");
+	if (!list && !f->off)	/* the default (plan.h) */
+		list = vg_plan_fast_default();
 	if (list && vg_plan_fast_parse(list, &f->req, e))
 		return -1;
-	if (list && f->refused)
+	if (given && f->refused)
 		fprintf(stderr, "vigil: --fast: %s; the functions keep their uprobes\n",
 			f->refused);
 	return 0;

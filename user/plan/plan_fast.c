@@ -375,3 +375,10 @@ void vg_plan_fast_apply(const struct vg_plan_fast_req *r, bool off,
 	o->fast_funcs = off ? NULL : (const char *const *)r->names;
 	o->nfast_funcs = off ? 0 : r->n;
 }
+
+const char *vg_plan_fast_default(void)
+{
+	const char *v = getenv("VIGIL_FAST");
+
+	return v && *v ? v : NULL;
+}
