@@ -11,6 +11,7 @@
 #  - SIGKILL of vigil at random points: the target runs on and finishes
 #    right (the agent sees vigil gone and records nothing more).
 . "$(dirname "$0")/lib.sh"
+unset VIGIL_FAST	# the default list: this test names its own
 
 # --- lint ---------------------------------------------------------------
 "$VIGIL" lint specs/lib/double_free.vigil --binary "$TARGETS/allocs" \
