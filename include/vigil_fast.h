@@ -80,6 +80,16 @@ enum vg_fast_cnt {
 	VG_FCNT_N
 };
 
+/* A thread vigil put back on a call the entry stub had stopped
+ * (user/fast/fast_rewind.c): its next entry there, at that %rsp, is the
+ * same call going on, whose events were handled */
+#define VG_FAST_REWOUND 16
+struct vg_fast_rewound {
+	__u32 tid;		/* 0: free */
+	__u32 hook;		/* hook index + 1 */
+	__u64 rsp;
+};
+
 struct vg_fast_shared {
 	__u32 magic, version;
 	/* vigil's liveness: the futex word of a robust, process-shared
@@ -115,6 +125,12 @@ struct vg_fast_shared {
 	__u64 tail __attribute__((aligned(64)));	/* vigil */
 	/* the consumer's own: the BUSY record it waits on, since when */
 	__u64 stuck_at, stuck_ns;
+	struct vg_fast_rewound rewound[VG_FAST_REWOUND];
+	__u32 nrewound;		/* entries in use */
+	__u32 pad1;
+	char name[16];		/* "vigil-fast": the target's name of the
+				 * threads' mapping (PR_SET_VMA_ANON_NAME),
+				 * which the leak check leaves out */
 	__u64 cnt[VG_FCNT_N] __attribute__((aligned(64)));
 	__u64 ev_hits[VG_MAX_EVENTS];	/* calls seen, by event (as the
 					 * BPF ev_hits: before `outside`) */

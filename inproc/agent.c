@@ -176,32 +176,58 @@ static void push_frame(struct vg_fast_shared *sh, struct vg_fast_thread *t,
 	*(volatile __u64 *)r->rsp = hk->ret_stub;
 }
 
-VG_HIDDEN void vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
+/* Did vigil put this thread back on this call after a stop here
+ * (user/fast/fast_rewind.c)? Then its events were handled already: once
+ * only, the entry is taken back. One load when nothing was. */
+static int rewound(struct vg_fast_shared *sh, __u32 tid, __u32 hook,
+		   __u64 rsp)
+{
+	if (!__atomic_load_n(&sh->nrewound, __ATOMIC_ACQUIRE))
+		return 0;
+	for (int i = 0; i < VG_FAST_REWOUND; i++) {
+		struct vg_fast_rewound *w = &sh->rewound[i];
+
+		if (w->tid == tid && w->hook == hook + 1 && w->rsp == rsp) {
+			w->tid = 0;
+			__atomic_fetch_sub(&sh->nrewound, 1, __ATOMIC_RELEASE);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* 1: the entry stub stops the thread before the function runs (a
+ * kernel-tier stop state), 0: on it goes */
+VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 {
 	struct vg_fast_shared *sh = region();
 	const struct vg_fast_hook *hk;
 	struct vg_fast_thread *t;
+	int stop = 0, again;
 	__u64 self;
 	__u32 tid;
 
 	if (!sh || hook >= VG_FAST_MAX_HOOKS || hook >= sh->nhooks ||
 	    !live(sh))
-		return;
+		return 0;
 	self = tcb_self();
 	tid = tid_of(sh, self);
 	t = thread_of(sh, tid, self, 1);
 	if (!t)
-		return;
+		return 0;
 	if (t->busy) {
 		vg_count(sh, VG_FCNT_REENTER);
-		return;
+		return 0;
 	}
 	t->busy = 1;
 	__asm__ volatile("" ::: "memory");
 	hk = &sh->hooks[hook];
-	__atomic_fetch_add(&((struct vg_fast_hook *)hk)->hits, 1,
-			   __ATOMIC_RELAXED);
-	for (__u32 i = 0; i < hk->nentry && i < VG_FAST_HOOK_EVENTS; i++) {
+	again = rewound(sh, tid, hook, r->rsp);
+	if (!again)
+		__atomic_fetch_add(&((struct vg_fast_hook *)hk)->hits, 1,
+				   __ATOMIC_RELAXED);
+	for (__u32 i = 0; !again && i < hk->nentry && i < VG_FAST_HOOK_EVENTS;
+	     i++) {
 		__u32 ev = hk->entry_ev[i];
 		const struct vg_ev_conf *conf;
 		__u64 slot[VG_NSLOTS];
@@ -212,12 +238,14 @@ VG_HIDDEN void vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 		       ev;
 		vg_memset(slot, 0, sizeof(slot));
 		vg_read_args(sh, r, conf, slot);
-		vg_handle_conf(sh, t, conf, ev, tid, slot, 1, r->rsp);
+		stop |= vg_handle_conf(sh, t, conf, ev, tid, slot, 1, r->rsp);
 	}
-	if (hk->nret)
+	/* a stopped call's frame is pushed when it goes on (again) */
+	if (hk->nret && !stop)
 		push_frame(sh, t, r, hook, hk);
 	__asm__ volatile("" ::: "memory");
 	t->busy = 0;
+	return stop;
 }
 
 /* The frame of the return now, copied to out: frames deeper than it (a

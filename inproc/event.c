@@ -204,7 +204,7 @@ static int emit(void *ctx, const void *rec, __u32 len, __u32 event)
 	return vg_ring_write(ctx, event, rec, len);
 }
 
-VG_HIDDEN void vg_handle_conf(struct vg_fast_shared *sh,
+VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 			      struct vg_fast_thread *t,
 			      const struct vg_ev_conf *conf, __u32 event,
 			      __u32 tid, __u64 *slot, int at_entry,
@@ -225,7 +225,7 @@ VG_HIDDEN void vg_handle_conf(struct vg_fast_shared *sh,
 	if (conf->flags & VG_EVF_ENTER)
 		mark_inside(conf, t);
 	if (skip)
-		return;
+		return 0;
 	if (conf->ncaps)
 		capture(sh, conf, slot);
 	if (conf->flags & VG_EVF_STACK) {
@@ -245,10 +245,17 @@ VG_HIDDEN void vg_handle_conf(struct vg_fast_shared *sh,
 			.emit = emit, .ctx = sh,
 		};
 
-		/* a state that stops the process: stopped here, before
-		 * the function runs, as the kernel tier's SIGSTOP */
+		/* A state that stops the process. At an entry, the entry
+		 * stub stops it once the agent has returned (1): every
+		 * register as at the call, so that vigil can put the thread
+		 * back on the function's first instruction (user/fast/
+		 * fast_rewind.c). At a return, here. */
 		if (vg_inproc_kstep(&env, conf, event, slot, at_entry) &
-		    VG_RF_STOPPED)
+		    VG_RF_STOPPED) {
+			if (at_entry)
+				return 1;
 			vg_kill_thread(sh->tgid, tid, SIGSTOP);
+		}
 	}
+	return 0;
 }

@@ -22,7 +22,7 @@ static inline __u64 vg_convert(__u64 v, __u8 conv, __u8 size)
 
 void vg_read_args(struct vg_fast_shared *sh, const struct vg_fast_regs *r,
 		  const struct vg_ev_conf *conf, __u64 *slot);
-void vg_handle_conf(struct vg_fast_shared *sh, struct vg_fast_thread *t,
+int vg_handle_conf(struct vg_fast_shared *sh, struct vg_fast_thread *t,
 		    const struct vg_ev_conf *conf, __u32 event, __u32 tid,
 		    __u64 *slot, int at_entry, __u64 entry_rsp);
 

@@ -76,6 +76,20 @@ static int start(struct vg_run *run, struct vg_plan *plan, void **state,
 	return 0;
 }
 
+/* a stop: the thread an entry stub stopped goes back on its call */
+static void stop(void *state, const struct vg_run *run, pid_t pid,
+		 pid_t tid)
+{
+	struct fast *f = state;
+	struct vg_err e = { 0 };
+
+	if (!f->installed || pid != vg_run_pid(f->run))
+		return;
+	if (vg_fast_rewind(f->installed, tid, &e))
+		fprintf(stderr, "vigil: thread %d stays in the in-process tier's stub: %s\n",
+			tid, e.msg);
+}
+
 static void end(void *state, const struct vg_run_end *how)
 {
 	struct fast *f = state;
@@ -108,6 +122,7 @@ const struct vg_feature vg_fast_feature = {
 	.prepare = prepare,
 	.plan = plan,
 	.start = start,
+	.stop = stop,
 	.end = end,
 	.released = released,
 };

@@ -18,6 +18,7 @@
 #include "fast_internal.h"
 
 #include <elf.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -43,7 +45,7 @@
 #include "vigil_fast.h"
 
 #define RING_BYTES (16u << 20)
-#define STUB_MAX 128		/* an entry or return stub */
+#define STUB_MAX 160		/* an entry or return stub */
 #define HOOK_BYTES (2 * STUB_MAX + VG_RELOC_MAX)
 #define MAX_AREAS 16		/* files with patched functions */
 #define FN_READ_MAX (256u << 10)	/* the function scanned for jumps */
@@ -53,6 +55,7 @@ struct hook {
 	uint64_t off, size;	/* file offset, symbol size */
 	uint64_t fn;		/* in the target */
 	uint64_t text_lo, text_hi;	/* the mapping it is in */
+	uint64_t entry;		/* its entry stub */
 	int area;
 	struct vg_fast_hook h;	/* what the agent gets */
 	struct vg_reloc r;
@@ -87,6 +90,27 @@ struct vg_fast_run {
 int vg_fast_nhooks(const struct vg_fast_run *f)
 {
 	return f ? f->nhooks : 0;
+}
+
+pid_t vg_fast_pid(const struct vg_fast_run *f)
+{
+	return f->pid;
+}
+
+struct vg_fast_shared *vg_fast_region(struct vg_fast_run *f)
+{
+	return f->sh;
+}
+
+int vg_fast_stopped_hook(const struct vg_fast_run *f, uint64_t pc,
+			 uint64_t *fn)
+{
+	for (int i = 0; i < f->nhooks; i++)
+		if (pc == f->hooks[i].entry + VG_TRAMP_STOPPED) {
+			*fn = f->hooks[i].fn;
+			return i;
+		}
+	return -1;
 }
 
 /* The plan's in-process sites, one hook per function */
@@ -334,6 +358,15 @@ static int threads(struct vg_fast_run *f, struct vg_inject *in,
 			       strerror((int)-r));
 	if (vg_inject_write(in, at, &h, sizeof(h), e))
 		return -1;
+	/* named, for the leak check (and a reader of /proc/pid/maps): a
+	 * kernel without CONFIG_ANON_VMA_NAME says EINVAL, and it stays
+	 * unnamed */
+	snprintf(f->sh->name, sizeof(f->sh->name), "vigil-fast");
+	if (vg_inject_syscall(in, &r, SYS_prctl, PR_SET_VMA,
+			      PR_SET_VMA_ANON_NAME, (long)at, (long)len,
+			      (long)(f->remote + offsetof(struct vg_fast_shared,
+							  name)), 0, e))
+		return -1;
 	/* an offset from the region, wrapping if the table is below it */
 	f->sh->threads_off = at - f->remote;
 	f->sh->threads_size = len;
@@ -486,6 +519,7 @@ static int build_hooks(struct vg_fast_run *f, struct vg_inject *in,
 			k->h.ret_stub = ret;
 		}
 		k->h.fn = k->fn;
+		k->entry = entry;
 		k->h.reloc = reloc;
 		k->h.patch_len = k->r.patch_len;
 		ar->used += HOOK_BYTES;

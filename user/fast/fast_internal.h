@@ -27,5 +27,19 @@ int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
 void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone);
 /* How many functions are patched */
 int vg_fast_nhooks(const struct vg_fast_run *f);
+pid_t vg_fast_pid(const struct vg_fast_run *f);
+/* vigil's mapping of the region it shares with the agent */
+struct vg_fast_shared *vg_fast_region(struct vg_fast_run *f);
+/* The hook whose entry stub stopped a thread at pc (tramp.h's
+ * VG_TRAMP_STOPPED), its function's address in *fn; -1: none */
+int vg_fast_stopped_hook(const struct vg_fast_run *f, uint64_t pc,
+			 uint64_t *fn);
+
+/* fast_rewind.c: thread tid, stopped by an entry stub at a kernel-tier
+ * stop state, put back on the function's first instruction with the
+ * registers of the call, as gdb then shows it (bt: the call); its next
+ * entry there is that call going on. 0 when done or when tid is not
+ * stopped in a stub (a user-tier stop), -1 with e set. */
+int vg_fast_rewind(struct vg_fast_run *f, pid_t tid, struct vg_err *e);
 
 #endif

@@ -93,21 +93,53 @@ static void call_agent(struct emit *e, uint32_t hook, uint64_t fn)
 	PUT(e, 0xff, 0xd0);
 }
 
+/* The entry stub's way on: registers back, then the relocated first
+ * instructions */
+static void entry_on(struct emit *e, uint64_t reloc)
+{
+	PUT(e, 0x9d);				/* popf */
+	pop_regs(e);
+	PUT(e, 0x48, 0x8d, 0x64, 0x24, 0x08);	/* lea 8(%rsp), %rsp */
+	PUT(e, 0xff, 0x25, 0, 0, 0, 0);		/* jmp *0(%rip) */
+	put_u64(e, reloc);
+}
+
+/* The agent returned 1: a kernel-tier stop state. kill(getpid(),
+ * SIGSTOP) with the frame still on the stack, flags at %rsp: stopped
+ * right after the second syscall (VG_TRAMP_STOPPED), with every
+ * register of the call but rax, rdi, rsi, rcx and r11 as it was and
+ * those in the frame, vigil can put the thread back on the function's
+ * first instruction (fast_rewind.c). Resumed as it is (vigil gone), it
+ * goes on as without the stop. */
+static void entry_stop(struct emit *e)
+{
+	PUT(e, 0xb8, 39, 0, 0, 0, 0x0f, 0x05);	/* mov $SYS_getpid, %eax; syscall */
+	PUT(e, 0x89, 0xc7);			/* mov %eax, %edi */
+	PUT(e, 0xbe, 19, 0, 0, 0);		/* mov $SIGSTOP, %esi */
+	PUT(e, 0xb8, 62, 0, 0, 0, 0x0f, 0x05);	/* mov $SYS_kill, %eax; syscall */
+}
+
 int vg_tramp_entry_stub(uint8_t *buf, size_t cap, uint64_t at, uint32_t hook,
 			uint64_t agent_entry, uint64_t reloc)
 {
 	struct emit e = { buf, buf + cap, 0 };
+	uint8_t *jnz;
 
 	PUT(&e, 0x54);				/* push %rsp */
 	push_regs(&e);
 	PUT(&e, 0x9c);				/* pushf */
 	PUT(&e, 0x48, 0x8d, 0x7c, 0x24, 0x08);	/* lea 8(%rsp), %rdi */
 	call_agent(&e, hook, agent_entry);
-	PUT(&e, 0x9d);				/* popf */
-	pop_regs(&e);
-	PUT(&e, 0x48, 0x8d, 0x64, 0x24, 0x08);	/* lea 8(%rsp), %rsp */
-	PUT(&e, 0xff, 0x25, 0, 0, 0, 0);	/* jmp *0(%rip) */
-	put_u64(&e, reloc);
+	PUT(&e, 0x85, 0xc0);			/* test %eax, %eax */
+	jnz = e.p;
+	PUT(&e, 0x75, 0);			/* jnz stop */
+	entry_on(&e, reloc);
+	if (!e.bad)
+		jnz[1] = (uint8_t)(e.p - (jnz + 2));
+	entry_stop(&e);
+	if (!e.bad && e.p - buf != VG_TRAMP_STOPPED)
+		return -1;	/* tramp.h's offset is wrong */
+	entry_on(&e, reloc);
 	return e.bad ? -1 : (int)(e.p - buf);
 }
 

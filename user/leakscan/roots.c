@@ -360,6 +360,13 @@ static bool is_root(const struct map *m, const struct map *prev,
 {
 	if (m->perms[0] != 'r' || m->perms[1] != 'w' || m->stack)
 		return false;
+	/* vigil's own in the target (the in-process tier, user/fast/): its
+	 * ring and frames hold the program's pointers, but nothing of the
+	 * program's */
+	if (!strncmp(m->path, "/memfd:vigil-fast", 17) ||
+	    !strncmp(m->path, "[anon:vigil-fast", 16) ||
+	    !strncmp(m->path, "anon_inode:bpf-map", 18))
+		return false;
 	if (m->path[0] == '[' && strncmp(m->path, "[anon:", 6))
 		return false;	/* [heap], [stack] (no live thread on it),
 				 * [vvar], [vsyscall] */

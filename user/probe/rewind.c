@@ -122,7 +122,7 @@ const char *vg_rewind_stop_note(const struct vg_probe *p,
 	if (ev->kind != VG_EV_BEFORE)
 		return NULL;
 	if (flags & VG_RF_INPROC) {	/* the in-process tier's stop */
-		snprintf(buf, len, "stopped at the call of %s, before its first instruction: the in-process tier holds the thread in its stub (nothing of %s has run)",
+		snprintf(buf, len, "stopped at the call of %s, before its first instruction (the in-process tier: nothing of %s has run)",
 			 ev->name, ev->name);
 		return buf;
 	}

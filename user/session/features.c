@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "act/scenario.h"
 #include "container/container.h"
@@ -81,6 +82,16 @@ bool vg_run_attached(const struct vg_run *r)
 	return !S(r)->o->watch_exe && S(r)->o->pid > 0;
 }
 
+static bool same_pid_ns(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", pid);
+	return !stat(path, &a) && !stat("/proc/self/ns/pid", &b) &&
+	       a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
 const char *vg_run_not_patchable(const struct vg_run *r)
 {
 	const struct vg_session_opts *o = S(r)->o;
@@ -96,6 +107,8 @@ const char *vg_run_not_patchable(const struct vg_run *r)
 		return "checkpoints: CRIU cannot dump the kernel tier's table mapped in the target";
 	if (o->state_path)
 		return "a restored process: its patches are not restored";
+	if (o->pid > 0 && !same_pid_ns(o->pid))
+		return "the process is in another pid namespace (a container): the agent's thread ids would be the container's";
 	return NULL;
 }
 
