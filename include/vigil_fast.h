@@ -41,7 +41,9 @@ struct vg_fast_hook {
 	__u16 entry_ev[VG_FAST_HOOK_EVENTS];
 	__u16 ret_ev[VG_FAST_HOOK_EVENTS];
 	__u8 nentry, nret;
-	__u8 pad[2];
+	__u8 ret_args;		/* its return events read arguments (the
+				 * BPF side's stash site): saved at entry */
+	__u8 pad;
 	__u32 patch_len;
 	__u64 hits;		/* calls seen (entry), for vigil's counters */
 };

@@ -163,7 +163,11 @@ static void push_frame(struct vg_fast_shared *sh, struct vg_fast_thread *t,
 	f = &t->fr[t->depth];
 	conf = (const struct vg_ev_conf *)vg_at(sh, sh->evconf_off) +
 	       hk->ret_ev[0];
-	vg_read_args(sh, r, conf, slot);
+	/* as the BPF stash, which only an `after` event with fields has:
+	 * without, its arguments read as 0 */
+	vg_memset(slot, 0, sizeof(slot));
+	if (hk->ret_args)
+		vg_read_args(sh, r, conf, slot);
 	vg_memcpy(f->args, slot, sizeof(f->args));
 	f->ret = *(__u64 *)r->rsp;	/* the stub's caller put it there */
 	f->rsp = r->rsp;

@@ -157,6 +157,7 @@ static void set_events(void)
 		T.sh->hooks[h].entry_ev[0] = 2 * h;
 		T.sh->hooks[h].ret_ev[0] = 2 * h + 1;
 		T.sh->hooks[h].nentry = T.sh->hooks[h].nret = 1;
+		T.sh->hooks[h].ret_args = 1;
 	}
 }
 

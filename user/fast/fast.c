@@ -69,6 +69,12 @@ static int start(struct vg_run *run, struct vg_plan *plan, void **state,
 	if (vg_fast_install(vg_run_pid(run), !vg_run_attached(run), plan,
 			    vg_run_probe(run), &f->installed, e))
 		return -1;
+	/* vigil run's program waits at its entry, its libraries mapped:
+	 * the records of its start now (the loader's rendezvous, whose
+	 * mappings name the libraries' globals), as vigil would have read
+	 * them with the program held there */
+	if (!vg_run_attached(run) && vg_run_drain(run, e) < 0)
+		return -1;
 	n = vg_fast_nhooks(f->installed);
 	if (!vg_run_quiet(run))
 		fprintf(stderr, "vigil: in-process tier: %d function%s patched (vigil lint --binary --fast says which)\n",

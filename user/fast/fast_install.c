@@ -121,12 +121,14 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 		const struct vg_plan_site *u = &plan->sites[i];
 		struct hook *k = NULL;
 
-		if (!u->fast || u->prog == VG_PROG_STASH)
-			continue;	/* the agent stashes for the return */
+		if (!u->fast)
+			continue;
 		for (int j = 0; j < f->nhooks && !k; j++)
 			if (f->hooks[j].off == u->func &&
 			    !strcmp(f->hooks[j].path, u->path))
 				k = &f->hooks[j];
+		if (u->prog == VG_PROG_STASH)	/* below */
+			continue;
 		if (!k) {
 			if (f->nhooks == VG_FAST_MAX_HOOKS)
 				return vg_errf(e, "the in-process tier takes at most %d functions (--no-fast, or fewer names in --fast)",
@@ -148,6 +150,15 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 			k->h.entry_ev[k->h.nentry++] = (uint16_t)u->event;
 		}
 	}
+	/* an `after` event with fields has its entry half (the BPF stash):
+	 * the agent saves the arguments then */
+	for (int i = 0; i < plan->nsites; i++)
+		for (int j = 0; plan->sites[i].fast &&
+				plan->sites[i].prog == VG_PROG_STASH &&
+				j < f->nhooks; j++)
+			if (f->hooks[j].off == plan->sites[i].func &&
+			    !strcmp(f->hooks[j].path, plan->sites[i].path))
+				f->hooks[j].h.ret_args = 1;
 	return 0;
 }
 

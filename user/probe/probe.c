@@ -266,7 +266,64 @@ out:
 	return rc;
 }
 
+static int deliver(void *ctx, void *data, size_t size);
+
+/* The in-process tier's records of this drain (p->pend: each a size_t
+ * length, then the record, 8-byte aligned) up to time `until`, first:
+ * two rings, one order of events (a slice's malloc in-process before its
+ * free by uprobe) */
+static int deliver_pending(struct vg_probe *p, uint64_t until)
+{
+	while (p->pend.at < p->pend.len) {
+		size_t n;
+		struct vg_rec_hdr *h;
+
+		memcpy(&n, p->pend.buf + p->pend.at, sizeof(n));
+		h = (struct vg_rec_hdr *)(p->pend.buf + p->pend.at + 8);
+		if (n >= sizeof(*h) && h->time_ns > until)
+			break;
+		p->pend.at += 8 + ((n + 7) & ~(size_t)7);
+		if (deliver(p, h, n))
+			return -1;
+	}
+	return 0;
+}
+
+static int keep_pending(void *ctx, void *data, size_t size)
+{
+	struct vg_probe *p = ctx;
+	size_t need = p->pend.len + 8 + ((size + 7) & ~(size_t)7);
+
+	if (need > p->pend.cap) {
+		size_t cap = p->pend.cap ? p->pend.cap : 1 << 16;
+		uint8_t *b;
+
+		while (cap < need)
+			cap *= 2;
+		if (!(b = realloc(p->pend.buf, cap)))
+			return -1;
+		p->pend.buf = b;
+		p->pend.cap = cap;
+	}
+	memcpy(p->pend.buf + p->pend.len, &size, sizeof(size));
+	memcpy(p->pend.buf + p->pend.len + 8, data, size);
+	p->pend.len = need;
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
+{
+	struct vg_probe *p = ctx;
+
+	if (size >= sizeof(struct vg_rec_hdr) && p->pend.at < p->pend.len &&
+	    deliver_pending(p, ((struct vg_rec_hdr *)data)->time_ns)) {
+		p->cb_failed = 1;
+		return -1;
+	}
+	return deliver(p, data, size);
+}
+
+static int deliver(void *ctx, void *data, size_t size)
 {
 	struct vg_probe *p = ctx;
 	struct vg_probe_rec r = { .h = data };
@@ -485,6 +542,7 @@ void vg_probe_close(struct vg_probe *p)
 	free(p->link_prog_fd);
 	if (p->kslot_mem)
 		munmap((void *)p->kslot_mem, p->kslot_mem_len);
+	free(p->pend.buf);
 	if (p->skel)
 		vg_ktimer_stop(p);
 	vigil_bpf__destroy(p->skel);
@@ -578,27 +636,32 @@ void vg_probe_set_polling(struct vg_probe *p, bool polling)
 int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
 		   struct vg_err *e)
 {
-	int n;
+	int n, m;
 
 	p->cb = cb;
 	p->cb_ctx = ctx;
 	p->cb_failed = 0;
-	n = ring_buffer__consume(p->rb);
-	if (p->cb_failed)
-		return -1;	/* cb filled e */
-	if (n < 0)
-		return vg_errf(e, "reading the ring buffer: %s",
-			       strerror(-n));
+	/* the in-process tier's records first copied out, then each
+	 * delivered before the first BPF record that is later */
+	p->pend.len = p->pend.at = 0;
 	if (p->src.drain) {
-		int m = p->src.drain(p->src.ctx, on_record, p);
+		int m = p->src.drain(p->src.ctx, keep_pending, p);
 
-		if (p->cb_failed)
-			return -1;
 		if (m < 0)
 			return vg_errf(e, "reading the in-process tier's ring");
-		n += m;
+		n = m;
+	} else {
+		n = 0;
 	}
-	return n;
+	m = ring_buffer__consume(p->rb);
+	if (!p->cb_failed && m >= 0 && deliver_pending(p, UINT64_MAX))
+		p->cb_failed = 1;
+	if (p->cb_failed)
+		return -1;	/* cb filled e */
+	if (m < 0)
+		return vg_errf(e, "reading the ring buffer: %s",
+			       strerror(-m));
+	return n + m;
 }
 
 void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s)

@@ -114,6 +114,12 @@ struct vg_probe {
 	 * own holds (probe_live.c) must not take away */
 	bool plan_hold[VG_MAX_EVENTS];
 	struct vg_probe_source src;	/* the in-process tier's ring */
+	/* its records of this drain, copied out, delivered in time order
+	 * among the BPF ring's (probe.c, vg_probe_drain) */
+	struct {
+		uint8_t *buf;
+		size_t len, cap, at;	/* bytes; at: delivered so far */
+	} pend;
 	uint32_t kslot_max, kslot_cap;	/* the kernel-tier slice table */
 	const struct vg_kslot *kslot_mem;	/* it, mapped read-only; or
 						 * NULL (read by system calls) */

@@ -395,8 +395,11 @@ static int loop(struct session *ss, struct vg_err *e)
 		epoll_ctl(ep, EPOLL_CTL_ADD, ev.data.fd, &ev);
 		epoll_ctl(ep_ctl, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	}
-	if (!ss->o->pid && !ss->o->watch_exe)	/* hold.c says why */
+	if (!ss->o->pid && !ss->o->watch_exe) {	/* hold.c says why */
 		ss->holds.since_ns = vg_now_ns(CLOCK_MONOTONIC);
+		ss->holds.n = 0;
+		ss->holds.overflow = false;
+	}
 	if (!ss->o->pid && !ss->o->watch_exe && (ss->o->interactive
 			    ? vg_proc_release_at_entry(ss->pid, e)
 			    : vg_proc_release(ss->pid, e)))

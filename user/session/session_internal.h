@@ -40,7 +40,8 @@ struct vg_holds {
 	/* when vigil let the program it launched go (CLOCK_MONOTONIC, the
 	 * records' clock): a stop from before, made while the in-process
 	 * tier ran it to its entry with ptrace, is not held any more (that
-	 * run took it, and the release resumed it) */
+	 * run took it, and the release resumes it), whether its record was
+	 * read before the release (held: forgotten then) or after */
 	uint64_t since_ns;
 };
 
