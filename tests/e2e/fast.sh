@@ -11,7 +11,7 @@
 #  - SIGKILL of vigil at random points: the target runs on and finishes
 #    right (the agent sees vigil gone and records nothing more).
 . "$(dirname "$0")/lib.sh"
-unset VIGIL_FAST	# the default list: this test names its own
+unset VIGIL_FAST	# the default list (hot): this test sets its own
 
 # --- lint ---------------------------------------------------------------
 "$VIGIL" lint specs/lib/double_free.vigil --binary "$TARGETS/allocs" \
@@ -23,9 +23,15 @@ grep -q 'uprobe before free' "$TMP/lint" && fail "lint: free keeps a uprobe too"
 "$VIGIL" lint specs/lib/use_after_free.vigil --binary "$TARGETS/allocs" \
 	--fast hot >"$TMP/lint" 2>&1
 grep -q 'not in-process: .*watchpoint' "$TMP/lint" || fail "lint: no reason for use_after_free: $(cat "$TMP/lint")"
-# without --fast, nothing is in-process
+# the default is --fast hot; --no-fast and VIGIL_FAST=off take it away
 "$VIGIL" lint specs/lib/double_free.vigil --binary "$TARGETS/allocs" >"$TMP/lint" 2>&1
-grep -q 'in-process' "$TMP/lint" && fail "lint: in-process without --fast"
+grep -q 'in-process before free' "$TMP/lint" || fail "lint: free not in-process by default"
+"$VIGIL" lint specs/lib/double_free.vigil --binary "$TARGETS/allocs" --no-fast >"$TMP/lint" 2>&1
+grep -q 'in-process' "$TMP/lint" && fail "lint: in-process with --no-fast"
+VIGIL_FAST=off "$VIGIL" lint specs/lib/double_free.vigil --binary "$TARGETS/allocs" >"$TMP/lint" 2>&1
+grep -q 'in-process' "$TMP/lint" && fail "lint: in-process with VIGIL_FAST=off"
+VIGIL_FAST=tick "$VIGIL" lint specs/ticks.vigil --binary "$TARGETS/ticker" >"$TMP/lint" 2>&1
+grep -q 'in-process before tick' "$TMP/lint" || fail "lint: VIGIL_FAST=tick not taken"
 
 # --- a double free, stopped before free runs ----------------------------
 run_vigil run --fast hot --json "$TMP/fast.json" specs/lib/double_free.vigil -- "$TARGETS/allocs" --double-free

@@ -115,7 +115,7 @@ static void released(void *state, const struct vg_run_end *how)
 
 static const struct vg_feature_opt opts[] = {
 	{ "fast", "LIST", false,
-	  "the in-process tier: patch these functions in the target instead\n      of trapping on them (no uprobe: tens of ns a call): `hot` for the\n      memory, string and lock functions, or names and patterns\n      (sqlite3_*); lint --binary --fast LIST says which it takes and why\n      not the others",
+	  "the in-process tier: patch these functions in the target instead\n      of trapping on them (no uprobe: tens of ns a call): `hot` for the\n      memory, string and lock functions, or names and patterns\n      (sqlite3_*); default: hot, or VIGIL_FAST's list (off: none); lint\n      --binary --fast LIST says which it takes and why not the others",
 	  check_list, "vigil watch patches no process" },
 	{ "no-fast", NULL, false,
 	  "no function patched: every call probe a uprobe", NULL, NULL },

@@ -335,8 +335,8 @@ struct vg_plan_fast_req {
 };
 int vg_plan_fast_parse(const char *list, struct vg_plan_fast_req *r,
 		       struct vg_err *e);
-/* The list a run or lint takes without --fast or --no-fast: VIGIL_FAST's
- * (a machine's or a service's default); NULL: none */
+/* The list a run or lint takes without --fast or --no-fast: `hot`, or
+ * VIGIL_FAST's (a machine's or a service's default; `off`: none, NULL) */
 const char *vg_plan_fast_default(void);
 void vg_plan_fast_apply(const struct vg_plan_fast_req *r, bool off,
 			struct vg_plan_opts *o);

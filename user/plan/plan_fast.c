@@ -380,5 +380,7 @@ const char *vg_plan_fast_default(void)
 {
 	const char *v = getenv("VIGIL_FAST");
 
-	return v && *v ? v : NULL;
+	if (!v || !*v)
+		return "hot";
+	return strcmp(v, "off") ? v : NULL;
 }
