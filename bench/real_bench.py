@@ -52,9 +52,9 @@ SPECS = {"xz": ["specs/lib/mutex.vigil"],
          "sqlite3": ["specs/lib/sqlite_stmt.vigil"],
          "allocs": ["specs/lib/double_free.vigil", "specs/lib/leak.vigil"]}
 ROWS = {"xz": ["native", "vigil"],
-        "sqlite3": ["native", "vigil", "vigil --fast"],
-        "allocs": ["native", "vigil", "vigil --fast", "vigil --tier=user",
-                   "valgrind memcheck"]}
+        "sqlite3": ["native", "vigil --no-fast", "vigil --fast"],
+        "allocs": ["native", "vigil --no-fast", "vigil --fast",
+                   "vigil --tier=user", "valgrind memcheck"]}
 # the in-process tier (--fast): the hot library functions, and SQLite's
 FAST = {"sqlite3": "hot,sqlite3_*", "allocs": "hot", "xz": "hot"}
 ALLOCS_MAX_SLICES = 262144
@@ -118,6 +118,8 @@ class Runner:
                 cmd.append("--tier=user")
             if row.endswith("--fast"):
                 cmd += ["--fast", FAST[prog]]
+            elif "--fast" not in cmd:	# the uprobes alone, as before the tier
+                cmd.append("--no-fast")
             if prog == "allocs":
                 cmd += ["--max-slices", str(ALLOCS_MAX_SLICES)]
             cmd += [os.path.join(B.ROOT, s) for s in SPECS[prog]]
@@ -391,7 +393,7 @@ def summarize(b, cfg, statements, rows, res, skipped, secs):
                              s["events"], "" if s["evs"] is None else "%.0f" % s["evs"],
                              s["lost"], ";".join("%s=%s" % kv
                                                  for kv in sorted((s["tier"] or {}).items()))])
-            if s["tier"] and row == "vigil":
+            if s["tier"] and row in ("vigil", "vigil --no-fast"):
                 tier_notes.append("%s: %s" % (prog, ", ".join(
                     "%s %s" % kv for kv in sorted(s["tier"].items()))))
     B.write_csv(os.path.join(b.out, "real.csv"),
