@@ -681,19 +681,10 @@ static __always_inline int handle(struct pt_regs *ctx, __u32 event,
 			   false, false, 0);
 }
 
-/* The bits of an argument or return value as its C type makes them: an
- * `int` in %edi leaves garbage in the upper half of %rdi. */
+/* include/vigil_event.h's, shared with the in-process agent */
 static __always_inline __u64 convert(__u64 v, __u8 conv, __u8 size)
 {
-	__u32 sh = size >= 1 && size < 8 ? 64 - 8 * size : 0;
-
-	if (conv == VG_CONV_SEXT)
-		return (__u64)((__s64)(v << sh) >> sh);
-	if (conv == VG_CONV_ZEXT)
-		return (v << sh) >> sh;
-	if (conv == VG_CONV_BOOL)
-		return (v & 0xff) != 0;
-	return v;
+	return vg_convert(v, conv, size);
 }
 
 #endif

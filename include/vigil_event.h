@@ -218,6 +218,22 @@ enum vg_arg_conv {
 	VG_CONV_ZEXT,		/* unsigned integer of `size` bytes */
 	VG_CONV_BOOL,		/* _Bool: the low byte, 0 or 1 */
 };
+/* The bits of an argument or return value as its C type makes them: an
+ * `int` in %edi leaves garbage in the upper half of %rdi. Both sides of
+ * a call probe use it: bpf/vigil.bpf.h and the in-process agent. */
+static inline __u64 vg_convert(__u64 v, __u8 conv, __u8 size)
+{
+	__u32 sh = size >= 1 && size < 8 ? 64 - 8 * size : 0;
+
+	if (conv == VG_CONV_SEXT)
+		return (__u64)((__s64)(v << sh) >> sh);
+	if (conv == VG_CONV_ZEXT)
+		return (v << sh) >> sh;
+	if (conv == VG_CONV_BOOL)
+		return (v & 0xff) != 0;
+	return v;
+}
+
 struct vg_arg_plan {
 	__u8 where;		/* enum vg_arg_where */
 	__u8 reg;		/* VG_ARG_REG: integer argument register 0..5 */

@@ -141,6 +141,13 @@ static inline __u32 tid_of(struct vg_fast_shared *sh, __u64 self)
 
 /* Push the return frame and hijack the return address: only once the
  * frame is in, so that every return through a stub has its frame. */
+/* event ev's entry in the event table vigil wrote */
+static inline const struct vg_ev_conf *conf_of(struct vg_fast_shared *sh,
+					       __u32 ev)
+{
+	return (const struct vg_ev_conf *)vg_at(sh, sh->evconf_off) + ev;
+}
+
 static void push_frame(struct vg_fast_shared *sh, struct vg_fast_thread *t,
 		       struct vg_fast_regs *r, __u32 hook,
 		       const struct vg_fast_hook *hk)
@@ -161,8 +168,7 @@ static void push_frame(struct vg_fast_shared *sh, struct vg_fast_thread *t,
 		return;
 	}
 	f = &t->fr[t->depth];
-	conf = (const struct vg_ev_conf *)vg_at(sh, sh->evconf_off) +
-	       hk->ret_ev[0];
+	conf = conf_of(sh, hk->ret_ev[0]);
 	/* as the BPF stash, which only an `after` event with fields has:
 	 * without, its arguments read as 0 */
 	vg_memset(slot, 0, sizeof(slot));
@@ -238,8 +244,7 @@ VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 
 		if (ev >= VG_MAX_EVENTS)
 			continue;
-		conf = (const struct vg_ev_conf *)vg_at(sh, sh->evconf_off) +
-		       ev;
+		conf = conf_of(sh, ev);
 		vg_memset(slot, 0, sizeof(slot));
 		vg_read_args(sh, r, conf, slot);
 		stop |= vg_handle_conf(sh, t, conf, ev, tid, slot, 1, r->rsp);
@@ -314,8 +319,7 @@ VG_HIDDEN __u64 vg_agent_return(struct vg_fast_regs *r, __u32 hook)
 
 		if (ev >= VG_MAX_EVENTS)
 			continue;
-		conf = (const struct vg_ev_conf *)vg_at(sh, sh->evconf_off) +
-		       ev;
+		conf = conf_of(sh, ev);
 		vg_memset(slot, 0, sizeof(slot));
 		vg_memcpy(slot, fr.args, sizeof(fr.args));
 		slot[VG_SLOT_RET] = r->rax;

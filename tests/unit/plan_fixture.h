@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plan/plan.h"
 #include "probe/features.h"
@@ -40,6 +41,19 @@ static struct vg_plan *plan_of(const struct vg_spec *s, const char *bin,
 	if (!p)
 		fail_msg("plan: %s", e.msg);
 	return p;
+}
+
+/* the plan's site of function fn, its entry or its return */
+static __attribute__((unused)) const struct vg_plan_site *
+site(const struct vg_plan *p,
+				       const char *fn, bool ret)
+{
+	for (int i = 0; i < p->nsites; i++)
+		if (!strcmp(p->spec->events[p->sites[i].event].name, fn) &&
+		    p->sites[i].retprobe == ret)
+			return &p->sites[i];
+	fail_msg("no %s site for %s", ret ? "return" : "entry", fn);
+	return NULL;
 }
 
 #endif

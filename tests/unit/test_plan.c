@@ -20,16 +20,6 @@
 #include "spec_load.h"
 #include "vigil_event.h"
 
-static const struct vg_plan_site *site(const struct vg_plan *p,
-				       const char *fn, bool ret)
-{
-	for (int i = 0; i < p->nsites; i++)
-		if (!strcmp(p->spec->events[p->sites[i].event].name, fn) &&
-		    p->sites[i].retprobe == ret)
-			return &p->sites[i];
-	fail_msg("no %s site for %s", ret ? "return" : "entry", fn);
-	return NULL;
-}
 
 static const char queue_spec[] =
 	"property queue_bounds \"q\"\n"

@@ -36,17 +36,6 @@ static struct vg_plan *fast_plan(const struct vg_spec *s, const char *bin,
 	return p;
 }
 
-/* the site of function fn (entry or return) */
-static const struct vg_plan_site *site(const struct vg_plan *p,
-				       const char *fn, bool ret)
-{
-	for (int i = 0; i < p->nsites; i++)
-		if (!strcmp(p->spec->events[p->sites[i].event].name, fn) &&
-		    p->sites[i].retprobe == ret)
-			return &p->sites[i];
-	fail_msg("no %s site for %s", ret ? "return" : "entry", fn);
-	return NULL;
-}
 
 static const char ticks[] =
 	"property ticks \"t\"\n"

@@ -3,6 +3,7 @@
  * temporary int3 there, as vg_proc_release_at_entry (user/proc/entry.c)
  * catches the exec, and held there seized. */
 #include "inject_internal.h"
+#include "proc/entry.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,37 +34,6 @@ static int auxv_entry(pid_t pid, uint64_t *entry, struct vg_err *e)
 	if (!*entry)
 		return vg_errf(e, "%s has no AT_ENTRY", path);
 	return 0;
-}
-
-/* Let the stopped child exec; stop at its exec (PTRACE_EVENT_EXEC). */
-static int run_to_exec(pid_t pid, struct vg_err *e)
-{
-	int st;
-
-	if (ptrace(PTRACE_SEIZE, pid, 0, (void *)PTRACE_O_TRACEEXEC))
-		return vg_errf(e, "holding pid %d at its entry: ptrace: %s (CAP_SYS_PTRACE, or kernel.yama.ptrace_scope)",
-			       pid, strerror(errno));
-	kill(pid, SIGCONT);
-	for (;;) {
-		if (waitpid(pid, &st, __WALL) != pid) {
-			if (errno == EINTR)
-				continue;
-			return vg_errf(e, "holding pid %d at its entry: %s",
-				       pid, strerror(errno));
-		}
-		if (WIFEXITED(st) || WIFSIGNALED(st))
-			return vg_errf(e, "the program ended before its exec (exit status %d)",
-				       WIFEXITED(st) ? WEXITSTATUS(st)
-						     : 128 + WTERMSIG(st));
-		if (!WIFSTOPPED(st))
-			continue;
-		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
-			return 0;
-		/* its group stop, SIGCONT's delivery: on it goes */
-		ptrace(PTRACE_CONT, pid, 0,
-		       (void *)(long)(st >> 16 || WSTOPSIG(st) == SIGSTOP
-				      ? 0 : WSTOPSIG(st)));
-	}
 }
 
 /* From the exec to an int3 at the entry; thread 0 of in is the program's
@@ -118,7 +88,7 @@ int vg_inject_run_to_entry(pid_t pid, struct vg_inject **out,
 	struct vg_inject *in;
 	uint64_t entry;
 
-	if (run_to_exec(pid, e))
+	if (vg_proc_run_to_exec(pid, e))
 		return -1;
 	/* /proc/pid/mem is the new program's only once it has exec'ed */
 	if (!(in = vg_inject_new(pid, e)) || vg_inject_add(in, pid)) {

@@ -13,7 +13,7 @@
 
 #include "proc.h"
 
-int vg_proc_release_at_entry(pid_t pid, struct vg_err *e)
+int vg_proc_run_to_exec(pid_t pid, struct vg_err *e)
 {
 	int st;
 
@@ -34,7 +34,7 @@ int vg_proc_release_at_entry(pid_t pid, struct vg_err *e)
 		if (!WIFSTOPPED(st))
 			continue;
 		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)))
-			break;
+			return 0;
 		/* the group stop it was in, SIGCONT's delivery: on it goes;
 		 * a group stop (PTRACE_EVENT_STOP) passes no signal */
 		ptrace(PTRACE_CONT, pid, 0,
@@ -42,6 +42,12 @@ int vg_proc_release_at_entry(pid_t pid, struct vg_err *e)
 				      : WSTOPSIG(st) == SIGSTOP ? 0
 				      : WSTOPSIG(st)));
 	}
+}
+
+int vg_proc_release_at_entry(pid_t pid, struct vg_err *e)
+{
+	if (vg_proc_run_to_exec(pid, e))
+		return -1;
 	/* a detach from an event stop injects no signal: the SIGSTOP is
 	 * queued first and lands as the tracee goes */
 	kill(pid, SIGSTOP);
