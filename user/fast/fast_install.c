@@ -68,8 +68,10 @@ struct area {
 	uint64_t near, addr;
 	size_t len, used;
 	uint8_t *buf;
-	uint8_t *text;		/* the file's code, as mapped, for the
-				 * sweep of jumps into a patch */
+	struct vg_reloc_jump *jumps;	/* the direct branches of the
+					 * file's code, as mapped, for
+					 * jumps into a patch */
+	size_t njumps;
 	uint64_t text_lo, text_hi;
 };
 
@@ -456,22 +458,29 @@ static int sweep(struct area *ar, const struct hook *k, struct vg_inject *in,
 		 char *why, size_t len, struct vg_err *e)
 {
 	*why = 0;
-	if (!ar->text || ar->text_lo != k->text_lo) {
-		free(ar->text);
+	if (!ar->jumps || ar->text_lo != k->text_lo) {
+		uint8_t *text = malloc(k->text_hi - k->text_lo);
+
+		free(ar->jumps);
+		ar->jumps = NULL;
 		ar->text_lo = k->text_lo;
 		ar->text_hi = k->text_hi;
-		if (!(ar->text = malloc(k->text_hi - k->text_lo)))
+		if (!text)
 			return vg_errf(e, "out of memory");
-		if (vg_inject_read(in, k->text_lo, ar->text,
+		if (vg_inject_read(in, k->text_lo, text,
 				   k->text_hi - k->text_lo, e)) {
-			free(ar->text);
-			ar->text = NULL;
+			free(text);
 			return -1;
 		}
+		if (vg_reloc_jumps(text, ar->text_lo, ar->text_hi - ar->text_lo,
+				   &ar->jumps, &ar->njumps)) {
+			free(text);
+			return vg_errf(e, "out of memory");
+		}
+		free(text);
 	}
-	return vg_reloc_check_text(ar->text, ar->text_lo,
-				   ar->text_hi - ar->text_lo, k->fn,
-				   k->r.patch_len, why, len);
+	return vg_reloc_check_jumps(ar->jumps, ar->njumps, k->fn,
+				    k->r.patch_len, why, len);
 }
 
 static const struct vg_agent_head *head(void)
@@ -725,8 +734,8 @@ out:
 		vg_inject_release(in);
 	}
 	for (int a = 0; a < f->nareas; a++) {
-		free(f->areas[a].text);
-		f->areas[a].text = NULL;
+		free(f->areas[a].jumps);
+		f->areas[a].jumps = NULL;
 	}
 	if (rc) {
 		for (int a = 0; a < f->nareas; a++)

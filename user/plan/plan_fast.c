@@ -41,6 +41,8 @@ struct text {
 	char path[4096];
 	uint8_t *code;
 	uint64_t off, len;
+	struct vg_reloc_jump *jumps;	/* its direct branches, by target */
+	size_t njumps;
 };
 
 /* The functions of the memory, string and lock libraries
@@ -199,6 +201,7 @@ static int read_text(const char *path, struct text *t)
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
 
 	free(t->code);
+	free(t->jumps);
 	memset(t, 0, sizeof(*t));
 	snprintf(t->path, sizeof(t->path), "%s", path);
 	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
@@ -212,7 +215,9 @@ static int read_text(const char *path, struct text *t)
 		t->off = ph.p_offset;
 		t->len = ph.p_filesz;
 		if (!(t->code = malloc(t->len)) ||
-		    pread(fd, t->code, t->len, (off_t)t->off) != (ssize_t)t->len)
+		    pread(fd, t->code, t->len, (off_t)t->off) != (ssize_t)t->len ||
+		    vg_reloc_jumps(t->code, t->off, t->len, &t->jumps,
+				   &t->njumps))
 			goto out;
 		rc = 0;
 		break;
@@ -243,8 +248,8 @@ static void patchable(const struct vg_plan_site *u, struct text *t,
 					    ? u->size : 0),
 				 fn, fn + (64u << 20), fn + (64u << 20), &r,
 				 why, len))
-		vg_reloc_check_text(t->code, t->off, t->len, fn, r.patch_len,
-				    why, len);
+		vg_reloc_check_jumps(t->jumps, t->njumps, fn, r.patch_len,
+				     why, len);
 	else if (!*why)
 		snprintf(why, len, "its first instructions cannot be moved");
 }
@@ -341,6 +346,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	free(why);
 	free(bad);
 	free(t.code);
+	free(t.jumps);
 	return p->nfast;
 }
 

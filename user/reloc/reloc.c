@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <Zydis/Zydis.h>
@@ -414,21 +415,29 @@ int vg_reloc_build(const uint8_t *fn_bytes, uint32_t fn_size, uint64_t fn,
  * .text, and after padding the decoder is back in step within a few
  * instructions. Only the instruction's own bytes are decoded (no
  * operands): the relative immediate is all that matters. */
-int vg_reloc_check_text(const uint8_t *text, uint64_t text_addr,
-			uint64_t text_len, uint64_t fn, uint32_t patch_len,
-			char *why, size_t whylen)
+static int by_target(const void *a, const void *b)
 {
-	struct rctx c = { .why = why, .whylen = whylen };
+	const struct vg_reloc_jump *x = a, *y = b;
+
+	return x->target < y->target ? -1 : x->target > y->target;
+}
+
+int vg_reloc_jumps(const uint8_t *text, uint64_t text_addr,
+		   uint64_t text_len, struct vg_reloc_jump **out, size_t *n)
+{
+	ZydisDecoder dec;
 	ZydisDecodedInstruction in;
+	struct vg_reloc_jump *j = NULL;
+	size_t cap = 0;
 	uint64_t off = 0;
 
-	if (whylen)
-		why[0] = 0;
-	if (!ZYAN_SUCCESS(ZydisDecoderInit(&c.dec, ZYDIS_MACHINE_MODE_LONG_64,
+	*out = NULL;
+	*n = 0;
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
 					   ZYDIS_STACK_WIDTH_64)))
-		return fail(&c, "the x86-64 decoder does not start");
+		return -1;
 	while (off < text_len) {
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&c.dec, NULL,
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL,
 				text + off, text_len - off, &in))) {
 			off++;
 			continue;
@@ -436,23 +445,75 @@ int vg_reloc_check_text(const uint8_t *text, uint64_t text_addr,
 		uint64_t ip = text_addr + off, next = ip + in.length;
 
 		for (int k = 0; k < 2; k++) {
-			uint64_t t;
-
 			if (!in.raw.imm[k].is_relative)
 				continue;
-			t = next + (uint64_t)in.raw.imm[k].value.s;
-			if (t <= fn || t >= fn + patch_len ||
-			    (ip >= fn && ip < fn + patch_len))
-				continue;
-			if (ip < fn)
-				return fail(&c, "a jump at fn-0x%llx, before the function, lands inside the patch (+0x%llx)",
-					    (unsigned long long)(fn - ip),
-					    (unsigned long long)(t - fn));
-			return fail(&c, "a jump at +0x%llx lands inside the patch (+0x%llx)",
-				    (unsigned long long)(ip - fn),
-				    (unsigned long long)(t - fn));
+			if (*n == cap) {
+				struct vg_reloc_jump *m;
+
+				cap = cap ? 2 * cap : 4096;
+				if (!(m = realloc(j, cap * sizeof(*j)))) {
+					free(j);
+					return -1;
+				}
+				j = m;
+			}
+			j[*n].from = ip;
+			j[*n].target = next + (uint64_t)in.raw.imm[k].value.s;
+			(*n)++;
 		}
 		off += in.length;
 	}
+	qsort(j, *n, sizeof(*j), by_target);
+	*out = j;
 	return 0;
+}
+
+int vg_reloc_check_jumps(const struct vg_reloc_jump *j, size_t n,
+			 uint64_t fn, uint32_t patch_len, char *why,
+			 size_t whylen)
+{
+	struct rctx c = { .why = why, .whylen = whylen };
+	size_t lo = 0, hi = n;
+
+	if (whylen)
+		why[0] = 0;
+	while (lo < hi) {	/* the first jump past fn */
+		size_t mid = (lo + hi) / 2;
+
+		if (j[mid].target <= fn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && j[lo].target < fn + patch_len; lo++) {
+		uint64_t ip = j[lo].from, t = j[lo].target;
+
+		if (ip >= fn && ip < fn + patch_len)
+			continue;	/* the patch's own: relocated */
+		if (ip < fn)
+			return fail(&c, "a jump at fn-0x%llx, before the function, lands inside the patch (+0x%llx)",
+				    (unsigned long long)(fn - ip),
+				    (unsigned long long)(t - fn));
+		return fail(&c, "a jump at +0x%llx lands inside the patch (+0x%llx)",
+			    (unsigned long long)(ip - fn),
+			    (unsigned long long)(t - fn));
+	}
+	return 0;
+}
+
+int vg_reloc_check_text(const uint8_t *text, uint64_t text_addr,
+			uint64_t text_len, uint64_t fn, uint32_t patch_len,
+			char *why, size_t whylen)
+{
+	struct vg_reloc_jump *j;
+	size_t n;
+	int rc;
+
+	if (vg_reloc_jumps(text, text_addr, text_len, &j, &n)) {
+		snprintf(why, whylen, "the x86-64 decoder does not start, or no memory");
+		return -1;
+	}
+	rc = vg_reloc_check_jumps(j, n, fn, patch_len, why, whylen);
+	free(j);
+	return rc;
 }

@@ -45,4 +45,16 @@ int vg_reloc_check_text(const uint8_t *text, uint64_t text_addr,
 			uint64_t text_len, uint64_t fn, uint32_t patch_len,
 			char *why, size_t whylen);
 
+/* The same for many functions of one file: the sweep once
+ * (vg_reloc_jumps: every direct branch, sorted by target; -1 when out of
+ * memory), then each function's check against it */
+struct vg_reloc_jump {
+	uint64_t target, from;
+};
+int vg_reloc_jumps(const uint8_t *text, uint64_t text_addr,
+		   uint64_t text_len, struct vg_reloc_jump **out, size_t *n);
+int vg_reloc_check_jumps(const struct vg_reloc_jump *j, size_t n,
+			 uint64_t fn, uint32_t patch_len, char *why,
+			 size_t whylen);
+
 #endif
