@@ -309,7 +309,6 @@ static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 	struct vg_fast_shared *sh = f->sh;
 	char *base = (char *)sh;
 	struct vg_ev_conf *conf = (void *)(base + l->evconf);
-	struct vg_ktrans *kt = (void *)(base + l->ktrans);
 	pthread_mutexattr_t ma;
 
 	sh->magic = VG_FAST_MAGIC;
@@ -328,13 +327,11 @@ static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 	for (int i = 0; i < plan->nevents && i < VG_MAX_EVENTS; i++)
 		conf[i] = plan->events[i].conf;
 	sh->nkprops = (uint32_t)plan->kt.nkprops;
-	memcpy(base + l->kprops, plan->kt.kprops, sizeof(plan->kt.kprops));
-	for (int i = 0; i < plan->kt.ntrans; i++)
-		kt[plan->kt.trans[i].index] = plan->kt.trans[i].t;
 	if (plan->kt.ncode > VG_KMAX_CODE)
 		return vg_errf(e, "the kernel tier's code does not fit");
-	memcpy(base + l->kcode, plan->kt.code,
-	       plan->kt.ncode * sizeof(struct vg_insn));
+	vg_ktier_fill(&plan->kt, (struct vg_kprop *)(base + l->kprops),
+		      (struct vg_ktrans *)(base + l->ktrans),
+		      (struct vg_insn *)(base + l->kcode));
 	/* vigil's liveness (vigil_fast.h): held by this thread, which runs
 	 * the session to its end */
 	if (pthread_mutexattr_init(&ma) ||
