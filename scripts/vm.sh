@@ -32,7 +32,7 @@ BUILD=${BUILD:-build}
 # and at least one test of each feature on this kernel
 DEFAULT_TESTS="debug_regs doctor uaf uaf_tail uaf_repeat uaf_creq_quiet uaf_calls
 	watch watch_slice lib_memerrs lib_realloc live_holds cxx_alloc cxx_names
-	queue_overflow_stop queue_user_stop leak_check timeouts_exit
+	queue_overflow_stop queue_user_stop leak_check timeouts_exit fast
 	live_gdb_cmds checkpoint_restore live_restore agent_reactions live_view fork_exec"
 # the host's root over 9p with an overlay; what `criu check` asks for
 # before it dumps a process: the socket diagnostics, tun, veth, nf_tables

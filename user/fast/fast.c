@@ -67,8 +67,15 @@ static int start(struct vg_run *run, struct vg_plan *plan, void **state,
 	if (!f || !plan->nfast || f->refused)
 		return 0;
 	if (vg_fast_install(vg_run_pid(run), !vg_run_attached(run), plan,
-			    vg_run_probe(run), &f->installed, e))
+			    vg_run_probe(run), &f->installed, e)) {
+		char msg[sizeof(e->msg)];
+
+		/* the plan gave those calls no uprobe: refused, not unseen */
+		snprintf(msg, sizeof(msg), "%s", e->msg);
+		vg_errf(e, "the in-process tier: %.3000s (--no-fast, or VIGIL_FAST=off, leaves every call to uprobes)",
+			msg);
 		return -1;
+	}
 	/* vigil run's program waits at its entry, its libraries mapped:
 	 * the records of its start now (the loader's rendezvous, whose
 	 * mappings name the libraries' globals), as vigil would have read

@@ -18,10 +18,12 @@
 #include "fast_internal.h"
 
 #include <elf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -165,7 +167,8 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 }
 
 /* Where each function is in the target: its file's mapping in
- * /proc/pid/maps, matched by device and inode */
+ * /proc/pid/maps, matched by device and inode, or by its path (on an
+ * overlay, maps shows the lower file's device, stat the overlay's) */
 static int locate(struct vg_fast_run *f, struct vg_err *e)
 {
 	char path[64], line[4096];
@@ -174,22 +177,29 @@ static int locate(struct vg_fast_run *f, struct vg_err *e)
 	snprintf(path, sizeof(path), "/proc/%d/maps", f->pid);
 	for (int i = 0; i < f->nhooks; i++) {
 		struct hook *k = &f->hooks[i];
+		char real[PATH_MAX];
 		struct stat st;
 
 		if (stat(k->path, &st))
 			return vg_errf(e, "%s: %s", k->path, strerror(errno));
+		if (!realpath(k->path, real))
+			snprintf(real, sizeof(real), "%s", k->path);
 		if (!(m = fopen(path, "re")))
 			return vg_errf(e, "reading %s: %s", path,
 				       strerror(errno));
 		while (!k->fn && fgets(line, sizeof(line), m)) {
 			unsigned long lo, hi, off, ino;
 			unsigned maj, min;
+			int at = 0;
+			bool same;
 
-			if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu", &lo, &hi,
-				   &off, &maj, &min, &ino) != 6)
+			if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu %n", &lo,
+				   &hi, &off, &maj, &min, &ino, &at) != 6)
 				continue;
-			if (ino != st.st_ino || makedev(maj, min) != st.st_dev ||
-			    k->off < off || k->off >= off + (hi - lo))
+			line[strcspn(line, "\n")] = 0;
+			same = (ino == st.st_ino && makedev(maj, min) == st.st_dev) ||
+			       (at && !strcmp(line + at, real));
+			if (!same || k->off < off || k->off >= off + (hi - lo))
 				continue;
 			k->fn = lo + (k->off - off);
 			k->text_lo = lo;
