@@ -644,15 +644,9 @@ int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
 	/* the in-process tier's records first copied out, then each
 	 * delivered before the first BPF record that is later */
 	p->pend.len = p->pend.at = 0;
-	if (p->src.drain) {
-		int m = p->src.drain(p->src.ctx, keep_pending, p);
-
-		if (m < 0)
-			return vg_errf(e, "reading the in-process tier's ring");
-		n = m;
-	} else {
-		n = 0;
-	}
+	n = p->src.drain ? p->src.drain(p->src.ctx, keep_pending, p) : 0;
+	if (n < 0)
+		return vg_errf(e, "reading the in-process tier's ring");
 	m = ring_buffer__consume(p->rb);
 	if (!p->cb_failed && m >= 0 && deliver_pending(p, UINT64_MAX))
 		p->cb_failed = 1;
