@@ -463,7 +463,8 @@ int vg_reloc_jumps(const uint8_t *text, uint64_t text_addr,
 		}
 		off += in.length;
 	}
-	qsort(j, *n, sizeof(*j), by_target);
+	if (*n)	/* qsort(NULL, 0) is undefined */
+		qsort(j, *n, sizeof(*j), by_target);
 	*out = j;
 	return 0;
 }
