@@ -68,6 +68,10 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < 2; i++)
 		ts.emplace_back(consume);
+	/* the consumers wait on an empty queue first: wait_for's timed wait
+	 * (pthread_cond_clockwait) then happens on every run, not only when
+	 * the producers happen to fall behind (a slow build, ASan, did not) */
+	std::this_thread::sleep_for(std::chrono::milliseconds(20));
 	for (int i = 0; i < 4; i++)
 		ts.emplace_back(produce, i);
 	for (size_t i = 2; i < ts.size(); i++)
