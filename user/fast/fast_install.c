@@ -34,7 +34,6 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fast/agent_blob.h"
@@ -44,6 +43,7 @@
 #include "fast/tramp.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
+#include "sym/maps.h"
 #include "vigil_fast.h"
 
 #define RING_BYTES (16u << 20)
@@ -171,46 +171,40 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
  * overlay, maps shows the lower file's device, stat the overlay's) */
 static int locate(struct vg_fast_run *f, struct vg_err *e)
 {
-	char path[64], line[4096];
-	FILE *m;
+	struct vg_maps m;
+	int rc = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", f->pid);
-	for (int i = 0; i < f->nhooks; i++) {
+	if (vg_maps_read(f->pid, &m, e))
+		return -1;
+	for (int i = 0; i < f->nhooks && !rc; i++) {
 		struct hook *k = &f->hooks[i];
 		char real[PATH_MAX];
 		struct stat st;
 
-		if (stat(k->path, &st))
-			return vg_errf(e, "%s: %s", k->path, strerror(errno));
+		if (stat(k->path, &st)) {
+			rc = vg_errf(e, "%s: %s", k->path, strerror(errno));
+			break;
+		}
 		if (!realpath(k->path, real))
 			snprintf(real, sizeof(real), "%s", k->path);
-		if (!(m = fopen(path, "re")))
-			return vg_errf(e, "reading %s: %s", path,
-				       strerror(errno));
-		while (!k->fn && fgets(line, sizeof(line), m)) {
-			unsigned long lo, hi, off, ino;
-			unsigned maj, min;
-			int at = 0;
-			bool same;
+		for (size_t j = 0; j < m.n && !k->fn; j++) {
+			const struct vg_map *mp = &m.v[j];
+			bool same = (mp->ino == st.st_ino && mp->dev == st.st_dev) ||
+				    (mp->path && !strcmp(mp->path, real));
 
-			if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu %n", &lo,
-				   &hi, &off, &maj, &min, &ino, &at) != 6)
+			if (!same || k->off < mp->offset ||
+			    k->off >= mp->offset + (mp->end - mp->start))
 				continue;
-			line[strcspn(line, "\n")] = 0;
-			same = (ino == st.st_ino && makedev(maj, min) == st.st_dev) ||
-			       (at && !strcmp(line + at, real));
-			if (!same || k->off < off || k->off >= off + (hi - lo))
-				continue;
-			k->fn = lo + (k->off - off);
-			k->text_lo = lo;
-			k->text_hi = hi;
+			k->fn = mp->start + (k->off - mp->offset);
+			k->text_lo = mp->start;
+			k->text_hi = mp->end;
 		}
-		fclose(m);
 		if (!k->fn)
-			return vg_errf(e, "%s+0x%" PRIx64 " is not mapped in pid %d: the in-process tier patches only what the process has loaded (--no-fast)",
-				       k->path, k->off, f->pid);
+			rc = vg_errf(e, "%s+0x%" PRIx64 " is not mapped in pid %d: the in-process tier patches only what the process has loaded (--no-fast)",
+				     k->path, k->off, f->pid);
 	}
-	return 0;
+	vg_maps_free(&m);
+	return rc;
 }
 
 /* One area per file, near its first function */
