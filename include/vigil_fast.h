@@ -21,7 +21,7 @@
 #include "vigil_event.h"
 
 #define VG_FAST_MAGIC 0x76676661u	/* "vgfa" */
-#define VG_FAST_VERSION 1
+#define VG_FAST_VERSION 2
 #define VG_FAST_MAX_HOOKS 64		/* patched functions in one run */
 #define VG_FAST_SHADOW 64		/* return frames kept per thread */
 #define VG_FAST_THREADS 4096		/* per-thread table (power of 2) */
@@ -105,7 +105,9 @@ struct vg_fast_shared {
 	__u32 tid_off;		/* struct pthread's tid, from %fs:0x10
 				 * (libc's _thread_db_pthread_tid) */
 	__u64 clock_gettime;	/* the target's vDSO clock_gettime */
-	__u64 sys_process_vm_readv;	/* unused by vigil: 0 */
+	/* the main thread's stack mapping at install ([stack]): the agent
+	 * reads there without a system call (inproc/sys.c) */
+	__u64 stack_lo, stack_hi;
 	__u32 nhooks;
 	__u32 nkprops;		/* kernel-tier properties stepped here */
 	__u64 kprops_off, ktrans_off, kcode_off;	/* tables */

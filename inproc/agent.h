@@ -14,7 +14,8 @@
 
 /* sys.c */
 long vg_sys6(long nr, long a, long b, long c, long d, long e, long f);
-int vg_read_mem(__u32 pid, void *dst, __u64 src, __u64 n);
+int vg_read_mem(const struct vg_fast_shared *sh, void *dst, __u64 src,
+		__u64 n);
 void vg_kill_thread(__u32 tgid, __u32 tid, int sig);
 
 /* ring.c (the producer) */

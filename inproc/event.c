@@ -48,7 +48,7 @@ VG_HIDDEN void vg_read_args(struct vg_fast_shared *sh,
 		} else if (a->where == VG_ARG_STACK) {
 			/* the caller's frame: the stack is ours, but a plan
 			 * that is wrong must not fault */
-			if (vg_read_mem(sh->tgid, &v, r->rsp + a->stack_off,
+			if (vg_read_mem(sh, &v, r->rsp + a->stack_off,
 					sizeof(v))) {
 				v = 0;
 				vg_count(sh, VG_FCNT_CAPFAULT);
@@ -105,7 +105,7 @@ static void capture(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 		if (last >= VG_CAP_STEPS)
 			last = VG_CAP_STEPS - 1;
 		for (__u32 i = 0; !bad && i < last; i++)
-			bad = vg_read_mem(sh->tgid, &addr, addr + c->off[i],
+			bad = vg_read_mem(sh, &addr, addr + c->off[i],
 					  sizeof(addr));
 		if (!bad) {
 			addr += c->off[last];
@@ -114,8 +114,8 @@ static void capture(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 			if (c->str == VG_CAPS_AT)
 				v = addr;
 			else if (c->str == VG_CAPS_PTR)
-				bad = vg_read_mem(sh->tgid, &v, addr, 8);
-			else if (!n || vg_read_mem(sh->tgid, &v, addr, n))
+				bad = vg_read_mem(sh, &v, addr, 8);
+			else if (!n || vg_read_mem(sh, &v, addr, n))
 				bad = 1;
 			else if (c->is_signed && n < 8)
 				v = (__u64)(((__s64)(v << (64 - 8 * n))) >>
@@ -131,7 +131,7 @@ static void capture(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 
 /* A C string, cut at VG_STR_MAX - 1 bytes: read up to its page's end
  * first, so that a string near the end of the last mapped page reads. */
-static int read_str(__u32 pid, char *dst, __u64 src)
+static int read_str(const struct vg_fast_shared *sh, char *dst, __u64 src)
 {
 	__u64 n = 0;
 
@@ -140,7 +140,7 @@ static int read_str(__u32 pid, char *dst, __u64 src)
 
 		if (chunk > VG_STR_MAX - 1 - n)
 			chunk = VG_STR_MAX - 1 - n;
-		if (vg_read_mem(pid, dst + n, src + n, chunk))
+		if (vg_read_mem(sh, dst + n, src + n, chunk))
 			break;
 		for (__u64 i = 0; i < chunk; i++)
 			if (!dst[n + i])
@@ -165,7 +165,7 @@ static void read_strings(struct vg_fast_shared *sh,
 		dst[0] = 0;
 		if (!slot[VG_SLOT_CAP0 + k])
 			continue;
-		if (read_str(sh->tgid, dst, slot[VG_SLOT_CAP0 + k])) {
+		if (read_str(sh, dst, slot[VG_SLOT_CAP0 + k])) {
 			dst[0] = 0;
 			slot[VG_SLOT_CAP0 + k] = 0;
 			vg_count(sh, VG_FCNT_CAPFAULT);

@@ -25,14 +25,37 @@ struct vg_iovec {
 	__u64 base, len;
 };
 
-/* n bytes at src in this process, through process_vm_readv on its own
- * pid: the kernel reports a bad address instead of a SIGSEGV. 0 or -1. */
-VG_HIDDEN int vg_read_mem(__u32 pid, void *dst, __u64 src, __u64 n)
+/* Is [src, src + n) between the agent's own frame and the top of the
+ * stack it runs on? Then it is mapped: a plain copy cannot fault. The
+ * captures of a caller's out-parameter (sqlite3_prepare's `*s`) are
+ * there, and a system call an event is most of the tier's cost. Only the
+ * main thread's stack is known (vigil wrote its mapping at install: it
+ * grows down but never shrinks); on another stack (a thread's, a
+ * coroutine's, sigaltstack) sp is outside it and the read goes through
+ * the kernel. */
+static int on_own_stack(const struct vg_fast_shared *sh, __u64 src, __u64 n)
+{
+	__u64 sp;
+
+	__asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+	return sp >= sh->stack_lo && sp < sh->stack_hi && src >= sp &&
+	       src < sh->stack_hi && n <= sh->stack_hi - src;
+}
+
+/* n bytes at src in this process: on the agent's own stack a copy, else
+ * through process_vm_readv on its own pid, where the kernel reports a bad
+ * address instead of a SIGSEGV. 0 or -1. */
+VG_HIDDEN int vg_read_mem(const struct vg_fast_shared *sh, void *dst,
+			  __u64 src, __u64 n)
 {
 	struct vg_iovec l = { (__u64)dst, n }, r = { src, n };
 
-	return vg_sys6(NR_process_vm_readv, pid, (long)&l, 1, (long)&r, 1,
-		       0) == (long)n ? 0 : -1;
+	if (on_own_stack(sh, src, n)) {
+		vg_memcpy(dst, (const void *)src, n);
+		return 0;
+	}
+	return vg_sys6(NR_process_vm_readv, sh->tgid, (long)&l, 1, (long)&r,
+		       1, 0) == (long)n ? 0 : -1;
 }
 
 VG_HIDDEN void vg_kill_thread(__u32 tgid, __u32 tid, int sig)

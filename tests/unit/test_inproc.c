@@ -16,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -287,6 +291,85 @@ static void test_captures_outside(void **state)
 	assert_int_equal(g.r[5].slot[VG_SLOT_RET], 6);
 	assert_int_equal(my_thread()->in.total, 0);
 	free(g.r);
+}
+
+/* process_vm_readv fails with EPERM on this thread from now on (a
+ * seccomp filter is the thread's own): a capture that still reads did
+ * not go through the kernel */
+static void no_vm_readv(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	assert_int_equal(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	assert_int_equal(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
+}
+
+struct stack_reads {
+	struct got g;
+	int on_stack;
+	uint64_t faults[3];
+};
+
+static void *stack_reads(void *arg)
+{
+	struct stack_reads *sr = arg;
+	pthread_attr_t at;
+	void *lo;
+	size_t size;
+	int heap_val = 0;
+
+	/* the agent is told this thread's stack, as vigil tells it the
+	 * main thread's (fast_install.c's locate) */
+	assert_int_equal(pthread_getattr_np(pthread_self(), &at), 0);
+	assert_int_equal(pthread_attr_getstack(&at, &lo, &size), 0);
+	pthread_attr_destroy(&at);
+	no_vm_readv();
+	T.sh->stack_lo = (uint64_t)lo;
+	T.sh->stack_hi = (uint64_t)lo + size;
+	sr->on_stack = 41;
+	vgt_add((long)&sr->on_stack, 0);	/* sr is on the heap: refused */
+	sr->faults[0] = T.sh->cnt[VG_FCNT_CAPFAULT];
+	heap_val = 7;
+	vgt_add((long)&heap_val, 0);	/* on the stack too: reads */
+	vgt_add((long)T.sh, 0);		/* not: the kernel, refused */
+	sr->faults[1] = T.sh->cnt[VG_FCNT_CAPFAULT];
+	T.sh->stack_lo = T.sh->stack_hi = 0;
+	vgt_add((long)&heap_val, 0);	/* no stack known: the kernel */
+	sr->faults[2] = T.sh->cnt[VG_FCNT_CAPFAULT];
+	return NULL;
+}
+
+/* A capture from the stack the agent runs on is a plain read, no system
+ * call: with process_vm_readv refused, stack reads still read and any
+ * other read counts a fault. */
+static void test_stack_reads(void **state)
+{
+	struct vg_ev_conf *in = conf_of(EV_ADD_IN);
+	struct stack_reads *sr = calloc(1, sizeof(*sr));
+	pthread_t th;
+
+	got_init(&sr->g);
+	in->ncaps = 1;
+	in->cap[0] = (struct vg_cap_plan){ .src = 0, .nsteps = 1, .size = 4 };
+	in->rec_slots = VG_SLOT_CAP0 + 1;
+	assert_int_equal(pthread_create(&th, NULL, stack_reads, sr), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &sr->g);
+	assert_int_equal(sr->g.n, 8);
+	assert_int_equal(sr->faults[0], 1);
+	assert_int_equal(sr->g.r[2].slot[VG_SLOT_CAP0], 7);
+	assert_int_equal(sr->faults[1], 2);
+	assert_int_equal(sr->g.r[6].slot[VG_SLOT_CAP0], 0);
+	assert_int_equal(sr->faults[2], 3);
+	free(sr->g.r);
+	free(sr);
 }
 
 /* Every argument register and a stack argument reach the function and
@@ -572,6 +655,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thread_table, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_strings, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_stack_reads, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_captures_outside,
 						setup_big, teardown),

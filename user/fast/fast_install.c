@@ -88,6 +88,7 @@ struct vg_fast_run {
 	int nareas;
 	struct hook hooks[VG_FAST_MAX_HOOKS];
 	int nhooks;
+	uint64_t stack_lo, stack_hi;	/* the main thread's, at install */
 	bool patched;
 };
 
@@ -168,7 +169,8 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 
 /* Where each function is in the target: its file's mapping in
  * /proc/pid/maps, matched by device and inode, or by its path (on an
- * overlay, maps shows the lower file's device, stat the overlay's) */
+ * overlay, maps shows the lower file's device, stat the overlay's); and
+ * the main thread's stack, which the agent reads without a system call */
 static int locate(struct vg_fast_run *f, struct vg_err *e)
 {
 	struct vg_maps m;
@@ -203,6 +205,11 @@ static int locate(struct vg_fast_run *f, struct vg_err *e)
 			rc = vg_errf(e, "%s+0x%" PRIx64 " is not mapped in pid %d: the in-process tier patches only what the process has loaded (--no-fast)",
 				     k->path, k->off, f->pid);
 	}
+	for (size_t j = 0; j < m.n; j++)
+		if (m.v[j].path && !strcmp(m.v[j].path, "[stack]")) {
+			f->stack_lo = m.v[j].start;
+			f->stack_hi = m.v[j].end;
+		}
 	vg_maps_free(&m);
 	return rc;
 }
@@ -325,6 +332,8 @@ static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 	sh->kcode_off = l->kcode;
 	sh->ring_off = l->ring;
 	sh->ring_size = RING_BYTES;
+	sh->stack_lo = f->stack_lo;
+	sh->stack_hi = f->stack_hi;
 	sh->clock_gettime = vdso_clock_gettime(f->pid);
 	if (!sh->clock_gettime)
 		return vg_errf(e, "the target's vDSO has no clock_gettime: the in-process tier needs it for the events' times (--no-fast)");
