@@ -282,6 +282,17 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 	return rc;
 }
 
+/* Does a site with a uprobe step a kernel-tier property (its event has
+ * one, and the in-process tier did not take it)? */
+static bool uprobe_steps_kernel(const struct vg_plan *p)
+{
+	for (int i = 0; i < p->nsites; i++)
+		if (!p->sites[i].fast && p->sites[i].prog != VG_PROG_STASH &&
+		    p->events[p->sites[i].event].conf.nkprops)
+			return true;
+	return false;
+}
+
 /* With a binary: the sites, then what each probe reads and the watches,
  * with the libraries and the DWARF read once for all of them */
 static int binary_passes(struct vg_plan *p, const struct vg_plan_opts *o,
@@ -437,6 +448,7 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	/* 11. the calls the in-process tier takes from the uprobes */
 	if (o->binary && vg_plan_pass_fast(p, o, e) < 0)
 		goto fail;
+	p->kernel_progs = p->any_kernel && (!o->binary || uprobe_steps_kernel(p));
 	free(why);
 	return p;
 fail:

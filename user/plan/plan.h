@@ -194,7 +194,12 @@ struct vg_plan {
 	int nprops, nevents;
 	struct vg_plan_prop *props;	/* [nprops] */
 	struct vg_plan_event *events;	/* [nevents] */
-	bool any_kernel;		/* the kernel-tier builds are loaded */
+	bool any_kernel;		/* a property is in the kernel tier */
+	/* the uprobes run the kernel-tier builds (vg_entry_k, vg_return_k,
+	 * vg_kstep): a site the in-process tier does not take steps a
+	 * kernel-tier property. Without one, the plain builds load in a
+	 * third of the time (the agent steps the kernel tier in-process). */
+	bool kernel_progs;
 	uint64_t dormant;		/* --dynamic: entry events that start
 					 * detached (bits below 64) */
 	struct vg_plan_site *sites;	/* with a binary: every uprobe */
@@ -322,6 +327,12 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 		      struct vg_err *e);
 /* Is name one of the hot library functions (memory, strings, locks)? */
 bool vg_plan_fast_hot(const char *name);
+/* Will the in-process tier likely take spec's event i, from what o asks
+ * (--fast, the features' refusals) and the event alone? The BPF object's
+ * early load (probe/probe_early.c) leaves such events' programs out; a
+ * guess the plan proves wrong costs a second load, never a wrong one. */
+bool vg_plan_fast_predicted(const struct vg_spec *spec, int i,
+			    const struct vg_plan_opts *o);
 /* --fast LIST, as run, attach and lint take it: `hot` (the hot library
  * functions) and function names or glob patterns, comma-separated; r
  * keeps the names (vg_plan_fast_free). Applied to o, or none when off

@@ -86,6 +86,28 @@ static bool named(const struct vg_plan_opts *o, const char *name)
 	return false;
 }
 
+bool vg_plan_fast_predicted(const struct vg_spec *spec, int i,
+			    const struct vg_plan_opts *o)
+{
+	const struct vg_event *ev = &spec->events[i];
+
+	if (o->no_fast_why || (!o->fast_hot && !o->nfast_funcs))
+		return false;
+	if ((ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) ||
+	    ev->nstrs || ev->client_request || ev->access_for)
+		return false;
+	/* an `outside` depth's counter goes where the events it guards go:
+	 * in-process, when any is asked for */
+	if (ev->marks_inside)
+		for (int k = 0; k < spec->nevents; k++)
+			if (k != i && !spec->events[k].marks_inside &&
+			    spec->events[k].outside_mask &&
+			    vg_plan_fast_predicted(spec, k, o))
+				return true;
+	return (o->fast_hot && vg_plan_fast_hot(ev->name)) ||
+	       named(o, ev->name);
+}
+
 /* An event that only counts an `outside` depth (_IO_file_doallocate's
  * entry and return for the memory specs): it goes where the events that
  * read the depth go */

@@ -10,13 +10,13 @@ const char *vg_plan_prog_name(const struct vg_plan *p, enum vg_plan_prog k)
 {
 	switch (k) {
 	case VG_PROG_ENTRY:
-		return p->any_kernel ? "vg_entry_k" : "vg_entry";
+		return p->kernel_progs ? "vg_entry_k" : "vg_entry";
 	case VG_PROG_ENTRY_S:
 		return "vg_entry_s";
 	case VG_PROG_STASH:
 		return "vg_stash";
 	case VG_PROG_RETURN:
-		return p->any_kernel ? "vg_return_k" : "vg_return";
+		return p->kernel_progs ? "vg_return_k" : "vg_return";
 	case VG_PROG_CREQ:
 		return "vg_creq";
 	default:

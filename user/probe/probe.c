@@ -397,7 +397,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	}
 	bpf_map__set_max_entries(p->skel->maps.events, vg_pow2_at_least(rb));
 	/* load only the programs the plan's sites run (see bpf/vigil.bpf.h) */
-	ktier = o->plan->any_kernel;
+	ktier = o->plan->kernel_progs;
 	for (int i = 0; i < o->plan->nsites; i++)
 		if (!o->plan->sites[i].fast)
 			used |= 1u << o->plan->sites[i].prog;

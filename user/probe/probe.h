@@ -20,6 +20,7 @@
 
 struct vg_probe;
 struct vg_plan;
+struct vg_plan_opts;
 
 /* While records keep coming, the consumer polls this often, and the probes
  * force at most one wake-up per this time (bpf/vigil.bpf.h, wake_gap_ns). */
@@ -78,13 +79,15 @@ struct vg_probe_opts {
  * spec's events say the plan will ask (ktier: a property will be in the
  * kernel tier; stacks: events will take user stacks, --stacks or
  * --leak-check), with maps as ringbuf_bytes and max_kslices size them
- * (0: the defaults, as in vg_probe_opts). vg_probe_open takes that
+ * (0: the defaults, as in vg_probe_opts); fast: what the run asks of the
+ * in-process tier (its events need no program; NULL: nothing). vg_probe_open takes that
  * object when it would configure its own the same, else drops it. Not
  * for --follow-fork or vigil watch. NULL only without memory. */
 struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 					    size_t ringbuf_bytes,
 					    uint32_t max_kslices, bool ktier,
-					    bool stacks);
+					    bool stacks,
+					    const struct vg_plan_opts *fast);
 void vg_probe_early_free(struct vg_probe_early *early);
 
 /* One record from the ring buffer. */

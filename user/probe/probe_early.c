@@ -20,8 +20,11 @@
 #include "spec/spec.h"
 #include "vigil.skel.h"
 
-/* the programs the plan's sites will run, as plan.c assigns them */
-static unsigned predicted_progs(const struct vg_spec *spec)
+/* the programs the plan's sites will run, as plan.c assigns them; none
+ * for an event the in-process tier will likely take (fast: what the run
+ * asks of it; NULL: none) */
+static unsigned predicted_progs(const struct vg_spec *spec,
+				const struct vg_plan_opts *fast)
 {
 	unsigned used = 0;
 
@@ -31,6 +34,8 @@ static unsigned predicted_progs(const struct vg_spec *spec)
 		/* (valgrind's client requests: vg_creq, loaded whenever
 		 * the spec has them, vg_probe_config_programs) */
 		if (ev->client_request)
+			continue;
+		if (fast && vg_plan_fast_predicted(spec, i, fast))
 			continue;
 		if (ev->kind == VG_EV_BEFORE) {
 			used |= 1u << (ev->nstrs ? VG_PROG_ENTRY_S
@@ -43,6 +48,30 @@ static unsigned predicted_progs(const struct vg_spec *spec)
 		}
 	}
 	return used;
+}
+
+/* plan.c's kernel_progs: will a uprobe step a kernel-tier property? One
+ * of a property that can be in the kernel tier whose events do not all
+ * go in-process (a timed one's never do: plan_fast.c) */
+static bool predicted_kernel_progs(const struct vg_spec *spec,
+				   const struct vg_plan_opts *fast)
+{
+	bool no_ktimer = !vg_ktimer_kernel_ok();
+	char why[256];
+
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *pr = &spec->props[i];
+
+		if (vg_ktier_ineligible(spec, i, no_ktimer, why, sizeof(why)))
+			continue;
+		if (!fast || pr->timed)
+			return true;
+		for (int b = 0; b < pr->nbindings; b++)
+			if (!vg_plan_fast_predicted(spec, pr->bindings[b].event,
+						    fast))
+				return true;
+	}
+	return false;
 }
 
 /* vg_ktimer_setup's test: a timed property in the kernel tier */
@@ -87,7 +116,8 @@ static void destroy_objs(void *arg)
 struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 					    size_t ringbuf_bytes,
 					    uint32_t max_kslices, bool ktier,
-					    bool stacks)
+					    bool stacks,
+					    const struct vg_plan_opts *fast)
 {
 	struct vg_probe_early *early = calloc(1, sizeof(*early));
 	size_t rb = ringbuf_bytes ? ringbuf_bytes : VG_DEFAULT_RINGBUF;
@@ -108,7 +138,12 @@ struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 	}
 	/* as vg_probe_open configures it before its load */
 	bpf_map__set_max_entries(model->maps.events, vg_pow2_at_least(rb));
-	vg_probe_config_programs(model, spec, ktier, predicted_progs(spec),
+	/* an event that takes the user stack keeps its uprobe */
+	if (stacks || vg_probe_stacks_predicted(spec))
+		fast = NULL;
+	vg_probe_config_programs(model, spec,
+				 ktier && predicted_kernel_progs(spec, fast),
+				 predicted_progs(spec, fast),
 				 stacks || vg_probe_stacks_predicted(spec));
 	bpf_program__set_autoload(model->progs.vg_watch_mmap, false);
 	bpf_map__set_max_entries(model->maps.kslots, kcap);

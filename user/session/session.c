@@ -228,7 +228,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 					     ss->o->tier != VG_TIER_USER &&
 					     vg_ktier_any_eligible(ss->p.spec,
 						!vg_feat_ktimer(NULL)),
-					     ss->o->stacks || plo.leak_check);
+					     ss->o->stacks || plo.leak_check,
+					     &plo);
 	if (session_libs(ss, e))
 		goto out;
 	/* what the run installs, decided before anything is loaded
