@@ -11,6 +11,7 @@
 #include "spec/spec.h"
 #include "sym/cxxnames.h"
 #include "sym/symbolize.h"
+#include "util/addrmap.h"
 
 /* The dynamic loader calls it each time the set of loaded objects
  * changes (r_debug's r_brk, where gdb learns of shared libraries): at the
@@ -19,7 +20,6 @@
 #define RENDEZVOUS "_dl_debug_state"
 
 #define MAX_BLOCKS 65536
-#define TABLE_CAP (2 * MAX_BLOCKS)	/* a power of two */
 
 enum alloc_kind { NOT_ALLOC, ALLOC, FREE };
 
@@ -39,7 +39,7 @@ static const struct allocator allocators[] = {
 };
 
 struct block {
-	uint64_t addr;		/* 0: empty */
+	uint64_t addr;
 	uint64_t size;		/* 0: not known */
 	int event;		/* the allocation's event */
 	int64_t stack;		/* its stack id, -1 without */
@@ -52,53 +52,21 @@ struct vg_symval {
 	const bool *stack_on;		/* the run's; NULL: no stacks */
 	const struct allocator **alloc;	/* per event, NULL: none */
 	bool *frees;			/* per event: before free(p) */
-	struct block *t;		/* open addressing, linear probing */
-	size_t n;
+	struct vg_addrmap *blocks;	/* struct block by address */
 	struct vg_symbolizer *sym;	/* its own: globals by address */
 	bool maps_read;		/* since the program's start (its exec) */
 };
 
-static size_t slot_of(uint64_t addr)
-{
-	return (size_t)((addr >> 4) * 0x9E3779B97F4A7C15ull >> 40) &
-	       (TABLE_CAP - 1);
-}
-
 static void forget(struct vg_symval *sv, uint64_t addr)
 {
-	size_t i = slot_of(addr), j;
-
-	while (sv->t[i].addr && sv->t[i].addr != addr)
-		i = (i + 1) & (TABLE_CAP - 1);
-	if (!sv->t[i].addr)
-		return;
-	/* backward-shift deletion: no tombstones */
-	for (j = (i + 1) & (TABLE_CAP - 1); sv->t[j].addr;
-	     j = (j + 1) & (TABLE_CAP - 1)) {
-		size_t home = slot_of(sv->t[j].addr);
-
-		if (((j - home) & (TABLE_CAP - 1)) >=
-		    ((j - i) & (TABLE_CAP - 1))) {
-			sv->t[i] = sv->t[j];
-			i = j;
-		}
-	}
-	sv->t[i].addr = 0;
-	sv->n--;
+	vg_addrmap_del(sv->blocks, addr);
 }
 
+/* (a full table keeps what it has: a block it could not take goes
+ * unnamed) */
 static void remember(struct vg_symval *sv, const struct block *b)
 {
-	size_t i = slot_of(b->addr);
-
-	while (sv->t[i].addr && sv->t[i].addr != b->addr)
-		i = (i + 1) & (TABLE_CAP - 1);
-	if (!sv->t[i].addr) {
-		if (sv->n >= MAX_BLOCKS)
-			return;
-		sv->n++;
-	}
-	sv->t[i] = *b;
+	vg_addrmap_put(sv->blocks, b->addr, b);
 }
 
 /* the target's pid now (a restore replaces the process); <= 0: none */
@@ -169,7 +137,8 @@ struct vg_symval *vg_symval_new(struct vg_run *run, const struct vg_spec *spec,
 			if (!strcmp(e->name, allocators[k].name))
 				sv->alloc[i] = &allocators[k], any = true;
 	}
-	if (any && !(sv->t = calloc(TABLE_CAP, sizeof(*sv->t)))) {
+	if (any && !(sv->blocks = vg_addrmap_new(MAX_BLOCKS,
+						  sizeof(struct block)))) {
 		vg_symval_free(sv);
 		return NULL;
 	}
@@ -201,7 +170,7 @@ void vg_symval_free(struct vg_symval *sv)
 		return;
 	vg_report_set_namer(NULL, NULL);
 	vg_symbolizer_free(sv->sym);
-	free(sv->t);
+	vg_addrmap_free(sv->blocks);
 	free(sv->alloc);
 	free(sv->frees);
 	free(sv);
@@ -247,7 +216,7 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 			sv->sym = vg_symbolizer_new(pid_of(sv));
 		vg_symbolizer_add_file(sv->sym, vg_symval_host_exe(sv->run));
 	}
-	if (!sv->t)
+	if (!sv->blocks)
 		return;
 	e = &sv->spec->events[ev->event];
 	if (sv->frees[ev->event]) {
@@ -323,14 +292,10 @@ bool vg_symval_name(void *ctx, uint64_t v, char *buf, size_t len)
 			snprintf(buf, len, "&%s", name);
 		return true;
 	}
-	for (size_t i = 0; sv->t && i < TABLE_CAP; i++) {
-		const struct block *b = &sv->t[i];
-
-		if (b->addr && v >= b->addr &&
-		    (v < b->addr + b->size || v == b->addr) &&
-		    (!best || b->addr > best->addr))
-			best = b;
-	}
+	/* the block at or below v, if v is in it (or is it, size unknown) */
+	if (sv->blocks && (best = vg_addrmap_floor(sv->blocks, v, NULL)) &&
+	    v != best->addr && v >= best->addr + best->size)
+		best = NULL;
 	if (!best)
 		return false;
 	site(sv, best, name, sizeof(name));
