@@ -92,6 +92,22 @@ class Failure(Exception):
 # running one observed loop
 
 
+def group_left(pgid):
+    """Everything a command started must be gone with it: at once, but for
+    vigil's vigil-release (user/probe/late_release.c), which holds the
+    probes for the kernel's grace periods and exits within about a second
+    of vigil (two or three on a busy machine, after many uprobes). True
+    (and the group killed) if something outlived ten seconds."""
+    for _ in range(200):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        time.sleep(0.05)
+    os.killpg(pgid, signal.SIGKILL)
+    return True
+
+
 def descendants(pid):
     """Pids of pid's descendants (children first found through /proc)."""
     out, todo = [], [pid]
@@ -220,20 +236,7 @@ class Bench:
             path = self._save_log(label, cmd, out, err, "timeout")
             raise Failure("%s: no result within %ds (output in %s)" % (tool, timeout, path))
         wall = time.monotonic() - t0
-        # Everything the observer started must be gone with it: at once,
-        # but for vigil's vigil-release (user/probe/late_release.c), which
-        # holds the probes for the kernel's grace periods and exits
-        # within about a second of vigil
-        leftover = False
-        for _ in range(40):
-            try:
-                os.killpg(p.pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
-        else:
-            os.killpg(p.pid, signal.SIGKILL)
-            leftover = True
+        leftover = group_left(p.pid)
         if self._kill_target(pidfile):
             leftover = True
         text = out + "\n" + err

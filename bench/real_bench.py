@@ -1,17 +1,20 @@
 """bench/real_bench.py - the "real programs" section of bench/bench.py
 (issue #8, point 4).
 
-Three programs, each run native and under vigil with properties from
+Four programs, each run native and under vigil with properties from
 specs/lib/; the malloc program also under valgrind memcheck:
   xz       xz -0 -T2 compressing a generated file (bench/real_inputs.py),
            specs/lib/mutex.vigil (mutexes of liblzma's threads, in libc)
   sqlite3  the Debian sqlite3 shell running a generated SQL script on an
            in-memory database, specs/lib/sqlite_stmt.vigil
   allocs   build/bench/allocs_bench (bench/allocs_bench.c), malloc, calloc,
-           realloc and free at random over a working set,
-           specs/lib/double_free.vigil + specs/lib/leak.vigil; vigil with
-           --tier=auto (both properties go to the kernel tier) and with
+           realloc and free at random over a working set, under five of
+           the memory library's specs (MEMORY below: use_after_free, the
+           sixth, arms a watchpoint per freed block and is measured by
+           bench/watch_bench.py); vigil with --tier=auto and with
            --tier=user, and valgrind --tool=memcheck --leak-check=full
+  git      git log -p on a clone of this repository (its objects packed:
+           every object is inflated), specs/lib/zlib.vigil
 vigil runs with --max-slices ALLOCS_MAX_SLICES on allocs: in the kernel
 tier a slice stays in the table once its address was seen, and a heap
 touches more distinct addresses than the default 65,536 holds.
@@ -48,15 +51,21 @@ import bench as B
 import real_inputs
 import watch_bench
 
+MEMORY = ["specs/lib/%s.vigil" % s
+          for s in ("double_free", "leak", "bad_free", "realloc", "fishy_size")]
 SPECS = {"xz": ["specs/lib/mutex.vigil"],
          "sqlite3": ["specs/lib/sqlite_stmt.vigil"],
-         "allocs": ["specs/lib/double_free.vigil", "specs/lib/leak.vigil"]}
+         "allocs": MEMORY,
+         "git": ["specs/lib/zlib.vigil"]}
 ROWS = {"xz": ["native", "vigil"],
         "sqlite3": ["native", "vigil --no-fast", "vigil --fast"],
         "allocs": ["native", "vigil --no-fast", "vigil --fast",
-                   "vigil --tier=user", "valgrind memcheck"]}
+                   "vigil --tier=user", "valgrind memcheck"],
+        "git": ["native", "vigil --no-fast", "vigil --fast"]}
 # the in-process tier (--fast): the hot library functions, and SQLite's
-FAST = {"sqlite3": "hot,sqlite3_*", "allocs": "hot", "xz": "hot"}
+# and zlib's
+FAST = {"sqlite3": "hot,sqlite3_*", "allocs": "hot", "xz": "hot",
+        "git": "hot,inflate*,deflate*"}
 ALLOCS_MAX_SLICES = 262144
 VALGRIND_EXIT = 9  # --error-exitcode: memcheck found an error
 
@@ -70,7 +79,7 @@ def config(quick):
     if quick:
         return {"reps": 2, "xz_bytes": 5000000, "sql": (8000, 3000, 5),
                 "allocs_ops": 100000}
-    return {"reps": 5, "xz_bytes": 50000000, "sql": (60000, 20000, 20),
+    return {"reps": 5, "xz_bytes": 50000000, "sql": (150000, 50000, 20),
             "allocs_ops": 400000}
 
 
@@ -78,6 +87,16 @@ def tiers(err):
     """{property: 'kernel'|'user'} from vigil's start-up lines."""
     return {m.group(1): m.group(2)
             for m in re.finditer(r"^vigil: (\S+): (kernel|user) tier", err, re.M)}
+
+
+def git_repo(tmp):
+    """A clone of this repository with its objects in one pack: git log -p
+    then inflates every commit, tree and blob it shows."""
+    repo = os.path.join(tmp, "real-git")
+    shutil.rmtree(repo, ignore_errors=True)
+    subprocess.run(["git", "clone", "-q", "--no-local", B.ROOT, repo], check=True)
+    subprocess.run(["git", "-C", repo, "gc", "-q"], check=True)
+    return repo
 
 
 def sha256(path):
@@ -99,6 +118,7 @@ class Runner:
         real_inputs.xz_input(self.xz_in, cfg["xz_bytes"])
         self.sql_n, self.sql_last, self.sql_lines = real_inputs.sql_workload(
             self.sql, *cfg["sql"])
+        self.repo = git_repo(b.tmp)
 
     def argv(self, prog):
         """(program argv, stdin path or None, argv[0]'s basename)."""
@@ -106,6 +126,8 @@ class Runner:
             return ["xz", "-0", "-T2", "-c", self.xz_in], None, "xz"
         if prog == "sqlite3":
             return ["sqlite3", ":memory:"], self.sql, "sqlite3"
+        if prog == "git":
+            return ["git", "-C", self.repo, "--no-pager", "log", "-p"], None, "git"
         return [self.allocs, "--n", str(self.cfg["allocs_ops"])], None, "allocs_bench"
 
     def command(self, prog, row, jsonfile, vglog):
@@ -170,12 +192,8 @@ class Runner:
             path = b._save_log(label, cmd, head, err, why)
             raise B.Failure("%s %s: %s (output in %s)" % (prog, row, msg, path))
 
-        try:
-            os.killpg(p.pid, 0)
-            os.killpg(p.pid, signal.SIGKILL)
+        if B.group_left(p.pid):
             fail("leftover", "left a process behind, killed it")
-        except ProcessLookupError:
-            pass
         if self._leftover(rtfile):
             fail("leftover", "left the program behind (stopped?), killed it")
         if p.returncode != 0:
@@ -253,6 +271,13 @@ class Runner:
                 fail("output", "sqlite3 printed %d lines ending %r, expected %d ending %r"
                      % (len(lines), lines[-1] if lines else "", self.sql_lines,
                         self.sql_last))
+        elif prog == "git":
+            want = subprocess.run(["git", "-C", self.repo, "rev-list", "--count", "HEAD"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+            got = sum(1 for line in open(outfile, errors="replace")
+                      if line.startswith("commit "))
+            if str(got) != want:
+                fail("output", "git log -p showed %d commits of %s" % (got, want))
 
     def check_vigil(self, prog, jsonfile, err, r, fail):
         stats = watch_bench.vigil_stats(jsonfile)
@@ -298,7 +323,7 @@ class Runner:
 
 def timeout_for(prog, row, cfg):
     native = {"xz": 8e-7 * cfg["xz_bytes"], "sqlite3": 1e-5 * sum(cfg["sql"][:2]),
-              "allocs": 2e-7 * cfg["allocs_ops"]}[prog]
+              "allocs": 2e-7 * cfg["allocs_ops"], "git": 1.0}[prog]
     return int(120 + 50 * native)
 
 
@@ -318,7 +343,7 @@ def section(b, quick, skipped, failures):
     """Runs the measurements; returns (console text, summary.md lines)."""
     cfg = config(quick)
     t0 = time.monotonic()
-    missing = [p for p in ("xz", "sqlite3", "valgrind") if not shutil.which(p)]
+    missing = [p for p in ("xz", "sqlite3", "valgrind", "git") if not shutil.which(p)]
     if missing:
         failures.append("real programs: not installed: %s (scripts/setup.sh installs them)"
                         % ", ".join(missing))
@@ -348,10 +373,13 @@ def section(b, quick, skipped, failures):
     B.write_csv(os.path.join(b.out, "real_raw.csv"),
                 ["rep", "program", "row", "wall_s", "run_s", "vigil_events", "vigil_lost",
                  "tiers"], raw)
-    return summarize(b, cfg, runner.sql_n, rows, res, skipped, time.monotonic() - t0)
+    commits = int(subprocess.run(["git", "-C", runner.repo, "rev-list", "--count", "HEAD"],
+                                 capture_output=True, text=True, check=True).stdout)
+    return summarize(b, cfg, runner.sql_n, commits, rows, res, skipped,
+                     time.monotonic() - t0)
 
 
-def summarize(b, cfg, statements, rows, res, skipped, secs):
+def summarize(b, cfg, statements, commits, rows, res, skipped, secs):
     st = {}
     for k in rows:
         if res[k]:
@@ -401,9 +429,10 @@ def summarize(b, cfg, statements, rows, res, skipped, secs):
                  "run_x_native", "vigil_events", "events_per_s", "vigil_lost_max", "tiers"],
                 csv_rows)
     sizes = ("xz -0 -T2 on %.0f MB; sqlite3 :memory: on %d statements (%d inserts, %d "
-             "updates, %d selects); allocs_bench --n %d"
+             "updates, %d selects); allocs_bench --n %d under %d memory specs; "
+             "git log -p on %d commits"
              % (cfg["xz_bytes"] / 1e6, statements, cfg["sql"][0], cfg["sql"][1],
-                cfg["sql"][2], cfg["allocs_ops"]))
+                cfg["sql"][2], cfg["allocs_ops"], len(MEMORY), commits))
     title = ("Real programs (%s), median of %d runs; wall = the whole command, run = "
              "the program from load to exit; events/s = vigil's events / run"
              % (sizes, cfg["reps"]))
