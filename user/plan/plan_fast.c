@@ -39,10 +39,19 @@
  * distances are the same once mapped) */
 struct text {
 	char path[4096];
-	uint8_t *code;
+	uint8_t *code;		/* NULL: could not be read */
 	uint64_t off, len;
 	struct vg_reloc_jump *jumps;	/* its direct branches, by target */
 	size_t njumps;
+};
+
+/* The files read so far: a plan's sites go from one file to another
+ * (a spec's events in its order), and reading and sweeping libc's code
+ * costs ~30 ms */
+#define TEXTS 8
+struct texts {
+	struct text v[TEXTS];
+	int next;		/* the one to replace */
 };
 
 /* The functions of the memory, string and lock libraries
@@ -254,14 +263,36 @@ out:
 	return rc;
 }
 
+static struct text *text_of(struct texts *ts, const char *path)
+{
+	struct text *t;
+
+	for (int i = 0; i < TEXTS; i++)
+		if (!strcmp(ts->v[i].path, path))
+			return &ts->v[i];
+	t = &ts->v[ts->next];
+	ts->next = (ts->next + 1) % TEXTS;
+	read_text(path, t);
+	return t;
+}
+
+static void texts_free(struct texts *ts)
+{
+	for (int i = 0; i < TEXTS; i++) {
+		free(ts->v[i].code);
+		free(ts->v[i].jumps);
+	}
+}
+
 /* Can the function at u be patched (reloc.h)? why says why not. */
-static void patchable(const struct vg_plan_site *u, struct text *t,
+static void patchable(const struct vg_plan_site *u, struct texts *ts,
 		      char *why, size_t len)
 {
+	struct text *t = text_of(ts, u->path);
 	struct vg_reloc r;
 	uint64_t fn = u->func;
 
-	if (strcmp(t->path, u->path) && read_text(u->path, t))
+	if (!t->code)
 		snprintf(why, len, "its file's code cannot be read");
 	else if (!t->code || fn < t->off || fn + 16 > t->off + t->len)
 		snprintf(why, len, "not in its file's executable segment");
@@ -279,7 +310,7 @@ static void patchable(const struct vg_plan_site *u, struct text *t,
 /* Why event i is not a call the agent can take on its own ("": it is):
  * its kind, its sites, what it reads */
 static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
-		    int i, struct text *t, char *why, size_t len)
+		    int i, struct texts *t, char *why, size_t len)
 {
 	const struct vg_event *ev = &p->spec->events[i];
 	int nsites = 0;
@@ -322,9 +353,10 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	int n = p->nevents, *up = malloc((size_t)(n + 1) * sizeof(int));
 	char (*why)[160] = calloc((size_t)n + 1, sizeof(*why));
 	int *bad = calloc((size_t)n + 1, sizeof(int));
-	struct text t = { .code = NULL };
+	struct texts *t = calloc(1, sizeof(*t));
 
-	if (!up || !why || !bad) {
+	if (!up || !why || !bad || !t) {
+		free(t);
 		free(up);
 		free(why);
 		free(bad);
@@ -335,7 +367,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	for (int i = 0; i < n; i++)
 		bad[i] = -1;
 	for (int i = 0; i < n; i++) {
-		own_why(p, o, i, &t, why[i], sizeof(why[i]));
+		own_why(p, o, i, t, why[i], sizeof(why[i]));
 		if (why[i][0] && bad[find(up, i)] < 0)
 			bad[find(up, i)] = i;
 	}
@@ -367,8 +399,8 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	free(up);
 	free(why);
 	free(bad);
-	free(t.code);
-	free(t.jumps);
+	texts_free(t);
+	free(t);
 	return p->nfast;
 }
 
