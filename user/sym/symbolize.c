@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct fsym {
@@ -55,6 +56,7 @@ struct vg_symbolizer {
 	pid_t pid;
 	struct map *maps;
 	size_t nmaps;
+	uint64_t read_ns;	/* when the maps were last read */
 	struct obj **objs;
 	size_t nobjs;
 };
@@ -160,8 +162,22 @@ static void read_maps_as(struct vg_symbolizer *s, bool replace)
 	s->nmaps = n;
 }
 
+/* A late look, for an address no mapping known has (mapped since: a
+ * dlopen, if the process is still there). Reports name every value
+ * that may be a pointer, and heap pointers are in no file: one look
+ * serves all the misses of LATE_NS. */
+#define LATE_NS 20000000ull
+
 static void read_maps(struct vg_symbolizer *s)
 {
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (s->read_ns && now - s->read_ns < LATE_NS)
+		return;
+	s->read_ns = now;
 	read_maps_as(s, false);
 }
 
