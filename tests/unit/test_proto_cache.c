@@ -226,6 +226,34 @@ static void test_libc_mutex_functions(void **state)
 		       sizeof(libc_funcs) / sizeof(libc_funcs[0]));
 }
 
+/* A type a capture follows (posix_memalign's `void **memptr` to what it
+ * points to) comes from the cache on a warm run: the debug file is not
+ * opened, and the description is the one DWARF gave. */
+static void test_types_cached(void **state)
+{
+	struct vg_proto pr;
+	struct vg_type cold, warm;
+	struct vg_err e = { 0 };
+	struct vg_dwarf *dw;
+
+	(void)state;
+	setenv("VIGIL_CACHE_DIR", cache_dir, 1);
+	dw = open_ok(libc_path);
+	assert_int_equal(vg_dwarf_proto(dw, "posix_memalign", &pr, &e), 0);
+	assert_true(pr.nparams >= 1 && pr.params[0].type.target);
+	assert_int_equal(vg_dwarf_type(dw, pr.params[0].type.target, &cold, &e), 0);
+	assert_int_equal(cold.kind, VG_TK_PTR);		/* void * */
+	vg_proto_free(&pr);
+	vg_dwarf_close(dw);
+	dw = open_ok(libc_path);
+	assert_int_equal(vg_dwarf_proto(dw, "posix_memalign", &pr, &e), 0);
+	assert_int_equal(vg_dwarf_type(dw, pr.params[0].type.target, &warm, &e), 0);
+	assert_null(dw->dbg);
+	assert_memory_equal(&cold, &warm, sizeof(cold));
+	vg_proto_free(&pr);
+	vg_dwarf_close(dw);
+}
+
 static void test_target_by_build_id(void **state)
 {
 	char root[PATH_MAX];
@@ -408,6 +436,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_libc_mutex_functions),
+		cmocka_unit_test(test_types_cached),
 		cmocka_unit_test(test_target_by_build_id),
 		cmocka_unit_test(test_target_by_debuglink),
 		cmocka_unit_test(test_bad_cache_files),

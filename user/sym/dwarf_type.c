@@ -1,6 +1,7 @@
 /* DWARF types and struct fields (user/sym/dwarf.h): how a type is spelled,
  * its size and kind, and where a member lies. */
 #include "dwarf_internal.h"
+#include "proto_cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,9 +368,12 @@ int dw_describe(struct vg_dwarf *dw, vg_type_id id, struct vg_type *t,
 int vg_dwarf_type(struct vg_dwarf *dw, vg_type_id id, struct vg_type *out,
 		  struct vg_err *e)
 {
-	if (dw_need_debug(dw, "types", e))
+	if (vg_proto_cache_get_type(dw->pcache, id, out))
+		return 0;
+	if (dw_need_debug(dw, "types", e) || dw_describe(dw, id, out, 0, e))
 		return -1;
-	return dw_describe(dw, id, out, 0, e);
+	vg_proto_cache_put_type(dw->pcache, id, out);
+	return 0;
 }
 
 int vg_dwarf_type_by_name(struct vg_dwarf *dw, const char *name,

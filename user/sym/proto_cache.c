@@ -2,7 +2,8 @@
  *
  * One file per build id, DIR/dwarf/BUILDID.protos:
  *   "VIGILPC" NUL, u32 version, this vigil, the build id, the debug file (path, size, mtime, inode),
- *   u32 count, the entries (name, then a prototype or "absent"),
+ *   u32 count, the entries (name, then a prototype, "absent", or for a
+ *   type's entry, named TYPE_NAME and its id, the type),
  *   u32 CRC-32 of everything before it.
  * "this vigil" is the build id of the running executable: answers from
  * another build of vigil (whose DWARF reading may differ) are not used.
@@ -28,15 +29,20 @@
 #include "util/rundir.h"
 
 #define PC_MAGIC "VIGILPC"	/* 8 bytes with its NUL */
-#define PC_VERSION 1u
+#define PC_VERSION 2u
 #define PC_NULL 0xffffffffu	/* the length of a NULL string */
 #define PC_MAX_FILE (64u << 20)	/* larger is not ours */
 
 struct pc_ent {
 	char *name;
 	bool absent;		/* not in this DWARF; else p */
+	bool is_type;		/* a type's entry: t, not p */
 	struct vg_proto p;
+	struct vg_type t;
 };
+
+/* a type's entry: a name no function has */
+#define TYPE_NAME "\ttype %llx"
 
 struct file_id {
 	uint64_t size, mtime_s, mtime_ns, ino;
@@ -284,8 +290,10 @@ static void w_ent(struct wbuf *b, const struct pc_ent *en)
 	const struct vg_proto *p = &en->p;
 
 	w_str(b, en->name);
-	w_u32(b, en->absent);
-	if (en->absent)
+	w_u32(b, en->is_type ? 2 : en->absent);
+	if (en->is_type)
+		w_type(b, &en->t);
+	if (en->absent || en->is_type)
 		return;
 	w_str(b, p->func);
 	w_u32(b, (uint32_t)p->nparams);
@@ -419,6 +427,10 @@ static void r_ent(struct rbuf *b, struct pc_ent *en)
 		break;
 	case 1:
 		en->absent = true;
+		return;
+	case 2:
+		en->is_type = true;
+		r_type(b, &en->t);
 		return;
 	default:
 		b->bad = true;
@@ -571,6 +583,37 @@ bool vg_proto_cache_bind(struct vg_proto_cache *c, const char *debug_path)
 	/* rewrite it, so that a stale or broken file does not stay */
 	c->dirty = have && c->debug_path;
 	return false;
+}
+
+bool vg_proto_cache_get_type(struct vg_proto_cache *c, vg_type_id id,
+			     struct vg_type *out)
+{
+	char name[32];
+	struct pc_ent *en;
+
+	snprintf(name, sizeof(name), TYPE_NAME, (unsigned long long)id);
+	if (!c || !(en = find(c, name)) || !en->is_type)
+		return false;
+	*out = en->t;
+	return true;
+}
+
+void vg_proto_cache_put_type(struct vg_proto_cache *c, vg_type_id id,
+			     const struct vg_type *t)
+{
+	char name[32];
+	struct pc_ent *en;
+
+	snprintf(name, sizeof(name), TYPE_NAME, (unsigned long long)id);
+	if (!c || !c->debug_path || find(c, name) || !(en = add(c)))
+		return;
+	if (!(en->name = strdup(name))) {
+		c->n--;
+		return;
+	}
+	en->is_type = true;
+	en->t = *t;
+	c->dirty = true;
 }
 
 enum vg_pc_answer vg_proto_cache_get(struct vg_proto_cache *c,

@@ -55,6 +55,13 @@ enum vg_pc_answer vg_proto_cache_get(struct vg_proto_cache *c,
 void vg_proto_cache_put(struct vg_proto_cache *c, const char *name,
 			const struct vg_proto *p);
 
+/* The description of type id (vg_dwarf_type's), when cached: the
+ * capture of `*p` asks it of a debug file it would otherwise inflate. */
+bool vg_proto_cache_get_type(struct vg_proto_cache *c, vg_type_id id,
+			     struct vg_type *out);
+void vg_proto_cache_put_type(struct vg_proto_cache *c, vg_type_id id,
+			     const struct vg_type *t);
+
 /* Write the cache if it learnt something (merging what another vigil
  * wrote meanwhile), and free it. Never fails the run. */
 void vg_proto_cache_close(struct vg_proto_cache *c);
