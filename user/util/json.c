@@ -22,22 +22,36 @@ FILE *vg_json_open(const char *path, struct vg_err *e)
 	return f;
 }
 
+/* a byte JSON writes as it is */
+static bool plain(unsigned char c)
+{
+	return c >= 0x20 && c != '"' && c != '\\';
+}
+
 void vg_json_str(FILE *f, const char *s)
 {
+	const unsigned char *c = (const unsigned char *)s;
+
 	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)s; c && *c; c++) {
+	while (c && *c) {
+		size_t n = 0;
+
+		/* runs of plain bytes in one write: a --json run writes a
+		 * line per slice at its end, tens of thousands of them */
+		while (plain(c[n]))
+			n++;
+		fwrite(c, 1, n, f);
+		c += n;
 		switch (*c) {
+		case 0: continue;
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
 		case '\n': fputs("\\n", f); break;
 		case '\t': fputs("\\t", f); break;
 		case '\r': fputs("\\r", f); break;
-		default:
-			if (*c < 0x20)
-				fprintf(f, "\\u%04x", *c);
-			else
-				fputc(*c, f);
+		default: fprintf(f, "\\u%04x", *c);
 		}
+		c++;
 	}
 	fputc('"', f);
 }
