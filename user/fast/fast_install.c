@@ -46,7 +46,7 @@
 #include "sym/maps.h"
 #include "vigil_fast.h"
 
-#define RING_BYTES (16u << 20)
+#define RING_BYTES (32u << 20)
 #define STUB_MAX 160		/* an entry or return stub */
 #define HOOK_BYTES (2 * STUB_MAX + VG_RELOC_MAX)
 #define MAX_AREAS 16		/* files with patched functions */
