@@ -272,7 +272,9 @@ int vg_cmd_lint(int argc, char **argv)
 					   .no_ktimer = !vg_feat_ktimer(NULL) };
 		struct vg_plan *plan;
 
-		if (!fast.buf && !no_fast && vg_plan_fast_default() &&
+		if (!fast.buf && !no_fast && !vg_plan_fast_default())
+			no_fast = true;	/* VIGIL_FAST=off */
+		if (!fast.buf && !no_fast &&
 		    vg_plan_fast_parse(vg_plan_fast_default(), &fast, &e)) {
 			rc = vg_cli_fail(&e);
 			vg_spec_free(spec);

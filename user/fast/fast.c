@@ -39,8 +39,9 @@ static int prepare(struct vg_run *run, struct vg_spec *spec, void **state,
 	if (list && f->off)
 		return vg_errf_code(e, VG_EXIT_USAGE,
 				    "--fast and --no-fast do not go together");
-	if (!list && !f->off)	/* the default (plan.h) */
-		list = vg_plan_fast_default();
+	if (!list && !f->off &&	/* the default (plan.h) */
+	    !(list = vg_plan_fast_default()))
+		f->off = true;	/* VIGIL_FAST=off: the spec's `fast` too */
 	if (list && vg_plan_fast_parse(list, &f->req, e))
 		return -1;
 	if (given && f->refused)

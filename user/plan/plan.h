@@ -69,6 +69,8 @@ struct vg_plan_opts {
 	 * (--fast, glob patterns); no_fast_why: why the run can have none
 	 * (a checkpoint, gdb, vigil watch ...), said by lint; NULL: it can. */
 	bool fast_hot;
+	bool fast_off;		/* --no-fast, VIGIL_FAST=off: not even the
+				 * functions a spec's `fast` line names */
 	const char *const *fast_funcs;
 	size_t nfast_funcs;
 	const char *no_fast_why;
@@ -117,6 +119,7 @@ struct vg_plan_site {
 	 * the target and this site gets no uprobe; fast_why: why a hot
 	 * function keeps its uprobe ("" when it is not hot) */
 	bool fast;
+	const char *fast_by;	/* who asked: "hot", "--fast", ... */
 	char fast_why[192];
 };
 

@@ -95,12 +95,23 @@ static bool named(const struct vg_plan_opts *o, const char *name)
 	return false;
 }
 
+/* a `fast` line of the spec's names it */
+static bool spec_named(const struct vg_spec *spec, const char *name)
+{
+	const char *pat;
+
+	for (int i = 0; (pat = vg_spec_fast(spec, i)); i++)
+		if (!fnmatch(pat, name, 0))
+			return true;
+	return false;
+}
+
 bool vg_plan_fast_predicted(const struct vg_spec *spec, int i,
 			    const struct vg_plan_opts *o)
 {
 	const struct vg_event *ev = &spec->events[i];
 
-	if (o->no_fast_why || (!o->fast_hot && !o->nfast_funcs))
+	if (o->no_fast_why || o->fast_off)
 		return false;
 	if ((ev->kind != VG_EV_BEFORE && ev->kind != VG_EV_AFTER) ||
 	    ev->nstrs || ev->client_request || ev->access_for)
@@ -114,7 +125,7 @@ bool vg_plan_fast_predicted(const struct vg_spec *spec, int i,
 			    vg_plan_fast_predicted(spec, k, o))
 				return true;
 	return (o->fast_hot && vg_plan_fast_hot(ev->name)) ||
-	       named(o, ev->name);
+	       named(o, ev->name) || spec_named(spec, ev->name);
 }
 
 /* An event that only counts an `outside` depth (_IO_file_doallocate's
@@ -128,16 +139,30 @@ static bool counter_only(const struct vg_plan *p, int i)
 	       !(pe->flags & VG_EVF_USER) && !pe->conf.nkprops;
 }
 
-/* Does the run ask the in-process tier for this site's function? */
-static bool wanted(const struct vg_plan *p, const struct vg_plan_opts *o,
-		   const struct vg_plan_site *u)
+/* Who asks the in-process tier for this site's function (lint says):
+ * NULL when nobody does */
+static const char *asked(const struct vg_plan *p, const struct vg_plan_opts *o,
+			 const struct vg_plan_site *u)
 {
 	const char *name = p->spec->events[u->event].name;
 
-	if (!o->fast_hot && !o->nfast_funcs)
-		return false;
-	return (o->fast_hot && vg_plan_fast_hot(name)) || named(o, name) ||
-	       (u->sym[0] && named(o, u->sym)) || counter_only(p, u->event);
+	if (o->fast_off)
+		return NULL;
+	if (o->fast_hot && vg_plan_fast_hot(name))
+		return "hot";
+	if (named(o, name) || (u->sym[0] && named(o, u->sym)))
+		return "--fast";
+	if (spec_named(p->spec, name) || (u->sym[0] && spec_named(p->spec, u->sym)))
+		return "the spec's fast";
+	if (counter_only(p, u->event))
+		return "counts an outside depth";
+	return NULL;
+}
+
+static bool wanted(const struct vg_plan *p, const struct vg_plan_opts *o,
+		   const struct vg_plan_site *u)
+{
+	return asked(p, o, u) != NULL;
 }
 
 /* The flags the agent handles; any other keeps the event on uprobes */
@@ -332,7 +357,8 @@ static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
 			return;
 		}
 		if (!wanted(p, o, u)) {
-			snprintf(why, len, "not asked for (--fast %s)", ev->name);
+			snprintf(why, len, "not asked for (--fast %s, or `fast %s` in the spec)",
+				 ev->name, ev->name);
 			return;
 		}
 		*why = 0;
@@ -393,6 +419,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 				 p->spec->events[b].name, why[b]);
 		else {
 			u->fast = true;
+			u->fast_by = asked(p, o, u);
 			p->nfast++;
 		}
 	}
@@ -431,6 +458,7 @@ int vg_plan_fast_parse(const char *list, struct vg_plan_fast_req *r,
 void vg_plan_fast_apply(const struct vg_plan_fast_req *r, bool off,
 			struct vg_plan_opts *o)
 {
+	o->fast_off = off;
 	o->fast_hot = !off && r->hot;
 	o->fast_funcs = off ? NULL : (const char *const *)r->names;
 	o->nfast_funcs = off ? 0 : r->n;

@@ -224,10 +224,11 @@ void vg_plan_print(const struct vg_plan *p, FILE *out)
 		const struct vg_event *ev = &s->events[u->event];
 
 		if (u->fast) {	/* patched in the target: no uprobe */
-			fprintf(out, "  in-process %s %s: %s+0x%llx, %s",
+			fprintf(out, "  in-process %s %s: %s+0x%llx, %s (%s)",
 				vg_event_kind_name(ev->kind), ev->name, u->path,
 				(unsigned long long)u->func,
-				u->retprobe ? "at its return" : "at its entry");
+				u->retprobe ? "at its return" : "at its entry",
+				u->fast_by ? u->fast_by : "?");
 			print_reads(ev, u->retprobe, out);
 			fprintf(out, "\n");
 			continue;

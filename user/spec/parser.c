@@ -36,7 +36,8 @@ static bool type_word(struct vg_token *t, enum vg_type *ty)
 static bool item_start(struct vg_token *t)
 {
 	return t->kind == T_EOF || is_word(t, "property") ||
-	       is_word(t, "include") || is_word(t, "param");
+	       is_word(t, "include") || is_word(t, "param") ||
+	       is_word(t, "fast");
 }
 
 static void parse_slice(struct parser *p, struct vg_prop_ast *pr)
@@ -562,8 +563,21 @@ void vg_parse_src(struct vg_ld *ld, int src)
 			    v->kind != T_STRING)
 				unexpected(&p, "a name, a number or a string as the parameter's default value");
 			vg_param_declare(ld, &p.params, n, next(&p));
+		} else if (is_word(t, "fast")) {
+			/* fast NAME-OR-"PATTERN", ...: the in-process tier */
+			next(&p);
+			do {
+				struct vg_token *f = cur(&p);
+				const char **slot;
+
+				if (f->kind != T_IDENT && f->kind != T_STRING)
+					unexpected(&p, "a function name, or a pattern in quotes such as \"sqlite3_*\", after 'fast'");
+				next(&p);
+				slot = VG_PUSH(ld, ld->fast, ld->nfast, ld->capfast);
+				*slot = f->str;
+			} while (accept(&p, T_COMMA));
 		} else {
-			unexpected(&p, "'property', 'param' or 'include'");
+			unexpected(&p, "'property', 'param', 'fast' or 'include'");
 		}
 	}
 }

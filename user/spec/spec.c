@@ -24,6 +24,8 @@ struct vg_spec_priv {
 	char **paths;
 	int npaths;
 	struct vg_defines *defs;	/* -D NAME=VALUE (params.c) */
+	char **fast;			/* `fast` lines' functions */
+	int nfast;
 };
 
 /* ---- strings ---------------------------------------------------------- */
@@ -186,6 +188,9 @@ void vg_spec_free(struct vg_spec *spec)
 			free(pv->paths[i]);
 		free(pv->paths);
 		vg_defines_free(pv->defs);
+		for (int i = 0; i < pv->nfast; i++)
+			free(pv->fast[i]);
+		free(pv->fast);
 		free(pv);
 	}
 	free(spec);
@@ -194,6 +199,12 @@ void vg_spec_free(struct vg_spec *spec)
 struct vg_defines **vg_spec_defines(const struct vg_spec *spec)
 {
 	return &spec->priv->defs;
+}
+
+const char *vg_spec_fast(const struct vg_spec *spec, int i)
+{
+	return spec && spec->priv && i >= 0 && i < spec->priv->nfast
+	       ? spec->priv->fast[i] : NULL;
 }
 
 const char *vg_spec_file(const struct vg_spec *spec, int i)
@@ -536,6 +547,16 @@ void vg_spec_adopt(struct vg_spec *spec, struct vg_ld *ld)
 	for (int i = 0; i < ld->nloaded; i++)
 		pv->paths[pv->npaths++] = ld->loaded[i];
 	ld->nloaded = 0;
+	for (int i = 0; i < ld->nfast; i++) {
+		char **a = realloc(pv->fast, (size_t)(pv->nfast + 1) * sizeof(*a));
+
+		if (!a || !(a[pv->nfast] = strdup(ld->fast[i]))) {
+			pv->fast = a ? a : pv->fast;
+			break;	/* the function keeps its uprobe */
+		}
+		pv->fast = a;
+		pv->nfast++;
+	}
 	vg_params_adopt(spec, ld);
 }
 

@@ -348,6 +348,9 @@ int vg_spec_define(struct vg_spec *spec, const char *name, const char *value,
 int vg_spec_check_defines(const struct vg_spec *spec, struct vg_err *e);
 /* Does a loaded file declare `param name` (was -D name used)? */
 bool vg_spec_define_used(const struct vg_spec *spec, const char *name);
+/* The functions (names or glob patterns) the spec's `fast` lines give
+ * the in-process tier: i from 0, NULL past the last. */
+const char *vg_spec_fast(const struct vg_spec *spec, int i);
 /* The files loaded so far, includes too, as realpaths: i from 0, NULL
  * past the last (vigil agent hashes them to see what a reload changed). */
 const char *vg_spec_file(const struct vg_spec *spec, int i);

@@ -233,6 +233,9 @@ struct vg_ld {
 
 	int nprops, capprops;
 	struct vg_prop_ast *props;
+	/* `fast` lines: functions for the in-process tier (arena strings) */
+	int nfast, capfast;
+	const char **fast;
 
 	/* output of the compiler, moved into the spec on success */
 	int nout;
