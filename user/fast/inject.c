@@ -3,11 +3,15 @@
  * mappings and the shared region are inject_mem.c's; running a new
  * program to its entry, inject_entry.c's.
  *
- * A system call runs from a `syscall` instruction written over the
- * thread's own pc for the moment of one single step, its bytes restored
- * after: the pc is always mapped and executable, whatever the target is
- * (static, no vDSO `syscall` to find, stripped libc), and every other
- * thread is stopped, so none can run the borrowed bytes. */
+ * A system call runs from the pad (inject_pad.c: a `syscall` followed by
+ * code that restores the thread, in the padding of an executable
+ * mapping), or, where no mapping has such padding, from a `syscall`
+ * written over the thread's own pc for the moment of the call, its bytes
+ * restored after: every other thread is stopped, so none can run the
+ * borrowed bytes. Either way the thread runs the call between syscall
+ * stops and ends in an event stop (settle), so that a vigil that dies at
+ * any point lets it go with no signal of vigil's making; from the pad, it
+ * also finds its own registers again. */
 #include "inject_internal.h"
 
 #include <errno.h>
