@@ -48,7 +48,7 @@ VG_HIDDEN void vg_read_args(struct vg_fast_shared *sh,
 		} else if (a->where == VG_ARG_STACK) {
 			/* the caller's frame: the stack is ours, but a plan
 			 * that is wrong must not fault */
-			if (vg_read_mem(sh->tgid, &v, r->rsp + a->stack_off,
+			if (vg_read_mem(vg_me(sh), &v, r->rsp + a->stack_off,
 					sizeof(v))) {
 				v = 0;
 				vg_count(sh, VG_FCNT_CAPFAULT);
@@ -105,7 +105,7 @@ static void capture(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 		if (last >= VG_CAP_STEPS)
 			last = VG_CAP_STEPS - 1;
 		for (__u32 i = 0; !bad && i < last; i++)
-			bad = vg_read_mem(sh->tgid, &addr, addr + c->off[i],
+			bad = vg_read_mem(vg_me(sh), &addr, addr + c->off[i],
 					  sizeof(addr));
 		if (!bad) {
 			addr += c->off[last];
@@ -114,8 +114,8 @@ static void capture(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 			if (c->str == VG_CAPS_AT)
 				v = addr;
 			else if (c->str == VG_CAPS_PTR)
-				bad = vg_read_mem(sh->tgid, &v, addr, 8);
-			else if (!n || vg_read_mem(sh->tgid, &v, addr, n))
+				bad = vg_read_mem(vg_me(sh), &v, addr, 8);
+			else if (!n || vg_read_mem(vg_me(sh), &v, addr, n))
 				bad = 1;
 			else if (c->is_signed && n < 8)
 				v = (__u64)(((__s64)(v << (64 - 8 * n))) >>
@@ -165,7 +165,7 @@ static void read_strings(struct vg_fast_shared *sh,
 		dst[0] = 0;
 		if (!slot[VG_SLOT_CAP0 + k])
 			continue;
-		if (read_str(sh->tgid, dst, slot[VG_SLOT_CAP0 + k])) {
+		if (read_str(vg_me(sh), dst, slot[VG_SLOT_CAP0 + k])) {
 			dst[0] = 0;
 			slot[VG_SLOT_CAP0 + k] = 0;
 			vg_count(sh, VG_FCNT_CAPFAULT);
@@ -190,7 +190,7 @@ static void send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 	rs.ev.h.kind = VG_REC_EVENT;
 	rs.ev.h.flags = 0;
 	rs.ev.h.event = event;
-	rs.ev.h.pid = sh->tgid;
+	rs.ev.h.pid = vg_me(sh);
 	rs.ev.h.tid = tid;
 	rs.ev.h.time_ns = now;
 	vg_memcpy(rs.ev.slot, slot, 8 * nslots);
@@ -240,7 +240,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 	}
 	if (conf->nkprops) {
 		struct vg_inproc_env env = {
-			.sh = sh, .tgid = sh->tgid, .tid = tid,
+			.sh = sh, .tgid = vg_me(sh), .tid = tid,
 			.now_ns = now ? now : now_ns(sh),
 			.emit = emit, .ctx = sh,
 		};
@@ -254,7 +254,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 		    VG_RF_STOPPED) {
 			if (at_entry)
 				return 1;
-			vg_kill_thread(sh->tgid, tid, SIGSTOP);
+			vg_kill_thread(vg_me(sh), tid, SIGSTOP);
 		}
 	}
 	return 0;

@@ -681,7 +681,8 @@ static uint64_t counter(void *ctx, int c)
 	return 0;
 }
 
-int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
+int vg_fast_install(pid_t pid, bool launching, bool follow,
+		    const struct vg_plan *plan,
 		    struct vg_probe *probe, struct vg_fast_run **out,
 		    struct vg_err *e)
 {
@@ -717,6 +718,7 @@ int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
 	    patch(f, in, false, e))
 		goto out;
 	f->patched = true;
+	f->sh->follow = follow;
 	__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);
 	/* vigil run's child stays at its entry, in a group stop, for the
 	 * session to let it go (vg_proc_release) */
