@@ -52,13 +52,10 @@ long vg_inject_now_ms(void)
 
 void vg_inject_hazard(const char *where)
 {
-	static long n, at = -2;
+	static long n;
+	const char *s = getenv("VG_DBG_DIE_AT");
+	long at = s ? atol(s) : 0;
 
-	if (at == -2) {
-		const char *s = getenv("VG_DBG_DIE_AT");
-
-		at = s ? atol(s) : 0;
-	}
 	if (!at)
 		return;
 	n++;

@@ -7,6 +7,8 @@
 
 #include "inject.h"
 
+#define VG_INJECT_PAD 512	/* bytes of the pad */
+
 struct vg_inject_thr {
 	pid_t tid;
 	bool gone;		/* exited while seized: nothing to detach */
@@ -24,9 +26,8 @@ struct vg_inject {
 	 * and a call borrows the thread's pc */
 	uint64_t pad;
 	bool pad_tried;
+	uint8_t pad_orig[VG_INJECT_PAD];	/* its bytes before */
 };
-
-#define VG_INJECT_PAD 512	/* bytes of the pad */
 
 enum { VG_INJECT_SEIZE_MS = 5000 };
 

@@ -10,12 +10,14 @@
  * this code, which restores it: as if vigil had finished.
  *
  * The code lives in the padding at the end of an executable file mapping
- * (the bytes of the last page past the text segment, zeros in the file:
- * nothing runs or reads them), written through /proc/pid/mem (private,
- * copied on write), so that no system call is needed to make room for it.
+ * (the bytes of its last page past the end of its ELF segment, by the
+ * file's program headers: nothing runs or reads them there), written
+ * through /proc/pid/mem (private, copied on write), so that no system
+ * call is needed to make room for it.
  * Its data (the registers to restore) follows it in the same page, read
- * with rip-relative loads. Put back to zeros at the release; a copy left
- * by a vigil that died is never reached.
+ * with rip-relative loads. Its bytes are put back at the release; a copy
+ * left by a vigil that died is never reached (and taken again by the
+ * next).
  *
  *	pad+0	syscall
  *	pad+2	mov RSP_LOW(%rip), %rsp		the thread's %rsp - 256: below
@@ -27,7 +29,12 @@
  */
 #include "inject_internal.h"
 
+#include <elf.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sym/maps.h"
 
@@ -90,11 +97,53 @@ static void build(struct code *c)
 	disp(c, offsetof(struct pad_data, rip), 0);
 }
 
-/* The first executable file mapping that ends in VG_INJECT_PAD zeros */
+/* Bytes at the end of mapping p that its ELF segment does not cover:
+ * the executable PT_LOAD mapped there (its offset rounded down to the
+ * page is the mapping's) ends before the mapping does. The file is read
+ * through /proc/pid/map_files (the target's own file, whatever its mount
+ * namespace). 0 when not an ELF file or no such segment. */
+static uint64_t spare(pid_t pid, const struct vg_map *p)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	char path[96];
+	uint64_t room = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 pid, p->start, p->end);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph))
+		goto out;
+	for (int i = 0; i < eh.e_phnum; i++) {
+		uint64_t end;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+		    sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
+		    (ph.p_offset & ~4095ull) != p->offset)
+			continue;
+		end = ph.p_offset + ph.p_filesz;	/* as a file offset */
+		if (ph.p_memsz == ph.p_filesz &&
+		    end <= p->offset + (p->end - p->start))
+			room = p->offset + (p->end - p->start) - end;
+		break;
+	}
+out:
+	close(fd);
+	return room;
+}
+
+/* The first executable file mapping with VG_INJECT_PAD bytes past its
+ * segment's end (a pad a vigil that died left there is taken again),
+ * what they hold kept in in->pad_orig */
 static uint64_t find(struct vg_inject *in)
 {
-	static const uint8_t zero[VG_INJECT_PAD];
-	uint8_t buf[VG_INJECT_PAD];
 	struct vg_maps m;
 	uint64_t at = 0;
 
@@ -104,10 +153,9 @@ static uint64_t find(struct vg_inject *in)
 		const struct vg_map *p = &m.v[i];
 
 		if (strcmp(p->perms, "r-xp") || !p->path || p->path[0] != '/' ||
-		    p->end - p->start < 4096 ||
-		    vg_inject_read(in, p->end - VG_INJECT_PAD, buf,
-				   VG_INJECT_PAD, NULL) ||
-		    memcmp(buf, zero, VG_INJECT_PAD))
+		    spare(in->pid, p) < VG_INJECT_PAD ||
+		    vg_inject_read(in, p->end - VG_INJECT_PAD, in->pad_orig,
+				   VG_INJECT_PAD, NULL))
 			continue;
 		at = p->end - VG_INJECT_PAD;
 	}
@@ -121,8 +169,8 @@ int vg_inject_pad(struct vg_inject *in, uint64_t *at)
 
 	if (!in->pad_tried) {
 		in->pad_tried = true;
+		build(&c);
 		if ((in->pad = find(in))) {
-			build(&c);
 			if (vg_inject_write(in, in->pad, c.b, c.n, NULL)) {
 				vg_inject_pad_undo(in);
 				in->pad = 0;
@@ -148,8 +196,6 @@ int vg_inject_pad_set(struct vg_inject *in, const struct user_regs_struct *r,
 
 void vg_inject_pad_undo(struct vg_inject *in)
 {
-	static const uint8_t zero[VG_INJECT_PAD];
-
 	if (in->pad)
-		vg_inject_write(in, in->pad, zero, VG_INJECT_PAD, NULL);
+		vg_inject_write(in, in->pad, in->pad_orig, VG_INJECT_PAD, NULL);
 }
