@@ -609,6 +609,23 @@ static int write_code(struct vg_fast_run *f, struct vg_inject *in,
 	return 0;
 }
 
+/* A thread at an instruction the patch covers goes on at its relocated
+ * copy (vg_inject_set_mover): the rest of the copied instructions, then
+ * the jump back past the patch */
+static uint64_t moved(void *ctx, uint64_t pc)
+{
+	const struct vg_fast_run *f = ctx;
+
+	for (int i = 0; i < f->nhooks; i++) {
+		const struct hook *k = &f->hooks[i];
+
+		if (pc > k->fn && pc < k->fn + k->r.patch_len &&
+		    k->r.at_of[pc - k->fn])
+			return k->h.reloc + k->r.at_of[pc - k->fn] - 1;
+	}
+	return 0;
+}
+
 static int patch(struct vg_fast_run *f, struct vg_inject *in, bool out,
 		 struct vg_err *e)
 {
@@ -621,6 +638,7 @@ static int patch(struct vg_fast_run *f, struct vg_inject *in, bool out,
 		bytes[i] = out ? f->hooks[i].r.orig : f->hooks[i].r.patch;
 		len[i] = f->hooks[i].r.patch_len;
 	}
+	vg_inject_set_mover(in, out ? NULL : moved, f);
 	return vg_inject_patch(in, addr, bytes, len, f->nhooks, 0, 0, e);
 }
 

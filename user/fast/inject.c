@@ -551,8 +551,30 @@ static bool thr_bad(const struct user_regs_struct *r, const uint64_t *addr,
 	       (restarts(r) && pc_bad(r->rip - 2, addr, len, n, lo, hi));
 }
 
-/* Step thread i until it is out of every range: a bounded number of
- * steps, each bounded in time. */
+void vg_inject_set_mover(struct vg_inject *in,
+			 uint64_t (*where)(void *ctx, uint64_t pc), void *ctx)
+{
+	in->mover = where;
+	in->mover_ctx = ctx;
+}
+
+/* Thread i moved (vg_inject_set_mover) to where it goes on as from its
+ * pc: 1 when it was, 0 when there is nowhere, -1 with e */
+static int move(struct vg_inject *in, int i, struct user_regs_struct *r,
+		struct vg_err *e)
+{
+	uint64_t to;
+
+	if (!in->mover || restarts(r) || !(to = in->mover(in->mover_ctx, r->rip)))
+		return 0;
+	r->rip = to;
+	if (vg_inject_setregs(in, i, r, e))
+		return -1;
+	return 1;
+}
+
+/* Move thread i out of every range, or else step it until it is out: a
+ * bounded number of steps, each bounded in time. */
 static int step_out(struct vg_inject *in, int i, const uint64_t *addr,
 		    const uint32_t *len, int n, uint64_t lo, uint64_t hi,
 		    struct vg_err *e)
@@ -567,6 +589,12 @@ static int step_out(struct vg_inject *in, int i, const uint64_t *addr,
 			return 0;
 		if (!k)
 			first = r.rip;
+		switch (move(in, i, &r, e)) {
+		case -1:
+			return -1;
+		case 1:
+			continue;	/* looked at again where it is now */
+		}
 		if (k == STEP_BOUND || restarts(&r))
 			break;
 		if (step(in, i, STEP_MS, e)) {

@@ -27,6 +27,8 @@ struct vg_inject {
 	uint64_t pad;
 	bool pad_tried;
 	uint8_t pad_orig[VG_INJECT_PAD];	/* its bytes before */
+	uint64_t (*mover)(void *ctx, uint64_t pc);	/* vg_inject_set_mover */
+	void *mover_ctx;
 };
 
 enum { VG_INJECT_SEIZE_MS = 5000 };
