@@ -6,6 +6,7 @@
 #    tier goes in), mid-run, at a violation caught in-process (the stub
 #    stops its thread, vigil puts it back on the call: fast_rewind.c), and
 #    at the end's unpatch;
+#  - vigil run --follow-fork of a forking loop, killed at random;
 #  - vigil attach to a running multi-threaded target whose threads block
 #    in nanosleep (a system call to restart): during the injection (every
 #    thread seized, system calls run in one of them), the patching, and
@@ -32,6 +33,12 @@ cat >"$TMP/work.vigil" <<'EOF'
 property works "work() is called"
 state counting accepting {
   before work(id, k) -> counting
+}
+EOF
+cat >"$TMP/calls.vigil" <<'EOF'
+property calls "work is called"
+state s accepting {
+  before work(k) -> s
 }
 EOF
 N=300000
@@ -88,6 +95,26 @@ for i in $(seq 10); do
 done
 for i in $(seq 6); do
 	run_once "0.$((RANDOM % 10))$((RANDOM % 10))" specs/ticks.vigil
+done
+
+# --- vigil run --follow-fork of a forking loop: the children record
+# in-process too; killed at random: the loop and its children unharmed
+for i in $(seq 3); do
+	what="0.$((RANDOM % 10))$((RANDOM % 10))"
+	python3 "$RUNNER" "$TMP/k.out" "$what" "$VIGIL" run --follow-fork \
+		--fast work "$TMP/calls.vigil" -- "$TARGETS/forker" --loop 300 \
+		>"$TMP/k.ends" 2>&1
+	if grep -qE '^end .* signal ([0-8]|1[0-9])$|^timeout|^stopped' "$TMP/k.ends"; then
+		cat "$TMP/k.out" "$TMP/k.ends"
+		fail "follow $what: a process crashed or was left stopped"
+	fi
+	if ! grep -q '^forker: children=' "$TMP/k.out"; then	# unstarted
+		grep -qE '^end (forker|vigil) [0-9]+ signal 9$' "$TMP/k.ends" ||
+			{ cat "$TMP/k.out" "$TMP/k.ends"; fail "follow $what: the loop neither ran nor was killed"; }
+		continue
+	fi
+	grep -q '^forker: children=300$' "$TMP/k.out" ||
+		{ cat "$TMP/k.out" "$TMP/k.ends"; fail "follow $what: children harmed"; }
 done
 
 # --- vigil attach to threads: 16 threads asleep in nanosleep, seized ---
@@ -155,7 +182,7 @@ for _ in 1 2 3 4; do pts="$pts $((RANDOM % nat + 1))"; done
 for p in $pts; do
 	attach_once "@$p"
 done
-for i in $(seq 6); do
+for i in $(seq 5); do
 	attach_once "0.$((RANDOM % 10))$((RANDOM % 10))"
 done
 

@@ -59,19 +59,42 @@ static bool group_stopped(pid_t pid)
 	return false;
 }
 
-/* Is pid in a group stop, once vigil is gone? A thread vigil's death
- * let go of runs back into the group stop it was in (the kernel wakes it
- * for that): seen T only a moment later, so after a death (abnormal) it
- * is looked at again for a while. */
-static bool settled_stop(pid_t pid, bool abnormal)
+/* Resume each of the n processes that is in a group stop. A thread
+ * vigil's death let go of runs back into the group stop it was in (the
+ * kernel wakes it for that): seen T only a moment later, so after a death
+ * (abnormal) they are looked at again for a while, each until it is
+ * resumed or has ended. */
+static void resume_stopped(const pid_t *pids, const int *pidfds, int n,
+			   bool abnormal)
 {
-	for (int i = 0; i < (abnormal ? 20 : 1); i++) {
-		if (group_stopped(pid))
-			return true;
-		if (abnormal)
+	bool done[GUARD_MAX] = { false };
+
+	for (int round = 0; round < (abnormal ? 20 : 1); round++) {
+		int left = 0;
+
+		if (round)
 			usleep(10000);
+		for (int i = 0; i < n; i++) {
+			struct pollfd p = { .fd = pidfds[i], .events = POLLIN };
+
+			if (done[i] || poll(&p, 1, 0) == 1) {	/* ended */
+				done[i] = true;
+				continue;
+			}
+			/* the pidfd makes sure it is still the same process */
+			if (!group_stopped(pids[i]) ||
+			    syscall(SYS_pidfd_send_signal, pidfds[i], SIGCONT,
+				    NULL, 0)) {
+				left++;
+				continue;
+			}
+			done[i] = true;
+			dprintf(2, "vigil: (guard) vigil ended while pid %d was stopped by its probes: resumed it\n",
+				pids[i]);
+		}
+		if (!left)
+			break;
 	}
-	return false;
 }
 
 /* One message, and the descriptors that came with it (nfds of them). */
@@ -190,14 +213,8 @@ static void guard_main(int in, pid_t target, bool launched, int vigil_pidfd)
 	}
 	for (int i = 0; i < nhooks; i++)
 		hooks[i].fn(hooks[i].fds, hooks[i].nfds);
-	for (int i = 0; !keep && i < n; i++) {
-		/* the pidfd makes sure it is still the same process */
-		if (!settled_stop(pids[i], !ended) ||
-		    syscall(SYS_pidfd_send_signal, pidfds[i], SIGCONT, NULL, 0))
-			continue;
-		dprintf(2, "vigil: (guard) vigil ended while pid %d was stopped by its probes: resumed it\n",
-			pids[i]);
-	}
+	if (!keep)
+		resume_stopped(pids, pidfds, n, !ended);
 	_exit(0);
 }
 
