@@ -101,7 +101,8 @@ struct vg_fast_shared {
 	 * nothing more: one load per event. */
 	__u32 owner_off;	/* offset of the mutex in the region */
 	__u32 enabled;		/* vigil sets 1 once everything is in */
-	__u32 tgid;		/* the target: a forked child records nothing */
+	__u32 tgid;		/* the target: a forked child records nothing,
+				 * unless `follow` */
 	__u32 tid_off;		/* struct pthread's tid, from %fs:0x10
 				 * (libc's _thread_db_pthread_tid) */
 	__u64 clock_gettime;	/* the target's vDSO clock_gettime */
@@ -131,7 +132,9 @@ struct vg_fast_shared {
 	__u64 stuck_at, stuck_ns;
 	struct vg_fast_rewound rewound[VG_FAST_REWOUND];
 	__u32 nrewound;		/* entries in use */
-	__u32 pad1;
+	/* --follow-fork: a forked child records too, as itself (its pid
+	 * in the records, its own memory read); else it records nothing */
+	__u32 follow;
 	char name[16];		/* "vigil-fast": the target's name of the
 				 * threads' mapping (PR_SET_VMA_ANON_NAME),
 				 * which the leak check leaves out */
@@ -172,7 +175,8 @@ struct vg_agent_head {
  * two. */
 #define VG_FAST_THREADS_HDR 4096
 struct vg_fast_threads_hdr {
-	__u32 tgid;		/* 0 in a forked child */
+	__u32 tgid;		/* 0 in a forked child (until the agent, with
+				 * `follow`, writes the child's own there) */
 	__u32 pad;
 };
 

@@ -35,24 +35,34 @@ static inline __u64 tcb_self(void)
 	return self;
 }
 
-/* Is vigil there, is this the process it set up? One load each: the
- * owner word of the mutex vigil holds (the kernel marks it when vigil
- * dies), and the tgid vigil wrote in a page a fork wipes. */
-static inline int live(struct vg_fast_shared *sh)
+/* Is vigil there, is this the process it set up (or, with `follow`, a
+ * child forked from it)? The process's tgid, 0: record nothing. One load
+ * each: the owner word of the mutex vigil holds (the kernel marks it when
+ * vigil dies), and the tgid vigil wrote in a page a fork wipes; a
+ * followed child's first call writes its own there (its copy of the
+ * page), with one system call. */
+static inline __u32 live(struct vg_fast_shared *sh)
 {
-	__u32 w, *owner = vg_at(sh, sh->owner_off);
+	__u32 w, me, *owner = vg_at(sh, sh->owner_off);
 	struct vg_fast_threads_hdr *th = vg_at(sh, sh->threads_off);
 
 	if (!__atomic_load_n(&sh->enabled, __ATOMIC_ACQUIRE))
 		return 0;
-	if (th->tgid != sh->tgid)	/* a forked child */
-		return 0;
+	me = __atomic_load_n(&th->tgid, __ATOMIC_RELAXED);
+	if (me != sh->tgid) {	/* a forked child */
+		if (!__atomic_load_n(&sh->follow, __ATOMIC_RELAXED))
+			return 0;
+		if (!me) {
+			me = (__u32)vg_sys6(39 /* getpid */, 0, 0, 0, 0, 0, 0);
+			__atomic_store_n(&th->tgid, me, __ATOMIC_RELAXED);
+		}
+	}
 	w = __atomic_load_n(owner, __ATOMIC_RELAXED);
 	if (!(w & FUTEX_TID_MASK) || (w & FUTEX_OWNER_DIED)) {
 		vg_count(sh, VG_FCNT_ORPHAN);
 		return 0;
 	}
-	return 1;
+	return me;
 }
 
 static inline struct vg_fast_thread *threads(struct vg_fast_shared *sh,
@@ -219,7 +229,7 @@ VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 
 	if (!sh || hook >= VG_FAST_MAX_HOOKS || hook >= sh->nhooks ||
 	    !live(sh))
-		return 0;
+		return 0;	/* (vg_me(sh) is the tgid it found) */
 	self = tcb_self();
 	tid = tid_of(sh, self);
 	t = thread_of(sh, tid, self, 1);
@@ -299,7 +309,8 @@ VG_HIDDEN __u64 vg_agent_return(struct vg_fast_regs *r, __u32 hook)
 		 * stack switched under us (inproc/README.md): nowhere to
 		 * go. The crash is made here, where a core shows it. */
 		vg_count(sh, VG_FCNT_NOFRAME);
-		vg_kill_thread(sh->tgid, tid, SIGSEGV);
+		vg_kill_thread((__u32)vg_sys6(39 /* getpid */, 0, 0, 0, 0, 0,
+					      0), tid, SIGSEGV);
 		return 0;
 	}
 	was_busy = t->busy;

@@ -32,6 +32,13 @@ static inline void *vg_at(struct vg_fast_shared *sh, __u64 off)
 	return (char *)sh + off;
 }
 
+/* This process's tgid, as the agent's live() found it: the target's, or
+ * a followed child's own (vigil_fast.h, struct vg_fast_threads_hdr) */
+static inline __u32 vg_me(struct vg_fast_shared *sh)
+{
+	return ((struct vg_fast_threads_hdr *)vg_at(sh, sh->threads_off))->tgid;
+}
+
 static inline void vg_memset(void *d, int c, __u64 n)
 {
 	volatile char *p = d;	/* no call to memset: there is none */

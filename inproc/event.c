@@ -190,7 +190,7 @@ static void send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 	rs.ev.h.kind = VG_REC_EVENT;
 	rs.ev.h.flags = 0;
 	rs.ev.h.event = event;
-	rs.ev.h.pid = sh->tgid;
+	rs.ev.h.pid = vg_me(sh);
 	rs.ev.h.tid = tid;
 	rs.ev.h.time_ns = now;
 	vg_memcpy(rs.ev.slot, slot, 8 * nslots);
@@ -240,7 +240,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 	}
 	if (conf->nkprops) {
 		struct vg_inproc_env env = {
-			.sh = sh, .tgid = sh->tgid, .tid = tid,
+			.sh = sh, .tgid = vg_me(sh), .tid = tid,
 			.now_ns = now ? now : now_ns(sh),
 			.emit = emit, .ctx = sh,
 		};
@@ -254,7 +254,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 		    VG_RF_STOPPED) {
 			if (at_entry)
 				return 1;
-			vg_kill_thread(sh->tgid, tid, SIGSTOP);
+			vg_kill_thread(vg_me(sh), tid, SIGSTOP);
 		}
 	}
 	return 0;

@@ -54,8 +54,8 @@ VG_HIDDEN int vg_read_mem(const struct vg_fast_shared *sh, void *dst,
 		vg_memcpy(dst, (const void *)src, n);
 		return 0;
 	}
-	return vg_sys6(NR_process_vm_readv, sh->tgid, (long)&l, 1, (long)&r,
-		       1, 0) == (long)n ? 0 : -1;
+	return vg_sys6(NR_process_vm_readv, vg_me((struct vg_fast_shared *)sh),
+		       (long)&l, 1, (long)&r, 1, 0) == (long)n ? 0 : -1;
 }
 
 VG_HIDDEN void vg_kill_thread(__u32 tgid, __u32 tid, int sig)

@@ -157,6 +157,45 @@ static void test_syscall(void **state)
 	stop(&t);
 }
 
+/* vigil killed at each point of an injected system call (its thread
+ * running from the pad, at the call's entry, at its exit, back in an
+ * event stop): the thread is let go by the kernel and finds its own
+ * registers, and the pause() it was in, again; no SIGTRAP, no crash */
+static void test_tracer_dies(void **state)
+{
+	struct target t;
+
+	start(&t);
+	for (int n = 1; n <= 5; n++) {
+		pid_t tracer = fork();
+		char at[16];
+		int st;
+
+		assert_true(tracer >= 0);
+		if (!tracer) {
+			struct vg_inject *in;
+			struct vg_err e = { 0 };
+			long ret;
+
+			snprintf(at, sizeof(at), "%d", n);
+			setenv("VG_DBG_DIE_AT", at, 1);
+			if (vg_inject_seize(t.pid, &in, &e) ||
+			    vg_inject_syscall(in, &ret, SYS_getpid, 0, 0, 0, 0,
+					      0, 0, &e))
+				_exit(2);
+			_exit(0);
+		}
+		assert_int_equal(waitpid(tracer, &st, 0), tracer);
+		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
+			fail_msg("point %d: the tracer was not killed there (status 0x%x)",
+				 n, st);
+		usleep(20000);
+		assert_int_equal(kill(t.pid, 0), 0);
+		assert_alive(&t);
+	}
+	stop(&t);
+}
+
 static char state_of(pid_t pid, pid_t tid)
 {
 	char path[96], buf[512], *p;
@@ -597,6 +636,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_syscall, teardown),
+		cmocka_unit_test_teardown(test_tracer_dies, teardown),
 		cmocka_unit_test_teardown(test_group_stop_kept, teardown),
 		cmocka_unit_test_teardown(test_mmap_near, teardown),
 		cmocka_unit_test_teardown(test_shared, teardown),

@@ -637,6 +637,43 @@ static void test_fork(void **state)
 					     VG_REC_EVENT_BYTES(VG_SLOT_RET + 1));
 }
 
+/* --follow-fork (sh->follow): the child's own call is recorded, as the
+ * child's (its pid), in the ring it shares with the parent; its return
+ * through the parent's frame is not (that call is the parent's) */
+static void test_fork_followed(void **state)
+{
+	struct got g;
+	long r;
+	int status, child = 0;
+
+	T.sh->follow = 1;
+	got_init(&g);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	g.n = 0;
+	r = vgt_call(fork_inside, 7);
+	if (r == 1007)	/* the child, back from vgt_call */
+		_exit(42);
+	assert_true(r > 0);
+	assert_int_equal(waitpid(r, &status, 0), r);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 42);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	for (size_t i = 0; i < g.n; i++) {
+		if (g.r[i].h.pid == (uint32_t)r) {
+			child++;
+			assert_int_equal(g.r[i].h.tid, (uint32_t)r);
+		} else {
+			assert_int_equal(g.r[i].h.pid, getpid());
+		}
+	}
+	/* the child's vgt_add: its entry and its return */
+	assert_int_equal(child, 2);
+	/* the parent's: vgt_call's entry and return */
+	assert_int_equal(g.n, 4);
+	T.sh->follow = 0;
+	free(g.r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -663,6 +700,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vigil_gone, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reenter, setup_big,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fork_followed, setup_big,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fork, setup_big,
 						teardown),

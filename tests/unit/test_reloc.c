@@ -118,6 +118,29 @@ static void test_rip_lea_moved(void **state)
 	assert_false(r.indirect);
 }
 
+/* endbr64; push %rbp; lea rax, [rip+0x1000]: where each instruction of
+ * the patch went in the relocated code (a thread stopped there is moved
+ * to it), none in the middle of one */
+static void test_at_of(void **state)
+{
+	static const uint8_t b[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x55,
+				     0x48, 0x8d, 0x05, 0x00, 0x10, 0x00, 0x00,
+				     0xc3 };
+	struct vg_reloc r;
+	char why[200];
+
+	assert_int_equal(build(b, sizeof(b), FN, FN + GB, &r, why), 0);
+	assert_int_equal(r.patch_len, 5);
+	assert_int_equal(r.at_of[0], 1);
+	assert_int_equal(r.at_of[4], 5);
+	for (int k = 1; k < 4; k++)
+		assert_int_equal(r.at_of[k], 0);
+	assert_int_equal(build(b + 4, sizeof(b) - 4, FN, FN + GB, &r, why), 0);
+	assert_int_equal(r.patch_len, 8);	/* push, lea: moved, longer */
+	assert_int_equal(r.at_of[1], 2);
+	assert_int_equal(r.at_of[2], 0);
+}
+
 /* cmp byte [rip+X], 0 has an immediate after its displacement */
 static void test_rip_cmp_imm(void **state)
 {
@@ -783,6 +806,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rip_lea_moved),
+		cmocka_unit_test(test_at_of),
 		cmocka_unit_test(test_rip_cmp_imm),
 		cmocka_unit_test(test_rip_out_of_reach),
 		cmocka_unit_test(test_jcc_widened),

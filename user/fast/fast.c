@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fast/fast_internal.h"
+#include "follow/follow_run.h"
 #include "plan/plan.h"
 
 struct fast {
@@ -63,11 +64,14 @@ static int start(struct vg_run *run, struct vg_plan *plan, void **state,
 		 struct vg_err *e)
 {
 	struct fast *f = *state;
+	struct vg_follow_host_how how;
 	int n;
 
 	if (!f || !plan->nfast || f->refused)
 		return 0;
-	if (vg_fast_install(vg_run_pid(run), !vg_run_attached(run), plan,
+	vg_follow_host_how(run, &how);
+	if (vg_fast_install(vg_run_pid(run), !vg_run_attached(run),
+			    how.follow, plan,
 			    vg_run_probe(run), &f->installed, e)) {
 		char msg[sizeof(e->msg)];
 

@@ -638,6 +638,23 @@ static int write_code(struct vg_fast_run *f, struct vg_inject *in,
 	return 0;
 }
 
+/* A thread at an instruction the patch covers goes on at its relocated
+ * copy (vg_inject_set_mover): the rest of the copied instructions, then
+ * the jump back past the patch */
+static uint64_t moved(void *ctx, uint64_t pc)
+{
+	const struct vg_fast_run *f = ctx;
+
+	for (int i = 0; i < f->nhooks; i++) {
+		const struct hook *k = &f->hooks[i];
+
+		if (pc > k->fn && pc < k->fn + k->r.patch_len &&
+		    k->r.at_of[pc - k->fn])
+			return k->h.reloc + k->r.at_of[pc - k->fn] - 1;
+	}
+	return 0;
+}
+
 static int patch(struct vg_fast_run *f, struct vg_inject *in, bool out,
 		 struct vg_err *e)
 {
@@ -650,6 +667,7 @@ static int patch(struct vg_fast_run *f, struct vg_inject *in, bool out,
 		bytes[i] = out ? f->hooks[i].r.orig : f->hooks[i].r.patch;
 		len[i] = f->hooks[i].r.patch_len;
 	}
+	vg_inject_set_mover(in, out ? NULL : moved, f);
 	return vg_inject_patch(in, addr, bytes, len, f->nhooks, 0, 0, e);
 }
 
@@ -710,7 +728,8 @@ static uint64_t counter(void *ctx, int c)
 	return 0;
 }
 
-int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
+int vg_fast_install(pid_t pid, bool launching, bool follow,
+		    const struct vg_plan *plan,
 		    struct vg_probe *probe, struct vg_fast_run **out,
 		    struct vg_err *e)
 {
@@ -746,6 +765,7 @@ int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
 	    patch(f, in, false, e))
 		goto out;
 	f->patched = true;
+	f->sh->follow = follow;
 	__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);
 	/* vigil run's child stays at its entry, in a group stop, for the
 	 * session to let it go (vg_proc_release) */

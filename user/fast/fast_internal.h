@@ -16,9 +16,12 @@ struct vg_fast_run;
  * launching: vigil run's child, stopped before its exec, which is run to
  * its entry point first and left there in a group stop; else a running
  * process, stopped with ptrace while it is patched and let go after.
- * The ring is handed to probe as its second source. -1 with e set when
+ * The ring is handed to probe as its second source. follow: forked
+ * children record too, as themselves (--follow-fork), else they record
+ * nothing. -1 with e set when
  * anything fails: then nothing of it is left in the target. */
-int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
+int vg_fast_install(pid_t pid, bool launching, bool follow,
+		    const struct vg_plan *plan,
 		    struct vg_probe *probe, struct vg_fast_run **out,
 		    struct vg_err *e);
 /* Take the patches out (the target still there) and stop recording;

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "fast/inject.h"
+#include "fast/inject_internal.h"
 #include "proc/proc.h"
 #include "vigil_fast.h"
 
@@ -103,6 +104,7 @@ int vg_fast_rewind(struct vg_fast_run *f, pid_t tid, struct vg_err *e)
 	/* with no room to say so, the call is stepped again when it goes
 	 * on: the same violation again, which the kernel tier absorbs */
 	note(vg_fast_region(f), tid, hook, fr.r.rsp);
+	vg_inject_hazard("rewind: the thread put back");
 	rc = 0;
 out:
 	vg_inject_release(in);

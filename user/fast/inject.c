@@ -3,11 +3,15 @@
  * mappings and the shared region are inject_mem.c's; running a new
  * program to its entry, inject_entry.c's.
  *
- * A system call runs from a `syscall` instruction written over the
- * thread's own pc for the moment of one single step, its bytes restored
- * after: the pc is always mapped and executable, whatever the target is
- * (static, no vDSO `syscall` to find, stripped libc), and every other
- * thread is stopped, so none can run the borrowed bytes. */
+ * A system call runs from the pad (inject_pad.c: a `syscall` followed by
+ * code that restores the thread, in the padding of an executable
+ * mapping), or, where no mapping has such padding, from a `syscall`
+ * written over the thread's own pc for the moment of the call, its bytes
+ * restored after: every other thread is stopped, so none can run the
+ * borrowed bytes. Either way the thread runs the call between syscall
+ * stops and ends in an event stop (settle), so that a vigil that dies at
+ * any point lets it go with no signal of vigil's making; from the pad, it
+ * also finds its own registers again. */
 #include "inject_internal.h"
 
 #include <errno.h>
@@ -44,6 +48,21 @@ long vg_inject_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void vg_inject_hazard(const char *where)
+{
+	static long n;
+	const char *s = getenv("VG_DBG_DIE_AT");
+	long at = s ? atol(s) : 0;
+
+	if (!at)
+		return;
+	n++;
+	if (at < 0)
+		fprintf(stderr, "vigil: hazard %ld: %s\n", n, where);
+	else if (n == at)
+		raise(SIGKILL);
 }
 
 static int ended(struct vg_inject *in, int i, int st, struct vg_err *e)
@@ -156,7 +175,10 @@ int vg_inject_seize_all(struct vg_inject *in, struct vg_err *e)
 			if (have_tid(in, tids[k]) ||
 			    vg_proc_state(tids[k]) == 'Z')
 				continue;
-			if (ptrace(PTRACE_SEIZE, tids[k], 0, 0)) {
+			/* TRACESYSGOOD: a syscall stop's own signal is then
+			 * no signal, should vigil die there (vg_inject_syscall) */
+			if (ptrace(PTRACE_SEIZE, tids[k], 0,
+				   PTRACE_O_TRACESYSGOOD)) {
 				if (errno == ESRCH)	/* it exited */
 					continue;
 				vg_errf(e, "seizing thread %d of pid %d: ptrace: %s (CAP_SYS_PTRACE, kernel.yama.ptrace_scope, or another tracer)",
@@ -243,6 +265,7 @@ void vg_inject_release(struct vg_inject *in)
 {
 	if (!in)
 		return;
+	vg_inject_pad_undo(in);
 	for (int i = 0; i < in->n; i++) {
 		struct vg_inject_thr *t = &in->t[i];
 
@@ -300,6 +323,33 @@ int vg_inject_setregs(struct vg_inject *in, int i,
 	return 0;
 }
 
+/* Thread i, in a signal's stop or a syscall stop, taken to an event stop
+ * (PTRACE_EVENT_STOP) with no instruction of its own run: the interrupt
+ * is pending when the thread goes on, the signal (SIGTRAP) dropped, and
+ * the thread traps in the kernel before it returns to user space. Why: a
+ * thread detached by vigil's death in a signal's stop is given that
+ * signal, and a step's SIGTRAP kills the process; from an event stop it
+ * just goes on. */
+static int settle(struct vg_inject *in, int i, struct vg_err *e)
+{
+	pid_t tid = in->t[i].tid;
+	int st;
+
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0))
+		return lost(in, i, "an interrupt", e);
+	for (int k = 0; k < 64; k++) {
+		if (ptrace(PTRACE_CONT, tid, 0, 0))
+			return lost(in, i, "a resume", e);
+		if (vg_inject_wait(in, i, &st, VG_INJECT_SEIZE_MS, e))
+			return -1;
+		if (st >> 16 == PTRACE_EVENT_STOP)
+			return 0;
+		if (!(st >> 16) && (WSTOPSIG(st) & 0x7f) != SIGTRAP)
+			in->t[i].held |= 1ull << WSTOPSIG(st);
+	}
+	return vg_errf(e, "pid %d: thread %d does not stop", in->pid, tid);
+}
+
 /* One single step of thread i: 0 when it trapped after it. A signal that
  * comes first is held back (sent again at the release) and the step
  * retried; a stop of the group is left for the step to go on. A step
@@ -327,8 +377,10 @@ static int step(struct vg_inject *in, int i, int ms, struct vg_err *e)
 		}
 		if (st >> 16)
 			continue;	/* a group stop, an event: step on */
-		if (WSTOPSIG(st) == SIGTRAP)
-			return 0;
+		if (WSTOPSIG(st) == SIGTRAP) {
+			vg_inject_hazard("step");
+			return settle(in, i, e);
+		}
 		in->t[i].held |= 1ull << WSTOPSIG(st);
 	}
 	return vg_errf(e, "pid %d: thread %d takes signals instead of stepping",
@@ -343,6 +395,68 @@ static int first_live(struct vg_inject *in, struct vg_err *e)
 	return vg_errf(e, "pid %d: no thread left to run in", in->pid);
 }
 
+/* Thread i run to its next syscall stop (entry or exit): signals that
+ * come first are held back, a group stop is left for it to go on. A
+ * call that does not end within ms (it blocks) is interrupted: -1. */
+static int to_syscall_stop(struct vg_inject *in, int i, int ms,
+			   struct vg_err *e)
+{
+	pid_t tid = in->t[i].tid;
+	int st;
+
+	for (int k = 0; k < 64; k++) {
+		vg_inject_hazard("syscall: the thread runs");
+		if (ptrace(PTRACE_SYSCALL, tid, 0, 0))
+			return lost(in, i, "a system call", e);
+		if (vg_inject_wait(in, i, &st, ms, e)) {
+			if (in->t[i].gone || st)
+				return -1;
+			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+			if (vg_inject_wait(in, i, &st, VG_INJECT_SEIZE_MS, e))
+				return -1;
+			if (!(st >> 16) && (WSTOPSIG(st) & 0x7f) != SIGTRAP)
+				in->t[i].held |= 1ull << WSTOPSIG(st);
+			return vg_errf(e, "pid %d: thread %d did not finish a system call in %d ms",
+				       in->pid, tid, ms);
+		}
+		if (WSTOPSIG(st) == (SIGTRAP | 0x80) && !(st >> 16)) {
+			vg_inject_hazard("syscall: at a syscall stop");
+			return 0;
+		}
+		if (!(st >> 16))
+			in->t[i].held |= 1ull << WSTOPSIG(st);
+	}
+	return vg_errf(e, "pid %d: thread %d takes signals instead of its system call",
+		       in->pid, tid);
+}
+
+/* Where the thread goes on when it is let go as it is: its pc, or the
+ * system call it was stopped in, restarted (as the kernel does when no
+ * handler runs) */
+static void going_on(const struct user_regs_struct *r, uint64_t *rip,
+		     uint64_t *rax)
+{
+	*rip = r->rip;
+	*rax = r->rax;
+	if ((long)r->orig_rax >= 0 &&
+	    ((long)r->rax == -ERESTARTSYS || (long)r->rax == -ERESTARTNOINTR ||
+	     (long)r->rax == -ERESTARTNOHAND)) {
+		*rip -= 2;
+		*rax = r->orig_rax;
+	} else if ((long)r->orig_rax >= 0 &&
+		   (long)r->rax == -ERESTART_RESTARTBLOCK) {
+		*rip -= 2;
+		*rax = SYS_restart_syscall;
+	}
+}
+
+/* The call runs from the pad (inject_pad.c) when there is one, else from
+ * a `syscall` written over the thread's own pc. Run with syscall stops,
+ * not a single step: a thread let go at one by vigil's death gets no
+ * signal (TRACESYSGOOD), and from the pad it finds its own registers
+ * again. After the call, the thread is taken to an event stop (settle):
+ * the registers set back there restart a system call it was stopped in,
+ * as they would have at its first stop. */
 int vg_inject_syscall(struct vg_inject *in, long *ret, long nr, long a1,
 		      long a2, long a3, long a4, long a5, long a6,
 		      struct vg_err *e)
@@ -351,18 +465,27 @@ int vg_inject_syscall(struct vg_inject *in, long *ret, long nr, long a1,
 	struct user_regs_struct saved, r;
 	uint8_t orig[2];
 	int i = first_live(in, e), rc = -1;
-	uint64_t pc;
+	uint64_t at, rip, rax;
+	bool borrow;
 
 	if (i < 0 || vg_inject_getregs(in, i, &saved, e))
 		return -1;
-	pc = saved.rip;
-	if (vg_inject_read(in, pc, orig, 2, e))
-		return -1;
-	if (vg_inject_write(in, pc, insn, 2, e)) {
-		vg_inject_write(in, pc, orig, 2, NULL);	/* a byte went in */
-		return -1;
+	borrow = vg_inject_pad(in, &at) != 0;
+	if (borrow) {
+		at = saved.rip;
+		if (vg_inject_read(in, at, orig, 2, e))
+			return -1;
+		if (vg_inject_write(in, at, insn, 2, e)) {
+			vg_inject_write(in, at, orig, 2, NULL);	/* a byte went in */
+			return -1;
+		}
+	} else {
+		going_on(&saved, &rip, &rax);
+		if (vg_inject_pad_set(in, &saved, rip, rax, e))
+			return -1;
 	}
 	r = saved;
+	r.rip = at;
 	r.rax = nr;
 	r.rdi = a1;
 	r.rsi = a2;
@@ -375,13 +498,16 @@ int vg_inject_syscall(struct vg_inject *in, long *ret, long nr, long a1,
 	r.orig_rax = -1;
 	if (vg_inject_setregs(in, i, &r, e))
 		goto bytes;
-	if (step(in, i, SYSCALL_MS, e))
+	if (to_syscall_stop(in, i, SYSCALL_MS, e) ||	/* its entry */
+	    to_syscall_stop(in, i, SYSCALL_MS, e) ||	/* its exit */
+	    settle(in, i, e))
 		goto regs;
+	vg_inject_hazard("syscall: done, not restored");
 	if (vg_inject_getregs(in, i, &r, e))
 		goto regs;
-	if (r.rip != pc + 2) {
+	if (r.rip != at + 2) {
 		vg_errf(e, "pid %d: thread %d stopped at 0x%llx, not after the system call at 0x%llx",
-			in->pid, in->t[i].tid, r.rip, (unsigned long long)pc);
+			in->pid, in->t[i].tid, r.rip, (unsigned long long)at);
 		goto regs;
 	}
 	*ret = (long)r.rax;
@@ -390,8 +516,8 @@ regs:
 	if (!in->t[i].gone && vg_inject_setregs(in, i, &saved, rc ? NULL : e))
 		rc = -1;
 bytes:
-	if (!in->t[i].gone &&
-	    vg_inject_write(in, pc, orig, 2, rc ? NULL : e))
+	if (borrow && !in->t[i].gone &&
+	    vg_inject_write(in, at, orig, 2, rc ? NULL : e))
 		rc = -1;
 	return rc;
 }
@@ -425,8 +551,30 @@ static bool thr_bad(const struct user_regs_struct *r, const uint64_t *addr,
 	       (restarts(r) && pc_bad(r->rip - 2, addr, len, n, lo, hi));
 }
 
-/* Step thread i until it is out of every range: a bounded number of
- * steps, each bounded in time. */
+void vg_inject_set_mover(struct vg_inject *in,
+			 uint64_t (*where)(void *ctx, uint64_t pc), void *ctx)
+{
+	in->mover = where;
+	in->mover_ctx = ctx;
+}
+
+/* Thread i moved (vg_inject_set_mover) to where it goes on as from its
+ * pc: 1 when it was, 0 when there is nowhere, -1 with e */
+static int move(struct vg_inject *in, int i, struct user_regs_struct *r,
+		struct vg_err *e)
+{
+	uint64_t to;
+
+	if (!in->mover || restarts(r) || !(to = in->mover(in->mover_ctx, r->rip)))
+		return 0;
+	r->rip = to;
+	if (vg_inject_setregs(in, i, r, e))
+		return -1;
+	return 1;
+}
+
+/* Move thread i out of every range, or else step it until it is out: a
+ * bounded number of steps, each bounded in time. */
 static int step_out(struct vg_inject *in, int i, const uint64_t *addr,
 		    const uint32_t *len, int n, uint64_t lo, uint64_t hi,
 		    struct vg_err *e)
@@ -441,6 +589,12 @@ static int step_out(struct vg_inject *in, int i, const uint64_t *addr,
 			return 0;
 		if (!k)
 			first = r.rip;
+		switch (move(in, i, &r, e)) {
+		case -1:
+			return -1;
+		case 1:
+			continue;	/* looked at again where it is now */
+		}
 		if (k == STEP_BOUND || restarts(&r))
 			break;
 		if (step(in, i, STEP_MS, e)) {
@@ -479,9 +633,11 @@ int vg_inject_patch(struct vg_inject *in, const uint64_t *addr,
 		if (vg_inject_read(in, addr[k], orig[k], len[k], e))
 			goto out;
 	}
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
+		vg_inject_hazard("patch: a function's bytes");
 		if (vg_inject_write(in, addr[k], bytes[k], len[k], e))
 			break;
+	}
 	if (k == n)
 		rc = 0;
 	for (int j = k < n ? k : -1; j >= 0; j--)

@@ -72,6 +72,14 @@ int vg_inject_patch(struct vg_inject *in, const uint64_t *addr,
 		    const uint8_t *const *bytes, const uint32_t *len, int n,
 		    uint64_t busy_lo, uint64_t busy_hi, struct vg_err *e);
 
+/* How vg_inject_patch gets a thread out of a range instead of stepping
+ * it: where(ctx, pc) is an address where the thread goes on as it would
+ * from pc (the same instructions, moved), 0 when none. A step ends in a
+ * SIGTRAP stop, and a thread let go in one (vigil killed) gets the
+ * SIGTRAP; a move has no such moment. */
+void vg_inject_set_mover(struct vg_inject *in,
+			 uint64_t (*where)(void *ctx, uint64_t pc), void *ctx);
+
 /* The offset of glibc's struct pthread tid from the thread pointer (fs
  * base), from libc's _thread_db_pthread_tid descriptor, checked against
  * every seized thread's tid. */

@@ -99,7 +99,7 @@ int vg_inject_run_to_entry(pid_t pid, struct vg_inject **out,
 		return vg_errf(e, "out of memory");
 	}
 	/* the exec is caught: no more exec stops, a seized thread as any */
-	if (ptrace(PTRACE_SETOPTIONS, pid, 0, 0)) {
+	if (ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_TRACESYSGOOD)) {
 		vg_errf(e, "pid %d: ptrace: %s", pid, strerror(errno));
 		vg_inject_release(in);
 		return -1;

@@ -7,6 +7,8 @@
 
 #include "inject.h"
 
+#define VG_INJECT_PAD 512	/* bytes of the pad */
+
 struct vg_inject_thr {
 	pid_t tid;
 	bool gone;		/* exited while seized: nothing to detach */
@@ -20,6 +22,13 @@ struct vg_inject {
 	int memfd;		/* /proc/pid/mem */
 	int n, cap;
 	struct vg_inject_thr *t;
+	/* where system calls run (inject_pad.c): 0 when no place was found,
+	 * and a call borrows the thread's pc */
+	uint64_t pad;
+	bool pad_tried;
+	uint8_t pad_orig[VG_INJECT_PAD];	/* its bytes before */
+	uint64_t (*mover)(void *ctx, uint64_t pc);	/* vg_inject_set_mover */
+	void *mover_ctx;
 };
 
 enum { VG_INJECT_SEIZE_MS = 5000 };
@@ -37,5 +46,20 @@ int vg_inject_setregs(struct vg_inject *in, int i,
 		      const struct user_regs_struct *r, struct vg_err *e);
 int vg_inject_getregs(struct vg_inject *in, int i,
 		      struct user_regs_struct *r, struct vg_err *e);
+
+/* inject_pad.c: the pad's address in *at (written on first use), -1
+ * when there is none */
+int vg_inject_pad(struct vg_inject *in, uint64_t *at);
+/* The registers the pad's code restores after its system call: r's, but
+ * rip and rax as given (a system call to restart) */
+int vg_inject_pad_set(struct vg_inject *in, const struct user_regs_struct *r,
+		      uint64_t rip, uint64_t rax, struct vg_err *e);
+/* the pad's bytes back to zeros (the threads still held) */
+void vg_inject_pad_undo(struct vg_inject *in);
+
+/* A test's way to kill vigil at the Nth point where it holds a thread
+ * in a state of its own making (VG_DBG_DIE_AT=N; -1: each point named on
+ * stderr): tests/e2e/fast_kill.sh */
+void vg_inject_hazard(const char *where);
 
 #endif

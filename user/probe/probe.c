@@ -315,6 +315,14 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct vg_probe *p = ctx;
 
+	/* A fork (or an exec): what the process recorded in-process before
+	 * it may have reached that ring after it was drained for this pass,
+	 * and a followed child's monitor is a copy of its parent's made
+	 * now: drained again first (a failure leaves them for the next
+	 * pass, as before) */
+	if (size >= sizeof(struct vg_rec_hdr) && p->src.drain &&
+	    ((struct vg_rec_hdr *)data)->kind == VG_REC_PROC)
+		(void)p->src.drain(p->src.ctx, keep_pending, p);
 	if (size >= sizeof(struct vg_rec_hdr) && p->pend.at < p->pend.len &&
 	    deliver_pending(p, ((struct vg_rec_hdr *)data)->time_ns)) {
 		p->cb_failed = 1;

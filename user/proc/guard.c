@@ -59,6 +59,44 @@ static bool group_stopped(pid_t pid)
 	return false;
 }
 
+/* Resume each of the n processes that is in a group stop. A thread
+ * vigil's death let go of runs back into the group stop it was in (the
+ * kernel wakes it for that): seen T only a moment later, so after a death
+ * (abnormal) they are looked at again for a while, each until it is
+ * resumed or has ended. */
+static void resume_stopped(const pid_t *pids, const int *pidfds, int n,
+			   bool abnormal)
+{
+	bool done[GUARD_MAX] = { false };
+
+	for (int round = 0; round < (abnormal ? 20 : 1); round++) {
+		int left = 0;
+
+		if (round)
+			usleep(10000);
+		for (int i = 0; i < n; i++) {
+			struct pollfd p = { .fd = pidfds[i], .events = POLLIN };
+
+			if (done[i] || poll(&p, 1, 0) == 1) {	/* ended */
+				done[i] = true;
+				continue;
+			}
+			/* the pidfd makes sure it is still the same process */
+			if (!group_stopped(pids[i]) ||
+			    syscall(SYS_pidfd_send_signal, pidfds[i], SIGCONT,
+				    NULL, 0)) {
+				left++;
+				continue;
+			}
+			done[i] = true;
+			dprintf(2, "vigil: (guard) vigil ended while pid %d was stopped by its probes: resumed it\n",
+				pids[i]);
+		}
+		if (!left)
+			break;
+	}
+}
+
 /* One message, and the descriptors that came with it (nfds of them). */
 static ssize_t receive(int in, struct msg *m, int *fds, int *nfds)
 {
@@ -109,7 +147,7 @@ static void guard_main(int in, pid_t target, bool launched, int vigil_pidfd)
 	pid_t pids[GUARD_MAX];
 	int pidfds[GUARD_MAX], n = 0, nhooks = 0, fds[GUARD_HOOK_FDS], nfds;
 	struct hook hooks[GUARD_HOOKS];
-	bool keep = false, released = !launched;
+	bool keep = false, released = !launched, ended = false;
 	struct msg m;
 	ssize_t r;
 
@@ -133,6 +171,7 @@ static void guard_main(int in, pid_t target, bool launched, int vigil_pidfd)
 		} else if (m.op == 'E') {	/* vigil ends normally, having
 						 * let go of all it held */
 			nhooks = 0;
+			ended = true;
 		} else if (m.op == 'A' && (n < GUARD_MAX ||
 					   prune(pids, pidfds, &n)) &&
 			   (pidfds[n] = pidfd_of(m.pid)) >= 0) {
@@ -158,25 +197,24 @@ static void guard_main(int in, pid_t target, bool launched, int vigil_pidfd)
 		syscall(SYS_pidfd_send_signal, pidfds[0], SIGKILL, NULL, 0);
 		_exit(0);
 	}
-	if (nhooks && vigil_pidfd >= 0) {
+	if ((nhooks || !ended) && vigil_pidfd >= 0) {
 		struct pollfd p = { .fd = vigil_pidfd, .events = POLLIN };
 
 		/* vigil's probes go as its descriptors close, before its
 		 * pidfd says it has exited: from then on none can stop a
 		 * process (bounded: a vigil that closed its side of the pair
-		 * but lives on is not waited for longer) */
+		 * but lives on is not waited for longer). And a vigil that
+		 * died holding a thread with ptrace (the in-process tier's
+		 * rewind of a thread its stub stopped, user/fast/) lets it go
+		 * after its descriptors: the thread is in a tracing stop (t)
+		 * until then, and goes back into the group stop (T) after,
+		 * which is what is looked for below */
 		poll(&p, 1, 2000);
 	}
 	for (int i = 0; i < nhooks; i++)
 		hooks[i].fn(hooks[i].fds, hooks[i].nfds);
-	for (int i = 0; !keep && i < n; i++) {
-		/* the pidfd makes sure it is still the same process */
-		if (!group_stopped(pids[i]) ||
-		    syscall(SYS_pidfd_send_signal, pidfds[i], SIGCONT, NULL, 0))
-			continue;
-		dprintf(2, "vigil: (guard) vigil ended while pid %d was stopped by its probes: resumed it\n",
-			pids[i]);
-	}
+	if (!keep)
+		resume_stopped(pids, pidfds, n, !ended);
 	_exit(0);
 }
 

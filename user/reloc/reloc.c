@@ -256,6 +256,7 @@ static int emit(struct rctx *c, uint64_t at, struct vg_reloc *out)
 	struct insn in;
 
 	out->len = 0;
+	memset(out->at_of, 0, sizeof(out->at_of));
 	while (off < out->patch_len) {
 		uint8_t buf[ZYDIS_MAX_INSTRUCTION_LENGTH];
 		size_t len = sizeof(buf);
@@ -287,6 +288,8 @@ static int emit(struct rctx *c, uint64_t at, struct vg_reloc *out)
 		if (out->len + len + 5 > VG_RELOC_MAX)
 			return fail(c, "the relocated instructions take more than %d bytes",
 				    VG_RELOC_MAX);
+		if (off < sizeof(out->at_of))
+			out->at_of[off] = (uint8_t)(out->len + 1);
 		memcpy(out->code + out->len, buf, len);
 		out->len += len;
 		off += in.i.length;

@@ -22,6 +22,11 @@ struct vg_reloc {
 	uint8_t patch[16];		/* jmp rel32 to `stub`, then int3
 					 * padding up to patch_len */
 	uint8_t orig[16];		/* the original [fn, fn+patch_len) */
+	/* where each instruction the patch covers went: at_of[k], for an
+	 * instruction at fn + k, is 1 + its offset in code (0: no
+	 * instruction starts at k). A thread stopped at fn + k when the
+	 * patch goes in is moved there instead of being stepped out. */
+	uint8_t at_of[16];
 	/* the function has an indirect jmp (a jump table, most likely)
 	 * whose targets could not be checked against the patch */
 	uint8_t indirect;
