@@ -16,6 +16,7 @@
  * stay, since a thread may still be inside a stub or owe a return to one.
  */
 #include "fast_internal.h"
+#include "fast_run.h"
 
 #include <elf.h>
 #include <stdbool.h>
@@ -45,51 +46,6 @@
 #include "probe/probe.h"
 #include "sym/maps.h"
 #include "vigil_fast.h"
-
-#define RING_BYTES (16u << 20)
-#define STUB_MAX 160		/* an entry or return stub */
-#define HOOK_BYTES (2 * STUB_MAX + VG_RELOC_MAX)
-#define MAX_AREAS 16		/* files with patched functions */
-#define FN_READ_MAX (256u << 10)	/* the function scanned for jumps */
-
-struct hook {
-	const char *path;	/* the plan's */
-	uint64_t off, size;	/* file offset, symbol size */
-	uint64_t fn;		/* in the target */
-	uint64_t text_lo, text_hi;	/* the mapping it is in */
-	uint64_t entry;		/* its entry stub */
-	int area;
-	struct vg_fast_hook h;	/* what the agent gets */
-	struct vg_reloc r;
-};
-
-/* Stubs and relocated code near one file's functions (a jmp rel32
- * reaches 2 GB) */
-struct area {
-	const char *path;
-	uint64_t near, addr;
-	size_t len, used;
-	uint8_t *buf;
-	struct vg_reloc_jump *jumps;	/* the direct branches of the
-					 * file's code, as mapped, for
-					 * jumps into a patch */
-	size_t njumps;
-	uint64_t text_lo, text_hi;
-};
-
-struct vg_fast_run {
-	pid_t pid;
-	struct vg_probe *probe;
-	struct vg_fast_shared *sh;	/* vigil's mapping of the region */
-	size_t len;
-	uint64_t remote;		/* the region in the target */
-	uint64_t agent;			/* the agent's code in the target */
-	struct area areas[MAX_AREAS];
-	int nareas;
-	struct hook hooks[VG_FAST_MAX_HOOKS];
-	int nhooks;
-	bool patched;
-};
 
 int vg_fast_nhooks(const struct vg_fast_run *f)
 {
@@ -138,7 +94,8 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 				return vg_errf(e, "the in-process tier takes at most %d functions (--no-fast, or fewer names in --fast)",
 					       VG_FAST_MAX_HOOKS);
 			k = &f->hooks[f->nhooks++];
-			k->path = u->path;
+			if (!(k->path = strdup(u->path)))
+				return vg_errf(e, "out of memory");
 			k->off = u->func;
 			k->size = u->size;
 		}
@@ -306,7 +263,24 @@ static void lay_out(struct layout *l)
 	l->len = at + RING_BYTES;
 }
 
-/* The tables the agent reads, from the plan */
+/* The tables a put-back copies from the region before (all but the
+ * ring: the event table and the kernel tier's) */
+static void copy_tables(struct vg_fast_shared *sh,
+			const struct vg_fast_shared *old, const struct layout *l,
+			bool keep_counts)
+{
+	memcpy((char *)sh + l->evconf, (const char *)old + l->evconf,
+	       l->ring - l->evconf);
+	sh->nkprops = old->nkprops;
+	if (!keep_counts)
+		return;
+	memcpy(sh->cnt, old->cnt, sizeof(sh->cnt));
+	memcpy(sh->ev_hits, old->ev_hits, sizeof(sh->ev_hits));
+	memcpy(sh->ev_lost, old->ev_lost, sizeof(sh->ev_lost));
+}
+
+/* The tables the agent reads, from the plan (or, plan NULL, from the
+ * region of an earlier install: copy_tables) */
 static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 		const struct layout *l, struct vg_err *e)
 {
@@ -328,14 +302,16 @@ static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 	sh->clock_gettime = vdso_clock_gettime(f->pid);
 	if (!sh->clock_gettime)
 		return vg_errf(e, "the target's vDSO has no clock_gettime: the in-process tier needs it for the events' times (--no-fast)");
-	for (int i = 0; i < plan->nevents && i < VG_MAX_EVENTS; i++)
+	for (int i = 0; plan && i < plan->nevents && i < VG_MAX_EVENTS; i++)
 		conf[i] = plan->events[i].conf;
-	sh->nkprops = (uint32_t)plan->kt.nkprops;
-	if (plan->kt.ncode > VG_KMAX_CODE)
+	if (plan && plan->kt.ncode > VG_KMAX_CODE)
 		return vg_errf(e, "the kernel tier's code does not fit");
-	vg_ktier_fill(&plan->kt, (struct vg_kprop *)(base + l->kprops),
-		      (struct vg_ktrans *)(base + l->ktrans),
-		      (struct vg_insn *)(base + l->kcode));
+	if (plan) {
+		sh->nkprops = (uint32_t)plan->kt.nkprops;
+		vg_ktier_fill(&plan->kt, (struct vg_kprop *)(base + l->kprops),
+			      (struct vg_ktrans *)(base + l->ktrans),
+			      (struct vg_insn *)(base + l->kcode));
+	}
 	/* vigil's liveness (vigil_fast.h): held by this thread, which runs
 	 * the session to its end */
 	if (pthread_mutexattr_init(&ma) ||
@@ -426,6 +402,9 @@ static int share_kslots(struct vg_fast_run *f, struct vg_inject *in,
 			return vg_errf(e, "mapping the kernel tier's table into the target: %s",
 				       strerror((int)-addr));
 		at[i] = (uint64_t)addr;
+		/* for a checkpoint, which takes them out (fast_ckpt.c) */
+		f->kmap[i] = at[i];
+		f->kmap_len[i] = len[i];
 	}
 	vg_inject_syscall(in, &fd, SYS_close, pidfd, 0, 0, 0, 0, 0, e);
 	f->sh->kslots_addr = at[0];
@@ -563,6 +542,7 @@ static int map_code(struct vg_fast_run *f, struct vg_inject *in,
 				PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, &f->agent, e))
 		return -1;
+	f->agent_len = alen;
 	for (int a = 0; a < f->nareas; a++)
 		if (vg_inject_mmap_near(in, f->areas[a].near, f->areas[a].len,
 					PROT_READ | PROT_WRITE,
@@ -681,26 +661,47 @@ static uint64_t counter(void *ctx, int c)
 	return 0;
 }
 
-int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
-		    struct vg_probe *probe, struct vg_fast_run **out,
-		    struct vg_err *e)
+/* What an install found and built in the target, forgotten before
+ * another (a put-back after a checkpoint): the hooks keep what the plan
+ * gave them */
+static void forget(struct vg_fast_run *f)
 {
-	struct vg_fast_run *f = calloc(1, sizeof(*f));
+	for (int a = 0; a < f->nareas; a++) {
+		free(f->areas[a].buf);
+		free(f->areas[a].jumps);
+	}
+	memset(f->areas, 0, sizeof(f->areas));
+	f->nareas = 0;
+	for (int i = 0; i < f->nhooks; i++) {
+		struct hook *k = &f->hooks[i];
+
+		k->fn = k->text_lo = k->text_hi = k->entry = 0;
+		k->area = 0;
+		memset(&k->r, 0, sizeof(k->r));
+		k->h.fn = k->h.reloc = k->h.ret_stub = k->h.hits = 0;
+		k->h.patch_len = 0;
+	}
+	f->agent = f->agent_len = 0;
+	f->kmap[0] = f->kmap[1] = 0;
+	f->kmap_len[0] = f->kmap_len[1] = 0;
+	f->remote = 0;
+}
+
+int vg_fast_put_in(struct vg_fast_run *f, bool launching,
+		   const struct vg_plan *plan, const struct vg_fast_shared *old,
+		   bool keep_counts, struct vg_err *e)
+{
+	struct vg_fast_shared *was = f->sh;
+	size_t was_len = f->len;
 	struct vg_inject *in = NULL;
 	struct layout l;
 	uint32_t tid_off;
 	void *local = NULL;
 	int rc = -1;
 
-	*out = NULL;
-	if (!f)
-		return vg_errf(e, "out of memory");
-	f->pid = pid;
-	f->probe = probe;
-	if (collect(f, plan, e))
-		goto out;
-	if (launching ? vg_inject_run_to_entry(pid, &in, e)
-		      : vg_inject_seize(pid, &in, e))
+	forget(f);
+	if (launching ? vg_inject_run_to_entry(f->pid, &in, e)
+		      : vg_inject_seize(f->pid, &in, e))
 		goto out;
 	lay_out(&l);
 	if (locate(f, e) || plan_areas(f, e) || map_code(f, in, e) ||
@@ -711,27 +712,31 @@ int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
 	if (vg_inject_tid_offset(in, &tid_off, e))
 		goto out;
 	f->sh->tid_off = tid_off;
+	if (old)
+		copy_tables(f->sh, old, &l, keep_counts);
+	for (int i = 0; old && keep_counts && i < f->nhooks; i++)
+		f->hooks[i].h.hits = old->hooks[i].hits;
 	if (fill(f, plan, &l, e) || threads(f, in, e) ||
-	    (any_kernel_hook(f, plan) && share_kslots(f, in, e)) ||
+	    (f->kernel && share_kslots(f, in, e)) ||
 	    build_hooks(f, in, e) || write_code(f, in, e) ||
 	    patch(f, in, false, e))
 		goto out;
 	f->patched = true;
+	f->out = false;
 	__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);
 	/* vigil run's child stays at its entry, in a group stop, for the
 	 * session to let it go (vg_proc_release) */
 	if (launching)
-		kill(pid, SIGSTOP);
+		kill(f->pid, SIGSTOP);
 	vg_inject_release(in);
 	in = NULL;
-	vg_probe_set_source(probe, &(struct vg_probe_source){
+	vg_probe_set_source(f->probe, &(struct vg_probe_source){
 		.drain = drain, .counts = counts, .counter = counter, .ctx = f });
-	*out = f;
 	rc = 0;
 out:
 	if (in) {
 		if (launching)
-			kill(pid, SIGSTOP);
+			kill(f->pid, SIGSTOP);
 		vg_inject_release(in);
 	}
 	for (int a = 0; a < f->nareas; a++) {
@@ -739,13 +744,58 @@ out:
 		f->areas[a].jumps = NULL;
 	}
 	if (rc) {
-		for (int a = 0; a < f->nareas; a++)
-			free(f->areas[a].buf);
-		if (local)
-			munmap(local, l.len);
-		free(f);
+		if (local) {
+			/* its mutex, when fill got that far, is held */
+			if (f->sh == local && f->sh->owner_off)
+				vg_fast_region_free(local, l.len);
+			else
+				munmap(local, l.len);
+		}
+		f->sh = was;
+		f->len = was_len;
 	}
 	return rc;
+}
+
+static void free_run(struct vg_fast_run *f)
+{
+	for (int a = 0; a < f->nareas; a++) {
+		free(f->areas[a].buf);
+		free(f->areas[a].jumps);
+	}
+	for (int i = 0; i < f->nhooks; i++)
+		free(f->hooks[i].path);
+	free(f);
+}
+
+int vg_fast_install(pid_t pid, bool launching, const struct vg_plan *plan,
+		    struct vg_probe *probe, struct vg_fast_run **out,
+		    struct vg_err *e)
+{
+	struct vg_fast_run *f = calloc(1, sizeof(*f));
+
+	*out = NULL;
+	if (!f)
+		return vg_errf(e, "out of memory");
+	f->pid = pid;
+	f->probe = probe;
+	if (collect(f, plan, e))
+		goto fail;
+	f->kernel = any_kernel_hook(f, plan);
+	if (vg_fast_put_in(f, launching, plan, NULL, false, e))
+		goto fail;
+	*out = f;
+	return 0;
+fail:
+	free_run(f);
+	return -1;
+}
+
+void vg_fast_region_free(struct vg_fast_shared *sh, size_t len)
+{
+	/* unlocked: the agent sees no owner, as if vigil were gone */
+	pthread_mutex_unlock((pthread_mutex_t *)((char *)sh + sh->owner_off));
+	munmap(sh, len);
 }
 
 void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
@@ -755,8 +805,11 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 
 	if (!f)
 		return;
-	__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
-	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched && !vg_inject_seize(f->pid, &in, &e)) {
+	if (f->sh)
+		__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
+	/* taken out for a checkpoint and not put back: nothing to take */
+	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched &&
+	    !f->out && !vg_inject_seize(f->pid, &in, &e)) {
 		if (patch(f, in, true, &e))
 			fprintf(stderr, "vigil: taking the in-process tier's patches out of pid %d: %s (they stay: the functions keep working, unrecorded)\n",
 				f->pid, e.msg);
@@ -764,11 +817,7 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 	}
 	/* its records are not read any more */
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){ 0 });
-	/* unlocked: the agent sees no owner, as if vigil were gone */
-	pthread_mutex_unlock((pthread_mutex_t *)((char *)f->sh +
-						 f->sh->owner_off));
-	for (int a = 0; a < f->nareas; a++)
-		free(f->areas[a].buf);
-	munmap(f->sh, f->len);
-	free(f);
+	if (f->sh)
+		vg_fast_region_free(f->sh, f->len);
+	free_run(f);
 }
