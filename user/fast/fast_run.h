@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "reloc/reloc.h"
+#include "util/err.h"
 #include "vigil_fast.h"
 
 #define RING_BYTES (16u << 20)
@@ -79,6 +80,8 @@ struct vg_fast_run {
 int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 		   const struct vg_plan *plan, const struct vg_fast_shared *old,
 		   bool keep_counts, struct vg_err *e);
+/* f's ring and counts are the probe's second source (fast_source.c) */
+void vg_fast_source_set(struct vg_fast_run *f);
 /* vigil's side of a region: its liveness mutex let go (the agent sees no
  * owner), its mapping here gone */
 void vg_fast_region_free(struct vg_fast_shared *sh, size_t len);
