@@ -202,3 +202,23 @@ void vg_fast_gone(struct vg_fast_run *f)
 	f->out = true;
 	f->patched = false;
 }
+
+uint64_t vg_fast_born(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(fp = fopen(path, "r")))
+		return 0;
+	p = fgets(buf, sizeof(buf), fp) ? strrchr(buf, ')') : NULL;
+	fclose(fp);
+	/* field 22; p is at the end of field 2 */
+	for (int f = 2; p && f < 22; f++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p + 1, "%llu", &t);
+	return t;
+}
+

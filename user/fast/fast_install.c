@@ -665,6 +665,7 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 		goto out;
 	f->patched = true;
 	f->out = false;
+	f->born = vg_fast_born(f->pid);
 	__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);
 	/* vigil run's child stays at its entry, in a group stop, for the
 	 * session to let it go (vg_proc_release) */
@@ -748,7 +749,11 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 		return;
 	if (f->sh)
 		__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
-	/* taken out for a checkpoint and not put back: nothing to take */
+	/* taken out for a checkpoint and not put back, or a restore made
+	 * another process of its pid (the session's last one, handed to
+	 * the user): nothing to take */
+	if (!target_gone && vg_fast_born(f->pid) != f->born)
+		target_gone = true;
 	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched &&
 	    !f->out && !vg_inject_seize(f->pid, &in, &e)) {
 		if (patch(f, in, true, &e))

@@ -67,6 +67,8 @@ struct vg_fast_run {
 	struct hook hooks[VG_FAST_MAX_HOOKS];
 	int nhooks;
 	bool patched;
+	uint64_t born;			/* the target's start time: a restore
+					 * makes another process of its pid */
 	bool out;			/* taken out for a checkpoint
 					 * (fast_ckpt.c): nothing of it in
 					 * the target */
@@ -80,6 +82,8 @@ struct vg_fast_run {
 int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 		   const struct vg_plan *plan, const struct vg_fast_shared *old,
 		   bool keep_counts, struct vg_err *e);
+/* pid's start time (/proc/pid/stat), 0 when gone (fast_ckpt.c) */
+uint64_t vg_fast_born(pid_t pid);
 /* f's ring and counts are the probe's second source (fast_source.c) */
 void vg_fast_source_set(struct vg_fast_run *f);
 /* vigil's side of a region: its liveness mutex let go (the agent sees no
