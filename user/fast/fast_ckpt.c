@@ -8,10 +8,10 @@
  *      install does); a thread an entry stub stopped (a stop not handled
  *      yet) defers the checkpoint instead: stepped on, it would make the
  *      call the stop is for;
- *   2. each return the agent hijacked mended: the original return address
+ *   2. the original bytes written back;
+ *   3. each return the agent hijacked mended: the original return address
  *      back on the stack (its `after` event is lost, as a uretprobe's is
  *      across a checkpoint: probe/returns.h);
- *   3. the original bytes written back;
  *   4. the agent, the stubs, the threads' table, the region and the
  *      kernel tier's table unmapped in the target.
  * vigil keeps its own mapping of the region: the ring is drained after
@@ -69,7 +69,7 @@ static uint64_t nthreads(const struct vg_fast_shared *sh)
 	return n;
 }
 
-/* 2. every frame of every thread's entry whose return address on the
+/* 3. every frame of every thread's entry whose return address on the
  * stack is still its hook's return stub gets the original one back. A
  * stack gone (a thread that exited) is not read. */
 static void mend_returns(struct vg_fast_run *f, struct vg_inject *in)
@@ -152,9 +152,7 @@ int vg_fast_take_out(struct vg_fast_run *f, struct vg_err *e)
 		vg_inject_release(in);	/* as it was, patches and all */
 		return -1;
 	}
-	/* from here on the target has none of it, whatever fails */
 	__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
-	mend_returns(f, in);
 	for (int i = 0; i < f->nhooks; i++) {
 		addr[i] = f->hooks[i].fn;
 		bytes[i] = f->hooks[i].r.orig;
@@ -166,6 +164,8 @@ int vg_fast_take_out(struct vg_fast_run *f, struct vg_err *e)
 		__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);
 		return -1;
 	}
+	/* from here on the target has none of it, whatever fails */
+	mend_returns(f, in);
 	unmap_all(f, in);
 	vg_inject_release(in);
 	f->out = true;
