@@ -103,7 +103,7 @@ const char *vg_run_not_patchable(const struct vg_run *r)
 	if (o->interactive)
 		return "--interactive: gdb's breakpoints and finish on a patched function are not supported yet";
 	if (o->fork_snapshots)
-		return "--snapshot=fork: a snapshot is a fork of the patched process, which would carry the patches and vigil's mappings (the ring, the kernel tier's table) into the process a restore hands over";
+		return "--snapshot=fork: a snapshot is a fork of the patched process, carrying the patches and vigil's mappings (the ring, the kernel tier's table) into the process a restore hands over";
 	if (o->pid > 0 && !same_pid_ns(o->pid))
 		return "the process is in another pid namespace (a container): the agent's thread ids would be the container's";
 	return NULL;
