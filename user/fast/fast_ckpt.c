@@ -17,8 +17,9 @@
  * vigil keeps its own mapping of the region: the ring is drained after
  * (the agent wrote up to the seize, and nothing since), its counts go on.
  * Putting it back is an install as at the start (fast_install.c), from
- * the tables of that region: a fresh ring, threads' table and rewound
- * table, the counts carried on. */
+ * the tables of that region: a fresh ring and threads' table; into the
+ * same process, the counts and the rewound calls carried on, into a
+ * restored one neither. */
 #include "fast_internal.h"
 #include "fast_run.h"
 

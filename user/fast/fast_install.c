@@ -263,7 +263,8 @@ static void lay_out(struct layout *l)
 }
 
 /* The tables a put-back copies from the region before (all but the
- * ring: the event table and the kernel tier's) */
+ * ring: the event table and the kernel tier's); into the same process
+ * (keep_counts), its counts and rewound calls too */
 static void copy_tables(struct vg_fast_shared *sh,
 			const struct vg_fast_shared *old, const struct layout *l,
 			bool keep_counts)
@@ -276,6 +277,10 @@ static void copy_tables(struct vg_fast_shared *sh,
 	memcpy(sh->cnt, old->cnt, sizeof(sh->cnt));
 	memcpy(sh->ev_hits, old->ev_hits, sizeof(sh->ev_hits));
 	memcpy(sh->ev_lost, old->ev_lost, sizeof(sh->ev_lost));
+	/* the same process: a thread put back on a call (a stop) before
+	 * the checkpoint goes on with it after, not with a new one */
+	memcpy(sh->rewound, old->rewound, sizeof(sh->rewound));
+	sh->nrewound = old->nrewound;
 }
 
 /* The tables the agent reads, from the plan (or, plan NULL, from the
