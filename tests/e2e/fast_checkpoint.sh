@@ -116,6 +116,9 @@ grep -q 'stopped at the call of request_end, before its first instruction (the i
 	fail "not stopped in-process before request_end"
 grep -qE 'checkpoints: taken=1 skipped=0 .* failed=0' "$TMP/out" || fail "checkpoint counts"
 [ "$(proc_state "$svc")" = T ] || fail "the target is not left stopped"
+# nothing of request_end ran: the thread is on its first instruction
+timeout 60 gdb -batch -p "$svc" -ex 'x/i $pc' >"$TMP/gdb" 2>&1
+grep -q '=> 0x[0-9a-f]* <request_end>:' "$TMP/gdb" || fail "the thread is not at request_end's first instruction: $(cat "$TMP/gdb")"
 kill -KILL "$svc"
 gone "$svc"
 
