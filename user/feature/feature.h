@@ -118,9 +118,8 @@ struct vg_feature {
 	int (*checkpoint_prepare)(void *state, pid_t of, struct vg_err *e);
 	/* a checkpoint of pid `of` (asked for reason) taken into dir; or,
 	 * dir NULL, not taken: what ("checkpoint failed", "checkpoint
-	 * deferred") and why */
-	/* after checkpoint_prepare (the target still stopped), or without
-	 * it (a checkpoint refused or deferred before) */
+	 * deferred") and why. After checkpoint_prepare, the target still
+	 * stopped; or without it (a checkpoint refused before it). */
 	void (*checkpoint)(void *state, pid_t of, const char *dir,
 			   const char *reason, const char *what,
 			   const char *why);
