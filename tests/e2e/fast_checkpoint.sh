@@ -7,6 +7,8 @@
 #    process again: a violation after it is caught in-process, the target
 #    stopped before the call;
 #  - vigil restore --monitor patches the restored process as attach does;
+#  - a reaction's checkpoints take it out and put it back each time, and
+#    the restore on a violation hands over a process with none of it;
 #  - a thread inside a patched function whose return the agent hijacked
 #    (blocked in pthread_mutex_lock) has its return address mended before
 #    the dump: the restored process returns to its caller, not to a stub
@@ -150,6 +152,48 @@ grep -q 'before its first instruction (the in-process tier' "$TMP/out" || fail "
 kill -KILL "$svc"
 gone "$svc"
 
+# --- checkpoints by reaction, a restore on the violation ----------------
+# naps (usleep, by uprobe) checkpoints at most every 300 ms, the tier
+# taken out and put back each time; the in-process violation restores
+# the last image, which the session hands over with none of vigil in it
+sed 's/on enter ended_twice: stop/on enter ended_twice: restore/' "$TMP/req.vigil" >"$TMP/naps.vigil"
+cat >>"$TMP/naps.vigil" <<'V'
+
+property naps "the service naps"
+state awake accepting {
+  before usleep(n) -> napping
+}
+state napping accepting {
+  before usleep(n) -> napping
+}
+on enter napping: checkpoint
+V
+rm -f "$TMP/svc.pid"
+"$VIGIL" run --fast "$FAST" --checkpoint-dir "$TMP/ck3" --checkpoint-gap 300 --checkpoints 3 \
+	"$TMP/naps.vigil" -- "$TARGETS/service" "$TMP/svc.pid" >>"$TMP/svc.out" 2>"$TMP/out" &
+vpid=$!
+wait_for "$TMP/out" 'in-process tier: 2 functions patched'
+wait_for "$TMP/out" "checkpoint $TMP/ck3/ck-0004 "
+svc=$(cat "$TMP/svc.pid")
+LEFT_PIDS+=("$svc")
+# a SIGUSR1 that comes while a checkpoint holds the program may never
+# reach its handler (with --no-fast too): sent again until it does
+for _ in $(seq 20); do
+	grep -q 'VIOLATION of requests' "$TMP/out" && break
+	kill -USR1 "$svc"
+	sleep 0.5
+done
+wait "$vpid"
+cat "$TMP/out"
+[ "$(grep -c 'functions patched again' "$TMP/out")" -ge 4 ] || fail "not patched again after each checkpoint"
+grep -q 'VIOLATION of requests' "$TMP/out" || fail "the violation after the reactions' checkpoints was not caught"
+grep -qE "target pid $svc is restored from $TMP/ck3/ck-[0-9]+ and left stopped" "$TMP/out" || fail "no restore on the violation"
+[ "$(proc_state "$svc")" = T ] || fail "the restored target is not stopped"
+[ "$(vigil_maps "$svc")" = 0 ] || fail "the restored target has vigil's mappings"
+[ "$(bytes "$svc")" = "$orig" ] || fail "the restored target's request_end is $(bytes "$svc"), the file's $orig"
+kill -KILL "$svc"
+gone "$svc"
+
 # --- a hijacked return at the checkpoint --------------------------------
 cat >"$TMP/lock.vigil" <<'V'
 property lock_ret "a mutex is unlocked by its holder"
@@ -203,6 +247,7 @@ sleep 0.5
 pkill -x service
 wait "$vpid"
 cat "$TMP/out"
-expect_out -- '--fast: --snapshot=fork: a snapshot is a fork of the patched process'
+grep -qF -- '--fast: --snapshot=fork: a snapshot is a fork of the patched process' "$TMP/out" ||
+	fail "--snapshot=fork: no reason given for keeping the uprobes"
 expect_no_out 'in-process tier: [0-9]+ function'
 echo "fast_checkpoint: ok"
