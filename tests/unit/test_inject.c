@@ -450,6 +450,43 @@ static void test_patch_steps_out(void **state)
 	stop(&t);
 }
 
+/* A range about to be unmapped that a looping thread's pc is at the start
+ * of ([pc, pc + 1)): vg_inject_step_clear steps it out, and both threads
+ * run on; vg_inject_thread names every seized thread with its pc. */
+static void test_step_clear(void **state)
+{
+	struct target t;
+	struct vg_inject *in;
+	struct vg_err e = { 0 };
+	uint64_t pc, lo, hi, tpc;
+	pid_t tid;
+	int n = 0, found = 0;
+
+	start(&t);
+	in = seize(&t);
+	pc = regs_of(t.loop[0]).rip;
+	for (; vg_inject_thread(in, n, &tid, &tpc) == 0; n++)
+		if (tid == t.loop[0]) {
+			found = 1;
+			assert_true(tpc == pc);
+		}
+	assert_true(found);
+	assert_true(n >= 3);	/* the main thread, two loops, a sleeper */
+	lo = pc;
+	hi = pc + 1;
+	if (vg_inject_step_clear(in, &lo, &hi, 1, &e))
+		fail_msg("step_clear: %s", e.msg);
+	if (regs_of(t.loop[0]).rip == pc)
+		fail_msg("thread %d still at 0x%" PRIx64 ", in the range",
+			 t.loop[0], pc);
+	if (regs_of(t.loop[1]).rip == pc)
+		fail_msg("thread %d still at 0x%" PRIx64 ", in the range",
+			 t.loop[1], pc);
+	vg_inject_release(in);
+	assert_alive(&t);
+	stop(&t);
+}
+
 /* The executable's text mapping holding addr: [lo, hi) */
 static void text_of(pid_t pid, uint64_t addr, uint64_t *lo, uint64_t *hi)
 {
@@ -643,6 +680,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_patch, teardown),
 		cmocka_unit_test_teardown(test_patch_steps_out, teardown),
 		cmocka_unit_test_teardown(test_patch_refused, teardown),
+		cmocka_unit_test_teardown(test_step_clear, teardown),
 		cmocka_unit_test_teardown(test_tid_offset, teardown),
 		cmocka_unit_test_teardown(test_run_to_entry, teardown),
 		cmocka_unit_test_teardown(test_target_dies, teardown),

@@ -335,6 +335,9 @@ int vg_ckpt_host_drain(struct vg_run *r, struct vg_err *e);
 /* `vigil load`'s units' probes out (drained) and back */
 void vg_ckpt_host_units_suspend(struct vg_run *r);
 int vg_ckpt_host_units_resume(struct vg_run *r, struct vg_err *e);
+/* the features take out of the stopped target what must not be in a
+ * dump (vg_feature.checkpoint_prepare); told next, taken or not */
+int vg_ckpt_host_prepare(struct vg_run *r, pid_t of, struct vg_err *e);
 /* the features hear of a checkpoint (vg_feature.checkpoint) */
 void vg_ckpt_host_told(struct vg_run *r, pid_t of, const char *dir,
 		       const char *reason, const char *what, const char *why);
@@ -346,7 +349,8 @@ int vg_ckpt_host_load_state(struct vg_run *r, const char *path,
 /* watchpoints are armed: their hardware breakpoints are the process's */
 bool vg_ckpt_host_watchpoints(struct vg_run *r);
 /* a restore brought the target back under its pid: the guard resumes
- * it if vigil dies, gdb's stops of the abandoned run are dropped */
+ * it if vigil dies, gdb's stops of the abandoned run are dropped, the
+ * features put in it what they had in the old one (still stopped) */
 void vg_ckpt_host_replaced(struct vg_run *r);
 /* gdb's extension of the live session is process tracer; take a
  * reaction's checkpoint at gdb's next stop (false: one waits already) */

@@ -219,6 +219,14 @@ int vg_ckpt_run_take(struct vg_ckpt_run *c, const char *reason, bool good,
 	 * SIGSEGV): its real return address goes back on the stack. Its
 	 * `after` event was lost anyway with the links just closed. */
 	vg_returns_mend(probe, pid, true);
+	/* what the features put in the process (the in-process tier) out
+	 * of it, before the drain that reads its last records; told below,
+	 * taken or not, they put it back */
+	if (vg_ckpt_host_prepare(c->run, pid, &ce)) {
+		vg_ckpt_not_taken(c, pid, "checkpoint deferred", reason, ce.msg);
+		c->skipped++;
+		goto resume;
+	}
 	if (vg_ckpt_host_drain(c->run, e) < 0)
 		return -1;
 	/* good means "no violation yet": the drain above may have met one */
@@ -235,6 +243,7 @@ int vg_ckpt_run_take(struct vg_ckpt_run *c, const char *reason, bool good,
 			img, reason, (unsigned long long)events);
 		vg_ckpt_host_told(c->run, pid, img, reason, NULL, NULL);
 	}
+resume:
 	if (vg_probe_resume(probe, e) || vg_ckpt_host_units_resume(c->run, e)) {
 		/* never leave the target frozen for a monitor that is gone */
 		if (!keep_stopped)

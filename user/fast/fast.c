@@ -16,6 +16,8 @@ struct fast {
 	bool off;			/* --no-fast */
 	const char *refused;		/* why this run cannot patch */
 	struct vg_fast_run *installed;
+	char lost[512];			/* why it could not be put back after
+					 * a checkpoint: the run ends */
 };
 
 static const char *check_list(const char *arg)
@@ -108,6 +110,71 @@ static void stop(void *state, const struct vg_run *run, pid_t pid,
 			tid, e.msg);
 }
 
+/* Out of the target before a CRIU dump (fast_ckpt.c says how) */
+static int checkpoint_prepare(void *state, pid_t of, struct vg_err *e)
+{
+	struct fast *f = state;
+	char msg[sizeof(e->msg)];
+
+	if (!f->installed || of != vg_fast_pid(f->installed))
+		return 0;
+	if (!vg_fast_take_out(f->installed, e))
+		return 0;
+	snprintf(msg, sizeof(msg), "%s", e->msg);
+	return vg_errf(e, "the in-process tier could not be taken out of it: %.3000s",
+		       msg);
+}
+
+/* and back in after it, taken or not */
+static void put_back(struct fast *f, bool fresh)
+{
+	struct vg_err e = { 0 };
+
+	if (!vg_fast_is_out(f->installed))
+		return;
+	if (vg_fast_put_back(f->installed, fresh, &e)) {
+		/* the plan gave those calls no uprobe: the run cannot go on
+		 * without them (drained ends it) */
+		snprintf(f->lost, sizeof(f->lost), "%.400s", e.msg);
+		return;
+	}
+	if (!vg_run_quiet(f->run))
+		fprintf(stderr, "vigil: in-process tier: %d function%s patched again\n",
+			vg_fast_nhooks(f->installed),
+			vg_fast_nhooks(f->installed) == 1 ? "" : "s");
+}
+
+static void checkpoint(void *state, pid_t of, const char *dir,
+		       const char *reason, const char *what, const char *why)
+{
+	struct fast *f = state;
+
+	if (f->installed && of == vg_fast_pid(f->installed))
+		put_back(f, false);
+}
+
+/* a restore in the session: the old process (and the tier in it) is
+ * gone; the restored one has none of it (taken out before its dump) */
+static void replaced(void *state, pid_t pid)
+{
+	struct fast *f = state;
+
+	if (!f->installed || pid != vg_fast_pid(f->installed))
+		return;
+	vg_fast_gone(f->installed);
+	put_back(f, true);
+}
+
+static int drained(void *state, struct vg_err *e)
+{
+	struct fast *f = state;
+
+	if (f->lost[0])
+		return vg_errf(e, "the in-process tier could not be put back in pid %d after a checkpoint: %s; its functions are not monitored any more (--no-fast leaves every call to uprobes)",
+			       vg_run_pid(f->run), f->lost);
+	return 0;
+}
+
 static void end(void *state, const struct vg_run_end *how)
 {
 	struct fast *f = state;
@@ -141,6 +208,10 @@ const struct vg_feature vg_fast_feature = {
 	.plan = plan,
 	.start = start,
 	.stop = stop,
+	.drained = drained,
+	.checkpoint_prepare = checkpoint_prepare,
+	.checkpoint = checkpoint,
+	.replaced = replaced,
 	.end = end,
 	.released = released,
 };

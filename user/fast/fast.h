@@ -13,6 +13,10 @@
  * with the BPF ring (probe/probe.h's vg_probe_source), its records in
  * the same layouts; the patches come out at the end of the run.
  *
+ * A CRIU checkpoint dumps the target with none of it (fast_ckpt.c takes
+ * it out before the dump and puts it back after); a restored process
+ * gets it as on attach.
+ *
  * If vigil dies, the agent sees it (a robust mutex vigil holds, whose
  * word the kernel marks when its owner dies) and records nothing more;
  * the patches stay, and the functions run as before.

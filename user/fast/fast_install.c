@@ -16,6 +16,7 @@
  * stay, since a thread may still be inside a stub or owe a return to one.
  */
 #include "fast_internal.h"
+#include "fast_run.h"
 
 #include <elf.h>
 #include <stdbool.h>
@@ -39,58 +40,11 @@
 #include "fast/agent_blob.h"
 #include "fast/inject.h"
 #include "reloc/reloc.h"
-#include "fast/ring.h"
 #include "fast/tramp.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
 #include "sym/maps.h"
 #include "vigil_fast.h"
-
-#define RING_BYTES (32u << 20)
-#define STUB_MAX 160		/* an entry or return stub */
-#define HOOK_BYTES (2 * STUB_MAX + VG_RELOC_MAX)
-#define MAX_AREAS 16		/* files with patched functions */
-#define FN_READ_MAX (256u << 10)	/* the function scanned for jumps */
-
-struct hook {
-	const char *path;	/* the plan's */
-	uint64_t off, size;	/* file offset, symbol size */
-	uint64_t fn;		/* in the target */
-	uint64_t text_lo, text_hi;	/* the mapping it is in */
-	uint64_t entry;		/* its entry stub */
-	int area;
-	struct vg_fast_hook h;	/* what the agent gets */
-	struct vg_reloc r;
-};
-
-/* Stubs and relocated code near one file's functions (a jmp rel32
- * reaches 2 GB) */
-struct area {
-	const char *path;
-	uint64_t near, addr;
-	size_t len, used;
-	uint8_t *buf;
-	struct vg_reloc_jump *jumps;	/* the direct branches of the
-					 * file's code, as mapped, for
-					 * jumps into a patch */
-	size_t njumps;
-	uint64_t text_lo, text_hi;
-};
-
-struct vg_fast_run {
-	pid_t pid;
-	struct vg_probe *probe;
-	struct vg_fast_shared *sh;	/* vigil's mapping of the region */
-	size_t len;
-	uint64_t remote;		/* the region in the target */
-	uint64_t agent;			/* the agent's code in the target */
-	struct area areas[MAX_AREAS];
-	int nareas;
-	struct hook hooks[VG_FAST_MAX_HOOKS];
-	int nhooks;
-	uint64_t stack_lo, stack_hi;	/* the main thread's, at install */
-	bool patched;
-};
 
 int vg_fast_nhooks(const struct vg_fast_run *f)
 {
@@ -139,7 +93,8 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 				return vg_errf(e, "the in-process tier takes at most %d functions (--no-fast, or fewer names in --fast)",
 					       VG_FAST_MAX_HOOKS);
 			k = &f->hooks[f->nhooks++];
-			k->path = u->path;
+			if (!(k->path = strdup(u->path)))
+				return vg_errf(e, "out of memory");
 			k->off = u->func;
 			k->size = u->size;
 		}
@@ -313,7 +268,29 @@ static void lay_out(struct layout *l)
 	l->len = at + RING_BYTES;
 }
 
-/* The tables the agent reads, from the plan */
+/* The tables a put-back copies from the region before (all but the
+ * ring: the event table and the kernel tier's); into the same process
+ * (keep_counts), its counts and rewound calls too */
+static void copy_tables(struct vg_fast_shared *sh,
+			const struct vg_fast_shared *old, const struct layout *l,
+			bool keep_counts)
+{
+	memcpy((char *)sh + l->evconf, (const char *)old + l->evconf,
+	       l->ring - l->evconf);
+	sh->nkprops = old->nkprops;
+	if (!keep_counts)
+		return;
+	memcpy(sh->cnt, old->cnt, sizeof(sh->cnt));
+	memcpy(sh->ev_hits, old->ev_hits, sizeof(sh->ev_hits));
+	memcpy(sh->ev_lost, old->ev_lost, sizeof(sh->ev_lost));
+	/* the same process: a thread put back on a call (a stop) before
+	 * the checkpoint goes on with it after, not with a new one */
+	memcpy(sh->rewound, old->rewound, sizeof(sh->rewound));
+	sh->nrewound = old->nrewound;
+}
+
+/* The tables the agent reads, from the plan (or, plan NULL, from the
+ * region of an earlier install: copy_tables) */
 static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 		const struct layout *l, struct vg_err *e)
 {
@@ -337,14 +314,16 @@ static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 	sh->clock_gettime = vdso_clock_gettime(f->pid);
 	if (!sh->clock_gettime)
 		return vg_errf(e, "the target's vDSO has no clock_gettime: the in-process tier needs it for the events' times (--no-fast)");
-	for (int i = 0; i < plan->nevents && i < VG_MAX_EVENTS; i++)
+	for (int i = 0; plan && i < plan->nevents && i < VG_MAX_EVENTS; i++)
 		conf[i] = plan->events[i].conf;
-	sh->nkprops = (uint32_t)plan->kt.nkprops;
-	if (plan->kt.ncode > VG_KMAX_CODE)
+	if (plan && plan->kt.ncode > VG_KMAX_CODE)
 		return vg_errf(e, "the kernel tier's code does not fit");
-	vg_ktier_fill(&plan->kt, (struct vg_kprop *)(base + l->kprops),
-		      (struct vg_ktrans *)(base + l->ktrans),
-		      (struct vg_insn *)(base + l->kcode));
+	if (plan) {
+		sh->nkprops = (uint32_t)plan->kt.nkprops;
+		vg_ktier_fill(&plan->kt, (struct vg_kprop *)(base + l->kprops),
+			      (struct vg_ktrans *)(base + l->ktrans),
+			      (struct vg_insn *)(base + l->kcode));
+	}
 	/* vigil's liveness (vigil_fast.h): held by this thread, which runs
 	 * the session to its end */
 	if (pthread_mutexattr_init(&ma) ||
@@ -435,6 +414,9 @@ static int share_kslots(struct vg_fast_run *f, struct vg_inject *in,
 			return vg_errf(e, "mapping the kernel tier's table into the target: %s",
 				       strerror((int)-addr));
 		at[i] = (uint64_t)addr;
+		/* for a checkpoint, which takes them out (fast_ckpt.c) */
+		f->kmap[i] = at[i];
+		f->kmap_len[i] = len[i];
 	}
 	vg_inject_syscall(in, &fd, SYS_close, pidfd, 0, 0, 0, 0, 0, e);
 	f->sh->kslots_addr = at[0];
@@ -460,128 +442,6 @@ static bool any_kernel_hook(const struct vg_fast_run *f,
 	return false;
 }
 
-/* Are the function's n bytes in the target those of its file? Then the
- * plan's sweep of the file for jumps into the patch (plan_fast.c) holds
- * for the mapping, which is that file: no second sweep here, which cost
- * ~40 ms a library with the target held. */
-static bool as_in_file(const struct hook *k, const uint8_t *code, uint32_t n)
-{
-	uint8_t *buf = malloc(n);
-	int fd = open(k->path, O_RDONLY | O_CLOEXEC);
-	bool same = buf && fd >= 0 &&
-		    pread(fd, buf, n, (off_t)k->off) == (ssize_t)n &&
-		    !memcmp(buf, code, n);
-
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return same;
-}
-
-/* Code outside the function may jump into its patch too (glibc's
- * mempcpy ends with a jmp to memmove+3): for code someone rewrote in
- * memory, the whole mapping it is in, read once per file, swept for such
- * jumps (reloc.h). why "" with e set when the mapping could not be
- * read. */
-static int sweep(struct area *ar, const struct hook *k, struct vg_inject *in,
-		 char *why, size_t len, struct vg_err *e)
-{
-	*why = 0;
-	if (!ar->jumps || ar->text_lo != k->text_lo) {
-		uint8_t *text = malloc(k->text_hi - k->text_lo);
-
-		free(ar->jumps);
-		ar->jumps = NULL;
-		ar->text_lo = k->text_lo;
-		ar->text_hi = k->text_hi;
-		if (!text)
-			return vg_errf(e, "out of memory");
-		if (vg_inject_read(in, k->text_lo, text,
-				   k->text_hi - k->text_lo, e)) {
-			free(text);
-			return -1;
-		}
-		if (vg_reloc_jumps(text, ar->text_lo, ar->text_hi - ar->text_lo,
-				   &ar->jumps, &ar->njumps)) {
-			free(text);
-			return vg_errf(e, "out of memory");
-		}
-		free(text);
-	}
-	return vg_reloc_check_jumps(ar->jumps, ar->njumps, k->fn,
-				    k->r.patch_len, why, len);
-}
-
-static const struct vg_agent_head *head(void)
-{
-	return (const struct vg_agent_head *)vg_agent_blob;
-}
-
-/* Each function's stubs and relocated instructions, in its area */
-static int build_hooks(struct vg_fast_run *f, struct vg_inject *in,
-		       struct vg_err *e)
-{
-	uint8_t *code = malloc(FN_READ_MAX);
-	int rc = -1;
-
-	if (!code)
-		return vg_errf(e, "out of memory");
-	for (int i = 0; i < f->nhooks; i++) {
-		struct hook *k = &f->hooks[i];
-		struct area *ar = &f->areas[k->area];
-		uint64_t at = ar->addr + ar->used, entry = at,
-			 ret = at + STUB_MAX, reloc = at + 2 * STUB_MAX;
-		uint32_t n = k->size > FN_READ_MAX ? FN_READ_MAX
-						   : (uint32_t)k->size;
-		char why[256];
-		int len;
-
-		if (n < 16)
-			n = 16;
-		if (vg_inject_read(in, k->fn, code, n, e))
-			goto out;
-		if (vg_reloc_build(code, (uint32_t)k->size, k->fn, reloc, entry,
-				   &k->r, why, sizeof(why)) ||
-		    (!as_in_file(k, code, n) &&
-		     sweep(ar, k, in, why, sizeof(why), e))) {
-			if (!why[0])
-				goto out;	/* e says why */
-			vg_errf(e, "%s+0x%" PRIx64 " cannot be patched: %s (the plan gave it no uprobe; run with --no-fast, or leave it out of --fast)",
-				k->path, k->off, why);
-			goto out;
-		}
-		memcpy(ar->buf + ar->used + 2 * STUB_MAX, k->r.code, k->r.len);
-		len = vg_tramp_entry_stub(ar->buf + ar->used, STUB_MAX, entry,
-					  (uint32_t)i,
-					  f->agent + head()->entry_off, reloc);
-		if (len < 0) {
-			vg_errf(e, "building the entry stub");
-			goto out;
-		}
-		if (k->h.nret || 1) {	/* LEAVE-only functions return too */
-			len = vg_tramp_return_stub(ar->buf + ar->used + STUB_MAX,
-						   STUB_MAX, ret, (uint32_t)i,
-						   f->agent + head()->return_off);
-			if (len < 0) {
-				vg_errf(e, "building the return stub");
-				goto out;
-			}
-			k->h.ret_stub = ret;
-		}
-		k->h.fn = k->fn;
-		k->entry = entry;
-		k->h.reloc = reloc;
-		k->h.patch_len = k->r.patch_len;
-		ar->used += HOOK_BYTES;
-		f->sh->hooks[i] = k->h;
-	}
-	f->sh->nhooks = (uint32_t)f->nhooks;
-	rc = 0;
-out:
-	free(code);
-	return rc;
-}
-
 /* Map the agent and the areas, RW while written, then read+execute */
 static int map_code(struct vg_fast_run *f, struct vg_inject *in,
 		    struct vg_err *e)
@@ -592,6 +452,7 @@ static int map_code(struct vg_fast_run *f, struct vg_inject *in,
 				PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, &f->agent, e))
 		return -1;
+	f->agent_len = alen;
 	for (int a = 0; a < f->nareas; a++)
 		if (vg_inject_mmap_near(in, f->areas[a].near, f->areas[a].len,
 					PROT_READ | PROT_WRITE,
@@ -671,84 +532,47 @@ static int patch(struct vg_fast_run *f, struct vg_inject *in, bool out,
 	return vg_inject_patch(in, addr, bytes, len, f->nhooks, 0, 0, e);
 }
 
-/* The probe module's second source (probe.h): the ring's records, as
- * the BPF ring's, counted */
-struct feed {
-	int (*deliver)(void *, void *, size_t);
-	void *dctx;
-	int n;
-};
-
-static int feed_one(void *ctx, const void *rec, size_t len)
+/* What an install found and built in the target, forgotten before
+ * another (a put-back after a checkpoint): the hooks keep what the plan
+ * gave them */
+static void forget(struct vg_fast_run *f)
 {
-	struct feed *d = ctx;
-
-	d->n++;
-	return d->deliver(d->dctx, (void *)rec, len);
-}
-
-static int drain(void *ctx, int (*deliver)(void *, void *, size_t),
-		 void *dctx)
-{
-	struct vg_fast_run *f = ctx;
-	struct feed d = { deliver, dctx, 0 };
-
-	if (vg_fast_ring_consume(f->sh, f->sh, feed_one, &d))
-		return -1;
-	return d.n;
-}
-
-static void counts(void *ctx, int event, uint64_t *hits, uint64_t *lost)
-{
-	struct vg_fast_run *f = ctx;
-
-	if (event >= 0 && event < VG_MAX_EVENTS) {
-		*hits = __atomic_load_n(&f->sh->ev_hits[event], __ATOMIC_RELAXED);
-		*lost = __atomic_load_n(&f->sh->ev_lost[event], __ATOMIC_RELAXED);
+	for (int a = 0; a < f->nareas; a++) {
+		free(f->areas[a].buf);
+		free(f->areas[a].jumps);
 	}
-}
+	memset(f->areas, 0, sizeof(f->areas));
+	f->nareas = 0;
+	for (int i = 0; i < f->nhooks; i++) {
+		struct hook *k = &f->hooks[i];
 
-static uint64_t counter(void *ctx, int c)
-{
-	struct vg_fast_run *f = ctx;
-	const __u64 *n = f->sh->cnt;
-
-	switch (c) {
-	case VG_CNT_KFULL:
-		return n[VG_FCNT_KFULL];
-	case VG_CNT_KBUSY:
-		return n[VG_FCNT_KBUSY];
-	case VG_CNT_KERR:
-		return n[VG_FCNT_KERR];
-	case VG_CNT_CAPFAULT:
-		return n[VG_FCNT_CAPFAULT];
-	case VG_CNT_RB_LOST:
-		return n[VG_FCNT_LOST];
+		k->fn = k->text_lo = k->text_hi = k->entry = 0;
+		k->area = 0;
+		memset(&k->r, 0, sizeof(k->r));
+		k->h.fn = k->h.reloc = k->h.ret_stub = k->h.hits = 0;
+		k->h.patch_len = 0;
 	}
-	return 0;
+	f->agent = f->agent_len = 0;
+	f->kmap[0] = f->kmap[1] = 0;
+	f->kmap_len[0] = f->kmap_len[1] = 0;
+	f->remote = 0;
 }
 
-int vg_fast_install(pid_t pid, bool launching, bool follow,
-		    const struct vg_plan *plan,
-		    struct vg_probe *probe, struct vg_fast_run **out,
-		    struct vg_err *e)
+int vg_fast_put_in(struct vg_fast_run *f, bool launching,
+		   const struct vg_plan *plan, const struct vg_fast_shared *old,
+		   bool keep_counts, struct vg_err *e)
 {
-	struct vg_fast_run *f = calloc(1, sizeof(*f));
+	struct vg_fast_shared *was = f->sh;
+	size_t was_len = f->len;
 	struct vg_inject *in = NULL;
 	struct layout l;
 	uint32_t tid_off;
 	void *local = NULL;
 	int rc = -1;
 
-	*out = NULL;
-	if (!f)
-		return vg_errf(e, "out of memory");
-	f->pid = pid;
-	f->probe = probe;
-	if (collect(f, plan, e))
-		goto out;
-	if (launching ? vg_inject_run_to_entry(pid, &in, e)
-		      : vg_inject_seize(pid, &in, e))
+	forget(f);
+	if (launching ? vg_inject_run_to_entry(f->pid, &in, e)
+		      : vg_inject_seize(f->pid, &in, e))
 		goto out;
 	lay_out(&l);
 	if (locate(f, e) || plan_areas(f, e) || map_code(f, in, e) ||
@@ -759,28 +583,32 @@ int vg_fast_install(pid_t pid, bool launching, bool follow,
 	if (vg_inject_tid_offset(in, &tid_off, e))
 		goto out;
 	f->sh->tid_off = tid_off;
+	if (old)
+		copy_tables(f->sh, old, &l, keep_counts);
+	for (int i = 0; old && keep_counts && i < f->nhooks; i++)
+		f->hooks[i].h.hits = old->hooks[i].hits;
 	if (fill(f, plan, &l, e) || threads(f, in, e) ||
-	    (any_kernel_hook(f, plan) && share_kslots(f, in, e)) ||
-	    build_hooks(f, in, e) || write_code(f, in, e) ||
+	    (f->kernel && share_kslots(f, in, e)) ||
+	    vg_fast_build_hooks(f, in, e) || write_code(f, in, e) ||
 	    patch(f, in, false, e))
 		goto out;
 	f->patched = true;
-	f->sh->follow = follow;
+	f->sh->follow = f->follow;
+	f->out = false;
+	f->born = vg_fast_born(f->pid);
 	__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);
 	/* vigil run's child stays at its entry, in a group stop, for the
 	 * session to let it go (vg_proc_release) */
 	if (launching)
-		kill(pid, SIGSTOP);
+		kill(f->pid, SIGSTOP);
 	vg_inject_release(in);
 	in = NULL;
-	vg_probe_set_source(probe, &(struct vg_probe_source){
-		.drain = drain, .counts = counts, .counter = counter, .ctx = f });
-	*out = f;
+	vg_fast_source_set(f);
 	rc = 0;
 out:
 	if (in) {
 		if (launching)
-			kill(pid, SIGSTOP);
+			kill(f->pid, SIGSTOP);
 		vg_inject_release(in);
 	}
 	for (int a = 0; a < f->nareas; a++) {
@@ -788,13 +616,60 @@ out:
 		f->areas[a].jumps = NULL;
 	}
 	if (rc) {
-		for (int a = 0; a < f->nareas; a++)
-			free(f->areas[a].buf);
-		if (local)
-			munmap(local, l.len);
-		free(f);
+		if (local) {
+			/* its mutex, when fill got that far, is held */
+			if (f->sh == local && f->sh->owner_off)
+				vg_fast_region_free(local, l.len);
+			else
+				munmap(local, l.len);
+		}
+		f->sh = was;
+		f->len = was_len;
 	}
 	return rc;
+}
+
+static void free_run(struct vg_fast_run *f)
+{
+	for (int a = 0; a < f->nareas; a++) {
+		free(f->areas[a].buf);
+		free(f->areas[a].jumps);
+	}
+	for (int i = 0; i < f->nhooks; i++)
+		free(f->hooks[i].path);
+	free(f);
+}
+
+int vg_fast_install(pid_t pid, bool launching, bool follow,
+		    const struct vg_plan *plan,
+		    struct vg_probe *probe, struct vg_fast_run **out,
+		    struct vg_err *e)
+{
+	struct vg_fast_run *f = calloc(1, sizeof(*f));
+
+	*out = NULL;
+	if (!f)
+		return vg_errf(e, "out of memory");
+	f->pid = pid;
+	f->follow = follow;
+	f->probe = probe;
+	if (collect(f, plan, e))
+		goto fail;
+	f->kernel = any_kernel_hook(f, plan);
+	if (vg_fast_put_in(f, launching, plan, NULL, false, e))
+		goto fail;
+	*out = f;
+	return 0;
+fail:
+	free_run(f);
+	return -1;
+}
+
+void vg_fast_region_free(struct vg_fast_shared *sh, size_t len)
+{
+	/* unlocked: the agent sees no owner, as if vigil were gone */
+	pthread_mutex_unlock((pthread_mutex_t *)((char *)sh + sh->owner_off));
+	munmap(sh, len);
 }
 
 void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
@@ -804,8 +679,15 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 
 	if (!f)
 		return;
-	__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
-	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched && !vg_inject_seize(f->pid, &in, &e)) {
+	if (f->sh)
+		__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
+	/* taken out for a checkpoint and not put back, or a restore made
+	 * another process of its pid (the session's last one, handed to
+	 * the user): nothing to take */
+	if (!target_gone && vg_fast_born(f->pid) != f->born)
+		target_gone = true;
+	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched &&
+	    !f->out && !vg_inject_seize(f->pid, &in, &e)) {
 		if (patch(f, in, true, &e))
 			fprintf(stderr, "vigil: taking the in-process tier's patches out of pid %d: %s (they stay: the functions keep working, unrecorded)\n",
 				f->pid, e.msg);
@@ -813,11 +695,7 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 	}
 	/* its records are not read any more */
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){ 0 });
-	/* unlocked: the agent sees no owner, as if vigil were gone */
-	pthread_mutex_unlock((pthread_mutex_t *)((char *)f->sh +
-						 f->sh->owner_off));
-	for (int a = 0; a < f->nareas; a++)
-		free(f->areas[a].buf);
-	munmap(f->sh, f->len);
-	free(f);
+	if (f->sh)
+		vg_fast_region_free(f->sh, f->len);
+	free_run(f);
 }

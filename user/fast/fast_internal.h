@@ -38,6 +38,24 @@ struct vg_fast_shared *vg_fast_region(struct vg_fast_run *f);
 int vg_fast_stopped_hook(const struct vg_fast_run *f, uint64_t pc,
 			 uint64_t *fn);
 
+/* fast_ckpt.c: before a checkpoint, everything of the tier out of the
+ * (stopped) target: patches, stubs, agent, region, the kernel tier's
+ * table; vigil keeps its mapping of the region, whose ring is drained
+ * after. 0 when done (or nothing was in), -1 with e set when it could not
+ * be, and then the target has it as before. */
+int vg_fast_take_out(struct vg_fast_run *f, struct vg_err *e);
+/* After it: the tier in again, as at the start (the target stopped);
+ * fresh: a restored process, the tier's counts start from none (else they
+ * go on). 0 when done or nothing was out, -1 with e set: nothing of it in
+ * the target, its calls unseen. */
+int vg_fast_put_back(struct vg_fast_run *f, bool fresh, struct vg_err *e);
+/* taken out, not put back yet */
+bool vg_fast_is_out(const struct vg_fast_run *f);
+/* The target was killed (a restore in the session replaces it): nothing
+ * of the tier to take out of it; vg_fast_put_back puts it in the new
+ * one. */
+void vg_fast_gone(struct vg_fast_run *f);
+
 /* fast_rewind.c: thread tid, stopped by an entry stub at a kernel-tier
  * stop state, put back on the function's first instruction with the
  * registers of the call, as gdb then shows it (bt: the call); its next

@@ -648,3 +648,43 @@ out:
 	free(orig);
 	return rc;
 }
+
+int vg_inject_step_clear(struct vg_inject *in, const uint64_t *lo,
+			 const uint64_t *hi, int n, struct vg_err *e)
+{
+	uint64_t *addr = calloc(n ? n : 1, sizeof(*addr));
+	uint32_t *len = calloc(n ? n : 1, sizeof(*len));
+	int rc = -1;
+
+	if (!addr || !len) {
+		vg_errf(e, "out of memory");
+		goto out;
+	}
+	/* [lo, hi) is what step_out calls strictly inside (lo - 1, hi) */
+	for (int k = 0; k < n; k++) {
+		addr[k] = lo[k] - 1;
+		len[k] = (uint32_t)(hi[k] - lo[k] + 1);
+	}
+	for (int i = 0; i < in->n; i++)
+		if (!in->t[i].gone &&
+		    step_out(in, i, addr, len, n, 0, 0, e))
+			goto out;
+	rc = 0;
+out:
+	free(addr);
+	free(len);
+	return rc;
+}
+
+int vg_inject_thread(struct vg_inject *in, int i, pid_t *tid, uint64_t *pc)
+{
+	struct user_regs_struct r;
+
+	if (i < 0 || i >= in->n)
+		return -1;
+	*tid = in->t[i].tid;
+	*pc = 0;
+	if (!in->t[i].gone && !ptrace(PTRACE_GETREGS, in->t[i].tid, 0, &r))
+		*pc = r.rip;
+	return 0;
+}

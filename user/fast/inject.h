@@ -80,6 +80,17 @@ int vg_inject_patch(struct vg_inject *in, const uint64_t *addr,
 void vg_inject_set_mover(struct vg_inject *in,
 			 uint64_t (*where)(void *ctx, uint64_t pc), void *ctx);
 
+/* Step every seized thread until neither its pc nor the system call it
+ * would restart lies in any [lo[i], hi[i]) (code about to be unmapped),
+ * as vg_inject_patch does for the bytes it patches; the same bounds and
+ * errors. */
+int vg_inject_step_clear(struct vg_inject *in, const uint64_t *lo,
+			 const uint64_t *hi, int n, struct vg_err *e);
+
+/* Seized thread i: its tid and pc (0 when it is gone); -1 past the
+ * last */
+int vg_inject_thread(struct vg_inject *in, int i, pid_t *tid, uint64_t *pc);
+
 /* The offset of glibc's struct pthread tid from the thread pointer (fs
  * base), from libc's _thread_db_pthread_tid descriptor, checked against
  * every seized thread's tid. */

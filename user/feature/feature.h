@@ -108,12 +108,26 @@ struct vg_feature {
 		     pid_t tid);
 	/* the loop's pass: after records, or about every 100 ms idle */
 	void (*tick)(void *state);
+	/* A CRIU checkpoint of pid `of` is about to be dumped: the target
+	 * is stopped, its uprobes detached, the records it sent not read
+	 * yet (they are next). What the feature put in the process that
+	 * must not be in the image comes out here (the in-process tier's
+	 * patches and mappings); the checkpoint hook below, called next
+	 * whether the dump was taken or not, puts it back. -1 with e set:
+	 * the checkpoint is not taken. */
+	int (*checkpoint_prepare)(void *state, pid_t of, struct vg_err *e);
 	/* a checkpoint of pid `of` (asked for reason) taken into dir; or,
 	 * dir NULL, not taken: what ("checkpoint failed", "checkpoint
-	 * deferred") and why */
+	 * deferred") and why. After checkpoint_prepare, the target still
+	 * stopped; or without it (a checkpoint refused before it). */
 	void (*checkpoint)(void *state, pid_t of, const char *dir,
 			   const char *reason, const char *what,
 			   const char *why);
+	/* A restore in the session replaced the target by the process of
+	 * a checkpoint image: pid, the same as before, is a new process,
+	 * stopped, its uprobes attached again; what the feature had put in
+	 * the old one (killed) it puts in this one */
+	void (*replaced)(void *state, pid_t pid);
 	/* A checkpoint's monitor state is written to out (after the
 	 * monitor's): the feature's own, in lines it alone reads; and
 	 * brought back from such a file at path, the state it had then
@@ -164,8 +178,8 @@ bool vg_run_live(const struct vg_run *r);
  * nor vigil watch's processes) */
 bool vg_run_attached(const struct vg_run *r);
 /* Why this run cannot patch its target (the in-process tier, user/fast/):
- * vigil watch, --follow-fork, --interactive, checkpoints, a restore;
- * NULL when it can */
+ * vigil watch, --follow-fork, --interactive, fork snapshots; NULL when
+ * it can */
 const char *vg_run_not_patchable(const struct vg_run *r);
 /* the target is left stopped by a reaction now */
 bool vg_run_target_stopped(const struct vg_run *r);

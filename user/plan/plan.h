@@ -67,7 +67,7 @@ struct vg_plan_opts {
 	/* The in-process tier (plan_fast.c): fast_hot puts the hot library
 	 * functions (memory, strings, locks) in it; fast_funcs names more
 	 * (--fast, glob patterns); no_fast_why: why the run can have none
-	 * (a checkpoint, gdb, vigil watch ...), said by lint; NULL: it can. */
+	 * (fork snapshots, gdb, vigil watch ...), said by lint; NULL: it can. */
 	bool fast_hot;
 	bool fast_off;		/* --no-fast, VIGIL_FAST=off: not even the
 				 * functions a spec's `fast` line names */

@@ -43,6 +43,11 @@ int vg_ckpt_host_units_resume(struct vg_run *r, struct vg_err *e)
 	return vg_load_resume(r, e);
 }
 
+int vg_ckpt_host_prepare(struct vg_run *r, pid_t of, struct vg_err *e)
+{
+	return vg_features_checkpoint_prepare(S(r), of, e);
+}
+
 void vg_ckpt_host_told(struct vg_run *r, pid_t of, const char *dir,
 		       const char *reason, const char *what, const char *why)
 {
@@ -110,6 +115,7 @@ void vg_ckpt_host_replaced(struct vg_run *r)
 {
 	vg_guard_add(S(r)->guard, S(r)->pid);
 	vg_live_forget_stops(r);
+	vg_features_replaced(S(r), S(r)->pid);
 }
 
 bool vg_ckpt_host_gdb_traces(struct vg_run *r, pid_t tracer)

@@ -100,11 +100,8 @@ const char *vg_run_not_patchable(const struct vg_run *r)
 		return "vigil watch patches no process";
 	if (o->interactive)
 		return "--interactive: gdb's breakpoints and finish on a patched function are not supported yet";
-	if (o->checkpoint_dir || o->fork_snapshots ||
-	    o->on_violation == VG_OV_CHECKPOINT)
-		return "checkpoints: CRIU cannot dump the kernel tier's table mapped in the target";
-	if (o->state_path)
-		return "a restored process: its patches are not restored";
+	if (o->fork_snapshots)
+		return "--snapshot=fork: a snapshot is a fork of the patched process, carrying the patches and vigil's mappings (the ring, the kernel tier's table) into the process a restore hands over";
 	if (o->pid > 0 && !same_pid_ns(o->pid))
 		return "the process is in another pid namespace (a container): the agent's thread ids would be the container's";
 	return NULL;
@@ -351,6 +348,17 @@ void vg_features_finish(struct session *ss, const struct vg_run_end *end)
 void vg_features_tick(struct session *ss)
 {
 	EACH(ss, false, tick);
+}
+
+int vg_features_checkpoint_prepare(struct session *ss, pid_t of,
+				   struct vg_err *e)
+{
+	EACH_OR_FAIL(ss, false, checkpoint_prepare, of, e);
+}
+
+void vg_features_replaced(struct session *ss, pid_t pid)
+{
+	EACH(ss, false, replaced, pid);
 }
 
 void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,

@@ -131,6 +131,9 @@ void vg_features_share(struct session *ss, struct session *unit);
 void vg_features_transition(struct session *ss, const struct vg_slice_view *s,
 			    int from, const struct vg_mon_event *ev);
 void vg_features_tick(struct session *ss);
+int vg_features_checkpoint_prepare(struct session *ss, pid_t of,
+				   struct vg_err *e);
+void vg_features_replaced(struct session *ss, pid_t pid);
 void vg_features_checkpoint(struct session *ss, pid_t of, const char *dir,
 			    const char *reason, const char *what,
 			    const char *why);

@@ -1,0 +1,101 @@
+/* The in-process tier's run as fast_install.c (putting it in, taking it
+ * out at the end) and fast_ckpt.c (taking it out for a checkpoint and
+ * putting it back) share it; private to user/fast/. */
+#ifndef VIGIL_FAST_RUN_H
+#define VIGIL_FAST_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "reloc/reloc.h"
+#include "util/err.h"
+#include "vigil_fast.h"
+
+#define RING_BYTES (32u << 20)
+#define STUB_MAX 160		/* an entry or return stub */
+#define HOOK_BYTES (2 * STUB_MAX + VG_RELOC_MAX)
+#define MAX_AREAS 16		/* files with patched functions */
+#define FN_READ_MAX (256u << 10)	/* the function scanned for jumps */
+
+struct vg_inject;
+struct vg_plan;
+
+struct hook {
+	char *path;		/* a copy of the plan's: a put-back after a
+				 * checkpoint has no plan */
+	uint64_t off, size;	/* file offset, symbol size */
+	uint64_t fn;		/* in the target */
+	uint64_t text_lo, text_hi;	/* the mapping it is in */
+	uint64_t entry;		/* its entry stub */
+	int area;
+	struct vg_fast_hook h;	/* what the agent gets */
+	struct vg_reloc r;
+};
+
+/* Stubs and relocated code near one file's functions (a jmp rel32
+ * reaches 2 GB) */
+struct area {
+	const char *path;
+	uint64_t near, addr;
+	size_t len, used;
+	uint8_t *buf;
+	struct vg_reloc_jump *jumps;	/* the direct branches of the
+					 * file's code, as mapped, for
+					 * jumps into a patch */
+	size_t njumps;
+	uint64_t text_lo, text_hi;
+};
+
+struct vg_fast_run {
+	pid_t pid;
+	struct vg_probe *probe;
+	struct vg_fast_shared *sh;	/* vigil's mapping of the region */
+	size_t len;
+	uint64_t remote;		/* the region in the target */
+	uint64_t agent;			/* the agent's code in the target */
+	size_t agent_len;
+	uint64_t kmap[2];		/* the kernel tier's table and its
+					 * count, mapped in the target (0:
+					 * not) */
+	size_t kmap_len[2];
+	bool kernel;			/* a kernel-tier property is stepped
+					 * here: its table is mapped in */
+	struct area areas[MAX_AREAS];
+	int nareas;
+	struct hook hooks[VG_FAST_MAX_HOOKS];
+	int nhooks;
+	uint64_t stack_lo, stack_hi;	/* the main thread's, at install */
+	bool follow;			/* --follow-fork: children record */
+	bool patched;
+	uint64_t born;			/* the target's start time: a restore
+					 * makes another process of its pid */
+	bool out;			/* taken out for a checkpoint
+					 * (fast_ckpt.c): nothing of it in
+					 * the target */
+};
+
+/* fast_hooks.c: each hook's stubs and relocated code into its area's
+ * buffer, checked; f->sh->hooks filled. -1 with e set. */
+struct vg_inject;
+int vg_fast_build_hooks(struct vg_fast_run *f, struct vg_inject *in,
+			struct vg_err *e);
+
+/* Put f (its hooks collected) into f->pid: a first install from plan, or
+ * (plan NULL) again from the tables of old, vigil's mapping of the region
+ * of an earlier install, whose counts it goes on from when keep_counts.
+ * f->sh is the new region; -1 with e set and nothing of it reachable in
+ * the target (f->sh as it was) when anything fails. */
+int vg_fast_put_in(struct vg_fast_run *f, bool launching,
+		   const struct vg_plan *plan, const struct vg_fast_shared *old,
+		   bool keep_counts, struct vg_err *e);
+/* pid's start time (/proc/pid/stat), 0 when gone (fast_ckpt.c) */
+uint64_t vg_fast_born(pid_t pid);
+/* f's ring and counts are the probe's second source (fast_source.c) */
+void vg_fast_source_set(struct vg_fast_run *f);
+/* vigil's side of a region: its liveness mutex let go (the agent sees no
+ * owner), its mapping here gone */
+void vg_fast_region_free(struct vg_fast_shared *sh, size_t len);
+
+#endif
