@@ -103,6 +103,14 @@ static void stop(void *state, const struct vg_run *run, pid_t pid,
 			tid, e.msg);
 }
 
+static int ctl(void *state, const char *cmd, json_t *args, char **text,
+	       json_t **data, struct vg_err *e)
+{
+	struct fast *f = state;
+
+	return vg_fast_ctl(f ? f->installed : NULL, cmd, args, text, data, e);
+}
+
 static void end(void *state, const struct vg_run_end *how)
 {
 	struct fast *f = state;
@@ -136,6 +144,7 @@ const struct vg_feature vg_fast_feature = {
 	.plan = plan,
 	.start = start,
 	.stop = stop,
+	.ctl = ctl,
 	.end = end,
 	.released = released,
 };

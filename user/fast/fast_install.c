@@ -54,6 +54,7 @@
 
 struct hook {
 	const char *path;	/* the plan's */
+	char name[64];		/* its symbol, for gdb's `vigil patches` */
 	uint64_t off, size;	/* file offset, symbol size */
 	uint64_t fn;		/* in the target */
 	uint64_t text_lo, text_hi;	/* the mapping it is in */
@@ -101,6 +102,11 @@ pid_t vg_fast_pid(const struct vg_fast_run *f)
 	return f->pid;
 }
 
+uint64_t vg_fast_remote(const struct vg_fast_run *f)
+{
+	return f->remote;
+}
+
 struct vg_fast_shared *vg_fast_region(struct vg_fast_run *f)
 {
 	return f->sh;
@@ -115,6 +121,28 @@ int vg_fast_stopped_hook(const struct vg_fast_run *f, uint64_t pc,
 			return i;
 		}
 	return -1;
+}
+
+int vg_fast_hook_view(const struct vg_fast_run *f, int i,
+		      struct vg_fast_hook_view *v)
+{
+	const struct hook *k;
+
+	if (!f || i < 0 || i >= f->nhooks)
+		return -1;
+	k = &f->hooks[i];
+	v->name = k->name;
+	v->path = k->path;
+	v->off = k->off;
+	v->fn = k->fn;
+	v->patch_len = k->r.patch_len;
+	memcpy(v->orig, k->r.orig, sizeof(v->orig));
+	v->entry = k->entry;
+	v->stopped = k->entry + VG_TRAMP_STOPPED;
+	v->reloc = k->h.reloc;
+	v->ret_stub = k->h.ret_stub;
+	v->nret = k->h.nret;
+	return 0;
 }
 
 /* The plan's in-process sites, one hook per function */
@@ -139,6 +167,7 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 					       VG_FAST_MAX_HOOKS);
 			k = &f->hooks[f->nhooks++];
 			k->path = u->path;
+			snprintf(k->name, sizeof(k->name), "%.63s", u->sym);
 			k->off = u->func;
 			k->size = u->size;
 		}

@@ -18,6 +18,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fast/inject.h"
 #include "proc/proc.h"
@@ -43,6 +44,11 @@ static void settle(pid_t tid)
 /* note the rewound call in the region, for the agent */
 static int note(struct vg_fast_shared *sh, pid_t tid, int hook, uint64_t rsp)
 {
+	for (int i = 0; i < VG_FAST_REWOUND; i++)	/* said once */
+		if (sh->rewound[i].tid == (uint32_t)tid &&
+		    sh->rewound[i].hook == (uint32_t)hook + 1 &&
+		    sh->rewound[i].rsp == rsp)
+			return 0;
 	for (int i = 0; i < VG_FAST_REWOUND; i++) {
 		struct vg_fast_rewound *w = &sh->rewound[i];
 
@@ -57,6 +63,14 @@ static int note(struct vg_fast_shared *sh, pid_t tid, int hook, uint64_t rsp)
 	return -1;
 }
 
+int vg_fast_note_rewound(struct vg_fast_run *f, pid_t tid, int hook,
+			 uint64_t rsp)
+{
+	if (!f || hook < 0 || hook >= vg_fast_nhooks(f))
+		return -1;
+	return note(vg_fast_region(f), tid, hook, rsp);
+}
+
 int vg_fast_rewind(struct vg_fast_run *f, pid_t tid, struct vg_err *e)
 {
 	struct user_regs_struct regs;
@@ -66,6 +80,11 @@ int vg_fast_rewind(struct vg_fast_run *f, pid_t tid, struct vg_err *e)
 	int hook, rc = -1;
 
 	if (!f)
+		return 0;
+	/* a live gdb session holds the thread (its own ptrace stop): its
+	 * extension puts it back on the call, with the registers gdb has
+	 * (scripts/gdb/vigil.py, _fast_rewind) */
+	if (vg_proc_tracer(tid) > 0 && vg_proc_tracer(tid) != getpid())
 		return 0;
 	settle(tid);
 	if (vg_inject_seize(vg_fast_pid(f), &in, e))

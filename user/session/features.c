@@ -100,8 +100,6 @@ const char *vg_run_not_patchable(const struct vg_run *r)
 		return "vigil watch patches no process";
 	if (o->follow_forks)
 		return "--follow-fork: a forked child has the patches but not the agent's recording";
-	if (o->interactive)
-		return "--interactive: gdb's breakpoints and finish on a patched function are not supported yet";
 	if (o->checkpoint_dir || o->fork_snapshots ||
 	    o->on_violation == VG_OV_CHECKPOINT)
 		return "checkpoints: CRIU cannot dump the kernel tier's table mapped in the target";
