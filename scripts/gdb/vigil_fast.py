@@ -25,6 +25,7 @@
 import gdb
 
 _patches = []           # vigil's `patches` answer, one dict per function
+_agent = [0, 0]         # the agent's code in the target: address, length
 
 
 def vigil_fast_load(live):
@@ -35,7 +36,9 @@ def vigil_fast_load(live):
     except gdb.GdbError:
         return
     if r.get("ok"):
-        _patches.extend(r.get("data", {}).get("patches", []))
+        d = r.get("data", {})
+        _patches.extend(d.get("patches", []))
+        _agent[:] = [d.get("agent", 0), d.get("agent_len", 0)]
 
 
 def vigil_fast_patch_at(addr):
@@ -78,7 +81,7 @@ def vigil_fast_rewind(tid):
     words = [int.from_bytes(mem[i:i + 8], "little") for i in range(0, len(mem), 8)]
     for name, v in zip(_REGS, words[1:]):
         gdb.execute("set $%s = %d" % (name, v), to_string=True)
-    gdb.execute("set $eflags = %d" % words[0], to_string=True)
+    gdb.execute("set $eflags = %d" % (words[0] & ~0x100), to_string=True)  # no TF
     gdb.execute("set $orig_rax = -1", to_string=True)     # no syscall restart
     gdb.execute("set $pc = %d" % p["fn"], to_string=True)
     try:
@@ -141,15 +144,19 @@ _ENTRY_PUSHED = [(0, 0), (1, 1), (3, 2), (5, 3), (6, 4), (8, 5), (10, 6),
                  (11, 7), (12, 8), (13, 9), (14, 10), (15, 11)]
 
 
+_ENTRY_ON = [(0, 11), (7, 10), (8, 9), (9, 8), (10, 7), (11, 6), (13, 5),
+             (15, 4), (16, 3), (18, 2), (20, 1), (25, 0)]
+_ENTRY_CALL_RET = 37    # the agent's call returns there
+_RET_CALL_RET = 34      # and in the return stub
+
+
 def _on_path(off):
     """Words pushed at entry-stub offset off: the prologue above, then
-    popf and the pops of the way on (at 41 and at 95, tramp.h's
-    VG_TRAMP_STOPPED, each 20 bytes), 0 at its jmp."""
-    for start in (41, 95):
-        if start <= off < start + 25:
-            pops = [(0, 11), (1, 10), (2, 9), (3, 8), (4, 7), (5, 6),
-                    (7, 5), (9, 4), (10, 3), (12, 2), (14, 1), (19, 0)]
-            return [n for o, n in pops if o <= off - start][-1]
+    btr, popf and the pops of the way on (at 41 and at 101, tramp.h's
+    VG_TRAMP_STOPPED), 0 at its jmp."""
+    for start in (41, 101):
+        if start <= off < start + 31:
+            return [n for o, n in _ENTRY_ON if o <= off - start][-1]
     return [n for o, n in _ENTRY_PUSHED if o <= off][-1]
 
 
@@ -165,8 +172,10 @@ try:
                 return None
             pc = int(pending.read_register("rip"))
             sp = pending.read_register("rsp")
+            if _agent[0] <= pc < _agent[0] + _agent[1]:
+                return _in_agent(pending, sp)
             for p in _patches:
-                if p["entry"] <= pc < p["entry"] + 128:       # its 128 bytes
+                if p["entry"] <= pc < p["entry"] + 140:       # its 140 bytes
                     entry_sp = int(sp) + 8 * _on_path(pc - p["entry"])
                     break
                 if p["ret_stub"] and pc == p["ret_stub"]:
@@ -187,9 +196,118 @@ try:
                 info.add_saved_register(r, pending.read_register(r))
             return info
 
+    def _in_agent(pending, sp):
+        """A thread in the agent (stepi'd into it): the agent has no
+        unwind tables in gdb; its caller is the stub whose call pushed
+        the return address found nearest above %rsp (the agent's frames
+        take about 1.1 KB). The registers the agent saved are not
+        known: the outer frames show its values of rbx, rbp, r12-r15."""
+        rets = set()
+        for p in _patches:
+            rets.add(p["entry"] + _ENTRY_CALL_RET)
+            if p["ret_stub"]:
+                rets.add(p["ret_stub"] + _RET_CALL_RET)
+        try:
+            mem = bytes(gdb.selected_inferior().read_memory(int(sp), 4096))
+        except gdb.MemoryError:
+            return None
+        for i in range(0, len(mem), 8):
+            w = int.from_bytes(mem[i:i + 8], "little")
+            if w in rets:
+                break
+        else:
+            return None
+        info = pending.create_unwind_info(_FrameId(sp, pending.read_register("rip")))
+        info.add_saved_register("rip", gdb.Value(w).cast(pending.read_register("rip").type))
+        info.add_saved_register("rsp", gdb.Value(int(sp) + i + 8).cast(sp.type))
+        for r in ("rbp", "rbx", "r12", "r13", "r14", "r15"):
+            info.add_saved_register(r, pending.read_register(r))
+        return info
+
     register_unwinder(None, _StubUnwinder(), replace=True)
 except ImportError:
     pass
+
+
+# --- step and next from a patched function's first bytes -------------------
+# There (stepped into the function, or put back on a call at a violation)
+# the next instruction is the patch's jmp into the stub, code with no line
+# and no symbol: gdb steps over it as over a call, to the caller, and
+# the whole function runs. So a step or next that starts there stops
+# where the relocated instructions come back, fn + patch_len, and goes on
+# to a line's start from there as the command would.
+_step_stop = []         # the breakpoint of the step under way
+
+
+class _BackIn(gdb.Breakpoint):
+    def __init__(self, addr):
+        super().__init__("*0x%x" % addr, internal=True, temporary=True)
+        self.silent = True
+
+    def stop(self):
+        return True
+
+
+class _NoFinish(gdb.Command):
+    """hook-finish: in the agent, where gdb knows no frames but the
+    unwinder's guess, finish would return to the stub, mid-call; said
+    instead, with the way back into the function (an error in a hook
+    cancels the command)."""
+
+    def __init__(self):
+        super().__init__("vigil-fast-finish-check", gdb.COMMAND_NONE)
+
+    def invoke(self, arg, from_tty):
+        if _live is None or not _patches or gdb.selected_thread() is None:
+            return
+        f = gdb.selected_frame()
+        if not _agent[0] <= int(f.pc()) < _agent[0] + _agent[1]:
+            return
+        up = f.older()
+        stub = int(up.pc()) if up is not None else 0
+        mine = [p for p in _patches if p["entry"] <= stub < p["entry"] + 140] or _patches
+        raise gdb.GdbError(
+            "vigil: this thread is inside vigil's in-process agent (its stub's call); "
+            "finish would stop in the stub. Back into the function: %s, then continue"
+            % ", ".join("tbreak *0x%x (%s)" % (p["fn"] + p["patch_len"], p["name"])
+                        for p in mine))
+
+
+_NoFinish()
+gdb.execute("define hook-finish\nvigil-fast-finish-check\nend", to_string=True)
+
+
+def vigil_fast_step_in():
+    """hook-step, hook-next"""
+    if _live is None or not _patches or gdb.selected_thread() is None:
+        return
+    p = vigil_fast_patch_at(int(gdb.newest_frame().pc()))
+    if p is not None:
+        _step_stop.append(_BackIn(p["fn"] + p["patch_len"]))
+        _step_stop[-1].back = p["fn"] + p["patch_len"]
+
+
+def vigil_fast_step_out(cmd):
+    """hookpost-step, hookpost-next"""
+    if not _step_stop:
+        return
+    back = _step_stop[-1].back
+    for b in _step_stop:
+        if b.is_valid():
+            b.delete()
+    del _step_stop[:]
+    if gdb.selected_thread() is None:
+        return
+    f = gdb.newest_frame()
+    sal = f.find_sal()
+    if int(f.pc()) == back and sal.symtab is not None and sal.pc != back:
+        gdb.execute(cmd)    # mid-line: on to a line's start
+
+
+for _c in ("next", "step"):
+    gdb.execute("define hook-%s\npython vigil_fast_step_in()\nend" % _c, to_string=True)
+    gdb.execute("define hookpost-%s\npython vigil_fast_step_out(\"%s\")\n"
+                "python vigil_returns_step_out(\"%s\")\nend" % (_c, _c, _c), to_string=True)
 
 
 _Cmd("patches", """The functions the in-process tier patched (vigil run --fast): name, address,

@@ -66,7 +66,13 @@ static json_t *patches(struct vg_fast_run *f, char **text)
 		fclose(m);
 	}
 	*text = buf;
-	return json_pack("{s:o}", "patches", arr);
+	{
+		uint64_t alen, agent = vg_fast_agent(f, &alen);
+
+		return json_pack("{s:o,s:I,s:I}", "patches", arr, "agent",
+				 (json_int_t)agent, "agent_len",
+				 (json_int_t)alen);
+	}
 }
 
 static int rewound(struct vg_fast_run *f, json_t *args, char **text,

@@ -107,6 +107,12 @@ uint64_t vg_fast_remote(const struct vg_fast_run *f)
 	return f->remote;
 }
 
+uint64_t vg_fast_agent(const struct vg_fast_run *f, uint64_t *len)
+{
+	*len = vg_agent_blob_len;
+	return f->agent;
+}
+
 struct vg_fast_shared *vg_fast_region(struct vg_fast_run *f)
 {
 	return f->sh;

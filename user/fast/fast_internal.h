@@ -34,6 +34,8 @@ pid_t vg_fast_pid(const struct vg_fast_run *f);
 struct vg_fast_shared *vg_fast_region(struct vg_fast_run *f);
 /* the region's address in the target */
 uint64_t vg_fast_remote(const struct vg_fast_run *f);
+/* the agent's code in the target, its length in *len */
+uint64_t vg_fast_agent(const struct vg_fast_run *f, uint64_t *len);
 /* The hook whose entry stub stopped a thread at pc (tramp.h's
  * VG_TRAMP_STOPPED), its function's address in *fn; -1: none */
 int vg_fast_stopped_hook(const struct vg_fast_run *f, uint64_t pc,

@@ -111,7 +111,7 @@ int vg_fast_rewind(struct vg_fast_run *f, pid_t tid, struct vg_err *e)
 	regs.r10 = fr.r.r10;
 	regs.r11 = fr.r.r11;
 	regs.rsp = fr.r.rsp;
-	regs.eflags = fr.flags;
+	regs.eflags = fr.flags & ~0x100ull;	/* no trap flag (tramp.c) */
 	regs.rip = fn;
 	regs.orig_rax = (uint64_t)-1;	/* no system call to restart */
 	if (ptrace(PTRACE_SETREGS, tid, 0, &regs)) {

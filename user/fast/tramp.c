@@ -13,6 +13,10 @@
  *	mov $hook, %esi
  *	movabs $agent_entry, %rax
  *	call *%rax
+ *	btrq $8, (%rsp)			no trap flag: a pushf single-stepped
+ *					by gdb (stepi) saved it set, and the
+ *					popf would trap after every
+ *					instruction from then on
  *	popf; pop %rdi ... pop %r11	as they were (the agent may have
  *					rewritten the return address at E:
  *					memory, not a register)
@@ -97,6 +101,7 @@ static void call_agent(struct emit *e, uint32_t hook, uint64_t fn)
  * instructions */
 static void entry_on(struct emit *e, uint64_t reloc)
 {
+	PUT(e, 0x48, 0x0f, 0xba, 0x34, 0x24, 0x08);	/* btrq $8, (%rsp) */
 	PUT(e, 0x9d);				/* popf */
 	pop_regs(e);
 	PUT(e, 0x48, 0x8d, 0x64, 0x24, 0x08);	/* lea 8(%rsp), %rsp */
