@@ -55,6 +55,11 @@ static int plan(void *state, struct vg_plan_opts *po, struct vg_err *e)
 
 	vg_plan_fast_apply(&f->req, f->off, po);
 	po->no_fast_why = f->refused;
+	/* under gdb a user-tier stop holds its thread at the event (the
+	 * live side's holds, VG_EVF_HOLD): a uprobe's doing; a kernel-tier
+	 * property's stop is the agent's own, at the call */
+	if (vg_run_interactive(f->run))
+		po->fast_user_why = "--interactive: a user-tier property's stop holds the thread at its event, which the agent cannot (the kernel tier's stops in-process)";
 	return 0;
 }
 

@@ -77,6 +77,11 @@ bool vg_run_live(const struct vg_run *r)
 	return S(r)->o->live;
 }
 
+bool vg_run_interactive(const struct vg_run *r)
+{
+	return S(r)->o->interactive;
+}
+
 bool vg_run_attached(const struct vg_run *r)
 {
 	return !S(r)->o->watch_exe && S(r)->o->pid > 0;
