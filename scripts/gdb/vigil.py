@@ -417,7 +417,11 @@ try:
                 return None
             pc = int(pending.read_register("rip"))
             pid = _live.pid
-            if pid not in self.page:
+            # the page comes with the first uprobe hit: looked for again
+            # while it is not there, for a pc at the top of the address
+            # space, where it goes (0x7fffffffe000)
+            if self.page.get(pid) is None and (pid not in self.page or
+                                               pc >= 0x7ff000000000):
                 self.page[pid] = _uprobes_page(pid)
             page = self.page[pid]
             if page is None or pc != page + _TRAMP_AFTER_SYSCALL:

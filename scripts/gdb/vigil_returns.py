@@ -87,6 +87,8 @@ def _refresh():
     _real.clear()
     for p in pending:
         _real[p["slot"]] = p["ret"]
+    if not pending and not _swapped:
+        return      # (no frame made: the unwinders have nothing to see)
     changed = False
     here = gdb.selected_thread()
     sp = int(gdb.newest_frame().read_register("rsp")) if here else 0

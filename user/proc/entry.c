@@ -63,9 +63,15 @@ int vg_proc_release_at_entry(pid_t pid, struct vg_err *e)
 {
 	/* the in-process tier ran it to the program's entry point to patch
 	 * it (user/fast/inject_entry.c), and left it there in a group
-	 * stop: gdb finds it there, the libraries loaded */
-	if (execd(pid) && vg_proc_is_stopped(pid))
+	 * stop: gdb finds it there, the libraries loaded (its SIGSTOP,
+	 * queued as the tier let go of it, may not have landed yet) */
+	if (execd(pid)) {
+		for (int i = 0; i < 1000 && !vg_proc_is_stopped(pid); i++)
+			usleep(1000);
+		if (!vg_proc_is_stopped(pid))
+			return vg_errf(e, "pid %d did not stop at its entry", pid);
 		return 0;
+	}
 	if (vg_proc_run_to_exec(pid, e))
 		return -1;
 	/* a detach from an event stop injects no signal: the SIGSTOP is
