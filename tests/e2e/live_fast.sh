@@ -75,4 +75,16 @@ grep -qE '^0x[0-9a-f]+ in release \(' "$TMP/gdb" || fail "B: finish from free di
 # and the double free, still stopped at its call
 grep -q 'vigil: double_free entered state double_free at before free' "$TMP/gdb" || fail "B: the double free did not stop"
 no_harm B
+
+# --- C: vigil detach while gdb holds the program --------------------------
+# vigil cannot stop the threads gdb traces to take the patches out: they
+# stay, said, and the functions run on through the orphaned agent
+start_live run --interactive specs/lib/double_free.vigil -- "$TARGETS/allocs"
+live_gdb "-ex 'break release' -ex continue -ex 'vigil detach' -ex 'delete 2' -ex continue"
+grep -q 'exited normally' "$TMP/gdb" || fail "C: the program did not run to its end after vigil detach"
+wait_vigil
+expect_rc 0
+grep -q "the in-process tier's patches out of pid $TARGET_PID: .*(they stay: the functions keep working, unrecorded)" "$TMP/vigil.err" ||
+	fail "C: vigil did not say the patches stay"
+grep -q 'allocs: calls malloc=1000 free=1000' "$TMP/vigil.out" || fail "C: the program's counts"
 echo "PASS"

@@ -791,11 +791,15 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 	if (!f)
 		return;
 	__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
-	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched && !vg_inject_seize(f->pid, &in, &e)) {
-		if (patch(f, in, true, &e))
+	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched) {
+		/* (a live gdb session's gdb traces it: no seize) */
+		if (vg_inject_seize(f->pid, &in, &e))
+			in = NULL;
+		if ((!in && !kill(f->pid, 0)) || (in && patch(f, in, true, &e)))
 			fprintf(stderr, "vigil: taking the in-process tier's patches out of pid %d: %s (they stay: the functions keep working, unrecorded)\n",
 				f->pid, e.msg);
-		vg_inject_release(in);
+		if (in)
+			vg_inject_release(in);
 	}
 	/* its records are not read any more */
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){ 0 });
