@@ -13,6 +13,8 @@
 #     finish returns to main with the value the property then holds as a
 #     live block; `break free` and finish back to release; the double
 #     free still stops; the counts as in A.
+#  C. vigil detach under gdb: the patches stay, said; the program runs on.
+#  D. a user-tier property's events keep their uprobes under gdb.
 . "$(dirname "$0")/lib.sh"
 unset VIGIL_FAST
 
@@ -87,4 +89,13 @@ expect_rc 0
 grep -q "the in-process tier's patches out of pid $TARGET_PID: .*(they stay: the functions keep working, unrecorded)" "$TMP/vigil.err" ||
 	fail "C: vigil did not say the patches stay"
 grep -q 'allocs: calls malloc=1000 free=1000' "$TMP/vigil.out" || fail "C: the program's counts"
+
+# --- D: a user-tier property keeps its uprobes under gdb ------------------
+# (its stop holds the thread at the event, which the agent cannot)
+start_live run --interactive --tier=user specs/lib/double_free.vigil -- "$TARGETS/allocs" --double-free
+live_gdb "-ex continue -ex bt -ex kill"
+wait_vigil
+grep -q 'in-process tier: [0-9]* function' "$TMP/vigil.err" && fail "D: a user-tier property's functions patched under gdb"
+grep -q 'vigil: double_free entered state double_free at before free' "$TMP/gdb" || fail "D: no stop"
+grep -qE '^#1 .* in release \(' "$TMP/gdb" || fail "D: the user-tier stop is not at free's call"
 echo "PASS"
