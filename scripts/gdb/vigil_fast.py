@@ -39,6 +39,13 @@ def vigil_fast_load(live):
         d = r.get("data", {})
         _patches.extend(d.get("patches", []))
         _agent[:] = [d.get("agent", 0), d.get("agent_len", 0)]
+    if _patches and _disassembler_on:
+        # gdb keeps a breakpoint's "original" byte as read, and with
+        # this on it reads the file's: one it places on a patch (advance,
+        # until, tbreak at a function) would write the file's byte into
+        # the jmp when it steps over or removes it. x/i and disassemble
+        # show the file's bytes through the disassembler below instead.
+        gdb.execute("set trust-readonly-sections off", to_string=True)
 
 
 def vigil_fast_patch_at(addr):
@@ -94,36 +101,35 @@ def vigil_fast_rewind(tid):
 
 # --- x/i and disassemble ------------------------------------------------
 
+_disassembler_on = False
 try:
     from gdb.disassembler import (Disassembler, DisassemblerResult,
                                   builtin_disassemble, register_disassembler)
 
-    class _Original:
-        """The file's bytes over a patch, memory's elsewhere."""
-
-        def __init__(self, info, p):
-            self.info = info
-            self.p = p
-
-        def read_memory(self, length, offset):
-            at = self.info.address + offset
-            out = bytearray(self.info.read_memory(length, offset))
-            orig = bytes.fromhex(self.p["orig"])
-            for i in range(length):
-                k = at + i - self.p["fn"]
-                if 0 <= k < len(orig):
-                    out[i] = orig[k]
-            return out
+    def _from_file(info):
+        """The instruction as the file has it: gdb reads a read-only
+        section's bytes from the file with trust-readonly-sections on
+        (builtin_disassemble's memory_source is not used by gdb 13.1)."""
+        gdb.set_parameter("trust-readonly-sections", True)
+        try:
+            return builtin_disassemble(info)
+        finally:
+            gdb.set_parameter("trust-readonly-sections", False)
 
     class _PatchDisassembler(Disassembler):
         def __init__(self):
             super().__init__("vigil-patches")
 
         def __call__(self, info):
-            p = vigil_fast_patch_at(info.address) if _patches else None
+            if not _patches:
+                return None     # gdb's own (trust-readonly-sections)
+            p = vigil_fast_patch_at(info.address)
+            if p is None and not any(a in _probed for a in
+                                     range(info.address, info.address + 16)):
+                return None
+            r = _from_file(info)
             if p is None:
-                return None     # gdb's own
-            r = builtin_disassemble(info, _Original(info, p))
+                return r
             if info.address == p["fn"]:
                 note = "\t# vigil: patched, runs jmp 0x%x (in-process tier)" % p["entry"]
             else:
@@ -131,6 +137,7 @@ try:
             return DisassemblerResult(r.length, r.string + note)
 
     register_disassembler(_PatchDisassembler(), None)
+    _disassembler_on = True
 except ImportError:     # gdb before 13: trust-readonly-sections alone
     pass
 

@@ -15,6 +15,9 @@
 #     free still stops; the counts as in A.
 #  C. vigil detach under gdb: the patches stay, said; the program runs on.
 #  D. a user-tier property's events keep their uprobes under gdb.
+#  E. patches and uprobes in one run: x/i shows the program's
+#     instructions at both.
+# A breakpoint gdb places itself (advance) on a patch keeps it whole.
 . "$(dirname "$0")/lib.sh"
 unset VIGIL_FAST
 
@@ -33,7 +36,10 @@ no_harm() {	# $1: which part
 # --- A ---------------------------------------------------------------------
 start_live run --interactive --fast hot specs/lib/double_free.vigil -- "$TARGETS/allocs" --double-free
 [ "$(proc_state "$TARGET_PID")" = T ] || fail "the program is not waiting for gdb"
-live_gdb "-ex continue -ex bt -ex 'x/2i \$pc' -ex 'disassemble free' -ex 'vigil patches' -ex 'set \$rdi = 0' -ex continue"
+live_gdb "-ex 'advance free' -ex 'x/2xb free' -ex 'advance free' -ex continue -ex bt -ex 'x/2i \$pc' -ex 'disassemble free' -ex 'vigil patches' -ex 'set \$rdi = 0' -ex continue"
+# gdb's own breakpoint on the patch (advance): the patch intact after it
+grep -qE '^__GI___libc_free \(mem=mem@entry=0x[0-9a-f]+\) at ' "$TMP/gdb" || fail "A: advance free did not stop in free"
+grep -qE '^0x[0-9a-f]+ <__GI___libc_free>:\s+0xe9\s' "$TMP/gdb" || fail "A: free's memory does not start with the patch's jmp after advance"
 grep -q 'vigil: double_free entered state double_free at before free' "$TMP/gdb" || fail "A: no stop with vigil's message"
 grep -qE '^#0 +__GI___libc_free \(mem=' "$TMP/gdb" || fail "A: bt does not start at free's call"
 grep -qE '^#1 .* in release \(' "$TMP/gdb" || fail "A: bt lacks free's caller"
@@ -89,6 +95,15 @@ expect_rc 0
 grep -q "the in-process tier's patches out of pid $TARGET_PID: .*(they stay: the functions keep working, unrecorded)" "$TMP/vigil.err" ||
 	fail "C: vigil did not say the patches stay"
 grep -q 'allocs: calls malloc=1000 free=1000' "$TMP/vigil.out" || fail "C: the program's counts"
+
+# --- E: patches and uprobes together: x/i shows neither jmp nor int3 -------
+start_live run --interactive tests/specs/release_once.vigil -- "$TARGETS/allocs" --double-free
+live_gdb "-ex 'x/i release' -ex 'x/i malloc' -ex kill"
+wait_vigil
+grep -q 'in-process tier: [0-9]* function' "$TMP/vigil.err" || fail "E: malloc not patched"
+grep -qE '^ +0x[0-9a-f]+ <release>:\s+\S' "$TMP/gdb" || fail "E: x/i release printed nothing"
+grep -qE '<release>:\s+int3' "$TMP/gdb" && fail "E: x/i shows the probe's int3"
+grep -qE '<__GI___libc_malloc>:\s+push\s+%r12\s+# vigil: patched' "$TMP/gdb" || fail "E: x/i malloc is not the original, marked"
 
 # --- D: a user-tier property keeps its uprobes under gdb ------------------
 # (its stop holds the thread at the event, which the agent cannot)
