@@ -299,10 +299,21 @@ def vigil_fast_step_out(cmd):
     if not _step_stop:
         return
     back = _step_stop[-1].back
-    for b in _step_stop:
-        if b.is_valid():
-            b.delete()
-    del _step_stop[:]
+    try:
+        # gdb may stop in the stub itself (code with no line, not taken
+        # for a call when the step started in the patched function): on
+        # to where the relocated instructions come back
+        pc = int(gdb.newest_frame().pc()) if gdb.selected_thread() else 0
+        p = next((p for p in _patches if p["entry"] <= pc < p["entry"] + 140 and
+                  p["fn"] + p["patch_len"] == back), None)
+        if p is not None:
+            gdb.write("(vigil: through the in-process tier's stub, back into %s)\n" % p["name"])
+            gdb.execute("continue")
+    finally:
+        for b in _step_stop:
+            if b.is_valid():
+                b.delete()
+        del _step_stop[:]
     if gdb.selected_thread() is None:
         return
     f = gdb.newest_frame()

@@ -17,6 +17,8 @@
 #  D. a user-tier property's events keep their uprobes under gdb.
 #  E. patches and uprobes in one run: x/i shows the program's
 #     instructions at both.
+#  F. a program function patched (--fast tick): break, bt, and next from
+#     its first byte, through the stub and back; the counts exact.
 # A breakpoint gdb places itself (advance) on a patch keeps it whole.
 . "$(dirname "$0")/lib.sh"
 unset VIGIL_FAST
@@ -104,6 +106,19 @@ grep -q 'in-process tier: [0-9]* function' "$TMP/vigil.err" || fail "E: malloc n
 grep -qE '^ +0x[0-9a-f]+ <release>:\s+\S' "$TMP/gdb" || fail "E: x/i release printed nothing"
 grep -qE '<release>:\s+int3' "$TMP/gdb" && fail "E: x/i shows the probe's int3"
 grep -qE '<__GI___libc_malloc>:\s+push\s+%r12\s+# vigil: patched' "$TMP/gdb" || fail "E: x/i malloc is not the original, marked"
+
+# --- F: a program function (--fast tick), with its own debug info ---------
+start_live run --interactive --fast tick specs/ticks.vigil -- "$TARGETS/ticker" 2000
+live_gdb "-ex 'break tick' -ex continue -ex bt -ex 'delete 2' -ex finish -ex 'advance tick' -ex next -ex bt -ex continue"
+grep -q "^(vigil: tick's first [0-9]* bytes are the in-process tier's patch; stopped after them" "$TMP/gdb" ||
+	fail "F: break tick did not stop after the patch"
+grep -qE '^#1 +0x[0-9a-f]+ in main \(.*ticker.c:31$' "$TMP/gdb" || fail "F: bt in tick does not show main"
+grep -q "^(vigil: through the in-process tier's stub, back into tick)" "$TMP/gdb" || fail "F: next from tick's first byte did not go through the stub"
+grep -qE '^#0 +main \(.*ticker.c:32$' "$TMP/gdb" || fail "F: next did not end on main's next line"
+grep -q 'exited normally' "$TMP/gdb" || fail "F: the program did not run to its end"
+wait_vigil
+grep -q 'ticker: calls tick=2000$' "$TMP/vigil.out" || fail "F: the program's count"
+grep -qE 'before:tick=2000( |$)' "$TMP/vigil.err" || fail "F: vigil's count differs from the program's"
 
 # --- D: a user-tier property keeps its uprobes under gdb ------------------
 # (its stop holds the thread at the event, which the agent cannot)

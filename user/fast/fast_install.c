@@ -54,7 +54,8 @@
 
 struct hook {
 	const char *path;	/* the plan's */
-	char name[64];		/* its symbol, for gdb's `vigil patches` */
+	char name[64];		/* its symbol and file, for gdb's `vigil */
+	char file[256];		/* patches` (path is gone with the plan) */
 	uint64_t off, size;	/* file offset, symbol size */
 	uint64_t fn;		/* in the target */
 	uint64_t text_lo, text_hi;	/* the mapping it is in */
@@ -138,7 +139,7 @@ int vg_fast_hook_view(const struct vg_fast_run *f, int i,
 		return -1;
 	k = &f->hooks[i];
 	v->name = k->name;
-	v->path = k->path;
+	v->path = k->file;
 	v->off = k->off;
 	v->fn = k->fn;
 	v->patch_len = k->r.patch_len;
@@ -174,6 +175,7 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 			k = &f->hooks[f->nhooks++];
 			k->path = u->path;
 			snprintf(k->name, sizeof(k->name), "%.63s", u->sym);
+			snprintf(k->file, sizeof(k->file), "%.255s", u->path);
 			k->off = u->func;
 			k->size = u->size;
 		}
