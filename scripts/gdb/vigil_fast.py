@@ -240,9 +240,10 @@ except ImportError:
 # There (stepped into the function, or put back on a call at a violation)
 # the next instruction is the patch's jmp into the stub, code with no line
 # and no symbol: gdb steps over it as over a call, to the caller, and
-# the whole function runs. So a step or next that starts there stops
-# where the relocated instructions come back, fn + patch_len, and goes on
-# to a line's start from there as the command would.
+# the whole function runs, or stops in the stub. So a step or next that
+# starts there stops where the relocated instructions come back, fn +
+# patch_len (on from the stub if gdb stopped there), and goes on to a
+# line's start from there as the command would.
 _step_stop = []         # the breakpoint of the step under way
 
 
