@@ -300,8 +300,12 @@ def _announce(ev):
             where = gdb.execute("frame 0", to_string=True)
             if where.startswith("#0"):
                 where = where[2:].lstrip()
-            gdb.write("\nBreakpoint %d, %s" % (b.user.number, where))
+            u = b.user
+            gdb.write("\n%s %d, %s" % ("Temporary breakpoint" if u.temporary
+                                        else "Breakpoint", u.number, where))
             gdb.write("(vigil: %s)\n" % b.why)
+            if u.temporary:     # hit: gone, as gdb deletes its own
+                gdb.post_event(lambda: u.is_valid() and u.delete())
             return
 
 

@@ -18,7 +18,8 @@
 #  E. patches and uprobes in one run: x/i shows the program's
 #     instructions at both.
 #  F. a program function patched (--fast tick): break, bt, and next from
-#     its first byte, through the stub and back; the counts exact.
+#     its first byte, through the stub and back; tbreak stops once; the
+#     counts exact.
 # A breakpoint gdb places itself (advance) on a patch keeps it whole.
 . "$(dirname "$0")/lib.sh"
 unset VIGIL_FAST
@@ -109,12 +110,14 @@ grep -qE '<__GI___libc_malloc>:\s+push\s+%r12\s+# vigil: patched' "$TMP/gdb" || 
 
 # --- F: a program function (--fast tick), with its own debug info ---------
 start_live run --interactive --fast tick specs/ticks.vigil -- "$TARGETS/ticker" 2000
-live_gdb "-ex 'break tick' -ex continue -ex bt -ex 'delete 2' -ex finish -ex 'advance tick' -ex next -ex bt -ex continue"
+live_gdb "-ex 'break tick' -ex continue -ex bt -ex 'delete 2' -ex finish -ex 'advance tick' -ex next -ex bt -ex 'tbreak tick' -ex continue -ex continue"
 grep -q "^(vigil: tick's first [0-9]* bytes are the in-process tier's patch; stopped after them" "$TMP/gdb" ||
 	fail "F: break tick did not stop after the patch"
 grep -qE '^#1 +0x[0-9a-f]+ in main \(.*ticker.c:31$' "$TMP/gdb" || fail "F: bt in tick does not show main"
 grep -q "^(vigil: through the in-process tier's stub, back into tick)" "$TMP/gdb" || fail "F: next from tick's first byte did not go through the stub"
 grep -qE '^#0 +main \(.*ticker.c:32$' "$TMP/gdb" || fail "F: next did not end on main's next line"
+# a tbreak stops once (then the program runs to its end)
+grep -qE '^Temporary breakpoint 3, 0x[0-9a-f]+ in tick \(' "$TMP/gdb" || fail "F: tbreak tick did not stop"
 grep -q 'exited normally' "$TMP/gdb" || fail "F: the program did not run to its end"
 wait_vigil
 grep -q 'ticker: calls tick=2000$' "$TMP/vigil.out" || fail "F: the program's count"
