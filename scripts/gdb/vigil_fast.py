@@ -154,14 +154,15 @@ _ENTRY_PUSHED = [(0, 0), (1, 1), (3, 2), (5, 3), (6, 4), (8, 5), (10, 6),
 _ENTRY_ON = [(0, 11), (7, 10), (8, 9), (9, 8), (10, 7), (11, 6), (13, 5),
              (15, 4), (16, 3), (18, 2), (20, 1), (25, 0)]
 _ENTRY_CALL_RET = 37    # the agent's call returns there
+_ENTRY_LEN = 149        # the entry stub's bytes
 _RET_CALL_RET = 34      # and in the return stub
 
 
 def _on_path(off):
     """Words pushed at entry-stub offset off: the prologue above, then
-    btr, popf and the pops of the way on (at 41 and at 101, tramp.h's
+    btr, popf and the pops of the way on (at 41 and at 110, tramp.h's
     VG_TRAMP_STOPPED), 0 at its jmp."""
-    for start in (41, 101):
+    for start in (41, 110):
         if start <= off < start + 31:
             return [n for o, n in _ENTRY_ON if o <= off - start][-1]
     return [n for o, n in _ENTRY_PUSHED if o <= off][-1]
@@ -182,7 +183,7 @@ try:
             if _agent[0] <= pc < _agent[0] + _agent[1]:
                 return _in_agent(pending, sp)
             for p in _patches:
-                if p["entry"] <= pc < p["entry"] + 140:       # its 140 bytes
+                if p["entry"] <= pc < p["entry"] + _ENTRY_LEN:       # its bytes
                     entry_sp = int(sp) + 8 * _on_path(pc - p["entry"])
                     break
                 if p["ret_stub"] and pc == p["ret_stub"]:
@@ -273,7 +274,7 @@ class _NoFinish(gdb.Command):
             return
         up = f.older()
         stub = int(up.pc()) if up is not None else 0
-        mine = [p for p in _patches if p["entry"] <= stub < p["entry"] + 140] or _patches
+        mine = [p for p in _patches if p["entry"] <= stub < p["entry"] + _ENTRY_LEN] or _patches
         raise gdb.GdbError(
             "vigil: this thread is inside vigil's in-process agent (its stub's call); "
             "finish would stop in the stub. Back into the function: %s, then continue"
@@ -305,7 +306,7 @@ def vigil_fast_step_out(cmd):
         # for a call when the step started in the patched function): on
         # to where the relocated instructions come back
         pc = int(gdb.newest_frame().pc()) if gdb.selected_thread() else 0
-        p = next((p for p in _patches if p["entry"] <= pc < p["entry"] + 140 and
+        p = next((p for p in _patches if p["entry"] <= pc < p["entry"] + _ENTRY_LEN and
                   p["fn"] + p["patch_len"] == back), None)
         if p is not None:
             gdb.write("(vigil: through the in-process tier's stub, back into %s)\n" % p["name"])
