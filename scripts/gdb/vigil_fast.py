@@ -71,7 +71,7 @@ _REGS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9", "rax", "r10", "r11", "rsp")
 
 
 def vigil_fast_rewind(tid):
-    """A thread the entry stub stopped (kill(getpid(), SIGSTOP) at the
+    """A thread the entry stub stopped (tgkill(.., SIGSTOP) at the
     stub's `stopped` pc, the frame of the call at %rsp: the flags, then
     include/vigil_fast.h's struct vg_fast_regs) goes back on the call:
     those registers, the pc on the function's first byte (the patch's
