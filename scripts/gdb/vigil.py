@@ -169,6 +169,8 @@ class _VigilStop(gdb.Function):
         if _catch is not None and _catch.is_valid():
             _catch.silent = _pending["resume"]
         if d.get("stop"):
+            # stopped in an entry stub: back on the call (vigil_fast.py)
+            vigil_fast_rewind(gdb.selected_thread().ptid[1])
             _print_stop(d)
             return 1
         return 1 if _pending["checkpoint"] else 0
@@ -230,6 +232,7 @@ def vigil_live_join(path, pid):
     _live = _Live(path, pid)
     _catch_stops()
     _load_probes(_live)
+    vigil_fast_load(_live)      # vigil_fast.py: the patched functions
     _watch_breakpoints()
     gdb.write("vigil: live session with the monitor of pid %d (vigil pid %d): "
               "'help vigil' lists its commands\n" % (pid, _live.hello["vigil"]))
@@ -272,9 +275,10 @@ def _load_probes(live):
 
 
 class _Shadow(gdb.Breakpoint):
-    def __init__(self, addr, user):
+    def __init__(self, addr, user, why="its address is probed; stopped on the next instruction"):
         super().__init__("*0x%x" % addr, internal=True)
         self.user = user
+        self.why = why
         self.silent = True      # _announce says it as the user's breakpoint
 
     def stop(self):
@@ -296,8 +300,12 @@ def _announce(ev):
             where = gdb.execute("frame 0", to_string=True)
             if where.startswith("#0"):
                 where = where[2:].lstrip()
-            gdb.write("\nBreakpoint %d, %s" % (b.user.number, where))
-            gdb.write("(vigil: its address is probed; stopped on the next instruction)\n")
+            u = b.user
+            gdb.write("\n%s %d, %s" % ("Temporary breakpoint" if u.temporary
+                                        else "Breakpoint", u.number, where))
+            gdb.write("(vigil: %s)\n" % b.why)
+            if u.temporary:     # hit: gone, as gdb deletes its own
+                gdb.post_event(lambda: u.is_valid() and u.delete())
             return
 
 
@@ -335,6 +343,15 @@ def _shadow_now(bp):
             old.delete()
     made = []
     for loc in getattr(bp, "locations", []):
+        p = None if loc.address is None else vigil_fast_patch_at(int(loc.address))
+        if p is not None:
+            # gdb must never write into the patch's jmp (vigil_fast.py)
+            if loc.enabled:
+                loc.enabled = False
+            made.append(_Shadow(p["fn"] + p["patch_len"], bp, why=(
+                "%s's first %d bytes are the in-process tier's patch; stopped "
+                "after them, the call recorded: vigil patches" % (p["name"], p["patch_len"]))))
+            continue
         if loc.address is None or int(loc.address) not in _probed:
             continue
         if loc.enabled:
@@ -404,7 +421,11 @@ try:
                 return None
             pc = int(pending.read_register("rip"))
             pid = _live.pid
-            if pid not in self.page:
+            # the page comes with the first uprobe hit: looked for again
+            # while it is not there, for a pc at the top of the address
+            # space, where it goes (0x7fffffffe000)
+            if self.page.get(pid) is None and (pid not in self.page or
+                                               pc >= 0x7ff000000000):
                 self.page[pid] = _uprobes_page(pid)
             page = self.page[pid]
             if page is None or pc != page + _TRAMP_AFTER_SYSCALL:
@@ -812,6 +833,9 @@ does (definitely, indirectly, possibly lost, still reachable) by a scan of the
 program's memory, as loss records by allocation stack and a LEAK SUMMARY.
 Usage: vigil leaks [KINDS]   (KINDS: definite,indirect,possible,reachable or all;
                               default definite,possible)""")
+# the in-process tier's patched functions (after vigil_returns.py: its _real)
+gdb.execute("source %s" % os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "vigil_fast.py"))
 # after vigil_returns.py's: its SIGCONT (which drops queued SIGSTOPs) first
 if hasattr(gdb.events, "gdb_exiting"):     # gdb 12 and later
     gdb.events.gdb_exiting.connect(_exiting)

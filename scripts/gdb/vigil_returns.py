@@ -81,27 +81,32 @@ def _refresh():
         return
     d = r.get("data", {})
     _tramp[0] = d.get("trampoline", 0)
+    # the in-process tier's return stubs too (vigil_fast.py), each its own
+    pending = [dict(p, trampoline=_tramp[0]) for p in d.get("returns", [])]
+    pending += vigil_fast_returns(_live)
     _real.clear()
-    for p in d.get("returns", []):
+    for p in pending:
         _real[p["slot"]] = p["ret"]
-    if not _tramp[0]:
-        return
+    if not pending and not _swapped:
+        return      # (no frame made: the unwinders have nothing to see)
     changed = False
     here = gdb.selected_thread()
     sp = int(gdb.newest_frame().read_register("rsp")) if here else 0
-    for p in d.get("returns", []):
-        tid, slot, ret = p["tid"], p["slot"], p["ret"]
+    for p in pending:
+        tid, slot, ret, tramp = p["tid"], p["slot"], p["ret"], p["trampoline"]
+        if not tramp:
+            continue
         if here and tid == here.ptid[1] and slot < sp:
             continue        # returned already: stopped in the trampoline
         if tid not in _swapped and _stop_pending(tid):
             continue        # gdb's own SIGSTOP: ours would merge with it
         try:
-            if _word(slot) != _tramp[0]:
+            if _word(slot) != tramp:
                 continue
             _put(slot, ret)
         except gdb.MemoryError:
             continue
-        _swapped.setdefault(tid, {})[slot] = ret
+        _swapped.setdefault(tid, {})[slot] = (ret, tramp)
         changed = True
     # stops the thread as soon as gdb resumes it (see above); queued again
     # at every stop, for all threads still changed: gdb's own SIGSTOPs
@@ -116,10 +121,10 @@ def _refresh():
 
 def _put_back(tid):
     """The trampoline's address back in tid's slots."""
-    for slot, ret in _swapped.pop(tid, {}).items():
+    for slot, (ret, tramp) in _swapped.pop(tid, {}).items():
         try:
             if _word(slot) == ret:
-                _put(slot, _tramp[0])
+                _put(slot, tramp)
         except gdb.MemoryError:
             pass
     gdb.invalidate_cached_frames()

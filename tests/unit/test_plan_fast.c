@@ -37,6 +37,25 @@ static struct vg_plan *fast_plan(const struct vg_spec *s, const char *bin,
 }
 
 
+static struct vg_plan *user_why_plan(const struct vg_spec *s, enum vg_tier t)
+{
+	struct vg_plan_fast_req r = { 0 };
+	struct vg_plan_opts o = { .binary = tgt("ticker"), .tier = t,
+				  .on_violation = VG_OV_STOP,
+				  .no_ktimer = !vg_feat_ktimer(NULL),
+				  .fast_user_why = "under gdb" };
+	struct vg_err e = { 0 };
+	struct vg_plan *p;
+
+	assert_int_equal(vg_plan_fast_parse("tick", &r, &e), 0);
+	vg_plan_fast_apply(&r, false, &o);
+	p = vg_plan_build(s, &o, &e);
+	if (!p)
+		fail_msg("plan: %s", e.msg);
+	free(r.buf);
+	return p;
+}
+
 static const char ticks[] =
 	"property ticks \"t\"\n"
 	"int last = -1\n"
@@ -67,6 +86,23 @@ static void test_fast_asked(void **state)
 	assert_int_equal(p->nfast, 0);
 	assert_string_equal(site(p, "tick", false)->fast_why,
 			    "--interactive: not yet");
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
+/* --interactive (fast_user_why): a user-tier property's events keep
+ * their uprobes, with the reason; a kernel-tier one's go in */
+static void test_fast_user_why(void **state)
+{
+	struct vg_spec *s = load(ticks);
+	struct vg_plan *p = user_why_plan(s, VG_TIER_USER);
+
+	assert_int_equal(p->nfast, 0);
+	assert_string_equal(site(p, "tick", false)->fast_why, "under gdb");
+	vg_plan_free(p);
+	p = user_why_plan(s, VG_TIER_KERNEL);
+	assert_int_equal(p->nfast, 1);
+	assert_true(site(p, "tick", false)->fast);
 	vg_plan_free(p);
 	vg_spec_free(s);
 }
@@ -173,6 +209,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_asked),
+		cmocka_unit_test(test_fast_user_why),
 		cmocka_unit_test(test_fast_groups),
 		cmocka_unit_test(test_fast_refused),
 		cmocka_unit_test(test_fast_parse),

@@ -59,6 +59,11 @@ static int plan(void *state, struct vg_plan_opts *po, struct vg_err *e)
 
 	vg_plan_fast_apply(&f->req, f->off, po);
 	po->no_fast_why = f->refused;
+	/* under gdb a user-tier stop holds its thread at the event (the
+	 * live side's holds, VG_EVF_HOLD): a uprobe's doing; a kernel-tier
+	 * property's stop is the agent's own, at the call */
+	if (vg_run_interactive(f->run))
+		po->fast_user_why = "--interactive: a user-tier property's stop holds the thread at its event, which the agent cannot (the kernel tier's stops in-process)";
 	return 0;
 }
 
@@ -175,6 +180,14 @@ static int drained(void *state, struct vg_err *e)
 	return 0;
 }
 
+static int ctl(void *state, const char *cmd, json_t *args, char **text,
+	       json_t **data, struct vg_err *e)
+{
+	struct fast *f = state;
+
+	return vg_fast_ctl(f ? f->installed : NULL, cmd, args, text, data, e);
+}
+
 static void end(void *state, const struct vg_run_end *how)
 {
 	struct fast *f = state;
@@ -212,6 +225,7 @@ const struct vg_feature vg_fast_feature = {
 	.checkpoint_prepare = checkpoint_prepare,
 	.checkpoint = checkpoint,
 	.replaced = replaced,
+	.ctl = ctl,
 	.end = end,
 	.released = released,
 };

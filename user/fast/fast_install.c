@@ -56,6 +56,17 @@ pid_t vg_fast_pid(const struct vg_fast_run *f)
 	return f->pid;
 }
 
+uint64_t vg_fast_remote(const struct vg_fast_run *f)
+{
+	return f->remote;
+}
+
+uint64_t vg_fast_agent(const struct vg_fast_run *f, uint64_t *len)
+{
+	*len = vg_agent_blob_len;
+	return f->agent;
+}
+
 struct vg_fast_shared *vg_fast_region(struct vg_fast_run *f)
 {
 	return f->sh;
@@ -70,6 +81,28 @@ int vg_fast_stopped_hook(const struct vg_fast_run *f, uint64_t pc,
 			return i;
 		}
 	return -1;
+}
+
+int vg_fast_hook_view(const struct vg_fast_run *f, int i,
+		      struct vg_fast_hook_view *v)
+{
+	const struct hook *k;
+
+	if (!f || i < 0 || i >= f->nhooks)
+		return -1;
+	k = &f->hooks[i];
+	v->name = k->name;
+	v->path = k->file;
+	v->off = k->off;
+	v->fn = k->fn;
+	v->patch_len = k->r.patch_len;
+	memcpy(v->orig, k->r.orig, sizeof(v->orig));
+	v->entry = k->entry;
+	v->stopped = k->entry + VG_TRAMP_STOPPED;
+	v->reloc = k->h.reloc;
+	v->ret_stub = k->h.ret_stub;
+	v->nret = k->h.nret;
+	return 0;
 }
 
 /* The plan's in-process sites, one hook per function */
@@ -95,6 +128,8 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 			k = &f->hooks[f->nhooks++];
 			if (!(k->path = strdup(u->path)))
 				return vg_errf(e, "out of memory");
+			snprintf(k->name, sizeof(k->name), "%.63s", u->sym);
+			snprintf(k->file, sizeof(k->file), "%.255s", u->path);
 			k->off = u->func;
 			k->size = u->size;
 		}
@@ -687,11 +722,15 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 	if (!target_gone && vg_fast_born(f->pid) != f->born)
 		target_gone = true;
 	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched &&
-	    !f->out && !vg_inject_seize(f->pid, &in, &e)) {
-		if (patch(f, in, true, &e))
+	    !f->out) {
+		/* (a live gdb session's gdb traces it: no seize) */
+		if (vg_inject_seize(f->pid, &in, &e))
+			in = NULL;
+		if ((!in && !kill(f->pid, 0)) || (in && patch(f, in, true, &e)))
 			fprintf(stderr, "vigil: taking the in-process tier's patches out of pid %d: %s (they stay: the functions keep working, unrecorded)\n",
 				f->pid, e.msg);
-		vg_inject_release(in);
+		if (in)
+			vg_inject_release(in);
 	}
 	/* its records are not read any more */
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){ 0 });

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "util/err.h"
 
 struct vg_plan;
@@ -33,6 +35,10 @@ int vg_fast_nhooks(const struct vg_fast_run *f);
 pid_t vg_fast_pid(const struct vg_fast_run *f);
 /* vigil's mapping of the region it shares with the agent */
 struct vg_fast_shared *vg_fast_region(struct vg_fast_run *f);
+/* the region's address in the target */
+uint64_t vg_fast_remote(const struct vg_fast_run *f);
+/* the agent's code in the target, its length in *len */
+uint64_t vg_fast_agent(const struct vg_fast_run *f, uint64_t *len);
 /* The hook whose entry stub stopped a thread at pc (tramp.h's
  * VG_TRAMP_STOPPED), its function's address in *fn; -1: none */
 int vg_fast_stopped_hook(const struct vg_fast_run *f, uint64_t pc,
@@ -56,11 +62,37 @@ bool vg_fast_is_out(const struct vg_fast_run *f);
  * one. */
 void vg_fast_gone(struct vg_fast_run *f);
 
+/* One patched function, for gdb's extension (fast_gdb.c): where its
+ * patch, stubs and relocated first instructions are */
+struct vg_fast_hook_view {
+	const char *name, *path;
+	uint64_t off, fn;
+	uint32_t patch_len, nret;
+	uint8_t orig[16];	/* [fn, fn + patch_len) as the file has it */
+	uint64_t entry;		/* the entry stub */
+	uint64_t stopped;	/* the pc of a thread its entry stub stopped */
+	uint64_t reloc, ret_stub;
+};
+/* hook i, or -1 past the last */
+int vg_fast_hook_view(const struct vg_fast_run *f, int i,
+		      struct vg_fast_hook_view *v);
+
 /* fast_rewind.c: thread tid, stopped by an entry stub at a kernel-tier
  * stop state, put back on the function's first instruction with the
  * registers of the call, as gdb then shows it (bt: the call); its next
  * entry there is that call going on. 0 when done or when tid is not
  * stopped in a stub (a user-tier stop), -1 with e set. */
 int vg_fast_rewind(struct vg_fast_run *f, pid_t tid, struct vg_err *e);
+/* The call of hook at entry %rsp rsp is put back on by another (gdb's
+ * extension, which holds the thread): the agent does not report it
+ * again when it goes on. -1: no room. */
+int vg_fast_note_rewound(struct vg_fast_run *f, pid_t tid, int hook,
+			 uint64_t rsp);
+
+/* fast_gdb.c: the control commands of the live gdb session
+ * (scripts/gdb/vigil.py): `patches`, `fast-rewound TID HOOK RSP`,
+ * `fast-returns`; 0 when cmd is none of them (feature.h's ctl) */
+int vg_fast_ctl(struct vg_fast_run *f, const char *cmd, json_t *args,
+		char **text, json_t **data, struct vg_err *e);
 
 #endif

@@ -18,6 +18,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fast/inject.h"
 #include "fast/inject_internal.h"
@@ -44,6 +45,11 @@ static void settle(pid_t tid)
 /* note the rewound call in the region, for the agent */
 static int note(struct vg_fast_shared *sh, pid_t tid, int hook, uint64_t rsp)
 {
+	for (int i = 0; i < VG_FAST_REWOUND; i++)	/* said once */
+		if (sh->rewound[i].tid == (uint32_t)tid &&
+		    sh->rewound[i].hook == (uint32_t)hook + 1 &&
+		    sh->rewound[i].rsp == rsp)
+			return 0;
 	for (int i = 0; i < VG_FAST_REWOUND; i++) {
 		struct vg_fast_rewound *w = &sh->rewound[i];
 
@@ -58,6 +64,14 @@ static int note(struct vg_fast_shared *sh, pid_t tid, int hook, uint64_t rsp)
 	return -1;
 }
 
+int vg_fast_note_rewound(struct vg_fast_run *f, pid_t tid, int hook,
+			 uint64_t rsp)
+{
+	if (!f || hook < 0 || hook >= vg_fast_nhooks(f))
+		return -1;
+	return note(vg_fast_region(f), tid, hook, rsp);
+}
+
 int vg_fast_rewind(struct vg_fast_run *f, pid_t tid, struct vg_err *e)
 {
 	struct user_regs_struct regs;
@@ -67,6 +81,11 @@ int vg_fast_rewind(struct vg_fast_run *f, pid_t tid, struct vg_err *e)
 	int hook, rc = -1;
 
 	if (!f)
+		return 0;
+	/* a live gdb session holds the thread (its own ptrace stop): its
+	 * extension puts it back on the call, with the registers gdb has
+	 * (scripts/gdb/vigil.py, _fast_rewind) */
+	if (vg_proc_tracer(tid) > 0 && vg_proc_tracer(tid) != getpid())
 		return 0;
 	settle(tid);
 	if (vg_inject_seize(vg_fast_pid(f), &in, e))
@@ -93,7 +112,7 @@ int vg_fast_rewind(struct vg_fast_run *f, pid_t tid, struct vg_err *e)
 	regs.r10 = fr.r.r10;
 	regs.r11 = fr.r.r11;
 	regs.rsp = fr.r.rsp;
-	regs.eflags = fr.flags;
+	regs.eflags = fr.flags & ~0x100ull;	/* no trap flag (tramp.c) */
 	regs.rip = fn;
 	regs.orig_rax = (uint64_t)-1;	/* no system call to restart */
 	if (ptrace(PTRACE_SETREGS, tid, 0, &regs)) {

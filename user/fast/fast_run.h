@@ -25,6 +25,8 @@ struct vg_plan;
 struct hook {
 	char *path;		/* a copy of the plan's: a put-back after a
 				 * checkpoint has no plan */
+	char name[64];		/* its symbol, for gdb's `vigil patches` */
+	char file[256];
 	uint64_t off, size;	/* file offset, symbol size */
 	uint64_t fn;		/* in the target */
 	uint64_t text_lo, text_hi;	/* the mapping it is in */

@@ -13,6 +13,10 @@
  *	mov $hook, %esi
  *	movabs $agent_entry, %rax
  *	call *%rax
+ *	btrq $8, (%rsp)			no trap flag: a pushf single-stepped
+ *					by gdb (stepi) saved it set, and the
+ *					popf would trap after every
+ *					instruction from then on
  *	popf; pop %rdi ... pop %r11	as they were (the agent may have
  *					rewritten the return address at E:
  *					memory, not a register)
@@ -97,6 +101,7 @@ static void call_agent(struct emit *e, uint32_t hook, uint64_t fn)
  * instructions */
 static void entry_on(struct emit *e, uint64_t reloc)
 {
+	PUT(e, 0x48, 0x0f, 0xba, 0x34, 0x24, 0x08);	/* btrq $8, (%rsp) */
 	PUT(e, 0x9d);				/* popf */
 	pop_regs(e);
 	PUT(e, 0x48, 0x8d, 0x64, 0x24, 0x08);	/* lea 8(%rsp), %rsp */
@@ -104,19 +109,24 @@ static void entry_on(struct emit *e, uint64_t reloc)
 	put_u64(e, reloc);
 }
 
-/* The agent returned 1: a kernel-tier stop state. kill(getpid(),
- * SIGSTOP) with the frame still on the stack, flags at %rsp: stopped
- * right after the second syscall (VG_TRAMP_STOPPED), with every
- * register of the call but rax, rdi, rsi, rcx and r11 as it was and
- * those in the frame, vigil can put the thread back on the function's
- * first instruction (fast_rewind.c). Resumed as it is (vigil gone), it
- * goes on as without the stop. */
+/* The agent returned 1: a kernel-tier stop state. tgkill(getpid(),
+ * gettid(), SIGSTOP) with the frame still on the stack, flags at %rsp:
+ * stopped right after the third syscall (VG_TRAMP_STOPPED), with every
+ * register of the call but rax, rdi, rsi, rdx, rcx and r11 as it was
+ * and those in the frame, vigil can put the thread back on the
+ * function's first instruction (fast_rewind.c). The signal is this
+ * thread's: the whole process stops all the same, and under gdb it is
+ * this thread that reports it (a kill() would go to whichever thread
+ * takes it). Resumed as it is (vigil gone), it goes on as without the
+ * stop. */
 static void entry_stop(struct emit *e)
 {
 	PUT(e, 0xb8, 39, 0, 0, 0, 0x0f, 0x05);	/* mov $SYS_getpid, %eax; syscall */
 	PUT(e, 0x89, 0xc7);			/* mov %eax, %edi */
-	PUT(e, 0xbe, 19, 0, 0, 0);		/* mov $SIGSTOP, %esi */
-	PUT(e, 0xb8, 62, 0, 0, 0, 0x0f, 0x05);	/* mov $SYS_kill, %eax; syscall */
+	PUT(e, 0xb8, 186, 0, 0, 0, 0x0f, 0x05);	/* mov $SYS_gettid, %eax; syscall */
+	PUT(e, 0x89, 0xc6);			/* mov %eax, %esi */
+	PUT(e, 0xba, 19, 0, 0, 0);		/* mov $SIGSTOP, %edx */
+	PUT(e, 0xb8, 234, 0, 0, 0, 0x0f, 0x05);	/* mov $SYS_tgkill, %eax; syscall */
 }
 
 int vg_tramp_entry_stub(uint8_t *buf, size_t cap, uint64_t at, uint32_t hook,

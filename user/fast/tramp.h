@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VG_TRAMP_ENTRY_MAX 128	/* bytes a stub takes at most */
+#define VG_TRAMP_ENTRY_MAX 152	/* bytes a stub takes at most */
 /* where in an entry stub a thread it stopped waits (after its kill):
  * %rsp then points at the saved flags, a struct vg_fast_regs above
  * them */
-#define VG_TRAMP_STOPPED 95
+#define VG_TRAMP_STOPPED 110
 #define VG_TRAMP_RETURN_MAX 80
 
 /* Write at buf (cap bytes; the stub will run at `at` in the target) the

@@ -178,9 +178,10 @@ bool vg_run_live(const struct vg_run *r);
  * nor vigil watch's processes) */
 bool vg_run_attached(const struct vg_run *r);
 /* Why this run cannot patch its target (the in-process tier, user/fast/):
- * vigil watch, --follow-fork, --interactive, fork snapshots; NULL when
- * it can */
+ * vigil watch, fork snapshots; NULL when it can */
 const char *vg_run_not_patchable(const struct vg_run *r);
+/* --interactive: a live gdb session takes the stops */
+bool vg_run_interactive(const struct vg_run *r);
 /* the target is left stopped by a reaction now */
 bool vg_run_target_stopped(const struct vg_run *r);
 /* Option NAME of the feature, as the command line gave it: its argument,

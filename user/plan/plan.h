@@ -74,6 +74,10 @@ struct vg_plan_opts {
 	const char *const *fast_funcs;
 	size_t nfast_funcs;
 	const char *no_fast_why;
+	/* why a user-tier property's events stay on uprobes (--interactive:
+	 * its stops hold the thread at the event, which only a uprobe can);
+	 * NULL: they may go in too */
+	const char *fast_user_why;
 };
 
 /* What --leak-check asks of the plan, per event: whether its probe holds

@@ -370,6 +370,12 @@ static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
 		snprintf(why, len, "no function site");
 		return;
 	}
+	for (int k = 0; o->fast_user_why && k < p->spec->nprops; k++)
+		for (int b = 0; !p->kernel[k] && b < p->spec->props[k].nbindings; b++)
+			if (p->spec->props[k].bindings[b].event == i) {
+				snprintf(why, len, "%s", o->fast_user_why);
+				return;
+			}
 	event_why(p, i, why, len);
 }
 

@@ -6,8 +6,11 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,8 +47,31 @@ int vg_proc_run_to_exec(pid_t pid, struct vg_err *e)
 	}
 }
 
+/* Has vigil's child exec'd already? Before its exec it is a copy of
+ * vigil: the same executable file. */
+static bool execd(pid_t pid)
+{
+	struct stat me, it;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	return !stat("/proc/self/exe", &me) && !stat(path, &it) &&
+	       (me.st_dev != it.st_dev || me.st_ino != it.st_ino);
+}
+
 int vg_proc_release_at_entry(pid_t pid, struct vg_err *e)
 {
+	/* the in-process tier ran it to the program's entry point to patch
+	 * it (user/fast/inject_entry.c), and left it there in a group
+	 * stop: gdb finds it there, the libraries loaded (its SIGSTOP,
+	 * queued as the tier let go of it, may not have landed yet) */
+	if (execd(pid)) {
+		for (int i = 0; i < 1000 && !vg_proc_is_stopped(pid); i++)
+			usleep(1000);
+		if (!vg_proc_is_stopped(pid))
+			return vg_errf(e, "pid %d did not stop at its entry", pid);
+		return 0;
+	}
 	if (vg_proc_run_to_exec(pid, e))
 		return -1;
 	/* a detach from an event stop injects no signal: the SIGSTOP is

@@ -77,6 +77,11 @@ bool vg_run_live(const struct vg_run *r)
 	return S(r)->o->live;
 }
 
+bool vg_run_interactive(const struct vg_run *r)
+{
+	return S(r)->o->interactive;
+}
+
 bool vg_run_attached(const struct vg_run *r)
 {
 	return !S(r)->o->watch_exe && S(r)->o->pid > 0;
@@ -98,8 +103,6 @@ const char *vg_run_not_patchable(const struct vg_run *r)
 
 	if (o->watch_exe)
 		return "vigil watch patches no process";
-	if (o->interactive)
-		return "--interactive: gdb's breakpoints and finish on a patched function are not supported yet";
 	if (o->fork_snapshots)
 		return "--snapshot=fork: a snapshot is a fork of the patched process, carrying the patches and vigil's mappings (the ring, the kernel tier's table) into the process a restore hands over";
 	if (o->pid > 0 && !same_pid_ns(o->pid))
