@@ -59,7 +59,9 @@ run_once() {
 		fail "run $what: the target was left stopped"
 	fi
 	if [ -z "$tpid" ]; then	# never started: the guard killed it
+		# (no end at all: vigil died before it forked anything)
 		grep -qE '^end (ticker|vigil) [0-9]+ signal 9$' "$TMP/k.ends" ||
+			! grep -q '^end ' "$TMP/k.ends" ||
 			{ cat "$TMP/k.out" "$TMP/k.ends"; fail "run $what: the program neither ran nor was killed"; }
 		return
 	fi
@@ -110,6 +112,7 @@ for i in $(seq 3); do
 	fi
 	if ! grep -q '^forker: children=' "$TMP/k.out"; then	# unstarted
 		grep -qE '^end (forker|vigil) [0-9]+ signal 9$' "$TMP/k.ends" ||
+			! grep -q '^end ' "$TMP/k.ends" ||
 			{ cat "$TMP/k.out" "$TMP/k.ends"; fail "follow $what: the loop neither ran nor was killed"; }
 		continue
 	fi
