@@ -9,8 +9,9 @@
 # from its own timer (bpf/ktimer.bpf.h).
 # And a third run, with the in-process tier asked for every function
 # (--fast '*': what it can take runs in the target, the rest keeps its
-# uprobes): the same verdicts, and the same count of events per probe, as
-# the kernel tier's run.
+# uprobes): the same verdicts, the same count of events per probe and
+# the same evidence of each violation (its steps: events, arguments,
+# states), as the kernel tier's run.
 . "$(dirname "$0")/lib.sh"
 
 # spec | target and arguments [| -D parameters]
@@ -42,7 +43,7 @@ cases=(
 	"specs/lib/alloc_age.vigil|$TARGETS/timely allocs 300|-D limit=100ms"
 	"specs/lib/call_timeout.vigil|$TARGETS/timely slow 300|-D func=handle -D limit=100ms"
 )
-checked=0
+checked=0 evidenced=0
 for c in "${cases[@]}"; do
 	IFS='|' read -r spec target defs <<<"$c"
 	"$VIGIL" lint $defs "$spec" | grep -q ': kernel tier' || continue
@@ -64,16 +65,26 @@ for c in "${cases[@]}"; do
 import json, sys
 events = 0
 hits = open(sys.argv[1] + ".hits", "w")
+evidence = []
 for l in open(sys.argv[1]):
     o = json.loads(l)
     if o["type"] == "verdict":
         t = o.get("event", {}).get("timeout")
         print(o["property"], json.dumps(o["slice"], sort_keys=True), o["state"], o["verdict"],
               "timeout limit %d" % t["limit_ns"] if t else "")
+        # a violation's evidence: its steps, without times, ids, stacks
+        for e in o.get("evidence", []):
+            if "timeout" in e["event"]:
+                e["event"]["timeout"] = e["event"]["timeout"]["limit_ns"]
+        if o.get("evidence"):
+            evidence.append(" ".join([o["property"], json.dumps(o["slice"], sort_keys=True)] +
+                                     [json.dumps([e["event"], e.get("from"), e.get("to")], sort_keys=True)
+                                      for e in o["evidence"]]))
     elif o["type"] == "stats":
         events = o["events"]
         for p in o["probes"]:
             print(p["kind"], p["name"], p["hits"], file=hits)
+open(sys.argv[1] + ".evidence", "w").write("".join(sorted(e + "\n" for e in evidence)))
 if not events:
     sys.exit("no event seen")
 PY
@@ -87,6 +98,8 @@ PY
 		echo "   in-process: $(grep -o 'in-process tier: [0-9]* function' "$TMP/out")"
 	diff "$TMP/kernel.verdicts" "$TMP/fast.verdicts" || fail "the in-process tier disagrees on $spec $target"
 	diff "$TMP/kernel.jsonl.hits" "$TMP/fast.jsonl.hits" || fail "the in-process tier counts other events on $spec $target"
+	diff "$TMP/kernel.jsonl.evidence" "$TMP/fast.jsonl.evidence" || fail "the in-process tier gives other evidence on $spec $target"
+	evidenced=$((evidenced + $(wc -l <"$TMP/fast.jsonl.evidence")))
 	checked=$((checked + 1))
 done
 # the 5 timed cases run in the kernel tier only where its timer can stop
@@ -94,3 +107,6 @@ done
 min=26
 kernel_stops_others || min=21
 [ "$checked" -ge $min ] || fail "only $checked eligible cases checked"
+# the evidence compared is not empty: the violations' cases have some
+echo "evidence of $evidenced violations compared"
+[ "$evidenced" -ge 5 ] || fail "only $evidenced violations' evidence compared"
