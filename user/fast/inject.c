@@ -350,6 +350,26 @@ static int settle(struct vg_inject *in, int i, struct vg_err *e)
 	return vg_errf(e, "pid %d: thread %d does not stop", in->pid, tid);
 }
 
+/* Thread i, resumed to do what, did not stop within ms (a wait that
+ * failed with st): still running, it is stopped again whatever it does,
+ * a signal it took then held back for it. -1 with e set. */
+static int overdue(struct vg_inject *in, int i, int st, int ms,
+		   const char *what, struct vg_err *e)
+{
+	pid_t tid = in->t[i].tid;
+
+	if (in->t[i].gone || st)
+		return -1;
+	ptrace(PTRACE_INTERRUPT, tid, 0, 0);
+	if (vg_inject_wait(in, i, &st, VG_INJECT_SEIZE_MS, e))
+		return -1;
+	/* (a syscall stop is SIGTRAP | 0x80) */
+	if (!(st >> 16) && (WSTOPSIG(st) & 0x7f) != SIGTRAP)
+		in->t[i].held |= 1ull << WSTOPSIG(st);
+	return vg_errf(e, "pid %d: thread %d did not finish %s in %d ms",
+		       in->pid, tid, what, ms);
+}
+
 /* One single step of thread i: 0 when it trapped after it. A signal that
  * comes first is held back (sent again at the release) and the step
  * retried; a stop of the group is left for the step to go on. A step
@@ -363,18 +383,9 @@ static int step(struct vg_inject *in, int i, int ms, struct vg_err *e)
 	for (int k = 0; k < 64; k++) {
 		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0))
 			return lost(in, i, "a step", e);
-		if (vg_inject_wait(in, i, &st, ms, e)) {
-			if (in->t[i].gone || st)
-				return -1;
-			/* still running: stop it again, whatever it does */
-			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
-			if (vg_inject_wait(in, i, &st, VG_INJECT_SEIZE_MS, e))
-				return -1;
-			if (!(st >> 16) && WSTOPSIG(st) != SIGTRAP)
-				in->t[i].held |= 1ull << WSTOPSIG(st);
-			return vg_errf(e, "pid %d: thread %d did not finish a step in %d ms (a blocking system call)",
-				       in->pid, tid, ms);
-		}
+		if (vg_inject_wait(in, i, &st, ms, e))
+			return overdue(in, i, st, ms,
+				       "a step (a blocking system call)", e);
 		if (st >> 16)
 			continue;	/* a group stop, an event: step on */
 		if (WSTOPSIG(st) == SIGTRAP) {
@@ -408,17 +419,8 @@ static int to_syscall_stop(struct vg_inject *in, int i, int ms,
 		vg_inject_hazard("syscall: the thread runs");
 		if (ptrace(PTRACE_SYSCALL, tid, 0, 0))
 			return lost(in, i, "a system call", e);
-		if (vg_inject_wait(in, i, &st, ms, e)) {
-			if (in->t[i].gone || st)
-				return -1;
-			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
-			if (vg_inject_wait(in, i, &st, VG_INJECT_SEIZE_MS, e))
-				return -1;
-			if (!(st >> 16) && (WSTOPSIG(st) & 0x7f) != SIGTRAP)
-				in->t[i].held |= 1ull << WSTOPSIG(st);
-			return vg_errf(e, "pid %d: thread %d did not finish a system call in %d ms",
-				       in->pid, tid, ms);
-		}
+		if (vg_inject_wait(in, i, &st, ms, e))
+			return overdue(in, i, st, ms, "a system call", e);
 		if (WSTOPSIG(st) == (SIGTRAP | 0x80) && !(st >> 16)) {
 			vg_inject_hazard("syscall: at a syscall stop");
 			return 0;
