@@ -41,7 +41,7 @@ static const struct bad {
 	int line, col;
 	const char *what;
 } bad[] = {
-	{ "state a\n", 1, 1, "unexpected 'state', expected 'property', 'param' or 'include'" },
+	{ "state a\n", 1, 1, "unexpected 'state', expected 'property', 'param', 'fast' or 'include'" },
 	{ "property\n", 2, 1, "unexpected end of file, expected a property name after 'property'" },
 	{ "property 3\n", 1, 10, "unexpected number 3, expected a property name after 'property'" },
 	{ "property p\nslice q\n", 2, 7, "unexpected 'q', expected 'on' after 'slice'" },
