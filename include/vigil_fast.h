@@ -21,7 +21,7 @@
 #include "vigil_event.h"
 
 #define VG_FAST_MAGIC 0x76676661u	/* "vgfa" */
-#define VG_FAST_VERSION 2
+#define VG_FAST_VERSION 3
 #define VG_FAST_MAX_HOOKS 64		/* patched functions in one run */
 #define VG_FAST_SHADOW 64		/* return frames kept per thread */
 #define VG_FAST_THREADS 4096		/* per-thread table (power of 2) */
@@ -46,6 +46,11 @@ struct vg_fast_hook {
 	__u8 pad;
 	__u32 patch_len;
 	__u64 hits;		/* calls seen (entry), for vigil's counters */
+	/* [fn, fn + patch_len) before and after the patch: the agent
+	 * writes orig back when vigil is gone (inproc/takeback.c), if the
+	 * bytes there are still `patch` */
+	__u8 orig[16];
+	__u8 patch[16];
 };
 
 /* Ring record header: len counts the header and is a multiple of 8;
@@ -177,8 +182,11 @@ struct vg_agent_head {
 struct vg_fast_threads_hdr {
 	__u32 tgid;		/* 0 in a forked child (until the agent, with
 				 * `follow`, writes the child's own there) */
-	__u32 pad;
+	__u32 back;		/* vigil gone: this process's patches taken
+				 * back (inproc/takeback.c, VG_BACK_*) */
+	__u64 back_next;	/* CLOCK_MONOTONIC ns: not tried before */
 };
+enum { VG_BACK_NONE, VG_BACK_BUSY, VG_BACK_DONE };
 
 /* a return frame: what the hijacked return needs */
 struct vg_fast_frame {

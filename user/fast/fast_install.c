@@ -586,6 +586,8 @@ static void forget(struct vg_fast_run *f)
 		memset(&k->r, 0, sizeof(k->r));
 		k->h.fn = k->h.reloc = k->h.ret_stub = k->h.hits = 0;
 		k->h.patch_len = 0;
+		memset(k->h.orig, 0, sizeof(k->h.orig));
+		memset(k->h.patch, 0, sizeof(k->h.patch));
 	}
 	f->agent = f->agent_len = 0;
 	f->kmap[0] = f->kmap[1] = 0;
