@@ -140,6 +140,11 @@ struct vg_fast_shared {
 	/* --follow-fork: a forked child records too, as itself (its pid
 	 * in the records, its own memory read); else it records nothing */
 	__u32 follow;
+	/* a thread of the target had a seccomp filter at install: the
+	 * agent makes no system call of its own when vigil is gone (a
+	 * filter may kill the process for one it does not expect), and the
+	 * patches stay (inproc/takeback.c) */
+	__u32 seccomp;
 	char name[16];		/* "vigil-fast": the target's name of the
 				 * threads' mapping (PR_SET_VMA_ANON_NAME),
 				 * which the leak check leaves out */

@@ -17,8 +17,12 @@
  *   - this process is the one whose tgid the agent's private page holds
  *     (getpid): a vfork child shares its parent's memory, and its own
  *     "Threads: 1" says nothing of the parent's threads;
- *   - no seccomp filter (Seccomp: 0), which could kill the process on a
- *     system call it does not expect (mprotect);
+ *   - no seccomp filter, which could kill the process on a system call
+ *     it does not expect: none when vigil installed the tier (its
+ *     `seccomp` in the region: then not even these checks' calls are
+ *     made), none now (Seccomp: 0, read once the file is open: a filter
+ *     installed after vigil's install that kills on openat is the one
+ *     case this cannot see);
  *   - the bytes at the function are still exactly the patch vigil wrote
  *     (read through process_vm_readv, which cannot fault): a library
  *     unloaded and something else mapped there, or a breakpoint of gdb's
@@ -268,7 +272,9 @@ VG_HIDDEN void vg_take_back(struct vg_fast_shared *sh)
 	if (!__atomic_compare_exchange_n(&th->back, &none, VG_BACK_BUSY, 0,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return;	/* done, or at it (a signal handler's call) */
-	if ((__u32)vg_sys6(NR_getpid, 0, 0, 0, 0, 0, 0) ==
+	if (__atomic_load_n(&sh->seccomp, __ATOMIC_RELAXED))
+		r = DONE;	/* not even the checks' system calls */
+	else if ((__u32)vg_sys6(NR_getpid, 0, 0, 0, 0, 0, 0) ==
 		    __atomic_load_n(&th->tgid, __ATOMIC_RELAXED) &&
 	    !vg_sys6(NR_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8,
 		     0, 0)) {

@@ -243,6 +243,19 @@ static void test_seccomp(void **state)
 	T.sh->follow = 0;
 }
 
+/* A seccomp filter when vigil installed the tier: no system call made,
+ * the patches stay */
+static void test_seccomp_at_install(void **state)
+{
+	T.sh->seccomp = 1;
+	vigil_dies();
+	assert_int_equal(vgt_add(1, 2), 3);
+	assert_int_equal(hdr()->back, VG_BACK_DONE);
+	for (int h = 0; h < NHOOKS; h++)
+		assert_true(is_patched(h));
+	assert_int_equal(vgt_sum(3), 6);
+}
+
 /* vigil there: nothing taken back, whatever the thread count */
 static void test_alive(void **state)
 {
@@ -278,6 +291,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_seccomp, setup_back,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_seccomp_at_install,
+						setup_back, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
