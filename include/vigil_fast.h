@@ -21,7 +21,7 @@
 #include "vigil_event.h"
 
 #define VG_FAST_MAGIC 0x76676661u	/* "vgfa" */
-#define VG_FAST_VERSION 2
+#define VG_FAST_VERSION 3
 #define VG_FAST_MAX_HOOKS 64		/* patched functions in one run */
 #define VG_FAST_SHADOW 64		/* return frames kept per thread */
 #define VG_FAST_THREADS 4096		/* per-thread table (power of 2) */
@@ -46,6 +46,11 @@ struct vg_fast_hook {
 	__u8 pad;
 	__u32 patch_len;
 	__u64 hits;		/* calls seen (entry), for vigil's counters */
+	/* [fn, fn + patch_len) before and after the patch: the agent
+	 * writes orig back when vigil is gone (inproc/takeback.c), if the
+	 * bytes there are still `patch` */
+	__u8 orig[16];
+	__u8 patch[16];
 };
 
 /* Ring record header: len counts the header and is a multiple of 8;
@@ -135,6 +140,11 @@ struct vg_fast_shared {
 	/* --follow-fork: a forked child records too, as itself (its pid
 	 * in the records, its own memory read); else it records nothing */
 	__u32 follow;
+	/* a thread of the target had a seccomp filter at install: the
+	 * agent makes no system call of its own when vigil is gone (a
+	 * filter may kill the process for one it does not expect), and the
+	 * patches stay (inproc/takeback.c) */
+	__u32 seccomp;
 	char name[16];		/* "vigil-fast": the target's name of the
 				 * threads' mapping (PR_SET_VMA_ANON_NAME),
 				 * which the leak check leaves out */
@@ -177,8 +187,11 @@ struct vg_agent_head {
 struct vg_fast_threads_hdr {
 	__u32 tgid;		/* 0 in a forked child (until the agent, with
 				 * `follow`, writes the child's own there) */
-	__u32 pad;
+	__u32 back;		/* vigil gone: this process's patches taken
+				 * back (inproc/takeback.c, VG_BACK_*) */
+	__u64 back_next;	/* CLOCK_MONOTONIC ns: not tried before */
 };
+enum { VG_BACK_NONE, VG_BACK_BUSY, VG_BACK_DONE };
 
 /* a return frame: what the hijacked return needs */
 struct vg_fast_frame {

@@ -35,6 +35,22 @@ static inline __u64 tcb_self(void)
 	return self;
 }
 
+/* vigil gone, seen by a call: its patches taken back (takeback.c) at
+ * the first such call, and, while that is not safe yet (more threads),
+ * tried again at every 256th, at most every 50 ms; once done, a load */
+static inline void orphan(struct vg_fast_shared *sh,
+			  struct vg_fast_threads_hdr *th)
+{
+	__u64 n = __atomic_fetch_add(&sh->cnt[VG_FCNT_ORPHAN], 1,
+				     __ATOMIC_RELAXED);
+	__u32 back = __atomic_load_n(&th->back, __ATOMIC_RELAXED);
+
+	if (back == VG_BACK_NONE &&
+	    (!__atomic_load_n(&th->back_next, __ATOMIC_RELAXED) ||
+	     !(n & 255)))
+		vg_take_back(sh);
+}
+
 /* Is vigil there, is this the process it set up (or, with `follow`, a
  * child forked from it)? The process's tgid, 0: record nothing. One load
  * each: the owner word of the mutex vigil holds (the kernel marks it when
@@ -59,7 +75,7 @@ static inline __u32 live(struct vg_fast_shared *sh)
 	}
 	w = __atomic_load_n(owner, __ATOMIC_RELAXED);
 	if (!(w & FUTEX_TID_MASK) || (w & FUTEX_OWNER_DIED)) {
-		vg_count(sh, VG_FCNT_ORPHAN);
+		orphan(sh, th);
 		return 0;
 	}
 	return me;

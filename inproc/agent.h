@@ -18,6 +18,10 @@ int vg_read_mem(const struct vg_fast_shared *sh, void *dst, __u64 src,
 		__u64 n);
 void vg_kill_thread(__u32 tgid, __u32 tid, int sig);
 
+/* takeback.c: vigil gone, this process's patches taken back when that
+ * is safe (its comment says when); tried again later when not yet */
+void vg_take_back(struct vg_fast_shared *sh);
+
 /* ring.c (the producer) */
 int vg_ring_write(struct vg_fast_shared *sh, __u32 event, const void *rec,
 		  __u32 len);

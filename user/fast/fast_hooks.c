@@ -125,6 +125,9 @@ int vg_fast_build_hooks(struct vg_fast_run *f, struct vg_inject *in,
 		k->entry = entry;
 		k->h.reloc = reloc;
 		k->h.patch_len = k->r.patch_len;
+		/* for the agent, to write back if vigil dies (inproc/takeback.c) */
+		memcpy(k->h.orig, k->r.orig, sizeof(k->h.orig));
+		memcpy(k->h.patch, k->r.patch, sizeof(k->h.patch));
 		ar->used += HOOK_BYTES;
 		f->sh->hooks[i] = k->h;
 	}

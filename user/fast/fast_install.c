@@ -18,6 +18,7 @@
 #include "fast_internal.h"
 #include "fast_run.h"
 
+#include <dirent.h>
 #include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -270,6 +271,37 @@ static uint64_t vdso_clock_gettime(pid_t pid)
 				return their + sym[j].st_value;
 	}
 	return 0;
+}
+
+/* Has a thread of pid a seccomp filter (or strict mode)? Then the agent
+ * takes no patch back when vigil is gone: its system calls there
+ * (vigil_fast.h's `seccomp`). Unreadable: as if so. */
+static bool any_seccomp(pid_t pid)
+{
+	char path[64], line[128];
+	struct dirent *d;
+	bool any = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	if (!(dir = opendir(path)))
+		return true;
+	while (!any && (d = readdir(dir))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/status", pid,
+			 d->d_name);
+		if (d->d_name[0] == '.' || !(f = fopen(path, "re")))
+			continue;	/* (a thread gone since) */
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "Seccomp:", 8)) {
+				any = atoi(line + 8) != 0;
+				break;
+			}
+		fclose(f);
+	}
+	closedir(dir);
+	return any;
 }
 
 /* The region's layout: header, the owner's mutex, the event table, the
@@ -586,6 +618,8 @@ static void forget(struct vg_fast_run *f)
 		memset(&k->r, 0, sizeof(k->r));
 		k->h.fn = k->h.reloc = k->h.ret_stub = k->h.hits = 0;
 		k->h.patch_len = 0;
+		memset(k->h.orig, 0, sizeof(k->h.orig));
+		memset(k->h.patch, 0, sizeof(k->h.patch));
 	}
 	f->agent = f->agent_len = 0;
 	f->kmap[0] = f->kmap[1] = 0;
@@ -629,6 +663,7 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 		goto out;
 	f->patched = true;
 	f->sh->follow = f->follow;
+	f->sh->seccomp = any_seccomp(f->pid);
 	f->out = false;
 	f->born = vg_fast_born(f->pid);
 	__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);
