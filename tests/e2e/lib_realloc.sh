@@ -74,7 +74,7 @@ pid=$(stopped_pid)
 [ -n "$pid" ] && LEFT_PIDS+=("$pid")
 expect_rc 1
 expect_out "state  freed -> use_after_free \(violation\)"
-expect_out "event  access \*p @ span outside malloc, free, calloc, realloc: .* at 0x[0-9a-f]+8 in tid $pid$"
+expect_out "event  access \*p @ span outside malloc, free, calloc, realloc, __libc_thread_freeres: .* at 0x[0-9a-f]+8 in tid $pid$"
 expect_out "vars   size=32 span=32$"
 expect_no_out "reallocs: done"
 [ "$(proc_state "$pid")" = T ] || fail "--stale-write: target not stopped"

@@ -3,7 +3,7 @@
 # it); the stale write stops the target at the writing instruction, and
 # gdb's backtrace shows the function that wrote. glibc's own writes into
 # freed blocks (its free lists, inside calloc when the block is handed
-# out again) are not reported: `outside malloc, free, calloc, realloc`.
+# out again) are not reported: `outside malloc, free, calloc, realloc, __libc_thread_freeres`.
 . "$(dirname "$0")/lib.sh"
 
 if ! has_debug_regs; then
@@ -24,7 +24,7 @@ pid=$(stopped_pid)
 expect_rc 1
 expect_out "VIOLATION of use_after_free"
 expect_out "state  freed -> use_after_free"
-expect_out "event  access \*p @ span outside malloc, free, calloc, realloc: .* at 0x[0-9a-f]+"
+expect_out "event  access \*p @ span outside malloc, free, calloc, realloc, __libc_thread_freeres: .* at 0x[0-9a-f]+"
 expect_out "target pid [0-9]+ is stopped at this event"
 [ "$(proc_state "$pid")" = T ] || fail "target not left stopped"
 # where it stopped: in touch_session, the writer, called from main

@@ -21,7 +21,7 @@
 
 #define VG_MAX_PARAMS 4		/* slice parameters of one property */
 #define VG_UNBOUND 0xff		/* binding slot: event does not bind this parameter */
-#define VG_WATCH_OUTSIDE 4	/* functions of one `outside` clause */
+#define VG_WATCH_OUTSIDE 6	/* functions of one `outside` clause */
 #define VG_CHANGE_LOCS 4	/* memory locations one `change` reads */
 
 struct vg_loc {
