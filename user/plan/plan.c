@@ -207,7 +207,18 @@ static bool vector_insn_at(const char *path, uint64_t off)
 }
 
 /* Where each function probe goes, and which program runs there */
-static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
+/* Does a property take event i (else it only counts an `outside`
+ * depth)? */
+static bool bound(const struct vg_spec *s, int i)
+{
+	for (int k = 0; k < s->nprops; k++)
+		for (int b = 0; b < s->props[k].nbindings; b++)
+			if (s->props[k].bindings[b].event == i)
+				return true;
+	return false;
+}
+
+static int pass_sites(struct vg_plan *p, struct vg_libs *libs, FILE *warn,
 		      struct vg_err *e)
 {
 	const struct vg_spec *s = p->spec;
@@ -233,6 +244,18 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs,
 			 * (watchset/callacc.c) or the loader's rendezvous
 			 * (symval/symval.c) that this program lacks */
 			if (ev->access_for || ev->maps_sync) {
+				free(all);
+				continue;
+			}
+			/* a function only an `outside` clause names that
+			 * this program lacks (glibc's __libc_thread_freeres
+			 * is in libc6-dbg's symbols alone) is never running:
+			 * the clause leaves nothing out, said */
+			if (ev->marks_inside && !bound(s, i)) {
+				if (warn && ev->kind == VG_EV_BEFORE)	/* once */
+					fprintf(warn, "vigil: %s:%d:%d: warning: outside %s: %s; the clause leaves nothing out\n",
+						ev->loc.file, ev->loc.line,
+						ev->loc.col, ev->name, e->msg);
 				free(all);
 				continue;
 			}
@@ -304,7 +327,7 @@ static int binary_passes(struct vg_plan *p, const struct vg_plan_opts *o,
 
 	if (vg_libs_load_with(o->binary, o->libs, o->nlibs, &libs, e))
 		return -1;
-	rc = pass_sites(p, &libs, e);
+	rc = pass_sites(p, &libs, o->warn, e);
 	if (!rc)
 		rc = vg_plan_pass_reads(p, o, &dc, e);
 	if (!rc)
