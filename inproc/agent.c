@@ -137,6 +137,24 @@ static struct vg_fast_thread *thread_of(struct vg_fast_shared *sh, __u32 tid,
 		}
 		return e;
 	}
+	/* no free entry on tid's path: one of a thread that has ended (a
+	 * program that made more threads than the table holds, most of them
+	 * gone) is taken over; a system call each, on this rare path only */
+	for (__u32 i = 0; claim && i < THREAD_PROBES && i <= mask; i++) {
+		struct vg_fast_thread *e = &t[(h + i) & mask];
+		__u32 cur = __atomic_load_n(&e->tid, __ATOMIC_ACQUIRE);
+
+		if (!cur || cur == tid || !vg_thread_gone(vg_me(sh), cur) ||
+		    !__atomic_compare_exchange_n(&e->tid, &cur, tid, 0,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		e->busy = 0;
+		e->depth = 0;
+		vg_memset(&e->in, 0, sizeof(e->in));
+		e->self = self;
+		return e;
+	}
 	if (claim)
 		vg_count(sh, VG_FCNT_THREADS);
 	return 0;
@@ -249,8 +267,18 @@ VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 	self = tcb_self();
 	tid = tid_of(sh, self);
 	t = thread_of(sh, tid, self, 1);
-	if (!t)
+	if (!t) {
+		/* no entry for this thread: its events are lost, and said so
+		 * (the verdicts that need them end inconclusive) */
+		hk = &sh->hooks[hook];
+		for (__u32 i = 0; i < hk->nentry && i < VG_FAST_HOOK_EVENTS; i++)
+			if (hk->entry_ev[i] < VG_MAX_EVENTS) {
+				vg_count(sh, VG_FCNT_LOST);
+				__atomic_fetch_add(&sh->ev_lost[hk->entry_ev[i]],
+						   1, __ATOMIC_RELAXED);
+			}
 		return 0;
+	}
 	if (t->busy) {
 		vg_count(sh, VG_FCNT_REENTER);
 		return 0;

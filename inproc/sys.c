@@ -63,6 +63,13 @@ VG_HIDDEN void vg_kill_thread(__u32 tgid, __u32 tid, int sig)
 	vg_sys6(NR_tgkill, tgid, tid, sig, 0, 0, 0);
 }
 
+/* Has thread tid of process tgid ended? tgkill's signal 0 checks, sends
+ * nothing: ESRCH when there is no such thread any more. */
+VG_HIDDEN int vg_thread_gone(__u32 tgid, __u32 tid)
+{
+	return vg_sys6(NR_tgkill, tgid, tid, 0, 0, 0, 0) == -3 /* ESRCH */;
+}
+
 /* The compiler may still emit calls to these for a structure's copy or
  * zeroing, freestanding or not (GCC documents it): here they are. */
 VG_HIDDEN void *memset(void *d, int c, unsigned long n)

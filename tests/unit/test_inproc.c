@@ -454,13 +454,28 @@ static void *call_once(void *arg)
 	return NULL;
 }
 
+static pthread_barrier_t all_called;
+
+/* call_once, then alive until every such thread has called */
+static void *call_and_wait(void *arg)
+{
+	*(long *)arg = vgt_add(20, 22);
+	pthread_barrier_wait(&all_called);
+	return NULL;
+}
+
 /* Threads: a new thread at a known tid (another struct pthread) starts
- * afresh; entries are never freed, and once the table is full a new
- * thread records nothing (counted) and still runs right. */
+ * afresh; an ended thread's entry is taken over by a new thread, so that
+ * a program that makes more threads than the table holds, one after the
+ * other, loses nothing; with more threads alive at once than it holds,
+ * the newest record nothing, their events counted lost, and still run
+ * right. */
 static void test_thread_table(void **state)
 {
 	struct vg_fast_thread *t;
 	uint64_t self, full;
+	long r[80];
+	pthread_t th[80];
 	struct got g;
 
 	got_init(&g);
@@ -477,19 +492,35 @@ static void test_thread_table(void **state)
 	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
 	assert_int_equal(g.n, 4);	/* the second call's entry too */
 
+	/* 100 threads one after the other, in a table of 64 */
 	g.n = 0;
 	for (int i = 0; i < 100; i++) {
-		pthread_t th;
-		long r = 0;
-
-		assert_int_equal(pthread_create(&th, NULL, call_once, &r), 0);
-		pthread_join(th, NULL);
-		assert_int_equal(r, 42);
+		r[0] = 0;
+		assert_int_equal(pthread_create(&th[0], NULL, call_once, &r[0]), 0);
+		pthread_join(th[0], NULL);
+		assert_int_equal(r[0], 42);
 	}
 	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
+	assert_int_equal(T.sh->cnt[VG_FCNT_THREADS], 0);
+	assert_int_equal(g.n, 2 * 100);
+
+	/* 80 alive at once */
+	g.n = 0;
+	assert_int_equal(pthread_barrier_init(&all_called, NULL, 80), 0);
+	for (int i = 0; i < 80; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, call_and_wait,
+						&r[i]), 0);
+	for (int i = 0; i < 80; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(r[i], 42);
+	}
+	pthread_barrier_destroy(&all_called);
+	vg_fast_ring_consume(T.sh, T.sh, collect, &g);
 	full = T.sh->cnt[VG_FCNT_THREADS];
-	assert_true(full >= 100 - 63);	/* 64 entries, one the main's */
-	assert_int_equal(g.n, 2 * (100 - full));
+	assert_true(full >= 80 - 63);	/* 64 entries, one the main's */
+	assert_int_equal(g.n, 2 * (80 - full));
+	assert_int_equal(T.sh->ev_lost[EV_ADD_IN], full);
+	assert_true(T.sh->cnt[VG_FCNT_LOST] >= full);
 	free(g.r);
 }
 
