@@ -9,6 +9,8 @@
 # inflateEnd on a deflate stream.
 . "$(dirname "$0")/lib.sh"
 
+unset VIGIL_FAST	# the default (the spec's `fast` line): checked below
+
 streams() {	# sets DZ and IZ, the z_streams' addresses the target printed
 	DZ=$(sed -nE 's/^zstreams: deflate stream at (0x[0-9a-f]+), .*/\1/p' "$TMP/out")
 	IZ=$(sed -nE 's/^zstreams: .*, inflate stream at (0x[0-9a-f]+)$/\1/p' "$TMP/out")
