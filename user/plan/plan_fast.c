@@ -106,6 +106,20 @@ static bool spec_named(const struct vg_spec *spec, const char *name)
 	return false;
 }
 
+/* Who asks the in-process tier for a function of this name: "hot",
+ * "--fast", "the spec's fast"; NULL when nobody does */
+static const char *asker(const struct vg_spec *spec,
+			 const struct vg_plan_opts *o, const char *name)
+{
+	if (o->fast_hot && vg_plan_fast_hot(name))
+		return "hot";
+	if (named(o, name))
+		return "--fast";
+	if (spec_named(spec, name))
+		return "the spec's fast";
+	return NULL;
+}
+
 bool vg_plan_fast_predicted(const struct vg_spec *spec, int i,
 			    const struct vg_plan_opts *o)
 {
@@ -124,8 +138,7 @@ bool vg_plan_fast_predicted(const struct vg_spec *spec, int i,
 			    spec->events[k].outside_mask &&
 			    vg_plan_fast_predicted(spec, k, o))
 				return true;
-	return (o->fast_hot && vg_plan_fast_hot(ev->name)) ||
-	       named(o, ev->name) || spec_named(spec, ev->name);
+	return asker(spec, o, ev->name) != NULL;
 }
 
 /* An event that only counts an `outside` depth (_IO_file_doallocate's
@@ -144,16 +157,14 @@ static bool counter_only(const struct vg_plan *p, int i)
 static const char *asked(const struct vg_plan *p, const struct vg_plan_opts *o,
 			 const struct vg_plan_site *u)
 {
-	const char *name = p->spec->events[u->event].name;
+	const char *by;
 
 	if (o->fast_off)
 		return NULL;
-	if (o->fast_hot && vg_plan_fast_hot(name))
-		return "hot";
-	if (named(o, name) || (u->sym[0] && named(o, u->sym)))
-		return "--fast";
-	if (spec_named(p->spec, name) || (u->sym[0] && spec_named(p->spec, u->sym)))
-		return "the spec's fast";
+	/* by the spec's name, or by the symbol (a C++ name's mangled one) */
+	if ((by = asker(p->spec, o, p->spec->events[u->event].name)) ||
+	    (u->sym[0] && (by = asker(p->spec, o, u->sym))))
+		return by;
 	if (counter_only(p, u->event))
 		return "counts an outside depth";
 	return NULL;
@@ -319,7 +330,7 @@ static void patchable(const struct vg_plan_site *u, struct texts *ts,
 
 	if (!t->code)
 		snprintf(why, len, "its file's code cannot be read");
-	else if (!t->code || fn < t->off || fn + 16 > t->off + t->len)
+	else if (fn < t->off || fn + 16 > t->off + t->len)
 		snprintf(why, len, "not in its file's executable segment");
 	else if (!vg_reloc_build(t->code + (fn - t->off),
 				 (uint32_t)(u->size && fn + u->size <= t->off + t->len
