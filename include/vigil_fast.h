@@ -212,4 +212,25 @@ struct vg_fast_thread {
 	struct vg_fast_frame fr[VG_FAST_SHADOW];
 };
 
+/* A thread's entry is found by open addressing from its tid's hash, at
+ * most VG_FAST_THREAD_PROBES entries on (the agent claims it there;
+ * vigil reads it there for gdb) */
+#define VG_FAST_THREAD_PROBES 32
+static inline __u32 vg_fast_thread_hash(__u32 tid)
+{
+	return tid * 0x9e3779b1u;
+}
+
+/* The table's entries, for a table of threads_size bytes (the agent's and
+ * vigil's count: the largest power of two that fits after the header) */
+static inline __u64 vg_fast_nthreads(__u64 threads_size)
+{
+	__u64 n = (threads_size - VG_FAST_THREADS_HDR) /
+		  sizeof(struct vg_fast_thread);
+
+	while (n & (n - 1))
+		n &= n - 1;
+	return n;
+}
+
 #endif

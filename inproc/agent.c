@@ -84,17 +84,10 @@ static inline __u32 live(struct vg_fast_shared *sh)
 static inline struct vg_fast_thread *threads(struct vg_fast_shared *sh,
 					     __u32 *mask)
 {
-	__u64 n = (sh->threads_size - VG_FAST_THREADS_HDR) /
-		  sizeof(struct vg_fast_thread);
-
-	while (n & (n - 1))	/* the largest power of two that fits */
-		n &= n - 1;
-	*mask = (__u32)n - 1;
+	*mask = (__u32)vg_fast_nthreads(sh->threads_size) - 1;
 	return (struct vg_fast_thread *)((char *)vg_at(sh, sh->threads_off) +
 					 VG_FAST_THREADS_HDR);
 }
-
-#define THREAD_PROBES 32
 
 /* The thread's entry, claimed when claim (by CAS on tid: other threads
  * claim entries of the same table). A new thread that reuses a dead
@@ -102,12 +95,12 @@ static inline struct vg_fast_thread *threads(struct vg_fast_shared *sh,
 static struct vg_fast_thread *thread_of(struct vg_fast_shared *sh, __u32 tid,
 					__u64 self, int claim)
 {
-	__u32 mask, h = tid * 0x9e3779b1u;
+	__u32 mask, h = vg_fast_thread_hash(tid);
 	struct vg_fast_thread *t = threads(sh, &mask);
 
 	if (!tid || mask == (__u32)-1)
 		return 0;
-	for (__u32 i = 0; i < THREAD_PROBES && i <= mask; i++) {
+	for (__u32 i = 0; i < VG_FAST_THREAD_PROBES && i <= mask; i++) {
 		struct vg_fast_thread *e = &t[(h + i) & mask];
 		__u32 cur = __atomic_load_n(&e->tid, __ATOMIC_ACQUIRE);
 
@@ -140,7 +133,7 @@ static struct vg_fast_thread *thread_of(struct vg_fast_shared *sh, __u32 tid,
 	/* no free entry on tid's path: one of a thread that has ended (a
 	 * program that made more threads than the table holds, most of them
 	 * gone) is taken over; a system call each, on this rare path only */
-	for (__u32 i = 0; claim && i < THREAD_PROBES && i <= mask; i++) {
+	for (__u32 i = 0; claim && i < VG_FAST_THREAD_PROBES && i <= mask; i++) {
 		struct vg_fast_thread *e = &t[(h + i) & mask];
 		__u32 cur = __atomic_load_n(&e->tid, __ATOMIC_ACQUIRE);
 

@@ -403,6 +403,25 @@ static inline void vars_copy(__s64 *to, const __s64 *from)
 		to[i] = from[i];
 }
 
+/* The slice key of property p at this event: its parameters' values,
+ * from the event's slots (kslot: which slot each parameter binds) */
+static void key_of(const struct vg_kprop *p, const __u8 *kslot,
+		   const __u64 *slot, __u64 *key)
+{
+	for (int i = 0; i < VG_KMAX_PARAMS; i++)
+		if ((__u32)i < p->nparams)
+			key[i] = slot[kslot[i] < VG_NSLOTS ? kslot[i] : 0];
+		else
+			key[i] = 0;
+}
+
+/* where its slot's probe path starts (slices are not keyed by process in
+ * here: tgid 0) */
+static __u32 key_hash(__u32 prop, const __u64 *key)
+{
+	return vg_kslot_hash(prop, vg_kslot_key0(key[0], 0), key[1]);
+}
+
 /* One event for one kernel-tier property; VG_RF_STOPPED when the slice
  * entered a state that stops the process. */
 static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
@@ -423,16 +442,12 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 	/* timeouts and checkpoints are the kernel's (kstep.h) */
 	if (p->timed_mask || p->ckpt_mask)
 		count(sh, VG_FCNT_KUNSUP);
-	for (int i = 0; i < VG_KMAX_PARAMS; i++)
-		if ((__u32)i < p->nparams)
-			m->key[i] = slot[kslot[i] < VG_NSLOTS ? kslot[i] : 0];
-		else
-			m->key[i] = 0;
+	key_of(p, kslot, slot, m->key);
 	m->err = 0;
 	f.k0 = m->key[0];
 	f.k1 = m->key[1];
 	f.tgid = 0;
-	f.h = vg_kslot_hash(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
+	f.h = key_hash(prop, m->key);
 	/* A slice we have not seen is in the initial state: create it only
 	 * if a transition of the initial state on this event changes
 	 * something. Two threads may meet a new object at once: one claims
@@ -443,7 +458,7 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 	idx = kfind(sh, &f);
 	if (idx == KF_WAIT) {
 		kready(sh, f.h);
-		f.h = vg_kslot_hash(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
+		f.h = key_hash(prop, m->key);
 		idx = kfind(sh, &f);
 	}
 	if (idx == KF_ABSENT)
@@ -532,13 +547,13 @@ int vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
 	 * other (allocs_bench under five memory specs: the agent's time
 	 * was mostly these loads). */
 	for (__u32 k = 0; k < VG_KMAX_EV_PROPS && k < n; k++) {
-		const __u8 *ks = conf->kslot[k];
-		__u64 k0 = slot[ks[0] < VG_NSLOTS ? ks[0] : 0];
-		__u64 k1 = kprop_at(env->sh, conf->kprop[k])->nparams > 1
-			   ? slot[ks[1] < VG_NSLOTS ? ks[1] : 0] : 0;
+		const struct vg_kprop *p = kprop_at(env->sh, conf->kprop[k]);
 
-		__builtin_prefetch(kslot_at(env->sh, vg_kslot_hash(
-			conf->kprop[k], vg_kslot_key0(k0, 0), k1)));
+		if (!p)
+			continue;
+		key_of(p, conf->kslot[k], slot, m.key);
+		__builtin_prefetch(kslot_at(env->sh,
+					    key_hash(conf->kprop[k], m.key)));
 	}
 	for (__u32 k = 0; k < VG_KMAX_EV_PROPS && k < n; k++) {
 		/* KFULL and KBUSY records carry no variables of a slice */

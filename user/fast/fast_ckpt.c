@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 
 #include "fast/inject.h"
+#include "proc/proc.h"
 #include "fast/tramp.h"
 
 /* 1. out of every range about to go */
@@ -59,24 +60,13 @@ static int clear_threads(struct vg_fast_run *f, struct vg_inject *in,
 	return vg_inject_step_clear(in, lo, hi, n, e);
 }
 
-/* the table's entries, as the agent counts them (inproc/agent.c) */
-static uint64_t nthreads(const struct vg_fast_shared *sh)
-{
-	uint64_t n = (sh->threads_size - VG_FAST_THREADS_HDR) /
-		     sizeof(struct vg_fast_thread);
-
-	while (n & (n - 1))
-		n &= n - 1;
-	return n;
-}
-
 /* 3. every frame of every thread's entry whose return address on the
  * stack is still its hook's return stub gets the original one back. A
  * stack gone (a thread that exited) is not read. */
 static void mend_returns(struct vg_fast_run *f, struct vg_inject *in)
 {
 	uint64_t base = f->remote + f->sh->threads_off + VG_FAST_THREADS_HDR;
-	uint64_t n = nthreads(f->sh), word;
+	uint64_t n = vg_fast_nthreads(f->sh->threads_size), word;
 	struct vg_fast_thread t;
 	size_t head = offsetof(struct vg_fast_thread, fr);
 
@@ -140,9 +130,6 @@ static void unmap_all(struct vg_fast_run *f, struct vg_inject *in)
 
 int vg_fast_take_out(struct vg_fast_run *f, struct vg_err *e)
 {
-	uint64_t addr[VG_FAST_MAX_HOOKS];
-	const uint8_t *bytes[VG_FAST_MAX_HOOKS];
-	uint32_t len[VG_FAST_MAX_HOOKS];
 	struct vg_inject *in;
 
 	if (!f || f->out || !f->patched)
@@ -154,12 +141,7 @@ int vg_fast_take_out(struct vg_fast_run *f, struct vg_err *e)
 		return -1;
 	}
 	__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
-	for (int i = 0; i < f->nhooks; i++) {
-		addr[i] = f->hooks[i].fn;
-		bytes[i] = f->hooks[i].r.orig;
-		len[i] = f->hooks[i].r.patch_len;
-	}
-	if (vg_inject_patch(in, addr, bytes, len, f->nhooks, 0, 0, e)) {
+	if (vg_fast_patch(f, in, true, e)) {
 		/* the stubs stay: a patch still jumps there */
 		vg_inject_release(in);
 		__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);
@@ -206,20 +188,6 @@ void vg_fast_gone(struct vg_fast_run *f)
 
 uint64_t vg_fast_born(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long t = 0;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (!(fp = fopen(path, "r")))
-		return 0;
-	p = fgets(buf, sizeof(buf), fp) ? strrchr(buf, ')') : NULL;
-	fclose(fp);
-	/* field 22; p is at the end of field 2 */
-	for (int f = 2; p && f < 22; f++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		sscanf(p + 1, "%llu", &t);
-	return t;
+	return vg_proc_stat_u64(pid, 22);	/* starttime */
 }
 

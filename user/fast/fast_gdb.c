@@ -27,8 +27,6 @@
 
 #include "vigil_fast.h"
 
-#define THREAD_PROBES 32	/* inproc/agent.c's */
-
 static json_t *patches(struct vg_fast_run *f, char **text)
 {
 	struct vg_fast_hook_view v;
@@ -103,12 +101,12 @@ static void thread_returns(struct vg_fast_run *f, pid_t pid, uint32_t tid,
 			   uint64_t table, uint32_t mask, json_t *arr)
 {
 	const struct vg_fast_shared *sh = vg_fast_region(f);
-	uint32_t h = tid * 0x9e3779b1u;
+	uint32_t h = vg_fast_thread_hash(tid);
 	struct vg_fast_thread hd;
 	struct vg_fast_hook_view v;
 	const size_t head = offsetof(struct vg_fast_thread, fr);
 
-	for (uint32_t i = 0; i < THREAD_PROBES && i <= mask; i++) {
+	for (uint32_t i = 0; i < VG_FAST_THREAD_PROBES && i <= mask; i++) {
 		uint64_t at = table + (uint64_t)((h + i) & mask) * sizeof(hd);
 
 		if (peek(pid, at, &hd, head) || !hd.tid)
@@ -137,8 +135,7 @@ static json_t *returns(struct vg_fast_run *f)
 {
 	const struct vg_fast_shared *sh = vg_fast_region(f);
 	pid_t pid = vg_fast_pid(f);
-	uint64_t n = (sh->threads_size - VG_FAST_THREADS_HDR) /
-		     sizeof(struct vg_fast_thread);
+	uint64_t n = vg_fast_nthreads(sh->threads_size);
 	uint64_t table = vg_fast_remote(f) + sh->threads_off +
 			 VG_FAST_THREADS_HDR;
 	json_t *arr = json_array();
@@ -146,8 +143,6 @@ static json_t *returns(struct vg_fast_run *f)
 	char path[64];
 	DIR *dir;
 
-	while (n & (n - 1))	/* as the agent sizes it */
-		n &= n - 1;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	if (n && (dir = opendir(path))) {
 		while ((d = readdir(dir)))

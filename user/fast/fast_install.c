@@ -93,7 +93,7 @@ int vg_fast_hook_view(const struct vg_fast_run *f, int i,
 		return -1;
 	k = &f->hooks[i];
 	v->name = k->name;
-	v->path = k->file;
+	v->path = k->path;
 	v->off = k->off;
 	v->fn = k->fn;
 	v->patch_len = k->r.patch_len;
@@ -130,7 +130,6 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 			if (!(k->path = strdup(u->path)))
 				return vg_errf(e, "out of memory");
 			snprintf(k->name, sizeof(k->name), "%.63s", u->sym);
-			snprintf(k->file, sizeof(k->file), "%.255s", u->path);
 			k->off = u->func;
 			k->size = u->size;
 		}
@@ -583,8 +582,8 @@ static uint64_t moved(void *ctx, uint64_t pc)
 	return 0;
 }
 
-static int patch(struct vg_fast_run *f, struct vg_inject *in, bool out,
-		 struct vg_err *e)
+int vg_fast_patch(struct vg_fast_run *f, struct vg_inject *in, bool out,
+		  struct vg_err *e)
 {
 	uint64_t addr[VG_FAST_MAX_HOOKS];
 	const uint8_t *bytes[VG_FAST_MAX_HOOKS];
@@ -659,7 +658,7 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 	if (fill(f, plan, &l, e) || threads(f, in, e) ||
 	    (f->kernel && share_kslots(f, in, e)) ||
 	    vg_fast_build_hooks(f, in, e) || write_code(f, in, e) ||
-	    patch(f, in, false, e))
+	    vg_fast_patch(f, in, false, e))
 		goto out;
 	f->patched = true;
 	f->sh->follow = f->follow;
@@ -761,7 +760,7 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 		/* (a live gdb session's gdb traces it: no seize) */
 		if (vg_inject_seize(f->pid, &in, &e))
 			in = NULL;
-		if ((!in && !kill(f->pid, 0)) || (in && patch(f, in, true, &e)))
+		if ((!in && !kill(f->pid, 0)) || (in && vg_fast_patch(f, in, true, &e)))
 			fprintf(stderr, "vigil: taking the in-process tier's patches out of pid %d: %s (they stay: the functions keep working, unrecorded)\n",
 				f->pid, e.msg);
 		if (in)

@@ -24,9 +24,9 @@ struct vg_plan;
 
 struct hook {
 	char *path;		/* a copy of the plan's: a put-back after a
-				 * checkpoint has no plan */
-	char name[64];		/* its symbol, for gdb's `vigil patches` */
-	char file[256];
+				 * checkpoint has no plan, and gdb's `vigil
+				 * patches` asks after the plan is gone */
+	char name[64];		/* its symbol, for `vigil patches` */
 	uint64_t off, size;	/* file offset, symbol size */
 	uint64_t fn;		/* in the target */
 	uint64_t text_lo, text_hi;	/* the mapping it is in */
@@ -78,9 +78,13 @@ struct vg_fast_run {
 					 * the target */
 };
 
+/* Every hook's patch written into the target (in: its threads seized),
+ * or (out) the original bytes back: no thread left inside the bytes. */
+int vg_fast_patch(struct vg_fast_run *f, struct vg_inject *in, bool out,
+		  struct vg_err *e);
+
 /* fast_hooks.c: each hook's stubs and relocated code into its area's
  * buffer, checked; f->sh->hooks filled. -1 with e set. */
-struct vg_inject;
 int vg_fast_build_hooks(struct vg_fast_run *f, struct vg_inject *in,
 			struct vg_err *e);
 

@@ -432,6 +432,16 @@ static int to_syscall_stop(struct vg_inject *in, int i, int ms,
 		       in->pid, tid);
 }
 
+/* Will the kernel restart the system call the thread was stopped in? */
+static bool restarts(const struct user_regs_struct *r)
+{
+	long ax = (long)r->rax;
+
+	return (long)r->orig_rax >= 0 &&
+	       (ax == -ERESTARTSYS || ax == -ERESTARTNOINTR ||
+		ax == -ERESTARTNOHAND || ax == -ERESTART_RESTARTBLOCK);
+}
+
 /* Where the thread goes on when it is let go as it is: its pc, or the
  * system call it was stopped in, restarted (as the kernel does when no
  * handler runs) */
@@ -440,16 +450,11 @@ static void going_on(const struct user_regs_struct *r, uint64_t *rip,
 {
 	*rip = r->rip;
 	*rax = r->rax;
-	if ((long)r->orig_rax >= 0 &&
-	    ((long)r->rax == -ERESTARTSYS || (long)r->rax == -ERESTARTNOINTR ||
-	     (long)r->rax == -ERESTARTNOHAND)) {
-		*rip -= 2;
-		*rax = r->orig_rax;
-	} else if ((long)r->orig_rax >= 0 &&
-		   (long)r->rax == -ERESTART_RESTARTBLOCK) {
-		*rip -= 2;
-		*rax = SYS_restart_syscall;
-	}
+	if (!restarts(r))
+		return;
+	*rip -= 2;
+	*rax = (long)r->rax == -ERESTART_RESTARTBLOCK ? SYS_restart_syscall
+						      : r->orig_rax;
 }
 
 /* The call runs from the pad (inject_pad.c) when there is one, else from
@@ -533,15 +538,6 @@ static bool pc_bad(uint64_t pc, const uint64_t *addr, const uint32_t *len,
 		if (pc > addr[k] && pc < addr[k] + len[k])
 			return true;
 	return false;
-}
-
-static bool restarts(const struct user_regs_struct *r)
-{
-	long ax = (long)r->rax;
-
-	return (long)r->orig_rax >= 0 &&
-	       (ax == -ERESTARTSYS || ax == -ERESTARTNOINTR ||
-		ax == -ERESTARTNOHAND || ax == -ERESTART_RESTARTBLOCK);
 }
 
 /* Where the thread runs next: its pc, and the system call instruction

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sym/elf.h"
+#include "proc/proc.h"
 #include "sym/maps.h"
 
 #define PAGE 4096ull
@@ -119,25 +120,7 @@ static bool in_hole(uint64_t lo, uint64_t hi, uint64_t near, size_t len,
  * (it falls back to mmap: other addresses, another program). 0: unknown */
 static uint64_t start_brk(pid_t pid)
 {
-	char path[64], buf[2048], *p;
-	unsigned long long v = 0;
-	ssize_t n;
-	int fd, field = 3;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || !(p = strrchr((buf[n] = 0, buf), ')')))
-		return 0;
-	/* fields from 3 on follow the command's closing parenthesis */
-	for (p += 2; *p && field < 47; p++)
-		if (*p == ' ')
-			field++;
-	if (sscanf(p, "%llu", &v) != 1)
-		return 0;
-	return v;
+	return vg_proc_stat_u64(pid, 47);
 }
 
 /* Holes of the target's maps near `near`, nearest first; none in the

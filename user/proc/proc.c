@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -220,6 +221,30 @@ char vg_proc_state(pid_t pid)
 	/* the command name may contain spaces and parentheses */
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+uint64_t vg_proc_stat_u64(pid_t id, int field)
+{
+	char path[64], buf[2048], *p;
+	unsigned long long v = 0;
+	ssize_t n;
+	int fd, at = 3;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", id);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || !(p = strrchr((buf[n] = 0, buf), ')')))
+		return 0;
+	/* fields from 3 on follow the command's closing parenthesis (the
+	 * command may hold spaces and parentheses) */
+	for (p += 2; *p && at < field; p++)
+		if (*p == ' ')
+			at++;
+	if (sscanf(p, "%llu", &v) != 1)
+		return 0;
+	return v;
 }
 
 int vg_proc_exe(pid_t pid, char *out, struct vg_err *e)

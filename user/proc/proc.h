@@ -66,6 +66,10 @@ bool vg_proc_stop_pending(pid_t pid);
  * of one of its threads (a thread id works too); 0 when it is gone. */
 char vg_proc_state(pid_t id);
 
+/* Field N (proc(5)'s numbering, 3 or more: 22 starttime, 47 start_brk)
+ * of /proc/ID/stat as a number; 0 when it is gone or has none. */
+uint64_t vg_proc_stat_u64(pid_t id, int field);
+
 /* Is the process in a stopped state (T) right now? */
 bool vg_proc_is_stopped(pid_t pid);
 
