@@ -31,7 +31,6 @@
 #include <sys/syscall.h>
 
 #include "fast/inject.h"
-#include "proc/proc.h"
 #include "fast/tramp.h"
 
 /* 1. out of every range about to go */
@@ -185,9 +184,3 @@ void vg_fast_gone(struct vg_fast_run *f)
 	f->out = true;
 	f->patched = false;
 }
-
-uint64_t vg_fast_born(pid_t pid)
-{
-	return vg_proc_stat_u64(pid, 22);	/* starttime */
-}
-

@@ -44,6 +44,7 @@
 #include "fast/tramp.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
+#include "proc/proc.h"
 #include "sym/maps.h"
 #include "vigil_fast.h"
 
@@ -664,7 +665,7 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 	f->sh->follow = f->follow;
 	f->sh->seccomp = any_seccomp(f->pid);
 	f->out = false;
-	f->born = vg_fast_born(f->pid);
+	f->born = vg_proc_stat_u64(f->pid, 22);	/* its start time */
 	__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);
 	/* vigil run's child stays at its entry, in a group stop, for the
 	 * session to let it go (vg_proc_release) */
@@ -753,7 +754,7 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 	/* taken out for a checkpoint and not put back, or a restore made
 	 * another process of its pid (the session's last one, handed to
 	 * the user): nothing to take */
-	if (!target_gone && vg_fast_born(f->pid) != f->born)
+	if (!target_gone && vg_proc_stat_u64(f->pid, 22) != f->born)
 		target_gone = true;
 	if (!getenv("VG_DBG_NOUNPATCH") && !target_gone && f->patched &&
 	    !f->out) {

@@ -96,8 +96,6 @@ int vg_fast_build_hooks(struct vg_fast_run *f, struct vg_inject *in,
 int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 		   const struct vg_plan *plan, const struct vg_fast_shared *old,
 		   bool keep_counts, struct vg_err *e);
-/* pid's start time (/proc/pid/stat), 0 when gone (fast_ckpt.c) */
-uint64_t vg_fast_born(pid_t pid);
 /* f's ring and counts are the probe's second source (fast_source.c) */
 void vg_fast_source_set(struct vg_fast_run *f);
 /* vigil's side of a region: its liveness mutex let go (the agent sees no
