@@ -75,8 +75,11 @@ for tier in auto user; do	# auto: mutex_discipline in the kernel
 done
 # in-process: more threads than the agent's table of threads holds (1024),
 # most of them ended: an ended thread's entry is taken over, and no call is
-# lost (it was: 30,231 of 220,001 locks seen, and 0 errors said)
-run_vigil run --fast hot tests/specs/lock_pairs.vigil -- "$TARGETS/storm" --threads 5000
+# lost (it was: 30,231 of 220,001 locks seen, and 0 errors said). In the
+# user tier: in the kernel tier the one mutex's slice is contended by 32
+# threads at once, and under ASan its lock was not got in time
+# (inconclusive, rightly), which is not what this checks
+run_vigil run --tier=user --fast hot tests/specs/lock_pairs.vigil -- "$TARGETS/storm" --threads 5000
 expect_rc 0
 expect_out "in-process tier: 2 functions patched"
 expect_out "storm: threads=5000 pthread_mutex_lock=50000 pthread_mutex_unlock=50000"
