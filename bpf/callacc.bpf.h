@@ -1,20 +1,29 @@
 /* Calls checked against watched blocks (user/watchset/callacc.c): memcpy,
  * strlen, read(2)... are sent to user space only when a buffer they are
  * given touches a page holding a watched block (a freed one), so that a
- * program that keeps off freed memory pays the probe and one hash lookup
- * per buffer page, not a record and a wake-up per call. User space keeps
- * watched_pages (user/watchset/watchset_ranges.c); when it cannot (the map
- * full), it sets pages_all and every call is sent. */
+ * program that keeps off freed memory pays the probe and one array
+ * lookup per buffer page, not a record and a wake-up per call.
+ *
+ * watched_pages counts, per hash of a page number (vg_page_slot), the
+ * watched blocks on pages of that hash: a count of 0 proves no watched
+ * block is there; another count may be a neighbour's hash (the call is
+ * sent, and user space finds nothing: user/watchset/watchset_ranges.c).
+ * User space changes the counts in place (the map is mapped in vigil), a
+ * freed block costs no system call; a block too large to count sets
+ * pages_all, and every call is sent. */
 #ifndef VIGIL_CALLACC_BPF_H
 #define VIGIL_CALLACC_BPF_H
 
 #define VG_RNG_PAGES 16		/* a buffer past this many pages: sent */
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u64);	/* page number: address >> 12 */
-	__type(value, __u8);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, VG_PAGE_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);	/* vg_page_slot(address >> 12) */
+	/* watched blocks there (8 bytes: an element of an array map
+	 * takes 8 in the memory user space maps, whatever its size) */
+	__type(value, __u64);
 } watched_pages SEC(".maps") VG_SHARED;
 
 __u32 pages_all VG_SHARED = 0;
@@ -50,11 +59,13 @@ static __always_inline bool touches_watched(struct vg_ev_conf *conf,
 		if (last < first || last - first >= VG_RNG_PAGES)
 			return true;
 		for (int i = 0; i < VG_RNG_PAGES; i++) {
-			__u64 pg = first + i;
+			__u32 slot = vg_page_slot(first + i);
+			__u64 *cnt;
 
-			if (pg > last)
+			if (first + i > last)
 				break;
-			if (bpf_map_lookup_elem(&watched_pages, &pg))
+			cnt = bpf_map_lookup_elem(&watched_pages, &slot);
+			if (cnt && *cnt)
 				return true;
 		}
 	}

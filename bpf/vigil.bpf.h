@@ -532,12 +532,19 @@ static __always_inline void mark_inside(const struct vg_ev_conf *conf,
 	}
 }
 
-/* is the thread inside one of the functions of mask? */
+#include "fast_inside.bpf.h"
+
+/* is the thread inside one of the functions of mask? (counted here, or
+ * by the in-process tier) */
 static __always_inline bool inside_any(__u16 mask, __u32 tid)
 {
 	struct vg_inside *in;
 
-	if (!mask || !(in = bpf_map_lookup_elem(&inside, &tid)))
+	if (!mask)
+		return false;
+	if ((mask & fast_inside) && fast_inside_any(mask, tid))
+		return true;
+	if (!(in = bpf_map_lookup_elem(&inside, &tid)))
 		return false;
 	for (int i = 0; i < VG_MAX_INSIDE; i++)
 		if ((mask >> i & 1) && in->depth[i])

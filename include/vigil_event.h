@@ -295,6 +295,15 @@ struct vg_ev_conf {
 };
 #define VG_RNG_BYTE 0xff
 
+/* The calls' page filter (bpf/callacc.bpf.h, watched_pages): a count per
+ * hash of a page number */
+#define VG_PAGE_SLOTS 65536	/* a power of two */
+static inline __u32 vg_page_slot(__u64 page)
+{
+	return (__u32)((page * 0x9e3779b97f4a7c15ull) >> 48) &
+	       (VG_PAGE_SLOTS - 1);
+}
+
 /* One hardware breakpoint (`write x`, `read x`, `access x`), in the
  * watch_ev map by its address: the event it reports, how many bytes it
  * covers and how they become `value` (enum vg_arg_conv). */

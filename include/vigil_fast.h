@@ -21,10 +21,15 @@
 #include "vigil_event.h"
 
 #define VG_FAST_MAGIC 0x76676661u	/* "vgfa" */
-#define VG_FAST_VERSION 3
+#define VG_FAST_VERSION 4
 #define VG_FAST_MAX_HOOKS 64		/* patched functions in one run */
 #define VG_FAST_SHADOW 64		/* return frames kept per thread */
 #define VG_FAST_THREADS 4096		/* per-thread table (power of 2) */
+#define VG_FAST_BATCH 8192		/* records vigil takes at a time:
+					 * the ring's tail moves between
+					 * batches (inproc/ring.c) */
+#define VG_FAST_ARMED 64		/* armed watchpoint addresses (as the
+					 * BPF armed_addrs) */
 
 /* One patched function. The entry stub calls the agent with the hook's
  * index; the agent handles its entry events, hijacks the return address
@@ -132,6 +137,8 @@ struct vg_fast_shared {
 	 * count & (ring_size - 1)); the consumer zeroes what it consumed,
 	 * so that a reserved record not yet written reads as BUSY */
 	__u64 head __attribute__((aligned(64)));	/* producers */
+	__u32 no_wait;		/* the ring was full and vigil made no room in
+				 * time: drop, do not wait (inproc/ring.c) */
 	__u64 tail __attribute__((aligned(64)));	/* vigil */
 	/* the consumer's own: the BUSY record it waits on, since when */
 	__u64 stuck_at, stuck_ns;
@@ -148,6 +155,17 @@ struct vg_fast_shared {
 	char name[16];		/* "vigil-fast": the target's name of the
 				 * threads' mapping (PR_SET_VMA_ANON_NAME),
 				 * which the leak check leaves out */
+	/* Holds for watchpoints, as bpf/vigil.bpf.h's release_flag and
+	 * arm_stop do them for VG_EVF_HOLD and VG_EVF_UNWATCH events taken
+	 * in-process (the plan puts all such events in one tier): vigil
+	 * writes the addresses armed (0: a free entry; narmed bounds the
+	 * used ones) and futile_at; the agent counts release_seq. A read
+	 * racing vigil's write can miss a release: then a hold is skipped
+	 * and the slice armed late is inconclusive, never wrong. */
+	__u64 release_seq __attribute__((aligned(64)));
+	__u64 futile_at;	/* holds futile while release_seq is this */
+	__u32 narmed, pad2;
+	__u64 armed[VG_FAST_ARMED];
 	__u64 cnt[VG_FCNT_N] __attribute__((aligned(64)));
 	__u64 ev_hits[VG_MAX_EVENTS];	/* calls seen, by event (as the
 					 * BPF ev_hits: before `outside`) */

@@ -17,11 +17,15 @@ long vg_sys6(long nr, long a, long b, long c, long d, long e, long f);
 int vg_read_mem(const struct vg_fast_shared *sh, void *dst, __u64 src,
 		__u64 n);
 void vg_kill_thread(__u32 tgid, __u32 tid, int sig);
+void vg_kill_process(__u32 tgid, int sig);
 int vg_thread_gone(__u32 tgid, __u32 tid);
 
 /* takeback.c: vigil gone, this process's patches taken back when that
  * is safe (its comment says when); tried again later when not yet */
 void vg_take_back(struct vg_fast_shared *sh);
+
+/* event.c: CLOCK_MONOTONIC, from the target's vDSO (0: none) */
+__u64 vg_now_ns(struct vg_fast_shared *sh);
 
 /* ring.c (the producer) */
 int vg_ring_write(struct vg_fast_shared *sh, __u32 event, const void *rec,

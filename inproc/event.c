@@ -3,10 +3,13 @@
  * kernel: same slots, same records, so that vigil reads the fast ring with
  * the code that reads the BPF ring.
  *
- * Not here (vigil keeps such events on uprobes): VG_EVF_HOLD and --dynamic
- * arms (they stop the target, which needs the kernel), watched-call
- * filters (nrng: the watched pages are a BPF map), stack ids
- * (VG_EVF_STACK gets VG_SLOT_CALLER and a stack id of -1). */
+ * Holds for watchpoints (VG_EVF_HOLD, VG_EVF_UNWATCH) are made here as
+ * the probes make them, from what vigil writes in the region (vigil_fast.h).
+ *
+ * Not here (vigil keeps such events on uprobes): --dynamic arms (a probe
+ * must be attached while the thread waits), watched-call filters (nrng:
+ * the watched pages are a BPF map), stack ids (VG_EVF_STACK gets
+ * VG_SLOT_CALLER and a stack id of -1). */
 #include "event.h"
 
 #define CLOCK_MONOTONIC 1
@@ -17,7 +20,7 @@ struct vg_timespec {
 };
 
 /* the vDSO's clock_gettime, through the pointer vigil wrote */
-static __u64 now_ns(struct vg_fast_shared *sh)
+VG_HIDDEN __u64 vg_now_ns(struct vg_fast_shared *sh)
 {
 	int (*cg)(int, struct vg_timespec *) =
 		(int (*)(int, struct vg_timespec *))sh->clock_gettime;
@@ -173,8 +176,47 @@ static void read_strings(struct vg_fast_shared *sh,
 	}
 }
 
-static void send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
-		 __u32 event, __u32 tid, __u64 *slot, __u64 now)
+/* bpf/vigil.bpf.h's release_flag: an event that may take a slice out of a
+ * watched state (VG_EVF_UNWATCH) and names an armed address may free a
+ * register; counted, so that vigil stops calling holds futile */
+static __u16 release_flag(struct vg_fast_shared *sh,
+			  const struct vg_ev_conf *conf, const __u64 *slot)
+{
+	__u32 n;
+
+	if (!(conf->flags & VG_EVF_UNWATCH))
+		return 0;
+	n = __atomic_load_n(&sh->narmed, __ATOMIC_ACQUIRE);
+	if (n > VG_FAST_ARMED)
+		n = VG_FAST_ARMED;
+	for (__u32 k = 0; k < n; k++) {
+		__u64 a = __atomic_load_n(&sh->armed[k], __ATOMIC_RELAXED);
+
+		for (int i = 0; i <= VG_SLOT_RET; i++)
+			if ((i < 6 || i == VG_SLOT_RET) && a && slot[i] == a) {
+				__atomic_fetch_add(&sh->release_seq, 1,
+						   __ATOMIC_RELEASE);
+				return VG_RF_RELEASE;
+			}
+	}
+	return 0;
+}
+
+/* bpf/vigil.bpf.h's arm_stop: an event that may take a slice into a
+ * state that arms a watchpoint (VG_EVF_HOLD) stops the process until
+ * vigil has armed it in every thread, unless vigil said holds are futile
+ * (every register taken, --watch-policy=refuse) and no release came
+ * since */
+static int hold_wanted(struct vg_fast_shared *sh,
+		       const struct vg_ev_conf *conf)
+{
+	return (conf->flags & VG_EVF_HOLD) &&
+	       __atomic_load_n(&sh->futile_at, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&sh->release_seq, __ATOMIC_ACQUIRE);
+}
+
+static int send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
+		__u32 event, __u32 tid, __u64 *slot, __u64 now, __u16 flags)
 {
 	struct vg_rec_event_str rs;	/* ~400 bytes of the target's stack */
 	__u32 nslots = VG_NSLOTS, len;
@@ -188,13 +230,13 @@ static void send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 		len = VG_REC_EVENT_BYTES(nslots);
 	}
 	rs.ev.h.kind = VG_REC_EVENT;
-	rs.ev.h.flags = 0;
+	rs.ev.h.flags = flags | VG_RF_INPROC;
 	rs.ev.h.event = event;
 	rs.ev.h.pid = vg_me(sh);
 	rs.ev.h.tid = tid;
 	rs.ev.h.time_ns = now;
 	vg_memcpy(rs.ev.slot, slot, 8 * nslots);
-	vg_ring_write(sh, event, &rs, len);
+	return vg_ring_write(sh, event, &rs, len);
 }
 
 /* the kernel tier's records go to the same ring (vg_ring_write counts a
@@ -235,13 +277,23 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 	}
 	/* one instant per event: the record's and the kernel tier's */
 	if (conf->flags & VG_EVF_USER) {
-		now = now_ns(sh);
-		send(sh, conf, event, tid, slot, now);
+		/* a release first: it voids futile holds at once */
+		__u16 flags = release_flag(sh, conf, slot);
+		int hold = hold_wanted(sh, conf);
+
+		now = vg_now_ns(sh);
+		if (hold)
+			flags |= VG_RF_ARMSTOP;
+		/* the process stops once vigil can see why (a record lost
+		 * would leave it stopped with nobody to let it go): vigil
+		 * arms, then sends SIGCONT (user/session/hold.c) */
+		if (!send(sh, conf, event, tid, slot, now, flags) && hold)
+			vg_kill_process(vg_me(sh), SIGSTOP);
 	}
 	if (conf->nkprops) {
 		struct vg_inproc_env env = {
 			.sh = sh, .tgid = vg_me(sh), .tid = tid,
-			.now_ns = now ? now : now_ns(sh),
+			.now_ns = now ? now : vg_now_ns(sh),
 			.emit = emit, .ctx = sh,
 		};
 

@@ -1,10 +1,40 @@
 /* The producer side of the ring vigil reads (user/fast/ring.c): many
- * target threads at once, never waiting for vigil. A record is reserved
- * by moving head with a CAS, checked against tail first (full: the record
- * is dropped and counted, the target goes on), written, then published by
- * a release store of its state. A record never wraps: the rest of the ring
- * is taken by a VG_FAST_PAD record first. */
+ * target threads at once. A record is reserved by moving head with a CAS,
+ * checked against tail first, written, then published by a release store
+ * of its state. A record never wraps: the rest of the ring is taken by a
+ * VG_FAST_PAD record first.
+ *
+ * A full ring: the thread waits for room while vigil makes some (its
+ * tail moves). A program that allocates in a tight loop makes records
+ * faster than vigil's user tier takes them, and dropping them would leave
+ * its verdicts inconclusive; a uprobe's trap slowed it to vigil's pace
+ * anyway. vigil takes the ring a batch at a time (VG_FAST_BATCH records,
+ * user/fast/ring.c), so its tail moves every few milliseconds while it
+ * reads. When it makes no room for VG_RING_PATIENCE_NS (vigil stuck,
+ * stopped, or gone), the record is dropped and counted, and every thread
+ * drops without waiting until the ring is half empty again (no_wait): a
+ * vigil that does not read costs the target one such wait, not one per
+ * record. */
 #include "agent.h"
+
+#define NR_sched_yield 24
+#define VG_RING_PATIENCE_NS 100000000ull	/* 100 ms */
+
+/* Wait for vigil to move tail past t. 1: it did; 0: it made no room in
+ * time (no_wait is set) */
+static int wait_room(struct vg_fast_shared *sh, __u64 t)
+{
+	__u64 start = vg_now_ns(sh), now = start;
+
+	while (now && now - start < VG_RING_PATIENCE_NS) {
+		vg_sys6(NR_sched_yield, 0, 0, 0, 0, 0, 0);
+		if (__atomic_load_n(&sh->tail, __ATOMIC_ACQUIRE) != t)
+			return 1;
+		now = vg_now_ns(sh);
+	}
+	__atomic_store_n(&sh->no_wait, 1, __ATOMIC_RELAXED);
+	return 0;
+}
 
 /* Writes rec (len bytes, the record after its header) for event. 0, or -1
  * when the ring is full. */
@@ -29,6 +59,15 @@ VG_HIDDEN int vg_ring_write(struct vg_fast_shared *sh, __u32 event,
 		}
 		pad = total > to_end ? to_end : 0;
 		need = pad + total;
+		if (__atomic_load_n(&sh->no_wait, __ATOMIC_RELAXED) &&
+		    h - t <= size / 2)
+			__atomic_store_n(&sh->no_wait, 0, __ATOMIC_RELAXED);
+		if (total <= size && h + need - t > size &&
+		    !__atomic_load_n(&sh->no_wait, __ATOMIC_RELAXED) &&
+		    wait_room(sh, t)) {
+			h = __atomic_load_n(&sh->head, __ATOMIC_RELAXED);
+			continue;
+		}
 		if (total > size || h + need - t > size) {
 			vg_count(sh, VG_FCNT_LOST);
 			if (event < VG_MAX_EVENTS)

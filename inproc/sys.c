@@ -5,6 +5,7 @@
 
 #define NR_process_vm_readv 310
 #define NR_tgkill 234
+#define NR_kill 62
 
 VG_HIDDEN long vg_sys6(long nr, long a, long b, long c, long d, long e, long f)
 {
@@ -61,6 +62,12 @@ VG_HIDDEN int vg_read_mem(const struct vg_fast_shared *sh, void *dst,
 VG_HIDDEN void vg_kill_thread(__u32 tgid, __u32 tid, int sig)
 {
 	vg_sys6(NR_tgkill, tgid, tid, sig, 0, 0, 0);
+}
+
+/* the whole process, as bpf_send_signal does for a probe's hold */
+VG_HIDDEN void vg_kill_process(__u32 tgid, int sig)
+{
+	vg_sys6(NR_kill, tgid, sig, 0, 0, 0, 0);
 }
 
 /* Has thread tid of process tgid ended? tgkill's signal 0 checks, sends

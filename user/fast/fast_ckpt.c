@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 
 #include "fast/inject.h"
+#include "probe/probe.h"
 #include "fast/tramp.h"
 
 /* 1. out of every range about to go */
@@ -148,6 +149,7 @@ int vg_fast_take_out(struct vg_fast_run *f, struct vg_err *e)
 	}
 	/* from here on the target has none of it, whatever fails */
 	mend_returns(f, in);
+	vg_probe_fast_inside(f->probe, 0, 0, 0);	/* its table goes */
 	unmap_all(f, in);
 	vg_inject_release(in);
 	f->out = true;

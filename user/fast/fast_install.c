@@ -345,6 +345,12 @@ static void copy_tables(struct vg_fast_shared *sh,
 	memcpy((char *)sh + l->evconf, (const char *)old + l->evconf,
 	       l->ring - l->evconf);
 	sh->nkprops = old->nkprops;
+	/* vigil's watchset goes on across a checkpoint or a restore: the
+	 * addresses it armed, and the releases it has counted */
+	sh->release_seq = old->release_seq;
+	sh->futile_at = old->futile_at;
+	sh->narmed = old->narmed;
+	memcpy(sh->armed, old->armed, sizeof(sh->armed));
 	if (!keep_counts)
 		return;
 	memcpy(sh->cnt, old->cnt, sizeof(sh->cnt));
@@ -378,6 +384,8 @@ static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 	sh->ring_size = RING_BYTES;
 	sh->stack_lo = f->stack_lo;
 	sh->stack_hi = f->stack_hi;
+	if (plan)	/* holds not futile until vigil says so */
+		sh->futile_at = ~0ull;
 	sh->clock_gettime = vdso_clock_gettime(f->pid);
 	if (!sh->clock_gettime)
 		return vg_errf(e, "the target's vDSO has no clock_gettime: the in-process tier needs it for the events' times (--no-fast)");
@@ -662,6 +670,12 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 	    vg_fast_patch(f, in, false, e))
 		goto out;
 	f->patched = true;
+	if (plan)
+		f->inside = plan->fast_inside;
+	vg_probe_fast_inside(f->probe, f->remote + f->sh->threads_off +
+			     VG_FAST_THREADS_HDR,
+			     (uint32_t)vg_fast_nthreads(f->sh->threads_size) - 1,
+			     f->inside);
 	f->sh->follow = f->follow;
 	f->sh->seccomp = any_seccomp(f->pid);
 	f->out = false;

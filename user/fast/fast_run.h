@@ -70,6 +70,8 @@ struct vg_fast_run {
 	int nhooks;
 	uint64_t stack_lo, stack_hi;	/* the main thread's, at install */
 	bool follow;			/* --follow-fork: children record */
+	uint32_t inside;		/* the `outside` depths the agent
+					 * counts (the plan's fast_inside) */
 	bool patched;
 	uint64_t born;			/* the target's start time: a restore
 					 * makes another process of its pid */

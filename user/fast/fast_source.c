@@ -33,6 +33,13 @@ static int drain(void *ctx, int (*deliver)(void *, void *, size_t),
 	return d.n;
 }
 
+static bool waiting(void *ctx)
+{
+	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
+
+	return sh && __atomic_load_n(&sh->head, __ATOMIC_ACQUIRE) != sh->tail;
+}
+
 static void counts(void *ctx, int event, uint64_t *hits, uint64_t *lost)
 {
 	struct vg_fast_run *f = ctx;
@@ -63,8 +70,42 @@ static uint64_t counter(void *ctx, int c)
 	return 0;
 }
 
+/* The addresses armed, for the agent's release count (inproc/event.c):
+ * a compact array, the last entry moved into a hole. The agent may read
+ * it mid-change and miss an address: a release not counted, a hold
+ * skipped, a slice armed late and inconclusive (vigil_fast.h). */
+static void armed(void *ctx, uint64_t addr, bool on)
+{
+	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
+	uint32_t n, i;
+
+	if (!sh)
+		return;
+	n = sh->narmed;
+	for (i = 0; i < n && sh->armed[i] != addr; i++)
+		;
+	if (on && i == n && n < VG_FAST_ARMED) {
+		__atomic_store_n(&sh->armed[n], addr, __ATOMIC_RELAXED);
+		__atomic_store_n(&sh->narmed, n + 1, __ATOMIC_RELEASE);
+	} else if (!on && i < n) {
+		__atomic_store_n(&sh->armed[i], sh->armed[n - 1],
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&sh->narmed, n - 1, __ATOMIC_RELEASE);
+		sh->armed[n - 1] = 0;
+	}
+}
+
+static void futile(void *ctx, uint64_t releases)
+{
+	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
+
+	if (sh)
+		__atomic_store_n(&sh->futile_at, releases, __ATOMIC_RELEASE);
+}
+
 void vg_fast_source_set(struct vg_fast_run *f)
 {
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){
-		.drain = drain, .counts = counts, .counter = counter, .ctx = f });
+		.drain = drain, .waiting = waiting, .counts = counts, .counter = counter,
+		.armed = armed, .futile = futile, .ctx = f });
 }

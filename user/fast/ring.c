@@ -45,7 +45,7 @@ int vg_fast_ring_consume(struct vg_fast_shared *sh, void *base,
 	char *ring = (char *)base + sh->ring_off;
 	int ret = 0;
 
-	while (t < h && !ret) {
+	for (int n = 0; t < h && !ret && n < VG_FAST_BATCH; n++) {
 		struct vg_fast_rec *r = (struct vg_fast_rec *)(ring + (t & mask));
 		__u32 state = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 		__u32 len = r->len;

@@ -212,6 +212,8 @@ struct vg_plan {
 	struct vg_plan_site *sites;	/* with a binary: every uprobe */
 	int nsites;
 	int nfast;			/* sites the in-process tier takes */
+	uint32_t fast_inside;		/* the `outside` depths it counts
+					 * (bits of struct vg_inside) */
 	/* tracepoints beyond the three always there (exit, fork, exec) */
 	bool tp_signal, tp_syscalls;
 	int nwatch_globals;		/* `write x` etc. on globals */

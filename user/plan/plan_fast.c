@@ -5,8 +5,8 @@
  * inside the process, with no trap; it gets no uprobe. Two rules decide:
  *
  * - What the agent can do (inproc/agent.c): arguments, return values,
- *   memory reads, `outside` depths, user-tier records and the kernel
- *   tier's step. Not: user stacks, C strings, holds for watchpoints,
+ *   memory reads, `outside` depths, user-tier records, holds for
+ *   watchpoints and the kernel tier's step. Not: user stacks, C strings,
  *   --dynamic's arming, calls checked against watched blocks, deadlines
  *   (BPF timers) and checkpoint stops of the kernel tier.
  *
@@ -17,8 +17,9 @@
  *   happen. A user-tier property's events would come to the monitor
  *   through two rings, in no common order: they go one way or the other,
  *   all of them. So events that share a user-tier property, a function
- *   (never both a patch and a uprobe) or an `outside` depth (counted
- *   where it is read) form a group, in-process whole or not at all: one
+ *   (never both a patch and a uprobe), an `outside` depth (counted
+ *   where it is read) or the count of releases holds read (the events
+ *   that arm or free a watchpoint) form a group, in-process whole or not at all: one
  *   event the agent cannot take keeps its whole group on uprobes, and
  *   lint says which and why.
  */
@@ -27,6 +28,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -178,7 +180,7 @@ static bool wanted(const struct vg_plan *p, const struct vg_plan_opts *o,
 
 /* The flags the agent handles; any other keeps the event on uprobes */
 #define FAST_FLAGS (VG_EVF_USER | VG_EVF_WAKE | VG_EVF_ARGS | VG_EVF_RETX | \
-		    VG_EVF_ENTER | VG_EVF_LEAVE)
+		    VG_EVF_ENTER | VG_EVF_LEAVE | VG_EVF_HOLD | VG_EVF_UNWATCH)
 
 /* Why the agent cannot take event i ("" when it can) */
 static void event_why(const struct vg_plan *p, int i, char *why, size_t len)
@@ -192,8 +194,6 @@ static void event_why(const struct vg_plan *p, int i, char *why, size_t len)
 		snprintf(why, len, "it takes the user stack (--stacks, a backtrace reaction, or the leak check's records)");
 	else if (extra & VG_EVF_STRS)
 		snprintf(why, len, "it reads C strings");
-	else if (extra & (VG_EVF_HOLD | VG_EVF_UNWATCH))
-		snprintf(why, len, "it arms or moves a watchpoint");
 	else if (extra)
 		snprintf(why, len, "its probe does more than the agent can (flags 0x%x)", extra);
 	else if (pe->arms || (p->dormant >> (i & 63) & 1 && i < 64))
@@ -225,6 +225,20 @@ static void join(int *up, int a, int b)
 		up[a] = b;
 }
 
+/* An event that is never a patched call: a watchpoint hit, a system
+ * call, a signal, or a call checked against watched blocks. Its record
+ * comes through the BPF ring, after whatever the agent recorded before it
+ * happened: the probe module drains the agent's ring again before each
+ * such record and delivers both in time order (probe.c, on_record). So
+ * it need not share its property's tier. */
+static bool ordered_apart(const struct vg_spec *s, int ev)
+{
+	const struct vg_event *e = &s->events[ev];
+
+	return (e->kind != VG_EV_BEFORE && e->kind != VG_EV_AFTER) ||
+	       e->access_for;
+}
+
 /* Group the events (the file comment's second rule); p->kernel[i]:
  * property i is in the kernel tier */
 static void group(const struct vg_plan *p, int *up)
@@ -233,15 +247,33 @@ static void group(const struct vg_plan *p, int *up)
 
 	for (int i = 0; i < p->nevents; i++)
 		up[i] = i;
-	for (int i = 0; i < s->nprops; i++)
-		for (int b = 1; !p->kernel[i] && b < s->props[i].nbindings; b++)
-			join(up, s->props[i].bindings[0].event,
-			     s->props[i].bindings[b].event);
+	for (int i = 0; i < s->nprops; i++) {
+		int first = -1;
+
+		for (int b = 0; !p->kernel[i] && b < s->props[i].nbindings; b++) {
+			int ev = s->props[i].bindings[b].event;
+
+			if (!ordered_apart(s, ev))
+				first < 0 ? (void)(first = ev)
+					  : join(up, first, ev);
+		}
+	}
 	for (int a = 0; a < p->nsites; a++)
 		for (int b = a + 1; b < p->nsites; b++)
 			if (p->sites[a].func == p->sites[b].func &&
 			    !strcmp(p->sites[a].path, p->sites[b].path))
 				join(up, p->sites[a].event, p->sites[b].event);
+	/* the events that may free a register: their releases counted in
+	 * one tier, which the holds of that tier read (vigil_fast.h) */
+	for (int i = 0, first = -1; i < p->nevents; i++) {
+		if (!(p->events[i].flags & VG_EVF_UNWATCH) ||
+		    ordered_apart(s, i))
+			continue;
+		if (first < 0)
+			first = i;
+		else
+			join(up, first, i);
+	}
 	for (int d = 0; d < VG_MAX_INSIDE; d++) {
 		int first = -1;
 
@@ -251,7 +283,10 @@ static void group(const struct vg_plan *p, int *up)
 				       (VG_EVF_ENTER | VG_EVF_LEAVE)) &&
 				      c->inside == d;
 
-			if (!counts && !(c->outside >> d & 1))
+			/* one never in-process reads the depth wherever it
+			 * is counted (bpf/fast_inside.bpf.h) */
+			if (!counts && (!(c->outside >> d & 1) ||
+					ordered_apart(s, i)))
 				continue;
 			if (first < 0)
 				first = i;
@@ -415,6 +450,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 			bad[find(up, i)] = i;
 	}
 	p->nfast = 0;
+	p->fast_inside = 0;
 	for (int k = 0; k < p->nsites; k++) {
 		struct vg_plan_site *u = &p->sites[k];
 		int b = bad[find(up, u->event)];
@@ -438,6 +474,10 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 			u->fast = true;
 			u->fast_by = asked(p, o, u);
 			p->nfast++;
+			if (p->events[u->event].flags &
+			    (VG_EVF_ENTER | VG_EVF_LEAVE))
+				p->fast_inside |= 1u <<
+					p->events[u->event].conf.inside;
 		}
 	}
 	free(up);

@@ -268,6 +268,8 @@ out:
 
 static int deliver(void *ctx, void *data, size_t size);
 
+#define DRAIN_ROUNDS 128	/* of the second source's batches, a pass */
+
 /* The in-process tier's records of this drain (p->pend: each a size_t
  * length, then the record, 8-byte aligned) up to time `until`, first:
  * two rings, one order of events (a slice's malloc in-process before its
@@ -308,6 +310,8 @@ static int keep_pending(void *ctx, void *data, size_t size)
 	memcpy(p->pend.buf + p->pend.len, &size, sizeof(size));
 	memcpy(p->pend.buf + p->pend.len + 8, data, size);
 	p->pend.len = need;
+	if (size >= sizeof(struct vg_rec_hdr))
+		p->pend.last_ns = ((struct vg_rec_hdr *)data)->time_ns;
 	return 0;
 }
 
@@ -315,14 +319,22 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct vg_probe *p = ctx;
 
-	/* A fork (or an exec): what the process recorded in-process before
-	 * it may have reached that ring after it was drained for this pass,
-	 * and a followed child's monitor is a copy of its parent's made
-	 * now: drained again first (a failure leaves them for the next
-	 * pass, as before) */
-	if (size >= sizeof(struct vg_rec_hdr) && p->src.drain &&
-	    ((struct vg_rec_hdr *)data)->kind == VG_REC_PROC)
-		(void)p->src.drain(p->src.ctx, keep_pending, p);
+	/* What happened before this record in-process may have reached
+	 * that ring after it was drained for this pass: a block's malloc
+	 * in the agent, then the program's write to it, seen by a
+	 * watchpoint (a use after free only if the malloc came later); a
+	 * fork, whose followed child's monitor is a copy of its parent's
+	 * made now. Drained again first, batch after batch until past this
+	 * record's time (the agent may be far ahead of vigil), and
+	 * delivered in time order (a failure leaves them for the next pass,
+	 * as before). One load of the ring's head when nothing is new. */
+	if (size >= sizeof(struct vg_rec_hdr) && p->src.drain) {
+		uint64_t t = ((struct vg_rec_hdr *)data)->time_ns;
+
+		while (p->src.drain(p->src.ctx, keep_pending, p) > 0 &&
+		       p->pend.last_ns <= t)
+			;
+	}
 	if (size >= sizeof(struct vg_rec_hdr) && p->pend.at < p->pend.len &&
 	    deliver_pending(p, ((struct vg_rec_hdr *)data)->time_ns)) {
 		p->cb_failed = 1;
@@ -550,6 +562,8 @@ void vg_probe_close(struct vg_probe *p)
 	free(p->link_prog_fd);
 	if (p->kslot_mem)
 		munmap((void *)p->kslot_mem, p->kslot_mem_len);
+	if (p->page_counts)
+		munmap(p->page_counts, VG_PAGE_SLOTS * sizeof(uint64_t));
 	free(p->pend.buf);
 	if (p->skel)
 		vg_ktimer_stop(p);
@@ -644,26 +658,38 @@ void vg_probe_set_polling(struct vg_probe *p, bool polling)
 int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
 		   struct vg_err *e)
 {
-	int n, m;
+	int n, m, total = 0;
 
 	p->cb = cb;
 	p->cb_ctx = ctx;
 	p->cb_failed = 0;
-	/* the in-process tier's records first copied out, then each
-	 * delivered before the first BPF record that is later */
-	p->pend.len = p->pend.at = 0;
-	n = p->src.drain ? p->src.drain(p->src.ctx, keep_pending, p) : 0;
-	if (n < 0)
-		return vg_errf(e, "reading the in-process tier's ring");
-	m = ring_buffer__consume(p->rb);
-	if (!p->cb_failed && m >= 0 && deliver_pending(p, UINT64_MAX))
-		p->cb_failed = 1;
-	if (p->cb_failed)
-		return -1;	/* cb filled e */
-	if (m < 0)
-		return vg_errf(e, "reading the ring buffer: %s",
-			       strerror(-m));
-	return n + m;
+	/* the in-process tier's records first copied out, a batch at a
+	 * time (its producers wait while it is full: they see room after
+	 * each batch, not after all of them are handled), then each
+	 * delivered before the first BPF record that is later. Batches
+	 * until it is empty; DRAIN_ROUNDS bounds a pass against a target
+	 * that records as fast as vigil reads. */
+	for (int round = 0; round < DRAIN_ROUNDS; round++) {
+		p->pend.len = p->pend.at = 0;
+		n = p->src.drain ? p->src.drain(p->src.ctx, keep_pending, p)
+				 : 0;
+		if (n < 0)
+			return vg_errf(e, "reading the in-process tier's ring");
+		m = ring_buffer__consume(p->rb);
+		if (!p->cb_failed && m >= 0 &&
+		    deliver_pending(p, UINT64_MAX))
+			p->cb_failed = 1;
+		if (p->cb_failed)
+			return -1;	/* cb filled e */
+		if (m < 0)
+			return vg_errf(e, "reading the ring buffer: %s",
+				       strerror(-m));
+		total += n + m;
+		/* (none taken: the next is being written) */
+		if (!n || !p->src.waiting || !p->src.waiting(p->src.ctx))
+			break;
+	}
+	return total;
 }
 
 void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s)
@@ -684,6 +710,19 @@ int vg_probe_kslot_share(const struct vg_probe *p, struct vg_probe_kshare *k)
 	k->mask = p->kslot_cap - 1;
 	k->max = p->kslot_max;
 	return 0;
+}
+
+void vg_probe_fast_inside(struct vg_probe *p, uint64_t table, uint32_t mask,
+			  uint32_t depths)
+{
+	if (!p || !p->skel || !p->skel->bss)
+		return;
+	/* the table before the depths: a probe that sees the depths sees
+	 * where to read them */
+	p->skel->bss->fast_threads_mask = mask;
+	__atomic_store_n(&p->skel->bss->fast_threads, table, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->skel->bss->fast_inside, table ? depths : 0,
+			 __ATOMIC_RELEASE);
 }
 
 static uint64_t percpu_sum(const struct vg_probe *p, struct bpf_map *map,

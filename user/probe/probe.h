@@ -275,8 +275,15 @@ struct vg_probe_source {
 	int (*drain)(void *ctx, int (*deliver)(void *dctx, void *data,
 					       size_t size),
 		     void *dctx);
+	/* a drain hands a batch: are more records waiting? */
+	bool (*waiting)(void *ctx);
 	void (*counts)(void *ctx, int event, uint64_t *hits, uint64_t *lost);
 	uint64_t (*counter)(void *ctx, int c);	/* enum vg_counter */
+	/* what the watchset tells the probes about holds
+	 * (vg_probe_armed_addr, vg_probe_holds_futile), told the source
+	 * too: its events may hold and release */
+	void (*armed)(void *ctx, uint64_t addr, bool on);
+	void (*futile)(void *ctx, uint64_t releases);
 	void *ctx;
 };
 void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s);
@@ -292,6 +299,11 @@ struct vg_probe_kshare {
 	uint32_t count_off, mask, max;
 };
 int vg_probe_kslot_share(const struct vg_probe *p, struct vg_probe_kshare *k);
+/* The in-process tier's per-thread table in the target (its first
+ * entry; 0: none now), its entries - 1, and the `outside` depths the
+ * agent counts there: probes read them (bpf/fast_inside.bpf.h) */
+void vg_probe_fast_inside(struct vg_probe *p, uint64_t table, uint32_t mask,
+			  uint32_t depths);
 
 /* Per event: how many times the probe fired, and how many records it could
  * not deliver because the ring buffer was full. */
@@ -310,15 +322,20 @@ uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
 void vg_probe_count_trans(struct vg_probe *p);
 
 /* The watched_pages filter of calls checked against watched blocks
- * (bpf/callacc.bpf.h): page = address >> 12 holds a watched block, or no
- * longer does. -1 when the map is full: the filter then lets every call
- * through (vg_probe_pages_all), so nothing is missed. */
-int vg_probe_page_set(struct vg_probe *p, uint64_t page, bool on);
+ * (bpf/callacc.bpf.h): page = address >> 12 holds one more watched block
+ * (delta 1), or one less (-1); every call of a block counted must be
+ * matched by its uncount. vg_probe_pages_all lets every call through
+ * from now on (a block too large to count). */
+void vg_probe_page_count(struct vg_probe *p, uint64_t page, int delta);
 void vg_probe_pages_all(struct vg_probe *p);
 /* No hold for VG_EVF_HOLD events while arming would be refused, as long
  * as the probes have sent no more VG_EVF_UNWATCH events than `releases`
- * (UINT64_MAX: hold always). */
-void vg_probe_holds_futile(struct vg_probe *p, uint64_t releases);
+ * (UINT64_MAX: hold always); the in-process tier's, as long as it has
+ * sent no more than `inproc_releases` (each tier counts its own: a
+ * release the other saw does not reach its holds, and a slice then armed
+ * late is inconclusive, never wrong). */
+void vg_probe_holds_futile(struct vg_probe *p, uint64_t releases,
+			   uint64_t inproc_releases);
 /* addr is (or no longer is) an armed breakpoint's: an event naming it may
  * free a register (VG_RF_RELEASE) */
 void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on);

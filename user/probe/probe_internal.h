@@ -119,11 +119,13 @@ struct vg_probe {
 	struct {
 		uint8_t *buf;
 		size_t len, cap, at;	/* bytes; at: delivered so far */
+		uint64_t last_ns;	/* the time of the last one copied */
 	} pend;
 	uint32_t kslot_max, kslot_cap;	/* the kernel-tier slice table */
 	const struct vg_kslot *kslot_mem;	/* it, mapped read-only; or
 						 * NULL (read by system calls) */
 	size_t kslot_mem_len;
+	uint64_t *page_counts;	/* watched_pages, mapped (probe_pages.c) */
 	struct bpf_program *entry, *ret;	/* the builds loaded */
 	/* `write x`, `read x`, `access x`, `change` (probe_watch.c): the
 	 * breakpoints armed, by id (addr 0: free) */

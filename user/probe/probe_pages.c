@@ -8,28 +8,36 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <sys/mman.h>
 
 #include "vigil.skel.h"
 
-int vg_probe_page_set(struct vg_probe *p, uint64_t page, bool on)
+/* The filter's counts, mapped in vigil when a call checks watched
+ * blocks (else the map has one entry, probe_config.c, and is never read):
+ * changed in place, no system call per freed block */
+static uint64_t *page_counts(struct vg_probe *p)
 {
-	int fd;
-	uint8_t one = 1;
+	void *m;
 
-	/* no call checks watched blocks: the filter was made with one
-	 * entry (probe_config.c) and is never read */
-	if (!p || !p->skel ||
-	    bpf_map__max_entries(p->skel->maps.watched_pages) <= 1)
-		return 0;
-	fd = bpf_map__fd(p->skel->maps.watched_pages);
-	if (!on)
-		return bpf_map_delete_elem(fd, &page) && errno != ENOENT ? -1 : 0;
-	if (bpf_map_update_elem(fd, &page, &one, BPF_ANY)) {
-		/* full: every call goes to user space from now on */
-		p->skel->bss->pages_all = 1;
-		return -1;
+	if (p->page_counts || !p->skel ||
+	    bpf_map__max_entries(p->skel->maps.watched_pages) != VG_PAGE_SLOTS)
+		return p->page_counts;
+	m = mmap(NULL, VG_PAGE_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, bpf_map__fd(p->skel->maps.watched_pages), 0);
+	if (m == MAP_FAILED) {
+		p->skel->bss->pages_all = 1;	/* every call sent */
+		return NULL;
 	}
-	return 0;
+	return p->page_counts = m;
+}
+
+void vg_probe_page_count(struct vg_probe *p, uint64_t page, int delta)
+{
+	uint64_t *c = p ? page_counts(p) : NULL;
+
+	if (c)
+		__atomic_fetch_add(&c[vg_page_slot(page)], (uint64_t)(int64_t)delta,
+				   __ATOMIC_RELAXED);
 }
 
 void vg_probe_pages_all(struct vg_probe *p)
@@ -45,6 +53,8 @@ void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on)
 
 	if (!p || !p->skel)
 		return;
+	if (p->src.armed)
+		p->src.armed(p->src.ctx, addr, on);
 	fd = bpf_map__fd(p->skel->maps.armed_addrs);
 	if (on)
 		bpf_map_update_elem(fd, &addr, &one, BPF_ANY);
@@ -52,8 +62,11 @@ void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on)
 		bpf_map_delete_elem(fd, &addr);
 }
 
-void vg_probe_holds_futile(struct vg_probe *p, uint64_t releases)
+void vg_probe_holds_futile(struct vg_probe *p, uint64_t releases,
+			   uint64_t inproc_releases)
 {
+	if (p && p->src.futile)
+		p->src.futile(p->src.ctx, inproc_releases);
 	if (p && p->skel)
 		p->skel->data->futile_at = releases;
 }

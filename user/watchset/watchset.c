@@ -233,8 +233,9 @@ void vg_watchset_settle(struct vg_watchset *ws, struct vg_monitor *m)
 		 nregs_used(ws) == VG_WATCH_REGS;
 	if (futile || futile != ws->futile) {
 		ws->futile = futile;
-		vg_probe_holds_futile(ws->probe, futile ? ws->nreleased
-							: UINT64_MAX);
+		vg_probe_holds_futile(ws->probe,
+				      futile ? ws->nreleased : UINT64_MAX,
+				      futile ? ws->nreleased_inproc : UINT64_MAX);
 	}
 }
 
@@ -248,7 +249,11 @@ void vg_watchset_note(struct vg_watchset *ws, int event, uint16_t flags)
 {
 	if (!ws || event < 0 || event >= ws->spec->nevents)
 		return;
-	ws->nreleased += !!(flags & VG_RF_RELEASE);
+	/* each tier counts its own releases, and its holds read that */
+	if (flags & VG_RF_INPROC)
+		ws->nreleased_inproc += !!(flags & VG_RF_RELEASE);
+	else
+		ws->nreleased += !!(flags & VG_RF_RELEASE);
 	ws->step_hit = flags & VG_RF_STEPHIT;
 	if (!ws->holds)
 		return;

@@ -95,6 +95,8 @@ struct vg_watchset {
 	 * per-slice watch is armed, its slice is inconclusive */
 	bool no_regs;
 	uint64_t unheld, nreleased;	/* ... of them handled */
+	uint64_t nreleased_inproc;	/* releases the in-process tier
+					 * counted (VG_RF_INPROC) */
 	/* the hit being fed came at a uprobe's single step (VG_RF_STEPHIT):
 	 * maybe a stale report (QEMU TCG), so its slices end inconclusive;
 	 * how many such hits */

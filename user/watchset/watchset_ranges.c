@@ -100,50 +100,35 @@ static void overlaps(struct rnode *t, uint64_t a, uint64_t b,
 		overlaps(t->r, a, b, out, n, max);
 }
 
-/* The probes' page filter (bpf/callacc.bpf.h): a block's pages are set
- * while it is watched, and a page is cleared when no block of any
- * (property, event) is left on it. A block past MAX_PAGES pages (4 MiB:
- * glibc maps those apart, and unmaps them at free) turns the filter off
- * rather than costing a thousand map updates. */
+/* The probes' page filter (bpf/callacc.bpf.h): each page of a watched
+ * block is counted while the block is watched, and uncounted when it no
+ * longer is (the same pages: a node's range does not change). A block
+ * past MAX_PAGES pages (4 MiB: glibc maps those apart, and unmaps them at
+ * free) turns the filter off rather than counting a thousand pages. */
 #define MAX_PAGES 1024
 
-static bool page_used(struct vg_watchset *ws, uint64_t pg)
+static void pages_count(struct vg_watchset *ws, uint64_t start, uint64_t end,
+			int delta)
 {
-	struct vg_ws_ranges *rg = ws->ranges;
-	struct rnode *hit[1];
+	uint64_t first = start >> 12, last = (end - 1) >> 12;
 
-	for (int i = 0; i < ws->spec->nprops * ws->spec->nevents; i++) {
-		int n = 0;
-
-		overlaps(rg->root[i], pg << 12, (pg + 1) << 12, hit, &n, 1);
-		if (n)
-			return true;
+	if (last - first >= MAX_PAGES) {
+		if (delta > 0)
+			vg_probe_pages_all(ws->probe);
+		return;
 	}
-	return false;
+	for (uint64_t pg = first; pg <= last; pg++)
+		vg_probe_page_count(ws->probe, pg, delta);
 }
 
 static void pages_on(struct vg_watchset *ws, const struct rnode *x)
 {
-	uint64_t first = x->start >> 12, last = (x->end - 1) >> 12;
-
-	if (last - first >= MAX_PAGES) {
-		vg_probe_pages_all(ws->probe);
-		return;
-	}
-	for (uint64_t pg = first; pg <= last; pg++)
-		if (vg_probe_page_set(ws->probe, pg, true))
-			return;		/* full: the filter is off */
+	pages_count(ws, x->start, x->end, 1);
 }
 
 static void pages_off(struct vg_watchset *ws, uint64_t start, uint64_t end)
 {
-	uint64_t first = start >> 12, last = (end - 1) >> 12;
-
-	if (last - first >= MAX_PAGES)
-		return;
-	for (uint64_t pg = first; pg <= last; pg++)
-		if (!page_used(ws, pg))
-			vg_probe_page_set(ws->probe, pg, false);
+	pages_count(ws, start, end, -1);
 }
 
 static void unlink_node(struct vg_watchset *ws, struct rnode **root,
