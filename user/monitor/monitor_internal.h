@@ -328,6 +328,7 @@ struct vg_monitor {
 	struct vg_fin *fin;		/* slices to finalise after an event */
 	size_t nfin, capfin;
 	struct vg_timers tm;		/* state timeouts (timers.c) */
+	const struct vg_mem_oracle *mem;	/* VG_OP_MEM's answers */
 	bool timed;			/* some evaluated property has them */
 	bool firing;			/* in a timeout's transition */
 };
