@@ -33,6 +33,13 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 	uint32_t all = (1u << p->nparams) - 1;
 	int k, line = 0;
 
+	/* the kernel tier's interpreters have no VG_OP_MEM: the object map
+	 * it asks (user/objmap/) is in vigil */
+	if ((k = vg_property_mem_pred(p, &line)) >= 0) {
+		snprintf(buf, len, "line %d: uses %s(): the object map is in user space",
+			 line, vg_mem_pred_name(k));
+		return buf;
+	}
 	if (p->nparams > VG_KMAX_PARAMS)
 		snprintf(buf, len, "it slices on %d parameters (the kernel tier takes %d)",
 			 p->nparams, VG_KMAX_PARAMS);
@@ -54,13 +61,6 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 		buf[0] = 0;
 	if (buf[0])
 		return buf;
-	/* the kernel tier's interpreters have no VG_OP_MEM: the object map
-	 * it asks (user/objmap/) is in vigil */
-	if ((k = vg_property_mem_pred(p, &line)) >= 0) {
-		snprintf(buf, len, "line %d: uses %s(): the object map is in user space",
-			 line, vg_mem_pred_name(k));
-		return buf;
-	}
 	for (int i = 0; i < p->nvars; i++)
 		if (p->vars[i].type == VG_TYPE_STR) {
 			snprintf(buf, len, "variable '%s' is a string",
