@@ -36,7 +36,7 @@ static void good(void)
 		memmove(c + 1, b, opaque(n));
 		memset(b, 0, opaque(n));
 		snprintf(c, opaque(n + 1), "%d", i);
-		memcpy(table, b, opaque(sizeof(table)));
+		memcpy(table, b, opaque(n < sizeof(table) ? n : sizeof(table)));
 		memcpy(table + 8, src, opaque(56));
 		/* a stack buffer: unknown, never a violation */
 		memcpy(stack, src, opaque(sizeof(stack)));
