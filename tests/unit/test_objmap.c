@@ -252,6 +252,36 @@ static void test_monitor_three_valued(void **state)
 	vg_spec_free(spec);
 }
 
+/* VG_OP_MEM in the VM itself: the oracle's answer, or 0 and unknown
+ * said; `valid(p, n) || x` is unknown when valid() is, whatever x */
+static void test_vm_op(void **state)
+{
+	struct vg_objmap *m = vg_objmap_new(4);
+	struct vg_mem_oracle o = { m, fake_eval };
+	const struct vg_insn valid_or_1[] = {
+		{ VG_OP_PUSH, 0, 0, 0, 0x20000 }, { VG_OP_PUSH, 0, 0, 0, 60 },
+		{ VG_OP_MEM, 0, 0, 0, VG_MEM_VALID },
+		{ VG_OP_JNZ, 0, 0, 0, 2 }, { VG_OP_PUSH, 0, 0, 0, 1 },
+		{ VG_OP_END, 0, 0, 0, 0 }, { VG_OP_PUSH, 0, 0, 0, 7 },
+		{ VG_OP_END, 0, 0, 0, 0 },
+	};
+	bool unk = false;
+	struct vg_vm_ctx x = { .code = valid_or_1, .len = 8, .mem = &o,
+			       .unknown = &unk };
+
+	vg_objmap_heap(m, HEAP_LO, HEAP_HI, true);
+	vg_objmap_alloc(m, 0x20000, 64, true, -1);
+	assert_int_equal(vg_vm_exec(&x), 7);	/* valid: true, short */
+	assert_false(unk);
+	vg_objmap_release(m, 0x20000);
+	assert_int_equal(vg_vm_exec(&x), 1);	/* freed: false, then 1 */
+	assert_false(unk);
+	x.mem = NULL;				/* unknown: said */
+	assert_int_equal(vg_vm_exec(&x), 1);
+	assert_true(unk);
+	vg_objmap_free(m);
+}
+
 static void test_lint_and_tier(void **state)
 {
 	struct vg_spec *spec = load(spec_text);
@@ -284,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_bounds_never_lie),
 		cmocka_unit_test(test_globals_and_unknown_size),
 		cmocka_unit_test(test_monitor_three_valued),
+		cmocka_unit_test(test_vm_op),
 		cmocka_unit_test(test_lint_and_tier),
 	};
 
