@@ -349,6 +349,7 @@ static int apply(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	vars = vg_rec_vars(ms, r);
 	vg_rec_expand(ms, vg_rec_params(ms, r, ref), params);
 	t = choose(m, pr, bi, from, params, vars, ev, &unknown);
+	pr->mem_unknown += unknown;
 	if (unknown)
 		r->flags |= VG_SF_INCONC;
 	if (t < 0)
@@ -458,6 +459,7 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 		memcpy(pr->saved_globals, pr->globals,
 		       pr->nglobals * sizeof(int64_t));
 	t = choose(m, pr, bi, 0, beta, pr->tmp_vars, ev, &unknown);
+	pr->mem_unknown += unknown;
 	if (unknown)
 		flags |= VG_SF_INCONC;
 	if (t < 0) {

@@ -133,6 +133,12 @@ bool vg_monitor_prop_inconclusive(const struct vg_monitor *m, int prop);
  * event that would have made it a violation. */
 uint64_t vg_monitor_inconclusive_gone(const struct vg_monitor *m, int prop);
 
+/* How many of prop's events a memory predicate (valid(p, n), ...) left
+ * unknown: the object map did not know the pointer's memory (a stack, a
+ * mapping of the program's own), so the slice was not checked there
+ * and is inconclusive. */
+uint64_t vg_monitor_mem_unknown(const struct vg_monitor *m, int prop);
+
 /* Feed n events in order: the same as n calls of vg_monitor_event, but
  * faster on large slice stores (it prefetches the slices of the next
  * events while handling one). Returns 0, or -1 with e set, having stopped

@@ -281,6 +281,8 @@ struct prop_rt {
 	/* slices marked inconclusive that went back to their initial
 	 * state and were freed: their verdict stays inconclusive */
 	uint64_t inconc_gone;
+	uint64_t mem_unknown;		/* events a memory predicate left
+					 * unknown */
 	int64_t *globals, *init_vars, *tmp_vars, *saved_globals;
 	int nb;
 	struct bind_rt *b;
