@@ -24,18 +24,32 @@ struct vg_objmap *vg_objmap_new(size_t max_objects)
 
 	if (!m)
 		return NULL;
-	m->blocks = vg_addrmap_new(max_objects ? max_objects
-					       : VG_OBJMAP_DEFAULT_MAX,
+	m->max_objects = max_objects ? max_objects : VG_OBJMAP_DEFAULT_MAX;
+	if (vg_objmap_clear(m)) {
+		vg_objmap_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+int vg_objmap_clear(struct vg_objmap *m)
+{
+	vg_addrmap_free(m->blocks);
+	vg_addrmap_free(m->freed);
+	vg_addrmap_free(m->globals);
+	m->blocks = vg_addrmap_new(m->max_objects,
 				   sizeof(struct objmap_block));
 	m->freed = vg_addrmap_new(OBJMAP_FREED_MAX,
 				  sizeof(struct objmap_block));
 	m->globals = vg_addrmap_new(OBJMAP_GLOBALS_MAX,
 				    sizeof(struct objmap_global));
-	if (!m->blocks || !m->freed || !m->globals) {
-		vg_objmap_free(m);
-		return NULL;
-	}
-	return m;
+	m->freed_head = m->freed_n = 0;
+	m->refused = m->freed_evicted = 0;
+	m->nheap = 0;
+	if (m->blocks && m->freed && m->globals)
+		return 0;
+	m->refused = 1;		/* unknown rather than wrong */
+	return -1;
 }
 
 void vg_objmap_free(struct vg_objmap *m)
@@ -47,6 +61,13 @@ void vg_objmap_free(struct vg_objmap *m)
 	vg_addrmap_free(m->freed);
 	vg_addrmap_free(m->globals);
 	free(m);
+}
+
+/* its maps are there (an exec's clear out of memory leaves them not:
+ * then it knows nothing, and every answer is unknown) */
+static bool whole(const struct vg_objmap *m)
+{
+	return m->blocks && m->freed && m->globals;
 }
 
 /* [addr, addr+size) is a live block again: the freed blocks it covers
@@ -68,7 +89,11 @@ void vg_objmap_alloc(struct vg_objmap *m, uint64_t addr, uint64_t size,
 		     bool size_known, int event)
 {
 	struct objmap_block b = { size, size_known, event };
-	const struct objmap_block *old = vg_addrmap_get(m->blocks, addr);
+	const struct objmap_block *old;
+
+	if (!whole(m))
+		return;
+	old = vg_addrmap_get(m->blocks, addr);
 
 	/* strdup's block, seen first as malloc's with its size */
 	if (old && old->size_known && !size_known)
@@ -96,9 +121,9 @@ static void remember_freed(struct vg_objmap *m, uint64_t addr,
 
 void vg_objmap_release(struct vg_objmap *m, uint64_t addr)
 {
-	struct objmap_block *b = vg_addrmap_get(m->blocks, addr), copy;
+	struct objmap_block *b, copy;
 
-	if (!b)
+	if (!whole(m) || !(b = vg_addrmap_get(m->blocks, addr)))
 		return;
 	copy = *b;
 	vg_addrmap_del(m->blocks, addr);
@@ -110,6 +135,8 @@ void vg_objmap_global(struct vg_objmap *m, uint64_t addr, uint64_t size,
 {
 	struct objmap_global g = { .size = size, .writable = writable };
 
+	if (!whole(m))
+		return;
 	snprintf(g.name, sizeof(g.name), "%s", name);
 	(void)vg_addrmap_put(m->globals, addr, &g);	/* a cache */
 }
@@ -160,6 +187,8 @@ void vg_objmap_lookup(const struct vg_objmap *m, uint64_t p,
 
 	memset(o, 0, sizeof(*o));
 	o->event = -1;
+	if (!whole(m))
+		return;
 	if ((b = holding(m->blocks, p, &base))) {
 		o->kind = VG_OBJ_BLOCK;
 		o->base = base;
@@ -254,7 +283,7 @@ uint64_t vg_objmap_refused(const struct vg_objmap *m)
 
 size_t vg_objmap_count(const struct vg_objmap *m)
 {
-	return vg_addrmap_count(m->blocks);
+	return whole(m) ? vg_addrmap_count(m->blocks) : 0;
 }
 
 void vg_objmap_describe(const struct vg_obj *o, const char *alloc_name,

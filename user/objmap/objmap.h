@@ -104,6 +104,9 @@ void vg_objmap_describe(const struct vg_obj *o, const char *alloc_name,
  * process (its earlier blocks unknown). */
 int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
 		   const struct vg_spec *spec, bool attached);
+/* The process exec'd: its objects are gone, its new heap and globals
+ * are read again (m NULL: nothing). */
+void vg_objmap_exec(struct vg_objmap *m);
 /* Every user-tier event, before the monitor sees it. */
 void vg_objmap_event(struct vg_objmap *m, const struct vg_mon_event *ev);
 /* The oracle to give the monitor (vg_monitor_set_mem): the map, then the

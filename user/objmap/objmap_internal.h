@@ -26,6 +26,7 @@ struct objmap_global {
 struct objmap_run;
 
 struct vg_objmap {
+	size_t max_objects;
 	struct vg_addrmap *blocks;	/* struct objmap_block by address */
 	struct vg_addrmap *freed;	/* struct objmap_block by address */
 	uint64_t freed_ring[OBJMAP_FREED_MAX];	/* oldest first, to evict */
@@ -41,5 +42,8 @@ struct vg_objmap {
 };
 
 void vg_objmap_run_free(struct objmap_run *r);
+/* every object forgotten (an exec): 0, -1 out of memory (the map then
+ * holds nothing, and knows it: every block refused) */
+int vg_objmap_clear(struct vg_objmap *m);
 
 #endif

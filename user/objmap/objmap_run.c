@@ -115,6 +115,20 @@ int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
 	return 0;
 }
 
+void vg_objmap_exec(struct vg_objmap *m)
+{
+	struct objmap_run *r = m ? m->run : NULL;
+
+	if (!r)
+		return;
+	(void)vg_objmap_clear(m);	/* out of memory: all unknown */
+	vg_symbolizer_free(r->sym);
+	r->sym = NULL;
+	if (r->maps_ok)
+		vg_maps_free(&r->maps);
+	r->maps_ok = false;
+}
+
 const struct vg_mem_oracle *vg_objmap_oracle(struct vg_objmap *m)
 {
 	return m && m->run ? &m->oracle : NULL;
