@@ -4,7 +4,7 @@
 # report: memcpy of 100 into a malloc(50) block, 2 into a 1-byte block,
 # 80 into the global table[64], snprintf told 200 of a 50-byte block, a
 # write starting 8 bytes before a block (between heap blocks), strcpy of
-# a 255-byte string into 100 bytes.
+# a 255-byte string into 100 bytes, 48 into posix_memalign's 40.
 . "$(dirname "$0")/lib.sh"
 
 SPEC=specs/lib/heap_overflow.vigil
@@ -46,6 +46,9 @@ check_stop --snprintf snprintf " \(block of 50 bytes from malloc, \+0\)" 200 50
 kill -KILL "$pid"
 # 8 bytes before the block: the heap, in no block (room 0)
 check_stop --before "mem(cpy|move)" "" 16 0
+kill -KILL "$pid"
+# posix_memalign's block (glibc serves a 16-byte alignment with malloc)
+check_stop --aligned "mem(cpy|move)" " \(block of 40 bytes from malloc, \+0\)" 48 40
 kill -KILL "$pid"
 check_stop --strcpy strcpy " \(block of 100 bytes from malloc, \+0\)" 256 100
 kill -KILL "$pid"

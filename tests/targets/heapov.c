@@ -78,6 +78,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "--strcpy")) {	/* 255 + 1 into 100 */
 		b = make_buf(100);
 		strcpy(b, src);
+	} else if (!strcmp(mode, "--aligned")) {	/* 48 into 40 */
+		void *v;
+
+		if (posix_memalign(&v, 16, opaque(40)))
+			return 1;
+		memcpy(v, src, opaque(48));
 	} else if (!strcmp(mode, "--stack")) {		/* unknown memory */
 		char small[16];
 
