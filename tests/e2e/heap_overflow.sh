@@ -18,7 +18,7 @@ check_stop() {
 	expect_out "VIOLATION of heap_overflow"
 	expect_out "state  ok -> overflow \(violation\)"
 	expect_out "event  before $2\(0x[0-9a-f]+$3"
-	expect_out "vars   len=$4 room=$5"
+	expect_out "vars   len=$4 room=$5 over=$(($4 - $5))"
 	expect_out "target pid [0-9]+ is stopped at this event"
 	expect_no_out "heapov: survived"
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
@@ -36,6 +36,14 @@ expect_frame 0 "mem(cpy|move)" "--memcpy: not stopped in memcpy"
 expect_frame 1 "main" "--memcpy: main is not the caller"
 grep -qE "0x[0-9a-f]+:\s+0x[0-9a-f]+" "$TMP/gdb" || { cat "$TMP/gdb"; fail "gdb did not read the next chunk's header"; }
 ! grep -q "0x7979797979797979" "$TMP/gdb" || { cat "$TMP/gdb"; fail "the next chunk's header was overwritten"; }
+kill -KILL "$pid"
+
+# --stacks: the block named by its allocation's caller
+run_vigil run --stacks "$SPEC" -- "$TARGETS/heapov" --memcpy
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+expect_rc 1
+expect_out "event  before mem(cpy|move)\(0x[0-9a-f]+ \(block of 50 bytes from make_buf at heapov.c:[0-9]+, \+0\), 0x[0-9a-f]+, 100\)"
 kill -KILL "$pid"
 
 check_stop --one "mem(cpy|move)" " \(block of 1 bytes from malloc, \+0\)" 2 1
