@@ -131,7 +131,7 @@ static int report_final(struct vg_report *r, struct vg_monitor *m,
 			continue;
 		if (pid)
 			snprintf(who, sizeof(who), "pid %u: ", pid);
-		fprintf(r->text, "vigil: %s%s: %" PRIu64 " event%s not checked: a memory predicate was unknown (memory the object map does not know: a stack, a mapping of the program's own)\n",
+		fprintf(r->text, "vigil: %s%s: %" PRIu64 " event%s not checked: a memory predicate was unknown (memory the object map does not know: a stack, a mapping of the program's own, a block past --max-objects)\n",
 			who, r->spec->props[i].name, unk,
 			unk == 1 ? "" : "s");
 	}
