@@ -24,13 +24,15 @@ __attribute__((noinline)) static char *make_buf(size_t n)
 
 static void good(void)
 {
-	char stack[32], src[200];
+	char stack[32], src[200], *b;
 	unsigned long sum = 0;
 
 	memset(src, 'x', sizeof(src));
 	for (int i = 0; i < 200; i++) {
 		size_t n = opaque(16 + (size_t)i % 64);
-		char *b = make_buf(n), *c = make_buf(n + 1);
+		char *c = make_buf(n + 1);
+
+		b = make_buf(n);
 
 		memcpy(b, src, opaque(n));
 		memmove(c + 1, b, opaque(n));
@@ -45,6 +47,18 @@ static void good(void)
 		free(b);
 		free(c);
 	}
+	/* realloc's own copy, into a block not yet returned, is its own */
+	b = make_buf(8);
+	memcpy(b, src, opaque(8));
+	for (int k = 1; k <= 32; k++) {
+		char *blocker = make_buf(16);	/* the next grow moves it */
+
+		b = realloc(b, opaque(64 * (size_t)k));
+		memcpy(b + 64 * (k - 1), src, opaque(64));
+		free(blocker);
+	}
+	sum += (unsigned char)b[64 * 31];
+	free(b);
 	printf("heapov: good done %lu\n", sum);
 }
 
