@@ -4,7 +4,8 @@
 # report: memcpy of 100 into a malloc(50) block, 2 into a 1-byte block,
 # 80 into the global table[64], snprintf told 200 of a 50-byte block, a
 # write starting 8 bytes before a block (between heap blocks), strcpy of
-# a 255-byte string into 100 bytes, 48 into posix_memalign's 40.
+# a 255-byte string into 100 bytes, 48 into posix_memalign's 40, read(2)
+# of 100 into 50; memcmp reading 60 of a 40-byte block.
 . "$(dirname "$0")/lib.sh"
 
 SPEC=specs/lib/heap_overflow.vigil
@@ -17,7 +18,7 @@ check_stop() {
 	expect_rc 1
 	expect_out "VIOLATION of heap_overflow"
 	expect_out "state  ok -> overflow \(violation\)"
-	expect_out "event  before $2\(0x[0-9a-f]+$3"
+	expect_out "event  before $2\(([0-9]+, )?0x[0-9a-f]+$3"
 	expect_out "vars   len=$4 room=$5 over=$(($4 - $5))"
 	expect_out "target pid [0-9]+ is stopped at this event"
 	expect_no_out "heapov: survived"
@@ -57,6 +58,18 @@ check_stop --before "mem(cpy|move)" "" 16 0
 kill -KILL "$pid"
 # posix_memalign's block (glibc serves a 16-byte alignment with malloc)
 check_stop --aligned "mem(cpy|move)" " \(block of 40 bytes from malloc, \+0\)" 48 40
+kill -KILL "$pid"
+check_stop --read read " \(block of 50 bytes from malloc, \+0\)" 100 50
+kill -KILL "$pid"
+# a read past the end: memcmp's second buffer
+run_vigil run "$SPEC" -- "$TARGETS/heapov" --memcmp
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+expect_rc 1
+expect_out "state  ok -> overread \(violation\)"
+expect_out "event  before memcmp\(0x[0-9a-f]+, 0x[0-9a-f]+ \(block of 40 bytes from malloc, \+0\), 60\)"
+expect_out "vars   len=60 room=40 over=20"
+expect_no_out "heapov: memcmp"
 kill -KILL "$pid"
 check_stop --strcpy strcpy " \(block of 100 bytes from malloc, \+0\)" 256 100
 kill -KILL "$pid"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 char table[64];
@@ -98,6 +99,16 @@ int main(int argc, char **argv)
 		if (posix_memalign(&v, 16, opaque(40)))
 			return 1;
 		memcpy(v, src, opaque(48));
+	} else if (!strcmp(mode, "--read")) {		/* 100 from a file into 50 */
+		int fd = open("/dev/zero", O_RDONLY);
+
+		b = make_buf(50);
+		if (read(fd, b, opaque(100)) < 0)
+			return 1;
+	} else if (!strcmp(mode, "--memcmp")) {	/* reads 60 of 40 */
+		b = make_buf(40);
+		memset(b, 'y', 40);
+		printf("heapov: memcmp %d\n", memcmp(src, b, opaque(60)) != 0);
 	} else if (!strcmp(mode, "--stack")) {		/* unknown memory */
 		char small[16];
 
