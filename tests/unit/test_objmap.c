@@ -14,6 +14,7 @@
 #include "objmap/objmap.h"
 #include "plan/plan.h"
 #include "spec_load.h"
+#include "plan_fixture.h"
 
 #define HEAP_LO 0x10000
 #define HEAP_HI 0x90000
@@ -306,6 +307,33 @@ static void test_lint_and_tier(void **state)
 	}
 }
 
+/* the call a guard asks the map about holds its thread until vigil has
+ * answered (a stop before the call); an event no such guard reads does
+ * not */
+static void test_plan_holds(void **state)
+{
+	struct vg_spec *spec = load(
+		"property ov \"x\"\n"
+		"state ok accepting {\n"
+		"  after malloc(size) returns p -> ok\n"
+		"  before memcpy(dst, src, n) when !valid(dst, n) -> bad\n"
+		"  before free(p) when p == 0 -> bad\n"
+		"}\n"
+		"state bad violation {}\n");
+	struct vg_plan *p = plan_of(spec, tgt("heapov"), VG_TIER_AUTO, false);
+	int cp = vg_spec_find_event(spec, VG_EV_BEFORE, "memcpy");
+	int fr = vg_spec_find_event(spec, VG_EV_BEFORE, "free");
+	int ma = vg_spec_find_event(spec, VG_EV_AFTER, "malloc");
+
+	assert_false(p->kernel[0]);
+	assert_true(p->events[cp].flags & VG_EVF_HOLD);
+	assert_false(p->events[fr].flags & VG_EVF_HOLD);
+	assert_false(p->events[ma].flags & VG_EVF_HOLD);
+	assert_true(p->events[ma].flags & VG_EVF_USER);
+	vg_plan_free(p);
+	vg_spec_free(spec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_monitor_three_valued),
 		cmocka_unit_test(test_vm_op),
 		cmocka_unit_test(test_lint_and_tier),
+		cmocka_unit_test(test_plan_holds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
