@@ -178,6 +178,7 @@ static bool fake_eval(void *ctx, uint32_t pid, int pred, uint64_t p,
 
 static int violations;
 static int64_t last_len;
+static bool last_inconc;
 
 static void on_transition(void *ctx, const struct vg_slice_view *s, int from,
 			  int to, const struct vg_mon_event *ev)
@@ -187,6 +188,7 @@ static void on_transition(void *ctx, const struct vg_slice_view *s, int from,
 	if (spec->props[s->prop].states[to].kind == VG_STATE_VIOLATION) {
 		violations++;
 		last_len = s->vars[0];
+		last_inconc = s->inconclusive;
 	}
 }
 
@@ -197,6 +199,7 @@ static void feed(struct vg_monitor *mon, int event, uint64_t dst,
 	struct vg_err e = { 0 };
 
 	ev.slot[0] = dst;
+	ev.slot[1] = 0x30000;	/* a freed block, in test_monitor_... */
 	ev.slot[2] = n;
 	assert_int_equal(vg_monitor_event(mon, &ev, &e), 0);
 }
@@ -211,6 +214,14 @@ static void test_monitor_three_valued(void **state)
 	struct vg_monitor *mon;
 	int memcpy_ev = vg_spec_find_event(spec, VG_EV_BEFORE, "memcpy");
 	int memmove_ev = vg_spec_find_event(spec, VG_EV_BEFORE, "memmove");
+	struct vg_spec *spec2 = load(
+		"property ov2 \"x\"\nuint len = 0\n"
+		"state ok accepting {\n"
+		"  before memcpy(dst, src, n) when !valid(dst, n) -> bad\n"
+		"  before memcpy(dst, src, n) when !valid_read(src, n) -> bad\n"
+		"}\nstate bad violation {}\n");
+	struct vg_monitor_hooks hooks2 = { spec2, on_transition };
+	int memcpy_ev2 = vg_spec_find_event(spec2, VG_EV_BEFORE, "memcpy");
 
 	assert_true(vg_objmap_wanted(spec));
 	mon = vg_monitor_new(spec, NULL, &hooks, &e);
@@ -218,6 +229,8 @@ static void test_monitor_three_valued(void **state)
 	vg_monitor_set_mem(mon, &o);
 	vg_objmap_heap(m, HEAP_LO, HEAP_HI, true);
 	vg_objmap_alloc(m, 0x20000, 50, true, -1);
+	vg_objmap_alloc(m, 0x30000, 50, true, -1);
+	vg_objmap_release(m, 0x30000);
 	violations = 0;
 	/* inside: nothing; unknown memory: no violation, inconclusive */
 	feed(mon, memcpy_ev, 0x20000, 50);
@@ -240,6 +253,16 @@ static void test_monitor_three_valued(void **state)
 	assert_int_equal(violations, 1);
 	assert_int_equal(last_len, 50);		/* block_length(dst) */
 	assert_int_equal(vg_monitor_inconclusive_gone(mon, 0), 0);
+	vg_monitor_free(mon);
+
+	/* an unknown guard passed over, a known one taking the slice into
+	 * its violation: the violation is real, not marked */
+	violations = 0;
+	mon = vg_monitor_new(spec2, NULL, &hooks2, &e);
+	vg_monitor_set_mem(mon, &o);
+	feed(mon, memcpy_ev2, 0x7ff000, 100);	/* dst unknown, src freed */
+	assert_int_equal(violations, 1);
+	assert_false(last_inconc);
 	vg_monitor_free(mon);
 
 	/* no oracle at all: every predicate unknown, never a violation */

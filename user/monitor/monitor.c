@@ -350,7 +350,9 @@ static int apply(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	vg_rec_expand(ms, vg_rec_params(ms, r, ref), params);
 	t = choose(m, pr, bi, from, params, vars, ev, &unknown);
 	pr->mem_unknown += unknown;
-	if (unknown)
+	/* (a violation a known guard took is real, whatever an earlier
+	 * guard left unknown) */
+	if (unknown && (t < 0 || !pr->viol[pr->p->trans[t].to]))
 		r->flags |= VG_SF_INCONC;
 	if (t < 0)
 		return 0;
@@ -460,7 +462,7 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 		       pr->nglobals * sizeof(int64_t));
 	t = choose(m, pr, bi, 0, beta, pr->tmp_vars, ev, &unknown);
 	pr->mem_unknown += unknown;
-	if (unknown)
+	if (unknown && (t < 0 || !pr->viol[pr->p->trans[t].to]))
 		flags |= VG_SF_INCONC;
 	if (t < 0) {
 		/* an instance left in its initial state is not kept, nor
