@@ -108,7 +108,30 @@ enum vg_opcode {
 	VG_OP_JMP,	/* pc += imm */
 	VG_OP_JZ,	/* pop a; if a == 0: pc += imm */
 	VG_OP_JNZ,	/* pop a; if a != 0: pc += imm */
+	/* pop b, pop a, push the memory predicate imm (enum vg_mem_pred) of
+	 * pointer a and length b (0 for the one-argument ones), answered by
+	 * the object map of the run (user tier only: the kernel tier's
+	 * interpreters do not have it, and the plan keeps a property that
+	 * uses it out of the kernel tier). When the map does not know a's
+	 * object the answer is unknown: the VM pushes 0 and says so to its
+	 * caller, which does not take a transition whose guard was unknown
+	 * and marks the slice inconclusive (user/monitor/). */
+	VG_OP_MEM,
 	VG_OP__COUNT
+};
+
+enum vg_mem_pred {
+	VG_MEM_VALID,		/* valid(p, n): [p, p+n) in one live object,
+				 * writable */
+	VG_MEM_VALID_READ,	/* valid_read(p, n): the same, readable */
+	VG_MEM_BLOCK_LENGTH,	/* block_length(p): bytes of p's object */
+	VG_MEM_BLOCK_BASE,	/* block_base(p): its first address */
+	VG_MEM_OFFSET,		/* offset(p): p - block_base(p) */
+	VG_MEM_FREEABLE,	/* freeable(p): p is a live heap block's start */
+	VG_MEM_FREED,		/* freed(p): p is in a block freed since */
+	VG_MEM_STRLEN_AT,	/* strlen_at(p, max): the length of the string
+				 * at p, read now, at most max */
+	VG_MEM__COUNT
 };
 
 struct vg_insn {

@@ -61,6 +61,7 @@ static const struct option opts[] = {
 	/* the agent's, for the sessions it starts (not in the usage) */
 	{ "unit", required_argument, 0, 'U' },
 	{ "error-exitcode", required_argument, 0, 1005 },
+	{ "max-objects", required_argument, 0, 1006 },
 	{ "help", no_argument, 0, 'h' },
 	{ 0 },
 };
@@ -172,6 +173,11 @@ static int take(int c, struct vg_session_opts *o, struct vg_cli_defs *defs,
 		if (parse_size(optarg, &n) || !n || n > UINT32_MAX)
 			return vg_cli_usage(usage, "--max-slices: '%s' is not a positive count", optarg);
 		o->max_slices = n;
+		break;
+	case 1006:
+		if (parse_size(optarg, &n) || !n || n > INT32_MAX)
+			return vg_cli_usage(usage, "--max-objects: '%s' is not a positive count", optarg);
+		o->max_objects = n;
 		break;
 	case 'p':
 		if (!attach)

@@ -220,6 +220,11 @@ uint64_t vg_monitor_inconclusive_gone(const struct vg_monitor *m, int prop)
 	return prop >= 0 && prop < m->nprops ? m->pr[prop].inconc_gone : 0;
 }
 
+uint64_t vg_monitor_mem_unknown(const struct vg_monitor *m, int prop)
+{
+	return prop >= 0 && prop < m->nprops ? m->pr[prop].mem_unknown : 0;
+}
+
 bool vg_monitor_prop_inconclusive(const struct vg_monitor *m, int prop)
 {
 	return prop >= 0 && prop < m->nprops && m->pr[prop].inconclusive;

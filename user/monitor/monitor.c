@@ -252,36 +252,52 @@ void vg_monitor_free(struct vg_monitor *m)
 /* ---- one slice takes one event --------------------------------------- */
 
 /* Try the transitions of `state` on binding bi in order; the first whose
- * guard holds runs its update. Returns its index, or -1. */
-static int choose(const struct prop_rt *pr, int bi, int state,
-		  const uint64_t *params, int64_t *vars,
-		  const struct vg_mon_event *ev)
+ * guard holds runs its update. Returns its index, or -1. *unknown: a
+ * memory predicate of a guard or update it ran was unknown (a guard
+ * that was is passed over, whatever its value). */
+static int choose(const struct vg_monitor *m, const struct prop_rt *pr,
+		  int bi, int state, const uint64_t *params, int64_t *vars,
+		  const struct vg_mon_event *ev, bool *unknown)
 {
 	uint32_t c = (uint32_t)state * pr->nb + bi;
+	bool unk = false;
 	struct vg_vm_ctx x = {
 		.slot = ev->slot, .params = params, .vars = vars,
 		.nvars = pr->nvars, .globals = pr->globals,
 		.nglobals = pr->nglobals, .tid = ev->tid,
-		.time_ns = ev->time_ns,
+		.time_ns = ev->time_ns, .mem = m->mem, .pid = ev->pid,
+		.unknown = &unk,
 	};
 
 	for (uint32_t i = pr->tr_off[c]; i < pr->tr_off[c + 1]; i++) {
 		const struct tr_rt *t = &pr->trc[i];
 
 		if (t->glen) {
+			bool held;
+
 			x.code = t->guard;
 			x.len = t->glen;
-			if (!(t->gfast ? vg_vm_fast(&x) : vg_vm_exec(&x)))
+			unk = false;
+			held = t->gfast ? vg_vm_fast(&x) : vg_vm_exec(&x);
+			*unknown |= unk;
+			if (!held || unk)
 				continue;
 		}
 		if (t->ulen) {
 			x.code = t->update;
 			x.len = t->ulen;
+			unk = false;
 			t->ufast ? vg_vm_fast(&x) : vg_vm_exec(&x);
+			*unknown |= unk;
 		}
 		return t->index;
 	}
 	return -1;
+}
+
+void vg_monitor_set_mem(struct vg_monitor *m, const struct vg_mem_oracle *o)
+{
+	m->mem = o;
 }
 
 void vg_mon_call_hook(struct vg_monitor *m, int prop, uint32_t mask,
@@ -326,12 +342,18 @@ static int apply(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	uint64_t params[VG_MAX_PARAMS];
 	int64_t *vars;
 	int from = r->state, t;
+	bool unknown = false;
 
 	if (pr->tr_off[c] == pr->tr_off[c + 1])
 		return 0;		/* the common "nothing to do" */
 	vars = vg_rec_vars(ms, r);
 	vg_rec_expand(ms, vg_rec_params(ms, r, ref), params);
-	t = choose(pr, bi, from, params, vars, ev);
+	t = choose(m, pr, bi, from, params, vars, ev, &unknown);
+	pr->mem_unknown += unknown;
+	/* (a violation a known guard took is real, whatever an earlier
+	 * guard left unknown) */
+	if (unknown && (t < 0 || !pr->viol[pr->p->trans[t].to]))
+		r->flags |= VG_SF_INCONC;
 	if (t < 0)
 		return 0;
 	r->state = (uint16_t)pr->p->trans[t].to;
@@ -428,7 +450,7 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 {
 	struct vg_mstore *ms = &pr->st.ms[bmask];
 	uint32_t ref;
-	bool full = vg_full_up(m, pr), keep;
+	bool full = vg_full_up(m, pr), keep, unknown = false;
 	uint8_t flags = pr->inconclusive ? VG_SF_INCONC : 0;
 	int t, to;
 
@@ -438,9 +460,16 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	if ((full || tomb != VG_REF_NONE) && pr->nglobals)
 		memcpy(pr->saved_globals, pr->globals,
 		       pr->nglobals * sizeof(int64_t));
-	t = choose(pr, bi, 0, beta, pr->tmp_vars, ev);
-	if (t < 0)
+	t = choose(m, pr, bi, 0, beta, pr->tmp_vars, ev, &unknown);
+	pr->mem_unknown += unknown;
+	if (unknown && (t < 0 || !pr->viol[pr->p->trans[t].to]))
+		flags |= VG_SF_INCONC;
+	if (t < 0) {
+		/* an instance left in its initial state is not kept, nor
+		 * its mark: the property's verdict keeps that */
+		pr->inconc_gone += unknown;
 		return 0;
+	}
 	to = pr->p->trans[t].to;
 	if (tomb != VG_REF_NONE) {
 		if (pr->viol[to]) {	/* the same violation again: absorbed */
@@ -469,8 +498,10 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	}
 	vg_mon_call_hook(m, prop, bmask, beta, to, t, pr->tmp_vars,
 			 flags & VG_SF_INCONC, 0, ev);
-	if (!keep)
+	if (!keep) {
+		pr->inconc_gone += unknown;
 		return 0;
+	}
 	if (pr->viol[to])
 		ref = vg_store_add_tomb(ms, beta, h, to, flags);
 	else

@@ -133,6 +133,12 @@ bool vg_monitor_prop_inconclusive(const struct vg_monitor *m, int prop);
  * event that would have made it a violation. */
 uint64_t vg_monitor_inconclusive_gone(const struct vg_monitor *m, int prop);
 
+/* How many of prop's events a memory predicate (valid(p, n), ...) left
+ * unknown: the object map did not know the pointer's memory (a stack, a
+ * mapping of the program's own), so the slice was not checked there
+ * and is inconclusive. */
+uint64_t vg_monitor_mem_unknown(const struct vg_monitor *m, int prop);
+
 /* Feed n events in order: the same as n calls of vg_monitor_event, but
  * faster on large slice stores (it prefetches the slices of the next
  * events while handling one). Returns 0, or -1 with e set, having stopped
@@ -152,6 +158,24 @@ int vg_monitor_event_prop(struct vg_monitor *m, int prop,
 bool vg_monitor_mark_slice_inconclusive(struct vg_monitor *m, int prop,
 					uint32_t mask, const uint64_t *params);
 
+/* What answers the memory predicates (VG_OP_MEM: valid(p, n), ...) for
+ * the monitor: the run's object map (user/objmap/), whose structs the
+ * monitor never sees. eval: pred (enum vg_mem_pred) of pointer p and
+ * length n in process pid; true with *out its value (0/1 for the truth
+ * values), false when it does not know p's object: unknown. */
+struct vg_mem_oracle {
+	void *ctx;
+	bool (*eval)(void *ctx, uint32_t pid, int pred, uint64_t p,
+		     uint64_t n, int64_t *out);
+};
+
+/* The monitor's guards and updates ask it (NULL: every predicate is
+ * unknown). A guard that asked a predicate that was unknown does not fire
+ * its transition, and the slice is marked inconclusive: it may miss the
+ * violation; an update that asked one still runs (its value 0), with the
+ * same mark. */
+void vg_monitor_set_mem(struct vg_monitor *m, const struct vg_mem_oracle *o);
+
 /* The interpreter with every input, including the slice's parameters for
  * VG_OP_PARAM (vg_vm_run pushes 0 for them). */
 struct vg_vm_ctx {
@@ -165,6 +189,13 @@ struct vg_vm_ctx {
 	uint32_t nglobals;
 	uint32_t tid;
 	uint64_t time_ns;
+	/* VG_OP_MEM: the oracle (NULL: unknown), the event's process, and
+	 * where to say that a predicate was unknown (may be NULL). Unknown
+	 * sticks: `valid(p, n) || x` is unknown when valid() is, whatever
+	 * x; only a side that short-circuit evaluation skips asks nothing. */
+	const struct vg_mem_oracle *mem;
+	uint32_t pid;
+	bool *unknown;
 };
 
 /* Returns the top of the stack at END or at the end of the range (1 when

@@ -281,6 +281,8 @@ struct prop_rt {
 	/* slices marked inconclusive that went back to their initial
 	 * state and were freed: their verdict stays inconclusive */
 	uint64_t inconc_gone;
+	uint64_t mem_unknown;		/* events a memory predicate left
+					 * unknown */
 	int64_t *globals, *init_vars, *tmp_vars, *saved_globals;
 	int nb;
 	struct bind_rt *b;
@@ -328,6 +330,7 @@ struct vg_monitor {
 	struct vg_fin *fin;		/* slices to finalise after an event */
 	size_t nfin, capfin;
 	struct vg_timers tm;		/* state timeouts (timers.c) */
+	const struct vg_mem_oracle *mem;	/* VG_OP_MEM's answers */
 	bool timed;			/* some evaluated property has them */
 	bool firing;			/* in a timeout's transition */
 };

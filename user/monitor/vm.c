@@ -22,6 +22,22 @@ static int jump(uint32_t *pc, int64_t imm, uint32_t len)
 	return 0;
 }
 
+/* VG_OP_MEM: the oracle's answer, or 0 and the caller told it was
+ * unknown. (Programs that use it always run here, checked: vg_vm_check
+ * leaves them out of the fast path.) */
+static int64_t mem_pred(const struct vg_vm_ctx *c, int64_t pred, uint64_t p,
+			uint64_t n)
+{
+	int64_t out = 0;
+
+	if (pred >= 0 && pred < VG_MEM__COUNT && c->mem && c->mem->eval &&
+	    c->mem->eval(c->mem->ctx, c->pid, (int)pred, p, n, &out))
+		return out;
+	if (c->unknown)
+		*c->unknown = true;
+	return 0;
+}
+
 int64_t vg_vm_exec(const struct vg_vm_ctx *c)
 {
 	int64_t st[VG_STACK_MAX];
@@ -123,6 +139,12 @@ int64_t vg_vm_exec(const struct vg_vm_ctx *c)
 			    jump(&pc, in->imm, len))
 				goto out;
 			break;
+		case VG_OP_MEM:
+			NEED(2);
+			st[sp - 2] = mem_pred(c, in->imm, (uint64_t)st[sp - 2],
+					      (uint64_t)st[sp - 1]);
+			sp--;
+			break;
 		default:
 			NEED(2);
 			st[sp - 2] = vg_binop(in->op, st[sp - 2], st[sp - 1], &err);
@@ -216,6 +238,8 @@ bool vg_vm_check(const struct vg_insn *code, uint32_t len, uint32_t nvars,
 		case VG_OP_NEG: case VG_OP_NOT: case VG_OP_BNOT:
 			pop = 1, push = 1;
 			break;
+		case VG_OP_MEM:
+			return false;	/* it may be unknown: run checked */
 		case VG_OP_JMP:
 			falls = false;
 			target = (uint64_t)pc + 1 + (uint32_t)in->imm;

@@ -92,6 +92,17 @@ static void pass_stacks(struct vg_plan *p, bool all)
 }
 
 /* The flags the probes go by (include/vigil_event.h) */
+/* A transition into a stop whose guard asks the object map (valid(p, n):
+ * "is this call about to overflow?") must stop the call before it runs,
+ * not after the fact: its probe holds the thread until user space has
+ * answered (hold.c lets it go unless the violation stopped it), at the
+ * cost of a stop per call. */
+static uint32_t mem_hold(const struct vg_property *pr,
+			 const struct vg_transition *t)
+{
+	return vg_code_mem_pred(pr->code, t->guard) >= 0 ? VG_EVF_HOLD : 0;
+}
+
 static void pass_flags(struct vg_plan *p, bool record)
 {
 	const struct vg_spec *s = p->spec;
@@ -109,7 +120,8 @@ static void pass_flags(struct vg_plan *p, bool record)
 		 * short for the events that can cause one */
 		for (int t = 0; t < pr->ntrans; t++)
 			if (p->stop_masks[prop] >> pr->trans[t].to & 1)
-				p->events[pr->trans[t].event].flags |= VG_EVF_WAKE;
+				p->events[pr->trans[t].event].flags |=
+					VG_EVF_WAKE | mem_hold(pr, &pr->trans[t]);
 	}
 	for (int i = 0; i < s->nevents; i++) {
 		struct vg_plan_event *ev = &p->events[i];

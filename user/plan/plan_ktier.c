@@ -31,7 +31,15 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 {
 	const struct vg_property *p = &spec->props[prop];
 	uint32_t all = (1u << p->nparams) - 1;
+	int k, line = 0;
 
+	/* the kernel tier's interpreters have no VG_OP_MEM: the object map
+	 * it asks (user/objmap/) is in vigil */
+	if ((k = vg_property_mem_pred(p, &line)) >= 0) {
+		snprintf(buf, len, "line %d: uses %s(): the object map is in user space",
+			 line, vg_mem_pred_name(k));
+		return buf;
+	}
 	if (p->nparams > VG_KMAX_PARAMS)
 		snprintf(buf, len, "it slices on %d parameters (the kernel tier takes %d)",
 			 p->nparams, VG_KMAX_PARAMS);

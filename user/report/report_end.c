@@ -124,6 +124,18 @@ static int report_final(struct vg_report *r, struct vg_monitor *m,
 			gone == 1 ? "an event" : "events");
 	}
 	for (int i = 0; i < r->spec->nprops; i++) {
+		uint64_t unk = vg_monitor_mem_unknown(m, i);
+
+		if (!unk || (only >= 0 && i != only) ||
+		    (only < 0 && vg_monitor_prop_disabled(m, i)))
+			continue;
+		if (pid)
+			snprintf(who, sizeof(who), "pid %u: ", pid);
+		fprintf(r->text, "vigil: %s%s: %" PRIu64 " event%s not checked: a memory predicate was unknown (memory the object map does not know: a stack, a mapping of the program's own, a block past --max-objects)\n",
+			who, r->spec->props[i].name, unk,
+			unk == 1 ? "" : "s");
+	}
+	for (int i = 0; i < r->spec->nprops; i++) {
 		const struct vg_property *p = &r->spec->props[i];
 
 		/* an unloaded property said its verdicts at its unload */

@@ -43,6 +43,7 @@
 #include "watchmatch/watchmatch.h"
 #include "plan/plan.h"
 #include "symval/symval.h"
+#include "objmap/objmap.h"
 #include "watchset/watchset.h"
 
 #define VG_POLL_MS 10
@@ -79,6 +80,11 @@ int vg_session_part_open(struct session *s, const struct vg_plan *plan,
 	    !(s->p.symval = vg_symval_new((struct vg_run *)s, s->p.spec,
 					s->p.stack_on, s->o->pid > 0)))
 		return vg_errf(e, "out of memory");
+	if (vg_objmap_wanted(s->p.spec) &&
+	    (!(s->p.objmap = vg_objmap_new(s->o->max_objects)) ||
+	     vg_objmap_bind(s->p.objmap, (struct vg_run *)s, s->p.spec,
+			    s->o->pid > 0)))
+		return vg_errf(e, "out of memory");
 	vg_evidence_set_stacks(s->p.evidence, vg_session_event_stack, s);
 	vg_report_set_evidence(s->p.report, s->p.evidence);
 	if (!(s->p.mon = vg_session_monitor_new(s, e)))
@@ -95,6 +101,7 @@ void vg_session_part_free(struct vg_part *p)
 	vg_report_free(p->report);
 	vg_evidence_free(p->evidence);
 	vg_symval_free(p->symval);
+	vg_objmap_free(p->objmap);
 	vg_symbolizer_free(p->sym);
 	free(p->stack_on);
 	free(p->kernel);
@@ -107,11 +114,15 @@ struct vg_monitor *vg_session_monitor_new(struct session *ss,
 	struct vg_monitor_hooks hooks = { .ctx = ss,
 					  .transition = vg_session_on_transition };
 	bool user[ss->p.spec->nprops + 1];
+	struct vg_monitor *m;
 
 	for (int i = 0; i < ss->p.spec->nprops; i++)
 		user[i] = !ss->p.kernel[i];
 	mo.evaluate = user;
-	return vg_monitor_new(ss->p.spec, &mo, &hooks, e);
+	m = vg_monitor_new(ss->p.spec, &mo, &hooks, e);
+	if (m)
+		vg_monitor_set_mem(m, vg_objmap_oracle(ss->p.objmap));
+	return m;
 }
 
 void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,

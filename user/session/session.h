@@ -34,6 +34,8 @@ struct vg_session_opts {
 	enum vg_on_violation on_violation;
 	size_t ringbuf_bytes;		/* --ringbuf-size */
 	uint32_t max_slices;		/* --max-slices */
+	size_t max_objects;		/* --max-objects: live heap blocks the
+					 * object map holds; 0 = its default */
 	const char *checkpoint_dir;	/* --checkpoint-dir */
 	int checkpoints;		/* --checkpoints N: images kept */
 	uint64_t checkpoint_gap_ms;	/* --checkpoint-gap: at most one per */

@@ -59,6 +59,9 @@ struct vg_part {
 	struct vg_evidence *evidence;	/* what reports show of a slice */
 	struct vg_symbolizer *sym;	/* the target's, made at first use */
 	struct vg_symval *symval;	/* names of pointers (symval/) */
+	struct vg_objmap *objmap;	/* the memory predicates' objects
+					 * (objmap/); NULL when no property
+					 * uses one */
 };
 
 struct session {

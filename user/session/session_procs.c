@@ -16,6 +16,7 @@
 #include "proc/guard.h"
 #include "report/report.h"
 #include "symval/symval.h"
+#include "objmap/objmap.h"
 #include "watchset/watchset.h"
 
 /* The target (or a followed process) forked or exec'd, or a followed
@@ -97,6 +98,8 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	path[sizeof(path) - 1] = 0;
 	same = vg_follow_run_exec((struct vg_run *)ss, (pid_t)p->h.pid, p->ino,
 				  p->dev);
+	if ((pid_t)p->h.pid == ss->pid)	/* a new program: no object left */
+		vg_objmap_exec(ss->p.objmap);
 	if (same && (pid_t)p->h.pid == ss->pid)	/* its globals moved */
 		vg_symval_exec(ss->p.symval, ss->exe, p->start_code,
 			       p->interp_base);

@@ -41,6 +41,7 @@
 #include "watchset/fault.h"
 #include "watchset/watchset.h"
 #include "symval/symval.h"
+#include "objmap/objmap.h"
 
 /* The target's symbolizer, made when the first stack-bearing record
  * arrives: its mappings are read while it is alive, since a leak's stack
@@ -252,6 +253,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			return vg_errf(ss->err, "out of memory");
 		ss->rec_stopped = r->h->flags & VG_RF_STOPPED;
 		vg_symval_event(ss->p.symval, &ev);
+		vg_objmap_event(ss->p.objmap, &ev);
 		if (ss->p.stack_on && ss->p.stack_on[ev.event] && ss->o->watch_ops)
 			vg_session_watch_symbolizer(ss, (pid_t)ev.pid);
 		else if (ss->p.stack_on && ss->p.stack_on[ev.event])

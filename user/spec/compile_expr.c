@@ -442,6 +442,26 @@ int vg_cc_capture(struct cc *c, int src, const char *path, bool is_str,
 	return ev->ncaps++;
 }
 
+/* valid(p, n), block_length(p): the pointer, the length (0 for the
+ * one-argument ones: MEM always pops two), then MEM. The run's object
+ * map answers when the monitor runs it (include/vigil_code.h). */
+static int compile_mem_pred(struct cc *c, const struct vg_expr *e)
+{
+	if (c->konst)
+		vg_ld_error(c->ld, e->start, "'%s()' is not a constant, expected a constant initializer (numbers, strings, true, false, null and operators)",
+			    e->str);
+	if (vg_cc_compile_expr(c, e->a) == VG_TYPE_STR ||
+	    (e->b && vg_cc_compile_expr(c, e->b) == VG_TYPE_STR))
+		vg_ld_error(c->ld, e->start, "'%s()' does not take a string, expected a pointer%s",
+			    e->str, e->b ? " and a length" : "");
+	if (!e->b)
+		vg_cc_emit(c, VG_OP_PUSH, 0, 0, e->loc);
+	vg_cc_emit(c, VG_OP_MEM, 0, e->ival, e->loc);
+	if (vg_mem_pred_is_bool((int)e->ival))
+		return VG_TYPE_BOOL;
+	return e->ival == VG_MEM_BLOCK_BASE ? VG_TYPE_PTR : VG_TYPE_UINT;
+}
+
 int vg_cc_compile_expr(struct cc *c, const struct vg_expr *e)
 {
 	int t;
@@ -487,6 +507,8 @@ int vg_cc_compile_expr(struct cc *c, const struct vg_expr *e)
 		return compile_capture(c, e->a, true);
 	case EX_GLOBAL:
 		return compile_capture(c, e, false);
+	case EX_MEMPRED:
+		return compile_mem_pred(c, e);
 	}
 	vg_ld_error(c->ld, e->start, "unexpected expression");
 }

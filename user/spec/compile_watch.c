@@ -176,6 +176,9 @@ static void chg_expr(struct chg *g, const struct vg_expr *e)
 	case EX_STR:
 	case EX_STRREAD:
 		vg_ld_error(g->c->ld, e->start, "change cannot watch strings, expected integer memory");
+	case EX_MEMPRED:
+		vg_ld_error(g->c->ld, e->start, "change cannot take %s(), expected arithmetic, comparisons and logic over memory",
+			    e->str);
 	default:
 		break;
 	}

@@ -55,6 +55,32 @@ static bool arrow_is_target(struct parser *p)
 		after == T_ERROR);
 }
 
+/* valid(p, n), block_length(p): at '(' after the name t */
+static struct vg_expr *parse_mem_pred(struct parser *p, struct vg_token *t)
+{
+	bool saved = p->in_trans;
+	struct vg_expr *e, *a, *b = NULL;
+	int nargs, pred = vg_mem_pred_find(t->str, &nargs);
+
+	next(p);
+	p->in_trans = false;
+	a = vg_parse_expr(p);
+	if (nargs == 2) {
+		expect(p, T_COMMA, nargs == 2 && pred == VG_MEM_STRLEN_AT
+		       ? "',' and the most bytes to read, as in strlen_at(p, 256)"
+		       : "',' and a length in bytes, as in valid(p, n)");
+		b = vg_parse_expr(p);
+	}
+	p->in_trans = saved;
+	expect(p, T_RPAREN, nargs == 2 ? "')' after the two arguments"
+				       : "')': it takes one pointer");
+	e = node(p, EX_MEMPRED, t->loc, a, b, NULL);
+	e->start = t->loc;
+	e->ival = pred;
+	e->str = t->str;
+	return e;
+}
+
 static struct vg_expr *parse_primary(struct parser *p)
 {
 	struct vg_token *t = cur(p);
@@ -89,6 +115,9 @@ static struct vg_expr *parse_primary(struct parser *p)
 				 NULL);
 			p->in_trans = saved;
 			expect(p, T_RPAREN, "')' to close 'str('");
+		} else if (cur(p)->kind == T_LPAREN &&
+			   vg_mem_pred_find(t->str, NULL) >= 0) {
+			e = parse_mem_pred(p, t);
 		} else {
 			e = node(p, EX_NAME, t->loc, NULL, NULL, NULL);
 			e->str = t->str;

@@ -396,4 +396,16 @@ int vg_watch_name(const struct vg_property *p, const char *name,
 		  bool *is_var);
 const char *vg_state_kind_name(enum vg_state_kind k);
 
+/* The memory predicates (mempred.c, include/vigil_code.h's enum
+ * vg_mem_pred): by name (-1 when none; *nargs its arguments), their
+ * names, and which give a truth value rather than a number. */
+int vg_mem_pred_find(const char *name, int *nargs);
+const char *vg_mem_pred_name(int pred);
+bool vg_mem_pred_is_bool(int pred);
+/* The first memory predicate the code range r uses, -1 when none; the
+ * first a property uses anywhere (*line: where, when not NULL): such a
+ * property needs the run's object map, which is in user space. */
+int vg_code_mem_pred(const struct vg_insn *code, struct vg_code_ref r);
+int vg_property_mem_pred(const struct vg_property *p, int *line);
+
 #endif

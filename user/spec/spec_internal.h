@@ -78,6 +78,8 @@ enum vg_ex {
 	EX_MEMBER,		/* a->str (arrow) or a.str */
 	EX_STRREAD,		/* str(a): the C string at a, read by the probe */
 	EX_GLOBAL,		/* ::str, a global variable of the target */
+	EX_MEMPRED,		/* valid(a, b), block_length(a): ival is the
+				 * enum vg_mem_pred, b NULL for one argument */
 };
 
 struct vg_expr {

@@ -127,6 +127,16 @@ static void expr(struct buf *b, const struct vg_expr *e, bool paren)
 		expr(b, e->a, false);
 		put(b, ")");
 		break;
+	case EX_MEMPRED:
+		put(b, e->str);
+		put(b, "(");
+		expr(b, e->a, false);
+		if (e->b) {
+			put(b, ", ");
+			expr(b, e->b, false);
+		}
+		put(b, ")");
+		break;
 	}
 	if (paren)
 		put(b, ")");

@@ -650,6 +650,14 @@ void vg_frame_format(const struct vg_frame *f, char *buf, size_t len)
 bool vg_symbolize_data(struct vg_symbolizer *s, uint64_t addr, char *name,
 		       size_t len, uint64_t *off)
 {
+	uint64_t size;
+
+	return vg_symbolize_object(s, addr, name, len, off, &size);
+}
+
+bool vg_symbolize_object(struct vg_symbolizer *s, uint64_t addr, char *name,
+			 size_t len, uint64_t *off, uint64_t *size)
+{
 	for (int pass = 0; s && pass < 2; pass++) {
 		for (size_t m = 0; m < s->nmaps; m++) {
 			struct obj *o = s->maps[m].o;
@@ -678,6 +686,7 @@ bool vg_symbolize_data(struct vg_symbolizer *s, uint64_t addr, char *name,
 			if (i >= 0 && vaddr < o->dsyms[i].addr + o->dsyms[i].size) {
 				snprintf(name, len, "%s", o->dsyms[i].name);
 				*off = vaddr - o->dsyms[i].addr;
+				*size = o->dsyms[i].size;
 				return true;
 			}
 		}

@@ -64,6 +64,9 @@ void vg_symbolizer_add_program(struct vg_symbolizer *s, const char *path,
  * false when none holds addr. */
 bool vg_symbolize_data(struct vg_symbolizer *s, uint64_t addr, char *name,
 		       size_t len, uint64_t *off);
+/* The same, with the global's size in bytes (its symbol's st_size) */
+bool vg_symbolize_object(struct vg_symbolizer *s, uint64_t addr, char *name,
+			 size_t len, uint64_t *off, uint64_t *size);
 
 /* "release+0x12 (tests/targets/allocs.c:13)", "free+0x1e (libc.so.6)" */
 void vg_frame_format(const struct vg_frame *f, char *buf, size_t len);

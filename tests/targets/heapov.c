@@ -1,0 +1,123 @@
+/* Heap and global overflows through the C library, one per flag, for
+ * specs/lib/heap_overflow.vigil (tests/e2e/heap_overflow*.sh). Sizes come
+ * through opaque() so that the compiler cannot check or inline the
+ * calls. Without a flag: many calls that stay inside their objects (and
+ * some into a stack buffer, which vigil does not know). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+char table[64];
+
+/* a value the compiler cannot see through */
+__attribute__((noinline)) static size_t opaque(size_t v)
+{
+	__asm__ volatile("" : "+r"(v));
+	return v;
+}
+
+__attribute__((noinline)) static char *make_buf(size_t n)
+{
+	return malloc(opaque(n));
+}
+
+static void good(void)
+{
+	char stack[32], src[200], *b;
+	unsigned long sum = 0;
+
+	memset(src, 'x', sizeof(src));
+	for (int i = 0; i < 200; i++) {
+		size_t n = opaque(16 + (size_t)i % 64);
+		char *c = make_buf(n + 1);
+
+		b = make_buf(n);
+
+		memcpy(b, src, opaque(n));
+		memmove(c + 1, b, opaque(n));
+		memset(b, 0, opaque(n));
+		snprintf(c, opaque(n + 1), "%d", i);
+		memcpy(table, b, opaque(n < sizeof(table) ? n : sizeof(table)));
+		memcpy(table + 8, src, opaque(56));
+		/* a stack buffer: unknown, never a violation */
+		memcpy(stack, src, opaque(sizeof(stack)));
+		sum += (unsigned char)b[0] + (unsigned char)c[0] +
+		       (unsigned char)stack[3];
+		free(b);
+		free(c);
+	}
+	/* realloc's own copy, into a block not yet returned, is its own */
+	b = make_buf(8);
+	memcpy(b, src, opaque(8));
+	for (int k = 1; k <= 32; k++) {
+		char *blocker = make_buf(16);	/* the next grow moves it */
+
+		b = realloc(b, opaque(64 * (size_t)k));
+		memcpy(b + 64 * (k - 1), src, opaque(64));
+		free(blocker);
+	}
+	sum += (unsigned char)b[64 * 31];
+	free(b);
+	printf("heapov: good done %lu\n", sum);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	char src[256];
+	char *b;
+
+	memset(src, 'y', sizeof(src));
+	src[sizeof(src) - 1] = 0;
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!*mode) {
+		good();
+		return 0;
+	}
+	if (!strcmp(mode, "--memcpy")) {		/* 100 into 50 */
+		b = make_buf(50);
+		memcpy(b, src, opaque(100));
+	} else if (!strcmp(mode, "--one")) {		/* 2 into 1 */
+		b = make_buf(1);
+		memcpy(b, src, opaque(2));
+	} else if (!strcmp(mode, "--global")) {		/* 80 into table[64] */
+		memcpy(table, src, opaque(80));
+	} else if (!strcmp(mode, "--snprintf")) {	/* says 200 of 50 */
+		b = make_buf(50);
+		snprintf(b, opaque(200), "%s", "short");
+	} else if (!strcmp(mode, "--before")) {	/* 8 bytes before */
+		b = make_buf(50);
+		memcpy(b - opaque(8), src, opaque(16));
+	} else if (!strcmp(mode, "--strcpy")) {	/* 255 + 1 into 100 */
+		b = make_buf(100);
+		strcpy(b, src);
+	} else if (!strcmp(mode, "--aligned")) {	/* 48 into 40 */
+		void *v;
+
+		if (posix_memalign(&v, 16, opaque(40)))
+			return 1;
+		memcpy(v, src, opaque(48));
+	} else if (!strcmp(mode, "--read")) {		/* 100 from a file into 50 */
+		int fd = open("/dev/zero", O_RDONLY);
+
+		b = make_buf(50);
+		if (read(fd, b, opaque(100)) < 0)
+			return 1;
+	} else if (!strcmp(mode, "--memcmp")) {	/* reads 60 of 40 */
+		b = make_buf(40);
+		memset(b, 'y', 40);
+		printf("heapov: memcmp %d\n", memcmp(src, b, opaque(60)) != 0);
+	} else if (!strcmp(mode, "--stack")) {		/* unknown memory */
+		char small[16];
+
+		memcpy(small, src, opaque(8));
+		printf("heapov: stack %d\n", small[0]);
+	} else {
+		fprintf(stderr, "heapov: unknown flag %s\n", mode);
+		return 2;
+	}
+	printf("heapov: survived %s\n", mode);
+	return 0;
+}

@@ -1,0 +1,293 @@
+/* The object map of a run (objmap.h): fed from the allocation events of
+ * its specs, and, for what those do not say, the process itself: its
+ * mappings (the heap's ranges, which memory is whose), its globals (the
+ * symbols of the program and its libraries) and its strings
+ * (strlen_at). */
+#include "objmap_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "feature/feature.h"
+#include "spec/spec.h"
+#include "sym/maps.h"
+#include "sym/symbolize.h"
+#include "util/err.h"
+
+#define STRLEN_MAX 65536	/* strlen_at's most bytes read */
+
+/* how an allocator's event gives the block: which positions multiply to
+ * its size (-1: none), for realloc the old block's position, and for
+ * posix_memalign the block is the capture `*p` of position 0 */
+struct allocator {
+	const char *name;
+	int size1, size2, old;
+	bool out_ptr;
+};
+
+static const struct allocator allocators[] = {
+	{ "malloc", 0, -1, -1, false },	{ "calloc", 0, 1, -1, false },
+	{ "realloc", 1, -1, 0, false },	{ "reallocarray", 1, 2, 0, false },
+	{ "aligned_alloc", 1, -1, -1, false },
+	{ "memalign", 1, -1, -1, false },
+	{ "valloc", 0, -1, -1, false },	{ "pvalloc", 0, -1, -1, false },
+	{ "posix_memalign", 2, -1, -1, true },
+	{ "strdup", -1, -1, -1, false }, { "strndup", -1, -1, -1, false },
+	{ "operator new", 0, -1, -1, false },
+	{ "operator new[]", 0, -1, -1, false },
+};
+
+struct objmap_run {
+	struct vg_run *run;
+	const struct vg_spec *spec;
+	const struct allocator **alloc;	/* per event, NULL: none */
+	bool *frees;			/* per event: before free(p) */
+	int *out_cap;			/* per event: posix_memalign's `*p`
+					 * capture slot, -1 */
+	bool attached;
+	struct vg_symbolizer *sym;	/* globals */
+	struct vg_maps maps;		/* the process's, read when a pointer
+					 * falls in none of them */
+	bool maps_ok;
+};
+
+void vg_objmap_run_free(struct objmap_run *r)
+{
+	if (!r)
+		return;
+	vg_symbolizer_free(r->sym);
+	if (r->maps_ok)
+		vg_maps_free(&r->maps);
+	free(r->alloc);
+	free(r->frees);
+	free(r->out_cap);
+	free(r);
+}
+
+static const struct allocator *allocator_of(const struct vg_event *e)
+{
+	if (e->kind != VG_EV_AFTER)
+		return NULL;
+	for (size_t k = 0; k < sizeof(allocators) / sizeof(allocators[0]); k++)
+		if (!strcmp(e->name, allocators[k].name))
+			return &allocators[k];
+	return NULL;
+}
+
+static bool oracle_eval(void *ctx, uint32_t pid, int pred, uint64_t p,
+			uint64_t n, int64_t *out);
+
+int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
+		   const struct vg_spec *spec, bool attached)
+{
+	struct objmap_run *r = calloc(1, sizeof(*r));
+	int ne = spec->nevents + 1;
+
+	if (!r)
+		return -1;
+	m->run = r;
+	r->run = run;
+	r->spec = spec;
+	r->attached = attached;
+	r->alloc = calloc(ne, sizeof(*r->alloc));
+	r->frees = calloc(ne, sizeof(*r->frees));
+	r->out_cap = calloc(ne, sizeof(*r->out_cap));
+	if (!r->alloc || !r->frees || !r->out_cap)
+		return -1;
+	for (int i = 0; i < spec->nevents; i++) {
+		const struct vg_event *e = &spec->events[i];
+
+		r->out_cap[i] = -1;
+		r->frees[i] = e->kind == VG_EV_BEFORE && e->nfields >= 1 &&
+			      !strcmp(e->name, "free");
+		r->alloc[i] = allocator_of(e);
+		for (int k = 0; r->alloc[i] && r->alloc[i]->out_ptr &&
+		     k < e->ncaps; k++)
+			if (e->caps[k].src == 0 && !e->caps[k].path[0] &&
+			    !e->caps[k].is_str)
+				r->out_cap[i] = VG_SLOT_CAP0 + k;
+		if (r->alloc[i] && r->alloc[i]->out_ptr && r->out_cap[i] < 0)
+			r->alloc[i] = NULL;	/* where the block is, unread */
+	}
+	m->oracle.ctx = m;
+	m->oracle.eval = oracle_eval;
+	return 0;
+}
+
+void vg_objmap_exec(struct vg_objmap *m)
+{
+	struct objmap_run *r = m ? m->run : NULL;
+
+	if (!r)
+		return;
+	(void)vg_objmap_clear(m);	/* out of memory: all unknown */
+	vg_symbolizer_free(r->sym);
+	r->sym = NULL;
+	if (r->maps_ok)
+		vg_maps_free(&r->maps);
+	r->maps_ok = false;
+}
+
+const struct vg_mem_oracle *vg_objmap_oracle(struct vg_objmap *m)
+{
+	return m && m->run ? &m->oracle : NULL;
+}
+
+static uint64_t field(const struct vg_mon_event *ev, const struct vg_event *e,
+		      int i)
+{
+	return i >= 0 && i < e->nfields ? ev->slot[i] : 0;
+}
+
+void vg_objmap_event(struct vg_objmap *m, const struct vg_mon_event *ev)
+{
+	struct objmap_run *r = m ? m->run : NULL;
+	const struct allocator *a;
+	const struct vg_event *e;
+	uint64_t addr, size;
+	bool known;
+
+	if (!r || ev->event < 0 || ev->event >= r->spec->nevents ||
+	    (pid_t)ev->pid != vg_run_pid(r->run))
+		return;
+	e = &r->spec->events[ev->event];
+	if (r->frees[ev->event]) {
+		vg_objmap_release(m, ev->slot[0]);
+		return;
+	}
+	if (!(a = r->alloc[ev->event]))
+		return;
+	if (a->old >= 0 && field(ev, e, a->old))
+		vg_objmap_release(m, field(ev, e, a->old));
+	if (a->out_ptr) {
+		if (ev->slot[VG_SLOT_RET])
+			return;		/* failed: rc != 0 */
+		addr = ev->slot[r->out_cap[ev->event]];
+	} else {
+		addr = ev->slot[VG_SLOT_RET];
+	}
+	if (!addr)
+		return;
+	known = a->size1 >= 0 && a->size1 < e->nfields &&
+		(a->size2 < 0 || a->size2 < e->nfields);
+	size = known ? field(ev, e, a->size1) : 0;
+	if (known && a->size2 >= 0)
+		size *= field(ev, e, a->size2);
+	vg_objmap_alloc(m, addr, size, known, ev->event);
+}
+
+/* ---- the process: mappings, globals, strings -------------------------- */
+
+static const struct vg_map *mapping_of(const struct objmap_run *r,
+				       uint64_t p)
+{
+	for (size_t i = 0; r->maps_ok && i < r->maps.n; i++)
+		if (p >= r->maps.v[i].start && p < r->maps.v[i].end)
+			return &r->maps.v[i];
+	return NULL;
+}
+
+/* the process's mappings again: a pointer in none of those read before
+ * (a mapping made since); the heap's range to the map */
+static const struct vg_map *remap(struct vg_objmap *m, pid_t pid, uint64_t p)
+{
+	struct objmap_run *r = m->run;
+	struct vg_err e;
+
+	if (r->maps_ok)
+		vg_maps_free(&r->maps);
+	r->maps_ok = !vg_maps_read(pid, &r->maps, &e);
+	for (size_t i = 0; r->maps_ok && i < r->maps.n; i++)
+		if (r->maps.v[i].path && !strcmp(r->maps.v[i].path, "[heap]"))
+			vg_objmap_heap(m, r->maps.v[i].start, r->maps.v[i].end,
+				       !r->attached);
+	return mapping_of(r, p);
+}
+
+/* Where a program's globals are: its file's mappings, and the anonymous
+ * one right after them (.bss past the file's last page). Not stacks,
+ * not the heap, not a mapping of its own: those have no symbols, and
+ * asking the symbolizer there would read the maps again each time. */
+static bool may_hold_globals(const struct objmap_run *r, const struct vg_map *mp)
+{
+	const struct vg_map *prev;
+
+	if (mp->path)
+		return mp->path[0] != '[';
+	if (mp == r->maps.v)
+		return false;
+	prev = mp - 1;
+	return prev->end == mp->start && prev->path && prev->path[0] != '[';
+}
+
+static void find_global(struct vg_objmap *m, pid_t pid, uint64_t p,
+			const struct vg_map *mp)
+{
+	struct objmap_run *r = m->run;
+	char name[256];
+	uint64_t off, size;
+
+	if (!may_hold_globals(r, mp))
+		return;
+	if (!r->sym && !(r->sym = vg_symbolizer_new(pid)))
+		return;
+	if (vg_symbolize_object(r->sym, p, name, sizeof(name), &off, &size) &&
+	    size)
+		vg_objmap_global(m, p - off, size, mp->perms[1] == 'w', name);
+}
+
+/* the length of the string at p, at most max bytes read: -1 when it
+ * cannot be read */
+static int64_t read_strlen(pid_t pid, uint64_t p, uint64_t max)
+{
+	char buf[4096];
+	uint64_t done = 0;
+
+	if (max > STRLEN_MAX)
+		max = STRLEN_MAX;
+	while (done < max) {
+		size_t want = max - done < sizeof(buf) ? max - done : sizeof(buf);
+		struct iovec l = { buf, want }, rv = { (void *)(p + done), want };
+		ssize_t got = process_vm_readv(pid, &l, 1, &rv, 1, 0);
+		char *nul;
+
+		if (got <= 0)
+			return done ? (int64_t)done : -1;
+		if ((nul = memchr(buf, 0, (size_t)got)))
+			return (int64_t)(done + (uint64_t)(nul - buf));
+		done += (uint64_t)got;
+	}
+	return (int64_t)max;
+}
+
+static bool oracle_eval(void *ctx, uint32_t pid, int pred, uint64_t p,
+			uint64_t n, int64_t *out)
+{
+	struct vg_objmap *m = ctx;
+	const struct vg_map *mp;
+	pid_t target = vg_run_pid(m->run->run);
+
+	/* a followed child's memory is not this map's */
+	if (target <= 0 || (pid_t)pid != target)
+		return false;
+	if (pred == VG_MEM_STRLEN_AT) {
+		int64_t len = read_strlen(target, p, n);
+
+		if (len < 0)
+			return false;
+		*out = len;
+		return true;
+	}
+	if (vg_objmap_pred(m, pred, p, n, out))
+		return true;
+	if (!(mp = mapping_of(m->run, p)) && !(mp = remap(m, target, p))) {
+		if (!m->run->maps_ok)
+			return false;	/* the process is gone: unknown */
+		/* in no mapping at all: no object there */
+		*out = 0;
+		return pred != VG_MEM_FREED || !m->freed_evicted;
+	}
+	find_global(m, target, p, mp);
+	return vg_objmap_pred(m, pred, p, n, out);
+}
