@@ -64,6 +64,10 @@ MAIN_SRC := user/cli/main.c
 LIB_SRCS := $(filter-out $(MAIN_SRC),$(shell find user -name '*.c' | sort))
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 MAIN_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(MAIN_SRC))
+# (`make` alone builds vigil and the test targets, not the first rule an
+# included file happens to have)
+.DEFAULT_GOAL := all
+
 # the in-process agent, embedded in libvigil.a (inproc/Makefile.inc)
 include inproc/Makefile.inc
 

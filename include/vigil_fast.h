@@ -85,6 +85,8 @@ enum vg_fast_cnt {
 				 * keeps them in the kernel */
 	VG_FCNT_STUCK,		/* records the consumer skipped: BUSY for
 				 * more than a second (user/fast/ring.c) */
+	VG_FCNT_WAITED,		/* ring full: a thread waited for room
+				 * (inproc/ring.c) */
 	VG_FCNT_NOFRAME,	/* a return with no frame of its own: cannot
 				 * happen by design (but a stack switched
 				 * under the agent); the target gets a

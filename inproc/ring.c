@@ -26,6 +26,7 @@ static int wait_room(struct vg_fast_shared *sh, __u64 t)
 {
 	__u64 start = vg_now_ns(sh), now = start;
 
+	vg_count(sh, VG_FCNT_WAITED);
 	while (now && now - start < VG_RING_PATIENCE_NS) {
 		vg_sys6(NR_sched_yield, 0, 0, 0, 0, 0, 0);
 		if (__atomic_load_n(&sh->tail, __ATOMIC_ACQUIRE) != t)

@@ -2,6 +2,7 @@
  * the plan, and its install at the start and removal at the end. */
 #include "fast.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +192,12 @@ static int ctl(void *state, const char *cmd, json_t *args, char **text,
 static void end(void *state, const struct vg_run_end *how)
 {
 	struct fast *f = state;
+	uint64_t waited = vg_fast_waited(f->installed);
 
+	/* the program went at vigil's pace rather than lose records */
+	if (waited && !vg_run_quiet(f->run))
+		fprintf(stderr, "vigil: in-process tier: the program waited %" PRIu64 " time%s for room in the ring (vigil's user tier took the records more slowly than it made them)\n",
+			waited, waited == 1 ? "" : "s");
 	vg_fast_uninstall(f->installed, how->exited);
 	f->installed = NULL;
 }

@@ -377,6 +377,9 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGUSR2);	/* vigil checkpoint */
 	sigaddset(&mask, SIGUSR1);	/* the monitor state, on stderr */
+	/* our child stopped: the in-process tier's hold (inproc/event.c)
+	 * wakes us so, as a probe's forced wake-up of the ring does */
+	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &before);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	/* vigil watch has no target of its own: it ends on a signal */
@@ -496,8 +499,9 @@ static int loop(struct session *ss, struct vg_err *e)
 			if (evs[i].data.fd == sigfd) {
 				struct signalfd_siginfo si;
 
-				if (read(sigfd, &si, sizeof(si)) != sizeof(si))
-					continue;
+				if (read(sigfd, &si, sizeof(si)) != sizeof(si) ||
+				    si.ssi_signo == SIGCHLD)
+					continue;	/* (a wake-up) */
 				if (si.ssi_signo == SIGUSR1) {
 					vg_features_dump(ss);
 					continue;
