@@ -220,4 +220,7 @@ void vg_probe_free_kids(struct vg_probe *p);
 void vg_probe_keep_stack(struct vg_probe *p, const struct vg_rec_stack *r);
 void vg_probe_stacks_free(struct vg_probe *p);
 
+/* probe_drain.c: the BPF ring's callback (ring_buffer__new) */
+int vg_probe_on_record(void *ctx, void *data, size_t size);
+
 #endif
