@@ -38,6 +38,14 @@ its XML: a loop that frees the same block 10 times is one), per program:
                    reports once per kind and call stack
   fishy_size       memcheck: FishyValue of an allocation function;
                    vigil: fishy_size
+  overflow_write   memcheck: Invalid write (or a system call's buffer it
+                   fills: read, pread64, recvfrom) past or before a heap
+                   block, made in one of the C library calls
+                   heap_overflow.vigil checks (memcheck's replacement of
+                   it is the error's first frame); vigil: heap_overflow's
+                   overflow
+  overflow_read    the same for an Invalid read (write's, sendto's
+                   buffer); vigil: heap_overflow's overread
   definitely_lost  memcheck: Leak_DefinitelyLost and IndirectlyLost loss
                    records; vigil: leak slices still `allocated` at the
                    end, and the definitely and indirectly lost records of
@@ -59,8 +67,9 @@ rest (blocks of the C library's own, which memcheck frees at exit
 through __libc_freeres). With --leak-check (the suite uses it when this
 vigil has it) the leak property's verdict counts lost blocks only.
 
-Memcheck's other kinds (uninitialised values, overflows past a block,
-overlapping copies...) have no vigil property: they are counted apart.
+Memcheck's other kinds (uninitialised values, overflows by the program's
+own loads and stores, overlapping copies...) have no vigil property: they
+are counted apart.
 vigil runs the program natively: glibc may abort at an error memcheck
 survives (its tcache sees most double frees), and the errors after it are
 then missed. Usage:
@@ -88,9 +97,16 @@ APT = ["-o", "Dir::Etc::SourceList=" + SOURCES,
        "-o", "Dir::State::Lists=" + LISTS,
        "-o", "Dir::Cache::pkgcache=", "-o", "Dir::Cache::srcpkgcache="]
 SPECS = ["double_free", "bad_free", "leak", "use_after_free", "realloc",
-         "fishy_size"]
+         "fishy_size", "heap_overflow"]
 KINDS = ["double_free", "invalid_free", "access_after_free", "fishy_size",
-         "definitely_lost"]
+         "definitely_lost", "overflow_write", "overflow_read"]
+# the C library's calls heap_overflow.vigil checks: memcheck reports an
+# overrun through one in the function itself (its replacement, frame 0:
+# "memcpy@@GLIBC_2.14", "strcpy"), or as a system call's parameter
+OVERFLOW_CALLS = {"memcpy", "memmove", "mempcpy", "strcpy", "stpcpy",
+                  "strncpy", "strcat", "strncat", "snprintf", "vsnprintf",
+                  "fgets", "fread", "read", "pread", "pread64", "recv",
+                  "recvfrom", "memcmp", "bcmp", "write", "send", "sendto"}
 VIGIL_KIND = {
     ("double_free", "double_free"): "double_free",
     ("realloc_stale", "stale_free"): "double_free",
@@ -99,6 +115,8 @@ VIGIL_KIND = {
     ("bad_free", "bad_realloc"): "invalid_free",
     ("use_after_free", "use_after_free"): "access_after_free",
     ("fishy_size", "fishy"): "fishy_size",
+    ("heap_overflow", "overflow"): "overflow_write",
+    ("heap_overflow", "overread"): "overflow_read",
 }
 MC_TIMEOUT, VIGIL_TIMEOUT = 120, 180
 
@@ -212,6 +230,31 @@ def build(src, prog, outdir):
     return exe if r.returncode == 0 else None
 
 
+def overflow_by_call(e, kind, aux):
+    """overflow_write or overflow_read for an access past (or before) a
+    heap block made by a call heap_overflow.vigil checks; None for any
+    other (a direct access by the program's code: no vigil property)"""
+    if kind not in ("InvalidWrite", "InvalidRead", "SyscallParam") or \
+            not re.search(r"bytes (after|before) a block of size [\d,]+ alloc'd",
+                          aux):
+        return None
+    if kind == "SyscallParam":
+        # "Syscall param write(buf) points to unaddressable byte(s)"
+        m = re.search(r"Syscall param (\w+)\(", e.findtext("what") or "")
+        call = m.group(1) if m else ""
+        if call not in OVERFLOW_CALLS:
+            return None
+        return "overflow_write" if call in ("read", "pread64", "recvfrom") \
+            else "overflow_read"
+    frame = e.find("stack/frame")
+    fn = (frame.findtext("fn") if frame is not None else "") or ""
+    fn = re.sub(r"@.*", "", fn)
+    fn = re.sub(r"^(__GI_|__|_vgr\d+ZU_[^_]*_)", "", fn)
+    if fn not in OVERFLOW_CALLS:
+        return None
+    return "overflow_write" if kind == "InvalidWrite" else "overflow_read"
+
+
 def memcheck(exe, args, tmp):
     """errors by kind (Counter), leak block sizes by class, and the other
     kinds' count"""
@@ -270,6 +313,8 @@ def memcheck(exe, args, tmp):
                            int(m.group(2).replace(",", "")))
         elif kind == "FishyValue":
             kinds["fishy_size"] += 1
+        elif overflow_by_call(e, kind, aux):
+            kinds[overflow_by_call(e, kind, aux)] += 1
         else:
             other[kind] += 1
     kinds["definitely_lost"] = (len(leaks["DefinitelyLost"]) +

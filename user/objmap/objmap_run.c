@@ -4,6 +4,7 @@
  * symbols of the program and its libraries) and its strings
  * (strlen_at). */
 #include "objmap_internal.h"
+#include "allocs.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,34 +18,10 @@
 
 #define STRLEN_MAX 65536	/* strlen_at's most bytes read */
 
-/* how an allocator's event gives the block: which positions multiply to
- * its size (-1: none), for realloc the old block's position, and for
- * posix_memalign the block is the capture `*p` of position 0 */
-struct allocator {
-	const char *name;
-	int size1, size2, old;
-	bool out_ptr;
-};
-
-static const struct allocator allocators[] = {
-	{ "malloc", 0, -1, -1, false },	{ "calloc", 0, 1, -1, false },
-	{ "realloc", 1, -1, 0, false },	{ "reallocarray", 1, 2, 0, false },
-	{ "aligned_alloc", 1, -1, -1, false },
-	{ "memalign", 1, -1, -1, false },
-	{ "valloc", 0, -1, -1, false },	{ "pvalloc", 0, -1, -1, false },
-	{ "posix_memalign", 2, -1, -1, true },
-	{ "strdup", -1, -1, -1, false }, { "strndup", -1, -1, -1, false },
-	{ "operator new", 0, -1, -1, false },
-	{ "operator new[]", 0, -1, -1, false },
-};
-
 struct objmap_run {
 	struct vg_run *run;
 	const struct vg_spec *spec;
-	const struct allocator **alloc;	/* per event, NULL: none */
-	bool *frees;			/* per event: before free(p) */
-	int *out_cap;			/* per event: posix_memalign's `*p`
-					 * capture slot, -1 */
+	struct vg_allocs *allocs;	/* the spec's allocator events */
 	bool attached;
 	struct vg_symbolizer *sym;	/* globals */
 	struct vg_maps maps;		/* the process's, read when a pointer
@@ -59,20 +36,8 @@ void vg_objmap_run_free(struct objmap_run *r)
 	vg_symbolizer_free(r->sym);
 	if (r->maps_ok)
 		vg_maps_free(&r->maps);
-	free(r->alloc);
-	free(r->frees);
-	free(r->out_cap);
+	vg_allocs_free(r->allocs);
 	free(r);
-}
-
-static const struct allocator *allocator_of(const struct vg_event *e)
-{
-	if (e->kind != VG_EV_AFTER)
-		return NULL;
-	for (size_t k = 0; k < sizeof(allocators) / sizeof(allocators[0]); k++)
-		if (!strcmp(e->name, allocators[k].name))
-			return &allocators[k];
-	return NULL;
 }
 
 static bool oracle_eval(void *ctx, uint32_t pid, int pred, uint64_t p,
@@ -82,7 +47,6 @@ int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
 		   const struct vg_spec *spec, bool attached)
 {
 	struct objmap_run *r = calloc(1, sizeof(*r));
-	int ne = spec->nevents + 1;
 
 	if (!r)
 		return -1;
@@ -90,26 +54,8 @@ int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
 	r->run = run;
 	r->spec = spec;
 	r->attached = attached;
-	r->alloc = calloc(ne, sizeof(*r->alloc));
-	r->frees = calloc(ne, sizeof(*r->frees));
-	r->out_cap = calloc(ne, sizeof(*r->out_cap));
-	if (!r->alloc || !r->frees || !r->out_cap)
+	if (!(r->allocs = vg_allocs_new(spec)))
 		return -1;
-	for (int i = 0; i < spec->nevents; i++) {
-		const struct vg_event *e = &spec->events[i];
-
-		r->out_cap[i] = -1;
-		r->frees[i] = e->kind == VG_EV_BEFORE && e->nfields >= 1 &&
-			      !strcmp(e->name, "free");
-		r->alloc[i] = allocator_of(e);
-		for (int k = 0; r->alloc[i] && r->alloc[i]->out_ptr &&
-		     k < e->ncaps; k++)
-			if (e->caps[k].src == 0 && !e->caps[k].path[0] &&
-			    !e->caps[k].is_str)
-				r->out_cap[i] = VG_SLOT_CAP0 + k;
-		if (r->alloc[i] && r->alloc[i]->out_ptr && r->out_cap[i] < 0)
-			r->alloc[i] = NULL;	/* where the block is, unread */
-	}
 	m->oracle.ctx = m;
 	m->oracle.eval = oracle_eval;
 	return 0;
@@ -134,47 +80,27 @@ const struct vg_mem_oracle *vg_objmap_oracle(struct vg_objmap *m)
 	return m && m->run ? &m->oracle : NULL;
 }
 
-static uint64_t field(const struct vg_mon_event *ev, const struct vg_event *e,
-		      int i)
-{
-	return i >= 0 && i < e->nfields ? ev->slot[i] : 0;
-}
-
 void vg_objmap_event(struct vg_objmap *m, const struct vg_mon_event *ev)
 {
 	struct objmap_run *r = m ? m->run : NULL;
-	const struct allocator *a;
-	const struct vg_event *e;
-	uint64_t addr, size;
-	bool known;
+	struct vg_alloc a;
 
-	if (!r || ev->event < 0 || ev->event >= r->spec->nevents ||
-	    (pid_t)ev->pid != vg_run_pid(r->run))
+	if (!r || (pid_t)ev->pid != vg_run_pid(r->run))
 		return;
-	e = &r->spec->events[ev->event];
-	if (r->frees[ev->event]) {
-		vg_objmap_release(m, ev->slot[0]);
-		return;
+	switch (vg_alloc_of(r->allocs, ev, &a)) {
+	case VG_ALLOC_FREE:
+		vg_objmap_release(m, a.addr);
+		break;
+	case VG_ALLOC_NEW:
+		if (a.old)
+			vg_objmap_release(m, a.old);
+		if (a.addr)
+			vg_objmap_alloc(m, a.addr, a.size, a.size_known,
+					ev->event);
+		break;
+	case VG_ALLOC_NONE:
+		break;
 	}
-	if (!(a = r->alloc[ev->event]))
-		return;
-	if (a->old >= 0 && field(ev, e, a->old))
-		vg_objmap_release(m, field(ev, e, a->old));
-	if (a->out_ptr) {
-		if (ev->slot[VG_SLOT_RET])
-			return;		/* failed: rc != 0 */
-		addr = ev->slot[r->out_cap[ev->event]];
-	} else {
-		addr = ev->slot[VG_SLOT_RET];
-	}
-	if (!addr)
-		return;
-	known = a->size1 >= 0 && a->size1 < e->nfields &&
-		(a->size2 < 0 || a->size2 < e->nfields);
-	size = known ? field(ev, e, a->size1) : 0;
-	if (known && a->size2 >= 0)
-		size *= field(ev, e, a->size2);
-	vg_objmap_alloc(m, addr, size, known, ev->event);
 }
 
 /* ---- the process: mappings, globals, strings -------------------------- */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "feature/feature.h"
+#include "objmap/allocs.h"
 #include "probe/probe.h"
 #include "report/report.h"
 #include "spec/spec.h"
@@ -25,19 +26,6 @@ enum alloc_kind { NOT_ALLOC, ALLOC, FREE };
 
 /* how an allocator's event gives the block: which positions multiply to
  * its size (-1: none), and for realloc the old block's position */
-struct allocator {
-	const char *name;
-	int size1, size2, old;
-};
-
-static const struct allocator allocators[] = {
-	{ "malloc", 0, -1, -1 },	{ "calloc", 0, 1, -1 },
-	{ "realloc", 1, -1, 0 },	{ "reallocarray", 1, 2, 0 },
-	{ "aligned_alloc", 1, -1, -1 }, { "memalign", 1, -1, -1 },
-	{ "valloc", 0, -1, -1 },	{ "pvalloc", 0, -1, -1 },
-	{ "strdup", -1, -1, -1 },	{ "strndup", -1, -1, -1 },
-};
-
 struct block {
 	uint64_t addr;
 	uint64_t size;		/* 0: not known */
@@ -50,8 +38,7 @@ struct vg_symval {
 					 * vg_run_pid and vg_symval_host_* */
 	const struct vg_spec *spec;
 	const bool *stack_on;		/* the run's; NULL: no stacks */
-	const struct allocator **alloc;	/* per event, NULL: none */
-	bool *frees;			/* per event: before free(p) */
+	struct vg_allocs *allocs;	/* the spec's allocator events */
 	struct vg_addrmap *blocks;	/* struct block by address */
 	struct vg_symbolizer *sym;	/* its own: globals by address */
 	bool maps_read;		/* since the program's start (its exec) */
@@ -120,23 +107,11 @@ struct vg_symval *vg_symval_new(struct vg_run *run, const struct vg_spec *spec,
 	sv->run = run;
 	sv->spec = spec;
 	sv->stack_on = stack_on;
-	sv->alloc = calloc(spec->nevents + 1, sizeof(*sv->alloc));
-	sv->frees = calloc(spec->nevents + 1, sizeof(*sv->frees));
-	if (!sv->alloc || !sv->frees) {
+	if (!(sv->allocs = vg_allocs_new(spec))) {
 		vg_symval_free(sv);
 		return NULL;
 	}
-	for (int i = 0; i < spec->nevents; i++) {
-		const struct vg_event *e = &spec->events[i];
-
-		if (e->kind == VG_EV_BEFORE && !strcmp(e->name, "free") &&
-		    e->nfields >= 1)
-			any = sv->frees[i] = true;
-		for (size_t k = 0; e->kind == VG_EV_AFTER &&
-		     k < sizeof(allocators) / sizeof(allocators[0]); k++)
-			if (!strcmp(e->name, allocators[k].name))
-				sv->alloc[i] = &allocators[k], any = true;
-	}
+	any = vg_allocs_any(sv->allocs);
 	if (any && !(sv->blocks = vg_addrmap_new(MAX_BLOCKS,
 						  sizeof(struct block)))) {
 		vg_symval_free(sv);
@@ -171,21 +146,13 @@ void vg_symval_free(struct vg_symval *sv)
 	vg_report_set_namer(NULL, NULL);
 	vg_symbolizer_free(sv->sym);
 	vg_addrmap_free(sv->blocks);
-	free(sv->alloc);
-	free(sv->frees);
+	vg_allocs_free(sv->allocs);
 	free(sv);
-}
-
-static uint64_t field(const struct vg_mon_event *ev, const struct vg_event *e,
-		      int i)
-{
-	return i >= 0 && i < e->nfields ? ev->slot[i] : 0;
 }
 
 void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 {
-	const struct vg_event *e;
-	const struct allocator *a;
+	struct vg_alloc a;
 	struct block b;
 
 	if (!sv || ev->event < 0)
@@ -218,23 +185,21 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 	}
 	if (!sv->blocks)
 		return;
-	e = &sv->spec->events[ev->event];
-	if (sv->frees[ev->event]) {
-		forget(sv, ev->slot[0]);
+	switch (vg_alloc_of(sv->allocs, ev, &a)) {
+	case VG_ALLOC_FREE:
+		forget(sv, a.addr);
 		return;
+	case VG_ALLOC_NONE:
+		return;
+	case VG_ALLOC_NEW:
+		break;
 	}
-	if (!(a = sv->alloc[ev->event]))
-		return;
-	if (a->old >= 0 && field(ev, e, a->old))
-		forget(sv, field(ev, e, a->old));
-	if (!ev->slot[VG_SLOT_RET])
+	if (a.old)
+		forget(sv, a.old);
+	if (!a.addr)
 		return;		/* failed */
-	b.addr = ev->slot[VG_SLOT_RET];
-	b.size = a->size1 < 0 || a->size1 >= e->nfields ? 0
-		 : field(ev, e, a->size1);
-	if (a->size2 >= 0)
-		b.size = a->size2 < e->nfields ? b.size * field(ev, e, a->size2)
-					       : 0;
+	b.addr = a.addr;
+	b.size = a.size;	/* 0: not known */
 	b.event = ev->event;
 	b.stack = sv->stack_on && sv->stack_on[ev->event]
 		  ? (int64_t)ev->slot[VG_SLOT_STACK] : -1;

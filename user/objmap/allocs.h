@@ -1,0 +1,37 @@
+/* The allocator's events of a spec: a call that returns a new block
+ * (malloc ... operator new[], by the event's name), where its size is, the
+ * block it releases (realloc's old one), and free. The object map
+ * (objmap_run.c) and the names of pointers (symval/) follow the run's
+ * blocks by them. */
+#ifndef VIGIL_OBJMAP_ALLOCS_H
+#define VIGIL_OBJMAP_ALLOCS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "monitor/monitor.h"
+#include "spec/spec.h"
+
+struct vg_allocs;
+
+/* the spec's events classified once; NULL: out of memory */
+struct vg_allocs *vg_allocs_new(const struct vg_spec *spec);
+void vg_allocs_free(struct vg_allocs *a);
+/* does the spec have any such event? */
+bool vg_allocs_any(const struct vg_allocs *a);
+
+/* What event ev did to the heap */
+enum vg_alloc_what { VG_ALLOC_NONE, VG_ALLOC_NEW, VG_ALLOC_FREE };
+struct vg_alloc {
+	uint64_t addr;		/* the new block (0: the call failed), or
+				 * the block freed */
+	uint64_t size;		/* its length, when size_known */
+	bool size_known;	/* (strdup's is not in its arguments) */
+	uint64_t old;		/* a block the call released first (a
+				 * realloc's), 0: none */
+};
+enum vg_alloc_what vg_alloc_of(const struct vg_allocs *a,
+			       const struct vg_mon_event *ev,
+			       struct vg_alloc *out);
+
+#endif
