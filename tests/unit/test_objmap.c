@@ -274,6 +274,7 @@ static void test_monitor_three_valued(void **state)
 	vg_monitor_free(mon);
 	vg_objmap_free(m);
 	vg_spec_free(spec);
+	vg_spec_free(spec2);
 }
 
 /* VG_OP_MEM in the VM itself: the oracle's answer, or 0 and unknown
