@@ -109,7 +109,8 @@ pid=$(stopped_pid)
 [ -n "$pid" ] && LEFT_PIDS+=("$pid")
 expect_rc 1
 expect_out "state  deleted -> use_after_delete"
-expect_out "after operator new\(64\) returned (0x[0-9a-f]+)  none -> live"
+# (the block named as malloc's are: "block of 64 bytes from operator new")
+expect_out "after operator new\(64\) returned (0x[0-9a-f]+) \(block of 64 bytes from [^)]*\)  none -> live"
 expect_out "before operator delete\(void\*, unsigned long\)\(0x[0-9a-f]+( \(.*\))?\)  live -> deleted"
 expect_out "write \*p @ size .*: 42 \(was [0-9]+\) at 0x[0-9a-f]+  deleted -> use_after_delete"
 run_vigil run --watch-policy=evict specs/lib/cxx_use_after_delete.vigil -- "$TARGETS/cxxqueue" clean
