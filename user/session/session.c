@@ -381,7 +381,10 @@ static int loop(struct session *ss, struct vg_err *e)
 	 * wakes us so, as a probe's forced wake-up of the ring does */
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &before);
-	sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	/* non-blocking: a signal epoll saw may be taken by a thread that
+	 * does not block it (one made before this mask), and a read must
+	 * not wait for the next */
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	/* vigil watch has no target of its own: it ends on a signal */
 	pidfd = ss->o->watch_exe ? -2 : vg_proc_pidfd(ss->pid, e);
 	ep = epoll_create1(EPOLL_CLOEXEC);
