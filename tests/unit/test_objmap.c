@@ -191,7 +191,12 @@ static void test_levels(void **state)
 	assert_int_equal(vg_om_width(0), 0);
 	assert_int_equal(vg_om_width(~0ull), 64);
 	assert_int_equal(vg_om_nbuckets(1000), 512);
-	assert_int_equal(vg_om_init(map_new(2), 3), -1);
+	{
+		struct vg_objmap *m = map_new(2);
+
+		assert_int_equal(vg_om_init(m, 3), -1);
+		free(m);
+	}
 }
 
 static void test_basic(void **state)
