@@ -40,9 +40,8 @@
  * levels in use and no overflow it is 2L buckets, fewer where p >> k is
  * 0 (bench/objmap_bench: 9 on average for blocks of 16 B to 4 KB). The
  * window is 6 buckets: with 4, a million blocks at the sizing's load had
- * 10 refused; with 6, none. An insert
- * reads its key's window three times at most (one pass a class of slot,
- * best first); a free or remove,
+ * 10 refused; with 6, none. An insert reads its key's window three
+ * times at most (a pass a class of slot, best first); a free or remove,
  * which knows the base and not the length, one key per level in use: at
  * most VG_OM_NLEVELS * VG_OM_WINDOW buckets. In BPF each bucket visit is
  * one bpf_loop step, so the verifier checks one visit, not hundreds.
