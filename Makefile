@@ -169,9 +169,9 @@ $(BUILD)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(wildcard include/*.h tests/bpf/*
 $(BUILD)/tests/bpf/%.skel.h: $(BUILD)/tests/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(BUILD)/tests/test_objmap_bpf: $(BUILD)/tests/bpf/objmap_test.skel.h tests/bpf/objmap_test.h
-$(BUILD)/tests/test_objmap_bpf: CFLAGS += -I$(BUILD)/tests/bpf -Itests/bpf
-$(BUILD)/tests/test_objmap: $(wildcard include/vigil_objmap*.h)
+$(BUILD)/tests/test_objmap_probe_bpf: $(BUILD)/tests/bpf/objmap_test.skel.h tests/bpf/objmap_test.h
+$(BUILD)/tests/test_objmap_probe_bpf: CFLAGS += -I$(BUILD)/tests/bpf -Itests/bpf
+$(BUILD)/tests/test_objmap_probe: $(wildcard include/vigil_objmap*.h)
 
 # the in-process tier's step of kernel-tier properties, and its test
 
