@@ -164,6 +164,19 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libvigil.a -lcmocka $(LDLIBS)
 
+# BPF objects of unit tests (tests/bpf/*.bpf.c: the object map's code
+# through the verifier, run by BPF_PROG_TEST_RUN) and their skeletons
+$(BUILD)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c $(wildcard include/*.h tests/bpf/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -Itests/bpf -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+
+$(BUILD)/tests/bpf/%.skel.h: $(BUILD)/tests/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(BUILD)/tests/test_objmap_probe_bpf: $(BUILD)/tests/bpf/objmap_test.skel.h tests/bpf/objmap_test.h
+$(BUILD)/tests/test_objmap_probe_bpf: CFLAGS += -I$(BUILD)/tests/bpf -Itests/bpf
+$(BUILD)/tests/test_objmap_probe: $(wildcard include/vigil_objmap*.h)
+
 # the in-process tier's step of kernel-tier properties, and its test
 
 unit: $(UNITS)
