@@ -616,7 +616,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and gaps")
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
-    ap.add_argument("--only", choices=["per-event", "event-gap", "watch", "real"],
+    ap.add_argument("--only", choices=["per-event", "event-gap", "watch", "real",
+                                       "objmap"],
                     help="run one part")
     args = ap.parse_args()
     t_start = time.monotonic()
@@ -745,6 +746,19 @@ def main():
             print()
             print(text)
             summary_md += md
+        if args.only in (None, "objmap"):
+            # the memory predicates' object map in the probe: a lookup's
+            # cost against the number of live blocks (bench/objmap_bench.c)
+            r = subprocess.run([os.path.join(b.out, "objmap_bench")],
+                               capture_output=True, text=True, timeout=300)
+            if r.returncode:
+                failures.append("objmap_bench: exit %d: %s" %
+                                (r.returncode, r.stderr.strip()[-200:]))
+            else:
+                print()
+                print(r.stdout)
+                summary_md += ["## The object map's lookups (include/vigil_objmap.h)",
+                               "", "```", r.stdout.strip(), "```", ""]
     except Failure as e:  # one that stops the benchmark (calibration, bpftool)
         failures.append(str(e))
         log("FAILED: %s" % e)
