@@ -200,11 +200,13 @@ static void test_libs_find_func_in_library_dwarf(void **state)
 	assert_int_equal(vg_libs_find_func(&l, "libd_func", &w, &e), 0);
 	assert_string_equal(w.path, want);
 	assert_int_equal(w.fn.source, VG_SRC_DYNSYM);
-	/* static, symbols stripped: the library's debug file */
+	/* static, symbols stripped: the library's debug file, by its
+	 * .symtab (no DWARF index), with its size */
 	assert_int_equal(vg_libs_find_func(&l, "libd_static", &w, &e), 0);
 	assert_string_equal(w.path, want);
 	assert_string_equal(l.v[w.obj].needed, "libd.so");
-	assert_int_equal(w.fn.source, VG_SRC_DWARF);
+	assert_int_equal(w.fn.source, VG_SRC_SYMTAB);
+	assert_true(w.fn.size > 0);
 	FMT(want, "%s/lib/libd.so.debug", dir);
 	assert_int_equal(w.fn.addr, nm_addr(want, "libd_static"));
 	assert_true(w.fn.offset > 0);

@@ -70,6 +70,8 @@ struct vg_fast_run {
 	int nhooks;
 	uint64_t stack_lo, stack_hi;	/* the main thread's, at install */
 	bool follow;			/* --follow-fork: children record */
+	__u64 settled;			/* the ring record last waited for
+					 * (vg_fast_ring_settle) */
 	uint32_t inside;		/* the `outside` depths the agent
 					 * counts (the plan's fast_inside) */
 	bool patched;

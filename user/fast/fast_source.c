@@ -33,6 +33,13 @@ static int drain(void *ctx, int (*deliver)(void *, void *, size_t),
 	return d.n;
 }
 
+static bool settle(void *ctx)
+{
+	struct vg_fast_run *f = ctx;
+
+	return f->sh && vg_fast_ring_settle(f->sh, f->sh, &f->settled);
+}
+
 static bool waiting(void *ctx)
 {
 	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
@@ -106,6 +113,7 @@ static void futile(void *ctx, uint64_t releases)
 void vg_fast_source_set(struct vg_fast_run *f)
 {
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){
-		.drain = drain, .waiting = waiting, .counts = counts, .counter = counter,
+		.drain = drain, .waiting = waiting, .settle = settle,
+		.counts = counts, .counter = counter,
 		.armed = armed, .futile = futile, .ctx = f });
 }

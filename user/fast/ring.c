@@ -3,6 +3,7 @@
  * zeroes before moving tail on: a producer writes a record's header after
  * reserving it, so a reserved record must read as BUSY (0) until then,
  * wherever in old records its header falls. */
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -34,6 +35,27 @@ static int stuck(struct vg_fast_shared *sh, __u64 t, __u32 len)
 	sh->stuck_at = 0;
 	__atomic_fetch_add(&sh->cnt[VG_FCNT_STUCK], 1, __ATOMIC_RELAXED);
 	return 1;
+}
+
+bool vg_fast_ring_settle(struct vg_fast_shared *sh, void *base,
+			 __u64 *waited)
+{
+	__u64 t = sh->tail, start = mono_ns();
+	struct vg_fast_rec *r = (struct vg_fast_rec *)
+		((char *)base + sh->ring_off + (t & (sh->ring_size - 1)));
+
+	/* a record that stayed BUSY through one wait (its writer stopped or
+	 * killed) is left to stuck(): no wait again per record */
+	if (t == __atomic_load_n(&sh->head, __ATOMIC_ACQUIRE) ||
+	    *waited == t + 1)
+		return false;
+	*waited = t + 1;
+	while (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == VG_FAST_BUSY) {
+		if (mono_ns() - start > VG_FAST_BUSY_WAIT_NS)
+			return false;
+		sched_yield();
+	}
+	return true;
 }
 
 int vg_fast_ring_consume(struct vg_fast_shared *sh, void *base,

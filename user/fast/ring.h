@@ -4,6 +4,7 @@
 #ifndef VG_FAST_RING_H
 #define VG_FAST_RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "vigil_fast.h"
@@ -20,5 +21,13 @@
 int vg_fast_ring_consume(struct vg_fast_shared *sh, void *base,
 			 int (*fn)(void *ctx, const void *rec, size_t len),
 			 void *ctx);
+
+/* The record at the ring's tail is being written (a producer between its
+ * reservation and its store of DONE): wait for it, VG_FAST_BUSY_WAIT_NS
+ * at most, once per record (*waited: the caller's, the record it last
+ * waited for, + 1). true: it is written now. */
+#define VG_FAST_BUSY_WAIT_NS 20000000ull
+bool vg_fast_ring_settle(struct vg_fast_shared *sh, void *base,
+			 __u64 *waited);
 
 #endif

@@ -277,6 +277,9 @@ struct vg_probe_source {
 		     void *dctx);
 	/* a drain hands a batch: are more records waiting? */
 	bool (*waiting)(void *ctx);
+	/* a drain stopped at a record being written: wait for it (bounded);
+	 * true when it is written now */
+	bool (*settle)(void *ctx);
 	void (*counts)(void *ctx, int event, uint64_t *hits, uint64_t *lost);
 	uint64_t (*counter)(void *ctx, int c);	/* enum vg_counter */
 	/* what the watchset tells the probes about holds

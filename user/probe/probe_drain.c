@@ -76,9 +76,15 @@ int vg_probe_on_record(void *ctx, void *data, size_t size)
 	if (size >= sizeof(struct vg_rec_hdr) && p->src.drain) {
 		uint64_t t = ((struct vg_rec_hdr *)data)->time_ns;
 
-		while (p->src.drain(p->src.ctx, keep_pending, p) > 0 &&
-		       p->pend.last_ns <= t)
-			;
+		/* a record another thread is writing may stand before one
+		 * that came earlier than this (a mutex unlocked in-process,
+		 * then its thread's exit here): waited for, briefly */
+		do {
+			while (p->src.drain(p->src.ctx, keep_pending, p) > 0 &&
+			       p->pend.last_ns <= t)
+				;
+		} while (p->pend.last_ns <= t && p->src.settle &&
+			 p->src.settle(p->src.ctx));
 	}
 	if (size >= sizeof(struct vg_rec_hdr) && p->pend.at < p->pend.len &&
 	    deliver_pending(p, ((struct vg_rec_hdr *)data)->time_ns)) {
@@ -144,6 +150,7 @@ int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
 	 * that records as fast as vigil reads. */
 	for (int round = 0; round < DRAIN_ROUNDS; round++) {
 		p->pend.len = p->pend.at = 0;
+		p->pend.last_ns = 0;
 		n = p->src.drain ? p->src.drain(p->src.ctx, keep_pending, p)
 				 : 0;
 		if (n < 0)
