@@ -26,6 +26,8 @@ check_stop() {
 }
 
 check_stop --memcpy "mem(cpy|move)" " \(block of 50 bytes from malloc, \+0\)" 100 50
+# 1 MB past a 1 MB block (glibc maps it apart from the heap)
+check_stop --big "mem(cpy|move)" " \(block of 1048576 bytes from malloc, \+0\)" 2097152 1048576
 expect_out "heap_overflow: user tier because line [0-9]+: uses valid\(\): the object map is in user space"
 # stopped at the call's first instruction, called from main: the copy has
 # not run, so the header of the chunk after the block (dst + 56: 50

@@ -2,7 +2,8 @@
  * specs/lib/heap_overflow.vigil (tests/e2e/heap_overflow*.sh). Sizes come
  * through opaque() so that the compiler cannot check or inline the
  * calls. Without a flag: many calls that stay inside their objects (and
- * some into a stack buffer, which vigil does not know). */
+ * some into a stack buffer, which vigil does not know); --many N: N
+ * copies between two heap blocks, all inside. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,31 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "--memcpy")) {		/* 100 into 50 */
 		b = make_buf(50);
 		memcpy(b, src, opaque(100));
+	} else if (!strcmp(mode, "--big")) {		/* 2 MB into 1 MB */
+		char *from = make_buf(2u << 20);
+
+		if (!from)
+			return 1;
+		memset(from, 'z', 2u << 20);
+		b = make_buf(1u << 20);	/* glibc maps it apart */
+		memcpy(b, from, opaque(2u << 20));
+	} else if (!strcmp(mode, "--many")) {	/* N copies, all inside */
+		long n = argc > 2 ? atol(argv[2]) : 1000000;
+		unsigned long sum = 0;
+		char *from = make_buf(192);	/* the heap's: known too */
+
+		if (!from)
+			return 1;
+		memcpy(from, src, 192);
+		b = make_buf(64);
+		for (long i = 0; i < n; i++) {
+			memcpy(b, from + (i & 127), opaque(64));
+			sum += (unsigned char)b[i & 63];
+		}
+		/* said from the heap block too (printf's own buffer is on
+		 * the stack: memory vigil does not know) */
+		n = snprintf(from, 192, "heapov: many done %ld %lu\n", n, sum);
+		return write(1, from, opaque((size_t)n)) == n ? 0 : 1;
 	} else if (!strcmp(mode, "--one")) {		/* 2 into 1 */
 		b = make_buf(1);
 		memcpy(b, src, opaque(2));

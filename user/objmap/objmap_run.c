@@ -12,6 +12,7 @@
 
 #include "feature/feature.h"
 #include "spec/spec.h"
+#include "proc/proc.h"
 #include "sym/maps.h"
 #include "sym/symbolize.h"
 #include "util/err.h"
@@ -116,6 +117,14 @@ static const struct vg_map *mapping_of(const struct objmap_run *r,
 
 /* the process's mappings again: a pointer in none of those read before
  * (a mapping made since); the heap's range to the map */
+/* running, or stopped: not a zombie, not gone, not exiting */
+static bool alive(pid_t pid)
+{
+	char st = vg_proc_state(pid);
+
+	return st && st != 'Z' && st != 'X';
+}
+
 static const struct vg_map *remap(struct vg_objmap *m, pid_t pid, uint64_t p)
 {
 	struct objmap_run *r = m->run;
@@ -124,6 +133,14 @@ static const struct vg_map *remap(struct vg_objmap *m, pid_t pid, uint64_t p)
 	if (r->maps_ok)
 		vg_maps_free(&r->maps);
 	r->maps_ok = !vg_maps_read(pid, &r->maps, &e);
+	/* A process that has ended (a zombie's maps read empty) or that is
+	 * ending no longer shows the memory its last events used (printf's
+	 * buffer on the stack, written out at exit): its maps say nothing,
+	 * and what falls outside them is unknown, not invalid */
+	if (r->maps_ok && (!r->maps.n || !alive(pid))) {
+		vg_maps_free(&r->maps);
+		r->maps_ok = false;
+	}
 	for (size_t i = 0; r->maps_ok && i < r->maps.n; i++)
 		if (r->maps.v[i].path && !strcmp(r->maps.v[i].path, "[heap]"))
 			vg_objmap_heap(m, r->maps.v[i].start, r->maps.v[i].end,
