@@ -25,28 +25,6 @@ static int count_params(struct vg_dwarf *dw, Dwarf_Die die, bool *constant)
 	return n;
 }
 
-/* A function DWARF alone places (a stripped library's static one, such
- * as glibc's __libc_thread_freeres): its size from the separate debug
- * file's own symbol at that address, 0 when it has none. The in-process
- * tier needs it: a patch must fit inside the function. */
-static uint64_t debug_size(struct vg_dwarf *dw, const char *name,
-			   uint64_t addr)
-{
-	struct vg_elf_file df;
-	struct vg_err e = { 0 };
-	GElf_Sym sym;
-	uint64_t size = 0;
-
-	if (!dw->debug_path || !strcmp(dw->debug_path, dw->path) ||
-	    vg_elf_file_open(dw->debug_path, &df, &e))
-		return 0;
-	if (vg_elf_lookup(df.elf, VG_TAB_SYMTAB, name, VG_SYM_FUNC, false,
-			  &sym) && sym.st_value == addr)
-		size = sym.st_size;
-	vg_elf_file_close(&df);
-	return size;
-}
-
 /* Without symbols to name it, is this concrete copy of an abstract
  * function a specialised clone? A clone's DWARF lists a parameter it no
  * longer takes with a constant value (constprop), or not at all (isra). */
@@ -117,7 +95,9 @@ static int func_from_dwarf(struct vg_dwarf *dw, const char *name,
 	*why = VG_NOFUNC_OTHER;
 	if (pick) {
 		out->addr = pick->pc;
-		out->size = debug_size(dw, name, pick->pc);
+		/* no symbol has it (vg_libs_find_func looked in the debug
+		 * file's .symtab first): its size is not known */
+		out->size = 0;
 		out->source = VG_SRC_DWARF;
 		out->ifunc = false;
 		if (vg_elf_vaddr_to_offset(dw->f.elf, out->addr, &out->offset))
