@@ -274,6 +274,14 @@ static int open_all(struct session *ss, struct vg_err *e)
 			ss->p.kernel[i] ? "" : " because ",
 			ss->p.kernel[i] ? "" : plan->props[i].why);
 	vg_watchset_say_blind(ss->p.spec, plan, ss->p.report, ss->p.mon);
+	/* an event no probe can take here (plan_unseen.c, warned of): its
+	 * properties end inconclusive at best, as for lost records */
+	for (int i = 0; i < ss->p.spec->nprops; i++)
+		if (plan->props[i].unseen[0]) {
+			vg_monitor_mark_inconclusive(ss->p.mon, i);
+			vg_report_set_blind(ss->p.report,
+					    plan->props[i].unseen);
+		}
 	struct vg_probe_opts po = {
 		.plan = plan,
 		.pid = ss->pid,
