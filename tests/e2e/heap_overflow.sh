@@ -5,8 +5,9 @@
 # 80 into the global table[64], snprintf told 200 of a 50-byte block, a
 # write starting 8 bytes before a block (between heap blocks), strcpy of
 # a 255-byte string into 100 bytes, 48 into posix_memalign's 40, read(2)
-# of 100 into 50; memcmp reading 60 of a 40-byte block; memset of 100
-# into 50, where memset can be probed (below).
+# of 100 into 50; memcmp reading 60 of a 40-byte block; strlen of a
+# 16-byte block with no NUL in it; memset of 100 into 50, where memset
+# can be probed (below).
 . "$(dirname "$0")/lib.sh"
 
 SPEC=specs/lib/heap_overflow.vigil
@@ -75,6 +76,18 @@ expect_out "vars   len=60 room=40 over=20"
 expect_no_out "heapov: memcmp"
 kill -KILL "$pid"
 check_stop --strcpy strcpy " \(block of 100 bytes from malloc, \+0\)" 256 100
+kill -KILL "$pid"
+# a string that runs off its block: strlen of 16 bytes with no NUL in
+# them (the NUL malloc's slack after them happens to hold, or later)
+run_vigil run "$SPEC" -- "$TARGETS/heapov" --strlen
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+expect_rc 1
+expect_out "state  ok -> overread \(violation\)"
+expect_out "event  before strlen\(0x[0-9a-f]+ \(block of 16 bytes from malloc, \+0\)\)"
+expect_out "vars   len=[0-9]+ room=16 over=[1-9][0-9]*$"
+expect_out "target pid [0-9]+ is stopped at this event"
+expect_no_out "heapov: strlen"
 kill -KILL "$pid"
 
 # --- memset: 100 into a malloc(50) block ------------------------------

@@ -63,7 +63,8 @@ vector_entry() {
 		-ex "x/i *(void **)&'$2@got.plt'" \
 		-ex "x/1bx *(void **)&'$2@got.plt'" --args "$1" 2>&1 | tail -2)
 	WHY=$(echo "$out" | head -1 | sed -E 's/^ *(=> )?//')
-	[ -n "$WHY" ] || { echo "$out"; fail "vector_entry: gdb did not read $2's GOT entry in $1"; }
+	echo "$out" | tail -1 | grep -qE ':\s+0x[0-9a-f]{2}$' ||
+		{ echo "$out"; fail "vector_entry: gdb did not read $2's GOT entry in $1"; }
 	echo "$out" | tail -1 | grep -qE ':\s+0x(c4|c5|62)$'
 }
 

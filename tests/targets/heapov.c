@@ -154,6 +154,10 @@ int main(int argc, char **argv)
 		b = make_buf(50);
 		if (read(fd, b, opaque(100)) < 0)
 			return 1;
+	} else if (!strcmp(mode, "--strlen")) {	/* no NUL in 16 */
+		b = make_buf(16);
+		memset(b, 'y', opaque(16));
+		printf("heapov: strlen %zu\n", strlen(b));
 	} else if (!strcmp(mode, "--memcmp")) {	/* reads 60 of 40 */
 		b = make_buf(40);
 		memset(b, 'y', 40);
