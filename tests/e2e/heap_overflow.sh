@@ -123,6 +123,13 @@ expect_out "target pid [0-9]+ is stopped at the call of memset, before its first
 expect_no_out "warning: before memset"
 memset_untouched "memset in-process"
 kill -KILL "$pid"
+# patched, memset computes what it does alone (the uprobe's step did not)
+want=$("$TARGETS/heapov" --memsets 100000)
+(unset VIGIL_FAST; run_vigil run "$TMP/memset.vigil" -- "$TARGETS/heapov" --memsets 100000; exit "$RC")
+RC=$?
+expect_rc 0
+expect_out "^$want$"
+expect_out "^vigil: stats: .* before:memset=101000( |$)"
 
 # heap_overflow's memset: its events share one user-tier property with
 # memcpy's, which the in-process tier cannot take here, so they all keep
