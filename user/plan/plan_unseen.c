@@ -52,8 +52,8 @@ static void drop(struct vg_plan *p, int k)
 	p->nsites--;
 }
 
-/* event i cannot be seen at u: each property that takes it says so,
- * and the warning is given once per event and file */
+/* u's event cannot be seen there: each property that takes it says so,
+ * and the warning names them (given once per event) */
 static void unseen(struct vg_plan *p, const struct vg_plan_site *u,
 		   const char *why, FILE *warn)
 {
