@@ -106,7 +106,8 @@ KINDS = ["double_free", "invalid_free", "access_after_free", "fishy_size",
 OVERFLOW_CALLS = {"memcpy", "memmove", "mempcpy", "strcpy", "stpcpy",
                   "strncpy", "strcat", "strncat", "snprintf", "vsnprintf",
                   "fgets", "fread", "read", "pread", "pread64", "recv",
-                  "recvfrom", "memcmp", "bcmp", "write", "send", "sendto"}
+                  "recvfrom", "memcmp", "bcmp", "write", "send", "sendto",
+                  "memset"}
 VIGIL_KIND = {
     ("double_free", "double_free"): "double_free",
     ("realloc_stale", "stale_free"): "double_free",

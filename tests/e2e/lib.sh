@@ -50,6 +50,24 @@ has_sound_debug_regs() {
 	return 1
 }
 
+# vector_entry PROG FUNC: 0 when the function PROG's call of FUNC binds
+# to starts with a VEX or EVEX (AVX, AVX-512) instruction, as glibc's
+# memset does on an AVX-512 machine (an IFUNC's choice: run under the
+# caller's GLIBC_TUNABLES); WHY says which function and its first
+# instruction. The oracle is gdb: PROG's GOT entry, bound at start
+# (LD_BIND_NOW), and the byte there.
+vector_entry() {
+	local out
+	out=$(timeout 60 gdb -nx -batch -ex 'set environment LD_BIND_NOW=1' \
+		-ex 'break main' -ex run \
+		-ex "x/i *(void **)&'$2@got.plt'" \
+		-ex "x/1bx *(void **)&'$2@got.plt'" --args "$1" 2>&1 | tail -2)
+	WHY=$(echo "$out" | head -1 | sed -E 's/^ *(=> )?//')
+	echo "$out" | tail -1 | grep -qE ':\s+0x[0-9a-f]{2}$' ||
+		{ echo "$out"; fail "vector_entry: gdb did not read $2's GOT entry in $1"; }
+	echo "$out" | tail -1 | grep -qE ':\s+0x(c4|c5|62)$'
+}
+
 # expect_stale: $TMP/out is a run on such a machine: vigil said so first
 # (each slice a hit moves then ends inconclusive, or its violation says it
 # may not be real)

@@ -3,7 +3,9 @@
  * through opaque() so that the compiler cannot check or inline the
  * calls. Without a flag: many calls that stay inside their objects (and
  * some into a stack buffer, which vigil does not know); --many N: N
- * copies between two heap blocks, all inside. */
+ * copies between two heap blocks, all inside; --memsets N: N memsets
+ * inside heap blocks, and callocs large enough that glibc clears them
+ * with memset. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +28,7 @@ __attribute__((noinline)) static char *make_buf(size_t n)
 
 static void good(void)
 {
-	char stack[32], src[200], *b;
+	char stack[32], src[200], *b, *z;
 	unsigned long sum = 0;
 
 	memset(src, 'x', sizeof(src));
@@ -39,6 +41,10 @@ static void good(void)
 		memcpy(b, src, opaque(n));
 		memmove(c + 1, b, opaque(n));
 		memset(b, 0, opaque(n));
+		/* calloc's own memset, into a block not yet returned */
+		z = calloc(opaque(n), 64);
+		sum += z ? (unsigned char)z[n] : 0;
+		free(z);
 		snprintf(c, opaque(n + 1), "%d", i);
 		memcpy(table, b, opaque(n < sizeof(table) ? n : sizeof(table)));
 		memcpy(table + 8, src, opaque(56));
@@ -105,6 +111,23 @@ int main(int argc, char **argv)
 		 * the stack: memory vigil does not know) */
 		n = snprintf(from, 192, "heapov: many done %ld %lu\n", n, sum);
 		return write(1, from, opaque((size_t)n)) == n ? 0 : 1;
+	} else if (!strcmp(mode, "--memsets")) {	/* N, all inside */
+		long n = argc > 2 ? atol(argv[2]) : 100000;
+		unsigned long sum = 0;
+
+		b = make_buf(256);
+		for (long i = 0; i < n; i++) {
+			char *z = i % 100 ? NULL : calloc(opaque(64), 64);
+
+			memset(b + (i & 127), (int)i, opaque(128));
+			sum += (unsigned char)b[i & 255] + (z ? z[i & 4095] : 0);
+			free(z);
+		}
+		printf("heapov: memsets done %ld %lu\n", n, sum);
+		return 0;
+	} else if (!strcmp(mode, "--memset")) {	/* 100 into 50 */
+		b = make_buf(50);
+		memset(b, 'y', opaque(100));
 	} else if (!strcmp(mode, "--one")) {		/* 2 into 1 */
 		b = make_buf(1);
 		memcpy(b, src, opaque(2));
@@ -131,6 +154,10 @@ int main(int argc, char **argv)
 		b = make_buf(50);
 		if (read(fd, b, opaque(100)) < 0)
 			return 1;
+	} else if (!strcmp(mode, "--strlen")) {	/* no NUL in 16 */
+		b = make_buf(16);
+		memset(b, 'y', opaque(16));
+		printf("heapov: strlen %zu\n", strlen(b));
 	} else if (!strcmp(mode, "--memcmp")) {	/* reads 60 of 40 */
 		b = make_buf(40);
 		memset(b, 'y', 40);

@@ -186,6 +186,80 @@ static void test_fast_refused(void **state)
 	vg_spec_free(s);
 }
 
+/* A function that starts with a VEX or EVEX instruction (memset on an
+ * AVX-512 machine): the in-process tier takes it, never a uprobe; without
+ * that tier the rest loads, the property says what it cannot see; an
+ * `outside` function so is refused. The machine decides which: the first
+ * byte of the function the plan found, read here. */
+static const char big_memset[] =
+	"property big \"b\"\n"
+	"state ok accepting {\n"
+	"  before memset(d, c, n) when n > 100000000 -> bad\n"
+	"}\n"
+	"state bad violation\n";
+static const char outside_memset[] =
+	"property o \"o\"\n"
+	"state ok accepting {\n"
+	"  before memcpy(d, s, n) outside memset when n > 100000000 -> bad\n"
+	"}\n"
+	"state bad violation\n";
+
+static bool starts_vector(const struct vg_plan_site *u)
+{
+	FILE *f = fopen(u->path, "rb");
+	int b;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)u->func, SEEK_SET), 0);
+	b = fgetc(f);
+	fclose(f);
+	return b == 0xc4 || b == 0xc5 || b == 0x62;
+}
+
+static void test_fast_vector(void **state)
+{
+	struct vg_spec *s = load(big_memset), *o = load(outside_memset);
+	struct vg_plan *p = fast_plan(s, tgt("allocs"), "hot", NULL);
+	const struct vg_plan_site *u = site(p, "memset", false);
+	struct vg_plan_opts off = { .binary = tgt("allocs"),
+				    .tier = VG_TIER_AUTO,
+				    .on_violation = VG_OV_STOP,
+				    .no_ktimer = !vg_feat_ktimer(NULL),
+				    .fast_off = true };
+	struct vg_err e = { 0 };
+	bool vec = starts_vector(u);
+
+	assert_int_equal(u->vector_entry, vec);
+	assert_string_equal(p->props[0].unseen, "");
+	if (vec)	/* patched, else it would have no site */
+		assert_true(u->fast);
+	vg_plan_free(p);
+	p = vg_plan_build(s, &off, &e);
+	assert_non_null(p);
+	for (int i = 0; vec && i < p->nsites; i++)
+		assert_string_not_equal(p->spec->events[p->sites[i].event].name,
+					"memset");
+	if (vec) {
+		assert_non_null(strstr(p->props[0].unseen,
+				       "before memset in libc.so.6 cannot be probed"));
+		assert_int_equal(p->nwarnings, 1);
+	} else {
+		assert_string_equal(p->props[0].unseen, "");
+		assert_false(site(p, "memset", false)->fast);
+	}
+	vg_plan_free(p);
+	p = vg_plan_build(o, &off, &e);
+	if (vec) {
+		assert_null(p);
+		assert_non_null(strstr(e.msg, "counts an `outside` depth"));
+	} else {
+		assert_non_null(p);
+	}
+	vg_plan_free(p);
+	vg_spec_free(s);
+	vg_spec_free(o);
+}
+
 /* the list's errors */
 static void test_fast_parse(void **state)
 {
@@ -212,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_fast_user_why),
 		cmocka_unit_test(test_fast_groups),
 		cmocka_unit_test(test_fast_refused),
+		cmocka_unit_test(test_fast_vector),
 		cmocka_unit_test(test_fast_parse),
 	};
 

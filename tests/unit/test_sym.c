@@ -4,12 +4,14 @@
  * parameters' types and ABI locations, checked by a ptrace run that
  * stops at their entries (fixtures: sym_fixture.h). */
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include "sym_fixture.h"
 
 #include <libdwarf/libdwarf.h>
 
-#include "sym/dwarf_internal.h"	/* whether the index was built */
+#include "sym/dwarf_internal.h"
+#include "sym/elfcopy.h"	/* whether the index was built */
 
 /* --- functions ------------------------------------------------------------- */
 
@@ -90,6 +92,32 @@ static void test_func_dynsym_and_ifunc(void **state)
 		assert_true(dladdr(impl, &di) != 0);
 		assert_int_equal(w.fn.addr, (uint64_t)((uintptr_t)impl -
 						       (uintptr_t)di.dli_fbase));
+	}
+	{
+		/* its name and size from libc's separate debug file where
+		 * the machine has one (libc6-dbg, by build id): the
+		 * in-process tier needs the size */
+		uint8_t id[64];
+		int n = vg_elf_build_id(w.path, id, sizeof(id));
+		const char *root = getenv("VIGIL_DEBUG_DIR");
+		char dbg[PATH_MAX];
+		size_t k;
+
+		assert_true(n > 1);
+		k = (size_t)snprintf(dbg, sizeof(dbg), "%s/.build-id/%02x/",
+				     root && *root ? root : "/usr/lib/debug",
+				     id[0]);
+		for (int i = 1; i < n; i++)
+			k += (size_t)snprintf(dbg + k, sizeof(dbg) - k, "%02x",
+					      id[i]);
+		snprintf(dbg + k, sizeof(dbg) - k, ".debug");
+		if (access(dbg, R_OK) == 0) {
+			assert_true(w.fn.size > 0);
+			assert_non_null(strstr(w.sym, "strlen"));
+			assert_null(strstr(w.sym, ".ifunc-impl"));
+		} else {
+			assert_string_equal(w.sym, "strlen.ifunc-impl");
+		}
 	}
 	vg_libs_free(&l);
 }

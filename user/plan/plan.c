@@ -180,24 +180,6 @@ struct vg_plan_site *vg_plan_new_site(struct vg_plan *p, int event,
 	return s;
 }
 
-static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
-		    const struct vg_func_where *w, struct vg_err *e)
-{
-	struct vg_plan_site *s = vg_plan_new_site(p, event, prog, e);
-
-	if (!s)
-		return -1;
-	s->retprobe = prog == VG_PROG_RETURN || prog == VG_PROG_RETURN_S;
-	snprintf(s->path, sizeof(s->path), "%s", w->path);
-	snprintf(s->sym, sizeof(s->sym), "%s", w->sym);
-	s->func = w->fn.offset;
-	s->size = w->fn.size;
-	/* placed once what each probe reads is known (plan_place.c) */
-	s->offset = w->fn.offset;
-	s->dormant = !s->retprobe && event < 64 && (p->dormant >> event & 1);
-	return 0;
-}
-
 /* Does the function at file offset off of path start with a VEX or EVEX
  * (AVX, AVX-512) instruction? glibc's memset and strchr do on an AVX-512
  * machine (vpbroadcastb into %zmm16): a uprobe there, single-stepped out
@@ -216,6 +198,25 @@ static bool vector_insn_at(const char *path, uint64_t off)
 	    (b == 0xc4 || b == 0xc5 || b == 0x62);
 	close(fd);
 	return v;
+}
+
+static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
+		    const struct vg_func_where *w, struct vg_err *e)
+{
+	struct vg_plan_site *s = vg_plan_new_site(p, event, prog, e);
+
+	if (!s)
+		return -1;
+	s->retprobe = prog == VG_PROG_RETURN || prog == VG_PROG_RETURN_S;
+	snprintf(s->path, sizeof(s->path), "%s", w->path);
+	snprintf(s->sym, sizeof(s->sym), "%s", w->sym);
+	s->func = w->fn.offset;
+	s->size = w->fn.size;
+	/* placed once what each probe reads is known (plan_place.c) */
+	s->offset = w->fn.offset;
+	s->dormant = !s->retprobe && event < 64 && (p->dormant >> event & 1);
+	s->vector_entry = vector_insn_at(w->path, w->fn.offset);
+	return 0;
 }
 
 /* Where each function probe goes, and which program runs there */
@@ -284,19 +285,15 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs, FILE *warn,
 		for (size_t k = 0; k < nall && !rc; k++) {
 			const struct vg_func_where *w = &all[k];
 
-			/* never where the probe would harm the program: a
+			/* never a uprobe where it would harm the program: a
 			 * call added for watched blocks is optional and left
-			 * out; a function the spec names is refused, with
-			 * the reason (exit status 2) */
-			if (vector_insn_at(w->path, w->fn.offset)) {
-				if (ev->access_for || ev->maps_sync)
-					continue;
-				rc = vg_errf_code(e, VG_EXIT_USAGE,
-						  "%.256s:%d:%d: %.256s in %.1024s starts with an AVX or AVX-512 (VEX/EVEX) instruction; a uprobe on it made the program compute wrong results on this kernel (its out-of-line copy), so vigil does not probe it: probe its caller instead",
-						  ev->loc.file, ev->loc.line,
-						  ev->loc.col, ev->name, w->path);
-				break;
-			}
+			 * out; a function the spec names keeps its site for
+			 * the in-process tier, which never single-steps it,
+			 * and loses it if that tier does not take it
+			 * (plan_unseen.c) */
+			if ((ev->access_for || ev->maps_sync) &&
+			    vector_insn_at(w->path, w->fn.offset))
+				continue;
 			if (ev->kind == VG_EV_BEFORE) {
 				rc = add_site(p, i, ev->nstrs ? VG_PROG_ENTRY_S
 							      : VG_PROG_ENTRY,
@@ -482,6 +479,9 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 		goto fail;
 	/* 11. the calls the in-process tier takes from the uprobes */
 	if (o->binary && vg_plan_pass_fast(p, o, e) < 0)
+		goto fail;
+	/* 12. what no probe can take here */
+	if (o->binary && vg_plan_pass_unseen(p, o, e))
 		goto fail;
 	p->kernel_progs = p->any_kernel && (!o->binary || uprobe_steps_kernel(p));
 	free(why);

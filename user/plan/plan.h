@@ -125,12 +125,20 @@ struct vg_plan_site {
 	bool fast;
 	const char *fast_by;	/* who asked: "hot", "--fast", ... */
 	char fast_why[192];
+	/* the function starts with a VEX or EVEX instruction: a uprobe
+	 * must not go there (plan.c); only the in-process tier, which
+	 * never single-steps it, may take it (plan_unseen.c) */
+	bool vector_entry;
 };
 
 struct vg_plan_prop {
 	bool kernel;
 	char why[256];		/* user tier: why not kernel */
 	uint32_t stop_mask;	/* states whose entry stops the target */
+	/* what it cannot see on this machine (plan_unseen.c: a function
+	 * no probe can take), "" when nothing: its verdicts are
+	 * inconclusive at best, never accepting */
+	char unseen[320];
 };
 
 struct vg_plan_event {
@@ -328,6 +336,16 @@ void vg_ktier_fill(const struct vg_plan_ktables *kt, struct vg_kprop *kprops,
 		   struct vg_ktrans *ktrans, struct vg_insn *kcode);
 /* The states of p with a timeout, as a bit mask (vg_kprop.timed_mask). */
 uint32_t vg_ktimer_states(const struct vg_property *p);
+
+/* plan_unseen.c: after the in-process tier's pass, the sites whose
+ * function starts with a vector instruction and that it did not take
+ * are dropped: their events cannot be seen, each property that uses one
+ * says so (props[i].unseen) and a warning to o->warn names the function,
+ * its file and why. A function that counts an `outside` depth is refused
+ * (-1, exit status 2): left uncounted, the depth would let through what
+ * the clause leaves out. */
+int vg_plan_pass_unseen(struct vg_plan *p, const struct vg_plan_opts *o,
+			struct vg_err *e);
 
 /* plan_fast.c: which sites the in-process tier takes (vg_plan_site.fast),
  * a pass of vg_plan_build after the kernel tier's tables. Returns how

@@ -206,6 +206,9 @@ void vg_plan_print(const struct vg_plan *p, FILE *out)
 				if (p->props[i].stop_mask >> st & 1)
 					fprintf(out, " %s", s->props[i].states[st].name);
 		}
+		if (p->props[i].unseen[0])
+			fprintf(out, ", inconclusive at best: %s",
+				p->props[i].unseen);
 		fprintf(out, "\n");
 	}
 	for (int i = 0; i < p->nevents; i++) {

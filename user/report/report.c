@@ -341,7 +341,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 		fputc('\n', r->text);
 	}
 	if (s->inconclusive)
-		fprintf(r->text, "  note   this slice may have missed events (lost records, a refused slice or watchpoint): the violation may not be real\n");
+		fprintf(r->text, "  note   this slice may have missed events (lost records, a refused slice or watchpoint, a function not probed on this machine): the violation may not be real\n");
 	if (stopped)
 		fprintf(r->text, "  target pid %u is %s\n", ev->pid,
 			r->stop_note[0] ? r->stop_note

@@ -155,6 +155,11 @@ static int part_open(struct session *ss, struct part *u, struct vg_err *e)
 			s->p.kernel[i] ? ""
 			: ss->o->watch_exe ? "vigil watch (the default; --tier=kernel keys kernel-tier slices by process)"
 					   : plan->props[i].why);
+	for (int i = 0; i < s->p.spec->nprops; i++)	/* plan_unseen.c */
+		if (plan->props[i].unseen[0])
+			fprintf(stderr, "vigil: loaded %s from %s: %s: it ends inconclusive, never accepting\n",
+				s->p.spec->props[i].name, u->path,
+				plan->props[i].unseen);
 	rc = 0;
 out:
 	vg_plan_free(plan);

@@ -76,6 +76,20 @@ int vg_session_part_open(struct session *s, const struct vg_plan *plan,
 	       (size_t)s->p.spec->nevents * sizeof(bool));
 	if (!(s->p.report = vg_report_new(s->p.spec, stderr, s->o->json_path, e)))
 		return -1;
+	/* an event no probe can take here (plan_unseen.c, warned of):
+	 * what its properties conclude is inconclusive at best, in every
+	 * monitor of the part (vg_session_monitor_new), as for lost
+	 * records, and the summary says why */
+	for (int i = 0; i < s->p.spec->nprops; i++) {
+		if (!plan->props[i].unseen[0])
+			continue;
+		if (!s->p.unseen &&
+		    !(s->p.unseen = calloc((size_t)s->p.spec->nprops,
+					   sizeof(bool))))
+			return vg_errf(e, "out of memory");
+		s->p.unseen[i] = true;
+		vg_report_set_blind(s->p.report, plan->props[i].unseen);
+	}
 	if (!(s->p.evidence = vg_evidence_new(s->p.spec, 0, s->o->evidence)) ||
 	    !(s->p.symval = vg_symval_new((struct vg_run *)s, s->p.spec,
 					s->p.stack_on, s->o->pid > 0)))
@@ -105,6 +119,7 @@ void vg_session_part_free(struct vg_part *p)
 	vg_symbolizer_free(p->sym);
 	free(p->stack_on);
 	free(p->kernel);
+	free(p->unseen);
 }
 
 struct vg_monitor *vg_session_monitor_new(struct session *ss,
@@ -122,6 +137,9 @@ struct vg_monitor *vg_session_monitor_new(struct session *ss,
 	m = vg_monitor_new(ss->p.spec, &mo, &hooks, e);
 	if (m)
 		vg_monitor_set_mem(m, vg_objmap_oracle(ss->p.objmap));
+	for (int i = 0; m && ss->p.unseen && i < ss->p.spec->nprops; i++)
+		if (ss->p.unseen[i])
+			vg_monitor_mark_inconclusive(m, i);
 	return m;
 }
 

@@ -52,6 +52,10 @@ struct vg_part {
 	struct vg_spec *spec;
 	bool *kernel;			/* [nprops]: in the kernel tier */
 	bool *stack_on;			/* [nevents]: the probe captures stacks */
+	bool *unseen;			/* [nprops]: uses an event no probe
+					 * can take here (plan_unseen.c):
+					 * each monitor's verdicts of it are
+					 * inconclusive at best; NULL: none */
 	struct vg_probe *probe;
 	struct vg_monitor *mon;
 	struct vg_report *report;

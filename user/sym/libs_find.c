@@ -31,8 +31,11 @@ static int found_in(const struct vg_libs *libs, size_t i,
 		out->fn.size = 0;
 		/* its own name (__strlen_avx2) when the symbols say, so that
 		 * the resolver's DWARF (no parameters) is not taken for its */
-		if (!vg_elf_func_at(f->elf, out->fn.addr, out->sym,
-				    sizeof(out->sym)) || !out->sym[0])
+		if ((!vg_elf_func_at(f->elf, out->fn.addr, out->sym,
+				     sizeof(out->sym)) || !out->sym[0]) &&
+		    !vg_ifunc_impl_debug_sym(f->elf, libs->v[i].path,
+					     out->fn.addr, out->sym,
+					     sizeof(out->sym), &out->fn.size))
 			snprintf(out->sym, sizeof(out->sym), "%s.ifunc-impl",
 				 name);
 	}

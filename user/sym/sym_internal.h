@@ -57,6 +57,11 @@ bool vg_elf_find_clone(Elf *elf, const char *name, char *buf, size_t len);
  * PATH is not an object vigil itself has loaded. */
 bool vg_ifunc_impl_vaddr(const char *path, const char *name,
 			 uint64_t *vaddr);
+/* The name and size of the implementation at vaddr of the stripped
+ * object at PATH (elf), from its separate debug file's .symtab; false
+ * when it has none (ifunc.c). */
+bool vg_ifunc_impl_debug_sym(Elf *elf, const char *path, uint64_t vaddr,
+			     char *name, size_t len, uint64_t *size);
 
 /* Virtual address to file offset through the PT_LOAD segment mapping it. */
 int vg_elf_vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off);
