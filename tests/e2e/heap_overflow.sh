@@ -23,6 +23,9 @@ check_stop() {
 	expect_out "event  before $2\(([0-9]+, )?0x[0-9a-f]+$3"
 	expect_out "vars   len=$4 room=$5 over=$(($4 - $5))"
 	expect_out "target pid [0-9]+ is stopped at this event"
+	# memset unseen (a vector machine, below) only misses violations:
+	# the ones seen are real
+	expect_no_out "may not be real"
 	expect_no_out "heapov: survived"
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
 }

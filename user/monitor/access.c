@@ -191,6 +191,12 @@ void vg_monitor_mark_inconclusive(struct vg_monitor *m, int prop)
 	}
 }
 
+void vg_monitor_mark_blind(struct vg_monitor *m, int prop)
+{
+	if (prop >= 0 && prop < m->nprops)
+		m->pr[prop].blind = true;
+}
+
 bool vg_monitor_mark_slice_inconclusive(struct vg_monitor *m, int prop,
 					uint32_t mask, const uint64_t *params)
 {
@@ -227,7 +233,8 @@ uint64_t vg_monitor_mem_unknown(const struct vg_monitor *m, int prop)
 
 bool vg_monitor_prop_inconclusive(const struct vg_monitor *m, int prop)
 {
-	return prop >= 0 && prop < m->nprops && m->pr[prop].inconclusive;
+	return prop >= 0 && prop < m->nprops &&
+	       (m->pr[prop].inconclusive || m->pr[prop].blind);
 }
 
 void vg_monitor_foreach(struct vg_monitor *m,
@@ -256,7 +263,9 @@ void vg_monitor_foreach(struct vg_monitor *m,
 					 * property's end verdict open */
 					.inconclusive =
 						(r->flags & VG_SF_INCONC) ||
-						pr->inconclusive,
+						pr->inconclusive ||
+						(pr->blind &&
+						 !pr->viol[r->state]),
 				};
 
 				vg_rec_expand(ms, vg_rec_params(ms, r, ref),
@@ -272,7 +281,8 @@ void vg_monitor_foreach(struct vg_monitor *m,
 				.prop = p, .params = none, .state = 0,
 				.trans = -1,
 				.vars = pr->init_vars,
-				.inconclusive = pr->inconclusive,
+				.inconclusive = pr->inconclusive ||
+						pr->blind,
 			};
 
 			cb(ctx, &v);

@@ -94,6 +94,10 @@ int vg_monitor_set(struct vg_monitor *m, int prop, uint32_t mask,
 /* Mark every live slice of a property as possibly having missed an event
  * (lost ring-buffer records): their end verdict becomes inconclusive. */
 void vg_monitor_mark_inconclusive(struct vg_monitor *m, int prop);
+/* prop cannot see calls that would only have taken its slices to a
+ * violation (plan.h, unseen_doubts false): what it ends with, but for
+ * violations, is inconclusive; the violations it reports are real */
+void vg_monitor_mark_blind(struct vg_monitor *m, int prop);
 
 /* Visit every live slice (tombstones included), in no particular order. */
 void vg_monitor_foreach(struct vg_monitor *m,

@@ -278,6 +278,7 @@ struct prop_rt {
 	bool disabled;			/* vg_monitor_disable: no slices, no
 					 * steps, not visited */
 	bool inconclusive;		/* refused a slice, or marked */
+	bool blind;			/* vg_monitor_mark_blind */
 	/* slices marked inconclusive that went back to their initial
 	 * state and were freed: their verdict stays inconclusive */
 	uint64_t inconc_gone;

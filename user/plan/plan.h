@@ -139,6 +139,11 @@ struct vg_plan_prop {
 	 * no probe can take), "" when nothing: its verdicts are
 	 * inconclusive at best, never accepting */
 	char unseen[320];
+	/* and one of those unseen calls could have taken a slice somewhere
+	 * other than a violation, so a violation it reports may not be
+	 * real; false when they only lead to violations (heap_overflow's
+	 * memset): missing one misses a violation, it makes none up */
+	bool unseen_doubts;
 };
 
 struct vg_plan_event {

@@ -11,7 +11,9 @@
  * loads, the event is never seen, and what its properties conclude
  * cannot be `accepting` (the session marks them inconclusive from the
  * start, as for lost records), with the function, its file and the
- * reason said before the run and in the summary.
+ * reason said before the run and in the summary. A violation such a
+ * property reports is in doubt only when an unseen call could have led
+ * its slice elsewhere than to a violation (unseen_doubts).
  *
  * An event that counts an `outside` depth is refused instead: uncounted,
  * the depth would let the calls the clause leaves out be checked, and a
@@ -72,6 +74,13 @@ static void unseen(struct vg_plan *p, const struct vg_plan_site *u,
 		if (n < sizeof(names))
 			n += snprintf(names + n, sizeof(names) - n, "%s%s",
 				      n ? ", " : "", s->props[k].name);
+		for (int t = 0; t < s->props[k].ntrans; t++) {
+			const struct vg_transition *tr = &s->props[k].trans[t];
+
+			if (tr->event == u->event &&
+			    s->props[k].states[tr->to].kind != VG_STATE_VIOLATION)
+				pp->unseen_doubts = true;
+		}
 		if (!pp->unseen[0])
 			snprintf(pp->unseen, sizeof(pp->unseen),
 				 "%s %.64s in %.200s cannot be probed on this machine",

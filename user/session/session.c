@@ -84,10 +84,10 @@ int vg_session_part_open(struct session *s, const struct vg_plan *plan,
 		if (!plan->props[i].unseen[0])
 			continue;
 		if (!s->p.unseen &&
-		    !(s->p.unseen = calloc((size_t)s->p.spec->nprops,
-					   sizeof(bool))))
+		    !(s->p.unseen = calloc((size_t)s->p.spec->nprops, 1)))
 			return vg_errf(e, "out of memory");
-		s->p.unseen[i] = true;
+		s->p.unseen[i] = plan->props[i].unseen_doubts
+					 ? VG_UNSEEN_DOUBTS : VG_UNSEEN_BLIND;
 		vg_report_set_blind(s->p.report, plan->props[i].unseen);
 	}
 	if (!(s->p.evidence = vg_evidence_new(s->p.spec, 0, s->o->evidence)) ||
@@ -138,8 +138,10 @@ struct vg_monitor *vg_session_monitor_new(struct session *ss,
 	if (m)
 		vg_monitor_set_mem(m, vg_objmap_oracle(ss->p.objmap));
 	for (int i = 0; m && ss->p.unseen && i < ss->p.spec->nprops; i++)
-		if (ss->p.unseen[i])
+		if (ss->p.unseen[i] == VG_UNSEEN_DOUBTS)
 			vg_monitor_mark_inconclusive(m, i);
+		else if (ss->p.unseen[i] == VG_UNSEEN_BLIND)
+			vg_monitor_mark_blind(m, i);
 	return m;
 }
 

@@ -45,6 +45,10 @@ struct vg_holds {
 	uint64_t since_ns;
 };
 
+/* vg_part.unseen: what a property that cannot see some calls concludes */
+enum { VG_UNSEEN_BLIND = 1,	/* not accepting; its violations are real */
+       VG_UNSEEN_DOUBTS = 2 };	/* nor are its violations sure */
+
 /* One set of properties installed on the process: the run's own, or a
  * `vigil load` unit's. vg_session_part_open makes it from its plan,
  * vg_session_part_free frees it (the probes apart: see there). */
@@ -52,10 +56,10 @@ struct vg_part {
 	struct vg_spec *spec;
 	bool *kernel;			/* [nprops]: in the kernel tier */
 	bool *stack_on;			/* [nevents]: the probe captures stacks */
-	bool *unseen;			/* [nprops]: uses an event no probe
-					 * can take here (plan_unseen.c):
-					 * each monitor's verdicts of it are
-					 * inconclusive at best; NULL: none */
+	/* [nprops]: uses an event no probe can take here (plan_unseen.c):
+	 * each monitor's verdicts of it are inconclusive at best, and its
+	 * violations too when VG_UNSEEN_DOUBTS; NULL: none */
+	uint8_t *unseen;
 	struct vg_probe *probe;
 	struct vg_monitor *mon;
 	struct vg_report *report;
