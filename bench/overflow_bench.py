@@ -8,6 +8,10 @@ in-memory database (bench/real_inputs.py sql_text_workload: documents
 inserted with printf and ||, rewritten with upper, substr and replace,
 selected through LIKE, instr, group_concat and printf). Rows:
   native       Debian 12's sqlite3 (the shell over libsqlite3.so)
+  empty programs  build/bench/site_floor: a BPF program that only returns
+               at every site vigil places for heap_overflow.vigil (`vigil
+               lint --binary`, as bench/fixed_cost.py --floor): the traps
+               alone, no vigil
   floor        vigil with heap_overflow.vigil's events and nothing
                checked: the same functions probed, the same tier (user),
                no object map lookups and no holds (the spec is generated
@@ -40,19 +44,22 @@ import subprocess
 import time
 
 import bench as B
+import fixed_cost
 import real_bench
 import real_inputs
 import watch_bench
 
 SPEC = "specs/lib/heap_overflow.vigil"
-ROWS = ["native", "floor", "vigil", "memcheck", "plain build", "ASan build"]
+ROWS = ["native", "empty programs", "floor", "vigil", "memcheck", "plain build",
+        "ASan build"]
+VIGIL_ROWS = ("empty programs", "floor", "vigil")  # skipped without build/vigil
 VIGIL_ERROR_EXIT = 7     # --error-exitcode: vigil reported an error
 VALGRIND_EXIT = 9        # --error-exitcode: memcheck did
 ASAN_OPTIONS = "detect_leaks=0:verify_asan_link_order=0"
 
 
 def config(quick):
-    """Sizes: the full script takes about 1.5 s native here; under vigil
+    """Sizes: the full script takes about 1 s native here; under vigil
     and memcheck tens of times that, hence three repetitions. QUICK: a
     tenth of the documents, two repetitions."""
     if quick:
@@ -111,6 +118,8 @@ class Runner(real_bench.Runner):
         self.floor = os.path.join(b.out, "heap_overflow_floor.vigil")
         self.floor_events = floor_spec(self.floor)
         self.plain = os.path.join(sqldir, "sqlite3-plain")
+        self.site_floor = os.path.join(b.out, "site_floor")
+        self.sites = None  # site_floor's arguments, on first use
         self.asan = os.path.join(sqldir, "sqlite3-asan")
 
     def command(self, prog, row, jsonfile, vglog):
@@ -120,10 +129,23 @@ class Runner(real_bench.Runner):
             spec = self.floor if row == "floor" else os.path.join(B.ROOT, SPEC)
             target = [self.b.vigil, "run", "--json", jsonfile, "--on-violation=continue",
                       "--error-exitcode=%d" % VIGIL_ERROR_EXIT, spec, "--"] + target
+        elif row == "empty programs":
+            target = [self.site_floor] + self.floor_sites() + ["--"] + target
         elif row == "memcheck":
             target = ["valgrind", "-q", "--tool=memcheck", "--leak-check=no",
                       "--error-exitcode=%d" % VALGRIND_EXIT, "--log-file=" + vglog] + target
         return target, self.sql, os.path.basename(exe)
+
+    def floor_sites(self):
+        if self.sites is None:
+            if not os.access(self.site_floor, os.X_OK):
+                raise B.Failure("%s missing: make bench-progs builds it" % self.site_floor)
+            try:
+                self.sites = fixed_cost.floor_sites(self.b.vigil, "sqlite3",
+                                                    [os.path.join(B.ROOT, SPEC)])
+            except fixed_cost.Failure as e:
+                raise B.Failure(str(e))
+        return self.sites
 
     def env(self, row, rtfile, exe):
         env = real_bench.Runner.env(self, row, rtfile, exe)
@@ -141,6 +163,15 @@ class Runner(real_bench.Runner):
         fail("exit %d" % rc, "exit status %d" % rc)
 
     def check_output(self, prog, row, outfile, r, fail):
+        if row == "empty programs":
+            # site_floor prints its own line after the program's output
+            with open(outfile, "rb") as f:
+                text = f.read()
+            head, _, last = text.rstrip(b"\n").rpartition(b"\n")
+            if not last.startswith(b"site_floor: links="):
+                fail("output", "no site_floor line at the end of the output")
+            with open(outfile, "wb") as f:
+                f.write(head + b"\n")
         got = real_bench.sha256(outfile)
         if "ref" not in self.ref:
             if row != "native":
@@ -183,7 +214,7 @@ def section(b, quick, skipped, failures):
         failures.append("overflow: %s" % e)
         B.log("FAILED overflow: %s" % e)
         return "Overflow: FAILED: %s\n" % e, []
-    rows = [r for r in ROWS if not (r in ("floor", "vigil") and "vigil-user" in skipped)]
+    rows = [r for r in ROWS if not (r in VIGIL_ROWS and "vigil-user" in skipped)]
     res = {r: [] for r in rows}
     raw = []
     for rep in range(cfg["reps"]):
@@ -251,10 +282,13 @@ def summarize(b, cfg, runner, rows, res, skipped, secs):
                  "run_x_native", "run_x_plain_build", "vigil_events", "vigil_unchecked"],
                 csv_rows)
     title = ("heap_overflow.vigil on sqlite3 :memory: running %d statements (%d documents, "
-             "%d string selects), median of %d runs; floor = its %d events, nothing "
-             "checked; ASan with %s; x plain build = run time / the same source built "
-             "without ASan" % (runner.sql_n, cfg["docs"], cfg["selects"], cfg["reps"],
-                               runner.floor_events, ASAN_OPTIONS))
+             "%d string selects), median of %d runs; empty programs = BPF programs that "
+             "only return at the %d sites vigil places; floor = vigil on its %d events, "
+             "nothing checked; ASan with %s; x plain build = run time / the same source "
+             "built without ASan"
+             % (runner.sql_n, cfg["docs"], cfg["selects"], cfg["reps"],
+                sum(1 for a in runner.sites or [] if a.startswith("-")),
+                runner.floor_events, ASAN_OPTIONS))
     text = title + ":\n" + B.table(header, trows) + "\n"
     B.log("overflow took %.0f s" % secs)
     md = ["## heap_overflow on a string-heavy program", "", title + ".", "",
