@@ -275,8 +275,8 @@ def summarize(b, cfg, runner, rows, res, skipped, secs):
                          "" if xw is None else "%.3f" % xw,
                          "" if xr is None else "%.3f" % xr,
                          "" if xp is None else "%.3f" % xp,
-                         "" if s["events"] is None else s["events"],
-                         "" if s["unchecked"] is None else s["unchecked"]])
+                         "" if s["events"] is None else "%d" % s["events"],
+                         "" if s["unchecked"] is None else "%d" % s["unchecked"]])
     B.write_csv(os.path.join(b.out, "overflow.csv"),
                 ["row", "reps", "wall_s_median", "run_s_median", "wall_x_native",
                  "run_x_native", "run_x_plain_build", "vigil_events", "vigil_unchecked"],
