@@ -34,6 +34,11 @@
    malloc-heavy program, native, under vigil with properties of specs/lib/
    and (the malloc program) under valgrind memcheck: wall time, the
    program's own run time, slowdowns, vigil's events and events/s.
+5. heap_overflow.vigil on a string-heavy sqlite3 script (bench/
+   overflow_bench.py): native, its floor (the same events, nothing
+   checked), vigil, valgrind memcheck, and sqlite3 built from Debian's
+   source plain and with ASan (scripts/build_sqlite3.sh).
+6. The object map's lookups against live blocks (bench/objmap_bench.c).
 
 Every probed run is checked: the observer must report exactly as many hits
 as the loop made calls (the phases plus an untimed warm-up), the
@@ -57,6 +62,7 @@ import sys
 import tempfile
 import time
 
+import overflow_bench
 import real_bench
 # the sections (real_bench, watch_bench...) print through B.fmt, B.table...
 from bench_fmt import fmt, fmt_ns, md_table, med, table, write_csv  # noqa: F401
@@ -617,7 +623,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer repetitions and gaps")
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
     ap.add_argument("--only", choices=["per-event", "event-gap", "watch", "real",
-                                       "objmap"],
+                                       "objmap", "overflow"],
                     help="run one part")
     args = ap.parse_args()
     t_start = time.monotonic()
@@ -743,6 +749,11 @@ def main():
             summary_md += md
         if args.only in (None, "real"):
             text, md = real_bench.section(b, args.quick, skipped, failures)
+            print()
+            print(text)
+            summary_md += md
+        if args.only in (None, "overflow"):
+            text, md = overflow_bench.section(b, args.quick, skipped, failures)
             print()
             print(text)
             summary_md += md

@@ -160,8 +160,7 @@ class Runner:
         outfile = os.path.join(b.tmp, "real.%d.out" % n)
         errfile = os.path.join(b.tmp, "real.%d.err" % n)
         cmd, stdin, exe = self.command(prog, row, jsonfile, vglog)
-        env = dict(os.environ, LD_PRELOAD=self.shim, VG_BENCH_RUNTIME=rtfile,
-                   VG_BENCH_RUNTIME_EXE=exe)
+        env = self.env(row, rtfile, exe)
         # Files, not pipes: a target vigil left stopped would hold a pipe
         # open, and reading it to its end would wait for ever.
         with open(outfile, "wb") as out, open(errfile, "wb") as errf, \
@@ -196,7 +195,7 @@ class Runner:
         if self._leftover(rtfile):
             fail("leftover", "left the program behind (stopped?), killed it")
         if p.returncode != 0:
-            fail("exit %d" % p.returncode, "exit status %d" % p.returncode)
+            self.bad_exit(prog, row, p.returncode, jsonfile, fail)
         ns = {}
         try:
             for m in re.finditer(r"^(start|end) pid=\d+ ns=(\d+)$", open(rtfile).read(), re.M):
@@ -208,12 +207,24 @@ class Runner:
         r = {"wall_s": wall, "run_s": (ns["end"] - ns["start"]) / 1e9, "events": None,
              "lost": None, "tier": None}
         self.check_output(prog, row, outfile, r, fail)
+        self.check_row(prog, row, jsonfile, vglog, err, r, fail)
+        os.unlink(outfile)
+        return r
+
+    # what bench/overflow_bench.py's Runner changes: the environment, what
+    # a failed exit says, the checks by row
+    def env(self, row, rtfile, exe):
+        return dict(os.environ, LD_PRELOAD=self.shim, VG_BENCH_RUNTIME=rtfile,
+                    VG_BENCH_RUNTIME_EXE=exe)
+
+    def bad_exit(self, prog, row, rc, jsonfile, fail):
+        fail("exit %d" % rc, "exit status %d" % rc)
+
+    def check_row(self, prog, row, jsonfile, vglog, err, r, fail):
         if row.startswith("vigil"):
             self.check_vigil(prog, jsonfile, err, r, fail)
         elif row.startswith("valgrind"):
             self.check_valgrind(vglog, r["calls"], fail)
-        os.unlink(outfile)
-        return r
 
     def _leftover(self, rtfile):
         """Kill the program if it outlived the command (vigil leaves a

@@ -3,7 +3,7 @@
 #
 #   bash bench/run.sh            full run, about 10 minutes
 #   QUICK=1 bash bench/run.sh    fewer repetitions and gaps, under 2 minutes
-#   bash bench/run.sh --only per-event|event-gap|watch|real
+#   bash bench/run.sh --only per-event|event-gap|watch|real|overflow|objmap
 #
 # Needs root and the programs `make bench` builds first (build/bench/loop,
 # build/bench/floor, build/bench/recsize, build/bench/wloop, build/bench/wfloor,

@@ -55,6 +55,9 @@ PACKAGES=(
     libclang-rt-14-dev
     # the man page: man -l renders docs/vigil.1 in tests/e2e/install.sh
     man-db groff-base
+    # make bench: tclsh makes sqlite's amalgamation when
+    # scripts/build_sqlite3.sh builds the shell with ASan
+    tcl
     # build deps of CRIU 4.2 (see criu/Makefile.packages and Makefile.config)
     libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev protobuf-compiler
     python3-protobuf libnl-3-dev libnet1-dev libcap-dev libbsd-dev
