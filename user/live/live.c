@@ -227,13 +227,24 @@ static json_t *violation_of(pid_t pid)
 }
 
 /* why, and a memory check's range (the object and the overrun:
- * report/memrange.h) when the violation v has one: the line gdb prints
- * at the stop */
+ * report/memrange.h) when the violation v has one and is the stop's
+ * (scenario.c's why: "PROP entered state STATE at ..."; the file may be
+ * an earlier violation's when the stop is a reaction's): the line gdb
+ * prints at the stop */
 static void stop_line(json_t *v, const char *why, char *buf, size_t len)
 {
 	const char *range = json_string_value(
 		json_object_get(json_object_get(v, "range"), "text"));
+	const char *prop = json_string_value(json_object_get(v, "property"));
+	const char *state = json_string_value(json_object_get(v, "state"));
+	char head[320];
 
+	if (range && prop && state) {
+		snprintf(head, sizeof(head), "%s entered state %s at ", prop,
+			 state);
+		if (strncmp(why, head, strlen(head)))
+			range = NULL;
+	}
 	snprintf(buf, len, "%s%s%s", why, range ? ": " : "",
 		 range ? range : "");
 }
