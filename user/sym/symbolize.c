@@ -310,7 +310,7 @@ static void read_elf(struct obj *o, Elf *elf)
 			    o->load[o->nload].p_type == PT_LOAD)
 				o->nload++;
 	while ((scn = elf_nextscn(elf, scn))) {
-		const char *file;
+		const char *group, *file;
 		GElf_Shdr sh;
 		Elf_Data *d;
 
@@ -321,8 +321,9 @@ static void read_elf(struct obj *o, Elf *elf)
 		if (sh.sh_type == SHT_SYMTAB)
 			o->has_symtab = true;
 		/* .symtab's local symbols come in groups, each after the
-		 * STT_FILE symbol of its source: a static's file */
-		file = "";
+		 * STT_FILE symbol of its source: a static's file (kept only
+		 * for a group that has one: a program has many sources) */
+		group = file = "";
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			const char *name;
@@ -333,7 +334,8 @@ static void read_elf(struct obj *o, Elf *elf)
 			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
 				continue;
 			if (GELF_ST_TYPE(sym.st_info) == STT_FILE) {
-				file = intern_file(o, name);
+				group = name;
+				file = NULL;
 				continue;
 			}
 			data = GELF_ST_TYPE(sym.st_info) == STT_OBJECT &&
@@ -345,6 +347,8 @@ static void read_elf(struct obj *o, Elf *elf)
 					   strdup(name), false, "" };
 			if (data && GELF_ST_BIND(sym.st_info) == STB_LOCAL) {
 				f.local = true;
+				if (!file)
+					file = intern_file(o, group);
 				f.file = file;
 			}
 			if (!f.name ||
