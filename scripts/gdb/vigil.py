@@ -548,6 +548,8 @@ def _violation_lines(v):
         out.append("state     %s -> %s (%s)" % (v.get("from", "?"), v["state"], v["verdict"]))
         if v.get("vars"):
             out.append("vars      %s" % _kv(v["vars"], v.get("names")))
+        if v.get("range"):      # a memory check's: the object, the overrun
+            out.append("range     %s" % v["range"]["text"])
         out.append("event     %s in tid %s" % (_event(v), v["tid"]))
         for i, fr in enumerate(v.get("stack", [])):
             out.append("          %s %s" % ("at" if i == 0 else "  ", fr))

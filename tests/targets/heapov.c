@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 char table[64];
+static char buf[32];	/* a static: .symtab's local symbol, or DWARF's */
 
 /* a value the compiler cannot see through */
 __attribute__((noinline)) static size_t opaque(size_t v)
@@ -167,6 +168,9 @@ int main(int argc, char **argv)
 
 		memcpy(small, src, opaque(8));
 		printf("heapov: stack %d\n", small[0]);
+	} else if (!strcmp(mode, "--static")) {	/* 40 at buf+8 of 32 */
+		memcpy(buf + opaque(8), src, opaque(40));
+		printf("heapov: static %d\n", buf[8]);
 	} else {
 		fprintf(stderr, "heapov: unknown flag %s\n", mode);
 		return 2;

@@ -245,6 +245,54 @@ static void test_globals(void **state)
 	vg_dwarf_close(dw);
 }
 
+/* every variable DWARF places, for naming addresses without .symtab:
+ * the stripped copy's (its debug file's) against the unstripped symbols */
+struct seen_vars {
+	int n, hidden, counter, tls;
+	uint64_t hidden_addr, hidden_size;
+	bool hidden_ext, counter_ext;
+	char hidden_file[256];
+};
+
+static void on_var(void *ctx, const char *name, uint64_t addr, uint64_t size,
+		   bool external, const char *file)
+{
+	struct seen_vars *sv = ctx;
+
+	sv->n++;
+	if (!strcmp(name, "s_hidden")) {
+		sv->hidden++;
+		sv->hidden_addr = addr;
+		sv->hidden_size = size;
+		sv->hidden_ext = external;
+		snprintf(sv->hidden_file, sizeof(sv->hidden_file), "%s",
+			 file ? file : "");
+	} else if (!strcmp(name, "g_counter")) {
+		sv->counter++;
+		sv->counter_ext = external;
+	} else if (!strcmp(name, "t_local")) {
+		sv->tls++;
+	}
+}
+
+static void test_each_var_stripped(void **state)
+{
+	struct vg_dwarf *dw = open_ok(P("types_strip"));
+	struct seen_vars sv = { 0 };
+
+	(void)state;
+	vg_dwarf_each_var(dw, on_var, &sv);
+	assert_int_equal(sv.hidden, 1);
+	assert_int_equal(sv.hidden_addr, nm_addr(P("types"), "s_hidden"));
+	assert_int_equal(sv.hidden_size, 80);
+	assert_false(sv.hidden_ext);	/* a static */
+	assert_contains(sv.hidden_file, "sym_types.c");
+	assert_int_equal(sv.counter, 1);
+	assert_true(sv.counter_ext);
+	assert_int_equal(sv.tls, 0);	/* no single address */
+	vg_dwarf_close(dw);
+}
+
 static void test_globals_dwarf_only_and_no_dwarf(void **state)
 {
 	struct vg_dwarf *dw = open_ok(P("types_strip"));
@@ -316,6 +364,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_proto_matches_probed_address),
 	cmocka_unit_test(test_globals),
 	cmocka_unit_test(test_globals_dwarf_only_and_no_dwarf),
+	cmocka_unit_test(test_each_var_stripped),
 	cmocka_unit_test(test_param_names),
 };
 

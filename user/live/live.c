@@ -226,6 +226,37 @@ static json_t *violation_of(pid_t pid)
 	return json_load_file(path, JSON_DISABLE_EOF_CHECK, NULL);
 }
 
+/* why, and a memory check's range (the object and the overrun:
+ * report/memrange.h) when the violation v has one and is the stop's
+ * (scenario.c's why: "PROP entered state STATE at ..."; the file may be
+ * an earlier violation's when the stop is a reaction's): the line gdb
+ * prints at the stop */
+static void stop_line(json_t *v, const char *why, char *buf, size_t len)
+{
+	const char *range = json_string_value(
+		json_object_get(json_object_get(v, "range"), "text"));
+	const char *prop = json_string_value(json_object_get(v, "property"));
+	const char *state = json_string_value(json_object_get(v, "state"));
+	char head[320];
+
+	if (range && prop && state) {
+		snprintf(head, sizeof(head), "%s entered state %s at ", prop,
+			 state);
+		if (strncmp(why, head, strlen(head)))
+			range = NULL;
+	}
+	snprintf(buf, len, "%s%s%s", why, range ? ": " : "",
+		 range ? range : "");
+}
+
+void vg_live_stop_line(pid_t pid, const char *why, char *buf, size_t len)
+{
+	json_t *v = violation_of(pid);
+
+	stop_line(v, why, buf, len);
+	json_decref(v);
+}
+
 bool vg_live_keep_going(struct vg_run *r)
 {
 	struct vg_live *l = vg_live_host_state(r);
@@ -236,6 +267,7 @@ bool vg_live_keep_going(struct vg_run *r)
 	pid_t tid, pid;
 	char msg[1024];
 	bool open_now;
+	json_t *v;
 
 	if (!l || !vg_scenario_target_stopped(sc) ||
 	    vg_scenario_target_killed(sc) ||
@@ -248,8 +280,10 @@ bool vg_live_keep_going(struct vg_run *r)
 		return false;
 	tid = vg_scenario_stop_tid(sc, &why);
 	pid = vg_scenario_stop_pid(sc);
-	snprintf(msg, sizeof(msg), "vigil: %s", why);
-	add_stop(l, pid, tid, msg, violation_of(pid));
+	v = violation_of(pid);
+	snprintf(msg, sizeof(msg), "vigil: ");
+	stop_line(v, why, msg + strlen(msg), sizeof(msg) - strlen(msg));
+	add_stop(l, pid, tid, msg, v);
 	if ((mk = mark_of(l, r)))
 		mark_last(l, r, mk->prop, mk->state, mk->slice);
 	unmark(l, r);

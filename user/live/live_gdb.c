@@ -119,7 +119,7 @@ void vg_live_handoff(struct vg_run *r, struct vg_ckpt_run *ckpt,
 	struct vg_err ge = { 0 };
 	uint64_t step_to = 0;
 	pid_t tid, spid;
-	char gdb[4200];
+	char gdb[4200], line[1024];
 	int nmend;
 
 	if (!sc || (restored && !restored_from[0]))
@@ -134,6 +134,10 @@ void vg_live_handoff(struct vg_run *r, struct vg_ckpt_run *ckpt,
 	nmend = step_to || !stop_event ? 0 :
 		vg_jmp_stop_mends(probe, spid, stop_event - 1, mend,
 				  VG_GDB_MAX_MENDS);
+	if (why) {
+		vg_live_stop_line(spid, why, line, sizeof(line));
+		why = line;
+	}
 	if (vg_gdb_prepare_mend(spid, tid ? tid : spid, why, step_to, mend,
 				nmend, gdb, sizeof(gdb), &ge))
 		fprintf(stderr, "vigil: %s\n", ge.msg);

@@ -72,6 +72,10 @@ struct vg_live {
  * `vigil run --interactive` off a terminal, or exec'd on one). */
 int vg_live_gdb_command(struct vg_run *r, char *cmd, size_t len,
 			struct vg_err *e);
+/* why a stop was made, and the range of the violation vigil wrote for
+ * process pid when it has one (a memory check's: the object and the
+ * overrun), as gdb says it at the stop and at a hand-off */
+void vg_live_stop_line(pid_t pid, const char *why, char *buf, size_t len);
 /* A response object of the control channel: {"ok":..,"text":..,"data":..}
  * ("error" instead of "text" when not ok). */
 json_t *vg_live_reply(bool ok, const char *text, json_t *data);

@@ -1,9 +1,10 @@
 /* The object map of a run: every live heap block vigil saw allocated,
- * recently freed blocks, the globals of the program and its libraries
- * (ELF symbols with their sizes), and the heap's own ranges, so that the
- * memory predicates of the language (valid(p, n), block_length(p), ...:
- * include/vigil_code.h, docs/LANGUAGE.md) can ask which object a pointer
- * is in. Three answers: an object, no object (a pointer into the heap
+ * recently freed blocks, the globals and statics of the program and its
+ * libraries (ELF symbols with their sizes, .symtab's local ones too; the
+ * variables DWARF places, for an object without .symtab), and the heap's
+ * own ranges, so that the memory predicates of the language (valid(p, n),
+ * block_length(p), ...: include/vigil_code.h, docs/LANGUAGE.md) can ask
+ * which object a pointer is in. Three answers: an object, no object (a pointer into the heap
  * between blocks, or into a block freed since: a definite bad pointer),
  * or unknown (vigil does not know that memory: a stack, a mapping of its
  * own, a block allocated before vigil attached).

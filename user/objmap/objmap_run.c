@@ -168,16 +168,16 @@ static void find_global(struct vg_objmap *m, pid_t pid, uint64_t p,
 			const struct vg_map *mp)
 {
 	struct objmap_run *r = m->run;
-	char name[256];
-	uint64_t off, size;
+	struct vg_data_sym d;
 
 	if (!may_hold_globals(r, mp))
 		return;
 	if (!r->sym && !(r->sym = vg_symbolizer_new(pid)))
 		return;
-	if (vg_symbolize_object(r->sym, p, name, sizeof(name), &off, &size) &&
-	    size)
-		vg_objmap_global(m, p - off, size, mp->perms[1] == 'w', name);
+	/* a static (.symtab's local symbols, or DWARF's) as a global */
+	if (vg_symbolize_global(r->sym, p, &d) && d.size)
+		vg_objmap_global(m, p - d.off, d.size, mp->perms[1] == 'w',
+				 d.name);
 }
 
 /* the length of the string at p, at most max bytes read: -1 when it

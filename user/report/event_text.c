@@ -56,6 +56,7 @@ void vg_slice_text(const struct vg_spec *spec, const struct vg_slice_view *s,
 
 static vg_value_namer namer;
 static void *namer_ctx;
+static bool name_objects;
 
 void vg_report_set_namer(vg_value_namer fn, void *ctx)
 {
@@ -63,12 +64,17 @@ void vg_report_set_namer(vg_value_namer fn, void *ctx)
 	namer_ctx = ctx;
 }
 
+void vg_names_objects(bool on)
+{
+	name_objects = on;
+}
+
 /* The name of a value that may be an address (user space, not a small
  * number), into buf; false when it has none. */
-static bool value_name(uint64_t v, char *buf, size_t len)
+bool vg_name_of(uint64_t v, char *buf, size_t len)
 {
 	return namer && v >= (1u << 20) && v < (1ull << 47) &&
-	       namer(namer_ctx, v, buf, len);
+	       namer(namer_ctx, v, name_objects, buf, len);
 }
 
 /* " (NAME)" after a value in text */
@@ -76,7 +82,7 @@ void vg_name_text(FILE *out, uint64_t v)
 {
 	char name[256];
 
-	if (value_name(v, name, sizeof(name)))
+	if (vg_name_of(v, name, sizeof(name)))
 		fprintf(out, " (%s)", name);
 }
 
@@ -84,7 +90,7 @@ void vg_name_json(struct vg_jnames *j, const char *key, uint64_t v)
 {
 	char name[256];
 
-	if (!value_name(v, name, sizeof(name)))
+	if (!vg_name_of(v, name, sizeof(name)))
 		return;
 	fputs(j->n++ ? "," : ",\"names\":{", j->out);
 	vg_json_str(j->out, key);

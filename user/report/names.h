@@ -5,10 +5,16 @@
 #ifndef VIGIL_REPORT_NAMES_H
 #define VIGIL_REPORT_NAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 void vg_name_text(FILE *out, uint64_t v);
+/* The name of v into buf (the same as vg_name_text's); false: none */
+bool vg_name_of(uint64_t v, char *buf, size_t len);
+/* While on, values are named as the objects they point into (the
+ * violation of a property about objects: report.c) */
+void vg_names_objects(bool on);
 
 struct vg_jnames {
 	FILE *out;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/evidence.h"
+#include "report/memrange.h"
 #include "report/report_internal.h"
 #include "report/names.h"
 #include "util/color.h"
@@ -261,12 +262,17 @@ static void json_violation(struct vg_report *r, FILE *out,
 			   const struct vg_mon_event *ev, bool stopped)
 {
 	const struct vg_property *p = &r->spec->props[s->prop];
+	struct vg_memrange m;
 
 	vg_rep_json_verdict(r, out, s, "violation");
 	fputs(",\"from\":", out);
 	vg_json_str(out, p->states[from].name);
 	fputc(',', out);
 	vg_event_json(r->spec, out, ev);
+	if (vg_memrange_of(r->spec, s, &m)) {
+		fputs(",\"range\":", out);
+		vg_memrange_json(&m, out);
+	}
 	if (r->evidence) {
 		fputs(",\"stack\":", out);
 		vg_evidence_stack_json(r->evidence, ev, out);
@@ -311,9 +317,14 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 			 int from, const struct vg_mon_event *ev, bool stopped)
 {
 	const struct vg_property *p = &r->spec->props[s->prop];
+	struct vg_memrange m;
+	char range[512];
 
 	r->violations++;
 	r->errors++;
+	/* a property about objects names its pointers as the objects
+	 * they are in (text, evidence, JSON alike) */
+	vg_names_objects(vg_property_mem_pred(p, NULL) >= 0);
 	r->entered[r->base[s->prop] + s->state]++;
 	fprintf(r->text, "vigil: %sVIOLATION%s of %s", vg_color(VG_COLOR_RED),
 		vg_color(VG_COLOR_END), p->name);
@@ -340,6 +351,10 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 		text_vars(r, s);
 		fputc('\n', r->text);
 	}
+	if (vg_memrange_of(r->spec, s, &m)) {
+		vg_memrange_text(&m, range, sizeof(range));
+		fprintf(r->text, "  range  %s\n", range);
+	}
 	if (s->inconclusive)
 		fprintf(r->text, "  note   this slice may have missed events (lost records, a refused slice or watchpoint, a function not probed on this machine): the violation may not be real\n");
 	if (stopped)
@@ -358,6 +373,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	if (ev->pid && (stopped || r->violations == 1))
 		violation_file(r, s, from, ev, stopped);
 	r->stop_note[0] = 0;
+	vg_names_objects(false);
 }
 
 void vg_report_stop_note(struct vg_report *r, const char *note)

@@ -29,8 +29,12 @@ void vg_report_fault_note(struct vg_report *r, const char *note);
 /* Names for pointer values (user/symval/symval.c): "&A", "block of 24
  * bytes from make_node at list.c:12, +16"; false when v has none. One for
  * the process: reports and evidence print "0x... (NAME)", and JSON
- * objects get a "names" member beside the values. NULL: none. */
-typedef bool (*vg_value_namer)(void *ctx, uint64_t v, char *buf, size_t len);
+ * objects get a "names" member beside the values. NULL: none. object:
+ * the value is named as the object it points into ("global table[64]"
+ * rather than "&table"), which the violation of a property that uses a
+ * memory predicate asks. */
+typedef bool (*vg_value_namer)(void *ctx, uint64_t v, bool object, char *buf,
+			       size_t len);
 void vg_report_set_namer(vg_value_namer fn, void *ctx);
 /* How a process is named beyond its pid: its pid inside its pid
  * namespace and its cgroup (a container's). A violation's report says so

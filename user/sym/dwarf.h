@@ -230,4 +230,14 @@ struct vg_global {
 int vg_dwarf_global(struct vg_dwarf *dw, const char *name,
 		    struct vg_global *out, struct vg_err *e);
 
+/* Every variable DWARF places at a fixed address (globals and file-scope
+ * or function statics; not thread-locals, not declarations) whose type
+ * has a size: its name, link-time address, size in bytes, whether it is
+ * external (else a static), and its unit's source file (NULL unknown).
+ * For naming addresses in a binary stripped of .symtab. */
+typedef void (*vg_dwarf_var_fn)(void *ctx, const char *name, uint64_t addr,
+				uint64_t size, bool external,
+				const char *file);
+void vg_dwarf_each_var(struct vg_dwarf *dw, vg_dwarf_var_fn fn, void *ctx);
+
 #endif

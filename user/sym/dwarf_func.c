@@ -495,3 +495,60 @@ int vg_dwarf_global(struct vg_dwarf *dw, const char *name,
 	}
 	return 0;
 }
+
+/* external: DW_AT_external on the variable or on the declaration its
+ * definition completes (DW_AT_specification) */
+static bool var_external(struct vg_dwarf *dw, Dwarf_Die die)
+{
+	Dwarf_Die decl;
+	bool ext = dw_flag(dw, die, DW_AT_external);
+
+	if (!ext && dw_origin(dw, die, &decl)) {
+		ext = dw_flag(dw, decl, DW_AT_external);
+		dwarf_dealloc_die(decl);
+	}
+	return ext;
+}
+
+/* the name of the compilation unit DIE is in (its primary source) */
+static const char *unit_name(struct vg_dwarf *dw, Dwarf_Die die,
+			     Dwarf_Die *cu)
+{
+	Dwarf_Off off;
+	Dwarf_Error err = NULL;
+
+	*cu = NULL;
+	if (dwarf_CU_dieoffset_given_die(die, &off, &err) != DW_DLV_OK) {
+		if (err)
+			dwarf_dealloc_error(dw->dbg, err);
+		return NULL;
+	}
+	return dw_die(dw, off, cu) ? dw_name(dw, *cu) : NULL;
+}
+
+void vg_dwarf_each_var(struct vg_dwarf *dw, vg_dwarf_var_fn fn, void *ctx)
+{
+	dw_index(dw);
+	for (size_t i = 0; i < dw->nents; i++) {
+		const struct dw_ent *en = &dw->ents[i];
+		struct vg_type t;
+		struct vg_err e;
+		Dwarf_Die die, cu;
+		const char *file;
+		uint64_t tid;
+
+		if (en->kind != ENT_VAR || !(en->flags & EF_PC) ||
+		    (en->flags & (EF_TLS | EF_DECL)) || !en->pc ||
+		    !dw_die(dw, en->off, &die))
+			continue;
+		if (dw_ref_follow(dw, die, DW_AT_type, &tid) &&
+		    !dw_describe(dw, tid, &t, 0, &e) && t.size) {
+			file = unit_name(dw, die, &cu);
+			fn(ctx, en->name, en->pc, t.size,
+			   var_external(dw, die), file);
+			if (cu)
+				dwarf_dealloc_die(cu);
+		}
+		dwarf_dealloc_die(die);
+	}
+}

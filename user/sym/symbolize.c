@@ -1,6 +1,7 @@
 #include "symbolize.h"
 #include "proc/procinfo.h"
 #include "cxxnames.h"
+#include "dwarf.h"
 #include "elfcopy.h"
 
 #include <fcntl.h>
@@ -18,6 +19,10 @@
 struct fsym {
 	uint64_t addr, size;
 	char *name;
+	/* data objects: a static (local binding), and the source file its
+	 * symbol table or DWARF unit names ("" unknown; into obj->files) */
+	bool local;
+	const char *file;
 };
 
 struct fline {
@@ -41,6 +46,8 @@ struct obj {
 	size_t nsyms;
 	struct fsym *dsyms;	/* data objects (globals), by address */
 	size_t ndsyms;
+	bool has_symtab;	/* else statics are DWARF's to say */
+	bool dwarf_vars;	/* DWARF's variables added to dsyms */
 	struct fline *lines;
 	size_t nlines;
 	char **files;
@@ -279,6 +286,19 @@ static int line_cmp(const void *a, const void *b)
 	return y->line - x->line;	/* a real line before an end marker */
 }
 
+static const char *intern_file(struct obj *o, const char *name);
+
+static bool add_sym(struct fsym **arr, size_t *n, const struct fsym *f)
+{
+	struct fsym *grown = realloc(*arr, (*n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return false;
+	*arr = grown;
+	grown[(*n)++] = *f;
+	return true;
+}
+
 static void read_elf(struct obj *o, Elf *elf)
 {
 	size_t n;
@@ -290,6 +310,7 @@ static void read_elf(struct obj *o, Elf *elf)
 			    o->load[o->nload].p_type == PT_LOAD)
 				o->nload++;
 	while ((scn = elf_nextscn(elf, scn))) {
+		const char *group, *file;
 		GElf_Shdr sh;
 		Elf_Data *d;
 
@@ -297,30 +318,48 @@ static void read_elf(struct obj *o, Elf *elf)
 		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
 		    !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
 			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			o->has_symtab = true;
+		/* .symtab's local symbols come in groups, each after the
+		 * STT_FILE symbol of its source: a static's file (kept only
+		 * for a group that has one: a program has many sources) */
+		group = file = "";
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			const char *name;
-			struct fsym *grown, **arr;
-			size_t *n;
+			struct fsym f;
+			bool data;
 
-			if (!gelf_getsym(d, i, &sym) || !sym.st_value ||
+			if (!gelf_getsym(d, i, &sym) ||
 			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
 				continue;
-			if (GELF_ST_TYPE(sym.st_info) == STT_FUNC)
-				arr = &o->syms, n = &o->nsyms;
-			else if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT &&
-				 sym.st_size && sym.st_shndx != SHN_UNDEF)
-				arr = &o->dsyms, n = &o->ndsyms;
-			else
+			if (GELF_ST_TYPE(sym.st_info) == STT_FILE) {
+				group = name;
+				file = NULL;
 				continue;
-			grown = realloc(*arr, (*n + 1) * sizeof(*grown));
-			if (!grown)
-				return;
-			*arr = grown;
-			grown[(*n)++] = (struct fsym){
-				sym.st_value, sym.st_size, strdup(name) };
+			}
+			data = GELF_ST_TYPE(sym.st_info) == STT_OBJECT &&
+			       sym.st_size && sym.st_shndx != SHN_UNDEF;
+			if (!sym.st_value ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC && !data))
+				continue;
+			f = (struct fsym){ sym.st_value, sym.st_size,
+					   strdup(name), false, "" };
+			if (data && GELF_ST_BIND(sym.st_info) == STB_LOCAL) {
+				f.local = true;
+				if (!file)
+					file = intern_file(o, group);
+				f.file = file;
+			}
+			if (!f.name ||
+			    !(data ? add_sym(&o->dsyms, &o->ndsyms, &f)
+				   : add_sym(&o->syms, &o->nsyms, &f))) {
+				free(f.name);
+				goto sort;	/* what it has, findable */
+			}
 		}
 	}
+sort:
 	if (o->nsyms)
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), sym_cmp);
 	if (o->ndsyms)
@@ -644,19 +683,70 @@ void vg_frame_format(const struct vg_frame *f, char *buf, size_t len)
 		snprintf(buf, len, "0x%llx", (unsigned long long)f->ip);
 }
 
+/* o's variables DWARF knows (globals and file-scope statics with an
+ * address), added to its data symbols once: for a program stripped of
+ * .symtab whose DWARF (in it, or in a debug file) still says them. Only
+ * for an object holding an address asked about and found in no symbol:
+ * a big debug file (libc's) is read when a name needs it, not before. */
+static void dwarf_var(void *ctx, const char *name, uint64_t addr,
+		      uint64_t size, bool external, const char *file)
+{
+	struct obj *o = ctx;
+	struct fsym f = { addr, size, strdup(name), !external, "" };
+
+	if (!external && file)
+		f.file = intern_file(o, file);
+	if (!f.name || !add_sym(&o->dsyms, &o->ndsyms, &f))
+		free(f.name);
+}
+
+static void read_dwarf_vars(struct obj *o)
+{
+	char held[64];
+	struct vg_dwarf *dw;
+	struct vg_err e;
+
+	o->dwarf_vars = true;
+	if (!(dw = vg_dwarf_open(obj_file(o, held, sizeof(held)), &e)))
+		return;
+	if (vg_dwarf_has_debug(dw))
+		vg_dwarf_each_var(dw, dwarf_var, o);
+	vg_dwarf_close(dw);
+	if (o->ndsyms)
+		qsort(o->dsyms, o->ndsyms, sizeof(*o->dsyms), sym_cmp);
+}
+
+/* the segment of o that holds link-time address vaddr, in memory */
+static bool in_segment(const struct obj *o, uint64_t vaddr)
+{
+	for (size_t k = 0; k < o->nload; k++)
+		if (vaddr >= o->load[k].p_vaddr &&
+		    vaddr < o->load[k].p_vaddr + o->load[k].p_memsz)
+			return true;
+	return false;
+}
+
+/* o's data symbol holding vaddr, or -1 */
+static ssize_t data_at(struct obj *o, uint64_t vaddr)
+{
+	ssize_t i = FLOOR(o->dsyms, o->ndsyms, vaddr, addr);
+
+	if (i >= 0 && vaddr < o->dsyms[i].addr + o->dsyms[i].size)
+		return i;
+	if (o->has_symtab || o->dwarf_vars || !in_segment(o, vaddr))
+		return -1;
+	read_dwarf_vars(o);
+	i = FLOOR(o->dsyms, o->ndsyms, vaddr, addr);
+	if (i >= 0 && vaddr < o->dsyms[i].addr + o->dsyms[i].size)
+		return i;
+	return -1;
+}
+
 /* The global at addr: its object's load bias from a file-backed mapping
  * of it (a .bss past the file is an anonymous mapping of its own), then
  * the symbol whose [st_value, st_value + st_size) holds the address. */
-bool vg_symbolize_data(struct vg_symbolizer *s, uint64_t addr, char *name,
-		       size_t len, uint64_t *off)
-{
-	uint64_t size;
-
-	return vg_symbolize_object(s, addr, name, len, off, &size);
-}
-
-bool vg_symbolize_object(struct vg_symbolizer *s, uint64_t addr, char *name,
-			 size_t len, uint64_t *off, uint64_t *size)
+bool vg_symbolize_global(struct vg_symbolizer *s, uint64_t addr,
+			 struct vg_data_sym *out)
 {
 	for (int pass = 0; s && pass < 2; pass++) {
 		for (size_t m = 0; m < s->nmaps; m++) {
@@ -682,11 +772,16 @@ bool vg_symbolize_object(struct vg_symbolizer *s, uint64_t addr, char *name,
 			if (!found || addr < bias)
 				continue;
 			vaddr = addr - bias;
-			i = FLOOR(o->dsyms, o->ndsyms, vaddr, addr);
-			if (i >= 0 && vaddr < o->dsyms[i].addr + o->dsyms[i].size) {
-				snprintf(name, len, "%s", o->dsyms[i].name);
-				*off = vaddr - o->dsyms[i].addr;
-				*size = o->dsyms[i].size;
+			if ((i = data_at(o, vaddr)) >= 0) {
+				const struct fsym *f = &o->dsyms[i];
+
+				snprintf(out->name, sizeof(out->name), "%s",
+					 f->name);
+				out->off = vaddr - f->addr;
+				out->size = f->size;
+				out->local = f->local;
+				snprintf(out->file, sizeof(out->file), "%s",
+					 f->file ? f->file : "");
 				return true;
 			}
 		}

@@ -59,14 +59,20 @@ void vg_symbolizer_add_file(struct vg_symbolizer *s, const char *path);
 void vg_symbolizer_add_program(struct vg_symbolizer *s, const char *path,
 			       uint64_t start_code, uint64_t interp_base);
 
-/* The global variable at addr in the process (ELF STT_OBJECT symbols of
- * the program and its libraries): its name and addr's offset into it;
- * false when none holds addr. */
-bool vg_symbolize_data(struct vg_symbolizer *s, uint64_t addr, char *name,
-		       size_t len, uint64_t *off);
-/* The same, with the global's size in bytes (its symbol's st_size) */
-bool vg_symbolize_object(struct vg_symbolizer *s, uint64_t addr, char *name,
-			 size_t len, uint64_t *off, uint64_t *size);
+/* The global or static variable at addr in the process: the ELF
+ * STT_OBJECT symbols of the program and its libraries (a static's from
+ * .symtab, with the source file its STT_FILE names), else, for an object
+ * without .symtab, the variables its DWARF knows (in it, or in its debug
+ * file). False when none holds addr. */
+struct vg_data_sym {
+	char name[256];
+	uint64_t off;		/* addr - the variable's start */
+	uint64_t size;		/* bytes */
+	bool local;		/* a static: not visible outside its file */
+	char file[256];		/* a static's source file, "" unknown */
+};
+bool vg_symbolize_global(struct vg_symbolizer *s, uint64_t addr,
+			 struct vg_data_sym *out);
 
 /* "release+0x12 (tests/targets/allocs.c:13)", "free+0x1e (libc.so.6)" */
 void vg_frame_format(const struct vg_frame *f, char *buf, size_t len);

@@ -235,26 +235,49 @@ static void site(struct vg_symval *sv, const struct block *b, char *buf,
 	}
 }
 
-bool vg_symval_name(void *ctx, uint64_t v, char *buf, size_t len)
+/* A global or static: as an address, "&A", "&A+8"; as an object,
+ * "global table[64]", "static buf[32] in file.c, +4" (its size in
+ * brackets, the offset when not at its start) */
+static void name_global(const struct vg_data_sym *d, bool object, char *buf,
+			size_t len)
+{
+	char name[640], at[32] = "", in[300] = "";
+
+	/* a C++ global as its source says it: main::buf */
+	vg_demangle_into(d->name, name, sizeof(name));
+	if (!object) {
+		if (d->off)
+			snprintf(at, sizeof(at), "+%llu",
+				 (unsigned long long)d->off);
+		snprintf(buf, len, "&%s%s", name, at);
+		return;
+	}
+	if (d->off)
+		snprintf(at, sizeof(at), ", +%llu", (unsigned long long)d->off);
+	if (d->local && d->file[0]) {
+		const char *slash = strrchr(d->file, '/');
+
+		snprintf(in, sizeof(in), " in %s", slash ? slash + 1 : d->file);
+	}
+	snprintf(buf, len, "%s %s[%llu]%s%s", d->local ? "static" : "global",
+		 name, (unsigned long long)d->size, in, at);
+}
+
+bool vg_symval_name(void *ctx, uint64_t v, bool object, char *buf,
+		    size_t len)
 {
 	struct vg_symval *sv = ctx;
 	const struct block *best = NULL;
-	char sym[320], name[640];
-	uint64_t off;
+	struct vg_data_sym d;
+	char name[640];
 
 	if (!sv || v < 4096)
 		return false;
 	if (!sv->sym && pid_of(sv) > 0 &&
 	    (sv->sym = vg_symbolizer_new(pid_of(sv))))
 		vg_symbolizer_add_file(sv->sym, vg_symval_host_exe(sv->run));
-	if (sv->sym && vg_symbolize_data(sv->sym, v, sym, sizeof(sym), &off)) {
-		/* a C++ global as its source says it: main::buf */
-		vg_demangle_into(sym, name, sizeof(name));
-		if (off)
-			snprintf(buf, len, "&%s+%llu", name,
-				 (unsigned long long)off);
-		else
-			snprintf(buf, len, "&%s", name);
+	if (sv->sym && vg_symbolize_global(sv->sym, v, &d)) {
+		name_global(&d, object, buf, len);
 		return true;
 	}
 	/* the block at or below v, if v is in it (or is it, size unknown) */

@@ -1,6 +1,9 @@
 /* Symbolized values in reports: a pointer that is the address of a global
  * prints as (&A), or (&A+8); one into a heap block vigil saw allocated as
- * (block of 24 bytes from make_node at list.c:12, +16).
+ * (block of 24 bytes from make_node at list.c:12, +16). In the violation
+ * of a property about objects (one that uses a memory predicate: the
+ * overflow checks) a global is named as the object it is in, like a
+ * block: (global table[64], +16), (static buf[32] in file.c).
  *
  * "Saw allocated": the allocations the loaded specs already probe and
  * that reach user space (a user-tier property's events, or --record):
@@ -67,8 +70,11 @@ void vg_symval_exec(struct vg_symval *sv, const char *path,
  * (maps_sync), which the monitor never sees, reads the mappings. */
 void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev);
 /* The name of value v: "&A", "&A+8", "block of 24 bytes from ..., +16";
- * false when it is neither. */
-bool vg_symval_name(void *sv, uint64_t v, char *buf, size_t len);
+ * object: a global as the object it is in ("global table[64], +16",
+ * "static buf[32] in file.c"), for reports about objects. False when it
+ * is neither. */
+bool vg_symval_name(void *sv, uint64_t v, bool object, char *buf,
+		    size_t len);
 
 /* What it asks of the run while it lives (user/session/symval_host.c):
  * the program's file, absolute ("" until the run knows it). (The run's
