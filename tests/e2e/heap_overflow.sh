@@ -107,7 +107,7 @@ pid=$(stopped_pid)
 expect_rc 1
 expect_out "state  ok -> overread \(violation\)"
 expect_out "event  before strlen\(0x[0-9a-f]+ \(block of 16 bytes from malloc, \+0\)\)"
-expect_out "vars   len=[0-9]+ room=16 over=[1-9][0-9]*$"
+expect_out "vars   len=[0-9]+ room=16 over=[1-9][0-9]* at=0x[0-9a-f]+ \(block of 16 bytes from malloc, \+0\)$"
 expect_out "target pid [0-9]+ is stopped at this event"
 expect_no_out "heapov: strlen"
 kill -KILL "$pid"
