@@ -195,6 +195,11 @@ static void push_frame(struct vg_fast_shared *sh, struct vg_fast_thread *t,
 
 	if (!hk->ret_stub)
 		return;
+	/* this call's already: held at its entry, then put back on it
+	 * (its return address is the return stub now) */
+	if (t->depth && t->fr[t->depth - 1].rsp == r->rsp &&
+	    t->fr[t->depth - 1].hook == hook)
+		return;
 	/* frames deeper than this call are of functions left without a
 	 * return (longjmp, an exception): the stack is past them. (Equal is
 	 * a tail call's caller, whose return is still to come.) */
@@ -244,7 +249,7 @@ static int rewound(struct vg_fast_shared *sh, __u32 tid, __u32 hook,
 }
 
 /* 1: the entry stub stops the thread before the function runs (a
- * kernel-tier stop state), 0: on it goes */
+ * kernel-tier stop state, or a hold: event.h), 0: on it goes */
 VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 {
 	struct vg_fast_shared *sh = region();
@@ -296,12 +301,14 @@ VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 		vg_read_args(sh, r, conf, slot);
 		stop |= vg_handle_conf(sh, t, conf, ev, tid, slot, 1, r->rsp);
 	}
-	/* a stopped call's frame is pushed when it goes on (again) */
-	if (hk->nret && !stop)
+	/* a stopped call's frame is pushed when it goes on (again); a
+	 * held one's now, as it may go on as it is (push_frame takes a call
+	 * once) */
+	if (hk->nret && !(stop & VG_AGENT_STOP))
 		push_frame(sh, t, r, hook, hk);
 	__asm__ volatile("" ::: "memory");
 	t->busy = 0;
-	return stop;
+	return stop != 0;
 }
 
 /* The frame of the return now, copied to out: frames deeper than it (a

@@ -22,15 +22,10 @@ expect_out "heap_overflow: [0-9]+ slices went back to the initial state inconclu
 expect_out "heap_overflow: [0-9]+ events not checked: a memory predicate was unknown"
 
 # a million copies between two heap blocks, every one inside both: no
-# false violation, and every check known (no inconclusive, but where
-# memset starts with a vector instruction: it is not seen, and the
-# property says so, heap_overflow.sh). No stop asked for, so no call is
-# held: the user tier checks each after the fact
-if vector_entry "$TARGETS/heapov" memset; then
-	UNSEEN="; 1 slice inconclusive \(before memset in libc\.so\.6 cannot be probed on this machine\)"
-else
-	UNSEEN=""
-fi
+# false violation, and every check known (no inconclusive). No stop asked
+# for, so no call is held: each is checked after the fact. By default
+# the in-process tier takes them all (memset too, whatever its first
+# instruction).
 "$VIGIL" run --on-violation=continue "$SPEC" -- "$TARGETS/heapov" --many 1000000 \
 	>"$TMP/out" 2>&1
 RC=$?
@@ -39,6 +34,22 @@ expect_rc 0
 expect_out "^heapov: many done 1000000 "
 expect_out "^vigil: stats: .* lost=0 "
 expect_out "^vigil: stats: .* before:memcpy=1000000( |$)"
+expect_no_out "VIOLATION"
+expect_out "ERROR SUMMARY: 0 errors$"
+# the same by uprobes (fewer): where memset starts with a vector
+# instruction it is not seen, and the property says so (heap_overflow.sh)
+if vector_entry "$TARGETS/heapov" memset; then
+	UNSEEN="; 1 slice inconclusive \(before memset in libc\.so\.6 cannot be probed on this machine\)"
+else
+	UNSEEN=""
+fi
+"$VIGIL" run --no-fast --on-violation=continue "$SPEC" -- "$TARGETS/heapov" --many 20000 \
+	>"$TMP/out" 2>&1
+RC=$?
+tail -4 "$TMP/out"
+expect_rc 0
+expect_out "^heapov: many done 20000 "
+expect_out "^vigil: stats: .* lost=0 "
 expect_no_out "VIOLATION"
 expect_out "ERROR SUMMARY: 0 errors$UNSEEN$"
 

@@ -124,7 +124,7 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 		if (!u->fast)
 			continue;
 		for (int j = 0; j < f->nhooks && !k; j++)
-			if (f->hooks[j].off == u->func &&
+			if (f->hooks[j].off == u->patch &&
 			    !strcmp(f->hooks[j].path, u->path))
 				k = &f->hooks[j];
 		if (u->prog == VG_PROG_STASH)	/* below */
@@ -137,8 +137,12 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 			if (!(k->path = strdup(u->path)))
 				return vg_errf(e, "out of memory");
 			snprintf(k->name, sizeof(k->name), "%.63s", u->sym);
-			k->off = u->func;
-			k->size = u->size;
+			/* the patch may be past the function's first
+			 * instructions (plan_fast.c, moved_entry): the hook
+			 * starts there */
+			k->off = u->patch;
+			k->size = u->size > u->patch - u->func
+					  ? u->size - (u->patch - u->func) : 0;
 		}
 		if (u->retprobe) {
 			if (k->h.nret == VG_FAST_HOOK_EVENTS)
@@ -158,7 +162,7 @@ static int collect(struct vg_fast_run *f, const struct vg_plan *plan,
 		for (int j = 0; plan->sites[i].fast &&
 				plan->sites[i].prog == VG_PROG_STASH &&
 				j < f->nhooks; j++)
-			if (f->hooks[j].off == plan->sites[i].func &&
+			if (f->hooks[j].off == plan->sites[i].patch &&
 			    !strcmp(f->hooks[j].path, plan->sites[i].path))
 				f->hooks[j].h.ret_args = 1;
 	return 0;

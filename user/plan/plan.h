@@ -123,6 +123,8 @@ struct vg_plan_site {
 	 * the target and this site gets no uprobe; fast_why: why a hot
 	 * function keeps its uprobe ("" when it is not hot) */
 	bool fast;
+	uint64_t patch;		/* where the patch goes (file offset): func,
+				 * or past what placement moved over */
 	const char *fast_by;	/* who asked: "hot", "--fast", ... */
 	char fast_why[192];
 	/* the function starts with a VEX or EVEX instruction: a uprobe

@@ -69,6 +69,10 @@ static const char *const hot[] = {
 	"memcpy", "memmove", "memset", "memcmp", "strcpy", "stpcpy",
 	"strncpy", "strcat", "strncat", "strlen", "strnlen", "strcmp",
 	"strncmp",
+	/* the other calls specs/lib/heap_overflow.vigil checks: a size
+	 * argument, a buffer read into or written from */
+	"snprintf", "vsnprintf", "fgets", "fread", "read", "pread", "pread64",
+	"recv", "recvfrom", "write", "send",
 	/* locks (with what specs/lib/mutex*.vigil and lock_*.vigil ask of
 	 * the condition variables and a mutex's end) */
 	"pthread_mutex_lock", "pthread_mutex_unlock", "pthread_mutex_trylock",
@@ -355,27 +359,77 @@ static void texts_free(struct texts *ts)
 	}
 }
 
-/* Can the function at u be patched (reloc.h)? why says why not. */
-static void patchable(const struct vg_plan_site *u, struct texts *ts,
-		      char *why, size_t len)
+/* Can u's function be patched at file offset fn (reloc.h)? why says why
+ * not. */
+static void patchable_at(const struct vg_plan_site *u, struct text *t,
+			 uint64_t fn, char *why, size_t len)
 {
-	struct text *t = text_of(ts, u->path);
+	uint64_t size = u->size > fn - u->func ? u->size - (fn - u->func) : 0;
 	struct vg_reloc r;
-	uint64_t fn = u->func;
 
+	*why = 0;
 	if (!t->code)
 		snprintf(why, len, "its file's code cannot be read");
 	else if (fn < t->off || fn + 16 > t->off + t->len)
 		snprintf(why, len, "not in its file's executable segment");
 	else if (!vg_reloc_build(t->code + (fn - t->off),
-				 (uint32_t)(u->size && fn + u->size <= t->off + t->len
-					    ? u->size : 0),
+				 (uint32_t)(size && fn + size <= t->off + t->len
+					    ? size : 0),
 				 fn, fn + (64u << 20), fn + (64u << 20), &r,
 				 why, len))
 		vg_reloc_check_jumps(t->jumps, t->njumps, fn, r.patch_len,
 				     why, len);
 	else if (!*why)
 		snprintf(why, len, "its first instructions cannot be moved");
+}
+
+/* Where the entry probes of u's function may go instead of its first
+ * byte: the least offset placement moved them to (plan_place.c), past
+ * instructions that only test or write caller-saved registers, so %rsp
+ * still points at the return address, as the entry stub wants, and a
+ * stop sent back to the patch (fast_rewind.c, with the frame's flags)
+ * redoes nothing. u->func when none moved, or one went onto a tail
+ * call's jmp. glibc's memmove needs it: __mempcpy jumps to its second
+ * instruction, inside a patch at its first; the uprobe there is moved
+ * past both, so it sees mempcpy's calls as memmove's already. */
+static uint64_t moved_entry(const struct vg_plan *p,
+			    const struct vg_plan_site *u)
+{
+	uint64_t at = UINT64_MAX;
+
+	for (int k = 0; k < p->nsites; k++) {
+		const struct vg_plan_site *s = &p->sites[k];
+
+		if (s->func != u->func || strcmp(s->path, u->path) ||
+		    s->retprobe)
+			continue;
+		if (s->jmp)
+			return u->func;
+		if (s->offset < at)
+			at = s->offset;
+	}
+	return at == UINT64_MAX ? u->func : at;
+}
+
+/* Can the function at u be patched, and where: its first byte, else
+ * where its entry probes were moved to (*at); why says why not. */
+static void patchable(const struct vg_plan *p, const struct vg_plan_site *u,
+		      struct texts *ts, uint64_t *at, char *why, size_t len)
+{
+	struct text *t = text_of(ts, u->path);
+	uint64_t moved = moved_entry(p, u);
+	char first[160];
+
+	*at = u->func;
+	patchable_at(u, t, u->func, why, len);
+	if (!*why || moved == u->func)
+		return;
+	snprintf(first, sizeof(first), "%s", why);
+	patchable_at(u, t, moved, why, len);
+	if (!*why)
+		*at = moved;
+	else	/* the first byte's reason: the usual one */
+		snprintf(why, len, "%s", first);
 }
 
 /* Why event i is not a call the agent can take on its own ("": it is):
@@ -393,6 +447,7 @@ static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
 	}
 	for (int k = 0; k < p->nsites; k++) {
 		const struct vg_plan_site *u = &p->sites[k];
+		uint64_t at;
 
 		if (u->event != i)
 			continue;
@@ -408,7 +463,7 @@ static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
 			return;
 		}
 		*why = 0;
-		patchable(u, t, why, len);
+		patchable(p, u, t, &at, why, len);
 		if (*why)
 			return;
 	}
@@ -471,6 +526,9 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 				 vg_event_kind_name(p->spec->events[b].kind),
 				 p->spec->events[b].name, why[b]);
 		else {
+			char ignored[160];
+
+			patchable(p, u, t, &u->patch, ignored, sizeof(ignored));
 			u->fast = true;
 			u->fast_by = asked(p, o, u);
 			p->nfast++;

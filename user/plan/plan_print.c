@@ -232,6 +232,9 @@ void vg_plan_print(const struct vg_plan *p, FILE *out)
 				(unsigned long long)u->func,
 				u->retprobe ? "at its return" : "at its entry",
 				u->fast_by ? u->fast_by : "?");
+			if (!u->retprobe && u->patch != u->func)
+				fprintf(out, ", patched at +0x%llx, past what its entry probe was moved over",
+					(unsigned long long)(u->patch - u->func));
 			print_reads(ev, u->retprobe, out);
 			fprintf(out, "\n");
 			continue;
