@@ -19,6 +19,7 @@ int vg_read_mem(const struct vg_fast_shared *sh, void *dst, __u64 src,
 void vg_kill_thread(__u32 tgid, __u32 tid, int sig);
 void vg_kill_process(__u32 tgid, int sig);
 int vg_thread_gone(__u32 tgid, __u32 tid);
+void vg_yield(void);
 
 /* takeback.c: vigil gone, this process's patches taken back when that
  * is safe (its comment says when); tried again later when not yet */

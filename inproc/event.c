@@ -302,7 +302,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 		struct vg_inproc_env env = {
 			.sh = sh, .tgid = vg_me(sh), .tid = tid,
 			.now_ns = now ? now : vg_now_ns(sh),
-			.emit = emit, .ctx = sh,
+			.emit = emit, .ctx = sh, .yield = vg_yield,
 		};
 
 		/* A state that stops the process. At an entry, the entry

@@ -299,6 +299,26 @@ static int klock(struct vg_kslot *s)
 	return 0;
 }
 
+/* The holder may be a thread of the target that lost its CPU with the
+ * lock held: the agent runs in user space, preemptible, unlike a BPF
+ * program, and on a busy machine (2,000 threads on one mutex, both CPUs
+ * taken) it stays off its CPU longer than klock spins. Giving it the CPU
+ * a bounded number of times lets it finish before this event is given
+ * up as busy (its verdicts inconclusive). */
+#define VG_KLOCK_YIELDS 256
+static int klock_long(const struct vg_inproc_env *env, struct vg_kslot *s)
+{
+	if (klock(s))
+		return 1;
+	for (__u32 i = 0; env->yield && i < VG_KLOCK_YIELDS; i++) {
+		env->yield();
+		if (!__atomic_load_n(&s->lock, __ATOMIC_RELAXED) &&
+		    klock_try(s))
+			return 1;
+	}
+	return 0;
+}
+
 /* The release: every store of the step before the lock word's. On x86-64
  * (TSO) a plain store after a compiler barrier is one, as the kernel's
  * spin_unlock and bpf/kstep.bpf.h's kunlock; a release store is exactly
@@ -480,7 +500,7 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 		/* publish: a full barrier, the key is written before READY */
 		__atomic_exchange_n(&s->use, VG_KSLOT_READY, __ATOMIC_SEQ_CST);
 	}
-	if (!s || !klock(s)) {
+	if (!s || !klock_long(env, s)) {
 		count(sh, VG_FCNT_KBUSY);
 		kreport(env, VG_REC_KBUSY, 0, event, prop, 0, 0, m->key, vars,
 			slot);

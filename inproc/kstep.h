@@ -30,6 +30,9 @@ struct vg_inproc_env {
 	 * (VG_FCNT_LOST, ev_lost[event]) as for every record it writes */
 	int (*emit)(void *ctx, const void *rec, __u32 len, __u32 event);
 	void *ctx;
+	/* gives the CPU away while a slice's lock is held by a thread that
+	 * lost its CPU (NULL: none, the hosted tests) */
+	void (*yield)(void);
 };
 
 /* Step every kernel-tier property event feeds (conf->nkprops, kprop[],

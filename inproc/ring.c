@@ -17,7 +17,6 @@
  * record. */
 #include "agent.h"
 
-#define NR_sched_yield 24
 #define VG_RING_PATIENCE_NS 100000000ull	/* 100 ms */
 
 /* Wait for vigil to move tail past t. 1: it did; 0: it made no room in
@@ -28,7 +27,7 @@ static int wait_room(struct vg_fast_shared *sh, __u64 t)
 
 	vg_count(sh, VG_FCNT_WAITED);
 	while (now && now - start < VG_RING_PATIENCE_NS) {
-		vg_sys6(NR_sched_yield, 0, 0, 0, 0, 0, 0);
+		vg_yield();
 		if (__atomic_load_n(&sh->tail, __ATOMIC_ACQUIRE) != t)
 			return 1;
 		now = vg_now_ns(sh);

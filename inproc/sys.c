@@ -6,6 +6,7 @@
 #define NR_process_vm_readv 310
 #define NR_tgkill 234
 #define NR_kill 62
+#define NR_sched_yield 24
 
 VG_HIDDEN long vg_sys6(long nr, long a, long b, long c, long d, long e, long f)
 {
@@ -68,6 +69,12 @@ VG_HIDDEN void vg_kill_thread(__u32 tgid, __u32 tid, int sig)
 VG_HIDDEN void vg_kill_process(__u32 tgid, int sig)
 {
 	vg_sys6(NR_kill, tgid, sig, 0, 0, 0, 0);
+}
+
+/* the CPU to another thread: one holding a lock we want, most likely */
+VG_HIDDEN void vg_yield(void)
+{
+	vg_sys6(NR_sched_yield, 0, 0, 0, 0, 0, 0);
 }
 
 /* Has thread tid of process tgid ended? tgkill's signal 0 checks, sends
