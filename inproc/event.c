@@ -11,6 +11,7 @@
  * the watched pages are a BPF map), stack ids (VG_EVF_STACK gets
  * VG_SLOT_CALLER and a stack id of -1). */
 #include "event.h"
+#include "objmap.h"
 
 #define CLOCK_MONOTONIC 1
 #define SIGSTOP 19
@@ -246,6 +247,13 @@ static int emit(void *ctx, const void *rec, __u32 len, __u32 event)
 	return vg_ring_write(ctx, event, rec, len);
 }
 
+/* strlen_at's reads (kstep.h): through the kernel, a block another
+ * thread unmaps meanwhile is not a fault */
+static int read_mem(void *ctx, void *dst, __u64 src, __u64 n)
+{
+	return vg_read_mem(ctx, dst, src, n);
+}
+
 VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 			      struct vg_fast_thread *t,
 			      const struct vg_ev_conf *conf, __u32 event,
@@ -270,6 +278,8 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 		return 0;
 	if (conf->ncaps)
 		capture(sh, conf, slot);
+	/* the heap as the allocator left it, before a property asks */
+	vg_om_event(sh, event, slot, at_entry);
 	if (conf->flags & VG_EVF_STACK) {
 		slot[VG_SLOT_STACK] = (__u64)-1;	/* no stack map here */
 		if (at_entry && entry_rsp)
@@ -294,7 +304,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 		struct vg_inproc_env env = {
 			.sh = sh, .tgid = vg_me(sh), .tid = tid,
 			.now_ns = now ? now : vg_now_ns(sh),
-			.emit = emit, .ctx = sh,
+			.emit = emit, .ctx = sh, .read = read_mem,
 		};
 
 		/* A state that stops the process. At an entry, the entry

@@ -94,6 +94,14 @@ int vg_monitor_set(struct vg_monitor *m, int prop, uint32_t mask,
 /* Mark every live slice of a property as possibly having missed an event
  * (lost ring-buffer records): their end verdict becomes inconclusive. */
 void vg_monitor_mark_inconclusive(struct vg_monitor *m, int prop);
+/* Steps of prop another tier took in which a memory predicate was
+ * unknown (the in-process agent's kernel tier counts them): n, as the
+ * user tier counts its own (vg_monitor_mem_unknown); kept of them left
+ * the slice out of its initial state, which makes the property
+ * inconclusive; the others count as slices that went back to it
+ * inconclusive (vg_monitor_inconclusive_gone) */
+void vg_monitor_add_unknown(struct vg_monitor *m, int prop, uint64_t n,
+			    uint64_t kept);
 
 /* Visit every live slice (tombstones included), in no particular order. */
 void vg_monitor_foreach(struct vg_monitor *m,
