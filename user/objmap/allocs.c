@@ -144,8 +144,16 @@ void vg_alloc_shape_of(const struct vg_allocs *a, int event,
 		out->ptr = 0;
 		return;
 	}
-	if (!(al = a->alloc[event]))
+	if (!(al = a->alloc[event])) {
+		/* posix_memalign whose `*p` is not read (a capture is made
+		 * only where a guard or update uses it): a block given out
+		 * where the event does not say */
+		if (allocator_of(e)) {
+			out->what = VG_ALLOC_NEW;
+			out->out_ptr = true;
+		}
 		return;
+	}
 	out->what = VG_ALLOC_NEW;
 	out->out_ptr = al->out_ptr;
 	if (al->out_ptr)
