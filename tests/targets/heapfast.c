@@ -3,14 +3,25 @@
  * (tests/e2e/heap_overflow_fast.sh): the object map the agent keeps is
  * fed by malloc, calloc, realloc, posix_memalign, strdup and free, and
  * checked at each call. Without a flag: calls that stay inside their
- * objects, and some into a stack buffer (unknown memory). */
+ * objects, and some into a stack buffer (unknown memory); --wait: a block
+ * allocated, then SIGUSR1 awaited (vigil attaches meanwhile), then 100
+ * into that block of 50 (unknown to an attached vigil) and 200 into a
+ * new one of 50. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 char table[64];
+static volatile sig_atomic_t go;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	go = 1;
+}
 
 /* a value the compiler cannot see through */
 __attribute__((noinline)) static size_t opaque(size_t v)
@@ -87,6 +98,19 @@ int main(int argc, char **argv)
 		b = malloc(opaque(50));
 		if (fd < 0 || read(fd, b, opaque(100)) < 0)
 			return 2;
+	} else if (!strcmp(mode, "--wait")) {	/* before and after attach */
+		char *old = malloc(opaque(50));
+
+		signal(SIGUSR1, on_usr1);
+		printf("heapfast: ready\n");
+		fflush(stdout);
+		while (!go)
+			usleep(10000);
+		snprintf(old, opaque(100), "%s", "x");
+		printf("heapfast: the old block passed\n");
+		fflush(stdout);
+		b = malloc(opaque(50));
+		snprintf(b, opaque(200), "%s", "x");
 	} else if (!strcmp(mode, "--stack")) {	/* unknown memory */
 		snprintf(small, opaque(100), "%s", "x");
 	} else {

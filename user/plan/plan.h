@@ -78,6 +78,12 @@ struct vg_plan_opts {
 	 * its stops hold the thread at the event, which only a uprobe can);
 	 * NULL: they may go in too */
 	const char *fast_user_why;
+	/* the in-process tier, when it takes every function of a property
+	 * with memory predicates, gives it the kernel tier with the agent's
+	 * object map (plan_memfast.c): a run's and lint's plan
+	 * (vg_plan_fast_apply), not a `vigil load` unit's, which patches
+	 * nothing */
+	bool fast_objmap;
 	/* --max-objects: the live blocks the in-process agent's object map
 	 * holds (0: VG_PLAN_OBJECTS) */
 	size_t max_objects;

@@ -21,7 +21,7 @@
 /* can the run have the in-process tier and its object map at all? */
 static bool possible(const struct vg_plan_opts *o)
 {
-	return o->binary && !o->fast_off && !o->no_fast_why &&
+	return o->binary && o->fast_objmap && !o->fast_off && !o->no_fast_why &&
 	       o->tier != VG_TIER_USER && !o->follow_forks;
 }
 
