@@ -261,7 +261,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 			      __u64 entry_rsp)
 {
 	__u64 now = 0;
-	int skip;
+	int skip, stop = 0;
 
 	/* as the BPF ev_hits: every call, before `outside` (an atomic add,
 	 * not a per-CPU slot: the agent has no CPU of its own) */
@@ -274,12 +274,21 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 	skip = inside_any(conf->outside, t);
 	if (conf->flags & VG_EVF_ENTER)
 		mark_inside(conf, t);
-	if (skip)
+	if (skip) {
+		/* no event of the properties', but the heap changed all the
+		 * same: the map follows it */
+		if (event < VG_MAX_EVENTS && sh->omev[event].role) {
+			if (conf->ncaps)
+				capture(sh, conf, slot);
+			vg_om_event(sh, event, slot, at_entry);
+		}
 		return 0;
+	}
 	if (conf->ncaps)
 		capture(sh, conf, slot);
-	/* the heap as the allocator left it, before a property asks */
-	vg_om_event(sh, event, slot, at_entry);
+	/* a block given out: filed before a property asks about it */
+	if (!at_entry)
+		vg_om_event(sh, event, slot, 0);
 	if (conf->flags & VG_EVF_STACK) {
 		slot[VG_SLOT_STACK] = (__u64)-1;	/* no stack map here */
 		if (at_entry && entry_rsp)
@@ -312,12 +321,18 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 		 * register as at the call, so that vigil can put the thread
 		 * back on the function's first instruction (user/fast/
 		 * fast_rewind.c). At a return, here. */
-		if (vg_inproc_kstep(&env, conf, event, slot, at_entry) &
-		    VG_RF_STOPPED) {
-			if (at_entry)
-				return 1;
-			vg_kill_thread(vg_me(sh), tid, SIGSTOP);
-		}
+		stop = vg_inproc_kstep(&env, conf, event, slot, at_entry) &
+		       VG_RF_STOPPED;
 	}
+	/* a block freed: after the step, which asks about it as it is
+	 * before the call (freeable(p) at free); before a stop, since the
+	 * call goes on when the thread does (its entry is not handled
+	 * again: user/fast/fast_rewind.c) */
+	if (at_entry)
+		vg_om_event(sh, event, slot, 1);
+	if (stop && at_entry)
+		return 1;
+	if (stop)
+		vg_kill_thread(vg_me(sh), tid, SIGSTOP);
 	return 0;
 }

@@ -28,8 +28,27 @@ expect_out "^heap_overflow: user tier: not kernel because line [0-9]+: uses vali
 run_vigil run --stacks "$SPEC" -- "$TARGETS/heapfast"
 expect_out "heap_overflow_fast: user tier because line [0-9]+: uses valid\(\): the object map is in user space; not all its functions are patched: [a-z_]+ \(.*user stack"
 
+# freeable(p) at free asks about the block before the call frees it
+cat >"$TMP/frees.vigil" <<'EOF'
+fast snprintf
+property frees "frees are of live blocks"
+state ok accepting {
+  after malloc(size) returns p -> ok
+  after calloc(n, size) returns p -> ok
+  after realloc(old, size) returns p -> ok
+  after posix_memalign(*p, align, size) returns rc when rc == 0 && p != 0 -> ok
+  after strdup(s) returns p -> ok
+  before free(p) when p != 0 && !freeable(p) -> bad
+}
+state bad violation {}
+EOF
+
 for FAST in "" --no-fast; do
 	echo "=== ${FAST:-the default}"
+	run_vigil run $FAST "$TMP/frees.vigil" -- "$TARGETS/heapfast"
+	expect_rc 0
+	expect_out "heapfast: good done"
+	expect_no_out "VIOLATION"
 	if [ -z "$FAST" ]; then
 		TIER="kernel tier \(in-process"
 		WHERE="is stopped at the call of [a-z]+, before its first instruction"
