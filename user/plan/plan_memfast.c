@@ -85,6 +85,15 @@ static const struct vg_plan_site *unpatched(const struct vg_plan *p, int ev,
 	return NULL;
 }
 
+/* The site that says why: one whose own function the tier cannot take
+ * rather than one that only goes with it ("goes with before memcpy, ..."),
+ * when the property has one */
+static bool worse(const struct vg_plan_site *a, const struct vg_plan_site *b)
+{
+	return !b || (strncmp(a->fast_why, "goes with ", 10) &&
+		      !strncmp(b->fast_why, "goes with ", 10));
+}
+
 bool vg_plan_mem_check(const struct vg_plan *p, char (*no)[192])
 {
 	const struct vg_spec *s = p->spec;
@@ -92,24 +101,39 @@ bool vg_plan_mem_check(const struct vg_plan *p, char (*no)[192])
 
 	for (int i = 0; i < s->nprops; i++) {
 		const struct vg_property *pr = &s->props[i];
+		const struct vg_plan_site *why = NULL;
+		int ev = -1;
 
-		for (int b = 0; p->props[i].inproc_mem && !no[i][0] &&
-		     b < pr->nbindings; b++) {
-			int ev = pr->bindings[b].event, n;
-			const struct vg_plan_site *u = unpatched(p, ev, &n);
+		if (!p->props[i].inproc_mem || no[i][0])
+			continue;
+		for (int b = 0; b < pr->nbindings; b++) {
+			const struct vg_plan_site *u;
+			int n;
 
-			if (!n)
-				snprintf(no[i], 192,
-					 "not all its functions are patched: %.40s (no function site)",
-					 s->events[ev].name);
-			else if (u)
-				snprintf(no[i], 192,
-					 "not all its functions are patched: %.40s (%.100s)",
-					 s->events[ev].name,
-					 u->fast_why[0] ? u->fast_why
-							: "not asked for");
+			u = unpatched(p, pr->bindings[b].event, &n);
+			if (!n) {	/* no site at all: that is why */
+				ev = pr->bindings[b].event;
+				why = NULL;
+				break;
+			}
+			if (u && worse(u, why)) {
+				why = u;
+				ev = u->event;
+			}
 		}
-		again |= no[i][0] && p->props[i].inproc_mem;
+		if (ev < 0)
+			continue;
+		if (!why)
+			snprintf(no[i], 192,
+				 "not all its functions are patched: %.40s (no function site)",
+				 s->events[ev].name);
+		else
+			snprintf(no[i], 192,
+				 "not all its functions are patched: %.40s (%.100s)",
+				 s->events[ev].name,
+				 why->fast_why[0] ? why->fast_why
+						  : "not asked for");
+		again = true;
 	}
 	return again;
 }
