@@ -11,6 +11,11 @@
 #include "vigil_objmap.h"
 
 #define NR_brk 12
+/* A block of the brk heap past what is filed starts at most this far
+ * past it (the heap grows by what malloc asks of it, below the mmap
+ * threshold, 32 MB at most): a block further away (a thread's arena,
+ * an mmap'd block) costs no brk(0) each time */
+#define HEAP_GROWTH_MAX (1ull << 30)
 /* strdup's string, read to its end at most this far */
 #define STRDUP_MAX (1u << 20)
 
@@ -35,7 +40,8 @@ static void heap_reach(struct vg_fast_shared *sh, struct vg_objmap *m,
 	__u64 lo = __atomic_load_n(&sh->heap_lo, __ATOMIC_RELAXED);
 	__u64 hi = __atomic_load_n(&sh->heap_hi, __ATOMIC_RELAXED), brk;
 
-	if (!lo || base < lo || end <= hi)
+	if (!lo || base < lo || end <= hi ||
+	    (base > hi && base - hi > HEAP_GROWTH_MAX))
 		return;
 	brk = (__u64)vg_sys6(NR_brk, 0, 0, 0, 0, 0, 0);
 	if (brk <= hi || end > brk || base >= brk)
