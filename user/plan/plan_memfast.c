@@ -18,6 +18,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "vigil_objmap.h"
+
+/* the most the agent's object map may take of the region vigil shares
+ * with the target (a memfd: memory the target's machine must have) */
+#define OBJMAP_MAX_BYTES (1ull << 30)
+
 /* can the run have the in-process tier and its object map at all? */
 static bool possible(const struct vg_plan_opts *o)
 {
@@ -47,6 +53,13 @@ void vg_plan_mem_candidates(struct vg_plan *p, const struct vg_plan_opts *o,
 			continue;
 		if (no[i][0]) {
 			add_why(why[i], no[i]);
+			continue;
+		}
+		if (vg_om_size(vg_om_nbuckets(o->max_objects
+					      ? o->max_objects
+					      : VG_PLAN_OBJECTS)) >
+		    OBJMAP_MAX_BYTES) {
+			add_why(why[i], "the in-process agent's object map for --max-objects would pass 1 GB");
 			continue;
 		}
 		for (int b = 0; !miss[0] && b < pr->nbindings; b++) {
