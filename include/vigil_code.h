@@ -110,12 +110,14 @@ enum vg_opcode {
 	VG_OP_JNZ,	/* pop a; if a != 0: pc += imm */
 	/* pop b, pop a, push the memory predicate imm (enum vg_mem_pred) of
 	 * pointer a and length b (0 for the one-argument ones), answered by
-	 * the object map of the run (user tier only: the kernel tier's
-	 * interpreters do not have it, and the plan keeps a property that
-	 * uses it out of the kernel tier). When the map does not know a's
-	 * object the answer is unknown: the VM pushes 0 and says so to its
-	 * caller, which does not take a transition whose guard was unknown
-	 * and marks the slice inconclusive (user/monitor/). */
+	 * the object map of the run: vigil's (the user tier), or the
+	 * in-process agent's (inproc/kstep.c, a kernel-tier property all of
+	 * whose functions are patched: plan_memfast.c); the BPF interpreter
+	 * does not have it, and the plan keeps such a property off it. When
+	 * the map does not know a's object the answer is unknown: the VM
+	 * pushes 0 and says so to its caller, which does not take a
+	 * transition whose guard was unknown and marks the slice
+	 * inconclusive (user/monitor/; the agent counts it). */
 	VG_OP_MEM,
 	VG_OP__COUNT
 };

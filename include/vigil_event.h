@@ -27,7 +27,7 @@
 #define VG_KMAX_PROG 64		/* instructions per guard or update */
 #define VG_KMAX_CODE 4096	/* instructions in all kernel-tier code */
 #define VG_KMAX_EV_PROPS 4	/* kernel-tier properties one event feeds */
-#define VG_KMAX_BINDINGS 16	/* distinct events of one property */
+#define VG_KMAX_BINDINGS 32	/* distinct events of one property */
 #define VG_KMAX_TRANS_HITS 1024	/* transitions of a spec the view counts */
 #define VG_KTRANS_INDEX(kprop, state, binding) \
 	((((kprop) * VG_KMAX_STATES + (state)) * VG_KMAX_BINDINGS + (binding)) & \

@@ -21,7 +21,7 @@
 #include "vigil_event.h"
 
 #define VG_FAST_MAGIC 0x76676661u	/* "vgfa" */
-#define VG_FAST_VERSION 4
+#define VG_FAST_VERSION 5
 #define VG_FAST_MAX_HOOKS 64		/* patched functions in one run */
 #define VG_FAST_SHADOW 64		/* return frames kept per thread */
 #define VG_FAST_THREADS 4096		/* per-thread table (power of 2) */
@@ -92,6 +92,31 @@ enum vg_fast_cnt {
 				 * under the agent); the target gets a
 				 * SIGSEGV there */
 	VG_FCNT_N
+};
+
+/* What an event does to the object map the agent keeps (include/
+ * vigil_objmap.h) for the memory predicates of the kernel-tier properties
+ * it steps: vigil fills one per event (user/fast/fast_objmap.c) from the
+ * allocator table of user/objmap/allocs.c, so that both tiers follow the
+ * same calls. Positions are slots (VG_SLOT_*, VG_SLOT_CAP0 + k); 0xff:
+ * none. */
+enum vg_omev_role {
+	VG_OMEV_NONE,
+	VG_OMEV_ALLOC,		/* the block is the return value; its length
+				 * slot[size1] (* slot[size2]) */
+	VG_OMEV_STRDUP,		/* the return value, its length the string's
+				 * there + 1 (strdup, strndup) */
+	VG_OMEV_OUT,		/* the block at slot[ptr] (posix_memalign's
+				 * `*p` capture) when the call returned 0 */
+	VG_OMEV_REALLOC,	/* the old block slot[ptr] freed at the entry
+				 * (before the call can give it out again),
+				 * taken back if the call failed; the new one
+				 * filed at the return as VG_OMEV_ALLOC */
+	VG_OMEV_FREE,		/* slot[ptr] freed (at the entry) */
+};
+#define VG_OMEV_NOSLOT 0xff
+struct vg_fast_omev {
+	__u8 role, ptr, size1, size2;
 };
 
 /* A thread vigil put back on a call the entry stub had stopped
@@ -169,6 +194,24 @@ struct vg_fast_shared {
 	__u32 narmed, pad2;
 	__u64 armed[VG_FAST_ARMED];
 	__u64 cnt[VG_FCNT_N] __attribute__((aligned(64)));
+	/* The object map (include/vigil_objmap.h), in this region at
+	 * objmap_off (0: none), objmap_size bytes: vigil sizes it from
+	 * --max-objects (vg_om_nbuckets), initialises it and files the
+	 * program's globals; the agent files the heap's blocks at the
+	 * allocation events (omev) and answers the memory predicates of
+	 * the kernel tier from it (inproc/kstep.c). heap_lo: the brk
+	 * heap's start (0: the heap's range is not filed, an attached
+	 * process's); heap_hi: how far the agent filed it, as an
+	 * VG_OM_ARENA (a pointer there in no block is no object). */
+	__u64 objmap_off, objmap_size;
+	__u64 heap_lo, heap_hi;
+	/* steps of kernel-tier property k where a memory predicate was
+	 * unknown (its guard not taken), and of those the ones that left
+	 * the slice out of its initial state (user/fast/fast.c gives them
+	 * to the monitor, as the user tier counts its own) */
+	__u64 kunknown[VG_KMAX_PROPS];
+	__u64 kunknown_kept[VG_KMAX_PROPS];
+	struct vg_fast_omev omev[VG_MAX_EVENTS];
 	__u64 ev_hits[VG_MAX_EVENTS];	/* calls seen, by event (as the
 					 * BPF ev_hits: before `outside`) */
 	__u64 ev_lost[VG_MAX_EVENTS];	/* records dropped, by event */

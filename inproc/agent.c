@@ -14,6 +14,7 @@
  * (a signal handler's) records nothing. */
 #include "agent.h"
 #include "event.h"
+#include "objmap.h"
 
 #define FUTEX_OWNER_DIED 0x40000000u
 #define FUTEX_TID_MASK 0x3fffffffu
@@ -301,6 +302,10 @@ VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 		vg_read_args(sh, r, conf, slot);
 		stop |= vg_handle_conf(sh, t, conf, ev, tid, slot, 1, r->rsp);
 	}
+	/* realloc's old block is free from here on: another thread's
+	 * malloc may have it before this call returns */
+	if (!again && hk->nret)
+		vg_om_entry(sh, hk, r);
 	/* a stopped call's frame is pushed when it goes on (again); a
 	 * held one's now, as it may go on as it is (push_frame takes a call
 	 * once) */

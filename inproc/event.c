@@ -11,6 +11,7 @@
  * the watched pages are a BPF map), stack ids (VG_EVF_STACK gets
  * VG_SLOT_CALLER and a stack id of -1). */
 #include "event.h"
+#include "objmap.h"
 
 #define CLOCK_MONOTONIC 1
 #define SIGSTOP 19
@@ -246,6 +247,13 @@ static int emit(void *ctx, const void *rec, __u32 len, __u32 event)
 	return vg_ring_write(ctx, event, rec, len);
 }
 
+/* strlen_at's reads (kstep.h): through the kernel, a block another
+ * thread unmaps meanwhile is not a fault */
+static int read_mem(void *ctx, void *dst, __u64 src, __u64 n)
+{
+	return vg_read_mem(ctx, dst, src, n);
+}
+
 VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 			      struct vg_fast_thread *t,
 			      const struct vg_ev_conf *conf, __u32 event,
@@ -253,7 +261,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 			      __u64 entry_rsp)
 {
 	__u64 now = 0;
-	int skip, held = 0;
+	int skip, held = 0, stop = 0;
 
 	/* as the BPF ev_hits: every call, before `outside` (an atomic add,
 	 * not a per-CPU slot: the agent has no CPU of its own) */
@@ -266,10 +274,21 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 	skip = inside_any(conf->outside, t);
 	if (conf->flags & VG_EVF_ENTER)
 		mark_inside(conf, t);
-	if (skip)
+	if (skip) {
+		/* no event of the properties', but the heap changed all the
+		 * same: the map follows it */
+		if (event < VG_MAX_EVENTS && sh->omev[event].role) {
+			if (conf->ncaps)
+				capture(sh, conf, slot);
+			vg_om_event(sh, event, slot, at_entry);
+		}
 		return 0;
+	}
 	if (conf->ncaps)
 		capture(sh, conf, slot);
+	/* a block given out: filed before a property asks about it */
+	if (!at_entry)
+		vg_om_event(sh, event, slot, 0);
 	if (conf->flags & VG_EVF_STACK) {
 		slot[VG_SLOT_STACK] = (__u64)-1;	/* no stack map here */
 		if (at_entry && entry_rsp)
@@ -302,7 +321,8 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 		struct vg_inproc_env env = {
 			.sh = sh, .tgid = vg_me(sh), .tid = tid,
 			.now_ns = now ? now : vg_now_ns(sh),
-			.emit = emit, .ctx = sh, .yield = vg_yield,
+			.emit = emit, .ctx = sh, .read = read_mem,
+			.yield = vg_yield,
 		};
 
 		/* A state that stops the process. At an entry, the entry
@@ -310,12 +330,18 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 		 * register as at the call, so that vigil can put the thread
 		 * back on the function's first instruction (user/fast/
 		 * fast_rewind.c). At a return, here. */
-		if (vg_inproc_kstep(&env, conf, event, slot, at_entry) &
-		    VG_RF_STOPPED) {
-			if (at_entry)
-				return VG_AGENT_STOP | held;
-			vg_kill_thread(vg_me(sh), tid, SIGSTOP);
-		}
+		stop = vg_inproc_kstep(&env, conf, event, slot, at_entry) &
+		       VG_RF_STOPPED;
 	}
+	/* a block freed: after the step, which asks about it as it is
+	 * before the call (freeable(p) at free); before a stop, since the
+	 * call goes on when the thread does (its entry is not handled
+	 * again: user/fast/fast_rewind.c) */
+	if (at_entry)
+		vg_om_event(sh, event, slot, 1);
+	if (stop && at_entry)
+		return VG_AGENT_STOP | held;
+	if (stop)
+		vg_kill_thread(vg_me(sh), tid, SIGSTOP);
 	return held;
 }

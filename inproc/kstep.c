@@ -9,6 +9,7 @@
  * made into a memcpy call would show there).
  */
 #include "kstep.h"
+#include "vigil_objmap.h"
 #include "vigil_ops.h"
 
 /* as bpf/kstep.bpf.h: the holder of a lock may be off its CPU */
@@ -69,12 +70,99 @@ struct vm {
 	__u64 now;			/* VG_OP_TIME: the event's time */
 	const struct vg_insn *code;	/* the kcode table */
 	const __u64 *slot;		/* the event's, VG_NSLOTS */
+	struct vg_inproc_env *env;	/* strlen_at's reads */
+	struct vg_objmap *om;		/* VG_OP_MEM's answers (NULL: none,
+					 * all unknown) */
+	int unknown;			/* a memory predicate was unknown */
+	int unk_step;			/* ... in this step's guards or
+					 * updates */
 	__s64 vars[VG_KMAX_VARS];
 	__u64 key[VG_KMAX_PARAMS];
 	__s64 st[VG_STACK_MAX];
 };
 
 #define SP(x) ((x) & (VG_STACK_MAX - 1))
+
+/* strlen_at's most bytes read, as the user tier's (user/objmap/) */
+#define STRLEN_MAX 65536
+
+/* The string at p, in the live object o, at most max bytes (STRLEN_MAX
+ * at most): read only inside o, through env->read (never a fault: the
+ * block may be unmapped by another thread meanwhile); -1 for unknown
+ * (unreadable, or o ends before the string or max does) */
+static __s64 strlen_in(struct vm *m, const struct vg_om_obj *o, __u64 p,
+		       __u64 max)
+{
+	char buf[128];
+	__u64 room = o->base + o->len - p, n = 0;
+
+	if (!m->env || !m->env->read)
+		return -1;
+	if (max > STRLEN_MAX)
+		max = STRLEN_MAX;
+	while (n < max) {
+		__u64 want = max - n;
+
+		if (want > sizeof(buf))
+			want = sizeof(buf);
+		if (want > room - n)
+			want = room - n;
+		if (!want || m->env->read(m->env->ctx, buf, p + n, want))
+			return -1;
+		for (__u64 i = 0; i < want; i++)
+			if (!buf[i])
+				return (__s64)(n + i);
+		n += want;
+	}
+	return (__s64)max;
+}
+
+/* VG_OP_MEM: predicate pred of pointer p and length n, from the object
+ * map, as user/objmap/objmap.c's vg_objmap_pred answers it: a live object
+ * (a heap block, a global), a freed block, the heap between blocks (an
+ * arena: no object), or unknown, which sets m->unknown and answers 0 (the
+ * guard is then not taken: kapply). Memory the map has no entry for at
+ * all (a stack, a mapping of the program's own, a global not filed) is
+ * unknown, never "no object". */
+static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
+{
+	struct vg_om_obj o;
+	__s64 len;
+	int live;
+
+	if (!m->om || vg_om_lookup(m->om, p, &o) != VG_OM_FOUND)
+		goto unknown;
+	live = vg_om_is_object(o.kind);
+	if (!live && o.kind != VG_OM_FREED && o.kind != VG_OM_ARENA)
+		goto unknown;
+	switch (pred) {
+	case VG_MEM_VALID:
+	case VG_MEM_VALID_READ:
+		/* p is in o (the lookup's): [p, p + n) too? */
+		return live && n <= o.base + o.len - p &&
+		       (pred == VG_MEM_VALID_READ || o.kind != VG_OM_RODATA);
+	case VG_MEM_BLOCK_LENGTH:
+		return live ? (__s64)o.len : 0;
+	case VG_MEM_BLOCK_BASE:
+		return live ? (__s64)o.base : 0;
+	case VG_MEM_OFFSET:
+		return live ? (__s64)(p - o.base) : 0;
+	case VG_MEM_FREEABLE:
+		return o.kind == VG_OM_HEAP && p == o.base;
+	case VG_MEM_FREED:
+		/* a freed block the map could not keep may have been here */
+		if (o.kind != VG_OM_FREED && (o.flags & VG_OM_MAYBE_FREED))
+			goto unknown;
+		return o.kind == VG_OM_FREED;
+	case VG_MEM_STRLEN_AT:
+		if (!live || (len = strlen_in(m, &o, p, n)) < 0)
+			goto unknown;
+		return len;
+	}
+unknown:
+	m->unknown = 1;
+	return 0;
+}
 
 /* One instruction; returns 1 to stop the loop. */
 static int vm_step(struct vm *m)
@@ -149,6 +237,13 @@ static int vm_step(struct vm *m)
 		a = m->st[SP(m->sp)];
 		if ((in->op == VG_OP_JZ) == (a == 0))
 			m->pc += (__u32)in->imm;
+		break;
+	case VG_OP_MEM:
+		b = m->st[SP(m->sp - 1)];
+		a = m->st[SP(m->sp - 2)];
+		m->sp--;
+		m->st[SP(m->sp - 1)] = mem_pred(m, in->imm, (__u64)a,
+						 (__u64)b);
 		break;
 	default:
 		/* binary operators; anything else (LDGLOB, STGLOB: the
@@ -393,9 +488,16 @@ static int kapply(struct vg_fast_shared *sh, struct vm *m, __u32 prop,
 		if (t->t[k].guard_fast) {
 			if (!kexpr(m, &t->t[k].guard))
 				continue;
-		} else if (t->t[k].guard_len &&
-			   !vm_run(m, t->t[k].guard_off, t->t[k].guard_len)) {
-			continue;
+		} else if (t->t[k].guard_len) {
+			__s64 held;
+
+			m->unknown = 0;
+			held = vm_run(m, t->t[k].guard_off, t->t[k].guard_len);
+			/* unknown: passed over, whatever its value (the user
+			 * tier's choose()) */
+			m->unk_step |= m->unknown;
+			if (!held || m->unknown)
+				continue;
 		}
 		if (t->t[k].upd_fast) {
 			/* statements in order: the second may read the
@@ -409,7 +511,9 @@ static int kapply(struct vg_fast_shared *sh, struct vm *m, __u32 prop,
 					(VG_KMAX_VARS - 1)] = v;
 			}
 		} else if (t->t[k].upd_len) {
+			m->unknown = 0;
 			vm_run(m, t->t[k].upd_off, t->t[k].upd_len);
+			m->unk_step |= m->unknown;
 		}
 		/* (no ktrans_hits: the live view counts the kernel's) */
 		return (int)t->t[k].to;	/* the first whose guard holds */
@@ -421,6 +525,28 @@ static inline void vars_copy(__s64 *to, const __s64 *from)
 {
 	for (int i = 0; i < VG_KMAX_VARS; i++)
 		to[i] = from[i];
+}
+
+/* A memory predicate of this step was unknown: counted for the verdict
+ * (user/fast/fast.c gives the counts to the monitor), as the user tier's
+ * monitor counts it, unless a known guard took a violation (that one is
+ * real); kept: the slice is left out of its initial state, so its
+ * verdict is inconclusive, not just the step's */
+static void count_unknown(struct vg_fast_shared *sh, const struct vg_kprop *p,
+			  __u32 prop, int to, int from, const __s64 *vars)
+{
+	int state = to >= 0 ? to : from, kept = state != 0;
+
+	if (to >= 0 && ((p->violation_mask >> (to & 31)) & 1))
+		return;
+	for (int i = 0; !kept && i < VG_KMAX_VARS; i++)
+		kept = vars[i] != p->init_vars[i];
+	__atomic_fetch_add(&sh->kunknown[prop & (VG_KMAX_PROPS - 1)], 1,
+			   __ATOMIC_RELAXED);
+	if (kept)
+		__atomic_fetch_add(&sh->kunknown_kept[prop &
+						      (VG_KMAX_PROPS - 1)],
+				   1, __ATOMIC_RELAXED);
 }
 
 /* The slice key of property p at this event: its parameters' values,
@@ -464,6 +590,7 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 		count(sh, VG_FCNT_KUNSUP);
 	key_of(p, kslot, slot, m->key);
 	m->err = 0;
+	m->unk_step = 0;
 	f.k0 = m->key[0];
 	f.k1 = m->key[1];
 	f.tgid = 0;
@@ -530,6 +657,8 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 		s->state = (__u16)to;
 	}
 	kunlock(s);
+	if (m->unk_step)
+		count_unknown(sh, p, prop, to, from, vars);
 	if (to < 0)
 		return 0;	/* no transition: nothing to report */
 	if (m->err) {
@@ -559,6 +688,9 @@ int vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
 	(void)at_entry;		/* the kernel's rewind only */
 	m.code = TABLE(env->sh, kcode_off);
 	m.slot = slot;
+	m.env = env;
+	m.om = env->sh->objmap_off ? TABLE(env->sh, objmap_off)
+				   : (struct vg_objmap *)0;
 	m.tid = env->tid;
 	m.now = env->now_ns;
 	/* Each property's slice is a slot of its own, hashed apart, in a

@@ -29,6 +29,10 @@ struct vg_inproc_env {
 	 * the ring: 0, or -1 when the ring dropped it, which emit counts
 	 * (VG_FCNT_LOST, ev_lost[event]) as for every record it writes */
 	int (*emit)(void *ctx, const void *rec, __u32 len, __u32 event);
+	/* strlen_at's reads of the target's memory, which must not fault
+	 * (n bytes at src): 0, or -1 when they cannot be read; NULL: none
+	 * (strlen_at is unknown) */
+	int (*read)(void *ctx, void *dst, __u64 src, __u64 n);
 	void *ctx;
 	/* gives the CPU away while a slice's lock is held by a thread that
 	 * lost its CPU (NULL: none, the hosted tests) */
@@ -42,6 +46,11 @@ struct vg_inproc_env {
  * there is no rewind here). Reports go through env->emit. Returns
  * VG_RF_STOPPED when some property entered a state that stops the
  * process (the caller stops it before the function runs), else 0.
+ *
+ * The memory predicates (VG_OP_MEM: valid(p, n), ...) are answered from
+ * the object map at sh->objmap_off (include/vigil_objmap.h), three-valued
+ * as the user tier's (user/monitor/vm.c, user/objmap/): an unknown makes
+ * its guard not hold and is counted (sh->kunknown) for the verdict.
  *
  * Not done here, because the plan never gives this tier such a property
  * (each is counted in VG_FCNT_KUNSUP and otherwise ignored): timeouts

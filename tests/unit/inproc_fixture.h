@@ -23,9 +23,12 @@
 #define NKTRANS (VG_KMAX_PROPS * VG_KMAX_STATES * VG_KMAX_BINDINGS)
 
 /* a region with the plan's tables and an empty slice table of nslots
- * (a power of two) taking at most max slices */
-static inline struct vg_fast_shared *region_new(const struct vg_plan *p,
-					 uint32_t nslots, uint32_t max)
+ * (a power of two) taking at most max slices, and extra zeroed bytes
+ * after them, at *extra_off (for an object map) */
+static inline struct vg_fast_shared *region_new_extra(const struct vg_plan *p,
+					       uint32_t nslots, uint32_t max,
+					       size_t extra,
+					       size_t *extra_off)
 {
 	size_t off = ALIGN64(sizeof(struct vg_fast_shared));
 	size_t kprops = off, ktrans, kcode, kslots;
@@ -40,6 +43,9 @@ static inline struct vg_fast_shared *region_new(const struct vg_plan *p,
 	kslots = off;
 	off += nslots * sizeof(struct vg_kslot);
 	off += 64;	/* the count of slices (the BPF global, in a run) */
+	if (extra_off)
+		*extra_off = off = ALIGN64(off);
+	off += extra;
 	assert_non_null(r = aligned_alloc(64, ALIGN64(off)));
 	memset(r, 0, ALIGN64(off));
 	sh = (struct vg_fast_shared *)r;
@@ -58,6 +64,12 @@ static inline struct vg_fast_shared *region_new(const struct vg_plan *p,
 		      (struct vg_ktrans *)(r + ktrans),
 		      (struct vg_insn *)(r + kcode));
 	return sh;
+}
+
+static inline struct vg_fast_shared *region_new(const struct vg_plan *p,
+					 uint32_t nslots, uint32_t max)
+{
+	return region_new_extra(p, nslots, max, 0, NULL);
 }
 
 static inline struct vg_kprop *kprops_of(struct vg_fast_shared *sh)

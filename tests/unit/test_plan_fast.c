@@ -260,6 +260,71 @@ static void test_fast_vector(void **state)
 	vg_spec_free(o);
 }
 
+/* A property with a memory predicate: the kernel tier in-process when
+ * every function of it is patched, the agent's object map for it; the
+ * user tier, with why, when one is not (then the plan is made again:
+ * nothing of it in-process but what its own groups allow), or with
+ * --no-fast exactly as before */
+static const char mem[] =
+	"property ov \"o\"\n"
+	"state ok accepting {\n"
+	"  after malloc(size) returns p -> ok\n"
+	"  before free(p) -> ok\n"
+	"  before snprintf(dst, n) when !valid(dst, n) -> bad\n"
+	"}\n"
+	"state bad violation\n";
+
+static void test_fast_mem(void **state)
+{
+	struct vg_spec *s = load(mem);
+	struct vg_plan *p = fast_plan_tier(s, tgt("allocs"),
+					   "hot,snprintf", VG_TIER_AUTO);
+	struct vg_plan_opts o = { .binary = tgt("allocs"),
+				  .tier = VG_TIER_AUTO,
+				  .on_violation = VG_OV_STOP,
+				  .no_ktimer = !vg_feat_ktimer(NULL) };
+	struct vg_plan_fast_req r = { 0 };
+	struct vg_err e = { 0 };
+
+	assert_true(p->kernel[0]);
+	assert_true(p->props[0].inproc_mem);
+	assert_true(p->objmap_fast);
+	assert_int_equal(p->om_objects, VG_PLAN_OBJECTS);
+	assert_non_null(strstr(p->props[0].why, "in-process"));
+	assert_true(site(p, "snprintf", false)->fast);
+	assert_true(site(p, "malloc", true)->fast);
+	/* a kernel-tier event of its: no user record, no hold */
+	assert_false(p->events[site(p, "snprintf", false)->event].flags &
+		     (VG_EVF_USER | VG_EVF_HOLD));
+	vg_plan_free(p);
+	/* snprintf not asked for: the user tier, said why */
+	p = fast_plan_tier(s, tgt("allocs"), "malloc,free", VG_TIER_AUTO);
+	assert_false(p->kernel[0]);
+	assert_false(p->props[0].inproc_mem);
+	assert_false(p->objmap_fast);
+	assert_non_null(strstr(p->props[0].why, "uses valid(): the object map is in user space; not all its functions are patched: snprintf"));
+	assert_true(p->events[site(p, "snprintf", false)->event].flags &
+		    VG_EVF_HOLD);
+	vg_plan_free(p);
+	/* --no-fast: as before the agent had a map */
+	vg_plan_fast_apply(&r, true, &o);
+	assert_non_null(p = vg_plan_build(s, &o, &e));
+	assert_false(p->kernel[0]);
+	assert_int_equal(p->nfast, 0);
+	assert_non_null(strstr(p->props[0].why, "the object map is in user space"));
+	assert_null(strstr(p->props[0].why, "patched"));
+	vg_plan_free(p);
+	/* a plan the in-process tier does not apply to (a `vigil load`
+	 * unit's): as before */
+	o.fast_off = false;
+	o.fast_objmap = false;
+	o.fast_hot = true;
+	assert_non_null(p = vg_plan_build(s, &o, &e));
+	assert_false(p->kernel[0]);
+	vg_plan_free(p);
+	vg_spec_free(s);
+}
+
 /* the list's errors */
 static void test_fast_parse(void **state)
 {
@@ -288,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_fast_refused),
 		cmocka_unit_test(test_fast_vector),
 		cmocka_unit_test(test_fast_parse),
+		cmocka_unit_test(test_fast_mem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -245,7 +245,9 @@ int vg_cmd_lint(int argc, char **argv)
 	warnings = vg_spec_lint(spec, stdout);
 	kernel = calloc(spec->nprops + 1, sizeof(bool));
 	why = calloc(spec->nprops + 1, sizeof(*why));
-	if (kernel && why &&
+	/* with a binary, the plan's tiers (below): the in-process tier's
+	 * functions decide some */
+	if (kernel && why && !binary &&
 	    !vg_plan_tiers(spec, tier, !vg_feat_ktimer(NULL), kernel, why,
 			   &e))
 		for (int p = 0; p < spec->nprops; p++)
@@ -286,6 +288,14 @@ int vg_cmd_lint(int argc, char **argv)
 			rc = vg_cli_fail(&e);
 		} else {
 			warnings += plan->nwarnings;
+			for (int p = 0; p < spec->nprops; p++)
+				printf("%s: %s tier%s%s%s\n", spec->props[p].name,
+				       plan->props[p].kernel ? "kernel" : "user",
+				       plan->props[p].inproc_mem ? " (" :
+				       plan->props[p].kernel ? "" : ": not kernel because ",
+				       plan->props[p].inproc_mem ||
+				       !plan->props[p].kernel ? plan->props[p].why : "",
+				       plan->props[p].inproc_mem ? ")" : "");
 			vg_plan_describe(plan, stdout);
 			vg_plan_print(plan, stdout);
 		}

@@ -318,7 +318,7 @@ static bool any_seccomp(pid_t pid)
  * kernel tier's tables, the ring (the threads have a mapping of their
  * own: threads()) */
 struct layout {
-	size_t owner, evconf, kprops, ktrans, kcode, ring, len;
+	size_t owner, evconf, kprops, ktrans, kcode, ring, objmap, len;
 };
 
 static size_t up(size_t x, size_t a)
@@ -326,7 +326,8 @@ static size_t up(size_t x, size_t a)
 	return (x + a - 1) & ~(a - 1);
 }
 
-static void lay_out(struct layout *l)
+/* om: the object map's bytes (fast_objmap.c), after the ring */
+static void lay_out(struct layout *l, size_t om)
 {
 	size_t at = up(sizeof(struct vg_fast_shared), 64);
 
@@ -342,7 +343,8 @@ static void lay_out(struct layout *l)
 	l->kcode = at;
 	at = up(at + VG_KMAX_CODE * sizeof(struct vg_insn), 4096);
 	l->ring = at;
-	l->len = at + RING_BYTES;
+	l->objmap = om ? at + RING_BYTES : 0;
+	l->len = at + RING_BYTES + om;
 }
 
 /* The tables a put-back copies from the region before (all but the
@@ -361,6 +363,7 @@ static void copy_tables(struct vg_fast_shared *sh,
 	sh->futile_at = old->futile_at;
 	sh->narmed = old->narmed;
 	memcpy(sh->armed, old->armed, sizeof(sh->armed));
+	vg_fast_objmap_copy(sh, l->objmap, old);
 	if (!keep_counts)
 		return;
 	memcpy(sh->cnt, old->cnt, sizeof(sh->cnt));
@@ -652,7 +655,7 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 	struct vg_fast_shared *was = f->sh;
 	size_t was_len = f->len;
 	struct vg_inject *in = NULL;
-	struct layout l;
+	struct layout l = { 0 };
 	uint32_t tid_off;
 	void *local = NULL;
 	int rc = -1;
@@ -661,7 +664,8 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 	if (launching ? vg_inject_run_to_entry(f->pid, &in, e)
 		      : vg_inject_seize(f->pid, &in, e))
 		goto out;
-	lay_out(&l);
+	lay_out(&l, plan ? vg_fast_objmap_bytes(plan)
+			 : old ? old->objmap_size : 0);
 	if (locate(f, e) || plan_areas(f, e) || map_code(f, in, e) ||
 	    vg_inject_shared(in, l.len, &f->remote, &local, e))
 		goto out;
@@ -674,7 +678,9 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 		copy_tables(f->sh, old, &l, keep_counts);
 	for (int i = 0; old && keep_counts && i < f->nhooks; i++)
 		f->hooks[i].h.hits = old->hooks[i].hits;
-	if (fill(f, plan, &l, e) || threads(f, in, e) ||
+	if (fill(f, plan, &l, e) || (plan && l.objmap &&
+	    vg_fast_objmap_fill(f, plan, &l.objmap, l.len, launching, e)) ||
+	    threads(f, in, e) ||
 	    (f->kernel && share_kslots(f, in, e)) ||
 	    vg_fast_build_hooks(f, in, e) || write_code(f, in, e) ||
 	    vg_fast_patch(f, in, false, e))

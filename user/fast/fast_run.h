@@ -100,6 +100,22 @@ int vg_fast_build_hooks(struct vg_fast_run *f, struct vg_inject *in,
 int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 		   const struct vg_plan *plan, const struct vg_fast_shared *old,
 		   bool keep_counts, struct vg_err *e);
+/* fast_objmap.c: the bytes of the agent's object map for plan (0: none),
+ * and the map set up at *off in f's region, up to end (fill's tables and
+ * hooks already there); launching: vigil run's own child, whose every
+ * allocation the agent sees. -1 with e set. */
+size_t vg_fast_objmap_bytes(const struct vg_plan *plan);
+int vg_fast_objmap_fill(struct vg_fast_run *f, const struct vg_plan *plan,
+			const size_t *off, size_t end, bool launching,
+			struct vg_err *e);
+/* old's map (and what goes with it) into sh at off, the same size (a
+ * put-back: the process's heap is what it was) */
+void vg_fast_objmap_copy(struct vg_fast_shared *sh, uint64_t off,
+			 const struct vg_fast_shared *old);
+/* The live heap block holding v in sh's object map (read in place):
+ * true with its base, length and allocation event */
+bool vg_fast_objmap_block(const struct vg_fast_shared *sh, uint64_t v,
+			  uint64_t *base, uint64_t *len, int *event);
 /* f's ring and counts are the probe's second source (fast_source.c) */
 void vg_fast_source_set(struct vg_fast_run *f);
 /* vigil's side of a region: its liveness mutex let go (the agent sees no

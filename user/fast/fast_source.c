@@ -110,10 +110,29 @@ static void futile(void *ctx, uint64_t releases)
 		__atomic_store_n(&sh->futile_at, releases, __ATOMIC_RELEASE);
 }
 
+static void kunknown(void *ctx, int k, uint64_t *n, uint64_t *kept)
+{
+	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
+
+	if (!sh || k < 0 || k >= VG_KMAX_PROPS)
+		return;
+	*n = __atomic_load_n(&sh->kunknown[k], __ATOMIC_RELAXED);
+	*kept = __atomic_load_n(&sh->kunknown_kept[k], __ATOMIC_RELAXED);
+}
+
+static bool block(void *ctx, uint64_t v, struct vg_probe_block *out)
+{
+	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
+
+	return sh && vg_fast_objmap_block(sh, v, &out->base, &out->len,
+					  &out->event);
+}
+
 void vg_fast_source_set(struct vg_fast_run *f)
 {
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){
 		.drain = drain, .waiting = waiting, .settle = settle,
 		.counts = counts, .counter = counter,
-		.armed = armed, .futile = futile, .ctx = f });
+		.armed = armed, .futile = futile, .kunknown = kunknown,
+		.block = block, .ctx = f });
 }

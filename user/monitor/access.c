@@ -226,6 +226,17 @@ uint64_t vg_monitor_inconclusive_gone(const struct vg_monitor *m, int prop)
 	return prop >= 0 && prop < m->nprops ? m->pr[prop].inconc_gone : 0;
 }
 
+void vg_monitor_add_unknown(struct vg_monitor *m, int prop, uint64_t n,
+			    uint64_t kept)
+{
+	if (!m || prop < 0 || prop >= m->nprops || !n)
+		return;
+	m->pr[prop].mem_unknown += n;
+	m->pr[prop].inconc_gone += n - (kept < n ? kept : n);
+	if (kept)
+		vg_monitor_mark_inconclusive(m, prop);
+}
+
 uint64_t vg_monitor_mem_unknown(const struct vg_monitor *m, int prop)
 {
 	return prop >= 0 && prop < m->nprops ? m->pr[prop].mem_unknown : 0;

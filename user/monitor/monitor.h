@@ -98,6 +98,14 @@ void vg_monitor_mark_inconclusive(struct vg_monitor *m, int prop);
  * violation (plan.h, unseen_doubts false): what it ends with, but for
  * violations, is inconclusive; the violations it reports are real */
 void vg_monitor_mark_blind(struct vg_monitor *m, int prop);
+/* Steps of prop another tier took in which a memory predicate was
+ * unknown (the in-process agent's kernel tier counts them): n, as the
+ * user tier counts its own (vg_monitor_mem_unknown); kept of them left
+ * the slice out of its initial state, which makes the property
+ * inconclusive; the others count as slices that went back to it
+ * inconclusive (vg_monitor_inconclusive_gone) */
+void vg_monitor_add_unknown(struct vg_monitor *m, int prop, uint64_t n,
+			    uint64_t kept);
 
 /* Visit every live slice (tombstones included), in no particular order. */
 void vg_monitor_foreach(struct vg_monitor *m,

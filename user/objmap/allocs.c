@@ -127,3 +127,43 @@ enum vg_alloc_what vg_alloc_of(const struct vg_allocs *a,
 			    (al->size2 >= 0 ? field(ev, e, al->size2) : 1);
 	return VG_ALLOC_NEW;
 }
+
+void vg_alloc_shape_of(const struct vg_allocs *a, int event,
+		       struct vg_alloc_shape *out)
+{
+	const struct allocator *al;
+	const struct vg_event *e;
+
+	memset(out, 0, sizeof(*out));
+	out->ptr = out->size1 = out->size2 = out->old = -1;
+	if (!a || event < 0 || event >= a->spec->nevents)
+		return;
+	e = &a->spec->events[event];
+	if (a->frees[event]) {
+		out->what = VG_ALLOC_FREE;
+		out->ptr = 0;
+		return;
+	}
+	if (!(al = a->alloc[event])) {
+		/* posix_memalign whose `*p` is not read (a capture is made
+		 * only where a guard or update uses it): a block given out
+		 * where the event does not say */
+		if (allocator_of(e)) {
+			out->what = VG_ALLOC_NEW;
+			out->out_ptr = true;
+		}
+		return;
+	}
+	out->what = VG_ALLOC_NEW;
+	out->out_ptr = al->out_ptr;
+	if (al->out_ptr)
+		out->ptr = a->out_cap[event];
+	out->old = al->old >= 0 && al->old < e->nfields ? al->old : -1;
+	out->by_string = al->size1 < 0;
+	out->size_known = al->size1 >= 0 && al->size1 < e->nfields &&
+			  (al->size2 < 0 || al->size2 < e->nfields);
+	if (out->size_known) {
+		out->size1 = al->size1;
+		out->size2 = al->size2;
+	}
+}

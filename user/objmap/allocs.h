@@ -34,4 +34,19 @@ enum vg_alloc_what vg_alloc_of(const struct vg_allocs *a,
 			       const struct vg_mon_event *ev,
 			       struct vg_alloc *out);
 
+/* Where event ev's slots have what vg_alloc_of reads (for an agent that
+ * reads the slots itself: user/fast/fast_objmap.c): NONE, FREE (the block
+ * at slot ptr) or NEW (the return value, or with out_ptr the slot ptr
+ * when the call returned 0; its size slot size1 times slot size2, -1:
+ * none, size_known false when the spec's event does not read it; a
+ * realloc's old block at slot old, -1: none; by_string: strdup, strndup,
+ * whose size is the string's) */
+struct vg_alloc_shape {
+	enum vg_alloc_what what;
+	int ptr, size1, size2, old;
+	bool out_ptr, size_known, by_string;
+};
+void vg_alloc_shape_of(const struct vg_allocs *a, int event,
+		       struct vg_alloc_shape *out);
+
 #endif

@@ -108,8 +108,11 @@ int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
 /* The process exec'd: its objects are gone, its new heap and globals
  * are read again (m NULL: nothing). */
 void vg_objmap_exec(struct vg_objmap *m);
-/* Every user-tier event, before the monitor sees it. */
+/* Every user-tier event, before the monitor sees it (a block given out
+ * is filed), and after (a block freed goes: `before free(p) when
+ * !freeable(p)` asks about the block as it is before the call). */
 void vg_objmap_event(struct vg_objmap *m, const struct vg_mon_event *ev);
+void vg_objmap_event_done(struct vg_objmap *m, const struct vg_mon_event *ev);
 /* The oracle to give the monitor (vg_monitor_set_mem): the map, then the
  * process (its mappings, its globals, strings read from its memory). */
 const struct vg_mem_oracle *vg_objmap_oracle(struct vg_objmap *m);

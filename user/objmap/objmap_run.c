@@ -90,8 +90,7 @@ void vg_objmap_event(struct vg_objmap *m, const struct vg_mon_event *ev)
 		return;
 	switch (vg_alloc_of(r->allocs, ev, &a)) {
 	case VG_ALLOC_FREE:
-		vg_objmap_release(m, a.addr);
-		break;
+		break;		/* once the monitor has seen it */
 	case VG_ALLOC_NEW:
 		if (a.old)
 			vg_objmap_release(m, a.old);
@@ -102,6 +101,16 @@ void vg_objmap_event(struct vg_objmap *m, const struct vg_mon_event *ev)
 	case VG_ALLOC_NONE:
 		break;
 	}
+}
+
+void vg_objmap_event_done(struct vg_objmap *m, const struct vg_mon_event *ev)
+{
+	struct objmap_run *r = m ? m->run : NULL;
+	struct vg_alloc a;
+
+	if (r && (pid_t)ev->pid == vg_run_pid(r->run) &&
+	    vg_alloc_of(r->allocs, ev, &a) == VG_ALLOC_FREE)
+		vg_objmap_release(m, a.addr);
 }
 
 /* ---- the process: mappings, globals, strings -------------------------- */

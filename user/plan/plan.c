@@ -392,8 +392,11 @@ static bool pass_blind(struct vg_plan *p)
 	return false;
 }
 
-struct vg_plan *vg_plan_build(const struct vg_spec *spec,
-			      const struct vg_plan_opts *o, struct vg_err *e)
+/* One round of vg_plan_build; no: plan_memfast.c's findings of earlier
+ * rounds */
+static struct vg_plan *plan_once(const struct vg_spec *spec,
+				 const struct vg_plan_opts *o,
+				 char (*no)[192], struct vg_err *e)
 {
 	struct vg_plan *p = calloc(1, sizeof(*p));
 	char (*why)[256] = NULL;
@@ -421,23 +424,27 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	/* 1. tiers */
 	if (vg_plan_tiers(spec, o->tier, o->no_ktimer, p->kernel, why, e))
 		goto fail;
+	vg_plan_mem_candidates(p, o, why, no);
 	for (int i = 0; i < np; i++) {
 		if (o->leak_check && i == o->leak_check->hold_prop) {
 			p->kernel[i] = false;
+			p->props[i].inproc_mem = false;
 			snprintf(why[i], sizeof(why[i]),
 				 "it holds the program at _exit, abort, __assert_fail, raise and kill for --leak-check");
 		}
 		if (o->follow_forks) {
 			p->kernel[i] = false;
+			p->props[i].inproc_mem = false;
 			snprintf(why[i], sizeof(why[i]), "%s",
 				 o->watch ? "vigil watch (the default; --tier=kernel keys kernel-tier slices by process)"
 					  : "--follow-fork (kernel-tier slices do not tell processes apart)");
 		}
 		p->props[i].kernel = p->kernel[i];
 		p->any_kernel |= p->kernel[i];
-		if (!p->kernel[i])
+		if (!p->kernel[i] || p->props[i].inproc_mem)
 			snprintf(p->props[i].why, sizeof(p->props[i].why),
 				 "%s", why[i]);
+		p->objmap_fast |= p->props[i].inproc_mem;
 		/* 2. the states whose entry stops the target */
 		p->props[i].stop_mask = p->stop_masks[i] =
 			vg_stop_mask_for(spec, i, o->on_violation);
@@ -484,12 +491,37 @@ struct vg_plan *vg_plan_build(const struct vg_spec *spec,
 	if (o->binary && vg_plan_pass_unseen(p, o, e))
 		goto fail;
 	p->kernel_progs = p->any_kernel && (!o->binary || uprobe_steps_kernel(p));
+	p->om_objects = o->max_objects ? o->max_objects : VG_PLAN_OBJECTS;
 	free(why);
 	return p;
 fail:
 	free(why);
 	vg_plan_free(p);
 	return NULL;
+}
+
+struct vg_plan *vg_plan_build(const struct vg_spec *spec,
+			      const struct vg_plan_opts *o, struct vg_err *e)
+{
+	char (*no)[192] = calloc((size_t)spec->nprops + 1, sizeof(*no));
+	struct vg_plan *p = NULL;
+
+	if (!no) {
+		vg_errf(e, "out of memory");
+		return NULL;
+	}
+	/* a property the in-process tier turned out not to take whole goes
+	 * to the user tier, and the plan is made again without it: at most
+	 * once per property */
+	for (int round = 0; round <= spec->nprops; round++) {
+		p = plan_once(spec, o, no, e);
+		if (!p || !vg_plan_mem_check(p, no))
+			break;
+		vg_plan_free(p);
+		p = NULL;
+	}
+	free(no);
+	return p;
 }
 
 void vg_plan_free(struct vg_plan *p)

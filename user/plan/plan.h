@@ -78,7 +78,17 @@ struct vg_plan_opts {
 	 * its stops hold the thread at the event, which only a uprobe can);
 	 * NULL: they may go in too */
 	const char *fast_user_why;
+	/* the in-process tier, when it takes every function of a property
+	 * with memory predicates, gives it the kernel tier with the agent's
+	 * object map (plan_memfast.c): a run's and lint's plan
+	 * (vg_plan_fast_apply), not a `vigil load` unit's, which patches
+	 * nothing */
+	bool fast_objmap;
+	/* --max-objects: the live blocks the in-process agent's object map
+	 * holds (0: VG_PLAN_OBJECTS) */
+	size_t max_objects;
 };
+#define VG_PLAN_OBJECTS 262144	/* objmap.h's VG_OBJMAP_DEFAULT_MAX */
 
 /* What --leak-check asks of the plan, per event: whether its probe holds
  * the target for the scan, whether it takes its user stack (for the loss
@@ -135,7 +145,11 @@ struct vg_plan_site {
 
 struct vg_plan_prop {
 	bool kernel;
-	char why[256];		/* user tier: why not kernel */
+	/* kernel tier in the in-process agent, with its object map: every
+	 * function its events use is patched (plan_memfast.c) */
+	bool inproc_mem;
+	char why[256];		/* user tier: why not kernel; inproc_mem:
+				 * what it is */
 	uint32_t stop_mask;	/* states whose entry stops the target */
 	/* what it cannot see on this machine (plan_unseen.c: a function
 	 * no probe can take), "" when nothing: its verdicts are
@@ -227,6 +241,11 @@ struct vg_plan {
 	struct vg_plan_site *sites;	/* with a binary: every uprobe */
 	int nsites;
 	int nfast;			/* sites the in-process tier takes */
+	/* a property is in the kernel tier in-process with the object map
+	 * (its props[].inproc_mem): the agent keeps one, for om_objects
+	 * live blocks */
+	bool objmap_fast;
+	uint64_t om_objects;
 	uint32_t fast_inside;		/* the `outside` depths it counts
 					 * (bits of struct vg_inside) */
 	/* tracepoints beyond the three always there (exit, fork, exec) */
@@ -327,6 +346,21 @@ int vg_plan_tiers(const struct vg_spec *spec, enum vg_tier tier,
  * it can (no_ktimer as in vg_plan_opts). */
 const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 				bool no_ktimer, char *buf, size_t len);
+/* Does only a memory predicate keep property prop out of the kernel
+ * tier (the BPF one: the in-process agent can answer them,
+ * plan_memfast.c)? */
+bool vg_ktier_mem_only(const struct vg_spec *spec, int prop, bool no_ktimer);
+/* plan_memfast.c. A property kept out of the kernel tier by its memory
+ * predicates alone gets it when the in-process tier takes every function
+ * its events use: its agent keeps an object map (include/vigil_objmap.h)
+ * and steps it there. vg_plan_mem_candidates marks them kernel (before
+ * the plan's other passes; no[i]: why property i was found not to fit
+ * by an earlier round, "" for none); vg_plan_mem_check, once the
+ * in-process tier's pass ran, says (into no) which of them it did not
+ * take whole: true when the plan must be built again without them. */
+void vg_plan_mem_candidates(struct vg_plan *p, const struct vg_plan_opts *o,
+			    char (*why)[256], char (*no)[192]);
+bool vg_plan_mem_check(const struct vg_plan *p, char (*no)[192]);
 /* Can any of spec's properties run in the kernel tier? */
 bool vg_ktier_any_eligible(const struct vg_spec *spec, bool no_ktimer);
 /* The kernel tier's tables for the plan's kernel-tier properties (a pass

@@ -26,16 +26,19 @@ static bool code_in_subset(const struct vg_property *p,
 	return true;
 }
 
-const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
-				bool no_ktimer, char *buf, size_t len)
+/* mem_ok: its memory predicates aside (the in-process tier's agent has
+ * an object map: plan_memfast.c) */
+static const char *ineligible(const struct vg_spec *spec, int prop,
+			      bool no_ktimer, bool mem_ok, char *buf,
+			      size_t len)
 {
 	const struct vg_property *p = &spec->props[prop];
 	uint32_t all = (1u << p->nparams) - 1;
 	int k, line = 0;
 
-	/* the kernel tier's interpreters have no VG_OP_MEM: the object map
-	 * it asks (user/objmap/) is in vigil */
-	if ((k = vg_property_mem_pred(p, &line)) >= 0) {
+	/* the BPF interpreter has no VG_OP_MEM: the object map it asks
+	 * (user/objmap/) is in vigil, or in the in-process agent */
+	if (!mem_ok && (k = vg_property_mem_pred(p, &line)) >= 0) {
 		snprintf(buf, len, "line %d: uses %s(): the object map is in user space",
 			 line, vg_mem_pred_name(k));
 		return buf;
@@ -115,6 +118,21 @@ const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
 		}
 	}
 	return NULL;
+}
+
+const char *vg_ktier_ineligible(const struct vg_spec *spec, int prop,
+				bool no_ktimer, char *buf, size_t len)
+{
+	return ineligible(spec, prop, no_ktimer, false, buf, len);
+}
+
+bool vg_ktier_mem_only(const struct vg_spec *spec, int prop, bool no_ktimer)
+{
+	char why[256];
+	int line;
+
+	return vg_property_mem_pred(&spec->props[prop], &line) >= 0 &&
+	       !ineligible(spec, prop, no_ktimer, true, why, sizeof(why));
 }
 
 bool vg_ktier_any_eligible(const struct vg_spec *spec, bool no_ktimer)

@@ -198,8 +198,10 @@ void vg_plan_print(const struct vg_plan *p, FILE *out)
 		fprintf(out, "machine: %s\n", blind);
 	fprintf(out, "plan:\n");
 	for (int i = 0; i < p->nprops; i++) {
-		fprintf(out, "  property %s: %s tier", s->props[i].name,
-			p->props[i].kernel ? "kernel" : "user");
+		fprintf(out, "  property %s: %s tier%s", s->props[i].name,
+			p->props[i].kernel ? "kernel" : "user",
+			p->props[i].inproc_mem
+			? " (in-process, with the agent's object map)" : "");
 		if (p->props[i].stop_mask) {
 			fprintf(out, ", stops entering");
 			for (int st = 0; st < s->props[i].nstates && st < 32; st++)

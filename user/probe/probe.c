@@ -585,6 +585,20 @@ uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c)
 	       (p->src.counter ? p->src.counter(p->src.ctx, c) : 0);
 }
 
+void vg_probe_kunknown(const struct vg_probe *p, int k, uint64_t *n,
+		       uint64_t *kept)
+{
+	*n = *kept = 0;
+	if (p && p->src.kunknown)
+		p->src.kunknown(p->src.ctx, k, n, kept);
+}
+
+bool vg_probe_block(const struct vg_probe *p, uint64_t v,
+		    struct vg_probe_block *out)
+{
+	return p && p->src.block && p->src.block(p->src.ctx, v, out);
+}
+
 void vg_probe_count_trans(struct vg_probe *p)
 {
 	p->skel->bss->count_trans = 1;

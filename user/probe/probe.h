@@ -269,6 +269,12 @@ int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
  * tier's (user/fast/). Drained after the BPF ring at every vg_probe_drain,
  * its records delivered as the ring's; its counts added to
  * vg_probe_counts and vg_probe_counter. One at most. */
+/* A heap block the in-process agent's object map holds: where, how
+ * long, the allocation's event */
+struct vg_probe_block {
+	uint64_t base, len;
+	int event;
+};
 struct vg_probe_source {
 	/* hand each waiting record to deliver(dctx, data, size), which
 	 * returns non-zero to stop; returns how many, or -1 */
@@ -287,6 +293,13 @@ struct vg_probe_source {
 	 * too: its events may hold and release */
 	void (*armed)(void *ctx, uint64_t addr, bool on);
 	void (*futile)(void *ctx, uint64_t releases);
+	/* its own step of kernel-tier property k (the object map's memory
+	 * predicates, include/vigil_fast.h's kunknown): the steps a
+	 * predicate left unknown, and of those the ones that left the
+	 * slice out of its initial state */
+	void (*kunknown)(void *ctx, int k, uint64_t *n, uint64_t *kept);
+	/* the live heap block its object map holds v in (vg_probe_block) */
+	bool (*block)(void *ctx, uint64_t v, struct vg_probe_block *out);
 	void *ctx;
 };
 void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s);
@@ -318,6 +331,14 @@ void vg_probe_counts(const struct vg_probe *p, int event, uint64_t *hits,
 void vg_probe_links(const struct vg_probe *p, int *attached, int *total);
 /* Global counters, enum vg_counter. */
 uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
+/* The second source's own step of kernel-tier property k (its kunknown):
+ * 0 and 0 without one */
+void vg_probe_kunknown(const struct vg_probe *p, int k, uint64_t *n,
+		       uint64_t *kept);
+/* The live heap block holding v in the second source's object map: true
+ * and *out, false when it has none there (or no map) */
+bool vg_probe_block(const struct vg_probe *p, uint64_t v,
+		    struct vg_probe_block *out);
 /* The live view: from now on the kernel tier counts each transition it
  * takes; vg_probe_trans_hits says how often it took transition i
  * (numbered across the spec, property 0's first; 0 past

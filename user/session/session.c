@@ -283,16 +283,21 @@ static int open_all(struct session *ss, struct vg_err *e)
 			    vg_debug_regs() == VG_REGS_SILENT;
 	plo.no_debug_regs_why = VG_NO_REGS_WHY;
 	plo.no_ktimer = !vg_feat_ktimer(NULL);
+	plo.max_objects = ss->o->max_objects;
 	if (!(plan = vg_plan_build(ss->p.spec, &plo, e)))
 		goto out;
 	if (vg_session_part_open(ss, plan, e))
 		goto out;
 	for (int i = 0; i < ss->p.spec->nprops; i++)
-		fprintf(stderr, "vigil: %s: %s tier%s%s\n",
-			ss->p.spec->props[i].name,
-			ss->p.kernel[i] ? "kernel" : "user",
-			ss->p.kernel[i] ? "" : " because ",
-			ss->p.kernel[i] ? "" : plan->props[i].why);
+		if (ss->p.kernel[i] && plan->props[i].inproc_mem)
+			fprintf(stderr, "vigil: %s: kernel tier (%s)\n",
+				ss->p.spec->props[i].name, plan->props[i].why);
+		else
+			fprintf(stderr, "vigil: %s: %s tier%s%s\n",
+				ss->p.spec->props[i].name,
+				ss->p.kernel[i] ? "kernel" : "user",
+				ss->p.kernel[i] ? "" : " because ",
+				ss->p.kernel[i] ? "" : plan->props[i].why);
 	vg_watchset_say_blind(ss->p.spec, plan, ss->p.report, ss->p.mon);
 	struct vg_probe_opts po = {
 		.plan = plan,

@@ -29,6 +29,16 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 	uint64_t unfollowed, stacks_lost;
 
 	vg_session_mirror_kslices(ss);
+	/* the in-process agent's unknown memory predicates, which its
+	 * kernel tier counts rather than sends */
+	for (int k = 0; k < VG_KMAX_PROPS; k++) {
+		uint64_t unk, kept;
+		int prop = vg_probe_kprop_of(ss->p.probe, k);
+
+		vg_probe_kunknown(ss->p.probe, k, &unk, &kept);
+		if (prop >= 0)
+			vg_monitor_add_unknown(ss->p.mon, prop, unk, kept);
+	}
 	st.hits = calloc(n + 1, sizeof(uint64_t));
 	st.lost_per_event = calloc(n + 1, sizeof(uint64_t));
 	for (int i = 0; st.hits && st.lost_per_event && i < n; i++) {

@@ -276,6 +276,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 			? vg_watchset_hit(ss->ws, mon, &ev, ss->err)
 			: vg_monitor_event(mon, &ev, ss->err);
 		vg_watchset_settle(ss->ws, mon);
+		vg_objmap_event_done(ss->p.objmap, &ev);
 		if (vg_callacc_is_fault(ss->p.spec, ev.event))
 			vg_fault_done(ss->p.report);
 		return rc;

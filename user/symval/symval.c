@@ -263,6 +263,23 @@ static void name_global(const struct vg_data_sym *d, bool object, char *buf,
 		 name, (unsigned long long)d->size, in, at);
 }
 
+/* A block the in-process agent filed (its object map, for a kernel-tier
+ * property it steps: plan_memfast.c), whose allocation never reached
+ * vigil as a record: named by its allocator's event (no stack there) */
+static bool agent_block(struct vg_symval *sv, uint64_t v, char *buf,
+			size_t len)
+{
+	struct vg_probe_block b;
+
+	if (!vg_probe_block(vg_run_probe(sv->run), v, &b) || b.event < 0 ||
+	    b.event >= sv->spec->nevents)
+		return false;
+	snprintf(buf, len, "block of %llu bytes from %s, +%llu",
+		 (unsigned long long)b.len, sv->spec->events[b.event].name,
+		 (unsigned long long)(v - b.base));
+	return true;
+}
+
 bool vg_symval_name(void *ctx, uint64_t v, bool object, char *buf,
 		    size_t len)
 {
@@ -285,7 +302,7 @@ bool vg_symval_name(void *ctx, uint64_t v, bool object, char *buf,
 	    v != best->addr && v >= best->addr + best->size)
 		best = NULL;
 	if (!best)
-		return false;
+		return agent_block(sv, v, buf, len);
 	site(sv, best, name, sizeof(name));
 	if (best->size)
 		snprintf(buf, len, "block of %llu bytes from %s, +%llu",
