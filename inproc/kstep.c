@@ -86,29 +86,31 @@ struct vm {
 /* strlen_at's most bytes read, as the user tier's (user/objmap/) */
 #define STRLEN_MAX 65536
 
-/* The string at p, in the live object o, at most max bytes (STRLEN_MAX
- * at most): read only inside o, through env->read (never a fault: the
- * block may be unmapped by another thread meanwhile); -1 for unknown
- * (unreadable, or o ends before the string or max does) */
-static __s64 strlen_in(struct vm *m, const struct vg_om_obj *o, __u64 p,
-		       __u64 max)
+/* The string at p, at most max bytes (STRLEN_MAX at most), as the user
+ * tier reads it (user/objmap/objmap_run.c, read_strlen): anywhere, a
+ * string running off its block included (that is the overread), through
+ * env->read (never a fault: the memory may be unmapped by another thread
+ * meanwhile), a page at a time; a page that cannot be read ends it; -1
+ * for unknown (p itself unreadable) */
+static __s64 strlen_at(struct vm *m, __u64 p, __u64 max)
 {
 	char buf[128];
-	__u64 room = o->base + o->len - p, n = 0;
+	__u64 n = 0;
 
 	if (!m->env || !m->env->read)
 		return -1;
 	if (max > STRLEN_MAX)
 		max = STRLEN_MAX;
 	while (n < max) {
-		__u64 want = max - n;
+		__u64 at = p + n, want = max - n,
+		      page_left = 4096 - (at & 4095);
 
 		if (want > sizeof(buf))
 			want = sizeof(buf);
-		if (want > room - n)
-			want = room - n;
-		if (!want || m->env->read(m->env->ctx, buf, p + n, want))
-			return -1;
+		if (want > page_left)
+			want = page_left;
+		if (m->env->read(m->env->ctx, buf, at, want))
+			return n ? (__s64)n : -1;
 		for (__u64 i = 0; i < want; i++)
 			if (!buf[i])
 				return (__s64)(n + i);
@@ -130,6 +132,11 @@ static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
 	__s64 len;
 	int live;
 
+	if (pred == VG_MEM_STRLEN_AT) {	/* the memory, not the map */
+		if ((len = strlen_at(m, p, n)) < 0)
+			goto unknown;
+		return len;
+	}
 	if (!m->om || vg_om_lookup(m->om, p, &o) != VG_OM_FOUND)
 		goto unknown;
 	live = vg_om_is_object(o.kind);
@@ -154,10 +161,6 @@ static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
 		if (o.kind != VG_OM_FREED && (o.flags & VG_OM_MAYBE_FREED))
 			goto unknown;
 		return o.kind == VG_OM_FREED;
-	case VG_MEM_STRLEN_AT:
-		if (!live || (len = strlen_in(m, &o, p, n)) < 0)
-			goto unknown;
-		return len;
 	}
 unknown:
 	m->unknown = 1;

@@ -664,7 +664,7 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 	if (launching ? vg_inject_run_to_entry(f->pid, &in, e)
 		      : vg_inject_seize(f->pid, &in, e))
 		goto out;
-	lay_out(&l, plan ? vg_fast_objmap_bytes(plan)
+	lay_out(&l, plan ? vg_fast_objmap_bytes(plan, f->pid)
 			 : old ? old->objmap_size : 0);
 	if (locate(f, e) || plan_areas(f, e) || map_code(f, in, e) ||
 	    vg_inject_shared(in, l.len, &f->remote, &local, e))

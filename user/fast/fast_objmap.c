@@ -28,11 +28,16 @@
 #include "sym/maps.h"
 #include "vigil_objmap.h"
 
-size_t vg_fast_objmap_bytes(const struct vg_plan *plan)
+static size_t globals(struct vg_objmap *m, pid_t pid);
+
+/* --max-objects counts heap blocks, as the user tier's map does; the
+ * globals filed at install come on top (a C++ program has thousands) */
+size_t vg_fast_objmap_bytes(const struct vg_plan *plan, pid_t pid)
 {
 	if (!plan || !plan->objmap_fast)
 		return 0;
-	return (size_t)vg_om_size(vg_om_nbuckets(plan->om_objects));
+	return (size_t)vg_om_size(vg_om_nbuckets(plan->om_objects +
+						 globals(NULL, pid)));
 }
 
 static uint8_t slot8(int i)
@@ -59,6 +64,16 @@ static bool patched(const struct vg_fast_run *f, int ev)
 /* Each event's part (vigil_fast.h, struct vg_fast_omev); false when an
  * allocation is not the agent's to see whole (an allocation event on a
  * uprobe, a size the event does not read): then no arena */
+/* Does a property take event i? */
+static bool bound(const struct vg_spec *s, int i)
+{
+	for (int k = 0; k < s->nprops; k++)
+		for (int b = 0; b < s->props[k].nbindings; b++)
+			if (s->props[k].bindings[b].event == i)
+				return true;
+	return false;
+}
+
 static bool roles(struct vg_fast_run *f, const struct vg_plan *plan)
 {
 	struct vg_allocs *a = vg_allocs_new(plan->spec);
@@ -69,7 +84,9 @@ static bool roles(struct vg_fast_run *f, const struct vg_plan *plan)
 		struct vg_alloc_shape s;
 
 		vg_alloc_shape_of(a, i, &s);
-		if (s.what == VG_ALLOC_NONE)
+		/* an event that only counts an `outside` depth (the
+		 * spec's `outside reallocarray`) files nothing */
+		if (s.what == VG_ALLOC_NONE || !bound(plan->spec, i))
 			continue;
 		if (!patched(f, i)) {
 			whole = false;
@@ -97,9 +114,12 @@ static bool roles(struct vg_fast_run *f, const struct vg_plan *plan)
 }
 
 /* The data objects of one mapped file: its symbol table's, else its
- * dynamic one's (a stripped library exports its globals there) */
-static void file_globals(struct vg_objmap *m, const struct vg_object *ob)
+ * dynamic one's (a stripped library exports its globals there), filed in
+ * m (NULL: only counted); how many */
+static size_t file_globals(struct vg_objmap *m, const struct vg_object *ob)
 {
+	size_t n = 0;
+
 	int fd = open(ob->path, O_RDONLY | O_CLOEXEC);
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	Elf_Scn *scn = NULL, *tab = NULL;
@@ -126,32 +146,40 @@ static void file_globals(struct vg_objmap *m, const struct vg_object *ob)
 			    !gelf_getshdr(s, &in) || !(in.sh_flags & SHF_ALLOC) ||
 			    (in.sh_flags & SHF_TLS))
 				continue;
-			vg_om_insert(m, sym.st_value + ob->bias, sym.st_size,
-				     in.sh_flags & SHF_WRITE ? VG_OM_GLOBAL
-							     : VG_OM_RODATA,
-				     0);
+			n++;
+			if (m)
+				vg_om_insert(m, sym.st_value + ob->bias,
+					     sym.st_size,
+					     in.sh_flags & SHF_WRITE
+						     ? VG_OM_GLOBAL
+						     : VG_OM_RODATA, 0);
 		}
 	}
 	if (elf)
 		elf_end(elf);
 	if (fd >= 0)
 		close(fd);
+	return n;
 }
 
-static void globals(struct vg_objmap *m, pid_t pid)
+/* The globals of every object mapped in pid, filed in m (NULL: only
+ * counted); how many */
+static size_t globals(struct vg_objmap *m, pid_t pid)
 {
 	struct vg_maps maps;
 	struct vg_objects obs;
 	struct vg_err e = { 0 };
+	size_t n = 0;
 
 	if (elf_version(EV_CURRENT) == EV_NONE || vg_maps_read(pid, &maps, &e))
-		return;
+		return 0;
 	if (!vg_maps_objects(&maps, &obs, &e)) {
 		for (size_t i = 0; i < obs.n; i++)
-			file_globals(m, &obs.v[i]);
+			n += file_globals(m, &obs.v[i]);
 		vg_objects_free(&obs);
 	}
 	vg_maps_free(&maps);
+	return n;
 }
 
 /* An attached process's heap so far: blocks the agent never saw */

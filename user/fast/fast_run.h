@@ -100,11 +100,12 @@ int vg_fast_build_hooks(struct vg_fast_run *f, struct vg_inject *in,
 int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 		   const struct vg_plan *plan, const struct vg_fast_shared *old,
 		   bool keep_counts, struct vg_err *e);
-/* fast_objmap.c: the bytes of the agent's object map for plan (0: none),
+/* fast_objmap.c: the bytes of the agent's object map for plan (0: none:
+ * --max-objects heap blocks and the globals of what pid has mapped),
  * and the map set up at *off in f's region, up to end (fill's tables and
  * hooks already there); launching: vigil run's own child, whose every
  * allocation the agent sees. -1 with e set. */
-size_t vg_fast_objmap_bytes(const struct vg_plan *plan);
+size_t vg_fast_objmap_bytes(const struct vg_plan *plan, pid_t pid);
 int vg_fast_objmap_fill(struct vg_fast_run *f, const struct vg_plan *plan,
 			const size_t *off, size_t end, bool launching,
 			struct vg_err *e);

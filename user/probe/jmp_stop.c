@@ -13,6 +13,7 @@ struct vg_jmp_site {
 	int event;
 	int skipped;
 	bool jmp;
+	bool inproc;		/* the in-process tier's patch, moved */
 	char *path;
 	uint64_t offset;	/* the jmp's, in the file */
 	int64_t to;		/* its target - its address */
@@ -22,7 +23,11 @@ int vg_jmp_stop_add(struct vg_probe *p, const struct vg_plan_site *u)
 {
 	struct vg_jmp_site *v;
 
-	if ((!u->jmp && !u->skipped) || u->retprobe)
+	/* an in-process patch past the function's first instructions
+	 * (plan_fast.c, moved_entry); a uprobe on a jmp or moved */
+	if (u->fast ? u->patch == u->func : !u->jmp && !u->skipped)
+		return 0;
+	if (u->retprobe)
 		return 0;
 	v = realloc(p->jmps, (size_t)(p->njmps + 1) * sizeof(*v));
 	if (!v)
@@ -30,7 +35,8 @@ int vg_jmp_stop_add(struct vg_probe *p, const struct vg_plan_site *u)
 	p->jmps = v;
 	v = &v[p->njmps];
 	*v = (struct vg_jmp_site){ .event = u->event, .skipped = u->skipped,
-				   .jmp = u->jmp,
+				   .jmp = u->jmp && !u->fast,
+				   .inproc = u->fast,
 				   .path = strdup(u->path),
 				   .offset = u->offset, .to = u->jmp_to };
 	if (!v->path)
@@ -52,11 +58,19 @@ bool vg_jmp_stop_event(const struct vg_probe *p, int event, int *skipped,
 		       bool *jmp)
 {
 	for (int i = 0; p && i < p->njmps; i++)
-		if (p->jmps[i].event == event) {
+		if (p->jmps[i].event == event && !p->jmps[i].inproc) {
 			*skipped = p->jmps[i].skipped;
 			*jmp = p->jmps[i].jmp;
 			return true;
 		}
+	return false;
+}
+
+bool vg_jmp_stop_inproc_moved(const struct vg_probe *p, int event)
+{
+	for (int i = 0; p && i < p->njmps; i++)
+		if (p->jmps[i].event == event && p->jmps[i].inproc)
+			return true;
 	return false;
 }
 

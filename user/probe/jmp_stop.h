@@ -17,7 +17,8 @@
 struct vg_probe;
 struct vg_plan_site;
 
-/* Keep an entry site placement moved, or that is on a jmp: its event,
+/* Keep an entry site placement moved, or that is on a jmp, or patched by
+ * the in-process tier past its function's first instructions: its event,
  * file and offsets. */
 int vg_jmp_stop_add(struct vg_probe *p, const struct vg_plan_site *u);
 void vg_jmp_stop_free(struct vg_probe *p);
@@ -26,6 +27,10 @@ void vg_jmp_stop_free(struct vg_probe *p);
  * instructions before it (tests, register moves), *jmp: it is on a jmp */
 bool vg_jmp_stop_event(const struct vg_probe *p, int event, int *skipped,
 		       bool *jmp);
+
+/* Is event's in-process patch past its function's first instructions
+ * (plan_fast.c, moved_entry)? A stop there is after them. */
+bool vg_jmp_stop_inproc_moved(const struct vg_probe *p, int event);
 
 /* The run-time (target, jmp) addresses of event's jmp sites in process
  * pid, from its mappings: up to max into m; how many. */

@@ -70,8 +70,11 @@ static int add_sites(struct vg_probe *p, const struct vg_plan *plan,
 	for (int i = 0; i < plan->nsites; i++) {
 		const struct vg_plan_site *u = &plan->sites[i];
 
-		if (u->fast)	/* patched in the target instead (user/fast/) */
+		if (u->fast) {	/* patched in the target instead (user/fast/) */
+			if (vg_jmp_stop_add(p, u))
+				return vg_errf(e, "out of memory");
 			continue;
+		}
 		if (vg_probe_add_site(p, site_prog(p, u->prog), u->path,
 				      u->offset, u->event, u->retprobe,
 				      u->dormant ? u->event : -1, e))

@@ -122,8 +122,12 @@ const char *vg_rewind_stop_note(const struct vg_probe *p,
 	if (ev->kind != VG_EV_BEFORE)
 		return NULL;
 	if (flags & VG_RF_INPROC) {	/* the in-process tier's stop */
-		snprintf(buf, len, "stopped at the call of %s, before its first instruction (the in-process tier: nothing of %s has run)",
-			 ev->name, ev->name);
+		if (vg_jmp_stop_inproc_moved(p, event))
+			snprintf(buf, len, "stopped at the call of %s, after its first instructions, which only set registers (the in-process tier, patched past them: %s has stored nothing)",
+				 ev->name, ev->name);
+		else
+			snprintf(buf, len, "stopped at the call of %s, before its first instruction (the in-process tier: nothing of %s has run)",
+				 ev->name, ev->name);
 		return buf;
 	}
 	if (!vg_jmp_stop_event(p, event, &skipped, &jmp))
