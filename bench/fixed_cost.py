@@ -182,9 +182,11 @@ LINT_RET = re.compile(r"^probe after (\S+): return probe (with the entry probe|a
 
 def floor_sites(vigil, prog, specs):
     """site_floor's arguments for prog under specs: the sites `vigil lint
-    --binary` places (entry probes of `before` events: -e; the argument
-    stash at an `after` event's entry: -s; its return probe: -r)"""
-    r = subprocess.run([vigil, "lint", "--binary", shutil.which(prog)] + specs,
+    --binary --no-fast` places uprobes on (entry probes of `before`
+    events: -e; the argument stash at an `after` event's entry: -s; its
+    return probe: -r); not the in-process tier's, which may take a
+    function no uprobe may go on (memset on an AVX-512 machine)"""
+    r = subprocess.run([vigil, "lint", "--no-fast", "--binary", shutil.which(prog)] + specs,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     text = r.stdout.decode(errors="replace")
     if r.returncode:

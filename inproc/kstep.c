@@ -132,6 +132,10 @@ static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
 	__s64 len;
 	int live;
 
+	/* an empty range is valid wherever it is, as the user tier says
+	 * (user/objmap/objmap.c) */
+	if ((pred == VG_MEM_VALID || pred == VG_MEM_VALID_READ) && !n)
+		return 1;
 	if (pred == VG_MEM_STRLEN_AT) {	/* the memory, not the map */
 		if ((len = strlen_at(m, p, n)) < 0)
 			goto unknown;

@@ -42,6 +42,9 @@ static void good(void)
 		memcpy(b, src, opaque(n));
 		memmove(c + 1, b, opaque(n));
 		memset(b, 0, opaque(n));
+		/* nothing at the block's end: an empty range touches nothing */
+		memset(b + n, 0, opaque(0));
+		memcpy(b + n, src, opaque(0));
 		/* calloc's own memset, into a block not yet returned */
 		z = calloc(opaque(n), 64);
 		sum += z ? (unsigned char)z[n] : 0;

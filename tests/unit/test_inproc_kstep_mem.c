@@ -21,7 +21,7 @@ static const char spec_text[] =
 	"uint room = 0\n"
 	"uint over = 0\n"
 	"state ok accepting {\n"
-	"  before snprintf(dst, n) when n != 0 && !valid(dst, n) { len = n; room = valid(dst, 0) ? block_length(dst) - offset(dst) : 0; over = len - room; } -> overflow\n"
+	"  before snprintf(dst, n) when !valid(dst, n) { len = n; room = valid(dst, 1) ? block_length(dst) - offset(dst) : 0; over = len - room; } -> overflow\n"
 	"  before strcpy(dst, src) when !valid(dst, strlen_at(src, 1048576) + 1) { len = strlen_at(src, 1048576) + 1; } -> overflow\n"
 	"  before free(p) when freed(p) -> double_free\n"
 	"  before free(p) when p != 0 && !freeable(p) -> bad_free\n"
@@ -137,6 +137,10 @@ static void test_heap_block(void **state)
 	assert_int_equal(call(&t, t.snprintf_ev, 0x10000 + 10, 41),
 			 VG_RF_STOPPED);
 	expect_viol(&t, "overflow", 41, 40);
+	/* nothing at its end, nor anywhere: an empty range is valid */
+	assert_int_equal(call(&t, t.snprintf_ev, 0x10000 + 50, 0), 0);
+	assert_int_equal(call(&t, t.snprintf_ev, 0x90000, 0), 0);
+	assert_int_equal(nrecs, 0);
 	assert_int_equal(t.f.sh->kunknown[0], 0);
 	mf_free(&t);
 }

@@ -61,6 +61,9 @@ static void test_blocks(void **state)
 	assert_int_equal(known(m, VG_MEM_VALID, 0x20000, 51), 0);
 	assert_int_equal(known(m, VG_MEM_VALID, 0x20000, 100), 0);
 	assert_int_equal(known(m, VG_MEM_VALID, 0x20010, UINT64_MAX), 0);
+	/* an empty range, at the block's end or between blocks: valid */
+	assert_int_equal(known(m, VG_MEM_VALID, 0x20000 + 50, 0), 1);
+	assert_int_equal(known(m, VG_MEM_VALID_READ, 0x20000 - 8, 0), 1);
 	assert_int_equal(known(m, VG_MEM_BLOCK_LENGTH, 0x20010, 0), 50);
 	assert_int_equal(known(m, VG_MEM_BLOCK_BASE, 0x20010, 0), 0x20000);
 	assert_int_equal(known(m, VG_MEM_OFFSET, 0x20010, 0), 0x10);
