@@ -64,16 +64,6 @@ static bool patched(const struct vg_fast_run *f, int ev)
 /* Each event's part (vigil_fast.h, struct vg_fast_omev); false when an
  * allocation is not the agent's to see whole (an allocation event on a
  * uprobe, a size the event does not read): then no arena */
-/* Does a property take event i? */
-static bool bound(const struct vg_spec *s, int i)
-{
-	for (int k = 0; k < s->nprops; k++)
-		for (int b = 0; b < s->props[k].nbindings; b++)
-			if (s->props[k].bindings[b].event == i)
-				return true;
-	return false;
-}
-
 static bool roles(struct vg_fast_run *f, const struct vg_plan *plan)
 {
 	struct vg_allocs *a = vg_allocs_new(plan->spec);
@@ -86,7 +76,7 @@ static bool roles(struct vg_fast_run *f, const struct vg_plan *plan)
 		vg_alloc_shape_of(a, i, &s);
 		/* an event that only counts an `outside` depth (the
 		 * spec's `outside reallocarray`) files nothing */
-		if (s.what == VG_ALLOC_NONE || !bound(plan->spec, i))
+		if (s.what == VG_ALLOC_NONE || !vg_spec_binds(plan->spec, i))
 			continue;
 		if (!patched(f, i)) {
 			whole = false;

@@ -220,17 +220,6 @@ static int add_site(struct vg_plan *p, int event, enum vg_plan_prog prog,
 }
 
 /* Where each function probe goes, and which program runs there */
-/* Does a property take event i (else it only counts an `outside`
- * depth)? */
-static bool bound(const struct vg_spec *s, int i)
-{
-	for (int k = 0; k < s->nprops; k++)
-		for (int b = 0; b < s->props[k].nbindings; b++)
-			if (s->props[k].bindings[b].event == i)
-				return true;
-	return false;
-}
-
 static int pass_sites(struct vg_plan *p, struct vg_libs *libs, FILE *warn,
 		      struct vg_err *e)
 {
@@ -264,7 +253,7 @@ static int pass_sites(struct vg_plan *p, struct vg_libs *libs, FILE *warn,
 			 * this program lacks (glibc's __libc_thread_freeres
 			 * is in libc6-dbg's symbols alone) is never running:
 			 * the clause leaves nothing out, said */
-			if (ev->marks_inside && !bound(s, i)) {
+			if (ev->marks_inside && !vg_spec_binds(s, i)) {
 				if (warn && ev->kind == VG_EV_BEFORE)	/* once */
 					fprintf(warn, "vigil: %s:%d:%d: warning: outside %s: %s; the clause leaves nothing out\n",
 						ev->loc.file, ev->loc.line,

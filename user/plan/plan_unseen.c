@@ -26,15 +26,6 @@
 
 #include "util/err.h"
 
-/* Does property k take event i? */
-static bool binds(const struct vg_spec *s, int k, int i)
-{
-	for (int b = 0; b < s->props[k].nbindings; b++)
-		if (s->props[k].bindings[b].event == i)
-			return true;
-	return false;
-}
-
 /* why the site has no probe: the refusal and the in-process tier's reason
  * (off: --no-fast; else the site's fast_why, or that nobody asked) */
 static void why_not(const struct vg_plan_site *u, const char *off,
@@ -69,7 +60,7 @@ static void unseen(struct vg_plan *p, const struct vg_plan_site *u,
 	for (int k = 0; k < s->nprops; k++) {
 		struct vg_plan_prop *pp = &p->props[k];
 
-		if (!binds(s, k, u->event))
+		if (!vg_prop_binds(s, k, u->event))
 			continue;
 		if (n < sizeof(names))
 			n += snprintf(names + n, sizeof(names) - n, "%s%s",

@@ -727,6 +727,22 @@ bool vg_spec_watches(const struct vg_spec *spec)
 	return false;
 }
 
+bool vg_prop_binds(const struct vg_spec *spec, int k, int i)
+{
+	for (int b = 0; b < spec->props[k].nbindings; b++)
+		if (spec->props[k].bindings[b].event == i)
+			return true;
+	return false;
+}
+
+bool vg_spec_binds(const struct vg_spec *spec, int i)
+{
+	for (int k = 0; k < spec->nprops; k++)
+		if (vg_prop_binds(spec, k, i))
+			return true;
+	return false;
+}
+
 bool vg_event_watches_slice(const struct vg_event *ev)
 {
 	return vg_event_watches(ev) && ev->wloc.per_slice;

@@ -387,6 +387,10 @@ bool vg_event_is_watch(const struct vg_event *ev);
 bool vg_event_watches(const struct vg_event *ev);
 /* any of those in the spec: a run of it needs debug registers */
 bool vg_spec_watches(const struct vg_spec *spec);
+/* Does property k take event i? Does any (else event i only counts an
+ * `outside` depth)? */
+bool vg_prop_binds(const struct vg_spec *spec, int k, int i);
+bool vg_spec_binds(const struct vg_spec *spec, int i);
 /* one of those, per slice (`write q->count`), not a global's */
 bool vg_event_watches_slice(const struct vg_event *ev);
 /* A per-slice watch event's base (and its `@ N` count, when N is a name)
