@@ -250,7 +250,7 @@ static int rewound(struct vg_fast_shared *sh, __u32 tid, __u32 hook,
 }
 
 /* 1: the entry stub stops the thread before the function runs (a
- * kernel-tier stop state, or a hold: event.h), 0: on it goes */
+ * kernel-tier stop state: event.h), 0: on it goes */
 VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 {
 	struct vg_fast_shared *sh = region();
@@ -306,9 +306,8 @@ VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 	 * malloc may have it before this call returns */
 	if (!again && hk->nret)
 		vg_om_entry(sh, hk, r);
-	/* a stopped call's frame is pushed when it goes on (again); a
-	 * held one's now, as it may go on as it is (push_frame takes a call
-	 * once) */
+	/* a stopped call's frame is pushed when it goes on (again:
+	 * push_frame takes a call once) */
 	if (hk->nret && !(stop & VG_AGENT_STOP))
 		push_frame(sh, t, r, hook, hk);
 	__asm__ volatile("" ::: "memory");

@@ -261,7 +261,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 			      __u64 entry_rsp)
 {
 	__u64 now = 0;
-	int skip, held = 0, stop = 0;
+	int skip, stop = 0;
 
 	/* as the BPF ev_hits: every call, before `outside` (an atomic add,
 	 * not a per-CPU slot: the agent has no CPU of its own) */
@@ -305,17 +305,9 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 			flags |= VG_RF_ARMSTOP;
 		/* the process stops once vigil can see why (a record lost
 		 * would leave it stopped with nobody to let it go): vigil
-		 * arms, then sends SIGCONT (user/session/hold.c). At an
-		 * entry the entry stub stops it (VG_AGENT_HELD), with the
-		 * call's frame where vigil can put the thread back on the
-		 * call when it keeps the process stopped for a violation;
-		 * at a return, here. */
-		if (!send(sh, conf, event, tid, slot, now, flags) && hold) {
-			if (at_entry)
-				held = VG_AGENT_HELD;
-			else
-				vg_kill_process(vg_me(sh), SIGSTOP);
-		}
+		 * arms, then sends SIGCONT (user/session/hold.c) */
+		if (!send(sh, conf, event, tid, slot, now, flags) && hold)
+			vg_kill_process(vg_me(sh), SIGSTOP);
 	}
 	if (conf->nkprops) {
 		struct vg_inproc_env env = {
@@ -340,8 +332,8 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 	if (at_entry)
 		vg_om_event(sh, event, slot, 1);
 	if (stop && at_entry)
-		return VG_AGENT_STOP | held;
+		return VG_AGENT_STOP;
 	if (stop)
 		vg_kill_thread(vg_me(sh), tid, SIGSTOP);
-	return held;
+	return 0;
 }

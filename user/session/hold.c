@@ -22,7 +22,14 @@
 #include "proc/proc.h"
 #include "util/clock.h"
 
-#define HOLD_WAIT_MS 50		/* for a queued SIGSTOP to land */
+/* For the SIGSTOP of a hold to land: a probe's is queued and lands as
+ * the thread goes back to user space; the in-process tier's entry stub
+ * sends its own after the agent returns (three system calls), and on a
+ * loaded machine the thread may lose its CPU in between for tens of
+ * milliseconds. A SIGCONT sent before it would be undone by it, and the
+ * target left stopped with nobody to let it go. The thread always gets
+ * there unless it dies; bounded all the same. */
+#define HOLD_WAIT_MS 2000
 
 void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h)
 {
@@ -32,15 +39,17 @@ void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h)
 		return;
 
 	hs->count++;
+	/* every thread held: each one's SIGSTOP must have landed before the
+	 * SIGCONT (two threads of one process held in one drain: waiting
+	 * for the last one only let the other's land after it) */
 	for (int i = 0; i < hs->n; i++)
-		if (hs->held[i].pid == (pid_t)h->pid) {
-			hs->held[i].tid = (pid_t)h->tid;
+		if (hs->held[i].pid == (pid_t)h->pid &&
+		    hs->held[i].tid == (pid_t)h->tid)
 			return;
-		}
 	if (hs->n < (int)(sizeof(hs->held) / sizeof(hs->held[0]))) {
 		hs->held[hs->n].pid = (pid_t)h->pid;
 		hs->held[hs->n++].tid = (pid_t)h->tid;
-	} else {	/* more processes than slots: the target at least */
+	} else {	/* more threads than slots: the target at least */
 		hs->overflow = true;
 	}
 }
@@ -76,11 +85,16 @@ int vg_hold_release(struct session *ss, struct vg_err *e)
 	int rc = vg_features_drained(ss, e);
 	struct vg_holds *hs = &ss->holds;
 
+	for (int i = 0; i < hs->n; i++)
+		if (!keep_stopped(ss, hs->held[i].pid))
+			wait_settled(hs->held[i].tid);
 	for (int i = 0; i < hs->n; i++) {
-		if (keep_stopped(ss, hs->held[i].pid))
-			continue;
-		wait_settled(hs->held[i].tid);
-		kill(hs->held[i].pid, SIGCONT);
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = hs->held[j].pid == hs->held[i].pid;
+		if (!seen && !keep_stopped(ss, hs->held[i].pid))
+			kill(hs->held[i].pid, SIGCONT);	/* once a process */
 	}
 	if (hs->overflow && ss->pid > 0 && !keep_stopped(ss, ss->pid))
 		kill(ss->pid, SIGCONT);

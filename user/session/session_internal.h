@@ -33,9 +33,9 @@ struct vg_watch_match;
 struct vg_holds {
 	struct {
 		pid_t pid, tid;
-	} held[16];
+	} held[16];		/* threads, of one process or more */
 	int n;
-	bool overflow;		/* more processes than slots */
+	bool overflow;		/* more threads than slots */
 	uint64_t count;		/* such records, in the whole run */
 	/* when vigil let the program it launched go (CLOCK_MONOTONIC, the
 	 * records' clock): a stop from before, made while the in-process
