@@ -196,11 +196,6 @@ static void push_frame(struct vg_fast_shared *sh, struct vg_fast_thread *t,
 
 	if (!hk->ret_stub)
 		return;
-	/* this call's already: held at its entry, then put back on it
-	 * (its return address is the return stub now) */
-	if (t->depth && t->fr[t->depth - 1].rsp == r->rsp &&
-	    t->fr[t->depth - 1].hook == hook)
-		return;
 	/* frames deeper than this call are of functions left without a
 	 * return (longjmp, an exception): the stack is past them. (Equal is
 	 * a tail call's caller, whose return is still to come.) */
@@ -306,9 +301,8 @@ VG_HIDDEN int vg_agent_entry(struct vg_fast_regs *r, __u32 hook)
 	 * malloc may have it before this call returns */
 	if (!again && hk->nret)
 		vg_om_entry(sh, hk, r);
-	/* a stopped call's frame is pushed when it goes on (again:
-	 * push_frame takes a call once) */
-	if (hk->nret && !(stop & VG_AGENT_STOP))
+	/* a stopped call's frame is pushed when it goes on (again) */
+	if (hk->nret && !stop)
 		push_frame(sh, t, r, hook, hk);
 	__asm__ volatile("" ::: "memory");
 	t->busy = 0;
