@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,8 +113,13 @@ int vg_late_release_start(void)
 			char c;
 
 			/* named for ps and for the tests that wait for the
-			 * probes to be gone (tests/e2e/lib.sh, uprobes_on) */
-			prctl(PR_SET_NAME, "vigil-release");
+			 * probes to be gone (tests/e2e/lib.sh, uprobes_on).
+			 * The system call itself: forked from a process with
+			 * threads, this one may call nothing that takes a lock
+			 * another thread held at the fork, and a sanitizer's
+			 * prctl does (ASan's thread registry: the sanitized
+			 * suite's vigil-release hung there) */
+			syscall(SYS_prctl, PR_SET_NAME, "vigil-release", 0, 0, 0);
 			rename_args();
 			keep_bpf_only(go[0]);
 			/* EOF when vigil closes its end (or dies) */

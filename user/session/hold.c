@@ -22,14 +22,7 @@
 #include "proc/proc.h"
 #include "util/clock.h"
 
-/* For the SIGSTOP of a hold to land: a probe's is queued and lands as
- * the thread goes back to user space; the in-process tier's entry stub
- * sends its own after the agent returns (three system calls), and on a
- * loaded machine the thread may lose its CPU in between for tens of
- * milliseconds. A SIGCONT sent before it would be undone by it, and the
- * target left stopped with nobody to let it go. The thread always gets
- * there unless it dies; bounded all the same. */
-#define HOLD_WAIT_MS 2000
+#define HOLD_WAIT_MS 50		/* for a queued SIGSTOP to land */
 
 void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h)
 {
