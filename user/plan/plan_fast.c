@@ -433,9 +433,11 @@ static void patchable(const struct vg_plan *p, const struct vg_plan_site *u,
 }
 
 /* Why event i is not a call the agent can take on its own ("": it is):
- * its kind, its sites, what it reads */
+ * its kind, its sites, what it reads; where each of its sites would be
+ * patched, in patch_at[site] */
 static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
-		    int i, struct texts *t, char *why, size_t len)
+		    int i, struct texts *t, uint64_t *patch_at, char *why,
+		    size_t len)
 {
 	const struct vg_event *ev = &p->spec->events[i];
 	int nsites = 0;
@@ -447,7 +449,6 @@ static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
 	}
 	for (int k = 0; k < p->nsites; k++) {
 		const struct vg_plan_site *u = &p->sites[k];
-		uint64_t at;
 
 		if (u->event != i)
 			continue;
@@ -463,7 +464,7 @@ static void own_why(const struct vg_plan *p, const struct vg_plan_opts *o,
 			return;
 		}
 		*why = 0;
-		patchable(p, u, t, &at, why, len);
+		patchable(p, u, t, &patch_at[k], why, len);
 		if (*why)
 			return;
 	}
@@ -486,13 +487,15 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	int n = p->nevents, *up = malloc((size_t)(n + 1) * sizeof(int));
 	char (*why)[160] = calloc((size_t)n + 1, sizeof(*why));
 	int *bad = calloc((size_t)n + 1, sizeof(int));
+	uint64_t *patch_at = calloc((size_t)p->nsites + 1, sizeof(*patch_at));
 	struct texts *t = calloc(1, sizeof(*t));
 
-	if (!up || !why || !bad || !t) {
+	if (!up || !why || !bad || !patch_at || !t) {
 		free(t);
 		free(up);
 		free(why);
 		free(bad);
+		free(patch_at);
 		return vg_errf(e, "out of memory");
 	}
 	group(p, up);
@@ -500,7 +503,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	for (int i = 0; i < n; i++)
 		bad[i] = -1;
 	for (int i = 0; i < n; i++) {
-		own_why(p, o, i, t, why[i], sizeof(why[i]));
+		own_why(p, o, i, t, patch_at, why[i], sizeof(why[i]));
 		if (why[i][0] && bad[find(up, i)] < 0)
 			bad[find(up, i)] = i;
 	}
@@ -526,9 +529,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 				 vg_event_kind_name(p->spec->events[b].kind),
 				 p->spec->events[b].name, why[b]);
 		else {
-			char ignored[160];
-
-			patchable(p, u, t, &u->patch, ignored, sizeof(ignored));
+			u->patch = patch_at[k];
 			u->fast = true;
 			u->fast_by = asked(p, o, u);
 			p->nfast++;
@@ -541,6 +542,7 @@ int vg_plan_pass_fast(struct vg_plan *p, const struct vg_plan_opts *o,
 	free(up);
 	free(why);
 	free(bad);
+	free(patch_at);
 	texts_free(t);
 	free(t);
 	return p->nfast;
