@@ -18,8 +18,6 @@
 #include "fast_internal.h"
 #include "fast_run.h"
 
-#include <dirent.h>
-#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <errno.h>
@@ -31,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -246,74 +243,6 @@ static int plan_areas(struct vg_fast_run *f, struct vg_err *e)
 	return 0;
 }
 
-/* The target's vDSO clock_gettime: the vDSO is the kernel's, the same
- * image in every process, so its offset in vigil's own is the target's */
-static uint64_t vdso_clock_gettime(pid_t pid)
-{
-	const unsigned char *img = (void *)getauxval(AT_SYSINFO_EHDR);
-	const Elf64_Ehdr *eh = (const void *)img;
-	const Elf64_Shdr *sh;
-	uint64_t their = 0, aux[2];
-	char path[64];
-	int fd;
-
-	if (!img)
-		return 0;
-	sh = (const void *)(img + eh->e_shoff);
-	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	while (read(fd, aux, sizeof(aux)) == sizeof(aux) && aux[0])
-		if (aux[0] == AT_SYSINFO_EHDR)
-			their = aux[1];
-	close(fd);
-	for (int i = 0; their && i < eh->e_shnum; i++) {
-		const Elf64_Sym *sym;
-		const char *names;
-
-		if (sh[i].sh_type != SHT_DYNSYM)
-			continue;
-		sym = (const void *)(img + sh[i].sh_offset);
-		names = (const char *)(img + sh[sh[i].sh_link].sh_offset);
-		for (size_t j = 0; j < sh[i].sh_size / sizeof(*sym); j++)
-			if (!strcmp(names + sym[j].st_name,
-				    "__vdso_clock_gettime"))
-				return their + sym[j].st_value;
-	}
-	return 0;
-}
-
-/* Has a thread of pid a seccomp filter (or strict mode)? Then the agent
- * takes no patch back when vigil is gone: its system calls there
- * (vigil_fast.h's `seccomp`). Unreadable: as if so. */
-static bool any_seccomp(pid_t pid)
-{
-	char path[64], line[128];
-	struct dirent *d;
-	bool any = false;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	if (!(dir = opendir(path)))
-		return true;
-	while (!any && (d = readdir(dir))) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/task/%.20s/status", pid,
-			 d->d_name);
-		if (d->d_name[0] == '.' || !(f = fopen(path, "re")))
-			continue;	/* (a thread gone since) */
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "Seccomp:", 8)) {
-				any = atoi(line + 8) != 0;
-				break;
-			}
-		fclose(f);
-	}
-	closedir(dir);
-	return any;
-}
-
 /* The region's layout: header, the owner's mutex, the event table, the
  * kernel tier's tables, the ring (the threads have a mapping of their
  * own: threads()) */
@@ -399,7 +328,7 @@ static int fill(struct vg_fast_run *f, const struct vg_plan *plan,
 	sh->stack_hi = f->stack_hi;
 	if (plan)	/* holds not futile until vigil says so */
 		sh->futile_at = ~0ull;
-	sh->clock_gettime = vdso_clock_gettime(f->pid);
+	sh->clock_gettime = vg_fast_vdso_clock_gettime(f->pid);
 	if (!sh->clock_gettime)
 		return vg_errf(e, "the target's vDSO has no clock_gettime: the in-process tier needs it for the events' times (--no-fast)");
 	for (int i = 0; plan && i < plan->nevents && i < VG_MAX_EVENTS; i++)
@@ -693,7 +622,7 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 			     (uint32_t)vg_fast_nthreads(f->sh->threads_size) - 1,
 			     f->inside);
 	f->sh->follow = f->follow;
-	f->sh->seccomp = any_seccomp(f->pid);
+	f->sh->seccomp = vg_fast_any_seccomp(f->pid);
 	f->out = false;
 	f->born = vg_proc_stat_u64(f->pid, 22);	/* its start time */
 	__atomic_store_n(&f->sh->enabled, 1, __ATOMIC_RELEASE);

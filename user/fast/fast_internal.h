@@ -97,4 +97,11 @@ int vg_fast_note_rewound(struct vg_fast_run *f, pid_t tid, int hook,
 int vg_fast_ctl(struct vg_fast_run *f, const char *cmd, json_t *args,
 		char **text, json_t **data, struct vg_err *e);
 
+/* fast_target.c: the target's __vdso_clock_gettime (0: none found);
+ * has any of its threads a seccomp filter (or strict mode)? Then the
+ * agent takes no patch back when vigil is gone: its system calls there
+ * (vigil_fast.h's `seccomp`). Unreadable: as if so. */
+uint64_t vg_fast_vdso_clock_gettime(pid_t pid);
+bool vg_fast_any_seccomp(pid_t pid);
+
 #endif
