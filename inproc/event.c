@@ -274,18 +274,17 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 	skip = inside_any(conf->outside, t);
 	if (conf->flags & VG_EVF_ENTER)
 		mark_inside(conf, t);
-	if (skip) {
-		/* no event of the properties', but the heap changed all the
-		 * same: the map follows it */
-		if (event < VG_MAX_EVENTS && sh->omev[event].role) {
-			if (conf->ncaps)
-				capture(sh, conf, slot);
-			vg_om_event(sh, event, slot, at_entry);
-		}
+	/* a call inside an `outside` function is no event of the
+	 * properties', but the heap changed all the same: the map follows
+	 * it (a captured out-pointer included) */
+	if (skip && !(event < VG_MAX_EVENTS && sh->omev[event].role))
 		return 0;
-	}
 	if (conf->ncaps)
 		capture(sh, conf, slot);
+	if (skip) {
+		vg_om_event(sh, event, slot, at_entry);
+		return 0;
+	}
 	/* a block given out: filed before a property asks about it */
 	if (!at_entry)
 		vg_om_event(sh, event, slot, 0);
