@@ -212,7 +212,8 @@ def _after_stop():
 
 
 def _recatch():
-    if _live is not None and not _ended:
+    if _live is not None and not _ended and \
+            (_catch is None or not _catch.is_valid()):
         _catch_stops()
         gdb.write("vigil: the SIGSTOP catchpoint vigil's stops need was "
                   "deleted; it is back as catchpoint %d\n" % _catch.number)
@@ -221,9 +222,16 @@ def _recatch():
 def _catch_deleted(bp):
     # `delete` with no number deletes every breakpoint, this one too:
     # without it a violation would no longer stop the program in gdb.
-    # Made again once gdb is done deleting.
+    # Made again once gdb is done deleting: by hookpost-delete, before
+    # the next command (a posted event could come only after a
+    # `continue` had let the program run into its first stop, which gdb
+    # would then pass over as a random SIGSTOP); posted too, for a
+    # deletion by other means (Python, MI).
     if _catch is not None and bp.number == _catch.number:
         gdb.post_event(_recatch)
+
+
+gdb.execute("define hookpost-delete\npython _recatch()\nend", to_string=True)
 
 
 def vigil_live_join(path, pid):
