@@ -110,14 +110,19 @@ enum vg_om_kind {
 	VG_OM_RODATA,		/* a global or static, read-only */
 	VG_OM_FREED,		/* a heap block that was freed */
 	VG_OM_ARENA,		/* the heap's own range: holds the blocks */
+	VG_OM_POOL,		/* a live block of the program's own
+				 * allocator (a pool's), maybe inside a
+				 * heap block or a global (its slab) */
 	VG_OM_NKINDS
 };
 
-/* live objects: they never overlap one another */
+/* live objects: they never overlap one another, but for a pool block
+ * inside the object it was carved from, which a lookup answers with
+ * (the innermost) */
 static inline int vg_om_is_object(__u32 kind)
 {
 	return kind == VG_OM_HEAP || kind == VG_OM_GLOBAL ||
-	       kind == VG_OM_RODATA;
+	       kind == VG_OM_RODATA || kind == VG_OM_POOL;
 }
 
 /* 24 bytes: the kind rides in the length's top byte so that a bucket of
@@ -153,6 +158,9 @@ struct vg_om_hdr {
 	__u64 live_lo, live_hi;		/* objects: absence proves nothing */
 	__u64 freed_lo, freed_hi;	/* freed blocks: freed(p) unknown */
 	__u64 cnt[VG_OMC_N];
+	/* not 0 once a pool block was filed: until then a lookup ends at
+	 * the first object it meets, as no object can be inside another */
+	__u64 pools;
 };
 
 union vg_om_elem {

@@ -99,6 +99,17 @@ VG_HIDDEN void vg_om_event(struct vg_fast_shared *sh, __u32 event,
 		if (at_entry && at(slot, o->ptr))
 			vg_om_free(m, at(slot, o->ptr));
 		return;
+	case VG_OMEV_POOL_FREE:
+		if (at_entry && at(slot, o->ptr))
+			vg_om_pool_free(m, at(slot, o->ptr));
+		return;
+	case VG_OMEV_POOL:
+		/* not the brk heap's reach: a pool lies inside what malloc
+		 * gave out, or in memory of the program's own */
+		if (!at_entry && slot[VG_SLOT_RET])
+			vg_om_insert(m, slot[VG_SLOT_RET], at(slot, o->size1),
+				     VG_OM_POOL, event);
+		return;
 	case VG_OMEV_REALLOC:
 		if (at_entry)
 			return;

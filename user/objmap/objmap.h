@@ -56,6 +56,7 @@ struct vg_obj {
 	bool size_known;
 	bool writable;
 	int event;		/* a block's allocation event, -1 */
+	bool pool;		/* a block of the program's own allocator */
 	char name[64];		/* a global's symbol */
 };
 
@@ -72,8 +73,17 @@ void vg_objmap_free(struct vg_objmap *m);
  * did not give), allocated by event (-1: none). */
 void vg_objmap_alloc(struct vg_objmap *m, uint64_t addr, uint64_t size,
 		     bool size_known, int event);
-/* The block at addr is freed (nothing when the map does not hold it). */
+/* The block at addr is freed (nothing when the map does not hold it).
+ * The pool blocks inside it go with it. */
 void vg_objmap_release(struct vg_objmap *m, uint64_t addr);
+/* A block of the program's own allocator (`$alloc`, docs/LANGUAGE.md):
+ * a pool's, maybe carved from a heap block. Where it lies it is the
+ * object, not the block around it; released, it is a freed block where
+ * no live object holds its bytes, and the slab's again where one does
+ * (the allocator's own code writes its free lists there). */
+void vg_objmap_pool_alloc(struct vg_objmap *m, uint64_t addr, uint64_t size,
+			  int event);
+void vg_objmap_pool_release(struct vg_objmap *m, uint64_t addr);
 /* A global or static of size bytes at addr, named name. */
 void vg_objmap_global(struct vg_objmap *m, uint64_t addr, uint64_t size,
 		      bool writable, const char *name);
