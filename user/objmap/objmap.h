@@ -13,7 +13,9 @@
  * reach user space: `after malloc(size) returns p`, calloc, realloc,
  * reallocarray, memalign, aligned_alloc, valloc, pvalloc,
  * posix_memalign(*p, ...), strdup, strndup, operator new and new[];
- * `before free(p)` and the realloc that moves a block forget it. No probe
+ * `before free(p)` and the realloc that moves a block forget it; and the
+ * program's own allocator, `$alloc` and `$release` (allocs.h), whose
+ * pool blocks may lie inside a heap block and answer before it. No probe
  * is added for this (specs/lib/heap_overflow.vigil has those events).
  *
  * Bounded: at most max_objects live blocks and a fixed number of freed
