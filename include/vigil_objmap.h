@@ -160,9 +160,14 @@ struct vg_om_hdr {
 	__u64 live_lo, live_hi;		/* objects: absence proves nothing */
 	__u64 freed_lo, freed_hi;	/* freed blocks: freed(p) unknown */
 	__u64 cnt[VG_OMC_N];
-	/* not 0 once a pool block was filed: until then a lookup ends at
-	 * the first object it meets, as no object can be inside another */
+	/* bit k: a pool block of level k was filed. Until one is, a
+	 * lookup ends at the first object it meets, as no object can be
+	 * inside another */
 	__u64 pools;
+	/* the hull of heap blocks freed whose pool blocks were not all
+	 * taken out with them (too many granules to look through): a pool
+	 * block there is not believed, the object around it answers */
+	__u64 pool_doubt_lo, pool_doubt_hi;
 };
 
 union vg_om_elem {

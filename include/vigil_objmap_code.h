@@ -361,8 +361,11 @@ VG_OM_INLINE int vg_om_lookup_as(struct vg_objmap *m, __u64 p,
 		return VG_OM_UNKNOWN;
 	f.m = m;
 	f.p = p;
-	f.no_pool = no_pool;
-	f.pools = !no_pool && VG_OM_LOAD(h->h.pools);
+	/* a pool block where a freed heap block's were not all taken out
+	 * may be one of those: not believed */
+	f.no_pool = no_pool || vg_om_in(VG_OM_LOAD(h->h.pool_doubt_lo),
+					VG_OM_LOAD(h->h.pool_doubt_hi), p);
+	f.pools = !f.no_pool && VG_OM_LOAD(h->h.pools);
 	f.mask = VG_OM_LOAD(h->h.mask);
 	f.levels = vg_om_levels(h);
 	if (f.levels) {
@@ -545,8 +548,8 @@ VG_OM_INLINE int vg_om_insert(struct vg_objmap *m, __u64 base, __u64 len,
 	if (!(VG_OM_LOAD(h->h.levels) & (1ull << k)))
 		__sync_fetch_and_or(&h->h.levels, 1ull << k);
 	/* before the entry is published, as levels */
-	if (kind == VG_OM_POOL && !VG_OM_LOAD(h->h.pools))
-		__sync_fetch_and_or(&h->h.pools, 1);
+	if (kind == VG_OM_POOL && !(VG_OM_LOAD(h->h.pools) & (1ull << k)))
+		__sync_fetch_and_or(&h->h.pools, 1ull << k);
 	u.m = m;
 	u.base = base;
 	u.len = len;
@@ -722,6 +725,8 @@ static inline int vg_om_init(struct vg_objmap *m, __u64 nbuckets)
 	h->mask = (__u32)(nbuckets - 1);
 	h->levels = 0;
 	h->pools = 0;
+	h->pool_doubt_lo = ~0ull;
+	h->pool_doubt_hi = 0;
 	h->live_lo = h->freed_lo = ~0ull;
 	h->live_hi = h->freed_hi = 0;
 	for (int i = 0; i < VG_OMC_N; i++)

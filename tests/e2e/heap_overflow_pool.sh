@@ -5,7 +5,8 @@
 # the slab and misses it; with -D alloc=my_alloc -D release=my_free the
 # pool block is the object there (the innermost), in the default
 # in-process tier and in the user tier (--no-fast), for a block at the
-# slab's own start too; blocks released and given out again are quiet.
+# slab's own start too; blocks released and given out again are quiet,
+# and so is a slab freed whole and malloc'd again, its pool blocks gone.
 # lint: the default plan is the one without the parameters (the same
 # probes), and -D adds my_alloc and my_free, in-process.
 . "$(dirname "$0")/lib.sh"
@@ -66,6 +67,24 @@ check_pool --overflow --no-fast
 expect_out "heap_overflow: user tier because line [0-9]+: uses valid\(\)"
 expect_out "target pid [0-9]+ is stopped at this event"
 check_pool --first --no-fast
+
+# a pool dropped whole (its slab freed, no block released) and the slab
+# malloc'd again: the copy over where its blocks were is inside the new
+# block. The pool blocks go with the slab, looked for by their keys in the
+# agent's map, or for a slab of 512 KB (too many granules) not believed
+# there any more; exactly in the user tier's.
+for FAST in "" --no-fast; do
+	for flag in --drop --drop-big; do
+		run_vigil run $FAST "${POOL[@]}" "$SPEC" -- "$TARGETS/pool_overflow" $flag
+		pid=$(stopped_pid)
+		[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+		expect_rc 0
+		expect_out "pool_overflow: slab reused"
+		expect_out "pool_overflow: dropped done"
+		expect_no_out "VIOLATION"
+		expect_out "ERROR SUMMARY: 0 errors"
+	done
+done
 
 # blocks filled whole, released and given out again (the allocator
 # writes its free list into them): no violation in either tier

@@ -11,7 +11,14 @@
  *                              block (32 bytes), inside the slab
  *   pool_overflow --first      the same into the first one, at the slab's
  *                              own start
- * Each prints "pool_overflow: survived FLAG" if the copy ran. */
+ *   pool_overflow --drop       blocks carved, then the slab freed whole
+ *                              (none released) and malloc'd again: a
+ *                              copy of 40 bytes where two pool blocks
+ *                              were is inside the new block (clean)
+ *   pool_overflow --drop-big   the same with a slab of 512 KB (in the brk
+ *                              heap: too many granules to look through)
+ * Each overflow prints "pool_overflow: survived FLAG" if the copy ran. */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +31,7 @@ struct free_block {
 };
 
 static char *slab;
+static size_t slab_blocks = POOL_BLOCKS;	/* blocks a slab holds */
 static size_t carved;
 static struct free_block *free_list;
 
@@ -37,9 +45,9 @@ __attribute__((noinline)) void *my_alloc(size_t size)
 		free_list = b->next;
 		return b;
 	}
-	if (!slab && !(slab = malloc(POOL_BLOCK * POOL_BLOCKS)))
+	if (!slab && !(slab = malloc(POOL_BLOCK * slab_blocks)))
 		return NULL;
-	if (carved == POOL_BLOCKS)
+	if (carved == slab_blocks)
 		return NULL;
 	return slab + POOL_BLOCK * carved++;
 }
@@ -74,6 +82,30 @@ static int overflow(int first)
 	 * inside the slab malloc gave out */
 	copy(first ? a : b, src, 40);
 	printf("pool_overflow: survived %s\n", first ? "--first" : "--overflow");
+	return 0;
+}
+
+static int drop(void)
+{
+	static char src[64];
+	char *old, *m;
+
+	if (!my_alloc(POOL_BLOCK) || !my_alloc(POOL_BLOCK) ||
+	    !my_alloc(POOL_BLOCK))
+		return 2;
+	/* the pool dropped whole: its blocks never released */
+	old = slab;
+	free(slab);
+	slab = NULL;
+	carved = 0;
+	free_list = NULL;
+	if (!(m = malloc(POOL_BLOCK * slab_blocks)))
+		return 2;
+	if (m == old)
+		printf("pool_overflow: slab reused\n");
+	copy(m + POOL_BLOCK, src, 40);
+	free(m);
+	printf("pool_overflow: dropped done\n");
 	return 0;
 }
 
@@ -113,5 +145,13 @@ int main(int argc, char **argv)
 		return overflow(0);
 	if (argc > 1 && !strcmp(argv[1], "--first"))
 		return overflow(1);
+	if (argc > 1 && !strcmp(argv[1], "--drop"))
+		return drop();
+	if (argc > 1 && !strcmp(argv[1], "--drop-big")) {
+		/* from the brk heap, so that malloc gives it out again */
+		mallopt(M_MMAP_THRESHOLD, 1 << 21);
+		slab_blocks = 16384;
+		return drop();
+	}
 	return clean();
 }

@@ -314,6 +314,15 @@ static void test_pools(void **state)
 	assert_int_equal(vg_om_insert(m, 0x10020, 32, VG_OM_POOL, 5), 0);
 	assert_int_equal(vg_om_lookup(m, 0x10030, &o), VG_OM_FOUND);
 	assert_int_equal(o.kind, VG_OM_POOL);
+	/* a range doubted (a slab freed whose blocks could not all be
+	 * taken out): its pool blocks are not believed, elsewhere they are */
+	vg_om_widen(&m->hdr.h.pool_doubt_lo, &m->hdr.h.pool_doubt_hi,
+		    0x10000, 0x10800);
+	assert_int_equal(vg_om_lookup(m, 0x10030, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_HEAP);
+	assert_int_equal(o.len, 2048);
+	assert_int_equal(vg_om_lookup(m, 0x20010, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_POOL);
 	check_over(m);
 	free(m);
 }
