@@ -13,7 +13,8 @@
  * heap's own ranges (VG_OM_ARENA: an allocator's arena, which holds the
  * blocks), and the blocks of the program's own allocator (VG_OM_POOL: a
  * pool's, often inside a heap block, its slab: the one object that may
- * lie inside another, and the one a lookup answers with there). Blocks of any length from 0 to 2^56 - 1 bytes.
+ * lie inside another, and the one a lookup answers with there). Blocks
+ * of any length from 0 to 2^56 - 1 bytes.
  *
  * Shape: size classes over one hash table. A block of length n is of
  * level k = max(4, ceil(log2 n)): n <= 2^k, so [base, base + n) lies in
