@@ -113,6 +113,10 @@ enum vg_omev_role {
 				 * taken back if the call failed; the new one
 				 * filed at the return as VG_OMEV_ALLOC */
 	VG_OMEV_FREE,		/* slot[ptr] freed (at the entry) */
+	/* the program's own allocator (`$alloc`, `$release`): a pool's
+	 * block, VG_OM_POOL, as VG_OMEV_ALLOC and VG_OMEV_FREE */
+	VG_OMEV_POOL,
+	VG_OMEV_POOL_FREE,
 };
 #define VG_OMEV_NOSLOT 0xff
 struct vg_fast_omev {

@@ -9,9 +9,12 @@
  *
  * What it holds: live heap blocks (VG_OM_HEAP), globals and statics
  * (VG_OM_GLOBAL, read-only ones VG_OM_RODATA), freed heap blocks
- * (VG_OM_FREED: a free turns its block's entry into one, in place), and
- * the heap's own ranges (VG_OM_ARENA: an allocator's arena, which holds
- * the blocks). Blocks of any length from 0 to 2^56 - 1 bytes.
+ * (VG_OM_FREED: a free turns its block's entry into one, in place), the
+ * heap's own ranges (VG_OM_ARENA: an allocator's arena, which holds the
+ * blocks), and the blocks of the program's own allocator (VG_OM_POOL: a
+ * pool's, often inside a heap block, its slab: the one object that may
+ * lie inside another, and the one a lookup answers with there). Blocks
+ * of any length from 0 to 2^56 - 1 bytes.
  *
  * Shape: size classes over one hash table. A block of length n is of
  * level k = max(4, ceil(log2 n)): n <= 2^k, so [base, base + n) lies in
@@ -110,14 +113,19 @@ enum vg_om_kind {
 	VG_OM_RODATA,		/* a global or static, read-only */
 	VG_OM_FREED,		/* a heap block that was freed */
 	VG_OM_ARENA,		/* the heap's own range: holds the blocks */
+	VG_OM_POOL,		/* a live block of the program's own
+				 * allocator (a pool's), maybe inside a
+				 * heap block or a global (its slab) */
 	VG_OM_NKINDS
 };
 
-/* live objects: they never overlap one another */
+/* live objects: they never overlap one another, but for a pool block
+ * inside the object it was carved from, which a lookup answers with
+ * (the innermost) */
 static inline int vg_om_is_object(__u32 kind)
 {
 	return kind == VG_OM_HEAP || kind == VG_OM_GLOBAL ||
-	       kind == VG_OM_RODATA;
+	       kind == VG_OM_RODATA || kind == VG_OM_POOL;
 }
 
 /* 24 bytes: the kind rides in the length's top byte so that a bucket of
@@ -153,6 +161,14 @@ struct vg_om_hdr {
 	__u64 live_lo, live_hi;		/* objects: absence proves nothing */
 	__u64 freed_lo, freed_hi;	/* freed blocks: freed(p) unknown */
 	__u64 cnt[VG_OMC_N];
+	/* bit k: a pool block of level k was filed. Until one is, a
+	 * lookup ends at the first object it meets, as no object can be
+	 * inside another */
+	__u64 pools;
+	/* the hull of heap blocks freed whose pool blocks were not all
+	 * taken out with them (too many granules to look through): a pool
+	 * block there is not believed, the object around it answers */
+	__u64 pool_doubt_lo, pool_doubt_hi;
 };
 
 union vg_om_elem {

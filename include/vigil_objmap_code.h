@@ -239,6 +239,8 @@ struct vg_om_find {
 	__u64 p, levels;
 	__u32 mask, k, d, j, home, over;
 	__u32 torn, done, visits;
+	__u32 pools;		/* pool blocks may be inside objects */
+	__u32 no_pool;		/* pool blocks are not looked for */
 	__u32 site, alt_site;
 	__u64 base, lk;		/* an object holding p (lk 0: none) */
 	__u64 alt_base, alt_lk;	/* else: a freed block, else an arena */
@@ -257,6 +259,12 @@ VG_OM_INLINE int vg_om_find_next(struct vg_om_find *f)
 		return 0;
 	}
 	f->d = 0;
+	/* an object met at this level, no pool block inside it here: a
+	 * pool block inside it is of its level or below, seen by now */
+	if (f->lk) {
+		f->done = 1;
+		return 1;
+	}
 	f->k = vg_om_next_level(f->levels, f->k);
 	f->done = !f->k;
 	return f->done;
@@ -272,7 +280,11 @@ VG_OM_INLINE void vg_om_fill(struct vg_om_obj *o, __u64 base, __u64 lk,
 }
 
 /* One bucket: an object holding p ends the lookup (objects do not
- * overlap: it is the one); a freed block or an arena is remembered */
+ * overlap: it is the one); a freed block or an arena is remembered.
+ * Once the map has pool blocks, an object that is not one is kept and
+ * its level read to its end: a pool block there holding p is inside it
+ * (levels are read smallest first, and a block inside another is of its
+ * level or below), and is the answer: the innermost object */
 static int vg_om_find_step(__u32 i __attribute__((unused)), void *ctx)
 {
 	struct vg_om_find *f = ctx;
@@ -301,12 +313,17 @@ static int vg_om_find_step(__u32 i __attribute__((unused)), void *ctx)
 		kind = (__u32)(s.lk >> VG_OM_LEN_BITS);
 		if (!kind || !vg_om_holds(s.base, s.lk & VG_OM_LEN_MASK, f->p))
 			continue;
+		if (kind == VG_OM_POOL && f->no_pool)
+			continue;
 		if (vg_om_is_object(kind)) {
 			f->base = s.base;
 			f->lk = s.lk;
 			f->site = s.site;
-			f->done = 1;
-			return 1;
+			if (kind == VG_OM_POOL || !f->pools) {
+				f->done = 1;
+				return 1;
+			}
+			continue;
 		}
 		if (kind == VG_OM_FREED || !f->alt_lk) {
 			f->alt_base = s.base;
@@ -324,13 +341,15 @@ static int vg_om_find_step(__u32 i __attribute__((unused)), void *ctx)
 	return vg_om_find_next(f);
 }
 
-/* The object holding p: VG_OM_FOUND and *out (an object, else a freed
+/* The object holding p: VG_OM_FOUND and *out (an object, the innermost
+ * one: a pool block before the block it was carved from; else a freed
  * block, else an arena), VG_OM_NONE, or VG_OM_UNKNOWN (p is where the map
  * lost an object, or an entry could not be read: absence proves nothing).
  * out->flags has VG_OM_MAYBE_FREED when p is not known to be in a freed
- * block but may be; out->visits counts the buckets read. */
-VG_OM_INLINE int vg_om_lookup(struct vg_objmap *m, __u64 p,
-			      struct vg_om_obj *out)
+ * block but may be; out->visits counts the buckets read. With no_pool,
+ * as if no pool block were filed (free(p) asks of malloc's blocks). */
+VG_OM_INLINE int vg_om_lookup_as(struct vg_objmap *m, __u64 p,
+				 struct vg_om_obj *out, __u32 no_pool)
 {
 	union vg_om_elem *h = VG_OM_ELEM(m, 0);
 	struct vg_om_find f = {};
@@ -342,6 +361,11 @@ VG_OM_INLINE int vg_om_lookup(struct vg_objmap *m, __u64 p,
 		return VG_OM_UNKNOWN;
 	f.m = m;
 	f.p = p;
+	/* a pool block where a freed heap block's were not all taken out
+	 * may be one of those: not believed */
+	f.no_pool = no_pool || vg_om_in(VG_OM_LOAD(h->h.pool_doubt_lo),
+					VG_OM_LOAD(h->h.pool_doubt_hi), p);
+	f.pools = !f.no_pool && VG_OM_LOAD(h->h.pools);
 	f.mask = VG_OM_LOAD(h->h.mask);
 	f.levels = vg_om_levels(h);
 	if (f.levels) {
@@ -373,6 +397,12 @@ VG_OM_INLINE int vg_om_lookup(struct vg_objmap *m, __u64 p,
 	return out->kind ? VG_OM_FOUND : VG_OM_NONE;
 }
 
+VG_OM_INLINE int vg_om_lookup(struct vg_objmap *m, __u64 p,
+			      struct vg_om_obj *out)
+{
+	return vg_om_lookup_as(m, p, out, 0);
+}
+
 /* --- insert ------------------------------------------------------------ */
 
 /* An insert: three passes over its window, each for one class of slot
@@ -387,7 +417,8 @@ struct vg_om_put {
 	int res;
 };
 
-/* 3: an entry at this base (the block given out again); 2: an empty slot,
+/* 3: an entry at this base (the block given out again; not the live
+ * object a pool block is carved from at its start); 2: an empty slot,
  * or a freed block the new object covers; 1: a freed block to evict */
 VG_OM_INLINE __u32 vg_om_class(struct vg_om_put *u, struct vg_om_snap *s)
 {
@@ -397,7 +428,9 @@ VG_OM_INLINE __u32 vg_om_class(struct vg_om_put *u, struct vg_om_snap *s)
 	if (!kind)
 		return 2;
 	if (s->base == u->base &&
-	    (kind == VG_OM_ARENA) == (u->kind == VG_OM_ARENA))
+	    (kind == VG_OM_ARENA) == (u->kind == VG_OM_ARENA) &&
+	    !(u->kind == VG_OM_POOL && kind != VG_OM_POOL &&
+	      vg_om_is_object(kind)))
 		return 3;
 	if (kind != VG_OM_FREED)
 		return 0;
@@ -514,6 +547,9 @@ VG_OM_INLINE int vg_om_insert(struct vg_objmap *m, __u64 base, __u64 len,
 	k = vg_om_level(len);
 	if (!(VG_OM_LOAD(h->h.levels) & (1ull << k)))
 		__sync_fetch_and_or(&h->h.levels, 1ull << k);
+	/* before the entry is published, as levels */
+	if (kind == VG_OM_POOL && !(VG_OM_LOAD(h->h.pools) & (1ull << k)))
+		__sync_fetch_and_or(&h->h.pools, 1ull << k);
 	u.m = m;
 	u.base = base;
 	u.len = len;
@@ -647,6 +683,14 @@ VG_OM_INLINE int vg_om_free(struct vg_objmap *m, __u64 base)
 	return vg_om_del(m, base, VG_OM_HEAP, VG_OM_FREED);
 }
 
+/* The program's own allocator took back the pool block at base: a freed
+ * block, as vg_om_free's (where the block it was carved from is live,
+ * that block answers for its bytes again) */
+VG_OM_INLINE int vg_om_pool_free(struct vg_objmap *m, __u64 base)
+{
+	return vg_om_del(m, base, VG_OM_POOL, VG_OM_FREED);
+}
+
 /* The entry of kind (0: any) at base goes: a library's globals when it is
  * unloaded, an arena given back, a freed block reused. 1, 0, VG_OM_EBUSY */
 VG_OM_INLINE int vg_om_remove(struct vg_objmap *m, __u64 base, __u32 kind)
@@ -680,6 +724,9 @@ static inline int vg_om_init(struct vg_objmap *m, __u64 nbuckets)
 		return -1;
 	h->mask = (__u32)(nbuckets - 1);
 	h->levels = 0;
+	h->pools = 0;
+	h->pool_doubt_lo = ~0ull;
+	h->pool_doubt_hi = 0;
 	h->live_lo = h->freed_lo = ~0ull;
 	h->live_hi = h->freed_hi = 0;
 	for (int i = 0; i < VG_OMC_N; i++)

@@ -141,7 +141,10 @@ static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
 			goto unknown;
 		return len;
 	}
-	if (!m->om || vg_om_lookup(m->om, p, &o) != VG_OM_FOUND)
+	/* free(p) is malloc's business: a pool block at a slab's start is
+	 * not what it frees */
+	if (!m->om || vg_om_lookup_as(m->om, p, &o,
+				      pred == VG_MEM_FREEABLE) != VG_OM_FOUND)
 		goto unknown;
 	live = vg_om_is_object(o.kind);
 	if (!live && o.kind != VG_OM_FREED && o.kind != VG_OM_ARENA)

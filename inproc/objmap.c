@@ -18,6 +18,9 @@
 #define HEAP_GROWTH_MAX (1ull << 30)
 /* strdup's string, read to its end at most this far */
 #define STRDUP_MAX (1u << 20)
+/* granules looked through for the pool blocks of a heap block freed:
+ * a 128 KB slab of 32-byte blocks */
+#define POOL_SCAN_MAX 4096
 
 static inline struct vg_objmap *om_of(struct vg_fast_shared *sh)
 {
@@ -54,6 +57,82 @@ static void heap_reach(struct vg_fast_shared *sh, struct vg_objmap *m,
 	 * replaced): the remove finds it first */
 	if (hi > lo && vg_om_level(hi - lo) != vg_om_level(brk - lo))
 		vg_om_remove(m, lo, VG_OM_ARENA);
+}
+
+/* The pool blocks of one key (k, g) that start in [base, end) go */
+static int drop_key(struct vg_objmap *m, __u32 mask, __u32 k, __u64 g,
+		    __u64 base, __u64 end)
+{
+	__u32 home = vg_om_hash(k, g) & mask, over = 0;
+	struct vg_om_snap s;
+
+	for (__u32 j = 0; j < VG_OM_WINDOW && (!j || over); j++) {
+		union vg_om_elem *el = VG_OM_BUCKET(m, mask, home + j);
+
+		if (!j)
+			over = VG_OM_LOAD(el->b.over);
+		for (int w = 0, tries = 0; w < VG_OM_WAYS; w++) {
+			__u32 kind;
+
+			if (!vg_om_read(&el->b.e[w], &s)) {
+				if (++tries > VG_OM_RETRIES)
+					return -1;	/* unsure */
+				w--;	/* being written: again */
+				continue;
+			}
+			kind = (__u32)(s.lk >> VG_OM_LEN_BITS);
+			if (kind == VG_OM_POOL && s.base >= base &&
+			    s.base < end && s.base >> k == g &&
+			    vg_om_level(s.lk & VG_OM_LEN_MASK) == k)
+				vg_om_remove(m, s.base, VG_OM_POOL);
+		}
+	}
+	return 0;
+}
+
+/* The heap block [base, base + len) was freed: the pool blocks carved
+ * from it go with it, or they would answer for memory malloc gives out
+ * again (a slab dropped whole, its blocks never released). Looked for by
+ * their keys, granule by granule at each level pool blocks have; a block
+ * with too many granules for that (or an entry being written) has its
+ * range doubted instead: pool blocks there are not believed. */
+static void drop_pools(struct vg_objmap *m, __u64 levels, __u64 base,
+		       __u64 len)
+{
+	union vg_om_elem *h = VG_OM_ELEM(m, 0);
+	__u64 end = vg_om_end(base, len), budget = POOL_SCAN_MAX;
+	__u32 mask = VG_OM_LOAD(h->h.mask);
+
+	for (__u32 k = VG_OM_MIN_LEVEL; k <= VG_OM_MAX_LEVEL; k++) {
+		__u64 g0 = base >> k, g1 = (end - 1) >> k;
+
+		if (!(levels & (1ull << k)))
+			continue;
+		if (g1 - g0 >= budget)
+			goto doubt;
+		budget -= g1 - g0 + 1;
+		for (__u64 g = g0; g <= g1; g++)
+			if (drop_key(m, mask, k, g, base, end))
+				goto doubt;
+	}
+	return;
+doubt:
+	vg_om_widen(&h->h.pool_doubt_lo, &h->h.pool_doubt_hi, base, end);
+}
+
+/* free(base), or realloc's old block */
+static void heap_free(struct vg_objmap *m, __u64 base)
+{
+	__u64 levels = VG_OM_LOAD(VG_OM_ELEM(m, 0)->h.pools);
+	struct vg_om_obj o;
+
+	if (!levels || vg_om_lookup_as(m, base, &o, 1) != VG_OM_FOUND ||
+	    o.kind != VG_OM_HEAP || o.base != base) {
+		vg_om_free(m, base);
+		return;
+	}
+	vg_om_free(m, base);
+	drop_pools(m, levels, base, o.len);
 }
 
 static void file(struct vg_fast_shared *sh, struct vg_objmap *m, __u64 base,
@@ -97,7 +176,18 @@ VG_HIDDEN void vg_om_event(struct vg_fast_shared *sh, __u32 event,
 	switch (o->role) {
 	case VG_OMEV_FREE:
 		if (at_entry && at(slot, o->ptr))
-			vg_om_free(m, at(slot, o->ptr));
+			heap_free(m, at(slot, o->ptr));
+		return;
+	case VG_OMEV_POOL_FREE:
+		if (at_entry && at(slot, o->ptr))
+			vg_om_pool_free(m, at(slot, o->ptr));
+		return;
+	case VG_OMEV_POOL:
+		/* not the brk heap's reach: a pool lies inside what malloc
+		 * gave out, or in memory of the program's own */
+		if (!at_entry && slot[VG_SLOT_RET])
+			vg_om_insert(m, slot[VG_SLOT_RET], at(slot, o->size1),
+				     VG_OM_POOL, event);
 		return;
 	case VG_OMEV_REALLOC:
 		if (at_entry)
@@ -150,7 +240,7 @@ VG_HIDDEN void vg_om_entry(struct vg_fast_shared *sh,
 		vg_read_args(sh, r, (const struct vg_ev_conf *)
 			     vg_at(sh, sh->evconf_off) + ev, slot);
 		if (at(slot, sh->omev[ev].ptr))
-			vg_om_free(m, at(slot, sh->omev[ev].ptr));
+			heap_free(m, at(slot, sh->omev[ev].ptr));
 		return;		/* one block, whatever the events */
 	}
 }

@@ -83,6 +83,58 @@ static void test_blocks(void **state)
 	vg_objmap_free(m);
 }
 
+/* A program's own allocator: pool blocks carved from a malloc'd slab
+ * answer for their bytes (the innermost object), the slab for the rest;
+ * a released pool block's bytes are the slab's again; free(p) asks of
+ * malloc's blocks; the slab freed takes its pool blocks with it */
+static void test_pools(void **state)
+{
+	struct vg_objmap *m = vg_objmap_new(16);
+	struct vg_obj o;
+
+	(void)state;
+	assert_non_null(m);
+	vg_objmap_heap(m, HEAP_LO, HEAP_HI, true);
+	vg_objmap_alloc(m, 0x20000, 2048, true, 1);
+	vg_objmap_pool_alloc(m, 0x20000, 32, 5);	/* at the slab's start */
+	vg_objmap_pool_alloc(m, 0x20020, 32, 5);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x20020, 32), 1);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x20020, 40), 0);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x20000, 33), 0);
+	assert_int_equal(known(m, VG_MEM_BLOCK_LENGTH, 0x20030, 0), 32);
+	assert_int_equal(known(m, VG_MEM_OFFSET, 0x20030, 0), 0x10);
+	/* past the pool blocks: the slab */
+	assert_int_equal(known(m, VG_MEM_VALID, 0x20040, 64), 1);
+	assert_int_equal(known(m, VG_MEM_BLOCK_LENGTH, 0x20040, 0), 2048);
+	vg_objmap_lookup(m, 0x20000, &o);
+	assert_int_equal(o.kind, VG_OBJ_BLOCK);
+	assert_true(o.pool);
+	assert_int_equal(o.event, 5);
+	/* free(slab) frees the slab, a pool block at its start or not */
+	assert_int_equal(known(m, VG_MEM_FREEABLE, 0x20000, 0), 1);
+	assert_int_equal(known(m, VG_MEM_FREEABLE, 0x20020, 0), 0);
+	/* released: the slab's bytes again, not a freed block */
+	vg_objmap_pool_release(m, 0x20020);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x20020, 40), 1);
+	assert_int_equal(known(m, VG_MEM_FREED, 0x20020, 0), 0);
+	/* the slab freed: its pool blocks go, its bytes are freed */
+	vg_objmap_release(m, 0x20000);
+	vg_objmap_lookup(m, 0x20000, &o);
+	assert_int_equal(o.kind, VG_OBJ_FREED);
+	assert_false(o.pool);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x20000, 1), 0);
+	/* a pool in memory the map does not know (a mapping of its own):
+	 * its blocks are known, released ones freed */
+	vg_objmap_pool_alloc(m, 0x7ff000, 32, 5);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x7ff000, 32), 1);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x7ff000, 40), 0);
+	vg_objmap_pool_release(m, 0x7ff000);
+	assert_int_equal(known(m, VG_MEM_FREED, 0x7ff000, 0), 1);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x7ff000, 1), 0);
+	assert_true(unknown(m, VG_MEM_VALID, 0x7ff020, 1));
+	vg_objmap_free(m);
+}
+
 static void test_freed(void **state)
 {
 	struct vg_objmap *m = vg_objmap_new(16);
@@ -365,6 +417,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_pools),
 		cmocka_unit_test(test_freed),
 		cmocka_unit_test(test_bounds_never_lie),
 		cmocka_unit_test(test_globals_and_unknown_size),

@@ -263,6 +263,70 @@ static void test_basic(void **state)
 	free(m);
 }
 
+/* Pool blocks (VG_OM_POOL) carved from a heap block: the innermost
+ * object answers, whatever order a bucket holds them in; a pool block at
+ * the slab's base does not replace it; released, the slab answers */
+static void test_pools(void **state)
+{
+	struct vg_objmap *m = map_new(64);
+	struct vg_om_obj o;
+
+	(void)state;
+	assert_int_equal(vg_om_insert(m, 0x10000, 2048, VG_OM_HEAP, 1), 0);
+	assert_int_equal(m->hdr.h.pools, 0);
+	assert_int_equal(vg_om_insert(m, 0x10000, 32, VG_OM_POOL, 5), 0);
+	assert_int_not_equal(m->hdr.h.pools, 0);
+	assert_int_equal(vg_om_insert(m, 0x10020, 32, VG_OM_POOL, 5), 0);
+	assert_int_equal(vg_om_lookup(m, 0x10010, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_POOL);
+	assert_int_equal(o.base, 0x10000);
+	assert_int_equal(o.len, 32);
+	assert_int_equal(vg_om_lookup(m, 0x10030, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_POOL);
+	assert_int_equal(o.base, 0x10020);
+	assert_int_equal(vg_om_lookup(m, 0x10100, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_HEAP);
+	assert_int_equal(o.len, 2048);
+	/* the slab is still there at its base, for free(p) */
+	assert_int_equal(vg_om_lookup_as(m, 0x10000, &o, 1), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_HEAP);
+	assert_int_equal(o.len, 2048);
+	/* one level for both, one key, one bucket, the slab in the earlier
+	 * slot: the pool block still answers */
+	assert_int_equal(vg_om_insert(m, 0x20000, 60, VG_OM_HEAP, 2), 0);
+	assert_int_equal(vg_om_insert(m, 0x20004, 40, VG_OM_POOL, 6), 0);
+	assert_int_equal(vg_om_lookup(m, 0x20010, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_POOL);
+	assert_int_equal(o.base, 0x20004);
+	assert_int_equal(vg_om_lookup(m, 0x20002, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_HEAP);
+	assert_int_equal(vg_om_lookup(m, 0x20030, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_HEAP);
+	/* released: the slab's bytes again; once only; free() does not
+	 * take a pool block */
+	assert_int_equal(vg_om_free(m, 0x10020), 0);
+	assert_int_equal(vg_om_pool_free(m, 0x10020), 1);
+	assert_int_equal(vg_om_pool_free(m, 0x10020), 0);
+	assert_int_equal(vg_om_lookup(m, 0x10030, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_HEAP);
+	assert_int_equal(o.base, 0x10000);
+	/* given out again at that base: the pool block again */
+	assert_int_equal(vg_om_insert(m, 0x10020, 32, VG_OM_POOL, 5), 0);
+	assert_int_equal(vg_om_lookup(m, 0x10030, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_POOL);
+	/* a range doubted (a slab freed whose blocks could not all be
+	 * taken out): its pool blocks are not believed, elsewhere they are */
+	vg_om_widen(&m->hdr.h.pool_doubt_lo, &m->hdr.h.pool_doubt_hi,
+		    0x10000, 0x10800);
+	assert_int_equal(vg_om_lookup(m, 0x10030, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_HEAP);
+	assert_int_equal(o.len, 2048);
+	assert_int_equal(vg_om_lookup(m, 0x20010, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_POOL);
+	check_over(m);
+	free(m);
+}
+
 #define HEAP_LO 0x10000000000ull
 #define GLOB_LO 0x400000ull
 
@@ -510,6 +574,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_basic),
+		cmocka_unit_test(test_pools),
 		cmocka_unit_test(test_random_exact),
 		cmocka_unit_test(test_random_small),
 		cmocka_unit_test(test_full),

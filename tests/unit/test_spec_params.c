@@ -58,6 +58,62 @@ static void test_defaults(void **state)
 	vg_spec_free(s);
 }
 
+/* The allocator's events are known by the parameter that names their
+ * function: `$alloc` at an `after`, `$release` at a `before`, whatever
+ * -D makes of it; a literal malloc, or another parameter, is not one. A
+ * `$alloc` line whose default is a line of the state already is that
+ * line: no second transition for lint to call dead. */
+static const char pool[] =
+	"param alloc = malloc\n"
+	"param release = free\n"
+	"param other = my_other\n"
+	"property p\n"
+	"state ok accepting {\n"
+	"  after malloc(size) returns p -> ok\n"
+	"  before free(p) -> ok\n"
+	"  after $alloc(size) returns p -> ok\n"
+	"  before $release(p) -> ok\n"
+	"  after $other(size) returns p -> ok\n"
+	"  before $alloc(size) -> ok\n"
+	"}\n";
+
+static void test_heap_role(void **state)
+{
+	static const char *const defs[] = { "alloc=my_alloc",
+					    "release=my_free", NULL };
+	struct vg_spec *s = vg_spec_new();
+	struct vg_err e = { 0 };
+	int ev;
+
+	(void)state;
+	if (load_with(s, pool, &e, NULL))
+		fail_msg("%s", e.msg);
+	/* the defaults fold into malloc's and free's lines */
+	assert_int_equal(s->props[0].ntrans, 4);
+	ev = vg_spec_find_event(s, VG_EV_AFTER, "malloc");
+	assert_int_equal(s->events[ev].heap_role, VG_HEAP_ALLOC);
+	ev = vg_spec_find_event(s, VG_EV_AFTER, "my_other");
+	assert_int_equal(s->events[ev].heap_role, VG_HEAP_NONE);
+	ev = vg_spec_find_event(s, VG_EV_BEFORE, "malloc");
+	assert_int_equal(s->events[ev].heap_role, VG_HEAP_NONE);
+	vg_spec_free(s);
+
+	s = vg_spec_new();
+	if (load_with(s, pool, &e, defs))
+		fail_msg("%s", e.msg);
+	assert_int_equal(s->props[0].ntrans, 6);
+	ev = vg_spec_find_event(s, VG_EV_AFTER, "my_alloc");
+	assert_int_not_equal(ev, -1);
+	assert_int_equal(s->events[ev].heap_role, VG_HEAP_ALLOC);
+	ev = vg_spec_find_event(s, VG_EV_BEFORE, "my_free");
+	assert_int_equal(s->events[ev].heap_role, VG_HEAP_RELEASE);
+	ev = vg_spec_find_event(s, VG_EV_AFTER, "malloc");
+	assert_int_equal(s->events[ev].heap_role, VG_HEAP_NONE);
+	ev = vg_spec_find_event(s, VG_EV_BEFORE, "my_alloc");
+	assert_int_equal(s->events[ev].heap_role, VG_HEAP_NONE);
+	vg_spec_free(s);
+}
+
 static void test_defines_replace(void **state)
 {
 	static const char *const defs[] = { "alloc=pool_get",
@@ -259,6 +315,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_defines_replace),
+		cmocka_unit_test(test_heap_role),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_check_defines),

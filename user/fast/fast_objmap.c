@@ -87,7 +87,9 @@ static bool roles(struct vg_fast_run *f, const struct vg_plan *plan)
 		o->size1 = slot8(s.size1);
 		o->size2 = slot8(s.size2);
 		if (s.what == VG_ALLOC_FREE)
-			o->role = VG_OMEV_FREE;
+			o->role = s.pool ? VG_OMEV_POOL_FREE : VG_OMEV_FREE;
+		else if (s.pool)	/* a size unread: the slab answers */
+			o->role = s.size_known ? VG_OMEV_POOL : VG_OMEV_NONE;
 		else if (s.by_string)
 			o->role = VG_OMEV_STRDUP;
 		else if (!s.size_known || (s.out_ptr && s.ptr < 0))
@@ -236,7 +238,8 @@ bool vg_fast_objmap_block(const struct vg_fast_shared *sh, uint64_t v,
 
 	if (!sh->objmap_off ||
 	    vg_om_lookup((struct vg_objmap *)((char *)sh + sh->objmap_off),
-			 v, &o) != VG_OM_FOUND || o.kind != VG_OM_HEAP)
+			 v, &o) != VG_OM_FOUND ||
+	    (o.kind != VG_OM_HEAP && o.kind != VG_OM_POOL))
 		return false;
 	*base = o.base;
 	*len = o.len;

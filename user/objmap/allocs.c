@@ -23,10 +23,16 @@ static const struct allocator allocators[] = {
 	{ "operator new[]", 0, -1, -1, false },
 };
 
+/* `after $alloc(size) returns p`: the program's own allocator, whatever
+ * -D names (spec.h, heap_role), when it is none of libc's above */
+static const struct allocator own = { "$alloc", 0, -1, -1, false };
+
 struct vg_allocs {
 	const struct vg_spec *spec;
 	const struct allocator **alloc;	/* per event, NULL: none */
 	bool *frees;			/* per event: before free(p) */
+	bool *pool;			/* per event: the program's own
+					 * allocator's (own, $release) */
 	int *out_cap;			/* per event: posix_memalign's `*p`
 					 * capture slot, -1 */
 	bool any;
@@ -39,7 +45,19 @@ static const struct allocator *allocator_of(const struct vg_event *e)
 	for (size_t k = 0; k < sizeof(allocators) / sizeof(allocators[0]); k++)
 		if (!strcmp(e->name, allocators[k].name))
 			return &allocators[k];
-	return NULL;
+	return e->heap_role == VG_HEAP_ALLOC ? &own : NULL;
+}
+
+/* free(p), or the program's own release ($release, not free) */
+static bool frees_of(const struct vg_event *e, bool *pool)
+{
+	*pool = false;
+	if (e->kind != VG_EV_BEFORE || e->nfields < 1)
+		return false;
+	if (!strcmp(e->name, "free"))
+		return true;
+	*pool = e->heap_role == VG_HEAP_RELEASE;
+	return *pool;
 }
 
 struct vg_allocs *vg_allocs_new(const struct vg_spec *spec)
@@ -53,7 +71,8 @@ struct vg_allocs *vg_allocs_new(const struct vg_spec *spec)
 	a->alloc = calloc(ne, sizeof(*a->alloc));
 	a->frees = calloc(ne, sizeof(*a->frees));
 	a->out_cap = calloc(ne, sizeof(*a->out_cap));
-	if (!a->alloc || !a->frees || !a->out_cap) {
+	a->pool = calloc(ne, sizeof(*a->pool));
+	if (!a->alloc || !a->frees || !a->out_cap || !a->pool) {
 		vg_allocs_free(a);
 		return NULL;
 	}
@@ -61,9 +80,10 @@ struct vg_allocs *vg_allocs_new(const struct vg_spec *spec)
 		const struct vg_event *e = &spec->events[i];
 
 		a->out_cap[i] = -1;
-		a->frees[i] = e->kind == VG_EV_BEFORE && e->nfields >= 1 &&
-			      !strcmp(e->name, "free");
+		a->frees[i] = frees_of(e, &a->pool[i]);
 		a->alloc[i] = allocator_of(e);
+		if (a->alloc[i] == &own)
+			a->pool[i] = true;
 		for (int k = 0; a->alloc[i] && a->alloc[i]->out_ptr &&
 		     k < e->ncaps; k++)
 			if (e->caps[k].src == 0 && !e->caps[k].path[0] &&
@@ -83,6 +103,7 @@ void vg_allocs_free(struct vg_allocs *a)
 	free(a->alloc);
 	free(a->frees);
 	free(a->out_cap);
+	free(a->pool);
 	free(a);
 }
 
@@ -108,6 +129,7 @@ enum vg_alloc_what vg_alloc_of(const struct vg_allocs *a,
 	if (!a || ev->event < 0 || ev->event >= a->spec->nevents)
 		return VG_ALLOC_NONE;
 	e = &a->spec->events[ev->event];
+	out->pool = a->pool[ev->event];
 	if (a->frees[ev->event]) {
 		out->addr = ev->slot[0];
 		return VG_ALLOC_FREE;
@@ -139,6 +161,7 @@ void vg_alloc_shape_of(const struct vg_allocs *a, int event,
 	if (!a || event < 0 || event >= a->spec->nevents)
 		return;
 	e = &a->spec->events[event];
+	out->pool = a->pool[event];
 	if (a->frees[event]) {
 		out->what = VG_ALLOC_FREE;
 		out->ptr = 0;

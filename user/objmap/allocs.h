@@ -1,6 +1,10 @@
 /* The allocator's events of a spec: a call that returns a new block
  * (malloc ... operator new[], by the event's name), where its size is, the
- * block it releases (realloc's old one), and free. The object map
+ * block it releases (realloc's old one), and free; and the program's own
+ * allocator, whose events a spec names by `$alloc` and `$release`
+ * (docs/LANGUAGE.md, Parameters): its blocks are a pool's, which may lie
+ * inside a block of malloc's (carved from a slab), and are followed as
+ * such (`pool`). The object map
  * (objmap_run.c) and the names of pointers (symval/) follow the run's
  * blocks by them. */
 #ifndef VIGIL_OBJMAP_ALLOCS_H
@@ -29,6 +33,7 @@ struct vg_alloc {
 	bool size_known;	/* (strdup's is not in its arguments) */
 	uint64_t old;		/* a block the call released first (a
 				 * realloc's), 0: none */
+	bool pool;		/* the program's own allocator's block */
 };
 enum vg_alloc_what vg_alloc_of(const struct vg_allocs *a,
 			       const struct vg_mon_event *ev,
@@ -45,6 +50,7 @@ struct vg_alloc_shape {
 	enum vg_alloc_what what;
 	int ptr, size1, size2, old;
 	bool out_ptr, size_known, by_string;
+	bool pool;		/* the program's own allocator's */
 };
 void vg_alloc_shape_of(const struct vg_allocs *a, int event,
 		       struct vg_alloc_shape *out);

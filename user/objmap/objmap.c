@@ -35,10 +35,12 @@ struct vg_objmap *vg_objmap_new(size_t max_objects)
 int vg_objmap_clear(struct vg_objmap *m)
 {
 	vg_addrmap_free(m->blocks);
+	vg_addrmap_free(m->pools);
 	vg_addrmap_free(m->freed);
 	vg_addrmap_free(m->globals);
 	m->blocks = vg_addrmap_new(m->max_objects,
 				   sizeof(struct objmap_block));
+	m->pools = NULL;	/* made at the first pool block */
 	m->freed = vg_addrmap_new(OBJMAP_FREED_MAX,
 				  sizeof(struct objmap_block));
 	m->globals = vg_addrmap_new(OBJMAP_GLOBALS_MAX,
@@ -58,6 +60,7 @@ void vg_objmap_free(struct vg_objmap *m)
 		return;
 	vg_objmap_run_free(m->run);
 	vg_addrmap_free(m->blocks);
+	vg_addrmap_free(m->pools);
 	vg_addrmap_free(m->freed);
 	vg_addrmap_free(m->globals);
 	free(m);
@@ -85,6 +88,21 @@ static void unfree_range(struct vg_objmap *m, uint64_t addr, uint64_t size)
 		vg_addrmap_del(m->freed, key);
 }
 
+/* The pool blocks in [addr, addr+size) go: the heap block they were
+ * carved from was freed, or is given out again (its free unseen) */
+static void drop_pools(struct vg_objmap *m, uint64_t addr, uint64_t size)
+{
+	uint64_t key;
+
+	if (!m->pools || !vg_addrmap_count(m->pools))
+		return;
+	if (size == 0)
+		size = 1;
+	while (vg_addrmap_floor(m->pools, addr + size - 1, &key) &&
+	       key >= addr)
+		vg_addrmap_del(m->pools, key);
+}
+
 void vg_objmap_alloc(struct vg_objmap *m, uint64_t addr, uint64_t size,
 		     bool size_known, int event)
 {
@@ -99,6 +117,8 @@ void vg_objmap_alloc(struct vg_objmap *m, uint64_t addr, uint64_t size,
 	if (old && old->size_known && !size_known)
 		return;
 	unfree_range(m, addr, size);
+	if (size_known)
+		drop_pools(m, addr, size);
 	if (vg_addrmap_put(m->blocks, addr, &b))
 		m->refused++;
 }
@@ -127,6 +147,37 @@ void vg_objmap_release(struct vg_objmap *m, uint64_t addr)
 		return;
 	copy = *b;
 	vg_addrmap_del(m->blocks, addr);
+	if (copy.size_known)
+		drop_pools(m, addr, copy.size);
+	remember_freed(m, addr, &copy);
+}
+
+void vg_objmap_pool_alloc(struct vg_objmap *m, uint64_t addr, uint64_t size,
+			  int event)
+{
+	struct objmap_block b = { size, true, event };
+
+	if (!whole(m))
+		return;
+	/* made here: a run without an allocator of its own pays nothing */
+	if (!m->pools && !(m->pools = vg_addrmap_new(
+				   m->max_objects, sizeof(struct objmap_block)))) {
+		m->refused++;
+		return;
+	}
+	unfree_range(m, addr, size);
+	if (vg_addrmap_put(m->pools, addr, &b))
+		m->refused++;
+}
+
+void vg_objmap_pool_release(struct vg_objmap *m, uint64_t addr)
+{
+	struct objmap_block *b, copy;
+
+	if (!whole(m) || !m->pools || !(b = vg_addrmap_get(m->pools, addr)))
+		return;
+	copy = *b;
+	vg_addrmap_del(m->pools, addr);
 	remember_freed(m, addr, &copy);
 }
 
@@ -178,8 +229,32 @@ static const struct objmap_block *holding(const struct vg_addrmap *map,
 	return NULL;
 }
 
-void vg_objmap_lookup(const struct vg_objmap *m, uint64_t p,
-		      struct vg_obj *o)
+/* A pool block holding p: the innermost object there. Pool blocks do not
+ * overlap one another (a new one at an address replaces the old); the
+ * one at or below p holds it or none does. */
+static bool pool_holding(const struct vg_objmap *m, uint64_t p,
+			 struct vg_obj *o)
+{
+	const struct objmap_block *b;
+	uint64_t base;
+
+	if (!m->pools || !vg_addrmap_count(m->pools) ||
+	    !(b = holding(m->pools, p, &base)))
+		return false;
+	o->kind = VG_OBJ_BLOCK;
+	o->base = base;
+	o->size = b->size;
+	o->size_known = b->size_known;
+	o->writable = true;
+	o->event = b->event;
+	o->pool = true;
+	return true;
+}
+
+/* What the map knows of p; with pools false, as if the program's own
+ * allocator had given out nothing (free(p) is malloc's business) */
+static void lookup(const struct vg_objmap *m, uint64_t p, bool pools,
+		   struct vg_obj *o)
 {
 	const struct objmap_block *b;
 	const struct objmap_global *g;
@@ -188,6 +263,8 @@ void vg_objmap_lookup(const struct vg_objmap *m, uint64_t p,
 	memset(o, 0, sizeof(*o));
 	o->event = -1;
 	if (!whole(m))
+		return;
+	if (pools && pool_holding(m, p, o))
 		return;
 	if ((b = holding(m->blocks, p, &base))) {
 		o->kind = VG_OBJ_BLOCK;
@@ -221,6 +298,12 @@ void vg_objmap_lookup(const struct vg_objmap *m, uint64_t p,
 		o->kind = VG_OBJ_NONE;
 }
 
+void vg_objmap_lookup(const struct vg_objmap *m, uint64_t p,
+		      struct vg_obj *o)
+{
+	lookup(m, p, true, o);
+}
+
 /* [p, p+n) inside o (n 0: p inside it or at its end) */
 static bool inside(const struct vg_obj *o, uint64_t p, uint64_t n)
 {
@@ -242,7 +325,7 @@ bool vg_objmap_pred(const struct vg_objmap *m, int pred, uint64_t p,
 		*out = 1;
 		return true;
 	}
-	vg_objmap_lookup(m, p, &o);
+	lookup(m, p, pred != VG_MEM_FREEABLE, &o);
 	if (o.kind == VG_OBJ_UNKNOWN)
 		return false;
 	live = o.kind == VG_OBJ_BLOCK || o.kind == VG_OBJ_GLOBAL;

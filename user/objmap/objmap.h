@@ -13,7 +13,9 @@
  * reach user space: `after malloc(size) returns p`, calloc, realloc,
  * reallocarray, memalign, aligned_alloc, valloc, pvalloc,
  * posix_memalign(*p, ...), strdup, strndup, operator new and new[];
- * `before free(p)` and the realloc that moves a block forget it. No probe
+ * `before free(p)` and the realloc that moves a block forget it; and the
+ * program's own allocator, `$alloc` and `$release` (allocs.h), whose
+ * pool blocks may lie inside a heap block and answer before it. No probe
  * is added for this (specs/lib/heap_overflow.vigil has those events).
  *
  * Bounded: at most max_objects live blocks and a fixed number of freed
@@ -56,6 +58,7 @@ struct vg_obj {
 	bool size_known;
 	bool writable;
 	int event;		/* a block's allocation event, -1 */
+	bool pool;		/* a block of the program's own allocator */
 	char name[64];		/* a global's symbol */
 };
 
@@ -72,8 +75,17 @@ void vg_objmap_free(struct vg_objmap *m);
  * did not give), allocated by event (-1: none). */
 void vg_objmap_alloc(struct vg_objmap *m, uint64_t addr, uint64_t size,
 		     bool size_known, int event);
-/* The block at addr is freed (nothing when the map does not hold it). */
+/* The block at addr is freed (nothing when the map does not hold it).
+ * The pool blocks inside it go with it. */
 void vg_objmap_release(struct vg_objmap *m, uint64_t addr);
+/* A block of the program's own allocator (`$alloc`, docs/LANGUAGE.md):
+ * a pool's, maybe carved from a heap block. Where it lies it is the
+ * object, not the block around it; released, it is a freed block where
+ * no live object holds its bytes, and the slab's again where one does
+ * (the allocator's own code writes its free lists there). */
+void vg_objmap_pool_alloc(struct vg_objmap *m, uint64_t addr, uint64_t size,
+			  int event);
+void vg_objmap_pool_release(struct vg_objmap *m, uint64_t addr);
 /* A global or static of size bytes at addr, named name. */
 void vg_objmap_global(struct vg_objmap *m, uint64_t addr, uint64_t size,
 		      bool writable, const char *name);

@@ -28,6 +28,10 @@ struct objmap_run;
 struct vg_objmap {
 	size_t max_objects;
 	struct vg_addrmap *blocks;	/* struct objmap_block by address */
+	/* the program's own allocator's blocks (a pool's), which may lie
+	 * inside a block of blocks (carved from a malloc'd slab): a lookup
+	 * asks them first, the innermost object answering */
+	struct vg_addrmap *pools;
 	struct vg_addrmap *freed;	/* struct objmap_block by address */
 	uint64_t freed_ring[OBJMAP_FREED_MAX];	/* oldest first, to evict */
 	size_t freed_head, freed_n;

@@ -94,7 +94,12 @@ void vg_objmap_event(struct vg_objmap *m, const struct vg_mon_event *ev)
 	case VG_ALLOC_NEW:
 		if (a.old)
 			vg_objmap_release(m, a.old);
-		if (a.addr)
+		if (a.addr && a.pool) {
+			/* a size unread: the block around it answers */
+			if (a.size_known)
+				vg_objmap_pool_alloc(m, a.addr, a.size,
+						     ev->event);
+		} else if (a.addr)
 			vg_objmap_alloc(m, a.addr, a.size, a.size_known,
 					ev->event);
 		break;
@@ -109,8 +114,12 @@ void vg_objmap_event_done(struct vg_objmap *m, const struct vg_mon_event *ev)
 	struct vg_alloc a;
 
 	if (r && (pid_t)ev->pid == vg_run_pid(r->run) &&
-	    vg_alloc_of(r->allocs, ev, &a) == VG_ALLOC_FREE)
-		vg_objmap_release(m, a.addr);
+	    vg_alloc_of(r->allocs, ev, &a) == VG_ALLOC_FREE) {
+		if (a.pool)
+			vg_objmap_pool_release(m, a.addr);
+		else
+			vg_objmap_release(m, a.addr);
+	}
 }
 
 /* ---- the process: mappings, globals, strings -------------------------- */

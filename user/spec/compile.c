@@ -162,6 +162,20 @@ static bool same_outside(const struct vg_event *ev,
 	return true;
 }
 
+/* The allocator's part of a pattern: by the parameter that named its
+ * function (docs/LANGUAGE.md, Parameters), never by the function's own
+ * name, which -D makes anything */
+static enum vg_heap_role heap_role(const struct vg_pattern *pat)
+{
+	if (!pat->param)
+		return VG_HEAP_NONE;
+	if (pat->kind == VG_EV_AFTER && !strcmp(pat->param, "alloc"))
+		return VG_HEAP_ALLOC;
+	if (pat->kind == VG_EV_BEFORE && !strcmp(pat->param, "release"))
+		return VG_HEAP_RELEASE;
+	return VG_HEAP_NONE;
+}
+
 /* An event is its kind, its name and its `outside` functions: `before f`
  * and `before f outside g` are two events, each with its probe. */
 int vg_cc_event_index(struct vg_ld *ld, const struct vg_pattern *pat)
@@ -171,14 +185,18 @@ int vg_cc_event_index(struct vg_ld *ld, const struct vg_pattern *pat)
 	for (int i = 0; i < ld->nevents; i++)
 		if (ld->events[i].kind == pat->kind &&
 		    !strcmp(ld->events[i].name, pat->name) &&
-		    same_outside(&ld->events[i], pat))
+		    same_outside(&ld->events[i], pat)) {
+			if (heap_role(pat))
+				ld->events[i].heap_role = heap_role(pat);
 			return i;
+		}
 	ev = realloc(ld->events, (size_t)(ld->nevents + 1) * sizeof(*ev));
 	if (!ev)
 		vg_ld_oom(ld);
 	ld->events = ev;
 	ev = &ld->events[ld->nevents];
-	*ev = (struct vg_event){ .kind = pat->kind, .loc = pat->loc };
+	*ev = (struct vg_event){ .kind = pat->kind, .loc = pat->loc,
+				 .heap_role = heap_role(pat) };
 	ev->name = vg_ld_xstrdup(ld, pat->name);
 	ev->noutside = pat->noutside;
 	for (int i = 0; i < pat->noutside; i++)
@@ -359,6 +377,27 @@ static int bind_event(struct cc *c, const struct vg_pattern *pat, int ev)
 	return pr->nbindings++;
 }
 
+/* A `$param` transition whose default names an event the state has a
+ * transition on already, the same one (`after $alloc(size) returns p
+ * -> ok` beside `after malloc(size) returns p -> ok`, alloc = malloc):
+ * it is that transition, not a second one lint would call dead; what the
+ * parameter stands for (the allocator's part: heap_role) is on the event */
+static bool folds(const struct vg_property *pr, const struct vg_transition *t,
+		  const struct vg_pattern *pat)
+{
+	if (!pat->param || t->guard.len || t->update.len)
+		return false;
+	for (int j = 0; j < pr->ntrans; j++) {
+		const struct vg_transition *u = &pr->trans[j];
+
+		if (u->from == t->from && u->event == t->event &&
+		    u->to == t->to && u->binding == t->binding &&
+		    !u->guard.len && !u->update.len)
+			return true;
+	}
+	return false;
+}
+
 static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 {
 	struct vg_property *pr = c->pr;
@@ -448,6 +487,10 @@ static void compile_trans(struct cc *c, int from, const struct vg_trans_ast *ta)
 	if (t->to < 0)
 		vg_ld_error(c->ld, ta->to_loc, "unknown state '%s', expected a state of property %s",
 			    ta->to, pr->name);
+	if (folds(pr, t, pat)) {
+		memset(t, 0, sizeof(*t));
+		return;
+	}
 	pr->ntrans++;
 }
 

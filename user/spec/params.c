@@ -245,6 +245,7 @@ void vg_param_subst(struct vg_ld *ld, const struct vg_pscope *sc,
 		if (strcmp(sc->v[i].name, t->str))
 			continue;
 		t->kind = sc->v[i].value.kind;
+		t->param = sc->v[i].name;
 		t->str = sc->v[i].value.str;
 		t->ival = sc->v[i].value.ival;
 		return;

@@ -279,8 +279,12 @@ static void parse_pattern(struct parser *p, struct vg_pattern *pat)
 			pat->name = t->str;
 			pat->name_loc = t->loc;
 		} else {	/* C or C++ (parse_name.c) */
+			const char *param = cur(p)->param;
+
 			pat->name = vg_parse_func_name(p, &pat->name_loc,
 						       "a function name");
+			/* `$alloc` alone, not `$alloc::x` */
+			pat->param = cur(p)->kind == T_LPAREN ? param : NULL;
 		}
 		parse_names(p, pat, VG_MAX_FIELDS);
 		if (pat->kind == VG_EV_AFTER && is_word(cur(p), "returns")) {

@@ -169,6 +169,12 @@ struct vg_event {
 	 * process while vigil reads its mappings; no property's, not
 	 * counted in the stats, optional where there is no loader */
 	bool maps_sync;
+	/* the program's own allocator (docs/LANGUAGE.md, Parameters): an
+	 * `after $alloc(size) returns p` gives out a block, a
+	 * `before $release(p)` takes one back, whatever function -D names;
+	 * the object map follows them (user/objmap/allocs.c) */
+	enum vg_heap_role { VG_HEAP_NONE, VG_HEAP_ALLOC,
+			    VG_HEAP_RELEASE } heap_role;
 };
 
 #define VG_CREQ_FOR_LEAKS 0x1

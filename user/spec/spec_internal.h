@@ -56,6 +56,7 @@ struct vg_token {
 	uint64_t ival;		/* T_INT */
 	char *str;		/* T_IDENT, T_STRING (decoded), T_ERROR (message),
 				 * T_PARAM (the name after $) */
+	const char *param;	/* the `param` it stands for, NULL: none */
 };
 
 /* A whole file's tokens, ending with T_EOF or T_ERROR: the parser needs
@@ -117,6 +118,7 @@ struct vg_pattern {
 	struct vg_loc loc;	/* the keyword, or the name of a NAMED event */
 	char *name;		/* canonical event name, "" for exit/signal/... */
 	struct vg_loc name_loc;
+	const char *param;	/* the name is `$param` (NULL: not one) */
 	int nnames, capnames;
 	struct vg_pname *names;
 	bool has_ret;

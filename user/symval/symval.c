@@ -40,20 +40,51 @@ struct vg_symval {
 	const bool *stack_on;		/* the run's; NULL: no stacks */
 	struct vg_allocs *allocs;	/* the spec's allocator events */
 	struct vg_addrmap *blocks;	/* struct block by address */
+	/* the program's own allocator's (`$alloc`), which may lie inside
+	 * a block of blocks (its slab): named first; made at the first */
+	struct vg_addrmap *pools;
 	struct vg_symbolizer *sym;	/* its own: globals by address */
 	bool maps_read;		/* since the program's start (its exec) */
 };
 
-static void forget(struct vg_symval *sv, uint64_t addr)
+/* A block freed; a heap block's pool blocks go with it */
+static void forget(struct vg_symval *sv, uint64_t addr, bool pool)
 {
+	const struct block *b;
+	uint64_t end, key;
+
+	if (pool) {
+		if (sv->pools)
+			vg_addrmap_del(sv->pools, addr);
+		return;
+	}
+	b = vg_addrmap_get(sv->blocks, addr);
+	end = b && b->size ? addr + b->size : addr + 1;
 	vg_addrmap_del(sv->blocks, addr);
+	while (sv->pools && vg_addrmap_floor(sv->pools, end - 1, &key) &&
+	       key >= addr)
+		vg_addrmap_del(sv->pools, key);
 }
 
 /* (a full table keeps what it has: a block it could not take goes
  * unnamed) */
-static void remember(struct vg_symval *sv, const struct block *b)
+static void remember(struct vg_symval *sv, const struct block *b, bool pool)
 {
-	vg_addrmap_put(sv->blocks, b->addr, b);
+	if (pool && !sv->pools &&
+	    !(sv->pools = vg_addrmap_new(MAX_BLOCKS, sizeof(struct block))))
+		return;
+	vg_addrmap_put(pool ? sv->pools : sv->blocks, b->addr, b);
+}
+
+/* The block at or below v in map, if v is in it (or is it, size
+ * unknown) */
+static const struct block *holding(const struct vg_addrmap *map, uint64_t v)
+{
+	const struct block *b = map ? vg_addrmap_floor(map, v, NULL) : NULL;
+
+	if (b && v != b->addr && v >= b->addr + b->size)
+		return NULL;
+	return b;
 }
 
 /* the target's pid now (a restore replaces the process); <= 0: none */
@@ -146,6 +177,7 @@ void vg_symval_free(struct vg_symval *sv)
 	vg_report_set_namer(NULL, NULL);
 	vg_symbolizer_free(sv->sym);
 	vg_addrmap_free(sv->blocks);
+	vg_addrmap_free(sv->pools);
 	vg_allocs_free(sv->allocs);
 	free(sv);
 }
@@ -187,7 +219,7 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 		return;
 	switch (vg_alloc_of(sv->allocs, ev, &a)) {
 	case VG_ALLOC_FREE:
-		forget(sv, a.addr);
+		forget(sv, a.addr, a.pool);
 		return;
 	case VG_ALLOC_NONE:
 		return;
@@ -195,7 +227,7 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 		break;
 	}
 	if (a.old)
-		forget(sv, a.old);
+		forget(sv, a.old, false);
 	if (!a.addr)
 		return;		/* failed */
 	b.addr = a.addr;
@@ -203,7 +235,7 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 	b.event = ev->event;
 	b.stack = sv->stack_on && sv->stack_on[ev->event]
 		  ? (int64_t)ev->slot[VG_SLOT_STACK] : -1;
-	remember(sv, &b);
+	remember(sv, &b, a.pool);
 }
 
 /* "make_node at list.c:12" (the caller, from the stack), else "malloc" */
@@ -297,10 +329,9 @@ bool vg_symval_name(void *ctx, uint64_t v, bool object, char *buf,
 		name_global(&d, object, buf, len);
 		return true;
 	}
-	/* the block at or below v, if v is in it (or is it, size unknown) */
-	if (sv->blocks && (best = vg_addrmap_floor(sv->blocks, v, NULL)) &&
-	    v != best->addr && v >= best->addr + best->size)
-		best = NULL;
+	/* the innermost block holding v: a pool block, else the heap's */
+	if (!(best = holding(sv->pools, v)))
+		best = holding(sv->blocks, v);
 	if (!best)
 		return agent_block(sv, v, buf, len);
 	site(sv, best, name, sizeof(name));
