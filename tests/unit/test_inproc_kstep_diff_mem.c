@@ -98,7 +98,6 @@ struct dm {
 	struct vg_monitor *mon;
 	int malloc_ev, realloc_ev, free_ev, use_ev, str_ev;
 	struct heap_ref h;		/* the lanes: in [heap] */
-	void *heap_raw;			/* malloc's, to free */
 	char *stack;			/* a caller's frame: unknown */
 	char *noread;			/* PROT_NONE: unknown, unreadable */
 	/* counted, for the test's own checks that it met every case */
@@ -260,6 +259,7 @@ static void dm_init(struct dm *t, char *stack)
 	struct vg_spec *s = load(spec_text);
 	struct vg_err e = { 0 };
 	uint64_t nb = vg_om_nbuckets(4096), lo, hi;
+	void *raw;
 	size_t off;
 
 	memset(t, 0, sizeof(*t));
@@ -302,12 +302,16 @@ static void dm_init(struct dm *t, char *stack)
 	t->use_ev = event_of(s, "use", VG_EV_BEFORE);
 	t->str_ev = event_of(s, "str", VG_EV_BEFORE);
 
-	/* the lanes: in the brk heap (below the mmap threshold), letters
-	 * with a NUL now and then, and at each lane's end, so that a string
-	 * read there ends in memory nothing writes meanwhile */
-	assert_non_null(t->heap_raw = malloc(LANES * LANE + LANE));
-	t->h.lanes = (char *)(((uintptr_t)t->heap_raw + LANE - 1) &
-			   ~(uintptr_t)(LANE - 1));
+	/* the lanes: in the brk heap (from sbrk itself: a sanitizer's
+	 * malloc has a heap of its own), letters with a NUL now and then,
+	 * and at each lane's end, so that a string read there ends in
+	 * memory nothing writes meanwhile */
+	raw = sbrk(LANES * LANE + 2 * LANE);
+	assert_true(raw != (void *)-1);
+	/* a lane's room before the first (a pointer before a block there
+	 * is in [heap] too: no object, not "in no mapping") */
+	t->h.lanes = (char *)(((uintptr_t)raw + 2 * LANE - 1) &
+			      ~(uintptr_t)(LANE - 1));
 	for (int i = 0; i < LANES * LANE; i++)
 		t->h.lanes[i] = (i % LANE == LANE - 1 || !rnd(24)) ? 0
 							: (char)('a' + rnd(26));
@@ -338,7 +342,6 @@ static void dm_free(struct dm *t)
 	vg_monitor_free(t->mon);
 	vg_objmap_free(t->um);
 	munmap(t->noread, 4096);
-	free(t->heap_raw);
 	fix_free(&t->f);
 }
 
