@@ -590,7 +590,7 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 	struct kfind f = { .prop = prop };
 	struct vg_kslot *s;
 	__s64 *vars = m->vars;
-	int to = -1, from = 0, idx, reborn;
+	int to = -1, from = 0, idx, reborn, taken;
 	__u16 flags = 0;
 
 	if (!p)
@@ -653,10 +653,14 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 	if (reborn)
 		from = 0;
 	vars_copy(vars, reborn ? p->init_vars : s->vars);
-	to = kapply(sh, m, prop, (__u32)from, bind);
-	/* the same object used again, not made again: absorbed */
+	/* the same object used again, not made again: absorbed, its guards
+	 * not even asked (the user tier's start(): no memory predicate of
+	 * it is counted unknown) */
 	if (reborn && !((p->create_mask >> (bind & 31)) & 1))
 		to = -1;
+	else
+		to = kapply(sh, m, prop, (__u32)from, bind);
+	taken = to;
 	/* the same violation again: absorbed (s->state is still the slice's
 	 * own, under its lock) */
 	if (to >= 0 && ((p->violation_mask >> (s->state & 31)) & 1) &&
@@ -667,8 +671,10 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 		s->state = (__u16)to;
 	}
 	kunlock(s);
+	/* as the transition chosen: a violation a known guard took is
+	 * checked, absorbed or not */
 	if (m->unk_step)
-		count_unknown(sh, p, prop, to, from, vars);
+		count_unknown(sh, p, prop, taken, from, vars);
 	if (to < 0)
 		return 0;	/* no transition: nothing to report */
 	if (m->err) {

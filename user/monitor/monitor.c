@@ -349,10 +349,12 @@ static int apply(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 	vars = vg_rec_vars(ms, r);
 	vg_rec_expand(ms, vg_rec_params(ms, r, ref), params);
 	t = choose(m, pr, bi, from, params, vars, ev, &unknown);
-	pr->mem_unknown += unknown;
 	/* (a violation a known guard took is real, whatever an earlier
-	 * guard left unknown) */
-	if (unknown && (t < 0 || !pr->viol[pr->p->trans[t].to]))
+	 * guard left unknown: the event was checked, as the in-process
+	 * tier counts it, inproc/kstep.c) */
+	unknown = unknown && (t < 0 || !pr->viol[pr->p->trans[t].to]);
+	pr->mem_unknown += unknown;
+	if (unknown)
 		r->flags |= VG_SF_INCONC;
 	if (t < 0)
 		return 0;
@@ -461,8 +463,9 @@ static int start(struct vg_monitor *m, int prop, struct prop_rt *pr, int bi,
 		memcpy(pr->saved_globals, pr->globals,
 		       pr->nglobals * sizeof(int64_t));
 	t = choose(m, pr, bi, 0, beta, pr->tmp_vars, ev, &unknown);
+	unknown = unknown && (t < 0 || !pr->viol[pr->p->trans[t].to]);
 	pr->mem_unknown += unknown;
-	if (unknown && (t < 0 || !pr->viol[pr->p->trans[t].to]))
+	if (unknown)
 		flags |= VG_SF_INCONC;
 	if (t < 0) {
 		/* an instance left in its initial state is not kept, nor

@@ -92,7 +92,10 @@ void vg_objmap_event(struct vg_objmap *m, const struct vg_mon_event *ev)
 	case VG_ALLOC_FREE:
 		break;		/* once the monitor has seen it */
 	case VG_ALLOC_NEW:
-		if (a.old)
+		/* a realloc that failed (NULL for a size that is not 0) left
+		 * its block as it was, the program's (the agent's map keeps
+		 * it too, inproc/objmap.c) */
+		if (a.old && (a.addr || !a.size_known || !a.size))
 			vg_objmap_release(m, a.old);
 		if (a.addr && a.pool) {
 			/* a size unread: the block around it answers */
