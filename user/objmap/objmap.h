@@ -77,9 +77,13 @@ void vg_objmap_release(struct vg_objmap *m, uint64_t addr);
 /* A global or static of size bytes at addr, named name. */
 void vg_objmap_global(struct vg_objmap *m, uint64_t addr, uint64_t size,
 		      bool writable, const char *name);
-/* The heap's range [lo, hi) (the process's [heap]); complete: the map
- * saw every allocation of the process (it started under vigil), so a
- * pointer there in no block is no object. */
+/* The map saw every allocation of the process (it started under vigil)
+ * or not: with it (and no block refused), a pointer in the heap in no
+ * block is no object, and one with no entry at all (a stack) is no heap
+ * block: freeable(p) false (include/vigil_objmap_pred.h) */
+void vg_objmap_complete(struct vg_objmap *m, bool complete);
+/* The heap's range [lo, hi) (the process's [heap]); complete: as
+ * vg_objmap_complete. */
 void vg_objmap_heap(struct vg_objmap *m, uint64_t lo, uint64_t hi,
 		    bool complete);
 /* What the map knows of p (without asking the process). */

@@ -59,6 +59,9 @@ int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
 		return -1;
 	m->oracle.ctx = m;
 	m->oracle.eval = oracle_eval;
+	/* vigil run's process: its every allocation comes to the map (until
+	 * a record is lost: oracle_eval) */
+	vg_objmap_complete(m, !attached);
 	return 0;
 }
 
@@ -213,6 +216,22 @@ static int64_t read_strlen(pid_t pid, uint64_t p, uint64_t max)
 	return (int64_t)max;
 }
 
+/* A record lost (the ring was full) may have been an allocation: the
+ * map has not seen every one any more. Asked where it matters, for a p
+ * in no entry of the map (the counts are read from the kernel) */
+static void check_lost(struct vg_objmap *m, uint64_t p)
+{
+	struct vg_run_counts c;
+	struct vg_obj o;
+
+	vg_objmap_lookup(m, p, &o);
+	if (o.kind != VG_OBJ_UNKNOWN)
+		return;
+	vg_run_counts(m->run->run, &c);
+	if (c.lost)
+		vg_objmap_complete(m, false);
+}
+
 static bool oracle_eval(void *ctx, uint32_t pid, int pred, uint64_t p,
 			uint64_t n, int64_t *out)
 {
@@ -231,6 +250,8 @@ static bool oracle_eval(void *ctx, uint32_t pid, int pred, uint64_t p,
 		*out = len;
 		return true;
 	}
+	if ((pred == VG_MEM_FREEABLE || pred == VG_MEM_FREED) && m->complete)
+		check_lost(m, p);
 	if (vg_objmap_pred(m, pred, p, n, out))
 		return true;
 	if (!(mp = mapping_of(m->run, p)) && !(mp = remap(m, target, p))) {
