@@ -202,6 +202,21 @@ static void test_heap_preds(void **state)
 	assert_int_equal(known(m, VG_MEM_FREEABLE, 0x20008, 0), 0);
 	vg_objmap_free(m);
 
+	/* the heap as it was when the map began (the in-process tier's
+	 * start at the program's entry): its blocks may be unseen */
+	m = vg_objmap_new(16);
+	vg_objmap_heap(m, HEAP_LO, HEAP_HI, true);
+	vg_objmap_alloc(m, 0x20000, 50, true, -1);
+	assert_int_equal(known(m, VG_MEM_FREEABLE, 0x18000, 0), 0);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x18000, 1), 0);
+	vg_objmap_unseen(m, HEAP_LO, 0x19000);
+	assert_true(unknown(m, VG_MEM_FREEABLE, 0x18000, 0));
+	assert_true(unknown(m, VG_MEM_FREED, 0x18000, 0));
+	assert_true(unknown(m, VG_MEM_VALID, 0x18000, 1));
+	assert_int_equal(known(m, VG_MEM_FREEABLE, 0x20000, 0), 1);
+	assert_int_equal(known(m, VG_MEM_FREEABLE, stack, 0), 0);
+	vg_objmap_free(m);
+
 	/* freed blocks forgotten: freed(p) of no entry unknown, freeable
 	 * still known */
 	m = vg_objmap_new(16);

@@ -147,6 +147,17 @@ void vg_objmap_complete(struct vg_objmap *m, bool complete)
 	m->complete = complete;
 }
 
+void vg_objmap_unseen(struct vg_objmap *m, uint64_t lo, uint64_t hi)
+{
+	m->unseen.lo = lo;
+	m->unseen.hi = hi;
+}
+
+static bool in_unseen(const struct vg_objmap *m, uint64_t p)
+{
+	return p >= m->unseen.lo && p < m->unseen.hi;
+}
+
 void vg_objmap_heap(struct vg_objmap *m, uint64_t lo, uint64_t hi,
 		    bool complete)
 {
@@ -223,7 +234,7 @@ void vg_objmap_lookup(const struct vg_objmap *m, uint64_t p,
 		return;
 	}
 	/* between blocks: no object, if every block there is known */
-	if (in_heap(m, p) && m->complete && !m->refused)
+	if (in_heap(m, p) && m->complete && !m->refused && !in_unseen(m, p))
 		o->kind = VG_OBJ_NONE;
 }
 
@@ -237,7 +248,8 @@ static bool inside(const struct vg_obj *o, uint64_t p, uint64_t n)
 
 /* What the lookup found, in the terms of vigil_objmap_pred.h: the rules
  * of freeable(p) and freed(p) the agent's map follows too */
-static enum vg_om_at at_of(const struct vg_objmap *m, const struct vg_obj *o)
+static enum vg_om_at at_of(const struct vg_objmap *m, const struct vg_obj *o,
+			   uint64_t p)
 {
 	switch (o->kind) {
 	case VG_OBJ_BLOCK:
@@ -249,7 +261,8 @@ static enum vg_om_at at_of(const struct vg_objmap *m, const struct vg_obj *o)
 	case VG_OBJ_NONE:
 		return VG_OM_AT_NONE;
 	default:
-		return whole(m) ? VG_OM_AT_NOTHING : VG_OM_AT_UNKNOWN;
+		return whole(m) && !in_unseen(m, p) ? VG_OM_AT_NOTHING
+						     : VG_OM_AT_UNKNOWN;
 	}
 }
 
@@ -260,9 +273,10 @@ static bool heap_pred(const struct vg_objmap *m, int pred,
 {
 	bool complete = m->complete && !m->refused;
 	int r = pred == VG_MEM_FREED
-			? vg_om_freed_at(at_of(m, o), m->freed_evicted != 0,
+			? vg_om_freed_at(at_of(m, o, p), m->freed_evicted != 0,
 					 complete)
-			: vg_om_freeable_at(at_of(m, o), o->base, p, complete);
+			: vg_om_freeable_at(at_of(m, o, p), o->base, p,
+					    complete);
 
 	if (r < 0)
 		return false;

@@ -65,6 +65,34 @@ int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
 	return 0;
 }
 
+bool vg_objmap_follows(const struct vg_objmap *m, int event)
+{
+	struct vg_alloc_shape sh;
+
+	if (!m || !m->run)
+		return false;
+	vg_alloc_shape_of(m->run->allocs, event, &sh);
+	return sh.what != VG_ALLOC_NONE;
+}
+
+void vg_objmap_unseen_now(struct vg_objmap *m)
+{
+	struct vg_maps maps;
+	struct vg_err e = { 0 };
+	pid_t pid = m && m->run ? vg_run_pid(m->run->run) : 0;
+
+	if (pid <= 0)
+		return;
+	if (vg_maps_read(pid, &maps, &e)) {
+		vg_objmap_unseen(m, 0, UINT64_MAX);	/* all of it */
+		return;
+	}
+	for (size_t i = 0; i < maps.n; i++)
+		if (maps.v[i].path && !strcmp(maps.v[i].path, "[heap]"))
+			vg_objmap_unseen(m, maps.v[i].start, maps.v[i].end);
+	vg_maps_free(&maps);
+}
+
 void vg_objmap_exec(struct vg_objmap *m)
 {
 	struct objmap_run *r = m ? m->run : NULL;
