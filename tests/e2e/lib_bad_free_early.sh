@@ -7,7 +7,9 @@
 # property is in the user tier but the allocator in-process
 # (--follow-fork). With --no-fast the uprobes see the constructor's
 # malloc: the good free is quiet, the interior one stopped, its block
-# named.
+# named. And vigil attach, whose map has not seen the blocks from before
+# it: neither the free of such a block nor that of a local array is
+# checked (freeable(p) unknown), never a false bad free.
 . "$(dirname "$0")/lib.sh"
 
 for OPTS in "" --follow-fork; do
@@ -34,4 +36,25 @@ expect_out "slice  p=0x[0-9a-f]+ \(block of 100 bytes from malloc, \+8\)"
 expect_no_out "early_free: done"
 [ "$(proc_state "$pid")" = T ] || fail "--interior: target not stopped"
 kill -KILL "$pid"
+
+"$TARGETS/early_free" --wait "$TMP/go" >"$TMP/target.out" 2>&1 &
+tpid=$!
+LEFT_PIDS+=("$tpid")
+for _ in $(seq 100); do grep -q ready "$TMP/target.out" && break; sleep 0.05; done
+"$VIGIL" attach specs/lib/bad_free.vigil -p "$tpid" >"$TMP/out" 2>&1 &
+vpid=$!
+for _ in $(seq 300); do
+	grep -q "in-process tier: [0-9]* functions patched" "$TMP/out" && break
+	sleep 0.05
+done
+touch "$TMP/go"
+wait "$vpid"
+RC=$?
+cat "$TMP/out"
+expect_rc 0
+expect_out "bad_free: kernel tier \(in-process"
+expect_out "in-process tier: [0-9]+ functions patched"
+expect_no_out "VIOLATION"
+expect_out "bad_free: 2 events not checked: a memory predicate was unknown"
+expect_out "target killed by signal 6"
 echo ok
