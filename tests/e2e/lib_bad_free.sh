@@ -6,10 +6,11 @@
 # specs/lib/double_free.vigil; each bad pointer found at the call, in the
 # kernel tier (in-process, on the agent's object map), before glibc
 # aborts on it: an interior pointer, a local array and a global given to
-# free, an interior pointer given to realloc, each report naming the
-# object the pointer is in (freeable(p) is false for the stack: vigil run
-# saw every allocation); the same in the user tier (--no-fast), held at
-# the uprobe until vigil has answered. A block freed twice is
+# free, a pointer into a freed block, an interior pointer given to
+# realloc, each report naming the object the pointer is in (freeable(p)
+# is false for the stack: vigil run saw every allocation); the same in
+# the user tier (--no-fast), held at the uprobe until vigil has
+# answered. A block freed twice is
 # double_free's, not bad_free's (freed(p)).
 . "$(dirname "$0")/lib.sh"
 
@@ -61,6 +62,9 @@ for OPTS in "" --no-fast; do
 	expect_out "event  before free\(0x7ff[0-9a-f]+\) in tid [0-9]+"
 	check_stop --global bad_free free release
 	expect_out "slice  p=0x[0-9a-f]+ \(global table\[64\]\)"
+	# 16 bytes into a block freed already: no double free (that is a
+	# freed block's start), a bad one
+	check_stop --freed-interior bad_free free release
 	# (realloc has a return probe too: its return address on the stack is
 	# the kernel's uretprobe trampoline's until vigil, leaving, puts the
 	# real one back, so gdb sees main as its caller); blocks[6]: strdup's

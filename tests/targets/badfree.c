@@ -7,6 +7,8 @@
  *   --interior  free of a pointer into the middle of a block
  *   --stack     free of a local array
  *   --global    free of a global array
+ *   --freed-interior  free of a pointer into a block freed already, not
+ *               at its start
  *   --realloc   realloc of a pointer into the middle of a block
  *   --double-aligned  the posix_memalign block freed twice (for
  *                     specs/lib/double_free.vigil)
@@ -67,6 +69,12 @@ int main(int argc, char **argv)
 		release(local);			/* the bug */
 	if (!strcmp(bug, "--global"))
 		release(table);			/* the bug */
+	if (!strcmp(bug, "--freed-interior")) {
+		char *gone = malloc(64);
+
+		release(gone);
+		release(gone + 16);		/* the bug */
+	}
 #pragma GCC diagnostic ignored "-Wfree-nonheap-object"	/* gcc sees it too */
 	if (!strcmp(bug, "--realloc"))
 		blocks[6] = realloc(blocks[6] + 8, 100);	/* the bug */

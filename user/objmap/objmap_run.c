@@ -183,8 +183,10 @@ static const struct vg_map *remap(struct vg_objmap *m, pid_t pid, uint64_t p)
 	}
 	for (size_t i = 0; r->maps_ok && i < r->maps.n; i++)
 		if (r->maps.v[i].path && !strcmp(r->maps.v[i].path, "[heap]"))
+			/* (complete as bind said, unless a record was lost
+			 * since: check_lost) */
 			vg_objmap_heap(m, r->maps.v[i].start, r->maps.v[i].end,
-				       !r->attached);
+				       m->complete && !r->attached);
 	return mapping_of(r, p);
 }
 
