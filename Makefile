@@ -158,6 +158,9 @@ $(BUILD)/targets/dlhost: $(wildcard tests/targets/plugin/*.h)
 # a program that links one of them (its mutexes are the library's)
 $(BUILD)/targets/abba_lib: $(BUILD)/targets/libabbalib.so
 $(BUILD)/targets/abba_lib: TARGET_LDLIBS := -L$(BUILD)/targets -labbalib -Wl,-rpath,'$$ORIGIN'
+# (its library allocates a block before the program's entry)
+$(BUILD)/targets/early_free: $(BUILD)/targets/libearlyblock.so
+$(BUILD)/targets/early_free: TARGET_LDLIBS := -L$(BUILD)/targets -learlyblock -Wl,-rpath,'$$ORIGIN'
 
 # --- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libvigil.a

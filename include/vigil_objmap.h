@@ -75,6 +75,11 @@
  * published and never cleared. x86-64's ordering (TSO) is what the BPF
  * side relies on, as kunlock does; the user side says it with atomics.
  *
+ * Complete: a map that saw every allocation of its process (vigil
+ * started it) says so in its header (hdr.complete), and only then is a
+ * pointer with no entry at all (a stack) known to be no heap block:
+ * freeable(p), vg_om_freeable, is false there rather than unknown.
+ *
  * Sizing: vg_om_nbuckets(n) gives a table for n objects at half load;
  * the map's max_entries is that plus one (the header), set before load;
  * user space calls vg_om_init on the mapped array before any program
@@ -169,6 +174,13 @@ struct vg_om_hdr {
 	 * taken out with them (too many granules to look through): a pool
 	 * block there is not believed, the object around it answers */
 	__u64 pool_doubt_lo, pool_doubt_hi;
+	/* 1: the map saw every allocation of the process, but for what its
+	 * lost range holds (vigil started it and files its blocks from its
+	 * start): memory with no entry is no block (freeable(p) false
+	 * there, include/vigil_objmap_pred.h); 0 (vigil attached, or an
+	 * allocation it does not follow): unknown. Set by vigil once, before
+	 * the agent uses the map (vg_om_set_complete) */
+	__u64 complete;
 };
 
 union vg_om_elem {

@@ -10,6 +10,8 @@
 #ifndef VIGIL_OBJMAP_CODE_H
 #define VIGIL_OBJMAP_CODE_H
 
+#include "vigil_objmap_pred.h"
+
 #ifdef __bpf__
 #ifndef VG_OM_MAP
 #error "define VG_OM_MAP, the object map's name, before vigil_objmap.h"
@@ -403,6 +405,56 @@ VG_OM_INLINE int vg_om_lookup(struct vg_objmap *m, __u64 p,
 	return vg_om_lookup_as(m, p, out, 0);
 }
 
+/* What a lookup of p found, in the terms of vigil_objmap_pred.h (the
+ * user tier's map answers by the same rules), with *o; *complete: the map
+ * saw every allocation of its process (hdr.complete); as_free: as free()
+ * sees p (vg_om_lookup_as: a pool block at a slab's start is not what
+ * free(p) frees) */
+VG_OM_INLINE enum vg_om_at vg_om_at(struct vg_objmap *m, __u64 p,
+				    struct vg_om_obj *o, int *complete,
+				    int as_free)
+{
+	union vg_om_elem *h = VG_OM_ELEM(m, 0);
+	int r = vg_om_lookup_as(m, p, o, as_free);
+
+	*complete = h && VG_OM_LOAD(h->h.complete) == 1;
+	if (r == VG_OM_NONE)
+		return VG_OM_AT_NOTHING;
+	if (r != VG_OM_FOUND)
+		return VG_OM_AT_UNKNOWN;
+	if (o->kind == VG_OM_HEAP)
+		return VG_OM_AT_BLOCK;
+	if (o->kind == VG_OM_FREED)
+		return VG_OM_AT_FREED;
+	return o->kind == VG_OM_ARENA ? VG_OM_AT_NONE : VG_OM_AT_OBJECT;
+}
+
+/* freeable(p): 1 when p is the start of a live heap block, 0 when it is
+ * not, VG_OM_UNKNOWN: memory the map has no entry for is no block only
+ * in a complete map, and where it lost an object the lookup is unknown
+ * already */
+VG_OM_INLINE int vg_om_freeable(struct vg_objmap *m, __u64 p)
+{
+	struct vg_om_obj o;
+	int complete, r;
+	enum vg_om_at at = vg_om_at(m, p, &o, &complete, 1);
+
+	r = vg_om_freeable_at(at, o.base, p, complete);
+	return r < 0 ? VG_OM_UNKNOWN : r;
+}
+
+/* freed(p): 1 when p is in a freed heap block, 0 when it is not,
+ * VG_OM_UNKNOWN (where the map dropped a freed block, or as freeable) */
+VG_OM_INLINE int vg_om_freed(struct vg_objmap *m, __u64 p)
+{
+	struct vg_om_obj o;
+	int complete, r;
+	enum vg_om_at at = vg_om_at(m, p, &o, &complete, 0);
+
+	r = vg_om_freed_at(at, !!(o.flags & VG_OM_MAYBE_FREED), complete);
+	return r < 0 ? VG_OM_UNKNOWN : r;
+}
+
 /* --- insert ------------------------------------------------------------ */
 
 /* An insert: three passes over its window, each for one class of slot
@@ -731,9 +783,17 @@ static inline int vg_om_init(struct vg_objmap *m, __u64 nbuckets)
 	h->live_hi = h->freed_hi = 0;
 	for (int i = 0; i < VG_OMC_N; i++)
 		h->cnt[i] = 0;
+	h->complete = 0;
 	/* last: the map is used once this is seen */
 	__atomic_store_n(&h->magic, VG_OM_MAGIC, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* The map saw (on: 1) every allocation of its process from its start,
+ * or not (0: the default); vigil says so before the agent runs */
+static inline void vg_om_set_complete(struct vg_objmap *m, int on)
+{
+	__atomic_store_n(&m->hdr.h.complete, on ? 1 : 0, __ATOMIC_RELEASE);
 }
 #endif
 

@@ -125,7 +125,9 @@ static __s64 strlen_at(struct vm *m, __u64 p, __u64 max)
  * arena: no object), or unknown, which sets m->unknown and answers 0 (the
  * guard is then not taken: kapply). Memory the map has no entry for at
  * all (a stack, a mapping of the program's own, a global not filed) is
- * unknown, never "no object". */
+ * unknown, never "no object"; but freeable(p) and freed(p), which are
+ * about heap blocks only, are false there when the map saw every
+ * allocation (vg_om_freeable, vg_om_freed). */
 static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
 {
 	struct vg_om_obj o;
@@ -141,10 +143,18 @@ static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
 			goto unknown;
 		return len;
 	}
-	/* free(p) is malloc's business: a pool block at a slab's start is
-	 * not what it frees */
-	if (!m->om || vg_om_lookup_as(m->om, p, &o,
-				      pred == VG_MEM_FREEABLE) != VG_OM_FOUND)
+	/* statements about heap blocks, which a complete map can make of
+	 * memory it has no entry for (vigil_objmap_pred.h) */
+	if (pred == VG_MEM_FREEABLE || pred == VG_MEM_FREED) {
+		if (!m->om)
+			goto unknown;
+		len = pred == VG_MEM_FREED ? vg_om_freed(m->om, p)
+					   : vg_om_freeable(m->om, p);
+		if (len < 0)
+			goto unknown;
+		return len;
+	}
+	if (!m->om || vg_om_lookup(m->om, p, &o) != VG_OM_FOUND)
 		goto unknown;
 	live = vg_om_is_object(o.kind);
 	if (!live && o.kind != VG_OM_FREED && o.kind != VG_OM_ARENA)
@@ -161,13 +171,6 @@ static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
 		return live ? (__s64)o.base : 0;
 	case VG_MEM_OFFSET:
 		return live ? (__s64)(p - o.base) : 0;
-	case VG_MEM_FREEABLE:
-		return o.kind == VG_OM_HEAP && p == o.base;
-	case VG_MEM_FREED:
-		/* a freed block the map could not keep may have been here */
-		if (o.kind != VG_OM_FREED && (o.flags & VG_OM_MAYBE_FREED))
-			goto unknown;
-		return o.kind == VG_OM_FREED;
 	}
 unknown:
 	m->unknown = 1;

@@ -4,8 +4,14 @@
 # valloc and pvalloc, each freed once; free(NULL); an address calloc
 # hands out again), with exact per-probe counts, and so is
 # specs/lib/double_free.vigil; each bad pointer found at the call, in the
-# kernel tier, before glibc aborts on it: an interior pointer and a local
-# array given to free, an interior pointer given to realloc.
+# kernel tier (in-process, on the agent's object map), before glibc
+# aborts on it: an interior pointer, a local array and a global given to
+# free, a pointer into a freed block, an interior pointer given to
+# realloc, each report naming the object the pointer is in (freeable(p)
+# is false for the stack: vigil run saw every allocation); the same in
+# the user tier (--no-fast), held at the uprobe until vigil has
+# answered. A block freed twice is
+# double_free's, not bad_free's (freed(p)).
 . "$(dirname "$0")/lib.sh"
 
 # (with double_free.vigil: the address calloc hands out again, freed
@@ -25,29 +31,59 @@ for c in after:malloc=41 after:calloc=17 after:realloc=9 after:memalign=16 \
 	expect_out "^vigil: stats: .* $c( |$)"
 done
 
-check_stop() {	# $1 flag, $2 violation state, $3 function at frame 0, $4 at frame 1
-	run_vigil run specs/lib/bad_free.vigil -- "$TARGETS/badfree" "$1"
+check_stop() {	# $1 flag, $2 violation state, $3 function at frame 0, $4 at frame 1; $OPTS: vigil's options
+	run_vigil run $OPTS specs/lib/bad_free.vigil -- "$TARGETS/badfree" "$1"
 	pid=$(stopped_pid)
 	[ -n "$pid" ] && LEFT_PIDS+=("$pid")
 	expect_rc 1
+	expect_out "$TIER"
 	expect_out "VIOLATION of bad_free"
-	expect_out "state  unknown -> $2 \(violation\)"
-	expect_no_out "badfree: done"
+	expect_out "state  ok -> $2 \(violation\)"
+	expect_no_out "badfree: done|inconclusive"
 	[ "$(proc_state "$pid")" = T ] || fail "$1: target not stopped"
 	gdb_handoff "-ex bt"
 	expect_frame 0 "$3" "$1: not stopped in $3"
 	[ -z "$4" ] || expect_frame 1 "$4" "$1: $4 is not the caller"
 	kill -KILL "$pid"
 }
-check_stop --interior bad_free free release
-# the slice is the address of a local: a stack address, near the top
-check_stop --stack bad_free free release
-expect_out "event  before free\(0x7ff[0-9a-f]+\) in tid [0-9]+"
-# (realloc has a return probe too: its return address on the stack is the
-# kernel's uretprobe trampoline's until vigil, leaving, puts the real one
-# back, so gdb sees main as its caller)
-check_stop --realloc bad_realloc realloc main
-expect_out "event  before realloc\(0x[0-9a-f]+8(, [0-9]+)?\) in tid [0-9]+"
+for OPTS in "" --no-fast; do
+	if [ -z "$OPTS" ]; then
+		TIER="bad_free: kernel tier \(in-process"
+	else
+		TIER="bad_free: user tier because"
+	fi
+	# blocks[5]: calloc(4, 13), freed 16 bytes in
+	check_stop --interior bad_free free release
+	expect_out "slice  p=0x[0-9a-f]+ \(block of 52 bytes from calloc, \+16\)"
+	expect_out "vars   at=0x[0-9a-f]+ \(block of 52 bytes from calloc, \+16\)"
+	# the slice is the address of a local: a stack address, near the top,
+	# in no object
+	check_stop --stack bad_free free release
+	expect_out "event  before free\(0x7ff[0-9a-f]+\) in tid [0-9]+"
+	check_stop --global bad_free free release
+	expect_out "slice  p=0x[0-9a-f]+ \(global table\[64\]\)"
+	# 16 bytes into a block freed already: no double free (that is a
+	# freed block's start), a bad one
+	check_stop --freed-interior bad_free free release
+	# (realloc has a return probe too: its return address on the stack is
+	# the kernel's uretprobe trampoline's until vigil, leaving, puts the
+	# real one back, so gdb sees main as its caller); blocks[6]: strdup's
+	# 17 bytes (its malloc's), realloc'ed 8 bytes in
+	check_stop --realloc bad_realloc realloc main
+	expect_out "event  before realloc\(0x[0-9a-f]+8 \(block of 17 bytes from malloc, \+8\)(, [0-9]+)?\) in tid [0-9]+"
+done
+
+# a block freed twice: double_free.vigil's violation, not bad_free's (the
+# second free of a freed block's start, freed(p))
+for OPTS in "" --no-fast; do
+	run_vigil run $OPTS specs/lib/bad_free.vigil specs/lib/double_free.vigil -- "$TARGETS/badfree" --double-aligned
+	pid=$(stopped_pid)
+	[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+	expect_rc 1
+	expect_out "VIOLATION of double_free"
+	expect_no_out "VIOLATION of bad_free|inconclusive"
+	kill -KILL "$pid"
+done
 
 # double_free.vigil knows posix_memalign's block from its out-pointer
 run_vigil run specs/lib/double_free.vigil -- "$TARGETS/badfree" --double-aligned

@@ -6,6 +6,9 @@
  * is freed again (for specs/lib/double_free.vigil too). With a flag, one bug:
  *   --interior  free of a pointer into the middle of a block
  *   --stack     free of a local array
+ *   --global    free of a global array
+ *   --freed-interior  free of a pointer into a block freed already, not
+ *               at its start
  *   --realloc   realloc of a pointer into the middle of a block
  *   --double-aligned  the posix_memalign block freed twice (for
  *                     specs/lib/double_free.vigil)
@@ -20,6 +23,8 @@
 #include <unistd.h>
 
 #define N 64
+
+char table[64];		/* a global: --global frees it */
 
 __attribute__((noinline)) static void release(void *p)
 {
@@ -62,6 +67,14 @@ int main(int argc, char **argv)
 		release(blocks[5] + 16);	/* the bug */
 	if (!strcmp(bug, "--stack"))
 		release(local);			/* the bug */
+	if (!strcmp(bug, "--global"))
+		release(table);			/* the bug */
+	if (!strcmp(bug, "--freed-interior")) {
+		char *gone = malloc(64);
+
+		release(gone);
+		release(gone + 16);		/* the bug */
+	}
 #pragma GCC diagnostic ignored "-Wfree-nonheap-object"	/* gcc sees it too */
 	if (!strcmp(bug, "--realloc"))
 		blocks[6] = realloc(blocks[6] + 8, 100);	/* the bug */

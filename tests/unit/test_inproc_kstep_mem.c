@@ -230,6 +230,32 @@ static void test_free_preds(void **state)
 	mf_free(&t);
 }
 
+/* free of a stack address: the map has no entry there, so freed(p) and
+ * freeable(p) are unknown (not taken, counted) until vigil says the map
+ * saw every allocation (vigil run); then it is no heap block: bad_free */
+static void test_free_stack(void **state)
+{
+	struct mf t;
+	uint64_t stack = 0x7ffd00001000ull;
+
+	(void)state;
+	mf_init(&t);
+	assert_int_equal(call(&t, t.free_ev, stack, 0), 0);
+	assert_int_equal(nrecs, 0);
+	assert_int_equal(t.f.sh->kunknown[0], 1);
+	vg_om_set_complete(t.m, 1);
+	assert_int_equal(call(&t, t.free_ev, stack, 0), VG_RF_STOPPED);
+	expect_viol(&t, "bad_free", -1, 0);
+	assert_int_equal(t.f.sh->kunknown[0], 1);
+	reset_slice(&t);
+	/* but not where the map lost a block */
+	vg_om_mark_lost(t.m, stack, 16);
+	assert_int_equal(call(&t, t.free_ev, stack, 0), 0);
+	assert_int_equal(nrecs, 0);
+	assert_int_equal(t.f.sh->kunknown[0], 2);
+	mf_free(&t);
+}
+
 /* strlen_at reads the memory as the user tier does (objmap_run.c): a
  * string that runs off its block is read past it (that is the overread),
  * one the map does not know is read all the same; only memory that cannot
@@ -301,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_heap_block),
 		cmocka_unit_test(test_globals_and_arena),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_free_stack),
 		cmocka_unit_test(test_free_preds),
 		cmocka_unit_test(test_strlen_at),
 	};

@@ -75,9 +75,10 @@ static void test_blocks(void **state)
 	assert_int_equal(known(m, VG_MEM_VALID, 0x20000 - 8, 16), 0);
 	assert_int_equal(known(m, VG_MEM_VALID_READ, 0x20032, 1), 0);
 	assert_int_equal(known(m, VG_MEM_BLOCK_LENGTH, 0x20032, 0), 0);
-	/* outside the heap, no global known: unknown */
+	/* outside the heap, no global known: unknown; but no heap block
+	 * there, in a map that saw every allocation (heap_preds below) */
 	assert_true(unknown(m, VG_MEM_VALID, 0x7ff000, 8));
-	assert_true(unknown(m, VG_MEM_FREEABLE, 0x7ff000, 0));
+	assert_int_equal(known(m, VG_MEM_FREEABLE, 0x7ff000, 0), 0);
 	/* strlen_at reads the process: never the map alone */
 	assert_true(unknown(m, VG_MEM_STRLEN_AT, 0x20000, 10));
 	vg_objmap_free(m);
@@ -211,6 +212,73 @@ static void test_globals_and_unknown_size(void **state)
 	vg_objmap_alloc(m, 0x28000, 7, true, -1);
 	vg_objmap_alloc(m, 0x28000, 0, false, -1);
 	assert_int_equal(known(m, VG_MEM_BLOCK_LENGTH, 0x28000, 0), 7);
+	vg_objmap_free(m);
+}
+
+/* freeable(p) and freed(p) are about heap blocks (include/
+ * vigil_objmap_pred.h, the rule of the agent's map too): memory with no
+ * entry (a stack) is in none once the map saw every allocation, unknown
+ * where it did not (vigil attach) or could not hold a block; freed(p)
+ * unknown there too once a freed block was forgotten */
+static void test_heap_preds(void **state)
+{
+	struct vg_objmap *m = vg_objmap_new(2);
+	uint64_t stack = 0x7ffd00001000ull;
+
+	vg_objmap_global(m, 0x601000, 64, true, "table");
+	vg_objmap_alloc(m, 0x20000, 50, true, -1);
+	vg_objmap_alloc(m, 0x21000, 50, true, -1);
+	vg_objmap_release(m, 0x21000);
+	for (int c = 0; c < 2; c++) {
+		vg_objmap_complete(m, c);
+		assert_int_equal(known(m, VG_MEM_FREEABLE, 0x20000, 0), 1);
+		assert_int_equal(known(m, VG_MEM_FREEABLE, 0x20008, 0), 0);
+		assert_int_equal(known(m, VG_MEM_FREEABLE, 0x601000, 0), 0);
+		assert_int_equal(known(m, VG_MEM_FREED, 0x601000, 0), 0);
+		assert_int_equal(known(m, VG_MEM_FREEABLE, 0x21000, 0), 0);
+		assert_int_equal(known(m, VG_MEM_FREED, 0x21000, 0), 1);
+	}
+	/* attached: the stack is unknown memory */
+	vg_objmap_complete(m, false);
+	assert_true(unknown(m, VG_MEM_FREEABLE, stack, 0));
+	assert_true(unknown(m, VG_MEM_FREED, stack, 0));
+	/* run from the start: no heap block there, freed or live */
+	vg_objmap_complete(m, true);
+	assert_int_equal(known(m, VG_MEM_FREEABLE, stack, 0), 0);
+	assert_int_equal(known(m, VG_MEM_FREED, stack, 0), 0);
+	/* a block it could not hold may be anywhere */
+	vg_objmap_alloc(m, 0x22000, 16, true, -1);
+	vg_objmap_alloc(m, 0x23000, 16, true, -1);
+	assert_int_equal(vg_objmap_refused(m), 1);
+	assert_true(unknown(m, VG_MEM_FREEABLE, stack, 0));
+	assert_int_equal(known(m, VG_MEM_FREEABLE, 0x20008, 0), 0);
+	vg_objmap_free(m);
+
+	/* the heap as it was when the map began (the in-process tier's
+	 * start at the program's entry): its blocks may be unseen */
+	m = vg_objmap_new(16);
+	vg_objmap_heap(m, HEAP_LO, HEAP_HI, true);
+	vg_objmap_alloc(m, 0x20000, 50, true, -1);
+	assert_int_equal(known(m, VG_MEM_FREEABLE, 0x18000, 0), 0);
+	assert_int_equal(known(m, VG_MEM_VALID, 0x18000, 1), 0);
+	vg_objmap_unseen(m, HEAP_LO, 0x19000);
+	assert_true(unknown(m, VG_MEM_FREEABLE, 0x18000, 0));
+	assert_true(unknown(m, VG_MEM_FREED, 0x18000, 0));
+	assert_true(unknown(m, VG_MEM_VALID, 0x18000, 1));
+	assert_int_equal(known(m, VG_MEM_FREEABLE, 0x20000, 0), 1);
+	assert_int_equal(known(m, VG_MEM_FREEABLE, stack, 0), 0);
+	vg_objmap_free(m);
+
+	/* freed blocks forgotten: freed(p) of no entry unknown, freeable
+	 * still known */
+	m = vg_objmap_new(16);
+	vg_objmap_complete(m, true);
+	for (uint64_t i = 0; i <= 4096; i++) {
+		vg_objmap_alloc(m, 0x100000 + 64 * i, 32, true, -1);
+		vg_objmap_release(m, 0x100000 + 64 * i);
+	}
+	assert_true(unknown(m, VG_MEM_FREED, stack, 0));
+	assert_int_equal(known(m, VG_MEM_FREEABLE, stack, 0), 0);
 	vg_objmap_free(m);
 }
 
@@ -421,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_freed),
 		cmocka_unit_test(test_bounds_never_lie),
 		cmocka_unit_test(test_globals_and_unknown_size),
+		cmocka_unit_test(test_heap_preds),
 		cmocka_unit_test(test_monitor_three_valued),
 		cmocka_unit_test(test_vm_op),
 		cmocka_unit_test(test_lint_and_tier),

@@ -569,6 +569,56 @@ static void test_threads(void **state)
 	free(m);
 }
 
+/* freeable(p) and freed(p) (vg_om_freeable, vg_om_freed): about heap
+ * blocks only, so memory with no entry (a stack) is in none once the map
+ * says it saw every allocation (hdr.complete), and unknown before it
+ * says so, where it lost an object, and (freed) where it dropped a freed
+ * block */
+static void test_complete(void **state)
+{
+	struct vg_objmap *m = map_new(64);
+	uint64_t stack = 0x7ffd00001000ull;
+
+	(void)state;
+	assert_int_equal(vg_om_insert(m, 0x10000, 50, VG_OM_HEAP, 1), 0);
+	assert_int_equal(vg_om_insert(m, 0x30000, 64, VG_OM_GLOBAL, 0), 0);
+	assert_int_equal(vg_om_insert(m, 0x40000, 64, VG_OM_HEAP, 1), 0);
+	assert_int_equal(vg_om_free(m, 0x40000), 1);
+	/* what an entry says, complete or not */
+	for (int c = 0; c < 2; c++) {
+		vg_om_set_complete(m, c);
+		assert_int_equal(vg_om_freeable(m, 0x10000), 1);
+		assert_int_equal(vg_om_freeable(m, 0x10008), 0);
+		assert_int_equal(vg_om_freed(m, 0x10008), 0);
+		assert_int_equal(vg_om_freeable(m, 0x30000), 0);
+		assert_int_equal(vg_om_freed(m, 0x30000), 0);
+		/* a freed block's start: not freeable, freed */
+		assert_int_equal(vg_om_freeable(m, 0x40000), 0);
+		assert_int_equal(vg_om_freed(m, 0x40000), 1);
+	}
+	/* no entry: unknown until the map is complete (an attached
+	 * process's earlier blocks may be there) */
+	vg_om_set_complete(m, 0);
+	assert_int_equal(vg_om_freeable(m, stack), VG_OM_UNKNOWN);
+	assert_int_equal(vg_om_freed(m, stack), VG_OM_UNKNOWN);
+	vg_om_set_complete(m, 1);
+	assert_int_equal(vg_om_freeable(m, stack), 0);
+	assert_int_equal(vg_om_freed(m, stack), 0);
+	/* where the map lost an object: unknown all the same */
+	vg_om_mark_lost(m, stack - 0x100, 0x1000);
+	assert_int_equal(vg_om_freeable(m, stack), VG_OM_UNKNOWN);
+	assert_int_equal(vg_om_freed(m, stack), VG_OM_UNKNOWN);
+	assert_int_equal(vg_om_freeable(m, 0x10008), 0);
+	/* where it dropped a freed block: freed unknown, freeable not */
+	vg_om_lost(m, 0x60000, 0x100, 1);
+	assert_int_equal(vg_om_freeable(m, 0x60010), 0);
+	assert_int_equal(vg_om_freed(m, 0x60010), VG_OM_UNKNOWN);
+	/* a new map is not complete */
+	assert_int_equal(vg_om_init(m, 64), 0);
+	assert_int_equal(vg_om_freeable(m, 0x60010), VG_OM_UNKNOWN);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -579,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_random_small),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_complete),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,10 @@
  * never "no object": a process attached to (its earlier blocks unseen)
  * has its heap marked lost and no arena; so has a run where an
  * allocation event of the spec is not patched (its blocks would not be
- * filed). */
+ * filed); vigil run's child, held at its entry, has the heap its
+ * libraries allocated before it marked lost. Only vigil run's child
+ * with every allocation event patched has a complete map (hdr.complete:
+ * freeable(p) is false for memory with no entry, a stack). */
 #include "fast_run.h"
 
 #include <fcntl.h>
@@ -174,7 +177,8 @@ static size_t globals(struct vg_objmap *m, pid_t pid)
 	return n;
 }
 
-/* An attached process's heap so far: blocks the agent never saw */
+/* The process's heap so far (an attached one's, or the libraries'
+ * blocks before the program's entry): blocks the agent never saw */
 static void heap_lost(struct vg_objmap *m, pid_t pid)
 {
 	struct vg_maps maps;
@@ -204,10 +208,15 @@ int vg_fast_objmap_fill(struct vg_fast_run *f, const struct vg_plan *plan,
 		return vg_errf(e, "the object map: %llu buckets", (unsigned long long)nb);
 	whole = roles(f, plan);
 	globals(m, f->pid);
-	if (!launching)
-		heap_lost(m, f->pid);
-	else if (whole)	/* the brk heap, filed as the blocks reach it */
+	/* vigil run's child at its entry: what its heap holds already was
+	 * allocated before the agent (the libraries' constructors:
+	 * libstdc++'s emergency pool), unseen, as an attached process's
+	 * whole heap */
+	heap_lost(m, f->pid);
+	if (launching && whole)	/* the brk heap, filed as blocks reach it */
 		f->sh->heap_lo = f->sh->heap_hi = vg_proc_stat_u64(f->pid, 47);
+	/* every later allocation filed: memory with no entry is no block */
+	vg_om_set_complete(m, launching && whole);
 	/* last: the agent uses it from here on */
 	f->sh->objmap_size = bytes;
 	f->sh->objmap_off = off;

@@ -9,6 +9,7 @@
 
 #include "spec/spec.h"
 #include "util/addrmap.h"
+#include "vigil_objmap_pred.h"
 
 bool vg_objmap_wanted(const struct vg_spec *spec)
 {
@@ -192,6 +193,22 @@ void vg_objmap_global(struct vg_objmap *m, uint64_t addr, uint64_t size,
 	(void)vg_addrmap_put(m->globals, addr, &g);	/* a cache */
 }
 
+void vg_objmap_complete(struct vg_objmap *m, bool complete)
+{
+	m->complete = complete;
+}
+
+void vg_objmap_unseen(struct vg_objmap *m, uint64_t lo, uint64_t hi)
+{
+	m->unseen.lo = lo;
+	m->unseen.hi = hi;
+}
+
+static bool in_unseen(const struct vg_objmap *m, uint64_t p)
+{
+	return p >= m->unseen.lo && p < m->unseen.hi;
+}
+
 void vg_objmap_heap(struct vg_objmap *m, uint64_t lo, uint64_t hi,
 		    bool complete)
 {
@@ -294,7 +311,7 @@ static void lookup(const struct vg_objmap *m, uint64_t p, bool pools,
 		return;
 	}
 	/* between blocks: no object, if every block there is known */
-	if (in_heap(m, p) && m->complete && !m->refused)
+	if (in_heap(m, p) && m->complete && !m->refused && !in_unseen(m, p))
 		o->kind = VG_OBJ_NONE;
 }
 
@@ -312,6 +329,44 @@ static bool inside(const struct vg_obj *o, uint64_t p, uint64_t n)
 	return p >= o->base && p <= o->base + o->size && n <= room;
 }
 
+/* What the lookup found, in the terms of vigil_objmap_pred.h: the rules
+ * of freeable(p) and freed(p) the agent's map follows too */
+static enum vg_om_at at_of(const struct vg_objmap *m, const struct vg_obj *o,
+			   uint64_t p)
+{
+	switch (o->kind) {
+	case VG_OBJ_BLOCK:
+		return VG_OM_AT_BLOCK;
+	case VG_OBJ_GLOBAL:
+		return VG_OM_AT_OBJECT;
+	case VG_OBJ_FREED:
+		return VG_OM_AT_FREED;
+	case VG_OBJ_NONE:
+		return VG_OM_AT_NONE;
+	default:
+		return whole(m) && !in_unseen(m, p) ? VG_OM_AT_NOTHING
+						     : VG_OM_AT_UNKNOWN;
+	}
+}
+
+/* freeable(p), freed(p): memory with no entry (a stack) is in no heap
+ * block when the map saw every allocation and held every block */
+static bool heap_pred(const struct vg_objmap *m, int pred,
+		      const struct vg_obj *o, uint64_t p, int64_t *out)
+{
+	bool complete = m->complete && !m->refused;
+	int r = pred == VG_MEM_FREED
+			? vg_om_freed_at(at_of(m, o, p), m->freed_evicted != 0,
+					 complete)
+			: vg_om_freeable_at(at_of(m, o, p), o->base, p,
+					    complete);
+
+	if (r < 0)
+		return false;
+	*out = r;
+	return true;
+}
+
 bool vg_objmap_pred(const struct vg_objmap *m, int pred, uint64_t p,
 		    uint64_t n, int64_t *out)
 {
@@ -325,7 +380,11 @@ bool vg_objmap_pred(const struct vg_objmap *m, int pred, uint64_t p,
 		*out = 1;
 		return true;
 	}
+	/* (free(p) is malloc's business: a pool block at a slab's start is
+	 * not what it frees) */
 	lookup(m, p, pred != VG_MEM_FREEABLE, &o);
+	if (pred == VG_MEM_FREEABLE || pred == VG_MEM_FREED)
+		return heap_pred(m, pred, &o, p, out);
 	if (o.kind == VG_OBJ_UNKNOWN)
 		return false;
 	live = o.kind == VG_OBJ_BLOCK || o.kind == VG_OBJ_GLOBAL;
@@ -351,15 +410,6 @@ bool vg_objmap_pred(const struct vg_objmap *m, int pred, uint64_t p,
 		return true;
 	case VG_MEM_OFFSET:
 		*out = live ? (int64_t)(p - o.base) : 0;
-		return true;
-	case VG_MEM_FREEABLE:
-		*out = o.kind == VG_OBJ_BLOCK && p == o.base;
-		return true;
-	case VG_MEM_FREED:
-		/* a freed block forgotten may have been there */
-		if (o.kind == VG_OBJ_NONE && m->freed_evicted)
-			return false;
-		*out = o.kind == VG_OBJ_FREED;
 		return true;
 	default:
 		return false;	/* strlen_at reads the process */

@@ -89,9 +89,17 @@ void vg_objmap_pool_release(struct vg_objmap *m, uint64_t addr);
 /* A global or static of size bytes at addr, named name. */
 void vg_objmap_global(struct vg_objmap *m, uint64_t addr, uint64_t size,
 		      bool writable, const char *name);
-/* The heap's range [lo, hi) (the process's [heap]); complete: the map
- * saw every allocation of the process (it started under vigil), so a
- * pointer there in no block is no object. */
+/* The map saw every allocation of the process (it started under vigil)
+ * or not: with it (and no block refused), a pointer in the heap in no
+ * block is no object, and one with no entry at all (a stack) is no heap
+ * block: freeable(p) false (include/vigil_objmap_pred.h) */
+void vg_objmap_complete(struct vg_objmap *m, bool complete);
+/* [lo, hi) holds blocks the map may not have seen (allocated before
+ * its events began: the in-process tier's start at the program's entry):
+ * a pointer there in no block it holds is unknown, not "no object" */
+void vg_objmap_unseen(struct vg_objmap *m, uint64_t lo, uint64_t hi);
+/* The heap's range [lo, hi) (the process's [heap]); complete: as
+ * vg_objmap_complete. */
 void vg_objmap_heap(struct vg_objmap *m, uint64_t lo, uint64_t hi,
 		    bool complete);
 /* What the map knows of p (without asking the process). */
@@ -117,6 +125,11 @@ void vg_objmap_describe(const struct vg_obj *o, const char *alloc_name,
  * process (its earlier blocks unknown). */
 int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
 		   const struct vg_spec *spec, bool attached);
+/* Does the map follow event (an allocation or a free)? */
+bool vg_objmap_follows(const struct vg_objmap *m, int event);
+/* The process's heap now is unseen (vg_objmap_unseen): its allocation
+ * events come from here on only (m NULL: nothing) */
+void vg_objmap_unseen_now(struct vg_objmap *m);
 /* The process exec'd: its objects are gone, its new heap and globals
  * are read again (m NULL: nothing). */
 void vg_objmap_exec(struct vg_objmap *m);

@@ -41,6 +41,10 @@ struct vg_objmap {
 	struct { uint64_t lo, hi; } heap[OBJMAP_HEAPS];
 	int nheap;
 	bool complete;			/* saw every allocation */
+	/* [lo, hi): the heap as it was when the map began to see its
+	 * allocations, when that was not the process's start (the in-process
+	 * tier's, at the program's entry): blocks there may be unseen */
+	struct { uint64_t lo, hi; } unseen;
 	struct vg_mem_oracle oracle;
 	struct objmap_run *run;		/* objmap_run.c's, NULL alone */
 };

@@ -59,7 +59,38 @@ int vg_objmap_bind(struct vg_objmap *m, struct vg_run *run,
 		return -1;
 	m->oracle.ctx = m;
 	m->oracle.eval = oracle_eval;
+	/* vigil run's process: its every allocation comes to the map (until
+	 * a record is lost: oracle_eval) */
+	vg_objmap_complete(m, !attached);
 	return 0;
+}
+
+bool vg_objmap_follows(const struct vg_objmap *m, int event)
+{
+	struct vg_alloc_shape sh;
+
+	if (!m || !m->run)
+		return false;
+	vg_alloc_shape_of(m->run->allocs, event, &sh);
+	return sh.what != VG_ALLOC_NONE;
+}
+
+void vg_objmap_unseen_now(struct vg_objmap *m)
+{
+	struct vg_maps maps;
+	struct vg_err e = { 0 };
+	pid_t pid = m && m->run ? vg_run_pid(m->run->run) : 0;
+
+	if (pid <= 0)
+		return;
+	if (vg_maps_read(pid, &maps, &e)) {
+		vg_objmap_unseen(m, 0, UINT64_MAX);	/* all of it */
+		return;
+	}
+	for (size_t i = 0; i < maps.n; i++)
+		if (maps.v[i].path && !strcmp(maps.v[i].path, "[heap]"))
+			vg_objmap_unseen(m, maps.v[i].start, maps.v[i].end);
+	vg_maps_free(&maps);
 }
 
 void vg_objmap_exec(struct vg_objmap *m)
@@ -164,8 +195,10 @@ static const struct vg_map *remap(struct vg_objmap *m, pid_t pid, uint64_t p)
 	}
 	for (size_t i = 0; r->maps_ok && i < r->maps.n; i++)
 		if (r->maps.v[i].path && !strcmp(r->maps.v[i].path, "[heap]"))
+			/* (complete as bind said, unless a record was lost
+			 * since: check_lost) */
 			vg_objmap_heap(m, r->maps.v[i].start, r->maps.v[i].end,
-				       !r->attached);
+				       m->complete && !r->attached);
 	return mapping_of(r, p);
 }
 
@@ -225,6 +258,22 @@ static int64_t read_strlen(pid_t pid, uint64_t p, uint64_t max)
 	return (int64_t)max;
 }
 
+/* A record lost (the ring was full) may have been an allocation: the
+ * map has not seen every one any more. Asked where it matters, for a p
+ * in no entry of the map (the counts are read from the kernel) */
+static void check_lost(struct vg_objmap *m, uint64_t p)
+{
+	struct vg_run_counts c;
+	struct vg_obj o;
+
+	vg_objmap_lookup(m, p, &o);
+	if (o.kind != VG_OBJ_UNKNOWN)
+		return;
+	vg_run_counts(m->run->run, &c);
+	if (c.lost)
+		vg_objmap_complete(m, false);
+}
+
 static bool oracle_eval(void *ctx, uint32_t pid, int pred, uint64_t p,
 			uint64_t n, int64_t *out)
 {
@@ -243,6 +292,8 @@ static bool oracle_eval(void *ctx, uint32_t pid, int pred, uint64_t p,
 		*out = len;
 		return true;
 	}
+	if ((pred == VG_MEM_FREEABLE || pred == VG_MEM_FREED) && m->complete)
+		check_lost(m, p);
 	if (vg_objmap_pred(m, pred, p, n, out))
 		return true;
 	if (!(mp = mapping_of(m->run, p)) && !(mp = remap(m, target, p))) {

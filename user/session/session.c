@@ -355,6 +355,15 @@ static int open_all(struct session *ss, struct vg_err *e)
 		goto out;
 	if (vg_features_start(ss, plan, e))
 		goto out;
+	/* vigil run's child, its allocations taken by the in-process tier,
+	 * which came in at the program's entry: what the libraries allocated
+	 * before, in its heap now, the object map never saw */
+	for (int i = 0; !ss->o->pid && ss->p.objmap && i < plan->nsites; i++)
+		if (plan->sites[i].fast &&
+		    vg_objmap_follows(ss->p.objmap, plan->sites[i].event)) {
+			vg_objmap_unseen_now(ss->p.objmap);
+			break;
+		}
 	/* and the features' own state (vigil load's properties) */
 	if (ss->o->state_path &&
 	    vg_features_restore(ss, ss->o->state_path, e))
