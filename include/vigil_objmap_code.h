@@ -429,32 +429,6 @@ VG_OM_INLINE enum vg_om_at vg_om_at(struct vg_objmap *m, __u64 p,
 	return o->kind == VG_OM_ARENA ? VG_OM_AT_NONE : VG_OM_AT_OBJECT;
 }
 
-/* freeable(p): 1 when p is the start of a live heap block, 0 when it is
- * not, VG_OM_UNKNOWN: memory the map has no entry for is no block only
- * in a complete map, and where it lost an object the lookup is unknown
- * already */
-VG_OM_INLINE int vg_om_freeable(struct vg_objmap *m, __u64 p)
-{
-	struct vg_om_obj o;
-	int complete, r;
-	enum vg_om_at at = vg_om_at(m, p, &o, &complete, 1);
-
-	r = vg_om_freeable_at(at, o.base, p, complete);
-	return r < 0 ? VG_OM_UNKNOWN : r;
-}
-
-/* freed(p): 1 when p is in a freed heap block, 0 when it is not,
- * VG_OM_UNKNOWN (where the map dropped a freed block, or as freeable) */
-VG_OM_INLINE int vg_om_freed(struct vg_objmap *m, __u64 p)
-{
-	struct vg_om_obj o;
-	int complete, r;
-	enum vg_om_at at = vg_om_at(m, p, &o, &complete, 0);
-
-	r = vg_om_freed_at(at, !!(o.flags & VG_OM_MAYBE_FREED), complete);
-	return r < 0 ? VG_OM_UNKNOWN : r;
-}
-
 /* --- insert ------------------------------------------------------------ */
 
 /* An insert: three passes over its window, each for one class of slot
@@ -627,6 +601,7 @@ struct vg_om_del {
 	struct vg_objmap *m;
 	__u64 base, levels;
 	__u32 mask, k, j, home, over, want, to;
+	__u32 dry;	/* only find it (vg_om_has) */
 	int res;
 };
 
@@ -693,6 +668,10 @@ static int vg_om_del_step(__u32 i __attribute__((unused)), void *ctx)
 		kind = (__u32)(s.lk >> VG_OM_LEN_BITS);
 		if (!kind || s.base != d->base || (d->want && kind != d->want))
 			continue;
+		if (d->dry) {
+			d->res = 1;
+			return 1;
+		}
 		if (!vg_om_take(&el->b.e[w], s.seq))
 			return 0;	/* changed under us: this bucket again */
 		vg_om_del_write(d, &el->b.e[w], &s);
@@ -702,8 +681,8 @@ static int vg_om_del_step(__u32 i __attribute__((unused)), void *ctx)
 	return vg_om_del_next(d);
 }
 
-VG_OM_INLINE int vg_om_del(struct vg_objmap *m, __u64 base, __u32 want,
-			   __u32 to)
+VG_OM_INLINE int vg_om_del_as(struct vg_objmap *m, __u64 base, __u32 want,
+			      __u32 to, __u32 dry)
 {
 	union vg_om_elem *h = VG_OM_ELEM(m, 0);
 	struct vg_om_del d = {};
@@ -714,6 +693,7 @@ VG_OM_INLINE int vg_om_del(struct vg_objmap *m, __u64 base, __u32 want,
 	d.base = base;
 	d.want = want;
 	d.to = to;
+	d.dry = dry;
 	d.mask = VG_OM_LOAD(h->h.mask);
 	d.levels = vg_om_levels(h);
 	if (!d.levels)
@@ -721,9 +701,54 @@ VG_OM_INLINE int vg_om_del(struct vg_objmap *m, __u64 base, __u32 want,
 	d.k = vg_om_ctz(d.levels);
 	d.res = VG_OM_EBUSY;	/* until found or not found */
 	VG_OM_LOOP(VG_OM_DEL_STEPS, vg_om_del_step, &d);
-	if (d.res == VG_OM_EBUSY)
+	if (d.res == VG_OM_EBUSY && !dry)
 		vg_om_count(m, VG_OMC_BUSY);
 	return d.res;
+}
+
+VG_OM_INLINE int vg_om_del(struct vg_objmap *m, __u64 base, __u32 want,
+			   __u32 to)
+{
+	return vg_om_del_as(m, base, want, to, 0);
+}
+
+/* Is an entry of kind want at exactly base? 1; else 0 or another code
+ * (an entry being written is not seen: ask vg_om_lookup then). One key
+ * a level, as a free's removal reads them, where a lookup of an interior
+ * pointer reads two: the question free(p) asks first. */
+VG_OM_INLINE int vg_om_has(struct vg_objmap *m, __u64 base, __u32 want)
+{
+	return vg_om_del_as(m, base, want, 0, 1);
+}
+
+/* freeable(p): 1 when p is the start of a live heap block, 0 when it is
+ * not, VG_OM_UNKNOWN: memory the map has no entry for is no block only
+ * in a complete map, and where it lost an object the lookup is unknown
+ * already */
+VG_OM_INLINE int vg_om_freeable(struct vg_objmap *m, __u64 p)
+{
+	struct vg_om_obj o;
+	int complete, r;
+	enum vg_om_at at;
+
+	/* the common case, a free of a live block's start: a key a level */
+	if (vg_om_has(m, p, VG_OM_HEAP) == 1)
+		return 1;
+	at = vg_om_at(m, p, &o, &complete, 1);
+	r = vg_om_freeable_at(at, o.base, p, complete);
+	return r < 0 ? VG_OM_UNKNOWN : r;
+}
+
+/* freed(p): 1 when p is in a freed heap block, 0 when it is not,
+ * VG_OM_UNKNOWN (where the map dropped a freed block, or as freeable) */
+VG_OM_INLINE int vg_om_freed(struct vg_objmap *m, __u64 p)
+{
+	struct vg_om_obj o;
+	int complete, r;
+	enum vg_om_at at = vg_om_at(m, p, &o, &complete, 0);
+
+	r = vg_om_freed_at(at, !!(o.flags & VG_OM_MAYBE_FREED), complete);
+	return r < 0 ? VG_OM_UNKNOWN : r;
 }
 
 /* free(base): the live heap block there becomes a freed one, in place
