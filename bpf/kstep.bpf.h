@@ -99,6 +99,9 @@ struct vm {
 	__u32 sp;
 	int err;
 	__u32 tid;
+	/* a memory predicate was unknown (vg_kmem), in this guard or
+	 * update; unk_step: in this step's (kmem.bpf.h) */
+	int unknown, unk_step;
 	__u64 slot[VG_NSLOTS];	/* the event's */
 	__s64 vars[VG_KMAX_VARS];
 	__u64 key[VG_KMAX_PARAMS];
@@ -115,6 +118,9 @@ struct vm {
  * at each of the interpreter's three places for each state it reaches them
  * with (vg_kstep: 30,231 -> 13,845 instructions). */
 __s64 vg_kbinop(__u32 op, __s64 a, __s64 b, int *err);
+/* VG_OP_MEM: a memory predicate from the object map (bpf/kmem.bpf.h,
+ * defined once in bpf/vigil/kstep.bpf.c); unknown: set when it is */
+__s64 vg_kmem(__u32 pred, __u64 p, __u64 n, int *unknown);
 
 #define SP(x) ((x) & (VG_STACK_MAX - 1))
 
@@ -197,6 +203,13 @@ static int vm_step(__u32 i, struct vm_ref *r)
 		a = m->st[SP(m->sp)];
 		if ((in->op == VG_OP_JZ) == (a == 0))
 			m->pc += (__u32)in->imm;
+		break;
+	case VG_OP_MEM:
+		b = m->st[SP(m->sp - 1)];
+		a = m->st[SP(m->sp - 2)];
+		m->sp--;
+		m->st[SP(m->sp - 1)] = vg_kmem((__u32)in->imm, (__u64)a,
+					       (__u64)b, &m->unknown);
 		break;
 	default:
 		/* binary operators */
@@ -442,9 +455,16 @@ static int kapply_step(__u32 i, struct kapply_ctx *c)
 	if (t->t[k].guard_fast) {
 		if (!kexpr(m, &t->t[k].guard))
 			return 0;
-	} else if (t->t[k].guard_len &&
-		   !vm_run(m, t->t[k].guard_off, t->t[k].guard_len)) {
-		return 0;
+	} else if (t->t[k].guard_len) {
+		__s64 held;
+
+		m->unknown = 0;
+		held = vm_run(m, t->t[k].guard_off, t->t[k].guard_len);
+		/* unknown: passed over, whatever its value (the user tier's
+		 * choose(), the agent's kapply) */
+		m->unk_step |= m->unknown;
+		if (!held || m->unknown)
+			return 0;
 	}
 	if (t->t[k].upd_fast) {
 		/* statements in order: the second may read the first */
@@ -456,7 +476,9 @@ static int kapply_step(__u32 i, struct kapply_ctx *c)
 			m->vars[t->t[k].upd[1].dst & (VG_KMAX_VARS - 1)] = v;
 		}
 	} else if (t->t[k].upd_len) {
+		m->unknown = 0;
 		vm_run(m, t->t[k].upd_off, t->t[k].upd_len);
+		m->unk_step |= m->unknown;
 	}
 	if (count_trans) {
 		__u32 h = t->t[k].spec_index;
