@@ -156,7 +156,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		s->state = to;
 	}
 	kunlock(s);
-	if (m->unk_step)
+	if (kmem_on && m->unk_step)
 		kmem_count_unknown(p, prop, to, from, vars);
 	if (to < 0)
 		return;		/* no transition: nothing to report */
@@ -253,9 +253,11 @@ int vg_kstep(struct pt_regs *ctx)
 	}
 	/* an allocation event: its block filed or freed in the object map,
 	 * after its properties' guards saw the map as it was (kmem.bpf.h) */
-	om = bpf_map_lookup_elem(&om_ev, &event);
-	if (om && om->role)
-		vg_kmem_event(event, a->at_entry);
+	if (kmem_on) {
+		om = bpf_map_lookup_elem(&om_ev, &event);
+		if (om && om->role)
+			vg_kmem_event(event, a->at_entry);
+	}
 	/* only what rewind_plan planned */
 	rewind_apply(regs, a->tid, a->m.uip, a->m.usp, a->m.rewind);
 	/* the event's own time is over (bpf/evclock.bpf.h) */

@@ -36,6 +36,8 @@ void vg_probe_objmap_size(struct vg_probe *p, uint64_t objects)
 	bpf_map__set_max_entries(p->skel->maps.objmap,
 				 (uint32_t)nbuckets(objects) + 1);
 	p->om_len = (size_t)vg_om_size(nbuckets(objects));
+	/* without, its code is dead (kstep.bpf.h) */
+	p->skel->rodata->kmem_on = objects != 0;
 }
 
 int vg_probe_objmap_map(struct vg_probe *p, struct vg_err *e)
