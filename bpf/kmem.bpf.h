@@ -29,8 +29,27 @@ struct {
 	__type(value, union vg_om_elem);
 } objmap SEC(".maps") VG_SHARED;
 
+/* A lookup's cursor (struct vg_om_find, 112 bytes): per CPU, not on the
+ * stack of vg_klookup, the sixth call of the interpreter's chain, which
+ * Linux 6.1 counts whole against 512 bytes ("combined stack size of 6
+ * calls is 544. Too large"), as kstep_args' struct vm */
+#define VG_OM_FIND_BYTES 128
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, VG_OM_FIND_BYTES);
+} om_find SEC(".maps") VG_SHARED;
+#define VG_OM_FIND_SCRATCH() ({						\
+	__u32 __vg_om_z = 0;						\
+	(struct vg_om_find *)bpf_map_lookup_elem(&om_find, &__vg_om_z); \
+})
+
 #define VG_OM_MAP objmap
 #include "vigil_objmap.h"
+
+_Static_assert(sizeof(struct vg_om_find) <= VG_OM_FIND_BYTES,
+	       "a lookup's cursor fits om_find");
 
 /* Each event's part in the map (user/objmap/om_fill.c's roles, as the
  * agent's sh->omev): role 0 for an event that files nothing */

@@ -109,6 +109,13 @@ static size_t file_globals(struct vg_objmap *m, const struct vg_object *ob)
 
 size_t vg_om_fill_globals(struct vg_objmap *m, pid_t pid)
 {
+	return vg_om_fill_globals_if(m, pid, NULL, NULL);
+}
+
+size_t vg_om_fill_globals_if(struct vg_objmap *m, pid_t pid,
+			     bool (*take)(void *ctx, uint64_t start),
+			     void *ctx)
+{
 	struct vg_maps maps;
 	struct vg_objects obs;
 	struct vg_err e = { 0 };
@@ -118,7 +125,8 @@ size_t vg_om_fill_globals(struct vg_objmap *m, pid_t pid)
 		return 0;
 	if (!vg_maps_objects(&maps, &obs, &e)) {
 		for (size_t i = 0; i < obs.n; i++)
-			n += file_globals(m, &obs.v[i]);
+			if (!take || take(ctx, obs.v[i].start))
+				n += file_globals(m, &obs.v[i]);
 		vg_objects_free(&obs);
 	}
 	vg_maps_free(&maps);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "spec/spec.h"
@@ -26,6 +27,11 @@ bool vg_om_fill_roles(const struct vg_spec *spec, int nevents,
 /* The data objects of every object mapped in pid, filed in m (NULL: only
  * counted); how many */
 size_t vg_om_fill_globals(struct vg_objmap *m, pid_t pid);
+/* the same for the objects take(ctx, its lowest address) takes (the
+ * ones not filed yet, at the loader's rendezvous) */
+size_t vg_om_fill_globals_if(struct vg_objmap *m, pid_t pid,
+			     bool (*take)(void *ctx, uint64_t start),
+			     void *ctx);
 /* The data objects of the file at path: how many */
 size_t vg_om_fill_count_file(const char *path);
 /* An attached process's heap so far: blocks the map never saw, unknown */

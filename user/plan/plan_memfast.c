@@ -75,6 +75,9 @@ void vg_plan_mem_candidates(struct vg_plan *p, const struct vg_plan_opts *o,
 			add_why(why[i], "the object map for --max-objects would pass 1 GB");
 			continue;
 		}
+		/* (bpf/kstep.bpf.h: the timer's code has no VG_OP_MEM) */
+		if (!bpf && pr->timed)
+			bpf = "it has a timeout, whose step in the BPF timer answers no memory predicate";
 		if (!bpf) {
 			p->kernel[i] = true;
 			p->props[i].bpf_mem = true;

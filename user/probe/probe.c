@@ -456,6 +456,7 @@ void vg_probe_close(struct vg_probe *p)
 		munmap((void *)p->kslot_mem, p->kslot_mem_len);
 	if (p->om_mem)
 		munmap(p->om_mem, p->om_len);
+	free(p->om_filed);
 	if (p->page_counts)
 		munmap(p->page_counts, VG_PAGE_SLOTS * sizeof(uint64_t));
 	free(p->pend.buf);

@@ -349,6 +349,11 @@ int vg_probe_objmap_events(struct vg_probe *p, const struct vg_fast_omev *omev,
 struct vg_objmap *vg_probe_objmap_start(struct vg_probe *p,
 					uint64_t start_brk);
 bool vg_probe_stops_at_exec(const struct vg_probe *p);
+/* The map once set up at the exec, else NULL; and whether the mapped
+ * object starting at start has yet to have its globals filed in it
+ * (marked filed now) */
+struct vg_objmap *vg_probe_objmap_ready(const struct vg_probe *p);
+bool vg_probe_objmap_take(struct vg_probe *p, uint64_t start);
 /* The second source's own step of kernel-tier property k (its kunknown):
  * 0 and 0 without one */
 void vg_probe_kunknown(const struct vg_probe *p, int k, uint64_t *n,

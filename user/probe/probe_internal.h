@@ -131,6 +131,10 @@ struct vg_probe {
 	struct vg_objmap *om_mem;
 	size_t om_len;
 	bool om_whole;
+	uint64_t *om_filed;	/* the objects whose globals are filed, by
+				 * their lowest address */
+	size_t om_nfiled;
+	bool om_started;	/* set up at the exec */
 	bool stop_exec;		/* the target stops at its exec for vigil */
 	uint64_t *page_counts;	/* watched_pages, mapped (probe_pages.c) */
 	struct bpf_program *entry, *ret;	/* the builds loaded */

@@ -9,6 +9,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -89,7 +90,29 @@ struct vg_objmap *vg_probe_objmap_start(struct vg_probe *p,
 		return NULL;
 	if (vg_om_init(p->om_mem, p->om_len / sizeof(union vg_om_elem) - 1))
 		return NULL;
+	/* a new program: no object of the old one filed */
+	p->om_nfiled = 0;
+	p->om_started = true;
 	return p->om_mem;
+}
+
+struct vg_objmap *vg_probe_objmap_ready(const struct vg_probe *p)
+{
+	return p && p->om_started ? p->om_mem : NULL;
+}
+
+bool vg_probe_objmap_take(struct vg_probe *p, uint64_t start)
+{
+	uint64_t *n;
+
+	for (size_t i = 0; i < p->om_nfiled; i++)
+		if (p->om_filed[i] == start)
+			return false;
+	if (!(n = realloc(p->om_filed, (p->om_nfiled + 1) * sizeof(*n))))
+		return false;	/* unknown there, never wrong */
+	p->om_filed = n;
+	n[p->om_nfiled++] = start;
+	return true;
 }
 
 bool vg_probe_stops_at_exec(const struct vg_probe *p)

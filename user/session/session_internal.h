@@ -196,6 +196,9 @@ int vg_session_objmap_events(struct session *ss, const struct vg_plan *plan,
 /* at the launched program's exec, stopped there: the map set up, its
  * globals and heap's start filed */
 void vg_session_objmap_exec(struct session *ss);
+/* at the loader's rendezvous (the process held there), the globals of
+ * the objects it mapped since */
+void vg_session_objmap_maps(struct session *ss, pid_t pid);
 
 /* --- the target's process tree (session_procs.c) --- */
 

@@ -53,6 +53,12 @@ int vg_session_objmap_events(struct session *ss, const struct vg_plan *plan,
 				      e);
 }
 
+/* an object not filed yet: marked filed */
+static bool new_object(void *ctx, uint64_t start)
+{
+	return vg_probe_objmap_take(ctx, start);
+}
+
 void vg_session_objmap_exec(struct session *ss)
 {
 	struct vg_objmap *m = vg_probe_objmap_start(ss->p.probe,
@@ -60,5 +66,13 @@ void vg_session_objmap_exec(struct session *ss)
 								     47));
 
 	if (m)
-		vg_om_fill_globals(m, ss->pid);
+		vg_om_fill_globals_if(m, ss->pid, new_object, ss->p.probe);
+}
+
+void vg_session_objmap_maps(struct session *ss, pid_t pid)
+{
+	struct vg_objmap *m = vg_probe_objmap_ready(ss->p.probe);
+
+	if (m && pid == ss->pid)
+		vg_om_fill_globals_if(m, ss->pid, new_object, ss->p.probe);
 }
