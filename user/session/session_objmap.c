@@ -2,7 +2,9 @@
  * the probes own the map, probe/probe.h): its size from the plan, each
  * allocation event's part, and at the launched program's exec, before it
  * runs, its globals and heap's start (user/objmap/om_fill.h, as the
- * in-process agent's map gets them). */
+ * in-process agent's map gets them); then at each of the loader's
+ * rendezvous (the process held there by its probe), the globals of the
+ * libraries it mapped, before their code runs. */
 #include "session_internal.h"
 
 #include <string.h>
