@@ -68,6 +68,9 @@ kill -KILL "$pid"
 # strlen_at read in the probe: 255 + 1 into 100
 check_stop --strcpy strcpy " \(block of 100 bytes from malloc, \+0\)" 256 100
 kill -KILL "$pid"
+# a global of libc, filed at the loader's rendezvous
+check_stop --libglobal "mem(cpy|move)" " \(global _IO_2_1_stdout_\[224\]\)" 250 224
+kill -KILL "$pid"
 check_stop --aligned "mem(cpy|move)" " \(block of 40 bytes from posix_memalign, \+0\)" 48 40
 kill -KILL "$pid"
 check_stop --read read " \(block of 50 bytes from malloc, \+0\)" 100 50
