@@ -340,8 +340,9 @@ uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
  * whole: every allocation reaches the probes (the heap's range may be
  * filed). vg_probe_objmap_start: at the launched program's exec, before
  * it runs (vg_probe_stops_at_exec), the map emptied and initialised, its
- * heap's start (start_brk) kept when whole; the map, to file the
- * globals in, or NULL when the plan has none. */
+ * heap's start (start_brk) kept when whole (0: no heap range, a process
+ * a restore brought back); the map, to file the globals in, or NULL
+ * when the plan has none. */
 struct vg_fast_omev;
 struct vg_objmap;
 int vg_probe_objmap_events(struct vg_probe *p, const struct vg_fast_omev *omev,

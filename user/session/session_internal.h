@@ -199,6 +199,8 @@ void vg_session_objmap_exec(struct session *ss);
 /* at the loader's rendezvous (the process held there), the globals of
  * the objects it mapped since */
 void vg_session_objmap_maps(struct session *ss, pid_t pid);
+/* a restore replaced the target: the map's heap forgotten (unknown) */
+void vg_session_objmap_replaced(struct session *ss);
 
 /* --- the target's process tree (session_procs.c) --- */
 

@@ -78,3 +78,16 @@ void vg_session_objmap_maps(struct session *ss, pid_t pid)
 	if (m && pid == ss->pid)
 		vg_om_fill_globals_if(m, ss->pid, new_object, ss->p.probe);
 }
+
+void vg_session_objmap_replaced(struct session *ss)
+{
+	/* the restored process's heap is not the one the map holds: all
+	 * of it forgotten, and no arena (its blocks before now unknown,
+	 * never "no object"); the globals of every object it maps filed */
+	struct vg_objmap *m = vg_probe_objmap_ready(ss->p.probe)
+				      ? vg_probe_objmap_start(ss->p.probe, 0)
+				      : NULL;
+
+	if (m)
+		vg_om_fill_globals_if(m, ss->pid, new_object, ss->p.probe);
+}
