@@ -83,7 +83,8 @@ void vg_plan_mem_candidates(struct vg_plan *p, const struct vg_plan_opts *o,
 			p->props[i].bpf_mem = true;
 			snprintf(why[i], sizeof(why[i]),
 				 "in the BPF probes: %s, and the kernel tier's object map answers its memory predicates",
-				 o->fast_off ? "--no-fast" : o->no_fast_why ? o->no_fast_why : "no in-process tier");
+				 o->fast_off ? "--no-fast"
+					     : "no in-process tier in this run");
 			continue;
 		}
 		if (bpf[0])
