@@ -6,7 +6,8 @@
 # call, the report says the tier, the object and the overrun, the target
 # is stopped at the call (gdb's backtrace: the function, then main) and
 # the destination's neighbour (the next chunk's header) is intact; the
-# good run is quiet; --tier=user still puts it in the user tier.
+# good run is quiet; a program the target execs gets a map of its own;
+# --tier=user still puts it in the user tier.
 # (tests/e2e/heap_overflow_fast.sh runs the in-process tier's cases with
 # --no-fast too: strdup's, realloc's, freed blocks, unknown memory, an
 # attached process in the user tier.)
@@ -78,6 +79,17 @@ kill -KILL "$pid"
 check_stop --memcmp memcmp " \(block of 40 bytes from malloc, \+0\)" 60 40 overread
 kill -KILL "$pid"
 check_stop --strlen strlen " \(block of 16 bytes from malloc, \+0\)" 17 16 overread
+kill -KILL "$pid"
+
+# a program the target execs: stopped at its exec for a map of its own
+# (the old program's blocks and globals gone), its blocks named
+run_vigil run --no-fast "$SPEC" -- /bin/sh -c "exec '$TARGETS/heapov' --memcpy"
+pid=$(stopped_pid)
+[ -n "$pid" ] && LEFT_PIDS+=("$pid")
+expect_rc 1
+expect_out "exec'd .*heapov"
+expect_out "vars   len=100 room=50 over=50 at=0x[0-9a-f]+ \(block of 50 bytes from malloc, \+0\)$"
+[ "$(proc_state "$pid")" = T ] || fail "exec: target not stopped"
 kill -KILL "$pid"
 
 # the good run: every copy inside its object, no violation; the stack

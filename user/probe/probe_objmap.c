@@ -93,6 +93,11 @@ struct vg_objmap *vg_probe_objmap_start(struct vg_probe *p,
 	/* a new program: no object of the old one filed */
 	p->om_nfiled = 0;
 	p->om_started = true;
+	/* and a program it execs stops there too, for its own map: before
+	 * its first instruction, as this one (the exec's record may come
+	 * after its first calls otherwise, on the old program's map) */
+	p->stop_exec = true;
+	p->skel->bss->stop_at_exec = 1;
 	return p->om_mem;
 }
 
