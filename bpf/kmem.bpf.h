@@ -4,18 +4,20 @@
  * the in-process agent answers them from its own (inproc/kstep.c,
  * inproc/objmap.c: the same semantics, line for line where it can be).
  *
- * vigil sizes it before load (--max-objects; three elements when no
- * kernel-tier property asks), initialises it and files the program's
- * globals and the heap's start before the target runs
- * (user/objmap/om_fill.c); the probes file each heap block at its
- * allocation event and mark it freed at free's entry, after the event's
- * properties have been stepped (vg_kstep), so a guard at free sees the
- * block still live, as the agent's does.
+ * vigil sizes it before load (--max-objects; three elements, and its
+ * code dead, kmem_on 0, when no kernel-tier property asks), initialises
+ * it and files the program's globals and the heap's start at the
+ * program's exec, stopped there (user/session/session_objmap.c, over
+ * user/objmap/om_fill.c), and a library's globals at the loader's
+ * rendezvous; the probes file each heap block at its allocation event
+ * and mark it freed at free's entry, after the event's properties have
+ * been stepped (vg_kstep), so a guard at free sees the block still live,
+ * as the agent's does.
  *
- * Included by bpf/vigil/kstep.bpf.c alone: its two global functions,
- * vg_kmem (a predicate) and vg_kmem_event (an allocation event), are
- * checked once each, on their own, whatever state the interpreter is in
- * when it calls them. */
+ * Included by bpf/vigil/kstep.bpf.c alone: its global functions (vg_kmem
+ * a predicate, vg_kmem_event an allocation event, and the map's
+ * operations under them) are checked once each, on their own, whatever
+ * state the interpreter is in when it calls them. */
 #ifndef VIGIL_KMEM_BPF_H
 #define VIGIL_KMEM_BPF_H
 
