@@ -87,6 +87,12 @@ __u32 kslot_mask VG_SHARED = 0;
 __u32 kslot_by_tgid VG_SHARED = 0;
 __u32 kslot_max VG_SHARED = 0;
 __u32 kslot_count VG_SHARED = 0;
+/* Set before load: a kernel-tier property asks memory predicates, and
+ * the object map is set up (bpf/kmem.bpf.h). Otherwise the calls of its
+ * global functions are dead code, which kernels from 6.8 on do not
+ * verify (before, every global function is: about 350,000 instructions
+ * more of vg_kstep's verification) */
+const volatile __u32 kmem_on VG_SHARED = 0;
 
 /* The interpreter's state, handed to the bpf_loop callback. It lives in
  * a per-CPU map, not on the BPF stack (kstep_args, kt_scratch): Linux 6.1
@@ -99,6 +105,9 @@ struct vm {
 	__u32 sp;
 	int err;
 	__u32 tid;
+	/* a memory predicate was unknown (vg_kmem), in this guard or
+	 * update; unk_step: in this step's (kmem.bpf.h) */
+	int unknown, unk_step;
 	__u64 slot[VG_NSLOTS];	/* the event's */
 	__s64 vars[VG_KMAX_VARS];
 	__u64 key[VG_KMAX_PARAMS];
@@ -115,6 +124,9 @@ struct vm {
  * at each of the interpreter's three places for each state it reaches them
  * with (vg_kstep: 30,231 -> 13,845 instructions). */
 __s64 vg_kbinop(__u32 op, __s64 a, __s64 b, int *err);
+/* VG_OP_MEM: a memory predicate from the object map (bpf/kmem.bpf.h,
+ * defined once in bpf/vigil/kstep.bpf.c); unknown: set when it is */
+__s64 vg_kmem(__u32 pred, __u64 p, __u64 n, int *unknown);
 
 #define SP(x) ((x) & (VG_STACK_MAX - 1))
 
@@ -123,8 +135,15 @@ struct vm_ref {
 	struct vm *m;
 };
 
-/* One instruction; returns 1 to stop the loop. */
-static int vm_step(__u32 i, struct vm_ref *r)
+/* One instruction; returns 1 to stop the loop. mem: VG_OP_MEM is
+ * answered (the transitions' guards and updates); the timer's code (a
+ * deadline, a timeout's update) runs a build without it: Linux 6.1
+ * counts the stack of every chain of calls a subprogram may make, and
+ * vg_kstep, vg_kstep_prop, vg_ktimer_enter, this, vg_kmem and its lookup
+ * made 544 bytes of 512 (the plan keeps a timed property with memory
+ * predicates out of the BPF kernel tier) */
+static __always_inline int vm_step_in(__u32 i, struct vm_ref *r,
+				      const bool mem)
 {
 	struct vm *m = r->m;
 	struct vg_insn *in;
@@ -198,6 +217,17 @@ static int vm_step(__u32 i, struct vm_ref *r)
 		if ((in->op == VG_OP_JZ) == (a == 0))
 			m->pc += (__u32)in->imm;
 		break;
+	case VG_OP_MEM:
+		if (!mem || !kmem_on) {	/* (the plan gives none such code) */
+			m->err = 1;
+			break;
+		}
+		b = m->st[SP(m->sp - 1)];
+		a = m->st[SP(m->sp - 2)];
+		m->sp--;
+		m->st[SP(m->sp - 1)] = vg_kmem((__u32)in->imm, (__u64)a,
+					       (__u64)b, &m->unknown);
+		break;
 	default:
 		/* binary operators */
 		b = m->st[SP(m->sp - 1)];
@@ -211,8 +241,20 @@ static int vm_step(__u32 i, struct vm_ref *r)
 	return m->err ? 1 : 0;
 }
 
-/* Run code [off, off+len); returns the top of stack, 1 when empty. */
-static __always_inline __s64 vm_run(struct vm *m, __u32 off, __u32 len)
+static int vm_step(__u32 i, struct vm_ref *r)
+{
+	return vm_step_in(i, r, true);
+}
+
+static int vm_step_timer(__u32 i, struct vm_ref *r)
+{
+	return vm_step_in(i, r, false);
+}
+
+/* Run code [off, off+len); returns the top of stack, 1 when empty.
+ * timer: the timer's code (vm_step_in) */
+static __always_inline __s64 vm_run_in(struct vm *m, __u32 off, __u32 len,
+				       const bool timer)
 {
 	struct vm_ref r = { .m = m };
 
@@ -220,10 +262,20 @@ static __always_inline __s64 vm_run(struct vm *m, __u32 off, __u32 len)
 	m->len = len;
 	m->pc = 0;
 	m->sp = 0;
-	bpf_loop(VG_KMAX_PROG, vm_step, &r, 0);
+	bpf_loop(VG_KMAX_PROG, timer ? vm_step_timer : vm_step, &r, 0);
 	if (m->err)
 		return 0;
 	return m->sp ? m->st[SP(m->sp - 1)] : 1;
+}
+
+static __always_inline __s64 vm_run(struct vm *m, __u32 off, __u32 len)
+{
+	return vm_run_in(m, off, len, false);
+}
+
+static __always_inline __s64 vm_run_timer(struct vm *m, __u32 off, __u32 len)
+{
+	return vm_run_in(m, off, len, true);
 }
 
 /* Finding a slice: linear probing from its hash, at most VG_KPROBES slots,
@@ -442,9 +494,16 @@ static int kapply_step(__u32 i, struct kapply_ctx *c)
 	if (t->t[k].guard_fast) {
 		if (!kexpr(m, &t->t[k].guard))
 			return 0;
-	} else if (t->t[k].guard_len &&
-		   !vm_run(m, t->t[k].guard_off, t->t[k].guard_len)) {
-		return 0;
+	} else if (t->t[k].guard_len) {
+		__s64 held;
+
+		m->unknown = 0;
+		held = vm_run(m, t->t[k].guard_off, t->t[k].guard_len);
+		/* unknown: passed over, whatever its value (the user tier's
+		 * choose(), the agent's kapply) */
+		m->unk_step |= m->unknown;
+		if (!held || m->unknown)
+			return 0;
 	}
 	if (t->t[k].upd_fast) {
 		/* statements in order: the second may read the first */
@@ -456,7 +515,9 @@ static int kapply_step(__u32 i, struct kapply_ctx *c)
 			m->vars[t->t[k].upd[1].dst & (VG_KMAX_VARS - 1)] = v;
 		}
 	} else if (t->t[k].upd_len) {
+		m->unknown = 0;
 		vm_run(m, t->t[k].upd_off, t->t[k].upd_len);
+		m->unk_step |= m->unknown;
 	}
 	if (count_trans) {
 		__u32 h = t->t[k].spec_index;

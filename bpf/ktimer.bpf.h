@@ -142,7 +142,7 @@ static __always_inline void ktimer_enter(struct vm *m, struct vg_kprop *p,
 	} else {
 		/* `time` reads `at` here when a timeout moves the slice
 		 * (kfire sets it) */
-		deadline = vm_run(m, kt->deadline_off, kt->deadline_len);
+		deadline = vm_run_timer(m, kt->deadline_off, kt->deadline_len);
 	}
 	if ((__s64)deadline <= 0 || (at && deadline <= at)) {
 		m->vars[dv] = 0;

@@ -142,7 +142,7 @@ static __always_inline void kfire(struct ksweep *w, struct vg_kslot *s,
 		clk->tid = 0;
 	}
 	if (kt->upd_len)
-		vm_run(m, kt->upd_off, kt->upd_len);
+		vm_run_timer(m, kt->upd_off, kt->upd_len);
 	to = kt->to & (VG_KMAX_STATES - 1);
 	ktimer_enter(m, p, prop, to, s, idx, m->tid, tm ? tm->pid : 0, slot,
 		     d);

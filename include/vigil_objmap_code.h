@@ -289,7 +289,11 @@ VG_OM_INLINE void vg_om_fill(struct vg_om_obj *o, __u64 base, __u64 lk,
  * level or below), and is the answer: the innermost object */
 static int vg_om_find_step(__u32 i __attribute__((unused)), void *ctx)
 {
+#ifdef VG_OM_FIND_SCRATCH
+	struct vg_om_find *f = *(struct vg_om_find **)ctx;
+#else
 	struct vg_om_find *f = ctx;
+#endif
 	union vg_om_elem *el;
 	struct vg_om_snap s;
 	int torn = 0;
@@ -343,7 +347,12 @@ static int vg_om_find_step(__u32 i __attribute__((unused)), void *ctx)
 	return vg_om_find_next(f);
 }
 
-/* The object holding p: VG_OM_FOUND and *out (an object, the innermost
+/* (In BPF the includer may keep the cursor in a per-CPU map rather than
+ * on a deep call chain's stack, which Linux 6.1 counts whole against 512
+ * bytes: VG_OM_FIND_SCRATCH(), its struct vg_om_find, or NULL; the loop's
+ * context is then a pointer to it, on the stack as bpf_loop wants.)
+ *
+ * The object holding p: VG_OM_FOUND and *out (an object, the innermost
  * one: a pool block before the block it was carved from; else a freed
  * block, else an arena), VG_OM_NONE, or VG_OM_UNKNOWN (p is where the map
  * lost an object, or an entry could not be read: absence proves nothing).
@@ -354,44 +363,55 @@ VG_OM_INLINE int vg_om_lookup_as(struct vg_objmap *m, __u64 p,
 				 struct vg_om_obj *out, __u32 no_pool)
 {
 	union vg_om_elem *h = VG_OM_ELEM(m, 0);
-	struct vg_om_find f = {};
+	struct vg_om_find *f;
 	__u64 lo, hi;
+#ifdef VG_OM_FIND_SCRATCH
+	void *lctx = &f;
+#else
+	struct vg_om_find fs = {};
+	void *lctx = f = &fs;
+#endif
 
 	out->base = out->len = 0;
 	out->kind = out->site = out->flags = out->visits = 0;
 	if (!h || VG_OM_LOAD_ACQ(h->h.magic) != VG_OM_MAGIC)
 		return VG_OM_UNKNOWN;
-	f.m = m;
-	f.p = p;
+#ifdef VG_OM_FIND_SCRATCH
+	if (!(f = VG_OM_FIND_SCRATCH()))
+		return VG_OM_UNKNOWN;
+	__builtin_memset(f, 0, sizeof(*f));
+#endif
+	f->m = m;
+	f->p = p;
 	/* a pool block where a freed heap block's were not all taken out
 	 * may be one of those: not believed */
-	f.no_pool = no_pool || vg_om_in(VG_OM_LOAD(h->h.pool_doubt_lo),
-					VG_OM_LOAD(h->h.pool_doubt_hi), p);
-	f.pools = !f.no_pool && VG_OM_LOAD(h->h.pools);
-	f.mask = VG_OM_LOAD(h->h.mask);
-	f.levels = vg_om_levels(h);
-	if (f.levels) {
-		f.k = vg_om_ctz(f.levels);
-		VG_OM_LOOP(VG_OM_FIND_STEPS, vg_om_find_step, &f);
+	f->no_pool = no_pool || vg_om_in(VG_OM_LOAD(h->h.pool_doubt_lo),
+					 VG_OM_LOAD(h->h.pool_doubt_hi), p);
+	f->pools = !f->no_pool && VG_OM_LOAD(h->h.pools);
+	f->mask = VG_OM_LOAD(h->h.mask);
+	f->levels = vg_om_levels(h);
+	if (f->levels) {
+		f->k = vg_om_ctz(f->levels);
+		VG_OM_LOOP(VG_OM_FIND_STEPS, vg_om_find_step, lctx);
 	} else {
-		f.done = 1;
+		f->done = 1;
 	}
-	out->visits = f.visits;
-	if (f.lk) {
-		vg_om_fill(out, f.base, f.lk, f.site);
+	out->visits = f->visits;
+	if (f->lk) {
+		vg_om_fill(out, f->base, f->lk, f->site);
 		return VG_OM_FOUND;
 	}
-	if (!f.done)
-		f.torn = 1;
-	if (f.torn)
+	if (!f->done)
+		f->torn = 1;
+	if (f->torn)
 		vg_om_count(m, VG_OMC_TORN);
 	/* after the entries: an eviction widens the range first */
 	lo = VG_OM_LOAD(h->h.live_lo);
 	hi = VG_OM_LOAD(h->h.live_hi);
-	if (f.torn || vg_om_in(lo, hi, p))
+	if (f->torn || vg_om_in(lo, hi, p))
 		return VG_OM_UNKNOWN;
-	if (f.alt_lk)
-		vg_om_fill(out, f.alt_base, f.alt_lk, f.alt_site);
+	if (f->alt_lk)
+		vg_om_fill(out, f->alt_base, f->alt_lk, f->alt_site);
 	lo = VG_OM_LOAD(h->h.freed_lo);
 	hi = VG_OM_LOAD(h->h.freed_hi);
 	if (out->kind != VG_OM_FREED && vg_om_in(lo, hi, p))
@@ -405,19 +425,13 @@ VG_OM_INLINE int vg_om_lookup(struct vg_objmap *m, __u64 p,
 	return vg_om_lookup_as(m, p, out, 0);
 }
 
-/* What a lookup of p found, in the terms of vigil_objmap_pred.h (the
- * user tier's map answers by the same rules), with *o; *complete: the map
- * saw every allocation of its process (hdr.complete); as_free: as free()
- * sees p (vg_om_lookup_as: a pool block at a slab's start is not what
- * free(p) frees) */
-VG_OM_INLINE enum vg_om_at vg_om_at(struct vg_objmap *m, __u64 p,
-				    struct vg_om_obj *o, int *complete,
-				    int as_free)
+/* What a lookup of p found (vg_om_at: the lookup too), in the terms of
+ * vigil_objmap_pred.h (the user tier's map answers by the same rules),
+ * with *o; *complete: the map saw every allocation of its process
+ * (hdr.complete); as_free: as free() sees p (vg_om_lookup_as: a pool
+ * block at a slab's start is not what free(p) frees) */
+VG_OM_INLINE enum vg_om_at vg_om_at_of(int r, const struct vg_om_obj *o)
 {
-	union vg_om_elem *h = VG_OM_ELEM(m, 0);
-	int r = vg_om_lookup_as(m, p, o, as_free);
-
-	*complete = h && VG_OM_LOAD(h->h.complete) == 1;
 	if (r == VG_OM_NONE)
 		return VG_OM_AT_NOTHING;
 	if (r != VG_OM_FOUND)
@@ -427,6 +441,24 @@ VG_OM_INLINE enum vg_om_at vg_om_at(struct vg_objmap *m, __u64 p,
 	if (o->kind == VG_OM_FREED)
 		return VG_OM_AT_FREED;
 	return o->kind == VG_OM_ARENA ? VG_OM_AT_NONE : VG_OM_AT_OBJECT;
+}
+
+/* did the map see every allocation of its process (hdr.complete)? */
+VG_OM_INLINE int vg_om_complete(struct vg_objmap *m)
+{
+	union vg_om_elem *h = VG_OM_ELEM(m, 0);
+
+	return h && VG_OM_LOAD(h->h.complete) == 1;
+}
+
+VG_OM_INLINE enum vg_om_at vg_om_at(struct vg_objmap *m, __u64 p,
+				    struct vg_om_obj *o, int *complete,
+				    int as_free)
+{
+	int r = vg_om_lookup_as(m, p, o, as_free);
+
+	*complete = vg_om_complete(m);
+	return vg_om_at_of(r, o);
 }
 
 /* --- insert ------------------------------------------------------------ */

@@ -5,6 +5,7 @@
  * ktimer.bpf.h's; bpf/vigil.bpf.h says which unit holds what). */
 #include "vigil.bpf.h"
 #include "ktimer.bpf.h"
+#include "kmem.bpf.h"
 
 /* also linked alone (build/bpf/kstep.bpf.o, user/probe/split_load.c) */
 char LICENSE[] SEC("license") = "GPL";
@@ -75,6 +76,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		else
 			m->key[i] = 0;
 	m->err = 0;
+	m->unk_step = 0;
 	f.k0 = m->key[0];
 	f.k1 = m->key[1];
 	f.tgid = kslot_by_tgid ? cur_tgid() : 0;
@@ -154,6 +156,8 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		s->state = to;
 	}
 	kunlock(s);
+	if (kmem_on && m->unk_step)
+		kmem_count_unknown(p, prop, to, from, vars);
 	if (to < 0)
 		return;		/* no transition: nothing to report */
 	if (m->err) {
@@ -229,6 +233,7 @@ int vg_kstep(struct pt_regs *ctx)
 	struct kstep_args *a;
 	__u32 event, n;
 	struct vg_ev_conf *conf = kstep_event(&a, &event);
+	struct vg_fast_omev *om;
 
 	if (!conf)
 		return 0;
@@ -245,6 +250,13 @@ int vg_kstep(struct pt_regs *ctx)
 		if (i >= n)
 			break;
 		vg_kstep_prop(i);
+	}
+	/* an allocation event: its block filed or freed in the object map,
+	 * after its properties' guards saw the map as it was (kmem.bpf.h) */
+	if (kmem_on) {
+		om = bpf_map_lookup_elem(&om_ev, &event);
+		if (om && om->role)
+			vg_kmem_event(event, a->at_entry);
 	}
 	/* only what rewind_plan planned */
 	rewind_apply(regs, a->tid, a->m.uip, a->m.usp, a->m.rewind);

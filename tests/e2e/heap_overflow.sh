@@ -20,9 +20,11 @@ SPEC=specs/lib/heap_overflow.vigil
 # check_stop FLAG CALL OBJECT LEN ROOM: by default the property is in the
 # kernel tier, stepped in the target by the in-process tier, which stops
 # the call before it stores a byte; with VIGIL_FAST=off (--no-fast) it is
-# in the user tier, whose probe holds the call until vigil has answered
+# in the kernel tier in the BPF probes, with their own object map, which
+# stop the call at its uprobe; with TIER_OPT=--tier=user too, in the user
+# tier, whose probe holds the call until vigil has answered
 check_stop() {
-	run_vigil run "$SPEC" -- "$TARGETS/heapov" "$1"
+	run_vigil run ${TIER_OPT:-} "$SPEC" -- "$TARGETS/heapov" "$1"
 	pid=$(stopped_pid)
 	[ -n "$pid" ] && LEFT_PIDS+=("$pid")
 	expect_rc 1
@@ -30,8 +32,11 @@ check_stop() {
 	expect_out "state  ok -> overflow \(violation\)"
 	expect_out "event  before $2\(([0-9]+, )?0x[0-9a-f]+$3"
 	expect_out "vars   len=$4 room=$5 over=$(($4 - $5))"
-	if [ "${VIGIL_FAST:-}" = off ]; then
+	if [ -n "${TIER_OPT:-}" ]; then
 		expect_out "target pid [0-9]+ is stopped at this event"
+	elif [ "${VIGIL_FAST:-}" = off ]; then
+		expect_out "heap_overflow: kernel tier \(in the BPF probes: --no-fast, and the kernel tier's object map answers its memory predicates\)"
+		expect_out "target pid [0-9]+ is stopped (at the call of $2|after $2's first)"
 	else
 		expect_out "target pid [0-9]+ is stopped at the call of $2, (before its first instruction|after its first instructions, which only set registers) \(the in-process tier"
 	fi
@@ -64,15 +69,20 @@ expect_frame 1 "main" "--memcpy: main is not the caller"
 grep -qE "0x[0-9a-f]+:\s+0x[0-9a-f]+" "$TMP/gdb" || { cat "$TMP/gdb"; fail "gdb did not read the next chunk's header"; }
 ! grep -q "0x7979797979797979" "$TMP/gdb" || { cat "$TMP/gdb"; fail "the next chunk's header was overwritten"; }
 kill -KILL "$pid"
-# the same in the user tier, by uprobes: the probe holds the call
-VIGIL_FAST=off check_stop --memcpy "mem(cpy|move)" " \(block of 50 bytes from malloc, \+0\)" 100 50
-expect_out "heap_overflow: user tier because line [0-9]+: uses valid\(\): the object map is in user space"
-gdb_handoff "-ex bt -ex 'x/gx \$rdi+56'"
-cat "$TMP/gdb"
-expect_frame 0 "mem(cpy|move)" "--memcpy --no-fast: not stopped in memcpy"
-expect_frame 1 "main" "--memcpy --no-fast: main is not the caller"
-! grep -q "0x7979797979797979" "$TMP/gdb" || { cat "$TMP/gdb"; fail "--no-fast: the next chunk's header was overwritten"; }
-kill -KILL "$pid"
+# the same by uprobes, in the kernel tier in the BPF probes (their object
+# map; tests/e2e/heap_overflow_bpf.sh has more), and in the user tier:
+# the probe holds the call
+for TIER_OPT in "" --tier=user; do
+	VIGIL_FAST=off check_stop --memcpy "mem(cpy|move)" " \(block of 50 bytes from malloc, \+0\)" 100 50
+	[ -n "$TIER_OPT" ] && expect_out "heap_overflow: user tier because --tier=user"
+	gdb_handoff "-ex bt -ex 'x/gx \$rdi+56'"
+	cat "$TMP/gdb"
+	expect_frame 0 "mem(cpy|move)" "--memcpy --no-fast $TIER_OPT: not stopped in memcpy"
+	expect_frame 1 "main" "--memcpy --no-fast $TIER_OPT: main is not the caller"
+	! grep -q "0x7979797979797979" "$TMP/gdb" || { cat "$TMP/gdb"; fail "--no-fast $TIER_OPT: the next chunk's header was overwritten"; }
+	kill -KILL "$pid"
+done
+TIER_OPT=
 
 # --stacks: the block named by its allocation's caller
 run_vigil run --stacks "$SPEC" -- "$TARGETS/heapov" --memcpy
@@ -196,7 +206,7 @@ if vector_entry "$TARGETS/heapov" memset; then
 	run_vigil lint --no-fast --binary "$TARGETS/heapov" "$SPEC"
 	expect_rc 0
 	expect_out "$NOT_PROBED"
-	expect_out "^  property heap_overflow: user tier, stops entering overflow overread, inconclusive at best: before memset in libc\.so\.6 cannot be probed on this machine$"
+	expect_out "^  property heap_overflow: kernel tier \(in the BPF probes, with their object map\), stops entering overflow overread, inconclusive at best: before memset in libc\.so\.6 cannot be probed on this machine$"
 	expect_out "^1 property, 1 warning$"
 	expect_no_out "site before memset|uprobe before memset"
 	export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-AVX512F,-AVX512VL,-AVX512BW,-AVX

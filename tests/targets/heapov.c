@@ -174,6 +174,17 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "--static")) {	/* 40 at buf+8 of 32 */
 		memcpy(buf + opaque(8), src, opaque(40));
 		printf("heapov: static %d\n", buf[8]);
+	} else if (!strcmp(mode, "--libglobal")) {	/* 250 into libc's */
+		/* stdout's FILE, a global of libc (_IO_2_1_stdout_), not of
+		 * the program: 250 bytes over it (its own, not past it, when
+		 * the copy is not stopped: the same bytes back) */
+		static char save[250];
+		const volatile char *f = (const volatile char *)stdout;
+
+		for (int i = 0; i < 250; i++)	/* loads, not a call */
+			save[i] = f[i];
+		memcpy((void *)stdout, save, opaque(250));
+		printf("heapov: libglobal\n");
 	} else {
 		fprintf(stderr, "heapov: unknown flag %s\n", mode);
 		return 2;

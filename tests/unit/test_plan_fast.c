@@ -306,18 +306,41 @@ static void test_fast_mem(void **state)
 	assert_true(p->events[site(p, "snprintf", false)->event].flags &
 		    VG_EVF_HOLD);
 	vg_plan_free(p);
-	/* --no-fast: as before the agent had a map */
+	/* --no-fast: the kernel tier in the BPF probes, on their map */
 	vg_plan_fast_apply(&r, true, &o);
 	assert_non_null(p = vg_plan_build(s, &o, &e));
-	assert_false(p->kernel[0]);
+	assert_true(p->kernel[0]);
+	assert_true(p->props[0].bpf_mem);
+	assert_false(p->props[0].inproc_mem);
+	assert_true(p->objmap_bpf);
+	assert_false(p->objmap_fast);
 	assert_int_equal(p->nfast, 0);
-	assert_non_null(strstr(p->props[0].why, "the object map is in user space"));
+	assert_non_null(strstr(p->props[0].why, "in the BPF probes: --no-fast"));
+	/* a kernel-tier event of its: no user record, no hold */
+	assert_false(p->events[site(p, "snprintf", false)->event].flags &
+		     (VG_EVF_USER | VG_EVF_HOLD));
+	vg_plan_free(p);
+	/* attached (its heap so far unseen): the user tier, said why */
+	o.attached = true;
+	assert_non_null(p = vg_plan_build(s, &o, &e));
+	assert_false(p->kernel[0]);
+	assert_false(p->objmap_bpf);
+	assert_non_null(strstr(p->props[0].why, "the object map is in user space; attached to a running process"));
 	assert_null(strstr(p->props[0].why, "patched"));
 	vg_plan_free(p);
+	o.attached = false;
+	/* --tier=user: the user tier */
+	o.tier = VG_TIER_USER;
+	assert_non_null(p = vg_plan_build(s, &o, &e));
+	assert_false(p->kernel[0]);
+	assert_false(p->objmap_bpf);
+	vg_plan_free(p);
+	o.tier = VG_TIER_AUTO;
 	/* a plan the in-process tier does not apply to (a `vigil load`
-	 * unit's): as before */
+	 * unit's): the user tier, no map of either kind */
 	o.fast_off = false;
 	o.fast_objmap = false;
+	o.ktier_objmap = false;
 	o.fast_hot = true;
 	assert_non_null(p = vg_plan_build(s, &o, &e));
 	assert_false(p->kernel[0]);

@@ -288,14 +288,17 @@ int vg_cmd_lint(int argc, char **argv)
 			rc = vg_cli_fail(&e);
 		} else {
 			warnings += plan->nwarnings;
-			for (int p = 0; p < spec->nprops; p++)
+			for (int p = 0; p < spec->nprops; p++) {
+				bool mem = plan->props[p].inproc_mem ||
+					   plan->props[p].bpf_mem;
+
 				printf("%s: %s tier%s%s%s\n", spec->props[p].name,
 				       plan->props[p].kernel ? "kernel" : "user",
-				       plan->props[p].inproc_mem ? " (" :
+				       mem ? " (" :
 				       plan->props[p].kernel ? "" : ": not kernel because ",
-				       plan->props[p].inproc_mem ||
-				       !plan->props[p].kernel ? plan->props[p].why : "",
-				       plan->props[p].inproc_mem ? ")" : "");
+				       mem || !plan->props[p].kernel ? plan->props[p].why : "",
+				       mem ? ")" : "");
+			}
 			vg_plan_describe(plan, stdout);
 			vg_plan_print(plan, stdout);
 		}

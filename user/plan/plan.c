@@ -418,22 +418,26 @@ static struct vg_plan *plan_once(const struct vg_spec *spec,
 		if (o->leak_check && i == o->leak_check->hold_prop) {
 			p->kernel[i] = false;
 			p->props[i].inproc_mem = false;
+			p->props[i].bpf_mem = false;
 			snprintf(why[i], sizeof(why[i]),
 				 "it holds the program at _exit, abort, __assert_fail, raise and kill for --leak-check");
 		}
 		if (o->follow_forks) {
 			p->kernel[i] = false;
 			p->props[i].inproc_mem = false;
+			p->props[i].bpf_mem = false;
 			snprintf(why[i], sizeof(why[i]), "%s",
 				 o->watch ? "vigil watch (the default; --tier=kernel keys kernel-tier slices by process)"
 					  : "--follow-fork (kernel-tier slices do not tell processes apart)");
 		}
 		p->props[i].kernel = p->kernel[i];
 		p->any_kernel |= p->kernel[i];
-		if (!p->kernel[i] || p->props[i].inproc_mem)
+		if (!p->kernel[i] || p->props[i].inproc_mem ||
+		    p->props[i].bpf_mem)
 			snprintf(p->props[i].why, sizeof(p->props[i].why),
 				 "%s", why[i]);
 		p->objmap_fast |= p->props[i].inproc_mem;
+		p->objmap_bpf |= p->props[i].bpf_mem;
 		/* 2. the states whose entry stops the target */
 		p->props[i].stop_mask = p->stop_masks[i] =
 			vg_stop_mask_for(spec, i, o->on_violation);

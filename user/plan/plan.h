@@ -84,6 +84,13 @@ struct vg_plan_opts {
 	 * (vg_plan_fast_apply), not a `vigil load` unit's, which patches
 	 * nothing */
 	bool fast_objmap;
+	/* where the in-process tier cannot be had (--no-fast), the kernel
+	 * tier in the BPF probes may keep an object map of its own
+	 * (bpf/kmem.bpf.h) for such a property: a run's and lint's plan
+	 * (vg_plan_fast_apply); not for a process attached to (attached:
+	 * its heap so far unseen), vigil watch, or followed forks */
+	bool ktier_objmap;
+	bool attached;
 	/* --max-objects: the live blocks the in-process agent's object map
 	 * holds (0: VG_PLAN_OBJECTS) */
 	size_t max_objects;
@@ -148,6 +155,9 @@ struct vg_plan_prop {
 	/* kernel tier in the in-process agent, with its object map: every
 	 * function its events use is patched (plan_memfast.c) */
 	bool inproc_mem;
+	/* kernel tier in the BPF probes, with their object map
+	 * (plan_memfast.c, bpf/kmem.bpf.h) */
+	bool bpf_mem;
 	char why[256];		/* user tier: why not kernel; inproc_mem:
 				 * what it is */
 	uint32_t stop_mask;	/* states whose entry stops the target */
@@ -245,6 +255,9 @@ struct vg_plan {
 	 * (its props[].inproc_mem): the agent keeps one, for om_objects
 	 * live blocks */
 	bool objmap_fast;
+	/* a property is in the kernel tier in the BPF probes with the
+	 * object map (its props[].bpf_mem): the probes keep one */
+	bool objmap_bpf;
 	uint64_t om_objects;
 	uint32_t fast_inside;		/* the `outside` depths it counts
 					 * (bits of struct vg_inside) */

@@ -577,6 +577,7 @@ void vg_plan_fast_apply(const struct vg_plan_fast_req *r, bool off,
 {
 	o->fast_off = off;
 	o->fast_objmap = !off;
+	o->ktier_objmap = true;
 	o->fast_hot = !off && r->hot;
 	o->fast_funcs = off ? NULL : (const char *const *)r->names;
 	o->nfast_funcs = off ? 0 : r->n;

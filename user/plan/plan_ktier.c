@@ -27,7 +27,8 @@ static bool code_in_subset(const struct vg_property *p,
 }
 
 /* mem_ok: its memory predicates aside (the in-process tier's agent has
- * an object map: plan_memfast.c) */
+ * an object map, and so have the BPF probes where that tier is off:
+ * plan_memfast.c) */
 static const char *ineligible(const struct vg_spec *spec, int prop,
 			      bool no_ktimer, bool mem_ok, char *buf,
 			      size_t len)
@@ -36,8 +37,9 @@ static const char *ineligible(const struct vg_spec *spec, int prop,
 	uint32_t all = (1u << p->nparams) - 1;
 	int k, line = 0;
 
-	/* the BPF interpreter has no VG_OP_MEM: the object map it asks
-	 * (user/objmap/) is in vigil, or in the in-process agent */
+	/* the kernel tier answers VG_OP_MEM only with an object map of its
+	 * own, the agent's or the probes' (plan_memfast.c decides); without
+	 * one, the map the predicates ask is vigil's (user/objmap/) */
 	if (!mem_ok && (k = vg_property_mem_pred(p, &line)) >= 0) {
 		snprintf(buf, len, "line %d: uses %s(): the object map is in user space",
 			 line, vg_mem_pred_name(k));

@@ -201,7 +201,9 @@ void vg_plan_print(const struct vg_plan *p, FILE *out)
 		fprintf(out, "  property %s: %s tier%s", s->props[i].name,
 			p->props[i].kernel ? "kernel" : "user",
 			p->props[i].inproc_mem
-			? " (in-process, with the agent's object map)" : "");
+			? " (in-process, with the agent's object map)"
+			: p->props[i].bpf_mem
+			? " (in the BPF probes, with their object map)" : "");
 		if (p->props[i].stop_mask) {
 			fprintf(out, ", stops entering");
 			for (int st = 0; st < s->props[i].nstates && st < 32; st++)

@@ -26,6 +26,8 @@ static struct {
 	bool copy_str, send_signal_task, task_from_pid;
 	int exit_args;		/* sched_process_exit's arguments; -1 unknown */
 	int do_exit_id;		/* do_exit's BTF id; -1 none */
+	/* byte offsets of task_struct.mm and mm_struct.brk; 0: unknown */
+	uint32_t off_mm, off_brk;
 } kbtf = { .exit_args = -1, .do_exit_id = -1 };
 static pthread_once_t kbtf_once = PTHREAD_ONCE_INIT;
 
@@ -56,6 +58,39 @@ static int tp_args(const struct btf *b, const char *tp)
 	return btf_vlen(t) - 1;
 }
 
+/* The byte offset of member name in struct type id, looked for in its
+ * anonymous members too (mm_struct's fields sit in one); 0: none */
+static uint32_t member_off(const struct btf *b, int id, const char *name,
+			   int depth)
+{
+	const struct btf_type *t = btf__type_by_id(b, id);
+	const struct btf_member *m;
+
+	if (!t || !(btf_is_struct(t) || btf_is_union(t)) || depth > 4)
+		return 0;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = btf__name_by_offset(b, m->name_off);
+		uint32_t at = btf_member_bit_offset(t, i) / 8, in;
+
+		if (n && !strcmp(n, name))
+			return at;
+		if ((!n || !*n) &&
+		    (in = member_off(b, btf__resolve_type(b, m->type), name,
+				     depth + 1)))
+			return at + in;
+	}
+	return 0;
+}
+
+static uint32_t struct_member(const struct btf *b, const char *st,
+			      const char *name)
+{
+	int id = btf__find_by_name_kind(b, st, BTF_KIND_STRUCT);
+
+	return id < 0 ? 0 : member_off(b, id, name, 0);
+}
+
 static void read_btf(void)
 {
 	struct btf *b = btf__load_vmlinux_btf();
@@ -67,6 +102,8 @@ static void read_btf(void)
 	kbtf.task_from_pid = has_func(b, "bpf_task_from_pid");
 	kbtf.exit_args = tp_args(b, "sched_process_exit");
 	kbtf.do_exit_id = btf__find_by_name_kind(b, "do_exit", BTF_KIND_FUNC);
+	kbtf.off_mm = struct_member(b, "task_struct", "mm");
+	kbtf.off_brk = struct_member(b, "mm_struct", "brk");
 	btf__free(b);
 }
 
@@ -89,6 +126,14 @@ bool vg_feat_copy_from_user_str(const char **why)
 	return say(why, kbtf.copy_str,
 		   "kfunc bpf_copy_from_user_str",
 		   "no kfunc bpf_copy_from_user_str (Linux 6.12): a string's pages are faulted in, then read");
+}
+
+bool vg_feat_brk_offsets(uint32_t *off_mm, uint32_t *off_brk)
+{
+	kernel_btf();
+	*off_mm = kbtf.off_mm;
+	*off_brk = kbtf.off_brk;
+	return kbtf.off_mm && kbtf.off_brk;
 }
 
 bool vg_feat_send_signal_task(const char **why)

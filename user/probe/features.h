@@ -11,6 +11,7 @@
 #define VIGIL_PROBE_FEATURES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* bpf_copy_from_user_str (6.12): strings read by the sleepable probes in
  * one call; else their pages are faulted in first, then read */
@@ -18,6 +19,10 @@ bool vg_feat_copy_from_user_str(const char **why);
 /* bpf_send_signal_task (6.13): a followed fork's child held until its
  * probes are in; with bpf_task_from_pid, the kernel tier's timeouts */
 bool vg_feat_send_signal_task(const char **why);
+/* Where a thread's break is, for the kernel tier's object map
+ * (bpf/kmem.bpf.h): the byte offsets of task_struct.mm and
+ * mm_struct.brk in this kernel's BTF; false (and 0s) when unknown */
+bool vg_feat_brk_offsets(uint32_t *off_mm, uint32_t *off_brk);
 /* bpf_task_from_pid (6.2): the kernel tier's timer finds the thread */
 bool vg_feat_task_from_pid(const char **why);
 /* sched_process_exit's group_dead argument (6.16); else the last thread

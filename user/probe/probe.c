@@ -322,6 +322,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->kslot_max = o->max_kslices ? o->max_kslices : VG_DEFAULT_KSLICES;
 	p->kslot_cap = vg_pow2_at_least(2 * (size_t)p->kslot_max);
 	bpf_map__set_max_entries(p->skel->maps.kslots, p->kslot_cap);
+	vg_probe_objmap_size(p, o->objmap_objects);
 	p->skel->bss->kslot_mask = p->kslot_cap - 1;
 	p->skel->bss->kslot_max = p->kslot_max;
 	vg_rewind_setup(p);	/* exact stops at an entry (rewind.c) */
@@ -353,6 +354,8 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			    bpf_map__fd(p->skel->maps.kslots), 0);
 	if (p->kslot_mem == MAP_FAILED)
 		p->kslot_mem = NULL;
+	if (o->objmap_objects && vg_probe_objmap_map(p, e))
+		goto fail;
 	if (p->kstep_obj || bpf_program__fd(p->skel->progs.vg_kstep) >= 0) {
 		uint32_t zero = 0;
 		/* its own object, or (loaded early) the object's own */
@@ -379,8 +382,11 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	if (o->watch && o->watch_name)
 		snprintf(p->skel->bss->watch_name,
 			 sizeof(p->skel->bss->watch_name), "%s", o->watch_name);
-	p->skel->bss->stop_at_exec = o->launching &&
-				     vg_probe_has_global_watches(p);
+	/* the globals' watchpoints, the kernel tier's object map: armed
+	 * and filed at the exec, before the program runs */
+	p->stop_exec = o->launching && (vg_probe_has_global_watches(p) ||
+					o->objmap_objects);
+	p->skel->bss->stop_at_exec = p->stop_exec;
 	p->skel->bss->armed_mask = ~o->plan->dormant;
 	/* wake user space per 1/16 of the ring, or on the poll timeout */
 	p->skel->bss->wake_bytes = vg_pow2_at_least(rb) / 16;
@@ -448,6 +454,9 @@ void vg_probe_close(struct vg_probe *p)
 	free(p->link_prog_fd);
 	if (p->kslot_mem)
 		munmap((void *)p->kslot_mem, p->kslot_mem_len);
+	if (p->om_mem)
+		munmap(p->om_mem, p->om_len);
+	free(p->om_filed);
 	if (p->page_counts)
 		munmap(p->page_counts, VG_PAGE_SLOTS * sizeof(uint64_t));
 	free(p->pend.buf);
@@ -594,12 +603,16 @@ void vg_probe_kunknown(const struct vg_probe *p, int k, uint64_t *n,
 	*n = *kept = 0;
 	if (p && p->src.kunknown)
 		p->src.kunknown(p->src.ctx, k, n, kept);
+	/* the BPF step's (bpf/kmem.bpf.h) */
+	if (p)
+		vg_probe_objmap_unknown(p, k, n, kept);
 }
 
 bool vg_probe_block(const struct vg_probe *p, uint64_t v,
 		    struct vg_probe_block *out)
 {
-	return p && p->src.block && p->src.block(p->src.ctx, v, out);
+	return p && ((p->src.block && p->src.block(p->src.ctx, v, out)) ||
+		     vg_probe_objmap_block(p, v, out));
 }
 
 void vg_probe_count_trans(struct vg_probe *p)

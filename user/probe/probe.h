@@ -51,6 +51,10 @@ struct vg_probe_opts {
 	/* vg_probe_early_start's, or NULL; vg_probe_open uses it up (the
 	 * caller still frees it) */
 	struct vg_probe_early *early;
+	/* the kernel tier's object map (bpf/kmem.bpf.h): the objects it
+	 * holds, the plan's --max-objects and the globals to file; 0: the
+	 * plan has none (plan->objmap_bpf false) */
+	uint64_t objmap_objects;
 	/* vigil watch: no target of its own (pid 0, no links for it); a
 	 * process that execs the file watch_dev/watch_ino names (dev_t as the
 	 * kernel encodes it, major << 20 | minor) is followed, held at its
@@ -331,6 +335,26 @@ void vg_probe_counts(const struct vg_probe *p, int event, uint64_t *hits,
 void vg_probe_links(const struct vg_probe *p, int *attached, int *total);
 /* Global counters, enum vg_counter. */
 uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
+/* The kernel tier's object map (bpf/kmem.bpf.h; probe_objmap.c).
+ * vg_probe_objmap_events: each event's part (user/objmap/om_fill.h),
+ * whole: every allocation reaches the probes (the heap's range may be
+ * filed). vg_probe_objmap_start: at the launched program's exec, before
+ * it runs (vg_probe_stops_at_exec), the map emptied and initialised, its
+ * heap's start (start_brk) kept when whole (0: no heap range, a process
+ * a restore brought back); the map, to file the globals in, or NULL
+ * when the plan has none. */
+struct vg_fast_omev;
+struct vg_objmap;
+int vg_probe_objmap_events(struct vg_probe *p, const struct vg_fast_omev *omev,
+			   int nevents, bool whole, struct vg_err *e);
+struct vg_objmap *vg_probe_objmap_start(struct vg_probe *p,
+					uint64_t start_brk);
+bool vg_probe_stops_at_exec(const struct vg_probe *p);
+/* The map once set up at the exec, else NULL; and whether the mapped
+ * object starting at start has yet to have its globals filed in it
+ * (marked filed now) */
+struct vg_objmap *vg_probe_objmap_ready(const struct vg_probe *p);
+bool vg_probe_objmap_take(struct vg_probe *p, uint64_t start);
 /* The second source's own step of kernel-tier property k (its kunknown):
  * 0 and 0 without one */
 void vg_probe_kunknown(const struct vg_probe *p, int k, uint64_t *n,

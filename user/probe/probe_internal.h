@@ -125,6 +125,17 @@ struct vg_probe {
 	const struct vg_kslot *kslot_mem;	/* it, mapped read-only; or
 						 * NULL (read by system calls) */
 	size_t kslot_mem_len;
+	/* the kernel tier's object map (probe_objmap.c), mapped; NULL:
+	 * none (its three elements are not mapped); om_whole: every
+	 * allocation reaches it, so the heap's range may be filed */
+	struct vg_objmap *om_mem;
+	size_t om_len;
+	bool om_whole;
+	uint64_t *om_filed;	/* the objects whose globals are filed, by
+				 * their lowest address */
+	size_t om_nfiled;
+	bool om_started;	/* set up at the exec */
+	bool stop_exec;		/* the target stops at its exec for vigil */
 	uint64_t *page_counts;	/* watched_pages, mapped (probe_pages.c) */
 	struct bpf_program *entry, *ret;	/* the builds loaded */
 	/* `write x`, `read x`, `access x`, `change` (probe_watch.c): the
@@ -222,5 +233,16 @@ void vg_probe_stacks_free(struct vg_probe *p);
 
 /* probe_drain.c: the BPF ring's callback (ring_buffer__new) */
 int vg_probe_on_record(void *ctx, void *data, size_t size);
+
+/* probe_objmap.c: the kernel tier's object map sized before the load
+ * (objects 0: three elements), mapped after it; the BPF step's unknown
+ * memory predicates of kernel property k added to *n and *kept */
+void vg_probe_objmap_size(struct vg_probe *p, uint64_t objects);
+int vg_probe_objmap_map(struct vg_probe *p, struct vg_err *e);
+void vg_probe_objmap_unknown(const struct vg_probe *p, int k, uint64_t *n,
+			     uint64_t *kept);
+/* the live heap block holding v in it (vg_probe_block) */
+bool vg_probe_objmap_block(const struct vg_probe *p, uint64_t v,
+			   struct vg_probe_block *out);
 
 #endif

@@ -115,6 +115,7 @@ void vg_ckpt_host_replaced(struct vg_run *r)
 {
 	vg_guard_add(S(r)->guard, S(r)->pid);
 	vg_live_forget_stops(r);
+	vg_session_objmap_replaced(S(r));
 	vg_features_replaced(S(r), S(r)->pid);
 }
 

@@ -284,12 +284,14 @@ static int open_all(struct session *ss, struct vg_err *e)
 	plo.no_debug_regs_why = VG_NO_REGS_WHY;
 	plo.no_ktimer = !vg_feat_ktimer(NULL);
 	plo.max_objects = ss->o->max_objects;
+	plo.attached = ss->o->pid > 0;
 	if (!(plan = vg_plan_build(ss->p.spec, &plo, e)))
 		goto out;
 	if (vg_session_part_open(ss, plan, e))
 		goto out;
 	for (int i = 0; i < ss->p.spec->nprops; i++)
-		if (ss->p.kernel[i] && plan->props[i].inproc_mem)
+		if (ss->p.kernel[i] &&
+		    (plan->props[i].inproc_mem || plan->props[i].bpf_mem))
 			fprintf(stderr, "vigil: %s: kernel tier (%s)\n",
 				ss->p.spec->props[i].name, plan->props[i].why);
 		else
@@ -312,6 +314,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.launching = !ss->o->pid && !ss->o->watch_exe,
 		.warn = stderr,
 		.early = early,
+		.objmap_objects = vg_session_objmap_objects(plan, path),
 		.watch = ss->o->watch_exe != NULL,
 		.watch_name = vg_watch_match_name(vg_session_watch_match(ss)),
 	};
@@ -324,7 +327,7 @@ static int open_all(struct session *ss, struct vg_err *e)
 			goto out;
 	}
 	ss->p.probe = vg_probe_open(ss->p.spec, &po, e);
-	if (!ss->p.probe)
+	if (!ss->p.probe || vg_session_objmap_events(ss, plan, e))
 		goto out;
 	{	/* held at an exec or a fork when vigil dies: the guard lets
 		 * them go (user/probe/probe_orphans.c) */

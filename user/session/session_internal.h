@@ -184,6 +184,24 @@ void vg_session_on_transition(void *ctx, const struct vg_slice_view *s,
 int vg_session_event_stack(void *ctx, const struct vg_mon_event *ev,
 			   char (*lines)[320], int max);
 
+/* --- the kernel tier's object map (session_objmap.c) --- */
+
+/* the objects the probes' map holds (probe.h, objmap_objects): 0 when
+ * the plan has none */
+uint64_t vg_session_objmap_objects(const struct vg_plan *plan,
+				   const char *binary);
+/* each allocation event's part, once the probes are open */
+int vg_session_objmap_events(struct session *ss, const struct vg_plan *plan,
+			     struct vg_err *e);
+/* at the launched program's exec, stopped there: the map set up, its
+ * globals and heap's start filed */
+void vg_session_objmap_exec(struct session *ss);
+/* at the loader's rendezvous (the process held there), the globals of
+ * the objects it mapped since */
+void vg_session_objmap_maps(struct session *ss, pid_t pid);
+/* a restore replaced the target: the map's heap forgotten (unknown) */
+void vg_session_objmap_replaced(struct session *ss);
+
 /* --- the target's process tree (session_procs.c) --- */
 
 /* A fork or an exec of the target (VG_REC_PROC): reported, counted; a

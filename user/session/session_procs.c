@@ -83,8 +83,13 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 		 * (bpf/vigil/lifecycle.bpf.c, stop_at_exec) */
 		vg_symval_exec(ss->p.symval, ss->exe, p->start_code,
 			       p->interp_base);
-		if (!vg_probe_has_global_watches(ss->p.probe))
+		/* the kernel tier's object map: the globals, the heap */
+		vg_session_objmap_exec(ss);
+		if (!vg_probe_has_global_watches(ss->p.probe)) {
+			if (vg_probe_stops_at_exec(ss->p.probe))
+				kill(ss->pid, SIGCONT);
 			return 0;
+		}
 		if (vg_watchset_start(ss->ws, ss->err)) {
 			/* it has run none of its code: end it rather than let
 			 * it run unwatched */
@@ -98,8 +103,14 @@ int vg_session_on_process(struct session *ss, const struct vg_rec_proc *p)
 	path[sizeof(path) - 1] = 0;
 	same = vg_follow_run_exec((struct vg_run *)ss, (pid_t)p->h.pid, p->ino,
 				  p->dev);
-	if ((pid_t)p->h.pid == ss->pid)	/* a new program: no object left */
+	if ((pid_t)p->h.pid == ss->pid) {	/* a new program: no object left */
 		vg_objmap_exec(ss->p.objmap);
+		/* the kernel tier's map: stopped at the exec for it (probe.h) */
+		if (vg_probe_objmap_ready(ss->p.probe)) {
+			vg_session_objmap_exec(ss);
+			kill(ss->pid, SIGCONT);
+		}
+	}
 	if (same && (pid_t)p->h.pid == ss->pid)	/* its globals moved */
 		vg_symval_exec(ss->p.symval, ss->exe, p->start_code,
 			       p->interp_base);

@@ -238,6 +238,7 @@ int vg_session_on_record(void *ctx, const struct vg_probe_rec *r)
 		rec_to_event(ss, r->h, r->ev->slot, &ev);
 		vg_hold_note(ss, r->h);
 		vg_symval_event(ss->p.symval, &ev);
+		vg_session_objmap_maps(ss, (pid_t)r->h->pid);
 		return 0;
 	}
 	ss->events++;
