@@ -9,8 +9,9 @@
 # free, a pointer into a freed block, an interior pointer given to
 # realloc, each report naming the object the pointer is in (freeable(p)
 # is false for the stack: vigil run saw every allocation); the same in
-# the user tier (--no-fast), held at the uprobe until vigil has
-# answered. A block freed twice is
+# the kernel tier in the BPF probes (--no-fast, their own object map),
+# stopped at the uprobe, and in the user tier (--no-fast --tier=user),
+# held at the uprobe until vigil has answered. A block freed twice is
 # double_free's, not bad_free's (freed(p)).
 . "$(dirname "$0")/lib.sh"
 
@@ -46,12 +47,12 @@ check_stop() {	# $1 flag, $2 violation state, $3 function at frame 0, $4 at fram
 	[ -z "$4" ] || expect_frame 1 "$4" "$1: $4 is not the caller"
 	kill -KILL "$pid"
 }
-for OPTS in "" --no-fast; do
-	if [ -z "$OPTS" ]; then
-		TIER="bad_free: kernel tier \(in-process"
-	else
-		TIER="bad_free: user tier because"
-	fi
+for OPTS in "" --no-fast "--no-fast --tier=user"; do
+	case "$OPTS" in
+	"") TIER="bad_free: kernel tier \(in-process" ;;
+	--no-fast) TIER="bad_free: kernel tier \(in the BPF probes" ;;
+	*) TIER="bad_free: user tier because" ;;
+	esac
 	# blocks[5]: calloc(4, 13), freed 16 bytes in
 	check_stop --interior bad_free free release
 	expect_out "slice  p=0x[0-9a-f]+ \(block of 52 bytes from calloc, \+16\)"
@@ -75,7 +76,7 @@ done
 
 # a block freed twice: double_free.vigil's violation, not bad_free's (the
 # second free of a freed block's start, freed(p))
-for OPTS in "" --no-fast; do
+for OPTS in "" --no-fast "--no-fast --tier=user"; do
 	run_vigil run $OPTS specs/lib/bad_free.vigil specs/lib/double_free.vigil -- "$TARGETS/badfree" --double-aligned
 	pid=$(stopped_pid)
 	[ -n "$pid" ] && LEFT_PIDS+=("$pid")

@@ -120,7 +120,8 @@ echo "evidence of $evidenced violations compared"
 # here that asks them; use_after_free watches freed blocks instead) by
 # default in the kernel tier inside the target (the in-process tier
 # patches every function of it, and the agent's object map answers), with
-# --no-fast in the user tier (vigil's object map). On tests/targets/
+# --no-fast in the kernel tier in the BPF probes (their own object map),
+# and with --tier=user too in the user tier (vigil's object map). On tests/targets/
 # heapov.c's overflows and its good run (heap_overflow.sh, _good.sh):
 # the same verdicts with the same variables (len, room, over, at and the
 # object at is in), the same lines of the end (slices inconclusive,
@@ -137,19 +138,22 @@ sed -e '/^  before memset(/d' specs/lib/heap_overflow.vigil >"$TMP/heap.vigil"
 mem_checked=0 mem_violations=0
 for mode in "" --memcpy --one --global --snprintf --before --strcpy --aligned \
 	--read --strlen --memcmp --static --stack; do
-	for tier in kernel user; do
-		fast=
-		[ "$tier" = user ] && fast=--no-fast
+	for tier in kernel bpf user; do
+		case $tier in
+		kernel) fast= ;;
+		bpf) fast=--no-fast ;;
+		user) fast="--no-fast --tier=user" ;;
+		esac
 		run_vigil run $fast --disable-aslr --json "$TMP/$tier.jsonl" \
 			"$TMP/heap.vigil" -- "$TARGETS/heapov" $mode >/dev/null
 		pid=$(stopped_pid)
 		[ -n "$pid" ] && { LEFT_PIDS+=("$pid"); kill -KILL "$pid"; }
 		[ "$RC" -le 1 ] || { cat "$TMP/out"; fail "heapov $mode, $tier tier: exit $RC"; }
-		if [ "$tier" = kernel ]; then
-			expect_out "heap_overflow: kernel tier \(in-process"
-		else
-			expect_out "heap_overflow: user tier because"
-		fi
+		case $tier in
+		kernel) expect_out "heap_overflow: kernel tier \(in-process" ;;
+		bpf) expect_out "heap_overflow: kernel tier \(in the BPF probes" ;;
+		user) expect_out "heap_overflow: user tier because" ;;
+		esac
 		python3 - "$TMP/$tier.jsonl" >"$TMP/$tier.verdicts" <<'PY'
 import json, sys
 hits = []
@@ -181,7 +185,9 @@ PY
 	echo "== heapov $mode: $(grep -c ' violation ' "$TMP/kernel.verdicts") violations"
 	grep -v '^hits ' "$TMP/kernel.verdicts"
 	diff "$TMP/kernel.verdicts" "$TMP/user.verdicts" ||
-		fail "the tiers disagree on heap_overflow, heapov $mode"
+		fail "the in-process and user tiers disagree on heap_overflow, heapov $mode"
+	diff "$TMP/kernel.verdicts" "$TMP/bpf.verdicts" ||
+		fail "the in-process and BPF kernel tiers disagree on heap_overflow, heapov $mode"
 	mem_violations=$((mem_violations + $(grep -c ' violation ' "$TMP/kernel.verdicts")))
 	mem_checked=$((mem_checked + 1))
 done
