@@ -48,6 +48,7 @@ struct {
 })
 
 #define VG_OM_MAP objmap
+#include "vigil_mempred.h"
 #include "vigil_objmap.h"
 
 _Static_assert(sizeof(struct vg_om_find) <= VG_OM_FIND_BYTES,
@@ -176,7 +177,7 @@ __noinline __s64 vg_kmem(__u32 pred, __u64 p, __u64 n, int *unknown)
 {
 	struct vg_om_obj o;
 	__s64 len;
-	int live, nul;
+	int nul;
 
 	if (!unknown)
 		return 0;
@@ -205,24 +206,8 @@ __noinline __s64 vg_kmem(__u32 pred, __u64 p, __u64 n, int *unknown)
 			goto unknown;
 		return r;
 	}
-	if (vg_klookup(p, &o) != VG_OM_FOUND)
-		goto unknown;
-	live = vg_om_is_object(o.kind);
-	if (!live && o.kind != VG_OM_FREED && o.kind != VG_OM_ARENA)
-		goto unknown;
-	switch (pred) {
-	case VG_MEM_VALID:
-	case VG_MEM_VALID_READ:
-		/* p is in o (the lookup's): [p, p + n) too? */
-		return live && n <= o.base + o.len - p &&
-		       (pred == VG_MEM_VALID_READ || o.kind != VG_OM_RODATA);
-	case VG_MEM_BLOCK_LENGTH:
-		return live ? (__s64)o.len : 0;
-	case VG_MEM_BLOCK_BASE:
-		return live ? (__s64)o.base : 0;
-	case VG_MEM_OFFSET:
-		return live ? (__s64)(p - o.base) : 0;
-	}
+	if (vg_om_answer(pred, p, n, vg_klookup(p, &o), &o, &len))
+		return len;
 unknown:
 	*unknown = 1;
 	return 0;

@@ -9,6 +9,7 @@
  * made into a memcpy call would show there).
  */
 #include "kstep.h"
+#include "vigil_mempred.h"
 #include "vigil_objmap.h"
 #include "vigil_ops.h"
 
@@ -132,7 +133,6 @@ static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
 {
 	struct vg_om_obj o;
 	__s64 len;
-	int live;
 
 	/* an empty range is valid wherever it is, as the user tier says
 	 * (user/objmap/objmap.c) */
@@ -154,24 +154,9 @@ static __s64 mem_pred(struct vm *m, __s64 pred, __u64 p, __u64 n)
 			goto unknown;
 		return len;
 	}
-	if (!m->om || vg_om_lookup(m->om, p, &o) != VG_OM_FOUND)
-		goto unknown;
-	live = vg_om_is_object(o.kind);
-	if (!live && o.kind != VG_OM_FREED && o.kind != VG_OM_ARENA)
-		goto unknown;
-	switch (pred) {
-	case VG_MEM_VALID:
-	case VG_MEM_VALID_READ:
-		/* p is in o (the lookup's): [p, p + n) too? */
-		return live && n <= o.base + o.len - p &&
-		       (pred == VG_MEM_VALID_READ || o.kind != VG_OM_RODATA);
-	case VG_MEM_BLOCK_LENGTH:
-		return live ? (__s64)o.len : 0;
-	case VG_MEM_BLOCK_BASE:
-		return live ? (__s64)o.base : 0;
-	case VG_MEM_OFFSET:
-		return live ? (__s64)(p - o.base) : 0;
-	}
+	if (m->om && vg_om_answer((__u32)pred, p, n,
+				  vg_om_lookup(m->om, p, &o), &o, &len))
+		return len;
 unknown:
 	m->unknown = 1;
 	return 0;
