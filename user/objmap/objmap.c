@@ -249,6 +249,17 @@ static const struct objmap_block *holding(const struct vg_addrmap *map,
 /* A pool block holding p: the innermost object there. Pool blocks do not
  * overlap one another (a new one at an address replaces the old); the
  * one at or below p holds it or none does. */
+static void as_block(struct vg_obj *o, const struct objmap_block *b,
+		     uint64_t base)
+{
+	o->kind = VG_OBJ_BLOCK;
+	o->base = base;
+	o->size = b->size;
+	o->size_known = b->size_known;
+	o->writable = true;
+	o->event = b->event;
+}
+
 static bool pool_holding(const struct vg_objmap *m, uint64_t p,
 			 struct vg_obj *o)
 {
@@ -258,12 +269,7 @@ static bool pool_holding(const struct vg_objmap *m, uint64_t p,
 	if (!m->pools || !vg_addrmap_count(m->pools) ||
 	    !(b = holding(m->pools, p, &base)))
 		return false;
-	o->kind = VG_OBJ_BLOCK;
-	o->base = base;
-	o->size = b->size;
-	o->size_known = b->size_known;
-	o->writable = true;
-	o->event = b->event;
+	as_block(o, b, base);
 	o->pool = true;
 	return true;
 }
@@ -284,12 +290,7 @@ static void lookup(const struct vg_objmap *m, uint64_t p, bool pools,
 	if (pools && pool_holding(m, p, o))
 		return;
 	if ((b = holding(m->blocks, p, &base))) {
-		o->kind = VG_OBJ_BLOCK;
-		o->base = base;
-		o->size = b->size;
-		o->size_known = b->size_known;
-		o->writable = true;
-		o->event = b->event;
+		as_block(o, b, base);
 		return;
 	}
 	g = vg_addrmap_floor(m->globals, p, &base);
