@@ -33,7 +33,8 @@ BUILD=${BUILD:-build}
 DEFAULT_TESTS="debug_regs doctor uaf uaf_tail uaf_repeat uaf_creq_quiet uaf_calls
 	watch watch_slice lib_memerrs lib_realloc live_holds cxx_alloc cxx_names
 	queue_overflow_stop queue_user_stop leak_check timeouts_exit fast
-	live_gdb_cmds checkpoint_restore live_restore agent_reactions live_view fork_exec"
+	live_gdb_cmds checkpoint_restore live_restore agent_reactions live_view fork_exec
+	heap_overflow_bpf"
 # the host's root over 9p with an overlay; what `criu check` asks for
 # before it dumps a process: the socket diagnostics, tun, veth, nf_tables
 # (whose libcrc32c needs a crc32c, a soft dependency .modinfo lists not)
