@@ -138,6 +138,19 @@ expect_out "target pid [0-9]+ is stopped at the call of strlen, before its first
 expect_no_out "heapov: strlen"
 kill -KILL "$pid"
 
+# --on-violation=continue in the user tier: nothing stops, but a check
+# that reads the process's string (strlen_at) still holds its call, so
+# that the string vigil reads is the call's, not one written there since
+# (a false overread in the memcheck suite's str_tester) nor a program
+# gone (its violation missed)
+for m in --strlen --strcpy; do
+	run_vigil run --no-fast --tier=user --on-violation=continue "$SPEC" -- "$TARGETS/heapov" $m
+	expect_rc 1
+	expect_out "heap_overflow: user tier because"
+	expect_out "VIOLATION of heap_overflow"
+	expect_no_out "left stopped"
+done
+
 # --- memset: 100 into a malloc(50) block ------------------------------
 # On an AVX-512 machine glibc's memset starts with an EVEX instruction
 # (the oracle is gdb: vector_entry). No uprobe goes there; the in-process

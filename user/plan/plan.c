@@ -103,6 +103,18 @@ static uint32_t mem_hold(const struct vg_property *pr,
 	return vg_code_mem_pred(pr->code, t->guard) >= 0 ? VG_EVF_HOLD : 0;
 }
 
+/* A transition that reads a string of the process (strlen_at) must read
+ * it while the call waits, stop or no stop: after the fact the program
+ * may have written another string there (the memcheck suite's
+ * str_tester, under --on-violation=continue, had an overread reported
+ * from a buffer refilled since). */
+static uint32_t read_hold(const struct vg_property *pr,
+			  const struct vg_transition *t)
+{
+	return vg_code_reads_memory(pr->code, t->guard) ||
+	       vg_code_reads_memory(pr->code, t->update) ? VG_EVF_HOLD : 0;
+}
+
 static void pass_flags(struct vg_plan *p, bool record)
 {
 	const struct vg_spec *s = p->spec;
@@ -118,10 +130,13 @@ static void pass_flags(struct vg_plan *p, bool record)
 			p->events[pr->bindings[b].event].flags |= VG_EVF_USER;
 		/* a user-tier stop is late by the time to wake us: keep it
 		 * short for the events that can cause one */
-		for (int t = 0; t < pr->ntrans; t++)
+		for (int t = 0; t < pr->ntrans; t++) {
 			if (p->stop_masks[prop] >> pr->trans[t].to & 1)
 				p->events[pr->trans[t].event].flags |=
 					VG_EVF_WAKE | mem_hold(pr, &pr->trans[t]);
+			p->events[pr->trans[t].event].flags |=
+				read_hold(pr, &pr->trans[t]);
+		}
 	}
 	for (int i = 0; i < s->nevents; i++) {
 		struct vg_plan_event *ev = &p->events[i];

@@ -50,6 +50,14 @@ int vg_code_mem_pred(const struct vg_insn *code, struct vg_code_ref r)
 	return -1;
 }
 
+bool vg_code_reads_memory(const struct vg_insn *code, struct vg_code_ref r)
+{
+	for (uint32_t i = r.off; i < r.off + r.len; i++)
+		if (code[i].op == VG_OP_MEM && code[i].imm == VG_MEM_STRLEN_AT)
+			return true;
+	return false;
+}
+
 int vg_property_mem_pred(const struct vg_property *p, int *line)
 {
 	for (int i = 0; i < p->ntrans; i++) {

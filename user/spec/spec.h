@@ -416,6 +416,9 @@ bool vg_mem_pred_is_bool(int pred);
  * first a property uses anywhere (*line: where, when not NULL): such a
  * property needs the run's object map, which is in user space. */
 int vg_code_mem_pred(const struct vg_insn *code, struct vg_code_ref r);
+/* does r read the process's memory itself (strlen_at), which the program
+ * may write over once the call goes on? */
+bool vg_code_reads_memory(const struct vg_insn *code, struct vg_code_ref r);
 int vg_property_mem_pred(const struct vg_property *p, int *line);
 
 #endif
