@@ -64,7 +64,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	struct kfind f = { .prop = prop };
 	struct vg_kslot *s;
 	__s64 *vars = m->vars;
-	int to = -1, from = 0, idx;
+	int to = -1, from = 0, idx, taken;
 	bool reborn;
 	__u16 flags = 0;
 
@@ -137,9 +137,15 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	if (reborn)
 		__builtin_memcpy(vars, p->init_vars, sizeof(m->vars));
 	to = kapply(m, prop, from, bind);
-	/* the same object used again, not made again: absorbed */
-	if (reborn && !((p->create_mask >> (bind & 31)) & 1))
+	/* the same object used again, not made again: absorbed, and what
+	 * its guards asked not counted (inproc/kstep.c's kstep_prop does not
+	 * ask them: the user tier's start(); here they run all the same, a
+	 * branch around kapply doubling its verification, as above) */
+	if (reborn && !((p->create_mask >> (bind & 31)) & 1)) {
 		to = -1;
+		m->unk_step = 0;
+	}
+	taken = to;
 	/* the same violation again: absorbed (s->state is still the slice's
 	 * own, under its lock) */
 	if (to >= 0 && ((p->violation_mask >> (s->state & 31)) & 1) &&
@@ -156,8 +162,10 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 		s->state = to;
 	}
 	kunlock(s);
+	/* as the transition chosen: a violation a known guard took is
+	 * checked, absorbed or not */
 	if (kmem_on && m->unk_step)
-		kmem_count_unknown(p, prop, to, from, vars);
+		kmem_count_unknown(p, prop, taken, from, vars);
 	if (to < 0)
 		return;		/* no transition: nothing to report */
 	if (m->err) {
