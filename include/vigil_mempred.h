@@ -9,6 +9,7 @@
 
 #include "vigil_code.h"
 #include "vigil_objmap.h"
+#include "vigil_objmap_heap.h"
 
 /* valid(p, n), valid_read(p, n), block_length(p), block_base(p) and
  * offset(p), from r and *o, the lookup of p (vg_om_lookup): 1 and *out,

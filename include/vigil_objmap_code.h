@@ -788,6 +788,4 @@ static inline void vg_om_set_complete(struct vg_objmap *m, int on)
 }
 #endif
 
-#include "vigil_objmap_heap.h"
-
 #endif

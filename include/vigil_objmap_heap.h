@@ -1,9 +1,12 @@
-/* freeable(p) and freed(p) from the object map (included by
- * vigil_objmap_code.h, whose lookups it asks): what a lookup found, in
- * the terms of vigil_objmap_pred.h, whose rule the user tier's map
- * follows too, and the two questions about heap blocks. */
+/* freeable(p) and freed(p) from the object map (vigil_objmap.h, whose
+ * lookups they ask): what a lookup found, in the terms of
+ * vigil_objmap_pred.h, whose rule the user tier's map follows too, and
+ * the two questions about heap blocks. For the kernel tier's steps
+ * (vigil_mempred.h) and the tests of the map. */
 #ifndef VIGIL_OBJMAP_HEAP_H
 #define VIGIL_OBJMAP_HEAP_H
+
+#include "vigil_objmap.h"
 
 /* What a lookup of p found (vg_om_at: the lookup too), in the terms of
  * vigil_objmap_pred.h (the user tier's map answers by the same rules),

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "vigil_objmap.h"
+#include "vigil_objmap_heap.h"
 
 #define MAXB 4096
 
