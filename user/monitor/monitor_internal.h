@@ -88,6 +88,11 @@ struct vg_mstore {
 	uint32_t nvars;
 	uint32_t off_params, off_vars;	/* byte offsets in a live record */
 	uint64_t nlive, ntomb;
+	/* records stored without VG_SF_INCONC since the last time
+	 * vg_monitor_mark_inconclusive flagged them all: while 0, every
+	 * record has the flag (no one clears it), and marking again is a
+	 * no-op rather than a walk of the table for each refused slice */
+	uint64_t unmarked;
 	/* inline masks: tab/live/tomb unused, slots here */
 	bool inl;
 	uint32_t esize;			/* bytes per slot */

@@ -271,6 +271,7 @@ static uint32_t itab_put(struct vg_mstore *ms, const uint64_t *full,
 	r->kind = kind;
 	r->state = (uint16_t)state;
 	r->flags = flags;
+	ms->unmarked += !(flags & VG_SF_INCONC);
 	r->aux = hv;
 	for (int i = 0; i < ms->npar; i++)
 		((uint64_t *)(r + 1))[i] = full[ms->par[i]];
@@ -483,6 +484,7 @@ uint32_t vg_store_add_live(struct vg_mstore *ms, const uint64_t *full,
 	r = vg_store_rec(ms, ref);
 	r->state = (uint16_t)state;
 	r->flags = flags;
+	ms->unmarked += !(flags & VG_SF_INCONC);
 	r->kind = 0;
 	r->aux = 0;
 	store_params(ms, vg_rec_params(ms, r, ref), full);
@@ -517,6 +519,7 @@ uint32_t vg_store_add_tomb(struct vg_mstore *ms, const uint64_t *full,
 	r = vg_store_rec(ms, ref);
 	r->state = (uint16_t)state;
 	r->flags = flags;
+	ms->unmarked += !(flags & VG_SF_INCONC);
 	r->kind = 0;
 	r->aux = 0;
 	store_params(ms, vg_rec_params(ms, r, ref), full);
