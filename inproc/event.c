@@ -311,7 +311,7 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 	if (conf->nkprops) {
 		struct vg_inproc_env env = {
 			.sh = sh, .tgid = vg_me(sh), .tid = tid,
-			.now_ns = now ? now : vg_now_ns(sh),
+			.now_ns = now, .clock = vg_now_ns,
 			.emit = emit, .ctx = sh, .read = read_mem,
 			.yield = vg_yield,
 		};

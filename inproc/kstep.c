@@ -63,15 +63,22 @@ static inline void cpu_relax(void)
 
 /* The interpreter's state, on the thread's stack (no verifier here to
  * count it): the event's slots are the caller's. */
+/* The event's instant, read at the first that asks (inproc/kstep.h) */
+static __u64 env_now(struct vg_inproc_env *env)
+{
+	if (!env->now_ns && env->clock)
+		env->now_ns = env->clock(env->sh);
+	return env->now_ns;
+}
+
 struct vm {
 	__u32 off, len, pc;
 	__u32 sp;
 	int err;
 	__u32 tid;
-	__u64 now;			/* VG_OP_TIME: the event's time */
 	const struct vg_insn *code;	/* the kcode table */
 	const __u64 *slot;		/* the event's, VG_NSLOTS */
-	struct vg_inproc_env *env;	/* strlen_at's reads */
+	struct vg_inproc_env *env;	/* strlen_at's reads, the time */
 	struct vg_objmap *om;		/* VG_OP_MEM's answers (NULL: none,
 					 * all unknown) */
 	int unknown;			/* a memory predicate was unknown */
@@ -207,7 +214,7 @@ static int vm_step(struct vm *m)
 		m->sp++;
 		break;
 	case VG_OP_TIME:
-		m->st[SP(m->sp)] = (__s64)m->now;
+		m->st[SP(m->sp)] = (__s64)env_now(m->env);
 		m->sp++;
 		break;
 	case VG_OP_DUP:
@@ -434,7 +441,7 @@ static void kreport(struct vg_inproc_env *env, __u16 kind, __u16 flags,
 	r.h.event = event;
 	r.h.pid = env->tgid;
 	r.h.tid = env->tid;
-	r.h.time_ns = env->now_ns;
+	r.h.time_ns = env_now(env);
 	r.prop = (__u16)prop;
 	r.from = (__u16)from;
 	r.to = (__u16)to;
@@ -696,7 +703,6 @@ int vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
 	m.om = env->sh->objmap_off ? TABLE(env->sh, objmap_off)
 				   : (struct vg_objmap *)0;
 	m.tid = env->tid;
-	m.now = env->now_ns;
 	/* Each property's slice is a slot of its own, hashed apart, in a
 	 * table of tens of megabytes: a cache and TLB miss each. Asked for
 	 * all at once, the misses overlap instead of coming one after the

@@ -23,8 +23,11 @@ struct vg_inproc_env {
 	struct vg_fast_shared *sh;	/* the region; tables at sh + *_off */
 	__u32 tgid, tid;
 	/* CLOCK_MONOTONIC: `time` in guards and updates, and the records'
-	 * time, one instant per event as the kernel tier's ev_time() */
+	 * time, one instant per event as the kernel tier's ev_time(); 0
+	 * until first asked, when `clock` reads it (NULL: stays 0): a step
+	 * that neither reports nor asks the time reads no clock */
 	__u64 now_ns;
+	__u64 (*clock)(struct vg_fast_shared *sh);
 	/* writes one record (rec, len bytes, a layout of vigil_event.h) to
 	 * the ring: 0, or -1 when the ring dropped it, which emit counts
 	 * (VG_FCNT_LOST, ev_lost[event]) as for every record it writes */

@@ -126,6 +126,51 @@ static void test_double_free(void **state)
 	fix_free(&d.f);
 }
 
+/* The agent reads the clock only for a step that reports or asks the
+ * time, once an event, and the record carries that instant */
+static int clock_reads;
+
+static __u64 fake_clock(struct vg_fast_shared *sh)
+{
+	(void)sh;
+	return 5000 + (__u64)++clock_reads;
+}
+
+/* as step(), the event's time unread, as the agent starts each event */
+static int step_unclocked(struct fix *f, int ev, const uint64_t *slots)
+{
+	__u64 slot[VG_NSLOTS];
+
+	memcpy(slot, slots, sizeof(slot));
+	f->env.now_ns = 0;
+	return vg_inproc_kstep(&f->env, &f->plan->events[ev].conf,
+			       (uint32_t)ev, slot,
+			       f->spec->events[ev].kind == VG_EV_BEFORE);
+}
+
+static void test_lazy_clock(void **state)
+{
+	struct df d;
+	uint64_t m[VG_NSLOTS] = { [0] = 16, [VG_SLOT_RET] = 0x1000 };
+	uint64_t f1[VG_NSLOTS] = { [0] = 0x1000 }, f2[VG_NSLOTS] = { [0] = 0x2000 };
+
+	df_init(&d, 64, 16);
+	d.f.env.clock = fake_clock;
+	clock_reads = 0;
+	/* no slice for a free of what was never allocated: no record */
+	assert_int_equal(step_unclocked(&d.f, d.free_ev, f2), 0);
+	assert_int_equal(nrecs, 0);
+	assert_int_equal(clock_reads, 0);
+	assert_int_equal(step_unclocked(&d.f, d.malloc_ev, m), 0);
+	assert_int_equal(nrecs, 1);
+	assert_int_equal(clock_reads, 1);
+	assert_int_equal(recs[0].h.time_ns, 5001);
+	assert_int_equal(step_unclocked(&d.f, d.free_ev, f1), 0);
+	assert_int_equal(clock_reads, 2);
+	assert_int_equal(recs[1].h.time_ns, 5002);
+	fix_free(&d.f);
+}
+
 /* kslot_max reached: VG_REC_KFULL and its counter, and nothing stored */
 static void test_full(void **state)
 {
@@ -421,6 +466,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_double_free),
+		cmocka_unit_test(test_lazy_clock),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_busy),
 		cmocka_unit_test(test_claimed_wait),
