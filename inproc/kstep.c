@@ -61,8 +61,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* The interpreter's state, on the thread's stack (no verifier here to
- * count it): the event's slots are the caller's. */
 /* The event's instant, read at the first that asks (inproc/kstep.h) */
 static __u64 env_now(struct vg_inproc_env *env)
 {
@@ -71,6 +69,8 @@ static __u64 env_now(struct vg_inproc_env *env)
 	return env->now_ns;
 }
 
+/* The interpreter's state, on the thread's stack (no verifier here to
+ * count it): the event's slots are the caller's. */
 struct vm {
 	__u32 off, len, pc;
 	__u32 sp;
