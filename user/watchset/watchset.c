@@ -87,6 +87,7 @@ static void drop(struct vg_watchset *ws, struct watch *w)
 	for (int k = 0; k < w->nreg; k++)
 		reg_put(ws, w->reg[k]);
 	w->used = false;
+	ws->drops++;
 }
 
 static struct watch *free_watch(struct vg_watchset *ws)
@@ -413,6 +414,16 @@ static int count_new(struct vg_watchset *ws, const struct vg_wp *wp, int n,
 	return need;
 }
 
+/* acquire's name of its slice for a message (in who[256]), formatted
+ * once and only when said: most refusals are counted, not said (LOUD) */
+static const char *who_of(char *who, const struct vg_property *p,
+			  const struct vg_slice_view *s)
+{
+	if (!who[0])
+		say_slice(who, 256, p, s->mask, s->params);
+	return who;
+}
+
 /* Give slice s (of monitor m) a watch on per-slice event ev: arm what is
  * not armed yet, within the budget and the policy. A slice that goes
  * unwatched becomes inconclusive, and vigil says why. */
@@ -424,7 +435,7 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 	struct vg_wp wp[VG_WATCH_REGS];
 	int n, need, have[VG_WATCH_REGS];
 	struct watch *w;
-	char who[256];
+	char who[256] = "";	/* the slice's name, made when said */
 	struct vg_err e = { 0 };
 	bool partial = false;
 
@@ -433,7 +444,6 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 		pend_inconclusive(ws, m, s->prop, s->mask, s->params);
 		return;
 	}
-	say_slice(who, sizeof(who), p, s->mask, s->params);
 	n = needs(ws, s, ev, wp, &why, &partial);
 	if (n >= 0 && !free_watch(ws) && oldest_repeat(ws))
 		drop(ws, oldest_repeat(ws));
@@ -463,7 +473,7 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 			  o->mask, o->params);
 		if (ws->evicted++ < LOUD)
 			fprintf(stderr, "vigil: watchpoints: %s needs %d debug register%s for %s; --watch-policy=evict takes them from %s (%s), the oldest, whose verdict becomes inconclusive\n",
-				who, need, need == 1 ? "" : "s", name, old,
+				who_of(who, p, s), need, need == 1 ? "" : "s", name, old,
 				ws->spec->events[o->event].name);
 		pend_inconclusive(ws, o->m, o->prop, o->mask, o->params);
 		drop(ws, o);
@@ -473,7 +483,7 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 	if (!why && need > VG_WATCH_REGS - nregs_used(ws)) {
 		if (ws->refused++ < LOUD)
 			fprintf(stderr, "vigil: watchpoints: %s needs %d debug register%s for %s and %d of %d are free; --watch-policy=refuse leaves it unwatched: its verdict is inconclusive\n",
-				who, need, need == 1 ? "" : "s", name,
+				who_of(who, p, s), need, need == 1 ? "" : "s", name,
 				VG_WATCH_REGS - nregs_used(ws), VG_WATCH_REGS);
 		pend_inconclusive(ws, m, s->prop, s->mask, s->params);
 		return;
@@ -481,7 +491,7 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 	if (why) {
 		if (ws->failed++ < LOUD)
 			fprintf(stderr, "vigil: watchpoints: %s in state %s cannot watch %s: %s; its verdict is inconclusive\n",
-				who, p->states[s->state].name, name, why);
+				who_of(who, p, s), p->states[s->state].name, name, why);
 		pend_inconclusive(ws, m, s->prop, s->mask, s->params);
 		return;
 	}
@@ -495,7 +505,7 @@ static void acquire(struct vg_watchset *ws, struct vg_monitor *m,
 		if (r < 0) {
 			if (ws->failed++ < LOUD)
 				fprintf(stderr, "vigil: watchpoints: %s cannot watch %s: %s%s; its verdict is inconclusive\n",
-					who, name, e.msg, errno == ENOSPC
+					who_of(who, p, s), name, e.msg, errno == ENOSPC
 					? " (the program or a debugger holds some of the debug registers)" : "");
 			drop(ws, w);
 			pend_inconclusive(ws, m, s->prop, s->mask, s->params);
@@ -562,18 +572,20 @@ static void reactions(struct vg_watchset *ws, struct vg_monitor *m,
 static void release_overlaps(struct vg_watchset *ws, struct vg_monitor *m,
 			     const struct vg_slice_view *s)
 {
+	const int *evs;
+	int nev = vg_ws_slice_events(ws, s->prop, &evs);
+
 	/* (a violation hands nothing out) */
 	if (ws->spec->props[s->prop].states[s->state].kind ==
 	    VG_STATE_VIOLATION)
 		return;
-	for (int ev = 0; ev < ws->spec->nevents; ev++) {
+	for (int i = 0; i < nev; i++) {
+		int ev = evs[i];
 		struct plan *pl = vg_ws_plan(ws, s->prop, ev);
 		uint64_t addr, len;
 		const char *why;
 
-		if (!pl->on || pl->nloc < 1 ||
-		    ws->spec->events[ev].kind == VG_EV_CHANGE ||
-		    vg_ws_consumes(ws, s->prop, s->state, ev) ||
+		if (vg_ws_consumes(ws, s->prop, s->state, ev) ||
 		    (!s->vars && pl->loc[0].base_var) ||
 		    !vg_ws_where(ws, &pl->loc[0], s, &addr, &len, &why) ||
 		    len > UINT64_MAX - addr)
@@ -663,8 +675,12 @@ void vg_watchset_transition(struct vg_watchset *ws, struct vg_monitor *m,
 			held = ws->w[i].used && !ws->w[i].manual &&
 			       ws->w[i].event == ev && same_slice(&ws->w[i], m, s);
 		if (!held) {
+			uint64_t seq = ws->seq, drops = ws->drops;
+
+			/* a slice refused (every register taken) changes no
+			 * register's flags */
 			acquire(ws, m, s, ev, false);
-			changed = true;
+			changed |= ws->seq != seq || ws->drops != drops;
 		}
 	}
 	if (changed)

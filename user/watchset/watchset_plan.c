@@ -17,6 +17,36 @@ struct plan *vg_ws_plan(struct vg_watchset *ws, int prop, int event)
 	return &ws->plan[prop * ws->spec->nevents + event];
 }
 
+int vg_ws_slice_events(const struct vg_watchset *ws, int prop,
+		       const int **ev)
+{
+	*ev = ws->slice_ev + ws->slice_ev_off[prop];
+	return ws->slice_ev_off[prop + 1] - ws->slice_ev_off[prop];
+}
+
+/* slice_ev, once every property's plans are made */
+static int index_slice_events(struct vg_watchset *ws)
+{
+	int np = ws->spec->nprops, ne = ws->spec->nevents, n = 0;
+
+	ws->slice_ev = calloc((size_t)np * ne + 1, sizeof(int));
+	ws->slice_ev_off = calloc((size_t)np + 1, sizeof(int));
+	if (!ws->slice_ev || !ws->slice_ev_off)
+		return -1;
+	for (int p = 0; p < np; p++) {
+		ws->slice_ev_off[p] = n;
+		for (int ev = 0; ev < ne; ev++) {
+			const struct plan *pl = vg_ws_plan(ws, p, ev);
+
+			if (pl->on && pl->nloc >= 1 &&
+			    ws->spec->events[ev].kind != VG_EV_CHANGE)
+				ws->slice_ev[n++] = ev;
+		}
+	}
+	ws->slice_ev_off[np] = n;
+	return 0;
+}
+
 bool vg_ws_consumes(const struct vg_watchset *ws, int prop, int state,
 		    int event)
 {
@@ -159,6 +189,8 @@ struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
 		if (!plan->kernel[p] && plan_prop(ws, plan, p, e))
 			goto fail;
 	}
+	if (index_slice_events(ws))
+		goto oom;
 	return ws;
 oom:
 	vg_errf(e, "out of memory");
@@ -184,6 +216,8 @@ void vg_watchset_free(struct vg_watchset *ws)
 	free(ws->state_off);
 	free(ws->cons);
 	free(ws->ncons);
+	free(ws->slice_ev);
+	free(ws->slice_ev_off);
 	free(ws->stop_mask);
 	free(ws->gwatch);
 	free(ws);

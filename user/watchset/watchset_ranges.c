@@ -214,9 +214,11 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 {
 	const struct vg_property *p = &ws->spec->props[s->prop];
 	struct vg_ws_ranges *rg;
+	const int *evs;
+	int nev = vg_ws_slice_events(ws, s->prop, &evs);
 
-	for (int ev = 0; ev < ws->spec->nevents; ev++) {
-		const struct vg_event *e = &ws->spec->events[ev];
+	for (int i = 0; i < nev; i++) {
+		int ev = evs[i];
 		struct plan *pl = vg_ws_plan(ws, s->prop, ev);
 		struct rnode key = { .m = m, .prop = s->prop, .event = ev,
 				     .mask = s->mask }, **old, *x, **root;
@@ -224,8 +226,7 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 		const char *why;
 		bool consumes;
 
-		if (!pl->on || e->kind == VG_EV_CHANGE || pl->nloc < 1 ||
-		    !(rg = ranges_of(ws)))
+		if (!(rg = ranges_of(ws)))
 			continue;
 		root = &rg->root[s->prop * ws->spec->nevents + ev];
 		memcpy(key.params, s->params, sizeof(key.params));
