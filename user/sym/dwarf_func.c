@@ -256,10 +256,13 @@ static int not_in_dwarf(struct vg_dwarf *dw, const char *name,
 			    dw->problem ? dw->problem : "");
 }
 
-/* *absent: the function is not in this DWARF (which was read whole) */
+/* *absent: the function is not in this DWARF (which was read whole);
+ * *unusable: it is, and the x86-64 ABI cannot place its parameters or
+ * return value (glibc's assembly string functions, whose DWARF types
+ * are none): an answer of the DWARF alone, as a prototype is */
 static int proto_from_dwarf(struct vg_dwarf *dw, const char *name,
 			    struct vg_proto *out, bool *absent,
-			    struct vg_err *e)
+			    bool *unusable, struct vg_err *e)
 {
 	const struct dw_ent *en;
 	Dwarf_Die die, pdie, c;
@@ -336,8 +339,10 @@ static int proto_from_dwarf(struct vg_dwarf *dw, const char *name,
 	}
 	if (pdie)
 		dwarf_dealloc_die(pdie);
-	if (dw_locate_params(dw, out, e))
+	if (dw_locate_params(dw, out, e)) {
+		*unusable = true;
 		goto out;
+	}
 	ret = 0;
 	goto out;
 oom_pdie:
@@ -352,6 +357,52 @@ out:
 	return ret;
 }
 
+/* A message of this binary's for the cache, which another copy of the
+ * same build shares: its path becomes BINARY, and back */
+#define BINARY "{binary}"
+
+static char *subst(const char *msg, const char *from, const char *to)
+{
+	size_t nf = strlen(from), nt = strlen(to), n = 0;
+	const char *at;
+	char *out, *w;
+
+	for (at = msg; nf && (at = strstr(at, from)); at += nf)
+		n++;
+	if (!(out = malloc(strlen(msg) + n * nt + 1)))
+		return NULL;
+	for (w = out; nf && (at = strstr(msg, from)); msg = at + nf) {
+		memcpy(w, msg, (size_t)(at - msg));
+		w += at - msg;
+		memcpy(w, to, nt);
+		w += nt;
+	}
+	strcpy(w, msg);
+	return out;
+}
+
+static void cache_unusable(struct vg_dwarf *dw, const char *name,
+			   const char *msg)
+{
+	char *why = subst(msg, dw->path, BINARY);
+
+	if (why)
+		vg_proto_cache_put_unusable(dw->pcache, name, why);
+	free(why);
+}
+
+static int unusable_error(struct vg_dwarf *dw, const char *why,
+			  struct vg_err *e)
+{
+	char *msg = subst(why, BINARY, dw->path);
+
+	if (!msg)
+		return vg_errf(e, "out of memory");
+	vg_errf(e, "%s", msg);
+	free(msg);
+	return -1;
+}
+
 /* The cache of a separate debug file first (it may spare opening it);
  * what DWARF answers goes into it: a prototype, or "not found" from a
  * debug file that was read whole (not an unreadable one, nor a failure
@@ -359,21 +410,26 @@ out:
 int vg_dwarf_proto(struct vg_dwarf *dw, const char *name,
 		   struct vg_proto *out, struct vg_err *e)
 {
-	bool absent = false;
+	bool absent = false, unusable = false;
+	const char *why = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	switch (vg_proto_cache_get(dw->pcache, name, out)) {
+	switch (vg_proto_cache_get(dw->pcache, name, out, &why)) {
 	case VG_PC_PROTO:
 		return 0;
 	case VG_PC_ABSENT:
 		return not_in_dwarf(dw, name, e);
+	case VG_PC_UNUSABLE:
+		return unusable_error(dw, why, e);
 	case VG_PC_MISS:
 		break;
 	}
-	rc = proto_from_dwarf(dw, name, out, &absent, e);
+	rc = proto_from_dwarf(dw, name, out, &absent, &unusable, e);
 	if (!rc || absent)
 		vg_proto_cache_put(dw->pcache, name, rc ? NULL : out);
+	else if (unusable)	/* else a failure to read, not an answer */
+		cache_unusable(dw, name, e->msg);
 	return rc;
 }
 

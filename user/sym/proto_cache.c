@@ -2,8 +2,9 @@
  *
  * One file per build id, DIR/dwarf/BUILDID.protos:
  *   "VIGILPC" NUL, u32 version, this vigil, the build id, the debug file (path, size, mtime, inode),
- *   u32 count, the entries (name, then a prototype, "absent", or for a
- *   type's entry, named TYPE_NAME and its id, the type),
+ *   u32 count, the entries (name, then a prototype, "absent", "unusable"
+ *   and why, or for a type's entry, named TYPE_NAME and its id, the
+ *   type),
  *   u32 CRC-32 of everything before it.
  * "this vigil" is the build id of the running executable: answers from
  * another build of vigil (whose DWARF reading may differ) are not used.
@@ -29,7 +30,7 @@
 #include "util/rundir.h"
 
 #define PC_MAGIC "VIGILPC"	/* 8 bytes with its NUL */
-#define PC_VERSION 2u
+#define PC_VERSION 3u
 #define PC_NULL 0xffffffffu	/* the length of a NULL string */
 #define PC_MAX_FILE (64u << 20)	/* larger is not ours */
 
@@ -37,6 +38,9 @@ struct pc_ent {
 	char *name;
 	bool absent;		/* not in this DWARF; else p */
 	bool is_type;		/* a type's entry: t, not p */
+	char *why;		/* unusable: in this DWARF, but no prototype
+				 * vigil can use, and why (vg_proto_cache_put_
+				 * unusable); else p */
 	struct vg_proto p;
 	struct vg_type t;
 };
@@ -159,6 +163,7 @@ static bool file_id_of(const char *path, struct file_id *id)
 static void ent_free(struct pc_ent *en)
 {
 	free(en->name);
+	free(en->why);
 	vg_proto_free(&en->p);
 }
 
@@ -290,10 +295,12 @@ static void w_ent(struct wbuf *b, const struct pc_ent *en)
 	const struct vg_proto *p = &en->p;
 
 	w_str(b, en->name);
-	w_u32(b, en->is_type ? 2 : en->absent);
+	w_u32(b, en->is_type ? 2 : en->why ? 3 : en->absent);
 	if (en->is_type)
 		w_type(b, &en->t);
-	if (en->absent || en->is_type)
+	if (en->why)
+		w_str(b, en->why);
+	if (en->absent || en->is_type || en->why)
 		return;
 	w_str(b, p->func);
 	w_u32(b, (uint32_t)p->nparams);
@@ -431,6 +438,10 @@ static void r_ent(struct rbuf *b, struct pc_ent *en)
 	case 2:
 		en->is_type = true;
 		r_type(b, &en->t);
+		return;
+	case 3:
+		if (!(en->why = r_str(b)))
+			b->bad = true;
 		return;
 	default:
 		b->bad = true;
@@ -617,7 +628,8 @@ void vg_proto_cache_put_type(struct vg_proto_cache *c, vg_type_id id,
 }
 
 enum vg_pc_answer vg_proto_cache_get(struct vg_proto_cache *c,
-				     const char *name, struct vg_proto *out)
+				     const char *name, struct vg_proto *out,
+				     const char **why)
 {
 	struct pc_ent *en = c ? find(c, name) : NULL;
 
@@ -625,6 +637,10 @@ enum vg_pc_answer vg_proto_cache_get(struct vg_proto_cache *c,
 		return VG_PC_MISS;
 	if (en->absent)
 		return VG_PC_ABSENT;
+	if (en->why) {
+		*why = en->why;
+		return VG_PC_UNUSABLE;
+	}
 	if (proto_copy(out, &en->p))
 		return VG_PC_MISS;	/* out of memory: DWARF will say */
 	return VG_PC_PROTO;
@@ -639,6 +655,21 @@ void vg_proto_cache_put(struct vg_proto_cache *c, const char *name,
 		return;
 	en->absent = !p;
 	if (!(en->name = strdup(name)) || (p && proto_copy(&en->p, p))) {
+		ent_free(en);
+		c->n--;
+		return;
+	}
+	c->dirty = true;
+}
+
+void vg_proto_cache_put_unusable(struct vg_proto_cache *c, const char *name,
+				 const char *why)
+{
+	struct pc_ent *en;
+
+	if (!c || !c->debug_path || find(c, name) || !(en = add(c)))
+		return;
+	if (!(en->name = strdup(name)) || !(en->why = strdup(why))) {
 		ent_free(en);
 		c->n--;
 		return;

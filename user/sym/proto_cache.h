@@ -1,5 +1,7 @@
 /* A persistent cache of what vigil learnt from a separate debug file
- * (libc6-dbg's for libc): function prototypes, and "not in this DWARF".
+ * (libc6-dbg's for libc): function prototypes, "not in this DWARF", and
+ * "in it, but with no prototype vigil can use" (glibc's assembly string
+ * functions, which every spec on memcpy or strlen asks about).
  * Opening and zlib-inflating libc's debug file costs ~40-60 ms on every
  * run for answers that never change while the library does not, so, as
  * gdb's index-cache and debuginfod's cache do, the answers are kept on
@@ -43,17 +45,25 @@ enum vg_pc_answer {
 	VG_PC_MISS,		/* not cached */
 	VG_PC_PROTO,		/* *out filled (to vg_proto_free) */
 	VG_PC_ABSENT,		/* the function is not in this DWARF */
+	VG_PC_UNUSABLE,		/* it is, with no prototype vigil can use:
+				 * *why says why (the cache's string) */
 };
 
 /* The answer for function NAME (C may be NULL: a miss). */
 enum vg_pc_answer vg_proto_cache_get(struct vg_proto_cache *c,
-				     const char *name, struct vg_proto *out);
+				     const char *name, struct vg_proto *out,
+				     const char **why);
 
 /* Remember an answer: P, or when P is NULL "not in this DWARF" (the
  * message, which names the binary, is the caller's to make: two copies
  * of a binary share a build id). C may be NULL. */
 void vg_proto_cache_put(struct vg_proto_cache *c, const char *name,
 			const struct vg_proto *p);
+
+/* Remember that NAME's prototype cannot be used, and WHY (a message with
+ * no binary's path in it, for the same reason as above) */
+void vg_proto_cache_put_unusable(struct vg_proto_cache *c, const char *name,
+				 const char *why);
 
 /* The description of type id (vg_dwarf_type's), when cached: the
  * capture of `*p` asks it of a debug file it would otherwise inflate. */
