@@ -284,16 +284,22 @@ static void read_client(struct vg_ctl *c, int i)
 void vg_ctl_serve(struct vg_ctl *c)
 {
 	struct epoll_event evs[VG_CTL_CLIENTS + 1];
+	bool knock = false;
 	int n;
 
 	if (!c)
 		return;
+	/* called at every turn of the session's loop: a system call more
+	 * than needed there is one per batch of records */
 	n = epoll_wait(c->ep, evs, VG_CTL_CLIENTS + 1, 0);
 	for (int k = 0; k < n; k++) {
-		if (evs[k].data.u32 == 0)
-			continue;	/* the listener: accept_all below */
+		if (evs[k].data.u32 == 0) {
+			knock = true;	/* the listener: accept_all below */
+			continue;
+		}
 		if (c->cl[evs[k].data.u32 - 1].fd >= 0)
 			read_client(c, (int)evs[k].data.u32 - 1);
 	}
-	accept_all(c);
+	if (knock)
+		accept_all(c);
 }

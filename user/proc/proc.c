@@ -208,16 +208,17 @@ bool vg_proc_stop_pending(pid_t pid)
 char vg_proc_state(pid_t pid)
 {
 	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
+	ssize_t n;
+	int fd;
 
+	/* (no stdio: asked at every hold, whose thread it waits for) */
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
 	/* the command name may contain spaces and parentheses */
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
