@@ -313,6 +313,31 @@ static void violation_file(struct vg_report *r, const struct vg_slice_view *s,
 	fclose(f);
 }
 
+void vg_rep_block_begin(struct vg_report *r)
+{
+	FILE *m;
+
+	if (r->block_out || !(m = open_memstream(&r->block, &r->block_len)))
+		return;
+	r->block_out = r->text;
+	r->text = m;
+}
+
+void vg_rep_block_end(struct vg_report *r)
+{
+	if (!r->block_out)
+		return;
+	fclose(r->text);
+	r->text = r->block_out;
+	r->block_out = NULL;
+	if (r->block) {
+		fwrite(r->block, 1, r->block_len, r->text);
+		free(r->block);
+		r->block = NULL;
+	}
+	fflush(r->text);
+}
+
 void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 			 int from, const struct vg_mon_event *ev, bool stopped)
 {
@@ -326,6 +351,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	 * they are in (text, evidence, JSON alike) */
 	vg_names_objects(vg_property_mem_pred(p, NULL) >= 0);
 	r->entered[r->base[s->prop] + s->state]++;
+	vg_rep_block_begin(r);
 	fprintf(r->text, "vigil: %sVIOLATION%s of %s", vg_color(VG_COLOR_RED),
 		vg_color(VG_COLOR_END), p->name);
 	if (p->description && *p->description)
@@ -364,7 +390,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 
 	if (r->evidence)
 		vg_evidence_text(r->evidence, s, r->text);
-	fflush(r->text);
+	vg_rep_block_end(r);
 	if (r->json) {
 		json_violation(r, r->json, s, from, ev, stopped);
 		fflush(r->json);
@@ -391,13 +417,14 @@ void vg_report_backtrace(struct vg_report *r, const struct vg_slice_view *s,
 {
 	const struct vg_property *p = &r->spec->props[s->prop];
 
+	vg_rep_block_begin(r);
 	fprintf(r->text, "vigil: %s: backtrace of tid %u at ", p->name, ev->tid);
 	vg_event_text(r->spec, r->text, ev);
 	fputc('\n', r->text);
 	if (!r->evidence ||
 	    !vg_evidence_stack_text(r->evidence, ev, r->text, "    "))
 		fprintf(r->text, "    (no user stack was captured for this event)\n");
-	fflush(r->text);
+	vg_rep_block_end(r);
 	if (!r->json || !r->evidence)
 		return;
 	fputs("{\"type\":\"backtrace\",\"property\":", r->json);
