@@ -453,6 +453,9 @@ static struct vg_plan *plan_once(const struct vg_spec *spec,
 				 "%s", why[i]);
 		p->objmap_fast |= p->props[i].inproc_mem;
 		p->objmap_bpf |= p->props[i].bpf_mem;
+		p->objmap_user |= !p->props[i].inproc_mem &&
+				  !p->props[i].bpf_mem &&
+				  vg_property_mem_pred(&spec->props[i], NULL) >= 0;
 		/* 2. the states whose entry stops the target */
 		p->props[i].stop_mask = p->stop_masks[i] =
 			vg_stop_mask_for(spec, i, o->on_violation);

@@ -258,6 +258,11 @@ struct vg_plan {
 	/* a property is in the kernel tier in the BPF probes with the
 	 * object map (its props[].bpf_mem): the probes keep one */
 	bool objmap_bpf;
+	/* a property with memory predicates neither of those maps serves:
+	 * vigil's monitor evaluates it, on the user tier's map
+	 * (user/objmap/), which the session then files at every allocation
+	 * event */
+	bool objmap_user;
 	uint64_t om_objects;
 	uint32_t fast_inside;		/* the `outside` depths it counts
 					 * (bits of struct vg_inside) */

@@ -68,20 +68,6 @@ void vg_session_react(struct session *ss, const struct vg_slice_view *s,
 	vg_live_transition((struct vg_run *)ss, s, from, to, ev, stopped);
 }
 
-/* The user tier's object map (user/objmap/), filed at every allocation
- * event vigil reads, is for the properties with memory predicates the
- * monitor here evaluates: not those the agent's map or the probes' serve
- * in the kernel tier (bad_free in-process, by default) */
-static bool user_objmap_wanted(const struct vg_spec *spec,
-			       const struct vg_plan *plan)
-{
-	for (int i = 0; i < spec->nprops; i++)
-		if (vg_property_mem_pred(&spec->props[i], NULL) >= 0 &&
-		    !plan->props[i].inproc_mem && !plan->props[i].bpf_mem)
-			return true;
-	return false;
-}
-
 int vg_session_part_open(struct session *s, const struct vg_plan *plan,
 			 struct vg_err *e)
 {
@@ -108,7 +94,9 @@ int vg_session_part_open(struct session *s, const struct vg_plan *plan,
 	    !(s->p.symval = vg_symval_new((struct vg_run *)s, s->p.spec,
 					s->p.stack_on, s->o->pid > 0)))
 		return vg_errf(e, "out of memory");
-	if (user_objmap_wanted(s->p.spec, plan) &&
+	/* not when the agent's map or the probes' answer every memory
+	 * predicate (bad_free in-process, by default) */
+	if (plan->objmap_user &&
 	    (!(s->p.objmap = vg_objmap_new(s->o->max_objects)) ||
 	     vg_objmap_bind(s->p.objmap, (struct vg_run *)s, s->p.spec,
 			    s->o->pid > 0)))
