@@ -609,6 +609,28 @@ bool vg_proto_cache_get_type(struct vg_proto_cache *c, vg_type_id id,
 	return true;
 }
 
+/* A new entry named name, last in the table, for a put to fill; NULL
+ * when the cache is off, unbound, has one, or memory is short */
+static struct pc_ent *put_new(struct vg_proto_cache *c, const char *name)
+{
+	struct pc_ent *en;
+
+	if (!c || !c->debug_path || find(c, name) || !(en = add(c)))
+		return NULL;
+	if (!(en->name = strdup(name))) {
+		c->n--;
+		return NULL;
+	}
+	return en;
+}
+
+/* put_new's entry taken back: its fill failed */
+static void put_undo(struct vg_proto_cache *c, struct pc_ent *en)
+{
+	ent_free(en);
+	c->n--;
+}
+
 void vg_proto_cache_put_type(struct vg_proto_cache *c, vg_type_id id,
 			     const struct vg_type *t)
 {
@@ -616,12 +638,8 @@ void vg_proto_cache_put_type(struct vg_proto_cache *c, vg_type_id id,
 	struct pc_ent *en;
 
 	snprintf(name, sizeof(name), TYPE_NAME, (unsigned long long)id);
-	if (!c || !c->debug_path || find(c, name) || !(en = add(c)))
+	if (!(en = put_new(c, name)))
 		return;
-	if (!(en->name = strdup(name))) {
-		c->n--;
-		return;
-	}
 	en->is_type = true;
 	en->t = *t;
 	c->dirty = true;
@@ -649,14 +667,13 @@ enum vg_pc_answer vg_proto_cache_get(struct vg_proto_cache *c,
 void vg_proto_cache_put(struct vg_proto_cache *c, const char *name,
 			const struct vg_proto *p)
 {
-	struct pc_ent *en;
+	struct pc_ent *en = put_new(c, name);
 
-	if (!c || !c->debug_path || find(c, name) || !(en = add(c)))
+	if (!en)
 		return;
 	en->absent = !p;
-	if (!(en->name = strdup(name)) || (p && proto_copy(&en->p, p))) {
-		ent_free(en);
-		c->n--;
+	if (p && proto_copy(&en->p, p)) {
+		put_undo(c, en);
 		return;
 	}
 	c->dirty = true;
@@ -665,13 +682,12 @@ void vg_proto_cache_put(struct vg_proto_cache *c, const char *name,
 void vg_proto_cache_put_unusable(struct vg_proto_cache *c, const char *name,
 				 const char *why)
 {
-	struct pc_ent *en;
+	struct pc_ent *en = put_new(c, name);
 
-	if (!c || !c->debug_path || find(c, name) || !(en = add(c)))
+	if (!en)
 		return;
-	if (!(en->name = strdup(name)) || !(en->why = strdup(why))) {
-		ent_free(en);
-		c->n--;
+	if (!(en->why = strdup(why))) {
+		put_undo(c, en);
 		return;
 	}
 	c->dirty = true;
