@@ -313,7 +313,12 @@ static void violation_file(struct vg_report *r, const struct vg_slice_view *s,
 	fclose(f);
 }
 
-void vg_rep_block_begin(struct vg_report *r)
+/* A report of several lines goes out in one write(2), so that what the
+ * target prints meanwhile (on the same terminal or file, and vigil's
+ * stderr is unbuffered) lands before or after it, never inside: between
+ * begin and end, r->text is a memory stream. Without memory, the lines
+ * go out as they come. */
+static void block_begin(struct vg_report *r)
 {
 	FILE *m;
 
@@ -323,7 +328,7 @@ void vg_rep_block_begin(struct vg_report *r)
 	r->text = m;
 }
 
-void vg_rep_block_end(struct vg_report *r)
+static void block_end(struct vg_report *r)
 {
 	if (!r->block_out)
 		return;
@@ -351,7 +356,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	 * they are in (text, evidence, JSON alike) */
 	vg_names_objects(vg_property_mem_pred(p, NULL) >= 0);
 	r->entered[r->base[s->prop] + s->state]++;
-	vg_rep_block_begin(r);
+	block_begin(r);
 	fprintf(r->text, "vigil: %sVIOLATION%s of %s", vg_color(VG_COLOR_RED),
 		vg_color(VG_COLOR_END), p->name);
 	if (p->description && *p->description)
@@ -390,7 +395,7 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 
 	if (r->evidence)
 		vg_evidence_text(r->evidence, s, r->text);
-	vg_rep_block_end(r);
+	block_end(r);
 	if (r->json) {
 		json_violation(r, r->json, s, from, ev, stopped);
 		fflush(r->json);
@@ -417,14 +422,14 @@ void vg_report_backtrace(struct vg_report *r, const struct vg_slice_view *s,
 {
 	const struct vg_property *p = &r->spec->props[s->prop];
 
-	vg_rep_block_begin(r);
+	block_begin(r);
 	fprintf(r->text, "vigil: %s: backtrace of tid %u at ", p->name, ev->tid);
 	vg_event_text(r->spec, r->text, ev);
 	fputc('\n', r->text);
 	if (!r->evidence ||
 	    !vg_evidence_stack_text(r->evidence, ev, r->text, "    "))
 		fprintf(r->text, "    (no user stack was captured for this event)\n");
-	vg_rep_block_end(r);
+	block_end(r);
 	if (!r->json || !r->evidence)
 		return;
 	fputs("{\"type\":\"backtrace\",\"property\":", r->json);

@@ -32,19 +32,11 @@ struct vg_report {
 	void *leak_ctx;
 	char blind[128];	/* vg_report_set_blind */
 	/* a report of several lines, made in memory and written at once
-	 * (vg_rep_block_begin/end): text is then that memory stream */
+	 * (report.c: block_begin/end): text is then that memory stream */
 	FILE *block_out;
 	char *block;
 	size_t block_len;
 };
-
-/* A report of several lines goes out in one write(2), so that what the
- * target prints meanwhile (on the same terminal or file, and vigil's
- * stderr is unbuffered) lands before or after it, never inside: between
- * begin and end, r->text is a memory stream. Without memory, the lines
- * go out as they come. */
-void vg_rep_block_begin(struct vg_report *r);
-void vg_rep_block_end(struct vg_report *r);
 
 /* report.c's helpers the end's lines use too */
 const char *vg_rep_verdict_of(const struct vg_property *p, int state,
