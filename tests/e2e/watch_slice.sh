@@ -121,14 +121,14 @@ expect_out "many.vigil:7:7: note: a slice of each in state open takes 1 of the 4
 run_vigil run --on-violation=continue "$TMP/many.vigil" -- "$TARGETS/objects" many 5
 expect_rc 1
 expect_out "needs 1 debug register for o->count and 0 of 4 are free; --watch-policy=refuse leaves it unwatched: its verdict is inconclusive"
-expect_out "watchpoints: 4 armed, 4 hits, 1 slices refused, 0 evicted"
+expect_out "watchpoints: 4 armed, 4 hits, 1 slices refused, 0 watched in part, 0 evicted"
 # (its close saw no write: reported, with the warning)
 expect_out "VIOLATION of each"
 expect_out "note   this slice may have missed events"
 # ... or takes the register of the oldest, which becomes inconclusive
 run_vigil run --on-violation=continue --watch-policy=evict "$TMP/many.vigil" -- "$TARGETS/objects" many 5
 expect_out "--watch-policy=evict takes them from each\(o=0x[0-9a-f]+\) \(o->count\), the oldest, whose verdict becomes inconclusive"
-expect_out "watchpoints: 5 armed, 4 hits, 0 slices refused, 1 evicted"
+expect_out "watchpoints: 5 armed, 4 hits, 0 slices refused, 0 watched in part, 1 evicted"
 expect_out "note   this slice may have missed events"
 
 cat >"$TMP/manual.vigil" <<'SPEC'

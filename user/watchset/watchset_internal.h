@@ -91,6 +91,7 @@ struct vg_watchset {
 	} pend[MAX_PENDING];
 	int npend;
 	uint64_t armed, hits, late, refused, evicted, failed;
+	uint64_t cut;	/* watched in part: too few registers free (refuse) */
 	struct vg_ws_ranges *ranges;	/* watchset_ranges.c; NULL: none */
 	/* events whose probe holds the thread to arm ([nevents]; NULL:
 	 * none); the event being fed was such one and was not held (the
