@@ -134,8 +134,8 @@ static int deliver(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
-		   struct vg_err *e)
+static int drain_rounds(struct vg_probe *p, vg_probe_cb cb, void *ctx,
+			struct vg_err *e)
 {
 	int n, m, total = 0;
 
@@ -170,6 +170,20 @@ int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
 			break;
 	}
 	return total;
+}
+
+/* A watchpoint deleted while the records are handled is parked for an
+ * arming later in the drain to move (probe_watch.c); none outlives it */
+int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
+		   struct vg_err *e)
+{
+	int rc;
+
+	p->draining = true;
+	rc = drain_rounds(p, cb, ctx, e);
+	p->draining = false;
+	vg_probe_wp_flush(p);
+	return rc;
 }
 
 void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s)

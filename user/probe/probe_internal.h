@@ -17,7 +17,11 @@ struct vg_dwarf_cache;
 struct probe_wp {
 	uint64_t addr;		/* 0: a free entry */
 	struct bpf_link **links;	/* one per thread */
+	int *fds;		/* their perf events (the links own them) */
 	int nlinks;
+	/* deleted in a drain: its breakpoints kept, for an arming later in
+	 * the same drain to move (probe_watch.c); released at its end */
+	bool parked;
 };
 
 struct vg_early_load;
@@ -156,6 +160,7 @@ struct vg_probe {
 	vg_probe_cb cb;
 	void *cb_ctx;
 	int cb_failed;
+	bool draining;	/* in vg_probe_drain: a deleted watchpoint is parked */
 };
 
 /* The uprobes (or uretprobes) of one program on one file, attached
@@ -244,5 +249,8 @@ void vg_probe_objmap_unknown(const struct vg_probe *p, int k, uint64_t *n,
 /* the live heap block holding v in it (vg_probe_block) */
 bool vg_probe_objmap_block(const struct vg_probe *p, uint64_t v,
 			   struct vg_probe_block *out);
+
+/* probe_watch.c: the watchpoints parked in a drain, closed at its end */
+void vg_probe_wp_flush(struct vg_probe *p);
 
 #endif

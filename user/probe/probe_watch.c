@@ -7,7 +7,16 @@
  * not its BPF cookie). Globals are armed once the program is loaded; the
  * session arms the others while some slice needs them
  * (user/watchset/watchset.c), with the target stopped, so that no thread
- * runs between the listing of the threads and the arming. */
+ * runs between the listing of the threads and the arming.
+ *
+ * One deleted while records are handled (a freed block handed out again)
+ * is parked rather than closed: the next arming in the same drain (the
+ * hold of the next free) moves its breakpoints to the new place, one
+ * ioctl a thread, where a close and an open were a perf event torn down
+ * and made again in every thread, and the threads listed from /proc
+ * twice. A parked one is out of watch_ev, so its hits, if any, are
+ * ignored (bpf/vigil/watch.bpf.c); what is still parked when the drain
+ * ends is closed, before any held thread goes on. */
 #include "probe_internal.h"
 #include "plan/plan.h"
 
@@ -62,7 +71,7 @@ static int arm_thread(struct vg_probe *p, struct probe_wp *w,
 		      const struct vg_wp *wp, int tid, struct vg_err *e)
 {
 	struct bpf_link *l, **v;
-	int fd;
+	int fd, *fds;
 
 	fd = vg_watch_open(tid, wp->addr, wp->len, wp->kind, e);
 	if (fd < 0)
@@ -74,11 +83,16 @@ static int arm_thread(struct vg_probe *p, struct probe_wp *w,
 			       strerror(errno));
 	}
 	v = realloc(w->links, (w->nlinks + 1) * sizeof(*v));
-	if (!v) {
+	if (v)
+		w->links = v;
+	fds = realloc(w->fds, (w->nlinks + 1) * sizeof(*fds));
+	if (fds)
+		w->fds = fds;
+	if (!v || !fds) {
 		bpf_link__destroy(l);
 		return vg_errf(e, "out of memory");
 	}
-	w->links = v;
+	w->fds[w->nlinks] = fd;
 	w->links[w->nlinks++] = l;
 	return 0;
 }
@@ -88,7 +102,28 @@ static void release(struct probe_wp *w)
 	for (int i = 0; i < w->nlinks; i++)
 		bpf_link__destroy(w->links[i]);	/* closes the perf fd */
 	free(w->links);
+	free(w->fds);
 	memset(w, 0, sizeof(*w));
+}
+
+/* A parked entry's breakpoints moved to wp, in every thread: false (the
+ * entry released) when one does not move, for a fresh arming */
+static bool move(struct probe_wp *w, const struct vg_wp *wp)
+{
+	for (int i = 0; i < w->nlinks; i++)
+		if (vg_watch_move(w->fds[i], wp->addr, wp->len, wp->kind)) {
+			release(w);
+			return false;
+		}
+	w->parked = false;
+	return true;
+}
+
+void vg_probe_wp_flush(struct vg_probe *p)
+{
+	for (int i = 0; i < p->nwps; i++)
+		if (p->wps[i].parked)
+			release(&p->wps[i]);
 }
 
 /* Every thread of pid: a breakpoint is inherited only by the threads
@@ -137,9 +172,14 @@ int vg_probe_wp_add(struct vg_probe *p, pid_t pid, const struct vg_wp *wp,
 				.conv = wp->conv, .flags = wp->flags,
 				.outside = p->spec->events[wp->event].outside_mask };
 	struct probe_wp *w;
+	bool moved = false;
 
-	while (id < p->nwps && p->wps[id].addr)
+	/* a parked entry first: its breakpoints are moved, not made */
+	while (id < p->nwps && !p->wps[id].parked)
 		id++;
+	if (id == p->nwps)
+		for (id = 0; id < p->nwps && p->wps[id].addr; id++)
+			;
 	if (id == p->nwps) {
 		w = realloc(p->wps, (p->nwps + 1) * sizeof(*w));
 		if (!w)
@@ -155,7 +195,10 @@ int vg_probe_wp_add(struct vg_probe *p, pid_t pid, const struct vg_wp *wp,
 			       errno == EEXIST ? "that address is watched already"
 					       : strerror(errno));
 	w->addr = wp->addr;
-	if (arm_threads(p, w, wp, pid, e)) {
+	if (w->parked)
+		moved = move(w, wp);
+	w->addr = wp->addr;	/* (a failed move released the entry) */
+	if (!moved && arm_threads(p, w, wp, pid, e)) {
 		int err = errno;
 
 		vg_probe_wp_del(p, id);
@@ -193,6 +236,13 @@ void vg_probe_wp_del(struct vg_probe *p, int id)
 	 * event (user space drops those of a watch it has ended) */
 	uint64_t addr = w->addr;
 
+	if (p->draining && w->nlinks) {
+		/* out of watch_ev first: a hit now is ignored */
+		bpf_map_delete_elem(bpf_map__fd(p->skel->maps.watch_ev), &addr);
+		w->addr = 0;
+		w->parked = true;
+		return;
+	}
 	release(w);
 	bpf_map_delete_elem(bpf_map__fd(p->skel->maps.watch_ev), &addr);
 }
@@ -200,7 +250,7 @@ void vg_probe_wp_del(struct vg_probe *p, int id)
 void vg_probe_disarm_watches(struct vg_probe *p)
 {
 	for (int i = 0; i < p->nwps; i++)
-		if (p->wps[i].addr)
+		if (p->wps[i].addr || p->wps[i].parked)
 			release(&p->wps[i]);
 	free(p->wps);
 	p->wps = NULL;

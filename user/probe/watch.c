@@ -6,14 +6,17 @@
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int vg_watch_open(int tid, uint64_t addr, int len, int kind, struct vg_err *e)
+/* one attr for the open and the move: the kernel moves a breakpoint
+ * only when nothing but its place and type differ */
+static struct perf_event_attr attr_of(uint64_t addr, int len, int kind)
 {
-	struct perf_event_attr a = {
+	return (struct perf_event_attr){
 		.type = PERF_TYPE_BREAKPOINT,
-		.size = sizeof(a),
+		.size = sizeof(struct perf_event_attr),
 		.bp_type = kind == 0 ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW,
 		.bp_addr = addr,
 		.bp_len = (uint64_t)len,
@@ -22,6 +25,11 @@ int vg_watch_open(int tid, uint64_t addr, int len, int kind, struct vg_err *e)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
+}
+
+int vg_watch_open(int tid, uint64_t addr, int len, int kind, struct vg_err *e)
+{
+	struct perf_event_attr a = attr_of(addr, len, kind);
 	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1,
 			      PERF_FLAG_FD_CLOEXEC);
 
@@ -31,4 +39,11 @@ int vg_watch_open(int tid, uint64_t addr, int len, int kind, struct vg_err *e)
 			       errno == ENOSPC ? " (x86 has 4 debug registers per thread)"
 			       : errno == EACCES || errno == EPERM ? " (vigil needs CAP_PERFMON)" : "");
 	return fd;
+}
+
+int vg_watch_move(int fd, uint64_t addr, int len, int kind)
+{
+	struct perf_event_attr a = attr_of(addr, len, kind);
+
+	return ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) ? -1 : 0;
 }

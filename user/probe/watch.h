@@ -15,4 +15,10 @@
 int vg_watch_open(int tid, uint64_t addr, int len, int kind,
 		  struct vg_err *e);
 
+/* The breakpoint of perf fd (vg_watch_open's) moved to another place,
+ * in its thread and in every thread that inherited it (Linux 5.13 and
+ * later move those too): no close and open, no thread list. 0, or -1
+ * with errno (the breakpoint is then where it was, or disabled). */
+int vg_watch_move(int fd, uint64_t addr, int len, int kind);
+
 #endif

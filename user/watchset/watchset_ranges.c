@@ -9,11 +9,12 @@
  * was part of, so a slice that enters a consuming state, or a state
  * that does not (an allocation: `live`), first drops every range its own
  * block overlaps (a freed block glibc merged into a larger one and gave
- * out at another address). A slice maps to its node through a second
- * tree (tsearch), for the transition that takes it out. */
+ * out at another address). A slice maps to its node through a hash
+ * table (chained through the nodes), for the transition that takes it
+ * out: a lookup at every transition of every watching slice, where a
+ * tsearch tree's walk of compares was a quarter of the treap's cost. */
 #include "watchset_internal.h"
 
-#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,19 +31,19 @@ struct rnode {
 	uint32_t mask;
 	uint64_t params[VG_MAX_PARAMS];
 	bool repeat;	/* a violation's block (watchset_repeat.c) */
+	struct rnode *hnext;	/* in its by_slice bucket */
 };
 
 struct vg_ws_ranges {
 	struct rnode **root;	/* [nprops * nevents] */
-	void *by_slice;		/* tsearch tree of struct rnode * */
+	struct rnode **by_slice;	/* [nbuckets], by slice_hash */
+	size_t nbuckets;
 	uint32_t seed;
 	uint64_t nodes, checked, found;
 };
 
-static int slice_cmp(const void *a, const void *b)
+static int slice_cmp(const struct rnode *x, const struct rnode *y)
 {
-	const struct rnode *x = a, *y = b;
-
 	if (x->m != y->m)
 		return x->m < y->m ? -1 : 1;
 	if (x->prop != y->prop)
@@ -55,6 +56,75 @@ static int slice_cmp(const void *a, const void *b)
 		if (x->mask >> j & 1 && x->params[j] != y->params[j])
 			return x->params[j] < y->params[j] ? -1 : 1;
 	return 0;
+}
+
+static uint64_t slice_hash(const struct rnode *x)
+{
+	uint64_t h = (uint64_t)(uintptr_t)x->m * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)x->prop << 40) ^ ((uint64_t)x->event << 20) ^ x->mask;
+	for (int j = 0; j < VG_MAX_PARAMS; j++)
+		if (x->mask >> j & 1)
+			h = (h ^ x->params[j]) * 0xff51afd7ed558ccdull;
+	return h ^ h >> 29;
+}
+
+static struct rnode **bucket_of(struct vg_ws_ranges *rg,
+				const struct rnode *x)
+{
+	return &rg->by_slice[slice_hash(x) & (rg->nbuckets - 1)];
+}
+
+static struct rnode **slice_find(struct vg_ws_ranges *rg,
+				 const struct rnode *key)
+{
+	struct rnode **pp;
+
+	if (!rg->nbuckets)
+		return NULL;
+	for (pp = bucket_of(rg, key); *pp; pp = &(*pp)->hnext)
+		if (!slice_cmp(*pp, key))
+			return pp;
+	return NULL;
+}
+
+/* x filed by its slice (which has no node yet); the buckets doubled as
+ * the nodes outgrow them. false: no memory, x not filed */
+static bool slice_add(struct vg_ws_ranges *rg, struct rnode *x)
+{
+	struct rnode **b;
+
+	if (rg->nodes >= rg->nbuckets) {
+		size_t n = rg->nbuckets ? rg->nbuckets * 2 : 1024;
+		struct rnode **nb = calloc(n, sizeof(*nb)), **old = rg->by_slice;
+		size_t on = rg->nbuckets;
+
+		if (!nb)
+			return false;
+		rg->by_slice = nb;
+		rg->nbuckets = n;
+		for (size_t i = 0; i < on; i++)
+			for (struct rnode *y = old[i], *nx; y; y = nx) {
+				nx = y->hnext;
+				b = bucket_of(rg, y);
+				y->hnext = *b;
+				*b = y;
+			}
+		free(old);
+	}
+	b = bucket_of(rg, x);
+	x->hnext = *b;
+	*b = x;
+	return true;
+}
+
+static void slice_del(struct vg_ws_ranges *rg, struct rnode *x)
+{
+	for (struct rnode **pp = bucket_of(rg, x); *pp; pp = &(*pp)->hnext)
+		if (*pp == x) {
+			*pp = x->hnext;
+			return;
+		}
 }
 
 /* ---- the treap, by start --------------------------------------------- */
@@ -141,7 +211,7 @@ static void unlink_node(struct vg_watchset *ws, struct rnode **root,
 	split(*root, x->start, &l, &r);
 	split(r, x->start + 1, &mid, &r);
 	*root = merge(l, r);
-	tdelete(x, &rg->by_slice, slice_cmp);
+	slice_del(rg, x);
 	free(x);
 	rg->nodes--;
 	pages_off(ws, start, end);
@@ -156,18 +226,13 @@ static void free_tree(struct rnode *t)
 	free(t);
 }
 
-static void nop(void *p)
-{
-	(void)p;
-}
-
 void vg_ws_ranges_free(struct vg_watchset *ws)
 {
 	struct vg_ws_ranges *rg = ws->ranges;
 
 	if (!rg)
 		return;
-	tdestroy(rg->by_slice, nop);	/* the nodes are the treaps' */
+	free(rg->by_slice);	/* the nodes are the treaps' */
 	for (int i = 0; i < ws->spec->nprops * ws->spec->nevents; i++)
 		free_tree(rg->root[i]);
 	free(rg->root);
@@ -230,7 +295,7 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 			continue;
 		root = &rg->root[s->prop * ws->spec->nevents + ev];
 		memcpy(key.params, s->params, sizeof(key.params));
-		if ((old = tfind(&key, &rg->by_slice, slice_cmp)))
+		if ((old = slice_find(rg, &key)))
 			unlink_node(ws, root, *old);
 		consumes = vg_ws_consumes(ws, s->prop, to, ev);
 		/* a violation is the end of the slice's life, not memory
@@ -257,7 +322,7 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 		rg->seed ^= rg->seed >> 17;
 		rg->seed ^= rg->seed << 5;
 		x->prio = rg->seed;
-		if (!tsearch(x, &rg->by_slice, slice_cmp)) {
+		if (!slice_add(rg, x)) {
 			free(x);
 			continue;
 		}
