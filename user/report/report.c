@@ -407,9 +407,13 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	vg_names_objects(false);
 }
 
+/* set and cleared around every kernel-tier step: no snprintf for none */
 void vg_report_stop_note(struct vg_report *r, const char *note)
 {
-	snprintf(r->stop_note, sizeof(r->stop_note), "%s", note ? note : "");
+	if (note)
+		snprintf(r->stop_note, sizeof(r->stop_note), "%s", note);
+	else
+		r->stop_note[0] = 0;
 }
 
 void vg_report_fault_note(struct vg_report *r, const char *note)
