@@ -16,9 +16,11 @@ struct vg_dwarf_cache;
 /* one breakpoint, in every thread of the process (probe_watch.c) */
 struct probe_wp {
 	uint64_t addr;		/* 0: a free entry */
-	struct bpf_link **links;	/* one per thread */
-	int *fds;		/* their perf events (the links own them) */
-	int nlinks;
+	struct probe_wp_thread {	/* one per thread */
+		struct bpf_link *link;
+		int fd;		/* its perf event (the link owns it) */
+	} *th;
+	int nth;
 	/* deleted in a drain: its breakpoints kept, for an arming later in
 	 * the same drain to move (probe_watch.c); released at its end */
 	bool parked;

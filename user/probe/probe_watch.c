@@ -70,8 +70,9 @@ int vg_probe_watch_global(struct vg_probe *p, pid_t pid,
 static int arm_thread(struct vg_probe *p, struct probe_wp *w,
 		      const struct vg_wp *wp, int tid, struct vg_err *e)
 {
-	struct bpf_link *l, **v;
-	int fd, *fds;
+	struct probe_wp_thread *v;
+	struct bpf_link *l;
+	int fd;
 
 	fd = vg_watch_open(tid, wp->addr, wp->len, wp->kind, e);
 	if (fd < 0)
@@ -82,27 +83,21 @@ static int arm_thread(struct vg_probe *p, struct probe_wp *w,
 		return vg_errf(e, "attaching the watchpoint program: %s",
 			       strerror(errno));
 	}
-	v = realloc(w->links, (w->nlinks + 1) * sizeof(*v));
-	if (v)
-		w->links = v;
-	fds = realloc(w->fds, (w->nlinks + 1) * sizeof(*fds));
-	if (fds)
-		w->fds = fds;
-	if (!v || !fds) {
+	v = realloc(w->th, (w->nth + 1) * sizeof(*v));
+	if (!v) {
 		bpf_link__destroy(l);
 		return vg_errf(e, "out of memory");
 	}
-	w->fds[w->nlinks] = fd;
-	w->links[w->nlinks++] = l;
+	w->th = v;
+	w->th[w->nth++] = (struct probe_wp_thread){ .link = l, .fd = fd };
 	return 0;
 }
 
 static void release(struct probe_wp *w)
 {
-	for (int i = 0; i < w->nlinks; i++)
-		bpf_link__destroy(w->links[i]);	/* closes the perf fd */
-	free(w->links);
-	free(w->fds);
+	for (int i = 0; i < w->nth; i++)
+		bpf_link__destroy(w->th[i].link);	/* closes the perf fd */
+	free(w->th);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -110,8 +105,8 @@ static void release(struct probe_wp *w)
  * entry released) when one does not move, for a fresh arming */
 static bool move(struct probe_wp *w, const struct vg_wp *wp)
 {
-	for (int i = 0; i < w->nlinks; i++)
-		if (vg_watch_move(w->fds[i], wp->addr, wp->len, wp->kind)) {
+	for (int i = 0; i < w->nth; i++)
+		if (vg_watch_move(w->th[i].fd, wp->addr, wp->len, wp->kind)) {
 			release(w);
 			return false;
 		}
@@ -194,10 +189,9 @@ int vg_probe_wp_add(struct vg_probe *p, pid_t pid, const struct vg_wp *wp,
 			       (unsigned long long)wp->addr,
 			       errno == EEXIST ? "that address is watched already"
 					       : strerror(errno));
-	w->addr = wp->addr;
-	if (w->parked)
+	if (w->parked)	/* (one that does not move is released) */
 		moved = move(w, wp);
-	w->addr = wp->addr;	/* (a failed move released the entry) */
+	w->addr = wp->addr;
 	if (!moved && arm_threads(p, w, wp, pid, e)) {
 		int err = errno;
 
@@ -233,17 +227,16 @@ void vg_probe_wp_del(struct vg_probe *p, int id)
 		return;
 	w = &p->wps[id];
 	/* the breakpoints first, so that every hit they made finds its
-	 * event (user space drops those of a watch it has ended) */
+	 * event (user space drops those of a watch it has ended); parked
+	 * ones, kept for a move, hit unseen once the entry is gone */
 	uint64_t addr = w->addr;
 
-	if (p->draining && w->nlinks) {
-		/* out of watch_ev first: a hit now is ignored */
-		bpf_map_delete_elem(bpf_map__fd(p->skel->maps.watch_ev), &addr);
+	if (p->draining && w->nth) {
 		w->addr = 0;
 		w->parked = true;
-		return;
+	} else {
+		release(w);
 	}
-	release(w);
 	bpf_map_delete_elem(bpf_map__fd(p->skel->maps.watch_ev), &addr);
 }
 

@@ -407,18 +407,24 @@ void vg_report_violation(struct vg_report *r, const struct vg_slice_view *s,
 	vg_names_objects(false);
 }
 
-/* set and cleared around every kernel-tier step: no snprintf for none */
-void vg_report_stop_note(struct vg_report *r, const char *note)
+/* a note for the next violation, NULL: none. The stop note is set and
+ * cleared around every kernel-tier step: no snprintf for none */
+static void set_note(char *buf, size_t len, const char *note)
 {
 	if (note)
-		snprintf(r->stop_note, sizeof(r->stop_note), "%s", note);
+		snprintf(buf, len, "%s", note);
 	else
-		r->stop_note[0] = 0;
+		buf[0] = 0;
+}
+
+void vg_report_stop_note(struct vg_report *r, const char *note)
+{
+	set_note(r->stop_note, sizeof(r->stop_note), note);
 }
 
 void vg_report_fault_note(struct vg_report *r, const char *note)
 {
-	snprintf(r->fault_note, sizeof(r->fault_note), "%s", note ? note : "");
+	set_note(r->fault_note, sizeof(r->fault_note), note);
 }
 
 void vg_report_backtrace(struct vg_report *r, const struct vg_slice_view *s,
