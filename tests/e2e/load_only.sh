@@ -118,3 +118,16 @@ not_loaded vg_kstep || fail "vg_kstep loaded for a run without kernel-tier prope
 loaded vg_stash || fail "vg_stash: no verifier line (loaded again)"
 expect_out "after:malloc=[1-9]"
 expect_out "LEAK SUMMARY"
+
+# The memory library with use_after_free: its per-slice watch's hits take
+# their stack, but they are no calls, so malloc and free still go
+# in-process and no uprobe steps a kernel-tier property: the early load
+# is configured as the run's (it predicted every event on uprobes and the
+# kernel-tier builds, then loaded again on the start's path)
+VIGIL_DEBUG=1 run_vigil run specs/lib/double_free.vigil specs/lib/leak.vigil \
+	specs/lib/use_after_free.vigil -- "$TARGETS/allocs"
+expect_rc 0
+expect_out "vigil: debug: the BPF object was loaded while the plan was built"
+expect_no_out "loaded again"
+not_loaded vg_kstep || fail "vg_kstep loaded when every kernel-tier step is in-process"
+expect_out "in-process tier: [0-9]+ functions patched"

@@ -42,11 +42,8 @@ static void pass_stacks(struct vg_plan *p, bool all)
 
 	for (int i = 0; i < spec->nprops; i++) {
 		const struct vg_property *pr = &spec->props[i];
-		bool bt = all;
+		bool bt = all || vg_property_backtraces(pr);
 
-		for (int s = 0; !bt && s < pr->nstates; s++)
-			bt = vg_property_state_has_action(pr, s, true, VG_ACT_BACKTRACE) ||
-			     vg_property_state_has_action(pr, s, false, VG_ACT_BACKTRACE);
 		for (int b = 0; bt && b < pr->nbindings; b++) {
 			enum vg_event_kind k = spec->events[pr->bindings[b].event].kind;
 

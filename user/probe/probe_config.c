@@ -91,12 +91,8 @@ bool vg_probe_stacks_predicted(const struct vg_spec *spec)
 	for (int i = 0; i < spec->nprops; i++) {
 		const struct vg_property *pr = &spec->props[i];
 
-		if (pr->timed)
+		if (pr->timed || vg_property_backtraces(pr))
 			return true;
-		for (int s = 0; s < pr->nstates; s++)
-			if (vg_property_state_has_action(pr, s, true, VG_ACT_BACKTRACE) ||
-			    vg_property_state_has_action(pr, s, false, VG_ACT_BACKTRACE))
-				return true;
 	}
 	for (int i = 0; i < spec->nevents; i++)
 		if ((spec->events[i].access_for &&

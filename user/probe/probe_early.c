@@ -20,9 +20,34 @@
 #include "spec/spec.h"
 #include "vigil.skel.h"
 
+/* plan.c's pass_stacks, from the spec alone: a function event that takes
+ * the user stack keeps its uprobe (plan_fast.c). Those are the events of
+ * a property with a backtrace reaction or a deadline; the others that
+ * take one (a per-slice watch's hit, a fault in a freed block) are no
+ * calls, and never in-process. */
+static bool predicted_stack(const struct vg_spec *spec, int ev)
+{
+	for (int i = 0; i < spec->nprops; i++) {
+		const struct vg_property *pr = &spec->props[i];
+
+		if ((pr->timed || vg_property_backtraces(pr)) &&
+		    vg_property_binding(pr, ev))
+			return true;
+	}
+	return false;
+}
+
+/* will the in-process tier likely take event i? (fast: what the run asks
+ * of it; NULL: nothing, every event takes its stack) */
+static bool predicted_fast(const struct vg_spec *spec, int i,
+			   const struct vg_plan_opts *fast)
+{
+	return fast && !predicted_stack(spec, i) &&
+	       vg_plan_fast_predicted(spec, i, fast);
+}
+
 /* the programs the plan's sites will run, as plan.c assigns them; none
- * for an event the in-process tier will likely take (fast: what the run
- * asks of it; NULL: none) */
+ * for an event the in-process tier will likely take */
 static unsigned predicted_progs(const struct vg_spec *spec,
 				const struct vg_plan_opts *fast)
 {
@@ -35,7 +60,7 @@ static unsigned predicted_progs(const struct vg_spec *spec,
 		 * the spec has them, vg_probe_config_programs) */
 		if (ev->client_request)
 			continue;
-		if (fast && vg_plan_fast_predicted(spec, i, fast))
+		if (predicted_fast(spec, i, fast))
 			continue;
 		if (ev->kind == VG_EV_BEFORE) {
 			used |= 1u << (ev->nstrs ? VG_PROG_ENTRY_S
@@ -67,8 +92,7 @@ static bool predicted_kernel_progs(const struct vg_spec *spec,
 		if (!fast || pr->timed)
 			return true;
 		for (int b = 0; b < pr->nbindings; b++)
-			if (!vg_plan_fast_predicted(spec, pr->bindings[b].event,
-						    fast))
+			if (!predicted_fast(spec, pr->bindings[b].event, fast))
 				return true;
 	}
 	return false;
@@ -138,8 +162,9 @@ struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 	}
 	/* as vg_probe_open configures it before its load */
 	bpf_map__set_max_entries(model->maps.events, vg_pow2_at_least(rb));
-	/* an event that takes the user stack keeps its uprobe */
-	if (stacks || vg_probe_stacks_predicted(spec))
+	/* --stacks (or --leak-check's records): every event takes the user
+	 * stack, and keeps its uprobe */
+	if (stacks)
 		fast = NULL;
 	vg_probe_config_programs(model, spec,
 				 ktier && predicted_kernel_progs(spec, fast),

@@ -676,6 +676,15 @@ bool vg_property_state_has_action(const struct vg_property *p, int state,
 	return false;
 }
 
+bool vg_property_backtraces(const struct vg_property *p)
+{
+	for (int i = 0; i < p->nreactions; i++)
+		for (int j = 0; j < p->reactions[i].nactions; j++)
+			if (p->reactions[i].actions[j].kind == VG_ACT_BACKTRACE)
+				return true;
+	return false;
+}
+
 bool vg_property_state_watches(const struct vg_property *p, int state)
 {
 	return vg_property_state_has_action(p, state, true, VG_ACT_WATCH);

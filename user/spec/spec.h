@@ -384,6 +384,9 @@ const struct vg_binding *vg_property_binding(const struct vg_property *p,
 /* Does the state have a reaction with an action of this kind? */
 bool vg_property_state_has_action(const struct vg_property *p, int state,
 				  bool on_enter, enum vg_action_kind kind);
+/* Does any reaction of the property, on entering or leaving a state, take
+ * a backtrace? (its events then capture the user stack) */
+bool vg_property_backtraces(const struct vg_property *p);
 /* Does a reaction on entering the state ask for a watch? */
 bool vg_property_state_watches(const struct vg_property *p, int state);
 
