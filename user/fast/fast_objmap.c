@@ -100,18 +100,8 @@ void vg_fast_objmap_copy(struct vg_fast_shared *sh, uint64_t off,
 	sh->objmap_off = off;
 }
 
-bool vg_fast_objmap_block(const struct vg_fast_shared *sh, uint64_t v,
-			  uint64_t *base, uint64_t *len, int *event)
+struct vg_objmap *vg_fast_objmap(struct vg_fast_shared *sh)
 {
-	struct vg_om_obj o;
-
-	if (!sh->objmap_off ||
-	    vg_om_lookup((struct vg_objmap *)((char *)sh + sh->objmap_off),
-			 v, &o) != VG_OM_FOUND ||
-	    (o.kind != VG_OM_HEAP && o.kind != VG_OM_POOL))
-		return false;
-	*base = o.base;
-	*len = o.len;
-	*event = (int)o.site;
-	return true;
+	return sh && sh->objmap_off
+		? (struct vg_objmap *)((char *)sh + sh->objmap_off) : NULL;
 }

@@ -21,6 +21,7 @@
 
 struct vg_inject;
 struct vg_plan;
+struct vg_objmap;
 
 struct hook {
 	char *path;		/* a copy of the plan's: a put-back after a
@@ -113,10 +114,8 @@ int vg_fast_objmap_fill(struct vg_fast_run *f, const struct vg_plan *plan,
  * put-back: the process's heap is what it was) */
 void vg_fast_objmap_copy(struct vg_fast_shared *sh, uint64_t off,
 			 const struct vg_fast_shared *old);
-/* The live heap block holding v in sh's object map (read in place):
- * true with its base, length and allocation event */
-bool vg_fast_objmap_block(const struct vg_fast_shared *sh, uint64_t v,
-			  uint64_t *base, uint64_t *len, int *event);
+/* sh's object map, read in place (NULL: none) */
+struct vg_objmap *vg_fast_objmap(struct vg_fast_shared *sh);
 /* f's ring and counts are the probe's second source (fast_source.c) */
 void vg_fast_source_set(struct vg_fast_run *f);
 /* vigil's side of a region: its liveness mutex let go (the agent sees no

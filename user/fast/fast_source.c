@@ -120,12 +120,9 @@ static void kunknown(void *ctx, int k, uint64_t *n, uint64_t *kept)
 	*kept = __atomic_load_n(&sh->kunknown_kept[k], __ATOMIC_RELAXED);
 }
 
-static bool block(void *ctx, uint64_t v, struct vg_probe_block *out)
+static struct vg_objmap *objmap(void *ctx)
 {
-	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
-
-	return sh && vg_fast_objmap_block(sh, v, &out->base, &out->len,
-					  &out->event);
+	return vg_fast_objmap(((struct vg_fast_run *)ctx)->sh);
 }
 
 void vg_fast_source_set(struct vg_fast_run *f)
@@ -134,5 +131,5 @@ void vg_fast_source_set(struct vg_fast_run *f)
 		.drain = drain, .waiting = waiting, .settle = settle,
 		.counts = counts, .counter = counter,
 		.armed = armed, .futile = futile, .kunknown = kunknown,
-		.block = block, .ctx = f });
+		.objmap = objmap, .ctx = f });
 }

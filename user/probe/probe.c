@@ -457,6 +457,7 @@ void vg_probe_close(struct vg_probe *p)
 	if (p->om_mem)
 		munmap(p->om_mem, p->om_len);
 	free(p->om_filed);
+	vg_probe_blocks_free(p);
 	if (p->page_counts)
 		munmap(p->page_counts, VG_PAGE_SLOTS * sizeof(uint64_t));
 	free(p->pend.buf);
@@ -606,13 +607,6 @@ void vg_probe_kunknown(const struct vg_probe *p, int k, uint64_t *n,
 	/* the BPF step's (bpf/kmem.bpf.h) */
 	if (p)
 		vg_probe_objmap_unknown(p, k, n, kept);
-}
-
-bool vg_probe_block(const struct vg_probe *p, uint64_t v,
-		    struct vg_probe_block *out)
-{
-	return p && ((p->src.block && p->src.block(p->src.ctx, v, out)) ||
-		     vg_probe_objmap_block(p, v, out));
 }
 
 void vg_probe_count_trans(struct vg_probe *p)

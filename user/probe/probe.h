@@ -21,6 +21,7 @@
 struct vg_probe;
 struct vg_plan;
 struct vg_plan_opts;
+struct vg_objmap;
 
 /* While records keep coming, the consumer polls this often, and the probes
  * force at most one wake-up per this time (bpf/vigil.bpf.h, wake_gap_ns). */
@@ -273,8 +274,8 @@ int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
  * tier's (user/fast/). Drained after the BPF ring at every vg_probe_drain,
  * its records delivered as the ring's; its counts added to
  * vg_probe_counts and vg_probe_counter. One at most. */
-/* A heap block the in-process agent's object map holds: where, how
- * long, the allocation's event */
+/* A live block an object map holds (a heap block or a pool's): where,
+ * how long, the allocation's event */
 struct vg_probe_block {
 	uint64_t base, len;
 	int event;
@@ -302,8 +303,9 @@ struct vg_probe_source {
 	 * predicate left unknown, and of those the ones that left the
 	 * slice out of its initial state */
 	void (*kunknown)(void *ctx, int k, uint64_t *n, uint64_t *kept);
-	/* the live heap block its object map holds v in (vg_probe_block) */
-	bool (*block)(void *ctx, uint64_t v, struct vg_probe_block *out);
+	/* its object map (include/vigil_objmap.h), mapped; NULL: none
+	 * (vg_probe_block reads it) */
+	struct vg_objmap *(*objmap)(void *ctx);
 	void *ctx;
 };
 void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s);
@@ -344,7 +346,6 @@ uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
  * a restore brought back); the map, to file the globals in, or NULL
  * when the plan has none. */
 struct vg_fast_omev;
-struct vg_objmap;
 int vg_probe_objmap_events(struct vg_probe *p, const struct vg_fast_omev *omev,
 			   int nevents, bool whole, struct vg_err *e);
 struct vg_objmap *vg_probe_objmap_start(struct vg_probe *p,
@@ -359,10 +360,13 @@ bool vg_probe_objmap_take(struct vg_probe *p, uint64_t start);
  * 0 and 0 without one */
 void vg_probe_kunknown(const struct vg_probe *p, int k, uint64_t *n,
 		       uint64_t *kept);
-/* The live heap block holding v in the second source's object map: true
- * and *out, false when it has none there (or no map) */
-bool vg_probe_block(const struct vg_probe *p, uint64_t v,
+/* The live block holding v in the second source's object map, else in
+ * the kernel tier's (block_names.c): true and *out, false when none holds
+ * it (or there is no map). After vg_probe_blocks_freeze (the maps change
+ * no more: the final report), from a sorted copy made at the first ask. */
+bool vg_probe_block(struct vg_probe *p, uint64_t v,
 		    struct vg_probe_block *out);
+void vg_probe_blocks_freeze(struct vg_probe *p);
 /* The live view: from now on the kernel tier counts each transition it
  * takes; vg_probe_trans_hits says how often it took transition i
  * (numbered across the spec, property 0's first; 0 past

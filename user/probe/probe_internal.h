@@ -140,6 +140,10 @@ struct vg_probe {
 	uint64_t *om_filed;	/* the objects whose globals are filed, by
 				 * their lowest address */
 	size_t om_nfiled;
+	/* the final report's names (block_names.c): asked for once the maps
+	 * change no more, the maps' live blocks copied out when first used */
+	bool names_frozen;
+	struct vg_block_names *names;
 	bool om_started;	/* set up at the exec */
 	bool stop_exec;		/* the target stops at its exec for vigil */
 	uint64_t *page_counts;	/* watched_pages, mapped (probe_pages.c) */
@@ -248,9 +252,8 @@ void vg_probe_objmap_size(struct vg_probe *p, uint64_t objects);
 int vg_probe_objmap_map(struct vg_probe *p, struct vg_err *e);
 void vg_probe_objmap_unknown(const struct vg_probe *p, int k, uint64_t *n,
 			     uint64_t *kept);
-/* the live heap block holding v in it (vg_probe_block) */
-bool vg_probe_objmap_block(const struct vg_probe *p, uint64_t v,
-			   struct vg_probe_block *out);
+/* block_names.c: the frozen copy of the maps' blocks, freed */
+void vg_probe_blocks_free(struct vg_probe *p);
 
 /* probe_watch.c: the watchpoints parked in a drain, closed at its end */
 void vg_probe_wp_flush(struct vg_probe *p);

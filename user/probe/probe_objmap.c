@@ -142,17 +142,3 @@ void vg_probe_objmap_unknown(const struct vg_probe *p, int k, uint64_t *n,
 	*n += u.n;
 	*kept += u.kept;
 }
-
-bool vg_probe_objmap_block(const struct vg_probe *p, uint64_t v,
-			   struct vg_probe_block *out)
-{
-	struct vg_om_obj o;
-
-	if (!p->om_mem || vg_om_lookup(p->om_mem, v, &o) != VG_OM_FOUND ||
-	    o.kind != VG_OM_HEAP)
-		return false;
-	out->base = o.base;
-	out->len = o.len;
-	out->event = (int)o.site;
-	return true;
-}

@@ -73,6 +73,11 @@ int vg_session_finish(struct session *ss, bool exited, int code, int sig)
 	if (st.lost)
 		for (int i = 0; i < ss->p.spec->nprops; i++)
 			vg_monitor_mark_inconclusive(ss->p.mon, i);
+	/* the program is gone: its heap is what it will be, and the names
+	 * of the final report (every verdict's pointer) are read from a
+	 * copy of it rather than looked up one by one */
+	if (exited)
+		vg_probe_blocks_freeze(ss->p.probe);
 	vg_report_set_evidence(ss->p.report, ss->p.evidence);
 	vg_report_final(ss->p.report, ss->p.mon, 0);
 	vg_session_watch_finish(ss);	/* its processes, and its counts */
