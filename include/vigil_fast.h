@@ -123,6 +123,15 @@ struct vg_fast_omev {
 	__u8 role, ptr, size1, size2;
 };
 
+/* does an event of this role file a live block (its length, its event as
+ * the site)? */
+static inline int vg_omev_files(__u32 role)
+{
+	return role == VG_OMEV_ALLOC || role == VG_OMEV_STRDUP ||
+	       role == VG_OMEV_OUT || role == VG_OMEV_REALLOC ||
+	       role == VG_OMEV_POOL;
+}
+
 /* A thread vigil put back on a call the entry stub had stopped
  * (user/fast/fast_rewind.c): its next entry there, at that %rsp, is the
  * same call going on, whose events were handled */

@@ -125,11 +125,19 @@ static struct vg_objmap *objmap(void *ctx)
 	return vg_fast_objmap(((struct vg_fast_run *)ctx)->sh);
 }
 
+static bool files(void *ctx, int event)
+{
+	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
+
+	return sh && sh->objmap_off && event >= 0 && event < VG_MAX_EVENTS &&
+	       vg_omev_files(sh->omev[event].role);
+}
+
 void vg_fast_source_set(struct vg_fast_run *f)
 {
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){
 		.drain = drain, .waiting = waiting, .settle = settle,
 		.counts = counts, .counter = counter,
 		.armed = armed, .futile = futile, .kunknown = kunknown,
-		.objmap = objmap, .ctx = f });
+		.objmap = objmap, .files = files, .ctx = f });
 }

@@ -197,6 +197,15 @@ bool vg_probe_block(struct vg_probe *p, uint64_t v,
 	return lookup_block(maps[0], v, out) || lookup_block(maps[1], v, out);
 }
 
+bool vg_probe_files_blocks(const struct vg_probe *p, int event)
+{
+	if (!p || event < 0 || event >= VG_MAX_EVENTS)
+		return false;
+	if (p->src.files && p->src.files(p->src.ctx, event))
+		return true;
+	return p->om_mem && (p->om_files[event / 64] >> (event % 64) & 1);
+}
+
 void vg_probe_blocks_freeze(struct vg_probe *p)
 {
 	if (p)

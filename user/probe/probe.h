@@ -306,6 +306,8 @@ struct vg_probe_source {
 	/* its object map (include/vigil_objmap.h), mapped; NULL: none
 	 * (vg_probe_block reads it) */
 	struct vg_objmap *(*objmap)(void *ctx);
+	/* does that map file the block event allocates? */
+	bool (*files)(void *ctx, int event);
 	void *ctx;
 };
 void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s);
@@ -367,6 +369,9 @@ void vg_probe_kunknown(const struct vg_probe *p, int k, uint64_t *n,
 bool vg_probe_block(struct vg_probe *p, uint64_t v,
 		    struct vg_probe_block *out);
 void vg_probe_blocks_freeze(struct vg_probe *p);
+/* Does an object map file the block event allocates, so that
+ * vg_probe_block names it with its length and event? */
+bool vg_probe_files_blocks(const struct vg_probe *p, int event);
 /* The live view: from now on the kernel tier counts each transition it
  * takes; vg_probe_trans_hits says how often it took transition i
  * (numbered across the spec, property 0's first; 0 past

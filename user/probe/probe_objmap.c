@@ -58,11 +58,15 @@ int vg_probe_objmap_events(struct vg_probe *p, const struct vg_fast_omev *omev,
 {
 	int fd = bpf_map__fd(p->skel->maps.om_ev);
 
-	for (uint32_t i = 0; i < (uint32_t)nevents && i < VG_MAX_EVENTS; i++)
-		if (omev[i].role &&
-		    bpf_map_update_elem(fd, &i, &omev[i], 0))
+	for (uint32_t i = 0; i < (uint32_t)nevents && i < VG_MAX_EVENTS; i++) {
+		if (!omev[i].role)
+			continue;
+		if (bpf_map_update_elem(fd, &i, &omev[i], 0))
 			return vg_errf(e, "the kernel tier's object map: event %u: %s",
 				       i, strerror(errno));
+		if (vg_omev_files(omev[i].role))
+			p->om_files[i / 64] |= 1ull << (i % 64);
+	}
 	p->om_whole = whole;
 	return 0;
 }

@@ -235,6 +235,13 @@ void vg_symval_event(struct vg_symval *sv, const struct vg_mon_event *ev)
 	b.event = ev->event;
 	b.stack = sv->stack_on && sv->stack_on[ev->event]
 		  ? (int64_t)ev->slot[VG_SLOT_STACK] : -1;
+	/* An object map the probes keep files it already, and names it
+	 * as this would (its length, its allocator: agent_block), unless
+	 * its stack names the caller. Filing it here too was a twelfth of
+	 * vigil's time under the memory specs. */
+	if (b.stack < 0 &&
+	    vg_probe_files_blocks(vg_run_probe(sv->run), ev->event))
+		return;
 	remember(sv, &b, a.pool);
 }
 
