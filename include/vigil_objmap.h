@@ -181,7 +181,12 @@ struct vg_om_hdr {
 	 * allocation it does not follow): unknown. Set by vigil once, before
 	 * the agent uses the map (vg_om_set_complete) */
 	__u64 complete;
+	/* the in-process agent's map only: the bytes of its level hints
+	 * after the buckets, VG_OM_HINTS_PER_BUCKET a bucket
+	 * (inproc/omhint.h); 0: none (the BPF map) */
+	__u64 hints;
 };
+#define VG_OM_HINTS_PER_BUCKET 8
 
 union vg_om_elem {
 	struct vg_om_bucket b;

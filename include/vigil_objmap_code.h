@@ -775,6 +775,7 @@ static inline int vg_om_init(struct vg_objmap *m, __u64 nbuckets)
 	for (int i = 0; i < VG_OMC_N; i++)
 		h->cnt[i] = 0;
 	h->complete = 0;
+	h->hints = 0;
 	/* last: the map is used once this is seen */
 	__atomic_store_n(&h->magic, VG_OM_MAGIC, __ATOMIC_RELEASE);
 	return 0;

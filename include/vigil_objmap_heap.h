@@ -44,6 +44,13 @@ VG_OM_INLINE enum vg_om_at vg_om_at(struct vg_objmap *m, __u64 p,
 	return vg_om_at_of(r, o);
 }
 
+/* The question freeable(p) asks first, of an entry at exactly p: an
+ * includer may give its own, which must answer as vg_om_has (the agent's
+ * looks where its hints say first: inproc/omhint.h) */
+#ifndef VG_OM_HAS
+#define VG_OM_HAS vg_om_has
+#endif
+
 /* freeable(p): 1 when p is the start of a live heap block, 0 when it is
  * not, VG_OM_UNKNOWN: memory the map has no entry for is no block only
  * in a complete map, and where it lost an object the lookup is unknown
@@ -55,7 +62,7 @@ VG_OM_INLINE int vg_om_freeable(struct vg_objmap *m, __u64 p)
 	enum vg_om_at at;
 
 	/* the common case, a free of a live block's start: a key a level */
-	if (vg_om_has(m, p, VG_OM_HEAP) == 1)
+	if (VG_OM_HAS(m, p, VG_OM_HEAP) == 1)
 		return 1;
 	at = vg_om_at(m, p, &o, &complete, 1);
 	r = vg_om_freeable_at(at, o.base, p, complete);

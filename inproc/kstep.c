@@ -9,6 +9,9 @@
  * made into a memcpy call would show there).
  */
 #include "kstep.h"
+/* freeable(p)'s first question, the agent's hinted one (omhint.h) */
+#include "omhint.h"
+#define VG_OM_HAS vg_om_has_hinted
 #include "vigil_mempred.h"
 #include "vigil_objmap.h"
 #include "vigil_ops.h"

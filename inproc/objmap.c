@@ -8,6 +8,7 @@
  * left out, since a pointer into the heap in no block is "no object". */
 #include "objmap.h"
 #include "event.h"
+#include "omhint.h"
 #include "vigil_objmap.h"
 
 #define NR_brk 12
@@ -123,10 +124,14 @@ doubt:
 /* free(base), or realloc's old block */
 static void heap_free(struct vg_objmap *m, __u64 base)
 {
-	__u64 levels = VG_OM_LOAD(VG_OM_ELEM(m, 0)->h.pools);
+	__u64 levels = VG_OM_LOAD(VG_OM_ELEM(m, 0)->h.pools), len;
 	struct vg_om_obj o;
 
-	if (!levels || vg_om_lookup_as(m, base, &o, 1) != VG_OM_FOUND ||
+	if (!levels) {		/* no pool block to take with it */
+		vg_om_free_hinted(m, base, &len);
+		return;
+	}
+	if (vg_om_lookup_as(m, base, &o, 1) != VG_OM_FOUND ||
 	    o.kind != VG_OM_HEAP || o.base != base) {
 		vg_om_free(m, base);
 		return;
@@ -140,7 +145,8 @@ static void file(struct vg_fast_shared *sh, struct vg_objmap *m, __u64 base,
 {
 	if (!base)
 		return;		/* the call failed */
-	vg_om_insert(m, base, len, VG_OM_HEAP, event);
+	if (!vg_om_insert(m, base, len, VG_OM_HEAP, event))
+		vg_om_hint(m, base, len);
 	heap_reach(sh, m, base, base + (len ? len : 1));
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "inproc_fixture.h"
+#include "omhint.h"
 #include "vigil_objmap.h"
 
 static const char spec_text[] =
@@ -321,6 +322,63 @@ static void test_strlen_at(void **state)
 	mf_free(&t);
 }
 
+/* The agent's level hints (inproc/omhint.h): a block's entry found by
+ * the key its hint names, freed in place there; a hint that is wrong,
+ * stale or absent costs the search by every level, never the answer. */
+static void test_hints(void **state)
+{
+	uint64_t nb = 64;
+	__u64 n, len;
+	struct vg_om_obj o;
+	struct vg_objmap *m = calloc(1, vg_om_size(nb) +
+					 nb * VG_OM_HINTS_PER_BUCKET);
+	uint64_t a = 0x555500001000, b = 0x555500002000;
+	struct vg_om_snap s;
+	uint8_t *h;
+
+	(void)state;
+	assert_non_null(m);
+	assert_int_equal(vg_om_init(m, nb), 0);
+	/* no hints (the BPF map's header): the search as before */
+	assert_null(vg_om_hints(m, &n));
+	assert_int_equal(vg_om_insert(m, a, 200, VG_OM_HEAP, 3), 0);
+	vg_om_hint(m, a, 200);
+	assert_null(vg_om_hinted(m, a, VG_OM_HEAP, &s));
+	assert_int_equal(vg_om_has_hinted(m, a, VG_OM_HEAP), 1);
+	m->hdr.h.hints = nb * VG_OM_HINTS_PER_BUCKET;
+	h = vg_om_hints(m, &n);
+	assert_non_null(h);
+	assert_int_equal(n, nb * VG_OM_HINTS_PER_BUCKET);
+	/* hinted: found at its level's key */
+	vg_om_hint(m, a, 200);
+	assert_int_equal(h[vg_om_hint_at(a, n)], vg_om_level(200));
+	assert_non_null(vg_om_hinted(m, a, VG_OM_HEAP, &s));
+	assert_int_equal(s.base, a);
+	assert_int_equal(vg_om_has_hinted(m, a, VG_OM_HEAP), 1);
+	/* a wrong level: not there, the search finds it */
+	h[vg_om_hint_at(a, n)] = (uint8_t)vg_om_level(5000);
+	assert_null(vg_om_hinted(m, a, VG_OM_HEAP, &s));
+	assert_int_equal(vg_om_has_hinted(m, a, VG_OM_HEAP), 1);
+	/* freed through a wrong hint: by the search, in place */
+	assert_int_equal(vg_om_free_hinted(m, a, &len), 1);
+	assert_int_equal(vg_om_has(m, a, VG_OM_HEAP), 0);
+	assert_int_equal(vg_om_has(m, a, VG_OM_FREED), 1);
+	/* freed through its hint: the length told, the entry freed */
+	assert_int_equal(vg_om_insert(m, b, 48, VG_OM_HEAP, 3), 0);
+	vg_om_hint(m, b, 48);
+	assert_int_equal(vg_om_free_hinted(m, b, &len), 1);
+	assert_int_equal(len, 48);
+	assert_int_equal(vg_om_has(m, b, VG_OM_HEAP), 0);
+	assert_int_equal(vg_om_has(m, b, VG_OM_FREED), 1);
+	assert_int_equal(vg_om_lookup(m, b + 8, &o), VG_OM_FOUND);
+	assert_int_equal(o.kind, VG_OM_FREED);
+	/* freed already: the hint names a freed entry, no live one */
+	assert_null(vg_om_hinted(m, b, VG_OM_HEAP, &s));
+	assert_int_equal(vg_om_has_hinted(m, b, VG_OM_HEAP), 0);
+	assert_int_equal(vg_om_free_hinted(m, b, &len), 0);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_free_stack),
 		cmocka_unit_test(test_free_preds),
 		cmocka_unit_test(test_strlen_at),
+		cmocka_unit_test(test_hints),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

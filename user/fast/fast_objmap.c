@@ -31,8 +31,11 @@ size_t vg_fast_objmap_bytes(const struct vg_plan *plan, pid_t pid)
 {
 	if (!plan || !plan->objmap_fast)
 		return 0;
-	return (size_t)vg_om_size(vg_om_nbuckets(plan->om_objects +
-						 vg_om_fill_globals(NULL, pid)));
+	uint64_t nb = vg_om_nbuckets(plan->om_objects +
+				     vg_om_fill_globals(NULL, pid));
+
+	/* the buckets, then the agent's level hints (inproc/omhint.h) */
+	return (size_t)(vg_om_size(nb) + nb * VG_OM_HINTS_PER_BUCKET);
 }
 
 /* is event ev patched (an entry or return event of some hook)? */
@@ -59,11 +62,13 @@ int vg_fast_objmap_fill(struct vg_fast_run *f, const struct vg_plan *plan,
 {
 	size_t off = *at, bytes = end - off;
 	struct vg_objmap *m = (void *)((char *)f->sh + off);
-	uint64_t nb = bytes / sizeof(union vg_om_elem) - 1;
+	uint64_t nb = (bytes - sizeof(union vg_om_elem)) /
+		      (sizeof(union vg_om_elem) + VG_OM_HINTS_PER_BUCKET);
 	bool whole;
 
 	if (vg_om_init(m, nb))
 		return vg_errf(e, "the object map: %llu buckets", (unsigned long long)nb);
+	m->hdr.h.hints = nb * VG_OM_HINTS_PER_BUCKET;
 	/* an allocation event on a uprobe is not the agent's to see */
 	whole = vg_om_fill_roles(plan->spec, plan->nevents, f->sh->omev,
 				 patched, f);
