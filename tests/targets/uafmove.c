@@ -5,7 +5,15 @@
  * in one drain and moves a's breakpoint to b's first bytes rather than
  * closing it and opening another (user/probe/probe_watch.c). The thread
  * made after a's arming then writes into b: only the moved breakpoint,
- * in the copy the thread inherited, sees it. */
+ * in the copy the thread inherited, sees it.
+ *
+ *   uafmove --apart   a handed out again, then a pause (vigil's drain
+ *                     ends: the released breakpoint is disabled, kept),
+ *                     then a used as the program's own, many times (no
+ *                     trap: disabled), then b freed: the breakpoint
+ *                     moved and enabled again, in a later drain */
+#include <string.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +33,12 @@ static void *toucher(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *a = malloc(8), *a2;
+	volatile char *va;
 	pthread_t t;
+	int apart = argc > 1 && !strcmp(argv[1], "--apart");
 
 	b = malloc(32);
 	if (!a || !b || pipe(go))
@@ -37,6 +47,14 @@ int main(void)
 	if (pthread_create(&t, NULL, toucher, NULL))
 		return 1;
 	a2 = malloc(8);		/* a again, from the thread cache */
+	if (apart) {
+		struct timespec pause = { 0, 100 * 1000 * 1000 };
+
+		nanosleep(&pause, NULL);
+		va = a2;
+		for (int i = 0; i < 1000; i++)
+			va[i % 8] = (char)i;	/* the program's own block */
+	}
 	free((void *)b);
 	if (write(go[1], "x", 1) != 1)
 		return 1;

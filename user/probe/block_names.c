@@ -190,8 +190,10 @@ bool vg_probe_block(struct vg_probe *p, uint64_t v,
 	if (!p)
 		return false;
 	maps_of(p, maps);
-	if (p->names_frozen && !p->names)
-		p->names = names_of(maps, 2);
+	/* (no memory for the copy: the lookups, as before the freeze) */
+	if (p->names_frozen && !p->names &&
+	    !(p->names = names_of(maps, 2)))
+		p->names_frozen = false;
 	if (p->names)
 		return frozen_block(p->names, v, out);
 	return lookup_block(maps[0], v, out) || lookup_block(maps[1], v, out);

@@ -314,6 +314,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	bpf_program__set_autoload(p->skel->progs.vg_watch_mmap,
 				  o->watch && o->watch_lib_ino);
 	p->per_pid = o->follow_forks && vg_feat_send_signal_task(NULL);
+	p->keep_wps = o->keep_breakpoints;
 	if (o->follow_forks && !p->per_pid && o->warn)
 		fprintf(o->warn, "vigil: this kernel cannot hold a forked child until its probes are in place (bpf_send_signal_task, Linux 6.13): --follow-fork attaches the probes to every process that maps the probed files\n");
 	p->skel->rodata->fork_stop_ok = p->per_pid;

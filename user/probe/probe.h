@@ -77,6 +77,11 @@ struct vg_probe_opts {
 	 * them. With watch (slices keyed by process) and follow_forks set,
 	 * watch_ino and watch_lib_ino 0. */
 	bool follower;
+	/* breakpoints of a released watch stay in the threads, disabled,
+	 * for the next watch to move there (user/probe/probe_watch.c):
+	 * the debug registers are vigil's alone, not a debugger's too (a
+	 * live session's gdb sets its own) */
+	bool keep_breakpoints;
 };
 
 /* Before the plan is built: the BPF object starts loading on another CPU

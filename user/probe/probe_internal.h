@@ -22,8 +22,9 @@ struct probe_wp {
 	} *th;
 	int nth;
 	/* deleted in a drain: its breakpoints kept, for an arming later in
-	 * the same drain to move (probe_watch.c); released at its end */
-	bool parked;
+	 * the same drain to move (probe_watch.c); at its end released, or
+	 * with keep_wps disabled (off) for an arming in a later drain */
+	bool parked, off;
 };
 
 struct vg_early_load;
@@ -168,6 +169,7 @@ struct vg_probe {
 	void *cb_ctx;
 	int cb_failed;
 	bool draining;	/* in vg_probe_drain: a deleted watchpoint is parked */
+	bool keep_wps;	/* parked ones outlive the drain, disabled */
 };
 
 /* The uprobes (or uretprobes) of one program on one file, attached

@@ -16,7 +16,15 @@
  * and made again in every thread, and the threads listed from /proc
  * twice. A parked one is out of watch_ev, so its hits, if any, are
  * ignored (bpf/vigil/watch.bpf.c); what is still parked when the drain
- * ends is closed, before any held thread goes on. */
+ * ends is disabled, before any held thread goes on (a block handed out
+ * again is the program's: it must not trap there), and moved by the
+ * next arming, which enables it again; closed instead where a debugger
+ * may want the registers (keep_breakpoints, probe.h). Closing it was a
+ * BPF link destroyed and a perf event freed in every thread, and the
+ * next arming an open, a link and two listings of /proc/PID/task:
+ * allocs_bench under use_after_free released and armed 1,700 times. A
+ * disabled breakpoint keeps its debug register, which an arming takes
+ * back first: vigil never holds more than it had armed at once. */
 #include "probe_internal.h"
 #include "plan/plan.h"
 
@@ -101,8 +109,9 @@ static void release(struct probe_wp *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* A parked entry's breakpoints moved to wp, in every thread: false (the
- * entry released) when one does not move, for a fresh arming */
+/* A parked entry's breakpoints moved to wp, in every thread (a disabled
+ * one enabled again: the kernel's move does): false (the entry released)
+ * when one does not move, for a fresh arming */
 static bool move(struct probe_wp *w, const struct vg_wp *wp)
 {
 	for (int i = 0; i < w->nth; i++)
@@ -110,15 +119,29 @@ static bool move(struct probe_wp *w, const struct vg_wp *wp)
 			release(w);
 			return false;
 		}
-	w->parked = false;
+	w->parked = w->off = false;
 	return true;
+}
+
+/* A parked entry at a drain's end: disabled in every thread and kept, or
+ * released */
+static void park_off(struct vg_probe *p, struct probe_wp *w)
+{
+	int i = 0;
+
+	while (p->keep_wps && i < w->nth && !vg_watch_disable(w->th[i].fd))
+		i++;
+	if (p->keep_wps && w->nth && i == w->nth)
+		w->off = true;
+	else
+		release(w);
 }
 
 void vg_probe_wp_flush(struct vg_probe *p)
 {
 	for (int i = 0; i < p->nwps; i++)
-		if (p->wps[i].parked)
-			release(&p->wps[i]);
+		if (p->wps[i].parked && !p->wps[i].off)
+			park_off(p, &p->wps[i]);
 }
 
 /* Every thread of pid: a breakpoint is inherited only by the threads

@@ -47,3 +47,8 @@ int vg_watch_move(int fd, uint64_t addr, int len, int kind)
 
 	return ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) ? -1 : 0;
 }
+
+int vg_watch_disable(int fd)
+{
+	return ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ? -1 : 0;
+}

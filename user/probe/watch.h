@@ -20,5 +20,10 @@ int vg_watch_open(int tid, uint64_t addr, int len, int kind,
  * later move those too): no close and open, no thread list. 0, or -1
  * with errno (the breakpoint is then where it was, or disabled). */
 int vg_watch_move(int fd, uint64_t addr, int len, int kind);
+/* The breakpoint disabled (in the threads that inherited it too): no
+ * trap, its debug register kept. A move enables it again (measured on
+ * Linux 6.18: a disabled breakpoint moved counts its next hit). 0, or -1
+ * with errno. */
+int vg_watch_disable(int fd);
 
 #endif

@@ -319,6 +319,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 		.objmap_objects = vg_session_objmap_objects(plan, path),
 		.watch = ss->o->watch_exe != NULL,
 		.watch_name = vg_watch_match_name(vg_session_watch_match(ss)),
+		/* a live session's gdb may want a debug register of its own */
+		.keep_breakpoints = !ss->o->interactive,
 	};
 	vg_watch_match_ids(vg_session_watch_match(ss), &po.watch_dev,
 			   &po.watch_ino, &po.watch_lib_dev, &po.watch_lib_ino);
