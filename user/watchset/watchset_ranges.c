@@ -155,6 +155,39 @@ static struct rnode *merge(struct rnode *l, struct rnode *r)
 	return r;
 }
 
+/* x into t: down to where its priority puts it, and only the subtree
+ * there split around it (one walk from the root, where a split of the
+ * whole tree and two merges were three: each node a cache miss) */
+static struct rnode *insert(struct rnode *t, struct rnode *x)
+{
+	if (!t)
+		return x;
+	if (x->prio > t->prio) {
+		split(t, x->start, &x->l, &x->r);
+		return x;
+	}
+	if (x->start <= t->start)
+		t->l = insert(t->l, x);
+	else
+		t->r = insert(t->r, x);
+	return t;
+}
+
+/* x out of t, where it is: its two subtrees merged in its place (ranges
+ * of 0 bytes may share a start: then x may be on either side) */
+static struct rnode *erase(struct rnode *t, const struct rnode *x)
+{
+	if (!t)
+		return NULL;
+	if (t == x)
+		return merge(t->l, t->r);
+	if (x->start <= t->start)
+		t->l = erase(t->l, x);
+	if (x->start >= t->start)
+		t->r = erase(t->r, x);
+	return t;
+}
+
 /* the nodes overlapping [a, b), at most max, into out */
 static void overlaps(struct rnode *t, uint64_t a, uint64_t b,
 		     struct rnode **out, int *n, int max)
@@ -205,12 +238,9 @@ static void unlink_node(struct vg_watchset *ws, struct rnode **root,
 			struct rnode *x)
 {
 	struct vg_ws_ranges *rg = ws->ranges;
-	struct rnode *l, *mid, *r;
 	uint64_t start = x->start, end = x->end;
 
-	split(*root, x->start, &l, &r);
-	split(r, x->start + 1, &mid, &r);
-	*root = merge(l, r);
+	*root = erase(*root, x);
 	slice_del(rg, x);
 	free(x);
 	rg->nodes--;
@@ -326,12 +356,7 @@ void vg_ws_ranges_transition(struct vg_watchset *ws, struct vg_monitor *m,
 			free(x);
 			continue;
 		}
-		{
-			struct rnode *l, *r;
-
-			split(*root, x->start, &l, &r);
-			*root = merge(merge(l, x), r);
-		}
+		*root = insert(*root, x);
 		rg->nodes++;
 		pages_on(ws, x);
 	}
