@@ -63,6 +63,12 @@ static int by_base(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void sort(struct blocks *b)
+{
+	if (b->n > 1)	/* (none: no array, which qsort may not be given) */
+		qsort(b->v, b->n, sizeof(*b->v), by_base);
+}
+
 /* Every entry of m, in table order: nothing writes it any more, but an
  * entry a writer left odd is passed over as a lookup would */
 static int collect(struct map_names *mn, struct vg_objmap *m)
@@ -90,8 +96,8 @@ static int collect(struct map_names *mn, struct vg_objmap *m)
 				return -1;
 		}
 	}
-	qsort(mn->heap.v, mn->heap.n, sizeof(struct nblock), by_base);
-	qsort(mn->pool.v, mn->pool.n, sizeof(struct nblock), by_base);
+	sort(&mn->heap);
+	sort(&mn->pool);
 	return 0;
 }
 
