@@ -61,6 +61,7 @@ static void test_roles(void **state)
 {
 	struct vg_spec *s = load();
 	struct vg_fast_omev om[VG_MAX_EVENTS];
+	uint64_t filed[VG_MAX_EVENTS / 64] = { 0 };
 	int ma = find(s, VG_EV_AFTER, "malloc");
 	int ca = find(s, VG_EV_AFTER, "calloc");
 	int re = find(s, VG_EV_AFTER, "realloc");
@@ -72,7 +73,7 @@ static void test_roles(void **state)
 	(void)state;
 	memset(om, 0, sizeof(om));
 	skip_ev = -1;
-	assert_true(vg_om_fill_roles(s, s->nevents, om, seen, NULL));
+	assert_true(vg_om_fill_roles(s, s->nevents, om, filed, seen, NULL));
 	assert_int_equal(om[ma].role, VG_OMEV_ALLOC);
 	assert_int_equal(om[ma].size1, 0);
 	assert_int_equal(om[ma].size2, VG_OMEV_NOSLOT);
@@ -99,17 +100,18 @@ static void test_not_whole(void **state)
 {
 	struct vg_spec *s = load();
 	struct vg_fast_omev om[VG_MAX_EVENTS];
+	uint64_t filed[VG_MAX_EVENTS / 64] = { 0 };
 
 	(void)state;
 	memset(om, 0, sizeof(om));
 	skip_ev = find(s, VG_EV_AFTER, "calloc");
-	assert_false(vg_om_fill_roles(s, s->nevents, om, seen, NULL));
+	assert_false(vg_om_fill_roles(s, s->nevents, om, filed, seen, NULL));
 	assert_int_equal(om[skip_ev].role, VG_OMEV_NONE);
 	assert_int_equal(om[find(s, VG_EV_AFTER, "malloc")].role,
 			 VG_OMEV_ALLOC);
 	memset(om, 0, sizeof(om));
 	skip_ev = find(s, VG_EV_BEFORE, "memcpy");
-	assert_true(vg_om_fill_roles(s, s->nevents, om, seen, NULL));
+	assert_true(vg_om_fill_roles(s, s->nevents, om, filed, seen, NULL));
 	vg_spec_free(s);
 }
 
@@ -151,6 +153,7 @@ static void test_one_call(void **state)
 {
 	struct vg_spec *s = vg_spec_new();
 	struct vg_fast_omev om[VG_MAX_EVENTS];
+	uint64_t filed[VG_MAX_EVENTS / 64] = { 0 };
 	struct vg_err e;
 	int ma0, ma1, fr0, fr1;
 
@@ -167,7 +170,7 @@ static void test_one_call(void **state)
 	assert_int_not_equal(fr0, fr1);
 	memset(om, 0, sizeof(om));
 	skip_ev = -1;
-	assert_true(vg_om_fill_roles(s, s->nevents, om, seen, NULL));
+	assert_true(vg_om_fill_roles(s, s->nevents, om, filed, seen, NULL));
 	/* the free: once, by the first */
 	assert_int_equal(om[fr0].role, VG_OMEV_FREE);
 	assert_int_equal(om[fr1].role, VG_OMEV_NONE);
@@ -175,11 +178,20 @@ static void test_one_call(void **state)
 	assert_int_equal(om[ma0].role, VG_OMEV_NONE);
 	assert_int_equal(om[ma1].role, VG_OMEV_ALLOC);
 	assert_int_equal(om[ma1].size1, 0);
-	/* the measuring one not seen: unread, the map not whole */
+	/* both malloc events' call is filed (by one of them); a free files
+	 * no block */
+	assert_true(filed[ma0 / 64] >> (ma0 % 64) & 1);
+	assert_true(filed[ma1 / 64] >> (ma1 % 64) & 1);
+	assert_false(filed[fr0 / 64] >> (fr0 % 64) & 1);
+	assert_false(filed[fr1 / 64] >> (fr1 % 64) & 1);
+	/* the measuring one not seen: unread, the map not whole, the call
+	 * not filed */
 	memset(om, 0, sizeof(om));
+	memset(filed, 0, sizeof(filed));
 	skip_ev = ma1;
-	assert_false(vg_om_fill_roles(s, s->nevents, om, seen, NULL));
+	assert_false(vg_om_fill_roles(s, s->nevents, om, filed, seen, NULL));
 	assert_int_equal(om[ma0].role, VG_OMEV_NONE);
+	assert_false(filed[ma0 / 64] >> (ma0 % 64) & 1);
 	vg_spec_free(s);
 }
 

@@ -70,8 +70,9 @@ int vg_fast_objmap_fill(struct vg_fast_run *f, const struct vg_plan *plan,
 		return vg_errf(e, "the object map: %llu buckets", (unsigned long long)nb);
 	m->hdr.h.hints = nb * VG_OM_HINTS_PER_BUCKET;
 	/* an allocation event on a uprobe is not the agent's to see */
+	memset(f->om_filed, 0, sizeof(f->om_filed));
 	whole = vg_om_fill_roles(plan->spec, plan->nevents, f->sh->omev,
-				 patched, f);
+				 f->om_filed, patched, f);
 	vg_om_fill_globals(m, f->pid);
 	/* vigil run's child at its entry: what its heap holds already was
 	 * allocated before the agent (the libraries' constructors:

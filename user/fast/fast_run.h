@@ -81,6 +81,9 @@ struct vg_fast_run {
 	bool out;			/* taken out for a checkpoint
 					 * (fast_ckpt.c): nothing of it in
 					 * the target */
+	/* the events whose call's block the agent's map files
+	 * (vg_om_fill_roles' filed) */
+	uint64_t om_filed[VG_MAX_EVENTS / 64];
 };
 
 /* Every hook's patch written into the target (in: its threads seized),

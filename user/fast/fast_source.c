@@ -127,10 +127,11 @@ static struct vg_objmap *objmap(void *ctx)
 
 static bool files(void *ctx, int event)
 {
-	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
+	struct vg_fast_run *f = ctx;
 
-	return sh && sh->objmap_off && event >= 0 && event < VG_MAX_EVENTS &&
-	       vg_omev_files(sh->omev[event].role);
+	return f->sh && f->sh->objmap_off && event >= 0 &&
+	       event < VG_MAX_EVENTS &&
+	       (f->om_filed[event / 64] >> (event % 64) & 1);
 }
 
 void vg_fast_source_set(struct vg_fast_run *f)

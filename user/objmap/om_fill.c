@@ -27,7 +27,7 @@ static bool one_call(const struct vg_spec *spec, int i, int k)
 }
 
 bool vg_om_fill_roles(const struct vg_spec *spec, int nevents,
-		      struct vg_fast_omev *omev,
+		      struct vg_fast_omev *omev, uint64_t *filed,
 		      bool (*seen)(void *ctx, int ev), void *ctx)
 {
 	struct vg_allocs *a = vg_allocs_new(spec);
@@ -89,6 +89,8 @@ bool vg_om_fill_roles(const struct vg_spec *spec, int nevents,
 			whole = false;	/* where or how big: unread */
 		else if (first != i)
 			omev[i] = (struct vg_fast_omev){ 0 };
+		if (filed && first >= 0 && vg_omev_files(omev[first].role))
+			filed[i / 64] |= 1ull << (i % 64);
 	}
 	return whole;
 }

@@ -20,9 +20,13 @@
  * events seen(ctx, ev) says the map's keeper sees; false when an
  * allocation is not its to see whole (an allocation event it does not
  * see, a size the event does not read): then the heap's range must not
- * be filed (a block it missed would be "no object") */
+ * be filed (a block it missed would be "no object"). The events of one
+ * call (one function at one end, bound by several specs) file its block
+ * once, by the first that can. filed (NULL: not asked), a bitmap of
+ * VG_MAX_EVENTS bits: the events whose call's block the map files, by
+ * that event or another of the call's */
 bool vg_om_fill_roles(const struct vg_spec *spec, int nevents,
-		      struct vg_fast_omev *omev,
+		      struct vg_fast_omev *omev, uint64_t *filed,
 		      bool (*seen)(void *ctx, int ev), void *ctx);
 /* The data objects of every object mapped in pid, filed in m (NULL: only
  * counted); how many */

@@ -346,6 +346,7 @@ void vg_probe_links(const struct vg_probe *p, int *attached, int *total);
 uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
 /* The kernel tier's object map (bpf/kmem.bpf.h; probe_objmap.c).
  * vg_probe_objmap_events: each event's part (user/objmap/om_fill.h),
+ * filed: the events whose call's block the map files (its bitmap),
  * whole: every allocation reaches the probes (the heap's range may be
  * filed). vg_probe_objmap_start: at the launched program's exec, before
  * it runs (vg_probe_stops_at_exec), the map emptied and initialised, its
@@ -354,6 +355,7 @@ uint64_t vg_probe_counter(const struct vg_probe *p, enum vg_counter c);
  * when the plan has none. */
 struct vg_fast_omev;
 int vg_probe_objmap_events(struct vg_probe *p, const struct vg_fast_omev *omev,
+			   const uint64_t *filed,
 			   int nevents, bool whole, struct vg_err *e);
 struct vg_objmap *vg_probe_objmap_start(struct vg_probe *p,
 					uint64_t start_brk);

@@ -138,7 +138,8 @@ struct vg_probe {
 	struct vg_objmap *om_mem;
 	size_t om_len;
 	bool om_whole;
-	uint64_t om_files[VG_MAX_EVENTS / 64];	/* events that file a block */
+	uint64_t om_files[VG_MAX_EVENTS / 64];	/* events whose call's
+						 * block it files */
 	uint64_t *om_filed;	/* the objects whose globals are filed, by
 				 * their lowest address */
 	size_t om_nfiled;

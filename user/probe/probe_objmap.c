@@ -54,6 +54,7 @@ int vg_probe_objmap_map(struct vg_probe *p, struct vg_err *e)
 }
 
 int vg_probe_objmap_events(struct vg_probe *p, const struct vg_fast_omev *omev,
+			   const uint64_t *filed,
 			   int nevents, bool whole, struct vg_err *e)
 {
 	int fd = bpf_map__fd(p->skel->maps.om_ev);
@@ -64,9 +65,8 @@ int vg_probe_objmap_events(struct vg_probe *p, const struct vg_fast_omev *omev,
 		if (bpf_map_update_elem(fd, &i, &omev[i], 0))
 			return vg_errf(e, "the kernel tier's object map: event %u: %s",
 				       i, strerror(errno));
-		if (vg_omev_files(omev[i].role))
-			p->om_files[i / 64] |= 1ull << (i % 64);
 	}
+	memcpy(p->om_files, filed, sizeof(p->om_files));
 	p->om_whole = whole;
 	return 0;
 }

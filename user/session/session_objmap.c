@@ -44,15 +44,16 @@ int vg_session_objmap_events(struct session *ss, const struct vg_plan *plan,
 			     struct vg_err *e)
 {
 	struct vg_fast_omev omev[VG_MAX_EVENTS];
+	uint64_t filed[VG_MAX_EVENTS / 64] = { 0 };
 	bool whole;
 
 	if (!plan->objmap_bpf)
 		return 0;
 	memset(omev, 0, sizeof(omev));
-	whole = vg_om_fill_roles(plan->spec, plan->nevents, omev, stepped,
-				 (void *)plan);
-	return vg_probe_objmap_events(ss->p.probe, omev, plan->nevents, whole,
-				      e);
+	whole = vg_om_fill_roles(plan->spec, plan->nevents, omev, filed,
+				 stepped, (void *)plan);
+	return vg_probe_objmap_events(ss->p.probe, omev, filed, plan->nevents,
+				      whole, e);
 }
 
 /* an object not filed yet: marked filed */
