@@ -29,6 +29,11 @@ cat "$TMP/out"
 expect_out "VIOLATION of requests"
 expect_out "checkpoint failed: pid $pid cannot be checkpointed: its session leader is outside its pid namespace .*setsid.*; monitoring continues"
 [ -z "$(ls -d "$TMP"/ck/ck-* 2>/dev/null)" ] || fail "an image directory was left"
+# (vigil says so before it lets the process go: a moment later, it runs)
+for _ in $(seq 50); do
+	[ "$(proc_state "$pid")" != T ] && break
+	sleep 0.1
+done
 kill -0 "$pid" && [ "$(proc_state "$pid")" != T ] || fail "the service does not run on"
 kill -INT "$VIGIL_PID"
 wait "$VIGIL_PID"
