@@ -69,8 +69,8 @@ int vg_fast_objmap_fill(struct vg_fast_run *f, const struct vg_plan *plan,
 	if (vg_om_init(m, nb))
 		return vg_errf(e, "the object map: %llu buckets", (unsigned long long)nb);
 	m->hdr.h.hints = nb * VG_OM_HINTS_PER_BUCKET;
-	/* an allocation event on a uprobe is not the agent's to see */
 	memset(f->om_filed, 0, sizeof(f->om_filed));
+	/* an allocation event on a uprobe is not the agent's to see */
 	whole = vg_om_fill_roles(plan->spec, plan->nevents, f->sh->omev,
 				 f->om_filed, patched, f);
 	vg_om_fill_globals(m, f->pid);

@@ -59,13 +59,11 @@ int vg_probe_objmap_events(struct vg_probe *p, const struct vg_fast_omev *omev,
 {
 	int fd = bpf_map__fd(p->skel->maps.om_ev);
 
-	for (uint32_t i = 0; i < (uint32_t)nevents && i < VG_MAX_EVENTS; i++) {
-		if (!omev[i].role)
-			continue;
-		if (bpf_map_update_elem(fd, &i, &omev[i], 0))
+	for (uint32_t i = 0; i < (uint32_t)nevents && i < VG_MAX_EVENTS; i++)
+		if (omev[i].role &&
+		    bpf_map_update_elem(fd, &i, &omev[i], 0))
 			return vg_errf(e, "the kernel tier's object map: event %u: %s",
 				       i, strerror(errno));
-	}
 	memcpy(p->om_files, filed, sizeof(p->om_files));
 	p->om_whole = whole;
 	return 0;
