@@ -174,6 +174,40 @@ wait_for() {
 	fail "no /$2/ in $1 after ${3:-20} s"
 }
 
+# tty_type RAW LINE...: a user at the terminal of a session whose output
+# script(1) writes to RAW. Each LINE is typed once gdb asks for it: a
+# command when gdb has printed one more "(gdb) " prompt than the commands
+# typed so far, "y" or "n" when gdb asks "(y or n)". Typing on a clock
+# instead raced slow commands (a checkpoint under a sanitizer): a line
+# typed while the program runs is the program's input, not gdb's. Waits
+# at most 60 s a line; then types it anyway, and the test's expectations
+# say what went wrong. Its output is what script reads.
+tty_type() {
+	local raw=$1 line want prompts=0 queries=0 got
+	shift
+	for line in "$@"; do
+		if [ "$line" = y ] || [ "$line" = n ]; then
+			queries=$((queries + 1))
+			want=$queries
+		else
+			prompts=$((prompts + 1))
+			want=$prompts
+		fi
+		for _ in $(seq 600); do
+			if [ "$line" = y ] || [ "$line" = n ]; then
+				got=$(grep -o '(y or n)' "$raw" 2>/dev/null | wc -l)
+			else
+				got=$(grep -o '(gdb) ' "$raw" 2>/dev/null | wc -l)
+			fi
+			[ "$got" -ge "$want" ] && break
+			sleep 0.1
+		done
+		sleep 0.2	# gdb's readline is reading once its prompt is out
+		printf '%s\n' "$line"
+	done
+	sleep 3
+}
+
 # gdb_handoff "-ex CMD ...": runs the gdb command vigil printed under
 # "Debug it with" (on the target it left stopped), batch, with these
 # commands; gdb's output in $TMP/gdb

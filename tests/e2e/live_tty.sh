@@ -9,8 +9,7 @@
 
 # drop terminal escapes and carriage returns
 clean() { sed -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\r//g' "$1"; }
-(sleep 3; printf 'info inferiors\n'; sleep 1; printf 'continue\n'; sleep 2; printf 'bt\n'; sleep 1
- printf 'continue\n'; sleep 2; printf 'quit\n'; sleep 1; printf 'y\n'; sleep 3) |
+tty_type "$TMP/raw" 'info inferiors' continue bt continue quit y |
 	timeout 90 script -qec "$VIGIL run --interactive specs/queue_bounds.vigil -- $TARGETS/queue3 --loops 2" /dev/null >"$TMP/raw" 2>&1
 clean "$TMP/raw" >"$TMP/out"
 cat "$TMP/out"

@@ -8,10 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 clean() { sed -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' -e 's/\r//g' "$1"; }
-(sleep 3; printf 'continue\n'; sleep 2; printf 'vigil checkpoint\n'; sleep 4
- printf 'continue\n'; sleep 2; printf 'vigil restore 1\n'; sleep 5
- printf 'continue\n'; sleep 2; printf 'vigil detach\n'; sleep 1
- printf 'detach\n'; sleep 1; printf 'quit\n'; sleep 3) |
+tty_type "$TMP/raw" continue 'vigil checkpoint' continue 'vigil restore 1' continue \
+	'vigil detach' detach quit |
 	timeout 90 script -qec "$VIGIL run --interactive specs/queue_bounds.vigil -- $TARGETS/queue3 --loops 2" /dev/null >"$TMP/raw" 2>&1
 clean "$TMP/raw" >"$TMP/out"
 cat "$TMP/out"
