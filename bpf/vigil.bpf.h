@@ -467,9 +467,21 @@ static __always_inline __u16 release_flag(struct vg_ev_conf *conf,
 {
 	if (!(conf->flags & VG_EVF_UNWATCH))
 		return 0;
+	/* bpf/released.bpf.h: the slots that name the block, each (an
+	 * argument register that merely holds an armed address must not
+	 * hide them); a loop of its own, so that the verifier's paths meet
+	 * again after each */
 	for (int i = 0; i <= VG_SLOT_RET && i < VG_NSLOTS; i++) {
 		/* a key on the stack: slot may be a global function's
 		 * argument, memory Linux 6.1 takes for no map key */
+		__u64 key = slot[i];
+		__u8 *v;
+
+		if ((conf->rel_slots >> i & 1) &&
+		    (v = bpf_map_lookup_elem(&armed_addrs, &key)))
+			*v = VG_ARMED_RELEASED;
+	}
+	for (int i = 0; i <= VG_SLOT_RET && i < VG_NSLOTS; i++) {
 		__u64 key = slot[i];
 
 		if ((i < 6 || i == VG_SLOT_RET) &&
@@ -533,6 +545,7 @@ static __always_inline void mark_inside(const struct vg_ev_conf *conf,
 }
 
 #include "fast_inside.bpf.h"
+#include "released.bpf.h"
 
 /* is the thread inside one of the functions of mask? (counted here, or
  * by the in-process tier) */

@@ -273,7 +273,10 @@ struct vg_ev_conf {
 				 * struct vg_inside it counts */
 	__u16 outside;		/* `outside f, g`: the depths (bits) that,
 				 * any non-zero, make a call no event */
-	__u16 pad;
+	__u16 rel_slots;	/* VG_EVF_UNWATCH: the slots (bits) where it
+				 * names a watching slice's block; an armed
+				 * address there is released
+				 * (bpf/released.bpf.h) */
 	__u32 nkprops;		/* kernel-tier properties fed by this event */
 	__u8 kprop[VG_KMAX_EV_PROPS];
 	/* for each of them, the slot binding slice parameter 0 and 1 */
@@ -307,6 +310,9 @@ static inline __u32 vg_page_slot(__u64 page)
 /* One hardware breakpoint (`write x`, `read x`, `access x`), in the
  * watch_ev map by its address: the event it reports, how many bytes it
  * covers and how they become `value` (enum vg_arg_conv). */
+/* the armed_addrs map's values (bpf/callacc.bpf.h): armed by user space,
+ * then named by a VG_EVF_UNWATCH event (the block given out again) */
+enum { VG_ARMED_ON = 1, VG_ARMED_RELEASED = 2 };
 #define VG_WPF_STOP 0x1		/* a hit may take a slice into a state that
 				 * stops the process: stop the writing
 				 * thread right there and let user space
@@ -318,6 +324,12 @@ struct vg_wp_conf {
 	__u16 outside;		/* as vg_ev_conf's: a hit by a thread inside
 				 * one of those functions is not an event */
 	__u16 pad2;
+	__u32 pad3;
+	__u64 base;		/* the slice's watched address (`*p`: p), its
+				 * first breakpoint's: once an event has
+				 * named it (VG_RF_RELEASE, the block handed
+				 * out again), a hit stops nothing until
+				 * user space arms it again (bpf/released.bpf.h) */
 };
 
 /* Per thread (the `inside` map, bpf/vigil.bpf.c), how deep it is in each

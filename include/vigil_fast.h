@@ -21,7 +21,7 @@
 #include "vigil_event.h"
 
 #define VG_FAST_MAGIC 0x76676661u	/* "vgfa" */
-#define VG_FAST_VERSION 5
+#define VG_FAST_VERSION 6
 #define VG_FAST_MAX_HOOKS 64		/* patched functions in one run */
 #define VG_FAST_SHADOW 64		/* return frames kept per thread */
 #define VG_FAST_THREADS 4096		/* per-thread table (power of 2) */
@@ -30,6 +30,7 @@
 					 * batches (inproc/ring.c) */
 #define VG_FAST_ARMED 64		/* armed watchpoint addresses (as the
 					 * BPF armed_addrs) */
+#define VG_FAST_RELEASED 8		/* released addresses remembered */
 
 /* One patched function. The entry stub calls the agent with the hook's
  * index; the agent handles its entry events, hijacks the return address
@@ -206,6 +207,23 @@ struct vg_fast_shared {
 	__u64 futile_at;	/* holds futile while release_seq is this */
 	__u32 narmed, pad2;
 	__u64 armed[VG_FAST_ARMED];
+	/* The armed addresses the agent's VG_RF_RELEASE events named last,
+	 * in turn (released_next counts them): a watchpoint hit on a block
+	 * the program was given again before vigil could disarm it stops
+	 * nothing (bpf/released.bpf.h). vigil clears an address here when
+	 * it arms it again. */
+	__u64 released[VG_FAST_RELEASED];
+	__u32 released_next, pad3;
+	/* A hold: the thread whose record asked for it waits in the agent
+	 * (inproc/ring.c, vg_hold_wait) until vigil has handled the ring
+	 * up to the record's end and armed what the records asked for;
+	 * vigil then moves hold_ack past them (only forward), bumps
+	 * hold_gen (the futex word) and wakes the hold_waiters. The
+	 * agent wakes vigil for it: it bumps hold_req, and wakes that
+	 * futex when vigil's waker sleeps on it (user/fast/fast_wake.c). */
+	__u64 hold_ack __attribute__((aligned(64)));
+	__u32 hold_gen, hold_waiters;
+	__u32 hold_req, waker_sleeps;
 	__u64 cnt[VG_FCNT_N] __attribute__((aligned(64)));
 	/* The object map (include/vigil_objmap.h), in this region at
 	 * objmap_off (0: none), objmap_size bytes: vigil sizes it from

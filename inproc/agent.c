@@ -16,8 +16,6 @@
 #include "event.h"
 #include "objmap.h"
 
-#define FUTEX_OWNER_DIED 0x40000000u
-#define FUTEX_TID_MASK 0x3fffffffu
 #define SIGSEGV 11
 
 extern const volatile struct vg_agent_head vg_agent_head VG_HIDDEN;
@@ -60,8 +58,8 @@ static inline void orphan(struct vg_fast_shared *sh,
  * page), with one system call. */
 static inline __u32 live(struct vg_fast_shared *sh)
 {
-	__u32 w, me, *owner = vg_at(sh, sh->owner_off);
 	struct vg_fast_threads_hdr *th = vg_at(sh, sh->threads_off);
+	__u32 me;
 
 	if (!__atomic_load_n(&sh->enabled, __ATOMIC_ACQUIRE))
 		return 0;
@@ -74,8 +72,7 @@ static inline __u32 live(struct vg_fast_shared *sh)
 			__atomic_store_n(&th->tgid, me, __ATOMIC_RELAXED);
 		}
 	}
-	w = __atomic_load_n(owner, __ATOMIC_RELAXED);
-	if (!(w & FUTEX_TID_MASK) || (w & FUTEX_OWNER_DIED)) {
+	if (!vg_owner_alive(sh)) {
 		orphan(sh, th);
 		return 0;
 	}

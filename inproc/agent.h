@@ -17,9 +17,10 @@ long vg_sys6(long nr, long a, long b, long c, long d, long e, long f);
 int vg_read_mem(const struct vg_fast_shared *sh, void *dst, __u64 src,
 		__u64 n);
 void vg_kill_thread(__u32 tgid, __u32 tid, int sig);
-void vg_kill_process(__u32 tgid, int sig);
 int vg_thread_gone(__u32 tgid, __u32 tid);
 void vg_yield(void);
+void vg_futex_wait(__u32 *word, __u32 val, __u64 ns);
+void vg_futex_wake(__u32 *word);
 
 /* takeback.c: vigil gone, this process's patches taken back when that
  * is safe (its comment says when); tried again later when not yet */
@@ -28,9 +29,11 @@ void vg_take_back(struct vg_fast_shared *sh);
 /* event.c: CLOCK_MONOTONIC, from the target's vDSO (0: none) */
 __u64 vg_now_ns(struct vg_fast_shared *sh);
 
-/* ring.c (the producer) */
+/* ring.c (the producer). *end, when not NULL: the ring's position past
+ * the record written, for vg_hold_wait */
 int vg_ring_write(struct vg_fast_shared *sh, __u32 event, const void *rec,
-		  __u32 len);
+		  __u32 len, __u64 *end);
+void vg_hold_wait(struct vg_fast_shared *sh, __u64 end);
 
 static inline void vg_count(struct vg_fast_shared *sh, int c)
 {
@@ -40,6 +43,18 @@ static inline void vg_count(struct vg_fast_shared *sh, int c)
 static inline void *vg_at(struct vg_fast_shared *sh, __u64 off)
 {
 	return (char *)sh + off;
+}
+
+/* Does vigil still hold the robust mutex in the region? The kernel marks
+ * its owner word (FUTEX_OWNER_DIED) when vigil dies; vigil clears it when
+ * it lets the process go. */
+static inline int vg_owner_alive(struct vg_fast_shared *sh)
+{
+	__u32 w = __atomic_load_n((__u32 *)vg_at(sh, sh->owner_off),
+				  __ATOMIC_RELAXED);
+
+	return (w & 0x3fffffffu /* FUTEX_TID_MASK */) &&
+	       !(w & 0x40000000u /* FUTEX_OWNER_DIED */);
 }
 
 /* This process's tgid, as the agent's live() found it: the target's, or

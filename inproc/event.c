@@ -177,12 +177,21 @@ static void read_strings(struct vg_fast_shared *sh,
 	}
 }
 
+static void released(struct vg_fast_shared *sh, __u64 a)
+{
+	__u32 at = __atomic_fetch_add(&sh->released_next, 1, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&sh->released[at % VG_FAST_RELEASED], a,
+			 __ATOMIC_RELEASE);
+}
+
 /* bpf/vigil.bpf.h's release_flag: an event that may take a slice out of a
  * watched state (VG_EVF_UNWATCH) and names an armed address may free a
  * register; counted, so that vigil stops calling holds futile */
 static __u16 release_flag(struct vg_fast_shared *sh,
 			  const struct vg_ev_conf *conf, const __u64 *slot)
 {
+	__u16 rf = 0;
 	__u32 n;
 
 	if (!(conf->flags & VG_EVF_UNWATCH))
@@ -190,17 +199,23 @@ static __u16 release_flag(struct vg_fast_shared *sh,
 	n = __atomic_load_n(&sh->narmed, __ATOMIC_ACQUIRE);
 	if (n > VG_FAST_ARMED)
 		n = VG_FAST_ARMED;
+	/* every slot, as the probe's: an argument register that merely
+	 * holds an armed address must not hide the one naming the block */
 	for (__u32 k = 0; k < n; k++) {
 		__u64 a = __atomic_load_n(&sh->armed[k], __ATOMIC_RELAXED);
 
 		for (int i = 0; i <= VG_SLOT_RET; i++)
 			if ((i < 6 || i == VG_SLOT_RET) && a && slot[i] == a) {
-				__atomic_fetch_add(&sh->release_seq, 1,
-						   __ATOMIC_RELEASE);
-				return VG_RF_RELEASE;
+				/* where it names the block, a hit there
+				 * stops nothing now (bpf/released.bpf.h) */
+				if (conf->rel_slots >> i & 1)
+					released(sh, a);
+				rf = VG_RF_RELEASE;
 			}
 	}
-	return 0;
+	if (rf)
+		__atomic_fetch_add(&sh->release_seq, 1, __ATOMIC_RELEASE);
+	return rf;
 }
 
 /* bpf/vigil.bpf.h's arm_stop: an event that may take a slice into a
@@ -217,7 +232,8 @@ static int hold_wanted(struct vg_fast_shared *sh,
 }
 
 static int send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
-		__u32 event, __u32 tid, __u64 *slot, __u64 now, __u16 flags)
+		__u32 event, __u32 tid, __u64 *slot, __u64 now, __u16 flags,
+		__u64 *end)
 {
 	struct vg_rec_event_str rs;	/* ~400 bytes of the target's stack */
 	__u32 nslots = VG_NSLOTS, len;
@@ -237,14 +253,14 @@ static int send(struct vg_fast_shared *sh, const struct vg_ev_conf *conf,
 	rs.ev.h.tid = tid;
 	rs.ev.h.time_ns = now;
 	vg_memcpy(rs.ev.slot, slot, 8 * nslots);
-	return vg_ring_write(sh, event, &rs, len);
+	return vg_ring_write(sh, event, &rs, len, end);
 }
 
 /* the kernel tier's records go to the same ring (vg_ring_write counts a
  * drop) */
 static int emit(void *ctx, const void *rec, __u32 len, __u32 event)
 {
-	return vg_ring_write(ctx, event, rec, len);
+	return vg_ring_write(ctx, event, rec, len, 0);
 }
 
 /* strlen_at's reads (kstep.h): through the kernel, a block another
@@ -298,15 +314,16 @@ VG_HIDDEN int vg_handle_conf(struct vg_fast_shared *sh,
 		/* a release first: it voids futile holds at once */
 		__u16 flags = release_flag(sh, conf, slot);
 		int hold = hold_wanted(sh, conf);
+		__u64 end;
 
 		now = vg_now_ns(sh);
 		if (hold)
 			flags |= VG_RF_ARMSTOP;
-		/* the process stops once vigil can see why (a record lost
-		 * would leave it stopped with nobody to let it go): vigil
-		 * arms, then sends SIGCONT (user/session/hold.c) */
-		if (!send(sh, conf, event, tid, slot, now, flags) && hold)
-			vg_kill_process(vg_me(sh), SIGSTOP);
+		/* the thread waits once vigil can see why (a record lost
+		 * would leave it waiting for nothing): vigil arms, then
+		 * moves hold_ack past the record (user/session/hold.c) */
+		if (!send(sh, conf, event, tid, slot, now, flags, &end) && hold)
+			vg_hold_wait(sh, end);
 	}
 	if (conf->nkprops) {
 		struct vg_inproc_env env = {

@@ -14,7 +14,10 @@
  * stopped, or gone), the record is dropped and counted, and every thread
  * drops without waiting until the ring is half empty again (no_wait): a
  * vigil that does not read costs the target one such wait, not one per
- * record. */
+ * record.
+ *
+ * A record that asks vigil to arm a watchpoint before the thread goes on
+ * (VG_RF_ARMSTOP) is waited for here too: vg_hold_wait. */
 #include "agent.h"
 
 #define VG_RING_PATIENCE_NS 100000000ull	/* 100 ms */
@@ -39,7 +42,7 @@ static int wait_room(struct vg_fast_shared *sh, __u64 t)
 /* Writes rec (len bytes, the record after its header) for event. 0, or -1
  * when the ring is full. */
 VG_HIDDEN int vg_ring_write(struct vg_fast_shared *sh, __u32 event,
-			    const void *rec, __u32 len)
+			    const void *rec, __u32 len, __u64 *end)
 {
 	__u64 size = sh->ring_size, mask = size - 1, h, pad, need;
 	__u32 total = (sizeof(struct vg_fast_rec) + len + 7) & ~7u;
@@ -92,5 +95,58 @@ VG_HIDDEN int vg_ring_write(struct vg_fast_shared *sh, __u32 event,
 	__atomic_store_n(&r->len, total, __ATOMIC_RELAXED);
 	vg_memcpy(r + 1, rec, len);
 	__atomic_store_n(&r->state, VG_FAST_DONE, __ATOMIC_RELEASE);
+	if (end)
+		*end = h + total;
 	return 0;
+}
+
+#define VG_HOLD_CHECK_NS 10000000ull	/* vigil there? every 10 ms */
+/* A hold is over in a few hundred microseconds, and vigil's arming sends
+ * an IPI to the CPU this thread last ran on: one that runs it takes the
+ * IPI at once, an idle one must first be woken (in a guest, by the
+ * hypervisor). So the thread stays on its CPU a while before it sleeps. */
+#define VG_HOLD_SPIN_NS 1000000ull
+
+/* vigil has made the holds of the ring up to end */
+static int acked(struct vg_fast_shared *sh, __u64 end)
+{
+	return (__s64)(__atomic_load_n(&sh->hold_ack, __ATOMIC_ACQUIRE) -
+		       end) >= 0;
+}
+
+/* A hold (VG_RF_ARMSTOP): this thread waits until vigil has handled the
+ * ring up to end, its own record the last, and armed in every thread the
+ * watchpoints those records asked for (hold_ack, vigil_fast.h). Only
+ * this thread waits: the watchpoint is for its next instructions. (A
+ * SIGSTOP of the whole process, as a probe's hold is, cost the program
+ * its stop and its continue, and vigil a wait for the stop to land, at
+ * every hold.) gen is read before ack: an ack after it changes gen, and
+ * the futex then does not sleep. vigil gone, or letting the process go:
+ * the thread goes on, as every call does then. */
+VG_HIDDEN void vg_hold_wait(struct vg_fast_shared *sh, __u64 end)
+{
+	__u64 start, now;
+
+	/* vigil polls the ring: told at once of a hold (the order of the
+	 * two makes either this wake or the waker's look see the other) */
+	__atomic_fetch_add(&sh->hold_req, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&sh->waker_sleeps, __ATOMIC_SEQ_CST))
+		vg_futex_wake(&sh->hold_req);
+	for (start = now = vg_now_ns(sh);
+	     now && now - start < VG_HOLD_SPIN_NS; now = vg_now_ns(sh)) {
+		if (acked(sh, end))
+			return;
+		vg_yield();
+	}
+	for (;;) {
+		__u32 gen = __atomic_load_n(&sh->hold_gen, __ATOMIC_ACQUIRE);
+
+		if (acked(sh, end) ||
+		    !__atomic_load_n(&sh->enabled, __ATOMIC_ACQUIRE) ||
+		    !vg_owner_alive(sh))
+			return;
+		__atomic_fetch_add(&sh->hold_waiters, 1, __ATOMIC_ACQ_REL);
+		vg_futex_wait(&sh->hold_gen, gen, VG_HOLD_CHECK_NS);
+		__atomic_fetch_sub(&sh->hold_waiters, 1, __ATOMIC_ACQ_REL);
+	}
 }

@@ -5,8 +5,10 @@
 
 #define NR_process_vm_readv 310
 #define NR_tgkill 234
-#define NR_kill 62
 #define NR_sched_yield 24
+#define NR_futex 202
+#define FUTEX_WAIT 0	/* not _PRIVATE: the region is vigil's mapping too */
+#define FUTEX_WAKE 1
 
 VG_HIDDEN long vg_sys6(long nr, long a, long b, long c, long d, long e, long f)
 {
@@ -65,16 +67,25 @@ VG_HIDDEN void vg_kill_thread(__u32 tgid, __u32 tid, int sig)
 	vg_sys6(NR_tgkill, tgid, tid, sig, 0, 0, 0);
 }
 
-/* the whole process, as bpf_send_signal does for a probe's hold */
-VG_HIDDEN void vg_kill_process(__u32 tgid, int sig)
-{
-	vg_sys6(NR_kill, tgid, sig, 0, 0, 0, 0);
-}
-
 /* the CPU to another thread: one holding a lock we want, most likely */
 VG_HIDDEN void vg_yield(void)
 {
 	vg_sys6(NR_sched_yield, 0, 0, 0, 0, 0, 0);
+}
+
+/* Sleeps while *word is val, ns at most (a wake, a signal or a change
+ * before the sleep end it sooner) */
+VG_HIDDEN void vg_futex_wait(__u32 *word, __u32 val, __u64 ns)
+{
+	struct { long sec, nsec; } ts = { (long)(ns / 1000000000ull),
+					  (long)(ns % 1000000000ull) };
+
+	vg_sys6(NR_futex, (long)word, FUTEX_WAIT, val, (long)&ts, 0, 0);
+}
+
+VG_HIDDEN void vg_futex_wake(__u32 *word)
+{
+	vg_sys6(NR_futex, (long)word, FUTEX_WAKE, 1, 0, 0, 0);
 }
 
 /* Has thread tid of process tgid ended? tgkill's signal 0 checks, sends

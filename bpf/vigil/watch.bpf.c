@@ -71,5 +71,6 @@ int vg_watch(struct bpf_perf_event_data *ctx)
 		return handle_conf(NULL, conf, event, tid, slot, false, false,
 				   false, false, VG_RF_STEPHIT);
 	return handle_conf(NULL, conf, event, tid, slot, false, false, false,
-			   w->flags & VG_WPF_STOP, 0);
+			   (w->flags & VG_WPF_STOP) && !watch_released(w->base),
+			   0);
 }

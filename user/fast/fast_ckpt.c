@@ -136,6 +136,10 @@ int vg_fast_take_out(struct vg_fast_run *f, struct vg_err *e)
 		return 0;
 	if (vg_inject_seize(f->pid, &in, e))
 		return -1;
+	/* a thread waiting in a hold goes on out of the agent, seized: the
+	 * drain after arms what its record asked for before the process
+	 * runs again */
+	vg_fast_holds_done(f->sh, f->sh->head);
 	if (clear_threads(f, in, e)) {
 		vg_inject_release(in);	/* as it was, patches and all */
 		return -1;
@@ -150,6 +154,7 @@ int vg_fast_take_out(struct vg_fast_run *f, struct vg_err *e)
 	/* from here on the target has none of it, whatever fails */
 	mend_returns(f, in);
 	vg_probe_fast_inside(f->probe, 0, 0, 0);	/* its table goes */
+	vg_probe_fast_released(f->probe, 0);
 	unmap_all(f, in);
 	vg_inject_release(in);
 	f->out = true;

@@ -621,6 +621,8 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 			     VG_FAST_THREADS_HDR,
 			     (uint32_t)vg_fast_nthreads(f->sh->threads_size) - 1,
 			     f->inside);
+	vg_probe_fast_released(f->probe, f->remote +
+			       offsetof(struct vg_fast_shared, released));
 	f->sh->follow = f->follow;
 	f->sh->seccomp = vg_fast_any_seccomp(f->pid);
 	f->out = false;
@@ -633,6 +635,7 @@ int vg_fast_put_in(struct vg_fast_run *f, bool launching,
 	vg_inject_release(in);
 	in = NULL;
 	vg_fast_source_set(f);
+	vg_fast_wake_start(f);
 	rc = 0;
 out:
 	if (in) {
@@ -708,8 +711,10 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 
 	if (!f)
 		return;
-	if (f->sh)
+	if (f->sh) {
 		__atomic_store_n(&f->sh->enabled, 0, __ATOMIC_RELEASE);
+		vg_fast_holds_done(f->sh, f->sh->head);	/* nothing to wait for */
+	}
 	/* taken out for a checkpoint and not put back, or a restore made
 	 * another process of its pid (the session's last one, handed to
 	 * the user): nothing to take */
@@ -728,6 +733,7 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone)
 	}
 	/* its records are not read any more */
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){ 0 });
+	vg_fast_wake_stop(f);
 	if (f->sh)
 		vg_fast_region_free(f->sh, f->len);
 	free_run(f);

@@ -22,6 +22,7 @@
 struct vg_inject;
 struct vg_plan;
 struct vg_objmap;
+struct vg_fast_waker;
 
 struct hook {
 	char *path;		/* a copy of the plan's: a put-back after a
@@ -84,6 +85,7 @@ struct vg_fast_run {
 	/* the events whose call's block the agent's map files
 	 * (vg_om_fill_roles' filed) */
 	uint64_t om_filed[VG_MAX_EVENTS / 64];
+	struct vg_fast_waker *waker;	/* fast_wake.c (NULL: none) */
 };
 
 /* Every hook's patch written into the target (in: its threads seized),
@@ -121,6 +123,12 @@ void vg_fast_objmap_copy(struct vg_fast_shared *sh, uint64_t off,
 struct vg_objmap *vg_fast_objmap(struct vg_fast_shared *sh);
 /* f's ring and counts are the probe's second source (fast_source.c) */
 void vg_fast_source_set(struct vg_fast_run *f);
+/* the threads holding for a record before ring position `to` go on */
+void vg_fast_holds_done(struct vg_fast_shared *sh, uint64_t to);
+/* fast_wake.c: a thread that wakes vigil's loop when an agent's thread
+ * waits in a hold, for f's region (started again for a new region) */
+void vg_fast_wake_start(struct vg_fast_run *f);
+void vg_fast_wake_stop(struct vg_fast_run *f);
 /* vigil's side of a region: its liveness mutex let go (the agent sees no
  * owner), its mapping here gone */
 void vg_fast_region_free(struct vg_fast_shared *sh, size_t len);

@@ -3,6 +3,11 @@
  * the BPF ring's, its counts added to the probes'. */
 #include "fast_run.h"
 
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "fast/ring.h"
 #include "probe/probe.h"
 
@@ -57,6 +62,22 @@ static void counts(void *ctx, int event, uint64_t *hits, uint64_t *lost)
 	}
 }
 
+/* The threads waiting in a hold for a record before ring position `to`
+ * go on (inproc/ring.c, vg_hold_wait): hold_ack moves there (never
+ * back), then hold_gen, and the sleepers are woken. */
+void vg_fast_holds_done(struct vg_fast_shared *sh, uint64_t to)
+{
+	uint64_t ack = __atomic_load_n(&sh->hold_ack, __ATOMIC_RELAXED);
+
+	if ((int64_t)(to - ack) <= 0)
+		return;
+	__atomic_store_n(&sh->hold_ack, to, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&sh->hold_gen, 1, __ATOMIC_ACQ_REL);
+	if (__atomic_load_n(&sh->hold_waiters, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &sh->hold_gen, FUTEX_WAKE, INT_MAX, NULL,
+			NULL, 0);
+}
+
 static uint64_t counter(void *ctx, int c)
 {
 	struct vg_fast_run *f = ctx;
@@ -91,6 +112,12 @@ static void armed(void *ctx, uint64_t addr, bool on)
 	n = sh->narmed;
 	for (i = 0; i < n && sh->armed[i] != addr; i++)
 		;
+	/* armed again: a hit there is the program's use after free, not
+	 * its new block's (bpf/released.bpf.h) */
+	for (uint32_t k = 0; on && k < VG_FAST_RELEASED; k++)
+		__atomic_compare_exchange_n(&sh->released[k], &(__u64){ addr },
+					    0, false, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED);
 	if (on && i == n && n < VG_FAST_ARMED) {
 		__atomic_store_n(&sh->armed[n], addr, __ATOMIC_RELAXED);
 		__atomic_store_n(&sh->narmed, n + 1, __ATOMIC_RELEASE);
@@ -108,6 +135,14 @@ static void futile(void *ctx, uint64_t releases)
 
 	if (sh)
 		__atomic_store_n(&sh->futile_at, releases, __ATOMIC_RELEASE);
+}
+
+static void holds_done(void *ctx)
+{
+	struct vg_fast_run *f = ctx;
+
+	if (f->sh)
+		vg_fast_holds_done(f->sh, f->sh->tail);
 }
 
 static void kunknown(void *ctx, int k, uint64_t *n, uint64_t *kept)
@@ -139,6 +174,7 @@ void vg_fast_source_set(struct vg_fast_run *f)
 	vg_probe_set_source(f->probe, &(struct vg_probe_source){
 		.drain = drain, .waiting = waiting, .settle = settle,
 		.counts = counts, .counter = counter,
-		.armed = armed, .futile = futile, .kunknown = kunknown,
+		.armed = armed, .futile = futile, .holds_done = holds_done,
+		.kunknown = kunknown,
 		.objmap = objmap, .files = files, .ctx = f });
 }

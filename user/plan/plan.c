@@ -460,9 +460,17 @@ static struct vg_plan *plan_once(const struct vg_spec *spec,
 	/* 3. stacks; 4. watch holds; 5. --dynamic */
 	pass_stacks(p, o->stacks);
 	p->hold_events = vg_plan_watch_holds(spec, p->kernel, &oom);
-	if (!oom)
-		p->release_events = vg_plan_watch_releases(spec, p->kernel,
-							   &oom);
+	if (!oom) {
+		uint16_t *slots = calloc(spec->nevents + 1, sizeof(*slots));
+
+		oom = !slots;
+		if (slots)
+			p->release_events = vg_plan_watch_releases(
+				spec, p->kernel, slots, &oom);
+		for (int i = 0; slots && i < spec->nevents; i++)
+			p->events[i].rel_slots = slots[i];
+		free(slots);
+	}
 	if (!oom && o->no_debug_regs) {
 		p->no_debug_regs_why = o->no_debug_regs_why;
 		oom = pass_blind(p);

@@ -176,6 +176,7 @@ struct vg_plan_event {
 	uint32_t flags;		/* the VG_EVF_* decided here: USER, WAKE,
 				 * STACK, HOLD, ENTER, LEAVE */
 	uint64_t arms;		/* --dynamic: the events it may make needed */
+	uint16_t rel_slots;	/* VG_EVF_UNWATCH: vg_ev_conf's */
 	/* with a binary: the event table's entry as the probes get it (the
 	 * flags above and ARGS, RETX, STRS; where each argument is, the
 	 * return value's conversion, the memory reads, the record's
@@ -334,7 +335,7 @@ bool *vg_plan_watch_holds(const struct vg_spec *spec, const bool *kernel,
  * move its watch (VG_EVF_UNWATCH; see bpf/vigil.bpf.h's holds_futile).
  * NULL when none does, or out of memory (*oom set). */
 bool *vg_plan_watch_releases(const struct vg_spec *spec, const bool *kernel,
-			     bool *oom);
+			     uint16_t *slots, bool *oom);
 
 /* The per-slice watch plan of property prop's event, or NULL */
 const struct vg_plan_swatch *vg_plan_swatch_of(const struct vg_plan *p,

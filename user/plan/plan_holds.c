@@ -110,9 +110,13 @@ bool *vg_plan_watch_holds(const struct vg_spec *spec, const bool *kernel,
 /* The events that may take a slice out of a state that watches, or move
  * its watch (VG_EVF_UNWATCH): any transition from such a state, and the
  * watch events themselves. Conservative: each one voids the probes'
- * "holds are futile" until user space has handled it. */
+ * "holds are futile" until user space has handled it. slots[event]:
+ * where a call event names such a slice (its binding's slots), the only
+ * places where an armed address it carries is the slice's block given
+ * out again, not what an argument register happened to hold
+ * (bpf/released.bpf.h); NULL: not wanted. */
 bool *vg_plan_watch_releases(const struct vg_spec *spec, const bool *kernel,
-			     bool *oom)
+			     uint16_t *slots, bool *oom)
 {
 	bool *rel = NULL;
 
@@ -123,14 +127,23 @@ bool *vg_plan_watch_releases(const struct vg_spec *spec, const bool *kernel,
 		if (kernel[p])
 			continue;
 		for (int t = 0; t < pr->ntrans; t++) {
+			const struct vg_transition *tr = &pr->trans[t];
+			const struct vg_binding *b = &pr->bindings[tr->binding];
+			enum vg_event_kind k = spec->events[tr->event].kind;
+
 			/* (a watch event's own transition leaves a state
 			 * that watches: state_watches says so) */
-			if (!state_watches(spec, pr, pr->trans[t].from))
+			if (!state_watches(spec, pr, tr->from))
 				continue;
-			if (!mark_event(spec, &rel, pr->trans[t].event)) {
+			if (!mark_event(spec, &rel, tr->event)) {
 				*oom = true;
 				return NULL;
 			}
+			for (int j = 0; slots && j < pr->nparams; j++)
+				if ((k == VG_EV_BEFORE || k == VG_EV_AFTER) &&
+				    (b->mask >> j & 1) &&
+				    b->slot[j] <= VG_SLOT_RET)
+					slots[tr->event] |= 1u << b->slot[j];
 		}
 	}
 	return rel;

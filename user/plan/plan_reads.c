@@ -73,6 +73,7 @@ int vg_plan_pass_reads(struct vg_plan *p, const struct vg_plan_opts *o,
 
 		c->flags |= pe->flags;
 		c->arms = pe->arms;
+		c->rel_slots = pe->rel_slots;
 		if (ev->marks_inside)
 			c->inside = ev->inside_bit;
 		c->outside = ev->outside_mask;

@@ -187,6 +187,8 @@ struct vg_wp {
 	uint8_t conv;		/* enum vg_arg_conv: the bits -> `value` */
 	uint8_t flags;		/* VG_WPF_* */
 	uint32_t event;
+	uint64_t base;		/* the slice's watched address (0: none):
+				 * vg_wp_conf's */
 };
 
 /* Whether the spec watches anything, and a global of the program (those
@@ -303,6 +305,9 @@ struct vg_probe_source {
 	 * too: its events may hold and release */
 	void (*armed)(void *ctx, uint64_t addr, bool on);
 	void (*futile)(void *ctx, uint64_t releases);
+	/* the holds of every record handled so far are made (its threads
+	 * that wait for them go on) */
+	void (*holds_done)(void *ctx);
 	/* its own step of kernel-tier property k (the object map's memory
 	 * predicates, include/vigil_fast.h's kunknown): the steps a
 	 * predicate left unknown, and of those the ones that left the
@@ -333,6 +338,9 @@ int vg_probe_kslot_share(const struct vg_probe *p, struct vg_probe_kshare *k);
  * agent counts there: probes read them (bpf/fast_inside.bpf.h) */
 void vg_probe_fast_inside(struct vg_probe *p, uint64_t table, uint32_t mask,
 			  uint32_t depths);
+/* The agent's ring of released addresses in the target (0: none now):
+ * a watchpoint hit on one stops nothing (bpf/released.bpf.h) */
+void vg_probe_fast_released(struct vg_probe *p, uint64_t at);
 
 /* Per event: how many times the probe fired, and how many records it could
  * not deliver because the ring buffer was full. */
@@ -403,6 +411,11 @@ void vg_probe_holds_futile(struct vg_probe *p, uint64_t releases,
 /* addr is (or no longer is) an armed breakpoint's: an event naming it may
  * free a register (VG_RF_RELEASE) */
 void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on);
+/* What the records handled so far asked for while their threads wait
+ * is done (watchpoints armed, probes attached): the in-process tier's
+ * waiting threads go on. (The probes' holds stop the process instead:
+ * session/hold.c sends their SIGCONT.) */
+void vg_probe_holds_done(struct vg_probe *p);
 uint64_t vg_probe_trans_hits(const struct vg_probe *p, int i);
 
 /* Visit the kernel tier's slice table (end-of-run verdicts). kprop is the

@@ -191,6 +191,13 @@ void vg_probe_set_source(struct vg_probe *p, const struct vg_probe_source *s)
 	p->src = *s;
 }
 
+void vg_probe_fast_released(struct vg_probe *p, uint64_t at)
+{
+	if (p && p->skel && p->skel->bss)
+		__atomic_store_n(&p->skel->bss->fast_released, at,
+				 __ATOMIC_RELEASE);
+}
+
 void vg_probe_fast_inside(struct vg_probe *p, uint64_t table, uint32_t mask,
 			  uint32_t depths)
 {

@@ -48,7 +48,7 @@ void vg_probe_pages_all(struct vg_probe *p)
 
 void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on)
 {
-	uint8_t one = 1;
+	uint8_t one = VG_ARMED_ON;	/* not released (again) */
 	int fd;
 
 	if (!p || !p->skel)
@@ -60,6 +60,12 @@ void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on)
 		bpf_map_update_elem(fd, &addr, &one, BPF_ANY);
 	else
 		bpf_map_delete_elem(fd, &addr);
+}
+
+void vg_probe_holds_done(struct vg_probe *p)
+{
+	if (p && p->src.holds_done)
+		p->src.holds_done(p->src.ctx);
 }
 
 void vg_probe_holds_futile(struct vg_probe *p, uint64_t releases,

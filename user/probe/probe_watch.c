@@ -188,7 +188,8 @@ int vg_probe_wp_add(struct vg_probe *p, pid_t pid, const struct vg_wp *wp,
 	int fd = bpf_map__fd(p->skel->maps.watch_ev), id = 0;
 	struct vg_wp_conf c = { .event = wp->event, .len = wp->len,
 				.conv = wp->conv, .flags = wp->flags,
-				.outside = p->spec->events[wp->event].outside_mask };
+				.outside = p->spec->events[wp->event].outside_mask,
+				.base = wp->base };
 	struct probe_wp *w;
 	bool moved = false;
 
@@ -230,7 +231,8 @@ int vg_probe_wp_set(struct vg_probe *p, int id, const struct vg_wp *wp,
 {
 	struct vg_wp_conf c = { .event = wp->event, .len = wp->len,
 				.conv = wp->conv, .flags = wp->flags,
-				.outside = p->spec->events[wp->event].outside_mask };
+				.outside = p->spec->events[wp->event].outside_mask,
+				.base = wp->base };
 
 	if (id < 0 || id >= p->nwps || p->wps[id].addr != wp->addr)
 		return vg_errf(e, "no watchpoint %d on 0x%llx", id,

@@ -3,7 +3,9 @@
  * watchpoint, a watchpoint hit that may stop the target where it wrote.
  * Once the records of a drain are handled -- probes attached, watchpoints
  * armed, reactions run -- the processes they stopped are let go, unless a
- * reaction wants that one stopped or killed it.
+ * reaction wants that one stopped or killed it. The in-process tier's
+ * holds stop no process: the record's thread waits in the agent until
+ * then (vg_probe_holds_done).
  *
  * A watchpoint's program runs in the debug exception with interrupts off,
  * where bpf_send_signal only queues the SIGSTOP (irq_work): it is sent
@@ -28,7 +30,10 @@ void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h)
 {
 	struct vg_holds *hs = &ss->holds;
 
-	if (!(h->flags & VG_RF_ARMSTOP) || h->time_ns < hs->since_ns)
+	/* the in-process tier's thread waits in the agent instead, until
+	 * vg_probe_holds_done (below) */
+	if (!(h->flags & VG_RF_ARMSTOP) || (h->flags & VG_RF_INPROC) ||
+	    h->time_ns < hs->since_ns)
 		return;
 
 	hs->count++;
@@ -91,6 +96,9 @@ int vg_hold_release(struct session *ss, struct vg_err *e)
 	}
 	if (hs->overflow && ss->pid > 0 && !keep_stopped(ss, ss->pid))
 		kill(ss->pid, SIGCONT);
+	/* a reaction that wants the process stopped stopped it itself
+	 * (act/scenario.c): its waiting thread goes on when it does */
+	vg_probe_holds_done(ss->p.probe);
 	hs->n = 0;
 	hs->overflow = false;
 	return rc;

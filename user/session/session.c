@@ -418,8 +418,9 @@ static int loop(struct session *ss, struct vg_err *e)
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGUSR2);	/* vigil checkpoint */
 	sigaddset(&mask, SIGUSR1);	/* the monitor state, on stderr */
-	/* our child stopped: the in-process tier's hold (inproc/event.c)
-	 * wakes us so, as a probe's forced wake-up of the ring does */
+	/* a wake-up: our child stopped (a probe's hold), or the in-process
+	 * tier's waker says a thread waits in a hold (fast/fast_wake.c),
+	 * as a probe's forced wake-up of the ring does */
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, &before);
 	/* non-blocking: a signal epoll saw may be taken by a thread that

@@ -60,10 +60,14 @@ static int reg_arm(struct vg_watchset *ws, const struct vg_wp *wp,
 	while (ws->reg[i].id >= 0)
 		i++;		/* never full: at most VG_WATCH_REGS in use */
 	r = &ws->reg[i];
-	r->id = vg_probe_wp_add(ws->probe, ws->pid, wp, e);
-	if (r->id < 0)
-		return -1;
+	/* the address first: a hit finds its watch armed, not released
+	 * (bpf/released.bpf.h) */
 	vg_probe_armed_addr(ws->probe, wp->addr, true);
+	r->id = vg_probe_wp_add(ws->probe, ws->pid, wp, e);
+	if (r->id < 0) {
+		vg_probe_armed_addr(ws->probe, wp->addr, false);
+		return -1;
+	}
 	r->wp = *wp;
 	r->refs = 0;
 	/* `old` of the first hit: what is there now (little-endian) */
@@ -325,6 +329,7 @@ static int needs(struct vg_watchset *ws, const struct vg_slice_view *s,
 					(at[i] - addr) % l->ty.elem == 0
 					? l->ty.conv : VG_CONV_ZEXT,
 				.event = (uint32_t)ev,
+				.base = addr,
 			};
 	}
 	return n;

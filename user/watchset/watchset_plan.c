@@ -178,7 +178,7 @@ struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
 		if (!oom)
 			ws->releases = vg_plan_watch_releases(plan->spec,
 							      plan->kernel,
-							      &oom);
+							      NULL, &oom);
 		if (oom)
 			goto oom;
 	}
