@@ -131,3 +131,11 @@ expect_out "vigil: debug: the BPF object was loaded while the plan was built"
 expect_no_out "loaded again"
 not_loaded vg_kstep || fail "vg_kstep loaded when every kernel-tier step is in-process"
 expect_out "in-process tier: [0-9]+ functions patched"
+# ... and vg_creq (valgrind's client requests) only for a program that
+# makes some: allocs has none, creq_leaks has several (user/sym/creq_scan.c
+# finds them); predicted so, the early load is taken both times
+not_loaded vg_creq || fail "vg_creq loaded for a program without client requests"
+VIGIL_DEBUG=1 run_vigil run specs/lib/use_after_free.vigil -- "$TARGETS/creq_leaks"
+expect_out "vigil: debug: the BPF object was loaded while the plan was built"
+expect_no_out "loaded again"
+loaded vg_creq || fail "vg_creq: no verifier line for a program with client requests"

@@ -460,6 +460,14 @@ struct vg_plan_site *vg_plan_new_site(struct vg_plan *p, int event,
 int vg_plan_creq_sites(struct vg_plan *p, int event, struct vg_libs *libs,
 		       struct vg_err *e);
 
+/* Whether the program binary or the libraries the loader maps for it (and
+ * libs, --lib's) make any valgrind client request, as vg_plan_creq_sites
+ * would find: decided before the plan, so that the BPF object loaded
+ * while it is built has vg_creq only when a site will run it. True when
+ * a file cannot be read (the plan then says why). */
+bool vg_plan_creq_any(const char *binary, const char *const *libs,
+		      size_t nlibs);
+
 /* For lint --binary, before the plan: one line per function probe, where
  * it is found (in the binary, its libraries, or --lib's), what a C++ name
  * resolved to, where the entry probe goes and whether the kernel must

@@ -26,6 +26,29 @@ static int add_creq_site(struct vg_plan *p, int event, const char *path,
 	return 0;
 }
 
+bool vg_plan_creq_any(const char *binary, const char *const *dlopened,
+		      size_t ndlopened)
+{
+	struct vg_libs libs;
+	struct vg_err e;
+	bool any = false;
+
+	if (vg_libs_load_with(binary, dlopened, ndlopened, &libs, &e))
+		return true;
+	for (size_t i = 0; i < libs.n && !any; i++) {
+		uint64_t *off = NULL;
+		size_t n = 0;
+
+		if (!libs.v[i].path)
+			continue;
+		any = vg_creq_scan_file(libs.v[i].path, &off, &n, &e) ? !i
+									: n > 0;
+		free(off);
+	}
+	vg_libs_free(&libs);
+	return any;
+}
+
 int vg_plan_creq_sites(struct vg_plan *p, int event, struct vg_libs *libs,
 		       struct vg_err *e)
 {

@@ -89,14 +89,16 @@ struct vg_probe_opts {
  * spec's events say the plan will ask (ktier: a property will be in the
  * kernel tier; stacks: events will take user stacks, --stacks or
  * --leak-check), with maps as ringbuf_bytes and max_kslices size them
- * (0: the defaults, as in vg_probe_opts); fast: what the run asks of the
- * in-process tier (its events need no program; NULL: nothing). vg_probe_open takes that
+ * (0: the defaults, as in vg_probe_opts); creq: the program makes
+ * valgrind client requests (vg_plan_creq_any); fast: what the run asks
+ * of the in-process tier (its events need no program; NULL: nothing).
+ * vg_probe_open takes that
  * object when it would configure its own the same, else drops it. Not
  * for --follow-fork or vigil watch. NULL only without memory. */
 struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 					    size_t ringbuf_bytes,
 					    uint32_t max_kslices, bool ktier,
-					    bool stacks,
+					    bool stacks, bool creq,
 					    const struct vg_plan_opts *fast);
 void vg_probe_early_free(struct vg_probe_early *early);
 

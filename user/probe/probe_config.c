@@ -69,14 +69,6 @@ static void lifecycle_setup(struct vigil_bpf *skel, const struct vg_spec *s)
 	bpf_program__set_autoload(skel->progs.vg_watch, watches);
 }
 
-static bool has_creq_event(const struct vg_spec *spec)
-{
-	for (int i = 0; i < spec->nevents; i++)
-		if (spec->events[i].client_request)
-			return true;
-	return false;
-}
-
 /* a call checked against watched blocks (user/watchset/callacc.c) */
 static bool has_callacc_event(const struct vg_spec *spec)
 {
@@ -130,11 +122,12 @@ void vg_probe_config_programs(struct vigil_bpf *skel,
 				  used >> VG_PROG_RETURN_S & 1);
 	bpf_program__set_autoload(skel->progs.vg_stash,
 				  used >> VG_PROG_STASH & 1);
-	/* whether the program has client requests or not (the early load
-	 * cannot know before the scan: plan/plan_creq.c); a small program */
+	/* only when the program or a library makes client requests
+	 * (plan/plan_creq.c; the early load asks vg_plan_creq_any): the
+	 * verifier spends ~35 ms of CPU on it, a tenth of a memory run's
+	 * start */
 	bpf_program__set_autoload(skel->progs.vg_creq,
-				  (used >> VG_PROG_CREQ & 1) ||
-				  has_creq_event(spec));
+				  used >> VG_PROG_CREQ & 1);
 	/* the kernel tier's step, which the _k builds tail-call */
 	bpf_program__set_autoload(skel->progs.vg_kstep,
 				  ktier && (used >> VG_PROG_ENTRY & 1 ||

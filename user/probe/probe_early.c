@@ -47,19 +47,21 @@ static bool predicted_fast(const struct vg_spec *spec, int i,
 }
 
 /* the programs the plan's sites will run, as plan.c assigns them; none
- * for an event the in-process tier will likely take */
+ * for an event the in-process tier will likely take; vg_creq when the
+ * program makes client requests (creq: vg_plan_creq_any) */
 static unsigned predicted_progs(const struct vg_spec *spec,
-				const struct vg_plan_opts *fast)
+				const struct vg_plan_opts *fast, bool creq)
 {
 	unsigned used = 0;
 
 	for (int i = 0; i < spec->nevents; i++) {
 		const struct vg_event *ev = &spec->events[i];
 
-		/* (valgrind's client requests: vg_creq, loaded whenever
-		 * the spec has them, vg_probe_config_programs) */
-		if (ev->client_request)
+		if (ev->client_request) {
+			if (creq)
+				used |= 1u << VG_PROG_CREQ;
 			continue;
+		}
 		if (predicted_fast(spec, i, fast))
 			continue;
 		if (ev->kind == VG_EV_BEFORE) {
@@ -140,7 +142,7 @@ static void destroy_objs(void *arg)
 struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 					    size_t ringbuf_bytes,
 					    uint32_t max_kslices, bool ktier,
-					    bool stacks,
+					    bool stacks, bool creq,
 					    const struct vg_plan_opts *fast)
 {
 	struct vg_probe_early *early = calloc(1, sizeof(*early));
@@ -168,7 +170,7 @@ struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 		fast = NULL;
 	vg_probe_config_programs(model, spec,
 				 ktier && predicted_kernel_progs(spec, fast),
-				 predicted_progs(spec, fast),
+				 predicted_progs(spec, fast, creq),
 				 stacks || vg_probe_stacks_predicted(spec));
 	bpf_program__set_autoload(model->progs.vg_watch_mmap, false);
 	bpf_map__set_max_entries(model->maps.kslots, kcap);

@@ -192,6 +192,16 @@ static int session_libs(struct session *ss, struct vg_err *e)
 	return 0;
 }
 
+/* valgrind's client requests (the memory library's): asked of the
+ * program's files only then */
+static bool spec_has_creq(const struct vg_spec *spec)
+{
+	for (int i = 0; i < spec->nevents; i++)
+		if (spec->events[i].client_request)
+			return true;
+	return false;
+}
+
 /* The target's process (stopped before its exec when vigil starts the
  * program) and the guard, which must exist before any probe can stop the
  * target. */
@@ -252,6 +262,8 @@ static int open_all(struct session *ss, struct vg_err *e)
 	 * fork copied the grown page tables: ~5 ms of the start on 2 CPUs. */
 	if (start_target(ss, path, e))
 		goto out;
+	if (session_libs(ss, e))
+		goto out;
 	/* the BPF object loads on the other CPU while the plan is built (a
 	 * plan that configures it otherwise drops it); after the fork, so
 	 * that the memory its load writes is no copy-on-write page */
@@ -262,9 +274,10 @@ static int open_all(struct session *ss, struct vg_err *e)
 					     vg_ktier_any_eligible(ss->p.spec,
 						!vg_feat_ktimer(NULL)),
 					     ss->o->stacks || plo.leak_check,
+					     spec_has_creq(ss->p.spec) &&
+					     vg_plan_creq_any(path, ss->libs,
+							      ss->nlibs),
 					     &plo);
-	if (session_libs(ss, e))
-		goto out;
 	/* what the run installs, decided before anything is loaded
 	 * (user/plan/plan.h) */
 	plo.binary = path;
