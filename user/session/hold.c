@@ -30,10 +30,13 @@ void vg_hold_note(struct session *ss, const struct vg_rec_hdr *h)
 {
 	struct vg_holds *hs = &ss->holds;
 
+	if (!(h->flags & VG_RF_ARMSTOP) || h->time_ns < hs->since_ns)
+		return;
+	hs->pending++;
+	hs->pending_sum_ns += h->time_ns - hs->since_ns;
 	/* the in-process tier's thread waits in the agent instead, until
 	 * vg_probe_holds_done (below) */
-	if (!(h->flags & VG_RF_ARMSTOP) || (h->flags & VG_RF_INPROC) ||
-	    h->time_ns < hs->since_ns)
+	if (h->flags & VG_RF_INPROC)
 		return;
 
 	hs->count++;
@@ -101,6 +104,15 @@ int vg_hold_release(struct session *ss, struct vg_err *e)
 	vg_probe_holds_done(ss->p.probe);
 	hs->n = 0;
 	hs->overflow = false;
+	if (hs->pending) {	/* each waited from its probe until now */
+		double now = (double)(vg_now_ns(CLOCK_MONOTONIC) -
+				      hs->since_ns);
+
+		hs->waits += hs->pending;
+		hs->waited_ns += (double)hs->pending * now -
+				 (double)hs->pending_sum_ns;
+		hs->pending = hs->pending_sum_ns = 0;
+	}
 	return rc;
 }
 
@@ -114,4 +126,12 @@ void vg_hold_finish(struct session *ss)
 
 	if (vg_hold_release(ss, &e))
 		fprintf(stderr, "vigil: %s\n", e.msg);
+	/* what a user asks of a slow run: how much of it was vigil's
+	 * holds (a watchpoint armed before the thread goes on) */
+	if (ss->holds.waits && !ss->o->quiet)
+		fprintf(stderr, "vigil: holds: the program waited %llu time%s for vigil, %.3f s in all (%.0f us each on average)\n",
+			(unsigned long long)ss->holds.waits,
+			ss->holds.waits == 1 ? "" : "s",
+			ss->holds.waited_ns / 1e9,
+			ss->holds.waited_ns / 1e3 / ss->holds.waits);
 }

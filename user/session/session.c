@@ -472,6 +472,7 @@ static int loop(struct session *ss, struct vg_err *e)
 		ss->holds.since_ns = vg_now_ns(CLOCK_MONOTONIC);
 		ss->holds.n = 0;
 		ss->holds.overflow = false;
+		ss->holds.pending = ss->holds.pending_sum_ns = 0;
 	}
 	if (!ss->o->pid && !ss->o->watch_exe && (ss->o->interactive
 			    ? vg_proc_release_at_entry(ss->pid, e)

@@ -37,6 +37,13 @@ struct vg_holds {
 	int n;
 	bool overflow;		/* more threads than slots */
 	uint64_t count;		/* such records, in the whole run */
+	/* what the holds cost the program: each held record's wait, from
+	 * its probe's time to its release (either tier's); those noted
+	 * since the last release, and the sum of their times after
+	 * since_ns */
+	uint64_t waits;
+	double waited_ns;
+	uint64_t pending, pending_sum_ns;
 	/* when vigil let the program it launched go (CLOCK_MONOTONIC, the
 	 * records' clock): a stop from before, made while the in-process
 	 * tier ran it to its entry with ptrace, is not held any more (that
