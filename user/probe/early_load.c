@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "split_load.h"
+#include "util/bytebuf.h"
 
 enum { LOADING, LOADED, DROPPED };
 
@@ -37,33 +38,6 @@ static unsigned long long now_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-struct sigbuf {
-	unsigned char *p;
-	size_t n, cap;
-	bool oom;
-};
-
-static void put(struct sigbuf *b, const void *v, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 1024;
-		unsigned char *p;
-
-		while (cap < b->n + n)
-			cap *= 2;
-		if (!(p = realloc(b->p, cap))) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, v, n);
-	b->n += n;
-}
-
 /* Everything of obj's configuration that its load depends on: which
  * programs it loads and how they attach, each map's size and whether it
  * is made, and the read-only data the verifier reads (.bss and .data are
@@ -71,7 +45,7 @@ static void put(struct sigbuf *b, const void *v, size_t n)
 static unsigned char *sig_of(struct bpf_object *obj, size_t *n,
 			     size_t at_byte, const char **differs)
 {
-	struct sigbuf b = { 0 };
+	struct vg_bytebuf b = { 0 };
 	struct bpf_program *prog;
 	struct bpf_map *m;
 
@@ -84,8 +58,8 @@ static unsigned char *sig_of(struct bpf_object *obj, size_t *n,
 		int at = bpf_program__expected_attach_type(prog);
 
 		MARK(bpf_program__name(prog));
-		put(&b, &on, 1);
-		put(&b, &at, sizeof(at));
+		vg_bytebuf_put(&b, &on, 1);
+		vg_bytebuf_put(&b, &at, sizeof(at));
 	}
 	bpf_object__for_each_map(m, obj) {
 		uint32_t max = bpf_map__max_entries(m);
@@ -94,14 +68,14 @@ static unsigned char *sig_of(struct bpf_object *obj, size_t *n,
 		size_t sz = 0;
 
 		MARK(bpf_map__name(m));
-		put(&b, &max, sizeof(max));
-		put(&b, &made, 1);
+		vg_bytebuf_put(&b, &max, sizeof(max));
+		vg_bytebuf_put(&b, &made, 1);
 		if (!(bpf_map__map_flags(m) & BPF_F_RDONLY_PROG))
 			continue;
 		init = bpf_map__initial_value(m, &sz);
-		put(&b, &sz, sizeof(sz));
+		vg_bytebuf_put(&b, &sz, sizeof(sz));
 		if (init)
-			put(&b, init, sz);
+			vg_bytebuf_put(&b, init, sz);
 	}
 #undef MARK
 	if (b.oom) {

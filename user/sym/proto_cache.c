@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "util/bytebuf.h"
 #include "util/rundir.h"
 
 #define PC_MAGIC "VIGILPC"	/* 8 bytes with its NUL */
@@ -114,6 +115,11 @@ static const char *this_vigil(void)
 
 	pthread_once(&once, find_vigil_id);
 	return vigil_id;
+}
+
+const char *vg_proto_cache_vigil(void)
+{
+	return this_vigil();
 }
 
 /* --- where ---------------------------------------------------------- */
@@ -224,44 +230,22 @@ oom:
 
 /* --- encoding ------------------------------------------------------- */
 
-struct wbuf {
-	uint8_t *p;
-	size_t n, cap;
-	bool oom;
-};
-
-static void w_bytes(struct wbuf *b, const void *p, size_t n)
+static void w_bytes(struct vg_bytebuf *b, const void *p, size_t n)
 {
-	if (b->oom)
-		return;
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *q;
-
-		while (cap < b->n + n)
-			cap *= 2;
-		if (!(q = realloc(b->p, cap))) {
-			b->oom = true;
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
+	vg_bytebuf_put(b, p, n);
 }
 
-static void w_u32(struct wbuf *b, uint32_t v)
+static void w_u32(struct vg_bytebuf *b, uint32_t v)
 {
 	w_bytes(b, &v, 4);
 }
 
-static void w_u64(struct wbuf *b, uint64_t v)
+static void w_u64(struct vg_bytebuf *b, uint64_t v)
 {
 	w_bytes(b, &v, 8);
 }
 
-static void w_str(struct wbuf *b, const char *s)
+static void w_str(struct vg_bytebuf *b, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
@@ -269,7 +253,7 @@ static void w_str(struct wbuf *b, const char *s)
 	w_bytes(b, s, n);
 }
 
-static void w_type(struct wbuf *b, const struct vg_type *t)
+static void w_type(struct vg_bytebuf *b, const struct vg_type *t)
 {
 	w_u64(b, t->id);
 	w_u32(b, (uint32_t)t->kind);
@@ -281,7 +265,7 @@ static void w_type(struct wbuf *b, const struct vg_type *t)
 	w_str(b, t->name);
 }
 
-static void w_loc(struct wbuf *b, const struct vg_loc *l)
+static void w_loc(struct vg_bytebuf *b, const struct vg_loc *l)
 {
 	w_u32(b, (uint32_t)l->kind);
 	w_u32(b, (uint32_t)l->nregs);
@@ -290,7 +274,7 @@ static void w_loc(struct wbuf *b, const struct vg_loc *l)
 	w_u32(b, (uint32_t)l->stack_off);
 }
 
-static void w_ent(struct wbuf *b, const struct pc_ent *en)
+static void w_ent(struct vg_bytebuf *b, const struct pc_ent *en)
 {
 	const struct vg_proto *p = &en->p;
 
@@ -696,7 +680,7 @@ void vg_proto_cache_put_unusable(struct vg_proto_cache *c, const char *name,
 static void save(struct vg_proto_cache *c, const char *path)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX + 16];
-	struct wbuf b = { 0 };
+	struct vg_bytebuf b = { 0 };
 	struct vg_err e;	/* a cache that cannot be written is silent */
 	uint32_t crc;
 	char *slash;

@@ -28,6 +28,11 @@ struct vg_proto_cache;
 /* The cache directory, or false when the cache is off (or no HOME). */
 bool vg_proto_cache_dir(char *buf, size_t len);
 
+/* This vigil: the running executable's build id (answers another build
+ * of vigil cached are not used), for the plan's cache too
+ * (plan/jump_cache.h) */
+const char *vg_proto_cache_vigil(void);
+
 /* The cache of the debug files of build id BUILD_ID (lowercase hex),
  * read from disk if there; NULL when the cache is off or memory is
  * short. Its entries count only once vg_proto_cache_bind agrees. */
