@@ -129,6 +129,9 @@ void vg_fast_holds_done(struct vg_fast_shared *sh, uint64_t to);
  * waits in a hold, for f's region (started again for a new region) */
 void vg_fast_wake_start(struct vg_fast_run *f);
 void vg_fast_wake_stop(struct vg_fast_run *f);
+/* every thread, the agent's or vigil's, sleeping on a futex word of the
+ * region (not private: the region is mapped in both processes) */
+void vg_fast_wake_all(uint32_t *word);
 /* vigil's side of a region: its liveness mutex let go (the agent sees no
  * owner), its mapping here gone */
 void vg_fast_region_free(struct vg_fast_shared *sh, size_t len);

@@ -3,11 +3,6 @@
  * the BPF ring's, its counts added to the probes'. */
 #include "fast_run.h"
 
-#include <limits.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include "fast/ring.h"
 #include "probe/probe.h"
 
@@ -74,8 +69,7 @@ void vg_fast_holds_done(struct vg_fast_shared *sh, uint64_t to)
 	__atomic_store_n(&sh->hold_ack, to, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&sh->hold_gen, 1, __ATOMIC_ACQ_REL);
 	if (__atomic_load_n(&sh->hold_waiters, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, &sh->hold_gen, FUTEX_WAKE, INT_MAX, NULL,
-			NULL, 0);
+		vg_fast_wake_all(&sh->hold_gen);
 }
 
 static uint64_t counter(void *ctx, int c)

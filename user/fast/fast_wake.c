@@ -28,6 +28,11 @@ struct vg_fast_waker {
 	int quit;
 };
 
+void vg_fast_wake_all(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
 static void *waker(void *arg)
 {
 	struct vg_fast_waker *w = arg;
@@ -61,8 +66,7 @@ void vg_fast_wake_stop(struct vg_fast_run *f)
 	if (!w)
 		return;
 	__atomic_store_n(&w->quit, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &w->sh->hold_req, FUTEX_WAKE, INT_MAX, NULL, NULL,
-		0);
+	vg_fast_wake_all(&w->sh->hold_req);
 	pthread_join(w->th, NULL);
 	free(w);
 	f->waker = NULL;
