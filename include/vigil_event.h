@@ -67,6 +67,9 @@ enum vg_rec_kind {
 				 * touched the bytes, which cannot be told
 				 * from QEMU TCG's stale report of an
 				 * earlier hit (bpf/vigil/watch.bpf.c) */
+#define VG_RF_NOVALUE 0x80	/* a watchpoint hit on a block the program
+				 * was handed again: its value not read
+				 * (bpf/vigil/watch.bpf.c) */
 #define VG_RF_INPROC 0x800	/* from the in-process tier (user/fast/):
 				 * with VG_RF_STOPPED, the thread stopped
 				 * before the function's first instruction */

@@ -260,6 +260,7 @@ void vg_watchset_note(struct vg_watchset *ws, int event, uint16_t flags)
 	else
 		ws->nreleased += !!(flags & VG_RF_RELEASE);
 	ws->step_hit = flags & VG_RF_STEPHIT;
+	ws->novalue = flags & VG_RF_NOVALUE;
 	if (!ws->holds)
 		return;
 	ws->arm_late = ws->holds[event] && !(flags & VG_RF_ARMSTOP);
@@ -748,6 +749,9 @@ void vg_watchset_finish(struct vg_watchset *ws, FILE *out)
 	if (ws->step_hits)
 		fprintf(out, ", %llu hits at a probe's single step not trusted (their slices are inconclusive)",
 			(unsigned long long)ws->step_hits);
+	if (ws->novalue_hits)
+		fprintf(out, ", %llu hits on blocks handed out again, their values not read (their slices are inconclusive)",
+			(unsigned long long)ws->novalue_hits);
 	if (ws->repeats)
 		fprintf(out, ", %llu violations again from new places",
 			(unsigned long long)ws->repeats);

@@ -5,7 +5,8 @@
  * program silenced the access (watchset_quiet.c) or the slice's block is
  * a violation's watched on (watchset_repeat.c). On a machine whose
  * debug registers report old hits again, the slices a hit moves end
- * inconclusive, and a hit at a uprobe's single step is not fed.
+ * inconclusive, and a hit at a uprobe's single step is not fed, nor one
+ * whose value the probe did not read.
  * watchset.c arms the registers and keeps the watches this reads. */
 #include "watchset_internal.h"
 
@@ -93,6 +94,15 @@ int vg_watchset_hit(struct vg_watchset *ws, struct vg_monitor *m,
 	/* at a uprobe's single step (bpf/vigil/watch.bpf.c): not fed */
 	if (ws->step_hit) {
 		ws->step_hits++;
+		return 0;
+	}
+	/* on a block the allocator handed out again, whose release left
+	 * its slice watched (a guard kept it): what was written is not
+	 * known (bpf/vigil/watch.bpf.c), so neither is what a guard, an
+	 * update or `old` would make of it */
+	if (ws->novalue) {
+		ws->novalue_hits++;
+		untrusted(ws, m, r);
 		return 0;
 	}
 	ws->hits++;

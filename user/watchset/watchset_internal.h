@@ -110,6 +110,11 @@ struct vg_watchset {
 	 * how many such hits */
 	bool step_hit;
 	uint64_t step_hits;
+	/* the hit being fed is on a block the program was handed again, its
+	 * value not read (VG_RF_NOVALUE); how many such hits were still
+	 * armed here (a release that did not take the slice out) */
+	bool novalue;
+	uint64_t novalue_hits;
 	bool stale;		/* vg_watchset_set_stale */
 	/* watchset_repeat.c: accesses after a violation, per code location */
 	struct vg_ws_repeats *reps;
