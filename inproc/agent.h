@@ -64,11 +64,18 @@ static inline __u32 vg_me(struct vg_fast_shared *sh)
 	return ((struct vg_fast_threads_hdr *)vg_at(sh, sh->threads_off))->tgid;
 }
 
+/* No call to memset: there is none. Volatile stores keep the compiler
+ * from making one, a word at a time: a byte loop over an event's slots
+ * was 5 % of a six-spec run of allocs_bench, at every entry and return. */
 static inline void vg_memset(void *d, int c, __u64 n)
 {
-	volatile char *p = d;	/* no call to memset: there is none */
+	volatile __u64 *q = d;
+	volatile char *p;
+	__u64 w = (__u64)(__u8)c * 0x0101010101010101ull;
 
-	while (n--)
+	for (; !((unsigned long)q & 7) && n >= 8; n -= 8)
+		*q++ = w;
+	for (p = (volatile char *)q; n; n--)
 		*p++ = (char)c;
 }
 
