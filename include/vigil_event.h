@@ -286,6 +286,11 @@ struct vg_ev_conf {
 	__u8 kslot[VG_KMAX_EV_PROPS][VG_KMAX_PARAMS];
 	/* and the index of this event among the property's bindings */
 	__u8 kbind[VG_KMAX_EV_PROPS];
+	/* and 1 + the one state the event's transitions leave when each
+	 * has a guard that reads no slice variable, else 0: when none of
+	 * those guards holds, the in-process step looks no slice up
+	 * (user/plan/plan_ktier.c, inproc/kstep.c) */
+	__u8 kpre[VG_KMAX_EV_PROPS];
 	/* --dynamic: the events (bits, below 64) this one may lead a slice
 	 * to need; when one is not in armed_mask (bpf/vigil.bpf.c), the
 	 * probe stops the target until user space has attached it */

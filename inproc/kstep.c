@@ -576,10 +576,39 @@ static __u32 key_hash(__u32 prop, const __u64 *key)
 	return vg_kslot_hash(prop, vg_kslot_key0(key[0], 0), key[1]);
 }
 
+/* One rule the BPF program has not (kpre, vigil_event.h): an event whose
+ * transitions all leave one state, each under a guard that asks the
+ * event alone, changes no slice when none of those guards holds, so the
+ * slice is not looked up: a cache and TLB miss in a table of tens of
+ * megabytes (fishy_size at every malloc, bad_free at every free), and a
+ * slot claimed for nothing (fishy_size's slice of every size). A guard
+ * that errs or is unknown leaves it to the step, which counts it. */
+static int kpre_holds(struct vg_fast_shared *sh, struct vm *m, __u32 prop,
+		      __u32 state, __u32 bind)
+{
+	const struct vg_ktrans *t =
+		ktrans_at(sh, VG_KTRANS_INDEX(prop, state, bind));
+	__u32 n = t->n < VG_KMAX_TRANS ? t->n : VG_KMAX_TRANS;
+
+	m->err = 0;
+	for (__u32 k = 0; k < n; k++) {
+		__s64 held;
+
+		m->unknown = 0;
+		held = t->t[k].guard_fast
+			       ? kexpr(m, &t->t[k].guard)
+			       : vm_run(m, t->t[k].guard_off,
+					t->t[k].guard_len);
+		if (held || m->unknown || m->err)
+			return 1;
+	}
+	return 0;
+}
+
 /* One event for one kernel-tier property; VG_RF_STOPPED when the slice
  * entered a state that stops the process. */
 static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
-		      const __u8 *kslot, __u32 bind, __u32 event,
+		      const __u8 *kslot, __u32 bind, __u32 pre, __u32 event,
 		      __u64 *slot, struct vm *m)
 {
 	struct vg_fast_shared *sh = env->sh;
@@ -597,6 +626,8 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 	if (p->timed_mask || p->ckpt_mask)
 		count(sh, VG_FCNT_KUNSUP);
 	key_of(p, kslot, slot, m->key);
+	if (pre && !kpre_holds(sh, m, prop, pre - 1, bind))
+		return 0;
 	m->err = 0;
 	m->unk_step = 0;
 	f.k0 = m->key[0];
@@ -714,7 +745,7 @@ int vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
 	for (__u32 k = 0; k < VG_KMAX_EV_PROPS && k < n; k++) {
 		const struct vg_kprop *p = kprop_at(env->sh, conf->kprop[k]);
 
-		if (!p)
+		if (!p || conf->kpre[k])	/* looked up only if it must be */
 			continue;
 		key_of(p, conf->kslot[k], slot, m.key);
 		__builtin_prefetch(kslot_at(env->sh,
@@ -725,7 +756,8 @@ int vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
 		for (int i = 0; i < VG_KMAX_VARS; i++)
 			m.vars[i] = 0;
 		stopped |= kstep_prop(env, conf->kprop[k], conf->kslot[k],
-				      conf->kbind[k], event, slot, &m);
+				      conf->kbind[k], conf->kpre[k], event,
+				      slot, &m);
 	}
 	return stopped;
 }

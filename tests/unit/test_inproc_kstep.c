@@ -1,7 +1,8 @@
 /* The in-process tier's step of kernel-tier properties (inproc/kstep.c),
  * hosted, on tables vigil's own pipeline makes (inproc_fixture.h): a
  * double free, the table full, a busy lock, a claimed slot, guards and
- * updates in their fast forms and as bytecode, a bytecode error, and
+ * updates in their fast forms and as bytecode, an event whose guards are
+ * asked before the slice is looked up (kpre), a bytecode error, and
  * threads meeting on slices. test_inproc_kstep_diff.c compares the step
  * with the user tier's monitor. */
 #include <setjmp.h>
@@ -331,16 +332,56 @@ static void test_guards_updates(void **state)
 			 state_named(&q.f.spec->props[0], "overflow"));
 	assert_int_equal(recs[nrecs - 1].h.flags,
 			 VG_RF_VERDICT | VG_RF_STOPPED | VG_RF_INPROC);
-	/* a guard that fails: the initial state's transitions on the event
-	 * move, so the slice is made (as in the kernel), and stays in the
-	 * initial state, unreported */
+	/* a guard that fails: queue_new's one transition leaves the initial
+	 * state under a guard that asks the event alone (kpre), so no slice
+	 * is looked up or made (the kernel makes one, in the initial state),
+	 * and nothing is reported; push's guards read n: no kpre */
+	assert_int_equal(q.f.plan->events[q.new_ev].conf.kpre[0], 1);
+	assert_int_equal(q.f.plan->events[q.push_ev].conf.kpre[0], 0);
 	nrecs = 0;
+	assert_int_equal(kcount_of(q.f.sh), 1);
 	q_ev(&q, q.new_ev, 2, 0);
 	assert_int_equal(nrecs, 0);
-	assert_non_null(s = kslice(q.f.sh, 0, 0, 0));
-	assert_int_equal(s->state, 0);
-	assert_int_equal(s->vars[1], 0);
+	assert_null(kslice(q.f.sh, 0, 0, 0));
+	assert_int_equal(kcount_of(q.f.sh), 1);
 	fix_free(&q.f);
+}
+
+/* specs/lib/fishy_size.vigil: malloc(n) moves the slice of n only when
+ * n < 0, so the sizes a program asks for take no slot (a slice each,
+ * before kpre), and the one that is negative is stopped at */
+static void test_kpre_sizes(void **state)
+{
+	struct fix f;
+	struct vg_spec *s = vg_spec_new();
+	struct vg_err e = { 0 };
+	int ev;
+
+	assert_non_null(s);
+	if (vg_spec_load_file(s, "specs/lib/fishy_size.vigil", &e))
+		fail_msg("spec: %s", e.msg);
+	fix_init(&f, s, 64, 16);
+	ev = event_of(s, "malloc", VG_EV_BEFORE);
+	assert_int_equal(f.plan->events[ev].conf.kpre[0],
+			 1 + state_named(&s->props[0], "ok"));
+	for (uint64_t n = 1; n <= 100; n++) {
+		uint64_t slot[VG_NSLOTS] = { [0] = n * 16 };
+
+		assert_int_equal(step(&f, ev, slot), 0);
+	}
+	/* more sizes than the table takes: none was refused either */
+	assert_int_equal(kcount_of(f.sh), 0);
+	assert_int_equal(nrecs, 0);
+	assert_int_equal(f.sh->cnt[VG_FCNT_KFULL], 0);
+	{
+		uint64_t slot[VG_NSLOTS] = { [0] = (uint64_t)-8 };
+
+		assert_int_equal(step(&f, ev, slot), VG_RF_STOPPED);
+	}
+	assert_int_equal(kcount_of(f.sh), 1);
+	assert_int_equal(nrecs, 1);
+	assert_int_equal(recs[0].to, state_named(&s->props[0], "fishy"));
+	fix_free(&f);
 }
 
 /* an update the VM fails on (a global's load: the user tier's only): the
@@ -471,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_busy),
 		cmocka_unit_test(test_claimed_wait),
 		cmocka_unit_test(test_guards_updates),
+		cmocka_unit_test(test_kpre_sizes),
 		cmocka_unit_test(test_err_unsupported),
 		cmocka_unit_test(test_threads),
 	};

@@ -354,6 +354,41 @@ static int plan_prop(struct vg_plan *plan, int prop, int k,
 	return 0;
 }
 
+/* does the code at r read a slice's own values (its variables)? The
+ * slice's parameters are the event's values in this tier (every binding
+ * binds them all), so a guard that reads none asks the event alone */
+static bool reads_slice(const struct vg_property *p, struct vg_code_ref r)
+{
+	for (uint32_t pc = r.off; pc < r.off + r.len; pc++)
+		if (p->code[pc].op == VG_OP_LDVAR ||
+		    p->code[pc].op == VG_OP_LDGLOB)
+			return true;
+	return false;
+}
+
+/* vg_ev_conf.kpre of binding b: 1 + the one state its transitions
+ * leave, when each of them has a guard that asks the event alone; else
+ * 0. When none of those guards holds, the event changes no slice of the
+ * property, whatever state it is in (a slice in a violation state starts
+ * again only through a transition of the initial state), so the step
+ * need not look the slice up (inproc/kstep.c) */
+static uint8_t pre_state(const struct vg_property *p, int b)
+{
+	int from = -1;
+
+	for (int i = 0; i < p->ntrans; i++) {
+		const struct vg_transition *u = &p->trans[i];
+
+		if (binding_of(p, u->event) != b)
+			continue;
+		if ((from >= 0 && u->from != from) || !u->guard.len ||
+		    reads_slice(p, u->guard))
+			return 0;
+		from = u->from;
+	}
+	return from >= 0 && from < VG_KMAX_STATES ? (uint8_t)(from + 1) : 0;
+}
+
 int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e)
 {
 	const struct vg_spec *spec = plan->spec;
@@ -381,6 +416,7 @@ int vg_ktier_plan(struct vg_plan *plan, struct vg_err *e)
 				c->flags |= VG_EVF_KTIME;
 			c->kprop[c->nkprops] = k;
 			c->kbind[c->nkprops] = b;
+			c->kpre[c->nkprops] = pre_state(p, b);
 			for (int i = 0; i < VG_KMAX_PARAMS; i++)
 				c->kslot[c->nkprops][i] =
 					i < p->nparams ? p->bindings[b].slot[i] : 0;
