@@ -483,6 +483,18 @@ static __s64 kexpr(struct vm *m, const struct vg_kexpr *x)
 	return vg_binop(x->op, a, b, &m->err);
 }
 
+/* Transition k's guard: its value (1 for none), in its fast form or as
+ * bytecode; m->unknown set when a memory predicate in it was unknown */
+static __s64 kguard(struct vm *m, const struct vg_ktrans *t, __u32 k)
+{
+	m->unknown = 0;
+	if (t->t[k].guard_fast)
+		return kexpr(m, &t->t[k].guard);
+	if (!t->t[k].guard_len)
+		return 1;
+	return vm_run(m, t->t[k].guard_off, t->t[k].guard_len);
+}
+
 /* Apply the first transition whose guard holds. Returns the new state, or
  * -1 when no transition matches. m->vars is updated in place. */
 static int kapply(struct vg_fast_shared *sh, struct vm *m, __u32 prop,
@@ -493,20 +505,13 @@ static int kapply(struct vg_fast_shared *sh, struct vm *m, __u32 prop,
 	__u32 n = t->n < VG_KMAX_TRANS ? t->n : VG_KMAX_TRANS;
 
 	for (__u32 k = 0; k < n; k++) {
-		if (t->t[k].guard_fast) {
-			if (!kexpr(m, &t->t[k].guard))
-				continue;
-		} else if (t->t[k].guard_len) {
-			__s64 held;
+		__s64 held = kguard(m, t, k);
 
-			m->unknown = 0;
-			held = vm_run(m, t->t[k].guard_off, t->t[k].guard_len);
-			/* unknown: passed over, whatever its value (the user
-			 * tier's choose()) */
-			m->unk_step |= m->unknown;
-			if (!held || m->unknown)
-				continue;
-		}
+		/* unknown: passed over, whatever its value (the user tier's
+		 * choose()) */
+		m->unk_step |= m->unknown;
+		if (!held || m->unknown)
+			continue;
 		if (t->t[k].upd_fast) {
 			/* statements in order: the second may read the
 			 * first */
@@ -591,24 +596,16 @@ static int kpre_holds(struct vg_fast_shared *sh, struct vm *m, __u32 prop,
 	__u32 n = t->n < VG_KMAX_TRANS ? t->n : VG_KMAX_TRANS;
 
 	m->err = 0;
-	for (__u32 k = 0; k < n; k++) {
-		__s64 held;
-
-		m->unknown = 0;
-		held = t->t[k].guard_fast
-			       ? kexpr(m, &t->t[k].guard)
-			       : vm_run(m, t->t[k].guard_off,
-					t->t[k].guard_len);
-		if (held || m->unknown || m->err)
+	for (__u32 k = 0; k < n; k++)
+		if (kguard(m, t, k) || m->unknown || m->err)
 			return 1;
-	}
 	return 0;
 }
 
 /* One event for one kernel-tier property; VG_RF_STOPPED when the slice
  * entered a state that stops the process. */
 static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
-		      const __u8 *kslot, __u32 bind, __u32 pre, __u32 event,
+		      const __u8 *kslot, __u32 bind, __u32 event,
 		      __u64 *slot, struct vm *m)
 {
 	struct vg_fast_shared *sh = env->sh;
@@ -626,8 +623,6 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 	if (p->timed_mask || p->ckpt_mask)
 		count(sh, VG_FCNT_KUNSUP);
 	key_of(p, kslot, slot, m->key);
-	if (pre && !kpre_holds(sh, m, prop, pre - 1, bind))
-		return 0;
 	m->err = 0;
 	m->unk_step = 0;
 	f.k0 = m->key[0];
@@ -741,23 +736,38 @@ int vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
 	 * table of tens of megabytes: a cache and TLB miss each. Asked for
 	 * all at once, the misses overlap instead of coming one after the
 	 * other (allocs_bench under five memory specs: the agent's time
-	 * was mostly these loads). */
+	 * was mostly these loads). A property whose guards on this event
+	 * read the event alone is asked first (kpre_holds), once: when none
+	 * holds, its slot is neither fetched nor stepped. */
+	__u32 pass = 0;	/* the properties this event cannot move */
+
+	for (int i = 0; i < VG_KMAX_VARS; i++)
+		m.vars[i] = 0;
 	for (__u32 k = 0; k < VG_KMAX_EV_PROPS && k < n; k++) {
 		const struct vg_kprop *p = kprop_at(env->sh, conf->kprop[k]);
 
-		if (!p || conf->kpre[k])	/* looked up only if it must be */
+		if (!p)
 			continue;
 		key_of(p, conf->kslot[k], slot, m.key);
+		if (conf->kpre[k] &&
+		    !kpre_holds(env->sh, &m, conf->kprop[k], conf->kpre[k] - 1,
+				conf->kbind[k])) {
+			pass |= 1u << k;	/* nothing to look up */
+			if (p->timed_mask || p->ckpt_mask)	/* as stepped */
+				count(env->sh, VG_FCNT_KUNSUP);
+			continue;
+		}
 		__builtin_prefetch(kslot_at(env->sh,
 					    key_hash(conf->kprop[k], m.key)));
 	}
 	for (__u32 k = 0; k < VG_KMAX_EV_PROPS && k < n; k++) {
+		if (pass >> k & 1)
+			continue;
 		/* KFULL and KBUSY records carry no variables of a slice */
 		for (int i = 0; i < VG_KMAX_VARS; i++)
 			m.vars[i] = 0;
 		stopped |= kstep_prop(env, conf->kprop[k], conf->kslot[k],
-				      conf->kbind[k], conf->kpre[k], event,
-				      slot, &m);
+				      conf->kbind[k], event, slot, &m);
 	}
 	return stopped;
 }
