@@ -99,6 +99,19 @@ struct {
 	__type(value, __u64);
 } inflight SEC(".maps") VG_SHARED;
 
+/* The breakpoints by address (bpf/vigil/watch.bpf.c): the perf events that
+ * threads created later inherit keep the program but not its BPF cookie,
+ * and one program serves every breakpoint, globals and those armed per
+ * slice alike. Here, not in that unit, so that the kstep object has it
+ * too: its maps-only copy makes every map vg_watch reads, and vg_watch
+ * can load beside the main object (user/probe/split_load.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64);
+	__type(value, struct vg_wp_conf);
+} watch_ev SEC(".maps") VG_SHARED;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 22);	/* resized by user space */

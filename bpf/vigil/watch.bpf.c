@@ -3,16 +3,6 @@
  * says which unit holds what). */
 #include "vigil.bpf.h"
 
-/* The breakpoints by address: the perf events that threads created later
- * inherit keep the program but not its BPF cookie, and one program serves
- * every breakpoint, globals and those armed per slice alike. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u64);
-	__type(value, struct vg_wp_conf);
-} watch_ev SEC(".maps");
-
 /* the machine's debug registers report old hits again (VG_REGS_STALE,
  * user/probe/debugregs.h): set by user space before the load */
 const volatile bool stale_dr6 = false;

@@ -10,25 +10,60 @@ holders() { ps -C vigil-release -o stat= | grep -cv '^Z'; }
 count() { timeout 30 python3 "$(dirname "$0")/uprobes_on.py" "$1"; }
 
 for _ in $(seq 100); do releasing || break; sleep 0.1; done
-run_vigil run specs/queue_bounds.vigil -- "$TARGETS/queue"
-expect_rc 0
-# vigil has exited: what it held is held by vigil-release, not released
-# (one look at pid, state and command line: the holder may end any time
-# after, its command line then empty)
-snap=$(ps -C vigil-release -o pid=,stat=,args= | awk '$2 !~ /^Z/ { print; exit }')
-pid=$(echo "$snap" | awk '{ print $1 }')
-[ -n "$pid" ] || fail "no vigil-release holds the probes after vigil's exit"
+
+# The holder as vigil leaves it: vigil's end is held up on a full pipe
+# (its --json verdicts, a FIFO nobody reads yet), after the holder was
+# made: the holder then waits for vigil's word and is looked at whole.
+mkfifo "$TMP/json"
+exec 3<>"$TMP/json"
+before=" $(ps -C vigil-release -o pid= | tr '\n' ' ') "
+"$VIGIL" run --json "$TMP/json" specs/lib/double_free.vigil -- \
+	"$BUILD/bench/allocs_bench" --n 20000 >"$TMP/out" 2>&1 &
+v=$!
+LEFT_PIDS+=("$v")
+pid=
+for _ in $(seq 300); do
+	for q in $(ps -C vigil-release -o pid=); do
+		case "$before" in *" $q "*) ;; *) pid=$q ;; esac
+	done
+	# made, and done sorting its descriptors: asleep on vigil's pipe
+	[ -n "$pid" ] && [ "$(proc_state "$pid")" = S ] && break
+	sleep 0.05
+done
+[ -n "$pid" ] || { cat "$TMP/out"; fail "no vigil-release while vigil ends"; }
 # its command line is not vigil's: `pgrep -f PROGRAM` must not find it
-[ "$(echo "$snap" | awk '{ $1 = ""; $2 = ""; print }' | sed 's/^ *//; s/ *$//')" = vigil-release ] ||
-	fail "vigil-release's command line: $snap"
+[ "$(tr '\0' ' ' <"/proc/$pid/cmdline" | sed 's/ *$//')" = vigil-release ] ||
+	fail "vigil-release's command line: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
 [ "$(awk '/^PPid:/ { print $2 }' "/proc/$pid/status")" = 1 ] ||
 	fail "vigil-release is not reparented to init"
 ls -l "/proc/$pid/fd" | grep -q 'bpf-link\|bpf_link' || fail "vigil-release holds no BPF link"
-# (its one pipe is vigil's word to let go)
+ls -l "/proc/$pid/fd" | grep -q 'bpf-map' || fail "vigil-release holds no BPF map"
+# (its one pipe is vigil's word to let go; the FIFO vigil writes is vigil's)
 ls -l "/proc/$pid/fd" | grep -qE '/dev/|socket:|/tmp/' &&
 	fail "vigil-release holds descriptors other than BPF's and perf's: $(ls -l "/proc/$pid/fd")"
+cat <&3 >/dev/null &
+drain=$!
+wait "$v"
+RC=$?
+kill "$drain" 2>/dev/null
+exec 3>&-
+cat "$TMP/out"
+expect_rc 0
 # ... and lets go of them by itself (a zombie has: init reaps it)
 gone() { ! kill -0 "$pid" 2>/dev/null || [ "$(proc_state "$pid")" = Z ]; }
+for _ in $(seq 100); do gone && break; sleep 0.1; done
+gone || fail "vigil-release still there after 10 s"
+
+for _ in $(seq 100); do releasing || break; sleep 0.1; done
+run_vigil run specs/queue_bounds.vigil -- "$TARGETS/queue"
+expect_rc 0
+# vigil has exited: what it held is held by vigil-release, not released
+# (it may be in its own exit by now, releasing them: its command line
+# then empty)
+pid=$(ps -C vigil-release -o pid=,stat= | awk '$2 !~ /^Z/ { print $1; exit }')
+[ -n "$pid" ] || fail "no vigil-release holds the probes after vigil's exit"
+[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = vigil-release ] || [ ! -e "/proc/$pid" ] ||
+	fail "the holder is named $(cat "/proc/$pid/comm")"
 for _ in $(seq 100); do gone && break; sleep 0.1; done
 gone || fail "vigil-release still there after 10 s"
 [ "$(count "$TARGETS/queue")" -eq 0 ] || fail "uprobes left after vigil-release ended"

@@ -274,6 +274,18 @@ int vg_probe_load_skel(void *skel)
 	return vigil_bpf__load(skel);
 }
 
+struct bpf_program *vg_probe_prog(const struct vg_probe *p,
+				  struct bpf_program *mine)
+{
+	struct bpf_program *side;
+
+	if (bpf_program__fd(mine) >= 0 || !p->side_obj)
+		return mine;
+	side = bpf_object__find_program_by_name(p->side_obj,
+						bpf_program__name(mine));
+	return side && bpf_program__fd(side) >= 0 ? side : mine;
+}
+
 struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 			       const struct vg_probe_opts *o, struct vg_err *e)
 {
@@ -331,13 +343,13 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	/* loaded while the plan was built, if configured as this would be
 	 * (probe_early.c); else here, vg_kstep, which costs the verifier
 	 * more than the rest, on the other CPU (split_load.h) */
-	err = vg_probe_early_take(o->early, &p->skel, &p->kstep_obj);
+	err = vg_probe_early_take(o->early, &p->skel, &p->side_obj);
 	if (err) {
 		ls = vg_load_stats_arm(p->skel->obj);
 		t0 = vg_now_ns(CLOCK_MONOTONIC);
 		err = vg_split_load(p->skel->obj, vg_probe_load_skel, p->skel,
-				    &p->kstep_obj, &kls);
-		vg_load_stats_print(ls, p->skel->obj, kls, p->kstep_obj,
+				    &p->side_obj, &kls);
+		vg_load_stats_print(ls, p->skel->obj, kls, p->side_obj,
 				    vg_now_ns(CLOCK_MONOTONIC) - t0, stderr);
 	}
 	/* (after: the object may be the early one) */
@@ -357,13 +369,11 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		p->kslot_mem = NULL;
 	if (o->objmap_objects && vg_probe_objmap_map(p, e))
 		goto fail;
-	if (p->kstep_obj || bpf_program__fd(p->skel->progs.vg_kstep) >= 0) {
+	if (bpf_program__fd(vg_probe_prog(p, p->skel->progs.vg_kstep)) >= 0) {
 		uint32_t zero = 0;
-		/* its own object, or (loaded early) the object's own */
-		int fd = p->kstep_obj ? bpf_program__fd(
-			bpf_object__find_program_by_name(p->kstep_obj,
-							 "vg_kstep"))
-			: bpf_program__fd(p->skel->progs.vg_kstep);
+		/* its own object's, or the main object's */
+		int fd = bpf_program__fd(vg_probe_prog(p,
+						p->skel->progs.vg_kstep));
 
 		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.kstep_tail),
 					&zero, &fd, 0)) {
@@ -465,7 +475,7 @@ void vg_probe_close(struct vg_probe *p)
 	if (p->skel)
 		vg_ktimer_stop(p);
 	vigil_bpf__destroy(p->skel);
-	bpf_object__close(p->kstep_obj);
+	bpf_object__close(p->side_obj);
 	vg_ulinks_close_end(closing);
 	vg_ulinks_close_end(p->closing);
 	vg_probe_free_groups(p);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "early_load.h"
+#include "perf_warm.h"
 #include "plan/plan.h"
 #include "ktimer.h"
 #include "rewind.h"
@@ -114,11 +115,12 @@ static bool any_timed_kernel(const struct vg_spec *spec)
 }
 
 /* What the early load loads: the skeleton and, on a thread of its own,
- * vg_kstep's object (split_load.h); freed by destroy_objs */
+ * the side object (vg_kstep's, or the copy that loads vg_watch:
+ * split_load.h); freed by destroy_objs */
 struct vg_early_objs {
 	struct vigil_bpf *skel;
-	struct bpf_object *kstep;
-	struct vg_load_stats *kstats;
+	struct bpf_object *side;
+	struct vg_load_stats *sstats;
 };
 
 static int load_objs(void *arg)
@@ -126,15 +128,15 @@ static int load_objs(void *arg)
 	struct vg_early_objs *o = arg;
 
 	return vg_split_load(o->skel->obj, vg_probe_load_skel, o->skel,
-			     &o->kstep, &o->kstats);
+			     &o->side, &o->sstats);
 }
 
 static void destroy_objs(void *arg)
 {
 	struct vg_early_objs *o = arg;
 
-	vg_load_stats_free(o->kstats);
-	bpf_object__close(o->kstep);
+	vg_load_stats_free(o->sstats);
+	bpf_object__close(o->side);
 	vigil_bpf__destroy(o->skel);
 	free(o);
 }
@@ -155,6 +157,9 @@ struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 
 	if (!early)
 		return NULL;
+	/* the first watchpoint's grace period, waited out beside the load */
+	if (vg_spec_watches(spec))
+		vg_perf_warm();
 	libbpf_set_print(vg_probe_libbpf_quiet);
 	if (!(objs = calloc(1, sizeof(*objs))))
 		return early;
@@ -192,7 +197,7 @@ struct vg_probe_early *vg_probe_early_start(const struct vg_spec *spec,
 }
 
 int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel,
-			struct bpf_object **kstep)
+			struct bpf_object **side)
 {
 	struct vg_load_stats *ls = NULL;
 	unsigned long long ns = 0;
@@ -224,11 +229,11 @@ int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel,
 	}
 	if (getenv("VIGIL_DEBUG"))
 		fprintf(stderr, "vigil: debug: the BPF object was loaded while the plan was built\n");
-	vg_load_stats_print(ls, model->obj, objs->kstats, objs->kstep, ns,
+	vg_load_stats_print(ls, model->obj, objs->sstats, objs->side, ns,
 			    stderr);
 	vigil_bpf__destroy(*skel);
 	*skel = model;
-	*kstep = objs->kstep;
+	*side = objs->side;
 	free(objs);
 	return 0;
 }

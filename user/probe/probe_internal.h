@@ -74,12 +74,14 @@ bool vg_probe_stacks_predicted(const struct vg_spec *spec);
  * or NULL); else -1 and *skel is for the caller to load (early's is
  * dropped). early may be NULL (probe_early.c). */
 int vg_probe_early_take(struct vg_probe_early *early, struct vigil_bpf **skel,
-			struct bpf_object **kstep);
+			struct bpf_object **side);
 
 struct vg_probe {
 	const struct vg_spec *spec;
 	struct vigil_bpf *skel;
-	struct bpf_object *kstep_obj;	/* vg_kstep's own (split_load.h) */
+	/* vg_kstep's own object, or main's copy that loaded vg_watch
+	 * (split_load.h); vg_probe_prog finds a program in either */
+	struct bpf_object *side_obj;
 	struct ring_buffer *rb;
 	/* the tracepoints */
 	struct bpf_link **links;
@@ -261,5 +263,10 @@ void vg_probe_blocks_free(struct vg_probe *p);
 
 /* probe_watch.c: the watchpoints parked in a drain, closed at its end */
 void vg_probe_wp_flush(struct vg_probe *p);
+
+/* The loaded program of the skeleton's mine: mine itself, or the one of
+ * its name the side object loaded in its place (split_load.h). */
+struct bpf_program *vg_probe_prog(const struct vg_probe *p,
+				  struct bpf_program *mine);
 
 #endif

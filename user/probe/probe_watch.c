@@ -85,7 +85,8 @@ static int arm_thread(struct vg_probe *p, struct probe_wp *w,
 	fd = vg_watch_open(tid, wp->addr, wp->len, wp->kind, e);
 	if (fd < 0)
 		return -1;
-	l = bpf_program__attach_perf_event(p->skel->progs.vg_watch, fd);
+	l = bpf_program__attach_perf_event(vg_probe_prog(p,
+						p->skel->progs.vg_watch), fd);
 	if (!l) {
 		close(fd);
 		return vg_errf(e, "attaching the watchpoint program: %s",

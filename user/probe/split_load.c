@@ -1,9 +1,11 @@
-/* vg_kstep verified from its own object beside the main object's load
- * (split_load.h): a maps-only copy of the kstep object creates the maps
- * the two share (global data at main's sizes), main and the kstep object
- * take them (bpf_map__reuse_fd), and each loads on its own thread. The
- * kstep object has no CO-RE relocation and no kfunc, so its loads need
- * neither the kernel's BTF nor a relocation pass over main's programs. */
+/* Programs verified beside the main object's load (split_load.h): a
+ * maps-only copy of the kstep object creates the maps they share (global
+ * data at main's sizes), main and the side object take them
+ * (bpf_map__reuse_fd), and each loads on its own thread. The side object
+ * is vg_kstep's own (no CO-RE relocation and no kfunc, so its loads need
+ * neither the kernel's BTF nor a relocation pass over main's programs),
+ * or, when vg_kstep does not load, a second copy of main that loads
+ * vg_watch alone (it parses the kernel's BTF for itself, on that CPU). */
 #include "split_load.h"
 
 #include <bpf/bpf.h>
@@ -16,9 +18,13 @@
 #include <unistd.h>
 
 #include "kstep.skel.h"
+#include "vigil.skel.h"
 #include "util/heap.h"
 
 #define KSTEP_PROG "vg_kstep"
+/* the longest of the others in the verifier (45 of 105 ms, six memory
+ * specs), the one the side loads when vg_kstep does not */
+#define WATCH_PROG "vg_watch"
 
 /* libbpf 1.1 reads the kernel's BTF whole into one buffer, copies it into
  * another, and indexes its types: twice its size and some */
@@ -60,6 +66,27 @@ static struct bpf_object *open_kstep(struct bpf_object *main,
 			bpf_program__set_expected_attach_type(p,
 				bpf_program__expected_attach_type(mp));
 	}
+	return obj;
+}
+
+/* A second copy of main's object, named as main, that loads prog (main's
+ * WATCH_PROG) alone; its maps are taken from the maps-only object
+ * (take_copy_maps), so its global data is main's by construction */
+static struct bpf_object *open_copy(struct bpf_object *main)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, o,
+		    .object_name = bpf_object__name(main));
+	struct bpf_object *obj;
+	struct bpf_program *p;
+	const void *elf;
+	size_t sz;
+
+	elf = vigil_bpf__elf_bytes(&sz);
+	if (!(obj = bpf_object__open_mem(elf, sz, &o)))
+		return NULL;
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p),
+						     WATCH_PROG));
 	return obj;
 }
 
@@ -184,6 +211,29 @@ static int take_maps(struct bpf_object *obj, struct bpf_object *maps,
 	return 0;
 }
 
+/* The copy of main takes every map the maps-only object made; one it did
+ * not make is main's alone (a lifecycle program's), never made twice: a
+ * reference to it from vg_watch would fail the copy's load, loudly. */
+static int take_copy_maps(struct bpf_object *copy, struct bpf_object *maps)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, copy) {
+		struct bpf_map *c = bpf_object__find_map_by_name(maps,
+							bpf_map__name(m));
+		int err;
+
+		if (!c || bpf_map__fd(c) < 0) {
+			if (bpf_map__set_autocreate(m, false))
+				return -EINVAL;
+			continue;
+		}
+		if ((err = bpf_map__reuse_fd(m, bpf_map__fd(c))))
+			return err;
+	}
+	return 0;
+}
+
 int vg_split_write_data(struct bpf_object *from, struct bpf_object *into)
 {
 	struct bpf_map *m;
@@ -204,11 +254,12 @@ int vg_split_write_data(struct bpf_object *from, struct bpf_object *into)
 	return 0;
 }
 
-/* The other CPU's part: the maps made, then vg_kstep loaded from the
- * kstep object; the maps' outcome is handed over (maps_done) before the
- * load, for main to take them */
+/* The other CPU's part: the maps made, then the side object loaded (the
+ * kstep object, or copy: main's copy); the maps' outcome is handed over
+ * (maps_done) before the load, for main to take them */
 struct side {
 	struct bpf_object *main, *maps, *kobj;
+	bool copy;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool maps_done;
@@ -221,7 +272,8 @@ static void *run_side(void *arg)
 	int err = make_maps(s->maps, s->main);
 
 	if (!err && s->kobj)
-		err = take_maps(s->kobj, s->maps, true);
+		err = s->copy ? take_copy_maps(s->kobj, s->maps)
+			      : take_maps(s->kobj, s->maps, true);
 	pthread_mutex_lock(&s->mu);
 	s->maps_err = err;
 	s->maps_done = true;
@@ -260,9 +312,14 @@ int vg_split_load(struct bpf_object *main, int (*load_main)(void *arg),
 {
 	struct bpf_program *mp = bpf_object__find_program_by_name(main,
 								  KSTEP_PROG);
+	struct bpf_program *wp = bpf_object__find_program_by_name(main,
+								  WATCH_PROG);
 	struct side s = { .main = main, .mu = PTHREAD_MUTEX_INITIALIZER,
 			  .cv = PTHREAD_COND_INITIALIZER };
 	bool kstep = mp && bpf_program__autoload(mp), threaded;
+	/* vg_kstep alone is as long as all the rest: the side has no room
+	 * for more then */
+	bool watch = !kstep && wp && bpf_program__autoload(wp);
 	pthread_t th;
 	int err;
 
@@ -277,7 +334,8 @@ int vg_split_load(struct bpf_object *main, int (*load_main)(void *arg),
 	}
 	/* the maps, made on the other CPU, whether vg_kstep loads or not */
 	if (!(s.maps = open_kstep(main, mp, false)) ||
-	    (kstep && !(s.kobj = open_kstep(main, mp, true)))) {
+	    (kstep && !(s.kobj = open_kstep(main, mp, true))) ||
+	    (watch && !(s.kobj = open_copy(main)))) {
 		err = errno ? -errno : -EINVAL;
 		goto out;
 	}
@@ -285,7 +343,8 @@ int vg_split_load(struct bpf_object *main, int (*load_main)(void *arg),
 		err = load_main(arg);
 		goto out;
 	}
-	if (kstep)
+	s.copy = watch;
+	if (s.kobj)
 		*stats = vg_load_stats_arm(s.kobj);
 	threaded = !pthread_create(&th, NULL, run_side, &s);
 	if (threaded)
@@ -299,6 +358,8 @@ int vg_split_load(struct bpf_object *main, int (*load_main)(void *arg),
 	err = s.maps_err;
 	if (!err && !(err = take_maps(main, s.maps, false))) {
 		bpf_program__set_autoload(mp, false);
+		if (watch)
+			bpf_program__set_autoload(wp, false);
 		err = load_main(arg);
 	}
 	if (threaded)
@@ -308,7 +369,7 @@ int vg_split_load(struct bpf_object *main, int (*load_main)(void *arg),
 	if (!err) {
 		*side = s.kobj;
 		s.kobj = NULL;
-	} else if (*stats) {	/* why vg_kstep was refused, if it was */
+	} else if (*stats) {	/* why the side's was refused, if it was */
 		vg_load_stats_refused(*stats, s.kobj, stderr);
 		*stats = NULL;
 	}

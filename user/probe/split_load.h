@@ -6,7 +6,9 @@
  * bpf/vigil/kstep.bpf.c linked alone: no kfunc, no CO-RE, so libbpf never
  * parses the kernel's BTF for it), on a thread, while the main object
  * loads the rest; both use one set of maps, made on that thread while the
- * main object's thread parses the kernel's BTF. vigil run's early load
+ * main object's thread parses the kernel's BTF. Without vg_kstep, the
+ * watchpoint program (vg_watch, the longest of the rest) loads there
+ * instead, from a second copy of the main object. vigil run's early load
  * (early_load.h) and vg_probe_open's load both go through here.
  * Probe-internal. */
 #ifndef VIGIL_PROBE_SPLIT_LOAD_H
@@ -23,7 +25,9 @@
  * object's global data sits at the offsets main has it: the Makefile
  * links that unit first), vg_kstep loads from the kstep object on that
  * thread while load_main(arg) (the skeleton's load) loads main without
- * it. *side: the kstep object (close it after main), or NULL when not
+ * it; else, when main would load vg_watch, a copy of main loads it there
+ * (its maps those the kstep object has: every one vg_watch reads). *side:
+ * the kstep object or the copy (close it after main), or NULL when not
  * split; *stats: its verifier statistics (load_stats.h) when VIGIL_DEBUG
  * is set. 0 or a negative errno, as bpf_object__load. */
 int vg_split_load(struct bpf_object *main, int (*load_main)(void *arg),

@@ -99,7 +99,14 @@ static int report_final(struct vg_report *r, struct vg_monitor *m,
 		free(f.left_out);
 		return -1;
 	}
+	/* a --json run writes a line per slice here, some fifteen stdio
+	 * calls each: the stream's lock taken once for them all, not once
+	 * a call (the lock is recursive: the calls then only check it) */
+	if (r->json)
+		flockfile(r->json);
 	vg_monitor_foreach(m, final_one, &f);
+	if (r->json)
+		funlockfile(r->json);
 	if (f.nonaccepting > 20)
 		fprintf(r->text, "vigil: ... and %d more slices not accepting\n",
 			f.nonaccepting - 20);
