@@ -146,8 +146,10 @@ struct vg_probe {
 				 * their lowest address */
 	size_t om_nfiled;
 	/* the final report's names (block_names.c): asked for once the maps
-	 * change no more, the maps' live blocks copied out when first used */
+	 * change no more, the maps' live blocks copied out once many are
+	 * asked for */
 	bool names_frozen;
+	uint32_t names_asked;	/* since the freeze (block_names.c) */
 	struct vg_block_names *names;
 	bool om_started;	/* set up at the exec */
 	bool stop_exec;		/* the target stops at its exec for vigil */
