@@ -12,13 +12,14 @@ count() { timeout 30 python3 "$(dirname "$0")/uprobes_on.py" "$1"; }
 for _ in $(seq 100); do releasing || break; sleep 0.1; done
 
 # The holder as vigil leaves it: vigil's end is held up on a full pipe
-# (its --json verdicts, a FIFO nobody reads yet), after the holder was
+# (its --json verdicts, 3,000 of them, into a FIFO nobody reads yet:
+# more than the pipe holds), after the holder was
 # made: the holder then waits for vigil's word and is looked at whole.
 mkfifo "$TMP/json"
 exec 3<>"$TMP/json"
 before=" $(ps -C vigil-release -o pid= | tr '\n' ' ') "
 "$VIGIL" run --json "$TMP/json" specs/lib/double_free.vigil -- \
-	"$BUILD/bench/allocs_bench" --n 20000 >"$TMP/out" 2>&1 &
+	"$TARGETS/allocs" --many >"$TMP/out" 2>&1 &
 v=$!
 LEFT_PIDS+=("$v")
 pid=

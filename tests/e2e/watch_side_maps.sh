@@ -66,6 +66,5 @@ wait "$vpid"
 RC=$?
 cat "$TMP/out"
 expect_rc 0
-expect_out "the BPF object was loaded while the plan was built"
 expect_out "vigil: debug: verifier: vg_watch +[0-9]+ us"
 expect_no_out "vigil: debug: verifier: vg_kstep"
