@@ -20,22 +20,11 @@ grep -q "loading kernel BTF" "$TMP/loadall" &&
 # programs use, and is the program they tail-call
 check_maps() {
 	wait_links "$1"
-	python3 - "$1" <<'PY' || { cat "$TMP/out"; fail "vg_kstep's maps are not vigil's"; }
-import glob, json, subprocess, sys
-pid = sys.argv[1]
-def ids(key):
-    out = set()
-    for f in glob.glob(f"/proc/{pid}/fdinfo/*"):
-        try:
-            for line in open(f):
-                if line.startswith(key):
-                    out.add(int(line.split()[1]))
-        except OSError:
-            pass
-    return out
-def show(kind, i):
-    return json.loads(subprocess.check_output(["bpftool", kind, "show", "id", str(i), "-j"]))
-progs = [show("prog", i) for i in ids("prog_id:")]
+	python3 - "$1" "$(dirname "$0")" <<'PY' || { cat "$TMP/out"; fail "vg_kstep's maps are not vigil's"; }
+import json, subprocess, sys
+sys.path.insert(0, sys.argv[2])
+from bpf_held import progs_of, show
+progs = progs_of(sys.argv[1])
 kstep = [p for p in progs if p["name"] == "vg_kstep"]
 assert len(kstep) == 1, f"vigil holds {len(kstep)} vg_kstep programs"
 kstep = kstep[0]

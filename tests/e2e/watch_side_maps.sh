@@ -22,22 +22,12 @@ QUEUE3_HOLD="$TMP/hold" VIGIL_DEBUG=1 "$VIGIL" run specs/lib/use_after_free.vigi
 vpid=$!
 LEFT_PIDS+=("$vpid")
 wait_links "$vpid"
-python3 - "$vpid" <<'PY' || { cat "$TMP/out"; fail "vg_watch's maps are not vigil's"; }
-import glob, json, subprocess, sys
+python3 - "$vpid" "$(dirname "$0")" <<'PY' || { cat "$TMP/out"; fail "vg_watch's maps are not vigil's"; }
+import sys
+sys.path.insert(0, sys.argv[2])
+from bpf_held import ids, progs_of, show
 pid = sys.argv[1]
-def ids(key):
-    out = set()
-    for f in glob.glob(f"/proc/{pid}/fdinfo/*"):
-        try:
-            for line in open(f):
-                if line.startswith(key):
-                    out.add(int(line.split()[1]))
-        except OSError:
-            pass
-    return out
-def show(kind, i):
-    return json.loads(subprocess.check_output(["bpftool", kind, "show", "id", str(i), "-j"]))
-progs = [show("prog", i) for i in ids("prog_id:")]
+progs = progs_of(pid)
 watch = [p for p in progs if p["name"] == "vg_watch"]
 assert len(watch) == 1, f"vigil holds {len(watch)} vg_watch programs"
 watch = watch[0]
@@ -45,7 +35,7 @@ watch = watch[0]
 # its own (the main object's programs share theirs)
 main_btf = {p.get("btf_id") for p in progs if p["name"] != "vg_watch"}
 assert watch.get("btf_id") not in main_btf, "vg_watch was loaded by the main object, not beside it"
-maps = {i: show("map", i)["name"] for i in ids("map_id:")}
+maps = {i: show("map", i)["name"] for i in ids(pid, "map_id:")}
 for p in progs:
     for i in p.get("map_ids", []):
         maps.setdefault(i, show("map", i)["name"])

@@ -29,10 +29,11 @@ static void *warm(void *arg)
 
 void vg_perf_warm(void)
 {
+	static int started;
 	pthread_attr_t at;
 	pthread_t th;
 
-	if (__atomic_load_n(&warm_fd, __ATOMIC_ACQUIRE) >= 0 ||
+	if (__atomic_exchange_n(&started, 1, __ATOMIC_ACQ_REL) ||
 	    pthread_attr_init(&at))
 		return;
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);

@@ -9,7 +9,8 @@
  * perf hooks and waits for an RCU grace period (account_event in
  * kernel/events/core.c): ~10-14 ms on the machines we measured. Without
  * this, the first watchpoint paid it inside the program's first hold.
- * Nothing depends on it: a failure changes only when the wait happens. */
+ * Once a process; nothing depends on it: a failure changes only when the
+ * wait happens. */
 void vg_perf_warm(void);
 
 #endif

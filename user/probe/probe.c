@@ -22,6 +22,7 @@
 #include "sym/libs.h"
 #include "util/clock.h"
 #include "probe_internal.h"
+#include "perf_warm.h"
 #include "late_release.h"
 #include "syscalls.h"
 #include "vigil.skel.h"
@@ -340,6 +341,9 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	p->skel->bss->kslot_max = p->kslot_max;
 	vg_rewind_setup(p);	/* exact stops at an entry (rewind.c) */
 	vg_ktimer_setup(p, o);	/* timeouts in the kernel tier */
+	/* (vigil watch, --follow-fork: no early load started it) */
+	if (vg_spec_watches(spec))
+		vg_perf_warm();
 	/* loaded while the plan was built, if configured as this would be
 	 * (probe_early.c); else here, vg_kstep, which costs the verifier
 	 * more than the rest, on the other CPU (split_load.h) */

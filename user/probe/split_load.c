@@ -43,23 +43,22 @@ static bool frozen(const struct bpf_map *m)
 	return bpf_map__map_flags(m) & BPF_F_RDONLY_PROG;
 }
 
-/* the kstep object, named as main so that its global data maps have
- * main's names; only prog (NULL: none) loads */
-static struct bpf_object *open_kstep(struct bpf_object *main,
-				     struct bpf_program *mp, bool prog)
+/* An object of the ELF elf[sz] (the kstep object's, or main's own for a
+ * copy), named as main so that its global data maps have main's names;
+ * only its program named prog (NULL: none) loads, attached as mp is */
+static struct bpf_object *open_side(struct bpf_object *main, const void *elf,
+				    size_t sz, const char *prog,
+				    struct bpf_program *mp)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, o,
 		    .object_name = bpf_object__name(main));
 	struct bpf_object *obj;
 	struct bpf_program *p;
-	const void *elf;
-	size_t sz;
 
-	elf = kstep_bpf__elf_bytes(&sz);
 	if (!(obj = bpf_object__open_mem(elf, sz, &o)))
 		return NULL;
 	bpf_object__for_each_program(p, obj) {
-		bool on = prog && !strcmp(bpf_program__name(p), KSTEP_PROG);
+		bool on = prog && !strcmp(bpf_program__name(p), prog);
 
 		bpf_program__set_autoload(p, on);
 		if (on)
@@ -69,25 +68,26 @@ static struct bpf_object *open_kstep(struct bpf_object *main,
 	return obj;
 }
 
-/* A second copy of main's object, named as main, that loads prog (main's
- * WATCH_PROG) alone; its maps are taken from the maps-only object
- * (take_copy_maps), so its global data is main's by construction */
-static struct bpf_object *open_copy(struct bpf_object *main)
+/* the kstep object; only vg_kstep loads, or (prog false) nothing */
+static struct bpf_object *open_kstep(struct bpf_object *main,
+				     struct bpf_program *mp, bool prog)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, o,
-		    .object_name = bpf_object__name(main));
-	struct bpf_object *obj;
-	struct bpf_program *p;
-	const void *elf;
 	size_t sz;
+	const void *elf = kstep_bpf__elf_bytes(&sz);
 
-	elf = vigil_bpf__elf_bytes(&sz);
-	if (!(obj = bpf_object__open_mem(elf, sz, &o)))
-		return NULL;
-	bpf_object__for_each_program(p, obj)
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p),
-						     WATCH_PROG));
-	return obj;
+	return open_side(main, elf, sz, prog ? KSTEP_PROG : NULL, mp);
+}
+
+/* A second copy of main's object that loads wp (main's WATCH_PROG)
+ * alone; its maps are taken from the maps-only object (take_copy_maps),
+ * so its global data is main's by construction */
+static struct bpf_object *open_copy(struct bpf_object *main,
+				    struct bpf_program *wp)
+{
+	size_t sz;
+	const void *elf = vigil_bpf__elf_bytes(&sz);
+
+	return open_side(main, elf, sz, WATCH_PROG, wp);
 }
 
 /* Is each variable of kobj's global data where main has it? (the kstep
@@ -335,7 +335,7 @@ int vg_split_load(struct bpf_object *main, int (*load_main)(void *arg),
 	/* the maps, made on the other CPU, whether vg_kstep loads or not */
 	if (!(s.maps = open_kstep(main, mp, false)) ||
 	    (kstep && !(s.kobj = open_kstep(main, mp, true))) ||
-	    (watch && !(s.kobj = open_copy(main)))) {
+	    (watch && !(s.kobj = open_copy(main, wp)))) {
 		err = errno ? -errno : -EINVAL;
 		goto out;
 	}
