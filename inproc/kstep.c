@@ -619,9 +619,6 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 
 	if (!p)
 		return 0;
-	/* timeouts and checkpoints are the kernel's (kstep.h) */
-	if (p->timed_mask || p->ckpt_mask)
-		count(sh, VG_FCNT_KUNSUP);
 	key_of(p, kslot, slot, m->key);
 	m->err = 0;
 	m->unk_step = 0;
@@ -748,13 +745,15 @@ int vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
 
 		if (!p)
 			continue;
+		/* timeouts and checkpoints are the kernel's (kstep.h):
+		 * counted for every event of such a property, stepped or not */
+		if (p->timed_mask || p->ckpt_mask)
+			count(env->sh, VG_FCNT_KUNSUP);
 		key_of(p, conf->kslot[k], slot, m.key);
 		if (conf->kpre[k] &&
 		    !kpre_holds(env->sh, &m, conf->kprop[k], conf->kpre[k] - 1,
 				conf->kbind[k])) {
 			pass |= 1u << k;	/* nothing to look up */
-			if (p->timed_mask || p->ckpt_mask)	/* as stepped */
-				count(env->sh, VG_FCNT_KUNSUP);
 			continue;
 		}
 		__builtin_prefetch(kslot_at(env->sh,

@@ -296,7 +296,7 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 	unsigned used = 0;
 	struct vg_load_stats *ls, *kls = NULL;
 	uint64_t t0;
-	int err;
+	int err, kstep_fd;
 
 	if (!p) {
 		vg_errf(e, "out of memory");
@@ -373,14 +373,13 @@ struct vg_probe *vg_probe_open(const struct vg_spec *spec,
 		p->kslot_mem = NULL;
 	if (o->objmap_objects && vg_probe_objmap_map(p, e))
 		goto fail;
-	if (bpf_program__fd(vg_probe_prog(p, p->skel->progs.vg_kstep)) >= 0) {
+	/* vg_kstep: its own object's, or the main object's */
+	kstep_fd = bpf_program__fd(vg_probe_prog(p, p->skel->progs.vg_kstep));
+	if (kstep_fd >= 0) {
 		uint32_t zero = 0;
-		/* its own object's, or the main object's */
-		int fd = bpf_program__fd(vg_probe_prog(p,
-						p->skel->progs.vg_kstep));
 
 		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.kstep_tail),
-					&zero, &fd, 0)) {
+					&zero, &kstep_fd, 0)) {
 			vg_errf(e, "setting up the kernel tier's step: %s",
 				strerror(errno));
 			goto fail;
