@@ -278,13 +278,16 @@ static __always_inline __s64 vm_run_timer(struct vm *m, __u32 off, __u32 len)
 	return vm_run_in(m, off, len, true);
 }
 
-/* Finding a slice: linear probing from its hash, at most VG_KPROBES slots,
- * claiming the first empty one when the event would create the slice. */
+/* Finding a slice: its probe path (vg_kslot_probe), at most VG_KPROBES
+ * slots, claiming the first empty one when the event would create the
+ * slice. */
 enum { KF_ABSENT = -1, KF_FULL = -2, KF_WAIT = -3 };
 
 struct kfind {
 	__u64 k0, k1;
-	__u32 prop, h;
+	/* h: where the path goes on from its home (KF_WAIT: the slot
+	 * another thread claimed, until the path is found again) */
+	__u32 prop, home, h;
 	__u32 tgid;		/* kslot_by_tgid: the process's; else 0 */
 	bool create;
 	bool claimed;		/* res is a slot this thread just claimed */
@@ -293,7 +296,7 @@ struct kfind {
 
 static int kfind_step(__u32 i, struct kfind *f)
 {
-	__u32 idx = (f->h + i) & kslot_mask;
+	__u32 idx = vg_kslot_probe(f->home, f->h, i) & kslot_mask;
 	struct vg_kslot *s = bpf_map_lookup_elem(&kslots, &idx);
 	__u32 use;
 
@@ -337,10 +340,10 @@ static int kfind_step(__u32 i, struct kfind *f)
 
 static __always_inline int kfind(struct kfind *f)
 {
-	__u32 idx = f->h & kslot_mask;
+	__u32 idx = f->home & kslot_mask;
 	struct vg_kslot *s = bpf_map_lookup_elem(&kslots, &idx);
 
-	/* the common case, the slice in its hash's own slot, without the
+	/* the common case, the slice in its home, without the
 	 * loop's call of kfind_step: on a kernel with return-thunk
 	 * mitigations (Safe RET) a call and its return cost 10-20 ns */
 	if (s && *(volatile __u32 *)&s->use == VG_KSLOT_READY &&

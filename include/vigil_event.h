@@ -408,11 +408,12 @@ struct vg_ktrans {
 };
 
 /* The kernel-tier slice table: an array used as an open-addressed hash
- * table (linear probing, VG_KPROBES slots at most), because a BPF hash map
- * lookup was the largest part of the cost of an event that changes
- * nothing. Slots are claimed, never freed, so an empty slot on the probe
- * path means "no such slice". Both sides insert (the probe; user space
- * when it restores a monitor state), so both use vg_kslot_hash.
+ * table (a home slot, then linear probing: vg_kslot_probe, VG_KPROBES
+ * slots at most), because a BPF hash map lookup was the largest part of
+ * the cost of an event that changes nothing. Slots are claimed, never
+ * freed, so an empty slot on the probe path means "no such slice". Both
+ * sides insert (the probe; user space when it restores a monitor state),
+ * so both walk vg_kslot_probe's path.
  *
  * The path must be long enough that --max-slices N really holds N
  * slices: the table has at least 2N slots, and at half full, linear
@@ -456,14 +457,50 @@ static inline __u64 vg_kslot_key0(__u64 a, __u32 tgid)
  * several properties (every block, in each memory property): the property
  * goes into every bit, and splitmix64's finalizer spreads the rest, so
  * that such keys do not pile up on one probe path. */
-static inline __u32 vg_kslot_hash(__u32 prop, __u64 a, __u64 b)
+static inline __u32 vg_kslot_mix(__u32 salt, __u64 a, __u64 b)
 {
 	__u64 h = a ^ (b * 0x9e3779b97f4a7c15ull) ^
-		  (((__u64)prop + 1) * 0xd6e8feb86659fd93ull);
+		  (((__u64)salt + 1) * 0xd6e8feb86659fd93ull);
 
 	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
 	h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
 	return (__u32)((h ^ (h >> 31)) >> 32);
+}
+
+static inline __u32 vg_kslot_hash(__u32 prop, __u64 a, __u64 b)
+{
+	return vg_kslot_mix(prop, a, b);
+}
+
+/* One event steps every property of its key at once (a malloc: the block's
+ * slice in each memory property), and in a table of tens of megabytes
+ * each slot is a TLB and a cache miss. So a slice's first slot is its
+ * home: the key's group of VG_KSLOT_GROUP neighbouring slots, one per
+ * property (its low bits), all in one page, lines the hardware fetches
+ * together. A home taken by another key's slice sends the search on
+ * along the hash above: linear probing from a group alone would make
+ * runs of one key's slices, clusters that overflow the probe bound when
+ * the table fills (a simulation at half full: 20 slices in 32,768
+ * refused where the spread path refuses none; allocs_bench with
+ * --max-slices at the table's half refuses as many slices either way).
+ * A property past the group's size has groups of its own (prop /
+ * VG_KSLOT_GROUP hashed in).
+ * allocs_bench under five memory specs: docs/PERFORMANCE.md. */
+#define VG_KSLOT_GROUP 8u
+static inline __u32 vg_kslot_home(__u32 prop, __u64 a, __u64 b)
+{
+	/* (a salt no property's hash has: the path's two parts apart) */
+	return (vg_kslot_mix(0x80000000u | (prop / VG_KSLOT_GROUP), a, b) &
+		~(VG_KSLOT_GROUP - 1)) | (prop & (VG_KSLOT_GROUP - 1));
+}
+
+/* The i-th slot of a slice's probe path (i < VG_KPROBES), before the
+ * table's mask: its home, then linear from its hash. Every searcher of
+ * the table walks this one path: the probes (bpf/kstep.bpf.h), the agent
+ * (inproc/kstep.c) and vigil's restore (user/probe/probe.c). */
+static inline __u32 vg_kslot_probe(__u32 home, __u32 hash, __u32 i)
+{
+	return i ? hash + i - 1 : home;
 }
 
 /* per-CPU counters the user side sums for the stats line */

@@ -283,13 +283,16 @@ static __s64 vm_run(struct vm *m, __u32 off, __u32 len)
 	return m->sp ? m->st[SP(m->sp - 1)] : 1;
 }
 
-/* Finding a slice: linear probing from its hash, at most VG_KPROBES slots,
- * claiming the first empty one when the event would create the slice. */
+/* Finding a slice: its probe path (vg_kslot_probe), at most VG_KPROBES
+ * slots, claiming the first empty one when the event would create the
+ * slice. */
 enum { KF_ABSENT = -1, KF_FULL = -2, KF_WAIT = -3 };
 
 struct kfind {
 	__u64 k0, k1;
-	__u32 prop, h;
+	/* h: where the path goes on from its home (KF_WAIT: the slot
+	 * another thread claimed, until the path is found again) */
+	__u32 prop, home, h;
 	__u32 tgid;		/* always 0: no slices keyed by process */
 	int create;
 	int claimed;		/* res is a slot this thread just claimed */
@@ -304,7 +307,7 @@ static inline int kslot_is(const struct vg_kslot *s, const struct kfind *f)
 
 static int kfind_step(struct vg_fast_shared *sh, __u32 i, struct kfind *f)
 {
-	__u32 idx = (f->h + i) & sh->kslot_mask;
+	__u32 idx = vg_kslot_probe(f->home, f->h, i) & sh->kslot_mask;
 	struct vg_kslot *s = kslot_at(sh, idx);
 	__u32 use;
 
@@ -351,12 +354,12 @@ static int kfind_step(struct vg_fast_shared *sh, __u32 i, struct kfind *f)
 
 static int kfind(struct vg_fast_shared *sh, struct kfind *f)
 {
-	struct vg_kslot *s = kslot_at(sh, f->h);
+	struct vg_kslot *s = kslot_at(sh, f->home);
 
-	/* the common case, the slice in its hash's own slot */
+	/* the common case, the slice in its home */
 	if (__atomic_load_n(&s->use, __ATOMIC_ACQUIRE) == VG_KSLOT_READY &&
 	    kslot_is(s, f)) {
-		f->res = (int)(f->h & sh->kslot_mask);
+		f->res = (int)(f->home & sh->kslot_mask);
 		return f->res;
 	}
 	f->res = KF_FULL;	/* every slot of the path taken */
@@ -574,8 +577,13 @@ static void key_of(const struct vg_kprop *p, const __u8 *kslot,
 			key[i] = 0;
 }
 
-/* where its slot's probe path starts (slices are not keyed by process in
- * here: tgid 0) */
+/* where its slot's probe path starts, and goes on (slices are not keyed
+ * by process in here: tgid 0) */
+static __u32 key_home(__u32 prop, const __u64 *key)
+{
+	return vg_kslot_home(prop, vg_kslot_key0(key[0], 0), key[1]);
+}
+
 static __u32 key_hash(__u32 prop, const __u64 *key)
 {
 	return vg_kslot_hash(prop, vg_kslot_key0(key[0], 0), key[1]);
@@ -625,6 +633,7 @@ static int kstep_prop(struct vg_inproc_env *env, __u32 prop,
 	f.k0 = m->key[0];
 	f.k1 = m->key[1];
 	f.tgid = 0;
+	f.home = key_home(prop, m->key);
 	f.h = key_hash(prop, m->key);
 	/* A slice we have not seen is in the initial state: create it only
 	 * if a transition of the initial state on this event changes
@@ -757,7 +766,7 @@ int vg_inproc_kstep(struct vg_inproc_env *env, const struct vg_ev_conf *conf,
 			continue;
 		}
 		__builtin_prefetch(kslot_at(env->sh,
-					    key_hash(conf->kprop[k], m.key)));
+					    key_home(conf->kprop[k], m.key)));
 	}
 	for (__u32 k = 0; k < VG_KMAX_EV_PROPS && k < n; k++) {
 		if (pass >> k & 1)

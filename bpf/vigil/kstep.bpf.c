@@ -80,6 +80,7 @@ static __always_inline void kstep_prop(__u32 prop, __u8 *kslot, __u32 bind,
 	f.k0 = m->key[0];
 	f.k1 = m->key[1];
 	f.tgid = kslot_by_tgid ? cur_tgid() : 0;
+	f.home = vg_kslot_home(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
 	f.h = vg_kslot_hash(prop, vg_kslot_key0(f.k0, f.tgid), f.k1);
 	/* A slice we have not seen is in the initial state: create it only
 	 * if a transition of the initial state on this event changes

@@ -236,7 +236,7 @@ static void test_claimed_wait(void **state)
 
 	df_init(&d, 64, 16);
 	t = kslots_of(d.f.sh);
-	h = vg_kslot_hash(0, vg_kslot_key0(0x1000, 0), 0) & d.f.sh->kslot_mask;
+	h = vg_kslot_home(0, vg_kslot_key0(0x1000, 0), 0) & d.f.sh->kslot_mask;
 	t[h].use = VG_KSLOT_CLAIMED;
 	assert_int_equal(df_malloc(&d, 0x1000, 8), 0);
 	assert_int_equal(nrecs, 1);

@@ -510,7 +510,7 @@ int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 {
 	int fd = bpf_map__fd(p->skel->maps.kslots);
 	struct vg_kslot v;
-	uint32_t h;
+	uint32_t h, home;
 	int kprop = -1;
 
 	for (int i = 0; i < p->nkprops; i++)
@@ -521,8 +521,9 @@ int vg_probe_set_kslice(struct vg_probe *p, int prop, const uint64_t *key,
 	/* the probe's own search (bpf/kstep.bpf.h, kfind), done while the
 	 * target is stopped: nothing else writes the table */
 	h = vg_kslot_hash((uint32_t)kprop, key[0], key[1]);
+	home = vg_kslot_home((uint32_t)kprop, key[0], key[1]);
 	for (uint32_t i = 0; i < VG_KPROBES; i++) {
-		uint32_t idx = (h + i) & (p->kslot_cap - 1);
+		uint32_t idx = vg_kslot_probe(home, h, i) & (p->kslot_cap - 1);
 
 		if (bpf_map_lookup_elem(fd, &idx, &v))
 			break;
