@@ -21,7 +21,7 @@
 #include "vigil_event.h"
 
 #define VG_FAST_MAGIC 0x76676661u	/* "vgfa" */
-#define VG_FAST_VERSION 6
+#define VG_FAST_VERSION 7
 #define VG_FAST_MAX_HOOKS 64		/* patched functions in one run */
 #define VG_FAST_SHADOW 64		/* return frames kept per thread */
 #define VG_FAST_THREADS 4096		/* per-thread table (power of 2) */
@@ -220,10 +220,14 @@ struct vg_fast_shared {
 	 * vigil then moves hold_ack past them (only forward), bumps
 	 * hold_gen (the futex word) and wakes the hold_waiters. The
 	 * agent wakes vigil for it: it bumps hold_req, and wakes that
-	 * futex when vigil's waker sleeps on it (user/fast/fast_wake.c). */
+	 * futex when vigil's waker sleeps on it (user/fast/fast_wake.c).
+	 * hold_cpu: the CPU + 1 the last thread to ask waits on, 0 once
+	 * vigil has let the holds go (vigil moves breakpoints from there:
+	 * user/probe/watch_near.c). */
 	__u64 hold_ack __attribute__((aligned(64)));
 	__u32 hold_gen, hold_waiters;
 	__u32 hold_req, waker_sleeps;
+	__u32 hold_cpu, pad4;
 	__u64 cnt[VG_FCNT_N] __attribute__((aligned(64)));
 	/* The object map (include/vigil_objmap.h), in this region at
 	 * objmap_off (0: none), objmap_size bytes: vigil sizes it from

@@ -104,7 +104,9 @@ VG_HIDDEN int vg_ring_write(struct vg_fast_shared *sh, __u32 event,
 /* A hold is over in a few hundred microseconds, and vigil's arming sends
  * an IPI to the CPU this thread last ran on: one that runs it takes the
  * IPI at once, an idle one must first be woken (in a guest, by the
- * hypervisor). So the thread stays on its CPU a while before it sleeps. */
+ * hypervisor); and vigil's thread pinned there (user/probe/watch_near.c)
+ * runs as soon as this one yields. So the thread stays on its CPU a
+ * while before it sleeps. */
 #define VG_HOLD_SPIN_NS 1000000ull
 
 /* vigil has made the holds of the ring up to end */
@@ -112,6 +114,17 @@ static int acked(struct vg_fast_shared *sh, __u64 end)
 {
 	return (__s64)(__atomic_load_n(&sh->hold_ack, __ATOMIC_ACQUIRE) -
 		       end) >= 0;
+}
+
+/* The CPU this thread runs on, as the vDSO's getcpu reads it: the limit
+ * of the segment Linux keeps per CPU (__CPUNODE_SEG, the low 12 bits);
+ * ~0u where there is no such segment (LSL then leaves it as it was) */
+static __u32 this_cpu(void)
+{
+	__u32 p = ~0u;
+
+	__asm__ volatile("lsl %1, %0" : "+r"(p) : "r"(0x7bu) : "cc");
+	return p == ~0u ? p : p & 0xfff;
 }
 
 /* A hold (VG_RF_ARMSTOP): this thread waits until vigil has handled the
@@ -126,7 +139,12 @@ static int acked(struct vg_fast_shared *sh, __u64 end)
 VG_HIDDEN void vg_hold_wait(struct vg_fast_shared *sh, __u64 end)
 {
 	__u64 start, now;
+	__u32 cpu = this_cpu();
 
+	/* where this thread waits, for vigil to arm from there (its
+	 * breakpoint calls run on this CPU whatever vigil's: an IPI each) */
+	__atomic_store_n(&sh->hold_cpu, cpu == ~0u ? 0 : cpu + 1,
+			 __ATOMIC_RELAXED);
 	/* vigil polls the ring: told at once of a hold (the order of the
 	 * two makes either this wake or the waker's look see the other) */
 	__atomic_fetch_add(&sh->hold_req, 1, __ATOMIC_SEQ_CST);

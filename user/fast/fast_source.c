@@ -66,6 +66,7 @@ void vg_fast_holds_done(struct vg_fast_shared *sh, uint64_t to)
 
 	if ((int64_t)(to - ack) <= 0)
 		return;
+	__atomic_store_n(&sh->hold_cpu, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sh->hold_ack, to, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&sh->hold_gen, 1, __ATOMIC_ACQ_REL);
 	if (__atomic_load_n(&sh->hold_waiters, __ATOMIC_ACQUIRE))
@@ -139,6 +140,14 @@ static void holds_done(void *ctx)
 		vg_fast_holds_done(f->sh, f->sh->tail);
 }
 
+static int hold_cpu(void *ctx)
+{
+	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
+
+	return sh ? (int)__atomic_load_n(&sh->hold_cpu, __ATOMIC_RELAXED) - 1
+		  : -1;
+}
+
 static void kunknown(void *ctx, int k, uint64_t *n, uint64_t *kept)
 {
 	struct vg_fast_shared *sh = ((struct vg_fast_run *)ctx)->sh;
@@ -169,6 +178,7 @@ void vg_fast_source_set(struct vg_fast_run *f)
 		.drain = drain, .waiting = waiting, .settle = settle,
 		.counts = counts, .counter = counter,
 		.armed = armed, .futile = futile, .holds_done = holds_done,
+		.hold_cpu = hold_cpu,
 		.kunknown = kunknown,
 		.objmap = objmap, .files = files, .ctx = f });
 }

@@ -310,6 +310,9 @@ struct vg_probe_source {
 	/* the holds of every record handled so far are made (its threads
 	 * that wait for them go on) */
 	void (*holds_done)(void *ctx);
+	/* the CPU a thread waiting for a hold waits on; -1: none, or not
+	 * known (the watchpoints' calls are made from there: watch.h) */
+	int (*hold_cpu)(void *ctx);
 	/* its own step of kernel-tier property k (the object map's memory
 	 * predicates, include/vigil_fast.h's kunknown): the steps a
 	 * predicate left unknown, and of those the ones that left the

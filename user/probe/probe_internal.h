@@ -265,6 +265,10 @@ void vg_probe_blocks_free(struct vg_probe *p);
 
 /* probe_watch.c: the watchpoints parked in a drain, closed at its end */
 void vg_probe_wp_flush(struct vg_probe *p);
+/* the breakpoints' calls made from the CPU a thread waiting for a hold
+ * waits on, if one does (watch.h's vg_watch_near), until
+ * vg_probe_holds_done */
+void vg_probe_near_hold(struct vg_probe *p);
 
 /* The loaded program of the skeleton's mine: mine itself, or the one of
  * its name the side object loaded in its place (split_load.h). */

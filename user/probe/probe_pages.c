@@ -4,6 +4,7 @@
  * them), and whether a hold to arm a watchpoint is futile (every register
  * taken under --watch-policy=refuse; bpf/vigil.bpf.c's arm_stop). */
 #include "probe_internal.h"
+#include "watch.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -64,6 +65,7 @@ void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on)
 
 void vg_probe_holds_done(struct vg_probe *p)
 {
+	vg_watch_far();	/* the armer sleeps before the thread goes on */
 	if (p && p->src.holds_done)
 		p->src.holds_done(p->src.ctx);
 }

@@ -138,8 +138,14 @@ static void park_off(struct vg_probe *p, struct probe_wp *w)
 		release(w);
 }
 
+void vg_probe_near_hold(struct vg_probe *p)
+{
+	vg_watch_near(p->src.hold_cpu ? p->src.hold_cpu(p->src.ctx) : -1);
+}
+
 void vg_probe_wp_flush(struct vg_probe *p)
 {
+	vg_probe_near_hold(p);
 	for (int i = 0; i < p->nwps; i++)
 		if (p->wps[i].parked && !p->wps[i].off)
 			park_off(p, &p->wps[i]);
@@ -214,8 +220,10 @@ int vg_probe_wp_add(struct vg_probe *p, pid_t pid, const struct vg_wp *wp,
 			       (unsigned long long)wp->addr,
 			       errno == EEXIST ? "that address is watched already"
 					       : strerror(errno));
-	if (w->parked)	/* (one that does not move is released) */
+	if (w->parked) {	/* (one that does not move is released) */
+		vg_probe_near_hold(p);
 		moved = move(w, wp);
+	}
 	w->addr = wp->addr;
 	if (!moved && arm_threads(p, w, wp, pid, e)) {
 		int err = errno;

@@ -6,7 +6,6 @@
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -45,10 +44,10 @@ int vg_watch_move(int fd, uint64_t addr, int len, int kind)
 {
 	struct perf_event_attr a = attr_of(addr, len, kind);
 
-	return ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) ? -1 : 0;
+	return vg_watch_ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) ? -1 : 0;
 }
 
 int vg_watch_disable(int fd)
 {
-	return ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ? -1 : 0;
+	return vg_watch_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ? -1 : 0;
 }

@@ -26,4 +26,15 @@ int vg_watch_move(int fd, uint64_t addr, int len, int kind);
  * with errno. */
 int vg_watch_disable(int fd);
 
+/* Where the two calls above run (watch_near.c): from vg_watch_near(cpu)
+ * on, on that CPU, the one a held thread waits on, by a thread of vigil's
+ * pinned there (no IPI a call); after vg_watch_far, or for a CPU vigil
+ * may not run on, here. A negative cpu: here. */
+void vg_watch_near(int cpu);
+void vg_watch_far(void);
+/* ioctl(fd, req, arg), where vg_watch_near says */
+int vg_watch_ioctl(int fd, unsigned long req, void *arg);
+/* how many calls were made near, by the pinned threads */
+uint64_t vg_watch_near_calls(void);
+
 #endif
