@@ -3,6 +3,7 @@
  * order, by time; and what the second source is told (the tables the
  * probes read of it). */
 #include "probe_internal.h"
+#include "watch.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -183,6 +184,7 @@ int vg_probe_drain(struct vg_probe *p, vg_probe_cb cb, void *ctx,
 	rc = drain_rounds(p, cb, ctx, e);
 	p->draining = false;
 	vg_probe_wp_flush(p);
+	vg_watch_far();	/* the moves are made: the armer sleeps */
 	return rc;
 }
 

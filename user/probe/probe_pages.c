@@ -65,7 +65,7 @@ void vg_probe_armed_addr(struct vg_probe *p, uint64_t addr, bool on)
 
 void vg_probe_holds_done(struct vg_probe *p)
 {
-	vg_watch_far();	/* the armer sleeps before the thread goes on */
+	vg_watch_far();	/* (a move outside a drain) the armer sleeps first */
 	if (p && p->src.holds_done)
 		p->src.holds_done(p->src.ctx);
 }
