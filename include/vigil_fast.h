@@ -92,6 +92,7 @@ enum vg_fast_cnt {
 				 * happen by design (but a stack switched
 				 * under the agent); the target gets a
 				 * SIGSEGV there */
+	VG_FCNT_WAITED_NS,	/* how long those waits for room took */
 	VG_FCNT_N
 };
 

@@ -31,10 +31,15 @@ static int wait_room(struct vg_fast_shared *sh, __u64 t)
 	vg_count(sh, VG_FCNT_WAITED);
 	while (now && now - start < VG_RING_PATIENCE_NS) {
 		vg_yield();
-		if (__atomic_load_n(&sh->tail, __ATOMIC_ACQUIRE) != t)
-			return 1;
 		now = vg_now_ns(sh);
+		if (__atomic_load_n(&sh->tail, __ATOMIC_ACQUIRE) != t)
+			break;
 	}
+	if (now > start)
+		__atomic_fetch_add(&sh->cnt[VG_FCNT_WAITED_NS], now - start,
+				   __ATOMIC_RELAXED);
+	if (__atomic_load_n(&sh->tail, __ATOMIC_ACQUIRE) != t)
+		return 1;
 	__atomic_store_n(&sh->no_wait, 1, __ATOMIC_RELAXED);
 	return 0;
 }

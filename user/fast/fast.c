@@ -192,12 +192,12 @@ static int ctl(void *state, const char *cmd, json_t *args, char **text,
 static void end(void *state, const struct vg_run_end *how)
 {
 	struct fast *f = state;
-	uint64_t waited = vg_fast_waited(f->installed);
+	uint64_t ns, waited = vg_fast_waited(f->installed, &ns);
 
 	/* the program went at vigil's pace rather than lose records */
 	if (waited && !vg_run_quiet(f->run))
-		fprintf(stderr, "vigil: in-process tier: the program waited %" PRIu64 " time%s for room in the ring (vigil's user tier took the records more slowly than it made them)\n",
-			waited, waited == 1 ? "" : "s");
+		fprintf(stderr, "vigil: in-process tier: the program waited %" PRIu64 " time%s for room in the ring, %.3f s in all (vigil took the records more slowly than it made them)\n",
+			waited, waited == 1 ? "" : "s", (double)ns / 1e9);
 	vg_fast_uninstall(f->installed, how->exited);
 	f->installed = NULL;
 }

@@ -50,8 +50,10 @@ int vg_fast_nhooks(const struct vg_fast_run *f)
 	return f ? f->nhooks : 0;
 }
 
-uint64_t vg_fast_waited(const struct vg_fast_run *f)
+uint64_t vg_fast_waited(const struct vg_fast_run *f, uint64_t *ns)
 {
+	*ns = f && f->sh ? __atomic_load_n(&f->sh->cnt[VG_FCNT_WAITED_NS],
+					   __ATOMIC_RELAXED) : 0;
 	return f && f->sh ? __atomic_load_n(&f->sh->cnt[VG_FCNT_WAITED],
 					    __ATOMIC_RELAXED) : 0;
 }

@@ -33,8 +33,9 @@ void vg_fast_uninstall(struct vg_fast_run *f, bool target_gone);
 /* How many functions are patched */
 int vg_fast_nhooks(const struct vg_fast_run *f);
 pid_t vg_fast_pid(const struct vg_fast_run *f);
-/* how many times a thread waited for room in the ring (inproc/ring.c) */
-uint64_t vg_fast_waited(const struct vg_fast_run *f);
+/* how many times a thread waited for room in the ring (inproc/ring.c),
+ * and in *ns how long in all */
+uint64_t vg_fast_waited(const struct vg_fast_run *f, uint64_t *ns);
 /* vigil's mapping of the region it shares with the agent */
 struct vg_fast_shared *vg_fast_region(struct vg_fast_run *f);
 /* the region's address in the target */

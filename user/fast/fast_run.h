@@ -17,8 +17,9 @@
  * (inproc/ring.c), so it needs room for bursts, not for a whole run; and
  * each of its pages costs the program a fault the first time round (a
  * fresh shared page: about 2 us here). 32 MB was 8,192 of those in a run
- * of allocs_bench under five memory specs, which 8 MB made 0.93 x as long
- * with no wait for room (docs/PERFORMANCE.md). */
+ * of allocs_bench under five memory specs, which 8 MB made 0.93 x as long,
+ * waits for room included: 1 to 17 ms at the start, while the BPF load's
+ * second thread still takes a CPU (docs/PERFORMANCE.md). */
 #define RING_BYTES (8u << 20)
 #define STUB_MAX 160		/* an entry or return stub */
 #define HOOK_BYTES (2 * STUB_MAX + VG_RELOC_MAX)
