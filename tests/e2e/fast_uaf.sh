@@ -3,7 +3,7 @@
 # malloc hands it, often one just freed):
 #  - a user-tier property on malloc and free: the program makes records
 #    faster than vigil reads them; it waits for room (vigil says how many
-#    times) and no record is lost;
+#    times, and how long in all) and no record is lost;
 #  - vigil stopped (SIGSTOP) in the middle: the program is not held up by
 #    it (one wait, then records are dropped), ends on its own, and once
 #    vigil goes on its verdicts say what was lost;
@@ -37,7 +37,7 @@ expect_out "^malloc_storm: done 2000000$"
 expect_out "in-process tier: [0-9]+ functions? patched"
 expect_out "stats: events=[0-9]+ records=[0-9]+ lost=0 "
 expect_out "after:malloc=2000001 "
-expect_out "in-process tier: the program waited [0-9]+ times? for room in the ring"
+expect_out "in-process tier: the program waited [0-9]+ times? for room in the ring, [0-9]+\.[0-9]{3} s in all \("
 expect_out "ERROR SUMMARY: 0 errors$"
 
 # --- vigil stopped: the program runs on, the losses are said ------------
