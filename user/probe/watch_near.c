@@ -27,8 +27,9 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "util/clock.h"
 
 #define ARMER_WAIT_NS 200000ull	/* 200 us for the armer to take it */
 #define MAX_CPUS CPU_SETSIZE
@@ -52,14 +53,6 @@ static uint64_t served;		/* calls the armers made */
 static void futex(uint32_t *w, int op, uint32_t val)
 {
 	syscall(SYS_futex, w, op, val, NULL, NULL, 0);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 static void *armer_main(void *arg)
@@ -158,11 +151,11 @@ int vg_watch_ioctl(int fd, unsigned long req, void *arg)
 	a->req = req;
 	a->arg = arg;
 	__atomic_store_n(&a->state, POSTED, __ATOMIC_RELEASE);
-	end = now_ns() + ARMER_WAIT_NS;
+	end = vg_now_ns(CLOCK_MONOTONIC) + ARMER_WAIT_NS;
 	while ((st = __atomic_load_n(&a->state, __ATOMIC_ACQUIRE)) != DONE) {
 		uint32_t want = POSTED;
 
-		if (st == POSTED && now_ns() > end &&
+		if (st == POSTED && vg_now_ns(CLOCK_MONOTONIC) > end &&
 		    __atomic_compare_exchange_n(&a->state, &want, IDLE, false,
 						__ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED)) {
