@@ -65,9 +65,9 @@ grep -q 'perf_event_open({type=PERF_TYPE_BREAKPOINT' "$TMP/strace" ||
 
 # 2. a machine whose registers do not fire, as vigil sees one
 export VIGIL_DEBUG_REGS=off
-# lint --binary says it with the plan; the frees of use_after_free still
-# hold their thread (the page filter of the calls into freed blocks must
-# be in place first), but a spec without such calls holds none
+# lint --binary says it with the plan; no event holds its thread (not
+# even use_after_free's frees: the calls into freed blocks are all sent,
+# unfiltered, and checked in time order: below)
 "$VIGIL" lint --binary "$TARGETS/watched" "$TMP/w.vigil" >"$TMP/out" 2>&1
 cat "$TMP/out"
 expect_out "^machine: this machine's debug registers do not fire \(checked: a write to a watched variable was not seen\): these events cannot be seen: counts: write counter; nothing is armed for them"
@@ -85,9 +85,16 @@ state open accepting {
 }
 state bad violation
 SPEC
+# (the machine's own registers: a hold where they fire, as the oracle
+# says, none where they do not)
 unset VIGIL_DEBUG_REGS
 "$VIGIL" lint --binary "$TARGETS/objects" "$TMP/slice.vigil" >"$TMP/out" 2>&1
-grep -qE '^  event [0-9]+ before obj_open:.*hold' "$TMP/out" || fail "no hold for the watch where registers are taken to fire"
+if has_debug_regs; then
+	grep -qE '^  event [0-9]+ before obj_open:.*hold' "$TMP/out" || fail "no hold for the watch where registers fire"
+else
+	grep -qE '^  event [0-9]+ before obj_open:' "$TMP/out" || fail "lint shows no obj_open event: $(cat "$TMP/out")"
+	grep -qE '^  event [0-9]+ before obj_open:.*hold' "$TMP/out" && fail "a hold for the watch where registers do not fire ($WHY)"
+fi
 export VIGIL_DEBUG_REGS=off
 "$VIGIL" lint --binary "$TARGETS/objects" "$TMP/slice.vigil" >"$TMP/out" 2>&1
 cat "$TMP/out"
@@ -115,10 +122,15 @@ PY
 
 # a slice's memory: use_after_free over blocks read by memcpy, write(2)
 # and strlen after their free (tests/e2e/uaf_calls.sh): the calls are
-# still seen, the slices that needed a register end inconclusive
+# still seen, the slices that needed a register end inconclusive, and no
+# free held its thread for a register nobody arms (each hold cost 82 us)
+"$VIGIL" lint --binary "$TARGETS/uafcalls" specs/lib/use_after_free.vigil >"$TMP/out" 2>&1
+grep -qE '^  event [0-9]+ before free:' "$TMP/out" || fail "lint shows no free event: $(cat "$TMP/out")"
+grep -qE '^  event [0-9]+ before free:.*hold' "$TMP/out" && fail "a free holds its thread for a register nobody arms: $(grep 'before free:' "$TMP/out")"
 run_vigil run --on-violation=continue specs/lib/use_after_free.vigil -- "$TARGETS/uafcalls"
 expect_rc 1
 expect_blind
+expect_no_out "^vigil: holds:"
 n=$(grep -c 'state  freed -> use_after_free (violation)' "$TMP/out")
 [ "$n" -eq 3 ] || fail "$n accesses after free through calls, not 3"
 expect_out '^vigil: ERROR SUMMARY: 3 errors: use_after_free.use_after_free=3; [0-9]+ slices? inconclusive \(this machine.s debug registers do not fire\)$'

@@ -147,6 +147,10 @@ struct vg_watchset *vg_watchset_new(const struct vg_spec *spec,
 	 * a slice that needed a register ends inconclusive (acquire), a
 	 * global's property is inconclusive from the start */
 	ws->no_regs = plan->no_debug_regs;
+	/* and no thread waits for a free's pages to be counted in the
+	 * probes' filter (plan.c, pass_blind): every checked call is sent */
+	if (ws->no_regs)
+		vg_probe_pages_all(probe);
 	ws->spec = spec;
 	ws->probe = probe;
 	ws->pid = pid;
