@@ -59,8 +59,11 @@ run_once() {
 		fail "run $what: the target was left stopped"
 	fi
 	if [ -z "$tpid" ]; then	# never started: the guard killed it
-		# (no end at all: vigil died before it forked anything)
-		grep -qE '^end (ticker|vigil) [0-9]+ signal 9$' "$TMP/k.ends" ||
+		# (no end at all: vigil died before it forked anything; "end
+		# vigil N exit 127": vigil's child, not yet the program (its
+		# name), found vigil gone before it could be told to die with
+		# it, user/proc/proc.c)
+		grep -qE '^end (ticker|vigil) [0-9]+ signal 9$|^end vigil [0-9]+ exit 127$' "$TMP/k.ends" ||
 			! grep -q '^end ' "$TMP/k.ends" ||
 			{ cat "$TMP/k.out" "$TMP/k.ends"; fail "run $what: the program neither ran nor was killed"; }
 		return
@@ -111,7 +114,7 @@ for i in $(seq 3); do
 		fail "follow $what: a process crashed or was left stopped"
 	fi
 	if ! grep -q '^forker: children=' "$TMP/k.out"; then	# unstarted
-		grep -qE '^end (forker|vigil) [0-9]+ signal 9$' "$TMP/k.ends" ||
+		grep -qE '^end (forker|vigil) [0-9]+ signal 9$|^end vigil [0-9]+ exit 127$' "$TMP/k.ends" ||
 			! grep -q '^end ' "$TMP/k.ends" ||
 			{ cat "$TMP/k.out" "$TMP/k.ends"; fail "follow $what: the loop neither ran nor was killed"; }
 		continue

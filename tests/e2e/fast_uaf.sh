@@ -71,12 +71,25 @@ expect_out "ERROR SUMMARY: 0 errors; [0-9]+ slices? inconclusive"
 UAF=specs/lib/use_after_free.vigil
 "$VIGIL" lint "$UAF" --binary "$TARGETS/malloc_storm" >"$TMP/lint" 2>&1
 grep -q 'in-process before free: .*libc.so.6' "$TMP/lint" || fail "lint: free not in-process: $(cat "$TMP/lint")"
+if ! has_debug_regs; then
+	# nothing armed, and no thread held for it: the run goes at the
+	# ring's pace, no record lost, no access after free made up
+	"$VIGIL" run "$UAF" -- "$TARGETS/malloc_storm" 300000 >"$TMP/out" 2>&1
+	RC=$?
+	expect_rc 0
+	expect_out "^malloc_storm: done 300000$"
+	expect_out "in-process tier: [0-9]+ functions? patched"
+	expect_out "stats: events=[0-9]+ records=[0-9]+ lost=0 "
+	expect_blind
+	expect_no_out "VIOLATION|^vigil: holds:"
+	skip debug_regs "$WHY"
+fi
 if ! has_sound_debug_regs; then
 	"$VIGIL" run --on-violation=continue "$UAF" -- "$TARGETS/malloc_storm" 1000 \
 		>"$TMP/out" 2>&1
 	RC=$?
 	expect_out "^malloc_storm: done 1000$"
-	has_debug_regs && expect_stale || expect_blind
+	expect_stale
 	skip sound_debug_regs "$WHY"
 fi
 "$VIGIL" run "$UAF" -- "$TARGETS/malloc_storm" 300000 >"$TMP/out" 2>&1

@@ -98,15 +98,26 @@ opid=$(pgrep -f "^$TARGETS/objects cycle 2000" | head -1)
 [ -n "$opid" ] || { cat "$TMP/out"; fail "target not running"; }
 LEFT_PIDS+=("$opid")
 kill -STOP "$vpid"
-for _ in $(seq 50); do [ "$(proc_state "$opid")" = T ] && break; sleep 0.1; done
-[ "$(proc_state "$opid")" = T ] || fail "the target was not held while vigil was frozen"
+blind=
+if has_debug_regs; then
+	for _ in $(seq 50); do [ "$(proc_state "$opid")" = T ] && break; sleep 0.1; done
+	[ "$(proc_state "$opid")" = T ] || fail "the target was not held while vigil was frozen"
+else
+	# no register to arm, so no hold (user/plan/plan.c, pass_blind):
+	# the target runs on while vigil is frozen; the hold's own check
+	# is skipped at the end, once the sections below have run
+	blind=$WHY
+	sleep 1
+	[ "$(proc_state "$opid")" != T ] || fail "the target was held for a register nobody arms"
+fi
 kill -KILL "$vpid"
 wait "$vpid" 2>/dev/null
 for _ in $(seq 50); do [ "$(proc_state "$opid")" != T ] && break; sleep 0.1; done
 [ "$(proc_state "$opid")" != T ] || fail "target left stopped after vigil was SIGKILLed in a hold"
 for _ in $(seq 100); do kill -0 "$opid" 2>/dev/null || break; sleep 0.1; done
 cat "$TMP/out"
-expect_out "\(guard\) vigil ended while pid $opid was stopped by its probes: resumed it"
+[ -n "$blind" ] ||
+	expect_out "\(guard\) vigil ended while pid $opid was stopped by its probes: resumed it"
 expect_out "objects: count=2000"
 [ "$(uprobes_on "$TARGETS/objects")" -eq 0 ] ||
 	fail "probes left on the target after vigil was SIGKILLed"
@@ -126,4 +137,5 @@ LEFT_PIDS+=("$kid")
 for _ in $(seq 50); do kill -0 "$kid" 2>/dev/null || break; sleep 0.1; done
 ! kill -0 "$kid" 2>/dev/null || fail "the launched target outlived vigil's SIGKILL (state $(proc_state "$kid"), $(cat "/proc/$kid/comm"))"
 ! grep -q "ticker: pid" "$TMP/out" || fail "the program ran unmonitored"
+[ -z "$blind" ] || skip debug_regs "$blind"
 echo ok
