@@ -127,6 +127,14 @@ PY
 "$VIGIL" lint --binary "$TARGETS/uafcalls" specs/lib/use_after_free.vigil >"$TMP/out" 2>&1
 grep -qE '^  event [0-9]+ before free:' "$TMP/out" || fail "lint shows no free event: $(cat "$TMP/out")"
 grep -qE '^  event [0-9]+ before free:.*hold' "$TMP/out" && fail "a free holds its thread for a register nobody arms: $(grep 'before free:' "$TMP/out")"
+# with no page filter, the calls checked against freed blocks go
+# in-process like any hot call; where registers fire (a kept answer,
+# lint runs nothing) the filter keeps them on uprobes
+grep -qE '^  in-process before memcpy: ' "$TMP/out" || fail "memcpy not in-process where no filter needs its probe: $(grep 'memcpy' "$TMP/out")"
+mkdir -p -m 700 "$TMP/fire/vigil-$(id -u)"
+echo "$(cat /proc/sys/kernel/random/boot_id) fire" >"$TMP/fire/vigil-$(id -u)/debug-regs"
+env -u VIGIL_DEBUG_REGS TMPDIR="$TMP/fire" "$VIGIL" lint --binary "$TARGETS/uafcalls" specs/lib/use_after_free.vigil >"$TMP/out" 2>&1
+grep -qE '^  uprobe before memcpy: .*not in-process: it is checked against watched blocks' "$TMP/out" || fail "memcpy not on its filtered uprobe where registers fire: $(grep 'memcpy' "$TMP/out")"
 run_vigil run --on-violation=continue specs/lib/use_after_free.vigil -- "$TARGETS/uafcalls"
 expect_rc 1
 expect_blind

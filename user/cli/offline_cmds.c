@@ -18,6 +18,7 @@
 #include "probe/features.h"
 #include "probe/probe.h"
 #include "report/dot.h"
+#include "watchset/callacc.h"
 
 int vg_cmd_check(int argc, char **argv)
 {
@@ -283,7 +284,11 @@ int vg_cmd_lint(int argc, char **argv)
 			return rc;
 		}
 		vg_plan_fast_apply(&fast, no_fast, &po);
-		plan = vg_plan_build(spec, &po, &e);
+		/* the calls the run adds to watch freed blocks (memcpy,
+		 * read(2)...: watchset/callacc.h), so that lint shows their
+		 * probes and the functions they patch too */
+		plan = vg_callacc_add(spec, &e) ? NULL
+						: vg_plan_build(spec, &po, &e);
 		if (!plan) {
 			rc = vg_cli_fail(&e);
 		} else {

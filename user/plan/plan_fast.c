@@ -203,7 +203,10 @@ static void event_why(const struct vg_plan *p, int i, char *why, size_t len)
 		snprintf(why, len, "its probe does more than the agent can (flags 0x%x)", extra);
 	else if (pe->arms || (p->dormant >> (i & 63) & 1 && i < 64))
 		snprintf(why, len, "--dynamic attaches and detaches it");
-	else if (c->nrng)
+	/* the probes filter such calls by the watched blocks' pages, a BPF
+	 * map the agent cannot read; where no debug register fires, no
+	 * filter: every call is sent (plan.c, pass_blind) */
+	else if (c->nrng && !p->no_debug_regs)
 		snprintf(why, len, "it is checked against watched blocks");
 	for (uint32_t k = 0; !*why && k < c->nkprops && k < VG_KMAX_EV_PROPS; k++) {
 		const struct vg_kprop *kp = &p->kt.kprops[c->kprop[k]];
