@@ -8,8 +8,9 @@
  *
  * Not here (vigil keeps such events on uprobes): --dynamic arms (a probe
  * must be attached while the thread waits), watched-call filters (nrng:
- * the watched pages are a BPF map), stack ids (VG_EVF_STACK gets
- * VG_SLOT_CALLER and a stack id of -1). */
+ * the watched pages are a BPF map; where no debug register fires there is
+ * no filter, and such calls come here, every one sent), stack ids
+ * (VG_EVF_STACK gets VG_SLOT_CALLER and a stack id of -1). */
 #include "event.h"
 #include "objmap.h"
 
