@@ -61,8 +61,10 @@ static int run_to(struct vg_inject *in, uint64_t entry, struct vg_err *e)
 			continue;
 		if (vg_inject_getregs(in, 0, &r, e))
 			goto out;
-		if (r.rip == entry + 1)
+		if (r.rip == entry + 1) {
+			vg_inject_hazard("entry: the program stopped at the int3");
 			break;
+		}
 	}
 	r.rip = entry;
 	rc = vg_inject_setregs(in, 0, &r, e);
@@ -98,8 +100,13 @@ int vg_inject_run_to_entry(pid_t pid, struct vg_inject **out,
 		vg_inject_release(in);
 		return vg_errf(e, "out of memory");
 	}
-	/* the exec is caught: no more exec stops, a seized thread as any */
-	if (ptrace(PTRACE_SETOPTIONS, pid, 0, PTRACE_O_TRACESYSGOOD)) {
+	/* the exec is caught: no more exec stops, a seized thread as any.
+	 * Killed with vigil (EXITKILL) until the detach: a vigil that dies
+	 * while the program runs to the int3 at its entry let it trap there
+	 * with no tracer (SIGTRAP, a core), where the guard would have
+	 * killed it a moment later anyway (not let into its program) */
+	if (ptrace(PTRACE_SETOPTIONS, pid, 0,
+		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) {
 		vg_errf(e, "pid %d: ptrace: %s", pid, strerror(errno));
 		vg_inject_release(in);
 		return -1;
