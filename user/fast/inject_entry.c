@@ -101,10 +101,11 @@ int vg_inject_run_to_entry(pid_t pid, struct vg_inject **out,
 		return vg_errf(e, "out of memory");
 	}
 	/* the exec is caught: no more exec stops, a seized thread as any.
-	 * Killed with vigil (EXITKILL) until the detach: a vigil that dies
-	 * while the program runs to the int3 at its entry let it trap there
-	 * with no tracer (SIGTRAP, a core), where the guard would have
-	 * killed it a moment later anyway (not let into its program) */
+	 * Killed with vigil (EXITKILL) until the detach: a thread let go by
+	 * vigil's death from a trap of vigil's making in this phase may end
+	 * by SIGTRAP (a core) before the guard kills it, as the program not
+	 * let into its own code yet (seen once: signal 5, vigil SIGKILLed
+	 * 0.17 s into its start) */
 	if (ptrace(PTRACE_SETOPTIONS, pid, 0,
 		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)) {
 		vg_errf(e, "pid %d: ptrace: %s", pid, strerror(errno));
