@@ -215,6 +215,10 @@ static void pages_count(struct vg_watchset *ws, uint64_t start, uint64_t end,
 {
 	uint64_t first = start >> 12, last = (end - 1) >> 12;
 
+	/* no register fires: the filter is off from the start
+	 * (watchset_plan.c), and nothing reads the counts */
+	if (ws->no_regs)
+		return;
 	if (last - first >= MAX_PAGES) {
 		if (delta > 0)
 			vg_probe_pages_all(ws->probe);
