@@ -220,7 +220,8 @@ static int map_here(struct vg_inject *in, long fd, size_t len, void **local,
 	snprintf(path, sizeof(path), "/proc/%d/fd/%ld", in->pid, fd);
 	if ((lfd = open(path, O_RDWR | O_CLOEXEC)) < 0)
 		return vg_errf(e, "opening %s: %s", path, strerror(errno));
-	*local = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, lfd, 0);
+	*local = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_POPULATE, lfd, 0);
 	close(lfd);
 	if (*local == MAP_FAILED)
 		return vg_errf(e, "mapping %s: %s", path, strerror(errno));
@@ -248,7 +249,7 @@ int vg_inject_shared(struct vg_inject *in, size_t len, uint64_t *remote,
 	if (sys(in, &ret, "ftruncate of its memfd", SYS_ftruncate, fd,
 		(long)len, 0, 0, 0, 0, e) ||
 	    sys(in, &map, "mmap of its memfd", SYS_mmap, 0, (long)len,
-		PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0, e))
+		PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0, e))
 		goto fail;
 	if (map_here(in, fd, len, local, e))
 		goto fail;
