@@ -45,6 +45,12 @@ if "$BUILD/targets/debug_regs_oracle" stale >/dev/null 2>&1; then
 else
 	lacks[sound_debug_regs]=no
 fi
+# transparent huge pages for anonymous memory, as the kernel offers them
+if grep -qE '\[(always|madvise)\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	lacks[huge_pages]=no
+else
+	lacks[huge_pages]=yes
+fi
 declare -A skip_why=()
 
 # Unit tests: cmocka's TAP output gives one line per test.
