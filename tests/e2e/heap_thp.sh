@@ -26,6 +26,7 @@ vigil_while_running() {
 		sleep 0.1
 		[ -r "/proc/$VPID/smaps_rollup" ] || break
 		tr '\0' '\n' <"/proc/$VPID/environ" >"$TMP/environ" 2>/dev/null
+		COMM=$(cat "/proc/$VPID/comm" 2>/dev/null)
 		h=$(awk '/^AnonHugePages:/ { print $2 }' "/proc/$VPID/smaps_rollup" 2>/dev/null)
 		[ "${h:-0}" -gt "$HUGE" ] && HUGE=$h
 		[ "$HUGE" -gt 0 ] && break
@@ -47,6 +48,9 @@ if ! grep -qE '\[(always|madvise)\]' /sys/kernel/mm/transparent_hugepage/enabled
 fi
 grep -qx 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1' "$TMP/environ" ||
 	{ cat "$TMP/environ"; fail "vigil did not start again with glibc.malloc.hugetlb=1"; }
+# the process keeps its name (vigil checkpoint and vigil ctl know vigil
+# by it): started again by its own path, not /proc/self/exe's
+[ "$COMM" = vigil ] || fail "vigil's process is named '$COMM' after it started again"
 [ "$HUGE" -gt 0 ] || { cat "$TMP/run"; fail "vigil's heap has no huge page (AnonHugePages 0 kB all along its run)"; }
 echo "vigil's heap: $HUGE kB on huge pages"
 echo ok
