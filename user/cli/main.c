@@ -64,7 +64,8 @@ static const struct {
  * monitor. A run allocates and frees millions of slices, evidence steps
  * and freed blocks, and on a guest whose page faults go to the hypervisor
  * (about 10 us each on a PVM guest, against 0.7 us a page with huge
- * pages) their first touches were a sixth of a run's time. glibc
+ * pages) a run of the six memory specs took 0.91 x as long with them
+ * (docs/PERFORMANCE.md, page faults on a PVM guest). glibc
  * madvises its heap for huge pages when its tunable glibc.malloc.hugetlb
  * asks, and reads tunables only as a process starts: so vigil starts
  * again with it, once (the same pid), and puts the environment back as
