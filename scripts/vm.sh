@@ -198,9 +198,9 @@ summary() {
 	tr -d '\r' <"$VM/console.log" | grep -E '^vm: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -1
 }
 s=$(summary)
-# The guest's own kernel locked up (seen twice on a PVM host, in the
-# third test after a CRIU restore, never on the tests' own checks): say
-# so with its traces, and run what did not finish in a second guest,
+# The guest's own kernel locked up (seen twice on a PVM host, as
+# live_restore ended and in the test after it; its cause not known yet):
+# say so with its traces, and run what did not finish in a second guest,
 # once. A test that fails is never run again; a second lock-up fails.
 if [ -z "$s" ] && grep -qE 'BUG: soft lockup|Kernel panic' "$VM/console.log"; then
 	cp "$VM/console.log" "$VM/console-lockup.log"
