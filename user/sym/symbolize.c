@@ -49,7 +49,7 @@ struct obj {
 	bool has_symtab;	/* else statics are DWARF's to say */
 	bool dwarf_vars;	/* DWARF's variables added to dsyms */
 	struct fline *lines;
-	size_t nlines;
+	size_t nlines, caplines;
 	char **files;
 	size_t nfiles;
 };
@@ -383,14 +383,20 @@ static const char *intern_file(struct obj *o, const char *name)
 	return o->files[o->nfiles++] = strdup(name);
 }
 
+/* The table doubles: a realloc a line made reading a large binary's
+ * table quadratic where realloc copies (ASan's always does: the
+ * sanitized unit test that symbolizes itself ran for minutes) */
 static void add_line(struct obj *o, uint64_t addr, int line, const char *file)
 {
-	struct fline *grown;
+	if (o->nlines == o->caplines) {
+		size_t cap = o->caplines ? 2 * o->caplines : 1024;
+		struct fline *grown = realloc(o->lines, cap * sizeof(*grown));
 
-	grown = realloc(o->lines, (o->nlines + 1) * sizeof(*grown));
-	if (!grown)
-		return;
-	o->lines = grown;
+		if (!grown)
+			return;
+		o->lines = grown;
+		o->caplines = cap;
+	}
 	o->lines[o->nlines++] = (struct fline){ addr, line, file };
 }
 
