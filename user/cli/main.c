@@ -48,16 +48,20 @@ static int attach(int argc, char **argv)
 	return vg_cmd_run(argc, argv, true);
 }
 
+/* monitors: the command runs a monitor, its heap on huge pages
+ * (heap_on_huge_pages below) */
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	bool monitors;
 } cmds[] = {
-	{ "run", run }, { "attach", attach }, { "watch", vg_cmd_watch },
-	{ "check", vg_cmd_check },
-	{ "graph", vg_cmd_graph }, { "lint", vg_cmd_lint },
-	{ "restore", vg_cmd_restore }, { "checkpoint", vg_cmd_checkpoint },
-	{ "ctl", vg_cmd_ctl }, { "view", vg_cmd_view },
-	{ "agent", vg_cmd_agent }, { "doctor", vg_cmd_doctor },
+	{ "run", run, true }, { "attach", attach, true },
+	{ "watch", vg_cmd_watch, true }, { "check", vg_cmd_check, false },
+	{ "graph", vg_cmd_graph, false }, { "lint", vg_cmd_lint, false },
+	{ "restore", vg_cmd_restore, true },
+	{ "checkpoint", vg_cmd_checkpoint, false },
+	{ "ctl", vg_cmd_ctl, false }, { "view", vg_cmd_view, false },
+	{ "agent", vg_cmd_agent, true }, { "doctor", vg_cmd_doctor, false },
 };
 
 /* vigil's own heap on transparent huge pages, for the commands that
@@ -74,20 +78,33 @@ static const struct {
  * tunable; under ASan there is no glibc heap to ask. */
 #define REEXEC_MARK "VIGIL_REEXEC_TUNABLES"
 
+#ifndef __SANITIZE_ADDRESS__
+/* GLIBC_TUNABLES as the user gave it, which REEXEC_MARK keeps: "=VALUE",
+ * or "-" for none */
+static void tunables_back(void)
+{
+	const char *was = getenv(REEXEC_MARK);
+
+	if (!was)
+		return;
+	if (*was == '=')
+		setenv("GLIBC_TUNABLES", was + 1, 1);
+	else
+		unsetenv("GLIBC_TUNABLES");
+	unsetenv(REEXEC_MARK);
+}
+#endif
+
 static void heap_on_huge_pages(char **argv)
 {
 #ifndef __SANITIZE_ADDRESS__
-	const char *was = getenv(REEXEC_MARK), *tun = getenv("GLIBC_TUNABLES");
+	const char *tun = getenv("GLIBC_TUNABLES");
 	char mode[128] = "", self[4096], *set;
 	ssize_t n;
 	FILE *f;
 
-	if (was) {	/* started again: the user's environment back */
-		if (*was == '=')
-			setenv("GLIBC_TUNABLES", was + 1, 1);
-		else
-			unsetenv("GLIBC_TUNABLES");
-		unsetenv(REEXEC_MARK);
+	if (getenv(REEXEC_MARK)) {	/* started again */
+		tunables_back();
 		return;
 	}
 	if ((tun && strstr(tun, "glibc.malloc.hugetlb")) ||
@@ -124,11 +141,7 @@ static void heap_on_huge_pages(char **argv)
 		execv(self, argv);
 	}
 	/* not started again (no /proc, the binary replaced): on as it is */
-	if (tun)
-		setenv("GLIBC_TUNABLES", tun, 1);
-	else
-		unsetenv("GLIBC_TUNABLES");
-	unsetenv(REEXEC_MARK);
+	tunables_back();
 #else
 	(void)argv;
 #endif
@@ -144,10 +157,9 @@ int main(int argc, char **argv)
 	const char *nc, *term;
 	sigset_t usr;
 
-	if (argc > 1 && (!strcmp(argv[1], "run") || !strcmp(argv[1], "attach") ||
-			 !strcmp(argv[1], "watch") || !strcmp(argv[1], "agent") ||
-			 !strcmp(argv[1], "restore")))
-		heap_on_huge_pages(argv);
+	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (cmds[i].monitors && !strcmp(argv[1], cmds[i].name))
+			heap_on_huge_pages(argv);
 	nc = getenv("NO_COLOR");
 	term = getenv("TERM");
 
