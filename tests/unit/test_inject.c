@@ -161,6 +161,7 @@ static void test_syscall(void **state)
  * running from the pad, at the call's entry, at its exit, back in an
  * event stop): the thread is let go by the kernel and finds its own
  * registers, and the pause() it was in, again; no SIGTRAP, no crash */
+static char state_of(pid_t pid, pid_t tid);
 static void test_tracer_dies(void **state)
 {
 	struct target t;
@@ -191,6 +192,9 @@ static void test_tracer_dies(void **state)
 				 n, st);
 		usleep(20000);
 		assert_int_equal(kill(t.pid, 0), 0);
+		if (state_of(t.pid, t.pid) == 'Z')
+			fail_msg("point %d: the program died when its tracer did",
+				 n);
 		assert_alive(&t);
 	}
 	stop(&t);

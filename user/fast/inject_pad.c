@@ -30,11 +30,13 @@
 #include "inject_internal.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "sym/maps.h"
 
@@ -97,22 +99,47 @@ static void build(struct code *c)
 	disp(c, offsetof(struct pad_data, rip), 0);
 }
 
-/* Bytes at the end of mapping p that its ELF segment does not cover:
- * the executable PT_LOAD mapped there (its offset rounded down to the
- * page is the mapping's) ends before the mapping does. The file is read
- * through /proc/pid/map_files (the target's own file, whatever its mount
- * namespace). 0 when not an ELF file or no such segment. */
-static uint64_t spare(pid_t pid, const struct vg_map *p)
+/* Mapping p's file, opened: through /proc/pid/map_files (the target's
+ * own file, whatever its mount namespace), which the kernel opens only
+ * for CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE; without them (a user
+ * tracing a program of their own) by its path under the target's root
+ * (/proc/pid/root, open to its tracer), taken only if its device and
+ * inode are the mapping's. A file replaced since, or on an overlay (whose
+ * maps line gives the layer's inode), is not taken: no pad there. */
+static int open_mapped(pid_t pid, const struct vg_map *p)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	char path[96];
-	uint64_t room = 0;
+	char path[4200];
+	struct stat st;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 pid, p->start, p->end);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || (errno != EPERM && errno != EACCES))
+		return fd;
+	if (snprintf(path, sizeof(path), "/proc/%d/root%s", pid, p->path) >=
+		    (int)sizeof(path) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_dev != p->dev || st.st_ino != p->ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Bytes at the end of mapping p that its ELF segment does not cover:
+ * the executable PT_LOAD mapped there (its offset rounded down to the
+ * page is the mapping's) ends before the mapping does. 0 when not an ELF
+ * file or no such segment. */
+static uint64_t spare(pid_t pid, const struct vg_map *p)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	uint64_t room = 0;
+	int fd;
+
+	if ((fd = open_mapped(pid, p)) < 0)
 		return 0;
 	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
