@@ -184,10 +184,13 @@ $(BUILD)/tests/test_objmap_probe: $(wildcard include/vigil_objmap*.h)
 
 unit: $(UNITS)
 
+# make test, check and demo build on every CPU (JOBS=1: one at a time)
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 # Under SANITIZE=1 a sanitizer report must not pass for vigil's exit
 # status 1 (a violation): give them statuses of their own.
 test: setup
-	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) -j$(JOBS) --no-print-directory all unit
 	@BUILD=$(BUILD) ASAN_OPTIONS=exitcode=86:detect_leaks=1 \
 		UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1 \
 		bash tests/run.sh
@@ -202,11 +205,11 @@ test-vm: all
 # make check: the unit tests and the offline end-to-end tests, without
 # root (tests/check.sh drops to nobody), in well under a minute
 check:
-	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) -j$(JOBS) --no-print-directory all unit
 	@BUILD=$(BUILD) bash tests/check.sh
 
 demo: setup
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) -j$(JOBS) --no-print-directory all
 	@bash scripts/demo.sh $(BUILD)
 
 # make bench [QUICK=1]: the live cost (bench/) and real programs
