@@ -4,8 +4,9 @@
 # end-to-end tests of the commands that load nothing into the kernel
 # (vigil lint, graph, check). Run as root, it drops to nobody first, so a
 # test that needs a privilege fails here rather than passing by luck.
-# Ends with "N passed, N failed, N skipped" and the time taken; exits non-zero on any
-# failure. `make test` runs all of these and the live tests too.
+# Ends with "N passed, N failed, N skipped" and the time taken; exits
+# non-zero on any failure. `make test` runs all of these and the live
+# tests too.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
