@@ -50,7 +50,7 @@ static int attach(int argc, char **argv)
 
 /* monitors: the command runs a monitor, its heap on huge pages
  * (heap_on_huge_pages below) */
-static const struct {
+static const struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	bool monitors;
@@ -63,6 +63,14 @@ static const struct {
 	{ "ctl", vg_cmd_ctl, false }, { "view", vg_cmd_view, false },
 	{ "agent", vg_cmd_agent, true }, { "doctor", vg_cmd_doctor, false },
 };
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(name, cmds[i].name))
+			return &cmds[i];
+	return NULL;
+}
 
 /* vigil's own heap on transparent huge pages, for the commands that
  * monitor. A run allocates and frees millions of slices, evidence steps
@@ -154,12 +162,13 @@ static bool is_help(const char *a)
 
 int main(int argc, char **argv)
 {
+	const struct cmd *cmd = argc > 1 ? find_cmd(argv[1]) : NULL;
 	const char *nc, *term;
+	char name[32];
 	sigset_t usr;
 
-	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (cmds[i].monitors && !strcmp(argv[1], cmds[i].name))
-			heap_on_huge_pages(argv);
+	if (cmd && cmd->monitors)
+		heap_on_huge_pages(argv);
 	nc = getenv("NO_COLOR");
 	term = getenv("TERM");
 
@@ -198,15 +207,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
 	    !strcmp(argv[1], "version"))
 		return version();
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		char name[32];
-
-		if (strcmp(argv[1], cmds[i].name))
-			continue;
-		/* getopt's messages start with argv[0]: "vigil run: ..." */
-		snprintf(name, sizeof(name), "vigil %s", cmds[i].name);
-		argv[1] = name;
-		return cmds[i].fn(argc - 1, argv + 1);
-	}
-	return vg_cli_usage(vg_usage_main, "unknown command '%s'", argv[1]);
+	if (!cmd)
+		return vg_cli_usage(vg_usage_main, "unknown command '%s'", argv[1]);
+	/* getopt's messages start with argv[0]: "vigil run: ..." */
+	snprintf(name, sizeof(name), "vigil %s", cmd->name);
+	argv[1] = name;
+	return cmd->fn(argc - 1, argv + 1);
 }
